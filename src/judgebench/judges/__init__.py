@@ -1,0 +1,29 @@
+"""Judges: built-in offline baselines and LLM judges through litellm."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import JudgebenchError
+from .base import Judge, JudgeCallError
+
+__all__ = ["Judge", "JudgeCallError", "make_judge"]
+
+
+def make_judge(judge_id: str, judge_args: dict[str, Any] | None = None, seed: int = 0) -> Judge:
+    """Build a judge from its id: `builtin/NAME`, or any litellm model id."""
+    judge_args = dict(judge_args or {})
+    if judge_id.startswith("builtin/"):
+        from .builtin import make_builtin_judge
+
+        if judge_args:
+            raise JudgebenchError(f"--judge-args is not used by built-in judge {judge_id}")
+        return make_builtin_judge(judge_id, seed=seed)
+    if "/" not in judge_id:
+        raise JudgebenchError(
+            f"judge '{judge_id}': expected a litellm model id such as 'openai/gpt-4.1' "
+            "or a built-in judge such as 'builtin/longer'"
+        )
+    from .llm import LiteLLMJudge  # imported lazily: litellm takes seconds to import
+
+    return LiteLLMJudge(judge_id, judge_args)

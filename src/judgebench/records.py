@@ -1,0 +1,192 @@
+"""The record shapes that flow from task loading to runner to scorer to leaderboard.
+
+PairExample   one human-labelled comparison (labels per dimension)
+JudgeRequest  one call to a judge: an example, a dimension (or all, in joint mode), an order
+JudgeReply    what a judge returned for one request (raw text, usage, timing, error)
+JudgmentRecord one line of samples.jsonl: one (example, dimension, order) judgment
+RunResult     results.json: config, metrics with CIs, per-slice metrics, counts, usage
+
+The samples file is the source of truth: scoring, reports, submission checks,
+regression comparisons and exports read it and never call a model.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Label = Literal["A", "B", "TIE", "BOTH_BAD"]
+Verdict = Literal["A", "B", "TIE"]
+Status = Literal["ANSWERED", "INVALID", "FAILED"]
+Order = Literal["AB", "BA"]
+
+LABELS: tuple[str, ...] = ("A", "B", "TIE", "BOTH_BAD")
+ORDERS: tuple[Order, ...] = ("AB", "BA")
+DEFAULT_DIMENSION = "overall"
+
+
+class Strict(BaseModel):
+    """Base model: unknown fields are an error, never silently dropped."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class PairExample(Strict):
+    """One comparison with its human label(s), in the dataset's original A/B positions."""
+
+    id: str
+    question: str
+    response_a: str
+    response_b: str
+    labels: dict[str, Label]  # dimension -> human label
+    model_a: str | None = None
+    model_b: str | None = None
+    slices: dict[str, str] = Field(default_factory=dict)  # e.g. subject, question_type
+    context: dict[str, Any] = Field(default_factory=dict)  # e.g. citations, references
+
+
+def swap_verdict(verdict: str | None) -> str | None:
+    """Map a verdict between shown and original positions (A<->B; TIE stays)."""
+    return {"A": "B", "B": "A"}.get(verdict, verdict) if verdict else verdict
+
+
+class JudgeRequest(Strict):
+    """One judge call. `first`/`second` are the responses in the order shown."""
+
+    example_id: str
+    dimensions: list[str]  # one dimension, or all of them in joint mode
+    order: Order
+    question: str
+    first: str
+    second: str
+    context: dict[str, Any] = Field(default_factory=dict)
+    verdicts: list[Verdict]  # verdicts the judge may give
+    messages: list[dict[str, str]]  # rendered chat messages
+    prompt_hash: str  # sha256 of the rendered messages
+
+
+class JudgeReply(Strict):
+    """What a judge returned for one request (before verdict parsing)."""
+
+    text: str | None = None  # raw output; None when the call failed
+    error: str | None = None  # set when the call failed after all retries
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None  # None: not priced (litellm's cost map has no entry)
+    latency_s: float = 0.0
+    attempts: int = 1
+    earlier_texts: list[str] = Field(default_factory=list)  # unparseable answers before a re-ask
+    cached: bool = False
+
+
+class JudgmentRecord(Strict):
+    """One line of samples.jsonl: one judgment of one example, dimension and order.
+
+    Carries the human label and the example facts scoring and diagnostics need,
+    so a run directory can be re-scored without reloading the dataset.
+    """
+
+    task: str
+    example_id: str
+    dimension: str
+    order: Order
+    judge: str
+    prompt_hash: str
+    status: Status
+    raw: str | None = None
+    earlier_raw: list[str] = Field(default_factory=list)
+    verdict_shown: Verdict | None = None  # in the positions the judge saw
+    verdict: Verdict | None = None  # mapped back to the dataset's positions
+    label: Label
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+    attempts: int = 1
+    cached: bool = False
+    error: str | None = None
+    model_a: str | None = None
+    model_b: str | None = None
+    slices: dict[str, str] = Field(default_factory=dict)
+    length_a: int  # characters
+    length_b: int
+    citations_a: int | None = None  # in-text citation counts, where the task has them
+    citations_b: int | None = None
+
+
+class MetricValue(Strict):
+    """A point estimate with its seeded 95% bootstrap interval."""
+
+    value: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n: int = 0
+
+
+class DatasetInfo(Strict):
+    source: str  # Hub id or local path
+    config: str | None = None
+    split: str
+    revision: str | None = None  # as pinned in the task (or overridden)
+    resolved_revision: str | None = None  # commit actually loaded, when known
+    fingerprint: str  # sha256 over the canonical examples
+    demo: bool = False
+    license: str | None = None
+
+
+class RunConfig(Strict):
+    task: str
+    task_version: str
+    dataset: DatasetInfo
+    judge: str
+    judge_args: dict[str, Any] = Field(default_factory=dict)  # secrets removed
+    prompt_template: str
+    prompt_template_hash: str
+    dimension_mode: Literal["single", "separate", "joint"] = "single"
+    both_bad: Literal["tie", "exclude"] = "tie"
+    swap: bool = True
+    seed: int = 0
+    limit: int | None = None
+    judgebench_version: str
+    litellm_version: str | None = None
+    datasets_version: str | None = None
+    started_at: str
+    ended_at: str | None = None
+    partial: bool = False  # stopped early (max failures, interrupted)
+
+
+class Counts(Strict):
+    examples: int
+    calls: int  # judgments expected (examples x dimensions x orders)
+    answered: int
+    invalid: int
+    failed: int
+    cached: int = 0
+    coverage: float  # answered / calls
+
+
+class Usage(Strict):
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = None  # None when any answered call was unpriced
+    priced_calls: int = 0
+    unpriced_calls: int = 0
+    tokens_per_call: float | None = None
+    cost_per_100_calls: float | None = None
+    latency_p50_s: float | None = None
+    latency_p95_s: float | None = None
+
+
+class RunResult(Strict):
+    """results.json, modelled on lm-eval's results file."""
+
+    schema_version: int = 1
+    config: RunConfig
+    metrics: dict[str, dict[str, MetricValue]]  # dimension -> metric name -> value
+    slices: dict[str, dict[str, dict[str, dict[str, MetricValue]]]] = Field(
+        default_factory=dict
+    )  # dimension -> slice column -> slice value -> metric -> value
+    counts: Counts
+    usage: Usage
+    diagnostics: dict[str, Any] = Field(default_factory=dict)
