@@ -1,0 +1,247 @@
+"""The `judgebench` command line. Each subcommand parses its flags and calls one module.
+
+Exit codes: 0 done; 1 a run stopped early (partial results written); 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .errors import JudgebenchError
+
+EXIT_STOPPED = 1
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one line with exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise JudgebenchError(f"{self.prog}: {message}")
+
+
+def parse_judge_args(text: str | None) -> dict[str, str]:
+    """'temperature=0,max_tokens=512' -> {'temperature': '0', 'max_tokens': '512'} (typed by the judge)."""
+    args: dict[str, str] = {}
+    for part in filter(None, (text or "").split(",")):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise JudgebenchError(f"--judge-args: expected key=value, got '{part}'")
+        args[key.strip()] = value.strip()
+    return args
+
+
+def _add_run_parser(sub: Any) -> None:
+    p = sub.add_parser("run", help="judge every example of one or more tasks and score the judge")
+    p.add_argument("--tasks", required=True, help="comma-separated task names (see `judgebench tasks`)")
+    p.add_argument("--judge", required=True, help="litellm model id (openai/gpt-4.1, ...) or builtin/NAME")
+    p.add_argument("--judge-args", help="k=v,... passed to the judge: temperature, max_tokens, api_base, ...")
+    p.add_argument("--output-path", required=True, type=Path, help="run directory (a subfolder per task when several)")
+    p.add_argument("--demo", action="store_true", help="use the task's bundled demo split (offline)")
+    p.add_argument("--dataset-path", help="local jsonl/json/parquet/csv file or folder, or another Hub id")
+    p.add_argument("--split", help="split to evaluate (default: the task's)")
+    p.add_argument("--revision", help="Hub revision to load (default: the task's pinned one)")
+    p.add_argument("--include-path", type=Path, action="append", default=[], help="folder of extra task YAMLs")
+    p.add_argument("--limit", type=int, help="evaluate only the first N examples")
+    p.add_argument("--no-swap", action="store_true", help="judge only the dataset's order (no A/B swap)")
+    p.add_argument("--seed", type=int, default=0, help="seed for random judges and bootstrap intervals")
+    p.add_argument("--prompt", help="prompt template file (default: the task's)")
+    p.add_argument("--dimension-mode", choices=["separate", "joint"], help="multi-dimension tasks: one call per dimension or one for all")
+    p.add_argument("--both-bad", choices=["tie", "exclude"], help="how Both Bad labels are scored (default: the task's)")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for confidence intervals")
+    p.add_argument("--concurrency", type=int, default=16, help="judge calls in flight")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per call attempt")
+    p.add_argument("--max-retries", type=int, default=5, help="retries on 429/5xx/timeouts/connection errors")
+    p.add_argument("--reask", type=int, default=0, help="ask again up to N times when an answer does not parse")
+    p.add_argument("--max-failures", type=int, help="stop cleanly after K failed calls")
+    p.add_argument("--rpm", type=int, help="requests per minute limit")
+    p.add_argument("--tpm", type=int, help="tokens per minute limit")
+    p.add_argument("--cache-dir", type=Path, help="answer cache folder (default: the user cache dir)")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the answer cache")
+    p.add_argument("--refresh-cache", action="store_true", help="ignore cached answers, store new ones")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (CI)")
+    p.set_defaults(handler=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .pipeline import RunRequest, run_task
+    from .runner import RunnerOptions
+
+    tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
+    if not tasks:
+        raise JudgebenchError("--tasks: no task named")
+    if args.demo and args.dataset_path:
+        raise JudgebenchError("--demo and --dataset-path exclude each other")
+    runner = RunnerOptions(
+        concurrency=args.concurrency,
+        timeout_s=args.timeout,
+        max_retries=args.max_retries,
+        reask=args.reask,
+        max_failures=args.max_failures,
+        rpm=args.rpm,
+        tpm=args.tpm,
+        use_cache=not args.no_cache,
+        refresh_cache=args.refresh_cache,
+        cache_dir=args.cache_dir,
+        progress=not args.quiet,
+    )
+    status = 0
+    for task in tasks:
+        run_dir = args.output_path / task if len(tasks) > 1 else args.output_path
+        summary = run_task(
+            RunRequest(
+                task=task,
+                judge=args.judge,
+                output_path=run_dir,
+                judge_args=parse_judge_args(args.judge_args),
+                include_paths=args.include_path,
+                dataset_path=args.dataset_path,
+                split=args.split,
+                revision=args.revision,
+                demo=args.demo,
+                limit=args.limit,
+                swap=not args.no_swap,
+                seed=args.seed,
+                prompt=args.prompt,
+                dimension_mode=args.dimension_mode,
+                both_bad=args.both_bad,
+                n_resamples=args.bootstrap,
+                runner=runner,
+            )
+        )
+        print(format_summary(summary.result, summary.run_dir, summary.calls_made))
+        if summary.stopped:
+            print(f"judgebench: run stopped early: {summary.stopped} (partial results written)", file=sys.stderr)
+            status = EXIT_STOPPED
+            break
+    return status
+
+
+def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) -> str:
+    """A short human summary of a results file."""
+    config, counts = result.config, result.counts
+    headline = result.diagnostics.get("headline", "accuracy")
+    lines = [
+        f"{config.task} v{config.task_version} | judge {config.judge} | data {'demo' if config.dataset.demo else config.dataset.source}"
+        + (" | PARTIAL" if config.partial else ""),
+    ]
+    for dimension, metrics in result.metrics.items():
+        parts = []
+        for name in (headline, f"{headline}_ab", f"{headline}_ba", f"{headline}_consistent", "order_consistency", "position_bias"):
+            value = metrics.get(name)
+            if value is not None and value.value is not None:
+                ci = f" [{value.ci_low:.3f}, {value.ci_high:.3f}]" if value.ci_low is not None else ""
+                parts.append(f"{name} {value.value:.3f}{ci}")
+        lines.append(f"  {dimension}: " + "; ".join(parts))
+    made = f", {calls_made} sent" if calls_made is not None else ""
+    lines.append(
+        f"  judgments {counts.calls}: answered {counts.answered}, invalid {counts.invalid}, "
+        f"failed {counts.failed} (coverage {counts.coverage:.3f}; {counts.cached} from cache{made})"
+    )
+    lines.append(f"  wrote {run_dir / 'results.json'} and {run_dir / 'samples.jsonl'}")
+    return "\n".join(lines)
+
+
+def _add_score_parser(sub: Any) -> None:
+    p = sub.add_parser("score", help="re-score a finished run from its samples (no judge calls)")
+    p.add_argument("run_dir", type=Path)
+    p.add_argument("--include-path", type=Path, action="append", default=[])
+    p.add_argument("--bootstrap", type=int, default=1000)
+    p.set_defaults(handler=cmd_score)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from .pipeline import rescore_run
+
+    result = rescore_run(args.run_dir, args.include_path, args.bootstrap)
+    print(format_summary(result, args.run_dir))
+    return 0
+
+
+def _add_tasks_parser(sub: Any) -> None:
+    p = sub.add_parser("tasks", help="list the available tasks")
+    p.add_argument("--include-path", type=Path, action="append", default=[])
+    p.set_defaults(handler=cmd_tasks)
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    from .tasks import describe_tasks
+
+    rows = describe_tasks(args.include_path)
+    columns = ["name", "version", "dimensions", "verdicts", "demo", "dataset", "file"]
+    widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in columns}
+    print("  ".join(c.ljust(widths[c]) for c in columns))
+    for row in rows:
+        print("  ".join(row[c].ljust(widths[c]) for c in columns))
+    return 0
+
+
+def _add_leaderboard_parser(sub: Any) -> None:
+    p = sub.add_parser("leaderboard", help="build leaderboards (md, csv, json) from results files")
+    p.add_argument("results", nargs="+", type=Path, help="results.json files or folders containing them")
+    p.add_argument("--output-dir", type=Path, default=Path("leaderboards"))
+    p.add_argument("--include-path", type=Path, action="append", default=[])
+    p.set_defaults(handler=cmd_leaderboard)
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from .leaderboard import build_tables, write_leaderboards
+
+    written = write_leaderboards(build_tables(args.results, args.include_path), args.output_dir)
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+def _add_report_parser(sub: Any) -> None:
+    p = sub.add_parser("report", help="write a Markdown diagnostics report with plots for a run")
+    p.add_argument("run_dir", type=Path)
+    p.add_argument("--output-dir", type=Path, help="default: RUN_DIR/report")
+    p.set_defaults(handler=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import write_report
+
+    path = write_report(args.run_dir, args.output_dir)
+    print(f"wrote {path}")
+    return 0
+
+
+PARSERS: list[Callable[[Any], None]] = [
+    _add_run_parser,
+    _add_score_parser,
+    _add_tasks_parser,
+    _add_leaderboard_parser,
+    _add_report_parser,
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="judgebench", description="Meta-evaluation of LLM-as-judge against human preferences.")
+    parser.add_argument("--version", action="version", version=f"judgebench {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for add in PARSERS:
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return args.handler(args)
+    except JudgebenchError as exc:
+        print(f"judgebench: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("judgebench: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

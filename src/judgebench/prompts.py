@@ -1,0 +1,138 @@
+"""Judge prompt templates (YAML with Jinja2 `system` and `user` parts), rendering and hashing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import yaml
+
+from .errors import JudgebenchError
+from .records import JudgeRequest, Order, PairExample
+from .resources import prompts_dir
+
+_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    name: str
+    path: Path
+    system: str | None
+    user: str
+    sha256: str  # hash of the template file's bytes: recorded in results
+
+    def render(self, variables: dict[str, Any]) -> list[dict[str, str]]:
+        messages = []
+        try:
+            if self.system:
+                messages.append({"role": "system", "content": _ENV.from_string(self.system).render(variables).strip()})
+            messages.append({"role": "user", "content": _ENV.from_string(self.user).render(variables).strip()})
+        except jinja2.TemplateError as exc:
+            raise JudgebenchError(f"{self.path}: cannot render template ({exc})") from None
+        return messages
+
+
+def find_prompt(name_or_path: str, task_folder: Path | None = None) -> Path:
+    """A template by path, by name relative to the task's folder, or by name in prompts/."""
+    candidates = [Path(name_or_path)]
+    if task_folder is not None:
+        candidates.append(task_folder / name_or_path)
+    candidates.append(prompts_dir() / name_or_path)
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise JudgebenchError(f"prompt template '{name_or_path}' not found (looked in {prompts_dir()})")
+
+
+def load_prompt(name_or_path: str, task_folder: Path | None = None) -> PromptTemplate:
+    path = find_prompt(name_or_path, task_folder)
+    data = path.read_bytes()
+    try:
+        raw = yaml.safe_load(data)
+    except yaml.YAMLError as exc:
+        raise JudgebenchError(f"{path}: invalid YAML ({getattr(exc, 'problem', exc)})") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("user"), str):
+        raise JudgebenchError(f"{path}: key 'user' (the user message template) is missing")
+    unknown = set(raw) - {"name", "description", "system", "user"}
+    if unknown:
+        raise JudgebenchError(f"{path}: unknown key '{sorted(unknown)[0]}' (allowed: name, description, system, user)")
+    try:
+        for part in ("system", "user"):
+            if raw.get(part):
+                _ENV.parse(raw[part])
+    except jinja2.TemplateSyntaxError as exc:
+        raise JudgebenchError(f"{path}: key '{part}' line {exc.lineno}: {exc.message}") from None
+    return PromptTemplate(
+        name=str(raw.get("name") or path.stem),
+        path=path,
+        system=raw.get("system"),
+        user=raw["user"],
+        sha256=hashlib.sha256(data).hexdigest(),
+    )
+
+
+def hash_messages(messages: list[dict[str, str]]) -> str:
+    return hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def shown_responses(example: PairExample, order: Order) -> tuple[str, str]:
+    """The (first, second) responses as shown: AB as in the dataset, BA swapped."""
+    if order == "AB":
+        return example.response_a, example.response_b
+    return example.response_b, example.response_a
+
+
+def build_request(
+    template: PromptTemplate,
+    example: PairExample,
+    order: Order,
+    dimensions: list[tuple[str, str]],  # (name, criterion); several in joint mode
+    verdicts: list[str],
+) -> JudgeRequest:
+    """Render one judge call for an example, its dimension(s) and the shown order."""
+    first, second = shown_responses(example, order)
+    context = _shown_context(example.context, order)
+    variables = {
+        "question": example.question,
+        "response_first": first,
+        "response_second": second,
+        "context": context,
+        "dimension": dimensions[0][0],
+        "criterion": dimensions[0][1],
+        "dimensions": [{"name": n, "criterion": c} for n, c in dimensions],
+        "verdicts": verdicts,
+        "allow_tie": "TIE" in verdicts,
+    }
+    messages = template.render(variables)
+    return JudgeRequest(
+        example_id=example.id,
+        dimensions=[name for name, _ in dimensions],
+        order=order,
+        question=example.question,
+        first=first,
+        second=second,
+        context=context,
+        verdicts=list(verdicts),
+        messages=messages,
+        prompt_hash=hash_messages(messages),
+    )
+
+
+def _shown_context(context: dict[str, Any], order: Order) -> dict[str, Any]:
+    """Swap per-response context (keys ending in _a/_b) along with the responses."""
+    if order == "AB":
+        return dict(context)
+    swapped = {}
+    for key, value in context.items():
+        if key.endswith("_a"):
+            swapped[key[:-2] + "_b"] = value
+        elif key.endswith("_b"):
+            swapped[key[:-2] + "_a"] = value
+        else:
+            swapped[key] = value
+    return swapped
