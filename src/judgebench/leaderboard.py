@@ -260,4 +260,9 @@ def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path
             path = output_dir / f"{task}{suffix}"
             write_atomic(path, text)
             written.append(path)
+    if tables:
+        from .html import to_html
+
+        write_atomic(output_dir / "index.html", to_html(tables))
+        written.append(output_dir / "index.html")
     return written

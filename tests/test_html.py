@@ -1,0 +1,251 @@
+"""The static leaderboard page: layout in Python, then rendering, sorting and values in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from judgebench.html import dimensions_of, format_value, headline_of, table_views, to_html
+from judgebench.leaderboard import write_leaderboards
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+CHROME_FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+)
+
+
+def _run_row(judge: str, acc: float, kind: str = "run", **extra) -> dict:
+    row = {
+        "kind": kind,
+        "judge": judge,
+        "dataset": "demo",
+        "task_version": "1.0",
+        "prompt": "sciarena_pairwise@0123456789",
+        "orders": "both",
+        "partial": False,
+        "accuracy": acc,
+        "accuracy_ci": [round(acc - 7.5, 2), round(acc + 7.25, 2)],
+        "accuracy_ab": acc + 1,
+        "accuracy_ba": acc - 1,
+        "accuracy_consistent": acc - 10,
+        "order_consistency": 80.0,
+        "order_consistency_ci": [70.0, 90.0],
+        "position_bias": 52.5,
+        "random_baseline": 50.0,
+        "cohen_kappa": 0.2231,
+        "subject=Healthcare": 55.0,
+        "examples": 40,
+        "calls": 80,
+        "invalid_rate_pct": 1.25,
+        "failed_rate_pct": 0.0,
+        "tokens_per_call": None,
+        "length_coef": 0.1234,
+    }
+    row.update(extra)
+    return row
+
+
+def sciarena_rows() -> list[dict]:
+    return [
+        _run_row("openai/gpt-x", 61.25),
+        _run_row("builtin/longer", 55.0, kind="baseline"),
+        _run_row("hosted/model-z", 58.5, partial=True),
+        {"kind": "baseline", "judge": "random (label distribution)", "dataset": "demo", "accuracy": 50.0},
+        {"kind": "reported", "judge": "o3", "dataset": "SciArena paper", "accuracy": 65.1},
+        {"kind": "reported", "judge": "GPT-4.1", "dataset": "SciArena paper", "accuracy": 61.9},
+    ]
+
+
+def ideation_rows() -> list[dict]:
+    def run(judge: str, base: float, kind: str = "run") -> dict:
+        row = {"kind": kind, "judge": judge, "dataset": "demo", "prompt": "ideation_pairwise@abcdef0123", "orders": "both"}
+        for offset, dim in enumerate(["overall_quality", "novelty"]):
+            value = base + offset
+            row[f"{dim}.soft_accuracy"] = value
+            row[f"{dim}.soft_accuracy_ci"] = [value - 5, value + 5]
+            row[f"{dim}.order_consistency"] = 70.0 + offset
+            row[f"{dim}.position_bias"] = 51.0
+        row["mean.soft_accuracy"] = base + 0.5
+        row["mean.soft_accuracy_ci"] = [base - 4.5, base + 5.5]
+        row["examples"] = 30
+        return row
+
+    return [
+        run("openai/gpt-x", 60.0),
+        run("builtin/longer", 52.0, kind="baseline"),
+        {"kind": "reported", "judge": "Gemini 3 Pro Preview", "dataset": "Ideation Arena paper", "overall_quality.soft_accuracy": 72.56},
+    ]
+
+
+def test_layout_one_table_per_dimension_with_diagnostics_optional():
+    assert headline_of(sciarena_rows()) == "accuracy" and dimensions_of(sciarena_rows()) == []
+    assert headline_of(ideation_rows()) == "soft_accuracy"
+    assert dimensions_of(ideation_rows()) == ["mean", "overall_quality", "novelty"]
+    (view,) = table_views("sciarena_eval", sciarena_rows())
+    columns = {c.key: c for c in view.columns}
+    assert not columns["accuracy"].diagnostic and columns["accuracy"].visible
+    assert columns["cohen_kappa"].diagnostic and not columns["cohen_kappa"].visible
+    assert columns["subject=Healthcare"].diagnostic and columns["length_coef"].diagnostic
+    assert "accuracy_ci" not in columns
+    views = {v.dimension: v for v in table_views("ideation_arena_eval", ideation_rows())}
+    assert [r for _, r in views["novelty"].rows if r["kind"] == "reported"] == []  # no novelty figure
+    assert any(r["kind"] == "reported" for _, r in views["overall_quality"].rows)
+    assert {c.label for c in views["novelty"].columns} >= {"soft_accuracy", "order_consistency", "position_bias"}
+
+
+def test_page_is_self_contained():
+    page = to_html({"sciarena_eval": sciarena_rows(), "ideation_arena_eval": ideation_rows()})
+    assert not re.search(r"<link|<script[^>]+src=|@import|url\(|https?://", page)
+    assert page.count('<section class="board"') == 1 + 3
+    assert format_value(61.25) == "61.25" and format_value(0.22310) == "0.2231" and format_value(None) == ""
+
+
+# ----------------------------------------------------------------------------- Chromium
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+        pytest.skip("headless Chromium test: /usr/bin/chromium and /usr/bin/chromedriver are not installed")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in CHROME_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("board")
+    write_leaderboards({"sciarena_eval": sciarena_rows(), "ideation_arena_eval": ideation_rows()}, folder)
+    return folder
+
+
+def _table(browser, section_id: str):
+    from selenium.webdriver.common.by import By
+
+    return browser.find_element(By.ID, section_id)
+
+
+def _column_texts(section, label: str) -> list[str]:
+    from selenium.webdriver.common.by import By
+
+    heads = section.find_elements(By.CSS_SELECTOR, "thead th")
+    index = next(h.get_attribute("data-col") for h in heads if h.get_attribute("textContent").strip() == label)
+    cells = section.find_elements(By.CSS_SELECTOR, f'tbody td[data-col="{index}"]')
+    return [c.get_attribute("textContent") for c in cells]
+
+
+def test_page_renders_in_chromium(browser, page):
+    from selenium.webdriver.common.by import By
+
+    browser.get((page / "index.html").as_uri())
+    assert browser.title == "judgebench leaderboard"
+    sections = browser.find_elements(By.CSS_SELECTOR, "section.board")
+    assert [s.get_attribute("id") for s in sections] == [
+        "sciarena_eval--overall",
+        "ideation_arena_eval--mean",
+        "ideation_arena_eval--overall_quality",
+        "ideation_arena_eval--novelty",
+    ]
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+    board = _table(browser, "sciarena_eval--overall")
+    rows = board.find_elements(By.CSS_SELECTOR, "tbody tr")
+    assert len(rows) == len(sciarena_rows())
+    marked = {r.get_attribute("class") for r in rows}
+    assert marked == {"kind-run", "kind-baseline", "kind-reported"}
+    reported = board.find_element(By.CSS_SELECTOR, "tr.kind-reported")
+    assert reported.value_of_css_property("font-style") == "italic"
+    assert board.find_element(By.CSS_SELECTOR, "tr.kind-run td .ci").text.startswith("[")
+
+
+def test_displayed_values_match_json(browser, page):
+    from selenium.webdriver.common.by import By
+
+    browser.get((page / "index.html").as_uri())
+    for task in ("sciarena_eval", "ideation_arena_eval"):
+        rows = json.loads((page / f"{task}.json").read_text())["rows"]
+        for section in browser.find_elements(By.CSS_SELECTOR, f'section.board[data-task="{task}"]'):
+            dimension = section.get_attribute("data-dimension")
+            prefix = f"{dimension}." if dimension else ""
+            heads = section.find_elements(By.CSS_SELECTOR, "thead th")
+            keys = {h.get_attribute("data-col"): h.get_attribute("textContent").strip() for h in heads}
+            checked = 0
+            for tr in section.find_elements(By.CSS_SELECTOR, "tbody tr"):
+                row = rows[int(tr.get_attribute("data-row"))]
+                for td in tr.find_elements(By.CSS_SELECTOR, "td"):
+                    label = keys[td.get_attribute("data-col")]
+                    key = prefix + label if prefix + label in row else label
+                    text = td.get_attribute("textContent")
+                    value = row.get(key)
+                    if isinstance(value, float) and not isinstance(value, bool):
+                        shown = float(text.split(" [")[0])
+                        assert shown == pytest.approx(value, abs=5e-5), (task, key)
+                        ci = row.get(f"{key}_ci")
+                        if ci:
+                            low, high = re.search(r"\[(.+), (.+)\]", text).groups()
+                            assert (float(low), float(high)) == pytest.approx(tuple(ci), abs=5e-5)
+                        checked += 1
+                    elif isinstance(value, str) and key != "kind":
+                        assert text == value
+            assert checked > 0
+
+
+def test_clicking_a_header_sorts(browser, page):
+    from selenium.webdriver.common.by import By
+
+    browser.get((page / "index.html").as_uri())
+    board = _table(browser, "sciarena_eval--overall")
+
+    def header(label: str):
+        return next(h for h in board.find_elements(By.CSS_SELECTOR, "thead th") if h.text.strip() == label)
+
+    before = [float(t.split(" [")[0]) for t in _column_texts(board, "accuracy")]
+    header("accuracy").find_element(By.TAG_NAME, "button").click()
+    values = [float(t.split(" [")[0]) for t in _column_texts(board, "accuracy")]
+    assert values == sorted(before, reverse=True) and header("accuracy").get_attribute("aria-sort") == "descending"
+    header("accuracy").find_element(By.TAG_NAME, "button").click()
+    assert [float(t.split(" [")[0]) for t in _column_texts(board, "accuracy")] == sorted(before)
+    header("judge").find_element(By.TAG_NAME, "button").click()
+    judges = _column_texts(board, "judge")
+    assert judges == sorted(judges, key=str.lower) or judges == sorted(judges)
+    assert header("accuracy").get_attribute("aria-sort") == "none"
+    # empty cells stay last whichever way a column is sorted
+    header("order_consistency").find_element(By.TAG_NAME, "button").click()
+    consistency = _column_texts(board, "order_consistency")
+    assert consistency[-1] == "" and consistency[0] != ""
+
+
+def test_column_chooser_shows_diagnostics(browser, page):
+    from selenium.webdriver.common.by import By
+
+    browser.get((page / "index.html").as_uri())
+    board = _table(browser, "sciarena_eval--overall")
+    kappa = next(h for h in board.find_elements(By.CSS_SELECTOR, "thead th") if h.get_attribute("textContent").strip() == "cohen_kappa")
+    assert not kappa.is_displayed()
+    board.find_element(By.CSS_SELECTOR, "details.chooser summary").click()
+    box = board.find_element(By.CSS_SELECTOR, f'.chooser input[data-col="{kappa.get_attribute("data-col")}"]')
+    box.click()
+    assert kappa.is_displayed()
+    cells = board.find_elements(By.CSS_SELECTOR, f'tbody td[data-col="{kappa.get_attribute("data-col")}"]')
+    assert any(c.text == "0.2231" for c in cells)
+    box.click()
+    assert not kappa.is_displayed()
