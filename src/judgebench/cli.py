@@ -213,12 +213,99 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_submit_parser(sub: Any) -> None:
+    p = sub.add_parser("submit", help="validate a run and add it to the leaderboard (tables rebuilt by code)")
+    p.add_argument("run_dir", type=Path, help="a run directory (results.json + samples.jsonl)")
+    p.add_argument("--leaderboard-dir", type=Path, default=Path("leaderboards"))
+    p.add_argument("--dataset-path", help="a local copy of the task's data to verify the run against")
+    p.add_argument("--prompt", type=Path, help="the prompt template file, when the run used a custom one")
+    p.add_argument("--bootstrap", type=int, default=1000, help="the run's --bootstrap (CIs are recomputed)")
+    p.add_argument("--include-path", type=Path, action="append", default=[])
+    p.set_defaults(handler=cmd_submit)
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    from .submit import submit_run
+
+    done = submit_run(
+        args.run_dir,
+        args.leaderboard_dir,
+        include_paths=args.include_path,
+        dataset_path=args.dataset_path,
+        prompt_path=args.prompt,
+        n_resamples=args.bootstrap,
+    )
+    config = done.verified.result.config
+    labels = f" [{', '.join(done.verified.labels)}]" if done.verified.labels else ""
+    print(f"accepted: {config.task} / {config.judge} / {config.prompt_template}@{config.prompt_template_hash[:10]}{labels}")
+    print(f"{'replaced' if done.replaced else 'stored'} {done.entry_dir}")
+    for path in done.written:
+        print(f"wrote {path}")
+    return 0
+
+
+def _add_compare_parser(sub: Any) -> None:
+    p = sub.add_parser("compare", help="paired comparison of two runs of a task (regression gate)")
+    p.add_argument("baseline", type=Path, help="baseline run directory")
+    p.add_argument("candidate", type=Path, help="candidate run directory")
+    p.add_argument(
+        "--fail-if-worse-by",
+        type=float,
+        metavar="POINTS",
+        help="exit 1 when the headline drops by more than POINTS percentage points and the drop is significant",
+    )
+    p.add_argument("--output", type=Path, help="write the full comparison (all flips) as JSON")
+    p.add_argument("--max-flips", type=int, default=20, help="flips listed on screen")
+    p.add_argument("--seed", type=int, default=0, help="seed of the paired bootstrap")
+    p.set_defaults(handler=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import compare_runs, format_comparison, gate_message, write_comparison
+
+    if args.fail_if_worse_by is not None and args.fail_if_worse_by < 0:
+        raise JudgebenchError("--fail-if-worse-by: expected a non-negative number of percentage points")
+    comparison = compare_runs(args.baseline, args.candidate, seed=args.seed)
+    print(format_comparison(comparison, args.max_flips))
+    if args.output:
+        write_comparison(comparison, args.output)
+        print(f"wrote {args.output}")
+    if args.fail_if_worse_by is None:
+        return 0
+    failed, message = gate_message(comparison, args.fail_if_worse_by)
+    print(message, file=sys.stderr if failed else sys.stdout)
+    return EXIT_STOPPED if failed else 0
+
+
+def _add_export_parser(sub: Any) -> None:
+    p = sub.add_parser("export", help="export a run's samples as a Hugging Face dataset with a dataset card")
+    p.add_argument("run_dir", type=Path)
+    p.add_argument("--format", choices=["hf"], default="hf", help="hf: datasets save_to_disk + Parquet + README.md")
+    p.add_argument("--output", type=Path, required=True, help="output folder")
+    p.add_argument("--push-to-hub", metavar="REPO", help="also upload to this Hub dataset repo (needs a token)")
+    p.add_argument("--private", action="store_true", help="create the Hub repo private")
+    p.set_defaults(handler=cmd_export)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .export import export_hf
+
+    done = export_hf(args.run_dir, args.output, push_to_hub=args.push_to_hub, private=args.private)
+    print(f"wrote {done.rows} judgments to {done.output} (datasets.load_from_disk, data/*.parquet, README.md)")
+    if done.pushed_to:
+        print(f"pushed to https://huggingface.co/datasets/{done.pushed_to}")
+    return 0
+
+
 PARSERS: list[Callable[[Any], None]] = [
     _add_run_parser,
     _add_score_parser,
     _add_tasks_parser,
     _add_leaderboard_parser,
     _add_report_parser,
+    _add_submit_parser,
+    _add_compare_parser,
+    _add_export_parser,
 ]
 
 

@@ -1,0 +1,268 @@
+"""`judgebench submit`: honest runs are accepted and stored; each kind of tampering is rejected with its reason."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import sci_row, write_jsonl
+
+from judgebench.cli import main
+from judgebench.files import read_models_jsonl, write_models_jsonl
+from judgebench.pipeline import assemble_records, plan_requests, rescore_run, score, write_run
+from judgebench.prompts import load_prompt
+from judgebench.records import JudgeReply, JudgmentRecord, RunResult
+from judgebench.submit import Rejected, entry_name, submit_run, validate_run
+from judgebench.tasks import get_task, load_examples
+
+REPO = Path(__file__).resolve().parents[1]
+PINNED = "0123456789abcdef0123456789abcdef01234567"
+
+
+def make_run(run_dir: Path, task: str, judge: str = "builtin/longer", *extra: str) -> Path:
+    """A run made by the real pipeline through the CLI (demo data unless --dataset-path/--include-path)."""
+    args = ["run", "--tasks", task, "--judge", judge, "--output-path", str(run_dir), "--quiet", *map(str, extra)]
+    if "--include-path" not in extra and "--dataset-path" not in extra:
+        args.append("--demo")
+    assert main(args) == 0
+    return run_dir
+
+
+@pytest.fixture(scope="module")
+def honest(tmp_path_factory) -> Path:
+    return make_run(tmp_path_factory.mktemp("runs") / "honest", "sciarena_eval")
+
+
+def tampered(honest: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "tampered"
+    shutil.copytree(honest, copy)
+    return copy
+
+
+def edit_results(run_dir: Path, edit) -> None:
+    data = json.loads((run_dir / "results.json").read_text())
+    edit(data)
+    (run_dir / "results.json").write_text(json.dumps(data))
+
+
+def edit_samples(run_dir: Path, edit) -> None:
+    lines = (run_dir / "samples.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    rows = edit(rows) or rows
+    (run_dir / "samples.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+def rejected(run_dir: Path, check: str, *words: str, **kwargs) -> str:
+    with pytest.raises(Rejected) as info:
+        validate_run(run_dir, **kwargs)
+    assert info.value.check == check, str(info.value)
+    for word in words:
+        assert word in str(info.value)
+    assert "\n" not in str(info.value)
+    return str(info.value)
+
+
+# ----------------------------------------------------------------------------- accepted
+
+
+def test_honest_run_is_accepted_stored_and_tables_rebuilt(honest, tmp_path, capsys):
+    board = tmp_path / "leaderboards"
+    assert main(["submit", str(honest), "--leaderboard-dir", str(board)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("accepted: sciarena_eval / builtin/longer / sciarena_pairwise@") and "[demo data]" in out
+    result = RunResult.model_validate_json((honest / "results.json").read_text())
+    entry = board / "entries" / "sciarena_eval" / entry_name(result)
+    assert entry.name == f"builtin-longer__{result.config.prompt_template_hash[:10]}__demo"
+    assert (entry / "results.json").read_text() == (honest / "results.json").read_text()
+    assert (entry / "samples.jsonl").read_text() == (honest / "samples.jsonl").read_text()
+    assert json.loads((entry / "submission.json").read_text())["labels"] == ["demo data"]
+    for suffix in (".md", ".csv", ".json"):
+        assert (board / f"sciarena_eval{suffix}").is_file()
+    assert "<table>" in (board / "index.html").read_text()
+    rows = json.loads((board / "sciarena_eval.json").read_text())["rows"]
+    mine = next(row for row in rows if row["judge"] == "builtin/longer")
+    assert mine["accuracy"] == round(100 * result.metrics["overall"]["accuracy"].value, 2)
+    assert {row["kind"] for row in rows} == {"baseline", "reported"}
+    # resubmitting replaces the entry (one per judge, task and prompt version)
+    assert main(["submit", str(honest), "--leaderboard-dir", str(board)]) == 0
+    assert "replaced" in capsys.readouterr().out
+
+
+def test_multi_dimension_and_single_order_runs_are_accepted_as_labelled(tmp_path):
+    ideation = make_run(tmp_path / "ideation", "ideation_arena_eval", "builtin/more-citations")
+    assert validate_run(ideation).labels == ["demo data"]
+    single = make_run(tmp_path / "single", "sciarena_eval", "builtin/shorter", "--no-swap", "--limit", "20")
+    verified = validate_run(single)
+    assert verified.labels == ["single-order", "first 20 examples", "demo data"]
+    board = tmp_path / "board"
+    submit_run(single, board)
+    row = next(r for r in json.loads((board / "sciarena_eval.json").read_text())["rows"] if r["judge"] == "builtin/shorter")
+    assert row["orders"] == "single" and row["examples"] == 20
+
+
+def test_partial_run_is_accepted_only_when_marked_partial(honest, tmp_path):
+    """A run stopped early (pipeline records the unattempted calls as FAILED) is accepted as partial."""
+    run = tampered(honest, tmp_path)
+    result = RunResult.model_validate_json((run / "results.json").read_text())
+    spec = get_task("sciarena_eval")
+    examples = load_examples(spec, demo=True).examples
+    requests = plan_requests(spec, examples, load_prompt(spec.prompt, spec.folder), mode="single", swap=True)
+    old = read_models_jsonl(run / "samples.jsonl", JudgmentRecord)
+    replies = [JudgeReply(text=r.raw) if i < 30 else None for i, r in enumerate(old)]
+    records = assemble_records(spec.name, result.config.judge, requests, replies, examples, "max failures reached")
+    unmarked = score(records, result.config, spec, n_examples=len(examples))
+    write_run(run, unmarked, records)
+    rejected(run, "coverage", "never attempted", "partial")
+    config = result.config.model_copy(update={"partial": True})
+    write_run(run, score(records, config, spec, n_examples=len(examples)), records)
+    assert validate_run(run).labels == ["partial", "demo data"]
+
+
+# ----------------------------------------------------------------------------- tampering
+
+
+def test_edited_metric_is_rejected(honest, tmp_path):
+    run = tampered(honest, tmp_path)
+    edit_results(run, lambda d: d["metrics"]["overall"]["accuracy"].update(value=d["metrics"]["overall"]["accuracy"]["value"] + 0.05))
+    rejected(run, "metrics", "metrics.overall.accuracy.value", "recomputed from the samples")
+
+
+def test_edited_confidence_interval_and_counts_are_rejected(honest, tmp_path):
+    run = tampered(honest, tmp_path)
+    edit_results(run, lambda d: d["metrics"]["overall"]["accuracy"].update(ci_low=0.0))
+    rejected(run, "metrics", "ci_low")
+    run2 = tmp_path / "b"
+    shutil.copytree(honest, run2)
+    edit_results(run2, lambda d: d["counts"].update(answered=d["counts"]["answered"] + 1))
+    rejected(run2, "metrics", "counts.answered")
+
+
+def test_dropped_sample_is_rejected_even_after_rescoring(honest, tmp_path):
+    run = tampered(honest, tmp_path)
+    edit_samples(run, lambda rows: rows[:-1])
+    rescore_run(run)  # the tamperer makes results.json consistent with the samples
+    rejected(run, "coverage", "missing sample")
+
+
+def test_duplicated_sample_is_rejected(honest, tmp_path):
+    run = tampered(honest, tmp_path)
+    edit_samples(run, lambda rows: rows + [rows[3]])
+    rejected(run, "coverage", "duplicated sample", "appears 2 times")
+
+
+def test_flipped_label_is_rejected_even_after_rescoring(honest, tmp_path):
+    run = tampered(honest, tmp_path)
+
+    def flip(rows):
+        for row in rows:
+            if row["example_id"] == rows[0]["example_id"]:
+                row["label"] = "B" if row["label"] == "A" else "A"
+
+    edit_samples(run, flip)
+    rescore_run(run)
+    rejected(run, "labels", "label of example", "in the task's data")
+
+
+def test_swapped_prompt_hash_is_rejected(honest, tmp_path):
+    run = tampered(honest, tmp_path)
+    other = load_prompt("pairwise_generic.yaml").sha256
+    edit_results(run, lambda d: d["config"].update(prompt_template_hash=other))
+    rejected(run, "prompts", "prompt template hash", other[:12])
+    run2 = tmp_path / "b"
+    shutil.copytree(honest, run2)
+
+    def swap(rows):
+        rows[0]["prompt_hash"], rows[1]["prompt_hash"] = rows[1]["prompt_hash"], rows[0]["prompt_hash"]
+
+    edit_samples(run2, swap)
+    rejected(run2, "prompts", "prompt hash of example")
+
+
+def test_edited_verdict_is_rejected_even_after_rescoring(honest, tmp_path):
+    run = tampered(honest, tmp_path)
+
+    def turn(rows):
+        row = next(r for r in rows if r["status"] == "ANSWERED" and r["verdict"] != r["label"])
+        row["verdict"] = row["label"]
+        row["verdict_shown"] = row["label"] if row["order"] == "AB" else {"A": "B", "B": "A"}[row["label"]]
+
+    edit_samples(run, turn)
+    rescore_run(run)
+    rejected(run, "verdicts", "raw answer parses to")
+
+
+def test_wrong_dataset_fingerprint_or_revision_on_demo_is_rejected(honest, tmp_path):
+    run = tampered(honest, tmp_path)
+    edit_results(run, lambda d: d["config"]["dataset"].update(fingerprint="0" * 64))
+    rejected(run, "data", "fingerprint 000000000000", "demo data")
+    run2 = tmp_path / "b"
+    shutil.copytree(honest, run2)
+    edit_results(run2, lambda d: d["config"]["dataset"].update(revision="deadbeef"))
+    rejected(run2, "data", "revision 'deadbeef'")
+
+
+def test_schema_task_and_version_errors_are_rejected(honest, tmp_path):
+    run = tampered(honest, tmp_path)
+    edit_results(run, lambda d: d.update(extra_field=1))
+    rejected(run, "schema", "extra_field")
+    run2 = tmp_path / "b"
+    shutil.copytree(honest, run2)
+    edit_results(run2, lambda d: d["config"].update(task_version="0.9"))
+    rejected(run2, "task", "version 1.0", "version 0.9")
+    run3 = tmp_path / "c"
+    shutil.copytree(honest, run3)
+    edit_samples(run3, lambda rows: rows[:-1] + [{**rows[-1], "note": "x"}])
+    rejected(run3, "schema", "samples.jsonl:")
+
+
+def test_cli_rejection_is_one_line_exit_2(honest, tmp_path, capsys):
+    run = tampered(honest, tmp_path)
+    edit_samples(run, lambda rows: rows[1:])
+    board = tmp_path / "board"
+    assert main(["submit", str(run), "--leaderboard-dir", str(board)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("judgebench: error: submission rejected (coverage): missing sample")
+    assert not board.exists()
+
+
+# ----------------------------------------------------------------------------- real (non-demo) data
+
+
+@pytest.fixture()
+def local_task(tmp_path) -> Path:
+    """A task whose dataset is a local file pinned at a commit, like a Hub task with a pinned revision."""
+    data = write_jsonl(tmp_path / "data" / "pairs.jsonl", [sci_row(i, "AB"[i % 2]) for i in range(12)])
+    spec = (REPO / "tasks" / "sciarena_eval.yaml").read_text()
+    spec = spec.replace("name: sciarena_eval", "name: local_pairs").replace("path: yale-nlp/SciArena-Eval", f"path: {data}")
+    spec = spec.replace("revision: main ", f"revision: {PINNED} ").replace("path: demo/sciarena_eval_demo.jsonl", "path: none.jsonl")
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    (folder / "local_pairs.yaml").write_text(spec)
+    assert get_task("local_pairs", [folder]).dataset.revision == PINNED
+    return folder
+
+
+def test_real_data_revision_pin_and_known_fingerprints(local_task, tmp_path):
+    run = make_run(tmp_path / "run", "local_pairs", "builtin/longer", "--include-path", str(local_task))
+    board = tmp_path / "board"
+    assert submit_run(run, board, include_paths=[local_task]).verified.labels == []
+    wrong = tmp_path / "wrong"
+    shutil.copytree(run, wrong)
+    edit_results(wrong, lambda d: d["config"]["dataset"].update(revision="f" * 40))
+    rejected(wrong, "data", "is not the task's pinned revision", include_paths=[local_task])
+
+    data = local_task.parent / "data" / "pairs.jsonl"
+    copy = str(shutil.copy(data, tmp_path / "copy.jsonl"))
+    other = make_run(tmp_path / "copyrun", "local_pairs", "builtin/shorter", "--include-path", str(local_task), "--dataset-path", copy)
+    rejected(other, "data", "not the task's dataset", include_paths=[local_task])  # not verifiable without the data
+    verified = validate_run(other, include_paths=[local_task], dataset_path=copy, leaderboard_dir=board)
+    assert verified.result.config.dataset.source == copy  # same data as the accepted run: accepted
+    rejected(other, "data", "matches no accepted run", include_paths=[local_task], dataset_path=copy)
+
+    changed = write_jsonl(tmp_path / "changed.jsonl", [sci_row(i, "AB"[(i + 1) % 2]) for i in range(12)])
+    different = make_run(tmp_path / "diff", "local_pairs", "builtin/shorter", "--include-path", str(local_task), "--dataset-path", str(changed))
+    rejected(different, "data", "matches no accepted run", include_paths=[local_task], dataset_path=str(changed), leaderboard_dir=board)
+    # the verifier's copy must be the data the run judged
+    rejected(different, "data", "does not match", include_paths=[local_task], dataset_path=copy, leaderboard_dir=board)
