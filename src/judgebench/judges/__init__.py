@@ -11,8 +11,12 @@ __all__ = ["Judge", "JudgeCallError", "make_judge"]
 
 
 def make_judge(judge_id: str, judge_args: dict[str, Any] | None = None, seed: int = 0) -> Judge:
-    """Build a judge from its id: `builtin/NAME`, or any litellm model id."""
+    """Build a judge from its id: `builtin/NAME`, `replay/RECORDINGS`, or any litellm model id."""
     judge_args = dict(judge_args or {})
+    if judge_id.startswith("replay/"):
+        from .replay import make_replay_judge
+
+        return make_replay_judge(judge_id, judge_args)
     if judge_id.startswith("builtin/"):
         from .builtin import make_builtin_judge
 
