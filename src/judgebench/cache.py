@@ -1,0 +1,136 @@
+"""A crash-safe cache of judge replies: SQLite in WAL mode, one row per answered request.
+
+Key: sha256 over the judge's cache identity (model id and every generation argument,
+never API keys or headers) and the rendered prompt's hash, so an answer can never be
+served for another model, setting or prompt.
+
+Each answered call is committed the moment it returns (WAL + synchronous=NORMAL: a
+committed row survives the process being killed, SIGKILL included). Only replies that
+carry text are stored; a failed call is never cached, so the next run retries it.
+The row holds the reply only (text, earlier unparseable texts, tokens, cost, latency,
+attempts) plus the judge id and prompt hash for inspection: no keys, no headers.
+
+The cache lives outside the package: `platformdirs.user_cache_dir("judgebench")` by
+default, or `--cache-dir`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from .errors import JudgebenchError
+from .records import JudgeReply
+
+CACHE_FILENAME = "replies.sqlite3"
+SCHEMA_VERSION = 1
+
+
+def default_cache_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("judgebench"))
+
+
+def cache_key(identity: dict[str, Any], prompt_hash: str) -> str:
+    """sha256 over the canonical JSON of (judge identity, prompt hash)."""
+    blob = json.dumps(
+        {"identity": identity, "prompt_hash": prompt_hash},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=str,
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class ReplyCache:
+    """One SQLite file of replies. Use from one thread; several processes may share it."""
+
+    def __init__(self, directory: Path | str | None = None):
+        self.directory = Path(directory) if directory is not None else default_cache_dir()
+        self.path = self.directory / CACHE_FILENAME
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=30000")
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version not in (0, SCHEMA_VERSION):
+                raise JudgebenchError(
+                    f"cache {self.path} has schema version {version}, this judgebench "
+                    f"expects {SCHEMA_VERSION}: use another --cache-dir or delete the file"
+                )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS replies ("
+                " key TEXT PRIMARY KEY,"
+                " judge TEXT NOT NULL,"
+                " prompt_hash TEXT NOT NULL,"
+                " reply TEXT NOT NULL,"
+                " created REAL NOT NULL,"
+                " updated REAL NOT NULL)"
+            )
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as exc:
+            raise JudgebenchError(
+                f"cache {self.path}: {exc} (use another --cache-dir, --no-cache, or delete the file)"
+            ) from None
+        except OSError as exc:
+            raise JudgebenchError(f"cache directory {self.directory}: {exc.strerror}") from None
+
+    def get(self, key: str) -> JudgeReply | None:
+        row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            return JudgeReply.model_validate_json(row[0])
+        except ValueError:
+            return None  # an unreadable row is a miss; the next answer overwrites it
+
+    def get_many(self, keys: list[str]) -> dict[str, JudgeReply]:
+        found: dict[str, JudgeReply] = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, text in self._db.execute(
+                f"SELECT key, reply FROM replies WHERE key IN ({marks})", chunk
+            ):
+                try:
+                    found[key] = JudgeReply.model_validate_json(text)
+                except ValueError:
+                    continue
+        return found
+
+    def put(self, key: str, reply: JudgeReply, *, judge: str, prompt_hash: str) -> None:
+        """Store (or replace) an answered reply and commit at once."""
+        if reply.text is None:
+            raise ValueError("only replies with text are cached")
+        stored = reply.model_copy(update={"cached": False, "error": None})
+        now = time.time()
+        self._db.execute(
+            "INSERT INTO replies (key, judge, prompt_hash, reply, created, updated)"
+            " VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(key) DO UPDATE SET reply = excluded.reply, updated = excluded.updated",
+            (key, judge, prompt_hash, stored.model_dump_json(), now, now),
+        )
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0])
+
+    def close(self) -> None:
+        try:
+            self._db.close()
+        except sqlite3.Error:
+            pass
+
+    def __enter__(self) -> ReplyCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,449 @@
+"""The judge runner: concurrency, rate limits, retries, timeouts, re-asks and the reply cache.
+
+    outcome = run_requests(requests, judge, RunnerOptions(concurrency=64), is_parseable)
+
+Every request ends with a JudgeReply (text set: answered, parseable or not; text None
+and error set: failed after the last retry) unless the run stopped early, in which case
+the requests never finished are None and `outcome.stopped` says why.
+
+- Concurrency: at most `concurrency` calls in flight; a call waiting out its backoff
+  does not hold a slot.
+- Rate limits: `rpm` (requests) and `tpm` (tokens: prompt characters / 4 before the
+  call, corrected with the reported usage after) as token buckets holding one second's
+  worth, refilled continuously.
+- Retries: 429, 5xx, timeouts and connection errors (JudgeCallError.retryable) are
+  retried up to `max_retries` times after the first attempt, waiting
+  uniform(0, min(backoff_max_s, backoff_base_s * 2**n)) (full jitter) but never less
+  than the server's Retry-After (capped at 600 s). Each attempt has `timeout_s`.
+- Fatal errors: a non-retryable error (400, 401/403, 404...) stops the whole run at
+  once: in-flight calls are cancelled, finished replies are kept. An error flagged
+  `fatal = False` (e.g. one prompt exceeds the context window) fails that call only.
+- `max_failures`: the run stops cleanly once that many calls have FAILED.
+- Re-ask: an answer that does not parse is asked again up to `reask` times, with the
+  bad answer appended as an assistant message and a short reminder of the allowed
+  verdicts; the earlier raw answers go to `JudgeReply.earlier_texts`.
+- Cache (cacheable judges only, see cache.py): answered replies are committed the
+  moment they return, intermediate unparseable answers of a re-ask chain included, so
+  a killed run loses at most its in-flight calls. A cache hit makes no call; a cached
+  unparseable answer with fewer re-asks than `reask` asks the missing re-asks only.
+  Identical requests (same key) within one run are sent once.
+- Ctrl-C: returns what finished so far with `stopped="interrupted"`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .records import JudgeReply, JudgeRequest
+from .judges.base import Judge, JudgeCallError
+
+RETRY_AFTER_CAP_S = 600.0
+REASK_TEMPLATE = (
+    "I could not find a verdict in your answer. Answer again, following the answer "
+    "format given in the instructions exactly, with one of these verdicts: {verdicts}."
+)
+
+
+@dataclass
+class RunnerOptions:
+    concurrency: int = 16
+    timeout_s: float = 120.0  # per attempt
+    max_retries: int = 5  # retries after the first attempt, for retryable errors
+    reask: int = 0  # extra asks when the answer does not parse
+    max_failures: int | None = None  # stop cleanly after this many FAILED calls
+    rpm: int | None = None
+    tpm: int | None = None
+    use_cache: bool = True
+    refresh_cache: bool = False  # ignore cached answers but write new ones
+    cache_dir: Path | None = None  # default: platformdirs.user_cache_dir("judgebench")
+    progress: bool = True
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 60.0
+
+
+@dataclass
+class RunOutcome:
+    replies: list[JudgeReply | None]  # aligned with the requests; None = never finished
+    stopped: str | None  # why the run stopped early, else None
+    calls_made: int  # attempts sent to the judge (cache hits excluded)
+
+
+class _Stop(Exception):
+    """Raised inside a worker to end the run (fatal error, max failures)."""
+
+
+class _Fatal(_Stop):
+    """A non-retryable error of this request that stops the whole run."""
+
+
+class TokenBucket:
+    """An async token bucket: `rate` per second, holding at most `capacity`."""
+
+    def __init__(self, rate: float, capacity: float):
+        self.rate = rate
+        self.capacity = max(1.0, capacity)
+        self.level = self.capacity
+        self.stamp = time.monotonic()
+        self.lock = asyncio.Lock()
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        self.level = min(self.capacity, self.level + (now - self.stamp) * self.rate)
+        self.stamp = now
+
+    async def acquire(self, amount: float = 1.0) -> None:
+        async with self.lock:  # first come, first served
+            need = min(amount, self.capacity)
+            while True:
+                self._refill()
+                if self.level >= need:
+                    self.level -= amount  # may go below zero for a large request
+                    return
+                await asyncio.sleep((need - self.level) / self.rate)
+
+    def adjust(self, delta: float) -> None:
+        self._refill()
+        self.level = min(self.capacity, self.level - delta)
+
+
+def reask_messages(request: JudgeRequest, texts: list[str]) -> list[dict[str, str]]:
+    """The original messages followed by each unparseable answer and a reminder."""
+    reminder = REASK_TEMPLATE.format(verdicts=", ".join(request.verdicts))
+    messages = list(request.messages)
+    for text in texts:
+        messages.append({"role": "assistant", "content": text})
+        messages.append({"role": "user", "content": reminder})
+    return messages
+
+
+@dataclass
+class _Item:
+    request: JudgeRequest
+    indices: list[int]
+    key: str | None
+    prior: JudgeReply | None = None  # cached state of an unfinished re-ask chain
+
+
+@dataclass
+class _Totals:
+    """Usage summed over the answered attempts of one request."""
+
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost: float | None = 0.0
+    latency: float = 0.0
+    attempts: int = 0
+    texts: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_reply(cls, reply: JudgeReply) -> _Totals:
+        texts = list(reply.earlier_texts) + ([reply.text] if reply.text is not None else [])
+        return cls(
+            reply.tokens_in, reply.tokens_out, reply.cost_usd, reply.latency_s, reply.attempts, texts
+        )
+
+    def add(self, reply: JudgeReply) -> None:
+        if reply.tokens_in is not None:
+            self.tokens_in = (self.tokens_in or 0) + reply.tokens_in
+        if reply.tokens_out is not None:
+            self.tokens_out = (self.tokens_out or 0) + reply.tokens_out
+        self.cost = None if self.cost is None or reply.cost_usd is None else self.cost + reply.cost_usd
+        self.latency += reply.latency_s
+        self.texts.append(reply.text if reply.text is not None else "")
+
+    def reply(self, error: str | None = None) -> JudgeReply:
+        if error is not None and not self.texts:
+            return JudgeReply(
+                text=None,
+                error=error,
+                tokens_in=self.tokens_in,
+                tokens_out=self.tokens_out,
+                cost_usd=self.cost if self.tokens_in is not None else None,
+                latency_s=self.latency,
+                attempts=self.attempts,
+            )
+        return JudgeReply(
+            text=self.texts[-1],
+            tokens_in=self.tokens_in,
+            tokens_out=self.tokens_out,
+            cost_usd=self.cost,
+            latency_s=self.latency,
+            attempts=self.attempts,
+            earlier_texts=self.texts[:-1],
+        )
+
+
+class _Run:
+    def __init__(
+        self,
+        requests: list[JudgeRequest],
+        judge: Judge,
+        options: RunnerOptions,
+        is_parseable: Callable[[JudgeRequest, str], bool],
+    ):
+        self.requests = requests
+        self.judge = judge
+        self.options = options
+        self.is_parseable = is_parseable
+        self.replies: list[JudgeReply | None] = [None] * len(requests)
+        self.stopped: str | None = None
+        self.calls_made = 0
+        self.failed = 0
+        self.invalid = 0
+        self.cached = 0
+        self.cache: Any = None
+        self.bar: Any = None
+        self.sem: asyncio.Semaphore | None = None
+        self.rpm: TokenBucket | None = None
+        self.tpm: TokenBucket | None = None
+
+    # -- bookkeeping
+    def _finish(self, item: _Item, reply: JudgeReply, *, cached: bool = False) -> None:
+        for position, index in enumerate(item.indices):
+            copy = cached or position > 0
+            self.replies[index] = reply.model_copy(update={"cached": True}) if copy else reply
+        count = len(item.indices)
+        if reply.text is None:
+            self.failed += count
+        elif not self.is_parseable(item.request, reply.text):
+            self.invalid += count
+        if cached:
+            self.cached += count
+        if self.bar is not None:
+            self.bar.update(count)
+            self.bar.set_postfix(
+                invalid=self.invalid, failed=self.failed, cached=self.cached, refresh=False
+            )
+
+    def _store(self, item: _Item, reply: JudgeReply) -> None:
+        if self.cache is not None and item.key is not None and reply.text is not None:
+            self.cache.put(item.key, reply, judge=self.judge.id, prompt_hash=item.request.prompt_hash)
+
+    # -- one attempt with retries
+    async def _attempt_with_retries(self, request: JudgeRequest, totals: _Totals) -> JudgeReply | str:
+        """A reply with text, or the error message after the last retry. Raises _Stop."""
+        options = self.options
+        retry = 0
+        est_tokens = sum(len(str(m.get("content", ""))) for m in request.messages) / 4.0
+        while True:
+            if self.rpm is not None:
+                await self.rpm.acquire(1.0)
+            if self.tpm is not None:
+                await self.tpm.acquire(est_tokens)
+            assert self.sem is not None
+            async with self.sem:
+                if self.stopped:
+                    raise _Stop(self.stopped)
+                self.calls_made += 1
+                totals.attempts += 1
+                try:
+                    reply = await asyncio.wait_for(self.judge.judge(request), options.timeout_s)
+                    error: JudgeCallError | None = None
+                except asyncio.TimeoutError:
+                    error = JudgeCallError(f"timed out after {options.timeout_s:g}s", retryable=True)
+                except JudgeCallError as exc:
+                    error = exc
+            if error is None:
+                if self.tpm is not None:
+                    used = (reply.tokens_in or 0) + (reply.tokens_out or 0)
+                    if used:
+                        self.tpm.adjust(used - est_tokens)
+                return reply
+            if not error.retryable:
+                if getattr(error, "fatal", True):
+                    self.stopped = self.stopped or f"stopped: {error}"
+                    raise _Fatal(str(error))
+                return str(error)
+            if retry >= options.max_retries:
+                tries = retry + 1
+                return f"{error} (gave up after {tries} attempt{'s' if tries > 1 else ''})"
+            retry += 1
+            delay = random.uniform(0.0, min(options.backoff_max_s, options.backoff_base_s * 2**retry))
+            if error.retry_after_s is not None:
+                delay = max(delay, min(error.retry_after_s, RETRY_AFTER_CAP_S))
+            await asyncio.sleep(delay)
+
+    # -- one request: call, re-ask, cache
+    async def _process(self, item: _Item) -> None:
+        request = item.request
+        totals = _Totals.from_reply(item.prior) if item.prior is not None else _Totals()
+        while True:
+            if totals.texts:
+                text = totals.texts[-1]
+                if self.is_parseable(request, text) or len(totals.texts) > self.options.reask:
+                    self._finish(item, totals.reply())
+                    return
+                asked = request.model_copy(update={"messages": reask_messages(request, totals.texts)})
+            else:
+                asked = request
+            try:
+                result = await self._attempt_with_retries(asked, totals)
+            except _Fatal as fatal:
+                self._finish(item, totals.reply(error=str(fatal)))
+                raise
+            if isinstance(result, str):  # failed after the last retry
+                reply = totals.reply(error=result)
+                self._finish(item, reply)
+                if reply.text is None:
+                    limit = self.options.max_failures
+                    if limit is not None and self.failed >= limit:
+                        self.stopped = (
+                            f"stopped after {self.failed} failed calls (max failures {limit})"
+                        )
+                        raise _Stop(self.stopped)
+                return
+            totals.add(result)
+            self._store(item, totals.reply())
+
+    async def _worker(self, queue: list[_Item]) -> None:
+        while queue and not self.stopped:
+            item = queue.pop()
+            await self._process(item)
+
+    # -- the run
+    async def run(self) -> None:
+        options = self.options
+        items = self._plan()
+        if self.bar is None and options.progress:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=len(self.requests), desc="judging", unit="call", dynamic_ncols=True)
+        # cache hits first
+        pending: list[_Item] = []
+        for item in items:
+            if item.prior is not None and self._complete(item):
+                self._finish(item, item.prior, cached=True)
+            else:
+                pending.append(item)
+        if not pending:
+            return
+        if hasattr(self.judge, "timeout_s"):
+            self.judge.timeout_s = options.timeout_s  # type: ignore[attr-defined]
+        self.sem = asyncio.Semaphore(max(1, options.concurrency))
+        if options.rpm:
+            self.rpm = TokenBucket(options.rpm / 60.0, options.rpm / 60.0)
+        if options.tpm:
+            self.tpm = TokenBucket(options.tpm / 60.0, options.tpm / 60.0)
+        queue = list(reversed(pending))  # pop() from the end keeps the request order
+        n_workers = min(len(queue), max(1, options.concurrency) * 2)
+        tasks = [asyncio.ensure_future(self._worker(queue)) for _ in range(n_workers)]
+        try:
+            while tasks:
+                done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+                for task in done:
+                    tasks.remove(task)
+                    exc = task.exception()
+                    if exc is not None:
+                        for other in tasks:
+                            other.cancel()
+                        await asyncio.gather(*tasks, return_exceptions=True)
+                        tasks = []
+                        if not isinstance(exc, _Stop):
+                            raise exc
+        finally:
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _complete(self, item: _Item) -> bool:
+        """Whether a cached reply is final under the current re-ask setting."""
+        prior = item.prior
+        assert prior is not None
+        if prior.text is None:
+            return False
+        if self.is_parseable(item.request, prior.text):
+            return True
+        return len(prior.earlier_texts) >= self.options.reask
+
+    def _plan(self) -> list[_Item]:
+        """One item per request, or per distinct cache key when the cache is used."""
+        options = self.options
+        use_cache = options.use_cache and bool(getattr(self.judge, "cacheable", False))
+        if not use_cache:
+            return [_Item(request, [i], None) for i, request in enumerate(self.requests)]
+        from .cache import ReplyCache, cache_key
+
+        self.cache = ReplyCache(options.cache_dir)
+        identity = self.judge.cache_identity()
+        by_key: dict[str, _Item] = {}
+        for i, request in enumerate(self.requests):
+            key = cache_key(identity, request.prompt_hash)
+            if key in by_key:
+                by_key[key].indices.append(i)
+            else:
+                by_key[key] = _Item(request, [i], key)
+        if not options.refresh_cache:
+            found = self.cache.get_many(list(by_key))
+            for key, reply in found.items():
+                by_key[key].prior = reply
+        return list(by_key.values())
+
+    async def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        if self.cache is not None:
+            self.cache.close()
+            self.cache = None
+        aclose = getattr(self.judge, "aclose", None)
+        if aclose is not None:
+            try:
+                await aclose()
+            except Exception:
+                pass
+
+    def outcome(self) -> RunOutcome:
+        return RunOutcome(list(self.replies), self.stopped, self.calls_made)
+
+
+async def arun_requests(
+    requests: list[JudgeRequest],
+    judge: Judge,
+    options: RunnerOptions,
+    is_parseable: Callable[[JudgeRequest, str], bool],
+) -> RunOutcome:
+    """The async runner (see module docstring)."""
+    run = _Run(requests, judge, options, is_parseable)
+    try:
+        await run.run()
+    finally:
+        await run.close()
+    return run.outcome()
+
+
+def run_requests(
+    requests: list[JudgeRequest],
+    judge: Judge,
+    options: RunnerOptions,
+    is_parseable: Callable[[JudgeRequest, str], bool],
+) -> RunOutcome:
+    """Run every request through the judge; sync wrapper over asyncio."""
+    run = _Run(requests, judge, options, is_parseable)
+
+    async def main() -> None:
+        try:
+            await run.run()
+        finally:
+            await run.close()
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:  # called from inside an event loop (e.g. a notebook): run in a thread
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, main()).result()
+        return run.outcome()
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        run.stopped = run.stopped or "interrupted"
+    return run.outcome()

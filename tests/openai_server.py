@@ -1,0 +1,509 @@
+"""A real OpenAI-compatible chat-completions server on 127.0.0.1 for tests and benchmarks.
+
+No monkeypatching: clients (litellm, the CLI, a killed subprocess) talk HTTP to it.
+
+    from openai_server import Behaviour, FakeOpenAIServer
+
+    with FakeOpenAIServer(Behaviour(latency_s=0.05, answer="[[A]]")) as server:
+        api_base = server.api_base            # http://127.0.0.1:PORT/v1
+        ...
+        stats = server.stats()                # every request it saw, by prompt
+        assert stats.duplicate_answers() == 0
+
+Behaviour per request, decided in this order:
+  1. `status`: every request gets this HTTP status (e.g. 401) - a permanent error.
+  2. `script`: for each distinct (model, prompt) pair, the first attempts follow
+     the script, e.g. (429, 500) -> 429, then 500, then a normal answer. Entries are HTTP
+     statuses, "hang" (no answer until the client gives up) or "malformed".
+  3. random faults (seeded): `error_rate` (429/500 alternately picked from `error_statuses`),
+     `hang_rate`, `malformed_rate`.
+  4. the answer: `answer` is a literal text, "@hash" ("[[A]]" or "[[B]]" picked from the
+     prompt hash), or (thread mode only) a callable messages -> text.
+429 (and 503) answers carry `Retry-After: retry_after_s` when it is set.
+
+Per-model behaviour: `FakeOpenAIServer(default, models={"slow-model": Behaviour(...)})`,
+matched on the request's "model" field.
+
+Accounting: each request is logged with its model, prompt hash (sha256 of the messages),
+body hash and outcome: "answered" / "malformed" only once the response was actually
+written to a connected client (a client that disconnects or is killed while the server
+is sleeping is logged "cancelled"), "error:<status>", "hang". Secrets given in
+`watch_secrets` are searched for in the URL, the body and every header but
+Authorization; any hit is logged in `leaks`.
+
+Modes: `mode="thread"` (default) serves from a background thread of this process - tests
+can pass callables and read stats directly; `mode="process"` runs `python openai_server.py`
+in its own process (for benchmarks: the server then does not compete for this process's
+GIL); stats come over HTTP from GET /_stats in both modes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+Answer = str | Callable[[list[dict[str, Any]]], str]
+
+
+@dataclass
+class Behaviour:
+    latency_s: float = 0.0  # mean answer latency
+    jitter_s: float = 0.0  # latency uniform in [mean - jitter, mean + jitter]
+    error_rate: float = 0.0  # share of requests answered with an error status
+    error_statuses: tuple[int, ...] = (429, 500)
+    retry_after_s: float | None = None  # Retry-After header on 429/503 answers
+    hang_rate: float = 0.0  # share of requests that never answer
+    hang_s: float = 3600.0
+    malformed_rate: float = 0.0  # share of requests answered with a non-verdict
+    malformed_text: str = "Both responses have strengths and weaknesses; I cannot decide."
+    answer: Answer = "[[A]]"
+    script: Sequence[int | str] = ()  # per distinct prompt, outcomes of the first attempts
+    status: int | None = None  # every request answered with this status
+
+    def to_json(self) -> dict[str, Any]:
+        if callable(self.answer):
+            raise ValueError("a callable answer works in thread mode only")
+        data = dataclasses.asdict(self)
+        data["error_statuses"] = list(self.error_statuses)
+        data["script"] = list(self.script)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Behaviour:
+        data = dict(data)
+        data["error_statuses"] = tuple(data.get("error_statuses", (429, 500)))
+        data["script"] = tuple(data.get("script", ()))
+        return cls(**data)
+
+
+def messages_hash(messages: Any) -> str:
+    return hashlib.sha256(
+        json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()
+    ).hexdigest()
+
+
+@dataclass
+class RequestLog:
+    model: str
+    prompt_hash: str
+    body_hash: str
+    outcome: str  # answered | malformed | error:<status> | hang | cancelled | bad-body
+    started: float
+    ended: float | None = None
+    authorization: str | None = None
+
+
+@dataclass
+class ServerStats:
+    requests: list[RequestLog]
+    leaks: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return len(self.requests)
+
+    def outcomes(self) -> Counter[str]:
+        return Counter(r.outcome for r in self.requests)
+
+    def answered_by_prompt(self) -> Counter[str]:
+        """Prompt hash -> number of 200 answers delivered (answered or malformed)."""
+        return Counter(
+            r.prompt_hash for r in self.requests if r.outcome in ("answered", "malformed")
+        )
+
+    def answered(self) -> int:
+        return sum(self.answered_by_prompt().values())
+
+    def duplicate_answers(self) -> int:
+        """Answers delivered for a prompt that had already been answered."""
+        return sum(n - 1 for n in self.answered_by_prompt().values() if n > 1)
+
+    def by_prompt(self) -> Counter[str]:
+        return Counter(r.prompt_hash for r in self.requests)
+
+    def models(self) -> Counter[str]:
+        return Counter(r.model for r in self.requests)
+
+    def first_request(self) -> float | None:
+        return min((r.started for r in self.requests), default=None)
+
+    def last_response(self) -> float | None:
+        return max((r.ended for r in self.requests if r.ended), default=None)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ServerStats:
+        return cls([RequestLog(**r) for r in data["requests"]], list(data["leaks"]))
+
+
+class _App:
+    """The aiohttp application and its bookkeeping (runs inside one event loop)."""
+
+    def __init__(
+        self,
+        default: Behaviour,
+        models: dict[str, Behaviour],
+        seed: int,
+        watch_secrets: Sequence[str],
+    ):
+        self.default = default
+        self.models = models
+        self.rng = random.Random(seed)
+        self.watch_secrets = [s for s in watch_secrets if s]
+        self.log: list[RequestLog] = []
+        self.leaks: list[str] = []
+        self.script_pos: Counter[tuple[str, str]] = Counter()
+        self.lock = threading.Lock()
+        self.app = web.Application(client_max_size=64 * 1024 * 1024)
+        self.app.router.add_post("/v1/chat/completions", self.chat)
+        self.app.router.add_post("/chat/completions", self.chat)
+        self.app.router.add_get("/v1/models", self.list_models)
+        self.app.router.add_get("/_stats", self.stats_handler)
+        self.app.router.add_post("/_reset", self.reset_handler)
+
+    def behaviour(self, model: str) -> Behaviour:
+        return self.models.get(model, self.default)
+
+    def stats(self) -> ServerStats:
+        with self.lock:
+            return ServerStats([dataclasses.replace(r) for r in self.log], list(self.leaks))
+
+    def reset(self) -> None:
+        with self.lock:
+            self.log.clear()
+            self.leaks.clear()
+            self.script_pos.clear()
+
+    async def stats_handler(self, request: web.Request) -> web.Response:
+        stats = self.stats()
+        return web.json_response(
+            {"requests": [dataclasses.asdict(r) for r in stats.requests], "leaks": stats.leaks}
+        )
+
+    async def reset_handler(self, request: web.Request) -> web.Response:
+        self.reset()
+        return web.json_response({"ok": True})
+
+    async def list_models(self, request: web.Request) -> web.Response:
+        names = sorted(self.models) or ["fake-model"]
+        return web.json_response(
+            {"object": "list", "data": [{"id": n, "object": "model"} for n in names]}
+        )
+
+    def _check_leaks(self, request: web.Request, raw: bytes) -> None:
+        if not self.watch_secrets:
+            return
+        text = raw.decode("utf-8", "replace")
+        for secret in self.watch_secrets:
+            where = []
+            if secret in str(request.rel_url):
+                where.append("url")
+            if secret in text:
+                where.append("body")
+            for name, value in request.headers.items():
+                if name.lower() != "authorization" and secret in value:
+                    where.append(f"header {name}")
+            if where:
+                self.leaks.append(f"secret found in {', '.join(where)}")
+
+    @staticmethod
+    def _error(status: int, message: str, retry_after: float | None) -> web.Response:
+        headers = {}
+        if retry_after is not None and status in (429, 503):
+            headers["Retry-After"] = f"{retry_after:g}"
+        kind = {
+            400: "invalid_request_error",
+            401: "authentication_error",
+            403: "permission_error",
+            404: "not_found_error",
+            429: "rate_limit_error",
+        }.get(status, "server_error")
+        body = {"error": {"message": message, "type": kind, "code": str(status)}}
+        return web.json_response(body, status=status, headers=headers)
+
+    async def chat(self, request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        started = time.time()
+        with self.lock:
+            self._check_leaks(request, raw)
+        try:
+            body = json.loads(raw)
+            messages = body["messages"]
+            model = str(body.get("model", ""))
+        except (ValueError, KeyError, TypeError):
+            entry = RequestLog("", "", hashlib.sha256(raw).hexdigest(), "bad-body", started, time.time())
+            with self.lock:
+                self.log.append(entry)
+            return self._error(400, "request body is not a chat completion request", None)
+        beh = self.behaviour(model)
+        prompt_hash = messages_hash(messages)
+        entry = RequestLog(
+            model=model,
+            prompt_hash=prompt_hash,
+            body_hash=hashlib.sha256(raw).hexdigest(),
+            outcome="pending",
+            started=started,
+            authorization=request.headers.get("Authorization"),
+        )
+        with self.lock:
+            self.log.append(entry)
+            step = self.script_pos[(model, prompt_hash)]
+            self.script_pos[(model, prompt_hash)] += 1
+            roll = self.rng.random()
+            latency = beh.latency_s + (self.rng.uniform(-beh.jitter_s, beh.jitter_s) if beh.jitter_s else 0.0)
+            pick = self.rng.choice(beh.error_statuses) if beh.error_statuses else 500
+
+        # decide the outcome
+        action: int | str = "answer"
+        if beh.status is not None:
+            action = beh.status
+        elif step < len(beh.script):
+            action = beh.script[step]
+        elif roll < beh.error_rate:
+            action = pick
+        elif roll < beh.error_rate + beh.hang_rate:
+            action = "hang"
+        elif roll < beh.error_rate + beh.hang_rate + beh.malformed_rate:
+            action = "malformed"
+
+        try:
+            if action == "hang":
+                entry.outcome = "hang"
+                await asyncio.sleep(beh.hang_s)
+                entry.ended = time.time()
+                return self._error(504, "hung", None)
+            await asyncio.sleep(max(0.0, latency))
+            if isinstance(action, int):
+                entry.outcome = f"error:{action}"
+                entry.ended = time.time()
+                return self._error(action, f"fake error {action}", beh.retry_after_s)
+            if action == "malformed":
+                text = beh.malformed_text
+            elif callable(beh.answer):
+                text = beh.answer(messages)
+            elif beh.answer == "@hash":
+                text = "[[A]]" if int(prompt_hash[:8], 16) % 2 == 0 else "[[B]]"
+            else:
+                text = beh.answer
+            prompt_chars = sum(len(str(m.get("content", ""))) for m in messages)
+            payload = {
+                "id": f"chatcmpl-{prompt_hash[:12]}-{step}",
+                "object": "chat.completion",
+                "created": int(started),
+                "model": model,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": prompt_chars // 4 + 1,
+                    "completion_tokens": len(text) // 4 + 1,
+                    "total_tokens": prompt_chars // 4 + len(text) // 4 + 2,
+                },
+            }
+            data = json.dumps(payload).encode()
+            if request.transport is None or request.transport.is_closing():
+                entry.outcome = "cancelled"
+                entry.ended = time.time()
+                return web.Response(status=499)
+            response = web.Response(body=data, content_type="application/json")
+            await response.prepare(request)
+            await response.write_eof()
+            entry.outcome = "malformed" if action == "malformed" else "answered"
+            entry.ended = time.time()
+            return response
+        except asyncio.CancelledError:
+            # the client went away (timeout, cancellation, SIGKILL) before the answer was sent
+            if entry.outcome in ("pending", "hang"):
+                entry.outcome = "cancelled" if entry.outcome == "pending" else "hang"
+            entry.ended = time.time()
+            raise
+
+
+class FakeOpenAIServer:
+    """Context manager: an OpenAI-compatible server on 127.0.0.1, random free port."""
+
+    def __init__(
+        self,
+        default: Behaviour | None = None,
+        *,
+        models: dict[str, Behaviour] | None = None,
+        seed: int = 0,
+        watch_secrets: Sequence[str] = (),
+        mode: str = "thread",
+    ):
+        if mode not in ("thread", "process"):
+            raise ValueError("mode is 'thread' or 'process'")
+        self.default = default or Behaviour()
+        self.models = dict(models or {})
+        self.seed = seed
+        self.watch_secrets = list(watch_secrets)
+        self.mode = mode
+        self.port: int | None = None
+        self._app: _App | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+        self._proc: subprocess.Popen[str] | None = None
+
+    # -- addresses
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def api_base(self) -> str:
+        return f"{self.base_url}/v1"
+
+    # -- lifecycle
+    def __enter__(self) -> FakeOpenAIServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        if self.mode == "process":
+            self._start_process()
+        else:
+            self._start_thread()
+
+    def _start_thread(self) -> None:
+        self._app = _App(self.default, self.models, self.seed, self.watch_secrets)
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def serve() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            asyncio.set_event_loop(loop)
+            try:
+                runner = web.AppRunner(
+                    self._app.app, handler_cancellation=True, shutdown_timeout=0.2, access_log=None
+                )
+                loop.run_until_complete(runner.setup())
+                site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
+                loop.run_until_complete(site.start())
+                self._runner = runner
+                self.port = runner.addresses[0][1]
+            except BaseException as exc:  # surfaced to the caller
+                failure.append(exc)
+                ready.set()
+                return
+            ready.set()
+            loop.run_forever()
+            loop.run_until_complete(runner.cleanup())
+            loop.close()
+
+        self._thread = threading.Thread(target=serve, name="fake-openai-server", daemon=True)
+        self._thread.start()
+        ready.wait(10)
+        if failure:
+            raise failure[0]
+
+    def _start_process(self) -> None:
+        config = {
+            "default": self.default.to_json(),
+            "models": {k: v.to_json() for k, v in self.models.items()},
+            "seed": self.seed,
+            "watch_secrets": self.watch_secrets,
+        }
+        self._proc = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "--config", json.dumps(config)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        line = self._proc.stdout.readline() if self._proc.stdout else ""
+        if not line.startswith("PORT "):
+            self._proc.kill()
+            raise RuntimeError(f"fake server did not start: {line!r}")
+        self.port = int(line.split()[1])
+
+    def stop(self) -> None:
+        if self._proc is not None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
+        if self._loop is not None and self._thread is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(10)
+            self._loop = None
+            self._thread = None
+
+    # -- inspection
+    def stats(self) -> ServerStats:
+        if self._app is not None and self.mode == "thread":
+            return self._app.stats()
+        with urllib.request.urlopen(f"{self.base_url}/_stats", timeout=30) as resp:
+            return ServerStats.from_json(json.loads(resp.read()))
+
+    def reset(self) -> None:
+        if self._app is not None and self.mode == "thread":
+            self._app.reset()
+            return
+        req = urllib.request.Request(f"{self.base_url}/_reset", data=b"", method="POST")
+        with urllib.request.urlopen(req, timeout=30):
+            pass
+
+    def set_behaviour(self, default: Behaviour | None = None, **models: Behaviour) -> None:
+        """Change behaviour while serving (thread mode)."""
+        if self._app is None:
+            raise RuntimeError("set_behaviour works in thread mode only")
+        if default is not None:
+            self._app.default = default
+        self._app.models.update(models)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve until killed: `python openai_server.py --config JSON`; prints 'PORT n'."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default="{}", help="JSON: default, models, seed, watch_secrets")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args(argv)
+    config = json.loads(args.config)
+    app = _App(
+        Behaviour.from_json(config.get("default", {})),
+        {k: Behaviour.from_json(v) for k, v in config.get("models", {}).items()},
+        int(config.get("seed", 0)),
+        config.get("watch_secrets", []),
+    )
+
+    async def serve() -> None:
+        runner = web.AppRunner(app.app, handler_cancellation=True, shutdown_timeout=0.2, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", args.port, backlog=1024)
+        await site.start()
+        print(f"PORT {runner.addresses[0][1]}", flush=True)
+        await asyncio.Event().wait()
+
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
