@@ -11,7 +11,9 @@ No monkeypatching: clients (litellm, the CLI, a killed subprocess) talk HTTP to 
         assert stats.duplicate_answers() == 0
 
 Behaviour per request, decided in this order:
-  1. `status`: every request gets this HTTP status (e.g. 401) - a permanent error.
+  1. `status`: every request gets this HTTP status (e.g. 401) - a permanent error;
+     `action_fn(messages)` (thread mode) returns a status, "hang" or "malformed" for some
+     prompts, else None (then the rules below apply).
   2. `script`: for each distinct (model, prompt) pair, the first attempts follow
      the script, e.g. (429, 500) -> 429, then 500, then a normal answer. Entries are HTTP
      statuses, "hang" (no answer until the client gives up) or "malformed".
@@ -75,11 +77,14 @@ class Behaviour:
     answer: Answer = "[[A]]"
     script: Sequence[int | str] = ()  # per distinct prompt, outcomes of the first attempts
     status: int | None = None  # every request answered with this status
+    action_fn: Callable[[list[dict[str, Any]]], int | str | None] | None = None  # thread mode only
+    echo_key_in_errors: bool = False  # error messages quote the bearer token, like some providers
 
     def to_json(self) -> dict[str, Any]:
-        if callable(self.answer):
-            raise ValueError("a callable answer works in thread mode only")
+        if callable(self.answer) or self.action_fn is not None:
+            raise ValueError("callables (answer, action_fn) work in thread mode only")
         data = dataclasses.asdict(self)
+        data.pop("action_fn")
         data["error_statuses"] = list(self.error_statuses)
         data["script"] = list(self.script)
         return data
@@ -87,6 +92,7 @@ class Behaviour:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Behaviour:
         data = dict(data)
+        data.pop("action_fn", None)
         data["error_statuses"] = tuple(data.get("error_statuses", (429, 500)))
         data["script"] = tuple(data.get("script", ()))
         return cls(**data)
@@ -145,6 +151,18 @@ class ServerStats:
 
     def last_response(self) -> float | None:
         return max((r.ended for r in self.requests if r.ended), default=None)
+
+    def max_in_flight(self) -> int:
+        """Most requests the server was handling at the same moment."""
+        events = []
+        for r in self.requests:
+            events.append((r.started, 1))
+            events.append((r.ended if r.ended is not None else float("inf"), -1))
+        peak = current = 0
+        for _, delta in sorted(events, key=lambda e: (e[0], e[1])):
+            current += delta
+            peak = max(peak, current)
+        return peak
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ServerStats:
@@ -270,8 +288,11 @@ class _App:
 
         # decide the outcome
         action: int | str = "answer"
+        forced = beh.action_fn(messages) if beh.action_fn is not None else None
         if beh.status is not None:
             action = beh.status
+        elif forced is not None:
+            action = forced
         elif step < len(beh.script):
             action = beh.script[step]
         elif roll < beh.error_rate:
@@ -291,7 +312,10 @@ class _App:
             if isinstance(action, int):
                 entry.outcome = f"error:{action}"
                 entry.ended = time.time()
-                return self._error(action, f"fake error {action}", beh.retry_after_s)
+                message = f"fake error {action}"
+                if beh.echo_key_in_errors:
+                    message += f" (Incorrect API key provided: {entry.authorization})"
+                return self._error(action, message, beh.retry_after_s)
             if action == "malformed":
                 text = beh.malformed_text
             elif callable(beh.answer):
@@ -475,6 +499,31 @@ class FakeOpenAIServer:
         if default is not None:
             self._app.default = default
         self._app.models.update(models)
+
+
+def judge_request(i: int | str, text: str | None = None, verdicts: Sequence[str] = ("A", "B")) -> Any:
+    """A JudgeRequest whose single user message is `text` (default: a question about i)."""
+    from judgebench.records import JudgeRequest
+
+    content = text if text is not None else f"Question {i}: which response is better? Answer [[A]] or [[B]]."
+    messages = [{"role": "user", "content": content}]
+    return JudgeRequest(
+        example_id=str(i),
+        dimensions=["overall"],
+        order="AB",
+        question=f"question {i}",
+        first="first response",
+        second="second response",
+        verdicts=list(verdicts),
+        messages=messages,
+        prompt_hash=messages_hash(messages),
+    )
+
+
+def verdict_parses(request: Any, text: str) -> bool:
+    """A stand-in strict parser for tests: exactly one of [[A]] / [[B]] / [[TIE]]."""
+    found = [v for v in request.verdicts if f"[[{v}]]" in text]
+    return len(found) == 1
 
 
 def main(argv: list[str] | None = None) -> None:

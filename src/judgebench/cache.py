@@ -10,14 +10,15 @@ carry text are stored; a failed call is never cached, so the next run retries it
 The row holds the reply only (text, earlier unparseable texts, tokens, cost, latency,
 attempts) plus the judge id and prompt hash for inspection: no keys, no headers.
 
-The cache lives outside the package: `platformdirs.user_cache_dir("judgebench")` by
-default, or `--cache-dir`.
+The cache lives outside the package: `--cache-dir`, else $JUDGEBENCH_CACHE_DIR, else
+`platformdirs.user_cache_dir("judgebench")`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -31,6 +32,10 @@ SCHEMA_VERSION = 1
 
 
 def default_cache_dir() -> Path:
+    """$JUDGEBENCH_CACHE_DIR when set, else the platform's user cache dir."""
+    env = os.environ.get("JUDGEBENCH_CACHE_DIR")
+    if env:
+        return Path(env)
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("judgebench"))

@@ -333,20 +333,19 @@ class _Run:
             self.tpm = TokenBucket(options.tpm / 60.0, options.tpm / 60.0)
         queue = list(reversed(pending))  # pop() from the end keeps the request order
         n_workers = min(len(queue), max(1, options.concurrency) * 2)
-        tasks = [asyncio.ensure_future(self._worker(queue)) for _ in range(n_workers)]
+        tasks = {asyncio.ensure_future(self._worker(queue)) for _ in range(n_workers)}
         try:
             while tasks:
-                done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-                for task in done:
-                    tasks.remove(task)
-                    exc = task.exception()
-                    if exc is not None:
-                        for other in tasks:
-                            other.cancel()
-                        await asyncio.gather(*tasks, return_exceptions=True)
-                        tasks = []
-                        if not isinstance(exc, _Stop):
-                            raise exc
+                done, tasks = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+                errors = [t.exception() for t in done if not t.cancelled() and t.exception()]
+                if errors:
+                    for task in tasks:
+                        task.cancel()
+                    await asyncio.gather(*tasks, return_exceptions=True)
+                    tasks = set()
+                    unexpected = [e for e in errors if not isinstance(e, _Stop)]
+                    if unexpected:
+                        raise unexpected[0]
         finally:
             for task in tasks:
                 task.cancel()

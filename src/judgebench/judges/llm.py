@@ -82,6 +82,8 @@ RUNNER_ARGS = {
 }
 # client-side arguments: passed to litellm, never put in the request body of the direct path
 CLIENT_ARGS = {"api_base", "api_version", "organization", "custom_llm_provider", "drop_params"}
+# where the model is served, not what it is asked: not part of the cache identity
+CONNECTION_ARGS = {"api_base", "api_version", "organization"}
 SECRET_NAME = re.compile(
     r"(^|_)(api_?key|key|secret|password|passwd|credentials?|token|authorization|auth)$",
     re.IGNORECASE,
@@ -279,9 +281,12 @@ class LiteLLMJudge(Judge):
 
     # -- identity and reporting (no secrets)
     def cache_identity(self) -> dict[str, Any]:
+        """Model id and every generation argument. Where the model is served (api_base,
+        api_version, organization) and secrets are left out: moving a server to another
+        port or host keeps its cache."""
         return {
             "judge": self.model,
-            "args": dict(sorted(self._args.items())),
+            "args": {k: v for k, v in sorted(self._args.items()) if k not in CONNECTION_ARGS},
             "header_names": sorted(h.lower() for h in self._headers),
         }
 

@@ -1,0 +1,476 @@
+"""The runner against a real local OpenAI-compatible server: every fault path.
+
+Most tests use the direct transport (fast); tests/test_llm_judge.py covers the litellm one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from openai_server import Behaviour, FakeOpenAIServer, judge_request, verdict_parses
+
+from judgebench.cache import CACHE_FILENAME, ReplyCache, cache_key
+from judgebench.judges.base import Judge, JudgeCallError
+from judgebench.judges.llm import LiteLLMJudge
+from judgebench.records import JudgeReply, JudgeRequest
+from judgebench.runner import REASK_TEMPLATE, RunnerOptions, TokenBucket, run_requests
+
+SECRET = "sk-PLANTED-SECRET-123"
+
+
+def fast(cache_dir: Path, **kw: object) -> RunnerOptions:
+    base: dict[str, object] = dict(
+        concurrency=8,
+        timeout_s=5.0,
+        max_retries=3,
+        backoff_base_s=0.01,
+        backoff_max_s=0.05,
+        cache_dir=cache_dir,
+        progress=False,
+    )
+    base.update(kw)
+    return RunnerOptions(**base)  # type: ignore[arg-type]
+
+
+def judge_for(server: FakeOpenAIServer, model: str = "openai/judge-x", **args: object) -> LiteLLMJudge:
+    return LiteLLMJudge(model, {"api_base": server.api_base, "api_key": "sk-test", **args})
+
+
+def cache_rows(cache_dir: Path) -> int:
+    path = cache_dir / CACHE_FILENAME
+    if not path.exists():
+        return 0
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
+
+
+def test_all_answered_then_rerun_makes_zero_calls(tmp_path: Path) -> None:
+    requests = [judge_request(i) for i in range(40)]
+    with FakeOpenAIServer(Behaviour(latency_s=0.02, answer="@hash")) as server:
+        judge = judge_for(server)
+        first = run_requests(requests, judge, fast(tmp_path), verdict_parses)
+        assert first.stopped is None and first.calls_made == 40
+        assert all(r is not None and r.text in ("[[A]]", "[[B]]") for r in first.replies)
+        assert all(r is not None and not r.cached and r.tokens_in and r.tokens_out for r in first.replies)
+        assert server.stats().total == 40
+        second = run_requests(requests, judge, fast(tmp_path), verdict_parses)
+        assert second.calls_made == 0
+        assert server.stats().total == 40
+        assert [r.text for r in second.replies] == [r.text for r in first.replies]  # type: ignore[union-attr]
+        assert all(r is not None and r.cached for r in second.replies)
+    assert cache_rows(tmp_path) == 40
+
+
+def test_retry_then_success(tmp_path: Path) -> None:
+    requests = [judge_request(i) for i in range(5)]
+    with FakeOpenAIServer(Behaviour(script=(429, 500, 503))) as server:
+        out = run_requests(requests, judge_for(server), fast(tmp_path), verdict_parses)
+        stats = server.stats()
+    assert out.stopped is None
+    assert all(r is not None and r.text == "[[A]]" and r.attempts == 4 and r.error is None for r in out.replies)
+    assert out.calls_made == 20
+    assert stats.outcomes() == {"error:429": 5, "error:500": 5, "error:503": 5, "answered": 5}
+    assert stats.duplicate_answers() == 0
+
+
+def test_retry_after_is_honoured(tmp_path: Path) -> None:
+    request = judge_request(0)
+    with FakeOpenAIServer(Behaviour(script=(429,), retry_after_s=0.6)) as server:
+        out = run_requests([request], judge_for(server), fast(tmp_path, backoff_max_s=0.01), verdict_parses)
+        log = server.stats().requests
+    assert out.replies[0] is not None and out.replies[0].text == "[[A]]"
+    assert [r.outcome for r in log] == ["error:429", "answered"]
+    # the backoff alone would wait at most 0.01 s: the second attempt waited for Retry-After
+    assert log[1].started - log[0].ended >= 0.55  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404])
+def test_permanent_4xx_stops_the_run_at_once(tmp_path: Path, status: int) -> None:
+    requests = [judge_request(i) for i in range(200)]
+    with FakeOpenAIServer(Behaviour(status=status, latency_s=0.01)) as server:
+        out = run_requests(requests, judge_for(server), fast(tmp_path, concurrency=4), verdict_parses)
+        seen = server.stats().total
+    assert out.stopped is not None and str(status) in out.stopped
+    assert seen <= 4  # no more than the calls already in flight: not hundreds
+    assert out.calls_made == seen
+    assert sum(r is None for r in out.replies) >= 196
+    failed = [r for r in out.replies if r is not None]
+    assert failed and all(r.text is None and r.error for r in failed)
+    assert cache_rows(tmp_path) == 0
+
+
+def test_fatal_error_mid_run_keeps_finished_replies(tmp_path: Path) -> None:
+    requests = [judge_request(i) for i in range(30)]
+    requests[20] = judge_request(20, "POISON: this request is rejected")
+    beh = Behaviour(
+        latency_s=0.01,
+        action_fn=lambda messages: 400 if "POISON" in messages[0]["content"] else None,
+    )
+    with FakeOpenAIServer(beh) as server:
+        out = run_requests(requests, judge_for(server), fast(tmp_path, concurrency=2), verdict_parses)
+        assert server.stats().total <= 23
+    assert out.stopped is not None and "400" in out.stopped
+    assert all(r is not None and r.text == "[[A]]" for r in out.replies[:19])
+    assert out.replies[20] is not None and out.replies[20].error and out.replies[20].text is None
+    assert out.replies[-1] is None
+    # finished answers are in the cache: a rerun after fixing the cause resumes
+    assert cache_rows(tmp_path) >= 19
+
+
+def test_hang_times_out_and_fails_after_retries_then_run_goes_on(tmp_path: Path) -> None:
+    requests = [judge_request(0, "HANG forever"), judge_request(1), judge_request(2)]
+    beh = Behaviour(answer="[[B]]", action_fn=lambda m: "hang" if "HANG" in m[0]["content"] else None)
+    with FakeOpenAIServer(beh) as server:
+        started = time.monotonic()
+        out = run_requests(requests, judge_for(server), fast(tmp_path, timeout_s=0.3, max_retries=2), verdict_parses)
+        elapsed = time.monotonic() - started
+        stats = server.stats()
+    hung = out.replies[0]
+    assert hung is not None and hung.text is None and "timed out" in (hung.error or "")
+    assert hung.attempts == 3  # 1 + 2 retries, each cut at 0.3 s
+    assert [r.text for r in out.replies[1:] if r] == ["[[B]]", "[[B]]"]  # the run went on
+    assert out.stopped is None and out.calls_made == 5
+    assert stats.outcomes()["hang"] == 3
+    assert elapsed < 3.0
+    assert cache_rows(tmp_path) == 2  # failures are never cached
+
+
+def test_failed_calls_are_retried_on_the_next_run(tmp_path: Path) -> None:
+    requests = [judge_request(i) for i in range(6)]
+    with FakeOpenAIServer(Behaviour(status=500)) as server:
+        judge = judge_for(server)
+        out = run_requests(requests, judge, fast(tmp_path, max_retries=1), verdict_parses)
+        assert all(r is not None and r.text is None and "500" in (r.error or "") for r in out.replies)
+        assert out.calls_made == 12
+        server.set_behaviour(default=Behaviour())
+        again = run_requests(requests, judge, fast(tmp_path), verdict_parses)
+    assert again.calls_made == 6
+    assert all(r is not None and r.text == "[[A]]" for r in again.replies)
+
+
+def test_hang_then_answer_on_retry(tmp_path: Path) -> None:
+    with FakeOpenAIServer(Behaviour(script=("hang",), latency_s=0.01)) as server:
+        out = run_requests(
+            [judge_request(0)], judge_for(server), fast(tmp_path, timeout_s=0.3), verdict_parses
+        )
+        assert [r.outcome for r in server.stats().requests] == ["hang", "answered"]
+    assert out.replies[0] is not None and out.replies[0].text == "[[A]]" and out.replies[0].attempts == 2
+
+
+def test_malformed_is_reasked_then_invalid_with_earlier_raw_kept(tmp_path: Path) -> None:
+    bad = "Both are fine, hard to say."
+    with FakeOpenAIServer(Behaviour(answer=bad)) as server:
+        out = run_requests([judge_request(0)], judge_for(server), fast(tmp_path, reask=2), verdict_parses)
+        log = server.stats().requests
+    reply = out.replies[0]
+    assert reply is not None and reply.text == bad and reply.error is None
+    assert reply.earlier_texts == [bad, bad]
+    assert reply.attempts == 3 and out.calls_made == 3
+    assert len({r.prompt_hash for r in log}) == 3  # each re-ask is a longer conversation
+    # a rerun with the same settings makes no call (the INVALID answer is final)
+    with FakeOpenAIServer(Behaviour(answer=bad)) as server:
+        again = run_requests([judge_request(0)], judge_for(server), fast(tmp_path, reask=2), verdict_parses)
+        assert server.stats().total == 0
+    assert again.replies[0] is not None and again.replies[0].earlier_texts == [bad, bad]
+
+
+def test_reask_conversation_and_recovery(tmp_path: Path) -> None:
+    seen: list[list[dict]] = []
+
+    def answer(messages: list[dict]) -> str:
+        seen.append(messages)
+        return "[[B]]" if len(messages) > 1 else "I think B is better"
+
+    with FakeOpenAIServer(Behaviour(answer=answer)) as server:
+        out = run_requests([judge_request(0)], judge_for(server), fast(tmp_path, reask=1), verdict_parses)
+        assert server.stats().total == 2
+    reply = out.replies[0]
+    assert reply is not None and reply.text == "[[B]]" and reply.earlier_texts == ["I think B is better"]
+    assert reply.tokens_in is not None and reply.tokens_in > 0  # summed over both calls
+    conversation = seen[1]
+    assert [m["role"] for m in conversation] == ["user", "assistant", "user"]
+    assert conversation[1]["content"] == "I think B is better"
+    assert conversation[2]["content"] == REASK_TEMPLATE.format(verdicts="A, B")
+
+
+def test_reask_resumes_from_cached_invalid_answer(tmp_path: Path) -> None:
+    def answer(messages: list[dict]) -> str:
+        return "[[A]]" if len(messages) > 1 else "no verdict here"
+
+    with FakeOpenAIServer(Behaviour(answer=answer)) as server:
+        judge = judge_for(server)
+        first = run_requests([judge_request(0)], judge, fast(tmp_path, reask=0), verdict_parses)
+        assert first.replies[0] is not None and first.replies[0].text == "no verdict here"
+        # same run with --reask 1: only the missing re-ask is sent
+        second = run_requests([judge_request(0)], judge, fast(tmp_path, reask=1), verdict_parses)
+        assert server.stats().total == 2
+    reply = second.replies[0]
+    assert reply is not None and reply.text == "[[A]]" and reply.earlier_texts == ["no verdict here"]
+    assert second.calls_made == 1
+
+
+def test_cache_key_separation(tmp_path: Path) -> None:
+    prompts = [judge_request(0), judge_request(1)]
+    with FakeOpenAIServer(Behaviour(answer=lambda m: f"[[A]] {m[0]['content'][:10]}")) as server:
+        for model in ("openai/model-one", "openai/model-two"):
+            for temperature in ("0", "0.7"):
+                judge = judge_for(server, model=model, temperature=temperature)
+                out = run_requests(prompts, judge, fast(tmp_path), verdict_parses)
+                assert out.calls_made == 2
+        assert server.stats().total == 8
+        assert cache_rows(tmp_path) == 8
+        bodies = {(r.model, r.body_hash) for r in server.stats().requests}
+        assert len(bodies) == 8
+        # every combination is now served from its own entry
+        for model in ("openai/model-one", "openai/model-two"):
+            for temperature in ("0", "0.7"):
+                judge = judge_for(server, model=model, temperature=temperature)
+                out = run_requests(prompts, judge, fast(tmp_path), verdict_parses)
+                assert out.calls_made == 0
+        assert server.stats().total == 8
+    one = LiteLLMJudge("openai/m", {"temperature": "0", "api_key": "a"}).cache_identity()
+    two = LiteLLMJudge("openai/m", {"temperature": "0", "api_key": "b"}).cache_identity()
+    assert one == two  # the key is not part of the identity
+    assert cache_key(one, "p1") != cache_key(one, "p2")
+
+
+def test_no_cache_and_refresh_cache(tmp_path: Path) -> None:
+    requests = [judge_request(i) for i in range(3)]
+    with FakeOpenAIServer() as server:
+        judge = judge_for(server)
+        run_requests(requests, judge, fast(tmp_path, use_cache=False), verdict_parses)
+        assert cache_rows(tmp_path) == 0
+        run_requests(requests, judge, fast(tmp_path), verdict_parses)
+        assert cache_rows(tmp_path) == 3
+        server.set_behaviour(default=Behaviour(answer="[[B]]"))
+        refreshed = run_requests(requests, judge, fast(tmp_path, refresh_cache=True), verdict_parses)
+        assert refreshed.calls_made == 3 and all(r and r.text == "[[B]]" for r in refreshed.replies)
+        again = run_requests(requests, judge, fast(tmp_path), verdict_parses)
+        assert again.calls_made == 0 and all(r and r.text == "[[B]]" for r in again.replies)
+        nocache = run_requests(requests, judge, fast(tmp_path, use_cache=False), verdict_parses)
+        assert nocache.calls_made == 3
+        assert server.stats().total == 12
+
+
+def test_identical_requests_in_one_run_are_sent_once(tmp_path: Path) -> None:
+    requests = [judge_request(0), judge_request(0), judge_request(1)]
+    with FakeOpenAIServer() as server:
+        out = run_requests(requests, judge_for(server), fast(tmp_path), verdict_parses)
+        assert server.stats().total == 2
+    assert [r.cached for r in out.replies if r] == [False, True, False]
+
+
+def test_max_failures_stops_cleanly(tmp_path: Path) -> None:
+    requests = [judge_request(i) for i in range(20)]
+    with FakeOpenAIServer(Behaviour(status=500)) as server:
+        out = run_requests(
+            requests, judge_for(server), fast(tmp_path, concurrency=1, max_retries=0, max_failures=3), verdict_parses
+        )
+        assert server.stats().total == 3
+    assert out.stopped is not None and "3 failed" in out.stopped
+    assert [r is not None for r in out.replies] == [True] * 3 + [False] * 17
+    assert all(r.error for r in out.replies[:3] if r)
+
+
+def test_concurrency_limit_is_respected(tmp_path: Path) -> None:
+    requests = [judge_request(i) for i in range(30)]
+    with FakeOpenAIServer(Behaviour(latency_s=0.05)) as server:
+        run_requests(requests, judge_for(server), fast(tmp_path, concurrency=3), verdict_parses)
+        assert server.stats().max_in_flight() <= 3
+
+
+def test_rpm_limit_spaces_requests(tmp_path: Path) -> None:
+    requests = [judge_request(i) for i in range(12)]
+    with FakeOpenAIServer() as server:
+        started = time.monotonic()
+        run_requests(requests, judge_for(server), fast(tmp_path, rpm=600), verdict_parses)
+        elapsed = time.monotonic() - started
+    # a bucket of 10 (one second's worth at 10/s), then 2 more at 10 per second
+    assert 0.15 <= elapsed < 2.5
+
+
+def test_token_bucket_tpm_waits_for_tokens() -> None:
+    import asyncio
+
+    async def go() -> float:
+        bucket = TokenBucket(rate=1000.0, capacity=1000.0)
+        start = time.monotonic()
+        await bucket.acquire(1000)
+        await bucket.acquire(500)  # refills at 1000/s: about 0.5 s
+        return time.monotonic() - start
+
+    assert 0.4 <= asyncio.run(go()) < 1.5
+
+
+def test_throughput_close_to_ideal(tmp_path: Path) -> None:
+    n, latency, concurrency = 400, 0.2, 64
+    requests = [judge_request(i) for i in range(n)]
+    with FakeOpenAIServer(Behaviour(latency_s=latency), mode="process") as server:
+        out = run_requests(requests, judge_for(server), fast(tmp_path, concurrency=concurrency), verdict_parses)
+        stats = server.stats()
+    assert out.calls_made == n
+    active = stats.last_response() - stats.first_request()  # type: ignore[operator]
+    ideal = n * latency / concurrency
+    assert ideal / active >= 0.75, f"active {active:.2f}s vs ideal {ideal:.2f}s"
+
+
+class CountingJudge(Judge):
+    """A non-cacheable judge (like the built-in ones): never cached."""
+
+    id = "test/counting"
+    cacheable = False
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def judge(self, request: JudgeRequest) -> JudgeReply:
+        self.calls += 1
+        return JudgeReply(text="[[A]]")
+
+
+def test_non_cacheable_judges_are_not_cached(tmp_path: Path) -> None:
+    judge = CountingJudge()
+    requests = [judge_request(i) for i in range(4)]
+    run_requests(requests, judge, fast(tmp_path), verdict_parses)
+    run_requests(requests, judge, fast(tmp_path), verdict_parses)
+    assert judge.calls == 8
+    assert not (tmp_path / CACHE_FILENAME).exists()
+
+
+class BrokenThenFineJudge(Judge):
+    id = "test/flaky"
+    cacheable = False
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def judge(self, request: JudgeRequest) -> JudgeReply:
+        self.calls += 1
+        if self.calls == 1:
+            raise JudgeCallError("flaky", retryable=True, retry_after_s=None)
+        return JudgeReply(text="[[B]]")
+
+
+def test_any_judge_gets_retries(tmp_path: Path) -> None:
+    judge = BrokenThenFineJudge()
+    out = run_requests([judge_request(0)], judge, fast(tmp_path), verdict_parses)
+    assert out.replies[0] is not None and out.replies[0].text == "[[B]]" and out.replies[0].attempts == 2
+
+
+def test_no_secret_in_any_file_written(tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    requests = [judge_request(i) for i in range(10)]
+    header_secret = "HEADER-SECRET-456"
+    with FakeOpenAIServer(
+        Behaviour(malformed_rate=0.3, error_rate=0.2, retry_after_s=0),
+        watch_secrets=[SECRET],
+    ) as server:
+        judge = LiteLLMJudge(
+            "openai/judge-x",
+            {"api_base": server.api_base, "api_key": SECRET, f"extra_headers.X-Team-Token": header_secret},
+        )
+        out = run_requests(requests, judge, fast(cache_dir, reask=1, max_retries=8), verdict_parses)
+        stats = server.stats()
+    assert all(r is not None and r.text is not None for r in out.replies)
+    assert stats.leaks == []  # the key went nowhere but the Authorization header
+    assert {r.authorization for r in stats.requests} == {f"Bearer {SECRET}"}
+    assert SECRET not in json.dumps(judge.public_args()) and header_secret not in json.dumps(judge.public_args())
+    assert SECRET not in repr(judge) and SECRET not in json.dumps(judge.cache_identity())
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written  # the cache file (and its WAL) exist
+    for path in written:
+        data = path.read_bytes()
+        assert SECRET.encode() not in data, path
+        assert header_secret.encode() not in data, path
+
+
+def test_error_messages_are_scrubbed_of_the_key(tmp_path: Path) -> None:
+    with FakeOpenAIServer(Behaviour(status=401, echo_key_in_errors=True)) as server:
+        judge = LiteLLMJudge("openai/judge-x", {"api_base": server.api_base, "api_key": SECRET})
+        out = run_requests([judge_request(0)], judge, fast(tmp_path), verdict_parses)
+    assert out.stopped is not None and "401" in out.stopped
+    assert SECRET not in out.stopped
+    assert out.replies[0] is not None and SECRET not in (out.replies[0].error or "")
+
+
+KILL_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {tests!r})
+    from openai_server import judge_request, verdict_parses
+    from judgebench.judges.llm import LiteLLMJudge
+    from judgebench.runner import RunnerOptions, run_requests
+
+    requests = [judge_request(i) for i in range({n})]
+    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test"}})
+    options = RunnerOptions(concurrency={c}, timeout_s=10, cache_dir={cache!r}, progress=False)
+    out = run_requests(requests, judge, options, verdict_parses)
+    print("DONE", out.calls_made, sum(r is not None and r.text is not None for r in out.replies))
+    """
+)
+
+
+def test_kill_and_resume_never_repeats_a_completed_call(tmp_path: Path) -> None:
+    n = 240
+    with FakeOpenAIServer(Behaviour(latency_s=0.1, jitter_s=0.05)) as server:
+        script = KILL_SCRIPT.format(
+            tests=str(Path(__file__).parent), n=n, api_base=server.api_base, c=16, cache=str(tmp_path)
+        )
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+        proc = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while server.stats().answered() < n // 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        killed_at = time.time()
+        proc.wait()
+        dead_at = time.time()
+        assert proc.returncode == -signal.SIGKILL
+        before = server.stats().answered()
+        assert n // 3 <= before < n
+        # rerun: in a new process, as a user would
+        rerun = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+        assert rerun.returncode == 0, rerun.stderr[-2000:]
+        _, calls, answered = rerun.stdout.split()
+        assert int(answered) == n
+        stats = server.stats()
+    counts = stats.answered_by_prompt()
+    assert set(counts) == {judge_request(i).prompt_hash for i in range(n)}
+    repeated = {p for p, k in counts.items() if k > 1}
+    # A completed call is never repeated. The only possible exceptions are calls in flight
+    # at the kill: answers the server sent just before the SIGKILL (not yet committed) or
+    # while the killed process was being torn down (its sockets still open).
+    in_flight = {
+        r.prompt_hash
+        for r in stats.requests
+        if r.outcome == "answered" and r.ended is not None and killed_at - 0.05 <= r.ended <= dead_at + 0.01
+    }
+    detail = [
+        (r.outcome, round(r.started - killed_at, 3), r.ended and round(r.ended - killed_at, 3))
+        for r in stats.requests
+        if r.prompt_hash in repeated
+    ]
+    assert repeated <= in_flight, detail
+    assert int(calls) == n - (before - len(repeated))
+
+
+def test_cache_survives_reopen_and_ignores_bad_rows(tmp_path: Path) -> None:
+    cache = ReplyCache(tmp_path)
+    cache.put("k1", JudgeReply(text="[[A]]", tokens_in=3), judge="j", prompt_hash="p")
+    with pytest.raises(ValueError):
+        cache.put("k2", JudgeReply(text=None, error="boom"), judge="j", prompt_hash="p")
+    cache.close()
+    again = ReplyCache(tmp_path)
+    got = again.get("k1")
+    assert got is not None and got.text == "[[A]]" and got.tokens_in == 3
+    assert again.get("k2") is None and len(again) == 1
+    again.close()
