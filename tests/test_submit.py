@@ -93,6 +93,8 @@ def test_honest_run_is_accepted_stored_and_tables_rebuilt(honest, tmp_path, caps
 def test_multi_dimension_and_single_order_runs_are_accepted_as_labelled(tmp_path):
     ideation = make_run(tmp_path / "ideation", "ideation_arena_eval", "builtin/more-citations")
     assert validate_run(ideation).labels == ["demo data"]
+    joint = make_run(tmp_path / "joint", "ideation_arena_eval", "builtin/longer", "--dimension-mode", "joint")
+    assert validate_run(joint).result.config.dimension_mode == "joint"
     single = make_run(tmp_path / "single", "sciarena_eval", "builtin/shorter", "--no-swap", "--limit", "20")
     verified = validate_run(single)
     assert verified.labels == ["single-order", "first 20 examples", "demo data"]
