@@ -324,6 +324,8 @@ def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:
         f"  invalid rate      {_pct(base.invalid_rate)} -> {_pct(cand.invalid_rate)} ({_points(cand.invalid_rate - base.invalid_rate)})",
         f"  failed rate       {_pct(base.failed_rate)} -> {_pct(cand.failed_rate)} ({_points(cand.failed_rate - base.failed_rate)})",
     ]
+    if c.per_dimension:
+        lines.append(f"  per dimension     {c.headline}, baseline -> candidate")
     for dimension, values in c.per_dimension.items():
         lines.append(
             f"    {dimension}: {_pct(values['baseline'])} -> {_pct(values['candidate'])} ({_points(values['difference'])})"
