@@ -219,6 +219,11 @@ def test_schema_task_and_version_errors_are_rejected(honest, tmp_path):
     rejected(run3, "schema", "samples.jsonl:")
 
 
+def test_replay_run_is_not_a_judge_result(honest, tmp_path):
+    replayed = make_run(tmp_path / "replayed", "sciarena_eval", f"replay/{honest / 'samples.jsonl'}")
+    rejected(replayed, "task", "replays recorded answers")
+
+
 def test_cli_rejection_is_one_line_exit_2(honest, tmp_path, capsys):
     run = tampered(honest, tmp_path)
     edit_samples(run, lambda rows: rows[1:])

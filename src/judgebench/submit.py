@@ -108,6 +108,8 @@ def _read(run_dir: Path) -> tuple[RunResult, list[JudgmentRecord]]:
 
 def _check_task(result: RunResult, records: list[JudgmentRecord], include_paths: list[Path]) -> TaskSpec:
     config = result.config
+    if config.judge.startswith("replay/"):
+        raise Rejected("task", f"judge {config.judge} replays recorded answers: a regression check, not a judge result")
     try:
         spec = get_task(config.task, include_paths)
     except JudgebenchError as exc:
