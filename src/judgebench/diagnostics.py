@@ -1,0 +1,631 @@
+"""Why a judge disagrees with humans: order, length and citation effects, and whether
+it would reproduce the human ranking of the response models.
+
+Pure functions over ``list[JudgmentRecord]`` (one judge, one task), per dimension.
+Every rate comes with a seeded 95% percentile bootstrap interval over examples (both
+orders of an example move together); Bradley–Terry quantities come from
+:mod:`judgebench.ratings`, resampling battles (one battle per example).
+See docs/diagnostics.md for the definitions.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .errors import JudgebenchError
+from .metrics import BothBad, confusion_matrix, example_table
+from .ratings import BTFit, fit_bt, paired_bootstrap_bt
+from .records import DEFAULT_DIMENSION, JudgmentRecord
+
+SCHEMA = "judgebench.diagnostics/1"
+MIN_LENGTH_RATIO = 1.1  # "with a minimum length gap": longer / shorter >= this
+MIN_CITATION_GAP = 2  # the same for citation counts: |difference| >= this
+MAX_ELO_GAP = 100.0  # comparable-strength battles (the Ideation Arena rule)
+TOP_K = 5
+SEPARATED_LOG_LOSS = 1e-3  # a fit this good means perfectly separated outcomes
+LENGTH_BUCKETS = (1.0, 1.1, 1.25, 1.5, 2.0, math.inf)  # longer / shorter
+LENGTH_CURVE = (-math.inf, -1.0, -0.5, -0.25, -0.1, 0.1, 0.25, 0.5, 1.0, math.inf)  # log(La/Lb)
+CITATION_BUCKETS = (0, 1, 2, 4, 8, math.inf)  # |citations_a - citations_b|
+CITATION_CURVE = (-math.inf, -3, -1, 0, 1, 2, 4, math.inf)  # citations_a - citations_b
+_SCORE = {"A": 1.0, "TIE": 0.5, "B": 0.0}
+
+
+# ---------------------------------------------------------------- bootstrap of ratios
+
+
+class _Resampler:
+    """Multinomial resampling counts of examples (rounds x examples, uint8), shared by
+    every ratio statistic of a dimension so that all its intervals use the same draws."""
+
+    def __init__(self, n_examples: int, n_resamples: int, seed: int, chunk: int = 200):
+        self.n, self.rounds, self.chunk = n_examples, n_resamples, chunk
+        rng = np.random.default_rng(seed)
+        self.counts = np.zeros((n_resamples, n_examples), dtype=np.uint8)
+        for lo in range(0, n_resamples if n_examples else 0, chunk):
+            rows = min(chunk, n_resamples - lo)
+            draws = rng.integers(0, n_examples, size=(rows, n_examples), dtype=np.int64)
+            draws += (np.arange(rows) * n_examples)[:, None]
+            block = np.bincount(draws.ravel(), minlength=rows * n_examples)
+            self.counts[lo : lo + rows] = np.minimum(block, 255).reshape(rows, n_examples)
+
+    def ratio_samples(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
+        """sum(w * num) / sum(w * den) per round for columns of num, den (examples x k)."""
+        both = np.hstack([num, den]).astype(np.float64)
+        sums = np.vstack([self.counts[lo : lo + self.chunk].astype(np.float64) @ both
+                          for lo in range(0, self.rounds, self.chunk)])
+        k = num.shape[1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return sums[:, :k] / sums[:, k:]
+
+
+def _stat(value: float | None, samples: np.ndarray | None, n: int) -> dict[str, Any]:
+    """{value, ci_low, ci_high, n}: a point estimate and its 95% percentile interval."""
+    lo = hi = None
+    if samples is not None and value is not None:
+        finite = samples[np.isfinite(samples)]
+        if len(finite) >= max(10, len(samples) // 2):
+            lo, hi = (float(q) for q in np.percentile(finite, [2.5, 97.5]))
+    return {"value": _num(value), "ci_low": lo, "ci_high": hi, "n": int(n)}
+
+
+def _num(value: Any) -> float | None:
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+@dataclass
+class _Ratios:
+    """Collects named per-example (numerator, denominator) pairs, then computes every
+    ratio and its interval in one pass over the shared resamples."""
+
+    resampler: _Resampler
+    specs: dict[str, tuple[np.ndarray, np.ndarray]]
+
+    def add(self, name: str, num: np.ndarray, den: np.ndarray) -> str:
+        self.specs[name] = (np.asarray(num, dtype=float), np.asarray(den, dtype=float))
+        return name
+
+    def resolve(self) -> dict[str, dict[str, Any]]:
+        names = list(self.specs)
+        if not names:
+            return {}
+        num = np.column_stack([self.specs[k][0] for k in names])
+        den = np.column_stack([self.specs[k][1] for k in names])
+        samples = self.resampler.ratio_samples(num, den) if self.resampler.rounds else None
+        out = {}
+        for i, name in enumerate(names):
+            total = den[:, i].sum()
+            value = num[:, i].sum() / total if total > 0 else None
+            out[name] = _stat(value, None if samples is None else samples[:, i], round(total))
+        return out
+
+
+def _fill(tree: Any, values: dict[str, dict[str, Any]]) -> Any:
+    """Replace _Ref placeholders in a nested structure by resolved statistics."""
+    if isinstance(tree, _Ref):
+        return values[tree.name]
+    if isinstance(tree, dict):
+        return {k: _fill(v, values) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [_fill(v, values) for v in tree]
+    return tree
+
+
+@dataclass(frozen=True)
+class _Ref:
+    name: str
+
+
+# ---------------------------------------------------------------- per-example facts
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """Per-example arrays of one dimension, from metrics.example_table."""
+
+    table: pd.DataFrame
+    orders: tuple[str, ...]
+    verdicts: dict[str, np.ndarray]  # order key -> mapped verdict (None unless answered)
+    human: np.ndarray  # human outcome: 1 A, 0.5 tie (and Both Bad under "tie"), 0 B
+    judge: np.ndarray  # judge outcome averaged over answered orders (NaN if none)
+    judge_sum: np.ndarray  # sum of judge outcomes over answered orders
+    judge_answered: np.ndarray  # number of answered orders
+
+    @property
+    def n(self) -> int:
+        return len(self.table)
+
+    def col(self, name: str) -> np.ndarray:
+        return self.table[name].to_numpy()
+
+    def names_known(self) -> np.ndarray:
+        a, b = self.table["model_a"], self.table["model_b"]
+        return (a.notna() & b.notna()).to_numpy()
+
+
+def _facts(records: list[JudgmentRecord], dimension: str, both_bad: BothBad) -> _Facts:
+    table = example_table(records, dimension, both_bad)
+    orders = tuple(table.attrs.get("orders", ()))
+    verdicts = {o: table[f"verdict_{o.lower()}"].to_numpy(dtype=object) for o in orders}
+    human = np.array([_SCORE[x] for x in table["label"]], dtype=float)
+    scores = np.array([[_SCORE[v] if v else np.nan for v in verdicts[o]] for o in orders],
+                      dtype=float).reshape(len(orders), len(table))
+    answered = np.isfinite(scores).sum(axis=0).astype(float)
+    total = np.nansum(scores, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        judge = np.where(answered > 0, total / answered, np.nan)
+    return _Facts(table, orders, verdicts, human, judge, total, answered)
+
+
+def _judge_choice(facts: _Facts, size_a: np.ndarray, size_b: np.ndarray):
+    """Per example: decisive judge verdicts (over orders) and how many chose the larger side."""
+    decisive = np.zeros(facts.n)
+    larger = np.zeros(facts.n)
+    for verdicts in facts.verdicts.values():
+        is_a, is_b = verdicts == "A", verdicts == "B"
+        decisive += is_a | is_b
+        larger += (is_a & (size_a > size_b)) | (is_b & (size_b > size_a))
+    return decisive, larger
+
+
+def _human_choice(facts: _Facts, size_a: np.ndarray, size_b: np.ndarray):
+    """Per example: is the human label decisive, and does it choose the larger side."""
+    decisive = (facts.human != 0.5).astype(float)
+    larger = ((facts.human == 1) & (size_a > size_b)) | ((facts.human == 0) & (size_b > size_a))
+    return decisive, larger.astype(float)
+
+
+# ---------------------------------------------------------------- order effects
+
+
+def _order_section(facts: _Facts, ratios: _Ratios, dimension: str) -> dict[str, Any]:
+    """Position bias, order consistency, flip rate and the flipped examples."""
+    t = facts.table
+    out: dict[str, Any] = {
+        "orders": list(facts.orders),
+        "position_bias": _Ref(ratios.add(f"{dimension}/position_bias",
+                                         t["shown_first"], t["shown_decisive"])),
+        "label_a_share": _Ref(ratios.add(f"{dimension}/label_a_share", facts.human == 1,
+                                         facts.human != 0.5)),
+    }
+    if set(facts.orders) != {"AB", "BA"}:
+        out.update(order_consistency=None, flip_rate=None, flips=[],
+                   skipped="one order only: consistency and flips need both orders")
+        return out
+    ab, ba = facts.verdicts["AB"], facts.verdicts["BA"]
+    both = t["both_answered"].to_numpy(dtype=bool)
+    same = both & (ab == ba)
+    reversal = both & (((ab == "A") & (ba == "B")) | ((ab == "B") & (ba == "A")))
+    out["order_consistency"] = _Ref(ratios.add(f"{dimension}/order_consistency", same, both))
+    out["flip_rate"] = _Ref(ratios.add(f"{dimension}/flip_rate", reversal, both))
+    ids, labels = t["example_id"].to_numpy(), t["label"].to_numpy()
+    out["flips"] = [
+        {"example_id": str(ids[i]), "label": str(labels[i]), "verdict_ab": ab[i],
+         "verdict_ba": ba[i], "kind": "reversal" if reversal[i] else "tie_change"}
+        for i in np.flatnonzero(both & ~same)
+    ]
+    return out
+
+
+# ---------------------------------------------------------------- style effects
+
+
+@dataclass(frozen=True)
+class _Style:
+    """How one surface feature (length or citations) is measured and bucketed."""
+
+    name: str  # "length" | "citations"
+    feature: str  # the BT feature's name
+    size_a: np.ndarray
+    size_b: np.ndarray
+    x: np.ndarray  # BT feature difference (A minus B)
+    gap: np.ndarray  # bool: the sides differ by at least the minimum gap
+    gap_rule: str
+    buckets: list[tuple[str, np.ndarray]]  # (label, member mask) by size of difference
+    curve: list[tuple[str, np.ndarray]]  # (label, member mask) by signed difference
+
+
+def _length_style(facts: _Facts) -> _Style:
+    la, lb = facts.col("length_a").astype(float), facts.col("length_b").astype(float)
+    ratio = np.maximum(la, lb) / np.maximum(np.minimum(la, lb), 1.0)
+    x = np.log((la + 1.0) / (lb + 1.0))
+    return _Style(
+        name="length", feature="log_length_ratio", size_a=la, size_b=lb, x=x,
+        gap=ratio >= MIN_LENGTH_RATIO, gap_rule=f"longer/shorter >= {MIN_LENGTH_RATIO}",
+        buckets=_bins(ratio, LENGTH_BUCKETS, "{:g}-{:g}x", "≥{:g}x"),
+        curve=_bins(x, LENGTH_CURVE, "{:+g}..{:+g}", "≥{:+g}", "<{1:+g}"),
+    )
+
+
+def _citation_style(facts: _Facts, keep: np.ndarray) -> _Style:
+    ca, cb = facts.col("citations_a").astype(float), facts.col("citations_b").astype(float)
+    ca, cb = np.where(keep, ca, 0.0), np.where(keep, cb, 0.0)
+    diff = ca - cb
+    return _Style(
+        name="citations", feature="citation_difference", size_a=ca, size_b=cb, x=diff,
+        gap=np.abs(diff) >= MIN_CITATION_GAP, gap_rule=f"differ by >= {MIN_CITATION_GAP} citations",
+        buckets=_bins(np.abs(diff), CITATION_BUCKETS, "{0:g}-{2:g}", "≥{:g}", single="{:g}"),
+        curve=_bins(diff, CITATION_CURVE, "{0:+g}..{2:+g}", "≥{:+g}", "≤{2:+g}", single="{:+g}"),
+    )
+
+
+def _bins(values: np.ndarray, edges: Sequence[float], fmt: str, last: str,
+          first: str | None = None, single: str | None = None) -> list[tuple[str, np.ndarray]]:
+    """(label, mask) for each half-open bin [lo, hi) of values.
+
+    Labels: fmt.format(lo, hi, hi - 1), `last` for the open-ended top bin, `first` for
+    an open-ended bottom bin, `single` for integer bins holding one value.
+    """
+    out = []
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        mask = (values >= lo) & (values < hi)
+        if math.isinf(hi):
+            label = last.format(lo)
+        elif math.isinf(lo) and first:
+            label = first.format(lo, hi, hi - 1)
+        elif single and hi - lo == 1:
+            label = single.format(lo)
+        else:
+            label = fmt.format(lo, hi, hi - 1)
+        out.append((label, mask))
+    return out
+
+
+def _style_section(facts: _Facts, style: _Style, keep: np.ndarray, ratios: _Ratios,
+                   human_elo: dict[str, float] | None, elo_skip: str | None, dimension: str,
+                   n_resamples: int, seed: int) -> dict[str, Any]:
+    """Larger-side preference rates (judge vs humans), BT beta, accuracy by bucket, curve."""
+    key = f"{dimension}/{style.name}"
+    j_dec, j_larger = _judge_choice(facts, style.size_a, style.size_b)
+    h_dec, h_larger = _human_choice(facts, style.size_a, style.size_b)
+    differ = keep & (style.size_a != style.size_b)
+
+    def rates(tag: str, mask: np.ndarray) -> dict[str, Any]:
+        return {
+            "judge": _Ref(ratios.add(f"{key}/{tag}/judge", j_larger * mask, j_dec * mask)),
+            "human": _Ref(ratios.add(f"{key}/{tag}/human", h_larger * mask, h_dec * mask)),
+        }
+
+    out: dict[str, Any] = {
+        "feature": style.feature,
+        "n_examples": int(keep.sum()),
+        "preferred_larger": rates("all", differ),
+        "preferred_larger_gap": {**rates("gap", differ & style.gap), "rule": style.gap_rule},
+    }
+    if human_elo is None:
+        out["comparable"] = {"skipped": elo_skip}
+    else:
+        comparable = differ & _comparable(facts, human_elo)
+        out["comparable"] = {**rates("comparable", comparable), "max_elo_gap": MAX_ELO_GAP,
+                             "n_examples": int(comparable.sum())}
+    out["beta"] = _beta(facts, style, keep, n_resamples, seed)
+    out["by_bucket"] = [_bucket(facts, ratios, f"{key}/bucket/{label}", label, keep & mask,
+                                j_larger, j_dec, h_larger, h_dec)
+                        for label, mask in style.buckets]
+    out["curve"] = [_curve_bin(facts, ratios, f"{key}/curve/{label}", label, keep & mask,
+                               style.x) for label, mask in style.curve]
+    return out
+
+
+def _bucket(facts, ratios, key, label, mask, j_larger, j_dec, h_larger, h_dec):
+    """Accuracy and larger-side rates among the examples of one bucket."""
+    soft, exact = facts.col("soft").astype(float), facts.col("exact").astype(float)
+    return {
+        "bucket": label,
+        "n_examples": int(mask.sum()),
+        "soft_accuracy": _Ref(ratios.add(f"{key}/soft", soft * mask, mask)),
+        "accuracy": _Ref(ratios.add(f"{key}/exact", exact * mask, mask)),
+        "judge_preferred_larger": _Ref(ratios.add(f"{key}/jl", j_larger * mask, j_dec * mask)),
+        "human_preferred_larger": _Ref(ratios.add(f"{key}/hl", h_larger * mask, h_dec * mask)),
+    }
+
+
+def _curve_bin(facts, ratios, key, label, mask, x):
+    """P(prefers A) for the judge (ties half, over answered judgments) and for humans."""
+    answered, a_score = facts.judge_answered, facts.judge_sum
+    return {
+        "bin": label,
+        "x_mean": _num(x[mask].mean()) if mask.any() else None,
+        "n_examples": int(mask.sum()),
+        "judge_p_a": _Ref(ratios.add(f"{key}/judge", a_score * mask, answered * mask)),
+        "human_p_a": _Ref(ratios.add(f"{key}/human", facts.human * mask, mask)),
+    }
+
+
+def _comparable(facts: _Facts, human_elo: dict[str, float]) -> np.ndarray:
+    """Examples whose two models' human-derived ratings differ by at most MAX_ELO_GAP."""
+    a, b = facts.col("model_a"), facts.col("model_b")
+    gap = np.array([0.0 if x == y and x is not None
+                    else abs(human_elo[x] - human_elo[y]) if x in human_elo and y in human_elo
+                    else math.inf for x, y in zip(a, b)])
+    return gap <= MAX_ELO_GAP
+
+
+def _beta(facts: _Facts, style: _Style, keep: np.ndarray, n_resamples: int,
+          seed: int) -> dict[str, Any]:
+    """Style coefficient fitted on the judge's verdicts and on the human labels (paired)."""
+    use = keep & np.isfinite(facts.judge)
+    if use.sum() < 2 or np.all(style.x[use] == 0):
+        return {"skipped": "fewer than 2 judged examples, or no difference in the feature"}
+    model_terms = bool(facts.names_known()[use].all())
+    a = facts.col("model_a")[use] if model_terms else np.full(use.sum(), "all")
+    b = facts.col("model_b")[use] if model_terms else np.full(use.sum(), "all")
+    fits = paired_bootstrap_bt(
+        a, b, {"human": facts.human[use], "judge": facts.judge[use]}, {style.feature: style.x[use]},
+        n_resamples=max(n_resamples, 1), seed=seed,
+    )
+    human, judge = fits["human"], fits["judge"]
+    excess = judge.beta[0] - human.beta[0]
+    return {
+        "judge": _beta_stat(judge.beta[0], judge.beta_samples[:, 0], n_resamples, use.sum()),
+        "human": _beta_stat(human.beta[0], human.beta_samples[:, 0], n_resamples, use.sum()),
+        "excess": _beta_stat(excess, judge.beta_samples[:, 0] - human.beta_samples[:, 0],
+                             n_resamples, use.sum()),
+        "model_terms": model_terms,
+        "notes": _beta_notes(model_terms, {"judge": judge, "human": human}),
+    }
+
+
+def _beta_notes(model_terms: bool, fits: dict[str, BTFit]) -> list[str]:
+    """Caveats for reading the style coefficients."""
+    notes = [] if model_terms else ["model names missing: beta fitted without model terms"]
+    for who, fit in fits.items():
+        if fit.mean_log_loss is not None and fit.mean_log_loss < SEPARATED_LOG_LOSS:
+            notes.append(f"{who}: outcomes perfectly separated (mean log-loss "
+                         f"{fit.mean_log_loss:.1e}); the MLE is infinite and the value shown "
+                         "is bounded only by the fit's tiny L2 penalty")
+    return notes
+
+
+def _beta_stat(value: float, samples: np.ndarray, n_resamples: int, n: int) -> dict[str, Any]:
+    return _stat(value, samples if n_resamples else None, n)
+
+
+# ---------------------------------------------------------------- system-level agreement
+
+
+def _battles(facts: _Facts) -> np.ndarray:
+    """Examples usable as rating battles: both model names, two different models."""
+    known = facts.names_known()
+    return known & (facts.col("model_a") != facts.col("model_b"))
+
+
+def _human_ratings(facts: _Facts) -> tuple[dict[str, float] | None, str | None]:
+    """Point BT ratings of the response models from all human labels, or a skip reason."""
+    use = _battles(facts)
+    if not use.any():
+        return None, f"model names missing ({int((~facts.names_known()).sum())} of " \
+                     f"{facts.n} examples without both names)"
+    fit = fit_bt((facts.col("model_a")[use], facts.col("model_b")[use], facts.human[use]))
+    return dict(zip(fit.models, fit.ratings.tolist())), None
+
+
+def _system_section(facts: _Facts, n_resamples: int, seed: int) -> dict[str, Any]:
+    """Human vs judge BT ratings of the response models on the same battles."""
+    use = _battles(facts) & np.isfinite(facts.judge)
+    models = set(facts.col("model_a")[use]) | set(facts.col("model_b")[use])
+    if len(models) < 3:
+        return {"skipped": f"needs battles between at least 3 named models (have {len(models)})"}
+    fits = paired_bootstrap_bt(
+        facts.col("model_a")[use], facts.col("model_b")[use],
+        {"human": facts.human[use], "judge": facts.judge[use]},
+        n_resamples=max(n_resamples, 1), seed=seed,
+    )
+    human, judge = fits["human"], fits["judge"]
+    rho, tau = _rank_correlations(human.ratings[None, :], judge.ratings[None, :])
+    rho_s, tau_s = _rank_correlations(human.rating_samples, judge.rating_samples)
+    k = min(TOP_K, len(human.models) - 1)
+    return {
+        "n_battles": int(use.sum()),
+        "n_models": len(human.models),
+        "spearman": _stat(rho[0], rho_s if n_resamples else None, len(human.models)),
+        "kendall": _stat(tau[0], tau_s if n_resamples else None, len(human.models)),
+        "top_k": {"k": k, "overlap": _top_k_overlap(human, judge, k)},
+        "separability": {"human": _separability(human) if n_resamples else None,
+                         "judge": _separability(judge) if n_resamples else None},
+        "ratings": _ratings_rows(human, judge, facts, use),
+    }
+
+
+def _rank_correlations(h: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Spearman and Kendall (tau-b) per row of two rounds x models matrices; models
+    missing (NaN) in a round are left out of that round."""
+    rho, tau = np.full(len(h), np.nan), np.full(len(h), np.nan)
+    complete = np.isfinite(h).all(axis=1) & np.isfinite(j).all(axis=1)
+    if complete.any():
+        rho[complete], tau[complete] = _rank_corr_complete(h[complete], j[complete])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for r in np.flatnonzero(~complete):
+            ok = np.isfinite(h[r]) & np.isfinite(j[r])
+            if ok.sum() >= 3:
+                rho[r] = stats.spearmanr(h[r, ok], j[r, ok]).statistic
+                tau[r] = stats.kendalltau(h[r, ok], j[r, ok]).statistic
+    return rho, tau
+
+
+def _rank_corr_complete(h: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised Spearman (Pearson on average ranks) and Kendall tau-b per row."""
+    rh, rj = stats.rankdata(h, axis=1), stats.rankdata(j, axis=1)
+    rh, rj = rh - rh.mean(1, keepdims=True), rj - rj.mean(1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = (rh * rj).sum(1) / np.sqrt((rh**2).sum(1) * (rj**2).sum(1))
+        sh = np.sign(h[:, :, None] - h[:, None, :])
+        sj = np.sign(j[:, :, None] - j[:, None, :])
+        tau = (sh * sj).sum((1, 2)) / np.sqrt((sh != 0).sum((1, 2)) * (sj != 0).sum((1, 2)))
+    return rho, tau
+
+
+def _top_k_overlap(human: BTFit, judge: BTFit, k: int) -> float | None:
+    """Share of the human top-k models that are also in the judge's top-k."""
+    if k < 1:
+        return None
+    top = lambda fit: set(np.array(fit.models)[np.argsort(-fit.ratings)[:k]])  # noqa: E731
+    return len(top(human) & top(judge)) / k
+
+
+def _separability(fit: BTFit) -> float | None:
+    """Share of model pairs whose 95% rating intervals do not overlap."""
+    lo, hi = fit.ci_low, fit.ci_high
+    if lo is None or hi is None or len(lo) < 2:
+        return None
+    i, j = np.triu_indices(len(lo), k=1)
+    apart = (hi[i] < lo[j]) | (hi[j] < lo[i])
+    return float(apart.mean())
+
+
+def _ratings_rows(human: BTFit, judge: BTFit, facts: _Facts, use: np.ndarray) -> list[dict]:
+    """One row per response model: human and judge ratings with intervals, battles."""
+    a, b = facts.col("model_a")[use], facts.col("model_b")[use]
+    battles = pd.Series(np.concatenate([a, b])).value_counts()
+    rows = []
+    for i, model in enumerate(human.models):
+        rows.append({
+            "model": model,
+            "battles": int(battles.get(model, 0)),
+            "human": _fit_stat(human, i),
+            "judge": _fit_stat(judge, i),
+        })
+    return sorted(rows, key=lambda r: -(r["human"]["value"] or -math.inf))
+
+
+def _fit_stat(fit: BTFit, i: int) -> dict[str, Any]:
+    return {"value": _num(fit.ratings[i]),
+            "ci_low": None if fit.ci_low is None else _num(fit.ci_low[i]),
+            "ci_high": None if fit.ci_high is None else _num(fit.ci_high[i])}
+
+
+# ---------------------------------------------------------------- accuracy by slice
+
+
+def _accuracy_section(facts: _Facts, ratios: _Ratios, dimension: str) -> dict[str, Any]:
+    """Headline accuracies and per-slice accuracies, each with an interval."""
+    soft, exact = facts.col("soft").astype(float), facts.col("exact").astype(float)
+    ones = np.ones(facts.n)
+    out: dict[str, Any] = {
+        "soft_accuracy": _Ref(ratios.add(f"{dimension}/acc/soft", soft, ones)),
+        "accuracy": _Ref(ratios.add(f"{dimension}/acc/exact", exact, ones)),
+        "by_slice": {},
+    }
+    for column in [c for c in facts.table.columns if c.startswith("slice_")]:
+        values = facts.table[column]
+        out["by_slice"][column[len("slice_"):]] = {
+            str(v): {
+                "soft_accuracy": _Ref(ratios.add(f"{dimension}/{column}/{v}/soft",
+                                                 soft * (values == v), values == v)),
+                "accuracy": _Ref(ratios.add(f"{dimension}/{column}/{v}/exact",
+                                            exact * (values == v), values == v)),
+            }
+            for v in sorted(values.dropna().unique(), key=str)
+        }
+    return out
+
+
+# ---------------------------------------------------------------- entry points
+
+
+def diagnose_dimension(records: list[JudgmentRecord], dimension: str, *,
+                       both_bad: BothBad = "tie", n_resamples: int = 1000,
+                       seed: int = 0) -> dict[str, Any]:
+    """All diagnostics of one dimension (JSON-serialisable)."""
+    facts = _facts(records, dimension, both_bad)
+    ratios = _Ratios(_Resampler(facts.n, n_resamples, seed), {})
+    human_elo, elo_skip = _human_ratings(facts)
+    length_keep = np.ones(facts.n, dtype=bool)
+    out: dict[str, Any] = {
+        "n_examples": facts.n,
+        "n_judged_examples": int(np.isfinite(facts.judge).sum()),
+        "accuracy": _accuracy_section(facts, ratios, dimension),
+        "order": _order_section(facts, ratios, dimension),
+        "length": _style_section(facts, _length_style(facts), length_keep, ratios, human_elo,
+                                 elo_skip, dimension, n_resamples, seed),
+    }
+    cited = np.isfinite(facts.col("citations_a").astype(float)) & \
+        np.isfinite(facts.col("citations_b").astype(float))
+    out["citations"] = (
+        _style_section(facts, _citation_style(facts, cited), cited, ratios, human_elo,
+                       elo_skip, dimension, n_resamples, seed)
+        if cited.any() else {"skipped": "no citation counts in the records"}
+    )
+    out["system"] = _system_section(facts, n_resamples, seed)
+    out["confusion"] = confusion_matrix(records, dimension, both_bad)
+    return _fill(out, ratios.resolve())
+
+
+def diagnose(records: Iterable[JudgmentRecord], *, both_bad: BothBad = "tie",
+             n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """Diagnostics of one judge's run, per dimension (JSON-serialisable).
+
+    Keys: schema, task, judge, both_bad, n_resamples, seed, dimensions
+    (dimension -> accuracy, order, length, citations, system, confusion).
+    """
+    records = list(records)
+    if not records:
+        raise JudgebenchError("diagnose: no records")
+    for field in ("task", "judge"):
+        values = sorted({getattr(r, field) for r in records})
+        if len(values) > 1:
+            raise JudgebenchError(f"diagnose: records from several {field}s ({', '.join(values)});"
+                                  " diagnose one run at a time")
+    dimensions = list(dict.fromkeys(r.dimension for r in records))  # in order of appearance
+    return {
+        "schema": SCHEMA,
+        "task": records[0].task,
+        "judge": records[0].judge,
+        "both_bad": both_bad,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "dimensions": {d: diagnose_dimension(records, d, both_bad=both_bad,
+                                             n_resamples=n_resamples, seed=seed)
+                       for d in dimensions},
+    }
+
+
+def primary_dimension(diag: dict[str, Any]) -> str | None:
+    """The dimension leaderboards show: "overall" when present, else the first."""
+    dims = list(diag.get("dimensions", {}))
+    if not dims:
+        return None
+    return DEFAULT_DIMENSION if DEFAULT_DIMENSION in dims else dims[0]
+
+
+def leaderboard_columns(diag: dict[str, Any], dimension: str | None = None) -> dict[str, Any]:
+    """Diagnostics columns for the leaderboards, for one dimension (default: primary).
+
+    position_bias and longer_preferred_rate are in percent (0-100, 2 decimals) like the
+    leaderboards' other rate columns; length_beta is the judge's BT coefficient on the
+    log length ratio (log-odds per unit); spearman_to_human is the rank correlation of
+    the response models' ratings from the judge's verdicts vs from the human labels.
+    None where a diagnostic could not be computed.
+    """
+    dimension = dimension or primary_dimension(diag)
+    d = diag.get("dimensions", {}).get(dimension or "", {})
+    pct = lambda v: None if v is None else round(100 * v, 2)  # noqa: E731
+    return {
+        "position_bias": pct(_get(d, "order", "position_bias", "value")),
+        "longer_preferred_rate": pct(_get(d, "length", "preferred_larger", "judge", "value")),
+        "length_beta": _round(_get(d, "length", "beta", "judge", "value"), 4),
+        "spearman_to_human": _round(_get(d, "system", "spearman", "value"), 4),
+    }
+
+
+def _get(tree: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(tree, dict):
+            return None
+        tree = tree.get(key)
+    return tree
+
+
+def _round(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)

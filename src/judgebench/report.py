@@ -1,0 +1,390 @@
+"""`judgebench report RUN_DIR`: a Markdown diagnostics report with PNG plots and the
+CSV behind each plot, computed from the run's samples.jsonl (never a model call).
+
+Writes into the output folder (default RUN_DIR/report): report.md, diagnostics.json,
+flips.csv (examples whose verdict changed with the order), and per dimension
+<dim>_bias, <dim>_length_curve, <dim>_confusion, <dim>_accuracy, <dim>_ratings as
+.png + .csv (a plot is left out, with the reason in the report, when its data is).
+results.json is optional: it supplies the title, headline metric, Both Bad rule and seed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .diagnostics import diagnose
+from .errors import JudgebenchError
+from .files import read_model_json, read_models_jsonl, write_atomic, write_json
+from .records import JudgmentRecord, RunResult
+
+SAMPLES_FILE = "samples.jsonl"
+RESULTS_FILE = "results.json"
+N_RESAMPLES = 1000
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
+    """Write the report for a run folder; returns the path of report.md."""
+    run_dir = Path(run_dir)
+    out_dir = Path(out_dir) if out_dir is not None else run_dir / "report"
+    records = _read_samples(run_dir)
+    result = _read_result(run_dir)
+    both_bad = result.config.both_bad if result else "tie"
+    seed = result.config.seed if result else 0
+    diag = diagnose(records, both_bad=both_bad, n_resamples=N_RESAMPLES, seed=seed)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_json(out_dir / "diagnostics.json", diag)
+    _write_csv(out_dir / "flips.csv", _flips_frame(diag))
+    headline = str((result.diagnostics.get("headline") if result else None) or "soft_accuracy")
+    sections = [_dimension_section(out_dir, name, d, headline)
+                for name, d in diag["dimensions"].items()]
+    text = _header(diag, result, headline) + "\n".join(sections)
+    path = out_dir / "report.md"
+    write_atomic(path, text)
+    return path
+
+
+def _read_samples(run_dir: Path) -> list[JudgmentRecord]:
+    path = run_dir / SAMPLES_FILE
+    if not path.is_file():
+        raise JudgebenchError(f"{path}: no such file (is {run_dir} a run folder?)")
+    records = read_models_jsonl(path, JudgmentRecord)
+    if not records:
+        raise JudgebenchError(f"{path}: no judgments")
+    return records
+
+
+def _read_result(run_dir: Path) -> RunResult | None:
+    path = run_dir / RESULTS_FILE
+    return read_model_json(path, RunResult) if path.is_file() else None
+
+
+# ---------------------------------------------------------------- tables behind the plots
+
+
+def _flips_frame(diag: dict[str, Any]) -> pd.DataFrame:
+    rows = [{"dimension": name, **flip}
+            for name, d in diag["dimensions"].items() for flip in d["order"].get("flips", [])]
+    columns = ["dimension", "example_id", "label", "verdict_ab", "verdict_ba", "kind"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _stat_row(name: str, stat: dict[str, Any] | None, **extra: Any) -> dict[str, Any]:
+    stat = stat or {}
+    return {"metric": name, **extra, "value": stat.get("value"), "ci_low": stat.get("ci_low"),
+            "ci_high": stat.get("ci_high"), "n": stat.get("n")}
+
+
+def bias_frame(d: dict[str, Any]) -> pd.DataFrame:
+    """Position, length and citation rates with intervals (one row per rate)."""
+    order = d["order"]
+    rows = [_stat_row("position_bias", order.get("position_bias"), who="judge"),
+            _stat_row("label_a_share", order.get("label_a_share"), who="human")]
+    if order.get("order_consistency"):
+        rows += [_stat_row("order_consistency", order["order_consistency"], who="judge"),
+                 _stat_row("flip_rate", order["flip_rate"], who="judge")]
+    for style in ("length", "citations"):
+        section = d.get(style, {})
+        for key, tag in (("preferred_larger", "all"), ("preferred_larger_gap", "gap"),
+                         ("comparable", "comparable")):
+            if key in section and "skipped" not in section[key]:
+                for who in ("judge", "human"):
+                    rows.append(_stat_row(f"{style}_preferred_larger_{tag}", section[key][who],
+                                          who=who))
+    return pd.DataFrame(rows)
+
+
+def curve_frame(d: dict[str, Any]) -> pd.DataFrame:
+    """P(prefers A) by log length ratio bin, for the judge and for the humans."""
+    rows = []
+    for b in d["length"]["curve"]:
+        for who in ("judge", "human"):
+            rows.append(_stat_row("p_prefers_a", b[f"{who}_p_a"], who=who, bin=b["bin"],
+                                  x_mean=b["x_mean"], n_examples=b["n_examples"]))
+    return pd.DataFrame(rows)
+
+
+def confusion_frame(d: dict[str, Any]) -> pd.DataFrame:
+    """Human label (rows) by judge verdict (columns), judgments of both orders pooled."""
+    return pd.DataFrame(d["confusion"]).T.rename_axis("label")
+
+
+def accuracy_frame(d: dict[str, Any], headline: str) -> pd.DataFrame:
+    """Headline accuracy overall, per slice and per length / citation bucket."""
+    metric = headline if headline in ("accuracy", "soft_accuracy") else "soft_accuracy"
+    acc = d["accuracy"]
+    rows = [_stat_row(metric, acc[metric], group="all", value_name="all")]
+    for column, values in acc["by_slice"].items():
+        rows += [_stat_row(metric, v[metric], group=column, value_name=k)
+                 for k, v in values.items()]
+    for style, group in (("length", "length_ratio"), ("citations", "citation_gap")):
+        for b in d.get(style, {}).get("by_bucket", []):
+            rows.append(_stat_row(metric, b[metric], group=group, value_name=b["bucket"]))
+    return pd.DataFrame(rows).rename(columns={"value_name": "slice"})
+
+
+def ratings_frame(d: dict[str, Any]) -> pd.DataFrame | None:
+    """Response-model ratings from the human labels and from the judge, side by side."""
+    system = d["system"]
+    if "skipped" in system:
+        return None
+    return pd.DataFrame([
+        {"model": r["model"], "battles": r["battles"],
+         **{f"{who}_{k}": r[who][k] for who in ("human", "judge")
+            for k in ("value", "ci_low", "ci_high")}}
+        for r in system["ratings"]
+    ])
+
+
+# ---------------------------------------------------------------- plots
+
+
+def _figure(width: float = 6.4, height: float = 4.0):
+    from matplotlib.figure import Figure  # imported here: keep the CLI start fast
+
+    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _save_png(fig: Any, path: Path) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
+    os.close(fd)
+    try:
+        fig.savefig(tmp, format="png")
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _errors(frame: pd.DataFrame) -> list[list[float]]:
+    """Asymmetric error bars (below, above) from value/ci columns; 0 where unknown."""
+    value = frame["value"].astype(float)
+    low = (value - frame["ci_low"].astype(float)).fillna(0).clip(lower=0)
+    high = (frame["ci_high"].astype(float) - value).fillna(0).clip(lower=0)
+    return [low.tolist(), high.tolist()]
+
+
+def plot_bias(frame: pd.DataFrame, path: Path, title: str) -> None:
+    frame = frame.dropna(subset=["value"]).iloc[::-1]
+    fig, ax = _figure(7.0, 0.35 * len(frame) + 1.5)
+    labels = [f"{m} ({w})" for m, w in zip(frame["metric"], frame["who"])]
+    colors = ["tab:blue" if w == "judge" else "tab:gray" for w in frame["who"]]
+    ax.barh(labels, frame["value"], xerr=_errors(frame), color=colors, capsize=3)
+    ax.axvline(0.5, color="black", lw=0.8, ls="--")
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("rate (95% bootstrap CI); dashed line: no preference")
+    ax.set_title(title, fontsize=10)
+    _save_png(fig, path)
+
+
+def plot_curve(frame: pd.DataFrame, path: Path, title: str) -> None:
+    fig, ax = _figure()
+    for who, color in (("judge", "tab:blue"), ("human", "tab:gray")):
+        part = frame[(frame["who"] == who)].dropna(subset=["value", "x_mean"])
+        ax.errorbar(part["x_mean"], part["value"], yerr=_errors(part), marker="o",
+                    color=color, capsize=3, label=who)
+    ax.axhline(0.5, color="black", lw=0.8, ls="--")
+    ax.axvline(0.0, color="black", lw=0.5, ls=":")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("log(length A / length B), binned (mean of bin)")
+    ax.set_ylabel("P(prefers A), ties half")
+    ax.legend()
+    ax.set_title(title, fontsize=10)
+    _save_png(fig, path)
+
+
+def plot_confusion(frame: pd.DataFrame, path: Path, title: str) -> None:
+    fig, ax = _figure(5.0, 4.0)
+    values = frame.to_numpy(dtype=float)
+    ax.imshow(values, cmap="Blues")
+    ax.set_xticks(range(values.shape[1]), list(frame.columns))
+    ax.set_yticks(range(values.shape[0]), list(frame.index))
+    ax.set_xlabel("judge verdict")
+    ax.set_ylabel("human label")
+    top = values.max() if values.size else 0
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            ax.text(j, i, f"{int(values[i, j])}", ha="center", va="center",
+                    color="white" if values[i, j] > top / 2 else "black")
+    ax.set_title(title, fontsize=10)
+    _save_png(fig, path)
+
+
+def plot_accuracy(frame: pd.DataFrame, path: Path, title: str) -> None:
+    frame = frame.dropna(subset=["value"]).iloc[::-1]
+    fig, ax = _figure(7.0, 0.3 * len(frame) + 1.5)
+    labels = [f"{g}: {s}" if g != "all" else "all" for g, s in zip(frame["group"], frame["slice"])]
+    ax.barh(labels, frame["value"], xerr=_errors(frame), color="tab:blue", capsize=3)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel(f"{frame['metric'].iat[0] if len(frame) else 'accuracy'} (95% bootstrap CI)")
+    ax.set_title(title, fontsize=10)
+    _save_png(fig, path)
+
+
+def plot_ratings(frame: pd.DataFrame, path: Path, title: str) -> None:
+    fig, ax = _figure(5.5, 5.0)
+    x, y = frame["human_value"].astype(float), frame["judge_value"].astype(float)
+
+    def err(who: str) -> list[list[float]]:
+        part = frame.rename(columns={f"{who}_{k}": k for k in ("value", "ci_low", "ci_high")})
+        return _errors(part)
+
+    ax.errorbar(x, y, xerr=err("human"), yerr=err("judge"), fmt="o", color="tab:blue",
+                ecolor="lightgray", capsize=2)
+    for model, xi, yi in zip(frame["model"], x, y):
+        ax.annotate(str(model), (xi, yi), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    lo, hi = min(x.min(), y.min()), max(x.max(), y.max())
+    ax.plot([lo, hi], [lo, hi], color="black", lw=0.8, ls="--")
+    ax.set_xlabel("rating from human labels (Elo)")
+    ax.set_ylabel("rating from judge verdicts (Elo)")
+    ax.set_title(title, fontsize=10)
+    _save_png(fig, path)
+
+
+# ---------------------------------------------------------------- Markdown
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "dimension"
+
+
+def _write_csv(path: Path, frame: pd.DataFrame, index: bool = False) -> None:
+    write_atomic(path, frame.to_csv(index=index, float_format="%.6g"))
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return text.replace("|", "\\|")
+
+
+def _fmt(stat: dict[str, Any] | None, pct: bool = True) -> str:
+    """'52.3% [48.1, 56.0] (n=600)' or '—'."""
+    if not stat or stat.get("value") is None:
+        return "—"
+    scale, unit = (100.0, "%") if pct else (1.0, "")
+    text = f"{scale * stat['value']:.1f}{unit}" if pct else f"{stat['value']:.3f}"
+    if stat.get("ci_low") is not None:
+        lo, hi = scale * stat["ci_low"], scale * stat["ci_high"]
+        text += f" [{lo:.1f}, {hi:.1f}]" if pct else f" [{lo:.3f}, {hi:.3f}]"
+    return text + (f" (n={stat['n']})" if stat.get("n") is not None else "")
+
+
+def _header(diag: dict[str, Any], result: RunResult | None, headline: str) -> str:
+    lines = [f"# Judge diagnostics: {diag['judge']} on {diag['task']}", ""]
+    if result:
+        config = result.config
+        lines += [f"- Dataset: {config.dataset.source} (split {config.dataset.split}"
+                  f"{', demo' if config.dataset.demo else ''})",
+                  f"- Prompt: {config.prompt_template} ({config.prompt_template_hash[:10]}), "
+                  f"orders: {'both' if config.swap else 'single'}"]
+    lines += [f"- Headline metric: {headline}; Both Bad counted as: {diag['both_bad']}",
+              f"- Intervals: 95% percentile bootstrap, {diag['n_resamples']} resamples of the "
+              f"examples, seed {diag['seed']}",
+              "- Definitions: docs/diagnostics.md. Data: diagnostics.json, flips.csv and a CSV "
+              "next to each plot.", ""]
+    return "\n".join(lines) + "\n"
+
+
+def _dimension_section(out_dir: Path, name: str, d: dict[str, Any], headline: str) -> str:
+    slug = _slug(name)
+    lines = [f"## Dimension: {name}", "",
+             f"{d['n_examples']} examples, {d['n_judged_examples']} with at least one "
+             "answered judgment.", ""]
+    lines += _order_lines(d)
+    lines += _style_lines(d, "length", "longer")
+    lines += _style_lines(d, "citations", "more-cited")
+    lines += _system_lines(d)
+    lines += _plots(out_dir, slug, name, d, headline)
+    return "\n".join(lines) + "\n"
+
+
+def _order_lines(d: dict[str, Any]) -> list[str]:
+    order = d["order"]
+    lines = ["### Order effects", "", "| measure | value [95% CI] |", "|---|---|",
+             f"| position bias (first-shown share of decisive verdicts) | "
+             f"{_fmt(order['position_bias'])} |",
+             f"| human labels: A share of decisive labels | {_fmt(order['label_a_share'])} |"]
+    if order.get("order_consistency"):
+        lines += [f"| order consistency | {_fmt(order['order_consistency'])} |",
+                  f"| flip rate (A<->B reversal) | {_fmt(order['flip_rate'])} |", "",
+                  f"{len(order['flips'])} examples changed verdict with the order "
+                  "(flips.csv)."]
+    else:
+        lines += ["", f"Consistency: {order.get('skipped', 'not available')}."]
+    return lines + [""]
+
+
+def _style_lines(d: dict[str, Any], style: str, word: str) -> list[str]:
+    section = d.get(style, {})
+    title = f"### {style.capitalize()} effects"
+    if "skipped" in section:
+        return [title, "", f"Skipped: {section['skipped']}.", ""]
+    lines = [title, "", f"| share of decisive verdicts choosing the {word} response | judge | "
+             "humans |", "|---|---|---|"]
+    rule = _cell(section["preferred_larger_gap"]["rule"])
+    for key, label in (("preferred_larger", "all battles"),
+                       ("preferred_larger_gap", f"with a gap ({rule})"),
+                       ("comparable", "comparable-strength battles (≤ 100 Elo apart)")):
+        part = section[key]
+        if "skipped" in part:
+            lines.append(f"| {label} | skipped: {_cell(part['skipped'])} | |")
+        else:
+            lines.append(f"| {label} | {_fmt(part['judge'])} | {_fmt(part['human'])} |")
+    beta = section["beta"]
+    lines += ["", f"Bradley–Terry coefficient on {section['feature']} (log-odds per unit):", ""]
+    if "skipped" in beta:
+        lines.append(f"Skipped: {beta['skipped']}.")
+    else:
+        lines += ["| fitted on | beta [95% CI] |", "|---|---|",
+                  f"| judge verdicts | {_fmt(beta['judge'], pct=False)} |",
+                  f"| human labels | {_fmt(beta['human'], pct=False)} |",
+                  f"| judge − humans (extra preference) | {_fmt(beta['excess'], pct=False)} |"]
+        lines += [f"\nNote: {note}." for note in beta["notes"]]
+    return lines + [""]
+
+
+def _system_lines(d: dict[str, Any]) -> list[str]:
+    system = d["system"]
+    lines = ["### Would the judge reproduce the human leaderboard?", ""]
+    if "skipped" in system:
+        return lines + [f"Skipped: {system['skipped']}.", ""]
+    sep = system["separability"]
+    pct = lambda v: "—" if v is None else f"{100 * v:.0f}%"  # noqa: E731
+    return lines + [
+        f"{system['n_models']} response models, {system['n_battles']} battles.", "",
+        "| measure | value [95% CI] |", "|---|---|",
+        f"| Spearman (human vs judge ratings) | {_fmt(system['spearman'], pct=False)} |",
+        f"| Kendall tau-b | {_fmt(system['kendall'], pct=False)} |",
+        f"| top-{system['top_k']['k']} overlap | {pct(system['top_k']['overlap'])} |",
+        f"| separability (pairs with disjoint CIs): humans / judge | {pct(sep['human'])} / "
+        f"{pct(sep['judge'])} |", ""]
+
+
+def _plots(out_dir: Path, slug: str, name: str, d: dict[str, Any], headline: str) -> list[str]:
+    """Write each plot and its CSV; return the Markdown that shows them."""
+    lines = ["### Plots", ""]
+    plots = [
+        ("bias", bias_frame(d), plot_bias, "Position, length and citation rates"),
+        ("length_curve", curve_frame(d), plot_curve, "P(prefers A) vs length ratio"),
+        ("confusion", confusion_frame(d), plot_confusion, "Human label vs judge verdict"),
+        ("accuracy", accuracy_frame(d, headline), plot_accuracy, "Accuracy by slice"),
+        ("ratings", ratings_frame(d), plot_ratings, "Model ratings: humans vs judge"),
+    ]
+    for kind, frame, plot, title in plots:
+        if frame is None or frame.empty:
+            reason = d["system"].get("skipped") if kind == "ratings" else None
+            lines += [f"- {title}: not drawn ({reason or 'no data'}).", ""]
+            continue
+        stem = f"{slug}_{kind}"
+        _write_csv(out_dir / f"{stem}.csv", frame, index=kind == "confusion")
+        plot(frame, out_dir / f"{stem}.png", f"{title} ({name})")
+        lines += [f"![{title}]({stem}.png)", "", f"Data: [{stem}.csv]({stem}.csv)", ""]
+    return lines
