@@ -189,7 +189,10 @@ def test_comparable_strength_battles_use_human_ratings():
 
 
 def test_oracle_judge_reproduces_the_human_ranking():
-    system = dim(diagnose(arena(400, 3, "oracle"), n_resamples=100))["system"]
+    d = dim(diagnose(arena(400, 3, "oracle"), n_resamples=100))
+    assert d["length"]["beta"]["notes"] == []  # a finite estimate: no separation note
+    assert d["length"]["beta"]["excess"]["value"] == pytest.approx(0.0, abs=1e-6)
+    system = d["system"]
     assert system["spearman"]["value"] == pytest.approx(1.0)
     assert system["spearman"]["ci_low"] == pytest.approx(1.0)
     assert system["kendall"]["value"] == pytest.approx(1.0)

@@ -30,7 +30,7 @@ MIN_LENGTH_RATIO = 1.1  # "with a minimum length gap": longer / shorter >= this
 MIN_CITATION_GAP = 2  # the same for citation counts: |difference| >= this
 MAX_ELO_GAP = 100.0  # comparable-strength battles (the Ideation Arena rule)
 TOP_K = 5
-SEPARATED_LOG_LOSS = 1e-3  # a fit this good means perfectly separated outcomes
+PENALTY_PROBE_L2 = 1e-4  # refit at 100x the default L2: a beta it moves is penalty-bound
 LENGTH_BUCKETS = (1.0, 1.1, 1.25, 1.5, 2.0, math.inf)  # longer / shorter
 LENGTH_CURVE = (-math.inf, -1.0, -0.5, -0.25, -0.1, 0.1, 0.25, 0.5, 1.0, math.inf)  # log(La/Lb)
 CITATION_BUCKETS = (0, 1, 2, 4, 8, math.inf)  # |citations_a - citations_b|
@@ -372,18 +372,27 @@ def _beta(facts: _Facts, style: _Style, keep: np.ndarray, n_resamples: int,
         "excess": _beta_stat(excess, judge.beta_samples[:, 0] - human.beta_samples[:, 0],
                              n_resamples, use.sum()),
         "model_terms": model_terms,
-        "notes": _beta_notes(model_terms, {"judge": judge, "human": human}),
+        "notes": _beta_notes(model_terms, {
+            who: (fit.beta[0], fit_bt((a, b, y), {style.feature: style.x[use]},
+                                      l2=PENALTY_PROBE_L2).beta[0])
+            for who, fit, y in (("judge", judge, facts.judge[use]),
+                                ("human", human, facts.human[use]))
+        }),
     }
 
 
-def _beta_notes(model_terms: bool, fits: dict[str, BTFit]) -> list[str]:
-    """Caveats for reading the style coefficients."""
+def _beta_notes(model_terms: bool, betas: dict[str, tuple[float, float]]) -> list[str]:
+    """Caveats for reading the style coefficients.
+
+    betas: who -> (beta at the default L2, beta at a 100x larger L2). A real estimate
+    barely moves; one that (quasi-)separated outcomes pushed to infinity is held only by
+    the penalty and shrinks visibly."""
     notes = [] if model_terms else ["model names missing: beta fitted without model terms"]
-    for who, fit in fits.items():
-        if fit.mean_log_loss is not None and fit.mean_log_loss < SEPARATED_LOG_LOSS:
-            notes.append(f"{who}: outcomes perfectly separated (mean log-loss "
-                         f"{fit.mean_log_loss:.1e}); the MLE is infinite and the value shown "
-                         "is bounded only by the fit's tiny L2 penalty")
+    for who, (beta, probe) in betas.items():
+        if abs(beta - probe) > 0.01 * abs(beta) + 1e-3:
+            notes.append(f"{who}: outcomes (quasi-)perfectly separated by the feature; the MLE "
+                         "is infinite and the value shown is bounded only by the fit's tiny L2 "
+                         f"penalty ({beta:.3g}; {probe:.3g} with a 100x larger penalty)")
     return notes
 
 
