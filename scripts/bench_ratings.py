@@ -154,7 +154,8 @@ def main() -> None:
             print(f"  vs {name:17s} not installed")
             continue
         order = [int(m.split("-")[1]) for m in point.models]
-        print(f"  vs {name:17s} max |Elo difference| {np.abs(point.ratings - other[order]).max():.2e}")
+        gap = np.abs(point.ratings - other[order]).max()
+        print(f"  vs {name:17s} max |Elo difference| {gap:.2e}")
 
     records = judgments_workload()
     print(f"\nDiagnostics: {len(records):,} judgments (10,000 examples x 2 orders, 24 models)")

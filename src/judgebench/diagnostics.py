@@ -255,7 +255,8 @@ def _citation_style(facts: _Facts, keep: np.ndarray) -> _Style:
         name="citations", feature="citation_difference", size_a=ca, size_b=cb, x=diff,
         gap=np.abs(diff) >= MIN_CITATION_GAP, gap_rule=f"differ by >= {MIN_CITATION_GAP} citations",
         buckets=_bins(np.abs(diff), CITATION_BUCKETS, "{0:g}-{2:g}", "≥{:g}", single="{:g}"),
-        curve=_bins(diff, CITATION_CURVE, "{0:+g}..{2:+g}", "≥{:+g}", "≤{2:+g}", single="{:+g}"),
+        curve=_bins(diff, CITATION_CURVE, "{0:+g}..{2:+g}", "≥{:+g}", "≤{2:+g}",
+                    single="{:+g}"),
     )
 
 

@@ -18,13 +18,16 @@ their coefficients ("style control", as in SciArena and Chatbot Arena).
 * Elo scale: rating = anchor_rating + scale / ln(base) * (theta - theta_ref), where
   theta_ref is the anchor model's strength, or the mean strength when no anchor model
   is given (then the models average ``anchor_rating``).
-* Point fit: L-BFGS (scipy) with an analytic gradient over deduplicated battles.
+* Point fit: L-BFGS (scipy) with an analytic gradient over deduplicated battles,
+  polished by Newton steps.
 * Bootstrap: battles are deduplicated into unique (pair, features, outcome) units with
-  counts; each round draws multinomial counts over the units (= resampling battles
-  with replacement) and all rounds are solved together by a batched, damped Newton
-  method warm-started at the point fit (rounds that fail to converge fall back to
-  L-BFGS). Intervals are the 2.5th/97.5th percentiles of the rounds; the point
-  estimate stays the full-data fit.
+  counts; each round resamples the battles with replacement (multinomial unit counts)
+  and all rounds are solved together, warm-started at the point fit: Newton steps
+  whose per-round Hessian is refreshed for the first two steps and then kept (a chord
+  iteration: one batched matrix product per step); rounds that fail to converge fall
+  back to damped Newton, then L-BFGS. Intervals are the 2.5th/97.5th percentiles of
+  the rounds; the point estimate stays the full-data fit.
+* BLAS runs single-threaded during fits (threadpoolctl, when installed).
 """
 
 from __future__ import annotations
