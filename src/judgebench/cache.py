@@ -80,6 +80,10 @@ class ReplyCache:
                 " created REAL NOT NULL,"
                 " updated REAL NOT NULL)"
             )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS inflight ("
+                " key TEXT PRIMARY KEY, pid INTEGER NOT NULL, expires REAL NOT NULL)"
+            )
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             raise JudgebenchError(
@@ -124,6 +128,31 @@ class ReplyCache:
             " ON CONFLICT(key) DO UPDATE SET reply = excluded.reply, updated = excluded.updated",
             (key, judge, prompt_hash, stored.model_dump_json(), now, now),
         )
+
+    # -- calls in flight: another process (e.g. the worker of a killed run finishing its
+    # last calls) is asked to answer this key; wait for it instead of paying twice.
+    def claim(self, key: str, pid: int, expires: float) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO inflight (key, pid, expires) VALUES (?, ?, ?)", (key, pid, expires)
+        )
+
+    def claim_many(self, keys: list[str], pid: int, expires: float) -> None:
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany(
+                "INSERT OR REPLACE INTO inflight (key, pid, expires) VALUES (?, ?, ?)",
+                [(key, pid, expires) for key in keys],
+            )
+
+    def release(self, key: str, pid: int) -> None:
+        self._db.execute("DELETE FROM inflight WHERE key = ? AND pid = ?", (key, pid))
+
+    def holder(self, key: str) -> tuple[int, float] | None:
+        row = self._db.execute("SELECT pid, expires FROM inflight WHERE key = ?", (key,)).fetchone()
+        return (int(row[0]), float(row[1])) if row else None
+
+    def inflight_keys(self) -> set[str]:
+        return {row[0] for row in self._db.execute("SELECT key FROM inflight")}
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0])

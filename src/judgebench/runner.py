@@ -34,7 +34,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
+import os
 import random
+import signal
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -81,6 +85,20 @@ class _Stop(Exception):
 
 class _Fatal(_Stop):
     """A non-retryable error of this request that stops the whole run."""
+
+
+class _Drained(Exception):
+    """The run is draining (its parent died or was interrupted): this item is left undone."""
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class TokenBucket:
@@ -203,6 +221,11 @@ class _Run:
         self.sem: asyncio.Semaphore | None = None
         self.rpm: TokenBucket | None = None
         self.tpm: TokenBucket | None = None
+        self.draining = False  # finish the calls in flight, start no new ones
+        self.in_flight: set[str] = set()  # cache keys of the calls being made now
+        self.others_in_flight: set[str] = set()  # keys another process was answering at start
+        self.on_finish: Callable[[int, JudgeReply], None] | None = None
+        self.pid = os.getpid()
 
     # -- bookkeeping
     def _finish(self, item: _Item, reply: JudgeReply, *, cached: bool = False) -> None:
@@ -216,6 +239,9 @@ class _Run:
             self.invalid += count
         if cached:
             self.cached += count
+        if self.on_finish is not None:
+            for index in item.indices:
+                self.on_finish(index, self.replies[index])  # type: ignore[arg-type]
         if self.bar is not None:
             self.bar.update(count)
             self.bar.set_postfix(
@@ -227,12 +253,16 @@ class _Run:
             self.cache.put(item.key, reply, judge=self.judge.id, prompt_hash=item.request.prompt_hash)
 
     # -- one attempt with retries
-    async def _attempt_with_retries(self, request: JudgeRequest, totals: _Totals) -> JudgeReply | str:
+    async def _attempt_with_retries(
+        self, request: JudgeRequest, totals: _Totals, key: str | None
+    ) -> JudgeReply | str:
         """A reply with text, or the error message after the last retry. Raises _Stop."""
         options = self.options
         retry = 0
         est_tokens = sum(len(str(m.get("content", ""))) for m in request.messages) / 4.0
         while True:
+            if self.draining:
+                raise _Drained()
             if self.rpm is not None:
                 await self.rpm.acquire(1.0)
             if self.tpm is not None:
@@ -241,8 +271,12 @@ class _Run:
             async with self.sem:
                 if self.stopped:
                     raise _Stop(self.stopped)
+                if self.draining:
+                    raise _Drained()
                 self.calls_made += 1
                 totals.attempts += 1
+                if key is not None:
+                    self.in_flight.add(key)
                 try:
                     reply = await asyncio.wait_for(self.judge.judge(request), options.timeout_s)
                     error: JudgeCallError | None = None
@@ -250,6 +284,9 @@ class _Run:
                     error = JudgeCallError(f"timed out after {options.timeout_s:g}s", retryable=True)
                 except JudgeCallError as exc:
                     error = exc
+                finally:
+                    if key is not None:
+                        self.in_flight.discard(key)
             if error is None:
                 if self.tpm is not None:
                     used = (reply.tokens_in or 0) + (reply.tokens_out or 0)
@@ -264,6 +301,8 @@ class _Run:
             if retry >= options.max_retries:
                 tries = retry + 1
                 return f"{error} (gave up after {tries} attempt{'s' if tries > 1 else ''})"
+            if self.draining:
+                raise _Drained()
             retry += 1
             delay = random.uniform(0.0, min(options.backoff_max_s, options.backoff_base_s * 2**retry))
             if error.retry_after_s is not None:
@@ -271,8 +310,56 @@ class _Run:
             await asyncio.sleep(delay)
 
     # -- one request: call, re-ask, cache
+    def _release(self, key: str) -> None:
+        try:
+            self.cache.release(key, self.pid)
+        except Exception:  # the claim expires on its own
+            pass
+
+    def start_draining(self) -> None:
+        """Send nothing new; finish the calls in flight. Their keys are registered in the
+        cache so that a rerun started meanwhile waits for them instead of paying twice."""
+        if self.draining:
+            return
+        self.draining = True
+        if self.cache is not None and self.in_flight:
+            expires = time.time() + self.options.timeout_s + 5.0
+            try:
+                self.cache.claim_many(sorted(self.in_flight), self.pid, expires)
+            except Exception:
+                pass
+
+    async def _wait_for_other_process(self, item: _Item) -> None:
+        """If another live process is answering this key right now, wait and take its answer."""
+        if self.cache is None or item.key is None or item.key not in self.others_in_flight:
+            return
+        while True:
+            holder = self.cache.holder(item.key)
+            if holder is None or holder[0] == self.pid:
+                break
+            pid, expires = holder
+            if time.time() > expires or not _pid_alive(pid):
+                break
+            await asyncio.sleep(0.05)
+        reply = self.cache.get(item.key)  # answered meanwhile (or before we looked)
+        if reply is not None:
+            item.prior = reply
+
     async def _process(self, item: _Item) -> None:
+        try:
+            await self._process_item(item)
+        finally:
+            # a claim made while draining is released only once the answer is stored
+            if self.draining and item.key is not None:
+                self._release(item.key)
+
+    async def _process_item(self, item: _Item) -> None:
         request = item.request
+        if not self.options.refresh_cache:
+            await self._wait_for_other_process(item)
+            if item.prior is not None and self._complete(item):
+                self._finish(item, item.prior, cached=True)
+                return
         totals = _Totals.from_reply(item.prior) if item.prior is not None else _Totals()
         while True:
             if totals.texts:
@@ -280,11 +367,13 @@ class _Run:
                 if self.is_parseable(request, text) or len(totals.texts) > self.options.reask:
                     self._finish(item, totals.reply())
                     return
+                if self.draining:
+                    raise _Drained()
                 asked = request.model_copy(update={"messages": reask_messages(request, totals.texts)})
             else:
                 asked = request
             try:
-                result = await self._attempt_with_retries(asked, totals)
+                result = await self._attempt_with_retries(asked, totals, item.key)
             except _Fatal as fatal:
                 self._finish(item, totals.reply(error=str(fatal)))
                 raise
@@ -303,9 +392,12 @@ class _Run:
             self._store(item, totals.reply())
 
     async def _worker(self, queue: list[_Item]) -> None:
-        while queue and not self.stopped:
+        while queue and not self.stopped and not self.draining:
             item = queue.pop()
-            await self._process(item)
+            try:
+                await self._process(item)
+            except _Drained:
+                return
 
     # -- the run
     async def run(self) -> None:
@@ -379,6 +471,7 @@ class _Run:
                 by_key[key].indices.append(i)
             else:
                 by_key[key] = _Item(request, [i], key)
+        self.others_in_flight = self.cache.inflight_keys()
         if not options.refresh_cache:
             found = self.cache.get_many(list(by_key))
             for key, reply in found.items():
@@ -409,7 +502,7 @@ async def arun_requests(
     options: RunnerOptions,
     is_parseable: Callable[[JudgeRequest, str], bool],
 ) -> RunOutcome:
-    """The async runner (see module docstring)."""
+    """The async runner, in this process (see module docstring)."""
     run = _Run(requests, judge, options, is_parseable)
     try:
         await run.run()
@@ -424,7 +517,33 @@ def run_requests(
     options: RunnerOptions,
     is_parseable: Callable[[JudgeRequest, str], bool],
 ) -> RunOutcome:
-    """Run every request through the judge; sync wrapper over asyncio."""
+    """Run every request through the judge; sync wrapper over asyncio.
+
+    With a cache (a cacheable judge, use_cache) on POSIX, the calls are made by a forked
+    call worker that streams each reply back. If this process dies (SIGKILL included) or
+    is interrupted, the worker sends nothing new but finishes and caches the calls
+    already in flight - they are paid for - then exits. A rerun waits for those calls
+    instead of sending them again, so a killed run repeats no answered call.
+    """
+    try:
+        asyncio.get_running_loop()
+        in_loop = True
+    except RuntimeError:
+        in_loop = False
+    if in_loop:  # called from inside an event loop (e.g. a notebook): run in a thread
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            return pool.submit(_run_here, requests, judge, options, is_parseable).result()
+    if _use_worker(judge, options):
+        return _run_in_worker(requests, judge, options, is_parseable)
+    return _run_here(requests, judge, options, is_parseable)
+
+
+def _run_here(
+    requests: list[JudgeRequest],
+    judge: Judge,
+    options: RunnerOptions,
+    is_parseable: Callable[[JudgeRequest, str], bool],
+) -> RunOutcome:
     run = _Run(requests, judge, options, is_parseable)
 
     async def main() -> None:
@@ -434,15 +553,155 @@ def run_requests(
             await run.close()
 
     try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        pass
-    else:  # called from inside an event loop (e.g. a notebook): run in a thread
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            pool.submit(asyncio.run, main()).result()
-        return run.outcome()
-    try:
         asyncio.run(main())
     except KeyboardInterrupt:
         run.stopped = run.stopped or "interrupted"
     return run.outcome()
+
+
+def _use_worker(judge: Judge, options: RunnerOptions) -> bool:
+    if os.environ.get("JUDGEBENCH_CALL_WORKER", "1") == "0":
+        return False
+    return (
+        hasattr(os, "fork")
+        and options.use_cache
+        and bool(getattr(judge, "cacheable", False))
+        and threading.current_thread() is threading.main_thread()
+    )
+
+
+def _run_in_worker(
+    requests: list[JudgeRequest],
+    judge: Judge,
+    options: RunnerOptions,
+    is_parseable: Callable[[JudgeRequest, str], bool],
+) -> RunOutcome:
+    result_r, result_w = os.pipe()
+    life_r, life_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the call worker
+        code = 0
+        try:
+            os.close(result_r)
+            os.close(life_w)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; see lifeline
+            _worker_main(requests, judge, options, is_parseable, result_w, life_r)
+        except BaseException:  # noqa: BLE001 - reported to the parent, then exit
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(result_w)
+    os.close(life_r)
+    replies: list[JudgeReply | None] = [None] * len(requests)
+    stopped: str | None = None
+    calls_made = 0
+    error: tuple[str, str] | None = None
+    finished = False
+    bar = None
+    counts = {"invalid": 0, "failed": 0, "cached": 0}
+    if options.progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(requests), desc="judging", unit="call", dynamic_ncols=True)
+    try:
+        with os.fdopen(result_r, "rb") as stream:
+            for line in stream:
+                message = json.loads(line)
+                if "i" in message:
+                    reply = JudgeReply.model_validate(message["reply"])
+                    replies[message["i"]] = reply
+                    if reply.text is None:
+                        counts["failed"] += 1
+                    elif not is_parseable(requests[message["i"]], reply.text):
+                        counts["invalid"] += 1
+                    counts["cached"] += int(reply.cached)
+                    if bar is not None:
+                        bar.update(1)
+                        bar.set_postfix(refresh=False, **counts)
+                elif "done" in message:
+                    stopped, calls_made, finished = message["stopped"], message["calls_made"], True
+                elif "error" in message:
+                    error = (message["type"], message["error"])
+                    calls_made = message.get("calls_made", calls_made)
+    except KeyboardInterrupt:
+        stopped = "interrupted"
+        os.close(life_w)  # the worker finishes the calls in flight, caches them and exits
+        life_w = -1
+        threading.Thread(target=_reap, args=(pid,), daemon=True).start()
+        pid = 0
+    finally:
+        if bar is not None:
+            bar.close()
+        if life_w >= 0:
+            os.close(life_w)
+        if pid:
+            _, status = os.waitpid(pid, 0)
+    if error is not None:
+        if error[0] == "JudgebenchError":
+            from .errors import JudgebenchError
+
+            raise JudgebenchError(error[1])
+        raise RuntimeError(f"judge call worker failed: {error[0]}: {error[1]}")
+    if not finished and stopped is None:
+        stopped = f"the judge call worker exited unexpectedly (status {status})"
+    return RunOutcome(replies, stopped, calls_made)
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def _worker_main(
+    requests: list[JudgeRequest],
+    judge: Judge,
+    options: RunnerOptions,
+    is_parseable: Callable[[JudgeRequest, str], bool],
+    result_fd: int,
+    lifeline_fd: int,
+) -> None:
+    """In the forked worker: run, stream every finished reply, drain when the parent goes."""
+    from dataclasses import replace
+
+    run = _Run(requests, judge, replace(options, progress=False), is_parseable)
+    parent_gone = False
+
+    def send(message: dict[str, Any]) -> None:
+        nonlocal parent_gone
+        if parent_gone:
+            return
+        data = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            while data:
+                written = os.write(result_fd, data)
+                data = data[written:]
+        except OSError:  # the parent died: keep draining, stop writing
+            parent_gone = True
+            run.start_draining()
+
+    run.on_finish = lambda index, reply: send({"i": index, "reply": reply.model_dump(mode="json")})
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+
+        def lifeline() -> None:  # readable = EOF: the parent closed it, or died
+            loop.remove_reader(lifeline_fd)
+            run.start_draining()
+
+        loop.add_reader(lifeline_fd, lifeline)
+        try:
+            await run.run()
+        finally:
+            loop.remove_reader(lifeline_fd)
+            await run.close()
+
+    try:
+        asyncio.run(main())
+    except BaseException as exc:  # noqa: BLE001
+        send({"error": str(exc), "type": type(exc).__name__, "calls_made": run.calls_made})
+        raise
+    if run.draining and run.stopped is None:
+        run.stopped = "interrupted"
+    send({"done": True, "stopped": run.stopped, "calls_made": run.calls_made})

@@ -275,6 +275,7 @@ class LiteLLMJudge(Judge):
         self.timeout_s: float = 120.0  # set by the runner (--timeout)
         self._direct: dict[str, Any] | None = None  # resolved request shape for the direct path
         self._sessions: dict[int, Any] = {}  # event loop id -> aiohttp session
+        self._proxies: dict[str, str | None] = {}
 
     def __repr__(self) -> str:
         return f"LiteLLMJudge({self.model!r}, {self.public_args()!r})"
@@ -451,9 +452,27 @@ class LiteLLMJudge(Judge):
         session = self._sessions.get(id(loop))
         if session is None or session.closed:
             connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
-            session = aiohttp.ClientSession(connector=connector, trust_env=True)
+            # trust_env would look up netrc and proxy settings in a thread on every request;
+            # the proxy from HTTP(S)_PROXY / NO_PROXY is resolved once instead (_proxy).
+            session = aiohttp.ClientSession(connector=connector, trust_env=False)
             self._sessions[id(loop)] = session
         return session
+
+    def _proxy(self, url: str) -> str | None:
+        """The HTTP(S)_PROXY that applies to url (honouring NO_PROXY), looked up once."""
+        if url not in self._proxies:
+            import urllib.request
+            from urllib.parse import urlsplit
+
+            proxy = None
+            try:
+                parts = urlsplit(url)
+                if not urllib.request.proxy_bypass(parts.hostname or ""):
+                    proxy = urllib.request.getproxies().get(parts.scheme)
+            except Exception:
+                proxy = None
+            self._proxies[url] = proxy
+        return self._proxies[url]
 
     async def _judge_direct(self, request: JudgeRequest) -> JudgeReply:
         import aiohttp
@@ -469,6 +488,7 @@ class LiteLLMJudge(Judge):
                 data=payload,
                 headers=shape["headers"],
                 timeout=aiohttp.ClientTimeout(total=self.timeout_s),
+                proxy=self._proxy(shape["url"]),
             ) as resp:
                 raw = await resp.read()
                 status = resp.status
