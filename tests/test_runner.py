@@ -476,6 +476,48 @@ def test_rerun_waits_for_calls_another_process_is_making(tmp_path: Path) -> None
     assert stats.total == n and stats.answered() == n
 
 
+INTERRUPT_SCRIPT = KILL_SCRIPT.replace(
+    'print("DONE"', 'print("STOPPED", out.stopped, "DONE"'
+)
+
+
+def test_ctrl_c_returns_partial_outcome_and_in_flight_calls_are_kept(tmp_path: Path) -> None:
+    n = 64
+    with FakeOpenAIServer(Behaviour(latency_s=0.5)) as server:
+        script = INTERRUPT_SCRIPT.format(
+            tests=str(Path(__file__).parent), n=n, api_base=server.api_base, c=16, cache=str(tmp_path)
+        )
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+        proc = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while server.stats().total < 20 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+        assert proc.returncode == 0
+        assert out.startswith("STOPPED interrupted DONE")
+        deadline = time.monotonic() + 10
+        while any(r.ended is None for r in server.stats().requests) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        stats = server.stats()
+        assert stats.total < n and "cancelled" not in stats.outcomes()
+        # everything the server answered is in the cache: the rerun sends only the rest
+        rerun = run_requests([judge_request(i) for i in range(n)], judge_for(server), fast(tmp_path), verdict_parses)
+        assert rerun.calls_made == n - stats.answered()
+        assert server.stats().duplicate_answers() == 0
+
+
+def test_cache_dir_problem_is_a_clear_error(tmp_path: Path) -> None:
+    from judgebench.errors import JudgebenchError
+
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("x")
+    with FakeOpenAIServer() as server:
+        with pytest.raises(JudgebenchError, match="cache"):
+            run_requests([judge_request(0)], judge_for(server), fast(not_a_dir), verdict_parses)
+        assert server.stats().total == 0
+
+
 def test_cache_survives_reopen_and_ignores_bad_rows(tmp_path: Path) -> None:
     cache = ReplyCache(tmp_path)
     cache.put("k1", JudgeReply(text="[[A]]", tokens_in=3), judge="j", prompt_hash="p")

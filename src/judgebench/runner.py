@@ -28,6 +28,11 @@ the requests never finished are None and `outcome.stopped` says why.
   unparseable answer with fewer re-asks than `reask` asks the missing re-asks only.
   Identical requests (same key) within one run are sent once.
 - Ctrl-C: returns what finished so far with `stopped="interrupted"`.
+- Kill safety (Linux, with a cache): the calls are made by a forked call worker that
+  streams replies back. When this process dies (even by SIGKILL) or is interrupted, the
+  worker starts nothing new, finishes and caches the calls in flight (registering them
+  in the cache so a rerun waits for them instead of paying twice), then exits.
+  JUDGEBENCH_CALL_WORKER=0 keeps everything in this process.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ import json
 import os
 import random
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -563,7 +569,8 @@ def _use_worker(judge: Judge, options: RunnerOptions) -> bool:
     if os.environ.get("JUDGEBENCH_CALL_WORKER", "1") == "0":
         return False
     return (
-        hasattr(os, "fork")
+        sys.platform.startswith("linux")  # fork without exec is unsafe on macOS
+        and hasattr(os, "fork")
         and options.use_cache
         and bool(getattr(judge, "cacheable", False))
         and threading.current_thread() is threading.main_thread()
