@@ -613,19 +613,22 @@ def _run_in_worker(
     try:
         with os.fdopen(result_r, "rb") as stream:
             for line in stream:
-                message = json.loads(line)
-                if "i" in message:
-                    reply = JudgeReply.model_validate(message["reply"])
-                    replies[message["i"]] = reply
-                    if reply.text is None:
-                        counts["failed"] += 1
-                    elif not is_parseable(requests[message["i"]], reply.text):
-                        counts["invalid"] += 1
-                    counts["cached"] += int(reply.cached)
+                if line.startswith(b"R "):  # R <index> <reply json>
+                    _, index_text, body = line.split(b" ", 2)
+                    index = int(index_text)
+                    reply = JudgeReply.model_validate_json(body)
+                    replies[index] = reply
                     if bar is not None:
+                        if reply.text is None:
+                            counts["failed"] += 1
+                        elif not is_parseable(requests[index], reply.text):
+                            counts["invalid"] += 1
+                        counts["cached"] += int(reply.cached)
                         bar.update(1)
                         bar.set_postfix(refresh=False, **counts)
-                elif "done" in message:
+                    continue
+                message = json.loads(line)
+                if "done" in message:
                     stopped, calls_made, finished = message["stopped"], message["calls_made"], True
                 elif "error" in message:
                     error = (message["type"], message["error"])
@@ -675,11 +678,14 @@ def _worker_main(
     run = _Run(requests, judge, replace(options, progress=False), is_parseable)
     parent_gone = False
 
-    def send(message: dict[str, Any]) -> None:
+    def send(message: dict[str, Any] | bytes) -> None:
         nonlocal parent_gone
         if parent_gone:
             return
-        data = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
+        if isinstance(message, bytes):
+            data = message
+        else:
+            data = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
         try:
             while data:
                 written = os.write(result_fd, data)
@@ -688,7 +694,7 @@ def _worker_main(
             parent_gone = True
             run.start_draining()
 
-    run.on_finish = lambda index, reply: send({"i": index, "reply": reply.model_dump(mode="json")})
+    run.on_finish = lambda index, reply: send(b"R %d %s\n" % (index, reply.model_dump_json().encode("utf-8")))
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
