@@ -529,3 +529,48 @@ def test_cache_survives_reopen_and_ignores_bad_rows(tmp_path: Path) -> None:
     assert got is not None and got.text == "[[A]]" and got.tokens_in == 3
     assert again.get("k2") is None and len(again) == 1
     again.close()
+
+
+def test_cli_run_writes_no_secret_anywhere(tmp_path: Path) -> None:
+    """`judgebench run` end to end with a planted key: no file it writes contains it."""
+    data = tmp_path / "pairs.jsonl"
+    rows = [
+        {
+            "id": f"p{i}",
+            "question": f"Question {i}?",
+            "responseA": f"Answer A {i} (Smith et al. 2020a).",
+            "responseB": f"Answer B {i}.",
+            "modelA": "m1",
+            "modelB": "m2",
+            "vote": "AB"[i % 2],
+            "citation_a": [{"concise_authors": "Smith et al. 2020a", "title": "T"}],
+            "citation_b": [],
+            "question_type": "Conceptual Explanation",
+            "subject": "Engineering",
+        }
+        for i in range(6)
+    ]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    exe = Path(sys.executable).parent / "judgebench"
+    if not exe.exists():
+        pytest.skip("the judgebench console script is not installed in this environment")
+    with FakeOpenAIServer(Behaviour(malformed_rate=0.3, error_rate=0.2, retry_after_s=0), watch_secrets=[SECRET]) as server:
+        result = subprocess.run(
+            [
+                str(exe), "run", "--tasks", "sciarena_eval", "--judge", "openai/judge-x",
+                "--judge-args", f"api_base={server.api_base},api_key={SECRET},extra_headers.X-Secret-Token=HDR-SECRET-9",
+                "--dataset-path", str(data), "--output-path", str(out), "--cache-dir", str(cache),
+                "--reask", "1", "--max-retries", "8", "--quiet",
+            ],
+            capture_output=True, text=True, timeout=300,
+        )
+        stats = server.stats()
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert stats.leaks == [] and stats.total >= 12
+    assert SECRET not in result.stdout + result.stderr
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p != data]
+    assert any(p.name == "results.json" for p in written) and any(p.suffix == ".sqlite3" for p in written)
+    for path in written:
+        blob = path.read_bytes()
+        assert SECRET.encode() not in blob and b"HDR-SECRET-9" not in blob, path
