@@ -108,6 +108,8 @@ def test_identity_and_public_args_hold_no_secrets() -> None:
     hot = LiteLLMJudge("openai/gpt-x", {"temperature": "0.5"})
     other = LiteLLMJudge("openai/gpt-y", {"temperature": "0"})
     assert len({json.dumps(j.cache_identity(), sort_keys=True) for j in (judge, hot, other)}) == 3
+    with_user = LiteLLMJudge("openai/m", {"api_base": "http://bob:PASSWORD-1@host:8000/v1"})
+    assert with_user.public_args()["api_base"] == "http://***@host:8000/v1"
     moved = LiteLLMJudge("openai/gpt-x", {"temperature": "0", "api_base": "http://other:8000/v1"})
     assert moved.cache_identity()["args"] == {"temperature": 0}
 

@@ -376,7 +376,7 @@ def test_no_secret_in_any_file_written(tmp_path: Path) -> None:
     ) as server:
         judge = LiteLLMJudge(
             "openai/judge-x",
-            {"api_base": server.api_base, "api_key": SECRET, f"extra_headers.X-Team-Token": header_secret},
+            {"api_base": server.api_base, "api_key": SECRET, "extra_headers.X-Team-Token": header_secret},
         )
         out = run_requests(requests, judge, fast(cache_dir, reask=1, max_retries=8), verdict_parses)
         stats = server.stats()

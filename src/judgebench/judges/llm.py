@@ -294,6 +294,8 @@ class LiteLLMJudge(Judge):
     def public_args(self) -> dict[str, Any]:
         """Arguments safe to write to results: secrets removed, header values redacted."""
         out = dict(self._args)
+        if isinstance(out.get("api_base"), str):  # http://user:password@host -> http://***@host
+            out["api_base"] = re.sub(r"//[^/@]+@", "//***@", out["api_base"])
         if self._headers:
             out["extra_headers"] = {name: "<redacted>" for name in sorted(self._headers)}
         if self.transport != "auto":
