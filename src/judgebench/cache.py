@@ -152,6 +152,8 @@ class ReplyCache:
         return (int(row[0]), float(row[1])) if row else None
 
     def inflight_keys(self) -> set[str]:
+        """Keys claimed by some process and not yet expired (expired claims are dropped)."""
+        self._db.execute("DELETE FROM inflight WHERE expires < ?", (time.time(),))
         return {row[0] for row in self._db.execute("SELECT key FROM inflight")}
 
     def __len__(self) -> int:
