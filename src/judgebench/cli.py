@@ -182,7 +182,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 
 
 def _add_leaderboard_parser(sub: Any) -> None:
-    p = sub.add_parser("leaderboard", help="build leaderboards (md, csv, json) from results files")
+    p = sub.add_parser("leaderboard", help="build leaderboards (md, csv, json, html) from results files")
     p.add_argument("results", nargs="+", type=Path, help="results.json files or folders containing them")
     p.add_argument("--output-dir", type=Path, default=Path("leaderboards"))
     p.add_argument("--include-path", type=Path, action="append", default=[])

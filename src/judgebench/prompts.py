@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +27,16 @@ class PromptTemplate:
     user: str
     sha256: str  # hash of the template file's bytes: recorded in results
 
+    @cached_property
+    def _compiled(self) -> list[tuple[str, jinja2.Template]]:
+        parts = [("system", self.system), ("user", self.user)]
+        return [(role, _ENV.from_string(text)) for role, text in parts if text]
+
     def render(self, variables: dict[str, Any]) -> list[dict[str, str]]:
-        messages = []
         try:
-            if self.system:
-                messages.append({"role": "system", "content": _ENV.from_string(self.system).render(variables).strip()})
-            messages.append({"role": "user", "content": _ENV.from_string(self.user).render(variables).strip()})
+            return [{"role": role, "content": t.render(variables).strip()} for role, t in self._compiled]
         except jinja2.TemplateError as exc:
             raise JudgebenchError(f"{self.path}: cannot render template ({exc})") from None
-        return messages
 
 
 def find_prompt(name_or_path: str, task_folder: Path | None = None) -> Path:
