@@ -140,7 +140,7 @@ def baseline_rows(records: list[JudgmentRecord], spec: TaskSpec, dataset: str, b
     rows = []
     for name, choose in (("always-first (both orders)", _always_first), ("always-longer", _always_longer)):
         synthetic = [_with_verdict(record, choose(record)) for record in records]
-        metrics, _ = score_records(synthetic, both_bad=both_bad, n_resamples=200, seed=0)
+        metrics, _ = score_records(synthetic, both_bad=both_bad, n_resamples=1000, seed=0)
         row: dict[str, Any] = {"kind": "baseline", "judge": name, "dataset": dataset}
         for dimension, values in metrics.items():
             prefix = "" if len(metrics) == 1 else f"{dimension}."

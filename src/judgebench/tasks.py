@@ -199,15 +199,16 @@ def load_examples(
     if demo:
         if spec.demo is None:
             raise JudgebenchError(f"task {spec.name} has no demo split")
-        source, split_name, rev = str(spec.folder / spec.demo.path), "demo", None
+        location, split_name, rev = str(spec.folder / spec.demo.path), "demo", None
+        source = f"{spec.name} demo ({spec.demo.path})"  # the same on every machine
     else:
-        source = dataset_path or spec.dataset.path
+        source = location = dataset_path or spec.dataset.path
         split_name = split or spec.dataset.split
         rev = revision or (None if dataset_path else spec.dataset.revision)
-    table, resolved = _load_table(source, spec.dataset.name if not dataset_path else None, split_name, rev)
+    table, resolved = _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev)
     rows = table.to_list()
-    _check_columns(spec, table.column_names, source)
-    examples = _rows_to_examples(spec, rows, source)
+    _check_columns(spec, table.column_names, location)
+    examples = _rows_to_examples(spec, rows, location)
     if limit is not None:
         examples = examples[:limit]
     info = DatasetInfo(
