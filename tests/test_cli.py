@@ -177,3 +177,18 @@ def test_yaml_only_task_over_shared_mtbench_data(tmp_path):
     results = results_of(out)
     assert results["counts"]["examples"] == 200  # PROVENANCE: 200 rows, A 101 / B 99
     assert results["metrics"]["overall"]["random_baseline"]["value"] == pytest.approx((101**2 + 99**2) / 200**2)
+
+
+def test_rescore_reparses_raw_answers_without_calls(tmp_path):
+    """A parser change reaches a finished run through `judgebench score`: raw answers are read again."""
+    out = tmp_path / "out"
+    run_cli("run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--limit", "3", "--output-path", out, "--quiet")
+    lines = (out / "samples.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    # Simulate a run made by an older parser that could not read this answer.
+    first.update(status="INVALID", verdict_shown=None, verdict=None)
+    (out / "samples.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    assert run_cli("score", out) == 0
+    repaired = samples_of(out)[0]
+    assert repaired.status == "ANSWERED" and repaired.verdict_shown == first["raw"].strip("[]")
+    assert results_of(out)["counts"]["invalid"] == 0

@@ -11,7 +11,7 @@ from helpers import sci_row, write_jsonl
 
 from judgebench.cli import main
 from judgebench.files import read_models_jsonl, write_models_jsonl
-from judgebench.pipeline import assemble_records, plan_requests, rescore_run, score, write_run
+from judgebench.pipeline import assemble_records, plan_requests, read_run, rescore_run, score, write_run
 from judgebench.prompts import load_prompt
 from judgebench.records import JudgeReply, JudgmentRecord, RunResult
 from judgebench.submit import Rejected, entry_name, submit_run, validate_run
@@ -191,7 +191,11 @@ def test_edited_verdict_is_rejected_even_after_rescoring(honest, tmp_path):
         row["verdict_shown"] = row["label"] if row["order"] == "AB" else {"A": "B", "B": "A"}[row["label"]]
 
     edit_samples(run, turn)
-    rescore_run(run)
+    # The tamperer recomputes results.json from the edited verdicts (`judgebench score` would re-parse
+    # the raw answers and undo the edit, so they score the records as they stand).
+    result, records = read_run(run)
+    spec = get_task(result.config.task)
+    write_run(run, score(records, result.config, spec, n_examples=result.counts.examples), records)
     rejected(run, "verdicts", "raw answer parses to")
 
 

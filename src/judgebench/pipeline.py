@@ -256,11 +256,33 @@ def read_run(run_dir: Path) -> tuple[RunResult, list[JudgmentRecord]]:
     return read_model_json(results_path, RunResult), read_models_jsonl(samples_path, JudgmentRecord)
 
 
+def reparse_record(record: JudgmentRecord, spec: TaskSpec, mode: str) -> JudgmentRecord:
+    """The record as the current parser reads its raw answer (failed calls stay as they are)."""
+    if record.status == "FAILED":
+        return record
+    joint = mode == "joint"
+    asked = spec.dimension_names if joint else [record.dimension]
+    shown = parse_reply(record.raw, asked, list(spec.verdicts), joint=joint).get(record.dimension)
+    return record.model_copy(
+        update={
+            "status": "ANSWERED" if shown is not None else "INVALID",
+            "verdict_shown": shown,
+            "verdict": shown if record.order == "AB" else swap_verdict(shown),
+        }
+    )
+
+
 def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamples: int = 1000) -> RunResult:
-    """Recompute a finished run's metrics from its samples (new metric or parser): no calls."""
+    """Re-parse the raw answers and recompute the metrics of a finished run: no calls.
+
+    Picks up a new parser or metric; samples.jsonl is rewritten only when a verdict changed.
+    """
     previous, records = read_run(run_dir)
     spec = get_task(previous.config.task, include_paths or [])
-    result = score(records, previous.config, spec, n_examples=previous.counts.examples, n_resamples=n_resamples)
+    reparsed = [reparse_record(record, spec, previous.config.dimension_mode) for record in records]
+    result = score(reparsed, previous.config, spec, n_examples=previous.counts.examples, n_resamples=n_resamples)
+    if reparsed != records:
+        write_models_jsonl(run_dir / SAMPLES_FILE, reparsed)
     write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
     return result
 

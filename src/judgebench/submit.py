@@ -29,7 +29,7 @@ from typing import Any
 from .errors import JudgebenchError
 from .files import read_model_json, write_atomic, write_json
 from .prompts import PromptTemplate, load_prompt
-from .records import ORDERS, JudgmentRecord, PairExample, RunResult, swap_verdict
+from .records import ORDERS, JudgmentRecord, PairExample, RunResult
 from .tasks import LoadedTask, TaskSpec, get_task, load_examples
 
 ENTRIES = "entries"
@@ -322,25 +322,22 @@ def _check_prompts(
 
 def _check_verdicts(records: list[JudgmentRecord], spec: TaskSpec, mode: str) -> None:
     """Status and verdicts follow from the raw answer (the same parser as the run) and the order."""
-    from .parsing import parse_reply
+    from .pipeline import reparse_record
 
-    joint = mode == "joint"
-    dimensions = spec.dimension_names
     for record in records:
         where = _key((record.example_id, record.dimension, record.order))
         if record.status == "FAILED" or record.error is not None:
             if record.status != "FAILED" or record.error is None or record.verdict is not None:
                 raise Rejected("verdicts", f"{where}: a failed call must have status FAILED, an error and no verdict")
             continue
-        asked = dimensions if joint else [record.dimension]
-        parsed = parse_reply(record.raw, asked, list(spec.verdicts), joint=joint).get(record.dimension)
-        status = "ANSWERED" if parsed is not None else "INVALID"
-        mapped = parsed if record.order == "AB" else swap_verdict(parsed)
-        if (record.status, record.verdict_shown, record.verdict) != (status, parsed, mapped):
+        expected = reparse_record(record, spec, mode)
+        if (record.status, record.verdict_shown, record.verdict) != (
+            expected.status, expected.verdict_shown, expected.verdict,
+        ):
             raise Rejected(
                 "verdicts",
                 f"{where}: recorded {record.status} {record.verdict_shown}->{record.verdict}, but its raw answer "
-                f"parses to {status} {parsed}->{mapped}",
+                f"parses to {expected.status} {expected.verdict_shown}->{expected.verdict}",
             )
 
 
