@@ -192,3 +192,35 @@ def test_rescore_reparses_raw_answers_without_calls(tmp_path):
     repaired = samples_of(out)[0]
     assert repaired.status == "ANSWERED" and repaired.verdict_shown == first["raw"].strip("[]")
     assert results_of(out)["counts"]["invalid"] == 0
+
+
+def _fake_judge_run(tmp_path, server, *extra: str) -> int:
+    data = write_jsonl(tmp_path / "eval.jsonl", [sci_row(i, "A" if i % 2 else "B") for i in range(8)])
+    return run_cli(
+        "run", "--tasks", "sciarena_eval", "--judge", "openai/test-judge", "--dataset-path", data,
+        "--judge-args", f"api_base={server.api_base},api_key=sk-test", "--output-path", tmp_path / "out",
+        "--cache-dir", tmp_path / "cache", "--quiet", *extra,
+    )
+
+
+def test_max_failures_stops_cleanly_with_partial_results(tmp_path, capsys):
+    with FakeOpenAIServer(Behaviour(status=500)) as server:
+        code = _fake_judge_run(tmp_path, server, "--max-retries", "0", "--max-failures", "3", "--concurrency", "1")
+    assert code == 1 and "stopped early" in capsys.readouterr().err
+    results, samples = results_of(tmp_path / "out"), samples_of(tmp_path / "out")
+    assert results["config"]["partial"] is True
+    counts = results["counts"]
+    assert counts["calls"] == 16 == len(samples) and counts["failed"] == 16 and counts["answered"] == 0
+    not_attempted = [s for s in samples if s.error and s.error.startswith("not attempted")]
+    assert len(not_attempted) == 16 - 3  # 3 real failures, the rest never sent: every call accounted for
+
+
+def test_permanent_auth_error_stops_at_once(tmp_path, capsys):
+    with FakeOpenAIServer(Behaviour(status=401)) as server:
+        code = _fake_judge_run(tmp_path, server, "--concurrency", "1")
+        seen = server.stats().total
+    assert code == 1 and seen == 1  # not retried, not repeated for every example
+    err = capsys.readouterr().err
+    assert "permanent error" in err and "401" in err
+    counts = results_of(tmp_path / "out")["counts"]
+    assert counts["failed"] == counts["calls"] == 16  # one real failure, fifteen never attempted

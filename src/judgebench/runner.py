@@ -301,7 +301,7 @@ class _Run:
                 return reply
             if not error.retryable:
                 if getattr(error, "fatal", True):
-                    self.stopped = self.stopped or f"stopped: {error}"
+                    self.stopped = self.stopped or f"permanent error: {error}"
                     raise _Fatal(str(error))
                 return str(error)
             if retry >= options.max_retries:
