@@ -108,7 +108,8 @@ def test_litellm_judge_end_to_end_every_call_accounted(tmp_path):
     with FakeOpenAIServer(behaviour, watch_secrets=["sk-PLANTED-SECRET-123"]) as server:
         code = run_cli(
             "run", "--tasks", "sciarena_eval", "--judge", "openai/test-judge",
-            "--judge-args", f"api_base={server.api_base},api_key=sk-PLANTED-SECRET-123,temperature=0,max_tokens=64",
+            "--judge-args",
+            f"api_base={server.api_base},api_key=sk-PLANTED-SECRET-123,temperature=0,max_tokens=64,transport=litellm",
             "--dataset-path", data, "--output-path", out, "--cache-dir", tmp_path / "cache", "--quiet",
         )
         stats = server.stats()
@@ -124,6 +125,7 @@ def test_litellm_judge_end_to_end_every_call_accounted(tmp_path):
     assert all(s.tokens_in and s.tokens_out for s in answered)
     judge_args = results["config"]["judge_args"]
     assert "api_key" not in judge_args and judge_args["max_tokens"] == 64 and judge_args["temperature"] == 0
+    assert judge_args["transport"] == "litellm"  # this run went through litellm.acompletion
     assert stats.total == 12 and not stats.leaks
     for path in list(out.rglob("*")) + list((tmp_path / "cache").rglob("*")):
         if path.is_file():
