@@ -8,6 +8,7 @@ latency and faults.
     python scripts/bench_runner.py --scenario kill      # SIGKILL the CLI mid-run, then rerun
     python scripts/bench_runner.py --scenario rerun     # a finished run again: zero calls
     python scripts/bench_runner.py --scenario all
+    python scripts/bench_runner.py --scenario clean --transport litellm   # force litellm.acompletion
 
 Prints, per run: wall time of the CLI process, the server's active window (first request
 to last response), the ideal N x L / C and both ratios, the calls the server saw,
@@ -90,7 +91,7 @@ def cli_command(args: argparse.Namespace, api_base: str, data: Path, out: Path, 
         "--judge",
         "openai/bench-judge",
         "--judge-args",
-        f"api_base={api_base},api_key=sk-bench",
+        f"api_base={api_base},api_key=sk-bench" + (f",transport={args.transport}" if args.transport != "auto" else ""),
         "--dataset-path",
         str(data),
         "--output-path",
@@ -187,7 +188,8 @@ def behaviour(args: argparse.Namespace) -> Behaviour:
 
 def scenario(name: str, args: argparse.Namespace, work: Path) -> bool:
     print(f"== {name}: n={args.n} latency={args.latency}s concurrency={args.concurrency} "
-          f"errors={args.error_rate} malformed={args.malformed_rate} hangs={args.hang_rate} timeout={args.timeout}s")
+          f"errors={args.error_rate} malformed={args.malformed_rate} hangs={args.hang_rate} timeout={args.timeout}s "
+          f"transport={args.transport}")
     folder = work / name
     folder.mkdir(parents=True, exist_ok=True)
     data = folder / "pairs.jsonl"
@@ -261,6 +263,12 @@ def main() -> int:
     parser.add_argument("--hang-rate", type=float, help="share of requests never answered")
     parser.add_argument("--malformed-rate", type=float, help="share of answers without a verdict")
     parser.add_argument("--reask", type=int, default=1)
+    parser.add_argument(
+        "--transport",
+        choices=["auto", "openai", "litellm"],
+        default="auto",
+        help="judge transport (auto = the openai SDK for this OpenAI-compatible server)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", type=Path, help="keep the data, runs and cache here")
     args = parser.parse_args()

@@ -1,6 +1,7 @@
 """LiteLLMJudge against a real local OpenAI-compatible server, through both transports.
 
-The litellm transport really goes through `litellm.acompletion` (no monkeypatching).
+The openai transport really goes through `openai.AsyncOpenAI(...).chat.completions.create`
+and the litellm transport through `litellm.acompletion` (no monkeypatching).
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -18,11 +21,11 @@ from openai_server import Behaviour, FakeOpenAIServer, judge_request, verdict_pa
 from judgebench.errors import JudgebenchError
 from judgebench.judges import make_judge
 from judgebench.judges.base import JudgeCallError
-from judgebench.judges.llm import LiteLLMJudge, convert_judge_args, cost_map_prices
+from judgebench.judges.llm import OPENAI_CLIENTS_PER_LOOP, LiteLLMJudge, convert_judge_args, cost_map_prices
 from judgebench.records import JudgeReply
 from judgebench.runner import RunnerOptions, run_requests
 
-TRANSPORTS = ["direct", "litellm"]
+TRANSPORTS = ["openai", "litellm"]
 SECRET = "sk-PLANTED-SECRET-123"
 
 
@@ -115,13 +118,14 @@ def test_identity_and_public_args_hold_no_secrets() -> None:
 
 
 def test_transport_choice() -> None:
-    assert LiteLLMJudge("openai/m", {"api_base": "http://h/v1"}).uses_direct_transport()
-    assert LiteLLMJudge("hosted_vllm/Qwen/Qwen3-8B", {"api_base": "http://h/v1"}).uses_direct_transport()
-    assert not LiteLLMJudge("openai/gpt-4.1", {}).uses_direct_transport()
-    assert not LiteLLMJudge("anthropic/claude-x", {"api_base": "http://h"}).uses_direct_transport()
-    assert not LiteLLMJudge("ollama/llama3", {"api_base": "http://h"}).uses_direct_transport()
+    assert LiteLLMJudge("openai/m", {"api_base": "http://h/v1"}).uses_openai_transport()
+    assert LiteLLMJudge("hosted_vllm/Qwen/Qwen3-8B", {"api_base": "http://h/v1"}).uses_openai_transport()
+    assert not LiteLLMJudge("openai/gpt-4.1", {}).uses_openai_transport()
+    assert not LiteLLMJudge("anthropic/claude-x", {"api_base": "http://h"}).uses_openai_transport()
+    assert not LiteLLMJudge("ollama/llama3", {"api_base": "http://h"}).uses_openai_transport()
+    assert LiteLLMJudge("ollama/llama3", {"api_base": "http://h/v1", "transport": "openai"}).uses_openai_transport()
     forced = LiteLLMJudge("openai/m", {"api_base": "http://h/v1", "transport": "litellm"})
-    assert not forced.uses_direct_transport()
+    assert not forced.uses_openai_transport()
     assert forced.public_args()["transport"] == "litellm"
 
 
@@ -216,7 +220,7 @@ def test_runner_end_to_end_with_faults(tmp_path: Path, transport: str) -> None:
         assert again.calls_made == 0 and server.stats().total == 36
 
 
-def test_direct_transport_does_not_import_litellm() -> None:
+def test_openai_transport_does_not_import_litellm() -> None:
     with FakeOpenAIServer() as server:
         code = (
             "import asyncio, sys\n"
@@ -227,40 +231,177 @@ def test_direct_transport_does_not_import_litellm() -> None:
             "    r = await j.judge(judge_request(0))\n"
             "    await j.aclose()\n"
             "    return r\n"
-            "print(asyncio.run(go()).text, 'litellm' in sys.modules)\n"
+            "print(asyncio.run(go()).text, 'litellm' in sys.modules, 'openai' in sys.modules)\n"
         )
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.split() == ["[[A]]", "False"]
+    assert out.stdout.split() == ["[[A]]", "False", "True"]
 
 
-def test_vllm_style_extra_args_reach_the_body() -> None:
-    seen: list[dict] = []
+class CaptureServer:
+    """A stdlib HTTP server that records each request's headers and JSON body and answers
+    with a fixed status and body (the shared fake server logs only hashes of bodies)."""
 
-    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+    def __init__(self, status: int = 200, body: object = None, content_type: str = "application/json"):
+        self.status, self.content_type = status, content_type
+        self.body = body if body is not None else {
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "[[A]]"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
+        }
+        self.seen: list[tuple[dict[str, str], dict]] = []
+
+    def __enter__(self) -> CaptureServer:
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                outer.seen.append(({k.lower(): v for k, v in self.headers.items()}, json.loads(raw)))
+                payload = outer.body if isinstance(outer.body, bytes) else json.dumps(outer.body).encode()
+                self.send_response(outer.status)
+                self.send_header("Content-Type", outer.content_type)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.api_base = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_vllm_style_extra_args_reach_the_body(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)  # an OpenAI key must not go to a vLLM server
+    monkeypatch.delenv("HOSTED_VLLM_API_KEY", raising=False)
+    with CaptureServer() as server:
         judge = LiteLLMJudge(
             "hosted_vllm/Qwen/Qwen3-8B",
-            {"api_base": server.api_base, "top_k": "20", "chat_template_kwargs": '{"enable_thinking": false}'},
+            {
+                "api_base": server.api_base,
+                "temperature": "0",
+                "max_tokens": "64",
+                "top_k": "20",
+                "min_p": "0.05",
+                "chat_template_kwargs": '{"enable_thinking": false}',
+                "extra_headers.X-Title": "judgebench",
+                "drop_params": "true",
+            },
         )
-        assert judge.uses_direct_transport()
-        shape = judge._direct_shape()
-        seen.append(shape["params"])
-        call(judge)
-        request = server.stats().requests[0]
-    assert seen[0] == {"top_k": 20, "chat_template_kwargs": {"enable_thinking": False}}
-    assert request.model == "Qwen/Qwen3-8B"
-    assert request.authorization is None  # no key given: none sent
+        assert judge.uses_openai_transport()
+        reply = call(judge)
+    assert reply.text == "[[A]]" and (reply.tokens_in, reply.tokens_out) == (10, 3)
+    (headers, body), = server.seen
+    # arguments the SDK knows and the ones it does not (through extra_body) land side by side
+    assert body["model"] == "Qwen/Qwen3-8B" and body["messages"] == judge_request(0).messages
+    assert body["temperature"] == 0 and body["max_tokens"] == 64
+    assert body["top_k"] == 20 and body["min_p"] == 0.05
+    assert body["chat_template_kwargs"] == {"enable_thinking": False}
+    assert "drop_params" not in body and "api_base" not in body and "stream" not in body
+    assert "authorization" not in headers  # no key given: none sent, $OPENAI_API_KEY neither
+    assert SECRET not in json.dumps(headers) + json.dumps(body)
+    assert headers["x-title"] == "judgebench"
 
 
-def test_litellm_transport_logs_no_key(capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
+def test_openai_transport_sends_the_provider_key_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOSTED_VLLM_API_KEY", "vllm-key-1")
+    with CaptureServer() as server:
+        call(LiteLLMJudge("hosted_vllm/m", {"api_base": server.api_base}))
+    assert server.seen[0][0]["authorization"] == "Bearer vllm-key-1"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize(
+    "error",
+    [
+        {
+            "message": "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens.",
+            "type": "invalid_request_error",
+            "code": "context_length_exceeded",
+        },
+        {
+            "message": "The response was filtered due to the prompt triggering Azure OpenAI's content "
+            "management policy.",
+            "type": "invalid_request_error",
+            "code": "content_filter",
+        },
+    ],
+    ids=["context-length", "content-policy"],
+)
+def test_prompt_level_400_fails_the_call_not_the_run(transport: str, error: dict) -> None:
+    with CaptureServer(status=400, body={"error": error}) as server:
+        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "api_key": "sk-t", "transport": transport})
+        failure = error_of(judge)
+    assert not failure.retryable
+    assert getattr(failure, "fatal", True) is False
+    assert len(server.seen) == 1
+
+
+@pytest.mark.parametrize(
+    "body, content_type",
+    [
+        (b"<html>bad gateway page</html>", "text/html"),
+        (b'{"choices": [{"mess', "application/json"),
+        (b'{"object": "chat.completion", "choices": []}', "application/json"),
+    ],
+    ids=["html", "cut-off-json", "no-choices"],
+)
+def test_openai_transport_malformed_answer_is_retryable(body: bytes, content_type: str) -> None:
+    with CaptureServer(body=body, content_type=content_type) as server:
+        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "api_key": "sk-t"})
+        error = error_of(judge)
+    assert error.retryable and "malformed" in str(error)
+
+
+def test_openai_transport_reuses_its_clients_per_event_loop() -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "api_key": "sk-t"})
+
+        async def go() -> list[object]:
+            for i in range(10):
+                await judge.judge(judge_request(i))
+            (_, clients), = judge._clients.values()
+            await judge.aclose()
+            return list(clients)
+
+        first = asyncio.run(go())
+        assert len(first) == OPENAI_CLIENTS_PER_LOOP and judge._clients == {}
+        assert all(c.is_closed() for c in first)  # type: ignore[attr-defined]
+        second = asyncio.run(go())  # a new event loop gets its own clients
+        assert not {id(c) for c in first} & {id(c) for c in second}
+        assert server.stats().total == 20
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_transport_logs_no_key(
+    transport: str, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level("DEBUG")
     with FakeOpenAIServer(Behaviour(script=(500, 401), echo_key_in_errors=True)) as server:
-        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "api_key": SECRET, "transport": "litellm"})
-        for _ in range(2):
-            error_of(judge)
+        judge = LiteLLMJudge(
+            "openai/m",
+            {"api_base": server.api_base, "api_key": SECRET, "extra_headers.X-Key": "HDR-SECRET-1", "transport": transport},
+        )
+        errors = [error_of(judge) for _ in range(2)]
         reply = call(judge)
     assert reply.text == "[[A]]"
+    assert [e.retryable for e in errors] == [True, False]
     captured = capfd.readouterr()
-    assert SECRET not in captured.out and SECRET not in captured.err
-    assert SECRET not in caplog.text
+    # litellm's own DEBUG output prints extra header values (it redacts only known auth
+    # headers), so header secrets are checked on the openai transport only
+    secrets = (SECRET, "HDR-SECRET-1") if transport == "openai" else (SECRET,)
+    for secret in secrets:
+        assert secret not in captured.out and secret not in captured.err
+        assert secret not in caplog.text
+        assert all(secret not in str(e) for e in errors)

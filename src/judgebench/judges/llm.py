@@ -1,4 +1,5 @@
-"""LLM judges through litellm: any litellm model id, one attempt per call (the runner retries).
+"""LLM judges: the official openai SDK for OpenAI-compatible endpoints, litellm for every
+other provider; one attempt per call (the runner retries).
 
 Judge arguments (`--judge-args k=v,k=v`) arrive as strings and are converted here:
 - integers: max_tokens, max_completion_tokens, seed, top_k, n, top_logprobs
@@ -9,8 +10,9 @@ Judge arguments (`--judge-args k=v,k=v`) arrive as strings and are converted her
 - headers: `extra_headers.NAME=value` (or `header.NAME=value`), or extra_headers as a
   JSON object; header values are secrets (never cached, written or printed)
 - any other key: `true`/`false` -> bool, `null`/`none` -> None, an integer or a float
-  -> number, `{...}`/`[...]` -> JSON, else text. Such keys reach the provider as
-  litellm passes them (unknown ones end up in the request body, e.g. vLLM's top_k).
+  -> number, `{...}`/`[...]` -> JSON, else text. Such keys reach the provider in the
+  request body (openai transport: through `extra_body`; litellm: as litellm passes
+  them), e.g. vLLM's top_k.
 `timeout`, `num_retries` and `max_retries` belong to the runner (--timeout,
 --max-retries) and are rejected here.
 
@@ -18,21 +20,26 @@ Secrets: api_key, header values and any argument named like a key, secret, passw
 credential or token are used for the call only. `cache_identity()` and `public_args()`
 leave them out, and error messages are scrubbed of them.
 
-Transports (`transport=auto|litellm|direct`):
+Transports (`transport=auto|openai|litellm`):
+- openai: for OpenAI-compatible endpoints given by api_base (providers openai,
+  hosted_vllm, openai_like, custom_openai): `openai.AsyncOpenAI(base_url=api_base,
+  max_retries=0).chat.completions.create(...)`. Arguments the SDK's `create` knows are
+  passed by name, any other (vLLM's top_k, chat_template_kwargs, ...) through
+  `extra_body`, so they land in the request body as given (OpenAI chat format, no
+  per-provider mapping). The key is api_key, else $<PROVIDER>_API_KEY, else none (no
+  Authorization header; $OPENAI_API_KEY is never sent to another provider's server).
+  Each event loop gets OPENAI_CLIENTS_PER_LOOP clients, reused for every call and closed
+  by aclose(). The call is priced from litellm's bundled cost map (input/output price
+  per token; None when the model is not in it), and litellm is not imported at all.
 - litellm: `litellm.acompletion(...)` with num_retries=0 / max_retries=0, so litellm
   never retries behind the runner's back; litellm maps the arguments per provider and
   prices the call with `litellm.completion_cost` (None when the model is not priced).
-- direct: for OpenAI-compatible endpoints given by api_base (providers openai,
-  hosted_vllm, openai_like, custom_openai): one reused aiohttp session POSTs
-  `{api_base}/chat/completions` with the arguments as given (OpenAI chat format, no
-  per-provider mapping), and the call is priced from litellm's bundled cost map
-  (input/output price per token; None when the model is not in it). litellm is not
-  imported at all on this path. Measured on a 2-core box: `import litellm` takes ~5 s
-  and each `litellm.acompletion` ~8 ms of CPU, which caps one process near 120 calls/s;
-  the direct path costs under 1 ms per call.
-- auto (default): direct when the provider is OpenAI-compatible and api_base is set
+- auto (default): openai when the provider is OpenAI-compatible and api_base is set
   (self-hosted vLLM, a local server, a proxy), litellm otherwise (hosted APIs,
   anthropic/, gemini/, ollama/, ...).
+Why two: on a 2-core machine `import litellm` takes ~5 s and each `litellm.acompletion`
+costs ~8 ms of CPU, which caps one process well below what a local vLLM server at
+concurrency 64 answers; the SDK call costs ~3-4 ms (docs/runner.md has the figures).
 """
 
 from __future__ import annotations
@@ -80,7 +87,7 @@ RUNNER_ARGS = {
     "messages": "(the prompt template)",
     "model": "--judge",
 }
-# client-side arguments: passed to litellm, never put in the request body of the direct path
+# client-side arguments: passed to litellm, never put in the request body on the openai transport
 CLIENT_ARGS = {"api_base", "api_version", "organization", "custom_llm_provider", "drop_params"}
 # where the model is served, not what it is asked: not part of the cache identity
 CONNECTION_ARGS = {"api_base", "api_version", "organization"}
@@ -89,7 +96,12 @@ SECRET_NAME = re.compile(
     re.IGNORECASE,
 )
 OPENAI_COMPATIBLE = {"openai", "hosted_vllm", "openai_like", "custom_openai"}
-TRANSPORTS = ("auto", "litellm", "direct")
+# AsyncOpenAI clients (each with its own connection pool) per event loop, used in turn.
+# httpx's pool probes every idle connection's socket each time it hands out a connection,
+# so one pool of 64 connections costs more CPU per call than four pools of 16 (profiled:
+# ~0.6 ms per call at concurrency 64, a few points of throughput on a 2-core machine).
+OPENAI_CLIENTS_PER_LOOP = 4
+TRANSPORTS = ("auto", "litellm", "openai")
 RETRYABLE_STATUS = {408, 409, 425, 429}
 # 4xx that concern one request only (its prompt), not the run: recorded FAILED, run goes on
 REQUEST_LEVEL_ERRORS = ("ContextWindowExceededError", "ContentPolicyViolationError")
@@ -255,7 +267,8 @@ def cost_map_prices(model: str, provider: str) -> tuple[float, float] | None:
 
 
 class LiteLLMJudge(Judge):
-    """A judge model reached through litellm (see module docstring for args and transports)."""
+    """A judge model reached through the openai SDK or litellm (see the module docstring
+    for arguments and transports)."""
 
     cacheable = True
 
@@ -273,9 +286,9 @@ class LiteLLMJudge(Judge):
         self._args = {k: v for k, v in args.items() if not is_secret_arg(k)}
         self._headers = headers
         self.timeout_s: float = 120.0  # set by the runner (--timeout)
-        self._direct: dict[str, Any] | None = None  # resolved request shape for the direct path
-        self._sessions: dict[int, Any] = {}  # event loop id -> aiohttp session
-        self._proxies: dict[str, str | None] = {}
+        self._shape: dict[str, Any] | None = None  # resolved once for the openai transport
+        self._clients: dict[int, tuple[Any, list[Any]]] = {}  # id(loop) -> (loop, AsyncOpenAI clients)
+        self._turn = 0
 
     def __repr__(self) -> str:
         return f"LiteLLMJudge({self.model!r}, {self.public_args()!r})"
@@ -324,26 +337,30 @@ class LiteLLMJudge(Judge):
         provider, _, name = self.model.partition("/")
         return provider, name
 
-    def uses_direct_transport(self) -> bool:
+    def uses_openai_transport(self) -> bool:
         if self.transport == "litellm":
             return False
-        if self.transport == "direct":
+        if self.transport == "openai":
             return True
         return bool(self._args.get("api_base")) and self._split_provider()[0] in OPENAI_COMPATIBLE
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
-        if self.uses_direct_transport():
-            return await self._judge_direct(request)
+        if self.uses_openai_transport():
+            return await self._judge_openai(request)
         return await self._judge_litellm(request)
 
     async def aclose(self) -> None:
-        """Close the HTTP sessions opened by the direct transport (called by the runner)."""
-        sessions, self._sessions = self._sessions, {}
-        for session in sessions.values():
-            try:
-                await session.close()
-            except Exception:
-                pass
+        """Close the openai SDK clients (called by the runner when a run ends). A client
+        made on an event loop that has since closed cannot be closed any more: dropped."""
+        entries, self._clients = self._clients, {}
+        for loop, clients in entries.values():
+            if loop.is_closed():
+                continue
+            for client in clients:
+                try:
+                    await client.close()
+                except Exception:
+                    pass
 
     # -- litellm transport
     async def _judge_litellm(self, request: JudgeRequest) -> JudgeReply:
@@ -416,107 +433,114 @@ class LiteLLMJudge(Judge):
             c.__name__ in REQUEST_LEVEL_ERRORS for c in type(exc).__mro__
         ):
             error.fatal = False  # type: ignore[attr-defined]
+        elif status == 400 and _is_request_level(message, getattr(exc, "code", None)):
+            # litellm maps these per provider; an OpenAI-compatible endpoint's own wording
+            # (e.g. a content filter) is recognised the same way as on the openai transport
+            error.fatal = False  # type: ignore[attr-defined]
         return error
 
-    # -- direct transport (OpenAI-compatible endpoints)
-    def _direct_shape(self) -> dict[str, Any]:
-        if self._direct is not None:
-            return self._direct
+    # -- openai transport (OpenAI-compatible endpoints, through the official openai SDK)
+    def _openai_shape(self) -> dict[str, Any]:
+        """What every call of this judge sends, resolved once: the model name, the key,
+        the arguments `create` knows, the rest (in `extra_body`), and the prices."""
+        if self._shape is not None:
+            return self._shape
         provider, model = self._split_provider()
         api_base = self._args.get("api_base")
         if not api_base:
             raise JudgeCallError(
-                f"judge {self.model}: transport=direct needs api_base", retryable=False
+                f"judge {self.model}: transport=openai needs api_base", retryable=False
             )
-        params = {k: v for k, v in self._args.items() if k not in CLIENT_ARGS}
-        key = self._api_key
-        if not key:
-            key = os.environ.get(f"{provider.upper()}_API_KEY") or None
-        headers = {"Content-Type": "application/json"}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        if self._args.get("organization"):
-            headers["OpenAI-Organization"] = str(self._args["organization"])
-        headers.update(self._headers)
-        self._direct = {
-            "url": str(api_base).rstrip("/") + "/chat/completions",
+        known = _sdk_create_params()
+        params: dict[str, Any] = {}
+        extra_body: dict[str, Any] = {}
+        for name, value in self._args.items():
+            if name in CLIENT_ARGS:
+                continue
+            if name == "extra_body" and isinstance(value, dict):
+                extra_body.update(value)
+            elif name in known:
+                params[name] = value
+            else:  # e.g. vLLM's top_k, chat_template_kwargs: sent in the body as given
+                extra_body[name] = value
+        if extra_body:
+            params["extra_body"] = extra_body
+        key = self._api_key or os.environ.get(f"{provider.upper()}_API_KEY") or None
+        if key is None:
+            # No key: send no Authorization header at all. The SDK wants some api_key at
+            # construction (else it reads $OPENAI_API_KEY, which must not go to another
+            # provider's server); the per-request Omit keeps this placeholder off the wire.
+            import openai
+
+            params["extra_headers"] = {"Authorization": openai.Omit()}
+        self._shape = {
+            "api_base": str(api_base),
             "model": model,
+            "api_key": key or "no-key",
             "params": params,
-            "headers": headers,
             "prices": cost_map_prices(model, provider),
         }
-        return self._direct
+        return self._shape
 
-    def _session(self) -> Any:
-        import aiohttp
-
+    def _openai_client(self) -> Any:
+        """The next of this event loop's AsyncOpenAI clients (round robin). Each loop (the
+        call worker's, each `asyncio.run`) gets OPENAI_CLIENTS_PER_LOOP clients the first
+        time it calls, reuses them for every call and aclose() closes them."""
         loop = asyncio.get_running_loop()
-        session = self._sessions.get(id(loop))
-        if session is None or session.closed:
-            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
-            # trust_env would look up netrc and proxy settings in a thread on every request;
-            # the proxy from HTTP(S)_PROXY / NO_PROXY is resolved once instead (_proxy).
-            session = aiohttp.ClientSession(connector=connector, trust_env=False)
-            self._sessions[id(loop)] = session
-        return session
+        entry = self._clients.get(id(loop))
+        if entry is None or entry[0] is not loop:
+            entry = (loop, [self._new_openai_client() for _ in range(OPENAI_CLIENTS_PER_LOOP)])
+            self._clients[id(loop)] = entry
+        clients = entry[1]
+        self._turn += 1
+        return clients[self._turn % len(clients)]
 
-    def _proxy(self, url: str) -> str | None:
-        """The HTTP(S)_PROXY that applies to url (honouring NO_PROXY), looked up once."""
-        if url not in self._proxies:
-            import urllib.request
-            from urllib.parse import urlsplit
+    def _new_openai_client(self) -> Any:
+        import openai
 
-            proxy = None
-            try:
-                parts = urlsplit(url)
-                if not urllib.request.proxy_bypass(parts.hostname or ""):
-                    proxy = urllib.request.getproxies().get(parts.scheme)
-            except Exception:
-                proxy = None
-            self._proxies[url] = proxy
-        return self._proxies[url]
+        shape = self._openai_shape()
+        # The SDK's own httpx client with no cap on connections: the runner bounds how many
+        # calls are in flight (--concurrency), and every connection opened stays open for
+        # reuse (the SDK's default keeps at most 100 alive).
+        limits_type = type(openai.DEFAULT_CONNECTION_LIMITS)
+        http_client = openai.DefaultAsyncHttpxClient(
+            limits=limits_type(max_connections=None, max_keepalive_connections=None)
+        )
+        return openai.AsyncOpenAI(
+            base_url=shape["api_base"],
+            api_key=shape["api_key"],
+            organization=self._args.get("organization"),
+            max_retries=0,  # the runner retries, never the SDK
+            default_headers=dict(self._headers) or None,
+            http_client=http_client,
+        )
 
-    async def _judge_direct(self, request: JudgeRequest) -> JudgeReply:
-        import aiohttp
-
-        shape = self._direct_shape()
-        body = {"model": shape["model"], "messages": request.messages, **shape["params"]}
-        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        session = self._session()
+    async def _judge_openai(self, request: JudgeRequest) -> JudgeReply:
+        shape = self._shape or self._openai_shape()
+        client = self._openai_client()
         started = time.monotonic()
         try:
-            async with session.post(
-                shape["url"],
-                data=payload,
-                headers=shape["headers"],
-                timeout=aiohttp.ClientTimeout(total=self.timeout_s),
-                proxy=self._proxy(shape["url"]),
-            ) as resp:
-                raw = await resp.read()
-                status = resp.status
-                resp_headers = resp.headers
+            response = await client.chat.completions.create(
+                model=shape["model"],
+                messages=request.messages,
+                timeout=self.timeout_s,
+                **shape["params"],
+            )
         except asyncio.CancelledError:
             raise
-        except asyncio.TimeoutError:
-            raise JudgeCallError(f"timed out after {self.timeout_s:g}s", retryable=True) from None
-        except aiohttp.ClientError as exc:
-            raise JudgeCallError(
-                self._scrub(f"connection error: {type(exc).__name__}: {exc}"), retryable=True
-            ) from None
+        except Exception as exc:
+            raise self._convert_openai_error(exc) from None
         latency = time.monotonic() - started
-        if status != 200:
-            raise self._status_error(status, raw, resp_headers)
         try:
-            data = json.loads(raw)
-            message = data["choices"][0]["message"]
-            text = message.get("content")
-            usage = data.get("usage") or {}
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            text = response.choices[0].message.content
+            usage = response.usage
+        except (AttributeError, IndexError, KeyError, TypeError):
             raise JudgeCallError(
-                f"malformed response from {shape['url']}: {raw[:200]!r}", retryable=True
+                self._scrub(f"malformed response from {shape['api_base']}: {str(response)[:200]!r}"),
+                retryable=True,
             ) from None
-        tokens_in = usage.get("prompt_tokens")
-        tokens_out = usage.get("completion_tokens")
+        tokens_in = getattr(usage, "prompt_tokens", None)
+        tokens_out = getattr(usage, "completion_tokens", None)
         cost = None
         prices = shape["prices"]
         if prices is not None and isinstance(tokens_in, int) and isinstance(tokens_out, int):
@@ -529,19 +553,83 @@ class LiteLLMJudge(Judge):
             latency_s=latency,
         )
 
-    def _status_error(self, status: int, raw: bytes, headers: Any) -> JudgeCallError:
-        detail = ""
-        try:
-            data = json.loads(raw)
-            err = data.get("error", data) if isinstance(data, dict) else data
-            detail = str(err.get("message", err) if isinstance(err, dict) else err)
-        except (ValueError, AttributeError):
-            detail = raw[:300].decode("utf-8", "replace")
-        message = self._scrub(f"HTTP {status}: {detail}".strip())
-        if status in RETRYABLE_STATUS or status >= 500:
-            return JudgeCallError(message, retryable=True, retry_after_s=_parse_retry_after(headers))
-        error = JudgeCallError(message, retryable=False)
-        low = detail.lower()
-        if status == 400 and ("context length" in low or "maximum context" in low or "too long" in low):
-            error.fatal = False  # type: ignore[attr-defined]
-        return error
+    def _convert_openai_error(self, exc: Exception) -> JudgeCallError:
+        import openai
+
+        name = type(exc).__name__
+        if isinstance(exc, openai.APITimeoutError):
+            return JudgeCallError(f"timed out after {self.timeout_s:g}s", retryable=True)
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            detail = _error_detail(exc)
+            message = self._scrub(f"{name}: HTTP {status}: {detail}".strip())
+            if isinstance(exc, (openai.RateLimitError, openai.InternalServerError)) or (
+                status in RETRYABLE_STATUS or status >= 500
+            ):
+                headers = getattr(getattr(exc, "response", None), "headers", None)
+                return JudgeCallError(message, retryable=True, retry_after_s=_parse_retry_after(headers))
+            error = JudgeCallError(message, retryable=False)
+            if status == 400 and _is_request_level(detail, getattr(exc, "code", None)):
+                error.fatal = False  # type: ignore[attr-defined]
+            return error
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            reason = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
+            return JudgeCallError(self._scrub(f"connection error: {reason}"), retryable=True)
+        if isinstance(exc, (openai.APIResponseValidationError, json.JSONDecodeError)):
+            # a 200 whose body is not a chat completion (a proxy's error page, cut-off JSON)
+            return JudgeCallError(self._scrub(f"malformed response: {name}: {exc}"), retryable=True)
+        return JudgeCallError(self._scrub(f"{name}: {exc}"), retryable=False)
+
+
+_SDK_PARAMS: frozenset[str] | None = None
+# create() keywords that judgebench sets itself or that are not request-body arguments
+_SDK_RESERVED = {"self", "messages", "model", "stream", "stream_options", "timeout"}
+_SDK_RESERVED |= {"extra_headers", "extra_query", "extra_body"}
+
+
+def _sdk_create_params() -> frozenset[str]:
+    """Arguments `chat.completions.create` takes by name in the installed openai SDK."""
+    global _SDK_PARAMS
+    if _SDK_PARAMS is None:
+        import inspect
+
+        from openai.resources.chat import AsyncCompletions
+
+        names = inspect.signature(AsyncCompletions.create).parameters
+        _SDK_PARAMS = frozenset(n for n in names if n not in _SDK_RESERVED)
+    return _SDK_PARAMS
+
+
+def _error_detail(exc: Any) -> str:
+    """The provider's error message from an openai APIStatusError."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message") is not None:
+            return str(err["message"])
+        if isinstance(err, str):
+            return err
+    message = getattr(exc, "message", None)
+    return str(message if message is not None else exc)
+
+
+_REQUEST_LEVEL_CODES = {"context_length_exceeded", "content_policy_violation", "content_filter"}
+_REQUEST_LEVEL_TEXT = (
+    "context length",
+    "maximum context",
+    "context window",
+    "too long",
+    "content_policy_violation",
+    "content management policy",
+    "content policy",
+)
+
+
+def _is_request_level(detail: str, code: Any) -> bool:
+    """A 400 about this prompt only (too long for the context window, refused by a
+    content policy): that call fails, the run goes on."""
+    if isinstance(code, str) and code in _REQUEST_LEVEL_CODES:
+        return True
+    low = detail.lower()
+    return any(fragment in low for fragment in _REQUEST_LEVEL_TEXT)
