@@ -95,9 +95,12 @@ def test_gate_fails_only_on_a_significant_drop_beyond_the_threshold(longer_short
     worse = tmp_path / "worse"
     shutil.copytree(longer, worse)
 
-    def break_one(rows):
+    def break_one(rows):  # the judge answered the other way (raw answer and verdicts together)
         row = next(r for r in rows if r["status"] == "ANSWERED" and r["verdict"] == r["label"])
-        row["verdict"] = {"A": "B", "B": "A"}[row["label"]]
+        flipped = {"A": "B", "B": "A"}
+        row["verdict"] = flipped[row["label"]]
+        row["verdict_shown"] = flipped[row["verdict_shown"]]
+        row["raw"] = f"[[{row['verdict_shown']}]]"
 
     edit_samples(worse, break_one)
     rescore_run(worse)

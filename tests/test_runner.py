@@ -1,6 +1,6 @@
 """The runner against a real local OpenAI-compatible server: every fault path.
 
-Most tests use the direct transport (fast); tests/test_llm_judge.py covers the litellm one.
+Most tests use the openai transport (fast); tests/test_llm_judge.py covers the litellm one.
 """
 
 from __future__ import annotations
