@@ -131,16 +131,17 @@ def test_hang_times_out_and_fails_after_retries_then_run_goes_on(tmp_path: Path)
     beh = Behaviour(answer="[[B]]", action_fn=lambda m: "hang" if "HANG" in m[0]["content"] else None)
     with FakeOpenAIServer(beh) as server:
         started = time.monotonic()
-        out = run_requests(requests, judge_for(server), fast(tmp_path, timeout_s=0.3, max_retries=2), verdict_parses)
+        # 1 s: long enough that a normal answer never times out on a loaded 2-core machine
+        out = run_requests(requests, judge_for(server), fast(tmp_path, timeout_s=1.0, max_retries=2), verdict_parses)
         elapsed = time.monotonic() - started
         stats = server.stats()
     hung = out.replies[0]
     assert hung is not None and hung.text is None and "timed out" in (hung.error or "")
-    assert hung.attempts == 3  # 1 + 2 retries, each cut at 0.3 s
+    assert hung.attempts == 3  # 1 + 2 retries, each cut at 1 s
     assert [r.text for r in out.replies[1:] if r] == ["[[B]]", "[[B]]"]  # the run went on
     assert out.stopped is None and out.calls_made == 5
     assert stats.outcomes()["hang"] == 3
-    assert elapsed < 3.0
+    assert elapsed < 8.0  # three 1 s timeouts, not the server's 3,600 s hang
     assert cache_rows(tmp_path) == 2  # failures are never cached
 
 
@@ -160,7 +161,7 @@ def test_failed_calls_are_retried_on_the_next_run(tmp_path: Path) -> None:
 def test_hang_then_answer_on_retry(tmp_path: Path) -> None:
     with FakeOpenAIServer(Behaviour(script=("hang",), latency_s=0.01)) as server:
         out = run_requests(
-            [judge_request(0)], judge_for(server), fast(tmp_path, timeout_s=0.3), verdict_parses
+            [judge_request(0)], judge_for(server), fast(tmp_path, timeout_s=1.0), verdict_parses
         )
         assert [r.outcome for r in server.stats().requests] == ["hang", "answered"]
     assert out.replies[0] is not None and out.replies[0].text == "[[A]]" and out.replies[0].attempts == 2
