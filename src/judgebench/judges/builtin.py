@@ -70,23 +70,16 @@ def render_answer(request: JudgeRequest, choose: Callable[[str], str | None]) ->
     return json.dumps({dim: names.get(choose(dim) or "", "none") for dim in request.dimensions})
 
 
+BUILTIN_JUDGES: dict[str, Callable[[int], Judge]] = {
+    "builtin/longer": lambda seed: FeatureJudge("builtin/longer", response_length),
+    "builtin/shorter": lambda seed: FeatureJudge("builtin/shorter", lambda text: -response_length(text)),
+    "builtin/more-citations": lambda seed: FeatureJudge("builtin/more-citations", count_citations),
+    "builtin/random": SeededRandomJudge,
+    "builtin/always-a": lambda seed: AlwaysFirstJudge(),
+}
+
+
 def make_builtin_judge(judge_id: str, seed: int = 0) -> Judge:
-    makers: dict[str, Callable[[], Judge]] = {
-        "builtin/longer": lambda: FeatureJudge("builtin/longer", response_length),
-        "builtin/shorter": lambda: FeatureJudge("builtin/shorter", lambda text: -response_length(text)),
-        "builtin/more-citations": lambda: FeatureJudge("builtin/more-citations", count_citations),
-        "builtin/random": lambda: SeededRandomJudge(seed),
-        "builtin/always-a": AlwaysFirstJudge,
-    }
-    if judge_id not in makers:
-        raise JudgebenchError(f"unknown built-in judge '{judge_id}'; built-in judges: {', '.join(makers)}")
-    return makers[judge_id]()
-
-
-BUILTIN_JUDGES = (
-    "builtin/longer",
-    "builtin/shorter",
-    "builtin/more-citations",
-    "builtin/random",
-    "builtin/always-a",
-)
+    if judge_id not in BUILTIN_JUDGES:
+        raise JudgebenchError(f"unknown built-in judge '{judge_id}'; built-in judges: {', '.join(BUILTIN_JUDGES)}")
+    return BUILTIN_JUDGES[judge_id](seed)
