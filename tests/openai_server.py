@@ -23,6 +23,14 @@ Behaviour per request, decided in this order:
      prompt hash), or (thread mode only) a callable messages -> text.
 429 (and 503) answers carry `Retry-After: retry_after_s` when it is set.
 
+Batch API (OpenAI-compatible): POST /v1/files (multipart upload), GET /v1/files/{id}[/content],
+POST /v1/batches, GET /v1/batches/{id}. A batch is "in_progress" until `batch_delay_s` has
+passed since its creation; the next GET processes its first `batch_answer_limit` lines (all
+by default) with the same `status` / `action_fn` / `answer` rules (an int action -> an error
+line in the error file, "malformed" -> the malformed text; scripts and random faults do not
+apply), logs each line as a request and ends the batch `batch_status` ("completed",
+"expired", ...).
+
 Per-model behaviour: `FakeOpenAIServer(default, models={"slow-model": Behaviour(...)})`,
 matched on the request's "model" field.
 
@@ -79,6 +87,11 @@ class Behaviour:
     status: int | None = None  # every request answered with this status
     action_fn: Callable[[list[dict[str, Any]]], int | str | None] | None = None  # thread mode only
     echo_key_in_errors: bool = False  # error messages quote the bearer token, like some providers
+    # batch API (/v1/files, /v1/batches): a batch ends `batch_status` once `batch_delay_s`
+    # has passed since it was created; only its first `batch_answer_limit` lines get an answer
+    batch_delay_s: float = 0.1
+    batch_status: str = "completed"
+    batch_answer_limit: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         if callable(self.answer) or self.action_fn is not None:
@@ -191,6 +204,14 @@ class _App:
         self.app.router.add_post("/v1/chat/completions", self.chat)
         self.app.router.add_post("/chat/completions", self.chat)
         self.app.router.add_get("/v1/models", self.list_models)
+        self.app.router.add_post("/v1/files", self.create_file)
+        self.app.router.add_get("/v1/files/{file_id}", self.get_file)
+        self.app.router.add_get("/v1/files/{file_id}/content", self.file_content)
+        self.app.router.add_post("/v1/batches", self.create_batch)
+        self.app.router.add_get("/v1/batches/{batch_id}", self.get_batch)
+        self.files: dict[str, tuple[dict[str, Any], bytes]] = {}
+        self.batches: dict[str, dict[str, Any]] = {}
+        self.batch_started: dict[str, float] = {}
         self.app.router.add_get("/_stats", self.stats_handler)
         self.app.router.add_post("/_reset", self.reset_handler)
 
@@ -238,6 +259,155 @@ class _App:
                     where.append(f"header {name}")
             if where:
                 self.leaks.append(f"secret found in {', '.join(where)}")
+
+    # -- batch API (OpenAI-compatible): files and batches, answered with the same Behaviour
+    def _add_file(self, data: bytes, filename: str, purpose: str) -> dict[str, Any]:
+        with self.lock:
+            file_id = f"file-{len(self.files) + 1}"
+            info = {
+                "id": file_id,
+                "object": "file",
+                "bytes": len(data),
+                "created_at": int(time.time()),
+                "filename": filename,
+                "purpose": purpose,
+                "status": "processed",
+            }
+            self.files[file_id] = (info, data)
+        return info
+
+    async def create_file(self, request: web.Request) -> web.Response:
+        raw = await request.read()
+        with self.lock:
+            self._check_leaks(request, raw)
+        fields = parse_multipart(request.headers.get("Content-Type", ""), raw)
+        if "file" not in fields:
+            return self._error(400, "no file in the upload", None)
+        filename, data = fields["file"]
+        purpose = fields.get("purpose", (None, b"batch"))[1].decode()
+        return web.json_response(self._add_file(bytes(data), filename or "upload.jsonl", purpose))
+
+    async def get_file(self, request: web.Request) -> web.Response:
+        entry = self.files.get(request.match_info["file_id"])
+        if entry is None:
+            return self._error(404, "no such file", None)
+        return web.json_response(entry[0])
+
+    async def file_content(self, request: web.Request) -> web.Response:
+        entry = self.files.get(request.match_info["file_id"])
+        if entry is None:
+            return self._error(404, "no such file", None)
+        return web.Response(body=entry[1], content_type="application/octet-stream")
+
+    async def create_batch(self, request: web.Request) -> web.Response:
+        raw = await request.read()
+        with self.lock:
+            self._check_leaks(request, raw)
+        body = json.loads(raw)
+        entry = self.files.get(body.get("input_file_id", ""))
+        if entry is None:
+            return self._error(404, "no such input file", None)
+        lines = [json.loads(x) for x in entry[1].decode().splitlines() if x.strip()]
+        now = time.time()
+        with self.lock:
+            batch_id = f"batch_{len(self.batches) + 1}"
+            self.batches[batch_id] = {
+                "id": batch_id,
+                "object": "batch",
+                "endpoint": body.get("endpoint", "/v1/chat/completions"),
+                "errors": None,
+                "input_file_id": body["input_file_id"],
+                "completion_window": body.get("completion_window", "24h"),
+                "status": "validating",
+                "output_file_id": None,
+                "error_file_id": None,
+                "created_at": int(now),
+                "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
+                "metadata": body.get("metadata"),
+                "_lines": lines,
+            }
+            self.batch_started[batch_id] = now
+        return web.json_response(self._public_batch(self.batches[batch_id]))
+
+    @staticmethod
+    def _public_batch(batch: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in batch.items() if not k.startswith("_")}
+
+    def _batch_line(self, line: dict[str, Any], beh: Behaviour) -> tuple[dict[str, Any], bool]:
+        """(output line, ok) for one batch request line."""
+        body = line.get("body") or {}
+        messages = body.get("messages") or []
+        model = str(body.get("model", ""))
+        prompt_hash = messages_hash(messages)
+        raw = json.dumps(body, sort_keys=True).encode()
+        action: int | str = "answer"
+        forced = beh.action_fn(messages) if beh.action_fn is not None else None
+        if beh.status is not None:
+            action = beh.status
+        elif forced is not None:
+            action = forced
+        now = time.time()
+        entry = RequestLog(model, prompt_hash, hashlib.sha256(raw).hexdigest(), "pending", now, now)
+        with self.lock:
+            self.log.append(entry)
+        request_id = f"req_{prompt_hash[:12]}"
+        if isinstance(action, int):
+            entry.outcome = f"error:{action}"
+            error = {"message": f"fake error {action}", "type": "server_error", "code": str(action)}
+            out = {"status_code": action, "request_id": request_id, "body": {"error": error}}
+            return {"id": f"batch_req_{prompt_hash[:12]}", "custom_id": line.get("custom_id"), "response": out, "error": None}, False
+        if action == "malformed":
+            text = beh.malformed_text
+        elif callable(beh.answer):
+            text = beh.answer(messages)
+        elif beh.answer == "@hash":
+            text = "[[A]]" if int(prompt_hash[:8], 16) % 2 == 0 else "[[B]]"
+        else:
+            text = beh.answer
+        entry.outcome = "malformed" if action == "malformed" else "answered"
+        prompt_chars = sum(len(str(m.get("content", ""))) for m in messages)
+        completion = {
+            "id": f"chatcmpl-{prompt_hash[:12]}-batch",
+            "object": "chat.completion",
+            "created": int(now),
+            "model": model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": prompt_chars // 4 + 1,
+                "completion_tokens": len(text) // 4 + 1,
+                "total_tokens": prompt_chars // 4 + len(text) // 4 + 2,
+            },
+        }
+        out = {"status_code": 200, "request_id": request_id, "body": completion}
+        return {"id": f"batch_req_{prompt_hash[:12]}", "custom_id": line.get("custom_id"), "response": out, "error": None}, True
+
+    async def get_batch(self, request: web.Request) -> web.Response:
+        batch_id = request.match_info["batch_id"]
+        batch = self.batches.get(batch_id)
+        if batch is None:
+            return self._error(404, "no such batch", None)
+        lines = batch["_lines"]
+        if batch["status"] in ("validating", "in_progress"):
+            first = lines[0] if lines else {}
+            beh = self.behaviour(str((first.get("body") or {}).get("model", "")))
+            elapsed = time.time() - self.batch_started[batch_id]
+            if elapsed < beh.batch_delay_s:
+                batch["status"] = "in_progress"
+            else:
+                limit = len(lines) if beh.batch_answer_limit is None else beh.batch_answer_limit
+                outputs, errors = [], []
+                for line in lines[:limit]:
+                    model = str((line.get("body") or {}).get("model", ""))
+                    out, ok = self._batch_line(line, self.behaviour(model))
+                    (outputs if ok else errors).append(json.dumps(out))
+                for name, rows in (("output_file_id", outputs), ("error_file_id", errors)):
+                    if rows:
+                        data = ("\n".join(rows) + "\n").encode()
+                        batch[name] = self._add_file(data, f"{batch_id}_{name}.jsonl", "batch_output")["id"]
+                batch["request_counts"] = {"total": len(lines), "completed": len(outputs), "failed": len(errors)}
+                batch["status"] = beh.batch_status
+                batch[f"{beh.batch_status}_at"] = int(time.time())
+        return web.json_response(self._public_batch(batch))
 
     @staticmethod
     def _error(status: int, message: str, retry_after: float | None) -> web.Response:
@@ -499,6 +669,22 @@ class FakeOpenAIServer:
         if default is not None:
             self._app.default = default
         self._app.models.update(models)
+
+
+def parse_multipart(content_type: str, raw: bytes) -> dict[str, tuple[str | None, bytes]]:
+    """Form fields of a multipart/form-data body: name -> (filename, bytes)."""
+    import email.parser
+    import email.policy
+
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + raw
+    )
+    fields: dict[str, tuple[str | None, bytes]] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        if name:
+            fields[str(name)] = (part.get_filename(), part.get_payload(decode=True) or b"")
+    return fields
 
 
 def judge_request(i: int | str, text: str | None = None, verdicts: Sequence[str] = ("A", "B")) -> Any:

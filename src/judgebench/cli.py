@@ -65,6 +65,8 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the answer cache")
     p.add_argument("--refresh-cache", action="store_true", help="ignore cached answers, store new ones")
     p.add_argument("--quiet", action="store_true", help="no progress bar (CI)")
+    p.add_argument("--batch", action="store_true", help="send the calls through the provider's batch API (openai/, azure/)")
+    p.add_argument("--batch-poll-s", type=float, default=30.0, help="seconds between batch status polls")
     p.set_defaults(handler=cmd_run)
 
 
@@ -89,6 +91,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         refresh_cache=args.refresh_cache,
         cache_dir=args.cache_dir,
         progress=not args.quiet,
+        batch=args.batch,
+        batch_poll_s=args.batch_poll_s,
     )
     status = 0
     for task in tasks:

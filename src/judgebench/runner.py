@@ -33,6 +33,8 @@ the requests never finished are None and `outcome.stopped` says why.
   worker starts nothing new, finishes and caches the calls in flight (registering them
   in the cache so a rerun waits for them instead of paying twice), then exits.
   JUDGEBENCH_CALL_WORKER=0 keeps everything in this process.
+- Batch (`options.batch`): run_requests hands the whole run to batch.run_batch (the
+  provider's batch API, same cache and records, no re-ask, no call worker).
 """
 
 from __future__ import annotations
@@ -76,6 +78,8 @@ class RunnerOptions:
     progress: bool = True
     backoff_base_s: float = 1.0
     backoff_max_s: float = 60.0
+    batch: bool = False  # send the calls through the provider's batch API (batch.py)
+    batch_poll_s: float = 30.0  # seconds between batch status polls
 
 
 @dataclass
@@ -531,6 +535,10 @@ def run_requests(
     already in flight - they are paid for - then exits. A rerun waits for those calls
     instead of sending them again, so a killed run repeats no answered call.
     """
+    if options.batch:  # the provider's batch API (see batch.py): same cache and records
+        from .batch import run_batch
+
+        return run_batch(requests, judge, options, is_parseable)
     try:
         asyncio.get_running_loop()
         in_loop = True
