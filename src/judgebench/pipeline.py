@@ -31,8 +31,7 @@ from .records import (
 from .runner import RunnerOptions, run_requests
 from .tasks import LoadedTask, TaskSpec, get_task, load_examples
 
-RESULTS_FILE = "results.json"
-SAMPLES_FILE = "samples.jsonl"
+from .rundir import RESULTS_FILE, SAMPLES_FILE
 NOT_ATTEMPTED = "not attempted: the run stopped before this call ({reason})"
 
 

@@ -31,6 +31,12 @@ class Judge(ABC):
         """Everything besides the prompt that determines the answer (model, generation args)."""
         return {"judge": self.id}
 
+    def preflight(self) -> None:
+        """Check what can be checked before the first paid call (credentials, ...).
+
+        Raise JudgebenchError with one line naming what is missing. Default: nothing to check.
+        """
+
     @abstractmethod
     async def judge(self, request: JudgeRequest) -> JudgeReply:
         """Make one attempt; raise JudgeCallError on failure."""
