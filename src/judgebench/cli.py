@@ -6,6 +6,9 @@ Exit codes: 0 done; 1 a run stopped early (partial results written); 2 bad input
 from __future__ import annotations
 
 import argparse
+import difflib
+import math
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -18,11 +21,65 @@ EXIT_STOPPED = 1
 EXIT_USAGE = 2
 
 
+# Spellings users type from lm-eval habit -> ours (accepted as aliases: rewritten before parsing).
+LM_EVAL_ALIASES = {"--output_path": "--output-path", "--include_path": "--include-path", "--model_args": "--judge-args"}
+# lm-eval flags whose meaning differs here: answered with ours.
+LM_EVAL_HINTS = {"--model": "--judge", "--batch_size": "--concurrency", "--batch-size": "--concurrency"}
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors as one line with exit code 2."""
+    """argparse that reports usage errors as one line with exit code 2, with a did-you-mean."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # '--model' must not silently mean '--model_args'
+        kwargs.setdefault("formatter_class", argparse.ArgumentDefaultsHelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise JudgebenchError(f"{self.prog}: {message}")
+        raise JudgebenchError(f"{self.prog}: {message}{self._suggestion(message)}")
+
+    def _suggestion(self, message: str) -> str:
+        match = re.match(r"unrecognized arguments: (\S+)", message)
+        if not match:
+            return ""
+        flag = match.group(1).split("=")[0]
+        if flag in LM_EVAL_HINTS:
+            return f" (did you mean {LM_EVAL_HINTS[flag]}?)"
+        known = [o for action in self._actions for o in action.option_strings if action.help != argparse.SUPPRESS]
+        for sub in self._subparsers._group_actions if self._subparsers else []:
+            for parser in getattr(sub, "choices", {}).values():
+                known += [o for a in parser._actions for o in a.option_strings if a.help != argparse.SUPPRESS]
+        close = difflib.get_close_matches(flag.replace("_", "-"), known, n=1, cutoff=0.6)
+        return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _number(kind: type, minimum: float, *, strict: bool = False) -> Callable[[str], Any]:
+    """An argparse type: a finite int/float >= minimum (> minimum when strict), else a one-line error."""
+    bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {'an integer' if kind is int else 'a number'}, got '{text}'") from None
+        if not math.isfinite(value) or value < minimum or (strict and value == minimum):
+            raise argparse.ArgumentTypeError(f"must be {bound}, got '{text}'")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def _fraction(text: str) -> float:
+    value = _number(float, 0.0)(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be a fraction between 0 and 1, got '{text}'")
+    return value
+
+
+POSITIVE_INT = _number(int, 1)
+NON_NEGATIVE_INT = _number(int, 0)
+POSITIVE_FLOAT = _number(float, 0.0, strict=True)
 
 
 def parse_judge_args(text: str | None) -> dict[str, str]:
@@ -32,13 +89,24 @@ def parse_judge_args(text: str | None) -> dict[str, str]:
         key, sep, value = part.partition("=")
         if not sep or not key.strip():
             raise JudgebenchError(f"--judge-args: expected key=value, got '{part}'")
+        if key.strip() in args:
+            raise JudgebenchError(f"--judge-args: key '{key.strip()}' is given twice")
         args[key.strip()] = value.strip()
     return args
 
 
+def normalize_aliases(argv: Sequence[str]) -> list[str]:
+    """Rewrite lm-eval spellings (`--output_path x`, `--model_args=...`) to ours."""
+    out = []
+    for token in argv:
+        flag, sep, value = token.partition("=")
+        out.append(LM_EVAL_ALIASES.get(flag, flag) + sep + value if flag in LM_EVAL_ALIASES else token)
+    return out
+
+
 def _add_run_parser(sub: Any) -> None:
     p = sub.add_parser("run", help="judge every example of one or more tasks and score the judge")
-    p.add_argument("--tasks", required=True, help="comma-separated task names (see `judgebench tasks`)")
+    p.add_argument("--tasks", required=True, help="comma-separated task names (see `judgebench tasks`) or task YAML paths")
     p.add_argument("--judge", required=True, help="litellm model id (openai/gpt-4.1, ...) or builtin/NAME")
     p.add_argument("--judge-args", help="k=v,... passed to the judge: temperature, max_tokens, api_base, ...")
     p.add_argument("--output-path", required=True, type=Path, help="run directory (a subfolder per task when several)")
@@ -47,26 +115,28 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--split", help="split to evaluate (default: the task's)")
     p.add_argument("--revision", help="Hub revision to load (default: the task's pinned one)")
     p.add_argument("--include-path", type=Path, action="append", default=[], help="folder of extra task YAMLs")
-    p.add_argument("--limit", type=int, help="evaluate only the first N examples")
+    p.add_argument("--limit", type=POSITIVE_INT, help="evaluate only the first N examples")
     p.add_argument("--no-swap", action="store_true", help="judge only the dataset's order (no A/B swap)")
     p.add_argument("--seed", type=int, default=0, help="seed for random judges and bootstrap intervals")
     p.add_argument("--prompt", help="prompt template file (default: the task's)")
     p.add_argument("--dimension-mode", choices=["separate", "joint"], help="multi-dimension tasks: one call per dimension or one for all")
     p.add_argument("--both-bad", choices=["tie", "exclude"], help="how Both Bad labels are scored (default: the task's)")
-    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for confidence intervals")
-    p.add_argument("--concurrency", type=int, default=16, help="judge calls in flight")
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds per call attempt")
-    p.add_argument("--max-retries", type=int, default=5, help="retries on 429/5xx/timeouts/connection errors")
-    p.add_argument("--reask", type=int, default=0, help="ask again up to N times when an answer does not parse")
-    p.add_argument("--max-failures", type=int, help="stop cleanly after K failed calls")
-    p.add_argument("--rpm", type=int, help="requests per minute limit")
-    p.add_argument("--tpm", type=int, help="tokens per minute limit")
+    p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, default=1000, help="bootstrap resamples for confidence intervals")
+    p.add_argument("--concurrency", type=POSITIVE_INT, default=16, help="judge calls in flight")
+    p.add_argument("--timeout", type=POSITIVE_FLOAT, default=120.0, help="seconds per call attempt")
+    p.add_argument("--max-retries", type=NON_NEGATIVE_INT, default=5, help="retries on 429/5xx/timeouts/connection errors")
+    p.add_argument("--reask", type=NON_NEGATIVE_INT, default=0, help="ask again up to N times when an answer does not parse")
+    p.add_argument("--max-failures", type=POSITIVE_INT, help="stop cleanly after K failed calls")
+    p.add_argument("--min-coverage", type=_fraction, help="exit 1 when the answered share of judgments is below this (default: fail only when nothing was answered)")
+    p.add_argument("--rpm", type=POSITIVE_INT, help="requests per minute limit")
+    p.add_argument("--tpm", type=POSITIVE_INT, help="tokens per minute limit")
     p.add_argument("--cache-dir", type=Path, help="answer cache folder (default: the user cache dir)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the answer cache")
     p.add_argument("--refresh-cache", action="store_true", help="ignore cached answers, store new ones")
     p.add_argument("--quiet", action="store_true", help="no progress bar (CI)")
+    p.add_argument("--no-log-text", action="store_true", help="leave the question and responses out of samples.jsonl")
     p.add_argument("--batch", action="store_true", help="send the calls through the provider's batch API (openai/, azure/)")
-    p.add_argument("--batch-poll-s", type=float, default=30.0, help="seconds between batch status polls")
+    p.add_argument("--batch-poll-s", type=POSITIVE_FLOAT, default=30.0, help="seconds between batch status polls")
     p.set_defaults(handler=cmd_run)
 
 
@@ -79,6 +149,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise JudgebenchError("--tasks: no task named")
     if args.demo and args.dataset_path:
         raise JudgebenchError("--demo and --dataset-path exclude each other")
+    for flag, value in (("--split", args.split), ("--revision", args.revision)):
+        if args.demo and value:
+            warn(f"{flag} is ignored with --demo (the bundled demo split has no splits or revisions)")
     runner = RunnerOptions(
         concurrency=args.concurrency,
         timeout_s=args.timeout,
@@ -116,6 +189,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                 both_bad=args.both_bad,
                 n_resamples=args.bootstrap,
                 runner=runner,
+                min_coverage=args.min_coverage,
+                log_text=not args.no_log_text,
+                on_warning=warn,
             )
         )
         print(format_summary(summary.result, summary.run_dir, summary.calls_made))
@@ -123,7 +199,15 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"judgebench: run stopped early: {summary.stopped} (partial results written)", file=sys.stderr)
             status = EXIT_STOPPED
             break
+        if summary.coverage_failure:
+            print(f"judgebench: {summary.coverage_failure}", file=sys.stderr)
+            status = EXIT_STOPPED
     return status
+
+
+def warn(message: str) -> None:
+    """A one-line warning on stderr (the run goes on)."""
+    print(f"judgebench: warning: {message}", file=sys.stderr)
 
 
 def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) -> str:
@@ -142,7 +226,7 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
                 ci = f" [{value.ci_low:.3f}, {value.ci_high:.3f}]" if value.ci_low is not None else ""
                 parts.append(f"{name} {value.value:.3f}{ci}")
         lines.append(f"  {dimension}: " + "; ".join(parts))
-    made = f", {calls_made} sent" if calls_made is not None else ""
+    made = f"; {calls_made} calls sent" if calls_made is not None else ""
     lines.append(
         f"  judgments {counts.calls}: answered {counts.answered}, invalid {counts.invalid}, "
         f"failed {counts.failed} (coverage {counts.coverage:.3f}; {counts.cached} from cache{made})"
@@ -153,9 +237,9 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
 
 def _add_score_parser(sub: Any) -> None:
     p = sub.add_parser("score", help="re-score a finished run from its samples (no judge calls)")
-    p.add_argument("run_dir", type=Path)
-    p.add_argument("--include-path", type=Path, action="append", default=[])
-    p.add_argument("--bootstrap", type=int, default=1000)
+    p.add_argument("run_dir", type=Path, help="a run directory (results.json + samples.jsonl)")
+    p.add_argument("--include-path", type=Path, action="append", default=[], help="folder of extra task YAMLs (default: the run's own task.yaml copy when the task is not installed)")
+    p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, default=1000, help="bootstrap resamples for confidence intervals")
     p.set_defaults(handler=cmd_score)
 
 
@@ -169,7 +253,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def _add_tasks_parser(sub: Any) -> None:
     p = sub.add_parser("tasks", help="list the available tasks")
-    p.add_argument("--include-path", type=Path, action="append", default=[])
+    p.add_argument("--include-path", type=Path, action="append", default=[], help="folder of extra task YAMLs")
     p.set_defaults(handler=cmd_tasks)
 
 
@@ -188,8 +272,8 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 def _add_leaderboard_parser(sub: Any) -> None:
     p = sub.add_parser("leaderboard", help="build leaderboards (md, csv, json, html) from results files")
     p.add_argument("results", nargs="+", type=Path, help="results.json files or folders containing them")
-    p.add_argument("--output-dir", type=Path, default=Path("leaderboards"))
-    p.add_argument("--include-path", type=Path, action="append", default=[])
+    p.add_argument("--output-dir", type=Path, default=Path("judgebench-leaderboard"), help="folder for the tables and index.html")
+    p.add_argument("--include-path", type=Path, action="append", default=[], help="folder of extra task YAMLs")
     p.set_defaults(handler=cmd_leaderboard)
 
 
@@ -204,8 +288,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 def _add_report_parser(sub: Any) -> None:
     p = sub.add_parser("report", help="write a Markdown diagnostics report with plots for a run")
-    p.add_argument("run_dir", type=Path)
-    p.add_argument("--output-dir", type=Path, help="default: RUN_DIR/report")
+    p.add_argument("run_dir", type=Path, help="a run directory (results.json + samples.jsonl)")
+    p.add_argument("--output-dir", type=Path, help="report folder (default: RUN_DIR/report)")
     p.set_defaults(handler=cmd_report)
 
 
@@ -223,8 +307,8 @@ def _add_submit_parser(sub: Any) -> None:
     p.add_argument("--leaderboard-dir", type=Path, default=Path("leaderboards"))
     p.add_argument("--dataset-path", help="a local copy of the task's data to verify the run against")
     p.add_argument("--prompt", type=Path, help="the prompt template file, when the run used a custom one")
-    p.add_argument("--bootstrap", type=int, default=1000, help="the run's --bootstrap (CIs are recomputed)")
-    p.add_argument("--include-path", type=Path, action="append", default=[])
+    p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, default=1000, help="the run's --bootstrap (CIs are recomputed)")
+    p.add_argument("--include-path", type=Path, action="append", default=[], help="folder of extra task YAMLs")
     p.set_defaults(handler=cmd_submit)
 
 
@@ -259,7 +343,7 @@ def _add_compare_parser(sub: Any) -> None:
         help="exit 1 when the headline drops by more than POINTS percentage points and the drop is significant",
     )
     p.add_argument("--output", type=Path, help="write the full comparison (all flips) as JSON")
-    p.add_argument("--max-flips", type=int, default=20, help="flips listed on screen")
+    p.add_argument("--max-flips", type=NON_NEGATIVE_INT, default=20, help="flips listed on screen")
     p.add_argument("--seed", type=int, default=0, help="seed of the paired bootstrap")
     p.set_defaults(handler=cmd_compare)
 
@@ -324,7 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_args(normalize_aliases(sys.argv[1:] if argv is None else argv))
         return args.handler(args)
     except JudgebenchError as exc:
         print(f"judgebench: error: {exc}", file=sys.stderr)

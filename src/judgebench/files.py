@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import tempfile
@@ -9,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import yaml
 from pydantic import BaseModel, ValidationError
 
 from .errors import JudgebenchError
@@ -21,6 +23,7 @@ def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; outputs follow the user's umask
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
@@ -29,6 +32,13 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def current_umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -65,9 +75,65 @@ def read_model_json(path: Path, model: type[M]) -> M:
         raise JudgebenchError(f"{path}: {describe_validation_error(exc)}") from None
 
 
-def describe_validation_error(exc: ValidationError) -> str:
-    """The first pydantic error as 'field.path: message' on one line."""
-    first = exc.errors()[0]
-    where = ".".join(str(part) for part in first.get("loc", ())) or "(root)"
+def describe_validation_error(exc: ValidationError, model: type[BaseModel] | None = None) -> str:
+    """The first pydantic error as 'field.path: message' on one line.
+
+    With `model`, an unknown key gets a did-you-mean from the keys allowed at its place.
+    """
+    errors = exc.errors()
+    first = next((e for e in errors if e.get("type") == "extra_forbidden"), errors[0])  # a typo: name it
+    loc = tuple(first.get("loc", ()))
+    where = ".".join(str(part) for part in loc) or "(root)"
     extra = f" ({exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-    return f"field '{where}': {first.get('msg', 'invalid')}{extra}"
+    message = first.get("msg", "invalid")
+    if first.get("type") == "extra_forbidden" and model is not None and loc:
+        allowed = _allowed_keys(model, loc[:-1])
+        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+        message = f"unknown key" + (f"; did you mean '{close[0]}'?" if close else f" (allowed: {', '.join(allowed)})")
+    return f"field '{where}': {message}{extra}"
+
+
+def _allowed_keys(model: type[BaseModel], parents: tuple[Any, ...]) -> list[str]:
+    """The field names of the (nested) model found by following `parents` from `model`."""
+    current: Any = model
+    for part in parents:
+        if isinstance(part, int) or not (isinstance(current, type) and issubclass(current, BaseModel)):
+            continue  # list index or dict key: stay on the item model
+        field = current.model_fields.get(str(part))
+        if field is None:
+            return []
+        current = _inner_model(field.annotation)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return [name for name, f in current.model_fields.items() if not f.exclude]
+    return []
+
+
+def _inner_model(annotation: Any) -> Any:
+    """The BaseModel inside list[...], dict[..., ...], X | None annotations, else the annotation."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        inner = _inner_model(arg)
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            return inner
+    return annotation
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """yaml.SafeLoader that refuses a mapping with the same key twice (last-wins hides mistakes)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key '{key}' (line {key_node.start_mark.line + 1})", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_yaml(text: str | bytes) -> Any:
+    """yaml.safe_load with duplicate keys refused (yaml.YAMLError)."""
+    return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass

@@ -6,6 +6,11 @@ Also re-scoring a finished run from its samples (no calls).
 from __future__ import annotations
 
 import importlib.metadata
+import os
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -14,7 +19,7 @@ from typing import Any, Literal
 from . import __version__
 from .errors import JudgebenchError
 from .features import count_citations
-from .files import read_model_json, read_models_jsonl, write_json, write_models_jsonl
+from .files import read_model_json, read_models_jsonl, write_atomic, write_json, write_models_jsonl
 from .judges import Judge, make_judge
 from .parsing import parse_reply
 from .prompts import PromptTemplate, build_request, load_prompt
@@ -29,9 +34,9 @@ from .records import (
     swap_verdict,
 )
 from .runner import RunnerOptions, run_requests
-from .tasks import LoadedTask, TaskSpec, get_task, load_examples
+from .tasks import LoadedTask, TaskSpec, get_task, load_examples, load_task_file
 
-from .rundir import RESULTS_FILE, SAMPLES_FILE
+from .rundir import PROMPT_FILE, RESULTS_FILE, SAMPLES_FILE, TASK_FILE
 NOT_ATTEMPTED = "not attempted: the run stopped before this call ({reason})"
 
 
@@ -56,6 +61,9 @@ class RunRequest:
     both_bad: Literal["tie", "exclude"] | None = None
     n_resamples: int = 1000
     runner: RunnerOptions = field(default_factory=RunnerOptions)
+    min_coverage: float | None = None  # None: the run fails only when nothing was answered
+    log_text: bool = True  # question and responses in samples.jsonl
+    on_warning: Callable[[str], None] | None = None  # told about inapplicable flags, empty responses
 
 
 @dataclass
@@ -64,12 +72,20 @@ class RunSummary:
     run_dir: Path
     stopped: str | None  # why the run stopped early, if it did
     calls_made: int
+    coverage_failure: str | None = None  # why the answered share is too low (the run still wrote results)
+    warnings: list[str] = field(default_factory=list)
 
 
 def run_task(request: RunRequest) -> RunSummary:
-    """Judge every example of one task and write results.json and samples.jsonl."""
+    """Judge every example of one task and write results.json and samples.jsonl.
+
+    Everything checkable is checked before the first call: task, data, prompt, judge
+    credentials and that the output folder can be written.
+    """
     started = _now()
+    check_output_dir(request.output_path)
     spec = get_task(request.task, request.include_paths)
+    warnings: list[str] = []
     loaded = load_examples(
         spec,
         dataset_path=request.dataset_path,
@@ -80,12 +96,21 @@ def run_task(request: RunRequest) -> RunSummary:
     )
     if not loaded.examples:
         raise JudgebenchError(f"task {spec.name}: the dataset has no examples")
+    warnings.extend(loaded.warnings)
+    if request.dimension_mode and len(spec.dimension_names) == 1:
+        warnings.append(f"--dimension-mode is ignored: task {spec.name} has one dimension")
+    for message in warnings:
+        if request.on_warning:
+            request.on_warning(message)
     mode = _dimension_mode(spec, request.dimension_mode)
     template = load_prompt(request.prompt or _template_name(spec, mode), spec.folder)
     judge = make_judge(request.judge, request.judge_args, seed=request.seed)
+    judge.preflight()
     requests = plan_requests(spec, loaded.examples, template, mode=mode, swap=request.swap)
     outcome = run_requests(requests, judge, request.runner, is_parseable=_parses_fully)
-    records = assemble_records(spec.name, judge.id, requests, outcome.replies, loaded.examples, outcome.stopped)
+    records = assemble_records(
+        spec.name, judge.id, requests, outcome.replies, loaded.examples, outcome.stopped, log_text=request.log_text
+    )
     config = RunConfig(
         task=spec.name,
         task_version=spec.version,
@@ -107,8 +132,62 @@ def run_task(request: RunRequest) -> RunSummary:
         partial=outcome.stopped is not None,
     )
     result = score(records, config, spec, n_examples=len(loaded.examples), n_resamples=request.n_resamples)
-    write_run(request.output_path, result, records)
-    return RunSummary(result, request.output_path, outcome.stopped, outcome.calls_made)
+    write_run(request.output_path, result, records, task_file=spec.source_file, prompt_file=template.path)
+    return RunSummary(
+        result,
+        request.output_path,
+        outcome.stopped,
+        outcome.calls_made,
+        coverage_failure=coverage_failure(records, result.counts.coverage, request.min_coverage),
+        warnings=warnings,
+    )
+
+
+def check_output_dir(path: Path) -> None:
+    """The run directory can be created and written: checked before any call is paid for."""
+    if path.exists() and not path.is_dir():
+        raise JudgebenchError(f"--output-path {path}: exists and is not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".judgebench-write-check-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise JudgebenchError(f"--output-path {path}: cannot write there ({exc.strerror or exc})") from None
+
+
+def coverage_failure(records: list[JudgmentRecord], coverage: float, min_coverage: float | None) -> str | None:
+    """Why a run's answered share is too low, with its most common causes; None when it is fine."""
+    answered = any(r.status == "ANSWERED" for r in records)
+    if min_coverage is None and answered:
+        return None
+    if min_coverage is not None and coverage >= min_coverage:
+        return None
+    bar = "no judgment was answered" if min_coverage is None else f"coverage {coverage:.3f} is below --min-coverage {min_coverage:g}"
+    causes = "; ".join(f"{count} x {cause}" for cause, count in top_causes(records))
+    return f"{bar}; most common causes: {causes}" if causes else bar
+
+
+def top_causes(records: list[JudgmentRecord], n: int = 3) -> list[tuple[str, int]]:
+    """The n most common reasons a judgment is not answered (errors; the invalid answers' openings)."""
+    reasons: Counter[str] = Counter()
+    for record in records:
+        if record.status == "FAILED":
+            first_line = (record.error or "unknown error").splitlines()[0]
+            reasons[f"failed: {_HASH.sub('<hash>', first_line)[:120]}"] += 1
+        elif record.status == "INVALID":
+            reasons[f"invalid answer: {_opening(record.raw)}"] += 1
+    return reasons.most_common(n)
+
+
+_HASH = re.compile(r"\b[0-9a-f]{16,}\b")  # prompt hashes etc. would make every cause unique
+
+
+def _opening(text: str | None) -> str:
+    if not text or not text.strip():
+        return "(empty)"
+    flat = " ".join(text.split())
+    return repr(flat[:60] + ("..." if len(flat) > 60 else ""))
 
 
 def _dimension_mode(spec: TaskSpec, override: str | None) -> Literal["single", "separate", "joint"]:
@@ -155,8 +234,14 @@ def assemble_records(
     replies: list[JudgeReply | None],
     examples: list[PairExample],
     stopped: str | None = None,
+    *,
+    log_text: bool = True,
 ) -> list[JudgmentRecord]:
-    """Turn each (request, reply) into one record per dimension: ANSWERED, INVALID or FAILED."""
+    """Turn each (request, reply) into one record per dimension: ANSWERED, INVALID or FAILED.
+
+    In joint mode one call answers every dimension: its tokens and cost go on the first
+    dimension's record only, so summing samples.jsonl gives the true usage.
+    """
     by_id = {example.id: example for example in examples}
     records = []
     for request, reply in zip(requests, replies, strict=True):
@@ -168,8 +253,11 @@ def assemble_records(
             if reply.error is None
             else {}
         )
-        for dimension in request.dimensions:
-            records.append(_record(task, judge_id, request, reply, example, dimension, parsed.get(dimension)))
+        for index, dimension in enumerate(request.dimensions):
+            record = _record(task, judge_id, request, reply, example, dimension, parsed.get(dimension), log_text)
+            if index > 0:
+                record = record.model_copy(update={"tokens_in": None, "tokens_out": None, "cost_usd": None})
+            records.append(record)
     return records
 
 
@@ -181,6 +269,7 @@ def _record(
     example: PairExample,
     dimension: str,
     verdict_shown: str | None,
+    log_text: bool = True,
 ) -> JudgmentRecord:
     if reply.error is not None:
         status = "FAILED"
@@ -213,6 +302,9 @@ def _record(
         length_b=len(example.response_b),
         citations_a=count_citations(example.response_a),
         citations_b=count_citations(example.response_b),
+        question=example.question if log_text else None,
+        response_a=example.response_a if log_text else None,
+        response_b=example.response_b if log_text else None,
     )
 
 
@@ -241,10 +333,39 @@ def score(
     )
 
 
-def write_run(run_dir: Path, result: RunResult, records: list[JudgmentRecord]) -> None:
-    """samples.jsonl first, then results.json; each written atomically."""
-    write_models_jsonl(run_dir / SAMPLES_FILE, records)
-    write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
+def write_run(
+    run_dir: Path,
+    result: RunResult,
+    records: list[JudgmentRecord],
+    *,
+    task_file: str | Path | None = None,
+    prompt_file: str | Path | None = None,
+) -> None:
+    """samples.jsonl first, then results.json, then copies of the task YAML and prompt; each atomic.
+
+    A write failure is one line naming the path; the judgments are then saved to a salvage
+    file in the temp folder (named in the message) so nothing paid for is lost.
+    """
+    try:
+        write_models_jsonl(run_dir / SAMPLES_FILE, records)
+        write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
+        for source, name in ((task_file, TASK_FILE), (prompt_file, PROMPT_FILE)):
+            if source is not None and Path(source).is_file():
+                write_atomic(run_dir / name, Path(source).read_text(encoding="utf-8"))
+    except OSError as exc:
+        where = getattr(exc, "filename", None) or run_dir
+        salvage = _salvage(records)
+        raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); {salvage}") from None
+
+
+def _salvage(records: list[JudgmentRecord]) -> str:
+    """Write the judgments to a fresh temp folder; say where (or that it failed too)."""
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="judgebench-salvage-"))
+        write_models_jsonl(folder / SAMPLES_FILE, records)
+        return f"the {len(records)} judgments were saved to {folder / SAMPLES_FILE}"
+    except OSError:
+        return "the answers of cached judges are in the answer cache; a rerun with the same flags reuses them"
 
 
 def read_run(run_dir: Path) -> tuple[RunResult, list[JudgmentRecord]]:
@@ -277,13 +398,27 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
     Picks up a new parser or metric; samples.jsonl is rewritten only when a verdict changed.
     """
     previous, records = read_run(run_dir)
-    spec = get_task(previous.config.task, include_paths or [])
+    spec = run_task_spec(run_dir, previous.config.task, include_paths or [])
     reparsed = [reparse_record(record, spec, previous.config.dimension_mode) for record in records]
     result = score(reparsed, previous.config, spec, n_examples=previous.counts.examples, n_resamples=n_resamples)
     if reparsed != records:
         write_models_jsonl(run_dir / SAMPLES_FILE, reparsed)
     write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
     return result
+
+
+def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSpec:
+    """The run's task: installed or in --include-path, else the run's own copy (task.yaml)."""
+    try:
+        return get_task(task, include_paths)
+    except JudgebenchError:
+        copy = run_dir / TASK_FILE
+        if not copy.is_file():
+            raise
+        spec = load_task_file(copy)
+        if spec.name != task:
+            raise JudgebenchError(f"{copy}: key 'name' is '{spec.name}' but the run is of task {task}") from None
+        return spec
 
 
 def _public_args(judge: Judge) -> dict[str, Any]:

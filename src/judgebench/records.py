@@ -113,6 +113,11 @@ class JudgmentRecord(Strict):
     length_b: int
     citations_a: int | None = None  # in-text citation counts, where the task has them
     citations_b: int | None = None
+    # The texts judged, in the dataset's positions (None with --no-log-text), so a disagreement
+    # can be read without the dataset.
+    question: str | None = None
+    response_a: str | None = None
+    response_b: str | None = None
 
 
 class MetricValue(Strict):

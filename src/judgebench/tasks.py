@@ -8,18 +8,20 @@ PairExample. Two layouts are supported without code changes:
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
+from yaml import YAMLError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import JudgebenchError
-from .files import describe_validation_error
+from .files import describe_validation_error, load_yaml
 from .records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample, Verdict
 from .resources import tasks_dir
 
@@ -136,10 +138,12 @@ class TaskSpec(TaskModel):
 def load_task_file(path: Path) -> TaskSpec:
     """Parse and validate one task YAML; errors name the file and the key."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = load_yaml(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise JudgebenchError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:
         raise JudgebenchError(f"{path}: cannot read ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
+    except YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
         raise JudgebenchError(f"{path}:{where} invalid YAML ({getattr(exc, 'problem', exc)})") from None
@@ -148,7 +152,7 @@ def load_task_file(path: Path) -> TaskSpec:
     try:
         spec = TaskSpec.model_validate(raw)
     except ValidationError as exc:
-        raise JudgebenchError(f"{path}: {describe_validation_error(exc)}") from None
+        raise JudgebenchError(f"{path}: {describe_validation_error(exc, TaskSpec)}") from None
     return spec.model_copy(update={"source_file": str(path)})
 
 
@@ -164,15 +168,22 @@ def task_files(include_paths: Iterable[Path] = ()) -> dict[str, Path]:
 
 
 def get_task(name: str, include_paths: Iterable[Path] = ()) -> TaskSpec:
+    """A task by name (bundled or in an --include-path folder) or by the path of its YAML file.
+
+    Either way the YAML's `name` must equal the file's stem.
+    """
     files = task_files(include_paths)
-    if name not in files:
+    path = files.get(name)
+    if path is None:
         candidate = Path(name)
-        if candidate.suffix in (".yaml", ".yml") and candidate.is_file():
-            return load_task_file(candidate)
-        raise JudgebenchError(f"unknown task '{name}'; known tasks: {', '.join(sorted(files))}")
-    spec = load_task_file(files[name])
-    if spec.name != name:
-        raise JudgebenchError(f"{files[name]}: key 'name' is '{spec.name}' but the file is {name}.yaml")
+        if candidate.suffix not in (".yaml", ".yml") or not candidate.is_file():
+            hint = difflib.get_close_matches(name, list(files), n=1)
+            suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
+            raise JudgebenchError(f"unknown task '{name}'{suggestion} (known tasks: {', '.join(sorted(files))})")
+        path = candidate
+    spec = load_task_file(path)
+    if spec.name != path.stem:
+        raise JudgebenchError(f"{path}: key 'name' is '{spec.name}' but the file is {path.name}")
     return spec
 
 
@@ -184,6 +195,7 @@ class LoadedTask:
     spec: TaskSpec
     examples: list[PairExample]
     dataset: DatasetInfo
+    warnings: list[str] = field(default_factory=list)  # e.g. empty responses, for the user to see
 
 
 def load_examples(
@@ -211,6 +223,7 @@ def load_examples(
     examples = _rows_to_examples(spec, rows, location)
     if limit is not None:
         examples = examples[:limit]
+    warnings = _empty_response_warnings(examples, location)
     info = DatasetInfo(
         source=source,
         config=None if (demo or dataset_path) else spec.dataset.name,
@@ -221,7 +234,15 @@ def load_examples(
         demo=demo,
         license=spec.dataset.license,
     )
-    return LoadedTask(spec=spec, examples=examples, dataset=info)
+    return LoadedTask(spec=spec, examples=examples, dataset=info, warnings=warnings)
+
+
+def _empty_response_warnings(examples: list[PairExample], source: str) -> list[str]:
+    """One warning naming how many (and which first) examples have an empty response."""
+    empty = [e.id for e in examples if not e.response_a.strip() or not e.response_b.strip()]
+    if not empty:
+        return []
+    return [f"{source}: {len(empty)} example(s) have an empty response (first: id {empty[0]}); they are judged as given"]
 
 
 def _load_table(source: str, config: str | None, split: str, revision: str | None):
@@ -229,6 +250,7 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
     import datasets  # heavy import, only when loading
 
     datasets.disable_progress_bars()
+    datasets.logging.set_verbosity(datasets.logging.CRITICAL)  # failures are reported as one line of ours
     local = Path(source)
     try:
         if local.is_file():
@@ -237,7 +259,12 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
                 raise JudgebenchError(
                     f"{source}: unsupported file type; use one of {', '.join(LOCAL_BUILDERS)}"
                 )
-            return datasets.load_dataset(builder, data_files={split: str(local)}, split=split), None
+            check_local_file(local)
+            try:
+                return datasets.load_dataset(builder, data_files={split: str(local)}, split=split), None
+            except Exception as exc:
+                diagnose_local_file(local)  # raises with file and line when it can say what is wrong
+                raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None
         if local.is_dir():
             return datasets.load_dataset(str(local), split=split), None
         if local.suffix.lower() in LOCAL_BUILDERS or source.startswith((".", "/")):
@@ -249,14 +276,48 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
     except ValueError as exc:
         match = re.search(r"Unknown split \"(.+?)\"\. Should be one of (\[.*?\])", str(exc))
         if match:
-            raise JudgebenchError(
-                f"{source}: split '{match.group(1)}' does not exist; splits: {match.group(2)} "
-                "(choose one with --split)"
-            ) from None
+            raise JudgebenchError(_missing_split_message(source, match.group(1), match.group(2))) from None
         raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None
     except Exception as exc:  # datasets raises many types for unreachable or malformed sources
         hint = "" if local.exists() else "; to run offline use --demo or --dataset-path FILE"
         raise JudgebenchError(f"cannot load dataset '{source}' ({_first_line(exc)}){hint}") from None
+
+
+def _missing_split_message(source: str, split: str, listed: str) -> str:
+    """Name the splits that exist; with exactly one, give the exact flag to use."""
+    splits = re.findall(r"'([^']*)'", listed)
+    if len(splits) == 1:
+        return f"{source}: split '{split}' does not exist; the dataset has one split, '{splits[0]}': use --split {splits[0]}"
+    return f"{source}: split '{split}' does not exist; splits: {listed} (choose one with --split)"
+
+
+def check_local_file(path: Path) -> None:
+    """Refuse an empty or non-UTF-8 text data file with one line naming it."""
+    if path.suffix.lower() == ".parquet":
+        return
+    data = path.read_bytes()
+    if not data.strip():
+        raise JudgebenchError(f"{path}: the file is empty")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JudgebenchError(f"{path}: not UTF-8 text (invalid byte at offset {exc.start})") from None
+
+
+def diagnose_local_file(path: Path) -> None:
+    """After `datasets` failed on a JSON Lines file: raise naming the first malformed line."""
+    if path.suffix.lower() != ".jsonl":
+        return
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise JudgebenchError(f"{path}:{number}: malformed JSON ({exc.msg}, column {exc.colno})") from None
+            if not isinstance(row, dict):
+                raise JudgebenchError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
 
 
 def _resolve_revision(source: str, revision: str | None) -> str | None:
@@ -332,6 +393,11 @@ def _row_id(row: dict[str, Any], spec: TaskSpec, index: int, source: str) -> str
     value = row.get(spec.columns.id)
     if value is None or (isinstance(value, str) and not value.strip()):
         raise JudgebenchError(f"{source}: row {index + 1}: field '{spec.columns.id}' (id) is empty")
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise JudgebenchError(
+            f"{source}: row {index + 1}: field '{spec.columns.id}' (id) must be text or an integer, "
+            f"got {type(value).__name__}"
+        )
     return str(value)
 
 

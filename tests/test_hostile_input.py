@@ -1,0 +1,281 @@
+"""Bad flags, bad data files and bad task YAMLs: one line naming the flag, file or row, exit 2, nothing written.
+
+Also the run-level checks that fail loudly: an output path that cannot be written, a run that answers
+nothing or too little, and the conveniences around them (lm-eval spellings, warnings, umask).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from helpers import sci_row, write_jsonl
+from openai_server import Behaviour, FakeOpenAIServer
+
+from judgebench.cli import main
+from judgebench.files import read_models_jsonl
+from judgebench.records import JudgmentRecord
+from judgebench.resources import prompts_dir, tasks_dir
+
+DEMO = ("run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--quiet")
+
+
+def run_cli(*args: object) -> int:
+    return main([str(a) for a in args])
+
+
+def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("judgebench: error:"), err
+    return err[0]
+
+
+# ----------------------------------------------------------------------------- flags
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "says"),
+    [
+        ("--limit", "0", "--limit: must be >= 1"),
+        ("--limit", "-3", "--limit: must be >= 1"),
+        ("--timeout", "0", "--timeout: must be > 0"),
+        ("--timeout", "nan", "--timeout: must be > 0"),
+        ("--timeout", "inf", "--timeout: must be > 0"),
+        ("--rpm", "-5", "--rpm: must be >= 1"),
+        ("--rpm", "0", "--rpm: must be >= 1"),
+        ("--tpm", "0", "--tpm: must be >= 1"),
+        ("--concurrency", "0", "--concurrency: must be >= 1"),
+        ("--max-retries", "-1", "--max-retries: must be >= 0"),
+        ("--reask", "-1", "--reask: must be >= 0"),
+        ("--bootstrap", "-1", "--bootstrap: must be >= 0"),
+        ("--max-failures", "0", "--max-failures: must be >= 1"),
+        ("--min-coverage", "1.5", "--min-coverage: must be a fraction"),
+        ("--limit", "ten", "--limit: expected an integer"),
+    ],
+)
+def test_bad_numeric_flags_are_one_line_exit_2(tmp_path, capsys, flag, value, says):
+    out = tmp_path / "out"
+    assert run_cli(*DEMO, "--output-path", out, flag, value) == 2
+    assert says in one_error_line(capsys)
+    assert not out.exists()
+
+
+def test_duplicate_judge_args_key_is_refused(tmp_path, capsys):
+    code = run_cli("run", "--tasks", "sciarena_eval", "--judge", "openai/x", "--demo",
+                   "--judge-args", "temperature=0,temperature=1", "--output-path", tmp_path / "o")
+    assert code == 2 and "key 'temperature' is given twice" in one_error_line(capsys)
+
+
+def test_lm_eval_spellings_are_accepted(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run_cli(*DEMO, "--output_path", out, "--include_path", tmp_path) == 0
+    assert (out / "results.json").is_file()
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("--model", "--judge"), ("--concurency", "--concurrency")])
+def test_unknown_flag_gets_did_you_mean(tmp_path, capsys, typed, meant):
+    assert run_cli(*DEMO, "--output-path", tmp_path / "o", typed, "x") == 2
+    assert f"did you mean {meant}?" in one_error_line(capsys)
+
+
+def test_flags_that_do_not_apply_warn(tmp_path, capsys):
+    assert run_cli(*DEMO, "--output-path", tmp_path / "o", "--split", "test", "--dimension-mode", "joint") == 0
+    err = capsys.readouterr().err
+    assert "warning: --split is ignored with --demo" in err
+    assert "warning: --dimension-mode is ignored: task sciarena_eval has one dimension" in err
+
+
+def test_help_shows_defaults(capsys):
+    with pytest.raises(SystemExit):
+        main(["leaderboard", "--help"])
+    assert "(default: judgebench-leaderboard)" in " ".join(capsys.readouterr().out.split())
+
+
+# ----------------------------------------------------------------------------- data files
+
+
+def _run_on(tmp_path: Path, data: Path) -> int:
+    return run_cli("run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--dataset-path", data,
+                   "--output-path", tmp_path / "out", "--quiet")
+
+
+def test_malformed_json_line_names_file_and_line(tmp_path, capsys):
+    data = tmp_path / "bad.jsonl"
+    data.write_text(json.dumps(sci_row(0)) + "\n" + json.dumps(sci_row(1)) + "\n" + '{"id": "q2", oops\n')
+    assert _run_on(tmp_path, data) == 2
+    assert "bad.jsonl:3: malformed JSON" in one_error_line(capsys)
+    assert not (tmp_path / "out" / "results.json").exists()
+
+
+def test_empty_file_says_it_is_empty(tmp_path, capsys):
+    data = tmp_path / "empty.jsonl"
+    data.write_text("\n\n")
+    assert _run_on(tmp_path, data) == 2
+    assert "empty.jsonl: the file is empty" in one_error_line(capsys)
+
+
+def test_non_utf8_file_names_byte_offset(tmp_path, capsys):
+    data = tmp_path / "latin.jsonl"
+    good = (json.dumps(sci_row(0)) + "\n").encode()
+    data.write_bytes(good + b'{"id": "caf\xe9"}\n')
+    assert _run_on(tmp_path, data) == 2
+    assert f"latin.jsonl: not UTF-8 text (invalid byte at offset {len(good) + 11})" in one_error_line(capsys)
+
+
+@pytest.mark.parametrize("bad_id", [{"a": 1}, [1, 2], True, 1.5])
+def test_non_scalar_id_is_rejected(tmp_path, capsys, bad_id):
+    data = write_jsonl(tmp_path / "ids.jsonl", [sci_row(0), sci_row(1, id=bad_id)])
+    assert _run_on(tmp_path, data) == 2
+    assert "row 2: field 'id' (id) must be text or an integer" in one_error_line(capsys)
+
+
+def test_empty_response_is_reported_with_count(tmp_path, capsys):
+    rows = [sci_row(i) for i in range(4)]
+    rows[1]["responseB"] = ""
+    rows[3]["responseA"] = "   "
+    assert _run_on(tmp_path, write_jsonl(tmp_path / "d.jsonl", rows)) == 0
+    assert "2 example(s) have an empty response (first: id q1)" in capsys.readouterr().err
+
+
+def test_missing_split_with_one_split_names_the_flag(tmp_path, capsys):
+    folder = tmp_path / "hub_like"
+    write_jsonl(folder / "test.jsonl", [sci_row(i) for i in range(3)])
+    code = run_cli("run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--dataset-path", folder,
+                   "--output-path", tmp_path / "out", "--quiet")
+    assert code == 2
+    assert "split 'train' does not exist; the dataset has one split, 'test': use --split test" in one_error_line(capsys)
+
+
+# ----------------------------------------------------------------------------- task YAML
+
+
+def _task_copy(tmp_path: Path, edit) -> Path:
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    text = (tasks_dir() / "sciarena_eval.yaml").read_text()
+    target = folder / "sciarena_eval.yaml"
+    target.write_text(edit(text))
+    return folder
+
+
+def test_duplicate_yaml_key_is_an_error(tmp_path, capsys):
+    folder = _task_copy(tmp_path, lambda t: t.replace("labels:\n  A: A\n  B: B\n", "labels:\n  A: A\n  B: B\nlabels:\n  A: B\n  B: A\n"))
+    code = run_cli(*DEMO, "--include-path", folder, "--output-path", tmp_path / "o")
+    assert code == 2
+    line = one_error_line(capsys)
+    assert "sciarena_eval.yaml" in line and "duplicate key 'labels'" in line
+
+
+def test_misspelled_yaml_key_gets_did_you_mean(tmp_path, capsys):
+    folder = _task_copy(tmp_path, lambda t: t.replace("headline: accuracy", "headlin: accuracy"))
+    assert run_cli(*DEMO, "--include-path", folder, "--output-path", tmp_path / "o") == 2
+    assert "field 'headlin': unknown key; did you mean 'headline'?" in one_error_line(capsys)
+
+
+def test_misspelled_nested_yaml_key_gets_did_you_mean(tmp_path, capsys):
+    folder = _task_copy(tmp_path, lambda t: t.replace("  response_b: responseB", "  respons_b: responseB"))
+    assert run_cli(*DEMO, "--include-path", folder, "--output-path", tmp_path / "o") == 2
+    assert "did you mean 'response_b'?" in one_error_line(capsys)
+
+
+def test_tasks_path_gets_the_name_check(tmp_path, capsys):
+    folder = _task_copy(tmp_path, lambda t: t)
+    renamed = folder / "other_name.yaml"
+    (folder / "sciarena_eval.yaml").rename(renamed)
+    code = run_cli("run", "--tasks", renamed, "--judge", "builtin/longer", "--demo", "--output-path", tmp_path / "o")
+    assert code == 2
+    assert "key 'name' is 'sciarena_eval' but the file is other_name.yaml" in one_error_line(capsys)
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def test_output_path_that_is_a_file_fails_before_judging(tmp_path, capsys):
+    target = tmp_path / "taken"
+    target.write_text("keep me")
+    assert run_cli(*DEMO, "--output-path", target) == 2
+    assert f"--output-path {target}: exists and is not a directory" in one_error_line(capsys)
+    assert target.read_text() == "keep me"
+
+
+def test_output_path_under_a_file_fails_before_judging(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    assert run_cli(*DEMO, "--output-path", tmp_path / "file" / "run") == 2
+    assert "cannot write there" in one_error_line(capsys)
+
+
+def test_output_files_follow_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        assert run_cli(*DEMO, "--output-path", tmp_path / "out") == 0
+        assert run_cli("leaderboard", tmp_path / "out", "--output-dir", tmp_path / "lb") == 0
+    finally:
+        os.umask(old)
+    for path in [tmp_path / "out" / "results.json", tmp_path / "out" / "samples.jsonl", tmp_path / "lb" / "index.html"]:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
+
+
+# ----------------------------------------------------------------------------- runs that answer too little
+
+
+def test_run_that_answers_nothing_exits_1_with_causes(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "d.jsonl", [sci_row(i) for i in range(4)])
+    with FakeOpenAIServer(Behaviour(answer="Both are fine.")) as server:  # never parses
+        code = run_cli("run", "--tasks", "sciarena_eval", "--judge", "openai/bare", "--judge-args",
+                       f"api_base={server.api_base}", "--dataset-path", data, "--output-path", tmp_path / "out",
+                       "--no-cache", "--quiet")
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "no judgment was answered; most common causes: 8 x invalid answer: 'Both are fine.'" in err
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["counts"]["invalid"] == 8
+
+
+def test_min_coverage_bar(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "d.jsonl", [sci_row(i) for i in range(4)])
+
+    def answer(messages):
+        return "[[A]]" if "Question 0 " in messages[-1]["content"] else "no idea"
+
+    with FakeOpenAIServer(Behaviour(answer=answer)) as server:
+        args = ("run", "--tasks", "sciarena_eval", "--judge", "openai/half", "--judge-args", f"api_base={server.api_base}",
+                "--dataset-path", data, "--output-path", tmp_path / "out", "--no-cache", "--quiet")
+        assert run_cli(*args) == 0  # default bar: something was answered (2 of 8)
+        assert run_cli(*args, "--min-coverage", "0.5") == 1
+    assert "coverage 0.250 is below --min-coverage 0.5; most common causes: 6 x invalid answer: 'no idea'" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- the run directory alone
+
+
+def test_samples_carry_texts_unless_no_log_text(tmp_path):
+    data = write_jsonl(tmp_path / "d.jsonl", [sci_row(i) for i in range(3)])
+    for flag, out in (((), tmp_path / "with"), (("--no-log-text",), tmp_path / "without")):
+        assert run_cli("run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--dataset-path", data,
+                       "--output-path", out, "--quiet", *flag) == 0
+    with_text = read_models_jsonl(tmp_path / "with" / "samples.jsonl", JudgmentRecord)
+    first = next(r for r in with_text if r.example_id == "q1")
+    assert (first.question, first.response_a, first.response_b) == (
+        sci_row(1)["question"], sci_row(1)["responseA"], sci_row(1)["responseB"])
+    without = read_models_jsonl(tmp_path / "without" / "samples.jsonl", JudgmentRecord)
+    assert all(r.question is None and r.response_a is None and r.response_b is None for r in without)
+
+
+def test_user_task_run_scores_from_its_own_copy(tmp_path, capsys):
+    folder = _task_copy(tmp_path, lambda t: t.replace("name: sciarena_eval", "name: my_task"))
+    (folder / "sciarena_eval.yaml").rename(folder / "my_task.yaml")
+    (folder / "demo").mkdir()
+    demo = tasks_dir() / "demo" / "sciarena_eval_demo.jsonl"
+    (folder / "demo" / "sciarena_eval_demo.jsonl").write_text(demo.read_text())
+    prompt = prompts_dir() / "sciarena_pairwise.yaml"
+    out = tmp_path / "out"
+    assert run_cli("run", "--tasks", "my_task", "--include-path", folder, "--judge", "builtin/longer", "--demo",
+                   "--output-path", out, "--quiet") == 0
+    assert (out / "task.yaml").read_text() == (folder / "my_task.yaml").read_text()
+    assert (out / "prompt.yaml").read_text() == prompt.read_text()
+    before = json.loads((out / "results.json").read_text())["metrics"]
+    assert run_cli("score", out) == 0  # no --include-path: the run's own copy of its task
+    assert json.loads((out / "results.json").read_text())["metrics"] == before
+    assert run_cli("report", out) == 0
