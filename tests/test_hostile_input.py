@@ -279,3 +279,37 @@ def test_user_task_run_scores_from_its_own_copy(tmp_path, capsys):
     assert run_cli("score", out) == 0  # no --include-path: the run's own copy of its task
     assert json.loads((out / "results.json").read_text())["metrics"] == before
     assert run_cli("report", out) == 0
+
+
+def test_output_write_failure_keeps_the_judgments(tmp_path):
+    """A full disk under the output (a file-size limit: writes past it fail with EFBIG) after judging:
+    one line naming the file, exit 2, and the judgments saved to a salvage file."""
+    import subprocess
+    import sys
+
+    # The disk "fills up" once judging is done: the child lowers its file-size limit then.
+    script = (
+        "import resource, sys\n"
+        "import judgebench.pipeline as p\n"
+        "judge = p.run_requests\n"
+        "def judge_then_fill_disk(*a, **k):\n"
+        "    out = judge(*a, **k)\n"
+        "    resource.setrlimit(resource.RLIMIT_FSIZE, (120_000, resource.RLIM_INFINITY))\n"
+        "    return out\n"
+        "p.run_requests = judge_then_fill_disk\n"
+        "from judgebench.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *DEMO, "--output-path", str(tmp_path / "out")],
+        capture_output=True, text=True, env=env, timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot write" in lines[0] and "samples.jsonl" in lines[0], lines
+    salvage = next(tmp_path.glob("judgebench-salvage-*/samples.jsonl"))
+    saved = read_models_jsonl(salvage, JudgmentRecord)
+    assert len(saved) == 96 and all(r.status == "ANSWERED" for r in saved)
+    assert f"the 96 judgments were saved to {salvage}" in lines[0]
+    assert not (tmp_path / "out" / "results.json").exists()

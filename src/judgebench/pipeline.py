@@ -359,10 +359,11 @@ def write_run(
 
 
 def _salvage(records: list[JudgmentRecord]) -> str:
-    """Write the judgments to a fresh temp folder; say where (or that it failed too)."""
+    """Write the judgments (answers kept, texts dropped: they are in the data) to a fresh temp folder."""
+    lean = [r.model_copy(update={"question": None, "response_a": None, "response_b": None}) for r in records]
     try:
         folder = Path(tempfile.mkdtemp(prefix="judgebench-salvage-"))
-        write_models_jsonl(folder / SAMPLES_FILE, records)
+        write_models_jsonl(folder / SAMPLES_FILE, lean)
         return f"the {len(records)} judgments were saved to {folder / SAMPLES_FILE}"
     except OSError:
         return "the answers of cached judges are in the answer cache; a rerun with the same flags reuses them"
