@@ -1,3 +1,24 @@
-"""judgebench: meta-evaluation of LLM-as-judge against human pairwise preferences."""
+"""judgebench: meta-evaluation of LLM-as-judge against human pairwise preferences.
+
+The Python API (`evaluate`, `score`, `read_run`, `leaderboard`, `compare`) is in `judgebench.api`
+and re-exported here; it is imported on first use so `import judgebench` stays fast.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import JudgebenchError
 
 __version__ = "0.1.0"
+__all__ = ["JudgebenchError", "compare", "evaluate", "leaderboard", "read_run", "score", "__version__"]
+
+_API = {"evaluate", "score", "read_run", "leaderboard", "compare"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'judgebench' has no attribute {name!r}")

@@ -141,7 +141,7 @@ def _add_run_parser(sub: Any) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .pipeline import RunRequest, run_task
+    from .api import evaluate
     from .runner import RunnerOptions
 
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
@@ -170,29 +170,27 @@ def cmd_run(args: argparse.Namespace) -> int:
     status = 0
     for task in tasks:
         run_dir = args.output_path / task if len(tasks) > 1 else args.output_path
-        summary = run_task(
-            RunRequest(
-                task=task,
-                judge=args.judge,
-                output_path=run_dir,
-                judge_args=parse_judge_args(args.judge_args),
-                include_paths=args.include_path,
-                dataset_path=args.dataset_path,
-                split=args.split,
-                revision=args.revision,
-                demo=args.demo,
-                limit=args.limit,
-                swap=not args.no_swap,
-                seed=args.seed,
-                prompt=args.prompt,
-                dimension_mode=args.dimension_mode,
-                both_bad=args.both_bad,
-                n_resamples=args.bootstrap,
-                runner=runner,
-                min_coverage=args.min_coverage,
-                log_text=not args.no_log_text,
-                on_warning=warn,
-            )
+        summary = evaluate(
+            task,
+            args.judge,
+            output_path=run_dir,
+            judge_args=parse_judge_args(args.judge_args),
+            include_paths=args.include_path,
+            dataset_path=args.dataset_path,
+            split=args.split,
+            revision=args.revision,
+            demo=args.demo,
+            limit=args.limit,
+            swap=not args.no_swap,
+            seed=args.seed,
+            prompt=args.prompt,
+            dimension_mode=args.dimension_mode,
+            both_bad=args.both_bad,
+            n_resamples=args.bootstrap,
+            runner=runner,
+            min_coverage=args.min_coverage,
+            log_text=not args.no_log_text,
+            on_warning=warn,
         )
         print(format_summary(summary.result, summary.run_dir, summary.calls_made))
         if summary.stopped:
@@ -244,9 +242,9 @@ def _add_score_parser(sub: Any) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from .pipeline import rescore_run
+    from .api import score
 
-    result = rescore_run(args.run_dir, args.include_path, args.bootstrap)
+    result = score(args.run_dir, include_paths=args.include_path, n_resamples=args.bootstrap)
     print(format_summary(result, args.run_dir))
     return 0
 
@@ -278,9 +276,9 @@ def _add_leaderboard_parser(sub: Any) -> None:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from .leaderboard import build_tables, write_leaderboards
+    from .api import leaderboard
 
-    written = write_leaderboards(build_tables(args.results, args.include_path), args.output_dir)
+    written = leaderboard(args.results, args.output_dir, include_paths=args.include_path)
     for path in written:
         print(f"wrote {path}")
     return 0
@@ -349,11 +347,12 @@ def _add_compare_parser(sub: Any) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .compare import compare_runs, format_comparison, gate_message, write_comparison
+    from .api import compare
+    from .compare import format_comparison, gate_message, write_comparison
 
     if args.fail_if_worse_by is not None and args.fail_if_worse_by < 0:
         raise JudgebenchError("--fail-if-worse-by: expected a non-negative number of percentage points")
-    comparison = compare_runs(args.baseline, args.candidate, seed=args.seed)
+    comparison = compare(args.baseline, args.candidate, seed=args.seed)
     print(format_comparison(comparison, args.max_flips))
     if args.output:
         write_comparison(comparison, args.output)

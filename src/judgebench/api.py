@@ -1,0 +1,114 @@
+"""The Python API: what the command line does, callable from notebooks and scripts.
+
+    import judgebench
+
+    run = judgebench.evaluate("sciarena_eval", "builtin/longer", output_path="out/", demo=True)
+    print(run.result.metrics["overall"]["accuracy"].value)
+    result = judgebench.score("out/")                # re-score from samples.jsonl: no calls
+    result, records = judgebench.read_run("out/")    # typed results and per-judgment records
+    judgebench.leaderboard(["out/"], "lb/")          # md, csv, json, html tables
+    judgebench.compare("runs/old/", "runs/new/")     # paired comparison of two runs
+
+Errors in the input raise `judgebench.JudgebenchError` with the same one-line message the CLI prints.
+The CLI calls these functions; each imports its heavy dependencies only when called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from .compare import Comparison
+    from .pipeline import RunSummary
+    from .records import JudgmentRecord, RunResult
+    from .runner import RunnerOptions
+
+
+def evaluate(
+    task: str,
+    judge: str,
+    *,
+    output_path: str | Path,
+    judge_args: dict[str, Any] | None = None,
+    demo: bool = False,
+    dataset_path: str | None = None,
+    split: str | None = None,
+    revision: str | None = None,
+    include_paths: Iterable[str | Path] = (),
+    limit: int | None = None,
+    swap: bool = True,
+    seed: int = 0,
+    prompt: str | None = None,
+    dimension_mode: Literal["separate", "joint"] | None = None,
+    both_bad: Literal["tie", "exclude"] | None = None,
+    n_resamples: int = 1000,
+    min_coverage: float | None = None,
+    log_text: bool = True,
+    runner: RunnerOptions | None = None,
+    on_warning: Callable[[str], None] | None = None,
+) -> RunSummary:
+    """Judge every example of one task, write the run directory and return its summary.
+
+    `summary.result` is the typed results.json; `summary.stopped` says why a run stopped early and
+    `summary.coverage_failure` why its answered share is too low (both None when all went well).
+    """
+    from .pipeline import RunRequest, run_task
+    from .runner import RunnerOptions
+
+    return run_task(
+        RunRequest(
+            task=task,
+            judge=judge,
+            output_path=Path(output_path),
+            judge_args=dict(judge_args or {}),
+            include_paths=[Path(p) for p in include_paths],
+            dataset_path=dataset_path,
+            split=split,
+            revision=revision,
+            demo=demo,
+            limit=limit,
+            swap=swap,
+            seed=seed,
+            prompt=prompt,
+            dimension_mode=dimension_mode,
+            both_bad=both_bad,
+            n_resamples=n_resamples,
+            runner=runner or RunnerOptions(progress=False),
+            min_coverage=min_coverage,
+            log_text=log_text,
+            on_warning=on_warning,
+        )
+    )
+
+
+def score(run_dir: str | Path, *, include_paths: Iterable[str | Path] = (), n_resamples: int = 1000) -> RunResult:
+    """Re-parse the raw answers of a finished run and recompute its results (no judge calls)."""
+    from .pipeline import rescore_run
+
+    return rescore_run(Path(run_dir), [Path(p) for p in include_paths], n_resamples)
+
+
+def read_run(run_dir: str | Path) -> tuple[RunResult, list[JudgmentRecord]]:
+    """The typed results.json and samples.jsonl of a run directory."""
+    from .pipeline import read_run as _read_run
+
+    return _read_run(Path(run_dir))
+
+
+def leaderboard(
+    results: Iterable[str | Path], output_dir: str | Path, *, include_paths: Iterable[str | Path] = ()
+) -> list[Path]:
+    """Build the leaderboard tables (md, csv, json per task, and index.html) from runs; the paths written."""
+    from .leaderboard import build_tables, write_leaderboards
+
+    tables = build_tables([Path(p) for p in results], [Path(p) for p in include_paths])
+    return write_leaderboards(tables, Path(output_dir))
+
+
+def compare(baseline: str | Path, candidate: str | Path, *, seed: int = 0) -> Comparison:
+    """Paired comparison of two runs of one task on their common examples."""
+    from .compare import compare_runs
+
+    return compare_runs(Path(baseline), Path(candidate), seed=seed)

@@ -1,0 +1,42 @@
+"""The Python API: the README's example runs as written, and the API returns what the files hold."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import judgebench
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def readme_python_example() -> str:
+    section = README.read_text().split("## Python API", 1)[1]
+    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+
+
+def test_readme_example_runs(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    exec(compile(readme_python_example(), "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    accuracy = results["metrics"]["overall"]["accuracy"]
+    assert printed[0] == f"accuracy {accuracy['value']:.3f} [{accuracy['ci_low']:.3f}, {accuracy['ci_high']:.3f}]"
+    assert printed[1] == "0.0"  # a run compared with itself
+    assert (tmp_path / "lb" / "sciarena_eval.md").is_file()
+
+
+def test_api_matches_the_run_directory(tmp_path):
+    run = judgebench.evaluate("ideation_arena_eval", "builtin/shorter", output_path=tmp_path / "run", demo=True)
+    result, records = judgebench.read_run(tmp_path / "run")
+    assert result == run.result
+    assert len(records) == result.counts.calls == 36 * 5 * 2
+    assert judgebench.score(tmp_path / "run").metrics == result.metrics
+
+
+def test_api_raises_the_cli_error(tmp_path):
+    with pytest.raises(judgebench.JudgebenchError, match="unknown task 'sciarena'; did you mean 'sciarena_eval'"):
+        judgebench.evaluate("sciarena", "builtin/longer", output_path=tmp_path / "x", demo=True)
