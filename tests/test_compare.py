@@ -9,6 +9,7 @@ exactly; a template edit must be caught.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -18,11 +19,12 @@ from scipy.stats import binomtest
 from test_submit import edit_samples, make_run
 
 from judgebench.cli import main
-from judgebench.compare import compare_runs, mcnemar_exact, paired_bootstrap_ci
+from judgebench.compare import compare_runs, mcnemar_exact, paired_bootstrap_ci, paired_test, sign_flip_exact
+from judgebench.errors import JudgebenchError
 from judgebench.files import read_models_jsonl
 from judgebench.judges.replay import ReplayJudge, load_recordings
 from judgebench.pipeline import rescore_run
-from judgebench.records import JudgmentRecord
+from judgebench.records import ORDERS, JudgmentRecord, swap_verdict
 
 REPO = Path(__file__).resolve().parents[1]
 RECORDINGS = Path(__file__).resolve().parent / "recordings"
@@ -56,6 +58,166 @@ def test_paired_bootstrap_and_mcnemar():
     assert mcnemar_exact(7, 3) == pytest.approx(binomtest(3, 10, 0.5).pvalue)
 
 
+def test_sign_flip_tests():
+    # 4 of the 8 sign patterns of (1, 1, 0.5) reach |sum| >= 1.5: (+,+,-), (+,+,+), (-,-,+), (-,-,-)
+    assert sign_flip_exact(np.array([1.0, 1.0, -0.5])) == pytest.approx(4 / 8)
+    assert sign_flip_exact(np.array([0.5, 0.5, 0.5, 0.25])) == pytest.approx(2 / 16)
+    # binary per-example outcomes: McNemar on examples (5 rose, none fell)
+    test = paired_test(np.array([0.0] * 5 + [1.0, 0.0]), np.array([1.0] * 6 + [0.0]))
+    assert (test.name, test.unit, test.n, test.rose, test.fell) == ("McNemar exact", "example", 5, 5, 0)
+    assert test.p == pytest.approx(2 / 2**5) and test.resamples is None
+    # many nonzero differences of two magnitudes: seeded Monte Carlo, p = (1 + hits) / (1 + resamples)
+    test = paired_test(np.zeros(25), np.array([1.0] * 15 + [0.5] * 10), seed=0, resamples=2000)
+    assert (test.name, test.n, test.resamples) == ("sign-flip Monte Carlo", 25, 2000)
+    assert test.p == pytest.approx(1 / 2001)  # exact p is 2 / 2**25: no random pattern reaches it
+    mixed = np.array([1.0, -0.5, 0.5, 0.25] * 5 + [0.75])  # m = 21: Monte Carlo, close to the enumeration
+    test = paired_test(np.zeros(21), mixed, seed=1)
+    assert test.name == "sign-flip Monte Carlo" and test.resamples == 10_000
+    assert test.p == pytest.approx(sign_flip_exact(mixed), abs=0.02)
+    assert paired_test(np.ones(4), np.ones(4)).p == 1.0
+
+
+# ----------------------------------------------------------------------------- hand-built runs
+
+
+def hand_record(example_id: str, label: str, order: str, verdict: str, dimension: str = "overall") -> JudgmentRecord:
+    """An answered judgment; `verdict` is in the dataset's positions."""
+    shown = verdict if order == "AB" else swap_verdict(verdict)
+    return JudgmentRecord(
+        task="sciarena_eval", example_id=example_id, dimension=dimension, order=order, judge="hand",
+        prompt_hash="0" * 64, status="ANSWERED", raw=f"[[{shown}]]", verdict_shown=shown, verdict=verdict,
+        label=label, length_a=10, length_b=20,
+    )  # fmt: skip
+
+
+def hand_run(template: Path, run_dir: Path, records: list[JudgmentRecord], judge: str, headline: str) -> Path:
+    """A copy of a real run with hand-built samples, judge name and headline (compare never reads the metrics)."""
+    shutil.copytree(template, run_dir)
+    (run_dir / "samples.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in records))
+    data = results(run_dir)
+    data["config"]["judge"] = judge
+    data["diagnostics"]["headline"] = headline
+    (run_dir / "results.json").write_text(json.dumps(data))
+    return run_dir
+
+
+@pytest.fixture(scope="module")
+def tie_vs_longer(longer_shorter, tmp_path_factory) -> tuple[Path, Path]:
+    """Issue 9: 18 examples (16 decisive labels, 2 ties), a judge answering TIE everywhere vs a longer-response judge.
+
+    The longer judge (response B is longer everywhere, so it answers B in both orders) is right on 4 decisive
+    examples, wrong on 12, and half right on the 2 ties. Soft scores per example: TIE judge 0.5 on decisive
+    labels and 1 on ties; longer judge 1, 0 and 0.5. Judgment-level McNemar saw 8 fixed vs 4 broken judgments.
+    """
+    folder = tmp_path_factory.mktemp("issue9")
+    labels = ["B"] * 4 + ["A"] * 12 + ["TIE"] * 2
+    tie = [hand_record(f"e{i:02d}", label, order, "TIE") for i, label in enumerate(labels) for order in ORDERS]
+    longer = [hand_record(f"e{i:02d}", label, order, "B") for i, label in enumerate(labels) for order in ORDERS]
+    template = longer_shorter[0]
+    return (
+        hand_run(template, folder / "tie", tie, "hand/tie", "soft_accuracy"),
+        hand_run(template, folder / "longer", longer, "hand/longer", "soft_accuracy"),
+    )
+
+
+def test_the_test_matches_the_soft_headline(tie_vs_longer, tmp_path, capsys):
+    tie, longer = tie_vs_longer
+    comparison = compare_runs(tie, longer)
+    assert comparison.baseline.value == pytest.approx(10 / 18) and comparison.candidate.value == pytest.approx(5 / 18)
+    assert comparison.difference == pytest.approx(-5 / 18) and comparison.ci_high < 0
+    # per-example differences: 4 x +0.5, 14 x -0.5; the exact sign-flip p counts the patterns with <= 4 (or >= 14) plus signs
+    p = 2 * sum(math.comb(18, k) for k in range(5)) / 2**18
+    test = comparison.test
+    assert (test.name, test.unit, test.n, test.rose, test.fell) == ("sign-flip exact", "example", 18, 4, 14)
+    assert test.p == pytest.approx(p) == pytest.approx(sign_flip_exact(np.array([0.5] * 4 + [-0.5] * 14)))
+    assert comparison.significant
+    changes = [f.change for f in comparison.flips]
+    assert (changes.count("fixed"), changes.count("broken"), len(changes)) == (4, 14, 18)
+    broken_tie = next(f for f in comparison.flips if f.example_id == "e17")
+    assert (broken_tie.label, broken_tie.baseline, broken_tie.candidate) == ("TIE", 1.0, 0.5)
+    assert broken_tie.judgments == ["AB+BA: TIE -> B"]
+
+    out = tmp_path / "cmp.json"
+    assert main(["compare", str(tie), str(longer), "--fail-if-worse-by", "2", "--output", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert f"sign-flip exact, unit example, n = 18 changed examples (4 rose, 14 fell), p = {p:.4g}" in captured.out
+    assert "4 fixed (score rose), 14 broken (score fell)" in captured.out
+    assert "regression: soft_accuracy dropped 27.78 points" in captured.err and f"p = {p:.4g}" in captured.err
+    data = json.loads(out.read_text())
+    assert data["test"] == {"name": "sign-flip exact", "unit": "example", "n": 18, "rose": 4, "fell": 14, "p": pytest.approx(p), "resamples": None}
+    assert data["significant"] is True and len(data["flips"]) == 18
+
+
+def test_gate_never_calls_an_improvement_a_regression(tie_vs_longer, capsys):
+    tie, longer = tie_vs_longer
+    reverse = compare_runs(longer, tie)
+    assert reverse.difference == pytest.approx(5 / 18) and reverse.significant
+    assert not reverse.regressed(0)
+    assert main(["compare", str(longer), str(tie), "--fail-if-worse-by", "0"]) == 0
+    assert "gate passed: change +27.78 points (not a drop" in capsys.readouterr().out
+
+
+def test_order_consistent_judge_counts_each_example_once(longer_shorter, tmp_path):
+    """Both orders move together: 9 changed examples are 18 changed judgments, the test's n is 9."""
+    labels = ["A"] * 12
+    before = [hand_record(f"e{i:02d}", "A", order, "B" if i < 9 else "A") for i in range(12) for order in ORDERS]
+    after = [hand_record(f"e{i:02d}", label, order, "A") for i, label in enumerate(labels) for order in ORDERS]
+    template = longer_shorter[0]
+    base = hand_run(template, tmp_path / "before", before, "hand/before", "accuracy")
+    cand = hand_run(template, tmp_path / "after", after, "hand/after", "accuracy")
+    comparison = compare_runs(base, cand)
+    assert len(comparison.flips) == 9 and comparison.judgments == 24
+    assert {f.judgments[0] for f in comparison.flips} == {"AB+BA: B -> A"}  # 18 changed judgments
+    test = comparison.test
+    assert (test.name, test.n, test.rose, test.fell) == ("McNemar exact", 9, 9, 0)
+    assert test.p == pytest.approx(2 / 2**9)  # not 2 / 2**18, as pooling both orders would give
+    assert comparison.difference == pytest.approx(9 / 12)
+
+
+def test_multi_dimension_unit_is_the_per_example_mean(longer_shorter, tmp_path):
+    """Two dimensions: gains in one and losses in the other cancel within an example."""
+    dims = ("novelty", "feasibility")
+
+    def judged(verdicts: dict[str, dict[str, str]]) -> list[JudgmentRecord]:
+        return [hand_record(e, "A", order, v[f"{dim} {order}"], dim) for e, v in verdicts.items() for dim in dims for order in ORDERS]
+
+    right, wrong = {"AB": "A", "BA": "A"}, {"AB": "B", "BA": "B"}
+
+    def example(novelty: dict[str, str], feasibility: dict[str, str]) -> dict[str, str]:
+        return {f"novelty {o}": novelty[o] for o in ORDERS} | {f"feasibility {o}": feasibility[o] for o in ORDERS}
+
+    base = {f"e{i}": example(wrong, right) for i in range(7)} | {"e7": example(right, right)}
+    cand = (
+        {f"e{i}": example(right, wrong) for i in range(3)}  # +1 novelty, -1 feasibility: difference 0
+        | {f"e{i}": example(right, right) for i in range(3, 6)}  # +1 novelty: difference +0.5
+        | {"e6": example({"AB": "A", "BA": "B"}, right)}  # novelty 0 -> 0.5: difference +0.25
+        | {"e7": example(right, right)}
+    )
+    template = longer_shorter[0]
+    comparison = compare_runs(
+        hand_run(template, tmp_path / "base", judged(base), "hand/base", "soft_accuracy"),
+        hand_run(template, tmp_path / "cand", judged(cand), "hand/cand", "soft_accuracy"),
+    )
+    assert comparison.scope == "mean" and comparison.examples == 8
+    assert comparison.difference == pytest.approx((3 * 0.5 + 0.25) / 8)
+    test = comparison.test
+    assert (test.name, test.n, test.rose, test.fell) == ("sign-flip exact", 4, 4, 0)
+    assert test.p == pytest.approx(2 / 2**4)  # (0.5, 0.5, 0.5, 0.25): only the two uniform sign patterns reach 1.75
+    assert comparison.per_dimension["feasibility"]["difference"] == pytest.approx(-3 / 8)
+    changes = {f.example_id: f.change for f in comparison.flips}
+    assert changes == {"e0": "changed", "e1": "changed", "e2": "changed", "e3": "fixed", "e4": "fixed", "e5": "fixed", "e6": "fixed"}
+    assert next(f for f in comparison.flips if f.example_id == "e6").judgments == ["novelty AB: B -> A", "novelty BA: B -> B"]
+    assert next(f for f in comparison.flips if f.example_id == "e0").judgments == ["feasibility AB+BA: A -> B", "novelty AB+BA: B -> A"]
+
+
+def test_compare_rejects_bad_options(longer_shorter, capsys):
+    longer, shorter = longer_shorter
+    with pytest.raises(JudgebenchError, match="--seed"):
+        compare_runs(longer, shorter, seed=-1)
+    assert main(["compare", str(longer), str(shorter), "--max-flips", "-1"]) == 2
+    assert "--max-flips" in capsys.readouterr().err
+
+
 # ----------------------------------------------------------------------------- two real runs
 
 
@@ -67,14 +229,17 @@ def test_compare_two_real_runs(longer_shorter, tmp_path, capsys):
     assert comparison.candidate.value == pytest.approx(cand["metrics"]["overall"]["accuracy"]["value"])
     assert comparison.difference == pytest.approx(comparison.candidate.value - comparison.baseline.value)
     assert comparison.ci_low <= comparison.difference <= comparison.ci_high
-    # the longer and the shorter judge disagree wherever the lengths differ: every flip is counted once
+    # the longer and the shorter judge disagree wherever the lengths differ: every changed example is one flip
     by_key = {(r.example_id, r.order): r for r in samples(longer)}
     changed = [r for r in samples(shorter) if r.verdict != by_key[(r.example_id, r.order)].verdict]
-    assert len(comparison.flips) == len(changed) > 0
+    assert len(comparison.flips) == len({r.example_id for r in changed}) > 0
+    assert {f.judgments[0].split(":")[0] for f in comparison.flips} == {"AB+BA"}  # order-consistent judges
     fixed = sum(f.change == "fixed" for f in comparison.flips)
     broken = sum(f.change == "broken" for f in comparison.flips)
-    assert (comparison.candidate_only_right, comparison.baseline_only_right) == (fixed, broken)
-    assert comparison.mcnemar_p == pytest.approx(binomtest(fixed, fixed + broken, 0.5).pvalue)
+    assert (comparison.test.rose, comparison.test.fell, comparison.test.n) == (fixed, broken, fixed + broken)
+    # order-consistent judges, exact headline: binary per-example outcomes, each changed example counted once
+    assert comparison.test.name == "McNemar exact" and 2 * comparison.test.n == len(changed)
+    assert comparison.test.p == pytest.approx(binomtest(fixed, fixed + broken, 0.5).pvalue)
     assert comparison.baseline.prompt_template_hash == base["config"]["prompt_template_hash"]
     assert comparison.baseline.order_consistency == pytest.approx(base["metrics"]["overall"]["order_consistency"]["value"])
     assert comparison.candidate.invalid_rate == pytest.approx(cand["counts"]["invalid"] / cand["counts"]["calls"])
@@ -82,8 +247,10 @@ def test_compare_two_real_runs(longer_shorter, tmp_path, capsys):
     out = tmp_path / "cmp.json"
     assert main(["compare", str(longer), str(shorter), "--output", str(out), "--max-flips", "3"]) == 0
     text = capsys.readouterr().out
-    assert "McNemar exact" in text and "paired-bootstrap CI" in text and "more (all in --output FILE)" in text
-    assert len(json.loads(out.read_text())["flips"]) == len(changed)
+    assert f"{comparison.test.name}, unit example, n = {fixed + broken}" in text
+    assert "paired-bootstrap CI" in text and "more (all in --output FILE)" in text
+    data = json.loads(out.read_text())
+    assert len(data["flips"]) == len(comparison.flips) and data["test"]["p"] == pytest.approx(comparison.test.p)
 
 
 def test_gate_fails_only_on_a_significant_drop_beyond_the_threshold(longer_shorter, tmp_path, capsys):

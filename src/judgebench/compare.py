@@ -1,10 +1,17 @@
 """`judgebench compare`: a paired comparison of two runs of one task on the same examples.
 
-Headline difference with a paired-bootstrap CI over examples (both orders and all dimensions of
-an example move together), McNemar's exact test on the judgments whose correctness changed, the
-flip table, order-consistency and invalid/failed-rate deltas, and both prompt-template hashes.
-The gate (`--fail-if-worse-by X`, in percentage points) fails only when the candidate's headline
-is lower by more than X AND the drop is significant: McNemar p < alpha and the CI's upper end < 0.
+The unit of every paired figure is the example: its headline score is the mean over the orders run
+and over the dimensions (as in the run's headline), and the comparison works on the per-example
+differences candidate - baseline. Reported: the mean difference with a paired-bootstrap CI, one
+significance test of that same difference (`paired_test`), the flip table of examples whose score
+or verdicts changed, order-consistency and invalid/failed-rate deltas, and both template hashes.
+
+The test: McNemar's exact test on examples when every per-example score is 0 or 1 in both runs
+(binary outcomes); otherwise the exact sign-flip (paired permutation) test of the mean difference,
+enumerating all 2^m sign patterns of the m nonzero differences (m <= EXACT_MAX_NONZERO, or any m
+when they share one magnitude: then it is a binomial test), else a seeded Monte-Carlo sign-flip
+test with MONTE_CARLO_RESAMPLES patterns. The gate (`--fail-if-worse-by X`, percentage points)
+fails only when the difference is negative, larger than X, and that test gives p < ALPHA.
 """
 
 from __future__ import annotations
@@ -20,7 +27,13 @@ from .errors import JudgebenchError
 from .records import JudgmentRecord, RunResult
 
 BOOTSTRAP_RESAMPLES = 2000
+MONTE_CARLO_RESAMPLES = 10_000
+EXACT_MAX_NONZERO = 20  # enumerate all 2^m sign patterns up to this many nonzero differences
 ALPHA = 0.05
+_DECIMALS = 12  # per-example scores are rounded before testing (means of 0, 0.5, 1)
+
+Key = tuple[str, str]  # (example_id, dimension)
+Pair = tuple[str, str, str, str, str, str]  # example, dimension, order, label, baseline, candidate
 
 
 @dataclass
@@ -39,16 +52,28 @@ class Side:
 
 
 @dataclass
+class PairedTest:
+    """The significance test of the headline difference; its unit is the example."""
+
+    name: str  # "McNemar exact", "sign-flip exact" or "sign-flip Monte Carlo"
+    unit: str  # always "example": both orders and all dimensions averaged into one score
+    n: int  # examples whose headline score changed (the nonzero differences the test uses)
+    rose: int  # examples whose score rose (candidate better)
+    fell: int
+    p: float  # two-sided
+    resamples: int | None = None  # Monte-Carlo sign patterns drawn (None: exact)
+
+
+@dataclass
 class Flip:
-    """One judgment (example, dimension, order) whose outcome changed between the runs."""
+    """One example whose headline score or any verdict changed between the runs."""
 
     example_id: str
-    dimension: str
-    order: str
-    label: str
-    baseline: str  # verdict, or INVALID / FAILED
-    candidate: str
-    change: str  # fixed (wrong -> right), broken (right -> wrong), changed (wrong -> other wrong)
+    label: str  # human label ("dimension=label ..." for several dimensions)
+    baseline: float  # the example's headline score
+    candidate: float
+    change: str  # fixed (score rose), broken (score fell), changed (verdicts changed, same score)
+    judgments: list[str] = field(default_factory=list)  # "[dimension ]order: baseline -> candidate"
 
 
 @dataclass
@@ -60,38 +85,48 @@ class Comparison:
     judgments: int  # paired judgments
     baseline: Side
     candidate: Side
-    difference: float  # candidate - baseline, as a fraction
+    difference: float  # candidate - baseline, as a fraction (mean per-example difference)
     ci_low: float
     ci_high: float
-    baseline_only_right: int  # McNemar discordant pairs
-    candidate_only_right: int
-    mcnemar_p: float
+    test: PairedTest
     flips: list[Flip] = field(default_factory=list)
     per_dimension: dict[str, dict[str, float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     @property
     def significant(self) -> bool:
-        """McNemar p < ALPHA and the paired CI excludes zero."""
-        return self.mcnemar_p < ALPHA and (self.ci_high < 0 or self.ci_low > 0)
+        """The paired test of the difference gives p < ALPHA."""
+        return self.test.p < ALPHA
 
     def regressed(self, worse_by_points: float) -> bool:
-        """The drop exceeds the threshold (percentage points) and is significant."""
-        return -100 * self.difference > worse_by_points and self.significant and self.ci_high < 0
+        """The headline fell by more than the threshold (percentage points) and the test is significant."""
+        return self.difference < 0 and -100 * self.difference > worse_by_points and self.significant
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["significant"] = self.significant
+        data["alpha"] = ALPHA
         return data
 
 
 # ----------------------------------------------------------------------------- computing
 
 
-def compare_runs(baseline_dir: Path, candidate_dir: Path, *, seed: int = 0, n_resamples: int = BOOTSTRAP_RESAMPLES) -> Comparison:
+def compare_runs(
+    baseline_dir: Path,
+    candidate_dir: Path,
+    *,
+    seed: int = 0,
+    n_resamples: int = BOOTSTRAP_RESAMPLES,
+    mc_resamples: int = MONTE_CARLO_RESAMPLES,
+) -> Comparison:
     """Pair two runs of one task on their common examples and compare them."""
     from .pipeline import read_run
 
+    if seed < 0:
+        raise JudgebenchError(f"compare: --seed must be a non-negative integer, got {seed}")
+    if n_resamples < 1 or mc_resamples < 1:
+        raise JudgebenchError("compare: resample counts must be positive")
     base_result, base_records = read_run(baseline_dir)
     cand_result, cand_records = read_run(candidate_dir)
     _check_comparable(base_result, cand_result)
@@ -104,10 +139,10 @@ def compare_runs(baseline_dir: Path, candidate_dir: Path, *, seed: int = 0, n_re
         raise JudgebenchError("compare: the two runs share no (example, dimension) to pair")
     _check_labels(base_table, cand_table, common)
     column = "soft" if headline == "soft_accuracy" else "exact"
-    diffs, base_values, cand_values = _example_scores(base_table, cand_table, common, column)
+    ids, base_values, cand_values = _example_scores(base_table, cand_table, common, column)
+    diffs = cand_values - base_values
     low, high = paired_bootstrap_ci(diffs, seed=seed, n_resamples=n_resamples)
     pairs = _judgment_pairs(base_records, cand_records, common, both_bad)
-    b, c = _discordant(pairs)
     dimensions = sorted({dim for _, dim in common})
     return Comparison(
         task=base_result.config.task,
@@ -120,10 +155,8 @@ def compare_runs(baseline_dir: Path, candidate_dir: Path, *, seed: int = 0, n_re
         difference=float(diffs.mean()),
         ci_low=low,
         ci_high=high,
-        baseline_only_right=b,
-        candidate_only_right=c,
-        mcnemar_p=mcnemar_exact(b, c),
-        flips=_flips(pairs),
+        test=paired_test(base_values, cand_values, seed=seed, resamples=mc_resamples),
+        flips=_flips(ids, base_values, cand_values, pairs, multi=len(dimensions) > 1),
         per_dimension=_per_dimension(base_table, cand_table, common, column, dimensions),
         notes=_notes(base_result, cand_result, base_table, cand_table, common),
     )
@@ -134,13 +167,16 @@ def _check_comparable(base: RunResult, cand: RunResult) -> None:
         raise JudgebenchError(f"compare: different tasks ({base.config.task} vs {cand.config.task})")
     if base.config.both_bad != cand.config.both_bad:
         raise JudgebenchError("compare: the runs score Both Bad labels differently (--both-bad)")
+    base_headline, cand_headline = base.diagnostics.get("headline"), cand.diagnostics.get("headline")
+    if base_headline and cand_headline and base_headline != cand_headline:
+        raise JudgebenchError(f"compare: different headlines ({base_headline} vs {cand_headline})")
 
 
-def _per_example(records: list[JudgmentRecord], both_bad: str) -> dict[tuple[str, str], dict[str, Any]]:
+def _per_example(records: list[JudgmentRecord], both_bad: str) -> dict[Key, dict[str, Any]]:
     """(example_id, dimension) -> per-example row of metrics.example_table (scores over the orders run)."""
     from .metrics import example_table
 
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    rows: dict[Key, dict[str, Any]] = {}
     for dimension in dict.fromkeys(r.dimension for r in records):
         table = example_table(records, dimension, both_bad)  # type: ignore[arg-type]
         for row in table.to_dict("records"):
@@ -148,22 +184,20 @@ def _per_example(records: list[JudgmentRecord], both_bad: str) -> dict[tuple[str
     return rows
 
 
-def _check_labels(base: dict, cand: dict, common: list[tuple[str, str]]) -> None:
+def _check_labels(base: dict, cand: dict, common: list[Key]) -> None:
     for key in common:
         if base[key]["label"] != cand[key]["label"]:
             raise JudgebenchError(f"compare: example {key[0]} ({key[1]}) has different labels in the two runs: not the same data")
 
 
-def _example_scores(
-    base: dict, cand: dict, common: list[tuple[str, str]], column: str
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-example scores (mean over dimensions) of both runs and their differences."""
+def _example_scores(base: dict, cand: dict, common: list[Key], column: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Example ids and both runs' per-example headline scores (mean over orders, then over dimensions)."""
     by_example: dict[str, list[tuple[float, float]]] = {}
     for key in common:
         by_example.setdefault(key[0], []).append((float(base[key][column]), float(cand[key][column])))
     base_values = np.array([np.mean([b for b, _ in pairs]) for pairs in by_example.values()])
     cand_values = np.array([np.mean([c for _, c in pairs]) for pairs in by_example.values()])
-    return cand_values - base_values, base_values, cand_values
+    return list(by_example), np.round(base_values, _DECIMALS), np.round(cand_values, _DECIMALS)
 
 
 def paired_bootstrap_ci(
@@ -182,12 +216,57 @@ def paired_bootstrap_ci(
     return float(low), float(high)
 
 
+# ----------------------------------------------------------------------------- the paired test
+
+
 def mcnemar_exact(baseline_only: int, candidate_only: int) -> float:
     """Two-sided exact McNemar p-value: a binomial test on the discordant pairs."""
     from scipy.stats import binomtest
 
     total = baseline_only + candidate_only
     return 1.0 if total == 0 else float(binomtest(candidate_only, total, 0.5).pvalue)
+
+
+def sign_flip_exact(nonzero: np.ndarray) -> float:
+    """Two-sided exact sign-flip p: the share of all 2^m sign patterns with |sum| >= the observed |sum|."""
+    observed = abs(float(nonzero.sum()))
+    sums = np.zeros(1)
+    for value in np.abs(nonzero):
+        sums = np.concatenate([sums + value, sums - value])
+    return float(np.mean(np.abs(sums) >= observed - 1e-9))
+
+
+def sign_flip_monte_carlo(nonzero: np.ndarray, *, seed: int, resamples: int) -> float:
+    """Two-sided Monte-Carlo sign-flip p, (1 + hits) / (1 + resamples), over seeded random sign patterns."""
+    rng = np.random.default_rng(seed)
+    observed = abs(float(nonzero.sum()))
+    magnitudes = np.abs(nonzero)
+    hits, chunk = 0, max(1, 2_000_000 // len(magnitudes))
+    for start in range(0, resamples, chunk):
+        signs = rng.choice((-1.0, 1.0), size=(min(chunk, resamples - start), len(magnitudes)))
+        hits += int(np.sum(np.abs(signs @ magnitudes) >= observed - 1e-9))
+    return (1 + hits) / (1 + resamples)
+
+
+def paired_test(
+    base_values: np.ndarray, cand_values: np.ndarray, *, seed: int = 0, resamples: int = MONTE_CARLO_RESAMPLES
+) -> PairedTest:
+    """Two-sided test of the mean per-example difference (candidate - baseline); see the module docstring."""
+    diffs = np.round(np.asarray(cand_values) - np.asarray(base_values), _DECIMALS)
+    nonzero = diffs[diffs != 0]
+    rose, fell = int(np.sum(nonzero > 0)), int(np.sum(nonzero < 0))
+    binary = bool(np.isin(base_values, (0.0, 1.0)).all() and np.isin(cand_values, (0.0, 1.0)).all())
+    one_magnitude = len(nonzero) > 0 and bool(np.all(np.abs(nonzero) == abs(nonzero[0])))
+    if binary or one_magnitude or len(nonzero) == 0:  # the sign-flip distribution is binomial
+        name = "McNemar exact" if binary else "sign-flip exact"
+        return PairedTest(name, "example", len(nonzero), rose, fell, mcnemar_exact(fell, rose))
+    if len(nonzero) <= EXACT_MAX_NONZERO:
+        return PairedTest("sign-flip exact", "example", len(nonzero), rose, fell, sign_flip_exact(nonzero))
+    p = sign_flip_monte_carlo(nonzero, seed=seed, resamples=resamples)
+    return PairedTest("sign-flip Monte Carlo", "example", len(nonzero), rose, fell, p, resamples)
+
+
+# ----------------------------------------------------------------------------- judgments and flips
 
 
 def _outcome(record: JudgmentRecord | None) -> str:
@@ -202,9 +281,7 @@ def _scored_label(label: str, both_bad: str) -> str:
     return "TIE" if label == "BOTH_BAD" and both_bad == "tie" else label
 
 
-def _judgment_pairs(
-    base: list[JudgmentRecord], cand: list[JudgmentRecord], common: list[tuple[str, str]], both_bad: str
-) -> list[tuple[str, str, str, str, str, str]]:
+def _judgment_pairs(base: list[JudgmentRecord], cand: list[JudgmentRecord], common: list[Key], both_bad: str) -> list[Pair]:
     """(example, dimension, order, label, baseline outcome, candidate outcome) for the paired judgments."""
     base_by = {(r.example_id, r.dimension, r.order): r for r in base}
     cand_by = {(r.example_id, r.dimension, r.order): r for r in cand}
@@ -218,30 +295,42 @@ def _judgment_pairs(
     return sorted(pairs)
 
 
-def _discordant(pairs: list[tuple[str, str, str, str, str, str]]) -> tuple[int, int]:
-    baseline_only = sum(b == label and c != label for *_, label, b, c in pairs)
-    candidate_only = sum(c == label and b != label for *_, label, b, c in pairs)
-    return baseline_only, candidate_only
-
-
-def _flips(pairs: list[tuple[str, str, str, str, str, str]]) -> list[Flip]:
+def _flips(ids: list[str], base_values: np.ndarray, cand_values: np.ndarray, pairs: list[Pair], *, multi: bool) -> list[Flip]:
+    """Examples whose headline score or any verdict changed, with the judgments of the changed dimensions."""
+    by_example: dict[str, list[Pair]] = {}
+    for pair in pairs:
+        by_example.setdefault(pair[0], []).append(pair)
     flips = []
-    for example_id, dimension, order, label, before, after in pairs:
-        if before == after:
+    for example_id, before, after in zip(ids, base_values.tolist(), cand_values.tolist()):
+        judged = by_example.get(example_id, [])
+        changed = {dim for _, dim, _, _, b, c in judged if b != c}
+        if before == after and not changed:
             continue
-        change = "fixed" if after == label else "broken" if before == label else "changed"
-        flips.append(Flip(example_id, dimension, order, label, before, after, change))
+        shown = [pair for pair in judged if pair[1] in changed] or judged
+        labels = dict.fromkeys((dim, label) for _, dim, _, label, _, _ in judged)
+        label = " ".join(f"{dim}={lab}" for dim, lab in labels) if multi else " ".join(lab for _, lab in labels)
+        flips.append(
+            Flip(
+                example_id=example_id,
+                label=label,
+                baseline=before,
+                candidate=after,
+                change="fixed" if after > before else "broken" if after < before else "changed",
+                judgments=_verdict_changes(shown, multi=multi),
+            )
+        )
     return flips
 
 
-def _side(
-    run_dir: Path,
-    result: RunResult,
-    records: list[JudgmentRecord],
-    table: dict,
-    common: list[tuple[str, str]],
-    value: float,
-) -> Side:
+def _verdict_changes(pairs: list[Pair], *, multi: bool) -> list[str]:
+    """"[dimension ]AB: A -> B", orders with the same change joined ("AB+BA: TIE -> B")."""
+    orders: dict[tuple[str, str, str], list[str]] = {}
+    for _, dim, order, _, before, after in pairs:
+        orders.setdefault((dim, before, after), []).append(order)
+    return [f"{dim + ' ' if multi else ''}{'+'.join(o)}: {b} -> {c}" for (dim, b, c), o in orders.items()]
+
+
+def _side(run_dir: Path, result: RunResult, records: list[JudgmentRecord], table: dict, common: list[Key], value: float) -> Side:
     """One run's figures over the paired examples."""
     from .judges.replay import UNRECORDED
 
@@ -263,10 +352,8 @@ def _side(
     )
 
 
-def _per_dimension(
-    base: dict, cand: dict, common: list[tuple[str, str]], column: str, dimensions: list[str]
-) -> dict[str, dict[str, float]]:
-    """dimension -> baseline, candidate, difference (only for multi-dimension tasks)."""
+def _per_dimension(base: dict, cand: dict, common: list[Key], column: str, dimensions: list[str]) -> dict[str, dict[str, float]]:
+    """dimension -> baseline, candidate, difference (only for multi-dimension tasks; descriptive, untested)."""
     if len(dimensions) < 2:
         return {}
     out = {}
@@ -287,7 +374,7 @@ def _notes(base: RunResult, cand: RunResult, base_table: dict, cand_table: dict,
             f"paired {len(common)} (example, dimension) units; baseline has {len(base_table)}, candidate {len(cand_table)}"
         )
     if base.config.swap != cand.config.swap:
-        notes.append("one run judged a single order: judgments are paired on the orders both ran")
+        notes.append("one run judged a single order: each example's score is the mean over the orders its run judged")
     return notes
 
 
@@ -302,19 +389,29 @@ def _points(value: float) -> str:
     return f"{100 * value:+.2f} points"
 
 
+def describe_test(comparison: Comparison) -> str:
+    """The test in one phrase: name, unit, n, p (and the resample count for Monte Carlo)."""
+    t = comparison.test
+    drawn = f", {t.resamples} seeded sign patterns" if t.resamples else ""
+    return f"{t.name}, unit example, n = {t.n} changed examples ({t.rose} rose, {t.fell} fell){drawn}, p = {t.p:.4g}"
+
+
 def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:
-    """A human summary: figures, test, deltas, hashes, flips."""
+    """A human summary: figures, the paired test, deltas, hashes, flips."""
+    if max_flips < 0:
+        raise JudgebenchError(f"--max-flips: expected a non-negative count, got {max_flips}")
     c, base, cand = comparison, comparison.baseline, comparison.candidate
     template_changed = "changed" if base.prompt_template_hash != cand.prompt_template_hash else "same"
+    verdict = f"significant at {ALPHA:g}" if c.significant else f"not significant at {ALPHA:g}"
     lines = [
         f"compare {c.task}: baseline {base.run_dir} ({base.judge}) vs candidate {cand.run_dir} ({cand.judge})",
         f"  prompt template   baseline {base.prompt_template}@{base.prompt_template_hash[:10]}, "
         f"candidate {cand.prompt_template}@{cand.prompt_template_hash[:10]} ({template_changed})",
-        f"  paired            {c.examples} examples, {c.judgments} judgments",
+        f"  paired            {c.examples} examples, {c.judgments} judgments "
+        "(unit: the example, its orders and dimensions averaged)",
         f"  {c.headline + ' (' + c.scope + ')':<17} {_pct(base.value)} -> {_pct(cand.value)}: {_points(c.difference)}, "
         f"95% paired-bootstrap CI [{100 * c.ci_low:+.2f}, {100 * c.ci_high:+.2f}]",
-        f"  McNemar exact     baseline-only right {c.baseline_only_right}, candidate-only right "
-        f"{c.candidate_only_right}, p = {c.mcnemar_p:.4g}" + (" (significant)" if c.significant else ""),
+        f"  paired test       {describe_test(c)} ({verdict})",
         f"  order consistency {_pct(base.order_consistency)} -> {_pct(cand.order_consistency)}"
         + (
             f" ({_points(cand.order_consistency - base.order_consistency)})"
@@ -325,7 +422,7 @@ def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:
         f"  failed rate       {_pct(base.failed_rate)} -> {_pct(cand.failed_rate)} ({_points(cand.failed_rate - base.failed_rate)})",
     ]
     if c.per_dimension:
-        lines.append(f"  per dimension     {c.headline}, baseline -> candidate")
+        lines.append(f"  per dimension     {c.headline}, baseline -> candidate (descriptive; the test is per example)")
     for dimension, values in c.per_dimension.items():
         lines.append(
             f"    {dimension}: {_pct(values['baseline'])} -> {_pct(values['candidate'])} ({_points(values['difference'])})"
@@ -343,14 +440,14 @@ def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:
 def _flip_lines(flips: list[Flip], max_flips: int) -> list[str]:
     counts = {kind: sum(f.change == kind for f in flips) for kind in ("fixed", "broken", "changed")}
     lines = [
-        f"  flips             {len(flips)} judgments changed: {counts['fixed']} fixed (wrong -> right), "
-        f"{counts['broken']} broken (right -> wrong), {counts['changed']} other"
+        f"  flips             {len(flips)} examples changed: {counts['fixed']} fixed (score rose), "
+        f"{counts['broken']} broken (score fell), {counts['changed']} other (verdicts changed, same score)"
     ]
     shown = sorted(flips, key=lambda f: ({"broken": 0, "fixed": 1}.get(f.change, 2), f.example_id))[:max_flips]
     if shown:
-        lines.append("    example | dimension | order | label | baseline -> candidate | change")
+        lines.append("    example | label | score baseline -> candidate | change | verdicts baseline -> candidate")
         lines.extend(
-            f"    {f.example_id} | {f.dimension} | {f.order} | {f.label} | {f.baseline} -> {f.candidate} | {f.change}"
+            f"    {f.example_id} | {f.label} | {f.baseline:.2f} -> {f.candidate:.2f} | {f.change} | {', '.join(f.judgments)}"
             for f in shown
         )
     if len(flips) > len(shown):
@@ -359,15 +456,21 @@ def _flip_lines(flips: list[Flip], max_flips: int) -> list[str]:
 
 
 def gate_message(comparison: Comparison, worse_by_points: float) -> tuple[bool, str]:
-    """(failed, one line) for --fail-if-worse-by."""
-    drop = -100 * comparison.difference
+    """(failed, one line) for --fail-if-worse-by: the decision uses the reported paired test."""
+    change = 100 * comparison.difference
+    test = describe_test(comparison)
     if comparison.regressed(worse_by_points):
         return True, (
-            f"regression: {comparison.headline} dropped {drop:.2f} points (> {worse_by_points:g}), "
-            f"significant (McNemar p = {comparison.mcnemar_p:.3g}, CI upper end {100 * comparison.ci_high:+.2f})"
+            f"regression: {comparison.headline} dropped {-change:.2f} points (> {worse_by_points:g}), "
+            f"significant ({test})"
         )
-    why = "not more than the threshold" if drop <= worse_by_points else "not significant"
-    return False, f"gate passed: change {-drop:+.2f} points ({why}; threshold {worse_by_points:g} points)"
+    if change >= 0:
+        why = "not a drop"
+    elif -change <= worse_by_points:
+        why = "not more than the threshold"
+    else:
+        why = f"not significant: {test}"
+    return False, f"gate passed: change {change:+.2f} points ({why}; threshold {worse_by_points:g} points)"
 
 
 def write_comparison(comparison: Comparison, path: Path) -> None:
