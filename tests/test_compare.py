@@ -347,10 +347,13 @@ def test_prompt_template_edit_is_caught_by_the_replay_gate(tmp_path, capsys):
     edited = tmp_path / "sciarena_pairwise.yaml"
     edited.write_text(template.replace("{{ question }}", "Question: {{ question }}", 1))
     assert edited.read_text() != template
-    candidate = make_run(
-        tmp_path / "edited", "sciarena_eval", f"replay/{RECORDINGS / 'sciarena_eval' / 'samples.jsonl'}",
-        "--prompt", str(edited), "--max-retries", "0",
-    )  # fmt: skip
+    candidate = tmp_path / "edited"
+    code = main([
+        "run", "--tasks", "sciarena_eval", "--judge", f"replay/{RECORDINGS / 'sciarena_eval' / 'samples.jsonl'}",
+        "--demo", "--prompt", str(edited), "--max-retries", "0", "--output-path", str(candidate), "--quiet",
+    ])  # fmt: skip
+    assert code == 1  # nothing answered: the run itself fails loudly, and still writes its results
+    assert "no judgment was answered; most common causes: 96 x failed: no recorded answer" in capsys.readouterr().err
     records = samples(candidate)
     assert {r.status for r in records} == {"FAILED"}
     assert all(r.error == f"no recorded answer for prompt {r.prompt_hash}" for r in records)

@@ -338,11 +338,11 @@ def _add_compare_parser(sub: Any) -> None:
         "--fail-if-worse-by",
         type=float,
         metavar="POINTS",
-        help="exit 1 when the headline drops by more than POINTS percentage points and the drop is significant",
+        help="exit 1 when the headline drops by more than POINTS percentage points and the per-example paired test gives p < 0.05",
     )
     p.add_argument("--output", type=Path, help="write the full comparison (all flips) as JSON")
-    p.add_argument("--max-flips", type=NON_NEGATIVE_INT, default=20, help="flips listed on screen")
-    p.add_argument("--seed", type=int, default=0, help="seed of the paired bootstrap")
+    p.add_argument("--max-flips", type=NON_NEGATIVE_INT, default=20, help="changed examples listed on screen")
+    p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed of the paired bootstrap and of the Monte-Carlo sign-flip test")
     p.set_defaults(handler=cmd_compare)
 
 
