@@ -34,7 +34,14 @@ def test_api_matches_the_run_directory(tmp_path):
     result, records = judgebench.read_run(tmp_path / "run")
     assert result == run.result
     assert len(records) == result.counts.calls == 36 * 5 * 2
-    assert judgebench.score(tmp_path / "run").metrics == result.metrics
+    assert judgebench.score_run(tmp_path / "run").metrics == result.metrics
+
+
+def test_api_names_survive_submodule_imports():
+    import judgebench.compare  # noqa: F401 - a submodule import sets a package attribute of its name
+    import judgebench.leaderboard  # noqa: F401
+
+    assert callable(judgebench.compare_runs) and callable(judgebench.build_leaderboard)
 
 
 def test_api_raises_the_cli_error(tmp_path):

@@ -4,10 +4,13 @@
 
     run = judgebench.evaluate("sciarena_eval", "builtin/longer", output_path="out/", demo=True)
     print(run.result.metrics["overall"]["accuracy"].value)
-    result = judgebench.score("out/")                # re-score from samples.jsonl: no calls
+    result = judgebench.score_run("out/")            # re-score from samples.jsonl: no calls
     result, records = judgebench.read_run("out/")    # typed results and per-judgment records
-    judgebench.leaderboard(["out/"], "lb/")          # md, csv, json, html tables
-    judgebench.compare("runs/old/", "runs/new/")     # paired comparison of two runs
+    judgebench.build_leaderboard(["out/"], "lb/")    # md, csv, json, html tables
+    judgebench.compare_runs("runs/old/", "runs/new/")  # paired comparison of two runs
+
+The names differ from the modules (`judgebench.compare`, `judgebench.leaderboard`) on purpose: a
+submodule import would replace a package attribute of the same name.
 
 Errors in the input raise `judgebench.JudgebenchError` with the same one-line message the CLI prints.
 The CLI calls these functions; each imports its heavy dependencies only when called.
@@ -83,7 +86,7 @@ def evaluate(
     )
 
 
-def score(run_dir: str | Path, *, include_paths: Iterable[str | Path] = (), n_resamples: int = 1000) -> RunResult:
+def score_run(run_dir: str | Path, *, include_paths: Iterable[str | Path] = (), n_resamples: int = 1000) -> RunResult:
     """Re-parse the raw answers of a finished run and recompute its results (no judge calls)."""
     from .pipeline import rescore_run
 
@@ -97,7 +100,7 @@ def read_run(run_dir: str | Path) -> tuple[RunResult, list[JudgmentRecord]]:
     return _read_run(Path(run_dir))
 
 
-def leaderboard(
+def build_leaderboard(
     results: Iterable[str | Path], output_dir: str | Path, *, include_paths: Iterable[str | Path] = ()
 ) -> list[Path]:
     """Build the leaderboard tables (md, csv, json per task, and index.html) from runs; the paths written."""
@@ -107,8 +110,8 @@ def leaderboard(
     return write_leaderboards(tables, Path(output_dir))
 
 
-def compare(baseline: str | Path, candidate: str | Path, *, seed: int = 0) -> Comparison:
+def compare_runs(baseline: str | Path, candidate: str | Path, *, seed: int = 0) -> Comparison:
     """Paired comparison of two runs of one task on their common examples."""
-    from .compare import compare_runs
+    from .compare import compare_runs as _compare_runs
 
-    return compare_runs(Path(baseline), Path(candidate), seed=seed)
+    return _compare_runs(Path(baseline), Path(candidate), seed=seed)

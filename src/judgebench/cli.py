@@ -242,9 +242,9 @@ def _add_score_parser(sub: Any) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from .api import score
+    from .api import score_run
 
-    result = score(args.run_dir, include_paths=args.include_path, n_resamples=args.bootstrap)
+    result = score_run(args.run_dir, include_paths=args.include_path, n_resamples=args.bootstrap)
     print(format_summary(result, args.run_dir))
     return 0
 
@@ -276,9 +276,9 @@ def _add_leaderboard_parser(sub: Any) -> None:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from .api import leaderboard
+    from .api import build_leaderboard
 
-    written = leaderboard(args.results, args.output_dir, include_paths=args.include_path)
+    written = build_leaderboard(args.results, args.output_dir, include_paths=args.include_path)
     for path in written:
         print(f"wrote {path}")
     return 0
@@ -347,12 +347,12 @@ def _add_compare_parser(sub: Any) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .api import compare
+    from .api import compare_runs
     from .compare import format_comparison, gate_message, write_comparison
 
     if args.fail_if_worse_by is not None and args.fail_if_worse_by < 0:
         raise JudgebenchError("--fail-if-worse-by: expected a non-negative number of percentage points")
-    comparison = compare(args.baseline, args.candidate, seed=args.seed)
+    comparison = compare_runs(args.baseline, args.candidate, seed=args.seed)
     print(format_comparison(comparison, args.max_flips))
     if args.output:
         write_comparison(comparison, args.output)

@@ -25,6 +25,7 @@ import numpy as np
 
 from .errors import JudgebenchError
 from .records import JudgmentRecord, RunResult
+from .resampling import percentile_interval, resample_batches
 
 BOOTSTRAP_RESAMPLES = 2000
 MONTE_CARLO_RESAMPLES = 10_000
@@ -204,15 +205,10 @@ def paired_bootstrap_ci(
     diffs: np.ndarray, *, seed: int = 0, n_resamples: int = BOOTSTRAP_RESAMPLES, confidence: float = 0.95
 ) -> tuple[float, float]:
     """Percentile CI of the mean per-example difference, resampling examples (seeded)."""
-    rng = np.random.default_rng(seed)
     n = len(diffs)
-    means = np.empty(n_resamples)
-    chunk = max(1, 2_000_000 // max(n, 1))
-    for start in range(0, n_resamples, chunk):
-        stop = min(start + chunk, n_resamples)
-        means[start:stop] = diffs[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
-    tail = 100 * (1 - confidence) / 2
-    low, high = np.percentile(means, [tail, 100 - tail])
+    batches = resample_batches(n, n_resamples, seed, batch=max(1, 2_000_000 // max(n, 1)))
+    means = np.concatenate([diffs[idx].mean(axis=1) for idx in batches])
+    low, high = percentile_interval(means, confidence)
     return float(low), float(high)
 
 

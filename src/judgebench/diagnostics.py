@@ -11,19 +11,18 @@ See docs/diagnostics.md for the definitions.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .errors import JudgebenchError
 from .metrics import BothBad, confusion_matrix, example_table
 from .ratings import BTFit, fit_bt, paired_bootstrap_bt
 from .records import DEFAULT_DIMENSION, JudgmentRecord
+from .resampling import resample_batches
 
 SCHEMA = "judgebench.diagnostics/1"
 MIN_LENGTH_RATIO = 1.1  # "with a minimum length gap": longer / shorter >= this
@@ -47,14 +46,14 @@ class _Resampler:
 
     def __init__(self, n_examples: int, n_resamples: int, seed: int, chunk: int = 200):
         self.n, self.rounds, self.chunk = n_examples, n_resamples, chunk
-        rng = np.random.default_rng(seed)
         self.counts = np.zeros((n_resamples, n_examples), dtype=np.uint8)
-        for lo in range(0, n_resamples if n_examples else 0, chunk):
-            rows = min(chunk, n_resamples - lo)
-            draws = rng.integers(0, n_examples, size=(rows, n_examples), dtype=np.int64)
-            draws += (np.arange(rows) * n_examples)[:, None]
+        lo = 0
+        for draws in resample_batches(n_examples, n_resamples, seed, chunk):
+            rows = len(draws)
+            draws = draws + (np.arange(rows) * n_examples)[:, None]
             block = np.bincount(draws.ravel(), minlength=rows * n_examples)
             self.counts[lo : lo + rows] = np.minimum(block, 255).reshape(rows, n_examples)
+            lo += rows
 
     def ratio_samples(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
         """sum(w * num) / sum(w * den) per round for columns of num, den (examples x k)."""
@@ -454,19 +453,23 @@ def _rank_correlations(h: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.nda
     complete = np.isfinite(h).all(axis=1) & np.isfinite(j).all(axis=1)
     if complete.any():
         rho[complete], tau[complete] = _rank_corr_complete(h[complete], j[complete])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for r in np.flatnonzero(~complete):
-            ok = np.isfinite(h[r]) & np.isfinite(j[r])
-            if ok.sum() >= 3:
-                rho[r] = stats.spearmanr(h[r, ok], j[r, ok]).statistic
-                tau[r] = stats.kendalltau(h[r, ok], j[r, ok]).statistic
+    for r in np.flatnonzero(~complete):
+        ok = np.isfinite(h[r]) & np.isfinite(j[r])
+        if ok.sum() >= 3:
+            (rho[r],), (tau[r],) = _rank_corr_complete(h[r : r + 1, ok], j[r : r + 1, ok])
     return rho, tau
+
+
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..m per row, ties sharing their average rank (scipy's rankdata 'average')."""
+    less = (x[:, None, :] < x[:, :, None]).sum(axis=2)
+    equal = (x[:, None, :] == x[:, :, None]).sum(axis=2)
+    return less + (equal + 1) / 2
 
 
 def _rank_corr_complete(h: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised Spearman (Pearson on average ranks) and Kendall tau-b per row."""
-    rh, rj = stats.rankdata(h, axis=1), stats.rankdata(j, axis=1)
+    rh, rj = _average_ranks(h), _average_ranks(j)
     rh, rj = rh - rh.mean(1, keepdims=True), rj - rj.mean(1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = (rh * rj).sum(1) / np.sqrt((rh**2).sum(1) * (rj**2).sum(1))

@@ -12,8 +12,8 @@ Conventions
 - Duplicate records for one (example, dimension, order): the last one wins.
 - CIs: percentile bootstrap over examples (both orders of an example move
   together). Every CI metric is a ratio sum(num) / sum(den) of per-example
-  arrays (den = 1 for plain means), so one ``scipy.stats.bootstrap`` call gives
-  all metrics of a table from the same resamples.
+  arrays (den = 1 for plain means), so one set of resamples (resampling.py)
+  gives all metrics of a table.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from typing import Literal
 import krippendorff
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .records import ORDERS, Counts, JudgmentRecord, MetricValue, Usage
+from .resampling import percentile_interval, resample_batches
 
 BothBad = Literal["tie", "exclude"]
 
@@ -303,20 +303,10 @@ def _bootstrap_ci(
     if n < 2 or n_resamples < 1 or k == 0:
         return nan, nan
     batch = max(1, min(n_resamples, 1_000_000 // n))  # ~8 MB per resample array
-    with warnings.catch_warnings():
-        # resamples with a zero denominator give NaN -> the CI is reported as None
-        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-        res = stats.bootstrap(
-            (np.arange(n),),
-            _ratio_statistic(num, den),
-            n_resamples=n_resamples,
-            batch=batch,
-            vectorized=True,
-            method="percentile",
-            confidence_level=confidence,
-            rng=np.random.default_rng(seed),
-        )
-    return np.atleast_1d(res.confidence_interval.low), np.atleast_1d(res.confidence_interval.high)
+    statistic = _ratio_statistic(num, den)
+    samples = np.concatenate([statistic(idx) for idx in resample_batches(n, n_resamples, seed, batch)], axis=-1)
+    low, high = percentile_interval(samples, confidence)  # a resample with a zero denominator: NaN -> None
+    return np.atleast_1d(low), np.atleast_1d(high)
 
 
 def _num(x: float | None) -> float | None:

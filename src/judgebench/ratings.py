@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, sparse
+from scipy import sparse
 from scipy.special import expit
 
 from .errors import JudgebenchError
@@ -405,6 +405,8 @@ def _lbfgs(design: _Design, n: np.ndarray, s: np.ndarray, start: np.ndarray,
         loss = _loss(design, eta, n, s, params, l2)[0]
         grad = _gradient(design, n * expit(eta) - s, params, l2)[:, 0]
         return loss / total, grad / total
+
+    from scipy import optimize  # the last-resort fit only: importing it costs ~0.3 s
 
     result = optimize.minimize(
         fun, start, jac=True, method="L-BFGS-B",

@@ -213,13 +213,14 @@ def load_examples(
             raise JudgebenchError(f"task {spec.name} has no demo split")
         location, split_name, rev = str(spec.folder / spec.demo.path), "demo", None
         source = f"{spec.name} demo ({spec.demo.path})"  # the same on every machine
+        rows, columns, resolved = *read_demo_rows(Path(location)), None
     else:
         source = location = dataset_path or spec.dataset.path
         split_name = split or spec.dataset.split
         rev = revision or (None if dataset_path else spec.dataset.revision)
-    table, resolved = _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev)
-    rows = table.to_list()
-    _check_columns(spec, table.column_names, location)
+        table, resolved = _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev)
+        rows, columns = table.to_list(), table.column_names
+    _check_columns(spec, columns, location)
     examples = _rows_to_examples(spec, rows, location)
     if limit is not None:
         examples = examples[:limit]
@@ -243,6 +244,18 @@ def _empty_response_warnings(examples: list[PairExample], source: str) -> list[s
     if not empty:
         return []
     return [f"{source}: {len(empty)} example(s) have an empty response (first: id {empty[0]}); they are judged as given"]
+
+
+def read_demo_rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """A bundled demo split (JSON Lines we wrote) read directly: the offline demo need not import
+    `datasets` (about 1.5 s). Rows and the union of their columns, as `datasets` would give them."""
+    if path.suffix.lower() != ".jsonl":
+        raise JudgebenchError(f"{path}: a demo split must be a .jsonl file")
+    check_local_file(path)
+    diagnose_local_file(path)
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    return [{column: row.get(column) for column in columns} for row in rows], columns
 
 
 def _load_table(source: str, config: str | None, split: str, revision: str | None):
