@@ -95,7 +95,7 @@ def score_run(run_dir: str | Path, *, include_paths: Iterable[str | Path] = (), 
 
 def read_run(run_dir: str | Path) -> tuple[RunResult, list[JudgmentRecord]]:
     """The typed results.json and samples.jsonl of a run directory."""
-    from .pipeline import read_run as _read_run
+    from .rundir import read_run as _read_run
 
     return _read_run(Path(run_dir))
 

@@ -122,7 +122,7 @@ def compare_runs(
     mc_resamples: int = MONTE_CARLO_RESAMPLES,
 ) -> Comparison:
     """Pair two runs of one task on their common examples and compare them."""
-    from .pipeline import read_run
+    from .rundir import read_run
 
     if seed < 0:
         raise JudgebenchError(f"compare: --seed must be a non-negative integer, got {seed}")

@@ -48,6 +48,7 @@ def features() -> Any:
         "cost_usd": number, "latency_s": number, "attempts": integer, "cached": Value("bool"), "error": text,
         "model_a": text, "model_b": text, "length_a": integer, "length_b": integer,
         "citations_a": integer, "citations_b": integer,
+        "question": text, "response_a": text, "response_b": text,
     }  # fmt: skip
 
 
@@ -187,7 +188,7 @@ def _metrics_table(metrics: dict[str, dict[str, MetricValue]]) -> str:
 
 def export_hf(run_dir: Path, output: Path, push_to_hub: str | None = None, private: bool = False) -> Export:
     """Write the Dataset, its Parquet copy and the card; then push when asked."""
-    from .pipeline import read_run
+    from .rundir import read_run
 
     result, records = read_run(run_dir)
     if not records:

@@ -89,7 +89,7 @@ def describe_validation_error(exc: ValidationError, model: type[BaseModel] | Non
     if first.get("type") == "extra_forbidden" and model is not None and loc:
         allowed = _allowed_keys(model, loc[:-1])
         close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
-        message = f"unknown key" + (f"; did you mean '{close[0]}'?" if close else f" (allowed: {', '.join(allowed)})")
+        message = "unknown key" + (f"; did you mean '{close[0]}'?" if close else f" (allowed: {', '.join(allowed)})")
     return f"field '{where}': {message}{extra}"
 
 

@@ -22,9 +22,8 @@ from .diagnostics import diagnose
 from .errors import JudgebenchError
 from .files import read_model_json, read_models_jsonl, write_atomic, write_json
 from .records import JudgmentRecord, RunResult
+from .rundir import REPORT_DIR, RESULTS_FILE, SAMPLES_FILE
 
-SAMPLES_FILE = "samples.jsonl"
-RESULTS_FILE = "results.json"
 N_RESAMPLES = 1000
 
 
@@ -34,7 +33,7 @@ N_RESAMPLES = 1000
 def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
     """Write the report for a run folder; returns the path of report.md."""
     run_dir = Path(run_dir)
-    out_dir = Path(out_dir) if out_dir is not None else run_dir / "report"
+    out_dir = Path(out_dir) if out_dir is not None else run_dir / REPORT_DIR
     records = _read_samples(run_dir)
     result = _read_result(run_dir)
     both_bad = result.config.both_bad if result else "tie"

@@ -13,8 +13,74 @@ tasks and templates the leaderboard already holds.
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
+from .errors import JudgebenchError
+from .files import read_model_json, read_models_jsonl, write_atomic, write_json, write_models_jsonl
+from .records import JudgmentRecord, RunResult
+from .tasks import TaskSpec, get_task, load_task_file
+
 RESULTS_FILE = "results.json"
 SAMPLES_FILE = "samples.jsonl"
 TASK_FILE = "task.yaml"
 PROMPT_FILE = "prompt.yaml"
 REPORT_DIR = "report"
+
+
+def write_run(
+    run_dir: Path,
+    result: RunResult,
+    records: list[JudgmentRecord],
+    *,
+    task_file: str | Path | None = None,
+    prompt_file: str | Path | None = None,
+) -> None:
+    """samples.jsonl first, then results.json, then copies of the task YAML and prompt; each atomic.
+
+    A write failure is one line naming the path; the judgments are then saved to a salvage
+    file in the temp folder (named in the message) so nothing paid for is lost.
+    """
+    try:
+        write_models_jsonl(run_dir / SAMPLES_FILE, records)
+        write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
+        for source, name in ((task_file, TASK_FILE), (prompt_file, PROMPT_FILE)):
+            if source is not None and Path(source).is_file():
+                write_atomic(run_dir / name, Path(source).read_text(encoding="utf-8"))
+    except OSError as exc:
+        where = getattr(exc, "filename", None) or run_dir
+        salvage = _salvage(records)
+        raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); {salvage}") from None
+
+
+def _salvage(records: list[JudgmentRecord]) -> str:
+    """Write the judgments (answers kept, texts dropped: they are in the data) to a fresh temp folder."""
+    lean = [r.model_copy(update={"question": None, "response_a": None, "response_b": None}) for r in records]
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="judgebench-salvage-"))
+        write_models_jsonl(folder / SAMPLES_FILE, lean)
+        return f"the {len(records)} judgments were saved to {folder / SAMPLES_FILE}"
+    except OSError:
+        return "the answers of cached judges are in the answer cache; a rerun with the same flags reuses them"
+
+
+def read_run(run_dir: Path) -> tuple[RunResult, list[JudgmentRecord]]:
+    results_path, samples_path = run_dir / RESULTS_FILE, run_dir / SAMPLES_FILE
+    for path in (results_path, samples_path):
+        if not path.is_file():
+            raise JudgebenchError(f"{run_dir}: not a run directory ({path.name} is missing)")
+    return read_model_json(results_path, RunResult), read_models_jsonl(samples_path, JudgmentRecord)
+
+
+def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSpec:
+    """The run's task: installed or in --include-path, else the run's own copy (task.yaml)."""
+    try:
+        return get_task(task, include_paths)
+    except JudgebenchError:
+        copy = run_dir / TASK_FILE
+        if not copy.is_file():
+            raise
+        spec = load_task_file(copy)
+        if spec.name != task:
+            raise JudgebenchError(f"{copy}: key 'name' is '{spec.name}' but the run is of task {task}") from None
+        return spec
