@@ -19,7 +19,8 @@ from scipy.stats import binomtest
 from test_submit import edit_samples, make_run
 
 from judgebench.cli import main
-from judgebench.compare import compare_runs, mcnemar_exact, paired_bootstrap_ci, paired_test, sign_flip_exact
+from judgebench.compare import compare_runs
+from judgebench.paired import mcnemar_exact, paired_bootstrap_ci, paired_test, sign_flip_exact
 from judgebench.errors import JudgebenchError
 from judgebench.files import read_models_jsonl
 from judgebench.judges.replay import ReplayJudge, load_recordings

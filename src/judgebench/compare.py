@@ -6,11 +6,7 @@ differences candidate - baseline. Reported: the mean difference with a paired-bo
 significance test of that same difference (`paired_test`), the flip table of examples whose score
 or verdicts changed, order-consistency and invalid/failed-rate deltas, and both template hashes.
 
-The test: McNemar's exact test on examples when every per-example score is 0 or 1 in both runs
-(binary outcomes); otherwise the exact sign-flip (paired permutation) test of the mean difference,
-enumerating all 2^m sign patterns of the m nonzero differences (m <= EXACT_MAX_NONZERO, or any m
-when they share one magnitude: then it is a binomial test), else a seeded Monte-Carlo sign-flip
-test with MONTE_CARLO_RESAMPLES patterns. The gate (`--fail-if-worse-by X`, percentage points)
+The test and the interval are in paired.py. The gate (`--fail-if-worse-by X`, percentage points)
 fails only when the difference is negative, larger than X, and that test gives p < ALPHA.
 """
 
@@ -25,13 +21,8 @@ import numpy as np
 
 from .errors import JudgebenchError
 from .records import JudgmentRecord, RunResult
-from .resampling import percentile_interval, resample_batches
+from .paired import ALPHA, BOOTSTRAP_RESAMPLES, DECIMALS, MONTE_CARLO_RESAMPLES, PairedTest, paired_bootstrap_ci, paired_test
 
-BOOTSTRAP_RESAMPLES = 2000
-MONTE_CARLO_RESAMPLES = 10_000
-EXACT_MAX_NONZERO = 20  # enumerate all 2^m sign patterns up to this many nonzero differences
-ALPHA = 0.05
-_DECIMALS = 12  # per-example scores are rounded before testing (means of 0, 0.5, 1)
 
 Key = tuple[str, str]  # (example_id, dimension)
 Pair = tuple[str, str, str, str, str, str]  # example, dimension, order, label, baseline, candidate
@@ -50,19 +41,6 @@ class Side:
     invalid_rate: float
     failed_rate: float
     unrecorded: int  # replay judgments that had no recorded answer
-
-
-@dataclass
-class PairedTest:
-    """The significance test of the headline difference; its unit is the example."""
-
-    name: str  # "McNemar exact", "sign-flip exact" or "sign-flip Monte Carlo"
-    unit: str  # always "example": both orders and all dimensions averaged into one score
-    n: int  # examples whose headline score changed (the nonzero differences the test uses)
-    rose: int  # examples whose score rose (candidate better)
-    fell: int
-    p: float  # two-sided
-    resamples: int | None = None  # Monte-Carlo sign patterns drawn (None: exact)
 
 
 @dataclass
@@ -198,68 +176,7 @@ def _example_scores(base: dict, cand: dict, common: list[Key], column: str) -> t
         by_example.setdefault(key[0], []).append((float(base[key][column]), float(cand[key][column])))
     base_values = np.array([np.mean([b for b, _ in pairs]) for pairs in by_example.values()])
     cand_values = np.array([np.mean([c for _, c in pairs]) for pairs in by_example.values()])
-    return list(by_example), np.round(base_values, _DECIMALS), np.round(cand_values, _DECIMALS)
-
-
-def paired_bootstrap_ci(
-    diffs: np.ndarray, *, seed: int = 0, n_resamples: int = BOOTSTRAP_RESAMPLES, confidence: float = 0.95
-) -> tuple[float, float]:
-    """Percentile CI of the mean per-example difference, resampling examples (seeded)."""
-    n = len(diffs)
-    batches = resample_batches(n, n_resamples, seed, batch=max(1, 2_000_000 // max(n, 1)))
-    means = np.concatenate([diffs[idx].mean(axis=1) for idx in batches])
-    low, high = percentile_interval(means, confidence)
-    return float(low), float(high)
-
-
-# ----------------------------------------------------------------------------- the paired test
-
-
-def mcnemar_exact(baseline_only: int, candidate_only: int) -> float:
-    """Two-sided exact McNemar p-value: a binomial test on the discordant pairs."""
-    from scipy.stats import binomtest
-
-    total = baseline_only + candidate_only
-    return 1.0 if total == 0 else float(binomtest(candidate_only, total, 0.5).pvalue)
-
-
-def sign_flip_exact(nonzero: np.ndarray) -> float:
-    """Two-sided exact sign-flip p: the share of all 2^m sign patterns with |sum| >= the observed |sum|."""
-    observed = abs(float(nonzero.sum()))
-    sums = np.zeros(1)
-    for value in np.abs(nonzero):
-        sums = np.concatenate([sums + value, sums - value])
-    return float(np.mean(np.abs(sums) >= observed - 1e-9))
-
-
-def sign_flip_monte_carlo(nonzero: np.ndarray, *, seed: int, resamples: int) -> float:
-    """Two-sided Monte-Carlo sign-flip p, (1 + hits) / (1 + resamples), over seeded random sign patterns."""
-    rng = np.random.default_rng(seed)
-    observed = abs(float(nonzero.sum()))
-    magnitudes = np.abs(nonzero)
-    hits, chunk = 0, max(1, 2_000_000 // len(magnitudes))
-    for start in range(0, resamples, chunk):
-        signs = rng.choice((-1.0, 1.0), size=(min(chunk, resamples - start), len(magnitudes)))
-        hits += int(np.sum(np.abs(signs @ magnitudes) >= observed - 1e-9))
-    return (1 + hits) / (1 + resamples)
-
-
-def paired_test(
-    base_values: np.ndarray, cand_values: np.ndarray, *, seed: int = 0, resamples: int = MONTE_CARLO_RESAMPLES
-) -> PairedTest:
-    """Two-sided test of the mean per-example difference (candidate - baseline); see the module docstring."""
-    diffs = np.round(np.asarray(cand_values) - np.asarray(base_values), _DECIMALS)
-    nonzero = diffs[diffs != 0]
-    rose, fell = int(np.sum(nonzero > 0)), int(np.sum(nonzero < 0))
-    binary = bool(np.isin(base_values, (0.0, 1.0)).all() and np.isin(cand_values, (0.0, 1.0)).all())
-    one_magnitude = len(nonzero) > 0 and bool(np.all(np.abs(nonzero) == abs(nonzero[0])))
-    if binary or one_magnitude or len(nonzero) == 0:  # the sign-flip distribution is binomial
-        name = "McNemar exact" if binary else "sign-flip exact"
-        return PairedTest(name, "example", len(nonzero), rose, fell, mcnemar_exact(fell, rose))
-    if len(nonzero) <= EXACT_MAX_NONZERO:
-        return PairedTest("sign-flip exact", "example", len(nonzero), rose, fell, sign_flip_exact(nonzero))
-    p = sign_flip_monte_carlo(nonzero, seed=seed, resamples=resamples)
-    return PairedTest("sign-flip Monte Carlo", "example", len(nonzero), rose, fell, p, resamples)
+    return list(by_example), np.round(base_values, DECIMALS), np.round(cand_values, DECIMALS)
 
 
 # ----------------------------------------------------------------------------- judgments and flips
