@@ -6,6 +6,10 @@ Every rate comes with a seeded 95% percentile bootstrap interval over examples (
 orders of an example move together); Bradley–Terry quantities come from
 :mod:`judgebench.ratings`, resampling battles (one battle per example).
 See docs/diagnostics.md for the definitions.
+
+The module is long because every section reads the same per-example facts and the same
+resampling draws (one set per dimension, so all intervals are coherent); split apart, those
+internals would have to become a public interface.
 """
 
 from __future__ import annotations

@@ -23,6 +23,9 @@ blocks, stages are tried in order; the first stage that finds anything decides:
    "Therefore", "I think" are allowed), so negations ("I don't think A is
    better") and hedges ("A is better organised") never count.
 
+This module is long because the verdict forms are one table of patterns whose order and
+decisions only make sense read together.
+
 Within a stage every verdict found must agree; disagreement -> None. A verdict
 outside ``allowed`` -> None (the parser does not fall through to a later stage).
 

@@ -28,6 +28,9 @@ their coefficients ("style control", as in SciArena and Chatbot Arena).
   back to damped Newton, then L-BFGS. Intervals are the 2.5th/97.5th percentiles of
   the rounds; the point estimate stays the full-data fit.
 * BLAS runs single-threaded during fits (threadpoolctl, when installed).
+
+The module is long because the point fit, the batched chord bootstrap and the design
+matrices share private numerics that are only correct together.
 """
 
 from __future__ import annotations
