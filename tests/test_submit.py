@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 from helpers import sci_row, write_jsonl
 
 from judgebench.cli import main
+from judgebench.errors import JudgebenchError
 from judgebench.files import read_models_jsonl, write_models_jsonl
 from judgebench.pipeline import assemble_records, plan_requests, read_run, rescore_run, score, write_run
 from judgebench.prompts import load_prompt
@@ -74,10 +76,12 @@ def test_honest_run_is_accepted_stored_and_tables_rebuilt(honest, tmp_path, caps
     assert out.startswith("accepted: sciarena_eval / builtin/longer / sciarena_pairwise@") and "[demo data]" in out
     result = RunResult.model_validate_json((honest / "results.json").read_text())
     entry = board / "entries" / "sciarena_eval" / entry_name(result)
-    assert entry.name == f"builtin-longer__{result.config.prompt_template_hash[:10]}__demo"
+    digest = hashlib.sha256(b"builtin/longer").hexdigest()[:8]
+    assert entry.name == f"builtin-longer-{digest}__{result.config.prompt_template_hash[:10]}__demo"
     assert (entry / "results.json").read_text() == (honest / "results.json").read_text()
     assert (entry / "samples.jsonl").read_text() == (honest / "samples.jsonl").read_text()
-    assert json.loads((entry / "submission.json").read_text())["labels"] == ["demo data"]
+    stored = json.loads((entry / "submission.json").read_text())
+    assert stored["labels"] == ["demo data"] and stored["min_coverage"] == 0.9 and stored["coverage"] == 1.0
     for suffix in (".md", ".csv", ".json"):
         assert (board / f"sciarena_eval{suffix}").is_file()
     assert "<table>" in (board / "index.html").read_text()
@@ -95,13 +99,13 @@ def test_multi_dimension_and_single_order_runs_are_accepted_as_labelled(tmp_path
     assert validate_run(ideation).labels == ["demo data"]
     joint = make_run(tmp_path / "joint", "ideation_arena_eval", "builtin/longer", "--dimension-mode", "joint")
     assert validate_run(joint).result.config.dimension_mode == "joint"
-    single = make_run(tmp_path / "single", "sciarena_eval", "builtin/shorter", "--no-swap", "--limit", "20")
+    single = make_run(tmp_path / "single", "sciarena_eval", "builtin/shorter", "--no-swap")
     verified = validate_run(single)
-    assert verified.labels == ["single-order", "first 20 examples", "demo data"]
+    assert verified.labels == ["single-order", "demo data"]
     board = tmp_path / "board"
     submit_run(single, board)
     row = next(r for r in json.loads((board / "sciarena_eval.json").read_text())["rows"] if r["judge"] == "builtin/shorter")
-    assert row["orders"] == "single" and row["examples"] == 20
+    assert row["orders"] == "single" and row["examples"] == 48
 
 
 def test_partial_run_is_accepted_only_when_marked_partial(honest, tmp_path):
@@ -116,10 +120,12 @@ def test_partial_run_is_accepted_only_when_marked_partial(honest, tmp_path):
     records = assemble_records(spec.name, result.config.judge, requests, replies, examples, "max failures reached")
     unmarked = score(records, result.config, spec, n_examples=len(examples))
     write_run(run, unmarked, records)
-    rejected(run, "coverage", "never attempted", "partial")
+    rejected(run, "coverage", "never attempted", "partial", min_coverage=0.0)
     config = result.config.model_copy(update={"partial": True})
     write_run(run, score(records, config, spec, n_examples=len(examples)), records)
-    assert validate_run(run).labels == ["partial", "demo data"]
+    assert validate_run(run, min_coverage=0.3).labels == ["partial", "demo data"]
+    # 30 of 96 judgments answered: below the default bar of 90%
+    rejected(run, "coverage", "30 of 96 judgments answered", "minimum coverage of 90%")
 
 
 # ----------------------------------------------------------------------------- tampering
@@ -169,9 +175,11 @@ def test_flipped_label_is_rejected_even_after_rescoring(honest, tmp_path):
 
 def test_swapped_prompt_hash_is_rejected(honest, tmp_path):
     run = tampered(honest, tmp_path)
-    other = load_prompt("pairwise_generic.yaml").sha256
+    other = load_prompt("pairwise_generic.yaml").sha256  # registered (installed), but not what rendered the run
     edit_results(run, lambda d: d["config"].update(prompt_template_hash=other))
-    rejected(run, "prompts", "prompt template hash", other[:12])
+    rejected(run, "prompts", "prompt hash of example", "pairwise_generic")
+    edit_results(run, lambda d: d["config"].update(prompt_template_hash="f" * 64))
+    rejected(run, "prompts", "is not registered on this leaderboard", "ffffffffffff")
     run2 = tmp_path / "b"
     shutil.copytree(honest, run2)
 
@@ -248,8 +256,8 @@ def local_task(tmp_path) -> Path:
     spec = (REPO / "tasks" / "sciarena_eval.yaml").read_text()
     spec = spec.replace("name: sciarena_eval", "name: local_pairs").replace("path: yale-nlp/SciArena-Eval", f"path: {data}")
     spec = spec.replace("revision: main ", f"revision: {PINNED} ").replace("path: demo/sciarena_eval_demo.jsonl", "path: none.jsonl")
-    folder = tmp_path / "tasks"
-    folder.mkdir()
+    folder = tmp_path / "board" / "tasks"  # registered on the leaderboard: LEADERBOARD_DIR/tasks/
+    folder.mkdir(parents=True)
     (folder / "local_pairs.yaml").write_text(spec)
     assert get_task("local_pairs", [folder]).dataset.revision == PINNED
     return folder
@@ -257,23 +265,28 @@ def local_task(tmp_path) -> Path:
 
 def test_real_data_revision_pin_and_known_fingerprints(local_task, tmp_path):
     run = make_run(tmp_path / "run", "local_pairs", "builtin/longer", "--include-path", str(local_task))
-    board = tmp_path / "board"
-    assert submit_run(run, board, include_paths=[local_task]).verified.labels == []
+    board = local_task.parent
+    rejected(run, "task", "unknown task 'local_pairs'")  # not registered without the leaderboard
+    with pytest.raises(JudgebenchError, match="copy the task YAML to"):
+        submit_run(run, board, include_paths=[local_task])  # submit takes no --include-path
+    assert submit_run(run, board).verified.labels == []
     wrong = tmp_path / "wrong"
     shutil.copytree(run, wrong)
     edit_results(wrong, lambda d: d["config"]["dataset"].update(revision="f" * 40))
-    rejected(wrong, "data", "is not the task's pinned revision", include_paths=[local_task])
+    rejected(wrong, "data", "is not the task's pinned revision", leaderboard_dir=board)
 
-    data = local_task.parent / "data" / "pairs.jsonl"
+    data = tmp_path / "data" / "pairs.jsonl"
     copy = str(shutil.copy(data, tmp_path / "copy.jsonl"))
     other = make_run(tmp_path / "copyrun", "local_pairs", "builtin/shorter", "--include-path", str(local_task), "--dataset-path", copy)
-    rejected(other, "data", "not the task's dataset", include_paths=[local_task])  # not verifiable without the data
-    verified = validate_run(other, include_paths=[local_task], dataset_path=copy, leaderboard_dir=board)
+    rejected(other, "data", "not the task's dataset", leaderboard_dir=board)  # not verifiable without the data
+    verified = validate_run(other, dataset_path=copy, leaderboard_dir=board)
     assert verified.result.config.dataset.source == copy  # same data as the accepted run: accepted
-    rejected(other, "data", "matches no accepted run", include_paths=[local_task], dataset_path=copy)
+    empty = tmp_path / "empty_board"
+    shutil.copytree(local_task, empty / "tasks")
+    rejected(other, "data", "matches no accepted run", dataset_path=copy, leaderboard_dir=empty)
 
     changed = write_jsonl(tmp_path / "changed.jsonl", [sci_row(i, "AB"[(i + 1) % 2]) for i in range(12)])
     different = make_run(tmp_path / "diff", "local_pairs", "builtin/shorter", "--include-path", str(local_task), "--dataset-path", str(changed))
-    rejected(different, "data", "matches no accepted run", include_paths=[local_task], dataset_path=str(changed), leaderboard_dir=board)
+    rejected(different, "data", "matches no accepted run", dataset_path=str(changed), leaderboard_dir=board)
     # the verifier's copy must be the data the run judged
-    rejected(different, "data", "does not match", include_paths=[local_task], dataset_path=copy, leaderboard_dir=board)
+    rejected(different, "data", "does not match", dataset_path=copy, leaderboard_dir=board)
