@@ -290,3 +290,167 @@ def test_real_data_revision_pin_and_known_fingerprints(local_task, tmp_path):
     rejected(different, "data", "matches no accepted run", dataset_path=str(changed), leaderboard_dir=board)
     # the verifier's copy must be the data the run judged
     rejected(different, "data", "does not match", dataset_path=copy, leaderboard_dir=board)
+
+
+# ----------------------------------------------------------------------------- hostile submissions
+
+
+def _tree(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+EVIL_TEMPLATE = "user: \"{{% set _x = cycler.__init__.__globals__.os.system('id > {marker}') %}}{{{{ question }}}}\"\n"
+
+
+def test_submitted_template_path_is_never_loaded_or_rendered(honest, tmp_path, monkeypatch):
+    """The attack: config.prompt_template names a file of the submitter's, with its hash."""
+    monkeypatch.chdir(tmp_path)
+    marker = tmp_path / "pwned"
+    evil = tmp_path / "t" / "rce" / "evil_prompt"
+    evil.parent.mkdir(parents=True)
+    evil.write_text(EVIL_TEMPLATE.format(marker=marker))
+    (evil.parent / "evil_prompt.yaml").write_text(evil.read_text())
+    run = tampered(honest, tmp_path)
+    digest = hashlib.sha256(evil.read_bytes()).hexdigest()
+    edit_results(run, lambda d: d["config"].update(prompt_template="t/rce/evil_prompt", prompt_template_hash=digest))
+    board = tmp_path / "board"
+    with pytest.raises(Rejected, match="is not registered on this leaderboard") as info:
+        submit_run(run, board)
+    assert info.value.check == "prompts"
+    assert not marker.exists() and not board.exists()
+    with pytest.raises(JudgebenchError, match="copy the template to"):
+        submit_run(run, board, prompt_path=evil)  # submit takes no --prompt
+    assert not marker.exists()
+
+
+def test_sandbox_escape_in_a_registered_template_or_task_prompt_is_refused(honest, tmp_path):
+    """Even a template the leaderboard holds (its prompts/ folder, or a registered task's prompt) renders sandboxed."""
+    marker = tmp_path / "pwned"
+    board = tmp_path / "board"
+    (board / "prompts").mkdir(parents=True)
+    evil = board / "prompts" / "evil.yaml"
+    evil.write_text(EVIL_TEMPLATE.format(marker=marker))
+    run = tampered(honest, tmp_path)
+    digest = hashlib.sha256(evil.read_bytes()).hexdigest()
+    edit_results(run, lambda d: d["config"].update(prompt_template="evil", prompt_template_hash=digest))
+    rejected(run, "prompts", "cannot re-render", leaderboard_dir=board)
+    assert not marker.exists()
+    # the same template as a registered task's own prompt
+    evil.rename(tmp_path / "evil.yaml")
+    (board / "tasks").mkdir()
+    spec = (REPO / "tasks" / "sciarena_eval.yaml").read_text()
+    demo = REPO / "tasks" / "demo" / "sciarena_eval_demo.jsonl"
+    spec = spec.replace("prompt: sciarena_pairwise.yaml", "prompt: evil.yaml").replace("path: demo/sciarena_eval_demo.jsonl", f"path: {demo}")
+    (board / "tasks" / "sciarena_eval.yaml").write_text(spec)
+    shutil.copy(tmp_path / "evil.yaml", board / "tasks" / "evil.yaml")
+    rejected(run, "prompts", "cannot re-render", leaderboard_dir=board)
+    assert not marker.exists()
+    # and through `judgebench run` with that task: a one-line error, nothing executed
+    assert main(["run", "--tasks", "sciarena_eval", "--include-path", str(board / "tasks"), "--judge", "builtin/longer",
+                 "--demo", "--quiet", "--output-path", str(tmp_path / "evilrun")]) == 2
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("task", ["atk/evil_task.yaml", "../sub/atk/evil_task.yaml", "/tmp/evil_task.yaml", "..", "evil.yaml"])
+def test_task_names_that_are_paths_are_refused_and_nothing_is_written(honest, tmp_path, monkeypatch, task):
+    """The attack: config.task is a path to the submitter's own task YAML (own data, labels, a fake reported row)."""
+    work = tmp_path / "work"
+    (work / "atk").mkdir(parents=True)
+    (work / "sub" / "atk").mkdir(parents=True)
+    evil_spec = (REPO / "tasks" / "sciarena_eval.yaml").read_text().replace("{overall: 65.1}", "{overall: 99.9}")
+    for where in (work / "atk", work / "sub" / "atk"):
+        (where / "evil_task.yaml").write_text(evil_spec)
+    (work / "evil.yaml").write_text(evil_spec)
+    monkeypatch.chdir(work)
+    run = tampered(honest, tmp_path)
+
+    def retask(rows):
+        for row in rows:
+            row["task"] = task
+
+    edit_results(run, lambda d: d["config"].update(task=task))
+    edit_samples(run, retask)
+    before = _tree(tmp_path)
+    board = work / "board"
+    with pytest.raises(Rejected, match="is not a task name") as info:
+        submit_run(run, board)
+    assert info.value.check == "task" and "\n" not in str(info.value)
+    assert _tree(tmp_path) == before  # nothing written, inside the board or out
+
+
+def test_lookalike_judge_ids_get_distinct_entries_and_copied_answers_are_refused(honest, tmp_path):
+    board = tmp_path / "board"
+    names = {}
+    for judge, folder in (("openai:gpt-4.1", "colon"), ("openai/gpt-4.1", "slash")):
+        run = tmp_path / folder
+        shutil.copytree(honest, run)
+        edit_results(run, lambda d, judge=judge: d["config"].update(judge=judge))
+        edit_samples(run, lambda rows, judge=judge: [row.update(judge=judge) for row in rows] and None)
+        names[judge] = entry_name(RunResult.model_validate_json((run / "results.json").read_text()))
+    assert names["openai:gpt-4.1"] != names["openai/gpt-4.1"]
+    assert names["openai:gpt-4.1"].startswith("openai-gpt-4.1-") and names["openai/gpt-4.1"].startswith("openai-gpt-4.1-")
+    first = submit_run(tmp_path / "colon", board)
+    # the same answers under another judge name: refused, the first entry untouched
+    with pytest.raises(Rejected, match="same answers as the entry") as info:
+        submit_run(tmp_path / "slash", board)
+    assert info.value.check == "identity"
+    assert [p.name for p in (board / "entries" / "sciarena_eval").iterdir()] == [first.entry_dir.name]
+
+
+def test_subset_and_smaller_runs_never_replace_an_entry(honest, tmp_path):
+    board = tmp_path / "board"
+    submit_run(honest, board)
+    limited = make_run(tmp_path / "limited", "sciarena_eval", "builtin/longer", "--limit", "43")
+    with pytest.raises(Rejected, match=r"first 43 examples \(--limit\)"):
+        submit_run(limited, board)
+    single = make_run(tmp_path / "single", "sciarena_eval", "builtin/longer", "--no-swap")  # 48 of 96 judgments
+    with pytest.raises(Rejected, match="never replaced by a run on fewer") as info:
+        submit_run(single, board)
+    assert info.value.check == "identity"
+    entry = board / "entries" / "sciarena_eval" / entry_name(RunResult.model_validate_json((honest / "results.json").read_text()))
+    assert (entry / "results.json").read_text() == (honest / "results.json").read_text()
+
+
+def test_all_failed_run_is_refused(honest, tmp_path):
+    run = tampered(honest, tmp_path)
+    result, records = read_run(run)
+    spec = get_task("sciarena_eval")
+    failed = [r.model_copy(update={"status": "FAILED", "error": "boom", "raw": None, "verdict": None, "verdict_shown": None}) for r in records]
+    write_run(run, score(failed, result.config, spec, n_examples=result.counts.examples), failed)
+    rejected(run, "coverage", "0 of 96 judgments answered (0.0%)")
+    with pytest.raises(JudgebenchError, match="between 0 and 1"):
+        validate_run(run, min_coverage=1.5)
+
+
+def test_unknown_task_entry_is_a_warning_not_fatal(honest, tmp_path):
+    board = tmp_path / "board"
+    stray = board / "entries" / "my_task" / "x"
+    stray.mkdir(parents=True)
+    edit = json.loads((honest / "results.json").read_text())
+    edit["config"]["task"] = "my_task"
+    (stray / "results.json").write_text(json.dumps(edit))
+    broken = board / "entries" / "sciarena_eval" / "broken"
+    broken.mkdir(parents=True)
+    (broken / "results.json").write_text("{not json")
+    done = submit_run(honest, board)
+    assert any("my_task" in w and "unknown task" in w for w in done.warnings)
+    assert any("broken" in w for w in done.warnings)
+    assert (board / "sciarena_eval.md").is_file() and not (board / "my_task.md").exists()
+    assert done.written[0] == done.entry_dir / "samples.jsonl" and board / "index.html" in done.written
+
+
+def test_leaderboard_command_never_overwrites_a_submit_managed_board(honest, tmp_path, capsys):
+    board = tmp_path / "board"
+    submit_run(honest, board)
+    before = (board / "sciarena_eval.md").read_text()
+    assert main(["leaderboard", str(honest), "--output-dir", str(board)]) == 2
+    assert "rebuilt only by `judgebench submit`" in capsys.readouterr().err
+    assert (board / "sciarena_eval.md").read_text() == before
+
+
+def test_logged_texts_must_equal_the_data_when_present(honest, tmp_path):
+    if "question" not in JudgmentRecord.model_fields:
+        pytest.skip("JudgmentRecord does not log texts in this checkout")
+    run = tampered(honest, tmp_path)
+    edit_samples(run, lambda rows: rows[0].update(question="a different question") or None)
+    rejected(run, "labels", "question of example")
