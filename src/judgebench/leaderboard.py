@@ -257,20 +257,30 @@ def _on_reported_data(result: RunResult, spec: TaskSpec) -> bool:
 
 def baseline_rows(records: list[JudgmentRecord], spec: TaskSpec, dataset: str, both_bad: str) -> list[dict[str, Any]]:
     """always-first and always-longer: the built-in judges' own choices on the samples, under the headline."""
-    from .judges.builtin import make_builtin_judge
-    from .metrics import score_records
-
     rows = []
-    for name, judge_id in (("always-first (both orders)", "builtin/always-a"), ("always-longer", "builtin/longer")):
-        judge = make_builtin_judge(judge_id, BASELINE_SEED)
-        synthetic = [_with_verdict(record, _builtin_choice(judge, record, spec)) for record in records]
-        metrics, _ = score_records(synthetic, both_bad=both_bad, n_resamples=1000, seed=0)
+    for name, judge_id in BASELINE_JUDGES.items():
+        metrics = baseline_metrics(records, spec, judge_id, both_bad)
         row: dict[str, Any] = {"kind": "baseline", "judge": name, "dataset": dataset}
         for dimension, values in metrics.items():
             prefix = "" if len(metrics) == 1 else f"{dimension}."
             row.update(_metric_cells(values, [spec.headline], prefix))
         rows.append(row)
     return rows
+
+
+BASELINE_JUDGES = {"always-first (both orders)": "builtin/always-a", "always-longer": "builtin/longer"}
+
+
+def baseline_metrics(
+    records: list[JudgmentRecord], spec: TaskSpec, judge_id: str, both_bad: str
+) -> dict[str, dict[str, MetricValue]]:
+    """The metrics a built-in judge (seed 0) would get on these samples' examples, without running it."""
+    from .judges.builtin import make_builtin_judge
+    from .metrics import score_records
+
+    judge = make_builtin_judge(judge_id, BASELINE_SEED)
+    synthetic = [_with_verdict(record, _builtin_choice(judge, record, spec)) for record in records]
+    return score_records(synthetic, both_bad=both_bad, n_resamples=1000, seed=0)[0]
 
 
 def _builtin_choice(judge: Any, record: JudgmentRecord, spec: TaskSpec) -> str:
@@ -465,7 +475,7 @@ def _md_table(title: str, group: list[dict[str, Any]], columns: list[str]) -> st
 def md_escape(value: Any) -> str:
     """Text safe in a Markdown table cell: no HTML, no cell-splitting `|`, no line breaks."""
     text = " ".join(str(value).split())
-    text = html.escape(text, quote=True).replace("\\", "&#92;").replace("|", "&#124;")
+    text = html.escape(text, quote=False).replace("\\", "&#92;").replace("|", "&#124;")
     return text.replace("`", "&#96;")
 
 
