@@ -454,3 +454,21 @@ def test_logged_texts_must_equal_the_data_when_present(honest, tmp_path):
     run = tampered(honest, tmp_path)
     edit_samples(run, lambda rows: rows[0].update(question="a different question") or None)
     rejected(run, "labels", "question of example")
+
+
+def test_a_symlink_out_of_the_board_is_refused_before_writing(honest, tmp_path):
+    """Entries are resolved (symlinks followed) and must stay under the leaderboard directory."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    board = tmp_path / "board"
+    (board / "entries").mkdir(parents=True)
+    (board / "entries" / "sciarena_eval").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(Rejected, match="resolves outside") as info:
+        submit_run(honest, board)
+    assert info.value.check == "storage" and list(outside.iterdir()) == []
+    (board / "entries" / "sciarena_eval").unlink()
+    (board / "entries").rmdir()
+    (board / "entries").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(Rejected, match="resolves outside"):
+        submit_run(honest, board)
+    assert list(outside.iterdir()) == []
