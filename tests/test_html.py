@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from judgebench.html import dimensions_of, format_value, headline_of, table_views, to_html
+from judgebench.html import (
+    dimensions_of,
+    format_value,
+    headline_of,
+    table_views,
+    to_html,
+)
 from judgebench.leaderboard import write_leaderboards
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -265,7 +271,7 @@ def test_markdown_cells_escape_pipes_newlines_and_html():
     table_lines = [line for line in markdown.splitlines() if line.startswith("|")]
     header_cells = table_lines[0].count(" | ")
     # every line of the run table has the header's number of cells: no forged cell, no forged row
-    header, rule, row = table_lines[:3]
+    _, rule, row = table_lines[:3]
     assert row.count(" | ") == header_cells and rule.count("---|") == header_cells + 1
     assert table_lines[3].startswith("| kind |")  # next: the reported table's header, not a forged row
     assert "<script>" not in markdown and "<img" not in markdown and "<b>" not in markdown

@@ -6,8 +6,20 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import sci_row, write_jsonl
 
+from judgebench.cli import main
+from judgebench.leaderboard import (
+    BASELINE_JUDGES,
+    baseline_metrics,
+    collect_tables,
+    protocol_figure,
+    to_markdown,
+)
+from judgebench.pipeline import read_run
+from judgebench.records import JudgmentRecord
 from judgebench.submit import rebuild_tables
+from judgebench.tasks import get_task
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "leaderboards"
 
@@ -26,22 +38,6 @@ def test_published_tables_are_rebuilt_by_code_not_edited_by_hand(tmp_path):
 
 
 # ----------------------------------------------------------------------------- data-derived baselines
-
-import json  # noqa: E402
-
-from helpers import sci_row, write_jsonl  # noqa: E402
-
-from judgebench.cli import main  # noqa: E402
-from judgebench.leaderboard import (  # noqa: E402
-    BASELINE_JUDGES,
-    baseline_metrics,
-    collect_tables,
-    protocol_figure,
-    to_markdown,
-)
-from judgebench.pipeline import read_run  # noqa: E402
-from judgebench.records import JudgmentRecord  # noqa: E402
-from judgebench.tasks import get_task  # noqa: E402
 
 REPO = PUBLISHED.parent
 

@@ -12,8 +12,15 @@ from helpers import sci_row, write_jsonl
 
 from judgebench.cli import main
 from judgebench.errors import JudgebenchError
-from judgebench.files import read_models_jsonl, write_models_jsonl
-from judgebench.pipeline import assemble_records, plan_requests, read_run, rescore_run, score, write_run
+from judgebench.files import read_models_jsonl
+from judgebench.pipeline import (
+    assemble_records,
+    plan_requests,
+    read_run,
+    rescore_run,
+    score,
+    write_run,
+)
 from judgebench.prompts import load_prompt
 from judgebench.records import JudgeReply, JudgmentRecord, RunResult
 from judgebench.submit import Rejected, entry_name, submit_run, validate_run

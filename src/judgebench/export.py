@@ -9,7 +9,6 @@ uploads the Dataset (Parquet) and the card with huggingface_hub.
 from __future__ import annotations
 
 import json
-
 import os
 from dataclasses import dataclass
 from pathlib import Path

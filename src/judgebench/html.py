@@ -14,7 +14,13 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
-from .leaderboard import _PROTOCOL_COLUMN, META_COLUMNS, PERCENT_METRICS, SELF_REPORTED, SELF_REPORTED_NOTE
+from .leaderboard import (
+    _PROTOCOL_COLUMN,
+    META_COLUMNS,
+    PERCENT_METRICS,
+    SELF_REPORTED,
+    SELF_REPORTED_NOTE,
+)
 
 IDENTITY = ("kind", "judge", "dataset", "prompt", "orders", "partial", "task_version")
 IDENTITY_VISIBLE = ("kind", "judge", "dataset", "prompt", "orders", "partial")

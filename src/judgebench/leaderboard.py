@@ -23,7 +23,6 @@ import json
 import re
 import sys
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
