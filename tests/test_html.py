@@ -309,3 +309,15 @@ def test_reported_view_ranks_published_rows_only_beside_runs_on_the_released_dat
     assert all(row["kind"] != "reported" for _, row in views[None].rows)  # never in the headline ranking
     page = to_html({"sciarena_eval": rows})
     assert 'id="sciarena_eval--reported"' in page
+
+
+def test_csv_text_cells_cannot_be_spreadsheet_formulas():
+    import csv
+    import io
+
+    from judgebench.leaderboard import to_csv
+
+    text = to_csv([_run_row("=HYPERLINK(\"http://x\")", 61.25), _run_row("@SUM(1)", 50.0, position_bias=-0.5)])
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [row["judge"] for row in rows] == ["'=HYPERLINK(\"http://x\")", "'@SUM(1)"]
+    assert rows[1]["position_bias"] == "-0.5"  # numbers are written as numbers

@@ -207,7 +207,7 @@ def _table(view: TableView, table_id: str) -> str:
     if view.dimension == "reported":
         title = f"{view.task}: reported in the papers, beside runs on the same released data (never demo data)"
     return (
-        f'<section class="board" id="{table_id}" data-task="{html.escape(view.task)}" '
+        f'<section class="board" id="{html.escape(table_id)}" data-task="{html.escape(view.task)}" '
         f'data-dimension="{html.escape(view.dimension or "")}">\n'
         f"<h3>{html.escape(title)} <small>{'ranked by' if view.dimension == 'reported' else 'headline:'} "
         f"{html.escape(view.headline)} (%)</small></h3>\n"

@@ -496,12 +496,19 @@ def _md_cell(row: dict[str, Any], column: str) -> str:
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:
+    """CSV of the rows; text cells a spreadsheet would run as a formula get a leading apostrophe."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns_of(rows), lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: json.dumps(v) if isinstance(v, list) else v for k, v in row.items()})
+        writer.writerow({k: json.dumps(v) if isinstance(v, list) else _csv_text(v) for k, v in row.items()})
     return buffer.getvalue()
+
+
+def _csv_text(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
 
 
 def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path, *, managed: bool = False) -> list[Path]:
