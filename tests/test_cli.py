@@ -58,7 +58,7 @@ def test_demo_run_with_longer_judge_then_leaderboard(tmp_path, capsys):
     assert judges["always-longer"]["accuracy"] == judges["builtin/longer"]["accuracy"]  # same rule, from data
     assert judges["always-first (both orders)"]["accuracy"] == 50.0  # always-first over both orders on binary labels
     assert judges["random (label distribution)"]["accuracy"] == 50.0  # balanced A/B demo labels
-    assert judges["o3"]["kind"] == "reported" and judges["o3"]["accuracy"] == 65.1
+    assert judges["o3"]["kind"] == "reported" and judges["o3"]["accuracy_ab_answered"] == 65.1  # its protocol's column
     assert (lb / "sciarena_eval.md").read_text().startswith("# Leaderboard: sciarena_eval")
     assert "builtin/longer" in (lb / "sciarena_eval.csv").read_text()
 

@@ -79,3 +79,19 @@ def test_push_without_token_or_network_fails_with_one_line_and_writes_nothing(ru
 def test_export_errors_are_one_line(tmp_path, capsys):
     assert main(["export", str(tmp_path), "--output", str(tmp_path / "x")]) == 2
     assert "not a run directory" in capsys.readouterr().err
+
+
+def test_dataset_card_escapes_a_hostile_judge_id_and_marks_it_self_reported(runs):
+    import yaml
+
+    from judgebench.export import dataset_card
+    from judgebench.records import RunResult
+
+    result = RunResult.model_validate_json((runs["sciarena_eval"] / "results.json").read_text())
+    hostile = 'x"\nlicense: apache-2.0\n| forged | row |<script>'
+    config = result.config.model_copy(update={"judge": hostile})
+    card = dataset_card(result.model_copy(update={"config": config}), 10)
+    front = yaml.safe_load(card.split("---\n")[1])
+    assert front["license"] == "mit" and set(front) == {"license", "pretty_name", "tags", "configs"}
+    assert "<script>" not in card and "| forged |" not in card
+    assert "| judge (self-reported) | x&quot;" in card or "| judge (self-reported) | x\"" in card

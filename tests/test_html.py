@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from judgebench.html import dimensions_of, format_value, headline_of, table_views, to_html
+from judgebench.html import (
+    dimensions_of,
+    format_value,
+    headline_of,
+    table_views,
+    to_html,
+)
 from judgebench.leaderboard import write_leaderboards
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -249,3 +255,69 @@ def test_column_chooser_shows_diagnostics(browser, page):
     assert any(c.text == "0.2231" for c in cells)
     box.click()
     assert not kappa.is_displayed()
+
+
+# ----------------------------------------------------------------------------- hostile cells
+
+
+HOSTILE = "evil|judge\n| forged | row |\n<script>alert(1)</script><img src=x onerror=alert(2)>"
+
+
+def test_markdown_cells_escape_pipes_newlines_and_html():
+    from judgebench.leaderboard import md_escape, to_markdown
+
+    rows = [_run_row(HOSTILE, 61.25, **{"subject=<b>x|y</b>": 50.0}), {"kind": "reported", "judge": HOSTILE, "dataset": "paper", "source": "a|b"}]
+    markdown = to_markdown("sciarena_eval", rows)
+    table_lines = [line for line in markdown.splitlines() if line.startswith("|")]
+    header_cells = table_lines[0].count(" | ")
+    # every line of the run table has the header's number of cells: no forged cell, no forged row
+    _, rule, row = table_lines[:3]
+    assert row.count(" | ") == header_cells and rule.count("---|") == header_cells + 1
+    assert table_lines[3].startswith("| kind |")  # next: the reported table's header, not a forged row
+    assert "<script>" not in markdown and "<img" not in markdown and "<b>" not in markdown
+    assert "| forged |" not in markdown
+    assert md_escape("a|b\nc") == "a&#124;b c" and md_escape("<i>") == "&lt;i&gt;" and md_escape("x\\|") == "x&#92;&#124;"
+
+
+def test_html_escapes_hostile_cells_and_marks_self_reported_columns():
+    rows = [_run_row(HOSTILE, 61.25, judge_args="{'x': '</td><script>'}")]
+    page = to_html({"sciarena_eval": rows})
+    body = page.split("<script>(function")[0]
+    assert "<script>alert" not in body and "<img" not in body and "</td><script>" not in body
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+    judge_header = re.search(r'<th data-col="\d+" aria-sort="none"( class="self-reported"[^>]*)?><button[^>]*>judge</button>', page)
+    assert judge_header and judge_header.group(1), "the judge column is marked self-reported"
+    accuracy_header = re.search(r'<th data-col="\d+" aria-sort="none"( class="self-reported"[^>]*)?><button[^>]*>accuracy</button>', page)
+    assert accuracy_header and not accuracy_header.group(1)
+    assert "Self-reported (recorded by the submitter" in page and "Verified on submission" in page
+
+
+def test_reported_view_ranks_published_rows_only_beside_runs_on_the_released_data():
+    rows = [
+        _run_row("demo-run", 70.0, accuracy_ab_answered=90.0, coverage_ab=100.0),
+        _run_row("released-run", 60.0, dataset="yale-nlp/SciArena-Eval:test@abc", accuracy_ab_answered=63.0, coverage_ab=98.0, vs_reported=True),
+        {"kind": "reported", "judge": "o3", "dataset": "yale-nlp/SciArena-Eval:released", "source": "SciArena paper", "accuracy_ab_answered": 65.1, "protocol": "one order"},
+        {"kind": "reported", "judge": "GPT-4.1", "dataset": "yale-nlp/SciArena-Eval:released", "source": "SciArena paper", "accuracy_ab_answered": 61.9, "protocol": "one order"},
+    ]
+    views = {view.dimension: view for view in table_views("sciarena_eval", rows)}
+    reported = views["reported"]
+    assert [row["judge"] for _, row in reported.rows] == ["o3", "released-run", "GPT-4.1"]  # by accuracy_ab_answered
+    assert reported.headline == "accuracy_ab_answered"
+    assert [c.key for c in reported.columns][:5] == ["kind", "judge", "source", "accuracy_ab_answered", "coverage_ab"]
+    overall = {c.key: c for c in views[None].columns}
+    assert overall["accuracy_ab_answered"].visible and "vs_reported" not in overall and "protocol" not in overall
+    assert all(row["kind"] != "reported" for _, row in views[None].rows)  # never in the headline ranking
+    page = to_html({"sciarena_eval": rows})
+    assert 'id="sciarena_eval--reported"' in page
+
+
+def test_csv_text_cells_cannot_be_spreadsheet_formulas():
+    import csv
+    import io
+
+    from judgebench.leaderboard import to_csv
+
+    text = to_csv([_run_row("=HYPERLINK(\"http://x\")", 61.25), _run_row("@SUM(1)", 50.0, position_bias=-0.5)])
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [row["judge"] for row in rows] == ["'=HYPERLINK(\"http://x\")", "'@SUM(1)"]
+    assert rows[1]["position_bias"] == "-0.5"  # numbers are written as numbers

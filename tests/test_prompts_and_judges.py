@@ -86,10 +86,60 @@ def test_feature_judges_pick_by_their_feature_in_shown_positions():
     assert _answer("builtin/always-a", ab) == "[[A]]" == _answer("builtin/always-a", ba)
 
 
-def test_feature_judge_on_equal_features_ties_or_abstains():
-    same = _example(response_b="Short answer (Lee 2021).")
-    assert _answer("builtin/longer", _request(example=same)).startswith("No preference")
+def test_feature_judge_on_equal_features_ties_or_tosses_a_per_example_coin():
+    same = _example(response_b="Short answer (Lee 2021).")  # equal lengths
     assert _answer("builtin/longer", _request(example=same, verdicts=("A", "B", "TIE"))) == "[[TIE]]"
+    # binary task: a deterministic coin per example, the same dataset side in both shown orders
+    flip = {"[[A]]": "[[B]]", "[[B]]": "[[A]]"}
+    sides = []
+    for i in range(40):
+        example = _example(id=f"e{i}", response_b="Short answer (Lee 2021).")
+        ab = _answer("builtin/longer", _request("AB", example=example))
+        ba = _answer("builtin/longer", _request("BA", example=example))
+        assert ab in flip and ba == flip[ab]  # mapped back: the same response wins in both orders
+        assert _answer("builtin/longer", _request("AB", example=example)) == ab  # deterministic
+        sides.append(ab)
+    assert set(sides) == {"[[A]]", "[[B]]"}  # a coin, not a fixed side
+    reseeded = [_answer("builtin/longer", _request("AB", example=_example(id=f"e{i}", response_b="Short answer (Lee 2021).")), seed=7) for i in range(40)]
+    assert reseeded != sides
+
+
+def test_coin_is_sha256_of_seed_and_example_id():
+    import hashlib
+
+    from judgebench.judges.builtin import coin_side
+
+    for seed, example_id in ((0, "e1"), (3, "q17")):
+        byte = hashlib.sha256(f"coin:{seed}:{example_id}".encode()).digest()[0]
+        assert coin_side(seed, example_id) == ("A" if byte % 2 == 0 else "B")
+
+
+ESCAPE = "{% set _x = cycler.__init__.__globals__.os.system('touch MARKER') %}{{ question }}"
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        ESCAPE,
+        "{{ cycler.__init__.__globals__.os.system('touch MARKER') }}",
+        "{{ ''.__class__.__mro__[1].__subclasses__() }}",
+        "{{ dimensions.append(1) }}{{ question }}",  # immutable: no mutation of the variables
+    ],
+)
+def test_templates_render_sandboxed_so_an_escape_is_a_one_line_error(tmp_path, payload):
+    marker = tmp_path / "pwned"
+    evil = tmp_path / "evil.yaml"
+    evil.write_text("user: " + json_quote(payload.replace("MARKER", str(marker))) + "\n")
+    with pytest.raises(JudgebenchError, match="cannot render") as info:
+        _request(prompt=str(evil))
+    assert "\n" not in str(info.value)
+    assert not marker.exists()
+
+
+def json_quote(text: str) -> str:
+    import json
+
+    return json.dumps(text)
 
 
 def test_random_judge_is_seeded_by_example_not_global_state():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -10,8 +11,16 @@ import pytest
 from helpers import sci_row, write_jsonl
 
 from judgebench.cli import main
-from judgebench.files import read_models_jsonl, write_models_jsonl
-from judgebench.pipeline import assemble_records, plan_requests, read_run, rescore_run, score, write_run
+from judgebench.errors import JudgebenchError
+from judgebench.files import read_models_jsonl
+from judgebench.pipeline import (
+    assemble_records,
+    plan_requests,
+    read_run,
+    rescore_run,
+    score,
+    write_run,
+)
 from judgebench.prompts import load_prompt
 from judgebench.records import JudgeReply, JudgmentRecord, RunResult
 from judgebench.submit import Rejected, entry_name, submit_run, validate_run
@@ -74,10 +83,12 @@ def test_honest_run_is_accepted_stored_and_tables_rebuilt(honest, tmp_path, caps
     assert out.startswith("accepted: sciarena_eval / builtin/longer / sciarena_pairwise@") and "[demo data]" in out
     result = RunResult.model_validate_json((honest / "results.json").read_text())
     entry = board / "entries" / "sciarena_eval" / entry_name(result)
-    assert entry.name == f"builtin-longer__{result.config.prompt_template_hash[:10]}__demo"
+    digest = hashlib.sha256(b"builtin/longer").hexdigest()[:8]
+    assert entry.name == f"builtin-longer-{digest}__{result.config.prompt_template_hash[:10]}__demo"
     assert (entry / "results.json").read_text() == (honest / "results.json").read_text()
     assert (entry / "samples.jsonl").read_text() == (honest / "samples.jsonl").read_text()
-    assert json.loads((entry / "submission.json").read_text())["labels"] == ["demo data"]
+    stored = json.loads((entry / "submission.json").read_text())
+    assert stored["labels"] == ["demo data"] and stored["min_coverage"] == 0.9 and stored["coverage"] == 1.0
     for suffix in (".md", ".csv", ".json"):
         assert (board / f"sciarena_eval{suffix}").is_file()
     assert "<table>" in (board / "index.html").read_text()
@@ -95,13 +106,13 @@ def test_multi_dimension_and_single_order_runs_are_accepted_as_labelled(tmp_path
     assert validate_run(ideation).labels == ["demo data"]
     joint = make_run(tmp_path / "joint", "ideation_arena_eval", "builtin/longer", "--dimension-mode", "joint")
     assert validate_run(joint).result.config.dimension_mode == "joint"
-    single = make_run(tmp_path / "single", "sciarena_eval", "builtin/shorter", "--no-swap", "--limit", "20")
+    single = make_run(tmp_path / "single", "sciarena_eval", "builtin/shorter", "--no-swap")
     verified = validate_run(single)
-    assert verified.labels == ["single-order", "first 20 examples", "demo data"]
+    assert verified.labels == ["single-order", "demo data"]
     board = tmp_path / "board"
     submit_run(single, board)
     row = next(r for r in json.loads((board / "sciarena_eval.json").read_text())["rows"] if r["judge"] == "builtin/shorter")
-    assert row["orders"] == "single" and row["examples"] == 20
+    assert row["orders"] == "single" and row["examples"] == 48
 
 
 def test_partial_run_is_accepted_only_when_marked_partial(honest, tmp_path):
@@ -116,10 +127,12 @@ def test_partial_run_is_accepted_only_when_marked_partial(honest, tmp_path):
     records = assemble_records(spec.name, result.config.judge, requests, replies, examples, "max failures reached")
     unmarked = score(records, result.config, spec, n_examples=len(examples))
     write_run(run, unmarked, records)
-    rejected(run, "coverage", "never attempted", "partial")
+    rejected(run, "coverage", "never attempted", "partial", min_coverage=0.0)
     config = result.config.model_copy(update={"partial": True})
     write_run(run, score(records, config, spec, n_examples=len(examples)), records)
-    assert validate_run(run).labels == ["partial", "demo data"]
+    assert validate_run(run, min_coverage=0.3).labels == ["partial", "demo data"]
+    # 30 of 96 judgments answered: below the default bar of 90%
+    rejected(run, "coverage", "30 of 96 judgments answered", "minimum coverage of 90%")
 
 
 # ----------------------------------------------------------------------------- tampering
@@ -169,9 +182,11 @@ def test_flipped_label_is_rejected_even_after_rescoring(honest, tmp_path):
 
 def test_swapped_prompt_hash_is_rejected(honest, tmp_path):
     run = tampered(honest, tmp_path)
-    other = load_prompt("pairwise_generic.yaml").sha256
+    other = load_prompt("pairwise_generic.yaml").sha256  # registered (installed), but not what rendered the run
     edit_results(run, lambda d: d["config"].update(prompt_template_hash=other))
-    rejected(run, "prompts", "prompt template hash", other[:12])
+    rejected(run, "prompts", "prompt hash of example", "pairwise_generic")
+    edit_results(run, lambda d: d["config"].update(prompt_template_hash="f" * 64))
+    rejected(run, "prompts", "is not registered on this leaderboard", "ffffffffffff")
     run2 = tmp_path / "b"
     shutil.copytree(honest, run2)
 
@@ -248,8 +263,8 @@ def local_task(tmp_path) -> Path:
     spec = (REPO / "tasks" / "sciarena_eval.yaml").read_text()
     spec = spec.replace("name: sciarena_eval", "name: local_pairs").replace("path: yale-nlp/SciArena-Eval", f"path: {data}")
     spec = spec.replace("revision: main ", f"revision: {PINNED} ").replace("path: demo/sciarena_eval_demo.jsonl", "path: none.jsonl")
-    folder = tmp_path / "tasks"
-    folder.mkdir()
+    folder = tmp_path / "board" / "tasks"  # registered on the leaderboard: LEADERBOARD_DIR/tasks/
+    folder.mkdir(parents=True)
     (folder / "local_pairs.yaml").write_text(spec)
     assert get_task("local_pairs", [folder]).dataset.revision == PINNED
     return folder
@@ -257,23 +272,210 @@ def local_task(tmp_path) -> Path:
 
 def test_real_data_revision_pin_and_known_fingerprints(local_task, tmp_path):
     run = make_run(tmp_path / "run", "local_pairs", "builtin/longer", "--include-path", str(local_task))
-    board = tmp_path / "board"
-    assert submit_run(run, board, include_paths=[local_task]).verified.labels == []
+    board = local_task.parent
+    rejected(run, "task", "unknown task 'local_pairs'")  # not registered without the leaderboard
+    with pytest.raises(JudgebenchError, match="copy the task YAML to"):
+        submit_run(run, board, include_paths=[local_task])  # submit takes no --include-path
+    assert submit_run(run, board).verified.labels == []
     wrong = tmp_path / "wrong"
     shutil.copytree(run, wrong)
     edit_results(wrong, lambda d: d["config"]["dataset"].update(revision="f" * 40))
-    rejected(wrong, "data", "is not the task's pinned revision", include_paths=[local_task])
+    rejected(wrong, "data", "is not the task's pinned revision", leaderboard_dir=board)
 
-    data = local_task.parent / "data" / "pairs.jsonl"
+    data = tmp_path / "data" / "pairs.jsonl"
     copy = str(shutil.copy(data, tmp_path / "copy.jsonl"))
     other = make_run(tmp_path / "copyrun", "local_pairs", "builtin/shorter", "--include-path", str(local_task), "--dataset-path", copy)
-    rejected(other, "data", "not the task's dataset", include_paths=[local_task])  # not verifiable without the data
-    verified = validate_run(other, include_paths=[local_task], dataset_path=copy, leaderboard_dir=board)
+    rejected(other, "data", "not the task's dataset", leaderboard_dir=board)  # not verifiable without the data
+    verified = validate_run(other, dataset_path=copy, leaderboard_dir=board)
     assert verified.result.config.dataset.source == copy  # same data as the accepted run: accepted
-    rejected(other, "data", "matches no accepted run", include_paths=[local_task], dataset_path=copy)
+    empty = tmp_path / "empty_board"
+    shutil.copytree(local_task, empty / "tasks")
+    rejected(other, "data", "matches no accepted run", dataset_path=copy, leaderboard_dir=empty)
 
     changed = write_jsonl(tmp_path / "changed.jsonl", [sci_row(i, "AB"[(i + 1) % 2]) for i in range(12)])
     different = make_run(tmp_path / "diff", "local_pairs", "builtin/shorter", "--include-path", str(local_task), "--dataset-path", str(changed))
-    rejected(different, "data", "matches no accepted run", include_paths=[local_task], dataset_path=str(changed), leaderboard_dir=board)
+    rejected(different, "data", "matches no accepted run", dataset_path=str(changed), leaderboard_dir=board)
     # the verifier's copy must be the data the run judged
-    rejected(different, "data", "does not match", include_paths=[local_task], dataset_path=copy, leaderboard_dir=board)
+    rejected(different, "data", "does not match", dataset_path=copy, leaderboard_dir=board)
+
+
+# ----------------------------------------------------------------------------- hostile submissions
+
+
+def _tree(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+EVIL_TEMPLATE = "user: \"{{% set _x = cycler.__init__.__globals__.os.system('id > {marker}') %}}{{{{ question }}}}\"\n"
+
+
+def test_submitted_template_path_is_never_loaded_or_rendered(honest, tmp_path, monkeypatch):
+    """The attack: config.prompt_template names a file of the submitter's, with its hash."""
+    monkeypatch.chdir(tmp_path)
+    marker = tmp_path / "pwned"
+    evil = tmp_path / "t" / "rce" / "evil_prompt"
+    evil.parent.mkdir(parents=True)
+    evil.write_text(EVIL_TEMPLATE.format(marker=marker))
+    (evil.parent / "evil_prompt.yaml").write_text(evil.read_text())
+    run = tampered(honest, tmp_path)
+    digest = hashlib.sha256(evil.read_bytes()).hexdigest()
+    edit_results(run, lambda d: d["config"].update(prompt_template="t/rce/evil_prompt", prompt_template_hash=digest))
+    board = tmp_path / "board"
+    with pytest.raises(Rejected, match="is not registered on this leaderboard") as info:
+        submit_run(run, board)
+    assert info.value.check == "prompts"
+    assert not marker.exists() and not board.exists()
+    with pytest.raises(JudgebenchError, match="copy the template to"):
+        submit_run(run, board, prompt_path=evil)  # submit takes no --prompt
+    assert not marker.exists()
+
+
+def test_sandbox_escape_in_a_registered_template_or_task_prompt_is_refused(honest, tmp_path):
+    """Even a template the leaderboard holds (its prompts/ folder, or a registered task's prompt) renders sandboxed."""
+    marker = tmp_path / "pwned"
+    board = tmp_path / "board"
+    (board / "prompts").mkdir(parents=True)
+    evil = board / "prompts" / "evil.yaml"
+    evil.write_text(EVIL_TEMPLATE.format(marker=marker))
+    run = tampered(honest, tmp_path)
+    digest = hashlib.sha256(evil.read_bytes()).hexdigest()
+    edit_results(run, lambda d: d["config"].update(prompt_template="evil", prompt_template_hash=digest))
+    rejected(run, "prompts", "cannot re-render", leaderboard_dir=board)
+    assert not marker.exists()
+    # the same template as a registered task's own prompt
+    evil.rename(tmp_path / "evil.yaml")
+    (board / "tasks").mkdir()
+    spec = (REPO / "tasks" / "sciarena_eval.yaml").read_text()
+    demo = REPO / "tasks" / "demo" / "sciarena_eval_demo.jsonl"
+    spec = spec.replace("prompt: sciarena_pairwise.yaml", "prompt: evil.yaml").replace("path: demo/sciarena_eval_demo.jsonl", f"path: {demo}")
+    (board / "tasks" / "sciarena_eval.yaml").write_text(spec)
+    shutil.copy(tmp_path / "evil.yaml", board / "tasks" / "evil.yaml")
+    rejected(run, "prompts", "cannot re-render", leaderboard_dir=board)
+    assert not marker.exists()
+    # and through `judgebench run` with that task: a one-line error, nothing executed
+    assert main(["run", "--tasks", "sciarena_eval", "--include-path", str(board / "tasks"), "--judge", "builtin/longer",
+                 "--demo", "--quiet", "--output-path", str(tmp_path / "evilrun")]) == 2
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("task", ["atk/evil_task.yaml", "../sub/atk/evil_task.yaml", "/tmp/evil_task.yaml", "..", "evil.yaml"])
+def test_task_names_that_are_paths_are_refused_and_nothing_is_written(honest, tmp_path, monkeypatch, task):
+    """The attack: config.task is a path to the submitter's own task YAML (own data, labels, a fake reported row)."""
+    work = tmp_path / "work"
+    (work / "atk").mkdir(parents=True)
+    (work / "sub" / "atk").mkdir(parents=True)
+    evil_spec = (REPO / "tasks" / "sciarena_eval.yaml").read_text().replace("{overall: 65.1}", "{overall: 99.9}")
+    for where in (work / "atk", work / "sub" / "atk"):
+        (where / "evil_task.yaml").write_text(evil_spec)
+    (work / "evil.yaml").write_text(evil_spec)
+    monkeypatch.chdir(work)
+    run = tampered(honest, tmp_path)
+
+    def retask(rows):
+        for row in rows:
+            row["task"] = task
+
+    edit_results(run, lambda d: d["config"].update(task=task))
+    edit_samples(run, retask)
+    before = _tree(tmp_path)
+    board = work / "board"
+    with pytest.raises(Rejected, match="is not a task name") as info:
+        submit_run(run, board)
+    assert info.value.check == "task" and "\n" not in str(info.value)
+    assert _tree(tmp_path) == before  # nothing written, inside the board or out
+
+
+def test_lookalike_judge_ids_get_distinct_entries_and_copied_answers_are_refused(honest, tmp_path):
+    board = tmp_path / "board"
+    names = {}
+    for judge, folder in (("openai:gpt-4.1", "colon"), ("openai/gpt-4.1", "slash")):
+        run = tmp_path / folder
+        shutil.copytree(honest, run)
+        edit_results(run, lambda d, judge=judge: d["config"].update(judge=judge))
+        edit_samples(run, lambda rows, judge=judge: [row.update(judge=judge) for row in rows] and None)
+        names[judge] = entry_name(RunResult.model_validate_json((run / "results.json").read_text()))
+    assert names["openai:gpt-4.1"] != names["openai/gpt-4.1"]
+    assert names["openai:gpt-4.1"].startswith("openai-gpt-4.1-") and names["openai/gpt-4.1"].startswith("openai-gpt-4.1-")
+    first = submit_run(tmp_path / "colon", board)
+    # the same answers under another judge name: refused, the first entry untouched
+    with pytest.raises(Rejected, match="same answers as the entry") as info:
+        submit_run(tmp_path / "slash", board)
+    assert info.value.check == "identity"
+    assert [p.name for p in (board / "entries" / "sciarena_eval").iterdir()] == [first.entry_dir.name]
+
+
+def test_subset_and_smaller_runs_never_replace_an_entry(honest, tmp_path):
+    board = tmp_path / "board"
+    submit_run(honest, board)
+    limited = make_run(tmp_path / "limited", "sciarena_eval", "builtin/longer", "--limit", "43")
+    with pytest.raises(Rejected, match=r"first 43 examples \(--limit\)"):
+        submit_run(limited, board)
+    single = make_run(tmp_path / "single", "sciarena_eval", "builtin/longer", "--no-swap")  # 48 of 96 judgments
+    with pytest.raises(Rejected, match="never replaced by a run on fewer") as info:
+        submit_run(single, board)
+    assert info.value.check == "identity"
+    entry = board / "entries" / "sciarena_eval" / entry_name(RunResult.model_validate_json((honest / "results.json").read_text()))
+    assert (entry / "results.json").read_text() == (honest / "results.json").read_text()
+
+
+def test_all_failed_run_is_refused(honest, tmp_path):
+    run = tampered(honest, tmp_path)
+    result, records = read_run(run)
+    spec = get_task("sciarena_eval")
+    failed = [r.model_copy(update={"status": "FAILED", "error": "boom", "raw": None, "verdict": None, "verdict_shown": None}) for r in records]
+    write_run(run, score(failed, result.config, spec, n_examples=result.counts.examples), failed)
+    rejected(run, "coverage", "0 of 96 judgments answered (0.0%)")
+    with pytest.raises(JudgebenchError, match="between 0 and 1"):
+        validate_run(run, min_coverage=1.5)
+
+
+def test_unknown_task_entry_is_a_warning_not_fatal(honest, tmp_path):
+    board = tmp_path / "board"
+    stray = board / "entries" / "my_task" / "x"
+    stray.mkdir(parents=True)
+    edit = json.loads((honest / "results.json").read_text())
+    edit["config"]["task"] = "my_task"
+    (stray / "results.json").write_text(json.dumps(edit))
+    broken = board / "entries" / "sciarena_eval" / "broken"
+    broken.mkdir(parents=True)
+    (broken / "results.json").write_text("{not json")
+    done = submit_run(honest, board)
+    assert any("my_task" in w and "unknown task" in w for w in done.warnings)
+    assert any("broken" in w for w in done.warnings)
+    assert (board / "sciarena_eval.md").is_file() and not (board / "my_task.md").exists()
+    assert done.written[0] == done.entry_dir / "samples.jsonl" and board / "index.html" in done.written
+
+
+def test_leaderboard_command_never_overwrites_a_submit_managed_board(honest, tmp_path, capsys):
+    board = tmp_path / "board"
+    submit_run(honest, board)
+    before = (board / "sciarena_eval.md").read_text()
+    assert main(["leaderboard", str(honest), "--output-dir", str(board)]) == 2
+    assert "rebuilt only by `judgebench submit`" in capsys.readouterr().err
+    assert (board / "sciarena_eval.md").read_text() == before
+
+
+def test_logged_texts_must_equal_the_data_when_present(honest, tmp_path):
+    if "question" not in JudgmentRecord.model_fields:
+        pytest.skip("JudgmentRecord does not log texts in this checkout")
+    run = tampered(honest, tmp_path)
+    edit_samples(run, lambda rows: rows[0].update(question="a different question") or None)
+    rejected(run, "labels", "question of example")
+
+
+def test_a_symlink_out_of_the_board_is_refused_before_writing(honest, tmp_path):
+    """Entries are resolved (symlinks followed) and must stay under the leaderboard directory."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    board = tmp_path / "board"
+    (board / "entries").mkdir(parents=True)
+    (board / "entries" / "sciarena_eval").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(Rejected, match="resolves outside") as info:
+        submit_run(honest, board)
+    assert info.value.check == "storage" and list(outside.iterdir()) == []
+    (board / "entries" / "sciarena_eval").unlink()
+    (board / "entries").rmdir()
+    (board / "entries").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(Rejected, match="resolves outside"):
+        submit_run(honest, board)
+    assert list(outside.iterdir()) == []

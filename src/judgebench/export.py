@@ -8,6 +8,7 @@ uploads the Dataset (Parquet) and the card with huggingface_hub.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 from .errors import JudgebenchError
 from .files import write_atomic
+from .leaderboard import md_escape
 from .records import JudgmentRecord, MetricValue, RunResult
 
 PARQUET_FILE = "data/train-00000-of-00001.parquet"
@@ -102,7 +104,7 @@ def dataset_card(result: RunResult, rows: int) -> str:
         [
             "---",
             f"license: {hub_license(info.license)}",
-            f'pretty_name: "{title}"',
+            f"pretty_name: {json.dumps(md_escape(title))}",  # a YAML double-quoted string: no injected keys
             "tags: [judgebench, llm-as-a-judge, pairwise-preference, meta-evaluation]",
             "configs:",
             "- config_name: default",
@@ -117,8 +119,8 @@ def dataset_card(result: RunResult, rows: int) -> str:
         ("dataset", f"{info.source} split {info.split}" + (" — demo data, not the released benchmark" if info.demo else "")),
         ("dataset revision", info.resolved_revision or info.revision or "none recorded"),
         ("dataset fingerprint", info.fingerprint),
-        ("judge", config.judge),
-        ("judge arguments", ", ".join(f"{k}={v}" for k, v in sorted(config.judge_args.items())) or "none"),
+        ("judge (self-reported)", config.judge),
+        ("judge arguments (self-reported)", ", ".join(f"{k}={v}" for k, v in sorted(config.judge_args.items())) or "none"),
         ("prompt template", config.prompt_template),
         ("prompt template hash (sha256)", config.prompt_template_hash),
         ("dimension mode", config.dimension_mode),
@@ -129,7 +131,7 @@ def dataset_card(result: RunResult, rows: int) -> str:
         ("run started", config.started_at),
     ]
     body = [
-        f"# {title}",
+        f"# {md_escape(title)}",
         "",
         f"{rows} judgments written by [judgebench](https://pypi.org/project/judgebench/): one row per "
         "example, dimension and order (`AB` as in the dataset, `BA` swapped), with the judge's raw "
@@ -137,7 +139,7 @@ def dataset_card(result: RunResult, rows: int) -> str:
         "",
         "| | |",
         "|---|---|",
-        *(f"| {name} | `{value}` |" for name, value in facts),
+        *(f"| {name} | {md_escape(value)} |" for name, value in facts),
         "",
         "## Metrics",
         "",

@@ -4,6 +4,8 @@ One table per task and dimension (plus "mean" for multi-dimension tasks), built 
 rows as the Markdown/CSV/JSON tables. Headers sort on click; 95% intervals are shown next to their
 values; reported (published) and baseline rows are marked; a column chooser shows or hides the
 diagnostics columns. Each table row carries `data-row`, its index in the task's JSON rows.
+Published figures get their own table per task ("reported"), ranked by the column of their
+protocol beside the runs on the same released data; self-reported columns are marked.
 """
 
 from __future__ import annotations
@@ -12,7 +14,13 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
-from .leaderboard import PERCENT_METRICS
+from .leaderboard import (
+    _PROTOCOL_COLUMN,
+    META_COLUMNS,
+    PERCENT_METRICS,
+    SELF_REPORTED,
+    SELF_REPORTED_NOTE,
+)
 
 IDENTITY = ("kind", "judge", "dataset", "prompt", "orders", "partial", "task_version")
 IDENTITY_VISIBLE = ("kind", "judge", "dataset", "prompt", "orders", "partial")
@@ -74,6 +82,7 @@ def table_views(task: str, rows: list[dict[str, Any]]) -> list[TableView]:
         for key in _keys(rows)
         if not key.endswith("_ci")
         and key not in IDENTITY
+        and key not in META_COLUMNS
         and key.partition(".")[0] not in dimensions
         and (dimensions or key not in metric_keys)
     ]
@@ -87,12 +96,40 @@ def table_views(task: str, rows: list[dict[str, Any]]) -> list[TableView]:
         own = [k for k in _keys(rows) if k.startswith(prefix) and not k.endswith("_ci")] if prefix else []
         rest = [m for m in extra if prefix + m in present]
         rest += [k[len(prefix):] for k in own if k[len(prefix):] not in core + extra]
-        columns += [Column(prefix + m, m, True, m in DIAGNOSTICS_VISIBLE) for m in rest]
-        columns += [Column(k, k, True, k in DIAGNOSTICS_VISIBLE) for k in shared]
+        columns += [Column(prefix + m, m, True, _shown(m)) for m in rest if m not in META_COLUMNS]
+        columns += [Column(k, k, True, _shown(k)) for k in shared]
         metric_columns = [prefix + m for m in core + extra]
         kept = [(i, row) for i, row in enumerate(rows) if any(row.get(k) is not None for k in metric_columns)]
         views.append(TableView(task, dimension, headline, columns, kept))
-    return views
+    reported = reported_view(task, rows)
+    return views + ([reported] if reported else [])
+
+
+def _shown(key: str) -> bool:
+    """Visible by default: a few diagnostics and the reported rows' protocol columns."""
+    return key in DIAGNOSTICS_VISIBLE or bool(_PROTOCOL_COLUMN.fullmatch(key)) or key.startswith("coverage_")
+
+
+def reported_view(task: str, rows: list[dict[str, Any]]) -> TableView | None:
+    """Published figures and the runs on the same released data, ranked by the protocol's column."""
+    reported = [(i, row) for i, row in enumerate(rows) if row.get("kind") == "reported"]
+    values = [k for k in _keys([row for _, row in reported]) if _PROTOCOL_COLUMN.fullmatch(k) or "reported_" in k]
+    if not values:
+        return None
+    coverage = []
+    for key in values:
+        match = _PROTOCOL_COLUMN.fullmatch(key)
+        if match:
+            coverage.append(f"{match['prefix'] or ''}coverage_{match['orders']}")
+    comparable = [(i, row) for i, row in enumerate(rows) if row.get("vs_reported")]
+    group = sorted(reported + comparable, key=lambda item: _rank(item[1].get(values[0])))
+    keys = ["kind", "judge", "source", *values, *coverage, "protocol"]
+    columns = [Column(k, k, False, True) for k in keys if any(row.get(k) is not None for _, row in group)]
+    return TableView(task, "reported", values[0], columns, group)
+
+
+def _rank(value: Any) -> tuple:
+    return (0, -value) if isinstance(value, (int, float)) and not isinstance(value, bool) else (1, 0)
 
 
 def _keys(rows: list[dict[str, Any]]) -> list[str]:
@@ -150,8 +187,10 @@ def _table(view: TableView, table_id: str) -> str:
     heads = []
     for index, column in enumerate(view.columns):
         hidden = "" if column.visible else " hidden"
+        mark = ' class="self-reported" title="self-reported: recorded by the submitter, not verifiable"'
+        mark = mark if column.label in SELF_REPORTED else ""
         heads.append(
-            f'<th data-col="{index}" aria-sort="none"{hidden}><button type="button" title="sort by '
+            f'<th data-col="{index}" aria-sort="none"{mark}{hidden}><button type="button" title="sort by '
             f'{html.escape(column.key)}">{html.escape(column.label)}</button></th>'
         )
     body = []
@@ -165,10 +204,13 @@ def _table(view: TableView, table_id: str) -> str:
         if c.diagnostic
     )
     title = f"{view.task}: {view.dimension or 'overall'}"
+    if view.dimension == "reported":
+        title = f"{view.task}: reported in the papers, beside runs on the same released data (never demo data)"
     return (
-        f'<section class="board" id="{table_id}" data-task="{html.escape(view.task)}" '
+        f'<section class="board" id="{html.escape(table_id)}" data-task="{html.escape(view.task)}" '
         f'data-dimension="{html.escape(view.dimension or "")}">\n'
-        f"<h3>{html.escape(title)} <small>headline: {view.headline} (%)</small></h3>\n"
+        f"<h3>{html.escape(title)} <small>{'ranked by' if view.dimension == 'reported' else 'headline:'} "
+        f"{html.escape(view.headline)} (%)</small></h3>\n"
         f'<details class="chooser"><summary>Diagnostics columns</summary>{chooser}</details>\n'
         f'<div class="scroll"><table><thead><tr>{"".join(heads)}</tr></thead>\n'
         f"<tbody>\n" + "\n".join(body) + "\n</tbody></table></div>\n</section>"
@@ -183,7 +225,7 @@ def to_html(tables: dict[str, list[dict[str, Any]]]) -> str:
         boards = "\n".join(_table(view, f"{task}--{view.dimension or 'overall'}") for view in views)
         sections.append(f'<h2 id="{html.escape(task)}">{html.escape(task)}</h2>\n{boards}')
     nav = " · ".join(f'<a href="#{html.escape(t)}">{html.escape(t)}</a>' for t in tables)
-    return PAGE.format(nav=nav, body="\n".join(sections), css=CSS, js=JS)
+    return PAGE.format(nav=nav, body="\n".join(sections), css=CSS, js=JS, note=html.escape(SELF_REPORTED_NOTE))
 
 
 CSS = """
@@ -201,6 +243,7 @@ tr.kind-baseline{background:#f3f4f6}tr.kind-reported{background:#fff8e6;font-sty
 .badge{border-radius:.6em;padding:0 .45em;font-size:.8em;font-style:normal;border:1px solid #8c959f}
 .badge-baseline{background:#e5e7eb}.badge-reported{background:#fde68a}.badge-run{background:#dbeafe}
 .badge-partial{background:#fecaca}
+th.self-reported::after{content:"self-reported";display:block;font-size:.7em;font-weight:normal;color:#9a6700}
 .chooser{margin:.3rem 0}.chooser label{margin-right:.8rem;white-space:nowrap}
 [hidden]{display:none!important}
 """
@@ -254,6 +297,7 @@ Accuracy-like values are percentages; [low, high] is the 95% bootstrap interval.
 Rows: <span class="badge badge-run">run</span> a submitted judge run,
 <span class="badge badge-baseline">baseline</span> a built-in judge or a baseline computed from the data,
 <span class="badge badge-reported">reported</span> a published figure, not re-run.</p>
+<p class="legend">{note}</p>
 <nav>{nav}</nav>
 {body}
 <script>{js}</script>

@@ -11,12 +11,16 @@ from typing import Any
 
 import jinja2
 import yaml
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from .errors import JudgebenchError
 from .records import JudgeRequest, Order, PairExample
 from .resources import prompts_dir
 
-_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
+# Every template renders sandboxed: a template is data, possibly from a stranger (a submission, a
+# shared task folder), so attribute access to internals (`__globals__`, `__class__`, ...) and any
+# mutation of the variables are refused instead of executed.
+_ENV = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
 
 
 @dataclass(frozen=True)
@@ -35,8 +39,12 @@ class PromptTemplate:
     def render(self, variables: dict[str, Any]) -> list[dict[str, str]]:
         try:
             return [{"role": role, "content": t.render(variables).strip()} for role, t in self._compiled]
-        except jinja2.TemplateError as exc:
-            raise JudgebenchError(f"{self.path}: cannot render template ({exc})") from None
+        except jinja2.TemplateError as exc:  # SecurityError included: the sandbox refused an unsafe access
+            raise JudgebenchError(f"{self.path}: cannot render template ({_one_line(exc)})") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:300]
 
 
 def find_prompt(name_or_path: str, task_folder: Path | None = None) -> Path:

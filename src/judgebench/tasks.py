@@ -66,12 +66,31 @@ class Dimension(TaskModel):
     value: str | None = None  # long layout: this dimension's value in the dimension column
 
 
+class ReportedProtocol(TaskModel):
+    """How a published figure was computed, so runs can be scored the same way beside it."""
+
+    orders: Literal["AB", "both", "unstated"]  # AB: one order, as given; both: mean over AB and BA
+    invalid: Literal["excluded", "wrong", "unstated"]  # excluded: agree / (agree + disagree)
+    metric: Literal["accuracy", "soft_accuracy"]
+    prompt: str  # e.g. "the paper's own prompt"
+    dataset: str  # the data the figure is on (a Hub path, or a description)
+    split: str
+    size: int | None = None  # examples; None when not stated
+    note: str = ""
+
+    @property
+    def stated(self) -> bool:
+        """Whether runs can be scored under this protocol (orders and invalid rule known)."""
+        return self.orders != "unstated" and self.invalid != "unstated"
+
+
 class ReportedRow(TaskModel):
     """A published result, shown on the leaderboard as 'reported' (never re-run)."""
 
     judge: str
     source: str
-    metrics: dict[str, float]  # dimension -> headline value in percent
+    metrics: dict[str, float]  # dimension -> value in percent, under `protocol`
+    protocol: ReportedProtocol | None = None  # None: unknown, never ranked against runs
 
 
 class TaskSpec(TaskModel):

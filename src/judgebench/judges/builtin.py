@@ -2,13 +2,19 @@
 
 Each answers in the same text format an LLM judge is asked for ("[[A]]", or JSON in joint
 mode), so its output goes through the same strict parser.
+
+Equal features: where the task allows TIE the feature judges answer TIE; on binary tasks they
+break the tie with a deterministic per-example coin, sha256("coin:<seed>:<example id>"), which
+picks a side in the dataset's positions, so the same response wins in both shown orders (the
+coin adds no position inconsistency). The leaderboard's data-derived baseline rows call the
+same `choose_values` of these judges.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..errors import JudgebenchError
 from ..features import count_citations, response_length
@@ -21,18 +27,34 @@ NO_PREFERENCE = "No preference: the two responses are equal on this judge's feat
 Feature = Callable[[str], float]
 
 
-class FeatureJudge(Judge):
-    """Prefers the shown response with the larger feature; equal features give a tie, or no answer."""
+def coin_side(seed: int, example_id: str) -> str:
+    """The per-example coin: 'A' or 'B' in the dataset's positions, from sha256 of seed and example id."""
+    draw = hashlib.sha256(f"coin:{seed}:{example_id}".encode()).digest()[0]
+    return "AB"[draw % 2]
 
-    def __init__(self, judge_id: str, feature: Feature):
+
+def shown_position(original: str, order: str) -> str:
+    """Where the dataset's response A or B is shown in an order."""
+    return original if order == "AB" else {"A": "B", "B": "A"}[original]
+
+
+class FeatureJudge(Judge):
+    """Prefers the shown response with the larger feature; equal features: TIE if allowed, else the coin."""
+
+    def __init__(self, judge_id: str, feature: Feature, seed: int = 0):
         self.id = judge_id
         self._feature = feature
+        self.seed = seed
+
+    def choose_values(self, first: float, second: float, verdicts: Sequence[str], example_id: str, order: str) -> str:
+        """The verdict (shown positions) from the two shown responses' feature values."""
+        if first == second:
+            return "TIE" if "TIE" in verdicts else shown_position(coin_side(self.seed, example_id), order)
+        return "A" if first > second else "B"
 
     def choose(self, request: JudgeRequest, dimension: str) -> str | None:
         first, second = self._feature(request.first), self._feature(request.second)
-        if first == second:
-            return "TIE" if "TIE" in request.verdicts else None
-        return "A" if first > second else "B"
+        return self.choose_values(first, second, request.verdicts, request.example_id, request.order)
 
     async def judge(self, request: JudgeRequest) -> JudgeReply:
         return JudgeReply(text=render_answer(request, lambda dim: self.choose(request, dim)))
@@ -44,7 +66,7 @@ class AlwaysFirstJudge(FeatureJudge):
     def __init__(self) -> None:
         super().__init__("builtin/always-a", lambda _text: 0.0)
 
-    def choose(self, request: JudgeRequest, dimension: str) -> str | None:
+    def choose_values(self, first: float, second: float, verdicts: Sequence[str], example_id: str, order: str) -> str:
         return "A"
 
 
@@ -71,9 +93,9 @@ def render_answer(request: JudgeRequest, choose: Callable[[str], str | None]) ->
 
 
 BUILTIN_JUDGES: dict[str, Callable[[int], Judge]] = {
-    "builtin/longer": lambda seed: FeatureJudge("builtin/longer", response_length),
-    "builtin/shorter": lambda seed: FeatureJudge("builtin/shorter", lambda text: -response_length(text)),
-    "builtin/more-citations": lambda seed: FeatureJudge("builtin/more-citations", count_citations),
+    "builtin/longer": lambda seed: FeatureJudge("builtin/longer", response_length, seed),
+    "builtin/shorter": lambda seed: FeatureJudge("builtin/shorter", lambda text: -response_length(text), seed),
+    "builtin/more-citations": lambda seed: FeatureJudge("builtin/more-citations", count_citations, seed),
     "builtin/random": SeededRandomJudge,
     "builtin/always-a": lambda seed: AlwaysFirstJudge(),
 }
