@@ -20,12 +20,17 @@ from test_submit import edit_samples, make_run
 
 from judgebench.cli import main
 from judgebench.compare import compare_runs
-from judgebench.paired import mcnemar_exact, paired_bootstrap_ci, paired_test, sign_flip_exact
 from judgebench.errors import JudgebenchError
 from judgebench.files import read_models_jsonl
 from judgebench.judges.replay import ReplayJudge, load_recordings
-from judgebench.pipeline import rescore_run
+from judgebench.paired import (
+    mcnemar_exact,
+    paired_bootstrap_ci,
+    paired_test,
+    sign_flip_exact,
+)
 from judgebench.records import ORDERS, JudgmentRecord, swap_verdict
+from judgebench.scoring import rescore_run
 
 REPO = Path(__file__).resolve().parents[1]
 RECORDINGS = Path(__file__).resolve().parent / "recordings"

@@ -21,7 +21,12 @@ from openai_server import Behaviour, FakeOpenAIServer, judge_request, verdict_pa
 from judgebench.errors import JudgebenchError
 from judgebench.judges import make_judge
 from judgebench.judges.base import JudgeCallError
-from judgebench.judges.llm import OPENAI_CLIENTS_PER_LOOP, LiteLLMJudge, convert_judge_args, cost_map_prices
+from judgebench.judges.llm import (
+    OPENAI_CLIENTS_PER_LOOP,
+    LiteLLMJudge,
+    convert_judge_args,
+    cost_map_prices,
+)
 from judgebench.records import JudgeReply
 from judgebench.runner import RunnerOptions, run_requests
 

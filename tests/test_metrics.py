@@ -10,8 +10,8 @@ import pytest
 from judgebench.metrics import (
     cohen_kappa,
     confusion_matrix,
-    example_table,
     exact_score,
+    example_table,
     krippendorff_ordinal,
     random_baseline,
     score_dimension,

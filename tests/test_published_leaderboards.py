@@ -16,8 +16,8 @@ from judgebench.leaderboard import (
     protocol_figure,
     to_markdown,
 )
-from judgebench.pipeline import read_run
 from judgebench.records import JudgmentRecord
+from judgebench.rundir import read_run
 from judgebench.submit import rebuild_tables
 from judgebench.tasks import get_task
 

@@ -13,16 +13,11 @@ from helpers import sci_row, write_jsonl
 from judgebench.cli import main
 from judgebench.errors import JudgebenchError
 from judgebench.files import read_models_jsonl
-from judgebench.pipeline import (
-    assemble_records,
-    plan_requests,
-    read_run,
-    rescore_run,
-    score,
-    write_run,
-)
+from judgebench.judgments import assemble_records, plan_requests
 from judgebench.prompts import load_prompt
 from judgebench.records import JudgeReply, JudgmentRecord, RunResult
+from judgebench.rundir import read_run, write_run
+from judgebench.scoring import rescore_run, score
 from judgebench.submit import Rejected, entry_name, submit_run, validate_run
 from judgebench.tasks import get_task, load_examples
 

@@ -88,7 +88,7 @@ def evaluate(
 
 def score_run(run_dir: str | Path, *, include_paths: Iterable[str | Path] = (), n_resamples: int = 1000) -> RunResult:
     """Re-parse the raw answers of a finished run and recompute its results (no judge calls)."""
-    from .pipeline import rescore_run
+    from .scoring import rescore_run
 
     return rescore_run(Path(run_dir), [Path(p) for p in include_paths], n_resamples)
 
@@ -101,12 +101,22 @@ def read_run(run_dir: str | Path) -> tuple[RunResult, list[JudgmentRecord]]:
 
 
 def build_leaderboard(
-    results: Iterable[str | Path], output_dir: str | Path, *, include_paths: Iterable[str | Path] = ()
+    results: Iterable[str | Path],
+    output_dir: str | Path,
+    *,
+    include_paths: Iterable[str | Path] = (),
+    on_warning: Callable[[str], None] | None = None,
 ) -> list[Path]:
-    """Build the leaderboard tables (md, csv, json per task, and index.html) from runs; the paths written."""
-    from .leaderboard import build_tables, write_leaderboards
+    """Build the leaderboard tables (md, csv, json per task, and index.html) from runs; the paths written.
 
-    tables = build_tables([Path(p) for p in results], [Path(p) for p in include_paths])
+    An unreadable run or one of an unknown task is skipped and reported through `on_warning`.
+    """
+    from .leaderboard import collect_tables, write_leaderboards
+
+    tables, warnings = collect_tables([Path(p) for p in results], [Path(p) for p in include_paths])
+    for message in warnings:
+        if on_warning:
+            on_warning(message)
     return write_leaderboards(tables, Path(output_dir))
 
 

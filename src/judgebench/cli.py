@@ -13,7 +13,15 @@ from typing import Any
 
 from . import __version__
 from .errors import JudgebenchError
-from .flags import NON_NEGATIVE_INT, POSITIVE_FLOAT, POSITIVE_INT, Parser, fraction, normalize_aliases, parse_judge_args
+from .flags import (
+    NON_NEGATIVE_INT,
+    POSITIVE_FLOAT,
+    POSITIVE_INT,
+    Parser,
+    fraction,
+    normalize_aliases,
+    parse_judge_args,
+)
 
 EXIT_STOPPED = 1
 EXIT_USAGE = 2
@@ -193,7 +201,7 @@ def _add_leaderboard_parser(sub: Any) -> None:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from .api import build_leaderboard
 
-    written = build_leaderboard(args.results, args.output_dir, include_paths=args.include_path)
+    written = build_leaderboard(args.results, args.output_dir, include_paths=args.include_path, on_warning=warn)
     for path in written:
         print(f"wrote {path}")
     return 0
@@ -219,9 +227,11 @@ def _add_submit_parser(sub: Any) -> None:
     p.add_argument("run_dir", type=Path, help="a run directory (results.json + samples.jsonl)")
     p.add_argument("--leaderboard-dir", type=Path, default=Path("leaderboards"))
     p.add_argument("--dataset-path", help="a local copy of the task's data to verify the run against")
-    p.add_argument("--prompt", type=Path, help="the prompt template file, when the run used a custom one")
     p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, default=1000, help="the run's --bootstrap (CIs are recomputed)")
-    p.add_argument("--include-path", type=Path, action="append", default=[], help="folder of extra task YAMLs")
+    p.add_argument("--min-coverage", type=fraction, default=0.9, help="refuse runs whose answered share of judgments is below this (recorded in the entry)")
+    # Refused with a pointer to the leaderboard's tasks/ and prompts/ folders: submit loads nothing the submitter names.
+    p.add_argument("--prompt", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--include-path", type=Path, action="append", default=[], help=argparse.SUPPRESS)
     p.set_defaults(handler=cmd_submit)
 
 
@@ -235,7 +245,10 @@ def cmd_submit(args: argparse.Namespace) -> int:
         dataset_path=args.dataset_path,
         prompt_path=args.prompt,
         n_resamples=args.bootstrap,
+        min_coverage=args.min_coverage,
     )
+    for message in done.warnings:
+        warn(message)
     config = done.verified.result.config
     labels = f" [{', '.join(done.verified.labels)}]" if done.verified.labels else ""
     print(f"accepted: {config.task} / {config.judge} / {config.prompt_template}@{config.prompt_template_hash[:10]}{labels}")

@@ -20,9 +20,16 @@ from typing import Any
 import numpy as np
 
 from .errors import JudgebenchError
+from .paired import (
+    ALPHA,
+    BOOTSTRAP_RESAMPLES,
+    DECIMALS,
+    MONTE_CARLO_RESAMPLES,
+    PairedTest,
+    paired_bootstrap_ci,
+    paired_test,
+)
 from .records import JudgmentRecord, RunResult
-from .paired import ALPHA, BOOTSTRAP_RESAMPLES, DECIMALS, MONTE_CARLO_RESAMPLES, PairedTest, paired_bootstrap_ci, paired_test
-
 
 Key = tuple[str, str]  # (example_id, dimension)
 Pair = tuple[str, str, str, str, str, str]  # example, dimension, order, label, baseline, candidate

@@ -17,7 +17,13 @@ import tempfile
 from pathlib import Path
 
 from .errors import JudgebenchError
-from .files import read_model_json, read_models_jsonl, write_atomic, write_json, write_models_jsonl
+from .files import (
+    read_model_json,
+    read_models_jsonl,
+    write_atomic,
+    write_json,
+    write_models_jsonl,
+)
 from .records import JudgmentRecord, RunResult
 from .tasks import TaskSpec, get_task, load_task_file
 

@@ -53,8 +53,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .records import JudgeReply, JudgeRequest
 from .judges.base import Judge, JudgeCallError
+from .records import JudgeReply, JudgeRequest
 
 RETRY_AFTER_CAP_S = 600.0
 REASK_TEMPLATE = (

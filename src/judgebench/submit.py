@@ -42,9 +42,12 @@ from typing import Any
 
 from .errors import JudgebenchError
 from .files import read_model_json, read_models_jsonl, write_atomic, write_json
+from .judgments import plan_requests
 from .prompts import PromptTemplate, load_prompt
 from .records import ORDERS, JudgmentRecord, PairExample, RunResult
 from .resources import prompts_dir
+from .rundir import RESULTS_FILE, SAMPLES_FILE, read_run
+from .scoring import reparse_record, score
 from .tasks import LoadedTask, TaskSpec, load_examples, load_task_file, task_files
 
 ENTRIES = "entries"
@@ -126,8 +129,6 @@ def _check_min_coverage_value(min_coverage: float) -> None:
 
 
 def _read(run_dir: Path) -> tuple[RunResult, list[JudgmentRecord]]:
-    from .pipeline import read_run
-
     try:
         return read_run(run_dir)
     except JudgebenchError as exc:
@@ -367,8 +368,6 @@ def _find_template(result: RunResult, spec: TaskSpec, leaderboard_dir: Path | No
 def _expected_hashes(
     result: RunResult, spec: TaskSpec, examples: list[PairExample], template: PromptTemplate
 ) -> dict[tuple[str, str, str], str]:
-    from .pipeline import plan_requests
-
     config = result.config
     try:
         requests = plan_requests(spec, examples, template, mode=config.dimension_mode, swap=config.swap)
@@ -396,8 +395,6 @@ def _check_prompts(
 
 def _check_verdicts(records: list[JudgmentRecord], spec: TaskSpec, mode: str) -> None:
     """Status and verdicts follow from the raw answer (the same parser as the run) and the order."""
-    from .pipeline import reparse_record
-
     for record in records:
         where = _key((record.example_id, record.dimension, record.order))
         if record.status == "FAILED" or record.error is not None:
@@ -416,8 +413,6 @@ def _check_verdicts(records: list[JudgmentRecord], spec: TaskSpec, mode: str) ->
 
 
 def _check_metrics(result: RunResult, records: list[JudgmentRecord], spec: TaskSpec, n_resamples: int) -> None:
-    from .pipeline import score
-
     recomputed = score(records, result.config, spec, n_examples=result.counts.examples, n_resamples=n_resamples)
     claimed = result.model_dump(mode="json", exclude={"config"})
     fresh = recomputed.model_dump(mode="json", exclude={"config"})
@@ -518,8 +513,6 @@ def answers_fingerprint(records: Iterable[JudgmentRecord]) -> str:
 
 def _check_identity(verified: Verified, leaderboard_dir: Path, entry_dir: Path) -> None:
     """No copy of another entry's answers; no replacement by a smaller or partial run."""
-    from .pipeline import SAMPLES_FILE
-
     result, mine = verified.result, answers_fingerprint(verified.records)
     for folder, other in _entries(leaderboard_dir, result.config.task):
         if folder.resolve() == entry_dir.resolve():
@@ -563,8 +556,6 @@ def submit_run(
     `include_paths` and `prompt_path` exist only to refuse them: register tasks in DIR/tasks/ and
     templates in DIR/prompts/ instead.
     """
-    from .pipeline import RESULTS_FILE, SAMPLES_FILE
-
     if list(include_paths):
         raise JudgebenchError(
             f"submit --include-path: submit verifies only registered tasks; copy the task YAML to {leaderboard_dir / TASKS_DIR}/"

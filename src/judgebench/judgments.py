@@ -1,0 +1,126 @@
+"""Judgments: the requests planned from a task's examples, and the records assembled from the replies.
+
+task -> requests (plan_requests) -> calls (runner) -> records (assemble_records) -> scores (scoring.py)
+"""
+
+from __future__ import annotations
+
+from .features import count_citations
+from .parsing import parse_reply
+from .prompts import PromptTemplate, build_request
+from .records import (
+    ORDERS,
+    JudgeReply,
+    JudgeRequest,
+    JudgmentRecord,
+    PairExample,
+    swap_verdict,
+)
+from .tasks import TaskSpec
+
+NOT_ATTEMPTED = "not attempted: the run stopped before this call ({reason})"
+
+
+def plan_requests(
+    spec: TaskSpec, examples: list[PairExample], template: PromptTemplate, *, mode: str, swap: bool
+) -> list[JudgeRequest]:
+    """One request per example x order x dimension (x order only, in joint mode).
+
+    Order AB shows the dataset's response A first; BA swaps them. Which responses are shown
+    first depends only on this rule, never on random state.
+    """
+    criteria = [(d.name, d.criterion) for d in spec.dimensions] or [(spec.dimension_names[0], "")]
+    groups = [criteria] if mode == "joint" else [[c] for c in criteria]
+    orders = ORDERS if swap else ORDERS[:1]
+    return [
+        build_request(template, example, order, group, list(spec.verdicts))
+        for example in examples
+        for group in groups
+        for order in orders
+    ]
+
+
+def parses_fully(request: JudgeRequest, text: str) -> bool:
+    verdicts = parse_reply(text, request.dimensions, request.verdicts, joint=len(request.dimensions) > 1)
+    return all(v is not None for v in verdicts.values())
+
+
+def assemble_records(
+    task: str,
+    judge_id: str,
+    requests: list[JudgeRequest],
+    replies: list[JudgeReply | None],
+    examples: list[PairExample],
+    stopped: str | None = None,
+    *,
+    log_text: bool = True,
+) -> list[JudgmentRecord]:
+    """Turn each (request, reply) into one record per dimension: ANSWERED, INVALID or FAILED.
+
+    In joint mode one call answers every dimension: its tokens and cost go on the first
+    dimension's record only, so summing samples.jsonl gives the true usage.
+    """
+    by_id = {example.id: example for example in examples}
+    records = []
+    for request, reply in zip(requests, replies, strict=True):
+        if reply is None:
+            reply = JudgeReply(error=NOT_ATTEMPTED.format(reason=stopped or "interrupted"), attempts=0)
+        example = by_id[request.example_id]
+        parsed = (
+            parse_reply(reply.text, request.dimensions, request.verdicts, joint=len(request.dimensions) > 1)
+            if reply.error is None
+            else {}
+        )
+        for index, dimension in enumerate(request.dimensions):
+            record = _record(task, judge_id, request, reply, example, dimension, parsed.get(dimension), log_text)
+            if index > 0:
+                record = record.model_copy(update={"tokens_in": None, "tokens_out": None, "cost_usd": None})
+            records.append(record)
+    return records
+
+
+def _record(
+    task: str,
+    judge_id: str,
+    request: JudgeRequest,
+    reply: JudgeReply,
+    example: PairExample,
+    dimension: str,
+    verdict_shown: str | None,
+    log_text: bool = True,
+) -> JudgmentRecord:
+    if reply.error is not None:
+        status = "FAILED"
+    else:
+        status = "ANSWERED" if verdict_shown is not None else "INVALID"
+    return JudgmentRecord(
+        task=task,
+        example_id=example.id,
+        dimension=dimension,
+        order=request.order,
+        judge=judge_id,
+        prompt_hash=request.prompt_hash,
+        status=status,
+        raw=reply.text,
+        earlier_raw=reply.earlier_texts,
+        verdict_shown=verdict_shown,
+        verdict=verdict_shown if request.order == "AB" else swap_verdict(verdict_shown),
+        label=example.labels[dimension],
+        tokens_in=reply.tokens_in,
+        tokens_out=reply.tokens_out,
+        cost_usd=reply.cost_usd,
+        latency_s=reply.latency_s,
+        attempts=reply.attempts,
+        cached=reply.cached,
+        error=reply.error,
+        model_a=example.model_a,
+        model_b=example.model_b,
+        slices=example.slices,
+        length_a=len(example.response_a),
+        length_b=len(example.response_b),
+        citations_a=count_citations(example.response_a),
+        citations_b=count_citations(example.response_b),
+        question=example.question if log_text else None,
+        response_a=example.response_a if log_text else None,
+        response_b=example.response_b if log_text else None,
+    )

@@ -1,0 +1,106 @@
+"""Scores: records -> metrics, counts, usage and diagnostics; re-scoring a finished run; coverage checks.
+
+Pure functions over records, except `rescore_run`, which reads and rewrites a run directory.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from .files import write_json, write_models_jsonl
+from .parsing import parse_reply
+from .records import JudgmentRecord, RunConfig, RunResult, swap_verdict
+from .rundir import RESULTS_FILE, SAMPLES_FILE, read_run, run_task_spec
+from .tasks import TaskSpec
+
+
+def score(
+    records: list[JudgmentRecord], config: RunConfig, spec: TaskSpec, *, n_examples: int, n_resamples: int = 1000
+) -> RunResult:
+    """Metrics, counts, usage and diagnostics of a run: pure functions over its records."""
+    from .diagnostics import diagnose, leaderboard_columns
+    from .metrics import score_records, summarize_counts, summarize_usage
+
+    metrics, slices = score_records(
+        records,
+        both_bad=config.both_bad,
+        n_resamples=n_resamples,
+        seed=config.seed,
+        slice_columns=tuple(spec.columns.slices),
+    )
+    diagnostics = diagnose(records, both_bad=config.both_bad, n_resamples=min(n_resamples, 200), seed=config.seed)
+    return RunResult(
+        config=config,
+        metrics=metrics,
+        slices=slices,
+        counts=summarize_counts(records, n_examples),
+        usage=summarize_usage(records),
+        diagnostics={"headline": spec.headline, "leaderboard": leaderboard_columns(diagnostics)},
+    )
+
+
+def reparse_record(record: JudgmentRecord, spec: TaskSpec, mode: str) -> JudgmentRecord:
+    """The record as the current parser reads its raw answer (failed calls stay as they are)."""
+    if record.status == "FAILED":
+        return record
+    joint = mode == "joint"
+    asked = spec.dimension_names if joint else [record.dimension]
+    shown = parse_reply(record.raw, asked, list(spec.verdicts), joint=joint).get(record.dimension)
+    return record.model_copy(
+        update={
+            "status": "ANSWERED" if shown is not None else "INVALID",
+            "verdict_shown": shown,
+            "verdict": shown if record.order == "AB" else swap_verdict(shown),
+        }
+    )
+
+
+def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamples: int = 1000) -> RunResult:
+    """Re-parse the raw answers and recompute the metrics of a finished run: no calls.
+
+    Picks up a new parser or metric; samples.jsonl is rewritten only when a verdict changed.
+    """
+    previous, records = read_run(run_dir)
+    spec = run_task_spec(run_dir, previous.config.task, include_paths or [])
+    reparsed = [reparse_record(record, spec, previous.config.dimension_mode) for record in records]
+    result = score(reparsed, previous.config, spec, n_examples=previous.counts.examples, n_resamples=n_resamples)
+    if reparsed != records:
+        write_models_jsonl(run_dir / SAMPLES_FILE, reparsed)
+    write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
+    return result
+
+
+def coverage_failure(records: list[JudgmentRecord], coverage: float, min_coverage: float | None) -> str | None:
+    """Why a run's answered share is too low, with its most common causes; None when it is fine."""
+    answered = any(r.status == "ANSWERED" for r in records)
+    if min_coverage is None and answered:
+        return None
+    if min_coverage is not None and coverage >= min_coverage:
+        return None
+    bar = "no judgment was answered" if min_coverage is None else f"coverage {coverage:.3f} is below --min-coverage {min_coverage:g}"
+    causes = "; ".join(f"{count} x {cause}" for cause, count in top_causes(records))
+    return f"{bar}; most common causes: {causes}" if causes else bar
+
+
+def top_causes(records: list[JudgmentRecord], n: int = 3) -> list[tuple[str, int]]:
+    """The n most common reasons a judgment is not answered (errors; the invalid answers' openings)."""
+    reasons: Counter[str] = Counter()
+    for record in records:
+        if record.status == "FAILED":
+            first_line = (record.error or "unknown error").splitlines()[0]
+            reasons[f"failed: {_HASH.sub('<hash>', first_line)[:120]}"] += 1
+        elif record.status == "INVALID":
+            reasons[f"invalid answer: {_opening(record.raw)}"] += 1
+    return reasons.most_common(n)
+
+
+_HASH = re.compile(r"\b[0-9a-f]{16,}\b")  # prompt hashes etc. would make every cause unique
+
+
+def _opening(text: str | None) -> str:
+    if not text or not text.strip():
+        return "(empty)"
+    flat = " ".join(text.split())
+    return repr(flat[:60] + ("..." if len(flat) > 60 else ""))
