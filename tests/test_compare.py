@@ -102,7 +102,7 @@ def hand_run(template: Path, run_dir: Path, records: list[JudgmentRecord], judge
     (run_dir / "samples.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in records))
     data = results(run_dir)
     data["config"]["judge"] = judge
-    data["diagnostics"]["headline"] = headline
+    data["config"]["headline"] = headline
     (run_dir / "results.json").write_text(json.dumps(data))
     return run_dir
 

@@ -15,7 +15,7 @@ from judgebench.html import (
     table_views,
     to_html,
 )
-from judgebench.leaderboard import write_leaderboards
+from judgebench.tables import write_leaderboards
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -264,7 +264,7 @@ HOSTILE = "evil|judge\n| forged | row |\n<script>alert(1)</script><img src=x one
 
 
 def test_markdown_cells_escape_pipes_newlines_and_html():
-    from judgebench.leaderboard import md_escape, to_markdown
+    from judgebench.tables import md_escape, to_markdown
 
     rows = [_run_row(HOSTILE, 61.25, **{"subject=<b>x|y</b>": 50.0}), {"kind": "reported", "judge": HOSTILE, "dataset": "paper", "source": "a|b"}]
     markdown = to_markdown("sciarena_eval", rows)
@@ -315,7 +315,7 @@ def test_csv_text_cells_cannot_be_spreadsheet_formulas():
     import csv
     import io
 
-    from judgebench.leaderboard import to_csv
+    from judgebench.tables import to_csv
 
     text = to_csv([_run_row("=HYPERLINK(\"http://x\")", 61.25), _run_row("@SUM(1)", 50.0, position_bias=-0.5)])
     rows = list(csv.DictReader(io.StringIO(text)))

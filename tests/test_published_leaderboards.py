@@ -14,11 +14,11 @@ from judgebench.leaderboard import (
     baseline_metrics,
     collect_tables,
     protocol_figure,
-    to_markdown,
 )
 from judgebench.records import JudgmentRecord
 from judgebench.rundir import read_run
 from judgebench.submit import rebuild_tables
+from judgebench.tables import to_markdown
 from judgebench.tasks import get_task
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "leaderboards"

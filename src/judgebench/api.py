@@ -111,7 +111,8 @@ def build_leaderboard(
 
     An unreadable run or one of an unknown task is skipped and reported through `on_warning`.
     """
-    from .leaderboard import collect_tables, write_leaderboards
+    from .leaderboard import collect_tables
+    from .tables import write_leaderboards
 
     tables, warnings = collect_tables([Path(p) for p in results], [Path(p) for p in include_paths])
     for message in warnings:

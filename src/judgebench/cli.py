@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .catalogue import headline_family
 from .errors import JudgebenchError
 from .flags import (
     NON_NEGATIVE_INT,
@@ -134,14 +135,14 @@ def warn(message: str) -> None:
 def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) -> str:
     """A short human summary of a results file."""
     config, counts = result.config, result.counts
-    headline = result.diagnostics.get("headline", "accuracy")
+    headline = result.config.headline
     lines = [
         f"{config.task} v{config.task_version} | judge {config.judge} | data {'demo' if config.dataset.demo else config.dataset.source}"
         + (" | PARTIAL" if config.partial else ""),
     ]
     for dimension, metrics in result.metrics.items():
         parts = []
-        for name in (headline, f"{headline}_ab", f"{headline}_ba", f"{headline}_consistent", "order_consistency", "position_bias"):
+        for name in (*headline_family(headline), "order_consistency", "position_bias"):
             value = metrics.get(name)
             if value is not None and value.value is not None:
                 ci = f" [{value.ci_low:.3f}, {value.ci_high:.3f}]" if value.ci_low is not None else ""

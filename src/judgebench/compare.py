@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .catalogue import metric
 from .errors import JudgebenchError
 from .paired import (
     ALPHA,
@@ -117,14 +118,14 @@ def compare_runs(
     cand_result, cand_records = read_run(candidate_dir)
     _check_comparable(base_result, cand_result)
     both_bad = base_result.config.both_bad
-    headline = str(base_result.diagnostics.get("headline") or "accuracy")
+    headline = base_result.config.headline
     base_table = _per_example(base_records, both_bad)
     cand_table = _per_example(cand_records, both_bad)
     common = [key for key in base_table if key in cand_table]
     if not common:
         raise JudgebenchError("compare: the two runs share no (example, dimension) to pair")
     _check_labels(base_table, cand_table, common)
-    column = "soft" if headline == "soft_accuracy" else "exact"
+    column = "soft" if metric(headline).credit == "soft" else "exact"
     ids, base_values, cand_values = _example_scores(base_table, cand_table, common, column)
     diffs = cand_values - base_values
     low, high = paired_bootstrap_ci(diffs, seed=seed, n_resamples=n_resamples)
@@ -153,8 +154,8 @@ def _check_comparable(base: RunResult, cand: RunResult) -> None:
         raise JudgebenchError(f"compare: different tasks ({base.config.task} vs {cand.config.task})")
     if base.config.both_bad != cand.config.both_bad:
         raise JudgebenchError("compare: the runs score Both Bad labels differently (--both-bad)")
-    base_headline, cand_headline = base.diagnostics.get("headline"), cand.diagnostics.get("headline")
-    if base_headline and cand_headline and base_headline != cand_headline:
+    base_headline, cand_headline = base.config.headline, cand.config.headline
+    if base_headline != cand_headline:
         raise JudgebenchError(f"compare: different headlines ({base_headline} vs {cand_headline})")
 
 

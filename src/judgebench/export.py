@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .catalogue import CARD_METRICS
 from .errors import JudgebenchError
 from .files import write_atomic
-from .leaderboard import md_escape
 from .records import JudgmentRecord, MetricValue, RunResult
+from .tables import md_escape
 
 PARQUET_FILE = "data/train-00000-of-00001.parquet"
 CARD_FILE = "README.md"
@@ -25,7 +26,6 @@ HUB_LICENSES = {
     "mit", "apache-2.0", "bsd-2-clause", "bsd-3-clause", "cc0-1.0", "cc-by-4.0", "cc-by-sa-4.0",
     "cc-by-nc-4.0", "cc-by-nc-sa-4.0", "odc-by", "odbl", "gpl-3.0", "openrail",
 }  # fmt: skip
-CARD_METRICS = ("accuracy", "soft_accuracy", "accuracy_consistent", "order_consistency", "position_bias", "coverage")
 
 
 @dataclass

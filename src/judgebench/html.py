@@ -14,10 +14,10 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
+from .catalogue import HEADLINES, PERCENT_METRICS
 from .leaderboard import (
-    _PROTOCOL_COLUMN,
     META_COLUMNS,
-    PERCENT_METRICS,
+    PROTOCOL_COLUMN,
     SELF_REPORTED,
     SELF_REPORTED_NOTE,
 )
@@ -26,7 +26,6 @@ IDENTITY = ("kind", "judge", "dataset", "prompt", "orders", "partial", "task_ver
 IDENTITY_VISIBLE = ("kind", "judge", "dataset", "prompt", "orders", "partial")
 EXTRA_METRICS = ("random_baseline", "cohen_kappa")
 DIAGNOSTICS_VISIBLE = ("position_bias", "examples", "invalid_rate_pct")
-HEADLINES = ("soft_accuracy", "accuracy")
 
 
 @dataclass
@@ -107,18 +106,18 @@ def table_views(task: str, rows: list[dict[str, Any]]) -> list[TableView]:
 
 def _shown(key: str) -> bool:
     """Visible by default: a few diagnostics and the reported rows' protocol columns."""
-    return key in DIAGNOSTICS_VISIBLE or bool(_PROTOCOL_COLUMN.fullmatch(key)) or key.startswith("coverage_")
+    return key in DIAGNOSTICS_VISIBLE or bool(PROTOCOL_COLUMN.fullmatch(key)) or key.startswith("coverage_")
 
 
 def reported_view(task: str, rows: list[dict[str, Any]]) -> TableView | None:
     """Published figures and the runs on the same released data, ranked by the protocol's column."""
     reported = [(i, row) for i, row in enumerate(rows) if row.get("kind") == "reported"]
-    values = [k for k in _keys([row for _, row in reported]) if _PROTOCOL_COLUMN.fullmatch(k) or "reported_" in k]
+    values = [k for k in _keys([row for _, row in reported]) if PROTOCOL_COLUMN.fullmatch(k) or "reported_" in k]
     if not values:
         return None
     coverage = []
     for key in values:
-        match = _PROTOCOL_COLUMN.fullmatch(key)
+        match = PROTOCOL_COLUMN.fullmatch(key)
         if match:
             coverage.append(f"{match['prefix'] or ''}coverage_{match['orders']}")
     comparable = [(i, row) for i, row in enumerate(rows) if row.get("vs_reported")]

@@ -27,6 +27,7 @@ import krippendorff
 import numpy as np
 import pandas as pd
 
+from .catalogue import MEAN_METRICS, ORDERED_NAMES, SLICE_METRICS
 from .records import ORDERS, Counts, JudgmentRecord, MetricValue, Usage
 from .resampling import percentile_interval, resample_batches
 
@@ -35,17 +36,6 @@ BothBad = Literal["tie", "exclude"]
 CATEGORIES: tuple[str, ...] = ("A", "TIE", "B")  # ordinal order used by kappa/alpha
 CODE: dict[str, int] = {"A": 0, "TIE": 1, "B": 2}
 _ORDER_KEYS: dict[str, str] = {"AB": "ab", "BA": "ba"}
-
-# Metrics computed per slice (dimension -> slice column -> value -> metric).
-SLICE_METRICS: tuple[str, ...] = (
-    "accuracy",
-    "soft_accuracy",
-    "accuracy_consistent",
-    "order_consistency",
-    "coverage",
-)
-# Metrics averaged over dimensions under the "mean" key.
-MEAN_METRICS: tuple[str, ...] = ("soft_accuracy", "accuracy", "order_consistency")
 
 
 # --------------------------------------------------------------------------- scores
@@ -438,22 +428,13 @@ def _plain_metrics(t: _Table) -> dict[str, MetricValue]:
     }
 
 
-_ORDERED_NAMES: tuple[str, ...] = (
-    "accuracy_ab", "accuracy_ba", "accuracy", "accuracy_consistent",
-    "soft_accuracy_ab", "soft_accuracy_ba", "soft_accuracy", "soft_accuracy_consistent",
-    "decisive_accuracy", "order_consistency", "position_bias",
-    "tie_rate_judge", "tie_rate_human", "random_baseline", "random_baseline_exact",
-    "cohen_kappa", "krippendorff_alpha", "coverage", "invalid_rate", "failed_rate",
-)
-
-
 def _score_table(
     t: _Table, n_resamples: int, seed: int, confidence: float
 ) -> dict[str, MetricValue]:
     """All metrics of one dimension's table, in a stable order."""
     out = _ratio_metrics(_ci_specs(t), n_resamples, seed, confidence)
     out.update(_plain_metrics(t))
-    return {m: out[m] for m in _ORDERED_NAMES if m in out}
+    return {m: out[m] for m in ORDERED_NAMES if m in out}
 
 
 def _dimension_table(records: Iterable[JudgmentRecord], dimension: str, both_bad: str) -> _Table:
@@ -507,7 +488,8 @@ def confusion_matrix(
 def _mean_over_dimensions(
     tables: dict[str, _Table], n_resamples: int, seed: int, confidence: float
 ) -> dict[str, MetricValue]:
-    """soft_accuracy, accuracy (per-example mean over dimensions) and pooled order_consistency."""
+    """MEAN_METRICS: accuracy and soft accuracy as per-example means over dimensions, order
+    consistency pooled over dimensions."""
     index: dict[str, int] = {}
     ids = [np.array([index.setdefault(e, len(index)) for e in t.cols["example_id"]], dtype=np.int64)
            for t in tables.values()]
@@ -516,11 +498,10 @@ def _mean_over_dimensions(
         (np.bincount(i, weights=np.nan_to_num(t.f(col)), minlength=m)
          for i, t in zip(ids, tables.values())), np.zeros(m))
     n_dims = sum((np.bincount(i, minlength=m) for i in ids), np.zeros(m))
-    specs = {
-        "soft_accuracy": _mean_spec(total("soft") / n_dims),
-        "accuracy": _mean_spec(total("exact") / n_dims),
-    }
-    if all(len(t.orders) == 2 for t in tables.values()):
+    per_example_column = {"accuracy": "exact", "soft_accuracy": "soft"}
+    specs = {name: _mean_spec(total(per_example_column[name]) / n_dims)
+             for name in MEAN_METRICS if name in per_example_column}
+    if "order_consistency" in MEAN_METRICS and all(len(t.orders) == 2 for t in tables.values()):
         den = total("both_answered")
         specs["order_consistency"] = (total("agree"), den, int(den.sum()))
     return _ratio_metrics(specs, n_resamples, seed, confidence)

@@ -116,6 +116,7 @@ def run_task(request: RunRequest) -> RunSummary:
         started_at=started,
         ended_at=_now(),
         partial=outcome.stopped is not None,
+        headline=spec.headline,
     )
     result = score(records, config, spec, n_examples=len(loaded.examples), n_resamples=request.n_resamples)
     write_run(request.output_path, result, records, task_file=spec.source_file, prompt_file=template.path)

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from .catalogue import DEFAULT_HEADLINE, HEADLINES
 
 Label = Literal["A", "B", "TIE", "BOTH_BAD"]
 Verdict = Literal["A", "B", "TIE"]
@@ -159,6 +161,14 @@ class RunConfig(Strict):
     started_at: str
     ended_at: str | None = None
     partial: bool = False  # stopped early (max failures, interrupted)
+    headline: str = DEFAULT_HEADLINE  # the task's headline metric, one of catalogue.HEADLINES
+
+    @field_validator("headline")
+    @classmethod
+    def _known_headline(cls, value: str) -> str:
+        if value not in HEADLINES:
+            raise ValueError(f"must be one of {', '.join(HEADLINES)}")
+        return value
 
 
 class Counts(Strict):
@@ -185,6 +195,16 @@ class Usage(Strict):
 
 class RunResult(Strict):
     """results.json, modelled on lm-eval's results file."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _headline_into_config(cls, data: Any) -> Any:
+        """Files written before config.headline existed kept it in diagnostics.headline."""
+        if isinstance(data, dict) and isinstance(data.get("config"), dict) and "headline" not in data["config"]:
+            legacy = (data.get("diagnostics") or {}).get("headline")
+            if legacy:
+                data = {**data, "config": {**data["config"], "headline": legacy}}
+        return data
 
     schema_version: int = 1
     config: RunConfig

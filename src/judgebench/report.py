@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from .catalogue import HEADLINES, SAMPLES_ONLY_HEADLINE
 from .diagnostics import diagnose
 from .errors import JudgebenchError
 from .files import read_model_json, read_models_jsonl, write_atomic, write_json
@@ -42,7 +43,7 @@ def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     write_json(out_dir / "diagnostics.json", diag)
     _write_csv(out_dir / "flips.csv", _flips_frame(diag))
-    headline = str((result.diagnostics.get("headline") if result else None) or "soft_accuracy")
+    headline = result.config.headline if result else SAMPLES_ONLY_HEADLINE
     sections = [_dimension_section(out_dir, name, d, headline)
                 for name, d in diag["dimensions"].items()]
     text = _header(diag, result, headline) + "\n".join(sections)
@@ -118,7 +119,7 @@ def confusion_frame(d: dict[str, Any]) -> pd.DataFrame:
 
 def accuracy_frame(d: dict[str, Any], headline: str) -> pd.DataFrame:
     """Headline accuracy overall, per slice and per length / citation bucket."""
-    metric = headline if headline in ("accuracy", "soft_accuracy") else "soft_accuracy"
+    metric = headline if headline in HEADLINES else SAMPLES_ONLY_HEADLINE
     acc = d["accuracy"]
     rows = [_stat_row(metric, acc[metric], group="all", value_name="all")]
     for column, values in acc["by_slice"].items():

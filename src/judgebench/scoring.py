@@ -37,7 +37,7 @@ def score(
         slices=slices,
         counts=summarize_counts(records, n_examples),
         usage=summarize_usage(records),
-        diagnostics={"headline": spec.headline, "leaderboard": leaderboard_columns(diagnostics)},
+        diagnostics={"leaderboard": leaderboard_columns(diagnostics)},
     )
 
 

@@ -598,7 +598,8 @@ def submit_run(
 
 def rebuild_board(leaderboard_dir: Path) -> tuple[list[Path], list[str]]:
     """Markdown, CSV, JSON and HTML for every task from the accepted entries only; (written, warnings)."""
-    from .leaderboard import collect_tables, write_leaderboards
+    from .leaderboard import collect_tables
+    from .tables import write_leaderboards
 
     folder = leaderboard_dir / TASKS_DIR
     tables, warnings = collect_tables(

@@ -27,13 +27,13 @@ from pydantic import (
 )
 from yaml import YAMLError
 
+from .catalogue import DEFAULT_HEADLINE, HEADLINES
 from .errors import JudgebenchError
 from .files import describe_validation_error, load_yaml
 from .records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample, Verdict
 from .resources import tasks_dir
 
 LOCAL_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
-HEADLINE_METRICS = ("accuracy", "soft_accuracy")
 
 
 class TaskModel(BaseModel):
@@ -114,7 +114,7 @@ class TaskSpec(TaskModel):
     dimension_mode: Literal["single", "separate", "joint"] = "single"
     prompt: str  # a file in prompts/ (or a path)
     joint_prompt: str | None = None  # used with dimension_mode joint
-    headline: Literal["accuracy", "soft_accuracy"] = "accuracy"
+    headline: str = DEFAULT_HEADLINE  # one of catalogue.HEADLINES
     both_bad: Literal["tie", "exclude"] = "tie"
     reported: list[ReportedRow] = Field(default_factory=list)
     source_file: str | None = None  # set by the loader, not in YAML
@@ -124,6 +124,13 @@ class TaskSpec(TaskModel):
     def _label_keys_as_text(cls, value: Any) -> Any:
         if isinstance(value, dict):
             return {str(key): label for key, label in value.items()}
+        return value
+
+    @field_validator("headline")
+    @classmethod
+    def _known_headline(cls, value: str) -> str:
+        if value not in HEADLINES:
+            raise ValueError(f"must be one of {', '.join(HEADLINES)}")
         return value
 
     @field_validator("verdicts")

@@ -1,0 +1,105 @@
+"""The metric catalogue: every metric judgebench reports, defined once.
+
+Each entry says what the metric is (unit, exact or soft credit, which direction is better), whether a
+task may rank by it (headline), where it is shown (leaderboard row, dataset card, per slice, the mean
+over dimensions) and how a data-derived baseline gets it. metrics.py computes the values; leaderboard,
+HTML, report, export, compare and the CLI summary read this table. Adding a metric: one entry here,
+its computation in metrics.py, and a test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Unit = Literal["share", "coefficient"]  # share: a fraction in results.json, a percentage in tables
+Credit = Literal["exact", "soft", "none"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    description: str
+    unit: Unit = "share"
+    credit: Credit = "none"
+    higher_is_better: bool | None = True  # None: neither (a rate to read, not to maximise)
+    headline: bool = False  # a task may rank its judges by it
+    leaderboard: bool = False  # a column of every run row
+    card: bool = False  # listed on the exported dataset card
+    per_slice: bool = False  # computed for every slice value
+    mean_over_dimensions: bool = False  # averaged into the "mean" entry of multi-dimension tasks
+    random_baseline: str | None = None  # the metric holding a label-distribution guesser's expected value
+
+    @property
+    def percent(self) -> bool:
+        return self.unit == "share"
+
+
+def _family(stem: str, credit: Credit, description: str, baseline: str) -> list[Metric]:
+    """A headline metric with its per-order and order-consistent variants."""
+    return [
+        Metric(f"{stem}_ab", f"{description}, order AB (as given) only", credit=credit, leaderboard=True),
+        Metric(f"{stem}_ba", f"{description}, order BA (swapped) only", credit=credit, leaderboard=True),
+        Metric(stem, f"{description}, mean of the orders run (invalid and failed judgments score 0)", credit=credit,
+               headline=True, leaderboard=True, card=True, per_slice=True, mean_over_dimensions=True,
+               random_baseline=baseline),
+        Metric(f"{stem}_consistent", f"{description}, counting an example only when both orders agree",
+               credit=credit, leaderboard=True, card=stem == "accuracy", per_slice=stem == "accuracy"),
+    ]
+
+
+METRICS: tuple[Metric, ...] = (
+    *_family("accuracy", "exact", "Share of judgments equal to the human label", "random_baseline_exact"),
+    *_family("soft_accuracy", "soft", "Accuracy with half credit when exactly one of verdict and label is a tie",
+             "random_baseline"),
+    Metric("decisive_accuracy", "Accuracy on examples whose human label is A or B", credit="exact"),
+    Metric("order_consistency", "Share of examples with the same mapped verdict in both orders",
+           leaderboard=True, card=True, per_slice=True, mean_over_dimensions=True),
+    Metric("position_bias", "Share of decisive verdicts that pick the response shown first (0.5 is unbiased)",
+           higher_is_better=None, leaderboard=True, card=True),
+    Metric("tie_rate_judge", "Share of answered judgments that are a tie", higher_is_better=None),
+    Metric("tie_rate_human", "Share of human labels that are a tie (Both Bad counted as the task says)",
+           higher_is_better=None),
+    Metric("random_baseline", "Expected soft accuracy of a guesser drawing from the label distribution",
+           credit="soft", higher_is_better=None),
+    Metric("random_baseline_exact", "Expected exact accuracy of a guesser drawing from the label distribution",
+           credit="exact", higher_is_better=None),
+    Metric("cohen_kappa", "Cohen's kappa between verdicts and labels over answered judgments",
+           unit="coefficient", leaderboard=True),
+    Metric("krippendorff_alpha", "Krippendorff's alpha (ordinal A < Tie < B) between verdicts and labels",
+           unit="coefficient"),
+    Metric("coverage", "Share of judgments answered", card=True, per_slice=True),
+    Metric("invalid_rate", "Share of judgments whose answer did not parse", higher_is_better=False),
+    Metric("failed_rate", "Share of judgments whose call failed after retries", higher_is_better=False),
+)
+
+BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS}
+ORDERED_NAMES: tuple[str, ...] = tuple(m.name for m in METRICS)
+HEADLINES: tuple[str, ...] = tuple(m.name for m in METRICS if m.headline)
+PERCENT_METRICS: frozenset[str] = frozenset(m.name for m in METRICS if m.percent)
+SLICE_METRICS: tuple[str, ...] = tuple(m.name for m in METRICS if m.per_slice)
+MEAN_METRICS: tuple[str, ...] = tuple(m.name for m in METRICS if m.mean_over_dimensions)
+CARD_METRICS: tuple[str, ...] = tuple(m.name for m in METRICS if m.card)
+DEFAULT_HEADLINE = "accuracy"  # a task that names none (TaskSpec, RunConfig)
+SAMPLES_ONLY_HEADLINE = "soft_accuracy"  # a report made from samples.jsonl alone: equals accuracy without ties
+
+
+def metric(name: str) -> Metric:
+    """The catalogue entry of a metric name (KeyError names the unknown metric)."""
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown metric {name!r}; known: {', '.join(ORDERED_NAMES)}") from None
+
+
+def headline_family(headline: str) -> list[str]:
+    """The headline and its per-order and order-consistent variants, as shown beside it."""
+    return [headline, f"{headline}_ab", f"{headline}_ba", f"{headline}_consistent"]
+
+
+def random_baseline_of(headline: str) -> str:
+    """The metric holding the label-distribution guesser's expected value under this headline."""
+    baseline = metric(headline).random_baseline
+    if baseline is None:
+        raise KeyError(f"metric {headline!r} has no random baseline")
+    return baseline
