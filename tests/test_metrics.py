@@ -7,20 +7,19 @@ import math
 import numpy as np
 import pytest
 
+from judgebench.judgment_table import example_table
 from judgebench.metrics import (
     cohen_kappa,
     confusion_matrix,
     exact_score,
-    example_table,
     krippendorff_ordinal,
     random_baseline,
     score_dimension,
     score_records,
     soft_score,
-    summarize_counts,
-    summarize_usage,
 )
 from judgebench.records import JudgmentRecord, swap_verdict
+from judgebench.usage import summarize_counts, summarize_usage
 
 DIM = "overall"
 

@@ -161,7 +161,7 @@ def _check_comparable(base: RunResult, cand: RunResult) -> None:
 
 def _per_example(records: list[JudgmentRecord], both_bad: str) -> dict[Key, dict[str, Any]]:
     """(example_id, dimension) -> per-example row of metrics.example_table (scores over the orders run)."""
-    from .metrics import example_table
+    from .judgment_table import example_table
 
     rows: dict[Key, dict[str, Any]] = {}
     for dimension in dict.fromkeys(r.dimension for r in records):

@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import JudgebenchError
-from .metrics import BothBad, confusion_matrix, example_table
+from .judgment_table import BothBad, example_table
+from .metrics import confusion_matrix
 from .ratings import BTFit, fit_bt, paired_bootstrap_bt
 from .records import DEFAULT_DIMENSION, JudgmentRecord
 from .resampling import resample_batches

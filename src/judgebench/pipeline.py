@@ -18,12 +18,13 @@ from . import __version__
 from .errors import JudgebenchError
 from .judges import Judge, make_judge
 from .judgments import assemble_records, parses_fully, plan_requests
+from .loading import load_examples
 from .prompts import load_prompt
 from .records import RunConfig, RunResult
 from .rundir import write_run
 from .runner import RunnerOptions, run_requests
 from .scoring import coverage_failure, score
-from .tasks import TaskSpec, get_task, load_examples
+from .tasks import TaskSpec, get_task
 
 
 @dataclass

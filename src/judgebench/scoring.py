@@ -21,7 +21,8 @@ def score(
 ) -> RunResult:
     """Metrics, counts, usage and diagnostics of a run: pure functions over its records."""
     from .diagnostics import diagnose, leaderboard_columns
-    from .metrics import score_records, summarize_counts, summarize_usage
+    from .metrics import score_records
+    from .usage import summarize_counts, summarize_usage
 
     metrics, slices = score_records(
         records,

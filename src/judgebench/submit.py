@@ -43,12 +43,13 @@ from typing import Any
 from .errors import JudgebenchError
 from .files import read_model_json, read_models_jsonl, write_atomic, write_json
 from .judgments import plan_requests
+from .loading import LoadedTask, load_examples
 from .prompts import PromptTemplate, load_prompt
 from .records import ORDERS, JudgmentRecord, PairExample, RunResult
 from .resources import prompts_dir
 from .rundir import RESULTS_FILE, SAMPLES_FILE, read_run
 from .scoring import reparse_record, score
-from .tasks import LoadedTask, TaskSpec, load_examples, load_task_file, task_files
+from .tasks import TaskSpec, load_task_file, task_files
 
 ENTRIES = "entries"
 TASKS_DIR = "tasks"  # LEADERBOARD_DIR/tasks/*.yaml: tasks registered on this leaderboard

@@ -1,0 +1,314 @@
+"""Loading a task's examples through `datasets` (Hub ids, local files and folders) into PairExamples.
+
+Bad data is one line naming the file, row and field: missing columns (the existing ones listed),
+unmapped labels, duplicate or non-scalar ids, a missing split (the existing ones listed), an empty,
+non-UTF-8 or malformed JSON Lines file. The bundled demo splits are read without `datasets`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import JudgebenchError
+from .records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
+from .tasks import Dimension, TaskSpec
+
+LOCAL_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
+
+
+@dataclass
+class LoadedTask:
+    spec: TaskSpec
+    examples: list[PairExample]
+    dataset: DatasetInfo
+    warnings: list[str] = field(default_factory=list)  # e.g. empty responses, for the user to see
+
+
+def load_examples(
+    spec: TaskSpec,
+    *,
+    dataset_path: str | None = None,
+    split: str | None = None,
+    revision: str | None = None,
+    demo: bool = False,
+    limit: int | None = None,
+) -> LoadedTask:
+    """Load the task's examples through `datasets.load_dataset` and map them to PairExamples."""
+    if demo:
+        if spec.demo is None:
+            raise JudgebenchError(f"task {spec.name} has no demo split")
+        location, split_name, rev = str(spec.folder / spec.demo.path), "demo", None
+        source = f"{spec.name} demo ({spec.demo.path})"  # the same on every machine
+        rows, columns, resolved = *read_demo_rows(Path(location)), None
+    else:
+        source = location = dataset_path or spec.dataset.path
+        split_name = split or spec.dataset.split
+        rev = revision or (None if dataset_path else spec.dataset.revision)
+        table, resolved = _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev)
+        rows, columns = table.to_list(), table.column_names
+    _check_columns(spec, columns, location)
+    examples = _rows_to_examples(spec, rows, location)
+    if limit is not None:
+        examples = examples[:limit]
+    warnings = _empty_response_warnings(examples, location)
+    info = DatasetInfo(
+        source=source,
+        config=None if (demo or dataset_path) else spec.dataset.name,
+        split=split_name,
+        revision=rev,
+        resolved_revision=resolved,
+        fingerprint=fingerprint_examples(examples),
+        demo=demo,
+        license=spec.dataset.license,
+    )
+    return LoadedTask(spec=spec, examples=examples, dataset=info, warnings=warnings)
+
+
+def _empty_response_warnings(examples: list[PairExample], source: str) -> list[str]:
+    """One warning naming how many (and which first) examples have an empty response."""
+    empty = [e.id for e in examples if not e.response_a.strip() or not e.response_b.strip()]
+    if not empty:
+        return []
+    return [f"{source}: {len(empty)} example(s) have an empty response (first: id {empty[0]}); they are judged as given"]
+
+
+def read_demo_rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """A bundled demo split (JSON Lines we wrote) read directly: the offline demo need not import
+    `datasets` (about 1.5 s). Rows and the union of their columns, as `datasets` would give them."""
+    if path.suffix.lower() != ".jsonl":
+        raise JudgebenchError(f"{path}: a demo split must be a .jsonl file")
+    check_local_file(path)
+    diagnose_local_file(path)
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    return [{column: row.get(column) for column in columns} for row in rows], columns
+
+
+def _load_table(source: str, config: str | None, split: str, revision: str | None):
+    """One split as a `datasets.Dataset`, plus the resolved Hub commit when known."""
+    import datasets  # heavy import, only when loading
+
+    datasets.disable_progress_bars()
+    datasets.logging.set_verbosity(datasets.logging.CRITICAL)  # failures are reported as one line of ours
+    local = Path(source)
+    try:
+        if local.is_file():
+            builder = LOCAL_BUILDERS.get(local.suffix.lower())
+            if builder is None:
+                raise JudgebenchError(
+                    f"{source}: unsupported file type; use one of {', '.join(LOCAL_BUILDERS)}"
+                )
+            check_local_file(local)
+            try:
+                return datasets.load_dataset(builder, data_files={split: str(local)}, split=split), None
+            except Exception as exc:
+                diagnose_local_file(local)  # raises with file and line when it can say what is wrong
+                raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None
+        if local.is_dir():
+            return datasets.load_dataset(str(local), split=split), None
+        if local.suffix.lower() in LOCAL_BUILDERS or source.startswith((".", "/")):
+            raise JudgebenchError(f"{source}: no such file or directory")
+        table = datasets.load_dataset(source, config, split=split, revision=revision)
+        return table, _resolve_revision(source, revision)
+    except JudgebenchError:
+        raise
+    except ValueError as exc:
+        match = re.search(r"Unknown split \"(.+?)\"\. Should be one of (\[.*?\])", str(exc))
+        if match:
+            raise JudgebenchError(_missing_split_message(source, match.group(1), match.group(2))) from None
+        raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None
+    except Exception as exc:  # datasets raises many types for unreachable or malformed sources
+        hint = "" if local.exists() else "; to run offline use --demo or --dataset-path FILE"
+        raise JudgebenchError(f"cannot load dataset '{source}' ({_first_line(exc)}){hint}") from None
+
+
+def _missing_split_message(source: str, split: str, listed: str) -> str:
+    """Name the splits that exist; with exactly one, give the exact flag to use."""
+    splits = re.findall(r"'([^']*)'", listed)
+    if len(splits) == 1:
+        return f"{source}: split '{split}' does not exist; the dataset has one split, '{splits[0]}': use --split {splits[0]}"
+    return f"{source}: split '{split}' does not exist; splits: {listed} (choose one with --split)"
+
+
+def check_local_file(path: Path) -> None:
+    """Refuse an empty or non-UTF-8 text data file with one line naming it."""
+    if path.suffix.lower() == ".parquet":
+        return
+    data = path.read_bytes()
+    if not data.strip():
+        raise JudgebenchError(f"{path}: the file is empty")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JudgebenchError(f"{path}: not UTF-8 text (invalid byte at offset {exc.start})") from None
+
+
+def diagnose_local_file(path: Path) -> None:
+    """After `datasets` failed on a JSON Lines file: raise naming the first malformed line."""
+    if path.suffix.lower() != ".jsonl":
+        return
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise JudgebenchError(f"{path}:{number}: malformed JSON ({exc.msg}, column {exc.colno})") from None
+            if not isinstance(row, dict):
+                raise JudgebenchError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
+
+
+def _resolve_revision(source: str, revision: str | None) -> str | None:
+    """The commit sha of a Hub dataset at `revision` (None when it cannot be asked)."""
+    if revision and re.fullmatch(r"[0-9a-f]{40}", revision):
+        return revision
+    try:
+        from huggingface_hub import HfApi
+
+        return HfApi().dataset_info(source, revision=revision).sha
+    except Exception:
+        return None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def _mapped_columns(spec: TaskSpec) -> dict[str, str]:
+    """Source column -> the task key that maps it, for existence checks."""
+    cols = spec.columns
+    mapped = {
+        cols.id: "columns.id",
+        cols.question: "columns.question",
+        cols.response_a: "columns.response_a",
+        cols.response_b: "columns.response_b",
+    }
+    for key in ("label", "model_a", "model_b", "dimension"):
+        if getattr(cols, key):
+            mapped[getattr(cols, key)] = f"columns.{key}"
+    mapped.update({col: "columns.slices" for col in cols.slices})
+    mapped.update({col: f"columns.context.{name}" for name, col in cols.context.items()})
+    if spec.layout == "wide":
+        mapped.update({d.label_column: f"dimensions.{d.name}.label_column" for d in spec.dimensions if d.label_column})
+    return mapped
+
+
+def _check_columns(spec: TaskSpec, available: list[str], source: str) -> None:
+    for column, key in _mapped_columns(spec).items():
+        if column not in available:
+            raise JudgebenchError(
+                f"{source}: column '{column}' (task {spec.name}, {key}) does not exist; "
+                f"columns: {', '.join(available)}"
+            )
+
+
+def _text(row: dict[str, Any], column: str, row_ref: str, source: str) -> str:
+    value = row.get(column)
+    if not isinstance(value, str):
+        raise JudgebenchError(
+            f"{source}: {row_ref}: field '{column}' must be text, got {type(value).__name__}"
+        )
+    return value
+
+
+def _optional_text(row: dict[str, Any], column: str | None) -> str | None:
+    value = row.get(column) if column else None
+    return None if value is None else str(value)
+
+
+def _map_label(spec: TaskSpec, raw: Any, row_ref: str, column: str, source: str) -> Label:
+    key = str(raw) if raw is not None else "None"
+    if key not in spec.labels:
+        raise JudgebenchError(
+            f"{source}: {row_ref}: field '{column}' has label value {raw!r}, which task {spec.name} "
+            f"does not map (mapped values: {', '.join(map(repr, spec.labels))})"
+        )
+    return spec.labels[key]
+
+
+def _row_id(row: dict[str, Any], spec: TaskSpec, index: int, source: str) -> str:
+    value = row.get(spec.columns.id)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise JudgebenchError(f"{source}: row {index + 1}: field '{spec.columns.id}' (id) is empty")
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise JudgebenchError(
+            f"{source}: row {index + 1}: field '{spec.columns.id}' (id) must be text or an integer, "
+            f"got {type(value).__name__}"
+        )
+    return str(value)
+
+
+def _base_example(spec: TaskSpec, row: dict[str, Any], example_id: str, source: str) -> dict[str, Any]:
+    cols, ref = spec.columns, f"row id {example_id}"
+    slices = {}
+    for col in cols.slices:
+        if row.get(col) is not None:
+            slices[col] = str(row[col])
+    return {
+        "id": example_id,
+        "question": _text(row, cols.question, ref, source),
+        "response_a": _text(row, cols.response_a, ref, source),
+        "response_b": _text(row, cols.response_b, ref, source),
+        "model_a": _optional_text(row, cols.model_a),
+        "model_b": _optional_text(row, cols.model_b),
+        "slices": slices,
+        "context": {name: row.get(col) for name, col in cols.context.items()},
+    }
+
+
+def _rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str) -> list[PairExample]:
+    if spec.layout == "long":
+        return _long_rows_to_examples(spec, rows, source)
+    examples, seen = [], set()
+    for index, row in enumerate(rows):
+        example_id = _row_id(row, spec, index, source)
+        if example_id in seen:
+            raise JudgebenchError(f"{source}: row {index + 1}: duplicate id '{example_id}'")
+        seen.add(example_id)
+        base = _base_example(spec, row, example_id, source)
+        labels = {}
+        for dim in spec.dimensions or [Dimension(name=DEFAULT_DIMENSION)]:
+            column = dim.label_column or spec.columns.label
+            labels[dim.name] = _map_label(spec, row.get(column), f"row id {example_id}", column, source)
+        examples.append(PairExample(**base, labels=labels))
+    return examples
+
+
+def _long_rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str) -> list[PairExample]:
+    """Group one-row-per-dimension records into comparisons; responses must agree across rows."""
+    by_value = {(d.value or d.name): d.name for d in spec.dimensions}
+    grouped: dict[str, dict[str, Any]] = {}
+    for index, row in enumerate(rows):
+        example_id = _row_id(row, spec, index, source)
+        raw_dim = row.get(spec.columns.dimension)
+        ref = f"row {index + 1} (id {example_id})"
+        if str(raw_dim) not in by_value:
+            raise JudgebenchError(
+                f"{source}: {ref}: field '{spec.columns.dimension}' has dimension {raw_dim!r}, "
+                f"not one of {', '.join(map(repr, by_value))}"
+            )
+        dimension = by_value[str(raw_dim)]
+        base = _base_example(spec, row, example_id, source)
+        entry = grouped.setdefault(example_id, {**base, "labels": {}})
+        if any(entry[k] != base[k] for k in ("question", "response_a", "response_b")):
+            raise JudgebenchError(f"{source}: {ref}: question or responses differ from an earlier row with this id")
+        if dimension in entry["labels"]:
+            raise JudgebenchError(f"{source}: {ref}: duplicate id '{example_id}' for dimension {dimension}")
+        entry["labels"][dimension] = _map_label(spec, row.get(spec.columns.label), ref, spec.columns.label, source)
+    return [PairExample(**entry) for entry in grouped.values()]
+
+
+def fingerprint_examples(examples: list[PairExample]) -> str:
+    """sha256 over the canonical examples: what the judge saw and what it is scored against."""
+    digest = hashlib.sha256()
+    for example in sorted(examples, key=lambda e: e.id):
+        digest.update(example.model_dump_json().encode())
+        digest.update(b"\n")
+    return digest.hexdigest()

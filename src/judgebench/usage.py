@@ -1,0 +1,75 @@
+"""Counts and usage of a run: judgments answered / invalid / failed, tokens, cost and latency per call."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from .judgment_table import group_by_dimension, is_answered
+from .records import Counts, JudgmentRecord, Usage
+
+
+def summarize_counts(records: Iterable[JudgmentRecord], n_examples: int) -> Counts:
+    """Judgment counts; calls = n_examples x dimensions x orders seen (duplicates: last wins)."""
+    grouped = group_by_dimension(records)
+    recs = [r for by_key in grouped.values() for r in by_key.values()]
+    orders = {r.order for r in recs}
+    expected = max(n_examples * len(grouped) * len(orders), len(recs))
+    answered = sum(is_answered(r) for r in recs)
+    return Counts(
+        examples=n_examples,
+        calls=expected,
+        answered=answered,
+        invalid=sum(r.status == "INVALID" for r in recs),
+        failed=sum(r.status == "FAILED" for r in recs),
+        cached=sum(r.cached for r in recs),
+        coverage=answered / expected if expected else 0.0,
+    )
+
+
+def summarize_usage(records: Iterable[JudgmentRecord]) -> Usage:
+    """Tokens, cost and latency of this run's calls.
+
+    One call per distinct (example_id, order, prompt_hash): in joint mode the
+    records of all dimensions share it and are counted once. Duplicate records
+    of one judgment: the last wins, as in scoring. Cached calls cost nothing now
+    and are left out. cost_usd is None when any call that got a reply (status
+    not FAILED) has no price.
+    """
+    calls: dict[tuple[str, str, str], list[JudgmentRecord]] = {}
+    for by_key in group_by_dimension(records).values():
+        for r in by_key.values():
+            calls.setdefault((r.example_id, r.order, r.prompt_hash), []).append(r)
+    live = [g for g in calls.values() if not any(r.cached for r in g)]
+    t_in = t_out = with_tokens = priced = unpriced = 0
+    cost = 0.0
+    latencies = []
+    for group in live:
+        tok = next((x for x in group if x.tokens_in is not None or x.tokens_out is not None), None)
+        if tok is not None:
+            with_tokens += 1
+            t_in += tok.tokens_in or 0
+            t_out += tok.tokens_out or 0
+        cost_r = next((x.cost_usd for x in group if x.cost_usd is not None), None)
+        if cost_r is not None:
+            priced += 1
+            cost += cost_r
+        elif any(x.status != "FAILED" for x in group):
+            unpriced += 1
+        latencies.append(max(x.latency_s for x in group))
+    total_cost = None if unpriced else cost
+    lat = np.asarray(latencies, dtype=float)
+    return Usage(
+        tokens_in=t_in,
+        tokens_out=t_out,
+        cost_usd=total_cost,
+        priced_calls=priced,
+        unpriced_calls=unpriced,
+        tokens_per_call=(t_in + t_out) / with_tokens if with_tokens else None,
+        cost_per_100_calls=(
+            100 * total_cost / len(live) if live and total_cost is not None else None
+        ),
+        latency_p50_s=float(np.percentile(lat, 50)) if lat.size else None,
+        latency_p95_s=float(np.percentile(lat, 95)) if lat.size else None,
+    )
