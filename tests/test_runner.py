@@ -495,12 +495,15 @@ def test_ctrl_c_returns_partial_outcome_and_in_flight_calls_are_kept(tmp_path: P
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=30)
         assert proc.returncode == 0
-        assert out.startswith("STOPPED interrupted DONE")
+        assert out.startswith("STOPPED interrupted (SIGINT):"), out
         deadline = time.monotonic() + 10
         while any(r.ended is None for r in server.stats().requests) and time.monotonic() < deadline:
             time.sleep(0.02)
         stats = server.stats()
         assert stats.total < n and "cancelled" not in stats.outcomes()
+        # every request the call worker sent is counted, in flight at the interrupt included
+        calls = int(out.split("DONE")[1].split()[0])
+        assert calls == stats.total and f"{calls} calls sent" in out
         # everything the server answered is in the cache: the rerun sends only the rest
         rerun = run_requests([judge_request(i) for i in range(n)], judge_for(server), fast(tmp_path), verdict_parses)
         assert rerun.calls_made == n - stats.answered()

@@ -42,9 +42,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import mmap
 import os
 import random
 import signal
+import sqlite3
+import struct
 import sys
 import threading
 import time
@@ -53,8 +56,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .records import JudgeReply, JudgeRequest
+from .cache import pid_alive
+from .errors import JudgebenchError
 from .judges.base import Judge, JudgeCallError
+from .records import JudgeReply, JudgeRequest
 
 RETRY_AFTER_CAP_S = 600.0
 REASK_TEMPLATE = (
@@ -98,17 +103,18 @@ class _Fatal(_Stop):
 
 
 class _Drained(Exception):
-    """The run is draining (its parent died or was interrupted): this item is left undone."""
+    """The run is draining (parent gone, interrupted, cache unwritable): nothing new starts.
+    `error`: the last error of an attempt that is not retried because of it."""
+
+    def __init__(self, error: str | None = None):
+        super().__init__(error or "draining")
+        self.error = error
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+# how much longer than --timeout the runner waits for an attempt before cancelling it
+# itself: the judge's own per-request timeout (the SDK's, litellm's) fires first
+TIMEOUT_GRACE_S = 2.0
+CLAIM_POLL_S = 0.1
 
 
 class TokenBucket:
@@ -157,6 +163,7 @@ class _Item:
     indices: list[int]
     key: str | None
     prior: JudgeReply | None = None  # cached state of an unfinished re-ask chain
+    claimed: bool = False  # this process holds the key's claim in the cache
 
 
 @dataclass
@@ -223,21 +230,26 @@ class _Run:
         self.replies: list[JudgeReply | None] = [None] * len(requests)
         self.stopped: str | None = None
         self.calls_made = 0
+        self.shared_calls: mmap.mmap | None = None  # calls_made, readable by the parent process
         self.failed = 0
         self.invalid = 0
         self.cached = 0
         self.cache: Any = None
+        self.cache_error: str | None = None  # the cache could not be written: draining, then stop
         self.bar: Any = None
         self.sem: asyncio.Semaphore | None = None
         self.rpm: TokenBucket | None = None
         self.tpm: TokenBucket | None = None
         self.draining = False  # finish the calls in flight, start no new ones
-        self.in_flight: set[str] = set()  # cache keys of the calls being made now
-        self.others_in_flight: set[str] = set()  # keys another process was answering at start
         self.on_finish: Callable[[int, JudgeReply], None] | None = None
         self.pid = os.getpid()
 
     # -- bookkeeping
+    def _count_call(self) -> None:
+        self.calls_made += 1
+        if self.shared_calls is not None:
+            struct.pack_into("q", self.shared_calls, 0, self.calls_made)
+
     def _finish(self, item: _Item, reply: JudgeReply, *, cached: bool = False) -> None:
         for position, index in enumerate(item.indices):
             copy = cached or position > 0
@@ -259,20 +271,43 @@ class _Run:
             )
 
     def _store(self, item: _Item, reply: JudgeReply) -> None:
-        if self.cache is not None and item.key is not None and reply.text is not None:
+        """Commit an answer to the cache; a failed write stops the run (see _cache_broken)."""
+        if self.cache is None or self.cache_error or item.key is None or reply.text is None:
+            return
+        try:
             self.cache.put(item.key, reply, judge=self.judge.id, prompt_hash=item.request.prompt_hash)
+        except (sqlite3.Error, OSError) as exc:
+            self._cache_broken(exc)
+
+    def _cache_broken(self, exc: BaseException) -> None:
+        """The cache cannot be written (disk full, read-only): send nothing new, finish the
+        calls in flight (their answers are kept in the replies), then stop."""
+        if self.cache_error is None:
+            path = getattr(self.cache, "path", self.options.cache_dir)
+            self.cache_error = (
+                f"cache {path}: cannot write ({exc}); stopped, the answers received are kept "
+                "in this run's results"
+            )
+        self.draining = True
 
     # -- one attempt with retries
+    def _attempt_timeout(self) -> float:
+        """The runner's own deadline of one attempt: --timeout plus a grace, so that the
+        judge's per-request timeout (which starts when the request is sent) fires first."""
+        return self.options.timeout_s + max(TIMEOUT_GRACE_S, 0.25 * self.options.timeout_s)
+
     async def _attempt_with_retries(
         self, request: JudgeRequest, totals: _Totals, key: str | None
     ) -> JudgeReply | str:
-        """A reply with text, or the error message after the last retry. Raises _Stop."""
+        """A reply with text, or the error message after the last retry. Raises _Stop, or
+        _Drained (with the last error, if any) when the run drains before a retry."""
         options = self.options
         retry = 0
+        last_error: str | None = None
         est_tokens = sum(len(str(m.get("content", ""))) for m in request.messages) / 4.0
         while True:
             if self.draining:
-                raise _Drained()
+                raise _Drained(last_error)
             if self.rpm is not None:
                 await self.rpm.acquire(1.0)
             if self.tpm is not None:
@@ -282,21 +317,17 @@ class _Run:
                 if self.stopped:
                     raise _Stop(self.stopped)
                 if self.draining:
-                    raise _Drained()
-                self.calls_made += 1
+                    raise _Drained(last_error)
+                self._count_call()
                 totals.attempts += 1
-                if key is not None:
-                    self.in_flight.add(key)
                 try:
-                    reply = await asyncio.wait_for(self.judge.judge(request), options.timeout_s)
+                    # the deadline starts with this attempt and cancels this attempt only
+                    reply = await asyncio.wait_for(self.judge.judge(request), self._attempt_timeout())
                     error: JudgeCallError | None = None
                 except asyncio.TimeoutError:
                     error = JudgeCallError(f"timed out after {options.timeout_s:g}s", retryable=True)
                 except JudgeCallError as exc:
                     error = exc
-                finally:
-                    if key is not None:
-                        self.in_flight.discard(key)
             if error is None:
                 if self.tpm is not None:
                     used = (reply.tokens_in or 0) + (reply.tokens_out or 0)
@@ -304,73 +335,104 @@ class _Run:
                         self.tpm.adjust(used - est_tokens)
                 return reply
             if not error.retryable:
-                if getattr(error, "fatal", True):
+                if error.fatal:
                     self.stopped = self.stopped or f"permanent error: {error}"
                     raise _Fatal(str(error))
                 return str(error)
+            tries = retry + 1
+            last_error = f"{error} (gave up after {tries} attempt{'s' if tries > 1 else ''})"
             if retry >= options.max_retries:
-                tries = retry + 1
-                return f"{error} (gave up after {tries} attempt{'s' if tries > 1 else ''})"
+                return last_error
             if self.draining:
-                raise _Drained()
+                raise _Drained(last_error)
             retry += 1
             delay = random.uniform(0.0, min(options.backoff_max_s, options.backoff_base_s * 2**retry))
             if error.retry_after_s is not None:
                 delay = max(delay, min(error.retry_after_s, RETRY_AFTER_CAP_S))
             await asyncio.sleep(delay)
 
-    # -- one request: call, re-ask, cache
-    def _release(self, key: str) -> None:
-        try:
-            self.cache.release(key, self.pid)
-        except Exception:  # the claim expires on its own
-            pass
+    # -- claims shared with other processes on the same cache
+    def _claim_ttl(self) -> float:
+        """How long a claim stays valid while its process lives (renewed per item)."""
+        o = self.options
+        per_attempt = self._attempt_timeout() + min(o.backoff_max_s, RETRY_AFTER_CAP_S)
+        return per_attempt * (o.max_retries + 1) * (o.reask + 1) + 60.0
 
     def start_draining(self) -> None:
-        """Send nothing new; finish the calls in flight. Their keys are registered in the
-        cache so that a rerun started meanwhile waits for them instead of paying twice."""
-        if self.draining:
-            return
+        """Send nothing new; finish the calls in flight. Their claims stay in the cache until
+        their answers are stored, so a rerun started meanwhile waits for them."""
         self.draining = True
-        if self.cache is not None and self.in_flight:
-            expires = time.time() + self.options.timeout_s + 5.0
-            try:
-                self.cache.claim_many(sorted(self.in_flight), self.pid, expires)
-            except Exception:
-                pass
 
-    async def _wait_for_other_process(self, item: _Item) -> None:
-        """If another live process is answering this key right now, wait and take its answer."""
-        if self.cache is None or item.key is None or item.key not in self.others_in_flight:
-            return
+    async def _claim(self, item: _Item) -> bool:
+        """Claim the item's key; while another live process holds it, wait, then take its
+        answer (item.prior). False when the cache broke (nothing is sent for this item)."""
+        if self.cache is None or item.key is None:
+            return True
         while True:
-            holder = self.cache.holder(item.key)
-            if holder is None or holder[0] == self.pid:
+            if self.draining:
+                raise _Drained()
+            try:
+                holder = self.cache.try_claim(item.key, self.pid, time.time() + self._claim_ttl())
+            except sqlite3.Error as exc:
+                self._cache_broken(exc)
+                raise _Drained() from None
+            if holder is None:
+                item.claimed = True
                 break
-            pid, expires = holder
-            if time.time() > expires or not _pid_alive(pid):
-                break
-            await asyncio.sleep(0.05)
-        reply = self.cache.get(item.key)  # answered meanwhile (or before we looked)
-        if reply is not None:
-            item.prior = reply
+            if self.options.refresh_cache:
+                return True  # a refresh asks anyway
+            await self._wait_released(item.key)
+        if not self.options.refresh_cache:
+            reply = self.cache.get(item.key)  # answered meanwhile by another process
+            if reply is not None:
+                item.prior = reply
+        return True
 
+    async def _wait_released(self, key: str) -> None:
+        """Wait while another live process holds an unexpired claim on `key`."""
+        while not self.draining:
+            holder = self.cache.holder(key)
+            if holder is None or holder[0] == self.pid:
+                return
+            pid, expires = holder
+            if time.time() > expires or not pid_alive(pid):
+                return
+            await asyncio.sleep(CLAIM_POLL_S * random.uniform(0.5, 1.5))
+
+    def _release(self, item: _Item) -> None:
+        if not item.claimed or self.cache is None:
+            return
+        item.claimed = False
+        try:
+            self.cache.release(item.key, self.pid)
+        except Exception:  # the claim expires, or dies with this process
+            pass
+
+    # -- one request: claim, call, re-ask, cache
     async def _process(self, item: _Item) -> None:
         try:
             await self._process_item(item)
         finally:
-            # a claim made while draining is released only once the answer is stored
-            if self.draining and item.key is not None:
-                self._release(item.key)
+            self._release(item)
 
     async def _process_item(self, item: _Item) -> None:
-        request = item.request
-        if not self.options.refresh_cache:
-            await self._wait_for_other_process(item)
-            if item.prior is not None and self._complete(item):
-                self._finish(item, item.prior, cached=True)
-                return
+        await self._claim(item)
+        if item.prior is not None and not self.options.refresh_cache and self._complete(item):
+            self._finish(item, item.prior, cached=True)
+            return
+        if self.options.refresh_cache:
+            item.prior = None
         totals = _Totals.from_reply(item.prior) if item.prior is not None else _Totals()
+        try:
+            await self._ask_until_done(item, totals)
+        except _Drained as drained:
+            # the run is stopping: keep what was paid for (an answer, or the last error)
+            if totals.texts or drained.error is not None:
+                self._finish(item, totals.reply(error=drained.error))
+            raise
+
+    async def _ask_until_done(self, item: _Item, totals: _Totals) -> None:
+        request = item.request
         while True:
             if totals.texts:
                 text = totals.texts[-1]
@@ -411,6 +473,13 @@ class _Run:
 
     # -- the run
     async def run(self) -> None:
+        try:
+            await self._run()
+        finally:
+            if self.cache_error is not None:
+                self.stopped = self.stopped or self.cache_error
+
+    async def _run(self) -> None:
         options = self.options
         items = self._plan()
         if self.bar is None and options.progress:
@@ -426,8 +495,8 @@ class _Run:
                 pending.append(item)
         if not pending:
             return
-        if hasattr(self.judge, "timeout_s"):
-            self.judge.timeout_s = options.timeout_s  # type: ignore[attr-defined]
+        self.judge.timeout_s = options.timeout_s
+        await self.judge.warm_up()  # imports and clients: not charged to the first calls
         self.sem = asyncio.Semaphore(max(1, options.concurrency))
         if options.rpm:
             self.rpm = TokenBucket(options.rpm / 60.0, options.rpm / 60.0)
@@ -467,8 +536,7 @@ class _Run:
     def _plan(self) -> list[_Item]:
         """One item per request, or per distinct cache key when the cache is used."""
         options = self.options
-        use_cache = options.use_cache and bool(getattr(self.judge, "cacheable", False))
-        if not use_cache:
+        if not _uses_cache(self.judge, options):
             return [_Item(request, [i], None) for i, request in enumerate(self.requests)]
         from .cache import ReplyCache, cache_key
 
@@ -481,7 +549,6 @@ class _Run:
                 by_key[key].indices.append(i)
             else:
                 by_key[key] = _Item(request, [i], key)
-        self.others_in_flight = self.cache.inflight_keys()
         if not options.refresh_cache:
             found = self.cache.get_many(list(by_key))
             for key, reply in found.items():
@@ -493,17 +560,32 @@ class _Run:
             self.bar.close()
             self.bar = None
         if self.cache is not None:
+            try:
+                self.cache.release_all(self.pid)
+            except sqlite3.Error:
+                pass
             self.cache.close()
             self.cache = None
-        aclose = getattr(self.judge, "aclose", None)
-        if aclose is not None:
-            try:
-                await aclose()
-            except Exception:
-                pass
+        try:
+            await self.judge.aclose()
+        except Exception:
+            pass
 
     def outcome(self) -> RunOutcome:
         return RunOutcome(list(self.replies), self.stopped, self.calls_made)
+
+
+def _uses_cache(judge: Judge, options: RunnerOptions) -> bool:
+    return options.use_cache and bool(getattr(judge, "cacheable", False))
+
+
+def check_cache(judge: Judge, options: RunnerOptions) -> None:
+    """Open the cache the run will use (writability probe included) before any call:
+    a one-line JudgebenchError naming the path when it cannot be used."""
+    if _uses_cache(judge, options):
+        from .cache import ReplyCache
+
+        ReplyCache(options.cache_dir).close()
 
 
 async def arun_requests(
@@ -534,11 +616,13 @@ def run_requests(
     is interrupted, the worker sends nothing new but finishes and caches the calls
     already in flight - they are paid for - then exits. A rerun waits for those calls
     instead of sending them again, so a killed run repeats no answered call.
+    SIGTERM is handled like Ctrl-C while the run lasts (main thread only).
     """
     if options.batch:  # the provider's batch API (see batch.py): same cache and records
         from .batch import run_batch
 
         return run_batch(requests, judge, options, is_parseable)
+    check_cache(judge, options)
     try:
         asyncio.get_running_loop()
         in_loop = True
@@ -547,9 +631,46 @@ def run_requests(
     if in_loop:  # called from inside an event loop (e.g. a notebook): run in a thread
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             return pool.submit(_run_here, requests, judge, options, is_parseable).result()
-    if _use_worker(judge, options):
-        return _run_in_worker(requests, judge, options, is_parseable)
-    return _run_here(requests, judge, options, is_parseable)
+    with _SigtermAsInterrupt() as signals:
+        if _use_worker(judge, options):
+            outcome = _run_in_worker(requests, judge, options, is_parseable)
+        else:
+            outcome = _run_here(requests, judge, options, is_parseable)
+    if outcome.stopped == INTERRUPTED:
+        outcome.stopped = (
+            f"interrupted ({signals.received or 'SIGINT'}): {outcome.calls_made} calls sent; "
+            "answers still in flight go to the cache"
+        )
+    return outcome
+
+
+INTERRUPTED = "interrupted"
+
+
+class _SigtermAsInterrupt:
+    """While active (main thread only), SIGTERM does what Ctrl-C does: the current SIGINT
+    handler runs (asyncio's, or the one raising KeyboardInterrupt)."""
+
+    def __init__(self) -> None:
+        self.received: str | None = None
+        self.previous: Any = None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.received = "SIGTERM"
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, frame)
+        else:
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> _SigtermAsInterrupt:
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGTERM, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGTERM, self.previous)
 
 
 def _run_here(
@@ -569,7 +690,7 @@ def _run_here(
     try:
         asyncio.run(main())
     except KeyboardInterrupt:
-        run.stopped = run.stopped or "interrupted"
+        run.stopped = run.stopped or INTERRUPTED
     return run.outcome()
 
 
@@ -579,8 +700,7 @@ def _use_worker(judge: Judge, options: RunnerOptions) -> bool:
     return (
         sys.platform.startswith("linux")  # fork without exec is unsafe on macOS
         and hasattr(os, "fork")
-        and options.use_cache
-        and bool(getattr(judge, "cacheable", False))
+        and _uses_cache(judge, options)
         and threading.current_thread() is threading.main_thread()
     )
 
@@ -593,14 +713,17 @@ def _run_in_worker(
 ) -> RunOutcome:
     result_r, result_w = os.pipe()
     life_r, life_w = os.pipe()
+    shared_calls = mmap.mmap(-1, 8)  # the worker's calls_made, shared across the fork
     pid = os.fork()
     if pid == 0:  # the call worker
         code = 0
         try:
             os.close(result_r)
             os.close(life_w)
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; see lifeline
-            _worker_main(requests, judge, options, is_parseable, result_w, life_r)
+            # the parent decides (Ctrl-C reaches the whole process group); see lifeline
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            _worker_main(requests, judge, options, is_parseable, result_w, life_r, shared_calls)
         except BaseException:  # noqa: BLE001 - reported to the parent, then exit
             code = 1
         finally:
@@ -609,40 +732,27 @@ def _run_in_worker(
     os.close(life_r)
     replies: list[JudgeReply | None] = [None] * len(requests)
     stopped: str | None = None
-    calls_made = 0
     error: tuple[str, str] | None = None
     finished = False
-    bar = None
-    counts = {"invalid": 0, "failed": 0, "cached": 0}
-    if options.progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(requests), desc="judging", unit="call", dynamic_ncols=True)
+    status = 0
+    bar = _WorkerBar(requests, is_parseable) if options.progress else None
     try:
         with os.fdopen(result_r, "rb") as stream:
             for line in stream:
                 if line.startswith(b"R "):  # R <index> <reply json>
                     _, index_text, body = line.split(b" ", 2)
                     index = int(index_text)
-                    reply = JudgeReply.model_validate_json(body)
-                    replies[index] = reply
+                    replies[index] = JudgeReply.model_validate_json(body)
                     if bar is not None:
-                        if reply.text is None:
-                            counts["failed"] += 1
-                        elif not is_parseable(requests[index], reply.text):
-                            counts["invalid"] += 1
-                        counts["cached"] += int(reply.cached)
-                        bar.update(1)
-                        bar.set_postfix(refresh=False, **counts)
+                        bar.update(index, replies[index])  # type: ignore[arg-type]
                     continue
                 message = json.loads(line)
                 if "done" in message:
-                    stopped, calls_made, finished = message["stopped"], message["calls_made"], True
+                    stopped, finished = message["stopped"], True
                 elif "error" in message:
                     error = (message["type"], message["error"])
-                    calls_made = message.get("calls_made", calls_made)
     except KeyboardInterrupt:
-        stopped = "interrupted"
+        stopped = INTERRUPTED
         os.close(life_w)  # the worker finishes the calls in flight, caches them and exits
         life_w = -1
         threading.Thread(target=_reap, args=(pid,), daemon=True).start()
@@ -654,15 +764,38 @@ def _run_in_worker(
             os.close(life_w)
         if pid:
             _, status = os.waitpid(pid, 0)
+    calls_made = struct.unpack_from("q", shared_calls, 0)[0]
     if error is not None:
         if error[0] == "JudgebenchError":
-            from .errors import JudgebenchError
-
             raise JudgebenchError(error[1])
         raise RuntimeError(f"judge call worker failed: {error[0]}: {error[1]}")
     if not finished and stopped is None:
         stopped = f"the judge call worker exited unexpectedly (status {status})"
     return RunOutcome(replies, stopped, calls_made)
+
+
+class _WorkerBar:
+    """The progress bar of a run whose calls are made by the call worker."""
+
+    def __init__(self, requests: list[JudgeRequest], is_parseable: Callable[[JudgeRequest, str], bool]):
+        from tqdm.auto import tqdm
+
+        self.requests = requests
+        self.is_parseable = is_parseable
+        self.counts = {"invalid": 0, "failed": 0, "cached": 0}
+        self.bar = tqdm(total=len(requests), desc="judging", unit="call", dynamic_ncols=True)
+
+    def update(self, index: int, reply: JudgeReply) -> None:
+        if reply.text is None:
+            self.counts["failed"] += 1
+        elif not self.is_parseable(self.requests[index], reply.text):
+            self.counts["invalid"] += 1
+        self.counts["cached"] += int(reply.cached)
+        self.bar.update(1)
+        self.bar.set_postfix(refresh=False, **self.counts)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def _reap(pid: int) -> None:
@@ -679,11 +812,13 @@ def _worker_main(
     is_parseable: Callable[[JudgeRequest, str], bool],
     result_fd: int,
     lifeline_fd: int,
+    shared_calls: mmap.mmap,
 ) -> None:
     """In the forked worker: run, stream every finished reply, drain when the parent goes."""
     from dataclasses import replace
 
     run = _Run(requests, judge, replace(options, progress=False), is_parseable)
+    run.shared_calls = shared_calls
     parent_gone = False
 
     def send(message: dict[str, Any] | bytes) -> None:
@@ -721,8 +856,8 @@ def _worker_main(
     try:
         asyncio.run(main())
     except BaseException as exc:  # noqa: BLE001
-        send({"error": str(exc), "type": type(exc).__name__, "calls_made": run.calls_made})
+        send({"error": str(exc), "type": type(exc).__name__})
         raise
     if run.draining and run.stopped is None:
-        run.stopped = "interrupted"
+        run.stopped = INTERRUPTED
     send({"done": True, "stopped": run.stopped, "calls_made": run.calls_made})
