@@ -51,7 +51,7 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -736,28 +736,36 @@ def _run_in_worker(
     finished = False
     status = 0
     bar = _WorkerBar(requests, is_parseable) if options.progress else None
+    reader = _LineReader(result_r)
+
+    def take(line: bytes) -> None:
+        nonlocal stopped, finished, error
+        if line.startswith(b"R "):  # R <index> <reply json>
+            _, index_text, body = line.split(b" ", 2)
+            index = int(index_text)
+            replies[index] = JudgeReply.model_validate_json(body)
+            if bar is not None:
+                bar.update(index, replies[index])  # type: ignore[arg-type]
+            return
+        message = json.loads(line)
+        if "done" in message:
+            stopped, finished = message["stopped"], True
+        elif "error" in message:
+            error = (message["type"], message["error"])
+
     try:
-        with os.fdopen(result_r, "rb") as stream:
-            for line in stream:
-                if line.startswith(b"R "):  # R <index> <reply json>
-                    _, index_text, body = line.split(b" ", 2)
-                    index = int(index_text)
-                    replies[index] = JudgeReply.model_validate_json(body)
-                    if bar is not None:
-                        bar.update(index, replies[index])  # type: ignore[arg-type]
-                    continue
-                message = json.loads(line)
-                if "done" in message:
-                    stopped, finished = message["stopped"], True
-                elif "error" in message:
-                    error = (message["type"], message["error"])
+        for line in reader.lines():
+            take(line)
     except KeyboardInterrupt:
         stopped = INTERRUPTED
         os.close(life_w)  # the worker finishes the calls in flight, caches them and exits
         life_w = -1
+        for line in reader.lines(wait=False):  # replies already sent are kept
+            take(line)
         threading.Thread(target=_reap, args=(pid,), daemon=True).start()
         pid = 0
     finally:
+        reader.close()
         if bar is not None:
             bar.close()
         if life_w >= 0:
@@ -772,6 +780,34 @@ def _run_in_worker(
     if not finished and stopped is None:
         stopped = f"the judge call worker exited unexpectedly (status {status})"
     return RunOutcome(replies, stopped, calls_made)
+
+
+class _LineReader:
+    """Lines from the worker's pipe; `wait=False` takes only what is already there."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.buffer = b""
+
+    def lines(self, *, wait: bool = True) -> Iterator[bytes]:
+        os.set_blocking(self.fd, wait)
+        while True:
+            while b"\n" in self.buffer:
+                line, self.buffer = self.buffer.split(b"\n", 1)
+                yield line
+            try:
+                chunk = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                return
+            if not chunk:
+                return
+            self.buffer += chunk
+
+    def close(self) -> None:
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
 
 
 class _WorkerBar:
