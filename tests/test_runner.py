@@ -748,3 +748,35 @@ def test_sigterm_writes_partial_results_and_counts_the_calls_sent(tmp_path: Path
     assert stats.total < 2 * n
     assert f"interrupted (SIGTERM): {stats.total} calls sent" in stderr  # in flight included
     assert f"{stats.total} sent" in stdout
+
+
+UNWRITABLE_SCRIPT = textwrap.dedent(
+    """
+    import resource, signal, sys
+    sys.path.insert(0, {tests!r})
+    from openai_server import judge_request, verdict_parses
+    from judgebench.errors import JudgebenchError
+    from judgebench.judges.llm import LiteLLMJudge
+    from judgebench.runner import RunnerOptions, run_requests
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))  # the disk is (nearly) full
+    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test"}})
+    options = RunnerOptions(cache_dir={cache!r}, progress=False)
+    try:
+        run_requests([judge_request(i) for i in range(5)], judge, options, verdict_parses)
+    except JudgebenchError as exc:
+        print("ERROR", exc)
+    """
+)
+
+
+def test_unwritable_cache_is_a_one_line_error_before_any_call(tmp_path: Path) -> None:
+    ReplyCache(tmp_path).close()  # an existing cache, on a disk that then fills up
+    with FakeOpenAIServer() as server:
+        script = UNWRITABLE_SCRIPT.format(tests=str(Path(__file__).parent), api_base=server.api_base, cache=str(tmp_path))
+        result = subprocess.run([sys.executable, "-c", script], env=cli_env(), capture_output=True, text=True, timeout=120)
+        assert server.stats().total == 0
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert result.stdout.startswith(f"ERROR cache {tmp_path / CACHE_FILENAME}: ")
+    assert len(result.stdout.strip().splitlines()) == 1

@@ -111,14 +111,18 @@ class ReplyCache:
             raise JudgebenchError(f"cache directory {self.directory}: {exc.strerror}") from None
 
     def _probe_write(self) -> None:
-        """A write (rolled back) so a read-only or full location fails now, not mid-run."""
-        if not os.access(self.directory, os.W_OK):
-            raise sqlite3.OperationalError("the directory is not writable")
-        self._db.execute("BEGIN IMMEDIATE")
+        """A committed write (then undone) so that a read-only or full location fails now,
+        before any call, not once answers are paid for."""
         try:
+            if not os.access(self.directory, os.W_OK):
+                raise OSError("the directory is not writable")
             self._db.execute("INSERT OR REPLACE INTO inflight (key, pid, expires) VALUES ('', 0, 0)")
-        finally:
-            self._db.execute("ROLLBACK")
+            self._db.execute("DELETE FROM inflight WHERE key = ''")
+        except (sqlite3.Error, OSError) as exc:
+            raise JudgebenchError(
+                f"cache {self.path}: cannot write ({exc}); free some space, or use another "
+                "--cache-dir, or --no-cache"
+            ) from None
 
     def get(self, key: str) -> JudgeReply | None:
         row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()

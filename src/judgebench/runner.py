@@ -14,10 +14,13 @@ the requests never finished are None and `outcome.stopped` says why.
 - Retries: 429, 5xx, timeouts and connection errors (JudgeCallError.retryable) are
   retried up to `max_retries` times after the first attempt, waiting
   uniform(0, min(backoff_max_s, backoff_base_s * 2**n)) (full jitter) but never less
-  than the server's Retry-After (capped at 600 s). Each attempt has `timeout_s`.
+  than the server's Retry-After (capped at 600 s). Each attempt has `timeout_s`, counted
+  from the attempt's start (the judge's own request timeout; the runner cancels that
+  attempt alone after a grace). `judge.warm_up()` (imports, clients) runs before the
+  first attempt, so it is never charged to it.
 - Fatal errors: a non-retryable error (400, 401/403, 404...) stops the whole run at
-  once: in-flight calls are cancelled, finished replies are kept. An error flagged
-  `fatal = False` (e.g. one prompt exceeds the context window) fails that call only.
+  once: in-flight calls are cancelled, finished replies are kept. A JudgeCallError with
+  `fatal=False` (e.g. one prompt exceeds the context window) fails that call only.
 - `max_failures`: the run stops cleanly once that many calls have FAILED.
 - Re-ask: an answer that does not parse is asked again up to `reask` times, with the
   bad answer appended as an assistant message and a short reminder of the allowed
@@ -26,12 +29,19 @@ the requests never finished are None and `outcome.stopped` says why.
   moment they return, intermediate unparseable answers of a re-ask chain included, so
   a killed run loses at most its in-flight calls. A cache hit makes no call; a cached
   unparseable answer with fewer re-asks than `reask` asks the missing re-asks only.
-  Identical requests (same key) within one run are sent once.
-- Ctrl-C: returns what finished so far with `stopped="interrupted"`.
+  Identical requests (same key) within one run are sent once. Each key is claimed in the
+  cache before its call; a key claimed by another live process (a second run on the same
+  cache) is waited for and its answer taken, never paid twice.
+- Cache write failure (disk full): the run drains (nothing new is sent, calls in flight
+  finish) and stops; every answer received is in the replies, cached or not.
+- Ctrl-C, and SIGTERM while run_requests runs: returns what finished so far with
+  `stopped="interrupted (SIGINT|SIGTERM): N calls sent; ..."`.
 - Kill safety (Linux, with a cache): the calls are made by a forked call worker that
   streams replies back. When this process dies (even by SIGKILL) or is interrupted, the
-  worker starts nothing new, finishes and caches the calls in flight (registering them
-  in the cache so a rerun waits for them instead of paying twice), then exits.
+  worker starts nothing new, finishes and caches the calls in flight (their claims stay
+  in the cache until then, so a rerun waits for them instead of paying twice), then
+  exits. Its count of calls sent is shared with this process (calls_made is exact even
+  after an interrupt).
   JUDGEBENCH_CALL_WORKER=0 keeps everything in this process.
 - Batch (`options.batch`): run_requests hands the whole run to batch.run_batch (the
   provider's batch API, same cache and records, no re-ask, no call worker).
@@ -496,7 +506,10 @@ class _Run:
         if not pending:
             return
         self.judge.timeout_s = options.timeout_s
-        await self.judge.warm_up()  # imports and clients: not charged to the first calls
+        try:  # imports and clients: not charged to the first calls' deadlines
+            await self.judge.warm_up()
+        except Exception:  # noqa: BLE001 - an optimisation: the first call reports the problem
+            pass
         self.sem = asyncio.Semaphore(max(1, options.concurrency))
         if options.rpm:
             self.rpm = TokenBucket(options.rpm / 60.0, options.rpm / 60.0)
@@ -621,7 +634,9 @@ def run_requests(
     if options.batch:  # the provider's batch API (see batch.py): same cache and records
         from .batch import run_batch
 
+        judge.preflight()
         return run_batch(requests, judge, options, is_parseable)
+    judge.preflight()  # credentials (the pipeline may have called it already: cheap)
     check_cache(judge, options)
     try:
         asyncio.get_running_loop()
