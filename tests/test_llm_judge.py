@@ -496,3 +496,24 @@ def test_auth_errors_stop_the_run_without_retries(
         seen = server.stats().total
     assert out.stopped is not None and "authentication failed" in out.stopped
     assert seen <= 2 and out.calls_made == seen  # the calls in flight, never a retry
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_signed_api_base_stays_out_of_debug_logs(
+    transport: str, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("DEBUG")
+    with FakeOpenAIServer(Behaviour(script=(500,))) as server:
+        base = server.api_base + "?token=TOK-SECRET-7&sig=SIG-SECRET-8"
+        if transport == "openai":  # (httpx refuses userinfo next to a bearer key on litellm's client)
+            base = base.replace("//", "//bob:URLPASS-1@")
+        judge = LiteLLMJudge("openai/m", {"api_base": base, "api_key": "sk-t", "transport": transport})
+        error = error_of(judge)  # the scripted 500 (litellm: a 404, it appends paths after the query)
+        if transport == "openai":  # the query travels as a query: answered
+            assert error.retryable and call(judge).text is not None
+    captured = capfd.readouterr()
+    assert "127.0.0.1" in caplog.text  # the requests were logged, redacted
+    for secret in URL_SECRETS:
+        assert secret not in caplog.text, secret
+        assert secret not in captured.out + captured.err, secret
+        assert secret not in str(error)

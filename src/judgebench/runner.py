@@ -635,7 +635,9 @@ def run_requests(
         from .batch import run_batch
 
         judge.preflight()
-        return run_batch(requests, judge, options, is_parseable)
+        with _SigtermAsInterrupt() as signals:
+            outcome = run_batch(requests, judge, options, is_parseable)
+        return _name_interrupt(outcome, signals)
     judge.preflight()  # credentials (the pipeline may have called it already: cheap)
     check_cache(judge, options)
     try:
@@ -651,15 +653,20 @@ def run_requests(
             outcome = _run_in_worker(requests, judge, options, is_parseable)
         else:
             outcome = _run_here(requests, judge, options, is_parseable)
+    return _name_interrupt(outcome, signals)
+
+
+INTERRUPTED = "interrupted"
+
+
+def _name_interrupt(outcome: RunOutcome, signals: _SigtermAsInterrupt) -> RunOutcome:
+    """An interrupted outcome says which signal and how many calls were sent."""
     if outcome.stopped == INTERRUPTED:
         outcome.stopped = (
             f"interrupted ({signals.received or 'SIGINT'}): {outcome.calls_made} calls sent; "
             "answers still in flight go to the cache"
         )
     return outcome
-
-
-INTERRUPTED = "interrupted"
 
 
 class _SigtermAsInterrupt:

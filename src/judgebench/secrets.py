@@ -8,6 +8,7 @@ left as it is, so it can be applied to error messages as well as to single argum
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -61,3 +62,42 @@ def redact_value(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [redact_value(v) for v in value]
     return value
+
+
+# loggers of the HTTP stack that print request URLs (httpx at INFO, the openai SDK at DEBUG)
+URL_LOGGERS = (
+    "httpx",
+    "httpx2",
+    "httpcore",
+    "httpcore2",
+    "openai",
+    "openai._base_client",
+    "LiteLLM",
+    "LiteLLM Proxy",
+    "LiteLLM Router",
+)
+
+
+class RedactURLFilter(logging.Filter):
+    """Rewrites a log record's message with redact_url (userinfo, query values)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a broken record is not ours to fix
+            return True
+        redacted = redact_url(message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        return True
+
+
+_FILTER = RedactURLFilter()
+
+
+def install_log_redaction() -> None:
+    """Attach RedactURLFilter to the HTTP stack's loggers (idempotent)."""
+    for name in URL_LOGGERS:
+        logger = logging.getLogger(name)
+        if _FILTER not in logger.filters:
+            logger.addFilter(_FILTER)

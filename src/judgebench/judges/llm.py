@@ -54,7 +54,7 @@ from typing import Any
 
 from ..errors import JudgebenchError
 from ..records import JudgeReply, JudgeRequest
-from ..secrets import redact_url, redact_value, url_secrets
+from ..secrets import install_log_redaction, redact_url, redact_value, url_secrets
 from .base import Judge, JudgeCallError
 
 INT_ARGS = {"max_tokens", "max_completion_tokens", "seed", "top_k", "n", "top_logprobs"}
@@ -297,6 +297,7 @@ class LiteLLMJudge(Judge):
         self._shape: dict[str, Any] | None = None  # resolved once for the openai transport
         self._clients: dict[int, tuple[Any, list[Any]]] = {}  # id(loop) -> (loop, AsyncOpenAI clients)
         self._turn = 0
+        install_log_redaction()  # httpx logs request URLs (a signed api_base's query) at INFO
 
     def __repr__(self) -> str:
         return f"LiteLLMJudge({self.model!r}, {self.public_args()!r})"
