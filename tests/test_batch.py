@@ -137,8 +137,9 @@ def test_batch_with_unsupported_provider_is_a_one_line_error(tmp_path: Path, cap
 
 
 def test_batch_auth_error_stops_at_once_without_retries(tmp_path: Path) -> None:
-    from judgebench.runner import RunnerOptions, run_requests
     from openai_server import judge_request, verdict_parses
+
+    from judgebench.runner import RunnerOptions, run_requests
 
     with FakeOpenAIServer(Behaviour(api_status=401)) as server:
         judge = LiteLLMJudge("openai/judge-x", {"api_base": server.api_base, "api_key": "sk-t"})

@@ -55,6 +55,7 @@ import json
 import mmap
 import os
 import random
+import select
 import signal
 import sqlite3
 import struct
@@ -125,6 +126,7 @@ class _Drained(Exception):
 # itself: the judge's own per-request timeout (the SDK's, litellm's) fires first
 TIMEOUT_GRACE_S = 2.0
 CLAIM_POLL_S = 0.1
+DRAIN_ACK_TIMEOUT_S = 5.0  # an interrupted parent waits this long for the worker to stop sending
 
 
 class TokenBucket:
@@ -782,7 +784,11 @@ def _run_in_worker(
         stopped = INTERRUPTED
         os.close(life_w)  # the worker finishes the calls in flight, caches them and exits
         life_w = -1
-        for line in reader.lines(wait=False):  # replies already sent are kept
+        # until the worker confirms it sends nothing new: the replies it sent are kept and
+        # the count of calls sent is final (a stuck worker is not waited for long)
+        for line in reader.lines(timeout_s=DRAIN_ACK_TIMEOUT_S):
+            if line.startswith(b'{"draining"'):
+                break
             take(line)
         threading.Thread(target=_reap, args=(pid,), daemon=True).start()
         pid = 0
@@ -811,16 +817,18 @@ class _LineReader:
         self.fd = fd
         self.buffer = b""
 
-    def lines(self, *, wait: bool = True) -> Iterator[bytes]:
-        os.set_blocking(self.fd, wait)
+    def lines(self, *, timeout_s: float | None = None) -> Iterator[bytes]:
+        """Each line until EOF; with `timeout_s`, also stop once that time has passed."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
         while True:
             while b"\n" in self.buffer:
                 line, self.buffer = self.buffer.split(b"\n", 1)
                 yield line
-            try:
-                chunk = os.read(self.fd, 1 << 16)
-            except BlockingIOError:
-                return
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
+                    return
+            chunk = os.read(self.fd, 1 << 16)
             if not chunk:
                 return
             self.buffer += chunk
@@ -903,6 +911,7 @@ def _worker_main(
         def lifeline() -> None:  # readable = EOF: the parent closed it, or died
             loop.remove_reader(lifeline_fd)
             run.start_draining()
+            send({"draining": True, "calls_made": run.calls_made})  # nothing new from here
 
         loop.add_reader(lifeline_fd, lifeline)
         try:
