@@ -782,3 +782,26 @@ def test_unwritable_cache_is_a_one_line_error_before_any_call(tmp_path: Path) ->
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-2000:]
     assert result.stdout.startswith(f"ERROR cache {tmp_path / CACHE_FILENAME}: ")
     assert len(result.stdout.strip().splitlines()) == 1
+
+
+def test_sigterm_without_the_call_worker_drains_like_ctrl_c(tmp_path: Path) -> None:
+    """In-process runs (JUDGEBENCH_CALL_WORKER=0): the first SIGTERM sends nothing new and
+    waits for the calls in flight, which are kept - no paid answer is cut short."""
+    n = 64
+    with FakeOpenAIServer(Behaviour(latency_s=0.3)) as server:
+        script = INTERRUPT_SCRIPT.format(
+            tests=str(Path(__file__).parent), n=n, api_base=server.api_base, c=8, cache=str(tmp_path)
+        )
+        env = dict(cli_env(), JUDGEBENCH_CALL_WORKER="0")
+        proc = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while server.stats().answered() < 8 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+        stats = server.stats()
+    assert proc.returncode == 0, out
+    assert out.startswith(f"STOPPED interrupted (SIGTERM): {stats.total} calls sent"), (stats.total, out)
+    calls, answered = map(int, out.split("DONE")[1].split()[:2])
+    assert calls == stats.total == answered == stats.answered() < n  # every call sent was kept
+    assert "cancelled" not in stats.outcomes()

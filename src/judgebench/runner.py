@@ -532,6 +532,12 @@ class _Run:
                     unexpected = [e for e in errors if not isinstance(e, _Stop)]
                     if unexpected:
                         raise unexpected[0]
+        except asyncio.CancelledError:
+            # Ctrl-C / SIGTERM in this process. A worker whose cancellation is swallowed
+            # (asyncio.wait_for in Python 3.11 returns a result that arrives as it is
+            # cancelled) must not go on with the queue: it sees `stopped` and ends.
+            self.stopped = self.stopped or INTERRUPTED
+            raise
         finally:
             for task in tasks:
                 task.cancel()
@@ -654,7 +660,7 @@ def run_requests(
         if _use_worker(judge, options):
             outcome = _run_in_worker(requests, judge, options, is_parseable)
         else:
-            outcome = _run_here(requests, judge, options, is_parseable)
+            outcome = _run_here(requests, judge, options, is_parseable, signals)
     return _name_interrupt(outcome, signals)
 
 
@@ -702,10 +708,14 @@ def _run_here(
     judge: Judge,
     options: RunnerOptions,
     is_parseable: Callable[[JudgeRequest, str], bool],
+    signals: _SigtermAsInterrupt | None = None,
 ) -> RunOutcome:
+    """The run in this process. In the main thread, the first Ctrl-C or SIGTERM drains
+    (nothing new is sent, the calls in flight finish and are kept); a second one cancels."""
     run = _Run(requests, judge, options, is_parseable)
 
     async def main() -> None:
+        _drain_on_signals(run, signals)
         try:
             await run.run()
         finally:
@@ -715,7 +725,30 @@ def _run_here(
         asyncio.run(main())
     except KeyboardInterrupt:
         run.stopped = run.stopped or INTERRUPTED
+    if run.draining and run.stopped is None:
+        run.stopped = INTERRUPTED
     return run.outcome()
+
+
+def _drain_on_signals(run: _Run, signals: _SigtermAsInterrupt | None) -> None:
+    """SIGINT/SIGTERM: drain the run the first time, cancel it the second time."""
+    if signals is None or threading.current_thread() is not threading.main_thread():
+        return
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+
+    def on_signal(name: str) -> None:
+        if run.draining and task is not None:
+            task.cancel()  # a second signal: stop waiting for the calls in flight
+            return
+        signals.received = signals.received or name
+        run.start_draining()
+
+    for signum, name in ((signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")):
+        try:
+            loop.add_signal_handler(signum, on_signal, name)
+        except (NotImplementedError, RuntimeError, ValueError):
+            return
 
 
 def _use_worker(judge: Judge, options: RunnerOptions) -> bool:
