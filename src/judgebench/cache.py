@@ -103,6 +103,7 @@ class ReplyCache:
             )
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             self._probe_write()
+            self._db.execute("DELETE FROM inflight WHERE expires < ?", (time.time(),))  # stale claims
         except sqlite3.DatabaseError as exc:
             raise JudgebenchError(
                 f"cache {self.path}: {exc} (use another --cache-dir, --no-cache, or delete the file)"
@@ -161,21 +162,7 @@ class ReplyCache:
             (key, judge, prompt_hash, stored.model_dump_json(), now, now),
         )
 
-    # -- calls in flight: another process (e.g. the worker of a killed run finishing its
-    # last calls) is asked to answer this key; wait for it instead of paying twice.
-    def claim(self, key: str, pid: int, expires: float) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO inflight (key, pid, expires) VALUES (?, ?, ?)", (key, pid, expires)
-        )
-
-    def claim_many(self, keys: list[str], pid: int, expires: float) -> None:
-        with self._db:
-            self._db.execute("BEGIN")
-            self._db.executemany(
-                "INSERT OR REPLACE INTO inflight (key, pid, expires) VALUES (?, ?, ?)",
-                [(key, pid, expires) for key in keys],
-            )
-
+    # -- claims: the process making a call for a key holds it; others wait for its answer
     def try_claim(self, key: str, pid: int, expires: float) -> tuple[int, float] | None:
         """Claim `key` for `pid` unless another live process holds an unexpired claim on it.
         None: claimed (or renewed); else the holder's (pid, expires)."""
@@ -205,11 +192,6 @@ class ReplyCache:
     def holder(self, key: str) -> tuple[int, float] | None:
         row = self._db.execute("SELECT pid, expires FROM inflight WHERE key = ?", (key,)).fetchone()
         return (int(row[0]), float(row[1])) if row else None
-
-    def inflight_keys(self) -> set[str]:
-        """Keys claimed by some process and not yet expired (expired claims are dropped)."""
-        self._db.execute("DELETE FROM inflight WHERE expires < ?", (time.time(),))
-        return {row[0] for row in self._db.execute("SELECT key FROM inflight")}
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0])
