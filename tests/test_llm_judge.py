@@ -462,6 +462,9 @@ def test_preflight_names_the_missing_credential_variable(monkeypatch: pytest.Mon
     LiteLLMJudge("openai/gpt-4o", {"api_key": "sk-given"}).preflight()  # explicit key
     LiteLLMJudge("openai/m", {"api_base": "http://127.0.0.1:9/v1"}).preflight()  # self-hosted
     LiteLLMJudge("hosted_vllm/m", {"api_base": "http://127.0.0.1:9/v1"}).preflight()
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID", raising=False)
+    LiteLLMJudge("bedrock/anthropic.claude-x", {}).preflight()  # may use a profile or a role
+    LiteLLMJudge("ollama/llama3", {}).preflight()  # local, no key
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
     LiteLLMJudge("openai/gpt-4o", {}).preflight()
 

@@ -111,8 +111,10 @@ REQUEST_LEVEL_ERRORS = ("ContextWindowExceededError", "ContentPolicyViolationErr
 AUTH_ERRORS = ("AuthenticationError", "PermissionDeniedError")
 # client-side "no key at all" messages (whatever status litellm attaches to them)
 AUTH_TEXT = ("missing credentials", "api_key client option must be set")
-# environment variables litellm lists that are addresses, not credentials (ollama's base)
-_CREDENTIAL_ENV = re.compile(r"KEY|TOKEN|SECRET|CREDENTIAL|PASSWORD", re.IGNORECASE)
+# providers whose only credential is an API key in the environment (as litellm's
+# validate_environment names it). Others (bedrock, vertex_ai, azure, ...) also take
+# profiles, instance roles or tokens that cannot be checked up front: not checked.
+PREFLIGHT_PROVIDERS = {"openai", "anthropic", "gemini", "mistral", "groq", "deepseek", "xai", "openrouter"}
 
 _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
@@ -349,10 +351,12 @@ class LiteLLMJudge(Judge):
             return
         litellm = _import_litellm()
         try:
+            if litellm.get_llm_provider(self.model)[1] not in PREFLIGHT_PROVIDERS:
+                return
             found = litellm.validate_environment(model=self.model)
         except Exception:  # an unknown provider: litellm will say what it needs
             return
-        missing = [k for k in found.get("missing_keys") or [] if _CREDENTIAL_ENV.search(k)]
+        missing = list(found.get("missing_keys") or [])
         if missing and not found.get("keys_in_environment"):
             raise JudgebenchError(
                 f"judge {self.model}: no credentials: set {' or '.join(missing)} "
