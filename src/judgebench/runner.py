@@ -308,9 +308,7 @@ class _Run:
         judge's per-request timeout (which starts when the request is sent) fires first."""
         return self.options.timeout_s + max(TIMEOUT_GRACE_S, 0.25 * self.options.timeout_s)
 
-    async def _attempt_with_retries(
-        self, request: JudgeRequest, totals: _Totals, key: str | None
-    ) -> JudgeReply | str:
+    async def _attempt_with_retries(self, request: JudgeRequest, totals: _Totals) -> JudgeReply | str:
         """A reply with text, or the error message after the last retry. Raises _Stop, or
         _Drained (with the last error, if any) when the run drains before a retry."""
         options = self.options
@@ -375,30 +373,29 @@ class _Run:
         their answers are stored, so a rerun started meanwhile waits for them."""
         self.draining = True
 
-    async def _claim(self, item: _Item) -> bool:
+    async def _claim(self, item: _Item) -> None:
         """Claim the item's key; while another live process holds it, wait, then take its
-        answer (item.prior). False when the cache broke (nothing is sent for this item)."""
+        answer (item.prior). Raises _Drained when the cache cannot be used any more."""
         if self.cache is None or item.key is None:
-            return True
-        while True:
-            if self.draining:
-                raise _Drained()
-            try:
+            return
+        try:
+            while True:
+                if self.draining:
+                    raise _Drained()
                 holder = self.cache.try_claim(item.key, self.pid, time.time() + self._claim_ttl())
-            except sqlite3.Error as exc:
-                self._cache_broken(exc)
-                raise _Drained() from None
-            if holder is None:
-                item.claimed = True
-                break
-            if self.options.refresh_cache:
-                return True  # a refresh asks anyway
-            await self._wait_released(item.key)
-        if not self.options.refresh_cache:
-            reply = self.cache.get(item.key)  # answered meanwhile by another process
-            if reply is not None:
-                item.prior = reply
-        return True
+                if holder is None:
+                    item.claimed = True
+                    break
+                if self.options.refresh_cache:
+                    return  # a refresh asks anyway
+                await self._wait_released(item.key)
+            if not self.options.refresh_cache:
+                reply = self.cache.get(item.key)  # answered meanwhile by another process
+                if reply is not None:
+                    item.prior = reply
+        except sqlite3.Error as exc:
+            self._cache_broken(exc)
+            raise _Drained() from None
 
     async def _wait_released(self, key: str) -> None:
         """Wait while another live process holds an unexpired claim on `key`."""
@@ -457,7 +454,7 @@ class _Run:
             else:
                 asked = request
             try:
-                result = await self._attempt_with_retries(asked, totals, item.key)
+                result = await self._attempt_with_retries(asked, totals)
             except _Fatal as fatal:
                 self._finish(item, totals.reply(error=str(fatal)))
                 raise
