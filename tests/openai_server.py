@@ -21,7 +21,10 @@ Behaviour per request, decided in this order:
      `hang_rate`, `malformed_rate`.
   4. the answer: `answer` is a literal text, "@hash" ("[[A]]" or "[[B]]" picked from the
      prompt hash), or (thread mode only) a callable messages -> text.
-429 (and 503) answers carry `Retry-After: retry_after_s` when it is set.
+429 (and 503) answers carry `Retry-After: retry_after_s` when it is set; `error_message`
+replaces the error text ("fake error <status>") of every error answer.
+`api_status`: every batch API request (files, batches) is answered with this status (e.g.
+401) and logged as a request of model "(batch-api)".
 
 Batch API (OpenAI-compatible): POST /v1/files (multipart upload), GET /v1/files/{id}[/content],
 POST /v1/batches, GET /v1/batches/{id}. A batch is "in_progress" until `batch_delay_s` has
@@ -87,6 +90,8 @@ class Behaviour:
     status: int | None = None  # every request answered with this status
     action_fn: Callable[[list[dict[str, Any]]], int | str | None] | None = None  # thread mode only
     echo_key_in_errors: bool = False  # error messages quote the bearer token, like some providers
+    error_message: str | None = None  # the text of every error answer (default "fake error <status>")
+    api_status: int | None = None  # every files/batches request answered with this status
     # batch API (/v1/files, /v1/batches): a batch ends `batch_status` once `batch_delay_s`
     # has passed since it was created; only its first `batch_answer_limit` lines get an answer
     batch_delay_s: float = 0.1
@@ -276,10 +281,23 @@ class _App:
             self.files[file_id] = (info, data)
         return info
 
+    def _api_refusal(self) -> web.Response | None:
+        """The `api_status` answer of a batch API request (logged), when set."""
+        status = self.default.api_status
+        if status is None:
+            return None
+        now = time.time()
+        with self.lock:
+            self.log.append(RequestLog("(batch-api)", "", "", f"error:{status}", now, now))
+        return self._error(status, self.default.error_message or f"fake error {status}", None)
+
     async def create_file(self, request: web.Request) -> web.Response:
         raw = await request.read()
         with self.lock:
             self._check_leaks(request, raw)
+        refusal = self._api_refusal()
+        if refusal is not None:
+            return refusal
         fields = parse_multipart(request.headers.get("Content-Type", ""), raw)
         if "file" not in fields:
             return self._error(400, "no file in the upload", None)
@@ -303,6 +321,9 @@ class _App:
         raw = await request.read()
         with self.lock:
             self._check_leaks(request, raw)
+        refusal = self._api_refusal()
+        if refusal is not None:
+            return refusal
         body = json.loads(raw)
         entry = self.files.get(body.get("input_file_id", ""))
         if entry is None:
@@ -482,7 +503,7 @@ class _App:
             if isinstance(action, int):
                 entry.outcome = f"error:{action}"
                 entry.ended = time.time()
-                message = f"fake error {action}"
+                message = beh.error_message or f"fake error {action}"
                 if beh.echo_key_in_errors:
                     message += f" (Incorrect API key provided: {entry.authorization})"
                 return self._error(action, message, beh.retry_after_s)

@@ -12,6 +12,7 @@ from helpers import sci_row, write_jsonl
 from openai_server import Behaviour, FakeOpenAIServer
 
 from judgebench.cli import main
+from judgebench.judges.llm import LiteLLMJudge
 
 SECRET = "sk-PLANTED-BATCH-SECRET-789"
 HEADER_SECRET = "HDR-BATCH-SECRET-321"
@@ -133,3 +134,18 @@ def test_batch_with_unsupported_provider_is_a_one_line_error(tmp_path: Path, cap
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert "--batch" in err and "ollama_chat" in err and "\n" not in err
+
+
+def test_batch_auth_error_stops_at_once_without_retries(tmp_path: Path) -> None:
+    from openai_server import judge_request, verdict_parses
+
+    from judgebench.runner import RunnerOptions, run_requests
+
+    with FakeOpenAIServer(Behaviour(api_status=401)) as server:
+        judge = LiteLLMJudge("openai/judge-x", {"api_base": server.api_base, "api_key": "sk-t"})
+        options = RunnerOptions(batch=True, batch_poll_s=0.01, max_retries=4, backoff_base_s=0.01, cache_dir=tmp_path, progress=False)
+        out = run_requests([judge_request(i) for i in range(5)], judge, options, verdict_parses)
+        log = server.stats().requests
+    assert out.stopped is not None and "authentication failed" in out.stopped
+    assert [r.outcome for r in log] == ["error:401"]  # the upload, once: not retried
+    assert all(r is None for r in out.replies) and out.calls_made == 0

@@ -410,3 +410,118 @@ def test_transport_logs_no_key(
         assert secret not in captured.out and secret not in captured.err
         assert secret not in caplog.text
         assert all(secret not in str(e) for e in errors)
+
+
+# -- secrets inside URLs (userinfo, query-string values)
+URL_SECRETS = ("URLPASS-1", "TOK-SECRET-7", "SIG-SECRET-8")
+
+
+def test_redact_url_masks_userinfo_and_query_values() -> None:
+    from judgebench.secrets import redact_url
+
+    url = "https://bob:URLPASS-1@proxy.example/v1?token=TOK-SECRET-7&sig=SIG-SECRET-8&flag"
+    assert redact_url(url) == "https://***@proxy.example/v1?token=***&sig=***&flag"
+    assert redact_url(f"error calling {url}: refused") == (
+        "error calling https://***@proxy.example/v1?token=***&sig=***&flag: refused"
+    )
+    assert redact_url("http://h:8000/v1") == "http://h:8000/v1"
+    assert redact_url("http://h?key=abc#frag") == "http://h?key=***#frag"
+    assert redact_url("no url, key=value") == "no url, key=value"
+
+
+def test_url_secrets_stay_out_of_public_args_identity_and_errors() -> None:
+    base = "http://bob:URLPASS-1@127.0.0.1:9/v1?token=TOK-SECRET-7&sig=SIG-SECRET-8"
+    judge = LiteLLMJudge(
+        "openai/m", {"api_base": base, "callback_url": "https://h/cb?secret=SIG-SECRET-8", "transport": "openai"}
+    )
+    judge.timeout_s = 5
+    public = json.dumps(judge.public_args())
+    assert judge.public_args()["api_base"] == "http://***@127.0.0.1:9/v1?token=***&sig=***"
+    error = error_of(judge)  # connection refused: the message names the endpoint
+    text = public + json.dumps(judge.cache_identity()) + repr(judge) + str(error)
+    for secret in URL_SECRETS:
+        assert secret not in text, secret
+    assert judge._scrub(f"GET {base} failed; token TOK-SECRET-7") == (
+        "GET http://***@127.0.0.1:9/v1?token=***&sig=*** failed; token ***"
+    )
+
+
+def test_signed_api_base_keeps_its_query_on_the_openai_transport() -> None:
+    """A query-string api_base (a signed proxy URL) reaches the server as a query, the
+    answer comes back, and nothing reported holds the query values."""
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        base = f"{server.api_base}?token=TOK-SECRET-7&sig=SIG-SECRET-8"
+        judge = LiteLLMJudge("openai/m", {"api_base": base, "api_key": "sk-t"})
+        assert call(judge).text == "[[A]]"
+        assert server.stats().answered() == 1
+
+
+# -- credentials and authentication
+def test_preflight_names_the_missing_credential_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(JudgebenchError, match="OPENAI_API_KEY"):
+        LiteLLMJudge("openai/gpt-4o", {}).preflight()
+    with pytest.raises(JudgebenchError, match="ANTHROPIC_API_KEY"):
+        make_judge("anthropic/claude-x", {}).preflight()
+    LiteLLMJudge("openai/gpt-4o", {"api_key": "sk-given"}).preflight()  # explicit key
+    LiteLLMJudge("openai/m", {"api_base": "http://127.0.0.1:9/v1"}).preflight()  # self-hosted
+    LiteLLMJudge("hosted_vllm/m", {"api_base": "http://127.0.0.1:9/v1"}).preflight()
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID", raising=False)
+    LiteLLMJudge("bedrock/anthropic.claude-x", {}).preflight()  # may use a profile or a role
+    LiteLLMJudge("ollama/llama3", {}).preflight()  # local, no key
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    LiteLLMJudge("openai/gpt-4o", {}).preflight()
+
+
+def test_missing_credentials_is_permanent_not_retried(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """litellm reports a missing key as an InternalServerError (500): never retried."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeOpenAIServer() as server:
+        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "transport": "litellm"})
+        error = error_of(judge)
+        assert not error.retryable and error.fatal and "credentials" in str(error).lower()
+        options = RunnerOptions(max_retries=5, backoff_base_s=0.01, cache_dir=tmp_path, progress=False)
+        out = run_requests([judge_request(i) for i in range(20)], judge, options, verdict_parses)
+        assert server.stats().total == 0
+    assert out.stopped is not None and "authentication failed" in out.stopped
+    assert out.calls_made <= options.concurrency  # stopped at once, no retries
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize(
+    "status, message",
+    [(401, None), (403, None), (500, "Missing credentials. Please pass an `api_key`")],
+)
+def test_auth_errors_stop_the_run_without_retries(
+    tmp_path: Path, transport: str, status: int, message: str | None
+) -> None:
+    beh = Behaviour(status=status, error_message=message, latency_s=0.01)
+    with FakeOpenAIServer(beh) as server:
+        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "api_key": "sk-t", "transport": transport})
+        options = RunnerOptions(concurrency=2, max_retries=5, backoff_base_s=0.01, cache_dir=tmp_path, progress=False)
+        out = run_requests([judge_request(i) for i in range(30)], judge, options, verdict_parses)
+        seen = server.stats().total
+    assert out.stopped is not None and "authentication failed" in out.stopped
+    assert seen <= 2 and out.calls_made == seen  # the calls in flight, never a retry
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_signed_api_base_stays_out_of_debug_logs(
+    transport: str, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("DEBUG")
+    with FakeOpenAIServer(Behaviour(script=(500,))) as server:
+        base = server.api_base + "?token=TOK-SECRET-7&sig=SIG-SECRET-8"
+        if transport == "openai":  # (httpx refuses userinfo next to a bearer key on litellm's client)
+            base = base.replace("//", "//bob:URLPASS-1@")
+        judge = LiteLLMJudge("openai/m", {"api_base": base, "api_key": "sk-t", "transport": transport})
+        error = error_of(judge)  # the scripted 500 (litellm: a 404, it appends paths after the query)
+        if transport == "openai":  # the query travels as a query: answered
+            assert error.retryable and call(judge).text is not None
+    captured = capfd.readouterr()
+    assert "127.0.0.1" in caplog.text  # the requests were logged, redacted
+    for secret in URL_SECRETS:
+        assert secret not in caplog.text, secret
+        assert secret not in captured.out + captured.err, secret
+        assert secret not in str(error)

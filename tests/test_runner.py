@@ -495,12 +495,15 @@ def test_ctrl_c_returns_partial_outcome_and_in_flight_calls_are_kept(tmp_path: P
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=30)
         assert proc.returncode == 0
-        assert out.startswith("STOPPED interrupted DONE")
+        assert out.startswith("STOPPED interrupted (SIGINT):"), out
         deadline = time.monotonic() + 10
         while any(r.ended is None for r in server.stats().requests) and time.monotonic() < deadline:
             time.sleep(0.02)
         stats = server.stats()
         assert stats.total < n and "cancelled" not in stats.outcomes()
+        # every request the call worker sent is counted, in flight at the interrupt included
+        calls = int(out.split("DONE")[1].split()[0])
+        assert calls == stats.total and f"{calls} calls sent" in out
         # everything the server answered is in the cache: the rerun sends only the rest
         rerun = run_requests([judge_request(i) for i in range(n)], judge_for(server), fast(tmp_path), verdict_parses)
         assert rerun.calls_made == n - stats.answered()
@@ -574,3 +577,231 @@ def test_cli_run_writes_no_secret_anywhere(tmp_path: Path) -> None:
     for path in written:
         blob = path.read_bytes()
         assert SECRET.encode() not in blob and b"HDR-SECRET-9" not in blob, path
+
+
+def sci_rows(n: int) -> list[dict]:
+    return [
+        {
+            "id": f"p{i}",
+            "question": f"Question {i}?",
+            "responseA": f"Answer A {i} (Smith et al. 2020a).",
+            "responseB": f"Answer B {i}.",
+            "modelA": "m1",
+            "modelB": "m2",
+            "vote": "AB"[i % 2],
+            "citation_a": [{"concise_authors": "Smith et al. 2020a", "title": "T"}],
+            "citation_b": [],
+            "question_type": "Conceptual Explanation",
+            "subject": "Engineering",
+        }
+        for i in range(n)
+    ]
+
+
+def cli_command(tmp_path: Path, n: int) -> list[str]:
+    exe = Path(sys.executable).parent / "judgebench"
+    if not exe.exists():
+        pytest.skip("the judgebench console script is not installed in this environment")
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in sci_rows(n)))
+    return [
+        str(exe), "run", "--tasks", "sciarena_eval", "--dataset-path", str(data),
+        "--output-path", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"), "--quiet",
+    ]
+
+
+def test_cli_run_writes_no_url_secret_anywhere(tmp_path: Path) -> None:
+    """Userinfo and query-string values of api_base never reach results, samples or cache."""
+    secrets = ("URLPASS-1", "TOK-SECRET-7", "SIG-SECRET-8")
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        base = server.api_base.replace("//", "//bob:URLPASS-1@") + "?token=TOK-SECRET-7&sig=SIG-SECRET-8"
+        command = cli_command(tmp_path, 4) + ["--judge", "openai/judge-x", "--judge-args", f"api_base={base}"]
+        result = subprocess.run(command, check=False, capture_output=True, text=True, timeout=300, env=cli_env())
+        answered = server.stats().answered()
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert answered == 8  # the signed URL worked: its query reached the server
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["config"]["judge_args"]["api_base"].endswith("/v1?token=***&sig=***")
+    assert results["config"]["judge_args"]["api_base"].startswith("http://***@127.0.0.1:")
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".sqlite3" for p in written) and any(p.name == "samples.jsonl" for p in written)
+    for path in written:
+        blob = path.read_bytes()
+        for secret in secrets:
+            assert secret.encode() not in blob, (path, secret)
+    for secret in secrets:
+        assert secret not in result.stdout + result.stderr
+
+
+def cli_env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+
+
+def test_two_concurrent_runs_on_one_cache_pay_once_per_prompt(tmp_path: Path) -> None:
+    n = 240
+    with FakeOpenAIServer(Behaviour(latency_s=0.05, jitter_s=0.03), mode="process") as server:
+        script = KILL_SCRIPT.format(
+            tests=str(Path(__file__).parent), n=n, api_base=server.api_base, c=16, cache=str(tmp_path)
+        )
+        procs = [
+            subprocess.Popen([sys.executable, "-c", script], env=cli_env(), stdout=subprocess.PIPE, text=True)
+            for _ in range(2)
+        ]
+        outputs = [p.communicate(timeout=300)[0] for p in procs]
+        stats = server.stats()
+    assert [p.returncode for p in procs] == [0, 0]
+    assert stats.total == n and max(stats.by_prompt().values()) == 1  # one request per prompt
+    calls = [int(out.split()[1]) for out in outputs]
+    answered = [int(out.split()[2]) for out in outputs]
+    assert answered == [n, n] and sum(calls) == n  # each got every answer; together they paid once
+
+
+TIMEOUT_SCRIPT = KILL_SCRIPT.replace("timeout_s=10,", "timeout_s=1.0, max_retries=0,").replace(
+    'print("DONE"', 'print("FAILED", sum(r is None or r.text is None for r in out.replies), "DONE"'
+)
+
+
+def test_warm_up_is_not_charged_to_the_first_calls_timeouts(tmp_path: Path) -> None:
+    """800 calls at 50 ms, --timeout 1, no retries, through the call worker in a fresh
+    interpreter (imports, clients and the worker start before any deadline): no failure."""
+    n = 800
+    with FakeOpenAIServer(Behaviour(latency_s=0.05), mode="process") as server:
+        script = TIMEOUT_SCRIPT.format(
+            tests=str(Path(__file__).parent), n=n, api_base=server.api_base, c=64, cache=str(tmp_path)
+        )
+        env = dict(cli_env(), JUDGEBENCH_CALL_WORKER="1")
+        result = subprocess.run([sys.executable, "-c", script], env=env, check=False, capture_output=True, text=True, timeout=300)
+        stats = server.stats()
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split()[:2] == ["FAILED", "0"], result.stdout
+    assert stats.answered() == n and "cancelled" not in stats.outcomes()
+
+
+FULL_DISK_SCRIPT = textwrap.dedent(
+    """
+    import resource, signal, sys
+    sys.path.insert(0, {tests!r})
+    from openai_server import judge_request, verdict_parses
+    from judgebench.cache import ReplyCache
+    from judgebench.judges.llm import LiteLLMJudge
+    from judgebench.runner import RunnerOptions, run_requests
+
+    ReplyCache({cache!r}).close()  # created while there is room
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
+    resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))  # a disk that fills up
+    requests = [judge_request(i) for i in range({n})]
+    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test"}})
+    options = RunnerOptions(concurrency=4, timeout_s=10, cache_dir={cache!r}, progress=False, {extra})
+    out = run_requests(requests, judge, options, verdict_parses)
+    print(sum(r is not None and r.text is not None for r in out.replies), out.calls_made)
+    print(out.stopped)
+    """
+)
+
+
+@pytest.mark.parametrize("mode", ["worker", "in-process", "batch"])
+def test_full_disk_under_the_cache_stops_cleanly_and_keeps_paid_answers(tmp_path: Path, mode: str) -> None:
+    n = 200
+    big = "[[A]] " + "reasoning " * 300  # ~3 KB per answer: the WAL outgrows the limit
+    with FakeOpenAIServer(Behaviour(latency_s=0.01, answer=big, batch_delay_s=0.01)) as server:
+        script = FULL_DISK_SCRIPT.format(
+            tests=str(Path(__file__).parent), n=n, api_base=server.api_base, cache=str(tmp_path), limit=96 * 1024,
+            extra="batch=True, batch_poll_s=0.01" if mode == "batch" else "",
+        )
+        env = dict(cli_env(), JUDGEBENCH_CALL_WORKER="0" if mode == "in-process" else "1")
+        result = subprocess.run([sys.executable, "-c", script], env=env, check=False, capture_output=True, text=True, timeout=300)
+        stats = server.stats()
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    counts, stopped = result.stdout.splitlines()
+    kept, calls = map(int, counts.split())
+    assert f"cache {tmp_path / CACHE_FILENAME}: cannot write" in stopped
+    if mode != "batch":  # (a batch is answered as a whole)
+        assert stats.answered() < n  # the run stopped early ...
+    assert kept == stats.answered() == calls  # ... and every answer paid for is in the replies
+    assert cache_rows(tmp_path) < kept
+
+
+def test_sigterm_writes_partial_results_and_counts_the_calls_sent(tmp_path: Path) -> None:
+    n = 40  # 80 judgments (both orders)
+    with FakeOpenAIServer(Behaviour(latency_s=0.3)) as server:
+        command = cli_command(tmp_path, n) + [
+            "--judge", "openai/judge-x", "--judge-args", f"api_base={server.api_base},api_key=sk-t",
+            "--concurrency", "4",
+        ]
+        proc = subprocess.Popen(command, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while server.stats().answered() < 8 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+        deadline = time.monotonic() + 10
+        while any(r.ended is None for r in server.stats().requests) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        stats = server.stats()
+    assert proc.returncode == 1, stderr[-3000:]
+    assert "Traceback" not in stderr
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["config"]["partial"] is True
+    answered = results["counts"]["answered"]
+    assert 8 - 4 <= answered < 2 * n, (answered, stderr)  # (a wave of 4 may be answered, not yet received)
+    samples = [json.loads(line) for line in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
+    assert sum(s["status"] == "ANSWERED" for s in samples) == answered
+    assert stats.total < 2 * n
+    assert f"interrupted (SIGTERM): {stats.total} calls sent" in stderr, (stats.total, stderr)  # in flight included
+    assert f"{stats.total} sent" in stdout or f"{stats.total} calls sent" in stdout, stdout
+
+
+UNWRITABLE_SCRIPT = textwrap.dedent(
+    """
+    import resource, signal, sys
+    sys.path.insert(0, {tests!r})
+    from openai_server import judge_request, verdict_parses
+    from judgebench.errors import JudgebenchError
+    from judgebench.judges.llm import LiteLLMJudge
+    from judgebench.runner import RunnerOptions, run_requests
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))  # the disk is (nearly) full
+    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test"}})
+    options = RunnerOptions(cache_dir={cache!r}, progress=False)
+    try:
+        run_requests([judge_request(i) for i in range(5)], judge, options, verdict_parses)
+    except JudgebenchError as exc:
+        print("ERROR", exc)
+    """
+)
+
+
+def test_unwritable_cache_is_a_one_line_error_before_any_call(tmp_path: Path) -> None:
+    ReplyCache(tmp_path).close()  # an existing cache, on a disk that then fills up
+    with FakeOpenAIServer() as server:
+        script = UNWRITABLE_SCRIPT.format(tests=str(Path(__file__).parent), api_base=server.api_base, cache=str(tmp_path))
+        result = subprocess.run([sys.executable, "-c", script], env=cli_env(), check=False, capture_output=True, text=True, timeout=120)
+        assert server.stats().total == 0
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert result.stdout.startswith(f"ERROR cache {tmp_path / CACHE_FILENAME}: ")
+    assert len(result.stdout.strip().splitlines()) == 1
+
+
+def test_sigterm_without_the_call_worker_drains_like_ctrl_c(tmp_path: Path) -> None:
+    """In-process runs (JUDGEBENCH_CALL_WORKER=0): the first SIGTERM sends nothing new and
+    waits for the calls in flight, which are kept - no paid answer is cut short."""
+    n = 64
+    with FakeOpenAIServer(Behaviour(latency_s=0.3)) as server:
+        script = INTERRUPT_SCRIPT.format(
+            tests=str(Path(__file__).parent), n=n, api_base=server.api_base, c=8, cache=str(tmp_path)
+        )
+        env = dict(cli_env(), JUDGEBENCH_CALL_WORKER="0")
+        proc = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while server.stats().answered() < 8 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+        stats = server.stats()
+    assert proc.returncode == 0, out
+    assert out.startswith(f"STOPPED interrupted (SIGTERM): {stats.total} calls sent"), (stats.total, out)
+    calls, answered = map(int, out.split("DONE")[1].split()[:2])
+    assert calls == stats.total == answered == stats.answered() < n  # every call sent was kept
+    assert "cancelled" not in stats.outcomes()

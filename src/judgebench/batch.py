@@ -37,6 +37,7 @@ import concurrent.futures
 import json
 import os
 import random
+import sqlite3
 import time
 from collections.abc import Callable
 from typing import Any
@@ -125,6 +126,7 @@ class _BatchRun:
         self.stopped: str | None = None
         self.calls_made = 0
         self.cache: Any = None
+        self.cache_error: str | None = None
         self.provider, self.model_name = judge._split_provider()
 
     def outcome(self) -> Any:
@@ -192,6 +194,8 @@ class _BatchRun:
         except _BatchStop as stop:
             self.stopped = str(stop)
         finally:
+            if self.cache_error is not None:
+                self.stopped = self.stopped or self.cache_error
             if self.cache is not None:
                 self.cache.close()
                 self.cache = None
@@ -272,9 +276,7 @@ class _BatchRun:
                     if key not in groups or key in results:
                         continue
                     results[key] = reply
-                    if self.cache is not None and reply.text is not None:
-                        request = self.requests[groups[key][0]]
-                        self.cache.put(key, reply, judge=self.judge.id, prompt_hash=request.prompt_hash)
+                    self._store(key, reply, self.requests[groups[key][0]])
             status = _get(batch, "status")
             for key in pending:
                 reply = results.get(key)
@@ -294,6 +296,19 @@ class _BatchRun:
         finally:
             if bar is not None:
                 bar.close()
+
+    def _store(self, key: str, reply: JudgeReply, request: JudgeRequest) -> None:
+        """Cache an answer; a failed write (disk full) keeps the answers in the replies and
+        stops the run once they are all collected."""
+        if self.cache is None or reply.text is None or self.cache_error is not None:
+            return
+        try:
+            self.cache.put(key, reply, judge=self.judge.id, prompt_hash=request.prompt_hash)
+        except (sqlite3.Error, OSError) as exc:
+            self.cache_error = (
+                f"cache {self.cache.path}: cannot write ({exc}); stopped, the answers received "
+                "are kept in this run's results"
+            )
 
     def _parse_line(self, raw: str, latency: float) -> tuple[str, JudgeReply] | None:
         raw = raw.strip()

@@ -10,6 +10,12 @@ carry text are stored; a failed call is never cached, so the next run retries it
 The row holds the reply only (text, earlier unparseable texts, tokens, cost, latency,
 attempts) plus the judge id and prompt hash for inspection: no keys, no headers.
 
+Claims (table `inflight`): before a call, the process making it claims the key (its pid,
+an expiry). Another process (a second run on the same cache, a rerun while a killed run's
+worker finishes) that finds a live claim waits for it and takes the answer instead of
+paying twice; a claim whose process is dead or whose expiry has passed is free. The
+directory is checked writable (a probe write) when the cache is opened, before any call.
+
 The cache lives outside the package: `--cache-dir`, else $JUDGEBENCH_CACHE_DIR, else
 `platformdirs.user_cache_dir("judgebench")`.
 """
@@ -29,6 +35,17 @@ from .records import JudgeReply
 
 CACHE_FILENAME = "replies.sqlite3"
 SCHEMA_VERSION = 1
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (on this machine, in this pid namespace)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def default_cache_dir() -> Path:
@@ -85,12 +102,28 @@ class ReplyCache:
                 " key TEXT PRIMARY KEY, pid INTEGER NOT NULL, expires REAL NOT NULL)"
             )
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self._probe_write()
+            self._db.execute("DELETE FROM inflight WHERE expires < ?", (time.time(),))  # stale claims
         except sqlite3.DatabaseError as exc:
             raise JudgebenchError(
                 f"cache {self.path}: {exc} (use another --cache-dir, --no-cache, or delete the file)"
             ) from None
         except OSError as exc:
             raise JudgebenchError(f"cache directory {self.directory}: {exc.strerror}") from None
+
+    def _probe_write(self) -> None:
+        """A committed write (then undone) so that a read-only or full location fails now,
+        before any call, not once answers are paid for."""
+        try:
+            if not os.access(self.directory, os.W_OK):
+                raise OSError("the directory is not writable")
+            self._db.execute("INSERT OR REPLACE INTO inflight (key, pid, expires) VALUES ('', 0, 0)")
+            self._db.execute("DELETE FROM inflight WHERE key = ''")
+        except (sqlite3.Error, OSError) as exc:
+            raise JudgebenchError(
+                f"cache {self.path}: cannot write ({exc}); free some space, or use another "
+                "--cache-dir, or --no-cache"
+            ) from None
 
     def get(self, key: str) -> JudgeReply | None:
         row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
@@ -129,20 +162,29 @@ class ReplyCache:
             (key, judge, prompt_hash, stored.model_dump_json(), now, now),
         )
 
-    # -- calls in flight: another process (e.g. the worker of a killed run finishing its
-    # last calls) is asked to answer this key; wait for it instead of paying twice.
-    def claim(self, key: str, pid: int, expires: float) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO inflight (key, pid, expires) VALUES (?, ?, ?)", (key, pid, expires)
-        )
-
-    def claim_many(self, keys: list[str], pid: int, expires: float) -> None:
-        with self._db:
-            self._db.execute("BEGIN")
-            self._db.executemany(
-                "INSERT OR REPLACE INTO inflight (key, pid, expires) VALUES (?, ?, ?)",
-                [(key, pid, expires) for key in keys],
+    # -- claims: the process making a call for a key holds it; others wait for its answer
+    def try_claim(self, key: str, pid: int, expires: float) -> tuple[int, float] | None:
+        """Claim `key` for `pid` unless another live process holds an unexpired claim on it.
+        None: claimed (or renewed); else the holder's (pid, expires)."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            row = self._db.execute("SELECT pid, expires FROM inflight WHERE key = ?", (key,)).fetchone()
+            if row is not None and int(row[0]) != pid and float(row[1]) > time.time() and pid_alive(int(row[0])):
+                self._db.execute("COMMIT")
+                return int(row[0]), float(row[1])
+            self._db.execute(
+                "INSERT OR REPLACE INTO inflight (key, pid, expires) VALUES (?, ?, ?)", (key, pid, expires)
             )
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
+        return None
+
+    def release_all(self, pid: int) -> None:
+        """Drop every claim of `pid` (its run is over)."""
+        self._db.execute("DELETE FROM inflight WHERE pid = ?", (pid,))
 
     def release(self, key: str, pid: int) -> None:
         self._db.execute("DELETE FROM inflight WHERE key = ? AND pid = ?", (key, pid))
@@ -150,11 +192,6 @@ class ReplyCache:
     def holder(self, key: str) -> tuple[int, float] | None:
         row = self._db.execute("SELECT pid, expires FROM inflight WHERE key = ?", (key,)).fetchone()
         return (int(row[0]), float(row[1])) if row else None
-
-    def inflight_keys(self) -> set[str]:
-        """Keys claimed by some process and not yet expired (expired claims are dropped)."""
-        self._db.execute("DELETE FROM inflight WHERE expires < ?", (time.time(),))
-        return {row[0] for row in self._db.execute("SELECT key FROM inflight")}
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0])

@@ -9,12 +9,22 @@ from ..records import JudgeReply, JudgeRequest
 
 
 class JudgeCallError(Exception):
-    """One failed attempt. `retryable` says whether trying again can help."""
+    """One failed attempt. `retryable`: trying again can help. `fatal` (non-retryable
+    errors only): True stops the whole run (bad key, unknown model), False fails this
+    call only (e.g. this prompt exceeds the context window)."""
 
-    def __init__(self, message: str, *, retryable: bool, retry_after_s: float | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        retry_after_s: float | None = None,
+        fatal: bool = True,
+    ):
         super().__init__(message)
         self.retryable = retryable
         self.retry_after_s = retry_after_s
+        self.fatal = fatal
 
 
 class Judge(ABC):
@@ -26,6 +36,17 @@ class Judge(ABC):
 
     id: str
     cacheable: bool = False  # only paid/slow judges are cached
+    timeout_s: float = 120.0  # per attempt; the runner sets it from --timeout
+
+    def public_args(self) -> dict[str, Any]:
+        """Arguments safe to write to results (no secrets). Default: none."""
+        return {}
+
+    async def warm_up(self) -> None:
+        """Prepare before the first timed attempt (imports, clients). Default: nothing."""
+
+    async def aclose(self) -> None:
+        """Release clients and connections when a run ends. Default: nothing."""
 
     def cache_identity(self) -> dict[str, Any]:
         """Everything besides the prompt that determines the answer (model, generation args)."""

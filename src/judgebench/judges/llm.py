@@ -54,6 +54,7 @@ from typing import Any
 
 from ..errors import JudgebenchError
 from ..records import JudgeReply, JudgeRequest
+from ..secrets import install_log_redaction, redact_url, redact_value, url_secrets
 from .base import Judge, JudgeCallError
 
 INT_ARGS = {"max_tokens", "max_completion_tokens", "seed", "top_k", "n", "top_logprobs"}
@@ -105,6 +106,15 @@ TRANSPORTS = ("auto", "litellm", "openai")
 RETRYABLE_STATUS = {408, 409, 425, 429}
 # 4xx that concern one request only (its prompt), not the run: recorded FAILED, run goes on
 REQUEST_LEVEL_ERRORS = ("ContextWindowExceededError", "ContentPolicyViolationError")
+# authentication / permission failures: permanent on every transport, whatever the status
+# the provider or litellm reports (litellm turns a missing key into an InternalServerError)
+AUTH_ERRORS = ("AuthenticationError", "PermissionDeniedError")
+# client-side "no key at all" messages (whatever status litellm attaches to them)
+AUTH_TEXT = ("missing credentials", "api_key client option must be set")
+# providers whose only credential is an API key in the environment (as litellm's
+# validate_environment names it). Others (bedrock, vertex_ai, azure, ...) also take
+# profiles, instance roles or tokens that cannot be checked up front: not checked.
+PREFLIGHT_PROVIDERS = {"openai", "anthropic", "gemini", "mistral", "groq", "deepseek", "xai", "openrouter"}
 
 _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
@@ -289,6 +299,7 @@ class LiteLLMJudge(Judge):
         self._shape: dict[str, Any] | None = None  # resolved once for the openai transport
         self._clients: dict[int, tuple[Any, list[Any]]] = {}  # id(loop) -> (loop, AsyncOpenAI clients)
         self._turn = 0
+        install_log_redaction()  # httpx logs request URLs (a signed api_base's query) at INFO
 
     def __repr__(self) -> str:
         return f"LiteLLMJudge({self.model!r}, {self.public_args()!r})"
@@ -298,17 +309,17 @@ class LiteLLMJudge(Judge):
         """Model id and every generation argument. Where the model is served (api_base,
         api_version, organization) and secrets are left out: moving a server to another
         port or host keeps its cache."""
+        args = {k: v for k, v in sorted(self._args.items()) if k not in CONNECTION_ARGS}
         return {
             "judge": self.model,
-            "args": {k: v for k, v in sorted(self._args.items()) if k not in CONNECTION_ARGS},
+            "args": redact_value(args),  # URL userinfo and query values never reach the cache
             "header_names": sorted(h.lower() for h in self._headers),
         }
 
     def public_args(self) -> dict[str, Any]:
-        """Arguments safe to write to results: secrets removed, header values redacted."""
-        out = dict(self._args)
-        if isinstance(out.get("api_base"), str):  # http://user:password@host -> http://***@host
-            out["api_base"] = re.sub(r"//[^/@]+@", "//***@", out["api_base"])
+        """Arguments safe to write to results: secrets removed, header values redacted, and
+        the userinfo and query-string values of every URL replaced by *** (redact_url)."""
+        out: dict[str, Any] = redact_value(dict(self._args))
         if self._headers:
             out["extra_headers"] = {name: "<redacted>" for name in sorted(self._headers)}
         if self.transport != "auto":
@@ -319,12 +330,46 @@ class LiteLLMJudge(Judge):
         values = [self._api_key] if self._api_key else []
         values += [str(v) for v in self._secrets.values() if v]
         values += [v for v in self._headers.values() if v]
-        return [v for v in values if len(v) >= 4]
+        values += url_secrets(json.dumps(self._args, default=str))
+        return sorted({v for v in values if len(v) >= 4}, key=len, reverse=True)
 
     def _scrub(self, message: str) -> str:
+        """The message without any secret: URL userinfo/query values, keys, header values."""
+        message = redact_url(message)
         for secret in self._secret_values():
             message = message.replace(secret, "***")
         return _KEYLIKE.sub(lambda m: m.group(1) + "-***", message)
+
+    # -- before the run
+    def preflight(self) -> None:
+        """A hosted provider (no api_base) without an api_key argument needs its credential
+        environment variable(s): raise JudgebenchError naming them when they are unset."""
+        if self._args.get("api_base") or self._api_key or self._secrets:
+            return  # self-hosted endpoints need no key; explicit credentials are trusted
+        provider, _ = self._split_provider()
+        if self.transport == "openai" or provider in ("hosted_vllm", "openai_like", "custom_openai"):
+            return
+        litellm = _import_litellm()
+        try:
+            if litellm.get_llm_provider(self.model)[1] not in PREFLIGHT_PROVIDERS:
+                return
+            found = litellm.validate_environment(model=self.model)
+        except Exception:  # an unknown provider: litellm will say what it needs
+            return
+        missing = list(found.get("missing_keys") or [])
+        if missing and not found.get("keys_in_environment"):
+            raise JudgebenchError(
+                f"judge {self.model}: no credentials: set {' or '.join(missing)} "
+                "(or pass --judge-args api_key=...)"
+            )
+
+    async def warm_up(self) -> None:
+        """Import the transport and make this loop's clients before the first timed call."""
+        if self.uses_openai_transport():
+            self._openai_shape()
+            self._openai_client()
+        else:
+            _import_litellm()
 
     # -- the call
     def _split_provider(self) -> tuple[str, str]:
@@ -415,6 +460,8 @@ class LiteLLMJudge(Judge):
         retry_after = _parse_retry_after(headers)
         name = type(exc).__name__
         message = self._scrub(f"{name}: {getattr(exc, 'message', None) or exc}")
+        if _is_auth_error(exc, status, message):
+            return JudgeCallError(f"authentication failed: {message}", retryable=False)
         if isinstance(exc, (litellm.Timeout, asyncio.TimeoutError, TimeoutError)):
             return JudgeCallError(f"timed out after {self.timeout_s:g}s ({message})", retryable=True)
         retryable_types = (
@@ -428,16 +475,12 @@ class LiteLLMJudge(Judge):
             return JudgeCallError(message, retryable=True, retry_after_s=retry_after)
         if isinstance(status, int) and (status in RETRYABLE_STATUS or status >= 500):
             return JudgeCallError(message, retryable=True, retry_after_s=retry_after)
-        error = JudgeCallError(message, retryable=False)
-        if name in REQUEST_LEVEL_ERRORS or any(
-            c.__name__ in REQUEST_LEVEL_ERRORS for c in type(exc).__mro__
-        ):
-            error.fatal = False  # type: ignore[attr-defined]
-        elif status == 400 and _is_request_level(message, getattr(exc, "code", None)):
-            # litellm maps these per provider; an OpenAI-compatible endpoint's own wording
-            # (e.g. a content filter) is recognised the same way as on the openai transport
-            error.fatal = False  # type: ignore[attr-defined]
-        return error
+        # litellm maps prompt-level errors per provider; an OpenAI-compatible endpoint's own
+        # wording (e.g. a content filter) is recognised the same way as on the openai transport
+        request_level = any(c.__name__ in REQUEST_LEVEL_ERRORS for c in type(exc).__mro__) or (
+            status == 400 and _is_request_level(message, getattr(exc, "code", None))
+        )
+        return JudgeCallError(message, retryable=False, fatal=not request_level)
 
     # -- openai transport (OpenAI-compatible endpoints, through the official openai SDK)
     def _openai_shape(self) -> dict[str, Any]:
@@ -473,8 +516,10 @@ class LiteLLMJudge(Judge):
             import openai
 
             params["extra_headers"] = {"Authorization": openai.Omit()}
+        base, query = _split_query(str(api_base))
         self._shape = {
-            "api_base": str(api_base),
+            "api_base": base,
+            "query": query,
             "model": model,
             "api_key": key or "no-key",
             "params": params,
@@ -512,6 +557,7 @@ class LiteLLMJudge(Judge):
             organization=self._args.get("organization"),
             max_retries=0,  # the runner retries, never the SDK
             default_headers=dict(self._headers) or None,
+            default_query=shape["query"] or None,  # e.g. ?token=...&sig=... of a signed api_base
             http_client=http_client,
         )
 
@@ -563,15 +609,15 @@ class LiteLLMJudge(Judge):
             status = exc.status_code
             detail = _error_detail(exc)
             message = self._scrub(f"{name}: HTTP {status}: {detail}".strip())
+            if _is_auth_error(exc, status, message):
+                return JudgeCallError(f"authentication failed: {message}", retryable=False)
             if isinstance(exc, (openai.RateLimitError, openai.InternalServerError)) or (
                 status in RETRYABLE_STATUS or status >= 500
             ):
                 headers = getattr(getattr(exc, "response", None), "headers", None)
                 return JudgeCallError(message, retryable=True, retry_after_s=_parse_retry_after(headers))
-            error = JudgeCallError(message, retryable=False)
-            if status == 400 and _is_request_level(detail, getattr(exc, "code", None)):
-                error.fatal = False  # type: ignore[attr-defined]
-            return error
+            request_level = status == 400 and _is_request_level(detail, getattr(exc, "code", None))
+            return JudgeCallError(message, retryable=False, fatal=not request_level)
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
             reason = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
@@ -579,7 +625,33 @@ class LiteLLMJudge(Judge):
         if isinstance(exc, (openai.APIResponseValidationError, json.JSONDecodeError)):
             # a 200 whose body is not a chat completion (a proxy's error page, cut-off JSON)
             return JudgeCallError(self._scrub(f"malformed response: {name}: {exc}"), retryable=True)
-        return JudgeCallError(self._scrub(f"{name}: {exc}"), retryable=False)
+        message = self._scrub(f"{name}: {exc}")
+        if _is_auth_error(exc, None, message):
+            return JudgeCallError(f"authentication failed: {message}", retryable=False)
+        return JudgeCallError(message, retryable=False)
+
+
+def _split_query(url: str) -> tuple[str, dict[str, str]]:
+    """(url without its query string, the query as a dict): the SDK appends paths to
+    base_url, so a query must travel as default_query to stay a query."""
+    from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if not parts.query:
+        return url, {}
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    return urlunsplit(parts._replace(query="", fragment="")), query
+
+
+def _is_auth_error(exc: BaseException, status: Any, message: str) -> bool:
+    """401/403, an AuthenticationError/PermissionDeniedError (openai or litellm), or a
+    missing-credentials message: permanent, never retried."""
+    if status in (401, 403):
+        return True
+    if any(c.__name__ in AUTH_ERRORS for c in type(exc).__mro__):
+        return True
+    low = message.lower()
+    return any(fragment in low for fragment in AUTH_TEXT)
 
 
 _SDK_PARAMS: frozenset[str] | None = None

@@ -57,9 +57,8 @@ class ReplayJudge(Judge):
     async def judge(self, request: JudgeRequest) -> JudgeReply:
         raw = self.answers.get(request.prompt_hash)
         if raw is None:
-            error = JudgeCallError(UNRECORDED.format(hash=request.prompt_hash), retryable=False)
-            error.fatal = False  # type: ignore[attr-defined]  # fails this call only; the run goes on
-            raise error
+            # fails this call only; the run goes on
+            raise JudgeCallError(UNRECORDED.format(hash=request.prompt_hash), retryable=False, fatal=False)
         return JudgeReply(text=raw, latency_s=0.0)
 
 
