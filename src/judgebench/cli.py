@@ -6,7 +6,9 @@ Exit codes: 0 done; 1 a run stopped early (partial results written); 2 bad input
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -334,7 +336,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line; SIGTERM is treated like Ctrl-C (a run writes partial results and exits 1)."""
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt) if in_main_thread else None
     try:
         args = build_parser().parse_args(normalize_aliases(sys.argv[1:] if argv is None else argv))
         return args.handler(args)
@@ -347,6 +356,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         sys.stderr.close()
         return 0
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -16,13 +16,13 @@ from typing import Any, Literal
 
 from . import __version__
 from .errors import JudgebenchError
-from .judges import Judge, make_judge
+from .judges import make_judge
 from .judgments import assemble_records, parses_fully, plan_requests
-from .loading import load_examples
+from .loading import LoadedTask, load_examples
 from .prompts import load_prompt
 from .records import RunConfig, RunResult
 from .rundir import write_run
-from .runner import RunnerOptions, run_requests
+from .runner import RunnerOptions, check_cache, run_requests
 from .scoring import coverage_failure, score
 from .tasks import TaskSpec, get_task
 
@@ -64,35 +64,20 @@ class RunSummary:
 
 
 def run_task(request: RunRequest) -> RunSummary:
-    """Judge every example of one task and write results.json and samples.jsonl.
+    """Judge every example of one task and write the run directory.
 
-    Everything checkable is checked before the first call: task, data, prompt, judge
-    credentials and that the output folder can be written.
+    Everything checkable is checked before data is loaded and before the first call: the output
+    folder, the task, the prompt template, the judge's credentials and the answer cache.
     """
     started = _now()
     check_output_dir(request.output_path)
     spec = get_task(request.task, request.include_paths)
-    warnings: list[str] = []
-    loaded = load_examples(
-        spec,
-        dataset_path=request.dataset_path,
-        split=request.split,
-        revision=request.revision,
-        demo=request.demo,
-        limit=request.limit,
-    )
-    if not loaded.examples:
-        raise JudgebenchError(f"task {spec.name}: the dataset has no examples")
-    warnings.extend(loaded.warnings)
-    if request.dimension_mode and len(spec.dimension_names) == 1:
-        warnings.append(f"--dimension-mode is ignored: task {spec.name} has one dimension")
-    for message in warnings:
-        if request.on_warning:
-            request.on_warning(message)
     mode = _dimension_mode(spec, request.dimension_mode)
     template = load_prompt(request.prompt or _template_name(spec, mode), spec.folder)
     judge = make_judge(request.judge, request.judge_args, seed=request.seed)
     judge.preflight()
+    check_cache(judge, request.runner)
+    loaded = _load(spec, request)
     requests = plan_requests(spec, loaded.examples, template, mode=mode, swap=request.swap)
     outcome = run_requests(requests, judge, request.runner, is_parseable=parses_fully)
     records = assemble_records(
@@ -103,7 +88,7 @@ def run_task(request: RunRequest) -> RunSummary:
         task_version=spec.version,
         dataset=loaded.dataset,
         judge=judge.id,
-        judge_args=_public_args(judge),
+        judge_args=judge.public_args(),
         prompt_template=template.name,
         prompt_template_hash=template.sha256,
         dimension_mode=mode,
@@ -127,8 +112,33 @@ def run_task(request: RunRequest) -> RunSummary:
         outcome.stopped,
         outcome.calls_made,
         coverage_failure=coverage_failure(records, result.counts.coverage, request.min_coverage),
-        warnings=warnings,
+        warnings=_warnings(spec, request, loaded),
     )
+
+
+def _load(spec: TaskSpec, request: RunRequest) -> LoadedTask:
+    """The task's examples; warnings about the data and inapplicable flags go to `on_warning` now."""
+    loaded = load_examples(
+        spec,
+        dataset_path=request.dataset_path,
+        split=request.split,
+        revision=request.revision,
+        demo=request.demo,
+        limit=request.limit,
+    )
+    if not loaded.examples:
+        raise JudgebenchError(f"task {spec.name}: the dataset has no examples")
+    for message in _warnings(spec, request, loaded):
+        if request.on_warning:
+            request.on_warning(message)
+    return loaded
+
+
+def _warnings(spec: TaskSpec, request: RunRequest, loaded: LoadedTask) -> list[str]:
+    extra = []
+    if request.dimension_mode and len(spec.dimension_names) == 1:
+        extra.append(f"--dimension-mode is ignored: task {spec.name} has one dimension")
+    return [*loaded.warnings, *extra]
 
 
 def check_output_dir(path: Path) -> None:
@@ -155,11 +165,6 @@ def _dimension_mode(spec: TaskSpec, override: str | None) -> Literal["single", "
 
 def _template_name(spec: TaskSpec, mode: str) -> str:
     return spec.joint_prompt if mode == "joint" and spec.joint_prompt else spec.prompt
-
-
-def _public_args(judge: Judge) -> dict[str, Any]:
-    public = getattr(judge, "public_args", None)
-    return public() if callable(public) else {}
 
 
 def _version(package: str) -> str | None:
