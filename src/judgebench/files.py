@@ -41,6 +41,11 @@ def current_umask() -> int:
     return mask
 
 
+def is_inside(path: Path, root: Path) -> bool:
+    """Whether path resolves (symlinks followed) to root or somewhere under it."""
+    return path.resolve().is_relative_to(root.resolve())
+
+
 def write_json(path: Path, data: Any) -> None:
     write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 

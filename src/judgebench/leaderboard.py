@@ -23,13 +23,13 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from .board import TASK_NAME_RE
 from .catalogue import PERCENT_METRICS, headline_family, metric, random_baseline_of
 from .errors import JudgebenchError
 from .files import read_model_json, read_models_jsonl
 from .records import JudgmentRecord, MetricValue, RunResult
 from .tasks import ReportedProtocol, TaskSpec, load_task_file, task_files
 
-TASK_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")  # a task name, never a path
 BASELINE_SEED = 0  # the seed of the built-in judges whose choices the data-derived rows reuse
 SELF_REPORTED = ("judge", "judge_args", "tokens_per_call", "tokens_per_comparison", "cost_per_100_calls_usd", "latency_p50_s")
 SELF_REPORTED_NOTE = (

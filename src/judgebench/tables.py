@@ -12,16 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .board import TASK_NAME_RE
 from .errors import JudgebenchError
 from .files import write_atomic
 from .html import to_html
-from .leaderboard import (
-    META_COLUMNS,
-    PROTOCOL_COLUMN,
-    SELF_REPORTED_NOTE,
-    TASK_NAME_RE,
-    columns_of,
-)
+from .leaderboard import META_COLUMNS, PROTOCOL_COLUMN, SELF_REPORTED_NOTE, columns_of
 
 
 def to_markdown(task: str, rows: list[dict[str, Any]]) -> str:
