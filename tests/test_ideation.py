@@ -104,3 +104,21 @@ def test_ideation_leaderboard_has_dimensions_mean_and_reported_rows(tmp_path):
     assert judges["random (label distribution)"]["overall_quality.soft_accuracy"] == 51.39
     assert judges["Gemini 3 Pro Preview"]["overall_quality.reported_soft_accuracy"] == 72.56  # protocol unstated
     assert judges["Random"]["kind"] == "reported" and judges["Random"]["overall_quality.reported_soft_accuracy"] == 50.57
+
+
+def test_joint_mode_samples_sum_to_the_true_usage(tmp_path):
+    """Issue 9: summing tokens over samples.jsonl gave 5x the true usage in joint mode (one call, five rows)."""
+    answer = json.dumps(dict.fromkeys(DIMENSIONS, "A"))
+    with FakeOpenAIServer(Behaviour(answer=answer)) as server:
+        results, samples = run(
+            tmp_path, "--judge", "openai/joint-judge", "--demo", "--limit", "3", "--dimension-mode", "joint",
+            "--judge-args", f"api_base={server.api_base},api_key=sk-test", "--no-cache",
+        )
+        calls = server.stats().total
+    assert calls == 3 * 2 and len(samples) == calls * len(DIMENSIONS)
+    usage = results["usage"]
+    assert sum(s.tokens_in or 0 for s in samples) == usage["tokens_in"] > 0
+    assert sum(s.tokens_out or 0 for s in samples) == usage["tokens_out"] > 0
+    first_dimension = [s for s in samples if s.dimension == DIMENSIONS[0]]
+    assert all(s.tokens_in for s in first_dimension)  # the call's usage sits on its first dimension's row
+    assert all(s.tokens_in is None for s in samples if s.dimension != DIMENSIONS[0])
