@@ -313,3 +313,10 @@ def test_output_write_failure_keeps_the_judgments(tmp_path):
     assert len(saved) == 96 and all(r.status == "ANSWERED" for r in saved)
     assert f"the 96 judgments were saved to {salvage}" in lines[0]
     assert not (tmp_path / "out" / "results.json").exists()
+
+
+def test_a_run_refused_after_the_output_check_leaves_no_folder(tmp_path, capsys):
+    out = tmp_path / "new" / "run"
+    assert run_cli("run", "--tasks", "no_such_task", "--judge", "builtin/longer", "--demo", "--output-path", out) == 2
+    assert "unknown task 'no_such_task'" in one_error_line(capsys)
+    assert not (tmp_path / "new").exists()

@@ -145,11 +145,14 @@ def check_output_dir(path: Path) -> None:
     """The run directory can be created and written: checked before any call is paid for."""
     if path.exists() and not path.is_dir():
         raise JudgebenchError(f"--output-path {path}: exists and is not a directory")
+    missing = [folder for folder in [path, *path.parents] if not folder.exists()]  # deepest first
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / f".judgebench-write-check-{os.getpid()}"
         probe.write_bytes(b"")
         probe.unlink()
+        for folder in missing:  # leave nothing behind: the run creates them again when it writes
+            folder.rmdir()
     except OSError as exc:
         raise JudgebenchError(f"--output-path {path}: cannot write there ({exc.strerror or exc})") from None
 
