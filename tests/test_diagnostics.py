@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from judgebench.diagnostics import diagnose, leaderboard_columns
-from judgebench.errors import JudgebenchError
+from judgebench.errors import NumericError
 from judgebench.ratings import fit_bt
 from judgebench.records import JudgmentRecord, swap_verdict
 
@@ -289,5 +289,5 @@ def test_output_is_json_serialisable_and_seeded():
 def test_several_judges_are_refused():
     recs = both_orders("e1", "A", "A", "A", 1, 2) + both_orders("e2", "A", "A", "A", 1, 2,
                                                                  judge="other")
-    with pytest.raises(JudgebenchError, match="several judges"):
+    with pytest.raises(NumericError, match="several judges"):
         diagnose(recs)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgebench.errors import JudgebenchError
+from judgebench.errors import NumericError
 from judgebench.ratings import (
     _build_design,
     _resample_chunks,
@@ -255,14 +255,14 @@ def test_as_dict_and_frame():
     ],
 )
 def test_bad_input_is_a_user_error(battles, message):
-    with pytest.raises(JudgebenchError, match=message):
+    with pytest.raises(NumericError, match=message):
         fit_bt(battles)
 
 
 def test_unknown_anchor_and_bad_features_are_user_errors():
-    with pytest.raises(JudgebenchError, match="anchor model"):
+    with pytest.raises(NumericError, match="anchor model"):
         fit_bt((["x"], ["y"], [1.0]), anchor_model="z")
-    with pytest.raises(JudgebenchError, match="features"):
+    with pytest.raises(NumericError, match="features"):
         fit_bt((["x"], ["y"], [1.0]), np.array([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]))
-    with pytest.raises(JudgebenchError, match="finite"):
+    with pytest.raises(NumericError, match="finite"):
         fit_bt((["x"], ["y"], [1.0]), {"len": [math.inf]})

@@ -86,8 +86,13 @@ def evaluate(
     )
 
 
-def score_run(run_dir: str | Path, *, include_paths: Iterable[str | Path] = (), n_resamples: int = 1000) -> RunResult:
-    """Re-parse the raw answers of a finished run and recompute its results (no judge calls)."""
+def score_run(
+    run_dir: str | Path, *, include_paths: Iterable[str | Path] = (), n_resamples: int | None = None
+) -> RunResult:
+    """Re-parse the raw answers of a finished run and recompute its results (no judge calls).
+
+    `n_resamples` (default: the run's own) changes the bootstrap resample count of its intervals.
+    """
     from .scoring import rescore_run
 
     return rescore_run(Path(run_dir), [Path(p) for p in include_paths], n_resamples)

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import __version__
 from .catalogue import headline_family
-from .errors import JudgebenchError
+from .errors import JudgebenchError, NumericError
 from .flags import (
     NON_NEGATIVE_INT,
     POSITIVE_FLOAT,
@@ -163,7 +163,7 @@ def _add_score_parser(sub: Any) -> None:
     p = sub.add_parser("score", help="re-score a finished run from its samples (no judge calls)")
     p.add_argument("run_dir", type=Path, help="a run directory (results.json + samples.jsonl)")
     p.add_argument("--include-path", type=Path, action="append", default=[], help="folder of extra task YAMLs (default: the run's own task.yaml copy when the task is not installed)")
-    p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, default=1000, help="bootstrap resamples for confidence intervals")
+    p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, help="bootstrap resamples for confidence intervals (default: the run's own)")
     p.set_defaults(handler=cmd_score)
 
 
@@ -230,7 +230,6 @@ def _add_submit_parser(sub: Any) -> None:
     p.add_argument("run_dir", type=Path, help="a run directory (results.json + samples.jsonl)")
     p.add_argument("--leaderboard-dir", type=Path, default=Path("leaderboards"))
     p.add_argument("--dataset-path", help="a local copy of the task's data to verify the run against")
-    p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, default=1000, help="the run's --bootstrap (CIs are recomputed)")
     p.add_argument("--min-coverage", type=fraction, default=0.9, help="refuse runs whose answered share of judgments is below this (recorded in the entry)")
     # Refused with a pointer to the leaderboard's tasks/ and prompts/ folders: submit loads nothing the submitter names.
     p.add_argument("--prompt", type=Path, help=argparse.SUPPRESS)
@@ -247,7 +246,6 @@ def cmd_submit(args: argparse.Namespace) -> int:
         include_paths=args.include_path,
         dataset_path=args.dataset_path,
         prompt_path=args.prompt,
-        n_resamples=args.bootstrap,
         min_coverage=args.min_coverage,
     )
     for message in done.warnings:
@@ -347,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(normalize_aliases(sys.argv[1:] if argv is None else argv))
         return args.handler(args)
-    except JudgebenchError as exc:
+    except (JudgebenchError, NumericError) as exc:
         print(f"judgebench: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

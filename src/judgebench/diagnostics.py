@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import JudgebenchError
+from .errors import NumericError
 from .judgment_table import BothBad, example_table
 from .metrics import confusion_matrix
 from .ratings import BTFit, fit_bt, paired_bootstrap_bt
@@ -589,11 +589,11 @@ def diagnose(records: Iterable[JudgmentRecord], *, both_bad: BothBad = "tie",
     """
     records = list(records)
     if not records:
-        raise JudgebenchError("diagnose: no records")
+        raise NumericError("diagnose: no records")
     for field in ("task", "judge"):
         values = sorted({getattr(r, field) for r in records})
         if len(values) > 1:
-            raise JudgebenchError(f"diagnose: records from several {field}s ({', '.join(values)});"
+            raise NumericError(f"diagnose: records from several {field}s ({', '.join(values)});"
                                   " diagnose one run at a time")
     dimensions = list(dict.fromkeys(r.dimension for r in records))  # in order of appearance
     return {

@@ -27,7 +27,8 @@ from .board import TASK_NAME_RE
 from .catalogue import PERCENT_METRICS, headline_family, metric, random_baseline_of
 from .errors import JudgebenchError
 from .files import read_model_json, read_models_jsonl
-from .records import JudgmentRecord, MetricValue, RunResult
+from .records import JudgmentRecord, MetricValue, RunConfig, RunResult
+from .resampling import DEFAULT_RESAMPLES
 from .tasks import ReportedProtocol, TaskSpec, load_task_file, task_files
 
 BASELINE_SEED = 0  # the seed of the built-in judges whose choices the data-derived rows reuse
@@ -242,11 +243,12 @@ def _on_reported_data(result: RunResult, spec: TaskSpec) -> bool:
     )
 
 
-def baseline_rows(records: list[JudgmentRecord], spec: TaskSpec, dataset: str, both_bad: str) -> list[dict[str, Any]]:
-    """always-first and always-longer: the built-in judges' own choices on the samples, under the headline."""
+def baseline_rows(records: list[JudgmentRecord], spec: TaskSpec, dataset: str, config: RunConfig) -> list[dict[str, Any]]:
+    """always-first and always-longer: the built-in judges' own choices on the samples, under the headline,
+    with the run's Both-Bad rule, seed and resample count (so their intervals equal a built-in run's)."""
     rows = []
     for name, judge_id in BASELINE_JUDGES.items():
-        metrics = baseline_metrics(records, spec, judge_id, both_bad)
+        metrics = baseline_metrics(records, spec, judge_id, config.both_bad, seed=config.seed, n_resamples=config.n_resamples)
         row: dict[str, Any] = {"kind": "baseline", "judge": name, "dataset": dataset}
         for dimension, values in metrics.items():
             prefix = "" if len(metrics) == 1 else f"{dimension}."
@@ -259,7 +261,13 @@ BASELINE_JUDGES = {"always-first (both orders)": "builtin/always-a", "always-lon
 
 
 def baseline_metrics(
-    records: list[JudgmentRecord], spec: TaskSpec, judge_id: str, both_bad: str
+    records: list[JudgmentRecord],
+    spec: TaskSpec,
+    judge_id: str,
+    both_bad: str,
+    *,
+    seed: int = 0,
+    n_resamples: int = DEFAULT_RESAMPLES,
 ) -> dict[str, dict[str, MetricValue]]:
     """The metrics a built-in judge (seed 0) would get on these samples' examples, without running it."""
     from .judges.builtin import make_builtin_judge
@@ -267,7 +275,7 @@ def baseline_metrics(
 
     judge = make_builtin_judge(judge_id, BASELINE_SEED)
     synthetic = [_with_verdict(record, _builtin_choice(judge, record, spec)) for record in records]
-    return score_records(synthetic, both_bad=both_bad, n_resamples=1000, seed=0)[0]
+    return score_records(synthetic, both_bad=both_bad, n_resamples=n_resamples, seed=seed)[0]
 
 
 def _builtin_choice(judge: Any, record: JudgmentRecord, spec: TaskSpec) -> str:
@@ -360,7 +368,7 @@ def collect_tables(
                 if dataset not in seen_data:
                     extra.append(random_row(result, spec))
                     if records is not None:
-                        extra.extend(baseline_rows(records, spec, dataset, result.config.both_bad))
+                        extra.extend(baseline_rows(records, spec, dataset, result.config))
             except (JudgebenchError, KeyError, ValueError, TypeError) as exc:
                 warnings.append(f"skipped {path}: {' '.join(str(exc).split())[:200]}")
                 continue

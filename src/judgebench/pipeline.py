@@ -103,8 +103,9 @@ def run_task(request: RunRequest) -> RunSummary:
         ended_at=_now(),
         partial=outcome.stopped is not None,
         headline=spec.headline,
+        n_resamples=request.n_resamples,
     )
-    result = score(records, config, spec, n_examples=len(loaded.examples), n_resamples=request.n_resamples)
+    result = score(records, config, spec, n_examples=len(loaded.examples))
     write_run(request.output_path, result, records, task_file=spec.source_file, prompt_file=template.path)
     return RunSummary(
         result,

@@ -47,7 +47,7 @@ import pandas as pd
 from scipy import sparse
 from scipy.special import expit
 
-from .errors import JudgebenchError
+from .errors import NumericError
 
 DEFAULT_L2 = 1e-6
 _CHUNK_CELLS = 4_000_000  # rounds x groups per Newton batch (memory bound)
@@ -164,7 +164,7 @@ def _battle_arrays(battles: Battles) -> tuple[np.ndarray, np.ndarray, np.ndarray
     if isinstance(battles, pd.DataFrame):
         missing = {"model_a", "model_b", "outcome"} - set(battles.columns)
         if missing:
-            raise JudgebenchError(f"battles: missing column(s) {sorted(missing)}")
+            raise NumericError(f"battles: missing column(s) {sorted(missing)}")
         a, b, y = battles["model_a"], battles["model_b"], battles["outcome"]
     else:
         a, b, y = battles
@@ -174,16 +174,16 @@ def _battle_arrays(battles: Battles) -> tuple[np.ndarray, np.ndarray, np.ndarray
 def _models_array(values: Sequence[Any]) -> np.ndarray:
     array = np.asarray(values, dtype=object)
     if pd.isna(array).any():
-        raise JudgebenchError("battles: a model name is missing")
+        raise NumericError("battles: a model name is missing")
     return array.astype(str)
 
 
 def _outcome_array(values: Sequence[float], n: int) -> np.ndarray:
     y = np.asarray(values, dtype=float).reshape(-1)
     if len(y) != n:
-        raise JudgebenchError(f"battles: {len(y)} outcomes for {n} battles")
+        raise NumericError(f"battles: {len(y)} outcomes for {n} battles")
     if not np.all((y >= 0) & (y <= 1)):
-        raise JudgebenchError("battles: outcomes must be in [0, 1] (1 = A wins, 0.5 = tie)")
+        raise NumericError("battles: outcomes must be in [0, 1] (1 = A wins, 0.5 = tie)")
     return y
 
 
@@ -204,9 +204,9 @@ def _feature_matrix(
         matrix = matrix.reshape(n, -1) if matrix.ndim == 1 else matrix
     names = tuple(names or (f"x{j}" for j in range(matrix.shape[1])))
     if matrix.shape != (n, len(names)):
-        raise JudgebenchError(f"features: shape {matrix.shape}, expected ({n}, {len(names)})")
+        raise NumericError(f"features: shape {matrix.shape}, expected ({n}, {len(names)})")
     if not np.all(np.isfinite(matrix)):
-        raise JudgebenchError("features: values must be finite")
+        raise NumericError("features: values must be finite")
     return matrix, names
 
 
@@ -465,7 +465,7 @@ def fit_bt(
     x, names = _feature_matrix(features, len(a), feature_names)
     w = np.ones(len(a)) if weights is None else np.asarray(weights, dtype=float)
     if len(w) != len(a) or np.any(w < 0):
-        raise JudgebenchError("weights: one non-negative weight per battle")
+        raise NumericError("weights: one non-negative weight per battle")
     design = _prepare(a, b, y[:, None], x, w, anchor_model)
     elo = {"anchor_model": anchor_model, "anchor_rating": anchor_rating, "scale": scale,
            "base": base}
@@ -536,10 +536,10 @@ def paired_bootstrap_bt(
 
 def _prepare(a, b, ys, x, w, anchor_model) -> _Design:
     if len(a) == 0:
-        raise JudgebenchError("battles: none to fit")
+        raise NumericError("battles: none to fit")
     design = _build_design(a, b, ys, x, w)
     if anchor_model is not None and anchor_model not in design.models:
-        raise JudgebenchError(f"anchor model {anchor_model!r} is not in the battles")
+        raise NumericError(f"anchor model {anchor_model!r} is not in the battles")
     return design
 
 
@@ -574,9 +574,9 @@ def _resample_chunks(design: _Design, n_resamples: int, seed: int, blocks_per_ch
     seeded stream, so round r is the same whatever the chunk size.
     """
     if n_resamples < 1:
-        raise JudgebenchError("n_resamples must be at least 1")
+        raise NumericError("n_resamples must be at least 1")
     if not np.allclose(design.unit_count, np.round(design.unit_count)):
-        raise JudgebenchError("bootstrap needs unweighted battles")
+        raise NumericError("bootstrap needs unweighted battles")
     rng = np.random.default_rng(seed)
     step = _BLOCK * blocks_per_chunk
     for lo in range(0, n_resamples, step):

@@ -162,6 +162,7 @@ class RunConfig(Strict):
     ended_at: str | None = None
     partial: bool = False  # stopped early (max failures, interrupted)
     headline: str = DEFAULT_HEADLINE  # the task's headline metric, one of catalogue.HEADLINES
+    n_resamples: int = 1000  # bootstrap resamples behind every interval (--bootstrap)
 
     @field_validator("headline")
     @classmethod

@@ -17,9 +17,13 @@ from .tasks import TaskSpec
 
 
 def score(
-    records: list[JudgmentRecord], config: RunConfig, spec: TaskSpec, *, n_examples: int, n_resamples: int = 1000
+    records: list[JudgmentRecord], config: RunConfig, spec: TaskSpec, *, n_examples: int
 ) -> RunResult:
-    """Metrics, counts, usage and diagnostics of a run: pure functions over its records."""
+    """Metrics, counts, usage and diagnostics of a run: pure functions over its records.
+
+    Intervals use the config's seed and n_resamples (the leaderboard columns of the diagnostics at
+    most 200 resamples: they are a summary, the full diagnostics are in `report`).
+    """
     from .diagnostics import diagnose, leaderboard_columns
     from .metrics import score_records
     from .usage import summarize_counts, summarize_usage
@@ -27,11 +31,11 @@ def score(
     metrics, slices = score_records(
         records,
         both_bad=config.both_bad,
-        n_resamples=n_resamples,
+        n_resamples=config.n_resamples,
         seed=config.seed,
         slice_columns=tuple(spec.columns.slices),
     )
-    diagnostics = diagnose(records, both_bad=config.both_bad, n_resamples=min(n_resamples, 200), seed=config.seed)
+    diagnostics = diagnose(records, both_bad=config.both_bad, n_resamples=min(config.n_resamples, 200), seed=config.seed)
     return RunResult(
         config=config,
         metrics=metrics,
@@ -58,15 +62,19 @@ def reparse_record(record: JudgmentRecord, spec: TaskSpec, mode: str) -> Judgmen
     )
 
 
-def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamples: int = 1000) -> RunResult:
+def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamples: int | None = None) -> RunResult:
     """Re-parse the raw answers and recompute the metrics of a finished run: no calls.
 
     Picks up a new parser or metric; samples.jsonl is rewritten only when a verdict changed.
+    `n_resamples` (default: the run's own) replaces the run's bootstrap resample count.
     """
     previous, records = read_run(run_dir)
     spec = run_task_spec(run_dir, previous.config.task, include_paths or [])
     reparsed = [reparse_record(record, spec, previous.config.dimension_mode) for record in records]
-    result = score(reparsed, previous.config, spec, n_examples=previous.counts.examples, n_resamples=n_resamples)
+    config = previous.config
+    if n_resamples is not None:
+        config = config.model_copy(update={"n_resamples": n_resamples})
+    result = score(reparsed, config, spec, n_examples=previous.counts.examples)
     if reparsed != records:
         write_models_jsonl(run_dir / SAMPLES_FILE, reparsed)
     write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))

@@ -117,7 +117,6 @@ def submit_run(
     include_paths: Iterable[Path] = (),
     dataset_path: str | None = None,
     prompt_path: Path | None = None,
-    n_resamples: int = 1000,
     min_coverage: float = DEFAULT_MIN_COVERAGE,
 ) -> Submission:
     """Validate, store under DIR/entries/<task>/<entry>/, and rebuild every table from the entries.
@@ -136,7 +135,6 @@ def submit_run(
     verified = validate_run(
         run_dir,
         dataset_path=dataset_path,
-        n_resamples=n_resamples,
         leaderboard_dir=leaderboard_dir,
         min_coverage=min_coverage,
     )

@@ -50,6 +50,7 @@ CHECKS = ["schema", "task", "data", "coverage", "labels", "prompts", "verdicts",
 NOT_ATTEMPTED_PREFIX = "not attempted"
 SHA_RE = re.compile(r"[0-9a-f]{40}")
 TOLERANCE = 1e-9
+MIN_RESAMPLES = 1000  # bootstrap resamples behind an interval shown on a leaderboard
 
 
 @dataclass
@@ -78,7 +79,6 @@ def validate_run(
     run_dir: Path,
     *,
     dataset_path: str | None = None,
-    n_resamples: int = 1000,
     leaderboard_dir: Path | None = None,
     min_coverage: float = DEFAULT_MIN_COVERAGE,
 ) -> Verified:
@@ -100,7 +100,7 @@ def validate_run(
     expected = _expected_hashes(result, spec, loaded.examples, template)
     _check_prompts(records, expected, template)
     _check_verdicts(records, spec, result.config.dimension_mode)
-    _check_metrics(result, records, spec, n_resamples)
+    _check_metrics(result, records, spec)
     return Verified(result, records, spec, _labels(result))
 
 
@@ -359,8 +359,16 @@ def _check_verdicts(records: list[JudgmentRecord], spec: TaskSpec, mode: str) ->
             )
 
 
-def _check_metrics(result: RunResult, records: list[JudgmentRecord], spec: TaskSpec, n_resamples: int) -> None:
-    recomputed = score(records, result.config, spec, n_examples=result.counts.examples, n_resamples=n_resamples)
+def _check_metrics(result: RunResult, records: list[JudgmentRecord], spec: TaskSpec) -> None:
+    """Everything in results.json recomputed from the samples, with the run's own seed and resample count."""
+    resamples = result.config.n_resamples
+    if resamples < MIN_RESAMPLES:
+        raise Rejected(
+            "metrics",
+            f"intervals from {resamples} bootstrap resamples; the leaderboard needs at least {MIN_RESAMPLES} "
+            f"(re-score with `judgebench score RUN_DIR --bootstrap {MIN_RESAMPLES}`)",
+        )
+    recomputed = score(records, result.config, spec, n_examples=result.counts.examples)
     claimed = result.model_dump(mode="json", exclude={"config"})
     fresh = recomputed.model_dump(mode="json", exclude={"config"})
     difference = first_difference(claimed, fresh)
@@ -369,7 +377,7 @@ def _check_metrics(result: RunResult, records: list[JudgmentRecord], spec: TaskS
         raise Rejected(
             "metrics",
             f"{path} is {a!r} in results.json but {b!r} recomputed from the samples "
-            f"(with {n_resamples} bootstrap resamples; a run made with --bootstrap N is checked with --bootstrap N)",
+            f"(seed {result.config.seed}, {resamples} bootstrap resamples, as recorded in the run)",
         )
 
 
