@@ -92,6 +92,13 @@ def metric(name: str) -> Metric:
         raise KeyError(f"unknown metric {name!r}; known: {', '.join(ORDERED_NAMES)}") from None
 
 
+def check_headline(name: str) -> str:
+    """`name` if a task may rank by it (a pydantic validator: ValueError names the choices)."""
+    if name not in HEADLINES:
+        raise ValueError(f"must be one of {', '.join(HEADLINES)}")
+    return name
+
+
 def headline_family(headline: str) -> list[str]:
     """The headline and its per-order and order-consistent variants, as shown beside it."""
     return [headline, f"{headline}_ab", f"{headline}_ba", f"{headline}_consistent"]

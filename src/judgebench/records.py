@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .catalogue import DEFAULT_HEADLINE, HEADLINES
+from .catalogue import DEFAULT_HEADLINE, check_headline
 
 Label = Literal["A", "B", "TIE", "BOTH_BAD"]
 Verdict = Literal["A", "B", "TIE"]
@@ -164,12 +164,7 @@ class RunConfig(Strict):
     headline: str = DEFAULT_HEADLINE  # the task's headline metric, one of catalogue.HEADLINES
     n_resamples: int = 1000  # bootstrap resamples behind every interval (--bootstrap)
 
-    @field_validator("headline")
-    @classmethod
-    def _known_headline(cls, value: str) -> str:
-        if value not in HEADLINES:
-            raise ValueError(f"must be one of {', '.join(HEADLINES)}")
-        return value
+    _known_headline = field_validator("headline")(check_headline)
 
 
 class Counts(Strict):

@@ -8,24 +8,11 @@ in the jinja2 sandbox. It verifies against what the leaderboard already holds:
              prompt/joint_prompt files, matched by the recorded file hash (the recorded name is only a label)
 Every path it writes is resolved and must stay under LEADERBOARD_DIR.
 
-A run is accepted only when everything it claims can be recomputed here without a model call
-(the checks are in verify.py):
-  schema      results.json and every samples.jsonl line validate (pydantic, unknown fields rejected)
-  task        a registered task name (never a path) at its current version; samples name the same task and judge
-  data        the examples are loaded again (the bundled demo; the task's dataset at the recorded
-              revision; or a local copy given with --dataset-path) and their fingerprint must equal
-              the recorded one; a pinned task revision must match; runs of the same task, revision
-              and size already on the leaderboard must share the fingerprint
-  coverage    every example x dimension x order exactly once (--no-swap: order AB only); no --limit
-              subset; answered / calls at least min_coverage (default 0.9)
-  labels      each sample's human label and example facts (lengths, models, slices, and the texts
-              when the run logged them) equal the task's data
-  prompts     the template with the recorded hash re-renders every sample's prompt hash
-  verdicts    each verdict follows from its raw answer through the parser
-  metrics     metrics, counts, usage and diagnostics recomputed from the samples equal results.json
-  identity    no other entry of the task holds the same answers (a resubmission under another judge
-              name); an existing entry is never replaced by one on fewer examples/judgments or a partial one
-The first failed check rejects the run with a one-line reason.
+A run is accepted only when everything it claims can be recomputed here without a model call: the
+checks (schema, task, data, coverage, labels, prompts, verdicts, metrics) are listed and made in
+verify.py; identity is checked here: no other entry of the task holds the same answers (a
+resubmission under another judge name), and an existing entry is never replaced by one on fewer
+examples or judgments, or by a partial one.
 """
 
 from __future__ import annotations

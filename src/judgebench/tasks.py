@@ -24,7 +24,7 @@ from pydantic import (
 )
 from yaml import YAMLError
 
-from .catalogue import DEFAULT_HEADLINE, HEADLINES
+from .catalogue import DEFAULT_HEADLINE, check_headline
 from .errors import JudgebenchError
 from .files import describe_validation_error, load_yaml
 from .records import DEFAULT_DIMENSION, Label, Verdict
@@ -121,12 +121,7 @@ class TaskSpec(TaskModel):
             return {str(key): label for key, label in value.items()}
         return value
 
-    @field_validator("headline")
-    @classmethod
-    def _known_headline(cls, value: str) -> str:
-        if value not in HEADLINES:
-            raise ValueError(f"must be one of {', '.join(HEADLINES)}")
-        return value
+    _known_headline = field_validator("headline")(check_headline)
 
     @field_validator("verdicts")
     @classmethod
