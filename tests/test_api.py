@@ -47,3 +47,14 @@ def test_api_names_survive_submodule_imports():
 def test_api_raises_the_cli_error(tmp_path):
     with pytest.raises(judgebench.JudgebenchError, match="unknown task 'sciarena'; did you mean 'sciarena_eval'"):
         judgebench.evaluate("sciarena", "builtin/longer", output_path=tmp_path / "x", demo=True)
+
+
+@pytest.mark.parametrize(
+    ("option", "says"),
+    [({"limit": 0}, "--limit: must be >= 1"), ({"n_resamples": -1}, "--bootstrap: must be >= 0"),
+     ({"min_coverage": 1.5}, "--min-coverage: must be a fraction")],
+)
+def test_api_checks_the_ranges_the_cli_checks(tmp_path, option, says):
+    with pytest.raises(judgebench.JudgebenchError, match=says):
+        judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=tmp_path / "x", demo=True, **option)
+    assert not (tmp_path / "x").exists()

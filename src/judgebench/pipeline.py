@@ -52,6 +52,15 @@ class RunRequest:
     log_text: bool = True  # question and responses in samples.jsonl
     on_warning: Callable[[str], None] | None = None  # told about inapplicable flags, empty responses
 
+    def __post_init__(self) -> None:
+        """The same ranges the command line checks, for Python callers (named by their flag)."""
+        if self.limit is not None and self.limit < 1:
+            raise JudgebenchError(f"--limit: must be >= 1, got {self.limit}")
+        if self.n_resamples < 0:
+            raise JudgebenchError(f"--bootstrap: must be >= 0, got {self.n_resamples}")
+        if self.min_coverage is not None and not 0 <= self.min_coverage <= 1:
+            raise JudgebenchError(f"--min-coverage: must be a fraction between 0 and 1, got {self.min_coverage}")
+
 
 @dataclass
 class RunSummary:
