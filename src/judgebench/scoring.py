@@ -32,6 +32,11 @@ def score(
         slice_columns=tuple(spec.columns.slices),
     )
     diagnostics = diagnose(records, both_bad=config.both_bad, n_resamples=min(n_resamples, 200), seed=config.seed)
+    panel = None
+    if config.kind == "panel":
+        from .panel_stats import panel_summary
+
+        panel = panel_summary(records, config)
     return RunResult(
         config=config,
         metrics=metrics,
@@ -39,7 +44,17 @@ def score(
         counts=summarize_counts(records, n_examples),
         usage=summarize_usage(records),
         diagnostics={"leaderboard": leaderboard_columns(diagnostics)},
+        panel=panel,
     )
+
+
+def rederive_record(record: JudgmentRecord, spec: TaskSpec, config: RunConfig) -> JudgmentRecord:
+    """The record as its raw answer decides it: the parser for a run, the member votes for a panel."""
+    if config.kind == "panel":
+        from .panel_rules import rederive
+
+        return rederive(record, config.aggregate or "", len(config.members), "TIE" in spec.verdicts)
+    return reparse_record(record, spec, config.dimension_mode)
 
 
 def reparse_record(record: JudgmentRecord, spec: TaskSpec, mode: str) -> JudgmentRecord:
@@ -61,11 +76,12 @@ def reparse_record(record: JudgmentRecord, spec: TaskSpec, mode: str) -> Judgmen
 def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamples: int = 1000) -> RunResult:
     """Re-parse the raw answers and recompute the metrics of a finished run: no calls.
 
-    Picks up a new parser or metric; samples.jsonl is rewritten only when a verdict changed.
+    Picks up a new parser or metric; samples.jsonl is rewritten only when a verdict changed. A panel's
+    verdicts are re-derived from the member votes its raw answers record (panel_rules.py).
     """
     previous, records = read_run(run_dir)
     spec = run_task_spec(run_dir, previous.config.task, include_paths or [])
-    reparsed = [reparse_record(record, spec, previous.config.dimension_mode) for record in records]
+    reparsed = [rederive_record(record, spec, previous.config) for record in records]
     result = score(reparsed, previous.config, spec, n_examples=previous.counts.examples, n_resamples=n_resamples)
     if reparsed != records:
         write_models_jsonl(run_dir / SAMPLES_FILE, reparsed)
