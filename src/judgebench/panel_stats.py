@@ -169,3 +169,26 @@ def panel_summary(records: Sequence[JudgmentRecord], config: RunConfig) -> Panel
         versus_best=versus,
         figures=[figures(records, config.judge, config.both_bad, column), *member_figures],
     )
+
+
+def format_panel(summary: PanelSummary) -> list[str]:
+    """The panel section as text lines (CLI summary and report.md): agreement, test, biases."""
+    pct = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"  # noqa: E731
+    num = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
+    lines = [f"Panel ({summary.aggregate}) of {len(summary.judges)} judges; Cohen's kappa (judgments both answered):"]
+    for i, judge in enumerate(summary.judges):
+        cells = " ".join(f"{num(k):>7}" for k in summary.cohen_kappa[i])
+        lines.append(f"  [{i + 1}] {cells}  {judge}")
+    lines.append(f"Fleiss' kappa {num(summary.fleiss_kappa)} (n = {summary.fleiss_kappa_n} judgments every member answered)")
+    v = summary.versus_best
+    if v is not None:
+        lines.append(
+            f"Panel vs best member {v.best_member}: {pct(v.panel_value)} vs {pct(v.best_value)} "
+            f"({100 * v.difference:+.2f} points); {v.test}, unit example, n = {v.n} ({v.rose} rose, {v.fell} fell), p = {v.p:.4g}"
+        )
+    lines.append("judge | headline | coverage | position bias | longer preferred")
+    lines.extend(
+        f"{f.judge} | {pct(f.headline)} | {pct(f.coverage)} | {pct(f.position_bias)} | {pct(f.longer_preferred_rate)}"
+        for f in summary.figures
+    )
+    return lines

@@ -297,6 +297,10 @@ def _header(diag: dict[str, Any], result: RunResult | None, headline: str) -> st
               f"examples, seed {diag['seed']}",
               "- Definitions: docs/diagnostics.md. Data: diagnostics.json, flips.csv and a CSV "
               "next to each plot.", ""]
+    if result and result.panel:  # a panel: its members' agreement, its test against the best, biases
+        from .panel_stats import format_panel
+
+        lines += ["## Panel", "", "```", *format_panel(result.panel), "```", ""]
     return "\n".join(lines) + "\n"
 
 
