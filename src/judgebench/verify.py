@@ -45,6 +45,7 @@ from .records import ORDERS, JudgmentRecord, PairExample, RunConfig, RunResult
 from .rundir import read_run
 from .scoring import rederive_record, score
 from .tasks import TaskSpec
+from .verify_panel import check_panel
 
 DEFAULT_MIN_COVERAGE = 0.9
 CHECKS = ["schema", "task", "data", "coverage", "labels", "prompts", "verdicts", "metrics", "identity"]
@@ -98,8 +99,6 @@ def validate_run(
     _check_coverage(result, records, spec, examples)
     _check_labels(records, examples)
     if result.config.kind == "panel":  # its members are verified in place of its prompts (verify_panel.py)
-        from .verify_panel import check_panel
-
         again = dict(dataset_path=dataset_path, n_resamples=n_resamples, leaderboard_dir=leaderboard_dir, min_coverage=min_coverage)
         check_panel(run_dir, result, records, spec, lambda member: validate_run(member, **again))
     else:
