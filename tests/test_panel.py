@@ -15,13 +15,18 @@ import numpy as np
 import pytest
 from test_submit import edit_samples, make_run
 
-from judgebench.api import build_panel, build_leaderboard, compare_runs
+from judgebench.api import build_leaderboard, build_panel, compare_runs
 from judgebench.cli import main
 from judgebench.errors import JudgebenchError, Rejected
 from judgebench.files import read_models_jsonl
 from judgebench.panel_rules import aggregate_votes
 from judgebench.panel_stats import fleiss_kappa
-from judgebench.records import DatasetInfo, JudgmentRecord, RunConfig, RunResult, swap_verdict
+from judgebench.records import (
+    DatasetInfo,
+    JudgmentRecord,
+    RunConfig,
+    swap_verdict,
+)
 from judgebench.rundir import read_run, run_task_spec, write_run
 from judgebench.scoring import rescore_run, score
 from judgebench.verify import validate_run
@@ -82,11 +87,11 @@ def hand_run(folder: Path, task: str, judge: str, votes: dict[str, str | tuple[s
 
 
 # Binary (sciarena_eval: A / B, headline accuracy); each member votes the same in both orders.
-BIN_LABELS = dict(zip([f"e{i:02d}" for i in range(1, 12)], "A B A B A B A B A A B".split()))
+BIN_LABELS = dict(zip([f"e{i:02d}" for i in range(1, 12)], "ABABABABAAB"))
 BIN_VOTES = {
-    "J1": "A B A B B A B B A - B".split(),  # e10: INVALID in AB, FAILED in BA (abstains)
-    "J2": "A B B A A B A A A A B".split(),
-    "J3": "B A A B A B A B B B B".split(),
+    "J1": list("ABABBABBA-B"),  # e10: INVALID in AB, FAILED in BA (abstains)
+    "J2": list("ABBAABAAAAB"),
+    "J3": list("BAABABABBBB"),
 }
 
 
@@ -380,3 +385,18 @@ def test_submit_rejects_a_panel_that_does_not_follow_from_its_members(demo_panel
 
     edit_samples(member / "members" / "1-longer", lie)
     assert rejection(member).startswith("member 1-longer: verdicts:")
+
+
+def test_a_five_dimension_panel_of_builtin_judges(tmp_path):
+    """Ideation-Arena-Eval demo (A / B / TIE, five dimensions): longer and shorter always disagree unless the
+    lengths are equal (both TIE), so the majority is random's vote (A or B: 2-1; TIE: a 1-1-1 split, TIE),
+    and TIE on equal lengths (2-1 or 3-0)."""
+    runs = [make_run(tmp_path / j, "ideation_arena_eval", f"builtin/{j}") for j in ("longer", "shorter", "random")]
+    result = build_panel(runs, tmp_path / "panel", n_resamples=50)
+    _, records = read_run(tmp_path / "panel")
+    random = {(r.example_id, r.dimension, r.order): r.verdict for r in read_run(runs[2])[1]}
+    assert len(records) == len(random) and {r.dimension for r in records} == {r.dimension for r in read_run(runs[0])[1]}
+    for r in records:
+        assert r.verdict == ("TIE" if r.length_a == r.length_b else random[(r.example_id, r.dimension, r.order)])
+    assert "mean" in result.metrics and result.config.swap is True
+    assert result.panel.cohen_kappa[0][1] == pytest.approx(-1.0)  # longer vs shorter: always opposite

@@ -23,8 +23,24 @@ from pathlib import Path
 from .errors import JudgebenchError
 from .files import is_inside, write_atomic
 from .panel_rules import AGGREGATES, aggregate_votes, encode_raw, vote_of
-from .records import ORDERS, JudgmentRecord, PanelMember, RunConfig, RunResult, swap_verdict
-from .rundir import MEMBERS_DIR, PROMPT_FILE, RESULTS_FILE, SAMPLES_FILE, TASK_FILE, read_run, run_task_spec, write_run
+from .records import (
+    ORDERS,
+    JudgmentRecord,
+    PanelMember,
+    RunConfig,
+    RunResult,
+    swap_verdict,
+)
+from .rundir import (
+    MEMBERS_DIR,
+    PROMPT_FILE,
+    RESULTS_FILE,
+    SAMPLES_FILE,
+    TASK_FILE,
+    read_run,
+    run_task_spec,
+    write_run,
+)
 from .scoring import score
 
 Key = tuple[str, str, str]  # example, dimension, order

@@ -26,9 +26,15 @@ from .judgment_table import CODE, example_table
 from .metrics import cohen_kappa
 from .paired import paired_test
 from .panel_rules import ABSTAIN, decode_raw
-from .records import JudgmentRecord, MemberFigures, PanelSummary, PanelVersusBest, RunConfig, swap_verdict
+from .records import (
+    JudgmentRecord,
+    MemberFigures,
+    PanelSummary,
+    PanelVersusBest,
+    RunConfig,
+    swap_verdict,
+)
 
-Key = tuple[str, str, str]  # example, dimension, order
 
 
 def fleiss_kappa(table: np.ndarray) -> float | None:
@@ -173,8 +179,8 @@ def panel_summary(records: Sequence[JudgmentRecord], config: RunConfig) -> Panel
 
 def format_panel(summary: PanelSummary) -> list[str]:
     """The panel section as text lines (CLI summary and report.md): agreement, test, biases."""
-    pct = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"  # noqa: E731
-    num = lambda v: "n/a" if v is None else f"{v:.3f}"  # noqa: E731
+    pct = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"
+    num = lambda v: "n/a" if v is None else f"{v:.3f}"
     lines = [f"Panel ({summary.aggregate}) of {len(summary.judges)} judges; Cohen's kappa (judgments both answered):"]
     for i, judge in enumerate(summary.judges):
         cells = " ".join(f"{num(k):>7}" for k in summary.cohen_kappa[i])

@@ -71,7 +71,7 @@ def _check_same_records(records: list[JudgmentRecord], expected: list[JudgmentRe
     mine = {(r.example_id, r.dimension, r.order): r for r in records}
     theirs = {(r.example_id, r.dimension, r.order): r for r in expected}
     if set(mine) != set(theirs):
-        extra = sorted(set(mine) ^ set(theirs))[0]
+        extra = min(set(mine) ^ set(theirs))
         raise Rejected("panel", f"the panel's judgments differ from its members' at {'/'.join(extra)}")
     for key, record in mine.items():
         want = theirs[key].model_dump()
