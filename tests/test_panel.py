@@ -283,6 +283,7 @@ def test_mismatched_members_are_refused(binary, ternary, tmp_path):
         ([j1, exclude], "Both-Bad rule"),
         ([j1, relabelled], "different human labels"),
         ([j1, j1], "given twice"),
+        ([j1, shutil.copytree(j1, tmp_path / "copy")], "same answers"),
         ([j1], "at least two"),
     ]
     for members, words in cases:
@@ -330,6 +331,10 @@ def test_report_compare_and_leaderboard_on_a_panel(binary, binary_panel, tmp_pat
     rows = rows.get("rows", rows) if isinstance(rows, dict) else rows
     judges = [row["judge"] for row in rows if row.get("kind") in ("run", "baseline") and row["judge"].startswith(("hand", "panel"))]
     assert judges == ["panel/majority(hand/J1,hand/J2,hand/J3)"]  # the members' copies are not rows of their own
+    build_leaderboard([panel / "members"], tmp_path / "lb2")  # ... unless their folder is the one given
+    rows = json.loads((tmp_path / "lb2" / "sciarena_eval.json").read_text())
+    rows = rows.get("rows", rows) if isinstance(rows, dict) else rows
+    assert sorted(row["judge"] for row in rows if row["judge"].startswith("hand")) == ["hand/J1", "hand/J2", "hand/J3"]
 
 
 # ----------------------------------------------------------------------------- submit
@@ -400,3 +405,13 @@ def test_a_five_dimension_panel_of_builtin_judges(tmp_path):
         assert r.verdict == ("TIE" if r.length_a == r.length_b else random[(r.example_id, r.dimension, r.order)])
     assert "mean" in result.metrics and result.config.swap is True
     assert result.panel.cohen_kappa[0][1] == pytest.approx(-1.0)  # longer vs shorter: always opposite
+
+
+def test_submit_rejects_a_member_counted_twice(demo_panel, tmp_path):
+    twice = tmp_path / "twice"
+    shutil.copytree(demo_panel, twice)
+    shutil.copytree(twice / "members" / "1-longer", twice / "members" / "3-longer")
+    data = json.loads((twice / "results.json").read_text())
+    data["config"]["members"].append({**data["config"]["members"][0], "run_dir": "3-longer"})
+    (twice / "results.json").write_text(json.dumps(data))
+    assert "a run votes once" in rejection(twice)

@@ -50,8 +50,8 @@ def find_results(paths: list[Path]) -> list[Path]:
     for path in paths:
         if path.is_file():
             found.append(path)
-        elif path.is_dir():  # a panel's copies of its members are not rows of their own
-            found.extend(p for p in sorted(path.rglob("results.json")) if not is_member_copy(p))
+        elif path.is_dir():  # a panel's copies of its members are not rows of their own (unless asked for)
+            found.extend(p for p in sorted(path.rglob("results.json")) if not is_member_copy(p, path))
         else:
             raise JudgebenchError(f"{path}: no such file or directory")
     if not found:

@@ -94,6 +94,11 @@ def load_members(run_dirs: Sequence[Path]) -> list[Member]:
             raise JudgebenchError(f"panel: {run_dirs[i]} is given twice (a member votes once)")
     members = [Member(Path(d), member_name(i, Path(d)), *read_run(Path(d))) for i, d in enumerate(run_dirs)]
     check_compatible(members)
+    answers = [answers_sha256(m.records) for m in members]
+    for i, member in enumerate(members):
+        if answers[i] in answers[:i]:
+            twin = members[answers.index(answers[i])].run_dir
+            raise JudgebenchError(f"panel: {member.run_dir} holds the same answers as {twin} (a run votes once)")
     return members
 
 

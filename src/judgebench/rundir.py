@@ -94,7 +94,9 @@ def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSp
         return spec
 
 
-def is_member_copy(results_path: Path) -> bool:
-    """A results.json inside a panel's members/ folder (a copy, not a run of its own)."""
+def is_member_copy(results_path: Path, searched: Path) -> bool:
+    """A results.json in a panel's members/ folder, found by searching above that folder (a copy, not a run)."""
     folder = results_path.parent.parent
-    return folder.name == MEMBERS_DIR and (folder.parent / RESULTS_FILE).is_file()
+    if folder.name != MEMBERS_DIR or not (folder.parent / RESULTS_FILE).is_file():
+        return False
+    return not searched.resolve().is_relative_to(folder.resolve())

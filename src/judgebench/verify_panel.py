@@ -36,6 +36,9 @@ def check_panel(
     config = result.config
     if config.aggregate is None or len(config.members) < 2:
         raise Rejected("panel", "a panel must name its aggregate and at least two members")
+    names, answers = [m.run_dir for m in config.members], [m.answers_sha256 for m in config.members]
+    if len(set(names)) < len(names) or len(set(answers)) < len(answers):
+        raise Rejected("panel", "two members are the same run (the same folder or the same answers): a run votes once")
     members = [_verified_member(run_dir, recorded.run_dir, validate) for recorded in config.members]
     for recorded, member in zip(config.members, members):
         claimed = member.result.config
