@@ -36,7 +36,6 @@ from .records import (
 )
 
 
-
 def fleiss_kappa(table: np.ndarray) -> float | None:
     """Fleiss' kappa of an items x categories count table (the same number of raters per item)."""
     counts = np.asarray(table, dtype=float)
