@@ -415,3 +415,12 @@ def test_submit_rejects_a_member_counted_twice(demo_panel, tmp_path):
     data["config"]["members"].append({**data["config"]["members"][0], "run_dir": "3-longer"})
     (twice / "results.json").write_text(json.dumps(data))
     assert "a run votes once" in rejection(twice)
+
+
+def test_score_refuses_a_panel_without_its_aggregate(binary_panel, tmp_path):
+    panel = tmp_path / "panel"
+    shutil.copytree(binary_panel, panel)
+    data = json.loads((panel / "results.json").read_text())
+    data["config"]["aggregate"] = None
+    (panel / "results.json").write_text(json.dumps(data))
+    assert main(["score", str(panel)]) == 2

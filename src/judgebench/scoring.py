@@ -9,6 +9,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from .errors import JudgebenchError
 from .files import write_json, write_models_jsonl
 from .parsing import parse_reply
 from .records import JudgmentRecord, RunConfig, RunResult, swap_verdict
@@ -53,7 +54,9 @@ def rederive_record(record: JudgmentRecord, spec: TaskSpec, config: RunConfig) -
     if config.kind == "panel":
         from .panel_rules import rederive
 
-        return rederive(record, config.aggregate or "", len(config.members), "TIE" in spec.verdicts)
+        if config.aggregate is None:
+            raise JudgebenchError("results.json: a panel (config.kind 'panel') must name its config.aggregate")
+        return rederive(record, config.aggregate, len(config.members), "TIE" in spec.verdicts)
     return reparse_record(record, spec, config.dimension_mode)
 
 
