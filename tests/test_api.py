@@ -27,6 +27,7 @@ def test_readme_example_runs(tmp_path, monkeypatch, capsys):
     assert printed[0] == f"accuracy {accuracy['value']:.3f} [{accuracy['ci_low']:.3f}, {accuracy['ci_high']:.3f}]"
     assert printed[1] == "0.0"  # a run compared with itself
     assert (tmp_path / "lb" / "sciarena_eval.md").is_file()
+    assert json.loads((tmp_path / "panel" / "results.json").read_text())["config"]["kind"] == "panel"
 
 
 def test_api_matches_the_run_directory(tmp_path):

@@ -8,6 +8,7 @@
     result, records = judgebench.read_run("out/")    # typed results and per-judgment records
     judgebench.build_leaderboard(["out/"], "lb/")    # md, csv, json, html tables
     judgebench.compare_runs("runs/old/", "runs/new/")  # paired comparison of two runs
+    judgebench.build_panel(["a/", "b/", "c/"], "panel/", aggregate="majority")  # a panel: no calls
 
 The names differ from the modules (`judgebench.compare`, `judgebench.leaderboard`) on purpose: a
 submodule import would replace a package attribute of the same name.
@@ -131,3 +132,26 @@ def compare_runs(baseline: str | Path, candidate: str | Path, *, seed: int = 0) 
     from .compare import compare_runs as _compare_runs
 
     return _compare_runs(Path(baseline), Path(candidate), seed=seed)
+
+
+def build_panel(
+    run_dirs: Iterable[str | Path],
+    output_path: str | Path,
+    *,
+    aggregate: Literal["majority", "mean", "unanimous-else-tie"] = "majority",
+    include_paths: Iterable[str | Path] = (),
+    n_resamples: int | None = None,
+) -> RunResult:
+    """Build a panel run directory from finished runs of one task (no judge calls); its results.
+
+    `result.panel` holds the members' agreement, the panel against its best member and the biases.
+    """
+    from .panel import build_panel as _build_panel
+
+    return _build_panel(
+        [Path(d) for d in run_dirs],
+        aggregate,
+        Path(output_path),
+        include_paths=[Path(p) for p in include_paths],
+        n_resamples=n_resamples,
+    )

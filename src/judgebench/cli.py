@@ -47,7 +47,7 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--prompt", help="prompt template file (default: the task's)")
     p.add_argument("--dimension-mode", choices=["separate", "joint"], help="multi-dimension tasks: one call per dimension or one for all")
     p.add_argument("--both-bad", choices=["tie", "exclude"], help="how Both Bad labels are scored (default: the task's)")
-    p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, default=1000, help="bootstrap resamples for confidence intervals")
+    p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, help="bootstrap resamples for confidence intervals (default: the first member's)")
     p.add_argument("--concurrency", type=POSITIVE_INT, default=16, help="judge calls in flight")
     p.add_argument("--timeout", type=POSITIVE_FLOAT, default=120.0, help="seconds per call attempt")
     p.add_argument("--max-retries", type=NON_NEGATIVE_INT, default=5, help="retries on 429/5xx/timeouts/connection errors")
@@ -313,6 +313,30 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_panel_parser(sub: Any) -> None:
+    p = sub.add_parser("panel", help="build a panel of judges from finished runs (no judge calls)")
+    p.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="two or more finished runs of one task")
+    p.add_argument("--aggregate", choices=["majority", "mean", "unanimous-else-tie"], default="majority", help="how the members' votes become the panel's verdict (docs/panels.md)")
+    p.add_argument("--output-path", required=True, type=Path, help="the panel's run directory")
+    p.add_argument("--include-path", type=Path, action="append", default=[], help="folder of extra task YAMLs")
+    p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, help="bootstrap resamples for confidence intervals (default: the first member's)")
+    p.set_defaults(handler=cmd_panel)
+
+
+def cmd_panel(args: argparse.Namespace) -> int:
+    from .api import build_panel
+    from .panel_stats import format_panel
+
+    result = build_panel(args.run_dirs, args.output_path, aggregate=args.aggregate, include_paths=args.include_path, n_resamples=args.bootstrap)
+    print(format_summary(result, args.output_path))
+    if result.panel is not None:
+        print("\n".join(format_panel(result.panel)))
+    usage = result.usage
+    cost = "unpriced" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+    print(f"  members' usage: {usage.tokens_in} tokens in, {usage.tokens_out} out, cost {cost} (the panel made no calls)")
+    return 0
+
+
 PARSERS: list[Callable[[Any], None]] = [
     _add_run_parser,
     _add_score_parser,
@@ -322,6 +346,7 @@ PARSERS: list[Callable[[Any], None]] = [
     _add_submit_parser,
     _add_compare_parser,
     _add_export_parser,
+    _add_panel_parser,
 ]
 
 

@@ -29,6 +29,7 @@ from .errors import JudgebenchError
 from .files import read_model_json, read_models_jsonl
 from .records import JudgmentRecord, MetricValue, RunConfig, RunResult
 from .resampling import DEFAULT_RESAMPLES
+from .rundir import SAMPLES_FILE, TASK_FILE, is_member_copy
 from .tasks import ReportedProtocol, TaskSpec, load_task_file, task_files
 
 BASELINE_SEED = 0  # the seed of the built-in judges whose choices the data-derived rows reuse
@@ -50,8 +51,8 @@ def find_results(paths: list[Path]) -> list[Path]:
     for path in paths:
         if path.is_file():
             found.append(path)
-        elif path.is_dir():
-            found.extend(sorted(path.rglob("results.json")))
+        elif path.is_dir():  # a panel's copies of its members are not rows of their own (unless asked for)
+            found.extend(p for p in sorted(path.rglob("results.json")) if not is_member_copy(p, path))
         else:
             raise JudgebenchError(f"{path}: no such file or directory")
     if not found:
@@ -313,8 +314,6 @@ def random_row(result: RunResult, spec: TaskSpec) -> dict[str, Any]:
 
 def resolve_task(name: str, results_path: Path, include_paths: list[Path], use_run_task_copy: bool) -> TaskSpec:
     """A task by name (installed or --include-path), else the run directory's own task.yaml copy if allowed."""
-    from .rundir import TASK_FILE
-
     if not TASK_NAME_RE.fullmatch(name):
         raise JudgebenchError(f"task {name[:80]!r} is not a task name (a path is never loaded)")
     files = task_files(include_paths)
@@ -337,8 +336,6 @@ def collect_tables(
     `use_run_task_copy`: a task not otherwise known may come from the run directory's task.yaml
     (the user's own runs; `submit` passes False).
     """
-    from .rundir import SAMPLES_FILE
-
     include, warnings = list(include_paths or []), []
     by_task: dict[str, list[tuple[RunResult, Path]]] = defaultdict(list)
     for path in find_results(result_paths):

@@ -5,6 +5,7 @@ JudgeRequest  one call to a judge: an example, a dimension (or all, in joint mod
 JudgeReply    what a judge returned for one request (raw text, usage, timing, error)
 JudgmentRecord one line of samples.jsonl: one (example, dimension, order) judgment
 RunResult     results.json: config, metrics with CIs, per-slice metrics, counts, usage
+PanelSummary  results.json `panel`: a panel's agreement, its test against its best member, biases
 
 The samples file is the source of truth: scoring, reports, submission checks,
 regression comparisons and exports read it and never call a model.
@@ -142,6 +143,19 @@ class DatasetInfo(Strict):
     license: str | None = None
 
 
+Aggregate = Literal["majority", "mean", "unanimous-else-tie"]
+
+
+class PanelMember(Strict):
+    """One finished run a panel was built from (see panel.py)."""
+
+    judge: str
+    run_dir: str  # the member's folder name under the panel's members/
+    prompt_template: str
+    prompt_template_hash: str
+    answers_sha256: str  # sha256 of the member's (example, dimension, order, status, raw, verdict) rows
+
+
 class RunConfig(Strict):
     task: str
     task_version: str
@@ -163,6 +177,9 @@ class RunConfig(Strict):
     partial: bool = False  # stopped early (max failures, interrupted)
     headline: str = DEFAULT_HEADLINE  # the task's headline metric, one of catalogue.HEADLINES
     n_resamples: int = 1000  # bootstrap resamples behind every interval (--bootstrap)
+    kind: Literal["run", "panel"] = "run"  # panel: verdicts aggregated from finished runs (no calls)
+    aggregate: Aggregate | None = None  # panels only
+    members: list[PanelMember] = Field(default_factory=list)  # panels only, in the order given
 
     _known_headline = field_validator("headline")(check_headline)
 
@@ -189,6 +206,46 @@ class Usage(Strict):
     latency_p95_s: float | None = None
 
 
+class MemberFigures(Strict):
+    """One judge of a panel (or the panel itself) on the panel's judgments; biases are fractions."""
+
+    judge: str
+    headline: float | None  # the task's headline over the panel's judgments
+    coverage: float | None
+    position_bias: float | None  # share of decisive verdicts picking the response shown first
+    longer_preferred_rate: float | None  # share of decisive verdicts picking the longer response
+
+
+class PanelVersusBest(Strict):
+    """The panel against its best member: a paired test, unit = example (paired.py)."""
+
+    best_member: str
+    best_value: float
+    panel_value: float
+    difference: float  # panel - best member
+    test: str  # "McNemar exact", "sign-flip exact", "sign-flip Monte Carlo"
+    n: int  # examples whose score changed
+    rose: int  # examples where the panel scored higher
+    fell: int
+    p: float
+
+
+class PanelSummary(Strict):
+    """results.json `panel`: agreement between the members, the panel vs its best member, biases.
+
+    Recomputed from the panel's samples alone (each panel judgment records its members' votes).
+    """
+
+    aggregate: Aggregate
+    judges: list[str]  # the members' judge ids, in the order given
+    cohen_kappa: list[list[float | None]]  # pairwise, over judgments both members answered
+    cohen_kappa_n: list[list[int]]
+    fleiss_kappa: float | None  # over judgments every member answered
+    fleiss_kappa_n: int
+    versus_best: PanelVersusBest | None
+    figures: list[MemberFigures]  # the panel first, then each member
+
+
 class RunResult(Strict):
     """results.json, modelled on lm-eval's results file."""
 
@@ -211,3 +268,4 @@ class RunResult(Strict):
     counts: Counts
     usage: Usage
     diagnostics: dict[str, Any] = Field(default_factory=dict)
+    panel: PanelSummary | None = None  # panels only

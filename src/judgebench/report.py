@@ -22,6 +22,7 @@ from .catalogue import HEADLINES, SAMPLES_ONLY_HEADLINE
 from .diagnostics import diagnose
 from .errors import JudgebenchError
 from .files import read_model_json, read_models_jsonl, write_atomic, write_json
+from .panel_stats import format_panel
 from .records import JudgmentRecord, RunResult
 from .rundir import REPORT_DIR, RESULTS_FILE, SAMPLES_FILE
 
@@ -297,6 +298,8 @@ def _header(diag: dict[str, Any], result: RunResult | None, headline: str) -> st
               f"examples, seed {diag['seed']}",
               "- Definitions: docs/diagnostics.md. Data: diagnostics.json, flips.csv and a CSV "
               "next to each plot.", ""]
+    if result and result.panel:  # a panel: its members' agreement, its test against the best, biases
+        lines += ["## Panel", "", "```", *format_panel(result.panel), "```", ""]
     return "\n".join(lines) + "\n"
 
 

@@ -5,6 +5,7 @@ samples.jsonl  one JudgmentRecord per judgment: the source of truth for every re
 task.yaml      a copy of the resolved task definition, so the run can be re-scored alone
 prompt.yaml    a copy of the prompt template the run rendered
 report/        `judgebench report` output
+members/       a panel's member runs (results.json, samples.jsonl, ...), one folder each
 
 A run's own task.yaml and prompt.yaml are conveniences for the user who made the run
 (`score`, `report`, `leaderboard`). `submit` never loads them: it verifies against the
@@ -32,6 +33,7 @@ SAMPLES_FILE = "samples.jsonl"
 TASK_FILE = "task.yaml"
 PROMPT_FILE = "prompt.yaml"
 REPORT_DIR = "report"
+MEMBERS_DIR = "members"  # a panel's copies of its member runs: members/<n>-<name>/
 
 
 def write_run(
@@ -90,3 +92,11 @@ def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSp
         if spec.name != task:
             raise JudgebenchError(f"{copy}: key 'name' is '{spec.name}' but the run is of task {task}") from None
         return spec
+
+
+def is_member_copy(results_path: Path, searched: Path) -> bool:
+    """A results.json in a panel's members/ folder, found by searching above that folder (a copy, not a run)."""
+    folder = results_path.parent.parent
+    if folder.name != MEMBERS_DIR or not (folder.parent / RESULTS_FILE).is_file():
+        return False
+    return not searched.resolve().is_relative_to(folder.resolve())

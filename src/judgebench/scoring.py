@@ -9,6 +9,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from .errors import JudgebenchError
 from .files import write_json, write_models_jsonl
 from .parsing import parse_reply
 from .records import JudgmentRecord, RunConfig, RunResult, swap_verdict
@@ -36,6 +37,11 @@ def score(
         slice_columns=tuple(spec.columns.slices),
     )
     diagnostics = diagnose(records, both_bad=config.both_bad, n_resamples=min(config.n_resamples, 200), seed=config.seed)
+    panel = None
+    if config.kind == "panel":
+        from .panel_stats import panel_summary
+
+        panel = panel_summary(records, config)
     return RunResult(
         config=config,
         metrics=metrics,
@@ -43,7 +49,19 @@ def score(
         counts=summarize_counts(records, n_examples),
         usage=summarize_usage(records),
         diagnostics={"leaderboard": leaderboard_columns(diagnostics)},
+        panel=panel,
     )
+
+
+def rederive_record(record: JudgmentRecord, spec: TaskSpec, config: RunConfig) -> JudgmentRecord:
+    """The record as its raw answer decides it: the parser for a run, the member votes for a panel."""
+    if config.kind == "panel":
+        from .panel_rules import rederive
+
+        if config.aggregate is None:
+            raise JudgebenchError("results.json: a panel (config.kind 'panel') must name its config.aggregate")
+        return rederive(record, config.aggregate, len(config.members), "TIE" in spec.verdicts)
+    return reparse_record(record, spec, config.dimension_mode)
 
 
 def reparse_record(record: JudgmentRecord, spec: TaskSpec, mode: str) -> JudgmentRecord:
@@ -65,12 +83,13 @@ def reparse_record(record: JudgmentRecord, spec: TaskSpec, mode: str) -> Judgmen
 def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamples: int | None = None) -> RunResult:
     """Re-parse the raw answers and recompute the metrics of a finished run: no calls.
 
-    Picks up a new parser or metric; samples.jsonl is rewritten only when a verdict changed.
+    Picks up a new parser or metric; samples.jsonl is rewritten only when a verdict changed. A panel's
+    verdicts are re-derived from the member votes its raw answers record (panel_rules.py).
     `n_resamples` (default: the run's own) replaces the run's bootstrap resample count.
     """
     previous, records = read_run(run_dir)
     spec = run_task_spec(run_dir, previous.config.task, include_paths or [])
-    reparsed = [reparse_record(record, spec, previous.config.dimension_mode) for record in records]
+    reparsed = [rederive_record(record, spec, previous.config) for record in records]
     config = previous.config
     if n_resamples is not None:
         config = config.model_copy(update={"n_resamples": n_resamples})

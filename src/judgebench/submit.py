@@ -18,7 +18,6 @@ examples or judgments, or by a partial one.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable
 from datetime import datetime, timezone
@@ -33,6 +32,7 @@ from .board import (
 )
 from .errors import JudgebenchError, Rejected
 from .files import read_models_jsonl, write_atomic, write_json
+from .panel import answers_sha256
 from .records import JudgmentRecord, RunResult
 from .rundir import RESULTS_FILE, SAMPLES_FILE
 from .verify import (
@@ -63,8 +63,7 @@ def entry_name(result: RunResult) -> str:
 
 def answers_fingerprint(records: Iterable[JudgmentRecord]) -> str:
     """sha256 of every judgment's key, raw answer and verdict: equal for the same answers under any judge name."""
-    rows = sorted((r.example_id, r.dimension, r.order, r.status, r.raw, r.verdict) for r in records)
-    return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()
+    return answers_sha256(list(records))
 
 
 def _check_identity(verified: Verified, leaderboard_dir: Path, entry_dir: Path) -> None:

@@ -13,8 +13,9 @@ The checks, in order (the first that fails rejects the run with a one-line reaso
               subset; answered / calls at least min_coverage (default 0.9)
   labels      each sample's human label and example facts (lengths, models, slices, and the texts
               when the run logged them) equal the task's data
-  prompts     the template with the recorded hash re-renders every sample's prompt hash
-  verdicts    each verdict follows from its raw answer through the parser
+  prompts     the template with the recorded hash re-renders every sample's prompt hash; for a panel
+              instead, every member in members/ passes these checks and the panel follows from them
+  verdicts    each verdict follows from its raw answer through the parser (a panel's: from its votes)
   metrics     metrics, counts, usage and diagnostics recomputed from the samples equal results.json
   identity    no other entry of the task holds the same answers (a resubmission under another judge
               name); an existing entry is never replaced by one on fewer examples/judgments or a partial one
@@ -40,10 +41,11 @@ from .errors import JudgebenchError, Rejected
 from .judgments import plan_requests
 from .loading import LoadedTask, load_examples
 from .prompts import PromptTemplate, load_prompt
-from .records import ORDERS, JudgmentRecord, PairExample, RunResult
+from .records import ORDERS, JudgmentRecord, PairExample, RunConfig, RunResult
 from .rundir import read_run
-from .scoring import reparse_record, score
+from .scoring import rederive_record, score
 from .tasks import TaskSpec
+from .verify_panel import check_panel
 
 DEFAULT_MIN_COVERAGE = 0.9
 CHECKS = ["schema", "task", "data", "coverage", "labels", "prompts", "verdicts", "metrics", "identity"]
@@ -96,10 +98,13 @@ def validate_run(
     examples = {example.id: example for example in loaded.examples}
     _check_coverage(result, records, spec, examples)
     _check_labels(records, examples)
-    template = _find_template(result, spec, leaderboard_dir)
-    expected = _expected_hashes(result, spec, loaded.examples, template)
-    _check_prompts(records, expected, template)
-    _check_verdicts(records, spec, result.config.dimension_mode)
+    if result.config.kind == "panel":  # its members are verified in place of its prompts (verify_panel.py)
+        again = dict(dataset_path=dataset_path, leaderboard_dir=leaderboard_dir, min_coverage=min_coverage)
+        check_panel(run_dir, result, records, spec, lambda member: validate_run(member, **again))
+    else:
+        template = _find_template(result, spec, leaderboard_dir)
+        _check_prompts(records, _expected_hashes(result, spec, loaded.examples, template), template)
+    _check_verdicts(records, spec, result.config)
     _check_metrics(result, records, spec)
     return Verified(result, records, spec, _labels(result))
 
@@ -340,15 +345,15 @@ def _check_prompts(
             )
 
 
-def _check_verdicts(records: list[JudgmentRecord], spec: TaskSpec, mode: str) -> None:
-    """Status and verdicts follow from the raw answer (the same parser as the run) and the order."""
+def _check_verdicts(records: list[JudgmentRecord], spec: TaskSpec, config: RunConfig) -> None:
+    """Status and verdicts follow from the raw answer (the run's parser; a panel's votes) and the order."""
     for record in records:
         where = _key((record.example_id, record.dimension, record.order))
         if record.status == "FAILED" or record.error is not None:
             if record.status != "FAILED" or record.error is None or record.verdict is not None:
                 raise Rejected("verdicts", f"{where}: a failed call must have status FAILED, an error and no verdict")
             continue
-        expected = reparse_record(record, spec, mode)
+        expected = rederive_record(record, spec, config)
         if (record.status, record.verdict_shown, record.verdict) != (
             expected.status, expected.verdict_shown, expected.verdict,
         ):
