@@ -76,12 +76,12 @@ def hand_run(folder: Path, task: str, judge: str, votes: dict[str, str | tuple[s
         dataset=DatasetInfo(source="hand", split="test", fingerprint=fingerprint),
         judge=judge, prompt_template="hand", prompt_template_hash=hashlib.sha256(judge.encode()).hexdigest(),
         judgebench_version="0", started_at="2026-01-01T00:00:00Z", swap=len(orders) == 2, both_bad=both_bad,
-        headline="soft_accuracy" if task == "tri_task" else "accuracy",
+        headline="soft_accuracy" if task == "tri_task" else "accuracy", n_resamples=50,
     )  # fmt: skip
     if task_file is not None:
         folder.mkdir(parents=True, exist_ok=True)
     spec = run_task_spec(folder, task, [task_file.parent] if task_file else [])
-    result = score(records, config, spec, n_examples=len(votes), n_resamples=50)
+    result = score(records, config, spec, n_examples=len(votes))
     write_run(folder, result, records, task_file=task_file)
     return folder
 

@@ -47,7 +47,7 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--prompt", help="prompt template file (default: the task's)")
     p.add_argument("--dimension-mode", choices=["separate", "joint"], help="multi-dimension tasks: one call per dimension or one for all")
     p.add_argument("--both-bad", choices=["tie", "exclude"], help="how Both Bad labels are scored (default: the task's)")
-    p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, help="bootstrap resamples for confidence intervals (default: the first member's)")
+    p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, default=1000, help="bootstrap resamples for confidence intervals")
     p.add_argument("--concurrency", type=POSITIVE_INT, default=16, help="judge calls in flight")
     p.add_argument("--timeout", type=POSITIVE_FLOAT, default=120.0, help="seconds per call attempt")
     p.add_argument("--max-retries", type=NON_NEGATIVE_INT, default=5, help="retries on 429/5xx/timeouts/connection errors")
