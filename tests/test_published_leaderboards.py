@@ -9,12 +9,8 @@ import pytest
 from helpers import sci_row, write_jsonl
 
 from judgebench.cli import main
-from judgebench.leaderboard import (
-    BASELINE_JUDGES,
-    baseline_metrics,
-    collect_tables,
-    protocol_figure,
-)
+from judgebench.leaderboard import BASELINE_JUDGES, baseline_metrics, collect_tables
+from judgebench.protocols import protocol_figure
 from judgebench.records import JudgmentRecord
 from judgebench.rundir import read_run
 from judgebench.submit import rebuild_tables

@@ -99,6 +99,11 @@ def check_headline(name: str) -> str:
     return name
 
 
+def as_percent(value: float | None) -> float | None:
+    """A share as the tables show it: a percentage rounded to 2 decimals."""
+    return None if value is None else round(100 * value, 2)
+
+
 def headline_family(headline: str) -> list[str]:
     """The headline and its per-order and order-consistent variants, as shown beside it."""
     return [headline, f"{headline}_ab", f"{headline}_ba", f"{headline}_consistent"]

@@ -24,13 +24,19 @@ from pathlib import Path
 from typing import Any
 
 from .board import TASK_NAME_RE
-from .catalogue import PERCENT_METRICS, headline_family, metric, random_baseline_of
+from .catalogue import PERCENT_METRICS, as_percent, headline_family, random_baseline_of
 from .errors import JudgebenchError
 from .files import read_model_json, read_models_jsonl
+from .protocols import (
+    describe_protocol,
+    protocol_cells,
+    protocol_columns,
+    reported_protocols,
+)
 from .records import JudgmentRecord, MetricValue, RunConfig, RunResult
 from .resampling import DEFAULT_RESAMPLES
 from .rundir import SAMPLES_FILE, TASK_FILE, is_member_copy
-from .tasks import ReportedProtocol, TaskSpec, load_task_file, task_files
+from .tasks import TaskSpec, load_task_file, task_files
 
 BASELINE_SEED = 0  # the seed of the built-in judges whose choices the data-derived rows reuse
 SELF_REPORTED = ("judge", "judge_args", "tokens_per_call", "tokens_per_comparison", "cost_per_100_calls_usd", "latency_p50_s")
@@ -60,8 +66,6 @@ def find_results(paths: list[Path]) -> list[Path]:
     return found
 
 
-def _pct(value: float | None) -> float | None:
-    return None if value is None else round(100 * value, 2)
 
 
 def _dataset_label(result: RunResult) -> str:
@@ -78,7 +82,7 @@ def _metric_cells(metrics: dict[str, MetricValue], names: list[str], prefix: str
         value = metrics.get(name)
         if value is None:
             continue
-        scale = _pct if name in PERCENT_METRICS else (lambda v: None if v is None else round(v, 4))
+        scale = as_percent if name in PERCENT_METRICS else (lambda v: None if v is None else round(v, 4))
         cells[f"{prefix}{name}"] = scale(value.value)
         if value.ci_low is not None and name in PERCENT_METRICS:
             cells[f"{prefix}{name}_ci"] = [scale(value.ci_low), scale(value.ci_high)]
@@ -107,14 +111,14 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
     for column, values in _first_dimension(result.slices).items():
         for value, metrics in sorted(values.items()):
             if headline in metrics:
-                row[f"{column}={value}"] = _pct(metrics[headline].value)
+                row[f"{column}={value}"] = as_percent(metrics[headline].value)
     counts, usage = result.counts, result.usage
     row.update(
         {
             "examples": counts.examples,
             "calls": counts.calls,
-            "invalid_rate_pct": _pct(counts.invalid / counts.calls) if counts.calls else None,
-            "failed_rate_pct": _pct(counts.failed / counts.calls) if counts.calls else None,
+            "invalid_rate_pct": as_percent(counts.invalid / counts.calls) if counts.calls else None,
+            "failed_rate_pct": as_percent(counts.failed / counts.calls) if counts.calls else None,
             "tokens_per_call": usage.tokens_per_call,
             "tokens_per_comparison": round((usage.tokens_in + usage.tokens_out) / counts.examples, 1)
             if counts.examples and usage.tokens_per_call is not None
@@ -131,86 +135,6 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
 def _first_dimension(slices: dict[str, Any]) -> dict[str, Any]:
     """Per-slice metrics of the task's only (or first) dimension."""
     return next(iter(slices.values()), {}) if slices else {}
-
-
-def reported_protocols(spec: TaskSpec) -> list[ReportedProtocol]:
-    """The distinct stated protocols of the task's reported rows."""
-    found: list[ReportedProtocol] = []
-    for reported in spec.reported:
-        if reported.protocol is not None and reported.protocol.stated and reported.protocol not in found:
-            found.append(reported.protocol)
-    return found
-
-
-def protocol_columns(protocol: ReportedProtocol, dimension: str | None = None) -> tuple[str, str]:
-    """(figure, coverage) column names, e.g. ('accuracy_ab_answered', 'coverage_ab')."""
-    orders = "ab" if protocol.orders == "AB" else "both"
-    rule = "answered" if protocol.invalid == "excluded" else "all"
-    prefix = f"{dimension}." if dimension else ""
-    return f"{prefix}{protocol.metric}_{orders}_{rule}", f"{prefix}coverage_{orders}"
-
-
-def protocol_figure(
-    records: list[JudgmentRecord], dimension: str, *, orders: str, invalid: str, soft: bool, both_bad: str = "tie"
-) -> tuple[float | None, float | None]:
-    """(score, coverage) of one dimension's judgments under a published protocol, as fractions.
-
-    orders "AB": only the judgments in the order as given; "both": all. invalid "excluded": the mean
-    score over answered judgments, agree / (agree + disagree); "wrong": over all, an unanswered one
-    scoring 0. coverage = answered / judgments considered. A BOTH_BAD label counts as TIE, or is left
-    out with both_bad "exclude". None when nothing is left.
-    """
-    from .metrics import exact_score, soft_score
-
-    score = soft_score if soft else exact_score
-    considered, answered, total = 0, 0, 0.0
-    for record in records:
-        if record.dimension != dimension or (orders == "AB" and record.order != "AB"):
-            continue
-        label = record.label
-        if label == "BOTH_BAD":
-            if both_bad == "exclude":
-                continue
-            label = "TIE"
-        considered += 1
-        if record.status == "ANSWERED" and record.verdict is not None:
-            answered += 1
-            total += score(record.verdict, label)
-    if not considered:
-        return None, None
-    denominator = answered if invalid == "excluded" else considered
-    return (total / denominator if denominator else None), answered / considered
-
-
-def protocol_cells(records: list[JudgmentRecord], spec: TaskSpec, both_bad: str) -> dict[str, Any]:
-    """A run's figures under each stated protocol of the task's reported rows, in percent."""
-    cells: dict[str, Any] = {}
-    single = len(spec.dimension_names) == 1
-    for protocol in reported_protocols(spec):
-        dimensions = {d for r in spec.reported if r.protocol == protocol for d in r.metrics}
-        for dimension in [d for d in spec.dimension_names if d in dimensions]:
-            figure, coverage = protocol_figure(
-                records, dimension, orders=protocol.orders, invalid=protocol.invalid,
-                soft=metric(protocol.metric).credit == "soft", both_bad=both_bad,
-            )
-            value_column, coverage_column = protocol_columns(protocol, None if single else dimension)
-            cells[value_column], cells[coverage_column] = _pct(figure), _pct(coverage)
-    return cells
-
-
-def describe_protocol(protocol: ReportedProtocol | None) -> str:
-    """One line for the tables: how the reported figures were computed."""
-    if protocol is None:
-        return "protocol not recorded"
-    orders = {"AB": "one order (as given)", "both": "mean of both orders", "unstated": "orders not stated"}[protocol.orders]
-    invalid = {
-        "excluded": "invalid answers excluded (agree / (agree + disagree))",
-        "wrong": "invalid answers counted wrong",
-        "unstated": "invalid rule not stated",
-    }[protocol.invalid]
-    size = f", {protocol.size} examples" if protocol.size else ""
-    note = f"; {protocol.note}" if protocol.note else ""
-    return f"{protocol.metric}, {orders}, {invalid}, prompt: {protocol.prompt}, data: {protocol.dataset} {protocol.split}{size}{note}"
 
 
 def reported_rows(spec: TaskSpec) -> list[dict[str, Any]]:
@@ -306,9 +230,9 @@ def random_row(result: RunResult, spec: TaskSpec) -> dict[str, Any]:
     baselines = {dim: m[baseline].value for dim, m in result.metrics.items() if baseline in m and dim != "mean"}
     for dimension, value in baselines.items():
         prefix = "" if len(result.metrics) == 1 else f"{dimension}."
-        row[f"{prefix}{spec.headline}"] = _pct(value)
+        row[f"{prefix}{spec.headline}"] = as_percent(value)
     if len(baselines) > 1 and None not in baselines.values():
-        row[f"mean.{spec.headline}"] = _pct(sum(baselines.values()) / len(baselines))
+        row[f"mean.{spec.headline}"] = as_percent(sum(baselines.values()) / len(baselines))
     return row
 
 
