@@ -12,53 +12,58 @@ import logging
 import re
 from typing import Any
 
-# scheme://[userinfo@]rest-of-url, up to whitespace or a quote/bracket that ends it in prose
-_URL = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<rest>[^\s'\"<>\]\[)(]+)")
-_QUERY_VALUE = re.compile(r"([?&;][^=&;#]*=)([^&;#]*)")
+# scheme://authority[/path][?query][#fragment]. The authority runs to the first / ? # or whitespace,
+# whatever else it holds (userinfo may contain ( ) ' ! $ and more); the rest runs to whitespace or a
+# quote or angle bracket that ends a URL in prose. Over-redaction beats a leak.
+_URL = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<authority>[^\s/?#]*)(?P<tail>[^\s'\"<>]*)")
+_PARAM_VALUE = re.compile(r"([?&;#][^=&;#?]*=)([^&;#]*)")  # query and fragment parameters (#access_token=)
+# A name that holds a secret: api_key, x-api-key, authToken, client_secret, password, signature, ...
+_SECRET_WORDS = re.compile(
+    r"(^|_)(api_?key|key|secret|password|passwd|credentials?|token|authorization|auth|sig|signature|cookie)(_|$)"
+)
 REDACTED = "***"
 
 
-def _redact_one(scheme: str, rest: str) -> str:
-    authority, sep, tail = rest.partition("/")
-    if not sep:  # no path: the query (or fragment) may follow the authority directly
-        match = re.search(r"[?#]", rest)
-        authority, tail = (rest[: match.start()], rest[match.start() :]) if match else (rest, "")
-    else:
-        tail = "/" + tail
+def is_secret_name(name: str) -> bool:
+    """Whether an argument, header or field name holds a secret (camelCase and dashes understood)."""
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", str(name)).replace("-", "_").lower()
+    return bool(_SECRET_WORDS.search(words))
+
+
+def _redact_one(match: re.Match[str]) -> str:
+    authority = match.group("authority")
     if "@" in authority:
         authority = REDACTED + "@" + authority.rsplit("@", 1)[1]
-    return scheme + authority + _QUERY_VALUE.sub(lambda m: m.group(1) + (REDACTED if m.group(2) else ""), tail)
+    tail = _PARAM_VALUE.sub(lambda m: m.group(1) + (REDACTED if m.group(2) else ""), match.group("tail"))
+    return match.group("scheme") + authority + tail
 
 
 def redact_url(text: str) -> str:
-    """`text` with the userinfo and every query-string value of each URL in it replaced by ***."""
-    return _URL.sub(lambda m: _redact_one(m.group("scheme"), m.group("rest")), text)
+    """`text` with the userinfo and every query or fragment parameter value of each URL replaced by ***."""
+    return _URL.sub(_redact_one, text)
 
 
 def url_secrets(text: str) -> list[str]:
-    """The secret parts (userinfo, query values) of the URLs in `text`, for scrubbing."""
+    """The secret parts (userinfo, query and fragment values) of the URLs in `text`, for scrubbing."""
     found: list[str] = []
     for match in _URL.finditer(text):
-        rest = match.group("rest")
-        authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
+        authority = match.group("authority")
         if "@" in authority:
             userinfo = authority.rsplit("@", 1)[0]
             found.append(userinfo)
             found.extend(part for part in userinfo.split(":") if part)
-        query = rest.split("?", 1)[1] if "?" in rest else ""
-        for pair in re.split(r"[&;]", query.split("#", 1)[0]):
-            value = pair.partition("=")[2]
-            if value:
-                found.append(value)
+        # values too short to be secrets (?v=1) would mangle every message they were scrubbed from
+        found.extend(m.group(2) for m in _PARAM_VALUE.finditer(match.group("tail")) if len(m.group(2)) >= 4)
     return found
 
 
 def redact_value(value: Any) -> Any:
-    """redact_url applied to every string inside `value` (dicts and lists walked)."""
+    """`value` with URL secrets redacted in every string and every value under a secret-like name
+    (dicts and lists walked), e.g. judge arguments before they are written anywhere."""
     if isinstance(value, str):
         return redact_url(value)
     if isinstance(value, dict):
-        return {k: redact_value(v) for k, v in value.items()}
+        return {k: (REDACTED if is_secret_name(k) and v not in (None, "") else redact_value(v)) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [redact_value(v) for v in value]
     return value

@@ -1,0 +1,74 @@
+"""Secrets in URLs and in argument names never reach a file, a table or the terminal.
+
+The cases an outside audit found leaking: userinfo with characters the old pattern stopped at
+(parentheses, quotes), values in a URL fragment (#access_token=), secrets nested in a dict argument,
+and argument names such as x-api-key or authToken.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import sci_row, write_jsonl
+from openai_server import Behaviour, FakeOpenAIServer
+
+from judgebench.cli import main
+from judgebench.secrets import REDACTED, is_secret_name, redact_url, redact_value, url_secrets
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("http://bob:ab(P4R3N)@127.0.0.1:8000/v1", "http://***@127.0.0.1:8000/v1"),
+        ("'http://u:p'q@h/v1'", "'http://***@h/v1'"),
+        ("https://u:pw@host/v1?token=abc&sig=xyz", "https://***@host/v1?token=***&sig=***"),
+        ("https://h/cb#access_token=SECRET&state=abcd", "https://h/cb#access_token=***&state=***"),
+        ("error at http://h:8000/v1/chat (status 500)", "error at http://h:8000/v1/chat (status 500)"),
+        ("no url here: user:pw@host", "no url here: user:pw@host"),
+    ],
+)
+def test_redact_url(text, expected):
+    assert redact_url(text) == expected
+
+
+def test_url_secrets_name_the_parts_to_scrub():
+    assert url_secrets("http://bob:ab(P4R3N)@h/v1?token=LONGTOKEN&v=1") == ["bob:ab(P4R3N)", "bob", "ab(P4R3N)", "LONGTOKEN"]
+
+
+@pytest.mark.parametrize("name", ["api_key", "x-api-key", "authToken", "client_secret", "password", "sig", "Authorization"])
+def test_secret_names(name):
+    assert is_secret_name(name)
+
+
+@pytest.mark.parametrize("name", ["max_tokens", "top_k", "api_base", "keyword", "tokenizer", "seed", "monkey"])
+def test_not_secret_names(name):
+    assert not is_secret_name(name)
+
+
+def test_redact_value_walks_nested_arguments():
+    args = {"api_base": "http://u:PW@h/v1?token=T0KEN", "extra_body": {"token": "NESTED", "top_k": 5},
+            "x-api-key": "K", "authToken": "A", "temperature": 0, "stop": ["http://u:LISTPW@h"]}
+    assert redact_value(args) == {
+        "api_base": "http://***@h/v1?token=***", "extra_body": {"token": REDACTED, "top_k": 5},
+        "x-api-key": REDACTED, "authToken": REDACTED, "temperature": 0, "stop": ["http://***@h"],
+    }
+
+
+def test_run_with_a_parenthesised_password_and_a_fragment_writes_neither(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "d.jsonl", [sci_row(i) for i in range(2)])
+    planted = ("ab(P4R3N)x", "FRAGSECRET9")
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        base = server.api_base.replace("//", "//bob:ab(P4R3N)x@") + "#access_token=FRAGSECRET9"
+        code = main(["run", "--tasks", "sciarena_eval", "--judge", "openai/judge-x", "--judge-args", f"api_base={base}",
+                     "--dataset-path", str(data), "--output-path", str(tmp_path / "out"),
+                     "--cache-dir", str(tmp_path / "cache"), "--quiet"])
+    assert code in (0, 1)
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["config"]["judge_args"]["api_base"].startswith("http://***@127.0.0.1:")
+    terminal = capsys.readouterr()
+    for path in [p for p in tmp_path.rglob("*") if p.is_file() and p.name != "d.jsonl"]:
+        for secret in planted:
+            assert secret.encode() not in path.read_bytes(), (path, secret)
+    for secret in planted:
+        assert secret not in terminal.out + terminal.err
