@@ -320,3 +320,61 @@ def test_a_run_refused_after_the_output_check_leaves_no_folder(tmp_path, capsys)
     assert run_cli("run", "--tasks", "no_such_task", "--judge", "builtin/longer", "--demo", "--output-path", out) == 2
     assert "unknown task 'no_such_task'" in one_error_line(capsys)
     assert not (tmp_path / "new").exists()
+
+
+def test_a_judgment_twice_in_samples_is_refused_everywhere(tmp_path, capsys):
+    """An appended copy of 'correct' judgments raised accuracy 45.83 -> 59.38 while the output said 96 judgments."""
+    out = tmp_path / "run"
+    assert run_cli(*DEMO, "--output-path", out) == 0
+    lines = (out / "samples.jsonl").read_text().splitlines()
+    (out / "samples.jsonl").write_text("\n".join(lines + lines[:3]) + "\n")
+    capsys.readouterr()
+    for command in (["score", out], ["compare", out, out], ["report", out],
+                    ["leaderboard", out, "--output-dir", tmp_path / "lb"]):
+        code = run_cli(*command)
+        err = capsys.readouterr().err
+        assert f"judgment {len(lines) + 1} (example" in err and "repeats judgment 1" in err, (command, err)
+        assert code == (0 if command[0] == "leaderboard" else 2), command  # the leaderboard skips it with a warning
+
+
+def test_a_dimension_the_task_lacks_is_refused(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert run_cli(*DEMO, "--output-path", out) == 0
+    lines = (out / "samples.jsonl").read_text().splitlines()
+    extra = json.loads(lines[0]) | {"dimension": "novelty"}
+    (out / "samples.jsonl").write_text("\n".join([*lines, json.dumps(extra)]) + "\n")
+    capsys.readouterr()
+    assert run_cli("score", out) == 2
+    assert "task sciarena_eval has no dimension 'novelty'" in one_error_line(capsys)
+
+
+@pytest.mark.parametrize(
+    ("template", "says"),
+    [
+        ("{% include '/etc/hostname' %}", "'include' is not allowed"),
+        ("{% import 'x' as y %}", "'import' is not allowed"),
+        ("{% extends 'base' %}", "'extends' is not allowed"),
+        ("{{ range(10**8) | list | length }}", "cannot render template (OverflowError"),
+        ("{{ question + 1 }}", "cannot render template (TypeError"),
+        ("{{ cycler.__init__.__globals__.os.system('true') }}", "cannot render template (SecurityError"),
+    ],
+)
+def test_a_hostile_or_broken_template_is_one_line(tmp_path, capsys, template, says):
+    prompt = tmp_path / "t.yaml"
+    prompt.write_text(f"user: {json.dumps(template)}\n")
+    assert run_cli(*DEMO, "--output-path", tmp_path / "out", "--prompt", prompt) == 2
+    line = one_error_line(capsys)
+    assert "t.yaml" in line and says in line, line
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [("user: a\nuser: b\n", "duplicate key 'user'"), ("usr: a\n", "unknown key 'usr'; did you mean 'user'?"),
+     ("system: s\n", "key 'user' (the user message template) is missing")],
+)
+def test_prompt_yaml_mistakes_are_named(tmp_path, capsys, text, says):
+    prompt = tmp_path / "p.yaml"
+    prompt.write_text(text)
+    assert run_cli(*DEMO, "--output-path", tmp_path / "out", "--prompt", prompt) == 2
+    assert says in one_error_line(capsys)

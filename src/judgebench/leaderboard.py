@@ -26,7 +26,7 @@ from typing import Any
 from .board import TASK_NAME_RE
 from .catalogue import PERCENT_METRICS, as_percent, headline_family, random_baseline_of
 from .errors import JudgebenchError
-from .files import read_model_json, read_models_jsonl
+from .files import read_model_json
 from .protocols import (
     describe_protocol,
     protocol_cells,
@@ -35,7 +35,7 @@ from .protocols import (
 )
 from .records import JudgmentRecord, MetricValue, RunConfig, RunResult
 from .resampling import DEFAULT_RESAMPLES
-from .rundir import SAMPLES_FILE, TASK_FILE, is_member_copy
+from .rundir import SAMPLES_FILE, TASK_FILE, is_member_copy, read_samples
 from .tasks import TaskSpec, load_task_file, task_files
 
 BASELINE_SEED = 0  # the seed of the built-in judges whose choices the data-derived rows reuse
@@ -280,7 +280,7 @@ def collect_tables(
         for result, path in entries:
             try:
                 samples = path.parent / SAMPLES_FILE
-                records = read_models_jsonl(samples, JudgmentRecord) if samples.is_file() else None
+                records = read_samples(samples) if samples.is_file() else None
                 row = run_row(result, spec, records)
                 if _on_reported_data(result, spec):
                     row["vs_reported"] = True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 from dataclasses import dataclass
@@ -11,15 +12,18 @@ from typing import Any
 
 import jinja2
 import yaml
+from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from .errors import JudgebenchError
+from .files import load_yaml
 from .records import JudgeRequest, Order, PairExample
 from .resources import prompts_dir
 
 # Every template renders sandboxed: a template is data, possibly from a stranger (a submission, a
 # shared task folder), so attribute access to internals (`__globals__`, `__class__`, ...) and any
 # mutation of the variables are refused instead of executed.
+PROMPT_KEYS = ("name", "description", "system", "user")
 _ENV = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
 
 
@@ -37,10 +41,12 @@ class PromptTemplate:
         return [(role, _ENV.from_string(text)) for role, text in parts if text]
 
     def render(self, variables: dict[str, Any]) -> list[dict[str, str]]:
+        """The chat messages; any failure of the template (a sandbox refusal, a type error in an
+        expression, an oversized range) is one line naming the template file."""
         try:
             return [{"role": role, "content": t.render(variables).strip()} for role, t in self._compiled]
-        except jinja2.TemplateError as exc:  # SecurityError included: the sandbox refused an unsafe access
-            raise JudgebenchError(f"{self.path}: cannot render template ({_one_line(exc)})") from None
+        except Exception as exc:  # noqa: BLE001 - a template is data: whatever it raises is the user's input error
+            raise JudgebenchError(f"{self.path}: cannot render template ({type(exc).__name__}: {_one_line(exc)})") from None
 
 
 def _one_line(exc: BaseException) -> str:
@@ -63,20 +69,21 @@ def load_prompt(name_or_path: str, task_folder: Path | None = None) -> PromptTem
     path = find_prompt(name_or_path, task_folder)
     data = path.read_bytes()
     try:
-        raw = yaml.safe_load(data)
+        raw = load_yaml(data)
     except yaml.YAMLError as exc:
         raise JudgebenchError(f"{path}: invalid YAML ({getattr(exc, 'problem', exc)})") from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("user"), str):
-        raise JudgebenchError(f"{path}: key 'user' (the user message template) is missing")
-    unknown = set(raw) - {"name", "description", "system", "user"}
+    if not isinstance(raw, dict):
+        raise JudgebenchError(f"{path}: a prompt template must be a YAML mapping with a 'user' key")
+    unknown = sorted(set(raw) - set(PROMPT_KEYS), key=str)
     if unknown:
-        raise JudgebenchError(f"{path}: unknown key '{sorted(unknown)[0]}' (allowed: name, description, system, user)")
-    try:
-        for part in ("system", "user"):
-            if raw.get(part):
-                _ENV.parse(raw[part])
-    except jinja2.TemplateSyntaxError as exc:
-        raise JudgebenchError(f"{path}: key '{part}' line {exc.lineno}: {exc.message}") from None
+        close = difflib.get_close_matches(str(unknown[0]), PROMPT_KEYS, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else f" (allowed: {', '.join(PROMPT_KEYS)})"
+        raise JudgebenchError(f"{path}: unknown key '{unknown[0]}'{hint}")
+    if not isinstance(raw.get("user"), str):
+        raise JudgebenchError(f"{path}: key 'user' (the user message template) is missing or not text")
+    for part in ("system", "user"):
+        if raw.get(part):
+            _check_template(path, part, raw[part])
     return PromptTemplate(
         name=str(raw.get("name") or path.stem),
         path=path,
@@ -84,6 +91,19 @@ def load_prompt(name_or_path: str, task_folder: Path | None = None) -> PromptTem
         user=raw["user"],
         sha256=hashlib.sha256(data).hexdigest(),
     )
+
+
+def _check_template(path: Path, part: str, text: Any) -> None:
+    """Parse one part; a syntax error, or a tag that would load another file, is one line."""
+    if not isinstance(text, str):
+        raise JudgebenchError(f"{path}: key '{part}' must be text")
+    try:
+        tree = _ENV.parse(text)
+    except jinja2.TemplateSyntaxError as exc:
+        raise JudgebenchError(f"{path}: key '{part}' line {exc.lineno}: {exc.message}") from None
+    for node in tree.find_all((nodes.Include, nodes.Import, nodes.FromImport, nodes.Extends)):
+        tag = type(node).__name__.lower()
+        raise JudgebenchError(f"{path}: key '{part}' line {node.lineno}: '{tag}' is not allowed (a template is one file)")
 
 
 def hash_messages(messages: list[dict[str, str]]) -> str:

@@ -21,10 +21,10 @@ import pandas as pd
 from .catalogue import HEADLINES, SAMPLES_ONLY_HEADLINE
 from .diagnostics import diagnose
 from .errors import JudgebenchError
-from .files import read_model_json, read_models_jsonl, write_atomic, write_json
+from .files import read_model_json, write_atomic, write_json
 from .panel_stats import format_panel
 from .records import JudgmentRecord, RunResult
-from .rundir import REPORT_DIR, RESULTS_FILE, SAMPLES_FILE
+from .rundir import REPORT_DIR, RESULTS_FILE, SAMPLES_FILE, read_samples
 
 N_RESAMPLES = 1000
 
@@ -57,7 +57,7 @@ def _read_samples(run_dir: Path) -> list[JudgmentRecord]:
     path = run_dir / SAMPLES_FILE
     if not path.is_file():
         raise JudgebenchError(f"{path}: no such file (is {run_dir} a run folder?)")
-    records = read_models_jsonl(path, JudgmentRecord)
+    records = read_samples(path)
     if not records:
         raise JudgebenchError(f"{path}: no judgments")
     return records

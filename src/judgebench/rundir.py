@@ -73,11 +73,34 @@ def _salvage(records: list[JudgmentRecord]) -> str:
 
 
 def read_run(run_dir: Path) -> tuple[RunResult, list[JudgmentRecord]]:
+    """A run's results and samples; samples of another task or judge than results.json names are refused."""
     results_path, samples_path = run_dir / RESULTS_FILE, run_dir / SAMPLES_FILE
     for path in (results_path, samples_path):
         if not path.is_file():
             raise JudgebenchError(f"{run_dir}: not a run directory ({path.name} is missing)")
-    return read_model_json(results_path, RunResult), read_models_jsonl(samples_path, JudgmentRecord)
+    result, records = read_model_json(results_path, RunResult), read_samples(samples_path)
+    for number, record in enumerate(records, start=1):
+        if (record.task, record.judge) != (result.config.task, result.config.judge):
+            raise JudgebenchError(
+                f"{samples_path}: judgment {number} is task {record.task!r}, judge {record.judge!r}; "
+                f"{RESULTS_FILE} says task {result.config.task!r}, judge {result.config.judge!r}"
+            )
+    return result, records
+
+
+def read_samples(path: Path) -> list[JudgmentRecord]:
+    """samples.jsonl, validated; one judgment (example, dimension, order) twice is an error naming both lines."""
+    records = read_models_jsonl(path, JudgmentRecord)
+    seen: dict[tuple[str, str, str], int] = {}
+    for number, record in enumerate(records, start=1):
+        key = (record.example_id, record.dimension, record.order)
+        if key in seen:
+            raise JudgebenchError(
+                f"{path}: judgment {number} (example {key[0]}, dimension {key[1]}, order {key[2]}) "
+                f"repeats judgment {seen[key]}: each judgment must appear once"
+            )
+        seen[key] = number
+    return records
 
 
 def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSpec:

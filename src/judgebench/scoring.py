@@ -29,6 +29,11 @@ def score(
     from .metrics import score_records
     from .usage import summarize_counts, summarize_usage
 
+    unknown = sorted({r.dimension for r in records} - set(spec.dimension_names))
+    if unknown:
+        raise JudgebenchError(f"samples: task {spec.name} has no dimension {unknown[0]!r} (its dimensions: "
+                              f"{', '.join(spec.dimension_names)})")
+
     metrics, slices = score_records(
         records,
         both_bad=config.both_bad,

@@ -31,10 +31,10 @@ from .board import (
     safe_path,
 )
 from .errors import JudgebenchError, Rejected
-from .files import read_models_jsonl, write_atomic, write_json
+from .files import write_atomic, write_json
 from .panel import answers_sha256
 from .records import JudgmentRecord, RunResult
-from .rundir import RESULTS_FILE, SAMPLES_FILE
+from .rundir import RESULTS_FILE, SAMPLES_FILE, read_samples
 from .verify import (
     CHECKS,
     DEFAULT_MIN_COVERAGE,
@@ -74,7 +74,7 @@ def _check_identity(verified: Verified, leaderboard_dir: Path, entry_dir: Path) 
             _check_replacement(result, other, folder)
             continue
         try:
-            theirs = answers_fingerprint(read_models_jsonl(folder / SAMPLES_FILE, JudgmentRecord))
+            theirs = answers_fingerprint(read_samples(folder / SAMPLES_FILE))
         except JudgebenchError:
             continue
         if theirs == mine:
