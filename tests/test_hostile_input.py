@@ -378,3 +378,35 @@ def test_prompt_yaml_mistakes_are_named(tmp_path, capsys, text, says):
     prompt.write_text(text)
     assert run_cli(*DEMO, "--output-path", tmp_path / "out", "--prompt", prompt) == 2
     assert says in one_error_line(capsys)
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--output-path", ""), ("--output-path", "  "), ("--cache-dir", "")])
+def test_an_empty_path_is_refused(tmp_path, monkeypatch, capsys, flag, value):
+    """--output-path "" meant the current folder, silently."""
+    monkeypatch.chdir(tmp_path)
+    args = [*DEMO, "--output-path", "out"] if flag != "--output-path" else list(DEMO)
+    assert run_cli(*args, flag, value) == 2
+    assert f"argument {flag}: expected a path, got an empty value" in one_error_line(capsys)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+def test_gate_threshold_must_be_a_finite_non_negative_number(tmp_path, capsys, value):
+    """--fail-if-worse-by nan made a gate that could never fail."""
+    out = tmp_path / "run"
+    assert run_cli(*DEMO, "--output-path", out) == 0
+    capsys.readouterr()
+    assert run_cli("compare", out, out, "--fail-if-worse-by", value) == 2
+    assert "argument --fail-if-worse-by: must be >= 0" in one_error_line(capsys)
+
+
+def test_report_plots_follow_the_umask(tmp_path):
+    out = tmp_path / "run"
+    old = os.umask(0o022)
+    try:
+        assert run_cli(*DEMO, "--output-path", out) == 0
+        assert run_cli("report", out) == 0
+    finally:
+        os.umask(old)
+    pngs = list((out / "report").glob("*.png"))
+    assert pngs and all(stat.S_IMODE(p.stat().st_mode) == 0o644 for p in pngs)

@@ -17,7 +17,9 @@ from . import __version__
 from .catalogue import headline_family
 from .errors import JudgebenchError, NumericError
 from .flags import (
+    NON_NEGATIVE_FLOAT,
     NON_NEGATIVE_INT,
+    PATH,
     POSITIVE_FLOAT,
     POSITIVE_INT,
     Parser,
@@ -35,12 +37,12 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--tasks", required=True, help="comma-separated task names (see `judgebench tasks`) or task YAML paths")
     p.add_argument("--judge", required=True, help="litellm model id (openai/gpt-4.1, ...) or builtin/NAME")
     p.add_argument("--judge-args", help="k=v,... passed to the judge: temperature, max_tokens, api_base, ...")
-    p.add_argument("--output-path", required=True, type=Path, help="run directory (a subfolder per task when several)")
+    p.add_argument("--output-path", required=True, type=PATH, help="run directory (a subfolder per task when several)")
     p.add_argument("--demo", action="store_true", help="use the task's bundled demo split (offline)")
     p.add_argument("--dataset-path", help="local jsonl/json/parquet/csv file or folder, or another Hub id")
     p.add_argument("--split", help="split to evaluate (default: the task's)")
     p.add_argument("--revision", help="Hub revision to load (default: the task's pinned one)")
-    p.add_argument("--include-path", type=Path, action="append", default=[], help="folder of extra task YAMLs")
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
     p.add_argument("--limit", type=POSITIVE_INT, help="evaluate only the first N examples")
     p.add_argument("--no-swap", action="store_true", help="judge only the dataset's order (no A/B swap)")
     p.add_argument("--seed", type=int, default=0, help="seed for random judges and bootstrap intervals")
@@ -56,7 +58,7 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--min-coverage", type=fraction, help="exit 1 when the answered share of judgments is below this (default: fail only when nothing was answered)")
     p.add_argument("--rpm", type=POSITIVE_INT, help="requests per minute limit")
     p.add_argument("--tpm", type=POSITIVE_INT, help="tokens per minute limit")
-    p.add_argument("--cache-dir", type=Path, help="answer cache folder (default: the user cache dir)")
+    p.add_argument("--cache-dir", type=PATH, help="answer cache folder (default: the user cache dir)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the answer cache")
     p.add_argument("--refresh-cache", action="store_true", help="ignore cached answers, store new ones")
     p.add_argument("--quiet", action="store_true", help="no progress bar (CI)")
@@ -161,8 +163,8 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
 
 def _add_score_parser(sub: Any) -> None:
     p = sub.add_parser("score", help="re-score a finished run from its samples (no judge calls)")
-    p.add_argument("run_dir", type=Path, help="a run directory (results.json + samples.jsonl)")
-    p.add_argument("--include-path", type=Path, action="append", default=[], help="folder of extra task YAMLs (default: the run's own task.yaml copy when the task is not installed)")
+    p.add_argument("run_dir", type=PATH, help="a run directory (results.json + samples.jsonl)")
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs (default: the run's own task.yaml copy when the task is not installed)")
     p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, help="bootstrap resamples for confidence intervals (default: the run's own)")
     p.set_defaults(handler=cmd_score)
 
@@ -177,7 +179,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def _add_tasks_parser(sub: Any) -> None:
     p = sub.add_parser("tasks", help="list the available tasks")
-    p.add_argument("--include-path", type=Path, action="append", default=[], help="folder of extra task YAMLs")
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
     p.set_defaults(handler=cmd_tasks)
 
 
@@ -195,9 +197,9 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 
 def _add_leaderboard_parser(sub: Any) -> None:
     p = sub.add_parser("leaderboard", help="build leaderboards (md, csv, json, html) from results files")
-    p.add_argument("results", nargs="+", type=Path, help="results.json files or folders containing them")
-    p.add_argument("--output-dir", type=Path, default=Path("judgebench-leaderboard"), help="folder for the tables and index.html")
-    p.add_argument("--include-path", type=Path, action="append", default=[], help="folder of extra task YAMLs")
+    p.add_argument("results", nargs="+", type=PATH, help="results.json files or folders containing them")
+    p.add_argument("--output-dir", type=PATH, default=Path("judgebench-leaderboard"), help="folder for the tables and index.html")
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
     p.set_defaults(handler=cmd_leaderboard)
 
 
@@ -212,8 +214,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 def _add_report_parser(sub: Any) -> None:
     p = sub.add_parser("report", help="write a Markdown diagnostics report with plots for a run")
-    p.add_argument("run_dir", type=Path, help="a run directory (results.json + samples.jsonl)")
-    p.add_argument("--output-dir", type=Path, help="report folder (default: RUN_DIR/report)")
+    p.add_argument("run_dir", type=PATH, help="a run directory (results.json + samples.jsonl)")
+    p.add_argument("--output-dir", type=PATH, help="report folder (default: RUN_DIR/report)")
     p.set_defaults(handler=cmd_report)
 
 
@@ -227,13 +229,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def _add_submit_parser(sub: Any) -> None:
     p = sub.add_parser("submit", help="validate a run and add it to the leaderboard (tables rebuilt by code)")
-    p.add_argument("run_dir", type=Path, help="a run directory (results.json + samples.jsonl)")
-    p.add_argument("--leaderboard-dir", type=Path, default=Path("leaderboards"))
+    p.add_argument("run_dir", type=PATH, help="a run directory (results.json + samples.jsonl)")
+    p.add_argument("--leaderboard-dir", type=PATH, default=Path("leaderboards"), help="the leaderboard folder (entries/, tasks/, prompts/ and the tables)")
     p.add_argument("--dataset-path", help="a local copy of the task's data to verify the run against")
     p.add_argument("--min-coverage", type=fraction, default=0.9, help="refuse runs whose answered share of judgments is below this (recorded in the entry)")
     # Refused with a pointer to the leaderboard's tasks/ and prompts/ folders: submit loads nothing the submitter names.
-    p.add_argument("--prompt", type=Path, help=argparse.SUPPRESS)
-    p.add_argument("--include-path", type=Path, action="append", default=[], help=argparse.SUPPRESS)
+    p.add_argument("--prompt", type=PATH, help=argparse.SUPPRESS)
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help=argparse.SUPPRESS)
     p.set_defaults(handler=cmd_submit)
 
 
@@ -261,15 +263,15 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 def _add_compare_parser(sub: Any) -> None:
     p = sub.add_parser("compare", help="paired comparison of two runs of a task (regression gate)")
-    p.add_argument("baseline", type=Path, help="baseline run directory")
-    p.add_argument("candidate", type=Path, help="candidate run directory")
+    p.add_argument("baseline", type=PATH, help="baseline run directory")
+    p.add_argument("candidate", type=PATH, help="candidate run directory")
     p.add_argument(
         "--fail-if-worse-by",
-        type=float,
+        type=NON_NEGATIVE_FLOAT,
         metavar="POINTS",
         help="exit 1 when the headline drops by more than POINTS percentage points and the per-example paired test gives p < 0.05",
     )
-    p.add_argument("--output", type=Path, help="write the full comparison (all flips) as JSON")
+    p.add_argument("--output", type=PATH, help="write the full comparison (all flips) as JSON")
     p.add_argument("--max-flips", type=NON_NEGATIVE_INT, default=20, help="changed examples listed on screen")
     p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed of the paired bootstrap and of the Monte-Carlo sign-flip test")
     p.set_defaults(handler=cmd_compare)
@@ -279,8 +281,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from .api import compare_runs
     from .compare import format_comparison, gate_message, write_comparison
 
-    if args.fail_if_worse_by is not None and args.fail_if_worse_by < 0:
-        raise JudgebenchError("--fail-if-worse-by: expected a non-negative number of percentage points")
     comparison = compare_runs(args.baseline, args.candidate, seed=args.seed)
     print(format_comparison(comparison, args.max_flips))
     if args.output:
@@ -295,9 +295,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def _add_export_parser(sub: Any) -> None:
     p = sub.add_parser("export", help="export a run's samples as a Hugging Face dataset with a dataset card")
-    p.add_argument("run_dir", type=Path)
+    p.add_argument("run_dir", type=PATH)
     p.add_argument("--format", choices=["hf"], default="hf", help="hf: datasets save_to_disk + Parquet + README.md")
-    p.add_argument("--output", type=Path, required=True, help="output folder")
+    p.add_argument("--output", type=PATH, required=True, help="output folder")
     p.add_argument("--push-to-hub", metavar="REPO", help="also upload to this Hub dataset repo (needs a token)")
     p.add_argument("--private", action="store_true", help="create the Hub repo private")
     p.set_defaults(handler=cmd_export)
@@ -315,10 +315,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def _add_panel_parser(sub: Any) -> None:
     p = sub.add_parser("panel", help="build a panel of judges from finished runs (no judge calls)")
-    p.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="two or more finished runs of one task")
+    p.add_argument("run_dirs", nargs="+", type=PATH, metavar="RUN_DIR", help="two or more finished runs of one task")
     p.add_argument("--aggregate", choices=["majority", "mean", "unanimous-else-tie"], default="majority", help="how the members' votes become the panel's verdict (docs/panels.md)")
-    p.add_argument("--output-path", required=True, type=Path, help="the panel's run directory")
-    p.add_argument("--include-path", type=Path, action="append", default=[], help="folder of extra task YAMLs")
+    p.add_argument("--output-path", required=True, type=PATH, help="the panel's run directory")
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
     p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, help="bootstrap resamples for confidence intervals (default: the first member's)")
     p.set_defaults(handler=cmd_panel)
 

@@ -8,6 +8,7 @@ import difflib
 import math
 import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from .errors import JudgebenchError
@@ -71,6 +72,14 @@ def fraction(text: str) -> float:
 POSITIVE_INT = _number(int, 1)
 NON_NEGATIVE_INT = _number(int, 0)
 POSITIVE_FLOAT = _number(float, 0.0, strict=True)
+NON_NEGATIVE_FLOAT = _number(float, 0.0)
+
+
+def PATH(text: str) -> Path:  # noqa: N802 - an argparse type, named like the others
+    """A path flag: an empty value would silently mean the current folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a path, got an empty value")
+    return Path(text)
 
 
 def parse_judge_args(text: str | None) -> dict[str, str]:
