@@ -99,6 +99,7 @@ def hand_record(example_id: str, label: str, order: str, verdict: str, dimension
 def hand_run(template: Path, run_dir: Path, records: list[JudgmentRecord], judge: str, headline: str) -> Path:
     """A copy of a real run with hand-built samples, judge name and headline (compare never reads the metrics)."""
     shutil.copytree(template, run_dir)
+    records = [r.model_copy(update={"judge": judge}) for r in records]  # samples name the run's judge
     (run_dir / "samples.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in records))
     data = results(run_dir)
     data["config"]["judge"] = judge
