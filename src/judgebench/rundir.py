@@ -88,6 +88,10 @@ def read_run(run_dir: Path) -> tuple[RunResult, list[JudgmentRecord]]:
     return result, records
 
 
+class DuplicateJudgment(JudgebenchError):
+    """samples.jsonl holds one judgment (example, dimension, order) more than once."""
+
+
 def read_samples(path: Path) -> list[JudgmentRecord]:
     """samples.jsonl, validated; one judgment (example, dimension, order) twice is an error naming both lines."""
     records = read_models_jsonl(path, JudgmentRecord)
@@ -95,8 +99,8 @@ def read_samples(path: Path) -> list[JudgmentRecord]:
     for number, record in enumerate(records, start=1):
         key = (record.example_id, record.dimension, record.order)
         if key in seen:
-            raise JudgebenchError(
-                f"{path}: judgment {number} (example {key[0]}, dimension {key[1]}, order {key[2]}) "
+            raise DuplicateJudgment(
+                f"{path}: duplicated sample: judgment {number} (example {key[0]}, dimension {key[1]}, order {key[2]}) "
                 f"repeats judgment {seen[key]}: each judgment must appear once"
             )
         seen[key] = number

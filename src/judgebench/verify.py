@@ -40,7 +40,7 @@ from .errors import JudgebenchError, Rejected
 from .judgments import plan_requests
 from .prompts import PromptTemplate, load_prompt
 from .records import ORDERS, JudgmentRecord, PairExample, RunConfig, RunResult
-from .rundir import read_run
+from .rundir import DuplicateJudgment, read_run
 from .scoring import rederive_record, score
 from .tasks import TaskSpec
 from .verify_data import check_data
@@ -115,6 +115,8 @@ def _check_min_coverage_value(min_coverage: float) -> None:
 def _read(run_dir: Path) -> tuple[RunResult, list[JudgmentRecord]]:
     try:
         return read_run(run_dir)
+    except DuplicateJudgment as exc:
+        raise Rejected("coverage", str(exc)) from None
     except JudgebenchError as exc:
         raise Rejected("schema", str(exc)) from None
 
