@@ -1,0 +1,68 @@
+"""Attacks on submit found by the outside audit: each test performs the attack and must be refused."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from test_submit import edit_results, edit_samples, honest, make_run, rejected, tampered  # noqa: F401
+
+from judgebench.cli import main
+from judgebench.submit import Rejected, submit_run, validate_run
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def renamed(source: Path, target: Path, judge: str, raw=None, args=None) -> Path:
+    """A copy of a run under another judge name (rename.py of the audit); `raw` rewrites every raw answer."""
+    shutil.copytree(source, target)
+
+    def config(data):
+        data["config"]["judge"] = judge
+        if args is not None:
+            data["config"]["judge_args"] = args
+
+    edit_results(target, config)
+
+    def samples(rows):
+        for row in rows:
+            row["judge"] = judge
+            if raw is not None and row.get("raw") is not None:
+                row["raw"] = raw(row["raw"])
+
+    edit_samples(target, samples)
+    return target
+
+
+def llm_run(tmp_path: Path) -> Path:
+    """The recorded fake-LLM demo run, re-scored with the leaderboard's resample count."""
+    run = tmp_path / "llm"
+    shutil.copytree(REPO / "tests" / "recordings" / "sciarena_eval", run)
+    assert main(["score", str(run), "--bootstrap", "1000"]) == 0
+    return run
+
+
+# ----------------------------------------------------------------------------- 1. built-in judges
+
+
+def test_an_llm_run_renamed_to_a_builtin_judge_is_refused(tmp_path):
+    fake = renamed(llm_run(tmp_path), tmp_path / "fake", "builtin/longer", raw=lambda text: text + "\n", args={})
+    rejected(fake, "verdicts", "built-in judge builtin/longer")
+
+
+def test_a_builtin_run_with_edited_answers_or_under_another_builtin_name_is_refused(honest, tmp_path):
+    spaced = renamed(honest, tmp_path / "spaced", "builtin/longer", raw=lambda text: text + " ")
+    rejected(spaced, "verdicts", "is not what built-in judge")
+    shorter = renamed(honest, tmp_path / "shorter", "builtin/shorter")
+    rejected(shorter, "verdicts", "builtin/shorter")
+    validate_run(honest)  # the honest built-in run is re-run and accepted
+
+
+@pytest.mark.parametrize(
+    "judge", ["builtin/longer2", "Builtin/longer", "builtin:longer", " builtin/longer", "replay:x", "panel/majority(a,b)"]
+)
+def test_reserved_and_lookalike_judge_ids_are_refused(tmp_path, judge):
+    fake = renamed(llm_run(tmp_path), tmp_path / "fake", judge)
+    rejected(fake, "task", judge.strip()[:6])
