@@ -66,3 +66,23 @@ def test_a_builtin_run_with_edited_answers_or_under_another_builtin_name_is_refu
 def test_reserved_and_lookalike_judge_ids_are_refused(tmp_path, judge):
     fake = renamed(llm_run(tmp_path), tmp_path / "fake", judge)
     rejected(fake, "task", judge.strip()[:6])
+
+
+# ----------------------------------------------------------------------------- 2. identity
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [lambda t: t + " ", lambda t: t + "\n", lambda t: "\n  " + t.replace(" ", "  "), str.upper, str.lower, lambda t: f"**{t}**"],
+    ids=["trailing-space", "newline", "respaced", "upper", "lower", "markup"],
+)
+def test_another_entrys_answers_reformatted_under_a_second_name_are_refused(tmp_path, edit):
+    board = tmp_path / "board"
+    original = llm_run(tmp_path)
+    submit_run(original, board)
+    copy = renamed(original, tmp_path / "copy", "openai/my-own-judge", raw=edit)
+    validate_run(copy)  # verdicts and metrics are unchanged: the copy passes every other check
+    with pytest.raises(Rejected, match="same answers as the entry") as info:
+        submit_run(copy, board)
+    assert info.value.check == "identity"
+    assert len(list((board / "entries" / "sciarena_eval").iterdir())) == 1

@@ -11,7 +11,8 @@ Every path it writes is resolved and must stay under LEADERBOARD_DIR.
 A run is accepted only when everything it claims can be recomputed here without a model call: the
 checks (schema, task, data, coverage, labels, prompts, verdicts, metrics) are listed and made in
 verify.py; identity is checked here: no other entry of the task holds the same answers (a
-resubmission under another judge name), and an existing entry is never replaced by one on fewer
+resubmission under another judge name; panel.identity_sha256: verdicts and normalized raw answers,
+so whitespace, case and markup do not make a copy new), and an existing entry is never replaced by one on fewer
 examples or judgments, or by a partial one.
 """
 
@@ -32,7 +33,7 @@ from .board import (
 )
 from .errors import JudgebenchError, Rejected
 from .files import read_models_jsonl, write_atomic, write_json
-from .panel import answers_sha256
+from .panel import answers_sha256, identity_sha256
 from .records import JudgmentRecord, RunResult
 from .rundir import RESULTS_FILE, SAMPLES_FILE
 from .verify import (
@@ -62,19 +63,25 @@ def entry_name(result: RunResult) -> str:
 
 
 def answers_fingerprint(records: Iterable[JudgmentRecord]) -> str:
-    """sha256 of every judgment's key, raw answer and verdict: equal for the same answers under any judge name."""
+    """sha256 of every judgment's key, exact raw answer and verdict (stored in submission.json)."""
     return answers_sha256(list(records))
+
+
+def identity_fingerprint(records: Iterable[JudgmentRecord]) -> str:
+    """The answers' identity (panel.identity_sha256): equal for the same answers under any judge name,
+    however their raw texts were re-spaced, re-cased or re-punctuated."""
+    return identity_sha256(list(records))
 
 
 def _check_identity(verified: Verified, leaderboard_dir: Path, entry_dir: Path) -> None:
     """No copy of another entry's answers; no replacement by a smaller or partial run."""
-    result, mine = verified.result, answers_fingerprint(verified.records)
+    result, mine = verified.result, identity_fingerprint(verified.records)
     for folder, other in entries(leaderboard_dir, result.config.task):
         if folder.resolve() == entry_dir.resolve():
             _check_replacement(result, other, folder)
             continue
         try:
-            theirs = answers_fingerprint(read_models_jsonl(folder / SAMPLES_FILE, JudgmentRecord))
+            theirs = identity_fingerprint(read_models_jsonl(folder / SAMPLES_FILE, JudgmentRecord))
         except JudgebenchError:
             continue
         if theirs == mine:
@@ -142,6 +149,7 @@ def submit_run(
             "min_coverage": min_coverage,
             "coverage": verified.result.counts.coverage,
             "answers_sha256": answers_fingerprint(verified.records),
+            "identity_sha256": identity_fingerprint(verified.records),
         },
     )
     written.append(entry_dir / SUBMISSION_FILE)
