@@ -86,3 +86,32 @@ def test_another_entrys_answers_reformatted_under_a_second_name_are_refused(tmp_
         submit_run(copy, board)
     assert info.value.check == "identity"
     assert len(list((board / "entries" / "sciarena_eval").iterdir())) == 1
+
+
+# ----------------------------------------------------------------------------- 3. secrets in judge_args
+
+SMUGGLED = {
+    "api_base": "http://u:ARGSECRETPW@h.example/v1?token=ARGTOKEN",
+    "api_key": "sk-ARGKEY123456",
+    "x-api-key": "XKEYSECRET",
+    "auth": {"password": "NESTEDPW", "Authorization": "Bearer BEARERSECRET"},
+    "note": "my key is sk-proj-NOTESECRET",
+    "max_tokens": 64,
+}
+LEAKS = ("ARGSECRETPW", "ARGTOKEN", "ARGKEY123456", "XKEYSECRET", "NESTEDPW", "BEARERSECRET", "NOTESECRET")
+
+
+def test_secrets_in_submitted_judge_args_are_never_stored_or_exported(tmp_path):
+    board = tmp_path / "board"
+    run = renamed(llm_run(tmp_path), tmp_path / "secret", "openai/secret-judge", args=SMUGGLED)
+    done = submit_run(run, board)
+    for path in done.written:
+        text = path.read_text()
+        assert not [leak for leak in LEAKS if leak in text], path
+    stored = json.loads((done.entry_dir / "results.json").read_text())["config"]["judge_args"]
+    assert stored["max_tokens"] == 64 and stored["api_key"] == "<redacted>"
+    assert stored["api_base"].startswith("http://***@h.example/v1?token=")
+    out = tmp_path / "hf"
+    assert main(["export", str(run), "--output", str(out)]) == 0
+    card = (out / "README.md").read_text()
+    assert "max_tokens=64" in card and not [leak for leak in LEAKS if leak in card]

@@ -18,7 +18,7 @@ from .catalogue import CARD_METRICS
 from .errors import JudgebenchError
 from .files import write_atomic
 from .records import JudgmentRecord, MetricValue, RunResult
-from .secrets import redact_value
+from .redaction import public_judge_args
 from .tables import md_escape
 
 PARQUET_FILE = "data/train-00000-of-00001.parquet"
@@ -122,7 +122,7 @@ def dataset_card(result: RunResult, rows: int) -> str:
         ("dataset fingerprint", info.fingerprint),
         ("judge (self-reported)", config.judge),
         ("judge arguments (self-reported)",
-         ", ".join(f"{k}={v}" for k, v in sorted(redact_value(config.judge_args).items())) or "none"),
+         ", ".join(f"{k}={v}" for k, v in sorted(public_judge_args(config.judge_args).items())) or "none"),
         ("prompt template", config.prompt_template),
         ("prompt template hash (sha256)", config.prompt_template_hash),
         ("dimension mode", config.dimension_mode),

@@ -19,6 +19,7 @@ examples or judgments, or by a partial one.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterable
 from datetime import datetime, timezone
@@ -35,6 +36,7 @@ from .errors import JudgebenchError, Rejected
 from .files import read_models_jsonl, write_atomic, write_json
 from .panel import answers_sha256, identity_sha256
 from .records import JudgmentRecord, RunResult
+from .redaction import public_judge_args
 from .rundir import RESULTS_FILE, SAMPLES_FILE
 from .verify import (
     CHECKS,
@@ -138,7 +140,8 @@ def submit_run(
     written = []
     for name in (SAMPLES_FILE, RESULTS_FILE):
         target = safe_path(entry_dir / name, entry_dir)
-        write_atomic(target, (run_dir / name).read_text(encoding="utf-8"))
+        text = (run_dir / name).read_text(encoding="utf-8")
+        write_atomic(target, _public_results(text) if name == RESULTS_FILE else text)
         written.append(target)
     write_json(
         safe_path(entry_dir / SUBMISSION_FILE, entry_dir),
@@ -155,6 +158,17 @@ def submit_run(
     written.append(entry_dir / SUBMISSION_FILE)
     tables, warnings = rebuild_board(leaderboard_dir)
     return Submission(verified, entry_dir, replaced, written + tables, warnings)
+
+
+def _public_results(text: str) -> str:
+    """results.json as stored: its self-reported judge_args without secrets (redaction.public_judge_args)."""
+    data = json.loads(text)
+    args = data.get("config", {}).get("judge_args") or {}
+    public = public_judge_args(args)
+    if public == args:
+        return text  # stored byte for byte
+    data["config"]["judge_args"] = public
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def rebuild_board(leaderboard_dir: Path) -> tuple[list[Path], list[str]]:
