@@ -9,6 +9,7 @@ import csv
 import html
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -107,10 +108,16 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
+LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
 def _csv_text(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
+    """A text cell on one line (line breaks become spaces, so no cell starts a forged row) and never a formula."""
+    if not isinstance(value, str):
+        return value
+    value = LINE_BREAKS.sub(" ", value)
+    return "'" + value if value.lstrip(" ")[:1] in FORMULA_START else value
 
 
 def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path, *, managed: bool = False) -> list[Path]:
