@@ -323,6 +323,22 @@ def test_csv_text_cells_cannot_be_spreadsheet_formulas():
     assert rows[1]["position_bias"] == "-0.5"  # numbers are written as numbers
 
 
+PHISH = "[verified by OpenAI](https://evil.example/phish) ![x](https://evil.example/track.png)"
+
+
+def test_markdown_cells_form_no_link_image_autolink_or_emphasis():
+    from judgebench.tables import md_escape, to_markdown
+
+    names = [PHISH, "<https://evil.example>", "www.evil.example", "mail me@evil.example", "**bold** _em_ ~~gone~~", "[x]: https://evil.example"]
+    markdown = to_markdown("sciarena_eval", [_run_row(name, 61.25) for name in names])
+    cells = [line.split(" | ")[1] for line in markdown.splitlines() if line.startswith("| run |")]
+    assert len(cells) == len(names) and not [c for c in cells if re.search(r"(?<!\\)[\[\]*~!@]", c)]  # all escaped
+    assert "](" not in markdown.replace("\\](", "") and "![" not in markdown
+    assert not re.search(r"(?<!\\)://", markdown) and "www." not in markdown and "<https" not in markdown
+    assert md_escape("a_b") == "a_b" and md_escape("_a_") == "\\_a\\_"  # intraword underscores stay readable
+    assert md_escape(PHISH).startswith("\\[verified by OpenAI\\](https\\://evil.example/phish) \\!\\[x\\]")
+
+
 def test_csv_line_breaks_cannot_forge_a_row_or_a_formula():
     import csv
     import io
