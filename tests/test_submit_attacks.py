@@ -115,3 +115,35 @@ def test_secrets_in_submitted_judge_args_are_never_stored_or_exported(tmp_path):
     assert main(["export", str(run), "--output", str(out)]) == 0
     card = (out / "README.md").read_text()
     assert "max_tokens=64" in card and not [leak for leak in LEAKS if leak in card]
+
+
+# ----------------------------------------------------------------------------- 8, 9. where submit and leaderboard write
+
+
+def _snapshot(root: Path) -> dict[str, bytes | str]:
+    return {
+        str(p.relative_to(root)): (f"-> {p.readlink()}" if p.is_symlink() else p.read_bytes() if p.is_file() else "dir")
+        for p in sorted(root.rglob("*"))
+    }
+
+
+@pytest.mark.parametrize("table", ["sciarena_eval.md", "ideation_arena_eval.csv", "index.html", "inside-link"])
+def test_a_symlinked_table_file_is_refused_before_anything_is_written(honest, tmp_path, table):
+    board = tmp_path / "board"
+    first = submit_run(honest, board)
+    (board / "entries" / "ideation_arena_eval").mkdir()  # another task's tables are rebuilt too
+    outside = tmp_path / "outside"
+    outside.write_text("precious")
+    if table == "inside-link":  # a link inside the board onto an entry file is refused as well
+        (board / "sciarena_eval.json").unlink()
+        (board / "sciarena_eval.json").symlink_to(first.entry_dir / "results.json")
+    else:
+        (board / table).unlink(missing_ok=True)
+        (board / table).symlink_to(outside)
+    before = _snapshot(board)
+    better = make_run(tmp_path / "again", "sciarena_eval", "builtin/longer")  # a valid resubmission
+    with pytest.raises(Rejected) as info:
+        submit_run(better, board)
+    assert info.value.check == "storage" and "\n" not in str(info.value)
+    assert _snapshot(board) == before and outside.read_text() == "precious"
+

@@ -28,6 +28,7 @@ from pathlib import Path
 from .board import (
     ENTRIES,
     SUBMISSION_FILE,
+    TASK_NAME_RE,
     TASKS_DIR,
     entries,
     safe_path,
@@ -136,6 +137,7 @@ def submit_run(
     entries = safe_path(leaderboard_dir / ENTRIES, leaderboard_dir)
     entry_dir = safe_path(entries / verified.result.config.task / entry_name(verified.result), entries)
     _check_identity(verified, leaderboard_dir, entry_dir)
+    _check_planned_writes(leaderboard_dir, entry_dir, verified.result.config.task)
     replaced = (entry_dir / RESULTS_FILE).exists()
     written = []
     for name in (SAMPLES_FILE, RESULTS_FILE):
@@ -158,6 +160,19 @@ def submit_run(
     written.append(entry_dir / SUBMISSION_FILE)
     tables, warnings = rebuild_board(leaderboard_dir)
     return Submission(verified, entry_dir, replaced, written + tables, warnings)
+
+
+def _check_planned_writes(leaderboard_dir: Path, entry_dir: Path, task: str) -> None:
+    """Every path submit will write (the entry's files, every task's tables, index.html) stays under the
+    board and is no symlink, checked before anything is written: a refusal leaves the board as it was."""
+    planned = [entry_dir / name for name in (SAMPLES_FILE, RESULTS_FILE, SUBMISSION_FILE)]
+    tasks = {task} | {p.name for p in (leaderboard_dir / ENTRIES).glob("*") if TASK_NAME_RE.fullmatch(p.name)}
+    planned += [leaderboard_dir / f"{name}{suffix}" for name in sorted(tasks) for suffix in (".md", ".csv", ".json")]
+    planned.append(leaderboard_dir / "index.html")
+    for path in planned:
+        safe_path(path, leaderboard_dir)
+        if path.is_symlink():
+            raise Rejected("storage", f"{path} is a symbolic link: submit writes only regular files under the leaderboard directory")
 
 
 def _public_results(text: str) -> str:
