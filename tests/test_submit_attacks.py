@@ -147,3 +147,13 @@ def test_a_symlinked_table_file_is_refused_before_anything_is_written(honest, tm
     assert info.value.check == "storage" and "\n" not in str(info.value)
     assert _snapshot(board) == before and outside.read_text() == "precious"
 
+
+@pytest.mark.parametrize("inside", ["entries", "entries/sciarena_eval", "entries/new", "tasks"])
+def test_leaderboard_command_never_writes_inside_a_submit_managed_board(honest, tmp_path, capsys, inside):
+    board = tmp_path / "board"
+    submit_run(honest, board)
+    before = _snapshot(board)
+    assert main(["leaderboard", str(honest), "--output-dir", str(board / inside)]) == 2
+    assert "inside the leaderboard" in capsys.readouterr().err
+    assert _snapshot(board) == before
+    assert main(["leaderboard", str(honest), "--output-dir", str(tmp_path / "mine")]) == 0  # elsewhere: fine

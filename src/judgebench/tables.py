@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .board import TASK_NAME_RE
+from .board import TASK_NAME_RE, managed_board
 from .errors import JudgebenchError
 from .files import write_atomic
 from .html import to_html
@@ -138,10 +138,12 @@ def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path
     A folder holding submitted entries (DIR/entries/) is a managed leaderboard: only `submit`
     (managed=True) rebuilds its tables, so `leaderboard` cannot overwrite them by accident.
     """
-    if not managed and (output_dir / "entries").is_dir():
+    board = None if managed else managed_board(output_dir)
+    if board is not None:
+        where = "it holds submitted entries (entries/)" if board == output_dir.resolve() else f"it is inside the leaderboard {board}"
         raise JudgebenchError(
-            f"--output-dir {output_dir}: it holds submitted entries (entries/), so its tables are rebuilt only by "
-            "`judgebench submit`; choose another --output-dir"
+            f"--output-dir {output_dir}: {where}, whose tables are rebuilt only by `judgebench submit`; "
+            "choose another --output-dir"
         )
     written = []
     for task, rows in tables.items():
