@@ -157,3 +157,29 @@ def test_leaderboard_command_never_writes_inside_a_submit_managed_board(honest, 
     assert "inside the leaderboard" in capsys.readouterr().err
     assert _snapshot(board) == before
     assert main(["leaderboard", str(honest), "--output-dir", str(tmp_path / "mine")]) == 0  # elsewhere: fine
+
+
+# ----------------------------------------------------------------------------- 4, 5. data-derived baselines
+
+
+def _baselines(rows: list[dict]) -> dict[tuple[str, str | None], dict]:
+    return {(row["judge"], row.get("both_bad")): row for row in rows if row["kind"] == "baseline" and "/" not in row["judge"]}
+
+
+def test_baselines_come_from_a_both_orders_run_whatever_the_listing_order(tmp_path):
+    from judgebench.leaderboard import collect_tables
+
+    single = make_run(tmp_path / "a-single", "sciarena_eval", "builtin/longer", "--no-swap")
+    full = make_run(tmp_path / "b-full", "sciarena_eval", "builtin/random")
+    first, _ = collect_tables([single, full])
+    second, _ = collect_tables([full, single])
+    assert _baselines(first["sciarena_eval"]) == _baselines(second["sciarena_eval"])
+    rows = _baselines(first["sciarena_eval"])
+    assert rows[("always-first (both orders)", None)]["accuracy"] == 50.0
+    assert rows[("always-first (both orders)", None)]["orders"] == "both"
+    assert not [name for name, _ in rows if "order AB only" in name]
+    alone, _ = collect_tables([single])  # only a single-order run: its baselines say so
+    names = {name for name, _ in _baselines(alone["sciarena_eval"])}
+    assert "always-first (both orders)" not in names
+    assert {"always-first (order AB only)", "always-longer (order AB only)"} <= names
+

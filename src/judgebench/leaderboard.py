@@ -168,13 +168,35 @@ def _on_reported_data(result: RunResult, spec: TaskSpec) -> bool:
     )
 
 
+def _baseline_source(member: tuple[RunResult, list[JudgmentRecord] | None, Path]) -> tuple:
+    """Which run of a section the data-derived baselines come from, whatever the order of the entries:
+    a run with samples, over both orders, complete, on the most examples and judgments; then by judge
+    id and path (so the choice is the same for any listing of the same runs)."""
+    result, records, path = member
+    config = result.config
+    return (records is None, not config.swap, config.partial, -result.counts.examples, -result.counts.calls, config.judge, str(path))
+
+
+def section_baselines(result: RunResult, records: list[JudgmentRecord] | None, spec: TaskSpec) -> list[dict[str, Any]]:
+    """The data-derived rows of one dataset's section from its chosen run."""
+    rows = [random_row(result, spec)]
+    if records is not None:
+        rows += baseline_rows(records, spec, _dataset_label(result), result.config)
+    return rows
+
+
 def baseline_rows(records: list[JudgmentRecord], spec: TaskSpec, dataset: str, config: RunConfig) -> list[dict[str, Any]]:
     """always-first and always-longer: the built-in judges' own choices on the samples, under the headline,
-    with the run's Both-Bad rule, seed and resample count (so their intervals equal a built-in run's)."""
+    with the run's Both-Bad rule, seed and resample count (so their intervals equal a built-in run's).
+
+    Both over the orders the run has: a single-order (--no-swap) run gives `(order AB only)` rows,
+    never a "both orders" row."""
     rows = []
     for name, judge_id in BASELINE_JUDGES.items():
         metrics = baseline_metrics(records, spec, judge_id, config.both_bad, seed=config.seed, n_resamples=config.n_resamples)
-        row: dict[str, Any] = {"kind": "baseline", "judge": name, "dataset": dataset}
+        if not config.swap:
+            name = SINGLE_ORDER_NAMES[judge_id]
+        row: dict[str, Any] = {"kind": "baseline", "judge": name, "dataset": dataset, "orders": "both" if config.swap else "single"}
         for dimension, values in metrics.items():
             prefix = "" if len(metrics) == 1 else f"{dimension}."
             row.update(_metric_cells(values, [spec.headline], prefix))
@@ -183,6 +205,7 @@ def baseline_rows(records: list[JudgmentRecord], spec: TaskSpec, dataset: str, c
 
 
 BASELINE_JUDGES = {"always-first (both orders)": "builtin/always-a", "always-longer": "builtin/longer"}
+SINGLE_ORDER_NAMES = {"builtin/always-a": "always-first (order AB only)", "builtin/longer": "always-longer (order AB only)"}
 
 
 def baseline_metrics(
@@ -276,7 +299,8 @@ def collect_tables(
         except JudgebenchError as exc:
             warnings.extend(f"skipped {path}: {exc}" for _, path in entries)
             continue
-        rows, seen_data = [], set()
+        rows: list[dict[str, Any]] = []
+        sections: dict[tuple[str, str], list[tuple[RunResult, list[JudgmentRecord] | None, Path]]] = defaultdict(list)
         for result, path in entries:
             try:
                 samples = path.parent / SAMPLES_FILE
@@ -284,19 +308,19 @@ def collect_tables(
                 row = run_row(result, spec, records)
                 if _on_reported_data(result, spec):
                     row["vs_reported"] = True
-                extra = []
-                dataset = _dataset_label(result)
-                if dataset not in seen_data:
-                    extra.append(random_row(result, spec))
-                    if records is not None:
-                        extra.extend(baseline_rows(records, spec, dataset, result.config))
             except (JudgebenchError, KeyError, ValueError, TypeError) as exc:
                 warnings.append(f"skipped {path}: {' '.join(str(exc).split())[:200]}")
                 continue
-            seen_data.add(dataset)
-            rows += [row, *extra]
+            rows.append(row)
+            sections[(row["dataset"], "")].append((result, records, path))
         if not rows:
             continue
+        for members in sections.values():
+            result, records, path = min(members, key=_baseline_source)
+            try:
+                rows += section_baselines(result, records, spec)
+            except (JudgebenchError, KeyError, ValueError, TypeError) as exc:
+                warnings.append(f"no baseline rows from {path}: {' '.join(str(exc).split())[:200]}")
         rows.extend(reported_rows(spec))
         tables[task] = sorted(rows, key=lambda row: _sort_key(row, spec))
     return tables, warnings
