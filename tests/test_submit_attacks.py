@@ -183,3 +183,22 @@ def test_baselines_come_from_a_both_orders_run_whatever_the_listing_order(tmp_pa
     assert "always-first (both orders)" not in names
     assert {"always-first (order AB only)", "always-longer (order AB only)"} <= names
 
+
+def test_rows_under_different_both_bad_rules_never_share_a_ranking(tmp_path):
+    from judgebench.leaderboard import collect_tables
+    from judgebench.tables import to_markdown
+
+    tie = make_run(tmp_path / "tie", "ideation_arena_eval", "builtin/longer")
+    exclude = make_run(tmp_path / "exclude", "ideation_arena_eval", "builtin/shorter", "--both-bad", "exclude")
+    for paths in ([tie, exclude], [exclude, tie]):
+        tables, _ = collect_tables(paths)
+        rows = tables["ideation_arena_eval"]
+        assert {row["judge"]: row["both_bad"] for row in rows if "/" in row["judge"]} == {"builtin/longer": "tie", "builtin/shorter": "exclude"}
+        baselines = _baselines(rows)
+        for rule in ("tie", "exclude"):  # one set of baselines per rule
+            assert {"always-longer", "always-first (both orders)", "random (label distribution)"} <= {n for n, r in baselines if r == rule}
+        markdown = to_markdown("ideation_arena_eval", rows)
+        sections = markdown.split("## Data: ")[1:]
+        assert [s.split("\n")[0] for s in sections] == ["demo, Both Bad: exclude", "demo, Both Bad: tie"]
+        assert "builtin/shorter" in sections[0] and "builtin/longer" not in sections[0]
+        assert "builtin/longer" in sections[1] and "builtin/shorter" not in sections[1]

@@ -100,6 +100,7 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
         "prompt": f"{config.prompt_template}@{config.prompt_template_hash[:10]}",
         "orders": "both" if config.swap else "single",
         "partial": config.partial,
+        **_rule_cells(config, spec),
     }
     full = [*headline_family(headline), "order_consistency"]
     if len(result.metrics) == 1:
@@ -178,11 +179,22 @@ def _baseline_source(member: tuple[RunResult, list[JudgmentRecord] | None, Path]
 
 
 def section_baselines(result: RunResult, records: list[JudgmentRecord] | None, spec: TaskSpec) -> list[dict[str, Any]]:
-    """The data-derived rows of one dataset's section from its chosen run."""
+    """The data-derived rows of one section (dataset x Both-Bad rule) from its chosen run."""
     rows = [random_row(result, spec)]
     if records is not None:
         rows += baseline_rows(records, spec, _dataset_label(result), result.config)
+    for row in rows:
+        row.update(_rule_cells(result.config, spec))
     return rows
+
+
+def has_both_bad(spec: TaskSpec) -> bool:
+    """Whether the task has Both Bad labels, so the Both-Bad rule changes its scores."""
+    return "BOTH_BAD" in spec.labels.values()
+
+
+def _rule_cells(config: RunConfig, spec: TaskSpec) -> dict[str, Any]:
+    return {"both_bad": config.both_bad} if has_both_bad(spec) else {}
 
 
 def baseline_rows(records: list[JudgmentRecord], spec: TaskSpec, dataset: str, config: RunConfig) -> list[dict[str, Any]]:
@@ -312,7 +324,7 @@ def collect_tables(
                 warnings.append(f"skipped {path}: {' '.join(str(exc).split())[:200]}")
                 continue
             rows.append(row)
-            sections[(row["dataset"], "")].append((result, records, path))
+            sections[(row["dataset"], result.config.both_bad)].append((result, records, path))
         if not rows:
             continue
         for members in sections.values():
@@ -335,10 +347,11 @@ def build_tables(result_paths: list[Path], include_paths: list[Path] | None = No
 
 
 def _sort_key(row: dict[str, Any], spec: TaskSpec) -> tuple:
-    """Real data first, then demo data, then reported rows; best headline first within each."""
+    """Real data first, then demo data, then reported rows; per dataset one section per Both-Bad rule;
+    best headline first within each."""
     value = row.get(headline_column(spec), row.get(f"{spec.dimension_names[0]}.{spec.headline}"))
     section = 2 if row["kind"] == "reported" else 1 if row["dataset"] == "demo" else 0
-    return (section, row["dataset"], -(value if isinstance(value, (int, float)) else -1.0), row["judge"])
+    return (section, row["dataset"], row.get("both_bad") or "", -(value if isinstance(value, (int, float)) else -1.0), row["judge"])
 
 
 def headline_column(spec: TaskSpec) -> str:

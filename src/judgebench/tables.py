@@ -31,9 +31,10 @@ def to_markdown(task: str, rows: list[dict[str, Any]]) -> str:
         SELF_REPORTED_NOTE + "\n",
     ]
     runs = [row for row in rows if row["kind"] != "reported"]
-    for dataset, group in _groups_by_dataset(runs):
+    for (dataset, rule), group in _groups_by_dataset(runs):
         columns = [c for c in columns_of(group) if not c.endswith("_ci") and c not in META_COLUMNS]
-        parts.append(_md_table(f"Data: {dataset}", group, columns))
+        title = f"Data: {dataset}" + (f", Both Bad: {rule}" if rule else "")
+        parts.append(_md_table(title, group, columns))
     reported = [row for row in rows if row["kind"] == "reported"]
     if reported:
         parts.append(_md_reported(reported, [row for row in runs if row.get("vs_reported")]))
@@ -93,10 +94,11 @@ def md_escape(value: Any) -> str:
     return MD_AUTOLINK.sub(lambda m: "\\:" if m.group(1) else m.group(2) + "\\.", text)
 
 
-def _groups_by_dataset(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
-    groups: dict[str, list[dict[str, Any]]] = {}
+def _groups_by_dataset(rows: list[dict[str, Any]]) -> list[tuple[tuple[str, str | None], list[dict[str, Any]]]]:
+    """One ranking per dataset and Both-Bad rule (rows scored under different rules never share one)."""
+    groups: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
     for row in rows:
-        groups.setdefault(row["dataset"], []).append(row)
+        groups.setdefault((row["dataset"], row.get("both_bad")), []).append(row)
     return list(groups.items())
 
 
