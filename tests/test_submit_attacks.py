@@ -202,3 +202,18 @@ def test_rows_under_different_both_bad_rules_never_share_a_ranking(tmp_path):
         assert [s.split("\n")[0] for s in sections] == ["demo, Both Bad: exclude", "demo, Both Bad: tie"]
         assert "builtin/shorter" in sections[0] and "builtin/longer" not in sections[0]
         assert "builtin/longer" in sections[1] and "builtin/shorter" not in sections[1]
+
+
+def test_a_second_line_for_one_judgment_is_refused_even_with_another_answer(honest, tmp_path):
+    """Duplicate judgments (example, dimension, order) never reach the metrics: coverage refuses them
+    (or the schema check, where reading a run already refuses duplicates)."""
+    run = tampered(honest, tmp_path)
+
+    def duplicate(rows):
+        twin = dict(rows[0], raw="[[B]]" if rows[0]["raw"] != "[[B]]" else "[[A]]")
+        return rows + [twin]
+
+    edit_samples(run, duplicate)
+    with pytest.raises(Rejected) as info:
+        validate_run(run)
+    assert info.value.check in ("coverage", "schema") and "\n" not in str(info.value)
