@@ -333,7 +333,7 @@ def test_a_judgment_twice_in_samples_is_refused_everywhere(tmp_path, capsys):
                     ["leaderboard", out, "--output-dir", tmp_path / "lb"]):
         code = run_cli(*command)
         err = capsys.readouterr().err
-        assert f"judgment {len(lines) + 1} (example" in err and "repeats judgment 1" in err, (command, err)
+        assert "duplicated sample: the judgment of example" in err and f"appears 2 times (judgments 1, {len(lines) + 1})" in err, (command, err)
         assert code == (0 if command[0] == "leaderboard" else 2), command  # the leaderboard skips it with a warning
 
 

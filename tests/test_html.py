@@ -321,3 +321,44 @@ def test_csv_text_cells_cannot_be_spreadsheet_formulas():
     rows = list(csv.DictReader(io.StringIO(text)))
     assert [row["judge"] for row in rows] == ["'=HYPERLINK(\"http://x\")", "'@SUM(1)"]
     assert rows[1]["position_bias"] == "-0.5"  # numbers are written as numbers
+
+
+PHISH = "[verified by OpenAI](https://evil.example/phish) ![x](https://evil.example/track.png)"
+
+
+def test_markdown_cells_form_no_link_image_autolink_or_emphasis():
+    from judgebench.tables import md_escape, to_markdown
+
+    names = [PHISH, "<https://evil.example>", "www.evil.example", "mail me@evil.example", "**bold** _em_ ~~gone~~", "[x]: https://evil.example"]
+    markdown = to_markdown("sciarena_eval", [_run_row(name, 61.25) for name in names])
+    cells = [line.split(" | ")[1] for line in markdown.splitlines() if line.startswith("| run |")]
+    assert len(cells) == len(names) and not [c for c in cells if re.search(r"(?<!\\)[\[\]*~!@]", c)]  # all escaped
+    assert "](" not in markdown.replace("\\](", "") and "![" not in markdown
+    assert not re.search(r"(?<!\\)://", markdown) and "www." not in markdown and "<https" not in markdown
+    assert md_escape("a_b") == "a_b" and md_escape("_a_") == "\\_a\\_"  # intraword underscores stay readable
+    assert md_escape(PHISH).startswith("\\[verified by OpenAI\\](https\\://evil.example/phish) \\!\\[x\\]")
+
+
+def test_csv_line_breaks_cannot_forge_a_row_or_a_formula():
+    import csv
+    import io
+
+    from judgebench.tables import to_csv
+
+    names = ["nice-judge\r=2+2", "a\n=HYPERLINK(1)", "b\r\n@SUM(1)", "c\u2028-1+1", " =1+1", "\uff1d1+1"]
+    text = to_csv([_run_row(name, 61.25) for name in names])
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(rows) == 1 + len(names) and {len(row) for row in rows} == {len(rows[0])}
+    judges = [row[rows[0].index("judge")] for row in rows[1:]]
+    assert judges == ["nice-judge =2+2", "a =HYPERLINK(1)", "b @SUM(1)", "c -1+1", "' =1+1", "'\uff1d1+1"]
+    for row in rows[1:]:
+        assert not any(cell and cell[0] in "=+-@\t\r" and not _is_number(cell) for cell in row), row
+    assert "\r" not in text
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True

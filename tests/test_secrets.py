@@ -14,7 +14,7 @@ from helpers import sci_row, write_jsonl
 from openai_server import Behaviour, FakeOpenAIServer
 
 from judgebench.cli import main
-from judgebench.secrets import REDACTED, is_secret_name, redact_url, redact_value, url_secrets
+from judgebench.secrets import REDACTED_VALUE, is_secret_name, redact_url, redact_value, url_secrets
 
 
 @pytest.mark.parametrize(
@@ -50,8 +50,8 @@ def test_redact_value_walks_nested_arguments():
     args = {"api_base": "http://u:PW@h/v1?token=T0KEN", "extra_body": {"token": "NESTED", "top_k": 5},
             "x-api-key": "K", "authToken": "A", "temperature": 0, "stop": ["http://u:LISTPW@h"]}
     assert redact_value(args) == {
-        "api_base": "http://***@h/v1?token=***", "extra_body": {"token": REDACTED, "top_k": 5},
-        "x-api-key": REDACTED, "authToken": REDACTED, "temperature": 0, "stop": ["http://***@h"],
+        "api_base": "http://***@h/v1?token=***", "extra_body": {"token": REDACTED_VALUE, "top_k": 5},
+        "x-api-key": REDACTED_VALUE, "authToken": REDACTED_VALUE, "temperature": 0, "stop": ["http://***@h"],
     }
 
 

@@ -82,3 +82,19 @@ def safe_path(path: Path, root: Path) -> Path:
     if not is_inside(path, root):
         raise Rejected("storage", f"{path} resolves outside the leaderboard directory {root}")
     return path
+
+
+def managed_board(folder: Path) -> Path | None:
+    """The submit-managed leaderboard `folder` is or lies in, if any.
+
+    `folder` itself holding entries/ counts; so does any ancestor whose entries/ holds an accepted
+    entry (entries/<task>/<entry>/submission.json): `DIR/entries`, `DIR/entries/x` or `DIR/tasks`
+    is inside a board.
+    """
+    resolved = folder.resolve()
+    if (resolved / ENTRIES).is_dir():
+        return resolved
+    for parent in resolved.parents:
+        if (parent / ENTRIES).is_dir() and any((parent / ENTRIES).glob(f"*/*/{SUBMISSION_FILE}")):
+            return parent
+    return None

@@ -22,8 +22,8 @@ from .leaderboard import (
     SELF_REPORTED_NOTE,
 )
 
-IDENTITY = ("kind", "judge", "dataset", "prompt", "orders", "partial", "task_version")
-IDENTITY_VISIBLE = ("kind", "judge", "dataset", "prompt", "orders", "partial")
+IDENTITY = ("kind", "judge", "dataset", "both_bad", "prompt", "orders", "partial", "task_version")
+IDENTITY_VISIBLE = ("kind", "judge", "dataset", "both_bad", "prompt", "orders", "partial")
 EXTRA_METRICS = ("random_baseline", "cohen_kappa")
 DIAGNOSTICS_VISIBLE = ("position_bias", "examples", "invalid_rate_pct")
 

@@ -100,6 +100,7 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
         "prompt": f"{config.prompt_template}@{config.prompt_template_hash[:10]}",
         "orders": "both" if config.swap else "single",
         "partial": config.partial,
+        **_rule_cells(config, spec),
     }
     full = [*headline_family(headline), "order_consistency"]
     if len(result.metrics) == 1:
@@ -168,13 +169,46 @@ def _on_reported_data(result: RunResult, spec: TaskSpec) -> bool:
     )
 
 
+def _baseline_source(member: tuple[RunResult, list[JudgmentRecord] | None, Path]) -> tuple:
+    """Which run of a section the data-derived baselines come from, whatever the order of the entries:
+    a run with samples, over both orders, complete, on the most examples and judgments; then by judge
+    id and path (so the choice is the same for any listing of the same runs)."""
+    result, records, path = member
+    config = result.config
+    return (records is None, not config.swap, config.partial, -result.counts.examples, -result.counts.calls, config.judge, str(path))
+
+
+def section_baselines(result: RunResult, records: list[JudgmentRecord] | None, spec: TaskSpec) -> list[dict[str, Any]]:
+    """The data-derived rows of one section (dataset x Both-Bad rule) from its chosen run."""
+    rows = [random_row(result, spec)]
+    if records is not None:
+        rows += baseline_rows(records, spec, _dataset_label(result), result.config)
+    for row in rows:
+        row.update(_rule_cells(result.config, spec))
+    return rows
+
+
+def has_both_bad(spec: TaskSpec) -> bool:
+    """Whether the task has Both Bad labels, so the Both-Bad rule changes its scores."""
+    return "BOTH_BAD" in spec.labels.values()
+
+
+def _rule_cells(config: RunConfig, spec: TaskSpec) -> dict[str, Any]:
+    return {"both_bad": config.both_bad} if has_both_bad(spec) else {}
+
+
 def baseline_rows(records: list[JudgmentRecord], spec: TaskSpec, dataset: str, config: RunConfig) -> list[dict[str, Any]]:
     """always-first and always-longer: the built-in judges' own choices on the samples, under the headline,
-    with the run's Both-Bad rule, seed and resample count (so their intervals equal a built-in run's)."""
+    with the run's Both-Bad rule, seed and resample count (so their intervals equal a built-in run's).
+
+    Both over the orders the run has: a single-order (--no-swap) run gives `(order AB only)` rows,
+    never a "both orders" row."""
     rows = []
     for name, judge_id in BASELINE_JUDGES.items():
         metrics = baseline_metrics(records, spec, judge_id, config.both_bad, seed=config.seed, n_resamples=config.n_resamples)
-        row: dict[str, Any] = {"kind": "baseline", "judge": name, "dataset": dataset}
+        if not config.swap:
+            name = SINGLE_ORDER_NAMES[judge_id]
+        row: dict[str, Any] = {"kind": "baseline", "judge": name, "dataset": dataset, "orders": "both" if config.swap else "single"}
         for dimension, values in metrics.items():
             prefix = "" if len(metrics) == 1 else f"{dimension}."
             row.update(_metric_cells(values, [spec.headline], prefix))
@@ -183,6 +217,7 @@ def baseline_rows(records: list[JudgmentRecord], spec: TaskSpec, dataset: str, c
 
 
 BASELINE_JUDGES = {"always-first (both orders)": "builtin/always-a", "always-longer": "builtin/longer"}
+SINGLE_ORDER_NAMES = {"builtin/always-a": "always-first (order AB only)", "builtin/longer": "always-longer (order AB only)"}
 
 
 def baseline_metrics(
@@ -276,7 +311,8 @@ def collect_tables(
         except JudgebenchError as exc:
             warnings.extend(f"skipped {path}: {exc}" for _, path in entries)
             continue
-        rows, seen_data = [], set()
+        rows: list[dict[str, Any]] = []
+        sections: dict[tuple[str, str], list[tuple[RunResult, list[JudgmentRecord] | None, Path]]] = defaultdict(list)
         for result, path in entries:
             try:
                 samples = path.parent / SAMPLES_FILE
@@ -284,19 +320,19 @@ def collect_tables(
                 row = run_row(result, spec, records)
                 if _on_reported_data(result, spec):
                     row["vs_reported"] = True
-                extra = []
-                dataset = _dataset_label(result)
-                if dataset not in seen_data:
-                    extra.append(random_row(result, spec))
-                    if records is not None:
-                        extra.extend(baseline_rows(records, spec, dataset, result.config))
             except (JudgebenchError, KeyError, ValueError, TypeError) as exc:
                 warnings.append(f"skipped {path}: {' '.join(str(exc).split())[:200]}")
                 continue
-            seen_data.add(dataset)
-            rows += [row, *extra]
+            rows.append(row)
+            sections[(row["dataset"], result.config.both_bad)].append((result, records, path))
         if not rows:
             continue
+        for members in sections.values():
+            result, records, path = min(members, key=_baseline_source)
+            try:
+                rows += section_baselines(result, records, spec)
+            except (JudgebenchError, KeyError, ValueError, TypeError) as exc:
+                warnings.append(f"no baseline rows from {path}: {' '.join(str(exc).split())[:200]}")
         rows.extend(reported_rows(spec))
         tables[task] = sorted(rows, key=lambda row: _sort_key(row, spec))
     return tables, warnings
@@ -311,10 +347,11 @@ def build_tables(result_paths: list[Path], include_paths: list[Path] | None = No
 
 
 def _sort_key(row: dict[str, Any], spec: TaskSpec) -> tuple:
-    """Real data first, then demo data, then reported rows; best headline first within each."""
+    """Real data first, then demo data, then reported rows; per dataset one section per Both-Bad rule;
+    best headline first within each."""
     value = row.get(headline_column(spec), row.get(f"{spec.dimension_names[0]}.{spec.headline}"))
     section = 2 if row["kind"] == "reported" else 1 if row["dataset"] == "demo" else 0
-    return (section, row["dataset"], -(value if isinstance(value, (int, float)) else -1.0), row["judge"])
+    return (section, row["dataset"], row.get("both_bad") or "", -(value if isinstance(value, (int, float)) else -1.0), row["judge"])
 
 
 def headline_column(spec: TaskSpec) -> str:

@@ -70,6 +70,24 @@ def answers_sha256(records: Sequence[JudgmentRecord]) -> str:
     return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()
 
 
+def normalized_answer(raw: str | None) -> str | None:
+    """A raw answer reduced to its words, case-folded: whitespace, punctuation and markup do not count."""
+    return None if raw is None else " ".join(re.findall(r"\w+", raw.casefold()))
+
+
+def identity_sha256(records: Sequence[JudgmentRecord]) -> str:
+    """The identity of a set of answers: sha256 over every judgment's key, status, verdicts and normalized raw answer.
+
+    Two runs with the same identity are the same answers, whatever the judge name and however the
+    raw texts were re-spaced, re-cased or re-punctuated (`[[A]]`, `[[ a ]] `, `**[[A]]**`).
+    """
+    rows = sorted(
+        (r.example_id, r.dimension, r.order, r.status, normalized_answer(r.raw), r.verdict_shown, r.verdict)
+        for r in records
+    )
+    return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()
+
+
 def panel_id(aggregate: str, judges: Sequence[str]) -> str:
     return f"panel/{aggregate}({','.join(judges)})"
 
@@ -94,7 +112,7 @@ def load_members(run_dirs: Sequence[Path]) -> list[Member]:
             raise JudgebenchError(f"panel: {run_dirs[i]} is given twice (a member votes once)")
     members = [Member(Path(d), member_name(i, Path(d)), *read_run(Path(d))) for i, d in enumerate(run_dirs)]
     check_compatible(members)
-    answers = [answers_sha256(m.records) for m in members]
+    answers = [identity_sha256(m.records) for m in members]
     for i, member in enumerate(members):
         if answers[i] in answers[:i]:
             twin = members[answers.index(answers[i])].run_dir

@@ -93,17 +93,18 @@ class DuplicateJudgment(JudgebenchError):
 
 
 def read_samples(path: Path) -> list[JudgmentRecord]:
-    """samples.jsonl, validated; one judgment (example, dimension, order) twice is an error naming both lines."""
+    """samples.jsonl, validated; a judgment (example, dimension, order) given twice is an error naming it."""
     records = read_models_jsonl(path, JudgmentRecord)
-    seen: dict[tuple[str, str, str], int] = {}
+    where: dict[tuple[str, str, str], list[int]] = {}
     for number, record in enumerate(records, start=1):
-        key = (record.example_id, record.dimension, record.order)
-        if key in seen:
-            raise DuplicateJudgment(
-                f"{path}: duplicated sample: judgment {number} (example {key[0]}, dimension {key[1]}, order {key[2]}) "
-                f"repeats judgment {seen[key]}: each judgment must appear once"
-            )
-        seen[key] = number
+        where.setdefault((record.example_id, record.dimension, record.order), []).append(number)
+    repeated = next(((key, numbers) for key, numbers in where.items() if len(numbers) > 1), None)
+    if repeated is not None:
+        (example, dimension, order), numbers = repeated
+        raise DuplicateJudgment(
+            f"{path}: duplicated sample: the judgment of example {example}, dimension {dimension}, order {order} "
+            f"appears {len(numbers)} times (judgments {', '.join(map(str, numbers))}): each must appear once"
+        )
     return records
 
 

@@ -19,9 +19,17 @@ _URL = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<authority>[^\s/?#
 _PARAM_VALUE = re.compile(r"([?&;#][^=&;#?]*=)([^&;#]*)")  # query and fragment parameters (#access_token=)
 # A name that holds a secret: api_key, x-api-key, authToken, client_secret, password, signature, ...
 _SECRET_WORDS = re.compile(
-    r"(^|_)(api_?key|key|secret|password|passwd|credentials?|token|authorization|auth|sig|signature|cookie)(_|$)"
+    r"(^|_)(api_?key|apikey|key|secret|password|passwd|pwd?|credentials?|token|authorization|auth|sig|signature"
+    r"|cookie)(_|$)"
 )
-REDACTED = "***"
+# A string that is a credential whatever its name: bearer/basic headers, provider key formats.
+_CREDENTIAL = re.compile(
+    r"(\bbearer\s+\S+|\bbasic\s+[A-Za-z0-9+/=]{8,}|\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}|\bhf_[A-Za-z0-9]{6,}"
+    r"|\bgh[pousr]_[A-Za-z0-9]{6,}|\bAKIA[0-9A-Z]{12,}|\bxox[abprs]-[A-Za-z0-9-]{6,})",
+    re.IGNORECASE,
+)
+REDACTED = "***"  # the secret part of a URL
+REDACTED_VALUE = "<redacted>"  # a whole value: under a secret-like name, or credential-shaped
 
 
 def is_secret_name(name: str) -> bool:
@@ -58,12 +66,19 @@ def url_secrets(text: str) -> list[str]:
 
 
 def redact_value(value: Any) -> Any:
-    """`value` with URL secrets redacted in every string and every value under a secret-like name
-    (dicts and lists walked), e.g. judge arguments before they are written anywhere."""
+    """`value` safe to write (judge arguments in results, entries and cards; dicts and lists walked):
+    URL secrets redacted in every string, and a value under a secret-like name, or one shaped like a
+    credential (`sk-...`, `Bearer ...`, `hf_...`), replaced whole."""
     if isinstance(value, str):
-        return redact_url(value)
+        text = redact_url(value)
+        return REDACTED_VALUE if _CREDENTIAL.search(text) else text
     if isinstance(value, dict):
-        return {k: (REDACTED if is_secret_name(k) and v not in (None, "") else redact_value(v)) for k, v in value.items()}
+        return {
+            redact_value(k) if isinstance(k, str) else k: (
+                REDACTED_VALUE if is_secret_name(k) and v not in (None, "", REDACTED_VALUE) else redact_value(v)
+            )
+            for k, v in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return [redact_value(v) for v in value]
     return value

@@ -11,13 +11,15 @@ Every path it writes is resolved and must stay under LEADERBOARD_DIR.
 A run is accepted only when everything it claims can be recomputed here without a model call: the
 checks (schema, task, data, coverage, labels, prompts, verdicts, metrics) are listed and made in
 verify.py; identity is checked here: no other entry of the task holds the same answers (a
-resubmission under another judge name), and an existing entry is never replaced by one on fewer
+resubmission under another judge name; panel.identity_sha256: verdicts and normalized raw answers,
+so whitespace, case and markup do not make a copy new), and an existing entry is never replaced by one on fewer
 examples or judgments, or by a partial one.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterable
 from datetime import datetime, timezone
@@ -26,15 +28,17 @@ from pathlib import Path
 from .board import (
     ENTRIES,
     SUBMISSION_FILE,
+    TASK_NAME_RE,
     TASKS_DIR,
     entries,
     safe_path,
 )
 from .errors import JudgebenchError, Rejected
 from .files import write_atomic, write_json
-from .panel import answers_sha256
+from .panel import answers_sha256, identity_sha256
 from .records import JudgmentRecord, RunResult
 from .rundir import RESULTS_FILE, SAMPLES_FILE, read_samples
+from .secrets import redact_value
 from .verify import (
     CHECKS,
     DEFAULT_MIN_COVERAGE,
@@ -62,19 +66,25 @@ def entry_name(result: RunResult) -> str:
 
 
 def answers_fingerprint(records: Iterable[JudgmentRecord]) -> str:
-    """sha256 of every judgment's key, raw answer and verdict: equal for the same answers under any judge name."""
+    """sha256 of every judgment's key, exact raw answer and verdict (stored in submission.json)."""
     return answers_sha256(list(records))
+
+
+def identity_fingerprint(records: Iterable[JudgmentRecord]) -> str:
+    """The answers' identity (panel.identity_sha256): equal for the same answers under any judge name,
+    however their raw texts were re-spaced, re-cased or re-punctuated."""
+    return identity_sha256(list(records))
 
 
 def _check_identity(verified: Verified, leaderboard_dir: Path, entry_dir: Path) -> None:
     """No copy of another entry's answers; no replacement by a smaller or partial run."""
-    result, mine = verified.result, answers_fingerprint(verified.records)
+    result, mine = verified.result, identity_fingerprint(verified.records)
     for folder, other in entries(leaderboard_dir, result.config.task):
         if folder.resolve() == entry_dir.resolve():
             _check_replacement(result, other, folder)
             continue
         try:
-            theirs = answers_fingerprint(read_samples(folder / SAMPLES_FILE))
+            theirs = identity_fingerprint(read_samples(folder / SAMPLES_FILE))
         except JudgebenchError:
             continue
         if theirs == mine:
@@ -127,11 +137,13 @@ def submit_run(
     entries = safe_path(leaderboard_dir / ENTRIES, leaderboard_dir)
     entry_dir = safe_path(entries / verified.result.config.task / entry_name(verified.result), entries)
     _check_identity(verified, leaderboard_dir, entry_dir)
+    _check_planned_writes(leaderboard_dir, entry_dir, verified.result.config.task)
     replaced = (entry_dir / RESULTS_FILE).exists()
     written = []
     for name in (SAMPLES_FILE, RESULTS_FILE):
         target = safe_path(entry_dir / name, entry_dir)
-        write_atomic(target, (run_dir / name).read_text(encoding="utf-8"))
+        text = (run_dir / name).read_text(encoding="utf-8")
+        write_atomic(target, _public_results(text) if name == RESULTS_FILE else text)
         written.append(target)
     write_json(
         safe_path(entry_dir / SUBMISSION_FILE, entry_dir),
@@ -142,11 +154,36 @@ def submit_run(
             "min_coverage": min_coverage,
             "coverage": verified.result.counts.coverage,
             "answers_sha256": answers_fingerprint(verified.records),
+            "identity_sha256": identity_fingerprint(verified.records),
         },
     )
     written.append(entry_dir / SUBMISSION_FILE)
     tables, warnings = rebuild_board(leaderboard_dir)
     return Submission(verified, entry_dir, replaced, written + tables, warnings)
+
+
+def _check_planned_writes(leaderboard_dir: Path, entry_dir: Path, task: str) -> None:
+    """Every path submit will write (the entry's files, every task's tables, index.html) stays under the
+    board and is no symlink, checked before anything is written: a refusal leaves the board as it was."""
+    planned = [entry_dir / name for name in (SAMPLES_FILE, RESULTS_FILE, SUBMISSION_FILE)]
+    tasks = {task} | {p.name for p in (leaderboard_dir / ENTRIES).glob("*") if TASK_NAME_RE.fullmatch(p.name)}
+    planned += [leaderboard_dir / f"{name}{suffix}" for name in sorted(tasks) for suffix in (".md", ".csv", ".json")]
+    planned.append(leaderboard_dir / "index.html")
+    for path in planned:
+        safe_path(path, leaderboard_dir)
+        if path.is_symlink():
+            raise Rejected("storage", f"{path} is a symbolic link: submit writes only regular files under the leaderboard directory")
+
+
+def _public_results(text: str) -> str:
+    """results.json as stored: its self-reported judge_args without secrets (secrets.redact_value)."""
+    data = json.loads(text)
+    args = data.get("config", {}).get("judge_args") or {}
+    public = redact_value(args)
+    if public == args:
+        return text  # stored byte for byte
+    data["config"]["judge_args"] = public
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def rebuild_board(leaderboard_dir: Path) -> tuple[list[Path], list[str]]:

@@ -9,10 +9,11 @@ import csv
 import html
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
-from .board import TASK_NAME_RE
+from .board import TASK_NAME_RE, managed_board
 from .errors import JudgebenchError
 from .files import write_atomic
 from .html import to_html
@@ -30,9 +31,10 @@ def to_markdown(task: str, rows: list[dict[str, Any]]) -> str:
         SELF_REPORTED_NOTE + "\n",
     ]
     runs = [row for row in rows if row["kind"] != "reported"]
-    for dataset, group in _groups_by_dataset(runs):
+    for (dataset, rule), group in _groups_by_dataset(runs):
         columns = [c for c in columns_of(group) if not c.endswith("_ci") and c not in META_COLUMNS]
-        parts.append(_md_table(f"Data: {dataset}", group, columns))
+        title = f"Data: {dataset}" + (f", Both Bad: {rule}" if rule else "")
+        parts.append(_md_table(title, group, columns))
     reported = [row for row in rows if row["kind"] == "reported"]
     if reported:
         parts.append(_md_reported(reported, [row for row in runs if row.get("vs_reported")]))
@@ -73,17 +75,30 @@ def _md_table(title: str, group: list[dict[str, Any]], columns: list[str]) -> st
     return f"## {md_escape(title)}\n\n" + "\n".join(lines) + "\n"
 
 
+MD_ALWAYS = re.compile(r"[\[\]*~!@]")  # links, images, footnotes, emphasis, strikethrough, email autolinks
+MD_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")  # intraword `_` is no emphasis in GFM
+MD_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(:)(?=//)|(?<![a-z0-9])(www)(\.)")  # bare-URL autolinks
+
+
 def md_escape(value: Any) -> str:
-    """Text safe in a Markdown table cell: no HTML, no cell-splitting `|`, no line breaks."""
+    """Text safe in a Markdown table cell: no HTML, no cell-splitting `|`, no line breaks, and no
+    Markdown construct (link, image, autolink, emphasis, strikethrough, code) formed from the text.
+
+    The text's own backslashes become `&#92;`, so the backslash escapes added here are the only ones.
+    """
     text = " ".join(str(value).split())
     text = html.escape(text, quote=False).replace("\\", "&#92;").replace("|", "&#124;")
-    return text.replace("`", "&#96;")
+    text = text.replace("`", "&#96;")
+    text = MD_ALWAYS.sub(lambda m: "\\" + m.group(0), text)
+    text = MD_EDGE_UNDERSCORE.sub(r"\\_", text)
+    return MD_AUTOLINK.sub(lambda m: "\\:" if m.group(1) else m.group(2) + "\\.", text)
 
 
-def _groups_by_dataset(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
-    groups: dict[str, list[dict[str, Any]]] = {}
+def _groups_by_dataset(rows: list[dict[str, Any]]) -> list[tuple[tuple[str, str | None], list[dict[str, Any]]]]:
+    """One ranking per dataset and Both-Bad rule (rows scored under different rules never share one)."""
+    groups: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
     for row in rows:
-        groups.setdefault(row["dataset"], []).append(row)
+        groups.setdefault((row["dataset"], row.get("both_bad")), []).append(row)
     return list(groups.items())
 
 
@@ -107,10 +122,16 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
+LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
 def _csv_text(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
+    """A text cell on one line (line breaks become spaces, so no cell starts a forged row) and never a formula."""
+    if not isinstance(value, str):
+        return value
+    value = LINE_BREAKS.sub(" ", value)
+    return "'" + value if value.lstrip(" ")[:1] in FORMULA_START else value
 
 
 def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path, *, managed: bool = False) -> list[Path]:
@@ -119,10 +140,12 @@ def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path
     A folder holding submitted entries (DIR/entries/) is a managed leaderboard: only `submit`
     (managed=True) rebuilds its tables, so `leaderboard` cannot overwrite them by accident.
     """
-    if not managed and (output_dir / "entries").is_dir():
+    board = None if managed else managed_board(output_dir)
+    if board is not None:
+        where = "it holds submitted entries (entries/)" if board == output_dir.resolve() else f"it is inside the leaderboard {board}"
         raise JudgebenchError(
-            f"--output-dir {output_dir}: it holds submitted entries (entries/), so its tables are rebuilt only by "
-            "`judgebench submit`; choose another --output-dir"
+            f"--output-dir {output_dir}: {where}, whose tables are rebuilt only by `judgebench submit`; "
+            "choose another --output-dir"
         )
     written = []
     for task, rows in tables.items():

@@ -4,7 +4,8 @@ Every submission is treated as hostile: no task or prompt template is loaded by 
 the run's own task.yaml/prompt.yaml copies are never loaded, and templates render in the jinja2 sandbox.
 The checks, in order (the first that fails rejects the run with a one-line reason):
   schema      results.json and every samples.jsonl line validate (pydantic, unknown fields rejected)
-  task        a registered task name (never a path) at its current version; samples name the same task and judge
+  task        a registered task name (never a path) at its current version; samples name the same task and judge;
+              reserved judge ids (builtin/, panel/, replay/ and lookalikes) only as verify_builtin.py allows
   data        the examples are loaded again (the bundled demo; the task's dataset at the recorded
               revision; or a local copy given with --dataset-path) and their fingerprint must equal
               the recorded one; a pinned task revision must match; runs of the same task, revision
@@ -15,7 +16,8 @@ The checks, in order (the first that fails rejects the run with a one-line reaso
               when the run logged them) equal the task's data
   prompts     the template with the recorded hash re-renders every sample's prompt hash; for a panel
               instead, every member in members/ passes these checks and the panel follows from them
-  verdicts    each verdict follows from its raw answer through the parser (a panel's: from its votes)
+  verdicts    each verdict follows from its raw answer through the parser (a panel's: from its votes);
+              a built-in judge's raw answers are re-run and must be exactly what it answers
   metrics     metrics, counts, usage and diagnostics recomputed from the samples equal results.json
   identity    no other entry of the task holds the same answers (a resubmission under another judge
               name); an existing entry is never replaced by one on fewer examples/judgments or a partial one
@@ -39,10 +41,18 @@ from .board import (
 from .errors import JudgebenchError, Rejected
 from .judgments import plan_requests
 from .prompts import PromptTemplate, load_prompt
-from .records import ORDERS, JudgmentRecord, PairExample, RunConfig, RunResult
+from .records import (
+    ORDERS,
+    JudgeRequest,
+    JudgmentRecord,
+    PairExample,
+    RunConfig,
+    RunResult,
+)
 from .rundir import DuplicateJudgment, read_run
 from .scoring import rederive_record, score
 from .tasks import TaskSpec
+from .verify_builtin import check_builtin_answers, check_judge_name
 from .verify_data import check_data
 from .verify_panel import check_panel
 
@@ -101,7 +111,10 @@ def validate_run(
         check_panel(run_dir, result, records, spec, lambda member: validate_run(member, **again))
     else:
         template = _find_template(result, spec, leaderboard_dir)
-        _check_prompts(records, _expected_hashes(result, spec, loaded.examples, template), template)
+        requests = _plan(result, spec, loaded.examples, template)
+        _check_prompts(records, _expected_hashes(requests), template)
+        if result.config.judge.startswith("builtin/"):
+            check_builtin_answers(result, records, requests)
     _check_verdicts(records, spec, result.config)
     _check_metrics(result, records, spec)
     return Verified(result, records, spec, _labels(result))
@@ -123,8 +136,7 @@ def _read(run_dir: Path) -> tuple[RunResult, list[JudgmentRecord]]:
 
 def _check_task(result: RunResult, records: list[JudgmentRecord], leaderboard_dir: Path | None) -> TaskSpec:
     config = result.config
-    if config.judge.startswith("replay/"):
-        raise Rejected("task", f"judge {config.judge} replays recorded answers: a regression check, not a judge result")
+    check_judge_name(result)
     spec = registered_task(config.task, leaderboard_dir)
     if config.task_version != spec.version:
         raise Rejected("task", f"task {spec.name} is at version {spec.version}; the run used version {config.task_version}")
@@ -229,14 +241,15 @@ def _find_template(result: RunResult, spec: TaskSpec, leaderboard_dir: Path | No
     )
 
 
-def _expected_hashes(
-    result: RunResult, spec: TaskSpec, examples: list[PairExample], template: PromptTemplate
-) -> dict[tuple[str, str, str], str]:
+def _plan(result: RunResult, spec: TaskSpec, examples: list[PairExample], template: PromptTemplate) -> list[JudgeRequest]:
     config = result.config
     try:
-        requests = plan_requests(spec, examples, template, mode=config.dimension_mode, swap=config.swap)
+        return plan_requests(spec, examples, template, mode=config.dimension_mode, swap=config.swap)
     except JudgebenchError as exc:
         raise Rejected("prompts", f"cannot re-render the prompts ({exc})") from None
+
+
+def _expected_hashes(requests: list[JudgeRequest]) -> dict[tuple[str, str, str], str]:
     return {
         (request.example_id, dimension, request.order): request.prompt_hash
         for request in requests
