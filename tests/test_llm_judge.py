@@ -21,14 +21,12 @@ from openai_server import Behaviour, FakeOpenAIServer, judge_request, verdict_pa
 from judgebench.errors import JudgebenchError
 from judgebench.judges import make_judge
 from judgebench.judges.base import JudgeCallError
-from judgebench.judges.llm import (
-    OPENAI_CLIENTS_PER_LOOP,
-    LiteLLMJudge,
-    convert_judge_args,
-    cost_map_prices,
-)
+from judgebench.calls import RunnerOptions, run_requests
+from judgebench.judges.args import convert_judge_args
+from judgebench.judges.llm import LiteLLMJudge
+from judgebench.judges.openai_transport import OPENAI_CLIENTS_PER_LOOP
+from judgebench.judges.prices import cost_map_prices
 from judgebench.records import JudgeReply
-from judgebench.runner import RunnerOptions, run_requests
 
 TRANSPORTS = ["openai", "litellm"]
 SECRET = "sk-PLANTED-SECRET-123"
@@ -441,7 +439,7 @@ def test_url_secrets_stay_out_of_public_args_identity_and_errors() -> None:
     text = public + json.dumps(judge.cache_identity()) + repr(judge) + str(error)
     for secret in URL_SECRETS:
         assert secret not in text, secret
-    assert judge._scrub(f"GET {base} failed; token TOK-SECRET-7") == (
+    assert judge.scrub(f"GET {base} failed; token TOK-SECRET-7") == (
         "GET http://***@127.0.0.1:9/v1?token=***&sig=*** failed; token ***"
     )
 

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from openai_server import Behaviour, FakeOpenAIServer, judge_request, verdict_parses
 
-from judgebench.cache import CACHE_FILENAME, ReplyCache, cache_key
+from judgebench.calls.cache import CACHE_FILENAME, ReplyCache, cache_key
 from judgebench.judges.base import Judge, JudgeCallError
 from judgebench.judges.llm import LiteLLMJudge
 from judgebench.records import JudgeReply, JudgeRequest
-from judgebench.runner import REASK_TEMPLATE, RunnerOptions, TokenBucket, run_requests
+from judgebench.calls import REASK_TEMPLATE, RunnerOptions, TokenBucket, run_requests
 
 SECRET = "sk-PLANTED-SECRET-123"
 
@@ -408,7 +408,7 @@ KILL_SCRIPT = textwrap.dedent(  # the judge id below must match judge_for()
     sys.path.insert(0, {tests!r})
     from openai_server import judge_request, verdict_parses
     from judgebench.judges.llm import LiteLLMJudge
-    from judgebench.runner import RunnerOptions, run_requests
+    from judgebench.calls import RunnerOptions, run_requests
 
     requests = [judge_request(i) for i in range({n})]
     judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test"}})
@@ -682,16 +682,16 @@ FULL_DISK_SCRIPT = textwrap.dedent(
     import resource, signal, sys
     sys.path.insert(0, {tests!r})
     from openai_server import judge_request, verdict_parses
-    from judgebench.cache import ReplyCache
+    from judgebench.calls.cache import ReplyCache
     from judgebench.judges.llm import LiteLLMJudge
-    from judgebench.runner import RunnerOptions, run_requests
+    from judgebench.calls import RunnerOptions, run_requests
 
     ReplyCache({cache!r}).close()  # created while there is room
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
     resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))  # a disk that fills up
     requests = [judge_request(i) for i in range({n})]
     judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test"}})
-    options = RunnerOptions(concurrency=4, timeout_s=10, cache_dir={cache!r}, progress=False, {extra})
+    options = RunnerOptions(timeout_s=10, cache_dir={cache!r}, progress=False, {extra})
     out = run_requests(requests, judge, options, verdict_parses)
     print(sum(r is not None and r.text is not None for r in out.replies), out.calls_made)
     print(out.stopped)
@@ -706,7 +706,7 @@ def test_full_disk_under_the_cache_stops_cleanly_and_keeps_paid_answers(tmp_path
     with FakeOpenAIServer(Behaviour(latency_s=0.01, answer=big, batch_delay_s=0.01)) as server:
         script = FULL_DISK_SCRIPT.format(
             tests=str(Path(__file__).parent), n=n, api_base=server.api_base, cache=str(tmp_path), limit=96 * 1024,
-            extra="batch=True, batch_poll_s=0.01" if mode == "batch" else "",
+            extra="batch=True, batch_poll_s=0.01" if mode == "batch" else "concurrency=4",
         )
         env = dict(cli_env(), JUDGEBENCH_CALL_WORKER="0" if mode == "in-process" else "1")
         result = subprocess.run([sys.executable, "-c", script], env=env, check=False, capture_output=True, text=True, timeout=300)
@@ -759,7 +759,7 @@ UNWRITABLE_SCRIPT = textwrap.dedent(
     from openai_server import judge_request, verdict_parses
     from judgebench.errors import JudgebenchError
     from judgebench.judges.llm import LiteLLMJudge
-    from judgebench.runner import RunnerOptions, run_requests
+    from judgebench.calls import RunnerOptions, run_requests
 
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))  # the disk is (nearly) full
@@ -805,3 +805,33 @@ def test_sigterm_without_the_call_worker_drains_like_ctrl_c(tmp_path: Path) -> N
     calls, answered = map(int, out.split("DONE")[1].split()[:2])
     assert calls == stats.total == answered == stats.answered() < n  # every call sent was kept
     assert "cancelled" not in stats.outcomes()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "flag"),
+    [
+        ({"concurrency": 0}, "--concurrency"),
+        ({"concurrency": 2.5}, "--concurrency"),
+        ({"timeout_s": 0}, "--timeout"),
+        ({"timeout_s": float("inf")}, "--timeout"),
+        ({"timeout_s": float("nan")}, "--timeout"),
+        ({"rpm": 0}, "--rpm"),
+        ({"tpm": -5}, "--tpm"),
+        ({"max_retries": -1}, "--max-retries"),
+        ({"reask": -1}, "--reask"),
+        ({"max_failures": 0}, "--max-failures"),
+        ({"batch_poll_s": -1.0}, "--batch-poll-s"),
+    ],
+)
+def test_runner_options_validate_their_values_naming_the_flag(kwargs: dict[str, object], flag: str) -> None:
+    from judgebench.errors import JudgebenchError
+
+    with pytest.raises(JudgebenchError) as info:
+        RunnerOptions(**kwargs)  # type: ignore[arg-type]
+    assert str(info.value).startswith(f"{flag}: expected") and "\n" not in str(info.value)
+
+
+def test_runner_options_accept_the_limits() -> None:
+    options = RunnerOptions(concurrency=1, timeout_s=0.01, max_retries=0, reask=0, max_failures=1, rpm=1, tpm=1)
+    assert (options.concurrency, options.max_failures, options.rpm) == (1, 1, 1)
+    assert RunnerOptions(batch=True, concurrency=16, reask=2).batch

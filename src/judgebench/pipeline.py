@@ -22,7 +22,7 @@ from .loading import LoadedTask, load_examples
 from .prompts import load_prompt
 from .records import RunConfig, RunResult
 from .rundir import write_run
-from .runner import RunnerOptions, check_cache, run_requests
+from .calls import RunnerOptions, check_cache, run_requests
 from .scoring import coverage_failure, score
 from .tasks import TaskSpec, get_task
 
