@@ -835,3 +835,68 @@ def test_runner_options_accept_the_limits() -> None:
     options = RunnerOptions(concurrency=1, timeout_s=0.01, max_retries=0, reask=0, max_failures=1, rpm=1, tpm=1)
     assert (options.concurrency, options.max_failures, options.rpm) == (1, 1, 1)
     assert RunnerOptions(batch=True, concurrency=16, reask=2).batch
+
+
+def test_cached_rerun_forks_no_call_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    requests = [judge_request(i) for i in range(12)] + [judge_request(3)]  # one repeated prompt
+    with FakeOpenAIServer(Behaviour(latency_s=0.01, answer="@hash")) as server:
+        judge = judge_for(server)
+        first = run_requests(requests, judge, fast(tmp_path), verdict_parses)
+        assert first.calls_made == 12 and server.stats().total == 12
+
+        def no_fork() -> int:
+            raise AssertionError("a fully cached run must not fork the call worker")
+
+        monkeypatch.setattr(os, "fork", no_fork)
+        second = run_requests(requests, judge, fast(tmp_path), verdict_parses)
+        assert second.calls_made == 0 and second.stopped is None and server.stats().total == 12
+        assert [r.text for r in second.replies] == [r.text for r in first.replies]  # type: ignore[union-attr]
+        assert all(r is not None and r.cached for r in second.replies)
+
+
+def test_a_partly_cached_run_sends_only_the_missing_calls_through_the_worker(tmp_path: Path) -> None:
+    requests = [judge_request(i) for i in range(20)]
+    with FakeOpenAIServer(Behaviour(latency_s=0.01, answer="@hash")) as server:
+        judge = judge_for(server)
+        run_requests(requests[::2], judge, fast(tmp_path), verdict_parses)
+        out = run_requests(requests, judge, fast(tmp_path), verdict_parses)
+        assert out.calls_made == 10 and server.stats().total == 20
+        assert [r.cached for r in out.replies] == [i % 2 == 0 for i in range(20)]  # type: ignore[union-attr]
+        assert all(r is not None and verdict_parses(requests[i], r.text or "") for i, r in enumerate(out.replies))
+
+
+def test_a_prepared_call_worker_runs_the_requests_or_exits_unused(tmp_path: Path) -> None:
+    from judgebench.calls import prepared_calls
+
+    requests = [judge_request(i) for i in range(16)]
+    with FakeOpenAIServer(Behaviour(latency_s=0.01, answer="@hash")) as server:
+        judge = judge_for(server)
+        with prepared_calls(judge, fast(tmp_path)) as worker:
+            assert worker is not None and worker.pid > 0
+            out = run_requests(requests, judge, fast(tmp_path), verdict_parses, worker=worker)
+        assert out.calls_made == 16 and out.stopped is None and server.stats().total == 16
+        with prepared_calls(judge, fast(tmp_path / "other")) as unused:
+            assert unused is not None
+            pid = unused.pid
+        for _ in range(600):  # it exits once it sees the lifeline closed (polled, not timed)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the unused call worker did not exit")
+        assert server.stats().total == 16  # the unused worker sent nothing
+        with prepared_calls(judge, fast(tmp_path, use_cache=False)) as none:
+            assert none is None  # no cache: no worker
+
+
+def test_a_parser_that_cannot_be_pickled_keeps_the_calls_in_this_process(tmp_path: Path) -> None:
+    requests = [judge_request(i) for i in range(10)]
+    with FakeOpenAIServer(Behaviour(latency_s=0.01, answer="@hash")) as server:
+        out = run_requests(requests, judge_for(server), fast(tmp_path), lambda r, t: verdict_parses(r, t))
+        assert out.calls_made == 10 and all(r is not None and r.text for r in out.replies)

@@ -22,7 +22,7 @@ from .loading import LoadedTask, load_examples
 from .prompts import load_prompt
 from .records import RunConfig, RunResult
 from .rundir import write_run
-from .calls import RunnerOptions, check_cache, run_requests
+from .calls import RunnerOptions, check_cache, prepared_calls, run_requests
 from .scoring import coverage_failure, score
 from .tasks import TaskSpec, get_task
 
@@ -77,9 +77,10 @@ def run_task(request: RunRequest) -> RunSummary:
     judge = make_judge(request.judge, request.judge_args, seed=request.seed)
     judge.preflight()
     check_cache(judge, request.runner)
-    loaded = _load(spec, request)
-    requests = plan_requests(spec, loaded.examples, template, mode=mode, swap=request.swap)
-    outcome = run_requests(requests, judge, request.runner, is_parseable=parses_fully)
+    with prepared_calls(judge, request.runner) as worker:  # warms up while the data loads
+        loaded = _load(spec, request)
+        requests = plan_requests(spec, loaded.examples, template, mode=mode, swap=request.swap)
+        outcome = run_requests(requests, judge, request.runner, parses_fully, worker=worker)
     records = assemble_records(
         spec.name, judge.id, requests, outcome.replies, loaded.examples, outcome.stopped, log_text=request.log_text
     )

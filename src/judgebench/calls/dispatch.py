@@ -4,6 +4,10 @@ handling and the cache check before any call.
 
     outcome = run_requests(requests, judge, RunnerOptions(concurrency=64), is_parseable)
 
+    with prepared_calls(judge, options) as calls:  # the call worker warms up meanwhile
+        requests = ...  # load the data, render the prompts
+        outcome = run_requests(requests, judge, options, is_parseable, worker=calls)
+
 Ctrl-C, and SIGTERM while run_requests runs (main thread only): returns what finished so
 far with `stopped="interrupted (SIGINT|SIGTERM): N calls sent; ..."`. Without the worker,
 the first signal drains (the calls in flight finish and are kept), a second one cancels.
@@ -14,10 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pickle
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..judges.base import Judge
@@ -27,7 +33,7 @@ from .cache import ReplyCache
 from .live import LiveRun
 from .options import INTERRUPTED, RunnerOptions, RunOutcome
 from .state import in_event_loop, run_to_completion, uses_cache
-from .worker import run_in_worker
+from .worker import CallWorker
 
 
 def check_cache(judge: Judge, options: RunnerOptions) -> None:
@@ -52,13 +58,32 @@ async def arun_requests(
     return run.outcome()
 
 
+@contextmanager
+def prepared_calls(judge: Judge, options: RunnerOptions) -> Iterator[CallWorker | None]:
+    """Start the call worker now, when the run will use one, so that it imports the SDK
+    and makes its clients while the caller loads the data; pass it to run_requests. It
+    is let go on leaving (unused: it exits without a call)."""
+    worker = None
+    if not options.batch and not in_event_loop() and _use_worker(judge, options):
+        worker = CallWorker(judge, options)
+    try:
+        yield worker
+    finally:
+        if worker is not None:
+            worker.close()
+
+
 def run_requests(
     requests: list[JudgeRequest],
     judge: Judge,
     options: RunnerOptions,
     is_parseable: Callable[[JudgeRequest, str], bool],
+    *,
+    worker: CallWorker | None = None,
 ) -> RunOutcome:
-    """Run every request through the judge (see the module docstring); sync."""
+    """Run every request through the judge (see the module docstring); sync. `worker`:
+    a call worker from prepared_calls (for this judge and options), else one is forked
+    when the run uses one."""
     judge.preflight()  # credentials (the pipeline may have called it already: cheap)
     if options.batch:  # the provider's batch API: same cache and records
         with _SigtermAsInterrupt() as signals:
@@ -68,11 +93,44 @@ def run_requests(
     if in_event_loop():  # called from inside an event loop (e.g. a notebook): in a thread
         return _run_here(requests, judge, options, is_parseable)
     with _SigtermAsInterrupt() as signals:
-        if _use_worker(judge, options):
-            outcome = run_in_worker(requests, judge, options, is_parseable)
+        if _use_worker(judge, options) and _picklable(is_parseable):
+            outcome = _run_with_worker(requests, judge, options, is_parseable, worker)
         else:
             outcome = _run_here(requests, judge, options, is_parseable, signals)
     return _name_interrupt(outcome, signals)
+
+
+def _run_with_worker(
+    requests: list[JudgeRequest],
+    judge: Judge,
+    options: RunnerOptions,
+    is_parseable: Callable[[JudgeRequest, str], bool],
+    worker: CallWorker | None,
+) -> RunOutcome:
+    """Cache hits here, the rest in the call worker (forked now unless given)."""
+    run = LiveRun(requests, judge, options, is_parseable)
+    try:
+        pending = sorted(i for item in run.take_cached() for i in item.indices)
+        if not pending:
+            return run.outcome()
+        if run.cache is not None:  # the worker opens its own; none crosses a fork
+            run.cache.close()
+            run.cache = None
+        worker = worker if worker is not None else CallWorker(judge, options)
+        return worker.run(run, pending)
+    finally:
+        run.close_state()
+        if worker is not None:
+            worker.close()
+
+
+def _picklable(is_parseable: Callable[[JudgeRequest, str], bool]) -> bool:
+    """The parser goes to the call worker pickled (by reference: a module-level function)."""
+    try:
+        pickle.dumps(is_parseable)
+    except Exception:  # noqa: BLE001 - a lambda or a local function: the calls stay here
+        return False
+    return True
 
 
 def _name_interrupt(outcome: RunOutcome, signals: _SigtermAsInterrupt) -> RunOutcome:

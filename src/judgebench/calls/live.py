@@ -264,15 +264,20 @@ class LiveRun(RunState):
             if self.cache_error is not None:
                 self.stopped = self.stopped or self.cache_error
 
-    async def _run(self) -> None:
+    def take_cached(self) -> list[_Item]:
+        """Plan the run, record the cache hits; the items still to ask."""
         items = self._plan()
         self.start_progress(len(self.requests))
         pending: list[_Item] = []
-        for item in items:  # cache hits first
+        for item in items:
             if item.prior is not None and self._complete(item):
                 self.record(item.indices, item.prior, cached=True)
             else:
                 pending.append(item)
+        return pending
+
+    async def _run(self) -> None:
+        pending = self.take_cached()
         if not pending:
             return
         self.judge.timeout_s = self.options.timeout_s
