@@ -523,3 +523,20 @@ def test_signed_api_base_stays_out_of_debug_logs(
         assert secret not in caplog.text, secret
         assert secret not in captured.out + captured.err, secret
         assert secret not in str(error)
+
+
+def test_litellm_cost_is_read_from_the_response_when_litellm_priced_it() -> None:
+    from types import SimpleNamespace
+
+    from judgebench.judges.litellm_transport import _cost
+
+    def completion_cost(completion_response: object) -> float:
+        if getattr(completion_response, "unpriceable", False):
+            raise ValueError("model not in the cost map")
+        return 0.5
+
+    litellm = SimpleNamespace(completion_cost=completion_cost)
+    assert _cost(litellm, SimpleNamespace(_hidden_params={"response_cost": 0.25})) == 0.25
+    assert _cost(litellm, SimpleNamespace(_hidden_params={"response_cost": None})) is None  # unknown, not 0
+    assert _cost(litellm, SimpleNamespace(_hidden_params={})) == 0.5  # not priced by litellm yet: priced here
+    assert _cost(litellm, SimpleNamespace(unpriceable=True)) is None

@@ -65,18 +65,29 @@ async def call_litellm(
     except (AttributeError, IndexError, TypeError):
         pass
     usage = getattr(response, "usage", None)
-    cost: float | None
-    try:
-        cost = float(litellm.completion_cost(completion_response=response))
-    except Exception:
-        cost = None  # not in litellm's cost map: unknown, never 0
     return JudgeReply(
         text=text if text is not None else "",
         tokens_in=getattr(usage, "prompt_tokens", None),
         tokens_out=getattr(usage, "completion_tokens", None),
-        cost_usd=cost,
+        cost_usd=_cost(litellm, response),
         latency_s=latency,
     )
+
+
+def _cost(litellm: Any, response: Any) -> float | None:
+    """The call's cost: litellm's own figure (it prices every response as it builds it,
+    `_hidden_params["response_cost"]`, None when the model is not in its cost map), else
+    `litellm.completion_cost`; None means unknown, never 0. Reading litellm's figure
+    saves a second pricing pass, ~1 ms of CPU per call."""
+    hidden = getattr(response, "_hidden_params", None)
+    if isinstance(hidden, dict) and "response_cost" in hidden:
+        known = hidden["response_cost"]
+        ok = isinstance(known, (int, float)) and not isinstance(known, bool)
+        return float(known) if ok else None
+    try:
+        return float(litellm.completion_cost(completion_response=response))
+    except Exception:
+        return None
 
 
 def classify_litellm_error(exc: Exception, scrub: Callable[[str], str], timeout_s: float) -> JudgeCallError:
