@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from openai_server import Behaviour, FakeOpenAIServer, judge_request, verdict_parses
 
+from judgebench.calls import RunnerOptions, run_requests
 from judgebench.errors import JudgebenchError
 from judgebench.judges import make_judge
-from judgebench.judges.base import JudgeCallError
-from judgebench.calls import RunnerOptions, run_requests
 from judgebench.judges.args import convert_judge_args
+from judgebench.judges.base import JudgeCallError
 from judgebench.judges.llm import LiteLLMJudge
 from judgebench.judges.openai_transport import OPENAI_CLIENTS_PER_LOOP
 from judgebench.judges.prices import cost_map_prices

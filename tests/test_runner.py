@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from openai_server import Behaviour, FakeOpenAIServer, judge_request, verdict_parses
 
+from judgebench.calls import REASK_TEMPLATE, RunnerOptions, TokenBucket, run_requests
 from judgebench.calls.cache import CACHE_FILENAME, ReplyCache, cache_key
 from judgebench.judges.base import Judge, JudgeCallError
 from judgebench.judges.llm import LiteLLMJudge
 from judgebench.records import JudgeReply, JudgeRequest
-from judgebench.calls import REASK_TEMPLATE, RunnerOptions, TokenBucket, run_requests
 
 SECRET = "sk-PLANTED-SECRET-123"
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from . import __version__
+from .calls import RunnerOptions, check_cache, prepared_calls, run_requests
 from .errors import JudgebenchError
 from .judges import make_judge
 from .judgments import assemble_records, parses_fully, plan_requests
@@ -22,7 +23,6 @@ from .loading import LoadedTask, load_examples
 from .prompts import load_prompt
 from .records import RunConfig, RunResult
 from .rundir import write_run
-from .calls import RunnerOptions, check_cache, prepared_calls, run_requests
 from .scoring import coverage_failure, score
 from .tasks import TaskSpec, get_task
 

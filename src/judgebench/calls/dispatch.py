@@ -128,7 +128,7 @@ def _picklable(is_parseable: Callable[[JudgeRequest, str], bool]) -> bool:
     """The parser goes to the call worker pickled (by reference: a module-level function)."""
     try:
         pickle.dumps(is_parseable)
-    except Exception:  # noqa: BLE001 - a lambda or a local function: the calls stay here
+    except Exception:  # a lambda or a local function: the calls stay here
         return False
     return True
 

@@ -34,7 +34,14 @@ from ..judges.base import Judge, JudgeCallError
 from ..records import JudgeReply, JudgeRequest
 from .cache import cache_key, pid_alive
 from .options import INTERRUPTED, RunnerOptions
-from .policy import TokenBucket, attempt_deadline, backoff_delay, claim_ttl, rate_buckets, should_retry
+from .policy import (
+    TokenBucket,
+    attempt_deadline,
+    backoff_delay,
+    claim_ttl,
+    rate_buckets,
+    should_retry,
+)
 from .state import RunState
 from .totals import Totals, reask_messages
 
@@ -283,7 +290,7 @@ class LiveRun(RunState):
         self.judge.timeout_s = self.options.timeout_s
         try:  # imports and clients: not charged to the first calls' deadlines
             await self.judge.warm_up()
-        except Exception:  # noqa: BLE001 - an optimisation: the first call reports the problem
+        except Exception:  # an optimisation: the first call reports the problem
             pass
         self.sem = asyncio.Semaphore(self.options.concurrency)
         self.rpm, self.tpm = rate_buckets(self.options)

@@ -31,7 +31,7 @@ import signal
 import struct
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -64,7 +64,7 @@ class CallWorker:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
                 signal.signal(signal.SIGTERM, signal.SIG_IGN)
                 _worker_main(judge, options, result_w, life_r, self.shared_calls)
-            except BaseException:  # noqa: BLE001 - reported to the parent, then exit
+            except BaseException:  # reported to the parent, then exit
                 code = 1
             finally:
                 os._exit(code)
@@ -244,7 +244,7 @@ async def _receive_job(judge: Judge, lifeline_fd: int) -> tuple[list[JudgeReques
     try:
         try:  # imports and clients, on this core, while the parent loads the data
             await judge.warm_up()
-        except Exception:  # noqa: BLE001 - an optimisation: the first call reports the problem
+        except Exception:  # an optimisation: the first call reports the problem
             pass
         await arrived
     finally:
@@ -304,7 +304,7 @@ def _worker_main(
 
     try:
         asyncio.run(main())
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:
         send({"error": str(exc), "type": type(exc).__name__})
         raise
     if run is None:

@@ -19,7 +19,13 @@ from typing import Any
 from ..errors import JudgebenchError
 from ..records import JudgeReply
 from .base import JudgeCallError
-from .call_errors import RETRYABLE_STATUS, REQUEST_LEVEL_ERRORS, is_auth_error, is_request_level, parse_retry_after
+from .call_errors import (
+    REQUEST_LEVEL_ERRORS,
+    RETRYABLE_STATUS,
+    is_auth_error,
+    is_request_level,
+    parse_retry_after,
+)
 
 # providers whose only credential is an API key in the environment (as litellm's
 # validate_environment names it). Others (bedrock, vertex_ai, azure, ...) also take

@@ -28,10 +28,21 @@ from typing import Any
 from ..errors import JudgebenchError
 from ..records import JudgeReply, JudgeRequest
 from ..secrets import install_log_redaction, redact_value, url_secrets
-from .args import CONNECTION_ARGS, body_args, convert_judge_args, is_secret_arg, split_provider
+from .args import (
+    CONNECTION_ARGS,
+    body_args,
+    convert_judge_args,
+    is_secret_arg,
+    split_provider,
+)
 from .base import Judge, JudgeCallError
 from .call_errors import scrub
-from .litellm_transport import call_litellm, check_credentials, classify_litellm_error, import_litellm
+from .litellm_transport import (
+    call_litellm,
+    check_credentials,
+    classify_litellm_error,
+    import_litellm,
+)
 from .openai_transport import OpenAITransport, make_shape
 
 OPENAI_COMPATIBLE = {"openai", "hosted_vllm", "openai_like", "custom_openai"}

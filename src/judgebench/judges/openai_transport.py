@@ -25,7 +25,13 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from ..records import JudgeReply, JudgeRequest
 from .base import JudgeCallError
-from .call_errors import RETRYABLE_STATUS, error_detail, is_auth_error, is_request_level, parse_retry_after
+from .call_errors import (
+    RETRYABLE_STATUS,
+    error_detail,
+    is_auth_error,
+    is_request_level,
+    parse_retry_after,
+)
 from .prices import cost_map_prices, price
 
 # AsyncOpenAI clients (each with its own connection pool) per event loop, used in turn.
