@@ -24,6 +24,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from ..judges.base import Judge
@@ -32,6 +33,7 @@ from .batch import run_batch
 from .cache import ReplyCache
 from .live import LiveRun
 from .options import INTERRUPTED, RunnerOptions, RunOutcome
+from .progress import Progress
 from .state import in_event_loop, run_to_completion, uses_cache
 from .worker import CallWorker
 
@@ -107,21 +109,37 @@ def _run_with_worker(
     is_parseable: Callable[[JudgeRequest, str], bool],
     worker: CallWorker | None,
 ) -> RunOutcome:
-    """Cache hits here, the rest in the call worker (forked now unless given)."""
-    run = LiveRun(requests, judge, options, is_parseable)
+    """Cache hits here, the rest in the call worker (forked now unless given). The
+    progress bar (a tqdm thread) starts after any fork."""
+    run = LiveRun(requests, judge, replace(options, progress=False), is_parseable)
     try:
         pending = sorted(i for item in run.take_cached() for i in item.indices)
-        if not pending:
-            return run.outcome()
         if run.cache is not None:  # the worker opens its own; none crosses a fork
             run.cache.close()
             run.cache = None
-        worker = worker if worker is not None else CallWorker(judge, options)
+        if pending and worker is None:
+            worker = CallWorker(judge, options)
+        if options.progress:
+            run.progress = Progress(len(requests))
+            _show_finished(run)
+        if not pending:
+            return run.outcome()
+        assert worker is not None
         return worker.run(run, pending)
     finally:
         run.close_state()
         if worker is not None:
             worker.close()
+
+
+def _show_finished(run: LiveRun) -> None:
+    """Count the replies already in the run (the cache hits) on its progress bar."""
+    if run.progress is None:
+        return
+    for request, reply in zip(run.requests, run.replies):
+        if reply is not None:
+            parseable = reply.text is not None and run.is_parseable(request, reply.text)
+            run.progress.add(reply, parseable)
 
 
 def _picklable(is_parseable: Callable[[JudgeRequest, str], bool]) -> bool:
