@@ -900,3 +900,40 @@ def test_a_parser_that_cannot_be_pickled_keeps_the_calls_in_this_process(tmp_pat
     with FakeOpenAIServer(Behaviour(latency_s=0.01, answer="@hash")) as server:
         out = run_requests(requests, judge_for(server), fast(tmp_path), lambda r, t: verdict_parses(r, t))
         assert out.calls_made == 10 and all(r is not None and r.text for r in out.replies)
+
+
+def test_cli_killed_mid_run_with_the_early_call_worker_repeats_no_answered_call(tmp_path: Path) -> None:
+    """`judgebench run` forks its call worker before loading the data (prepared_calls):
+    a SIGKILL mid-run still loses no paid answer and the rerun repeats none."""
+    from helpers import sci_row, write_jsonl
+
+    n = 60
+    data = write_jsonl(tmp_path / "pairs.jsonl", [sci_row(i, vote="AB"[i % 2]) for i in range(n)])
+    with FakeOpenAIServer(Behaviour(latency_s=0.2, jitter_s=0.1, answer="@hash")) as server:
+
+        def command(out: str) -> list[str]:
+            return [
+                sys.executable, "-m", "judgebench", "run", "--tasks", "sciarena_eval", "--judge", "openai/judge-x",
+                "--judge-args", f"api_base={server.api_base},api_key=sk-test", "--dataset-path", str(data),
+                "--output-path", str(tmp_path / out), "--cache-dir", str(tmp_path / "cache"),
+                "--no-swap", "--concurrency", "8", "--timeout", "10", "--quiet",
+            ]
+
+        proc = subprocess.Popen(command("first"), env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 120
+        while server.stats().answered() < n // 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()  # EOF once the worker, which drains its calls in flight, has exited too
+        assert proc.returncode == -signal.SIGKILL
+        before = server.stats().answered()
+        assert n // 3 <= before < n
+        assert all(r.ended is not None for r in server.stats().requests)  # the worker finished its calls
+        rerun = subprocess.run(command("second"), env=cli_env(), capture_output=True, text=True, timeout=300)
+        assert rerun.returncode == 0, rerun.stderr[-2000:]
+        stats = server.stats()
+    counts = stats.answered_by_prompt()
+    assert len(counts) == n and max(counts.values()) == 1  # every prompt answered exactly once
+    assert "cancelled" not in stats.outcomes()
+    result = json.loads((tmp_path / "second" / "results.json").read_text())
+    assert result["counts"]["cached"] == before and result["counts"]["answered"] + result["counts"]["invalid"] == n
