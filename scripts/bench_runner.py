@@ -7,6 +7,7 @@ latency and faults.
     python scripts/bench_runner.py --scenario faults    # 10% 429/500, 5% malformed, 2% hangs
     python scripts/bench_runner.py --scenario kill      # SIGKILL the CLI mid-run, then rerun
     python scripts/bench_runner.py --scenario rerun     # a finished run again: zero calls
+    python scripts/bench_runner.py --scenario compare   # a plain openai-SDK asyncio loop vs judgebench, + cached rerun
     python scripts/bench_runner.py --scenario all
     python scripts/bench_runner.py --scenario clean --transport litellm   # force litellm.acompletion
 
@@ -14,6 +15,12 @@ Prints, per run: wall time of the CLI process, the server's active window (first
 to last response), the ideal N x L / C and both ratios, the calls the server saw,
 duplicate answered prompts, and answered / invalid / failed from results.json.
 Every option (--n, --latency, --concurrency, --error-rate, ...) overrides the scenario's.
+
+`compare` runs, on the same server in one invocation, a plain asyncio loop on the openai
+SDK (PLAIN_LOOP below, ~30 lines, in its own process) and the judgebench CLI, then the
+CLI again on the finished run's cache, and prints side by side: the delay from launch to
+the first request, the active window (first request to last response) against the ideal
+N x L / C, the tail (last response to process exit) and the wall time.
 """
 
 from __future__ import annotations
@@ -43,7 +50,38 @@ SCENARIOS: dict[str, dict[str, float]] = {
     ),
     "kill": dict(n=2000, latency=0.5, concurrency=64, timeout=30),
     "rerun": dict(n=2000, latency=0.5, concurrency=64, timeout=30),
+    "compare": dict(n=2000, latency=0.5, concurrency=64, timeout=30),
 }
+
+# The baseline: what a user would write by hand with the openai SDK. Run as
+# `python -c PLAIN_LOOP API_BASE DATA CONCURRENCY`; one request per pair, same server.
+PLAIN_LOOP = """
+import asyncio, json, sys
+
+import openai
+
+
+async def main(api_base, data, concurrency):
+    client = openai.AsyncOpenAI(base_url=api_base, api_key="sk-bench", max_retries=0)
+    with open(data, encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
+    slots = asyncio.Semaphore(concurrency)
+
+    async def one(row):
+        prompt = f"{row['question']}\\n[A] {row['responseA']}\\n[B] {row['responseB']}\\nVerdict?"
+        async with slots:
+            reply = await client.chat.completions.create(
+                model="bench-judge", messages=[{"role": "user", "content": prompt}], timeout=30
+            )
+        return reply.choices[0].message.content
+
+    answers = await asyncio.gather(*(one(row) for row in rows))
+    await client.close()
+    print(sum(1 for a in answers if a), "answers")
+
+
+asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
+"""
 SUBJECTS = ["Natural Science", "Healthcare", "Humanities & Social Sciences", "Engineering"]
 TYPES = ["Conceptual Explanation", "State-of-the-Art Assessment", "Challenges & Limitations"]
 
@@ -135,6 +173,45 @@ def counts(out: Path) -> dict[str, int]:
     return {k: c.get(k) for k in ("calls", "answered", "invalid", "failed", "cached")}
 
 
+def phases(args: argparse.Namespace, run: CliRun, stats: ServerStats) -> dict:
+    """Launch -> first request, first request -> last response (vs ideal), last response -> exit."""
+    ideal = args.n * args.latency / args.concurrency
+    mine = ServerStats([r for r in stats.requests if r.started >= run.started_at])
+    first, last = mine.first_request(), mine.last_response()
+    ended_at = run.started_at + run.wall_s
+    row: dict = {"wall_s": round(run.wall_s, 2), "server_calls": mine.total, "exit": run.returncode}
+    if first is not None and last is not None:
+        row.update(
+            first_request_s=round(first - run.started_at, 2),
+            active_s=round(last - first, 2),
+            ideal_over_active=round(ideal / (last - first), 3),
+            tail_s=round(ended_at - last, 2),
+        )
+    return row
+
+
+def compare(args: argparse.Namespace, server: FakeOpenAIServer, data: Path, folder: Path, cache: Path) -> bool:
+    """The plain openai-SDK loop, judgebench, and judgebench's cached rerun, side by side."""
+    rows = {}
+    plain = run_cli([sys.executable, "-c", PLAIN_LOOP, server.api_base, str(data), str(int(args.concurrency))])
+    rows["plain openai-SDK loop"] = phases(args, plain, server.stats())
+    server.reset()
+    first = run_cli(cli_command(args, server.api_base, data, folder / "out1", cache))
+    rows[f"judgebench ({args.transport})"] = phases(args, first, server.stats())
+    server.reset()
+    again = run_cli(cli_command(args, server.api_base, data, folder / "out2", cache))
+    rows["judgebench cached rerun"] = phases(args, again, server.stats())
+    print(f"ideal N x L / C = {args.n * args.latency / args.concurrency:.2f} s")
+    columns = ["first_request_s", "active_s", "ideal_over_active", "tail_s", "wall_s", "server_calls", "exit"]
+    print(f"{'':28}" + "".join(f"{c:>18}" for c in columns))
+    for name, row in rows.items():
+        print(f"{name:28}" + "".join(f"{str(row.get(c, '-')):>18}" for c in columns))
+    for run in (plain, first, again):
+        if run.returncode != 0:
+            print(run.stderr[-3000:], file=sys.stderr)
+    return all(r.returncode == 0 for r in (plain, first, again)) and rows["judgebench cached rerun"]["server_calls"] == 0
+
+
 def report(title: str, args: argparse.Namespace, run: CliRun, stats: ServerStats, out: Path | None) -> dict:
     ideal = args.n * args.latency / args.concurrency
     mine = ServerStats([r for r in stats.requests if r.started >= run.started_at])
@@ -199,7 +276,9 @@ def scenario(name: str, args: argparse.Namespace, work: Path) -> bool:
     with FakeOpenAIServer(behaviour(args), mode="process", seed=args.seed) as server:
         out1 = folder / "out1"
         cmd = cli_command(args, server.api_base, data, out1, cache)
-        if name == "kill":
+        if name == "compare":
+            ok = compare(args, server, data, folder, cache)
+        elif name == "kill":
             # a random point of the run: the CLI's start-up plus 10-90% of the ideal time
             startup = measure_startup(args, server, data, folder)
             delay = startup + random.Random(args.seed).uniform(0.1, 0.9) * args.n * args.latency / args.concurrency

@@ -139,7 +139,7 @@ def test_batch_with_unsupported_provider_is_a_one_line_error(tmp_path: Path, cap
 def test_batch_auth_error_stops_at_once_without_retries(tmp_path: Path) -> None:
     from openai_server import judge_request, verdict_parses
 
-    from judgebench.runner import RunnerOptions, run_requests
+    from judgebench.calls import RunnerOptions, run_requests
 
     with FakeOpenAIServer(Behaviour(api_status=401)) as server:
         judge = LiteLLMJudge("openai/judge-x", {"api_base": server.api_base, "api_key": "sk-t"})
@@ -149,3 +149,14 @@ def test_batch_auth_error_stops_at_once_without_retries(tmp_path: Path) -> None:
     assert out.stopped is not None and "authentication failed" in out.stopped
     assert [r.outcome for r in log] == ["error:401"]  # the upload, once: not retried
     assert all(r is None for r in out.replies) and out.calls_made == 0
+
+
+def test_batch_refuses_concurrency_and_rate_limits_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        assert run(server, tmp_path, "batch", "--batch", "--concurrency", "8") == 2
+        err = capsys.readouterr().err
+        assert "--batch: --concurrency cannot apply" in err and "Traceback" not in err
+        assert run(server, tmp_path, "batch", "--batch", "--rpm", "60", "--max-failures", "3") == 2
+        assert "--batch: --rpm, --max-failures cannot apply" in capsys.readouterr().err
+        assert server.stats().total == 0
+        assert run(server, tmp_path, "batch", "--batch", "--concurrency", "16", "--batch-poll-s", "0.02") == 0

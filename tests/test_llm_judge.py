@@ -18,17 +18,15 @@ from pathlib import Path
 import pytest
 from openai_server import Behaviour, FakeOpenAIServer, judge_request, verdict_parses
 
+from judgebench.calls import RunnerOptions, run_requests
 from judgebench.errors import JudgebenchError
 from judgebench.judges import make_judge
+from judgebench.judges.args import convert_judge_args
 from judgebench.judges.base import JudgeCallError
-from judgebench.judges.llm import (
-    OPENAI_CLIENTS_PER_LOOP,
-    LiteLLMJudge,
-    convert_judge_args,
-    cost_map_prices,
-)
+from judgebench.judges.llm import LiteLLMJudge
+from judgebench.judges.openai_transport import OPENAI_CLIENTS_PER_LOOP
+from judgebench.judges.prices import cost_map_prices
 from judgebench.records import JudgeReply
-from judgebench.runner import RunnerOptions, run_requests
 
 TRANSPORTS = ["openai", "litellm"]
 SECRET = "sk-PLANTED-SECRET-123"
@@ -441,7 +439,7 @@ def test_url_secrets_stay_out_of_public_args_identity_and_errors() -> None:
     text = public + json.dumps(judge.cache_identity()) + repr(judge) + str(error)
     for secret in URL_SECRETS:
         assert secret not in text, secret
-    assert judge._scrub(f"GET {base} failed; token TOK-SECRET-7") == (
+    assert judge.scrub(f"GET {base} failed; token TOK-SECRET-7") == (
         "GET http://***@127.0.0.1:9/v1?token=***&sig=*** failed; token ***"
     )
 
@@ -525,3 +523,20 @@ def test_signed_api_base_stays_out_of_debug_logs(
         assert secret not in caplog.text, secret
         assert secret not in captured.out + captured.err, secret
         assert secret not in str(error)
+
+
+def test_litellm_cost_is_read_from_the_response_when_litellm_priced_it() -> None:
+    from types import SimpleNamespace
+
+    from judgebench.judges.litellm_transport import _cost
+
+    def completion_cost(completion_response: object) -> float:
+        if getattr(completion_response, "unpriceable", False):
+            raise ValueError("model not in the cost map")
+        return 0.5
+
+    litellm = SimpleNamespace(completion_cost=completion_cost)
+    assert _cost(litellm, SimpleNamespace(_hidden_params={"response_cost": 0.25})) == 0.25
+    assert _cost(litellm, SimpleNamespace(_hidden_params={"response_cost": None})) is None  # unknown, not 0
+    assert _cost(litellm, SimpleNamespace(_hidden_params={})) == 0.5  # not priced by litellm yet: priced here
+    assert _cost(litellm, SimpleNamespace(unpriceable=True)) is None

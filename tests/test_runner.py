@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from openai_server import Behaviour, FakeOpenAIServer, judge_request, verdict_parses
 
-from judgebench.cache import CACHE_FILENAME, ReplyCache, cache_key
+from judgebench.calls import REASK_TEMPLATE, RunnerOptions, TokenBucket, run_requests
+from judgebench.calls.cache import CACHE_FILENAME, ReplyCache, cache_key
 from judgebench.judges.base import Judge, JudgeCallError
 from judgebench.judges.llm import LiteLLMJudge
 from judgebench.records import JudgeReply, JudgeRequest
-from judgebench.runner import REASK_TEMPLATE, RunnerOptions, TokenBucket, run_requests
 
 SECRET = "sk-PLANTED-SECRET-123"
 
@@ -408,7 +408,7 @@ KILL_SCRIPT = textwrap.dedent(  # the judge id below must match judge_for()
     sys.path.insert(0, {tests!r})
     from openai_server import judge_request, verdict_parses
     from judgebench.judges.llm import LiteLLMJudge
-    from judgebench.runner import RunnerOptions, run_requests
+    from judgebench.calls import RunnerOptions, run_requests
 
     requests = [judge_request(i) for i in range({n})]
     judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test"}})
@@ -682,16 +682,16 @@ FULL_DISK_SCRIPT = textwrap.dedent(
     import resource, signal, sys
     sys.path.insert(0, {tests!r})
     from openai_server import judge_request, verdict_parses
-    from judgebench.cache import ReplyCache
+    from judgebench.calls.cache import ReplyCache
     from judgebench.judges.llm import LiteLLMJudge
-    from judgebench.runner import RunnerOptions, run_requests
+    from judgebench.calls import RunnerOptions, run_requests
 
     ReplyCache({cache!r}).close()  # created while there is room
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
     resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))  # a disk that fills up
     requests = [judge_request(i) for i in range({n})]
     judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test"}})
-    options = RunnerOptions(concurrency=4, timeout_s=10, cache_dir={cache!r}, progress=False, {extra})
+    options = RunnerOptions(timeout_s=10, cache_dir={cache!r}, progress=False, {extra})
     out = run_requests(requests, judge, options, verdict_parses)
     print(sum(r is not None and r.text is not None for r in out.replies), out.calls_made)
     print(out.stopped)
@@ -706,7 +706,7 @@ def test_full_disk_under_the_cache_stops_cleanly_and_keeps_paid_answers(tmp_path
     with FakeOpenAIServer(Behaviour(latency_s=0.01, answer=big, batch_delay_s=0.01)) as server:
         script = FULL_DISK_SCRIPT.format(
             tests=str(Path(__file__).parent), n=n, api_base=server.api_base, cache=str(tmp_path), limit=96 * 1024,
-            extra="batch=True, batch_poll_s=0.01" if mode == "batch" else "",
+            extra="batch=True, batch_poll_s=0.01" if mode == "batch" else "concurrency=4",
         )
         env = dict(cli_env(), JUDGEBENCH_CALL_WORKER="0" if mode == "in-process" else "1")
         result = subprocess.run([sys.executable, "-c", script], env=env, check=False, capture_output=True, text=True, timeout=300)
@@ -759,7 +759,7 @@ UNWRITABLE_SCRIPT = textwrap.dedent(
     from openai_server import judge_request, verdict_parses
     from judgebench.errors import JudgebenchError
     from judgebench.judges.llm import LiteLLMJudge
-    from judgebench.runner import RunnerOptions, run_requests
+    from judgebench.calls import RunnerOptions, run_requests
 
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))  # the disk is (nearly) full
@@ -805,3 +805,135 @@ def test_sigterm_without_the_call_worker_drains_like_ctrl_c(tmp_path: Path) -> N
     calls, answered = map(int, out.split("DONE")[1].split()[:2])
     assert calls == stats.total == answered == stats.answered() < n  # every call sent was kept
     assert "cancelled" not in stats.outcomes()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "flag"),
+    [
+        ({"concurrency": 0}, "--concurrency"),
+        ({"concurrency": 2.5}, "--concurrency"),
+        ({"timeout_s": 0}, "--timeout"),
+        ({"timeout_s": float("inf")}, "--timeout"),
+        ({"timeout_s": float("nan")}, "--timeout"),
+        ({"rpm": 0}, "--rpm"),
+        ({"tpm": -5}, "--tpm"),
+        ({"max_retries": -1}, "--max-retries"),
+        ({"reask": -1}, "--reask"),
+        ({"max_failures": 0}, "--max-failures"),
+        ({"batch_poll_s": -1.0}, "--batch-poll-s"),
+    ],
+)
+def test_runner_options_validate_their_values_naming_the_flag(kwargs: dict[str, object], flag: str) -> None:
+    from judgebench.errors import JudgebenchError
+
+    with pytest.raises(JudgebenchError) as info:
+        RunnerOptions(**kwargs)  # type: ignore[arg-type]
+    assert str(info.value).startswith(f"{flag}: expected") and "\n" not in str(info.value)
+
+
+def test_runner_options_accept_the_limits() -> None:
+    options = RunnerOptions(concurrency=1, timeout_s=0.01, max_retries=0, reask=0, max_failures=1, rpm=1, tpm=1)
+    assert (options.concurrency, options.max_failures, options.rpm) == (1, 1, 1)
+    assert RunnerOptions(batch=True, concurrency=16, reask=2).batch
+
+
+def test_cached_rerun_forks_no_call_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    requests = [judge_request(i) for i in range(12)] + [judge_request(3)]  # one repeated prompt
+    with FakeOpenAIServer(Behaviour(latency_s=0.01, answer="@hash")) as server:
+        judge = judge_for(server)
+        first = run_requests(requests, judge, fast(tmp_path), verdict_parses)
+        assert first.calls_made == 12 and server.stats().total == 12
+
+        def no_fork() -> int:
+            raise AssertionError("a fully cached run must not fork the call worker")
+
+        monkeypatch.setattr(os, "fork", no_fork)
+        second = run_requests(requests, judge, fast(tmp_path), verdict_parses)
+        assert second.calls_made == 0 and second.stopped is None and server.stats().total == 12
+        assert [r.text for r in second.replies] == [r.text for r in first.replies]  # type: ignore[union-attr]
+        assert all(r is not None and r.cached for r in second.replies)
+
+
+def test_a_partly_cached_run_sends_only_the_missing_calls_through_the_worker(tmp_path: Path) -> None:
+    requests = [judge_request(i) for i in range(20)]
+    with FakeOpenAIServer(Behaviour(latency_s=0.01, answer="@hash")) as server:
+        judge = judge_for(server)
+        run_requests(requests[::2], judge, fast(tmp_path), verdict_parses)
+        out = run_requests(requests, judge, fast(tmp_path), verdict_parses)
+        assert out.calls_made == 10 and server.stats().total == 20
+        assert [r.cached for r in out.replies] == [i % 2 == 0 for i in range(20)]  # type: ignore[union-attr]
+        assert all(r is not None and verdict_parses(requests[i], r.text or "") for i, r in enumerate(out.replies))
+
+
+def test_a_prepared_call_worker_runs_the_requests_or_exits_unused(tmp_path: Path) -> None:
+    from judgebench.calls import prepared_calls
+
+    requests = [judge_request(i) for i in range(16)]
+    with FakeOpenAIServer(Behaviour(latency_s=0.01, answer="@hash")) as server:
+        judge = judge_for(server)
+        with prepared_calls(judge, fast(tmp_path)) as worker:
+            assert worker is not None and worker.pid > 0
+            out = run_requests(requests, judge, fast(tmp_path), verdict_parses, worker=worker)
+        assert out.calls_made == 16 and out.stopped is None and server.stats().total == 16
+        with prepared_calls(judge, fast(tmp_path / "other")) as unused:
+            assert unused is not None
+            pid = unused.pid
+        for _ in range(600):  # it exits once it sees the lifeline closed (polled, not timed)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the unused call worker did not exit")
+        assert server.stats().total == 16  # the unused worker sent nothing
+        with prepared_calls(judge, fast(tmp_path, use_cache=False)) as none:
+            assert none is None  # no cache: no worker
+
+
+def test_a_parser_that_cannot_be_pickled_keeps_the_calls_in_this_process(tmp_path: Path) -> None:
+    requests = [judge_request(i) for i in range(10)]
+    with FakeOpenAIServer(Behaviour(latency_s=0.01, answer="@hash")) as server:
+        out = run_requests(requests, judge_for(server), fast(tmp_path), lambda r, t: verdict_parses(r, t))
+        assert out.calls_made == 10 and all(r is not None and r.text for r in out.replies)
+
+
+def test_cli_killed_mid_run_with_the_early_call_worker_repeats_no_answered_call(tmp_path: Path) -> None:
+    """`judgebench run` forks its call worker before loading the data (prepared_calls):
+    a SIGKILL mid-run still loses no paid answer and the rerun repeats none."""
+    from helpers import sci_row, write_jsonl
+
+    n = 60
+    data = write_jsonl(tmp_path / "pairs.jsonl", [sci_row(i, vote="AB"[i % 2]) for i in range(n)])
+    with FakeOpenAIServer(Behaviour(latency_s=0.2, jitter_s=0.1, answer="@hash")) as server:
+
+        def command(out: str) -> list[str]:
+            return [
+                sys.executable, "-m", "judgebench", "run", "--tasks", "sciarena_eval", "--judge", "openai/judge-x",
+                "--judge-args", f"api_base={server.api_base},api_key=sk-test", "--dataset-path", str(data),
+                "--output-path", str(tmp_path / out), "--cache-dir", str(tmp_path / "cache"),
+                "--no-swap", "--concurrency", "8", "--timeout", "10", "--quiet",
+            ]
+
+        proc = subprocess.Popen(command("first"), env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 120
+        while server.stats().answered() < n // 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()  # EOF once the worker, which drains its calls in flight, has exited too
+        assert proc.returncode == -signal.SIGKILL
+        before = server.stats().answered()
+        assert n // 3 <= before < n
+        assert all(r.ended is not None for r in server.stats().requests)  # the worker finished its calls
+        rerun = subprocess.run(command("second"), env=cli_env(), capture_output=True, text=True, timeout=300)
+        assert rerun.returncode == 0, rerun.stderr[-2000:]
+        stats = server.stats()
+    counts = stats.answered_by_prompt()
+    assert len(counts) == n and max(counts.values()) == 1  # every prompt answered exactly once
+    assert "cancelled" not in stats.outcomes()
+    result = json.loads((tmp_path / "second" / "results.json").read_text())
+    assert result["counts"]["cached"] == before and result["counts"]["answered"] + result["counts"]["invalid"] == n

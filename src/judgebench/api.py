@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .compare import Comparison
     from .pipeline import RunSummary
     from .records import JudgmentRecord, RunResult
-    from .runner import RunnerOptions
+    from .calls import RunnerOptions
 
 
 def evaluate(
@@ -59,7 +59,7 @@ def evaluate(
     `summary.coverage_failure` why its answered share is too low (both None when all went well).
     """
     from .pipeline import RunRequest, run_task
-    from .runner import RunnerOptions
+    from .calls import RunnerOptions
 
     return run_task(
         RunRequest(

@@ -70,7 +70,7 @@ def _add_run_parser(sub: Any) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .api import evaluate
-    from .runner import RunnerOptions
+    from .calls import RunnerOptions
 
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
     if not tasks:

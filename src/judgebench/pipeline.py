@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from . import __version__
+from .calls import RunnerOptions, check_cache, prepared_calls, run_requests
 from .errors import JudgebenchError
 from .judges import make_judge
 from .judgments import assemble_records, parses_fully, plan_requests
@@ -22,7 +23,6 @@ from .loading import LoadedTask, load_examples
 from .prompts import load_prompt
 from .records import RunConfig, RunResult
 from .rundir import write_run
-from .runner import RunnerOptions, check_cache, run_requests
 from .scoring import coverage_failure, score
 from .tasks import TaskSpec, get_task
 
@@ -86,9 +86,10 @@ def run_task(request: RunRequest) -> RunSummary:
     judge = make_judge(request.judge, request.judge_args, seed=request.seed)
     judge.preflight()
     check_cache(judge, request.runner)
-    loaded = _load(spec, request)
-    requests = plan_requests(spec, loaded.examples, template, mode=mode, swap=request.swap)
-    outcome = run_requests(requests, judge, request.runner, is_parseable=parses_fully)
+    with prepared_calls(judge, request.runner) as worker:  # warms up while the data loads
+        loaded = _load(spec, request)
+        requests = plan_requests(spec, loaded.examples, template, mode=mode, swap=request.swap)
+        outcome = run_requests(requests, judge, request.runner, parses_fully, worker=worker)
     records = assemble_records(
         spec.name, judge.id, requests, outcome.replies, loaded.examples, outcome.stopped, log_text=request.log_text
     )

@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .errors import JudgebenchError
-from .records import JudgeReply
+from ..errors import JudgebenchError
+from ..records import JudgeReply
 
 CACHE_FILENAME = "replies.sqlite3"
 SCHEMA_VERSION = 1

@@ -1,0 +1,31 @@
+"""The call layer: every judge call of a run, live or through a batch API.
+
+    from judgebench.calls import RunnerOptions, run_requests
+    outcome = run_requests(requests, judge, RunnerOptions(concurrency=64), is_parseable)
+
+Modules: options (RunnerOptions, validated; RunOutcome), dispatch (run_requests: batch,
+call worker or this process; signals), policy (retry, backoff, timeouts, rate limits),
+live (the live run: concurrency, re-asks, claims), totals (usage over attempts, re-ask
+messages), worker (the kill-safe forked call worker), batch (the provider's batch API),
+state (what the live and batch runs share), progress (the progress bar), cache (the
+SQLite reply cache). docs/runner.md describes the guarantees.
+"""
+
+from __future__ import annotations
+
+from .dispatch import arun_requests, check_cache, prepared_calls, run_requests
+from .options import RunnerOptions, RunOutcome
+from .policy import TokenBucket
+from .totals import REASK_TEMPLATE, reask_messages
+
+__all__ = [
+    "REASK_TEMPLATE",
+    "RunOutcome",
+    "RunnerOptions",
+    "TokenBucket",
+    "arun_requests",
+    "check_cache",
+    "prepared_calls",
+    "reask_messages",
+    "run_requests",
+]

@@ -1,0 +1,246 @@
+"""Where a run's calls are made: the provider's batch API (batch.py), the forked call
+worker (worker.py: Linux, with a cache), or this process (live.py); plus SIGINT/SIGTERM
+handling and the cache check before any call.
+
+    outcome = run_requests(requests, judge, RunnerOptions(concurrency=64), is_parseable)
+
+    with prepared_calls(judge, options) as calls:  # the call worker warms up meanwhile
+        requests = ...  # load the data, render the prompts
+        outcome = run_requests(requests, judge, options, is_parseable, worker=calls)
+
+Ctrl-C, and SIGTERM while run_requests runs (main thread only): returns what finished so
+far with `stopped="interrupted (SIGINT|SIGTERM): N calls sent; ..."`. Without the worker,
+the first signal drains (the calls in flight finish and are kept), a second one cancels.
+JUDGEBENCH_CALL_WORKER=0 keeps the calls in this process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pickle
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+
+from ..judges.base import Judge
+from ..records import JudgeRequest
+from .batch import run_batch
+from .cache import ReplyCache
+from .live import LiveRun
+from .options import INTERRUPTED, RunnerOptions, RunOutcome
+from .progress import Progress
+from .state import in_event_loop, run_to_completion, uses_cache
+from .worker import CallWorker
+
+
+def check_cache(judge: Judge, options: RunnerOptions) -> None:
+    """Open the cache the run will use (writability probe included) before any call:
+    a one-line JudgebenchError naming the path when it cannot be used."""
+    if uses_cache(judge, options):
+        ReplyCache(options.cache_dir).close()
+
+
+async def arun_requests(
+    requests: list[JudgeRequest],
+    judge: Judge,
+    options: RunnerOptions,
+    is_parseable: Callable[[JudgeRequest, str], bool],
+) -> RunOutcome:
+    """The async runner, in this process (the live path only)."""
+    run = LiveRun(requests, judge, options, is_parseable)
+    try:
+        await run.run()
+    finally:
+        await run.close()
+    return run.outcome()
+
+
+@contextmanager
+def prepared_calls(judge: Judge, options: RunnerOptions) -> Iterator[CallWorker | None]:
+    """Start the call worker now, when the run will use one, so that it imports the SDK
+    and makes its clients while the caller loads the data; pass it to run_requests. It
+    is let go on leaving (unused: it exits without a call)."""
+    worker = None
+    if not options.batch and not in_event_loop() and _use_worker(judge, options):
+        worker = CallWorker(judge, options)
+    try:
+        yield worker
+    finally:
+        if worker is not None:
+            worker.close()
+
+
+def run_requests(
+    requests: list[JudgeRequest],
+    judge: Judge,
+    options: RunnerOptions,
+    is_parseable: Callable[[JudgeRequest, str], bool],
+    *,
+    worker: CallWorker | None = None,
+) -> RunOutcome:
+    """Run every request through the judge (see the module docstring); sync. `worker`:
+    a call worker from prepared_calls (for this judge and options), else one is forked
+    when the run uses one."""
+    judge.preflight()  # credentials (the pipeline may have called it already: cheap)
+    if options.batch:  # the provider's batch API: same cache and records
+        with _SigtermAsInterrupt() as signals:
+            outcome = run_batch(requests, judge, options, is_parseable)
+        return _name_interrupt(outcome, signals)
+    check_cache(judge, options)
+    if in_event_loop():  # called from inside an event loop (e.g. a notebook): in a thread
+        return _run_here(requests, judge, options, is_parseable)
+    with _SigtermAsInterrupt() as signals:
+        if _use_worker(judge, options) and _picklable(is_parseable):
+            outcome = _run_with_worker(requests, judge, options, is_parseable, worker)
+        else:
+            outcome = _run_here(requests, judge, options, is_parseable, signals)
+    return _name_interrupt(outcome, signals)
+
+
+def _run_with_worker(
+    requests: list[JudgeRequest],
+    judge: Judge,
+    options: RunnerOptions,
+    is_parseable: Callable[[JudgeRequest, str], bool],
+    worker: CallWorker | None,
+) -> RunOutcome:
+    """Cache hits here, the rest in the call worker (forked now unless given). The
+    progress bar (a tqdm thread) starts after any fork."""
+    run = LiveRun(requests, judge, replace(options, progress=False), is_parseable)
+    try:
+        pending = sorted(i for item in run.take_cached() for i in item.indices)
+        if run.cache is not None:  # the worker opens its own; none crosses a fork
+            run.cache.close()
+            run.cache = None
+        if pending and worker is None:
+            worker = CallWorker(judge, options)
+        if options.progress:
+            run.progress = Progress(len(requests))
+            _show_finished(run)
+        if not pending:
+            return run.outcome()
+        assert worker is not None
+        return worker.run(run, pending)
+    finally:
+        run.close_state()
+        if worker is not None:
+            worker.close()
+
+
+def _show_finished(run: LiveRun) -> None:
+    """Count the replies already in the run (the cache hits) on its progress bar."""
+    if run.progress is None:
+        return
+    for request, reply in zip(run.requests, run.replies):
+        if reply is not None:
+            parseable = reply.text is not None and run.is_parseable(request, reply.text)
+            run.progress.add(reply, parseable)
+
+
+def _picklable(is_parseable: Callable[[JudgeRequest, str], bool]) -> bool:
+    """The parser goes to the call worker pickled (by reference: a module-level function)."""
+    try:
+        pickle.dumps(is_parseable)
+    except Exception:  # a lambda or a local function: the calls stay here
+        return False
+    return True
+
+
+def _name_interrupt(outcome: RunOutcome, signals: _SigtermAsInterrupt) -> RunOutcome:
+    """An interrupted outcome says which signal and how many calls were sent."""
+    if outcome.stopped == INTERRUPTED:
+        outcome.stopped = (
+            f"interrupted ({signals.received or 'SIGINT'}): {outcome.calls_made} calls sent; "
+            "answers still in flight go to the cache"
+        )
+    return outcome
+
+
+class _SigtermAsInterrupt:
+    """While active (main thread only), SIGTERM does what Ctrl-C does: the current SIGINT
+    handler runs (asyncio's, or the one raising KeyboardInterrupt)."""
+
+    def __init__(self) -> None:
+        self.received: str | None = None
+        self.previous: Any = None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.received = "SIGTERM"
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, frame)
+        else:
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> _SigtermAsInterrupt:
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGTERM, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGTERM, self.previous)
+
+
+def _run_here(
+    requests: list[JudgeRequest],
+    judge: Judge,
+    options: RunnerOptions,
+    is_parseable: Callable[[JudgeRequest, str], bool],
+    signals: _SigtermAsInterrupt | None = None,
+) -> RunOutcome:
+    """The run in this process. In the main thread, the first Ctrl-C or SIGTERM drains
+    (nothing new is sent, the calls in flight finish and are kept); a second one cancels."""
+    run = LiveRun(requests, judge, options, is_parseable)
+
+    async def main() -> None:
+        _drain_on_signals(run, signals)
+        try:
+            await run.run()
+        finally:
+            await run.close()
+
+    try:
+        run_to_completion(main)
+    except KeyboardInterrupt:
+        run.stopped = run.stopped or INTERRUPTED
+    if run.draining and run.stopped is None:
+        run.stopped = INTERRUPTED
+    return run.outcome()
+
+
+def _drain_on_signals(run: LiveRun, signals: _SigtermAsInterrupt | None) -> None:
+    """SIGINT/SIGTERM: drain the run the first time, cancel it the second time."""
+    if signals is None or threading.current_thread() is not threading.main_thread():
+        return
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+
+    def on_signal(name: str) -> None:
+        if run.draining and task is not None:
+            task.cancel()  # a second signal: stop waiting for the calls in flight
+            return
+        signals.received = signals.received or name
+        run.start_draining()
+
+    for signum, name in ((signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")):
+        try:
+            loop.add_signal_handler(signum, on_signal, name)
+        except (NotImplementedError, RuntimeError, ValueError):
+            return
+
+
+def _use_worker(judge: Judge, options: RunnerOptions) -> bool:
+    if os.environ.get("JUDGEBENCH_CALL_WORKER", "1") == "0":
+        return False
+    return (
+        sys.platform.startswith("linux")  # fork without exec is unsafe on macOS
+        and hasattr(os, "fork")
+        and uses_cache(judge, options)
+        and threading.current_thread() is threading.main_thread()
+    )

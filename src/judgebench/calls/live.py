@@ -1,0 +1,368 @@
+"""The live run: every request through the judge, at most `concurrency` at once, with
+rate limits, retries (policy.py), re-asks, the cache and cross-process claims.
+
+Every request ends with a JudgeReply (text set: answered, parseable or not; text None
+and error set: failed after the last retry) unless the run stopped early, in which case
+the requests never finished are None and `stopped` says why.
+
+- A call waiting out its backoff does not hold a concurrency slot.
+- Fatal errors (JudgeCallError not retryable, fatal) stop the whole run at once: in-flight
+  calls are cancelled, finished replies are kept. `fatal=False` fails that call only.
+- `max_failures`: the run stops cleanly once that many calls have FAILED.
+- Re-ask: an answer that does not parse is asked again up to `reask` times, with the bad
+  answer appended as an assistant message and a reminder of the allowed verdicts.
+- Cache: answers (unparseable ones of a re-ask chain included) are committed the moment
+  they return; identical requests are sent once; each key is claimed before its call, and
+  a key claimed by another live process is waited for and its answer taken.
+- Draining (Ctrl-C, the parent of the call worker gone, the cache unwritable): nothing new
+  is sent, the calls in flight finish and are kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import sqlite3
+import struct
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..judges.base import Judge, JudgeCallError
+from ..records import JudgeReply, JudgeRequest
+from .cache import cache_key, pid_alive
+from .options import INTERRUPTED, RunnerOptions
+from .policy import (
+    TokenBucket,
+    attempt_deadline,
+    backoff_delay,
+    claim_ttl,
+    rate_buckets,
+    should_retry,
+)
+from .state import RunState
+from .totals import Totals, reask_messages
+
+CLAIM_POLL_S = 0.1
+
+
+class _Stop(Exception):
+    """Raised inside a worker to end the run (fatal error, max failures)."""
+
+
+class _Fatal(_Stop):
+    """A non-retryable error of this request that stops the whole run."""
+
+
+class _Drained(Exception):
+    """The run is draining: nothing new starts. `error`: the last error of an attempt
+    that is not retried because of it."""
+
+    def __init__(self, error: str | None = None):
+        super().__init__(error or "draining")
+        self.error = error
+
+
+@dataclass
+class _Item:
+    request: JudgeRequest
+    indices: list[int]
+    key: str | None
+    prior: JudgeReply | None = None  # cached state of an unfinished re-ask chain
+    claimed: bool = False  # this process holds the key's claim in the cache
+
+
+class LiveRun(RunState):
+    """One live run (see the module docstring); `await run()`, then `await close()`."""
+
+    def __init__(
+        self,
+        requests: list[JudgeRequest],
+        judge: Judge,
+        options: RunnerOptions,
+        is_parseable: Callable[[JudgeRequest, str], bool],
+    ):
+        super().__init__(requests, judge, options, is_parseable)
+        self.shared_calls: Any = None  # an mmap: calls_made, readable by the parent process
+        self.sem: asyncio.Semaphore | None = None
+        self.rpm: TokenBucket | None = None
+        self.tpm: TokenBucket | None = None
+        self.draining = False  # finish the calls in flight, start no new ones
+        self.pid = os.getpid()
+
+    def _count_call(self) -> None:
+        self.calls_made += 1
+        if self.shared_calls is not None:
+            struct.pack_into("q", self.shared_calls, 0, self.calls_made)
+
+    def _store(self, item: _Item, reply: JudgeReply) -> None:
+        if not self.store(item.key, reply, item.request):
+            self.draining = True
+
+    def start_draining(self) -> None:
+        """Send nothing new; finish the calls in flight. Their claims stay in the cache until
+        their answers are stored, so a rerun started meanwhile waits for them."""
+        self.draining = True
+
+    # -- one attempt with retries
+    async def _attempt_with_retries(self, request: JudgeRequest, totals: Totals) -> JudgeReply | str:
+        """A reply with text, or the error message after the last retry. Raises _Stop, or
+        _Drained (with the last error, if any) when the run drains before a retry."""
+        retry = 0
+        last_error: str | None = None
+        est_tokens = sum(len(str(m.get("content", ""))) for m in request.messages) / 4.0
+        while True:
+            if self.draining:
+                raise _Drained(last_error)
+            if self.rpm is not None:
+                await self.rpm.acquire(1.0)
+            if self.tpm is not None:
+                await self.tpm.acquire(est_tokens)
+            assert self.sem is not None
+            async with self.sem:
+                if self.stopped:
+                    raise _Stop(self.stopped)
+                if self.draining:
+                    raise _Drained(last_error)
+                self._count_call()
+                totals.attempts += 1
+                try:
+                    # the deadline starts with this attempt and cancels this attempt only
+                    reply = await asyncio.wait_for(self.judge.judge(request), attempt_deadline(self.options))
+                    error: JudgeCallError | None = None
+                except asyncio.TimeoutError:
+                    error = JudgeCallError(f"timed out after {self.options.timeout_s:g}s", retryable=True)
+                except JudgeCallError as exc:
+                    error = exc
+            if error is None:
+                if self.tpm is not None:
+                    used = (reply.tokens_in or 0) + (reply.tokens_out or 0)
+                    if used:
+                        self.tpm.adjust(used - est_tokens)
+                return reply
+            if not error.retryable:
+                if error.fatal:
+                    self.stopped = self.stopped or f"permanent error: {error}"
+                    raise _Fatal(str(error))
+                return str(error)
+            tries = retry + 1
+            last_error = f"{error} (gave up after {tries} attempt{'s' if tries > 1 else ''})"
+            if not should_retry(error, retry, self.options):
+                return last_error
+            if self.draining:
+                raise _Drained(last_error)
+            retry += 1
+            await asyncio.sleep(backoff_delay(retry, error, self.options))
+
+    # -- claims shared with other processes on the same cache
+    async def _claim(self, item: _Item) -> None:
+        """Claim the item's key; while another live process holds it, wait, then take its
+        answer (item.prior). Raises _Drained when the cache cannot be used any more."""
+        if self.cache is None or item.key is None:
+            return
+        try:
+            while True:
+                if self.draining:
+                    raise _Drained()
+                holder = self.cache.try_claim(item.key, self.pid, time.time() + claim_ttl(self.options))
+                if holder is None:
+                    item.claimed = True
+                    break
+                if self.options.refresh_cache:
+                    return  # a refresh asks anyway
+                await self._wait_released(item.key)
+            if not self.options.refresh_cache:
+                reply = self.cache.get(item.key)  # answered meanwhile by another process
+                if reply is not None:
+                    item.prior = reply
+        except sqlite3.Error as exc:
+            self.cache_broken(exc)
+            self.draining = True
+            raise _Drained() from None
+
+    async def _wait_released(self, key: str) -> None:
+        """Wait while another live process holds an unexpired claim on `key`."""
+        assert self.cache is not None
+        while not self.draining:
+            holder = self.cache.holder(key)
+            if holder is None or holder[0] == self.pid:
+                return
+            pid, expires = holder
+            if time.time() > expires or not pid_alive(pid):
+                return
+            await asyncio.sleep(CLAIM_POLL_S * random.uniform(0.5, 1.5))
+
+    def _release(self, item: _Item) -> None:
+        if not item.claimed or self.cache is None or item.key is None:
+            return
+        item.claimed = False
+        try:
+            self.cache.release(item.key, self.pid)
+        except Exception:  # the claim expires, or dies with this process
+            pass
+
+    # -- one request: claim, call, re-ask, cache
+    async def _process(self, item: _Item) -> None:
+        try:
+            await self._process_item(item)
+        finally:
+            self._release(item)
+
+    async def _process_item(self, item: _Item) -> None:
+        await self._claim(item)
+        if item.prior is not None and not self.options.refresh_cache and self._complete(item):
+            self.record(item.indices, item.prior, cached=True)
+            return
+        if self.options.refresh_cache:
+            item.prior = None
+        totals = Totals.from_reply(item.prior) if item.prior is not None else Totals()
+        try:
+            await self._ask_until_done(item, totals)
+        except _Drained as drained:
+            # the run is stopping: keep what was paid for (an answer, or the last error)
+            if totals.texts or drained.error is not None:
+                self.record(item.indices, totals.reply(error=drained.error))
+            raise
+
+    async def _ask_until_done(self, item: _Item, totals: Totals) -> None:
+        request = item.request
+        while True:
+            if totals.texts:
+                text = totals.texts[-1]
+                if self.is_parseable(request, text) or len(totals.texts) > self.options.reask:
+                    self.record(item.indices, totals.reply())
+                    return
+                if self.draining:
+                    raise _Drained()
+                asked = request.model_copy(update={"messages": reask_messages(request, totals.texts)})
+            else:
+                asked = request
+            try:
+                result = await self._attempt_with_retries(asked, totals)
+            except _Fatal as fatal:
+                self.record(item.indices, totals.reply(error=str(fatal)))
+                raise
+            if isinstance(result, str):  # failed after the last retry
+                reply = totals.reply(error=result)
+                self.record(item.indices, reply)
+                limit = self.options.max_failures
+                if reply.text is None and limit is not None and self.failed >= limit:
+                    self.stopped = f"stopped after {self.failed} failed calls (max failures {limit})"
+                    raise _Stop(self.stopped)
+                return
+            totals.add(result)
+            self._store(item, totals.reply())
+
+    async def _worker(self, queue: list[_Item]) -> None:
+        while queue and not self.stopped and not self.draining:
+            item = queue.pop()
+            try:
+                await self._process(item)
+            except _Drained:
+                return
+
+    # -- the run
+    async def run(self) -> None:
+        try:
+            await self._run()
+        finally:
+            if self.cache_error is not None:
+                self.stopped = self.stopped or self.cache_error
+
+    def take_cached(self) -> list[_Item]:
+        """Plan the run, record the cache hits; the items still to ask."""
+        items = self._plan()
+        self.start_progress(len(self.requests))
+        pending: list[_Item] = []
+        for item in items:
+            if item.prior is not None and self._complete(item):
+                self.record(item.indices, item.prior, cached=True)
+            else:
+                pending.append(item)
+        return pending
+
+    async def _run(self) -> None:
+        pending = self.take_cached()
+        if not pending:
+            return
+        self.judge.timeout_s = self.options.timeout_s
+        try:  # imports and clients: not charged to the first calls' deadlines
+            await self.judge.warm_up()
+        except Exception:  # an optimisation: the first call reports the problem
+            pass
+        self.sem = asyncio.Semaphore(self.options.concurrency)
+        self.rpm, self.tpm = rate_buckets(self.options)
+        queue = list(reversed(pending))  # pop() from the end keeps the request order
+        n_workers = min(len(queue), self.options.concurrency * 2)
+        await self._work(queue, n_workers)
+
+    async def _work(self, queue: list[_Item], n_workers: int) -> None:
+        """Run `n_workers` workers over the queue; a _Stop ends them all, any other error
+        is raised."""
+        tasks = {asyncio.ensure_future(self._worker(queue)) for _ in range(n_workers)}
+        try:
+            while tasks:
+                done, tasks = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+                errors = [t.exception() for t in done if not t.cancelled() and t.exception()]
+                if errors:
+                    for task in tasks:
+                        task.cancel()
+                    await asyncio.gather(*tasks, return_exceptions=True)
+                    tasks = set()
+                    unexpected = [e for e in errors if not isinstance(e, _Stop)]
+                    if unexpected:
+                        raise unexpected[0]  # type: ignore[misc]
+        except asyncio.CancelledError:
+            # Ctrl-C / SIGTERM in this process. A worker whose cancellation is swallowed
+            # (asyncio.wait_for in Python 3.11 returns a result that arrives as it is
+            # cancelled) must not go on with the queue: it sees `stopped` and ends.
+            self.stopped = self.stopped or INTERRUPTED
+            raise
+        finally:
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _complete(self, item: _Item) -> bool:
+        """Whether a cached reply is final under the current re-ask setting."""
+        prior = item.prior
+        assert prior is not None
+        if prior.text is None:
+            return False
+        if self.is_parseable(item.request, prior.text):
+            return True
+        return len(prior.earlier_texts) >= self.options.reask
+
+    def _plan(self) -> list[_Item]:
+        """One item per request, or per distinct cache key when the cache is used."""
+        cache = self.open_cache()
+        if cache is None:
+            return [_Item(request, [i], None) for i, request in enumerate(self.requests)]
+        identity = self.judge.cache_identity()
+        by_key: dict[str, _Item] = {}
+        for i, request in enumerate(self.requests):
+            key = cache_key(identity, request.prompt_hash)
+            if key in by_key:
+                by_key[key].indices.append(i)
+            else:
+                by_key[key] = _Item(request, [i], key)
+        if not self.options.refresh_cache:
+            for key, reply in cache.get_many(list(by_key)).items():
+                by_key[key].prior = reply
+        return list(by_key.values())
+
+    async def close(self) -> None:
+        """Release this process's claims, close the bar, the cache and the judge's clients."""
+        if self.cache is not None:
+            try:
+                self.cache.release_all(self.pid)
+            except sqlite3.Error:
+                pass
+        self.close_state()
+        try:
+            await self.judge.aclose()
+        except Exception:
+            pass

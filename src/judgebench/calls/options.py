@@ -1,0 +1,87 @@
+"""What a run of judge calls is given (RunnerOptions, validated) and what it returns (RunOutcome)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import JudgebenchError
+from ..records import JudgeReply
+
+DEFAULT_CONCURRENCY = 16
+INTERRUPTED = "interrupted"
+
+
+@dataclass
+class RunnerOptions:
+    """How calls are made. Invalid values raise a one-line JudgebenchError naming the CLI
+    flag, so the Python API gets the same checks as the CLI."""
+
+    concurrency: int = DEFAULT_CONCURRENCY
+    timeout_s: float = 120.0  # per attempt
+    max_retries: int = 5  # retries after the first attempt, for retryable errors
+    reask: int = 0  # extra asks when the answer does not parse
+    max_failures: int | None = None  # stop cleanly after this many FAILED calls
+    rpm: int | None = None
+    tpm: int | None = None
+    use_cache: bool = True
+    refresh_cache: bool = False  # ignore cached answers but write new ones
+    cache_dir: Path | None = None  # default: platformdirs.user_cache_dir("judgebench")
+    progress: bool = True
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 60.0
+    batch: bool = False  # send the calls through the provider's batch API (batch.py)
+    batch_poll_s: float = 30.0  # seconds between batch status polls
+
+    def __post_init__(self) -> None:
+        _at_least("--concurrency", self.concurrency, 1)
+        _at_least("--max-retries", self.max_retries, 0)
+        _at_least("--reask", self.reask, 0)
+        for flag, value in (("--max-failures", self.max_failures), ("--rpm", self.rpm), ("--tpm", self.tpm)):
+            if value is not None:
+                _at_least(flag, value, 1)
+        _positive_seconds("--timeout", self.timeout_s)
+        _positive_seconds("--batch-poll-s", self.batch_poll_s, zero_ok=True)
+        _positive_seconds("backoff_base_s", self.backoff_base_s, zero_ok=True)
+        _positive_seconds("backoff_max_s", self.backoff_max_s, zero_ok=True)
+        if self.batch:
+            self._check_batch()
+
+    def _check_batch(self) -> None:
+        """--batch refuses the options a batch API cannot honour (the provider schedules
+        the calls): rather an error than a setting silently ignored."""
+        ignored = [
+            flag
+            for flag, is_set in (
+                ("--concurrency", self.concurrency != DEFAULT_CONCURRENCY),
+                ("--rpm", self.rpm is not None),
+                ("--tpm", self.tpm is not None),
+                ("--max-failures", self.max_failures is not None),
+            )
+            if is_set
+        ]
+        if ignored:
+            raise JudgebenchError(
+                f"--batch: {', '.join(ignored)} cannot apply (the provider's batch API schedules "
+                "the calls); leave it out or run without --batch"
+            )
+
+
+def _at_least(flag: str, value: object, minimum: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise JudgebenchError(f"{flag}: expected an integer >= {minimum}, got {value!r}")
+
+
+def _positive_seconds(flag: str, value: object, *, zero_ok: bool = False) -> None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or value < 0 or (value == 0 and not zero_ok):  # type: ignore[operator]
+        kind = "a finite number of seconds >= 0" if zero_ok else "a finite number of seconds > 0"
+        raise JudgebenchError(f"{flag}: expected {kind}, got {value!r}")
+
+
+@dataclass
+class RunOutcome:
+    replies: list[JudgeReply | None]  # aligned with the requests; None = never finished
+    stopped: str | None  # why the run stopped early, else None
+    calls_made: int  # attempts sent to the judge (cache hits excluded)

@@ -1,0 +1,72 @@
+"""One request's answers summed over its attempts and re-asks (Totals), and the
+messages of a re-ask."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..records import JudgeReply, JudgeRequest
+
+REASK_TEMPLATE = (
+    "I could not find a verdict in your answer. Answer again, following the answer "
+    "format given in the instructions exactly, with one of these verdicts: {verdicts}."
+)
+
+
+def reask_messages(request: JudgeRequest, texts: list[str]) -> list[dict[str, str]]:
+    """The original messages followed by each unparseable answer and a reminder."""
+    reminder = REASK_TEMPLATE.format(verdicts=", ".join(request.verdicts))
+    messages = list(request.messages)
+    for text in texts:
+        messages.append({"role": "assistant", "content": text})
+        messages.append({"role": "user", "content": reminder})
+    return messages
+
+
+@dataclass
+class Totals:
+    """Usage summed over the answered attempts of one request."""
+
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost: float | None = 0.0
+    latency: float = 0.0
+    attempts: int = 0
+    texts: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_reply(cls, reply: JudgeReply) -> Totals:
+        texts = list(reply.earlier_texts) + ([reply.text] if reply.text is not None else [])
+        return cls(
+            reply.tokens_in, reply.tokens_out, reply.cost_usd, reply.latency_s, reply.attempts, texts
+        )
+
+    def add(self, reply: JudgeReply) -> None:
+        if reply.tokens_in is not None:
+            self.tokens_in = (self.tokens_in or 0) + reply.tokens_in
+        if reply.tokens_out is not None:
+            self.tokens_out = (self.tokens_out or 0) + reply.tokens_out
+        self.cost = None if self.cost is None or reply.cost_usd is None else self.cost + reply.cost_usd
+        self.latency += reply.latency_s
+        self.texts.append(reply.text if reply.text is not None else "")
+
+    def reply(self, error: str | None = None) -> JudgeReply:
+        if error is not None and not self.texts:
+            return JudgeReply(
+                text=None,
+                error=error,
+                tokens_in=self.tokens_in,
+                tokens_out=self.tokens_out,
+                cost_usd=self.cost if self.tokens_in is not None else None,
+                latency_s=self.latency,
+                attempts=self.attempts,
+            )
+        return JudgeReply(
+            text=self.texts[-1],
+            tokens_in=self.tokens_in,
+            tokens_out=self.tokens_out,
+            cost_usd=self.cost,
+            latency_s=self.latency,
+            attempts=self.attempts,
+            earlier_texts=self.texts[:-1],
+        )

@@ -1,0 +1,314 @@
+"""The kill-safe call worker (Linux, with a cache): the calls are made by a process forked
+from this one, which streams each reply back through a pipe.
+
+The worker can be started before the requests are known (`CallWorker(judge, options)`,
+the pipeline does it before loading the data): it imports the judge's SDK and makes its
+clients on the other core while this process loads and renders the prompts. This
+process reads the cache first and records its hits; only the requests still to ask go to
+the worker (pickled, with the parser), so a fully cached rerun forks nothing.
+
+Protocol. Parent -> worker, on the lifeline pipe: one job (8-byte length, then the
+pickled (requests, is_parseable)); then nothing, and EOF (the parent closed it, or died,
+even by SIGKILL) makes the worker drain: it starts nothing new, finishes and caches the
+calls in flight (already paid for; their claims stay in the cache so a rerun waits for
+them), then exits. EOF before a job: the worker exits. Worker -> parent, one line each:
+`R <index> <JudgeReply json>` per finished request (index into the job's requests),
+`{"draining": true, ...}` once it sends nothing new, `{"done": true, "stopped": ...}` at
+the end, `{"error": ..., "type": ...}` when it failed. The count of calls sent is shared
+through an mmap, so it is exact after an interrupt. The worker ignores SIGINT and
+SIGTERM: it follows its parent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import mmap
+import os
+import pickle
+import select
+import signal
+import struct
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+from ..errors import JudgebenchError
+from ..judges.base import Judge
+from ..records import JudgeReply, JudgeRequest
+from .live import LiveRun
+from .options import INTERRUPTED, RunnerOptions, RunOutcome
+
+DRAIN_ACK_TIMEOUT_S = 5.0  # an interrupted parent waits this long for the worker to stop sending
+_LENGTH = struct.Struct("q")
+
+
+class CallWorker:
+    """A forked call worker, warming up from the moment it is made (see the module
+    docstring). Give it one run with `run()`, or `close()` it unused."""
+
+    def __init__(self, judge: Judge, options: RunnerOptions):
+        self.options = options
+        result_r, result_w = os.pipe()
+        life_r, life_w = os.pipe()
+        self.shared_calls = mmap.mmap(-1, 8)  # the worker's calls_made, shared across the fork
+        pid = os.fork()
+        if pid == 0:  # the call worker
+            code = 0
+            try:
+                os.close(result_r)
+                os.close(life_w)
+                # the parent decides (Ctrl-C reaches the whole process group); see lifeline
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                _worker_main(judge, options, result_w, life_r, self.shared_calls)
+            except BaseException:  # reported to the parent, then exit
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(result_w)
+        os.close(life_r)
+        self.pid = pid
+        self.result_fd = result_r
+        self.life_fd = life_w
+
+    def run(self, run: LiveRun, indices: list[int]) -> RunOutcome:
+        """Ask the requests at `indices` of `run` (cache hits already recorded there) in the
+        worker; its replies go into `run`. Ctrl-C: the worker drains (module docstring)."""
+        job = [run.requests[i] for i in indices]
+        collector = _Collector(run, indices)
+        reader = _LineReader(self.result_fd)
+        self.result_fd = -1
+        status = 0
+        try:
+            try:
+                _send_job(self.life_fd, pickle.dumps((job, run.is_parseable), pickle.HIGHEST_PROTOCOL))
+            except OSError:  # the worker is gone: its error, if any, is on the result pipe
+                pass
+            for line in reader.lines():
+                collector.take(line)
+        except KeyboardInterrupt:
+            collector.stopped = INTERRUPTED
+            self._close_lifeline()  # the worker finishes the calls in flight, caches them and exits
+            # until the worker confirms it sends nothing new: the replies it sent are kept and
+            # the count of calls sent is final (a stuck worker is not waited for long)
+            for line in reader.lines(timeout_s=DRAIN_ACK_TIMEOUT_S):
+                if line.startswith(b'{"draining"'):
+                    break
+                collector.take(line)
+            self.close()
+        finally:
+            reader.close()
+            self._close_lifeline()
+            if self.pid:
+                _, status = os.waitpid(self.pid, 0)
+                self.pid = 0
+        return collector.outcome(_LENGTH.unpack_from(self.shared_calls, 0)[0], status)
+
+    def _close_lifeline(self) -> None:
+        if self.life_fd >= 0:
+            os.close(self.life_fd)
+            self.life_fd = -1
+
+    def close(self) -> None:
+        """Let the worker go without waiting for it (unused: EOF before a job, it exits)."""
+        self._close_lifeline()
+        if self.result_fd >= 0:
+            os.close(self.result_fd)
+            self.result_fd = -1
+        if self.pid:
+            threading.Thread(target=_reap, args=(self.pid,), daemon=True).start()
+            self.pid = 0
+
+
+def _send_job(fd: int, payload: bytes) -> None:
+    data = _LENGTH.pack(len(payload)) + payload
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+class _Collector:
+    """The parent's side of the protocol: replies into the run, stop reason, the worker's error."""
+
+    def __init__(self, run: LiveRun, indices: list[int]):
+        self.run = run
+        self.indices = indices
+        self.stopped: str | None = None
+        self.finished = False
+        self.error: tuple[str, str] | None = None
+
+    def take(self, line: bytes) -> None:
+        if line.startswith(b"R "):  # R <job index> <reply json>
+            _, index_text, body = line.split(b" ", 2)
+            index = self.indices[int(index_text)]
+            reply = self.run.replies[index] = JudgeReply.model_validate_json(body)
+            if self.run.progress is not None:
+                text = reply.text
+                parseable = text is not None and self.run.is_parseable(self.run.requests[index], text)
+                self.run.progress.add(reply, parseable)
+            return
+        message = json.loads(line)
+        if "done" in message:
+            self.stopped, self.finished = message["stopped"], True
+        elif "error" in message:
+            self.error = (message["type"], message["error"])
+
+    def outcome(self, calls_made: int, status: int) -> RunOutcome:
+        if self.error is not None:
+            if self.error[0] == "JudgebenchError":
+                raise JudgebenchError(self.error[1])
+            raise RuntimeError(f"judge call worker failed: {self.error[0]}: {self.error[1]}")
+        stopped = self.stopped
+        if not self.finished and stopped is None:
+            stopped = f"the judge call worker exited unexpectedly (status {status})"
+        return RunOutcome(list(self.run.replies), stopped, calls_made)
+
+
+class _LineReader:
+    """Lines from the worker's pipe."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.buffer = b""
+
+    def lines(self, *, timeout_s: float | None = None) -> Iterator[bytes]:
+        """Each line until EOF; with `timeout_s`, also stop once that time has passed."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while True:
+            while b"\n" in self.buffer:
+                line, self.buffer = self.buffer.split(b"\n", 1)
+                yield line
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not select.select([self.fd], [], [], remaining)[0]:
+                    return
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                return
+            self.buffer += chunk
+
+    def close(self) -> None:
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+class _JobReader:
+    """Reads the one job from the lifeline pipe, without blocking the event loop."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.buffer = bytearray()  # appended in place: a job of megabytes arrives in pipe-sized chunks
+        self.eof = False
+
+    def feed(self) -> bool:
+        """Read what is there; True once the job is complete or the pipe is at EOF."""
+        chunk = os.read(self.fd, 1 << 20)
+        if not chunk:
+            self.eof = True
+        self.buffer += chunk
+        return self.eof or self.job() is not None
+
+    def job(self) -> bytes | None:
+        if len(self.buffer) < _LENGTH.size:
+            return None
+        size = _LENGTH.unpack_from(self.buffer)[0]
+        if len(self.buffer) < _LENGTH.size + size:
+            return None
+        return bytes(self.buffer[_LENGTH.size : _LENGTH.size + size])
+
+
+async def _receive_job(judge: Judge, lifeline_fd: int) -> tuple[list[JudgeRequest], Any] | None:
+    """Warm the judge up while the job arrives; None when the parent closed the lifeline
+    (or died) before sending a complete one."""
+    loop = asyncio.get_running_loop()
+    reader = _JobReader(lifeline_fd)
+    arrived = loop.create_future()
+
+    def readable() -> None:
+        if reader.feed() and not arrived.done():
+            arrived.set_result(None)
+
+    loop.add_reader(lifeline_fd, readable)
+    try:
+        try:  # imports and clients, on this core, while the parent loads the data
+            await judge.warm_up()
+        except Exception:  # an optimisation: the first call reports the problem
+            pass
+        await arrived
+    finally:
+        loop.remove_reader(lifeline_fd)
+    payload = reader.job()
+    return None if payload is None else pickle.loads(payload)
+
+
+def _worker_main(
+    judge: Judge, options: RunnerOptions, result_fd: int, lifeline_fd: int, shared_calls: mmap.mmap
+) -> None:
+    """In the forked worker: warm up, take the job, run it, stream every finished reply,
+    drain when the parent goes."""
+    parent_gone = False
+    run: LiveRun | None = None
+
+    def send(message: dict[str, Any] | bytes) -> None:
+        nonlocal parent_gone
+        if parent_gone:
+            return
+        if isinstance(message, bytes):
+            data = message
+        else:
+            data = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            while data:
+                written = os.write(result_fd, data)
+                data = data[written:]
+        except OSError:  # the parent died: keep draining, stop writing
+            parent_gone = True
+            if run is not None:
+                run.start_draining()
+
+    async def main() -> None:
+        nonlocal run
+        job = await _receive_job(judge, lifeline_fd)
+        if job is None:
+            return
+        requests, is_parseable = job
+        run = LiveRun(requests, judge, replace(options, progress=False), is_parseable)
+        run.shared_calls = shared_calls
+        run.on_finish = lambda i, reply: send(b"R %d %s\n" % (i, reply.model_dump_json().encode("utf-8")))
+        loop = asyncio.get_running_loop()
+
+        def lifeline() -> None:  # readable = EOF: the parent closed it, or died
+            loop.remove_reader(lifeline_fd)
+            assert run is not None
+            run.start_draining()
+            send({"draining": True, "calls_made": run.calls_made})  # nothing new from here
+
+        loop.add_reader(lifeline_fd, lifeline)
+        try:
+            await run.run()
+        finally:
+            loop.remove_reader(lifeline_fd)
+            await run.close()
+
+    try:
+        asyncio.run(main())
+    except BaseException as exc:
+        send({"error": str(exc), "type": type(exc).__name__})
+        raise
+    if run is None:
+        return  # let go before a job: nothing was asked
+    if run.draining and run.stopped is None:
+        run.stopped = INTERRUPTED
+    send({"done": True, "stopped": run.stopped, "calls_made": run.calls_made})

@@ -1,0 +1,171 @@
+"""Judge arguments: `--judge-args k=v,k=v` strings converted to typed values, and which
+arguments are secrets, belong to the client, or to the runner.
+
+- integers: max_tokens, max_completion_tokens, seed, top_k, n, top_logprobs
+- floats: temperature, top_p, min_p, presence_penalty, frequency_penalty, repetition_penalty
+- booleans (true/false, yes/no, 1/0): drop_params, logprobs
+- kept as text: api_base (alias base_url), api_key, api_version, organization,
+  reasoning_effort, custom_llm_provider, transport, user, and any secret-like key
+- headers: `extra_headers.NAME=value` (or `header.NAME=value`), or extra_headers as a
+  JSON object; header values are secrets (never cached, written or printed)
+- any other key: `true`/`false` -> bool, `null`/`none` -> None, an integer or a float
+  -> number, `{...}`/`[...]` -> JSON, else text. Such keys reach the provider in the
+  request body (openai transport: through `extra_body`; litellm: as litellm passes
+  them), e.g. vLLM's top_k.
+`timeout`, `num_retries` and `max_retries` belong to the runner (--timeout,
+--max-retries) and are rejected here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from ..errors import JudgebenchError
+
+INT_ARGS = {"max_tokens", "max_completion_tokens", "seed", "top_k", "n", "top_logprobs"}
+FLOAT_ARGS = {
+    "temperature",
+    "top_p",
+    "min_p",
+    "presence_penalty",
+    "frequency_penalty",
+    "repetition_penalty",
+}
+BOOL_ARGS = {"drop_params", "logprobs"}
+TEXT_ARGS = {
+    "api_base",
+    "base_url",
+    "api_key",
+    "api_version",
+    "organization",
+    "reasoning_effort",
+    "custom_llm_provider",
+    "transport",
+    "user",
+    "verbosity",
+}
+RUNNER_ARGS = {
+    "timeout": "--timeout",
+    "request_timeout": "--timeout",
+    "num_retries": "--max-retries",
+    "max_retries": "--max-retries",
+    "stream": "(streaming is not used)",
+    "messages": "(the prompt template)",
+    "model": "--judge",
+}
+# client-side arguments: passed to litellm, never put in the request body on the openai transport
+CLIENT_ARGS = {"api_base", "api_version", "organization", "custom_llm_provider", "drop_params"}
+# where the model is served, not what it is asked: not part of the cache identity
+CONNECTION_ARGS = {"api_base", "api_version", "organization"}
+SECRET_NAME = re.compile(
+    r"(^|_)(api_?key|key|secret|password|passwd|credentials?|token|authorization|auth)$",
+    re.IGNORECASE,
+)
+_TRUE = {"true", "yes", "1", "on"}
+_FALSE = {"false", "no", "0", "off"}
+_INT = re.compile(r"^[+-]?\d+$")
+_FLOAT = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
+
+
+def is_secret_arg(name: str) -> bool:
+    return bool(SECRET_NAME.search(name))
+
+
+def _convert_value(name: str, value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    try:
+        if name in INT_ARGS:
+            return int(text)
+        if name in FLOAT_ARGS:
+            return float(text)
+    except ValueError:
+        kind = "an integer" if name in INT_ARGS else "a number"
+        raise JudgebenchError(f"--judge-args {name}={value!r}: expected {kind}") from None
+    if name in BOOL_ARGS:
+        if text.lower() in _TRUE:
+            return True
+        if text.lower() in _FALSE:
+            return False
+        raise JudgebenchError(f"--judge-args {name}={value!r}: expected true or false")
+    if name in TEXT_ARGS or is_secret_arg(name):
+        return value
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("null", "none"):
+        return None
+    if _INT.match(text):
+        return int(text)
+    if _FLOAT.match(text):
+        return float(text)
+    if text[:1] in "{[":
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise JudgebenchError(f"--judge-args {name}: not valid JSON: {value!r}") from None
+    return value
+
+
+def convert_judge_args(raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Split and convert judge args: (arguments, extra headers)."""
+    args: dict[str, Any] = {}
+    headers: dict[str, str] = {}
+    for name, value in raw.items():
+        name = str(name).strip()
+        if name in RUNNER_ARGS:
+            raise JudgebenchError(
+                f"--judge-args {name}: set by judgebench itself; use {RUNNER_ARGS[name]}"
+            )
+        for prefix in ("extra_headers.", "headers.", "header."):
+            if name.startswith(prefix):
+                headers[name[len(prefix) :]] = str(value)
+                break
+        else:
+            if name in ("extra_headers", "headers"):
+                if isinstance(value, str):
+                    try:
+                        value = json.loads(value)
+                    except ValueError:
+                        value = None
+                if not isinstance(value, dict):
+                    raise JudgebenchError(
+                        f"--judge-args {name}: expected a JSON object of headers "
+                        "(or use extra_headers.NAME=value)"
+                    )
+                headers.update({str(k): str(v) for k, v in value.items()})
+            elif name == "base_url":
+                args["api_base"] = value
+            else:
+                args[name] = _convert_value(name, value)
+    return args, headers
+
+
+
+
+def split_provider(model: str, args: dict[str, Any]) -> tuple[str, str]:
+    """(provider, model name) from `provider/model`, or from custom_llm_provider."""
+    forced = args.get("custom_llm_provider")
+    if forced:
+        prefix = f"{forced}/"
+        return str(forced), model[len(prefix) :] if model.startswith(prefix) else model
+    provider, _, name = model.partition("/")
+    return provider, name
+
+
+def body_args(args: dict[str, Any]) -> dict[str, Any]:
+    """The judge arguments that go in an OpenAI chat completions body (client-side ones
+    left out, `extra_body` merged in), as given: one place for the openai transport and
+    the batch JSONL."""
+    body: dict[str, Any] = {}
+    for name, value in args.items():
+        if name in CLIENT_ARGS:
+            continue
+        if name == "extra_body" and isinstance(value, dict):
+            body.update(value)
+        else:
+            body[name] = value
+    return body

@@ -1,0 +1,104 @@
+"""Error classification shared by the transports and the batch path: what is retried
+(429, 408/409/425, 5xx, timeouts, connection errors, with the server's Retry-After), what
+stops the run (401/403 and any authentication error, 400, 404) and what fails one prompt
+only (context window, content policy); and scrubbing secrets out of error messages."""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import time
+from typing import Any
+
+from ..secrets import redact_url
+
+RETRYABLE_STATUS = {408, 409, 425, 429}
+# 4xx that concern one request only (its prompt), not the run: recorded FAILED, run goes on
+REQUEST_LEVEL_ERRORS = ("ContextWindowExceededError", "ContentPolicyViolationError")
+# authentication / permission failures: permanent on every transport, whatever the status
+# the provider or litellm reports (litellm turns a missing key into an InternalServerError)
+AUTH_ERRORS = ("AuthenticationError", "PermissionDeniedError")
+# client-side "no key at all" messages (whatever status litellm attaches to them)
+AUTH_TEXT = ("missing credentials", "api_key client option must be set")
+_KEYLIKE = re.compile(r"\b(sk|pk|rk|key)-[A-Za-z0-9_\-*]{6,}")
+
+
+def scrub(message: str, secrets: list[str]) -> str:
+    """The message without any secret: URL userinfo/query values, the given secret
+    values (longest first), and sk-...-like keys."""
+    message = redact_url(message)
+    for secret in secrets:
+        message = message.replace(secret, "***")
+    return _KEYLIKE.sub(lambda m: m.group(1) + "-***", message)
+
+
+def parse_retry_after(headers: Any) -> float | None:
+    """Seconds from Retry-After (seconds or an HTTP date) or retry-after-ms."""
+    if headers is None:
+        return None
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return max(0.0, float(ms) / 1000.0)
+        value = headers.get("retry-after")
+    except Exception:
+        return None
+    if value is None:
+        return None
+    value = str(value).strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def is_auth_error(exc: BaseException, status: Any, message: str) -> bool:
+    """401/403, an AuthenticationError/PermissionDeniedError (openai or litellm), or a
+    missing-credentials message: permanent, never retried."""
+    if status in (401, 403):
+        return True
+    if any(c.__name__ in AUTH_ERRORS for c in type(exc).__mro__):
+        return True
+    low = message.lower()
+    return any(fragment in low for fragment in AUTH_TEXT)
+
+
+def error_detail(exc: Any) -> str:
+    """The provider's error message from an openai APIStatusError."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message") is not None:
+            return str(err["message"])
+        if isinstance(err, str):
+            return err
+    message = getattr(exc, "message", None)
+    return str(message if message is not None else exc)
+
+
+_REQUEST_LEVEL_CODES = {"context_length_exceeded", "content_policy_violation", "content_filter"}
+_REQUEST_LEVEL_TEXT = (
+    "context length",
+    "maximum context",
+    "context window",
+    "too long",
+    "content_policy_violation",
+    "content management policy",
+    "content policy",
+)
+
+
+def is_request_level(detail: str, code: Any) -> bool:
+    """A 400 about this prompt only (too long for the context window, refused by a
+    content policy): that call fails, the run goes on."""
+    if isinstance(code, str) and code in _REQUEST_LEVEL_CODES:
+        return True
+    low = detail.lower()
+    return any(fragment in low for fragment in _REQUEST_LEVEL_TEXT)

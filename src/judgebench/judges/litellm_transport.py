@@ -1,0 +1,145 @@
+"""The litellm transport: `litellm.acompletion` for every provider (hosted APIs, anthropic/,
+gemini/, ollama/, ...), its error mapping (also used by the batch path) and the
+credential preflight.
+
+litellm is called with num_retries=0 / max_retries=0 (the runner retries), maps the
+arguments per provider and prices the call with `litellm.completion_cost` (None when the
+model is not priced). It costs ~8-10 ms of CPU per call and ~5 s to import on a 2-core
+machine (docs/runner.md), which is why OpenAI-compatible endpoints use the openai SDK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import JudgebenchError
+from ..records import JudgeReply
+from .base import JudgeCallError
+from .call_errors import (
+    REQUEST_LEVEL_ERRORS,
+    RETRYABLE_STATUS,
+    is_auth_error,
+    is_request_level,
+    parse_retry_after,
+)
+
+# providers whose only credential is an API key in the environment (as litellm's
+# validate_environment names it). Others (bedrock, vertex_ai, azure, ...) also take
+# profiles, instance roles or tokens that cannot be checked up front: not checked.
+PREFLIGHT_PROVIDERS = {"openai", "anthropic", "gemini", "mistral", "groq", "deepseek", "xai", "openrouter"}
+
+
+def import_litellm() -> Any:
+    """litellm, quiet and with its bundled cost map (never fetched from the network)."""
+    # Offline machines: litellm would otherwise try (and retry) fetching the remote cost
+    # map at import. The cost map bundled with the installed litellm is the reproducible one.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.set_verbose = False
+    litellm.turn_off_message_logging = True
+    return litellm
+
+
+async def call_litellm(
+    model: str,
+    messages: list[dict[str, Any]],
+    kwargs: dict[str, Any],
+    timeout_s: float,
+    classify: Callable[[Exception], JudgeCallError],
+) -> JudgeReply:
+    """One `litellm.acompletion` attempt; errors raised as classify(exc)."""
+    litellm = import_litellm()
+    started = time.monotonic()
+    try:
+        response = await litellm.acompletion(
+            model=model, messages=messages, timeout=timeout_s, num_retries=0, max_retries=0, **kwargs
+        )
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        raise classify(exc) from None
+    latency = time.monotonic() - started
+    text = None
+    try:
+        text = response.choices[0].message.content
+    except (AttributeError, IndexError, TypeError):
+        pass
+    usage = getattr(response, "usage", None)
+    return JudgeReply(
+        text=text if text is not None else "",
+        tokens_in=getattr(usage, "prompt_tokens", None),
+        tokens_out=getattr(usage, "completion_tokens", None),
+        cost_usd=_cost(litellm, response),
+        latency_s=latency,
+    )
+
+
+def _cost(litellm: Any, response: Any) -> float | None:
+    """The call's cost: litellm's own figure (it prices every response as it builds it,
+    `_hidden_params["response_cost"]`, None when the model is not in its cost map), else
+    `litellm.completion_cost`; None means unknown, never 0. Reading litellm's figure
+    saves a second pricing pass, ~1 ms of CPU per call."""
+    hidden = getattr(response, "_hidden_params", None)
+    if isinstance(hidden, dict) and "response_cost" in hidden:
+        known = hidden["response_cost"]
+        ok = isinstance(known, (int, float)) and not isinstance(known, bool)
+        return float(known) if ok else None
+    try:
+        return float(litellm.completion_cost(completion_response=response))
+    except Exception:
+        return None
+
+
+def classify_litellm_error(exc: Exception, scrub: Callable[[str], str], timeout_s: float) -> JudgeCallError:
+    """A litellm exception as a JudgeCallError (retryable, fatal or this prompt only)."""
+    litellm = import_litellm()
+    status = getattr(exc, "status_code", None)
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None) or getattr(exc, "litellm_response_headers", None)
+    retry_after = parse_retry_after(headers)
+    name = type(exc).__name__
+    message = scrub(f"{name}: {getattr(exc, 'message', None) or exc}")
+    if is_auth_error(exc, status, message):
+        return JudgeCallError(f"authentication failed: {message}", retryable=False)
+    if isinstance(exc, (litellm.Timeout, asyncio.TimeoutError, TimeoutError)):
+        return JudgeCallError(f"timed out after {timeout_s:g}s ({message})", retryable=True)
+    retryable_types = (
+        litellm.RateLimitError,
+        litellm.APIConnectionError,
+        litellm.InternalServerError,
+        litellm.ServiceUnavailableError,
+        getattr(litellm, "BadGatewayError", litellm.ServiceUnavailableError),
+    )
+    if isinstance(exc, retryable_types):
+        return JudgeCallError(message, retryable=True, retry_after_s=retry_after)
+    if isinstance(status, int) and (status in RETRYABLE_STATUS or status >= 500):
+        return JudgeCallError(message, retryable=True, retry_after_s=retry_after)
+    # litellm maps prompt-level errors per provider; an OpenAI-compatible endpoint's own
+    # wording (e.g. a content filter) is recognised the same way as on the openai transport
+    request_level = any(c.__name__ in REQUEST_LEVEL_ERRORS for c in type(exc).__mro__) or (
+        status == 400 and is_request_level(message, getattr(exc, "code", None))
+    )
+    return JudgeCallError(message, retryable=False, fatal=not request_level)
+
+
+def check_credentials(model: str) -> None:
+    """Raise a one-line JudgebenchError naming the credential variable(s) a hosted
+    provider of PREFLIGHT_PROVIDERS needs when none is set."""
+    litellm = import_litellm()
+    try:
+        if litellm.get_llm_provider(model)[1] not in PREFLIGHT_PROVIDERS:
+            return
+        found = litellm.validate_environment(model=model)
+    except Exception:  # an unknown provider: litellm will say what it needs
+        return
+    missing = list(found.get("missing_keys") or [])
+    if missing and not found.get("keys_in_environment"):
+        raise JudgebenchError(
+            f"judge {model}: no credentials: set {' or '.join(missing)} (or pass --judge-args api_key=...)"
+        )

@@ -1,0 +1,225 @@
+"""The openai transport: the official openai SDK for OpenAI-compatible endpoints given by
+api_base (self-hosted vLLM, local servers, proxies), without importing litellm.
+
+`AsyncOpenAI(base_url=api_base, max_retries=0).chat.completions.create(...)`: arguments
+the SDK's `create` knows are passed by name, any other (vLLM's top_k,
+chat_template_kwargs, ...) through `extra_body`, so they land in the request body as
+given. The key is api_key, else $<PROVIDER>_API_KEY, else none (no Authorization header;
+$OPENAI_API_KEY is never sent to another provider's server). Each event loop gets
+OPENAI_CLIENTS_PER_LOOP clients, reused for every call and closed by aclose(). The call
+is priced from litellm's bundled cost map (prices.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+from ..records import JudgeReply, JudgeRequest
+from .base import JudgeCallError
+from .call_errors import (
+    RETRYABLE_STATUS,
+    error_detail,
+    is_auth_error,
+    is_request_level,
+    parse_retry_after,
+)
+from .prices import cost_map_prices, price
+
+# AsyncOpenAI clients (each with its own connection pool) per event loop, used in turn.
+# httpx's pool probes every idle connection's socket each time it hands out a connection,
+# so one pool of 64 connections costs more CPU per call than four pools of 16 (profiled:
+# ~0.6 ms per call at concurrency 64, a few points of throughput on a 2-core machine).
+OPENAI_CLIENTS_PER_LOOP = 4
+# create() keywords that judgebench sets itself or that are not request-body arguments
+_SDK_RESERVED = {"self", "messages", "model", "stream", "stream_options", "timeout"}
+_SDK_RESERVED |= {"extra_headers", "extra_query", "extra_body"}
+
+
+@dataclass(frozen=True)
+class OpenAIShape:
+    """What every call of one judge sends, resolved once."""
+
+    api_base: str
+    query: dict[str, str]
+    model: str
+    api_key: str
+    organization: str | None
+    headers: dict[str, str]
+    params: dict[str, Any]  # create() keyword arguments besides model/messages/timeout
+    prices: tuple[float, float] | None
+
+
+@cache
+def sdk_create_params() -> frozenset[str]:
+    """Arguments `chat.completions.create` takes by name in the installed openai SDK."""
+    from openai.resources.chat import AsyncCompletions
+
+    names = inspect.signature(AsyncCompletions.create).parameters
+    return frozenset(n for n in names if n not in _SDK_RESERVED)
+
+
+def split_query(url: str) -> tuple[str, dict[str, str]]:
+    """(url without its query string, the query as a dict): the SDK appends paths to
+    base_url, so a query must travel as default_query to stay a query."""
+    parts = urlsplit(url)
+    if not parts.query:
+        return url, {}
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    return urlunsplit(parts._replace(query="", fragment="")), query
+
+
+def make_shape(
+    provider: str,
+    model: str,
+    api_base: str,
+    body: dict[str, Any],
+    *,
+    api_key: str | None,
+    organization: str | None,
+    headers: dict[str, str],
+) -> OpenAIShape:
+    """Split the body arguments into those `create` knows and `extra_body`, pick the key."""
+    known = sdk_create_params()
+    params = {k: v for k, v in body.items() if k in known}
+    extra_body = {k: v for k, v in body.items() if k not in known}
+    if extra_body:
+        params["extra_body"] = extra_body
+    key = api_key or os.environ.get(f"{provider.upper()}_API_KEY") or None
+    if key is None:
+        # No key: send no Authorization header at all. The SDK wants some api_key at
+        # construction (else it reads $OPENAI_API_KEY, which must not go to another
+        # provider's server); the per-request Omit keeps this placeholder off the wire.
+        import openai
+
+        params["extra_headers"] = {"Authorization": openai.Omit()}
+    base, query = split_query(api_base)
+    return OpenAIShape(
+        base, query, model, key or "no-key", organization, dict(headers), params, cost_map_prices(model, provider)
+    )
+
+
+class OpenAITransport:
+    """Calls through AsyncOpenAI clients, OPENAI_CLIENTS_PER_LOOP per event loop."""
+
+    def __init__(self, shape: OpenAIShape, scrub: Callable[[str], str]):
+        self.shape = shape
+        self.scrub = scrub
+        self.clients: dict[int, tuple[Any, list[Any]]] = {}  # id(loop) -> (loop, clients)
+        self._turn = 0
+
+    def client(self) -> Any:
+        """The next of this event loop's clients (round robin), made on first use."""
+        loop = asyncio.get_running_loop()
+        entry = self.clients.get(id(loop))
+        if entry is None or entry[0] is not loop:
+            entry = (loop, [self._new_client() for _ in range(OPENAI_CLIENTS_PER_LOOP)])
+            self.clients[id(loop)] = entry
+        self._turn += 1
+        return entry[1][self._turn % len(entry[1])]
+
+    def _new_client(self) -> Any:
+        import openai
+
+        shape = self.shape
+        # The SDK's own httpx client with no cap on connections: the runner bounds how many
+        # calls are in flight (--concurrency), and every connection opened stays open for
+        # reuse (the SDK's default keeps at most 100 alive).
+        limits_type = type(openai.DEFAULT_CONNECTION_LIMITS)
+        http_client = openai.DefaultAsyncHttpxClient(
+            limits=limits_type(max_connections=None, max_keepalive_connections=None)
+        )
+        return openai.AsyncOpenAI(
+            base_url=shape.api_base,
+            api_key=shape.api_key,
+            organization=shape.organization,
+            max_retries=0,  # the runner retries, never the SDK
+            default_headers=shape.headers or None,
+            default_query=shape.query or None,  # e.g. ?token=...&sig=... of a signed api_base
+            http_client=http_client,
+        )
+
+    async def call(self, request: JudgeRequest, timeout_s: float) -> JudgeReply:
+        """One attempt; errors raised as JudgeCallError (classify)."""
+        shape = self.shape
+        client = self.client()
+        started = time.monotonic()
+        try:
+            response = await client.chat.completions.create(
+                model=shape.model, messages=request.messages, timeout=timeout_s, **shape.params
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            raise self.classify(exc, timeout_s) from None
+        latency = time.monotonic() - started
+        try:
+            text = response.choices[0].message.content
+            usage = response.usage
+        except (AttributeError, IndexError, KeyError, TypeError):
+            raise JudgeCallError(
+                self.scrub(f"malformed response from {shape.api_base}: {str(response)[:200]!r}"),
+                retryable=True,
+            ) from None
+        tokens_in = getattr(usage, "prompt_tokens", None)
+        tokens_out = getattr(usage, "completion_tokens", None)
+        return JudgeReply(
+            text=text if isinstance(text, str) else "",
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            cost_usd=price(shape.prices, tokens_in, tokens_out),
+            latency_s=latency,
+        )
+
+    def classify(self, exc: Exception, timeout_s: float) -> JudgeCallError:
+        """An openai SDK exception as a JudgeCallError (retryable, fatal or this prompt only)."""
+        import openai
+
+        name = type(exc).__name__
+        if isinstance(exc, openai.APITimeoutError):
+            return JudgeCallError(f"timed out after {timeout_s:g}s", retryable=True)
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            detail = error_detail(exc)
+            message = self.scrub(f"{name}: HTTP {status}: {detail}".strip())
+            if is_auth_error(exc, status, message):
+                return JudgeCallError(f"authentication failed: {message}", retryable=False)
+            if isinstance(exc, (openai.RateLimitError, openai.InternalServerError)) or (
+                status in RETRYABLE_STATUS or status >= 500
+            ):
+                headers = getattr(getattr(exc, "response", None), "headers", None)
+                return JudgeCallError(message, retryable=True, retry_after_s=parse_retry_after(headers))
+            request_level = status == 400 and is_request_level(detail, getattr(exc, "code", None))
+            return JudgeCallError(message, retryable=False, fatal=not request_level)
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            reason = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
+            return JudgeCallError(self.scrub(f"connection error: {reason}"), retryable=True)
+        if isinstance(exc, (openai.APIResponseValidationError, json.JSONDecodeError)):
+            # a 200 whose body is not a chat completion (a proxy's error page, cut-off JSON)
+            return JudgeCallError(self.scrub(f"malformed response: {name}: {exc}"), retryable=True)
+        message = self.scrub(f"{name}: {exc}")
+        if is_auth_error(exc, None, message):
+            return JudgeCallError(f"authentication failed: {message}", retryable=False)
+        return JudgeCallError(message, retryable=False)
+
+    async def aclose(self) -> None:
+        """Close the clients. A client made on an event loop that has since closed cannot
+        be closed any more: dropped."""
+        entries, self.clients = self.clients, {}
+        for loop, clients in entries.values():
+            if loop.is_closed():
+                continue
+            for client in clients:
+                try:
+                    await client.close()
+                except Exception:
+                    pass
