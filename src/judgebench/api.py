@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from .calls import RunnerOptions
     from .compare import Comparison
     from .pipeline import RunSummary
     from .records import JudgmentRecord, RunResult
-    from .calls import RunnerOptions
 
 
 def evaluate(
@@ -58,8 +58,8 @@ def evaluate(
     `summary.result` is the typed results.json; `summary.stopped` says why a run stopped early and
     `summary.coverage_failure` why its answered share is too low (both None when all went well).
     """
-    from .pipeline import RunRequest, run_task
     from .calls import RunnerOptions
+    from .pipeline import RunRequest, run_task
 
     return run_task(
         RunRequest(

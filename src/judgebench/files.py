@@ -6,7 +6,8 @@ import difflib
 import json
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,20 +19,26 @@ from .errors import JudgebenchError
 M = TypeVar("M", bound=BaseModel)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write text to path via a temp file in the same folder and an atomic rename."""
+@contextmanager
+def atomic_path(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
+    """A temporary file beside `path` (with the user's umask) to write; renamed onto `path` on success."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
+    os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; outputs follow the user's umask
+    os.close(fd)
     try:
-        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; outputs follow the user's umask
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+        yield Path(tmp)
         os.replace(tmp, path)
-    except BaseException:
+    finally:
         Path(tmp).unlink(missing_ok=True)
-        raise
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write text to path via a temp file in the same folder, fsync and an atomic rename."""
+    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def current_umask() -> int:

@@ -10,9 +10,7 @@ results.json is optional: it supplies the title, headline metric, Both Bad rule 
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +19,7 @@ import pandas as pd
 from .catalogue import HEADLINES, SAMPLES_ONLY_HEADLINE
 from .diagnostics import diagnose
 from .errors import JudgebenchError
-from .files import current_umask, read_model_json, write_atomic, write_json
+from .files import atomic_path, read_model_json, write_atomic, write_json
 from .panel_stats import format_panel
 from .records import JudgmentRecord, RunResult
 from .rundir import REPORT_DIR, RESULTS_FILE, SAMPLES_FILE, read_samples
@@ -163,14 +161,8 @@ def _figure(width: float = 6.4, height: float = 4.0, left_chars: int = 6):
 
 
 def _save_png(fig: Any, path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".png")
-    os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; a report follows the user's umask
-    os.close(fd)
-    try:
+    with atomic_path(path, suffix=".png") as tmp:
         fig.savefig(tmp, format="png")
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def _errors(frame: pd.DataFrame) -> list[list[float]]:
