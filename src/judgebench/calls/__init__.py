@@ -13,7 +13,7 @@ SQLite reply cache). docs/runner.md describes the guarantees.
 
 from __future__ import annotations
 
-from .dispatch import arun_requests, check_cache, prepared_calls, run_requests
+from .dispatch import check_cache, prepared_calls, run_requests
 from .options import RunnerOptions, RunOutcome
 from .policy import TokenBucket
 from .totals import REASK_TEMPLATE, reask_messages
@@ -23,7 +23,6 @@ __all__ = [
     "RunOutcome",
     "RunnerOptions",
     "TokenBucket",
-    "arun_requests",
     "check_cache",
     "prepared_calls",
     "reask_messages",

@@ -193,9 +193,6 @@ class ReplyCache:
         row = self._db.execute("SELECT pid, expires FROM inflight WHERE key = ?", (key,)).fetchone()
         return (int(row[0]), float(row[1])) if row else None
 
-    def __len__(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0])
-
     def close(self) -> None:
         try:
             self._db.close()

@@ -45,21 +45,6 @@ def check_cache(judge: Judge, options: RunnerOptions) -> None:
         ReplyCache(options.cache_dir).close()
 
 
-async def arun_requests(
-    requests: list[JudgeRequest],
-    judge: Judge,
-    options: RunnerOptions,
-    is_parseable: Callable[[JudgeRequest, str], bool],
-) -> RunOutcome:
-    """The async runner, in this process (the live path only)."""
-    run = LiveRun(requests, judge, options, is_parseable)
-    try:
-        await run.run()
-    finally:
-        await run.close()
-    return run.outcome()
-
-
 @contextmanager
 def prepared_calls(judge: Judge, options: RunnerOptions) -> Iterator[CallWorker | None]:
     """Start the call worker now, when the run will use one, so that it imports the SDK
