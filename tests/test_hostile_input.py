@@ -410,3 +410,21 @@ def test_report_plots_follow_the_umask(tmp_path):
         os.umask(old)
     pngs = list((out / "report").glob("*.png"))
     assert pngs and all(stat.S_IMODE(p.stat().st_mode) == 0o644 for p in pngs)
+
+
+def test_failed_judgments_say_why_in_a_typed_field(tmp_path):
+    """'not attempted' and 'unrecorded' were error texts matched by prefix; now a typed `failure`."""
+    data = write_jsonl(tmp_path / "d.jsonl", [sci_row(i) for i in range(4)])
+    with FakeOpenAIServer(Behaviour(status=500)) as server:
+        code = run_cli("run", "--tasks", "sciarena_eval", "--judge", "openai/x", "--judge-args", f"api_base={server.api_base}",
+                       "--dataset-path", data, "--output-path", tmp_path / "stopped", "--no-cache", "--quiet",
+                       "--max-retries", "0", "--max-failures", "2", "--concurrency", "1")
+    assert code == 1
+    kinds = [r.failure for r in read_models_jsonl(tmp_path / "stopped" / "samples.jsonl", JudgmentRecord)]
+    assert kinds.count("error") == 2 and kinds.count("not_attempted") == 6
+    recordings = tmp_path / "stopped" / "samples.jsonl"
+    code = run_cli("run", "--tasks", "sciarena_eval", "--judge", f"replay/{recordings}", "--dataset-path", data,
+                   "--output-path", tmp_path / "replayed", "--quiet", "--max-retries", "0")
+    assert code == 1  # nothing recorded to replay: nothing answered
+    replayed = read_models_jsonl(tmp_path / "replayed" / "samples.jsonl", JudgmentRecord)
+    assert {r.failure for r in replayed} == {"unrecorded"} and {r.status for r in replayed} == {"FAILED"}

@@ -30,7 +30,7 @@ from .paired import (
     paired_bootstrap_ci,
     paired_test,
 )
-from .records import JudgmentRecord, RunResult
+from .records import JudgmentRecord, RunResult, failure_of
 
 Key = tuple[str, str]  # (example_id, dimension)
 Pair = tuple[str, str, str, str, str, str]  # example, dimension, order, label, baseline, candidate
@@ -253,13 +253,10 @@ def _verdict_changes(pairs: list[Pair], *, multi: bool) -> list[str]:
 
 def _side(run_dir: Path, result: RunResult, records: list[JudgmentRecord], table: dict, common: list[Key], value: float) -> Side:
     """One run's figures over the paired examples."""
-    from .judges.replay import UNRECORDED
-
     rows = [table[key] for key in common]
     expected = sum(int(row["n_expected"]) for row in rows)
     both = sum(bool(row.get("both_answered")) for row in rows)
     agree = sum(float(row["agree"]) for row in rows if row.get("both_answered"))
-    marker = UNRECORDED.split("{")[0]
     return Side(
         run_dir=str(run_dir),
         judge=result.config.judge,
@@ -269,7 +266,7 @@ def _side(run_dir: Path, result: RunResult, records: list[JudgmentRecord], table
         order_consistency=agree / both if both else None,
         invalid_rate=sum(int(row["n_invalid"]) for row in rows) / expected if expected else 0.0,
         failed_rate=sum(int(row["n_failed"]) for row in rows) / expected if expected else 0.0,
-        unrecorded=sum((r.error or "").startswith(marker) for r in records),
+        unrecorded=sum(failure_of(r) == "unrecorded" for r in records),
     )
 
 

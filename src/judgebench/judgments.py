@@ -9,16 +9,16 @@ from .features import count_citations
 from .parsing import parse_reply
 from .prompts import PromptTemplate, build_request
 from .records import (
+    NOT_ATTEMPTED,
     ORDERS,
     JudgeReply,
     JudgeRequest,
     JudgmentRecord,
     PairExample,
+    failure_from_error,
     swap_verdict,
 )
 from .tasks import TaskSpec
-
-NOT_ATTEMPTED = "not attempted: the run stopped before this call ({reason})"
 
 
 def plan_requests(
@@ -113,6 +113,7 @@ def _record(
         attempts=reply.attempts,
         cached=reply.cached,
         error=reply.error,
+        failure=failure_from_error(reply.error) if reply.error is not None else None,
         model_a=example.model_a,
         model_b=example.model_b,
         slices=example.slices,

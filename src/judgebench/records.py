@@ -22,6 +22,11 @@ from .catalogue import DEFAULT_HEADLINE, check_headline
 Label = Literal["A", "B", "TIE", "BOTH_BAD"]
 Verdict = Literal["A", "B", "TIE"]
 Status = Literal["ANSWERED", "INVALID", "FAILED"]
+# Why a FAILED judgment has no answer: its call failed, it was never sent (the run stopped first),
+# or a replay judge had no recorded answer for its prompt.
+Failure = Literal["error", "not_attempted", "unrecorded"]
+NOT_ATTEMPTED = "not attempted: the run stopped before this call ({reason})"
+UNRECORDED = "no recorded answer for prompt {hash}"
 Order = Literal["AB", "BA"]
 
 LABELS: tuple[str, ...] = ("A", "B", "TIE", "BOTH_BAD")
@@ -109,6 +114,7 @@ class JudgmentRecord(Strict):
     attempts: int = 1
     cached: bool = False
     error: str | None = None
+    failure: Failure | None = None  # set on FAILED judgments; see failure_of for older files
     model_a: str | None = None
     model_b: str | None = None
     slices: dict[str, str] = Field(default_factory=dict)
@@ -121,6 +127,20 @@ class JudgmentRecord(Strict):
     question: str | None = None
     response_a: str | None = None
     response_b: str | None = None
+
+
+def failure_from_error(error: str) -> Failure:
+    """The kind of failure an error text names (the runner passes errors on as text)."""
+    if error.startswith(NOT_ATTEMPTED.split(":")[0]):
+        return "not_attempted"
+    return "unrecorded" if error.startswith(UNRECORDED.split("{")[0]) else "error"
+
+
+def failure_of(record: JudgmentRecord) -> Failure | None:
+    """A FAILED judgment's kind of failure (files written before `failure` existed: from the error text)."""
+    if record.status != "FAILED":
+        return None
+    return record.failure or failure_from_error(record.error or "")
 
 
 class MetricValue(Strict):

@@ -48,6 +48,7 @@ from .records import (
     PairExample,
     RunConfig,
     RunResult,
+    failure_of,
 )
 from .rundir import DuplicateJudgment, read_run
 from .scoring import rederive_record, score
@@ -58,7 +59,6 @@ from .verify_panel import check_panel
 
 DEFAULT_MIN_COVERAGE = 0.9
 CHECKS = ["schema", "task", "data", "coverage", "labels", "prompts", "verdicts", "metrics", "identity"]
-NOT_ATTEMPTED_PREFIX = "not attempted"
 TOLERANCE = 1e-9
 MIN_RESAMPLES = 1000  # bootstrap resamples behind an interval shown on a leaderboard
 
@@ -187,7 +187,7 @@ def _check_coverage(
         raise Rejected("coverage", f"missing sample: {_key(missing[0])}{more}")
     if result.counts.examples != len(examples):
         raise Rejected("coverage", f"results.json counts {result.counts.examples} examples; the data has {len(examples)}")
-    unattempted = sum((r.error or "").startswith(NOT_ATTEMPTED_PREFIX) for r in records)
+    unattempted = sum(failure_of(r) == "not_attempted" for r in records)
     if unattempted and not config.partial:
         raise Rejected("coverage", f"{unattempted} samples were never attempted but results.json does not mark the run partial")
 

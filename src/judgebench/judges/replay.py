@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import JudgebenchError
-from ..records import JudgeReply, JudgeRequest
+from ..records import UNRECORDED, JudgeReply, JudgeRequest
 from .base import Judge, JudgeCallError
 
 PREFIX = "replay/"
-UNRECORDED = "no recorded answer for prompt {hash}"
 
 
 def load_recordings(path: Path) -> dict[str, str]:
