@@ -428,3 +428,23 @@ def test_failed_judgments_say_why_in_a_typed_field(tmp_path):
     assert code == 1  # nothing recorded to replay: nothing answered
     replayed = read_models_jsonl(tmp_path / "replayed" / "samples.jsonl", JudgmentRecord)
     assert {r.failure for r in replayed} == {"unrecorded"} and {r.status for r in replayed} == {"FAILED"}
+
+
+def test_a_blank_provider_key_fails_before_any_call(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", "  ")
+    assert run_cli("run", "--tasks", "sciarena_eval", "--judge", "openai/gpt-4o", "--demo",
+                   "--output-path", tmp_path / "out", "--no-cache") == 2
+    assert "judge openai/gpt-4o: no credentials: OPENAI_API_KEY is set but empty" in one_error_line(capsys)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [("temperature=nan", "temperature='nan': expected a number"), ("top_p=inf", "top_p='inf': expected a number"),
+     ("api_base=http://127.0.0.1:9/v1,base_url=http://127.0.0.1:9/v1", "api_base is given twice")],
+)
+def test_judge_arguments_that_cannot_be_sent_are_refused_first(tmp_path, capsys, args, says):
+    base = "" if "api_base" in args else "api_base=http://127.0.0.1:9/v1,"
+    assert run_cli("run", "--tasks", "sciarena_eval", "--judge", "openai/x", "--judge-args", base + args, "--demo",
+                   "--output-path", tmp_path / "out") == 2
+    assert says in one_error_line(capsys)

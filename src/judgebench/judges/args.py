@@ -19,6 +19,7 @@ arguments are secrets, belong to the client, or to the runner.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -81,7 +82,10 @@ def _convert_value(name: str, value: Any) -> Any:
         if name in INT_ARGS:
             return int(text)
         if name in FLOAT_ARGS:
-            return float(text)
+            number = float(text)
+            if not math.isfinite(number):
+                raise ValueError(text)
+            return number
     except ValueError:
         kind = "an integer" if name in INT_ARGS else "a number"
         raise JudgebenchError(f"--judge-args {name}={value!r}: expected {kind}") from None
@@ -137,7 +141,9 @@ def convert_judge_args(raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, s
                         "(or use extra_headers.NAME=value)"
                     )
                 headers.update({str(k): str(v) for k, v in value.items()})
-            elif name == "base_url":
+            elif name in ("base_url", "api_base"):
+                if "api_base" in args:
+                    raise JudgebenchError("--judge-args: api_base is given twice (base_url is another name for it)")
                 args["api_base"] = value
             else:
                 args[name] = _convert_value(name, value)

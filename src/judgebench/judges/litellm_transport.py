@@ -31,6 +31,8 @@ from .call_errors import (
 # validate_environment names it). Others (bedrock, vertex_ai, azure, ...) also take
 # profiles, instance roles or tokens that cannot be checked up front: not checked.
 PREFLIGHT_PROVIDERS = {"openai", "anthropic", "gemini", "mistral", "groq", "deepseek", "xai", "openrouter"}
+# The key variable each checked provider reads: set but blank is as good as unset (litellm counts it as set).
+PROVIDER_KEY_VARIABLES = {provider: (f"{provider.upper()}_API_KEY",) for provider in PREFLIGHT_PROVIDERS}
 
 
 def import_litellm() -> Any:
@@ -130,10 +132,11 @@ def classify_litellm_error(exc: Exception, scrub: Callable[[str], str], timeout_
 
 def check_credentials(model: str) -> None:
     """Raise a one-line JudgebenchError naming the credential variable(s) a hosted
-    provider of PREFLIGHT_PROVIDERS needs when none is set."""
+    provider of PREFLIGHT_PROVIDERS needs when none is set (or it is set but blank)."""
     litellm = import_litellm()
     try:
-        if litellm.get_llm_provider(model)[1] not in PREFLIGHT_PROVIDERS:
+        provider = litellm.get_llm_provider(model)[1]
+        if provider not in PREFLIGHT_PROVIDERS:
             return
         found = litellm.validate_environment(model=model)
     except Exception:  # an unknown provider: litellm will say what it needs
@@ -143,3 +146,6 @@ def check_credentials(model: str) -> None:
         raise JudgebenchError(
             f"judge {model}: no credentials: set {' or '.join(missing)} (or pass --judge-args api_key=...)"
         )
+    blank = [name for name in PROVIDER_KEY_VARIABLES[provider] if name in os.environ and not os.environ[name].strip()]
+    if blank:
+        raise JudgebenchError(f"judge {model}: no credentials: {blank[0]} is set but empty")
