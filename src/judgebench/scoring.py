@@ -22,8 +22,9 @@ def score(
 ) -> RunResult:
     """Metrics, counts, usage and diagnostics of a run: pure functions over its records.
 
-    Intervals use the config's seed and n_resamples (the leaderboard columns of the diagnostics at
-    most 200 resamples: they are a summary, the full diagnostics are in `report`).
+    Intervals use the config's seed and n_resamples. The diagnostics stored here are the leaderboard's
+    point values (position bias, longer-preferred rate, length coefficient, Spearman), which need no
+    resampling; their intervals are in `report`.
     """
     from .diagnostics import diagnose, leaderboard_columns
     from .metrics import score_records
@@ -41,7 +42,7 @@ def score(
         seed=config.seed,
         slice_columns=tuple(spec.columns.slices),
     )
-    diagnostics = diagnose(records, both_bad=config.both_bad, n_resamples=min(config.n_resamples, 200), seed=config.seed)
+    diagnostics = diagnose(records, both_bad=config.both_bad, n_resamples=0, seed=config.seed)
     panel = None
     if config.kind == "panel":
         from .panel_stats import panel_summary
