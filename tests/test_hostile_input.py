@@ -54,6 +54,7 @@ def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
         ("--max-failures", "0", "--max-failures: must be >= 1"),
         ("--min-coverage", "1.5", "--min-coverage: must be a fraction"),
         ("--limit", "ten", "--limit: expected an integer"),
+        ("--seed", "-1", "--seed: must be >= 0"),
     ],
 )
 def test_bad_numeric_flags_are_one_line_exit_2(tmp_path, capsys, flag, value, says):

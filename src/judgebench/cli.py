@@ -45,7 +45,7 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
     p.add_argument("--limit", type=POSITIVE_INT, help="evaluate only the first N examples")
     p.add_argument("--no-swap", action="store_true", help="judge only the dataset's order (no A/B swap)")
-    p.add_argument("--seed", type=int, default=0, help="seed for random judges and bootstrap intervals")
+    p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed for random judges and bootstrap intervals")
     p.add_argument("--prompt", help="prompt template file (default: the task's)")
     p.add_argument("--dimension-mode", choices=["separate", "joint"], help="multi-dimension tasks: one call per dimension or one for all")
     p.add_argument("--both-bad", choices=["tie", "exclude"], help="how Both Bad labels are scored (default: the task's)")
