@@ -538,22 +538,7 @@ def test_cache_survives_reopen_and_ignores_bad_rows(tmp_path: Path) -> None:
 def test_cli_run_writes_no_secret_anywhere(tmp_path: Path) -> None:
     """`judgebench run` end to end with a planted key: no file it writes contains it."""
     data = tmp_path / "pairs.jsonl"
-    rows = [
-        {
-            "id": f"p{i}",
-            "question": f"Question {i}?",
-            "responseA": f"Answer A {i} (Smith et al. 2020a).",
-            "responseB": f"Answer B {i}.",
-            "modelA": "m1",
-            "modelB": "m2",
-            "vote": "AB"[i % 2],
-            "citation_a": [{"concise_authors": "Smith et al. 2020a", "title": "T"}],
-            "citation_b": [],
-            "question_type": "Conceptual Explanation",
-            "subject": "Engineering",
-        }
-        for i in range(6)
-    ]
+    rows = sci_rows(6)
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out, cache = tmp_path / "out", tmp_path / "cache"
     exe = Path(sys.executable).parent / "judgebench"

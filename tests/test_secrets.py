@@ -14,7 +14,13 @@ from helpers import sci_row, write_jsonl
 from openai_server import Behaviour, FakeOpenAIServer
 
 from judgebench.cli import main
-from judgebench.secrets import REDACTED_VALUE, is_secret_name, redact_url, redact_value, url_secrets
+from judgebench.secrets import (
+    REDACTED_VALUE,
+    is_secret_name,
+    redact_url,
+    redact_value,
+    url_secrets,
+)
 
 
 @pytest.mark.parametrize(

@@ -205,8 +205,8 @@ def test_rows_under_different_both_bad_rules_never_share_a_ranking(tmp_path):
 
 
 def test_a_second_line_for_one_judgment_is_refused_even_with_another_answer(honest, tmp_path):
-    """Duplicate judgments (example, dimension, order) never reach the metrics: coverage refuses them
-    (or the schema check, where reading a run already refuses duplicates)."""
+    """Duplicate judgments (example, dimension, order) never reach the metrics: reading the run refuses
+    them, and submit names the coverage check."""
     run = tampered(honest, tmp_path)
 
     def duplicate(rows):
@@ -216,4 +216,4 @@ def test_a_second_line_for_one_judgment_is_refused_even_with_another_answer(hone
     edit_samples(run, duplicate)
     with pytest.raises(Rejected) as info:
         validate_run(run)
-    assert info.value.check in ("coverage", "schema") and "\n" not in str(info.value)
+    assert info.value.check == "coverage" and "duplicated sample" in str(info.value) and "\n" not in str(info.value)

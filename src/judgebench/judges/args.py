@@ -24,6 +24,7 @@ import re
 from typing import Any
 
 from ..errors import JudgebenchError
+from ..secrets import is_secret_name
 
 INT_ARGS = {"max_tokens", "max_completion_tokens", "seed", "top_k", "n", "top_logprobs"}
 FLOAT_ARGS = {
@@ -60,10 +61,6 @@ RUNNER_ARGS = {
 CLIENT_ARGS = {"api_base", "api_version", "organization", "custom_llm_provider", "drop_params"}
 # where the model is served, not what it is asked: not part of the cache identity
 CONNECTION_ARGS = {"api_base", "api_version", "organization"}
-SECRET_NAME = re.compile(
-    r"(^|_)(api_?key|key|secret|password|passwd|credentials?|token|authorization|auth)$",
-    re.IGNORECASE,
-)
 _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
 _INT = re.compile(r"^[+-]?\d+$")
@@ -71,7 +68,8 @@ _FLOAT = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
 
 
 def is_secret_arg(name: str) -> bool:
-    return bool(SECRET_NAME.search(name))
+    """A secret argument (api_key, x-api-key, authToken, ...): the one rule, secrets.is_secret_name."""
+    return is_secret_name(name)
 
 
 def _convert_value(name: str, value: Any) -> Any:
