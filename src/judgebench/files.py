@@ -78,6 +78,27 @@ def read_models_jsonl(path: Path, model: type[M]) -> list[M]:
     return rows
 
 
+def read_json_objects(path: Path, label: str = "") -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line of a JSON Lines file; a line that is not a JSON
+    object is one error naming `label`, the file and the line."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise JudgebenchError(f"{label}{path}: cannot read ({exc.strerror})") from None
+    rows = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise JudgebenchError(f"{label}{path}:{number}: malformed JSON ({exc.msg}, column {exc.colno})") from None
+        if not isinstance(row, dict):
+            raise JudgebenchError(f"{label}{path}:{number}: expected a JSON object, got {type(row).__name__}")
+        rows.append((number, row))
+    return rows
+
+
 def read_model_json(path: Path, model: type[M]) -> M:
     try:
         return model.model_validate_json(path.read_text(encoding="utf-8"))

@@ -8,13 +8,13 @@ non-UTF-8 or malformed JSON Lines file. The bundled demo splits are read without
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import JudgebenchError
+from .files import read_json_objects
 from .records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
 from .tasks import Dimension, TaskSpec
 
@@ -83,8 +83,7 @@ def read_demo_rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     if path.suffix.lower() != ".jsonl":
         raise JudgebenchError(f"{path}: a demo split must be a .jsonl file")
     check_local_file(path)
-    diagnose_local_file(path)
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [row for _, row in read_json_objects(path)]
     columns = list(dict.fromkeys(key for row in rows for key in row))
     return [{column: row.get(column) for column in columns} for row in rows], columns
 
@@ -150,18 +149,8 @@ def check_local_file(path: Path) -> None:
 
 def diagnose_local_file(path: Path) -> None:
     """After `datasets` failed on a JSON Lines file: raise naming the first malformed line."""
-    if path.suffix.lower() != ".jsonl":
-        return
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise JudgebenchError(f"{path}:{number}: malformed JSON ({exc.msg}, column {exc.colno})") from None
-            if not isinstance(row, dict):
-                raise JudgebenchError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
+    if path.suffix.lower() == ".jsonl":
+        read_json_objects(path)
 
 
 def _resolve_revision(source: str, revision: str | None) -> str | None:

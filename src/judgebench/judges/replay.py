@@ -8,11 +8,11 @@ and is never answered by a guess.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from ..errors import JudgebenchError
+from ..files import read_json_objects
 from ..records import UNRECORDED, JudgeReply, JudgeRequest
 from .base import Judge, JudgeCallError
 
@@ -23,19 +23,9 @@ def load_recordings(path: Path) -> dict[str, str]:
     """prompt_hash -> raw answer; lines without an answer (failed calls) are skipped; the first answer wins."""
     if path.is_dir():
         path = path / "samples.jsonl"
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise JudgebenchError(f"replay recordings {path}: cannot read ({exc.strerror})") from None
     answers: dict[str, str] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise JudgebenchError(f"replay recordings {path}:{number}: not JSON ({exc.msg})") from None
-        if not isinstance(row, dict) or not isinstance(row.get("prompt_hash"), str):
+    for number, row in read_json_objects(path, label="replay recordings "):
+        if not isinstance(row.get("prompt_hash"), str):
             raise JudgebenchError(f"replay recordings {path}:{number}: field 'prompt_hash' is missing")
         if isinstance(row.get("raw"), str):
             answers.setdefault(row["prompt_hash"], row["raw"])
