@@ -68,3 +68,10 @@ def test_csv_with_an_unknown_column_is_refused(tmp_path: Path) -> None:
     path.write_text("pair_id,annotator,choice,score\np1,u1,A,3\n")
     with pytest.raises(JudgebenchError, match="unknown columns"):
         read_votes(path)
+
+
+def test_a_votes_file_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "votes.jsonl"
+    path.write_bytes(b'{"pair_id": "p\xff", "annotator": "u", "choice": "A"}\n')
+    with pytest.raises(JudgebenchError, match="votes.jsonl: not UTF-8 text"):
+        read_votes(path)

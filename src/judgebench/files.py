@@ -61,13 +61,20 @@ def write_models_jsonl(path: Path, models: Iterable[BaseModel]) -> None:
     write_atomic(path, "".join(m.model_dump_json() + "\n" for m in models))
 
 
+def read_text(path: Path, label: str = "") -> str:
+    """A UTF-8 text file's contents; unreadable or non-UTF-8 is one error naming `label` and the file."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise JudgebenchError(f"{label}{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise JudgebenchError(f"{label}{path}: not UTF-8 text (byte {exc.start})") from None
+
+
 def read_models_jsonl(path: Path, model: type[M]) -> list[M]:
     """Read a JSONL of pydantic models; a bad line is an error naming file, line and field."""
     rows: list[M] = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise JudgebenchError(f"{path}: cannot read ({exc.strerror})") from None
+    lines = read_text(path).splitlines()
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -81,10 +88,7 @@ def read_models_jsonl(path: Path, model: type[M]) -> list[M]:
 def read_json_objects(path: Path, label: str = "") -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line of a JSON Lines file; a line that is not a JSON
     object is one error naming `label`, the file and the line."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise JudgebenchError(f"{label}{path}: cannot read ({exc.strerror})") from None
+    lines = read_text(path, label).splitlines()
     rows = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -100,10 +104,9 @@ def read_json_objects(path: Path, label: str = "") -> list[tuple[int, dict[str, 
 
 
 def read_model_json(path: Path, model: type[M]) -> M:
+    text = read_text(path)
     try:
-        return model.model_validate_json(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise JudgebenchError(f"{path}: cannot read ({exc.strerror})") from None
+        return model.model_validate_json(text)
     except ValidationError as exc:
         raise JudgebenchError(f"{path}: {describe_validation_error(exc)}") from None
 

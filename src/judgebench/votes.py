@@ -79,10 +79,7 @@ def read_votes(path: Path) -> list[Vote]:
     if path.suffix == ".csv":
         rows = _csv_rows(path)
     else:
-        try:
-            rows = read_json_objects(path, "votes file ")
-        except UnicodeDecodeError:
-            raise JudgebenchError(f"votes file {path}: not UTF-8 text") from None
+        rows = read_json_objects(path, "votes file ")
     votes = []
     for line, row in rows:
         try:
