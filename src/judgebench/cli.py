@@ -347,6 +347,7 @@ PARSERS: list[Callable[[Any], None]] = [
     _add_compare_parser,
     _add_export_parser,
     _add_panel_parser,
+    lambda sub: __import__("judgebench.rubric.cli", fromlist=["add_parser"]).add_parser(sub),  # rubric judges (issue 14)
 ]
 
 
