@@ -119,3 +119,11 @@ def test_a_rubric_task_given_to_the_pairwise_run_points_to_the_rubric_command(tm
     code = main(["run", "--tasks", str(Path(get_rubric_task("rubric_demo").source_file)), "--judge", "builtin/longer",
                  "--output-path", str(tmp_path / "o")])
     assert code == 2 and "judgebench rubric run" in capsys.readouterr().err
+
+
+def test_published_rubric_tables_are_rebuilt_by_code(tmp_path):
+    from judgebench.rubric.verify import rebuild
+
+    board = Path(__file__).resolve().parents[1] / "leaderboards"
+    written = rebuild(board, tmp_path)
+    assert written and all((board / "rubric" / p.name).read_text() == p.read_text() for p in written)

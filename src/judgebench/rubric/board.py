@@ -56,7 +56,7 @@ def row_of(result: RubricResult) -> dict[str, Any]:
         "pearson": _value(result, "item", "pearson") if _value(result, "item", "pearson") is not None
         else _value(result, "total", "pearson"),
         "bias_total": _value(result, "total", "bias"),
-        "over_credit_total": _value(result, "total", "over_credit"),
+        "over_credit_total": None if _value(result, "total", "over_credit") is None else int(_value(result, "total", "over_credit")),
         "system_max_diff": None if system.max_abs_difference is None else round(system.max_abs_difference, 4),
         "system_pass": {True: "pass", False: f"fail ({system.worst_pair})", None: ""}[system.passed],
         "coverage": round(result.counts.coverage, 4),

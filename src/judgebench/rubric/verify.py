@@ -126,6 +126,7 @@ def submit_rubric(run_dir: Path, board_dir: Path, include_paths: list[Path], dat
     return rebuild(board_dir)
 
 
-def rebuild(board_dir: Path) -> list[Path]:
+def rebuild(board_dir: Path, output_dir: Path | None = None) -> list[Path]:
+    """The rubric tables (default BOARD/rubric/) rebuilt from every stored rubric entry."""
     results = [read_rubric_run(p.parent)[0] for p in sorted((board_dir / ENTRIES).glob(f"*/*/{RESULTS_FILE}"))]
-    return write_tables(leaderboard_rows(results), board_dir / "rubric")
+    return write_tables(leaderboard_rows(results), output_dir or board_dir / "rubric")
