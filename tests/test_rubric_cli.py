@@ -127,3 +127,13 @@ def test_published_rubric_tables_are_rebuilt_by_code(tmp_path):
     board = Path(__file__).resolve().parents[1] / "leaderboards"
     written = rebuild(board, tmp_path)
     assert written and all((board / "rubric" / p.name).read_text() == p.read_text() for p in written)
+
+
+def test_the_documented_worked_example_gives_the_hand_computed_figure(tmp_path, capsys):
+    example = Path(__file__).resolve().parents[1] / "docs" / "examples" / "rubric"
+    assert main(["rubric", "run", "--task", "lab_quiz", "--include-path", str(example), "--judge",
+                 "builtin/full-credit", "--output-path", str(tmp_path / "o"), "--quiet", "--bootstrap", "0"]) == 0
+    result, _ = read_rubric_run(tmp_path / "o")
+    # |max - expert| / max per item: a1 0, 0; a2 1, 1; a3 .5, .5; a4 0, 0; a5 .5, 1; a6 (no answer) 0, 0 -> 4.5 / 12
+    assert result.metrics["item"]["normalized_mae"].value == pytest.approx(4.5 / 12)
+    assert result.counts.no_answer == 1
