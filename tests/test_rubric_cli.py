@@ -137,3 +137,18 @@ def test_the_documented_worked_example_gives_the_hand_computed_figure(tmp_path, 
     # |max - expert| / max per item: a1 0, 0; a2 1, 1; a3 .5, .5; a4 0, 0; a5 .5, 1; a6 (no answer) 0, 0 -> 4.5 / 12
     assert result.metrics["item"]["normalized_mae"].value == pytest.approx(4.5 / 12)
     assert result.counts.no_answer == 1
+
+
+@pytest.mark.parametrize(("field", "value", "check"), [("task", "../rubric/rubric_demo", "task"), ("judge", "..", "judge")])
+def test_submit_refuses_names_that_would_leave_the_board(full_credit, tmp_path, field, value, check):
+    from judgebench.rubric.verify import submit_rubric
+
+    copy = tampered(full_credit, tmp_path, lambda lines: [line.update({field: value}) for line in lines])
+    data = json.loads((copy / "results.json").read_text())
+    data["config"][field] = value
+    data["config"]["judge"] = data["config"]["judge"] if field == "task" else value
+    (copy / "results.json").write_text(json.dumps(data))
+    with pytest.raises(Rejected) as caught:
+        submit_rubric(copy, tmp_path / "board", [])
+    assert caught.value.check == check
+    assert not (tmp_path / "board").exists()

@@ -8,6 +8,7 @@ demo data show `demo` in the dataset column.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import re
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..catalogue import RUBRIC_HEADLINE
+from ..catalogue import RUBRIC_BY_NAME, RUBRIC_HEADLINE
 from ..errors import JudgebenchError
 from ..files import is_inside, write_atomic
 from ..paired import PairedTest, paired_bootstrap_ci, paired_test
@@ -68,12 +69,15 @@ def row_of(result: RubricResult) -> dict[str, Any]:
 
 
 def leaderboard_rows(results: list[RubricResult]) -> dict[str, list[dict[str, Any]]]:
-    """Task -> rows, ranked by the headline (lower is better; a run with no value goes last)."""
+    """Task -> rows, real data before demo, ranked by the headline in its catalogue direction (lower is
+    better for normalized MAE); a run with no value goes last."""
+    sign = 1 if RUBRIC_BY_NAME[RUBRIC_HEADLINE].higher_is_better is False else -1
     tables: dict[str, list[dict[str, Any]]] = {}
     for result in results:
         tables.setdefault(result.config.task, []).append(row_of(result))
     for rows in tables.values():
-        rows.sort(key=lambda r: (r["dataset"] == "demo", r["normalized_mae"] is None, r["normalized_mae"] or 0, r["judge"]))
+        rows.sort(key=lambda r: (r["dataset"] == "demo", r["normalized_mae"] is None,
+                                 sign * (r["normalized_mae"] or 0), r["judge"]))
         for rank, row in enumerate(rows, start=1):
             row["rank"] = rank
     return tables
@@ -98,12 +102,25 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
     return out.getvalue()
 
 
+def to_html(task: str, rows: list[dict[str, Any]]) -> str:
+    """A static page: one table, every cell escaped."""
+
+    def cell(value: Any) -> str:
+        return html.escape("" if value is None else str(value))
+
+    head = "".join(f"<th>{cell(c)}</th>" for c in COLUMNS)
+    body = "".join("<tr>" + "".join(f"<td>{cell(row.get(c))}</td>" for c in COLUMNS) + "</tr>\n" for row in rows)
+    return (f"<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Rubric leaderboard: {cell(task)}</title>"
+            f"</head><body><h1>Rubric leaderboard: {cell(task)}</h1><p>Headline: item-level normalized MAE "
+            f"(lower is better).</p>\n<table border=\"1\"><tr>{head}</tr>\n{body}</table></body></html>\n")
+
+
 def write_tables(tables: dict[str, list[dict[str, Any]]], output_dir: Path) -> list[Path]:
     written = []
     for task, rows in sorted(tables.items()):
         if not _SAFE.match(task):
             raise JudgebenchError(f"task name {task!r} cannot be a file name")
-        for suffix, text in ((".md", to_markdown(task, rows)), (".csv", to_csv(rows)),
+        for suffix, text in ((".md", to_markdown(task, rows)), (".csv", to_csv(rows)), (".html", to_html(task, rows)),
                              (".json", json.dumps(rows, indent=2, ensure_ascii=False) + "\n")):
             path = output_dir / f"{task}{suffix}"
             if not is_inside(path, output_dir):

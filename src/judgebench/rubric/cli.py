@@ -26,6 +26,9 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("rubric", help="rubric judges: grade answers against a rubric, calibrated against experts")
     rsub = p.add_subparsers(dest="rubric_command", required=True, parser_class=type(p))
     _add_run(rsub)
+    t = rsub.add_parser("tasks", help="list the rubric tasks")
+    t.add_argument("--include-path", type=PATH, action="append", default=[])
+    t.set_defaults(handler=cmd_tasks)
     s = rsub.add_parser("score", help="re-score a rubric run from its samples (no judge calls)")
     s.add_argument("run_dir", type=PATH)
     s.add_argument("--bootstrap", type=NON_NEGATIVE_INT, help="bootstrap resamples (default: the run's own)")
@@ -122,6 +125,15 @@ def _print_summary(result: Any) -> None:
           f"failed {c.failed}; replies {c.calls}")
     if result.repeat_agreement:
         print(f"repeats: {result.repeat_agreement}")
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    from .spec import load_rubric_task_file, rubric_task_files
+
+    for name, path in sorted(rubric_task_files(args.include_path).items()):
+        spec = load_rubric_task_file(path)
+        print(f"{name}\tv{spec.version}\tdata {spec.dataset.path}\tdemo {'yes' if spec.demo else 'no'}\t{path}")
+    return 0
 
 
 def cmd_score(args: argparse.Namespace) -> int:

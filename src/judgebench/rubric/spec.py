@@ -111,18 +111,24 @@ def load_rubric_task_file(path: Path) -> RubricTaskSpec:
     return spec.model_copy(update={"source_file": str(path)})
 
 
-def get_rubric_task(name: str, include_paths: Iterable[Path] = ()) -> RubricTaskSpec:
-    """A rubric task by name (tasks/rubric/ or an --include-path folder) or by its YAML path."""
+def rubric_task_files(include_paths: Iterable[Path] = ()) -> dict[str, Path]:
+    """Rubric task name -> YAML; --include-path folders override the bundled tasks/rubric/."""
     found: dict[str, Path] = {}
     for folder in [rubric_tasks_dir(), *include_paths]:
         if not Path(folder).is_dir():
             raise JudgebenchError(f"--include-path {folder}: not a directory")
         for path in sorted(Path(folder).glob("*.yaml")) + sorted(Path(folder).glob("*.yml")):
             found[path.stem] = path
+    return found
+
+
+def get_rubric_task(name: str, include_paths: Iterable[Path] = (), *, allow_path: bool = True) -> RubricTaskSpec:
+    """A rubric task by name (tasks/rubric/ or an --include-path folder) or, with allow_path, its YAML path."""
+    found = rubric_task_files(include_paths)
     path = found.get(name)
     if path is None:
         candidate = Path(name)
-        if candidate.suffix in (".yaml", ".yml") and candidate.is_file():
+        if allow_path and candidate.suffix in (".yaml", ".yml") and candidate.is_file():
             return load_rubric_task_file(candidate)
         hint = difflib.get_close_matches(name, list(found), n=1)
         suggestion = f"; did you mean '{hint[0]}'?" if hint else ""

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 import shutil
 from pathlib import Path
 
 from ..errors import JudgebenchError, Rejected
 from ..files import is_inside
+from ..prompts import PromptTemplate
 from ..records import JudgeRequest
 from ..rundir import RESULTS_FILE, SAMPLES_FILE
 from .board import leaderboard_rows, write_tables
 from .judges import BUILTINS, make_rubric_judge
 from .judging import plan_rubric_requests
-from .records import RubricRecord, RubricResult
+from .records import GradedResponse, RubricRecord, RubricResult
 from .run import read_rubric_run, score_records
 from .spec import (
     RubricTaskSpec,
@@ -33,13 +35,16 @@ from .spec import (
 from .validate import Accepted, validate_reply
 
 ENTRIES = "rubric-entries"
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def verify_rubric_run(run_dir: Path, include_paths: list[Path], dataset_path: str | None = None,
                       min_coverage: float = 0.0) -> tuple[RubricResult, list[RubricRecord]]:
     result, records = read_rubric_run(run_dir)
     config = result.config
-    spec = get_rubric_task(config.task, include_paths)
+    if not SAFE_NAME.match(config.task):
+        raise Rejected("task", f"task name {config.task!r} is not an installed task's name")
+    spec = get_rubric_task(config.task, include_paths, allow_path=False)
     if config.limit is not None:
         raise Rejected("subset", f"run used --limit {config.limit}; submit complete runs")
     path = data_path(spec, demo=config.demo, dataset_path=dataset_path)
@@ -66,7 +71,7 @@ def verify_rubric_run(run_dir: Path, include_paths: list[Path], dataset_path: st
     return result, records
 
 
-def _check_record(record: RubricRecord, resp, spec: RubricTaskSpec, reask: int) -> None:
+def _check_record(record: RubricRecord, resp: GradedResponse, spec: RubricTaskSpec, reask: int) -> None:
     where = f"response {resp.id} repeat {record.repeat}"
     facts = (record.rubric, record.expert_items, record.expert_total, record.model, record.group, record.exam, record.slices)
     if facts != (resp.rubric, resp.expert_items, resp.expert_total, resp.model, resp.group, resp.exam, resp.slices):
@@ -94,7 +99,8 @@ def _check_record(record: RubricRecord, resp, spec: RubricTaskSpec, reask: int) 
         raise Rejected("reparse", f"{where}: INVALID but its last reply passes validation")
 
 
-def _rerun_builtin(spec, responses, template, repeats: int, judge_id: str, by_key) -> None:
+def _rerun_builtin(spec: RubricTaskSpec, responses: list[GradedResponse], template: PromptTemplate, repeats: int,
+                   judge_id: str, by_key: dict[tuple[str, int], RubricRecord]) -> None:
     requests, targets = plan_rubric_requests(spec, responses, template, repeats)
     judge = make_rubric_judge(judge_id, {})
 
@@ -117,6 +123,8 @@ def submit_rubric(run_dir: Path, board_dir: Path, include_paths: list[Path], dat
     """Verify, store under BOARD/rubric-entries/<task>/<judge>, rebuild BOARD/rubric/<task>.* tables."""
     result, _ = verify_rubric_run(run_dir, include_paths, dataset_path, min_coverage)
     name = result.config.judge.replace("/", "__") + ("__demo" if result.config.demo else "")
+    if not SAFE_NAME.match(name) or ".." in name:
+        raise Rejected("judge", f"judge id {result.config.judge!r} cannot name an entry (letters, digits, . _ - /)")
     entry = board_dir / ENTRIES / result.config.task / name
     if not is_inside(entry, board_dir):
         raise JudgebenchError(f"{entry}: outside --leaderboard-dir {board_dir}")
