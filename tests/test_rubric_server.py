@@ -14,6 +14,7 @@ from scipy import stats
 
 from judgebench.calls import RunnerOptions
 from judgebench.cli import main
+from judgebench.errors import JudgebenchError
 from judgebench.rubric.run import RubricRunRequest, read_rubric_run, run_rubric
 
 TASK_YAML = """\
@@ -164,3 +165,23 @@ def test_bad_task_yaml_and_bad_rows_are_one_line_errors(tmp_path, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
     assert "graded.jsonl:3" in err and "outside [0, 2]" in err and len(err.splitlines()) == 1
+
+
+def test_other_layouts_map_from_yaml_alone(tmp_path):
+    """A CSV file with JSON cells, rubric items under other key names, expert scores as a list."""
+    from judgebench.rubric.spec import get_rubric_task, load_responses
+
+    (tmp_path / "csv_task.yaml").write_text(
+        "kind: rubric\nname: csv_task\nversion: '1'\ndataset: {path: d.csv}\n"
+        "columns: {id: id, question: q, response: a, model: m, rubric: scheme, expert_items: marks,\n"
+        "          rubric_keys: {id: key, max: points}}\n", encoding="utf-8")
+    scheme = json.dumps([{"key": "x", "points": 2}, {"key": "y", "points": 1}]).replace('"', '""')
+    (tmp_path / "d.csv").write_text(f'id,q,a,m,scheme,marks\n007,Q,"1.5",m1,"{scheme}","[1.5, 0]"\n', encoding="utf-8")
+    spec = get_rubric_task("csv_task", [tmp_path])
+    [response] = load_responses(spec, tmp_path / "d.csv")
+    assert (response.id, response.response) == ("007", "1.5")  # text cells stay text
+    assert [(c.id, c.max) for c in response.rubric] == [("x", 2.0), ("y", 1.0)]
+    assert response.expert_items == {"x": 1.5, "y": 0.0} and response.expert_total == 1.5
+    (tmp_path / "d.csv").write_text(f'id,q,a,m,scheme,marks\n1,Q,A,m1,"{scheme}","[1.5, two]"\n', encoding="utf-8")
+    with pytest.raises(JudgebenchError, match=r"d.csv:2: column 'marks'"):
+        load_responses(spec, tmp_path / "d.csv")

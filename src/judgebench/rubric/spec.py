@@ -41,6 +41,7 @@ class RubricColumns(Strict):
     group: str | None = None  # problem id: totals and bootstrap clusters
     exam: str | None = None  # system level (model x exam)
     slices: list[str] = Field(default_factory=list)
+    rubric_keys: dict[Literal["id", "criterion", "max"], str] = Field(default_factory=dict)  # e.g. {max: points}
 
     @model_validator(mode="after")
     def _enough(self) -> RubricColumns:
@@ -153,7 +154,8 @@ def load_responses(spec: RubricTaskSpec, path: Path, limit: int | None = None) -
     """The graded responses of a data file; a bad row is one error naming file, row and field."""
     if not path.is_file():
         raise JudgebenchError(f"{path}: data file not found (task {spec.name})")
-    rows = _read_rows(path)
+    c = spec.columns
+    rows = _read_rows(path, {name for name in (c.rubric, c.max_score, c.expert_items, c.expert_total) if name})
     if not rows:
         raise JudgebenchError(f"{path}: no rows")
     responses: list[GradedResponse] = []
@@ -172,7 +174,7 @@ def fingerprint(responses: list[GradedResponse]) -> str:
     return hashlib.sha256(data.encode()).hexdigest()
 
 
-def _read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+def _read_rows(path: Path, structured: set[str]) -> list[tuple[int, dict[str, Any]]]:
     if path.suffix == ".json":
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -181,9 +183,34 @@ def _read_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
             raise JudgebenchError(f"{path}: a .json data file must be an array of objects")
         return list(enumerate(data, start=1))
+    if path.suffix == ".csv":
+        return _read_csv(path, structured)
     if path.suffix != ".jsonl":
-        raise JudgebenchError(f"{path}: rubric data must be a .jsonl or .json file")
+        raise JudgebenchError(f"{path}: rubric data must be a .jsonl, .json or .csv file")
     return read_json_objects(path)
+
+
+def _read_csv(path: Path, structured: set[str]) -> list[tuple[int, dict[str, Any]]]:
+    """CSV rows; the cells of the `structured` columns (rubric, maxima, expert scores) are JSON text
+    (a number, a list, an object); other cells stay text. Row numbers are file lines (header: line 1)."""
+    import csv
+
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise JudgebenchError(f"{path}: cannot read CSV ({exc})") from None
+    return [(number, {key: _cell(value) if key in structured else value for key, value in row.items() if key is not None})
+            for number, row in enumerate(rows, start=2)]
+
+
+def _cell(value: str | None) -> Any:
+    if value is None:
+        return None
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value  # then refused as not a number / not a list, naming the row
 
 
 def _field(row: dict[str, Any], column: str | None, where: str, *, required: bool = True) -> Any:
@@ -220,12 +247,19 @@ def _rubric(columns: RubricColumns, row: dict[str, Any], where: str) -> list[Cri
             raise JudgebenchError(f"{where}: column '{columns.max_score}' must be > 0, got {top:g}")
         return [Criterion(id=TOTAL, criterion="the whole answer", max=top)]
     items = _field(row, columns.rubric, where)
-    if not isinstance(items, list) or not items:
-        raise JudgebenchError(f"{where}: column '{columns.rubric}' must be a non-empty list of rubric items")
-    try:
-        rubric = [Criterion.model_validate(item) for item in items]
-    except ValidationError as exc:
-        raise JudgebenchError(f"{where}: column '{columns.rubric}': {describe_validation_error(exc, Criterion)}") from None
+    if not isinstance(items, list) or not items or not all(isinstance(item, dict) for item in items):
+        raise JudgebenchError(f"{where}: column '{columns.rubric}' must be a non-empty list of rubric items (objects)")
+    keys = {"id": "id", "criterion": "criterion", "max": "max", **columns.rubric_keys}
+    rubric = []
+    for number, item in enumerate(items, start=1):
+        if keys["id"] not in item or keys["max"] not in item:
+            raise JudgebenchError(f"{where}: column '{columns.rubric}' item {number}: needs keys '{keys['id']}' and '{keys['max']}'")
+        top = _number(item[keys["max"]], where, f"column '{columns.rubric}' item {number} maximum")
+        if top <= 0:
+            raise JudgebenchError(f"{where}: column '{columns.rubric}' item {number}: maximum must be > 0, got {top:g}")
+        criterion = item.get(keys["criterion"], "")
+        rubric.append(Criterion(id=_text(item[keys["id"]], where, f"{columns.rubric}.{keys['id']}"), max=top,
+                                criterion=_text(criterion, where, f"{columns.rubric}.{keys['criterion']}")))
     ids = [c.id for c in rubric]
     if len(set(ids)) != len(ids):
         raise JudgebenchError(f"{where}: column '{columns.rubric}': rubric item ids repeat")
@@ -236,6 +270,8 @@ def _expert(columns: RubricColumns, row: dict[str, Any], rubric: list[Criterion]
     items = None
     if columns.expert_items is not None:
         value = _field(row, columns.expert_items, where)
+        if isinstance(value, list) and len(value) == len(rubric):  # scores in the rubric's order
+            value = {c.id: v for c, v in zip(rubric, value, strict=True)}
         if not isinstance(value, dict) or set(value) != {c.id for c in rubric}:
             raise JudgebenchError(f"{where}: column '{columns.expert_items}' must give one score per rubric item ({', '.join(c.id for c in rubric)})")
         items = {}
