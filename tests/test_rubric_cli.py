@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from judgebench.cli import main
-from judgebench.errors import Rejected
+from judgebench.errors import JudgebenchError, Rejected
 from judgebench.rubric.run import read_rubric_run
 from judgebench.rubric.spec import data_path, get_rubric_task, load_responses
 from judgebench.rubric.verify import verify_rubric_run
@@ -152,3 +152,15 @@ def test_submit_refuses_names_that_would_leave_the_board(full_credit, tmp_path, 
         submit_rubric(copy, tmp_path / "board", [])
     assert caught.value.check == check
     assert not (tmp_path / "board").exists()
+
+
+def test_agree_of_a_run_with_itself_is_perfect_and_different_data_is_refused(full_credit, tmp_path, capsys):
+    from judgebench.rubric.board import judge_agreement
+
+    run = read_rubric_run(full_credit)
+    rows = judge_agreement([run, run])
+    assert rows[0]["items"] == 135 and rows[0]["normalized_mae"] == 0.0 and rows[0]["exact_item_agreement"] == 1.0
+    other = (run[0].model_copy(update={"config": run[0].config.model_copy(update={"fingerprint": "x"})}), run[1])
+    with pytest.raises(JudgebenchError, match="fingerprint"):
+        judge_agreement([run, other])
+    assert main(["rubric", "agree", str(full_credit)]) == 2

@@ -169,3 +169,20 @@ def compare_rubric(base: tuple[RubricResult, list[RubricRecord]], cand: tuple[Ru
         baseline_error=float(xb.mean()), candidate_error=float(xc.mean()), difference=float((xc - xb).mean()),
         ci=paired_bootstrap_ci(xc - xb, seed=seed), test=paired_test(xb, xc, seed=seed), judges=judges,
     )
+
+
+def judge_agreement(runs: list[tuple[RubricResult, list[RubricRecord]]]) -> list[dict[str, Any]]:
+    """Every pair of judges (repeat 0, items both scored): normalized MAE, exact agreement, correlations,
+    then their mean over pairs. The runs must share task and data fingerprint."""
+    keys = {(r.config.task, r.config.fingerprint) for r, _ in runs}
+    if len(keys) != 1:
+        raise JudgebenchError("rubric agree: the runs are of different tasks or data (task and data fingerprint must match)")
+    rows = []
+    for i in range(len(runs)):
+        for j in range(i + 1, len(runs)):
+            first = [x for x in runs[i][1] if x.repeat == 0]
+            second = [x for x in runs[j][1] if x.repeat == 0]
+            rows.append({"a": runs[i][0].config.judge, "b": runs[j][0].config.judge, **agreement(first, second)})
+    numeric = ("normalized_mae", "exact_item_agreement", "pearson", "spearman", "kendall")
+    mean = {name: float(np.mean(v)) if (v := [r[name] for r in rows if r[name] is not None]) else None for name in numeric}
+    return [*rows, {"a": "mean over pairs", "b": "", "items": None, **mean}]

@@ -46,6 +46,9 @@ def add_parser(sub: Any) -> None:
     c.add_argument("candidate", type=PATH)
     c.add_argument("--seed", type=NON_NEGATIVE_INT, default=0)
     c.set_defaults(handler=cmd_compare)
+    a = rsub.add_parser("agree", help="judge-vs-judge agreement of two or more rubric runs of one task and data")
+    a.add_argument("run_dirs", nargs="+", type=PATH)
+    a.set_defaults(handler=cmd_agree)
     sb = rsub.add_parser("submit", help="verify a rubric run from its raw replies and add it to a leaderboard")
     sb.add_argument("run_dir", type=PATH)
     sb.add_argument("--leaderboard-dir", type=PATH, default=Path("leaderboards"))
@@ -175,6 +178,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(f"paired test ({t.name}, unit = rubric item): {t.n} items changed, candidate error higher on {t.rose}, "
               f"lower on {t.fell}; p = {t.p:.4g}")
     print(f"judge vs judge: {cmp.judges}")
+    return 0
+
+
+def cmd_agree(args: argparse.Namespace) -> int:
+    from .board import judge_agreement
+    from .run import read_rubric_run
+
+    if len(args.run_dirs) < 2:
+        raise JudgebenchError("rubric agree: give two or more run directories")
+    for row in judge_agreement([read_rubric_run(d) for d in args.run_dirs]):
+        print("\t".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
     return 0
 
 
