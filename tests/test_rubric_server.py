@@ -185,3 +185,16 @@ def test_other_layouts_map_from_yaml_alone(tmp_path):
     (tmp_path / "d.csv").write_text(f'id,q,a,m,scheme,marks\n1,Q,A,m1,"{scheme}","[1.5, two]"\n', encoding="utf-8")
     with pytest.raises(JudgebenchError, match=r"d.csv:2: column 'marks'"):
         load_responses(spec, tmp_path / "d.csv")
+
+
+def test_a_run_that_grades_nothing_exits_1_and_says_why_with_every_call_accounted(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("JUDGEBENCH_CALL_WORKER", "0")
+    folder = write_task(tmp_path / "tasks")
+    with FakeOpenAIServer(Behaviour(status=500)) as server:
+        code = main(["rubric", "run", "--task", "my_graded", "--include-path", str(folder), "--judge", "openai/down",
+                     "--judge-args", f"api_base={server.api_base},api_key=sk-t", "--output-path", str(tmp_path / "o"),
+                     "--quiet", "--max-retries", "0", "--no-cache"])
+    assert code == 1 and "no response was graded by the judge" in capsys.readouterr().out
+    result, records = read_rubric_run(tmp_path / "o")  # results written all the same
+    assert (result.counts.failed, result.counts.no_answer) == (7, 1)
+    assert all(r.error for r in records if r.status == "FAILED")
