@@ -57,3 +57,12 @@ def test_total_tolerance_and_evidence_are_configurable():
     assert isinstance(validate_reply(close, RUBRIC, tolerance=0.0), str)
     bare = reply([{"id": "a", "score": 1.5}, {"id": "b", "score": 0}], 1.5)
     assert isinstance(validate_reply(bare, RUBRIC, evidence_required=False), Accepted)
+
+
+def test_integer_item_ids_match_text_ids_but_scores_are_never_converted():
+    numbered = [Criterion(id="1", max=1.0), Criterion(id="2", max=1.0)]
+    ok = reply([{"id": 1, "score": 1, "evidence": "x"}, {"id": "2", "score": 0}], 1)
+    assert validate_reply(ok, numbered) == Accepted({"1": 1.0, "2": 0.0}, 1.0)
+    twice = reply([{"id": 1, "score": 1, "evidence": "x"}, {"id": "1", "score": 0}], 1)
+    assert validate_reply(twice, numbered) == "item '1' given twice"
+    assert "not an object with an 'id'" in validate_reply(reply([{"id": True, "score": 0}], 0), numbered)

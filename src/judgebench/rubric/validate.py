@@ -39,11 +39,14 @@ def validate_reply(
         return "no 'sub_scores' list"
     by_id: dict[str, dict[str, Any]] = {}
     for entry in items:
-        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
-            return "a 'sub_scores' entry is not an object with a text 'id'"
-        if entry["id"] in by_id:
-            return f"item '{entry['id']}' given twice"
-        by_id[entry["id"]] = entry
+        item_id = entry.get("id") if isinstance(entry, dict) else None
+        if isinstance(item_id, int) and not isinstance(item_id, bool):  # rubric ids "1", "2" may come back as numbers
+            item_id = str(item_id)
+        if not isinstance(item_id, str):
+            return "a 'sub_scores' entry is not an object with an 'id'"
+        if item_id in by_id:
+            return f"item '{item_id}' given twice"
+        by_id[item_id] = entry
     known = {c.id for c in rubric}
     extra = [i for i in by_id if i not in known]
     if extra:
