@@ -19,6 +19,12 @@ os.environ.setdefault("JUDGEBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="judgebenc
 # everything. Kept here, in one list, so the test files need no edits; a test checks every name exists.
 SLOW_TESTS = frozenset(
     {
+        # rubric judges (issue 14): runs against the local server
+        "test_each_broken_rule_is_rejected_then_reasked_and_every_attempt_is_kept",
+        "test_a_reply_that_stays_out_of_range_is_rejected_after_every_reask_never_clamped",
+        "test_every_calibration_figure_matches_an_independent_computation",
+        "test_rubric_demo_baselines_run_score_report_leaderboard_and_submit",
+        "test_a_run_that_grades_nothing_exits_1_and_says_why_with_every_call_accounted",
         "test_api_matches_the_run_directory",
         "test_baseline_rows_equal_builtin_runs_on_a_set_with_ties",
         "test_batch_line_error_is_failed_and_malformed_is_invalid",

@@ -733,6 +733,22 @@ def verdict_parses(request: Any, text: str) -> bool:
     return len(found) == 1
 
 
+def scripted_by_marker(script: dict[str, Sequence[str]], default: str = "") -> Callable[[list[dict[str, Any]]], str]:
+    """An `answer` callable (thread mode) for multi-turn re-asks: the prompt whose first user message
+    contains a marker (a key of `script`) gets script[marker][n] on its n-th ask, where n counts the
+    assistant turns already in the messages (a re-ask resends them); the last entry repeats."""
+
+    def answer(messages: list[dict[str, Any]]) -> str:
+        first_user = next((m.get("content", "") for m in messages if m.get("role") == "user"), "")
+        asked = sum(m.get("role") == "assistant" for m in messages)
+        for marker, replies in script.items():
+            if marker in str(first_user):
+                return replies[min(asked, len(replies) - 1)]
+        return default
+
+    return answer
+
+
 def main(argv: list[str] | None = None) -> None:
     """Serve until killed: `python openai_server.py --config JSON`; prints 'PORT n'."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

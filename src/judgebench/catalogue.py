@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Unit = Literal["share", "coefficient"]  # share: a fraction in results.json, a percentage in tables
+Unit = Literal["share", "coefficient", "points", "count"]  # share: a fraction in results.json, a percentage in tables
 Credit = Literal["exact", "soft", "none"]
 
 
@@ -72,6 +72,26 @@ METRICS: tuple[Metric, ...] = (
     Metric("invalid_rate", "Share of judgments whose answer did not parse", higher_is_better=False),
     Metric("failed_rate", "Share of judgments whose call failed after retries", higher_is_better=False),
 )
+
+# Rubric judges (judgebench.rubric): calibration against expert scores, per level (item / total).
+# Kept apart from METRICS so pairwise tables, headlines and cards are unchanged.
+RUBRIC_METRICS: tuple[Metric, ...] = (
+    Metric("normalized_mae", "Mean |judge - expert| / the item's (or total's) maximum points", higher_is_better=False,
+           headline=True, leaderboard=True, per_slice=True),
+    Metric("mae", "Mean |judge - expert| in points", unit="points", higher_is_better=False, leaderboard=True),
+    Metric("bias", "Mean judge - expert in points (above 0: the judge over-credits)", unit="points",
+           higher_is_better=None, leaderboard=True, per_slice=True),
+    Metric("within_k", "Share with |judge - expert| <= k points (k: the task's within_k, default 1)",
+           leaderboard=True, per_slice=True),
+    Metric("over_credit", "Count with judge >= expert + 0.5 points", unit="count", higher_is_better=False,
+           leaderboard=True),
+    Metric("pearson", "Pearson correlation of judge and expert points", unit="coefficient", leaderboard=True),
+    Metric("spearman", "Spearman rank correlation of judge and expert points", unit="coefficient"),
+    Metric("kendall", "Kendall's tau-b of judge and expert points", unit="coefficient"),
+    Metric("coverage", "Share of responses scored (answered, or a no-answer scored zero without a call)"),
+)
+RUBRIC_BY_NAME: dict[str, Metric] = {m.name: m for m in RUBRIC_METRICS}
+RUBRIC_HEADLINE = "normalized_mae"  # on the item level: lower is better
 
 BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS}
 ORDERED_NAMES: tuple[str, ...] = tuple(m.name for m in METRICS)

@@ -27,6 +27,7 @@ from .flags import (
     normalize_aliases,
     parse_judge_args,
 )
+from .rubric.cli import add_parser as add_rubric_parser
 
 EXIT_STOPPED = 1
 EXIT_USAGE = 2
@@ -347,6 +348,7 @@ PARSERS: list[Callable[[Any], None]] = [
     _add_compare_parser,
     _add_export_parser,
     _add_panel_parser,
+    add_rubric_parser,  # rubric judges (issue 14): judgebench/rubric/cli.py
 ]
 
 

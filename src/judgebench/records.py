@@ -72,6 +72,7 @@ class JudgeRequest(Strict):
     verdicts: list[Verdict]  # verdicts the judge may give
     messages: list[dict[str, str]]  # rendered chat messages
     prompt_hash: str  # sha256 of the rendered messages
+    reask_reminder: str | None = None  # the re-ask message, when not the verdict reminder (rubric tasks)
 
 
 class JudgeReply(Strict):

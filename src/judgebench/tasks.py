@@ -172,6 +172,8 @@ def load_task_file(path: Path) -> TaskSpec:
         raise JudgebenchError(f"{path}:{where} invalid YAML ({getattr(exc, 'problem', exc)})") from None
     if not isinstance(raw, dict):
         raise JudgebenchError(f"{path}: a task file must be a YAML mapping")
+    if raw.get("kind") == "rubric":  # pointwise rubric tasks: judgebench.rubric (docs/rubric.md)
+        raise JudgebenchError(f"{path}: a rubric task (kind: rubric); run it with `judgebench rubric run --task {path.stem}`")
     try:
         spec = TaskSpec.model_validate(raw)
     except ValidationError as exc:

@@ -15,7 +15,7 @@ REASK_TEMPLATE = (
 
 def reask_messages(request: JudgeRequest, texts: list[str]) -> list[dict[str, str]]:
     """The original messages followed by each unparseable answer and a reminder."""
-    reminder = REASK_TEMPLATE.format(verdicts=", ".join(request.verdicts))
+    reminder = request.reask_reminder or REASK_TEMPLATE.format(verdicts=", ".join(request.verdicts))
     messages = list(request.messages)
     for text in texts:
         messages.append({"role": "assistant", "content": text})
