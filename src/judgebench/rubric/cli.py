@@ -177,7 +177,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         t = cmp.test
         print(f"paired test ({t.name}, unit = rubric item): {t.n} items changed, candidate error higher on {t.rose}, "
               f"lower on {t.fell}; p = {t.p:.4g}")
-    print(f"judge vs judge: {cmp.judges}")
+    figures = ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in cmp.judges.items())
+    print(f"judge vs judge: {figures}")
     return 0
 
 
