@@ -19,6 +19,8 @@ os.environ.setdefault("JUDGEBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="judgebenc
 # everything. Kept here, in one list, so the test files need no edits; a test checks every name exists.
 SLOW_TESTS = frozenset(
     {
+        "test_a_larger_n_adds_only_the_new_repeats_and_temperature_0_says_so",
+        "test_a_second_multi_judge_run_is_served_from_the_shared_cache",
         "test_api_matches_the_run_directory",
         "test_baseline_rows_equal_builtin_runs_on_a_set_with_ties",
         "test_batch_line_error_is_failed_and_malformed_is_invalid",
@@ -55,6 +57,7 @@ SLOW_TESTS = frozenset(
         "test_page_renders_in_chromium",
         "test_prompt_level_400_fails_the_call_not_the_run",
         "test_random_baseline_from_demo_label_shares",
+        "test_repeats_from_a_random_server_agreement_counted_from_the_recorded_verdicts",
         "test_replay_reproduces_the_recorded_runs",
         "test_report_files_from_samples_alone",
         "test_reported_rows_rank_only_against_the_protocol_column_and_never_beside_demo_runs",
@@ -65,6 +68,7 @@ SLOW_TESTS = frozenset(
         "test_sigterm_writes_partial_results_and_counts_the_calls_sent",
         "test_style_control_recovers_planted_length_coefficient",
         "test_subset_and_smaller_runs_never_replace_an_entry",
+        "test_three_scripted_judges_their_panel_and_the_panel_rebuilt_without_a_server",
         "test_two_concurrent_runs_on_one_cache_pay_once_per_prompt",
         "test_unrelated_change_passes_the_replay_gate",
         "test_user_task_run_scores_from_its_own_copy",
