@@ -78,7 +78,7 @@ def test_repeats_from_a_random_server_agreement_counted_from_the_recorded_verdic
 
     out = tmp_path / "out"
     with FakeOpenAIServer(Behaviour(answer=coin)) as server:
-        summary = evaluate(
+        evaluate(
             "sciarena_eval", "openai/coin", output_path=out, dataset_path=str(_data(tmp_path, 6)), repeats=3,
             judge_args={"api_base": server.api_base, "api_key": "sk-test"},
             runner=RunnerOptions(progress=False, cache_dir=tmp_path / "cache"),
