@@ -174,11 +174,14 @@ def _add_panel(done: MultiSummary, aggregate: Aggregate, root: Path, base: Any) 
             f" ({len(done.not_run)} judges were not run)" if done.not_run else ""
         )
         return
-    done.panel_dir = root / PANEL_DIR
-    done.panel = build_panel(
-        [run.run_dir for run in done.runs], aggregate, done.panel_dir,
-        include_paths=base.include_paths, n_resamples=base.n_resamples,
-    )
+    try:
+        done.panel = build_panel(
+            [run.run_dir for run in done.runs], aggregate, root / PANEL_DIR,
+            include_paths=base.include_paths, n_resamples=base.n_resamples,
+        )
+        done.panel_dir = root / PANEL_DIR
+    except JudgebenchError as exc:  # e.g. two judges gave the same answers: the runs stay, the reason is told
+        done.panel_skipped = str(exc)
 
 
 def summary_json(done: MultiSummary, names: Sequence[str]) -> dict[str, Any]:
