@@ -146,3 +146,35 @@ def test_a_larger_n_adds_only_the_new_repeats_and_temperature_0_says_so(tmp_path
     assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--repeats", "0",
                  "--output-path", str(tmp_path / "x")]) == 2
     assert "--repeats" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda r: {**r, "repeat": 0}, "has repeat 0"),
+        (lambda r: {**r, "judge": "openai/other"}, "not the run's"),
+        (lambda r: {**r, "repeat": "two"}, "repeat"),
+    ],
+)
+def test_a_tampered_repeats_file_is_one_line_naming_it(tmp_path, capsys, edit, message):
+    out = tmp_path / "run"
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--limit", "3",
+                 "--repeats", "2", "--output-path", str(out), "--quiet"]) == 0
+    path = out / "repeats.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    path.write_text("".join(json.dumps(r) + "\n" for r in [edit(rows[0]), *rows[1:]]))
+    capsys.readouterr()
+    assert main(["score", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "repeats.jsonl" in err and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_judgment_twice_in_the_repeats_file_is_refused(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--limit", "3",
+                 "--repeats", "2", "--output-path", str(out), "--quiet"]) == 0
+    path = out / "repeats.jsonl"
+    first = path.read_text().splitlines()[0]
+    path.write_text(path.read_text() + first + "\n")
+    assert main(["score", str(out)]) == 2
+    assert "judgment 7 (" in capsys.readouterr().err  # 3 examples x 2 orders = 6 lines, then the copy

@@ -113,10 +113,23 @@ def read_samples(path: Path) -> list[JudgmentRecord]:
     return records
 
 
-def read_repeats(run_dir: Path) -> list[JudgmentRecord]:
-    """repeats.jsonl (repeats 1..N-1 of `run --repeats N`), or nothing when the run has none."""
+def read_repeats(run_dir: Path, task: str, judge: str) -> list[JudgmentRecord]:
+    """repeats.jsonl (repeats 1..N-1 of `run --repeats N`), or nothing when the run has none; a record of
+    repeat 0, of another task or judge, or given twice is a one-line error naming it."""
     path = run_dir / REPEATS_FILE
-    return read_models_jsonl(path, JudgmentRecord) if path.is_file() else []
+    records = read_models_jsonl(path, JudgmentRecord) if path.is_file() else []
+    seen: set[tuple[str, str, str, int]] = set()
+    for number, r in enumerate(records, start=1):
+        key = (r.example_id, r.dimension, r.order, r.repeat)
+        problem = (
+            "has repeat 0 (repeat 0 belongs in samples.jsonl)" if r.repeat < 1
+            else f"is task {r.task!r}, judge {r.judge!r}, not the run's" if (r.task, r.judge) != (task, judge)
+            else "repeats an earlier judgment" if key in seen else None
+        )
+        if problem:
+            raise JudgebenchError(f"{path}: judgment {number} ({r.example_id}/{r.dimension}/{r.order}, repeat {r.repeat}) {problem}")
+        seen.add(key)
+    return records
 
 
 def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSpec:

@@ -109,7 +109,7 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
     result = score(reparsed, config, spec, n_examples=previous.counts.examples)
     if reparsed != records:
         write_models_jsonl(run_dir / SAMPLES_FILE, reparsed)
-    repeats = read_repeats(run_dir)
+    repeats = read_repeats(run_dir, config.task, config.judge)
     if repeats:  # --repeats: the other repeats re-parsed too, and the stability figures recomputed
         from .stability import stability_summary
 
