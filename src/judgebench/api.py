@@ -94,56 +94,17 @@ def evaluate_judges(
     return run_judges(base, choices, panel=panel, on_run=on_run)
 
 
-def _run_request(
-    task: str,
-    judge: str,
-    *,
-    output_path: str | Path,
-    judge_args: dict[str, Any] | None = None,
-    demo: bool = False,
-    dataset_path: str | None = None,
-    split: str | None = None,
-    revision: str | None = None,
-    include_paths: Iterable[str | Path] = (),
-    limit: int | None = None,
-    swap: bool = True,
-    seed: int = 0,
-    prompt: str | None = None,
-    dimension_mode: Literal["separate", "joint"] | None = None,
-    both_bad: Literal["tie", "exclude"] | None = None,
-    n_resamples: int = 1000,
-    repeats: int = 1,
-    min_coverage: float | None = None,
-    log_text: bool = True,
-    runner: RunnerOptions | None = None,
-    on_warning: Callable[[str], None] | None = None,
-) -> RunRequest:
+def _run_request(**options: Any) -> RunRequest:
+    """A RunRequest from `evaluate`'s keywords (the same names as RunRequest's fields), with paths made
+    Paths and the quiet runner by default; an unknown keyword is a TypeError."""
     from .calls import RunnerOptions
     from .pipeline import RunRequest
 
-    return RunRequest(
-        task=task,
-        judge=judge,
-        output_path=Path(output_path),
-        judge_args=dict(judge_args or {}),
-        include_paths=[Path(p) for p in include_paths],
-        dataset_path=dataset_path,
-        split=split,
-        revision=revision,
-        demo=demo,
-        limit=limit,
-        swap=swap,
-        seed=seed,
-        prompt=prompt,
-        dimension_mode=dimension_mode,
-        both_bad=both_bad,
-        n_resamples=n_resamples,
-        repeats=repeats,
-        runner=runner or RunnerOptions(progress=False),
-        min_coverage=min_coverage,
-        log_text=log_text,
-        on_warning=on_warning,
-    )
+    output_path = Path(options.pop("output_path"))
+    judge_args = dict(options.pop("judge_args", None) or {})
+    include_paths = [Path(p) for p in options.pop("include_paths", ())]
+    runner = options.pop("runner", None) or RunnerOptions(progress=False)
+    return RunRequest(output_path=output_path, judge_args=judge_args, include_paths=include_paths, runner=runner, **options)
 
 
 def score_run(
