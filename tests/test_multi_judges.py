@@ -191,3 +191,15 @@ def test_panel_with_one_judge_is_skipped_with_the_reason(tmp_path, capsys):
                  "--panel", "majority", "--output-path", str(out), "--quiet"])
     assert code == 1 and "no panel: --panel needs every judge's run, and at least two judges" in capsys.readouterr().err
     assert (out / "builtin-longer" / "results.json").is_file() and not (out / "panel").exists()
+
+
+def test_a_judge_given_twice_gets_its_own_folder_and_the_panel_refuses_the_twin(tmp_path, capsys):
+    out = tmp_path / "o"
+    code = main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "4", "--judge", "builtin/longer",
+                 "--judge", "builtin/longer", "--panel", "majority", "--output-path", str(out), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 1 and "no panel: panel:" in err and "holds the same answers" in err
+    assert (out / "builtin-longer-2" / "results.json").is_file() and not (out / "panel").exists()
+    summary = json.loads((out / "judges.json").read_text())
+    assert [j["run_dir"] for j in summary["judges"]] == ["builtin-longer", "builtin-longer-2"]
+    assert "holds the same answers" in summary["panel_skipped"] and summary["panel"] is None

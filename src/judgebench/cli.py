@@ -123,11 +123,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def print_run(summary: Any) -> int:
     """A finished run's summary (and stability figures) on stdout, why it stopped on stderr; its exit code."""
-    print(format_summary(summary.result, summary.run_dir, summary.calls_made))
-    if summary.result.stability is not None:
-        from .stability import format_stability
+    from .stability import stability_lines
 
-        print("\n".join(format_stability(summary.result.stability)))
+    print("\n".join([format_summary(summary.result, summary.run_dir, summary.calls_made), *stability_lines(summary.result)]))
     if summary.stopped:
         print(f"judgebench: run stopped early: {summary.stopped} (partial results written)", file=sys.stderr)
         return EXIT_STOPPED
@@ -177,9 +175,10 @@ def _add_score_parser(sub: Any) -> None:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from .api import score_run
+    from .stability import stability_lines
 
     result = score_run(args.run_dir, include_paths=args.include_path, n_resamples=args.bootstrap)
-    print(format_summary(result, args.run_dir))
+    print("\n".join([format_summary(result, args.run_dir), *stability_lines(result)]))
     return 0
 
 

@@ -29,7 +29,13 @@ import numpy as np
 from .catalogue import metric
 from .panel_rules import ABSTAIN, aggregate_votes, vote_of
 from .panel_stats import example_scores
-from .records import JudgeRequest, JudgmentRecord, RepeatStability, swap_verdict
+from .records import (
+    JudgeRequest,
+    JudgmentRecord,
+    RepeatStability,
+    RunResult,
+    swap_verdict,
+)
 from .resampling import percentile_interval, resample_batches
 from .usage import summarize_usage
 
@@ -168,6 +174,11 @@ def _repeat_interval(per_repeat: list[float | None], seed: int, n_resamples: int
     )
     low, high = percentile_interval(means)
     return float(low), float(high)
+
+
+def stability_lines(result: RunResult) -> list[str]:
+    """A run's stability figures as text lines; none for a run without --repeats."""
+    return format_stability(result.stability) if result.stability is not None else []
 
 
 def format_stability(s: RepeatStability) -> list[str]:
