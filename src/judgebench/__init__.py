@@ -1,6 +1,6 @@
 """judgebench: meta-evaluation of LLM-as-judge against human pairwise preferences.
 
-The Python API (`evaluate`, `score_run`, `read_run`, `build_leaderboard`, `compare_runs`, `build_panel`) is in `judgebench.api`
+The Python API (`evaluate`, `evaluate_judges`, `score_run`, `read_run`, `build_leaderboard`, `compare_runs`, `build_panel`) is in `judgebench.api`
 and re-exported here; it is imported on first use so `import judgebench` stays fast.
 """
 
@@ -11,9 +11,9 @@ from typing import Any
 from .errors import JudgebenchError
 
 __version__ = "0.1.0"
-__all__ = ["JudgebenchError", "build_leaderboard", "build_panel", "compare_runs", "evaluate", "read_run", "score_run", "__version__"]
+__all__ = ["JudgebenchError", "build_leaderboard", "build_panel", "compare_runs", "evaluate", "evaluate_judges", "read_run", "score_run", "__version__"]
 
-_API = {"evaluate", "score_run", "read_run", "build_leaderboard", "compare_runs", "build_panel"}
+_API = {"evaluate", "evaluate_judges", "score_run", "read_run", "build_leaderboard", "compare_runs", "build_panel"}
 
 
 def __getattr__(name: str) -> Any:

@@ -3,6 +3,8 @@
     import judgebench
 
     run = judgebench.evaluate("sciarena_eval", "builtin/longer", output_path="out/", demo=True)
+    runs = judgebench.evaluate_judges("sciarena_eval", ["builtin/longer", "builtin/shorter", "builtin/random"],
+                                      output_path="out3/", demo=True, panel="majority")  # OUT/<judge>/, OUT/panel/
     print(run.result.metrics["overall"]["accuracy"].value)
     result = judgebench.score_run("out/")            # re-score from samples.jsonl: no calls
     result, records = judgebench.read_run("out/")    # typed results and per-judgment records
@@ -23,10 +25,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .errors import JudgebenchError
+
 if TYPE_CHECKING:
     from .calls import RunnerOptions
     from .compare import Comparison
-    from .pipeline import RunSummary
+    from .multirun import MultiSummary
+    from .pipeline import RunRequest, RunSummary
     from .records import JudgmentRecord, RunResult
 
 
@@ -48,6 +53,7 @@ def evaluate(
     dimension_mode: Literal["separate", "joint"] | None = None,
     both_bad: Literal["tie", "exclude"] | None = None,
     n_resamples: int = 1000,
+    repeats: int = 1,
     min_coverage: float | None = None,
     log_text: bool = True,
     runner: RunnerOptions | None = None,
@@ -57,34 +63,48 @@ def evaluate(
 
     `summary.result` is the typed results.json; `summary.stopped` says why a run stopped early and
     `summary.coverage_failure` why its answered share is too low (both None when all went well).
+    `repeats=N` samples each judgment N times (`summary.result.stability`; docs/runner.md).
     """
-    from .calls import RunnerOptions
-    from .pipeline import RunRequest, run_task
+    options = dict(locals())  # exactly this function's parameters
+    from .pipeline import run_task
 
-    return run_task(
-        RunRequest(
-            task=task,
-            judge=judge,
-            output_path=Path(output_path),
-            judge_args=dict(judge_args or {}),
-            include_paths=[Path(p) for p in include_paths],
-            dataset_path=dataset_path,
-            split=split,
-            revision=revision,
-            demo=demo,
-            limit=limit,
-            swap=swap,
-            seed=seed,
-            prompt=prompt,
-            dimension_mode=dimension_mode,
-            both_bad=both_bad,
-            n_resamples=n_resamples,
-            runner=runner or RunnerOptions(progress=False),
-            min_coverage=min_coverage,
-            log_text=log_text,
-            on_warning=on_warning,
-        )
-    )
+    return run_task(_run_request(**options))
+
+
+def evaluate_judges(
+    task: str,
+    judges: Iterable[str | tuple[str, dict[str, Any]]],
+    *,
+    output_path: str | Path,
+    panel: Literal["majority", "mean", "unanimous-else-tie"] | None = None,
+    on_run: Callable[[RunSummary], None] | None = None,
+    **options: Any,
+) -> MultiSummary:
+    """Several judges on one task: OUT/<judge>/ per judge, OUT/judges.json, and with `panel` OUT/panel/.
+
+    `judges`: ids, or (id, judge_args) pairs; `options`: every other keyword of `evaluate`. `on_run`
+    is called with each judge's RunSummary as it finishes (multirun.py).
+    """
+    from .multirun import JudgeChoice, run_judges
+
+    choices = [JudgeChoice(j) if isinstance(j, str) else JudgeChoice(j[0], dict(j[1])) for j in judges]
+    if not choices:
+        raise JudgebenchError("evaluate_judges: give at least one judge")
+    base = _run_request(task=task, judge=choices[0].judge, output_path=output_path, **options)
+    return run_judges(base, choices, panel=panel, on_run=on_run)
+
+
+def _run_request(**options: Any) -> RunRequest:
+    """A RunRequest from `evaluate`'s keywords (the same names as RunRequest's fields), with paths made
+    Paths and the quiet runner by default; an unknown keyword is a TypeError."""
+    from .calls import RunnerOptions
+    from .pipeline import RunRequest
+
+    output_path = Path(options.pop("output_path"))
+    judge_args = dict(options.pop("judge_args", None) or {})
+    include_paths = [Path(p) for p in options.pop("include_paths", ())]
+    runner = options.pop("runner", None) or RunnerOptions(progress=False)
+    return RunRequest(output_path=output_path, judge_args=judge_args, include_paths=include_paths, runner=runner, **options)
 
 
 def score_run(

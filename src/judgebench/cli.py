@@ -25,7 +25,6 @@ from .flags import (
     Parser,
     fraction,
     normalize_aliases,
-    parse_judge_args,
 )
 from .rubric.cli import add_parser as add_rubric_parser
 
@@ -36,7 +35,10 @@ EXIT_USAGE = 2
 def _add_run_parser(sub: Any) -> None:
     p = sub.add_parser("run", help="judge every example of one or more tasks and score the judge")
     p.add_argument("--tasks", required=True, help="comma-separated task names (see `judgebench tasks`) or task YAML paths")
-    p.add_argument("--judge", required=True, help="litellm model id (openai/gpt-4.1, ...) or builtin/NAME")
+    p.add_argument("--judge", action="append", default=[], help="litellm model id (openai/gpt-4.1, ...) or builtin/NAME; repeat it for several judges (a folder each)")
+    p.add_argument("--judges-file", type=PATH, help="YAML list of {judge: ID, judge_args: {k: v}}: more judges (docs/runner.md)")
+    p.add_argument("--panel", choices=["majority", "mean", "unanimous-else-tie"], help="with several judges: also build OUTPUT/panel from their runs (no new calls)")
+    p.add_argument("--repeats", type=POSITIVE_INT, default=1, help="sample each judgment N times (stability figures; main metrics: repeat 0)")
     p.add_argument("--judge-args", help="k=v,... passed to the judge: temperature, max_tokens, api_base, ...")
     p.add_argument("--output-path", required=True, type=PATH, help="run directory (a subfolder per task when several)")
     p.add_argument("--demo", action="store_true", help="use the task's bundled demo split (offline)")
@@ -96,40 +98,42 @@ def cmd_run(args: argparse.Namespace) -> int:
         batch=args.batch,
         batch_poll_s=args.batch_poll_s,
     )
+    from .multirun import judges_from_flags
+
+    judges = judges_from_flags(args.judge, args.judge_args, args.judges_file)
+    options = dict(
+        include_paths=args.include_path, dataset_path=args.dataset_path, split=args.split, revision=args.revision,
+        demo=args.demo, limit=args.limit, swap=not args.no_swap, seed=args.seed, prompt=args.prompt,
+        dimension_mode=args.dimension_mode, both_bad=args.both_bad, n_resamples=args.bootstrap, repeats=args.repeats,
+        runner=runner, min_coverage=args.min_coverage, log_text=not args.no_log_text, on_warning=warn,
+    )
     status = 0
     for task in tasks:
         run_dir = args.output_path / task if len(tasks) > 1 else args.output_path
-        summary = evaluate(
-            task,
-            args.judge,
-            output_path=run_dir,
-            judge_args=parse_judge_args(args.judge_args),
-            include_paths=args.include_path,
-            dataset_path=args.dataset_path,
-            split=args.split,
-            revision=args.revision,
-            demo=args.demo,
-            limit=args.limit,
-            swap=not args.no_swap,
-            seed=args.seed,
-            prompt=args.prompt,
-            dimension_mode=args.dimension_mode,
-            both_bad=args.both_bad,
-            n_resamples=args.bootstrap,
-            runner=runner,
-            min_coverage=args.min_coverage,
-            log_text=not args.no_log_text,
-            on_warning=warn,
-        )
-        print(format_summary(summary.result, summary.run_dir, summary.calls_made))
+        if len(judges) > 1 or args.panel:
+            from .multirun_cli import run_several
+
+            status = max(status, run_several(task, judges, run_dir, args.panel, options, print_run))
+            continue
+        summary = evaluate(task, judges[0].judge, output_path=run_dir, judge_args=judges[0].judge_args, **options)
+        status = max(status, print_run(summary))
         if summary.stopped:
-            print(f"judgebench: run stopped early: {summary.stopped} (partial results written)", file=sys.stderr)
-            status = EXIT_STOPPED
             break
-        if summary.coverage_failure:
-            print(f"judgebench: {summary.coverage_failure}", file=sys.stderr)
-            status = EXIT_STOPPED
     return status
+
+
+def print_run(summary: Any) -> int:
+    """A finished run's summary (and stability figures) on stdout, why it stopped on stderr; its exit code."""
+    from .stability import stability_lines
+
+    print("\n".join([format_summary(summary.result, summary.run_dir, summary.calls_made), *stability_lines(summary.result)]))
+    if summary.stopped:
+        print(f"judgebench: run stopped early: {summary.stopped} (partial results written)", file=sys.stderr)
+        return EXIT_STOPPED
+    if summary.coverage_failure:
+        print(f"judgebench: {summary.coverage_failure}", file=sys.stderr)
+        return EXIT_STOPPED
+    return 0
 
 
 def warn(message: str) -> None:
@@ -172,9 +176,10 @@ def _add_score_parser(sub: Any) -> None:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from .api import score_run
+    from .stability import stability_lines
 
     result = score_run(args.run_dir, include_paths=args.include_path, n_resamples=args.bootstrap)
-    print(format_summary(result, args.run_dir))
+    print("\n".join([format_summary(result, args.run_dir), *stability_lines(result)]))
     return 0
 
 

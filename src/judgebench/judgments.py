@@ -114,6 +114,7 @@ def _record(
         cached=reply.cached,
         error=reply.error,
         failure=failure_from_error(reply.error) if reply.error is not None else None,
+        repeat=request.repeat,
         model_a=example.model_a,
         model_b=example.model_b,
         slices=example.slices,

@@ -24,6 +24,7 @@ from .prompts import load_prompt
 from .records import RunConfig, RunResult
 from .rundir import write_run
 from .scoring import coverage_failure, score
+from .stability import expand_repeats, split_repeats, stability_summary
 from .tasks import TaskSpec, get_task
 
 
@@ -47,6 +48,7 @@ class RunRequest:
     dimension_mode: Literal["separate", "joint"] | None = None
     both_bad: Literal["tie", "exclude"] | None = None
     n_resamples: int = 1000
+    repeats: int = 1  # samples per judgment (stability.py)
     runner: RunnerOptions = field(default_factory=RunnerOptions)
     min_coverage: float | None = None  # None: the run fails only when nothing was answered
     log_text: bool = True  # question and responses in samples.jsonl
@@ -58,6 +60,8 @@ class RunRequest:
             raise JudgebenchError(f"--limit: must be >= 1, got {self.limit}")
         if self.n_resamples < 0:
             raise JudgebenchError(f"--bootstrap: must be >= 0, got {self.n_resamples}")
+        if self.repeats < 1:
+            raise JudgebenchError(f"--repeats: must be >= 1, got {self.repeats}")
         if self.min_coverage is not None and not 0 <= self.min_coverage <= 1:
             raise JudgebenchError(f"--min-coverage: must be a fraction between 0 and 1, got {self.min_coverage}")
 
@@ -89,6 +93,7 @@ def run_task(request: RunRequest) -> RunSummary:
     with prepared_calls(judge, request.runner) as worker:  # warms up while the data loads
         loaded = _load(spec, request)
         requests = plan_requests(spec, loaded.examples, template, mode=mode, swap=request.swap)
+        requests = expand_repeats(requests, request.repeats)
         outcome = run_requests(requests, judge, request.runner, parses_fully, worker=worker)
     records = assemble_records(
         spec.name, judge.id, requests, outcome.replies, loaded.examples, outcome.stopped, log_text=request.log_text
@@ -115,8 +120,14 @@ def run_task(request: RunRequest) -> RunSummary:
         headline=spec.headline,
         n_resamples=request.n_resamples,
     )
+    records, repeats = split_repeats(records)
     result = score(records, config, spec, n_examples=len(loaded.examples))
-    write_run(request.output_path, result, records, task_file=spec.source_file, prompt_file=template.path)
+    if request.repeats > 1:
+        result.stability = stability_summary(
+            [*records, *repeats], request.repeats, headline=spec.headline, both_bad=config.both_bad,
+            allow_tie="TIE" in spec.verdicts, seed=request.seed, n_resamples=request.n_resamples,
+        )
+    write_run(request.output_path, result, records, task_file=spec.source_file, prompt_file=template.path, repeats=repeats)
     return RunSummary(
         result,
         request.output_path,
@@ -149,7 +160,16 @@ def _warnings(spec: TaskSpec, request: RunRequest, loaded: LoadedTask) -> list[s
     extra = []
     if request.dimension_mode and len(spec.dimension_names) == 1:
         extra.append(f"--dimension-mode is ignored: task {spec.name} has one dimension")
+    if request.repeats > 1 and _is_zero(request.judge_args.get("temperature")):
+        extra.append(f"--repeats {request.repeats} at temperature 0: the repeats run anyway (providers are not deterministic at temperature 0)")
     return [*loaded.warnings, *extra]
+
+
+def _is_zero(value: Any) -> bool:
+    try:
+        return value is not None and float(value) == 0
+    except (TypeError, ValueError):
+        return False
 
 
 def check_output_dir(path: Path) -> None:

@@ -73,6 +73,7 @@ class JudgeRequest(Strict):
     messages: list[dict[str, str]]  # rendered chat messages
     prompt_hash: str  # sha256 of the rendered messages
     reask_reminder: str | None = None  # the re-ask message, when not the verdict reminder (rubric tasks)
+    repeat: int = 0  # --repeats: which sample of this judgment (0 keeps the cache key of a single-sample run)
 
 
 class JudgeReply(Strict):
@@ -116,6 +117,7 @@ class JudgmentRecord(Strict):
     cached: bool = False
     error: str | None = None
     failure: Failure | None = None  # set on FAILED judgments; see failure_of for older files
+    repeat: int = 0  # --repeats: samples.jsonl holds repeat 0, repeats.jsonl the others (stability.py)
     model_a: str | None = None
     model_b: str | None = None
     slices: dict[str, str] = Field(default_factory=dict)
@@ -267,6 +269,36 @@ class PanelSummary(Strict):
     figures: list[MemberFigures]  # the panel first, then each member
 
 
+class RepeatStability(Strict):
+    """results.json `stability`: a run with --repeats N > 1 (stability.py; docs/runner.md).
+
+    Shares are fractions; the run's main metrics are repeat 0's."""
+
+    repeats: int
+    headline: str
+    headline_per_repeat: list[float | None]  # the headline of each repeat alone
+    headline_min: float | None
+    headline_max: float | None
+    headline_mean: float | None
+    headline_ci_low: float | None = None  # percentile interval of the mean over repeats resampled with replacement
+    headline_ci_high: float | None = None
+    majority_headline: float | None  # the headline of majority-of-N verdicts (ties: panel_rules majority)
+    majority_coverage: float | None
+    agreement_mean: float | None  # mean over examples of the per-example exact agreement
+    agreement_per_example: dict[str, float] = Field(default_factory=dict)  # example id -> share of its judgments identical in every repeat
+    judgments_agreeing: float | None = None  # share of judgments identical in every repeat
+    flip_rate: float | None  # share of examples with a judgment whose answered verdicts differ between repeats
+    n_judgments: int = 0
+    # every repeat's judgments and calls (results.json `counts` and `usage` are repeat 0's)
+    judgments_all: int = 0
+    answered_all: int = 0
+    invalid_all: int = 0
+    failed_all: int = 0
+    tokens_in_all: int = 0
+    tokens_out_all: int = 0
+    cost_usd_all: float | None = None  # None when any repeat has an unpriced call
+
+
 class RunResult(Strict):
     """results.json, modelled on lm-eval's results file."""
 
@@ -290,3 +322,4 @@ class RunResult(Strict):
     usage: Usage
     diagnostics: dict[str, Any] = Field(default_factory=dict)
     panel: PanelSummary | None = None  # panels only
+    stability: RepeatStability | None = None  # runs with --repeats N > 1 only

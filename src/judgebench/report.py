@@ -23,6 +23,7 @@ from .files import atomic_path, read_model_json, write_atomic, write_json
 from .panel_stats import format_panel
 from .records import JudgmentRecord, RunResult
 from .rundir import REPORT_DIR, RESULTS_FILE, SAMPLES_FILE, read_samples
+from .stability import format_stability
 
 N_RESAMPLES = 1000
 
@@ -293,6 +294,8 @@ def _header(diag: dict[str, Any], result: RunResult | None, headline: str) -> st
               "next to each plot.", ""]
     if result and result.panel:  # a panel: its members' agreement, its test against the best, biases
         lines += ["## Panel", "", "```", *format_panel(result.panel), "```", ""]
+    if result and result.stability:  # --repeats: agreement across repeats, the headline's spread, majority-of-N
+        lines += ["## Repeats and stability", "", "```", *format_stability(result.stability), "```", ""]
     return "\n".join(lines) + "\n"
 
 

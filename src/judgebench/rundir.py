@@ -2,6 +2,7 @@
 
 results.json   the run's config, metrics, counts and usage (RunResult)
 samples.jsonl  one JudgmentRecord per judgment: the source of truth for every re-score
+repeats.jsonl  `run --repeats N`: the judgments of repeats 1..N-1 (samples.jsonl holds repeat 0)
 task.yaml      a copy of the resolved task definition, so the run can be re-scored alone
 prompt.yaml    a copy of the prompt template the run rendered
 report/        `judgebench report` output
@@ -30,6 +31,7 @@ from .tasks import TaskSpec, get_task, load_task_file
 
 RESULTS_FILE = "results.json"
 SAMPLES_FILE = "samples.jsonl"
+REPEATS_FILE = "repeats.jsonl"
 TASK_FILE = "task.yaml"
 PROMPT_FILE = "prompt.yaml"
 REPORT_DIR = "report"
@@ -43,6 +45,7 @@ def write_run(
     *,
     task_file: str | Path | None = None,
     prompt_file: str | Path | None = None,
+    repeats: list[JudgmentRecord] | None = None,
 ) -> None:
     """samples.jsonl first, then results.json, then copies of the task YAML and prompt; each atomic.
 
@@ -51,13 +54,15 @@ def write_run(
     """
     try:
         write_models_jsonl(run_dir / SAMPLES_FILE, records)
+        if repeats:
+            write_models_jsonl(run_dir / REPEATS_FILE, repeats)
         write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
         for source, name in ((task_file, TASK_FILE), (prompt_file, PROMPT_FILE)):
             if source is not None and Path(source).is_file():
                 write_atomic(run_dir / name, Path(source).read_text(encoding="utf-8"))
     except OSError as exc:
         where = getattr(exc, "filename", None) or run_dir
-        salvage = _salvage(records)
+        salvage = _salvage([*records, *(repeats or [])])
         raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); {salvage}") from None
 
 
@@ -105,6 +110,25 @@ def read_samples(path: Path) -> list[JudgmentRecord]:
             f"{path}: duplicated sample: the judgment of example {example}, dimension {dimension}, order {order} "
             f"appears {len(numbers)} times (judgments {', '.join(map(str, numbers))}): each must appear once"
         )
+    return records
+
+
+def read_repeats(run_dir: Path, task: str, judge: str) -> list[JudgmentRecord]:
+    """repeats.jsonl (repeats 1..N-1 of `run --repeats N`), or nothing when the run has none; a record of
+    repeat 0, of another task or judge, or given twice is a one-line error naming it."""
+    path = run_dir / REPEATS_FILE
+    records = read_models_jsonl(path, JudgmentRecord) if path.is_file() else []
+    seen: set[tuple[str, str, str, int]] = set()
+    for number, r in enumerate(records, start=1):
+        key = (r.example_id, r.dimension, r.order, r.repeat)
+        problem = (
+            "has repeat 0 (repeat 0 belongs in samples.jsonl)" if r.repeat < 1
+            else f"is task {r.task!r}, judge {r.judge!r}, not the run's" if (r.task, r.judge) != (task, judge)
+            else "repeats an earlier judgment" if key in seen else None
+        )
+        if problem:
+            raise JudgebenchError(f"{path}: judgment {number} ({r.example_id}/{r.dimension}/{r.order}, repeat {r.repeat}) {problem}")
+        seen.add(key)
     return records
 
 

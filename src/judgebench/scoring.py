@@ -13,7 +13,14 @@ from .errors import JudgebenchError
 from .files import write_json, write_models_jsonl
 from .parsing import parse_reply
 from .records import JudgmentRecord, RunConfig, RunResult, swap_verdict
-from .rundir import RESULTS_FILE, SAMPLES_FILE, read_run, run_task_spec
+from .rundir import (
+    REPEATS_FILE,
+    RESULTS_FILE,
+    SAMPLES_FILE,
+    read_repeats,
+    read_run,
+    run_task_spec,
+)
 from .tasks import TaskSpec
 
 
@@ -102,6 +109,17 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
     result = score(reparsed, config, spec, n_examples=previous.counts.examples)
     if reparsed != records:
         write_models_jsonl(run_dir / SAMPLES_FILE, reparsed)
+    repeats = read_repeats(run_dir, config.task, config.judge)
+    if repeats:  # --repeats: the other repeats re-parsed too, and the stability figures recomputed
+        from .stability import stability_summary
+
+        again = [rederive_record(record, spec, config) for record in repeats]
+        if again != repeats:
+            write_models_jsonl(run_dir / REPEATS_FILE, again)
+        result.stability = stability_summary(
+            [*reparsed, *again], 1 + max(r.repeat for r in again), headline=config.headline,
+            both_bad=config.both_bad, allow_tie="TIE" in spec.verdicts, seed=config.seed, n_resamples=config.n_resamples,
+        )
     write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
     return result
 

@@ -148,7 +148,7 @@ class _BatchRun(RunState):
         identity = self.judge.cache_identity()
         groups: dict[str, list[int]] = {}
         for i, request in enumerate(self.requests):
-            groups.setdefault(cache_key(identity, request.prompt_hash), []).append(i)
+            groups.setdefault(cache_key(identity, request.prompt_hash, request.repeat), []).append(i)
         pending = self._take_cached(groups)
         if not pending:
             return

@@ -1,7 +1,8 @@
 """A crash-safe cache of judge replies: SQLite in WAL mode, one row per answered request.
 
 Key: sha256 over the judge's cache identity (model id and every generation argument,
-never API keys or headers) and the rendered prompt's hash, so an answer can never be
+never API keys or headers) and the rendered prompt's hash (and the repeat index r of
+`--repeats`, for r > 0 only), so an answer can never be
 served for another model, setting or prompt.
 
 Each answered call is committed the moment it returns (WAL + synchronous=NORMAL: a
@@ -58,10 +59,16 @@ def default_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("judgebench"))
 
 
-def cache_key(identity: dict[str, Any], prompt_hash: str) -> str:
-    """sha256 over the canonical JSON of (judge identity, prompt hash)."""
+def cache_key(identity: dict[str, Any], prompt_hash: str, repeat: int = 0) -> str:
+    """sha256 over the canonical JSON of (judge identity, prompt hash[, repeat index]).
+
+    Repeat 0 (every run without --repeats) keeps the key it always had, so existing caches stay
+    valid; repeat r > 0 is its own answer (stability.py)."""
+    fields: dict[str, Any] = {"identity": identity, "prompt_hash": prompt_hash}
+    if repeat:
+        fields["repeat"] = repeat
     blob = json.dumps(
-        {"identity": identity, "prompt_hash": prompt_hash},
+        fields,
         sort_keys=True,
         separators=(",", ":"),
         ensure_ascii=False,

@@ -344,7 +344,7 @@ class LiveRun(RunState):
         identity = self.judge.cache_identity()
         by_key: dict[str, _Item] = {}
         for i, request in enumerate(self.requests):
-            key = cache_key(identity, request.prompt_hash)
+            key = cache_key(identity, request.prompt_hash, request.repeat)
             if key in by_key:
                 by_key[key].indices.append(i)
             else:
