@@ -65,6 +65,8 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--no-log-text", action="store_true", help="leave the question and responses out of samples.jsonl")
     p.add_argument("--batch", action="store_true", help="send the calls through the provider's batch API (openai/, azure/)")
     p.add_argument("--batch-poll-s", type=POSITIVE_FLOAT, default=30.0, help="seconds between batch status polls")
+    p.add_argument("--dry-run", action="store_true", help="print the calls, tokens and cost a run would spend; call nothing")
+    p.add_argument("--max-cost", type=POSITIVE_FLOAT, help="USD: stop cleanly before the estimated spend would pass it (exit 1)")
     p.set_defaults(handler=cmd_run)
 
 
@@ -94,7 +96,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         batch=args.batch,
         batch_poll_s=args.batch_poll_s,
+        max_cost=args.max_cost,
     )
+    if args.dry_run:
+        from .dryrun import dry_run_command
+
+        return dry_run_command(args, tasks, runner, warn)
     status = 0
     for task in tasks:
         run_dir = args.output_path / task if len(tasks) > 1 else args.output_path
@@ -138,6 +145,8 @@ def warn(message: str) -> None:
 
 def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) -> str:
     """A short human summary of a results file."""
+    from .usage import run_notes
+
     config, counts = result.config, result.counts
     headline = result.config.headline
     lines = [
@@ -157,6 +166,7 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
         f"  judgments {counts.calls}: answered {counts.answered}, invalid {counts.invalid}, "
         f"failed {counts.failed} (coverage {counts.coverage:.3f}; {counts.cached} from cache{made})"
     )
+    lines += [f"  {note}" for note in run_notes(result.counts, result.usage)]
     lines.append(f"  wrote {run_dir / 'results.json'} and {run_dir / 'samples.jsonl'}")
     return "\n".join(lines)
 

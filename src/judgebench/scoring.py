@@ -72,8 +72,8 @@ def rederive_record(record: JudgmentRecord, spec: TaskSpec, config: RunConfig) -
 
 def reparse_record(record: JudgmentRecord, spec: TaskSpec, mode: str) -> JudgmentRecord:
     """The record as the current parser reads its raw answer (failed calls stay as they are)."""
-    if record.status == "FAILED":
-        return record
+    if record.status == "FAILED" or record.invalid_reason == "truncated":
+        return record  # a cut-off answer stays INVALID, whatever it began with
     joint = mode == "joint"
     asked = spec.dimension_names if joint else [record.dimension]
     shown = parse_reply(record.raw, asked, list(spec.verdicts), joint=joint).get(record.dimension)
