@@ -19,6 +19,16 @@ os.environ.setdefault("JUDGEBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="judgebenc
 # everything. Kept here, in one list, so the test files need no edits; a test checks every name exists.
 SLOW_TESTS = frozenset(
     {
+        # issue 13 §4-§5 (test_reasoning.py, test_cost_estimates.py): CLI runs against the local server
+        "test_length_limited_server_gives_truncated_invalid_judgments_with_the_fix",
+        "test_reasoning_text_is_recorded_apart_and_never_parsed",
+        "test_a_served_model_change_mid_run_is_reported",
+        "test_one_snapshot_is_not_reported_as_a_change",
+        "test_dry_run_tokens_equal_the_rendered_prompts_and_the_runs_own_count",
+        "test_dry_run_subtracts_cached_calls",
+        "test_dry_run_uses_litellm_token_counter_and_prices_for_a_known_model",
+        "test_max_cost_stops_at_the_cap_with_partial_results",
+        "test_max_cost_with_an_unpriced_judge_is_refused_before_any_call",
         "test_api_matches_the_run_directory",
         "test_baseline_rows_equal_builtin_runs_on_a_set_with_ties",
         "test_batch_line_error_is_failed_and_malformed_is_invalid",
