@@ -28,6 +28,7 @@ def score(
     """
     from .diagnostics import diagnose, leaderboard_columns
     from .metrics import score_records
+    from .selfpref import self_preference
     from .usage import summarize_counts, summarize_usage
 
     unknown = sorted({r.dimension for r in records} - set(spec.dimension_names))
@@ -54,7 +55,12 @@ def score(
         slices=slices,
         counts=summarize_counts(records, n_examples),
         usage=summarize_usage(records),
-        diagnostics={"leaderboard": leaderboard_columns(diagnostics)},
+        diagnostics={
+            "leaderboard": leaderboard_columns(diagnostics),
+            "self_preference": self_preference(
+                records, config.judge, overrides=spec.model_families, n_resamples=config.n_resamples, seed=config.seed
+            ),
+        },
         panel=panel,
     )
 
