@@ -29,6 +29,8 @@ SLOW_TESTS = frozenset(
         "test_dry_run_uses_litellm_token_counter_and_prices_for_a_known_model",
         "test_max_cost_stops_at_the_cap_with_partial_results",
         "test_max_cost_with_an_unpriced_judge_is_refused_before_any_call",
+        "test_leaderboard_and_report_draw_cost_vs_accuracy",
+        "test_published_style_board_without_costs_says_why_nothing_is_drawn",
         "test_api_matches_the_run_directory",
         "test_baseline_rows_equal_builtin_runs_on_a_set_with_ties",
         "test_batch_line_error_is_failed_and_malformed_is_invalid",

@@ -12,7 +12,9 @@ runs and the built-in baselines (no paid calls) are left out, and the section sa
 
 from __future__ import annotations
 
+import base64
 import html
+import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,6 +82,13 @@ def points_from_rows(rows: list[dict[str, Any]], headline: str) -> list[CostPoin
 
 
 def plot_points(points: list[CostPoint], path: Path, title: str, headline: str) -> None:
+    """Write the plot's PNG (png_bytes) atomically."""
+    data = png_bytes(points, title, headline)
+    with atomic_path(path, suffix=".png") as tmp:
+        tmp.write_bytes(data)
+
+
+def png_bytes(points: list[CostPoint], title: str, headline: str) -> bytes:
     """The PNG: headline with its interval against cost per 100 comparisons, the front joined and ringed."""
     from matplotlib.figure import Figure  # imported here: keep the CLI start fast
 
@@ -100,8 +109,9 @@ def plot_points(points: list[CostPoint], path: Path, title: str, headline: str) 
     ax.set_ylabel(f"{headline} (%)")
     ax.set_title(title, fontsize=10)
     fig.subplots_adjust(left=0.12, right=0.97, bottom=0.13, top=0.91)
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, format="png", metadata={"Software": None})
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
 
 
 def points_csv(points: list[CostPoint]) -> str:
@@ -133,7 +143,8 @@ def html_section(task: str, points: list[CostPoint], headline: str) -> str:
         f"<td>{'yes' if p.pareto else ''}</td></tr>"
         for p in sorted(points, key=lambda p: p.cost_per_100)
     )
-    src = html.escape(f"{task}_{PLOT_STEM}.png")
+    # embedded, so the page stays one self-contained file (the PNG is also written beside it)
+    src = "data:image/png;base64," + base64.b64encode(png_bytes(points, f"{task}: cost vs accuracy", headline)).decode()
     return (
         f'{title}\n<img src="{src}" alt="cost vs accuracy, {html.escape(task)}" width="640">\n'
         f"<table><thead><tr><th>judge</th><th>{html.escape(headline)} (%) [95% CI]</th>"
