@@ -22,6 +22,7 @@ from .errors import JudgebenchError
 from .files import atomic_path, read_model_json, write_atomic, write_json
 from .panel_stats import format_panel
 from .records import JudgmentRecord, RunResult
+from .report_extra import extra_sections
 from .rundir import REPORT_DIR, RESULTS_FILE, SAMPLES_FILE, read_samples
 
 N_RESAMPLES = 1000
@@ -45,27 +46,10 @@ def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
     headline = result.config.headline if result else SAMPLES_ONLY_HEADLINE
     sections = [_dimension_section(out_dir, name, d, headline)
                 for name, d in diag["dimensions"].items()]
-    text = _header(diag, result, headline) + _extra_sections(out_dir, records, result, seed) + "\n".join(sections)
+    text = _header(diag, result, headline) + extra_sections(out_dir, records, result, seed, N_RESAMPLES) + "\n".join(sections)
     path = out_dir / "report.md"
     write_atomic(path, text)
     return path
-
-
-def _extra_sections(out_dir: Path, records: list[JudgmentRecord], result: RunResult | None, seed: int) -> str:
-    """Self-preference (selfpref.py; the run's stored figure, computed with its task's model_families)
-    and cost vs accuracy (costplot.py: the run's headline with its interval against its cost)."""
-    from .costplot import PLOT_STEM, markdown_lines, plot_points, run_point
-    from .selfpref import format_self_preference, self_preference
-
-    stored = result.diagnostics.get("self_preference") if result else None
-    selfpref = stored or self_preference(records, records[0].judge, n_resamples=N_RESAMPLES, seed=seed)
-    point = run_point(result) if result else None
-    png = f"{PLOT_STEM}.png" if point else None
-    if point and png:
-        plot_points([point], out_dir / png, f"{point.judge}: cost vs accuracy", result.config.headline)  # type: ignore[union-attr]
-    headline = result.config.headline if result else SAMPLES_ONLY_HEADLINE
-    lines = ["## Self-preference and cost", "", *format_self_preference(selfpref)]
-    return "\n".join([*lines, *markdown_lines([point] if point else [], headline, png)]) + "\n"
 
 
 def _read_samples(run_dir: Path) -> list[JudgmentRecord]:
