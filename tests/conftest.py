@@ -30,6 +30,7 @@ SLOW_TESTS = frozenset(
         "test_max_cost_stops_at_the_cap_with_partial_results",
         "test_max_cost_with_an_unpriced_judge_is_refused_before_any_call",
         "test_leaderboard_and_report_draw_cost_vs_accuracy",
+        "test_the_batch_path_records_the_same_reasoning_fields",
         "test_published_style_board_without_costs_says_why_nothing_is_drawn",
         "test_api_matches_the_run_directory",
         "test_baseline_rows_equal_builtin_runs_on_a_set_with_ties",

@@ -170,3 +170,17 @@ def test_bad_reasoning_arguments_are_one_line_errors(tmp_path: Path, capsys, arg
                    "--output-path", str(tmp_path / "run")])  # fmt: skip
     err = capsys.readouterr().err
     assert status == 2 and fragment in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_batch_path_records_the_same_reasoning_fields(tmp_path: Path, capsys) -> None:
+    beh = Behaviour(answer="[[A]] but", finish_reason="length", reasoning_content=THOUGHT,
+                    served_models=((0, "m-batch-0301"),), batch_delay_s=0.05)  # fmt: skip
+    with FakeOpenAIServer(beh) as server:
+        status = run_cli(server, tmp_path / "run", tmp_path / "cache", "--batch", "--batch-poll-s", "0.02")
+    out, _ = capsys.readouterr()
+    assert status == 1  # every answer cut off: nothing answered
+    records = samples(tmp_path / "run")
+    assert len(records) == 6 and all(r.invalid_reason == "truncated" and r.status == "INVALID" for r in records)
+    assert all(r.reasoning == THOUGHT and r.served_model == "m-batch-0301" and r.finish_reason == "length" for r in records)
+    assert all(r.reasoning_tokens == len(THOUGHT) // 4 + 1 for r in records)
+    assert "truncated 6 of 6 invalid" in out
