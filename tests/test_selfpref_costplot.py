@@ -71,7 +71,7 @@ def test_self_preference_not_applicable_with_reasons() -> None:
     nameless = [r.model_copy(update={"model_a": None, "model_b": None}) for r in RECORDS]
     assert self_preference(nameless, "openai/gpt-4.1") == {"applicable": False, "reason": "the task has no model names"}
     builtin = self_preference(RECORDS, "builtin/longer")
-    assert not builtin["applicable"] and "has no model family" in builtin["reason"]
+    assert not builtin["applicable"] and "has no known model family" in builtin["reason"]
     mistral = self_preference(RECORDS, "mistral/mistral-large")["dimensions"]["overall"]
     assert mistral == {"applicable": False, "reason": "no example has exactly one mistral-family response that the judge answered"}
     # the task's mapping can make a family: llama-4 as the judge's own family
@@ -128,7 +128,7 @@ def test_leaderboard_and_report_draw_cost_vs_accuracy(tmp_path: Path) -> None:
     assert main(["report", str(runs[1])]) == 0
     report = (runs[1] / "report" / "report.md").read_text()
     assert "at $4.0000 per 100 comparisons" in report and (runs[1] / "report" / "cost_accuracy.png").is_file()
-    assert "Self-preference" in report and "Not applicable: judge builtin/longer has no model family" in report
+    assert "Self-preference" in report and "Not applicable: the judge's id has no known model family" in report
 
 
 def test_published_style_board_without_costs_says_why_nothing_is_drawn(tmp_path: Path) -> None:

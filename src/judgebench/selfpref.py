@@ -96,7 +96,7 @@ def self_preference(
     if not any(r.model_a or r.model_b for r in records):
         return _not_applicable("the task has no model names")
     if own is None:
-        return _not_applicable(f"judge {judge_id} has no model family (add its prefix to the task's model_families)")
+        return _not_applicable("the judge's id has no known model family (add its prefix to the task's model_families)")
     out: dict[str, Any] = {"applicable": True, "judge_family": own, "dimensions": {}}
     for dimension in dict.fromkeys(r.dimension for r in records):
         judge, human = _own_side_scores([r for r in records if r.dimension == dimension], own, prefixes)
