@@ -100,7 +100,7 @@ def estimate_requests(task: str, requests: list[JudgeRequest], judge: Judge, opt
         token_method=method,
         output_per_call=per_call,
         output_source=source,
-        prices=judge_prices(judge) if paid else None,
+        prices=judge_prices(judge, batch=options.batch) if paid else None,
         paid=paid,
     )
 

@@ -56,10 +56,11 @@ def token_counter(judge: Judge) -> tuple[Callable[[Messages], int], str]:
     return chars_tokens, CHARS_METHOD
 
 
-def judge_prices(judge: Judge) -> tuple[float, float] | None:
-    """(input, output) USD per token of this judge from litellm's cost map; None: unpriced."""
+def judge_prices(judge: Judge, *, batch: bool = False) -> tuple[float, float] | None:
+    """(input, output) USD per token of this judge from litellm's cost map (batch prices with
+    `batch`, as the batch path charges); None: unpriced."""
     pair = _provider_model(judge)
-    return cost_map_prices(pair[1], pair[0]) if pair is not None else None
+    return cost_map_prices(pair[1], pair[0], batch=batch) if pair is not None else None
 
 
 def output_budget(judge: Judge) -> tuple[int, str]:
