@@ -97,6 +97,14 @@ class Behaviour:
     batch_delay_s: float = 0.1
     batch_status: str = "completed"
     batch_answer_limit: int | None = None
+    # reasoning judges: the answer's finish_reason; reasoning text returned as
+    # message.reasoning_content (its tokens, len // 4 + 1, reported as
+    # usage.completion_tokens_details.reasoning_tokens); the model snapshot served: the
+    # request's model, else the last (n, name) of `served_models` whose n <= the number of
+    # answers this server already gave (e.g. ((0, "m-0301"), (5, "m-0612")): a change after 5)
+    finish_reason: str = "stop"
+    reasoning_content: str | None = None
+    served_models: Sequence[tuple[int, str]] = ()
 
     def to_json(self) -> dict[str, Any]:
         if callable(self.answer) or self.action_fn is not None:
@@ -105,6 +113,7 @@ class Behaviour:
         data.pop("action_fn")
         data["error_statuses"] = list(self.error_statuses)
         data["script"] = list(self.script)
+        data["served_models"] = [list(pair) for pair in self.served_models]
         return data
 
     @classmethod
@@ -113,7 +122,34 @@ class Behaviour:
         data.pop("action_fn", None)
         data["error_statuses"] = tuple(data.get("error_statuses", (429, 500)))
         data["script"] = tuple(data.get("script", ()))
+        data["served_models"] = tuple((int(n), str(name)) for n, name in data.get("served_models", ()))
         return cls(**data)
+
+
+def _completion(beh: Behaviour, model: str, text: str, prompt_chars: int, answers_before: int) -> dict[str, Any]:
+    """The chat completion fields besides id/object/created: model, choices, usage. Tokens:
+    prompt_chars // 4 + 1 in (what judgebench's chars-per-token estimate counts), len(text) // 4 + 1 out."""
+    served = model
+    for after, name in beh.served_models:
+        if answers_before >= after:
+            served = name
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt_chars // 4 + 1,
+        "completion_tokens": len(text) // 4 + 1,
+        "total_tokens": prompt_chars // 4 + len(text) // 4 + 2,
+    }
+    if beh.reasoning_content is not None:
+        message["reasoning_content"] = beh.reasoning_content
+        thought = len(beh.reasoning_content) // 4 + 1
+        usage["completion_tokens"] += thought
+        usage["total_tokens"] += thought
+        usage["completion_tokens_details"] = {"reasoning_tokens": thought}
+    return {
+        "model": served,
+        "choices": [{"index": 0, "message": message, "finish_reason": beh.finish_reason}],
+        "usage": usage,
+    }
 
 
 def messages_hash(messages: Any) -> str:
@@ -204,6 +240,7 @@ class _App:
         self.log: list[RequestLog] = []
         self.leaks: list[str] = []
         self.script_pos: Counter[tuple[str, str]] = Counter()
+        self.answers = 0  # chat answers given (served_models switches on it)
         self.lock = threading.Lock()
         self.app = web.Application(client_max_size=64 * 1024 * 1024)
         self.app.router.add_post("/v1/chat/completions", self.chat)
@@ -232,6 +269,7 @@ class _App:
             self.log.clear()
             self.leaks.clear()
             self.script_pos.clear()
+            self.answers = 0
 
     async def stats_handler(self, request: web.Request) -> web.Response:
         stats = self.stats()
@@ -387,17 +425,14 @@ class _App:
             text = beh.answer
         entry.outcome = "malformed" if action == "malformed" else "answered"
         prompt_chars = sum(len(str(m.get("content", ""))) for m in messages)
+        with self.lock:
+            answers_before = self.answers
+            self.answers += 1
         completion = {
             "id": f"chatcmpl-{prompt_hash[:12]}-batch",
             "object": "chat.completion",
             "created": int(now),
-            "model": model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {
-                "prompt_tokens": prompt_chars // 4 + 1,
-                "completion_tokens": len(text) // 4 + 1,
-                "total_tokens": prompt_chars // 4 + len(text) // 4 + 2,
-            },
+            **_completion(beh, model, text, prompt_chars, answers_before),
         }
         out = {"status_code": 200, "request_id": request_id, "body": completion}
         return {"id": f"batch_req_{prompt_hash[:12]}", "custom_id": line.get("custom_id"), "response": out, "error": None}, True
@@ -516,23 +551,14 @@ class _App:
             else:
                 text = beh.answer
             prompt_chars = sum(len(str(m.get("content", ""))) for m in messages)
+            with self.lock:
+                answers_before = self.answers
+                self.answers += 1
             payload = {
                 "id": f"chatcmpl-{prompt_hash[:12]}-{step}",
                 "object": "chat.completion",
                 "created": int(started),
-                "model": model,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": prompt_chars // 4 + 1,
-                    "completion_tokens": len(text) // 4 + 1,
-                    "total_tokens": prompt_chars // 4 + len(text) // 4 + 2,
-                },
+                **_completion(beh, model, text, prompt_chars, answers_before),
             }
             data = json.dumps(payload).encode()
             if request.transport is None or request.transport.is_closing():

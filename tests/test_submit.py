@@ -389,6 +389,7 @@ def test_lookalike_judge_ids_get_distinct_entries_and_copied_answers_are_refused
         shutil.copytree(honest, run)
         edit_results(run, lambda d, judge=judge: d["config"].update(judge=judge))
         edit_samples(run, lambda rows, judge=judge: [row.update(judge=judge) for row in rows] and None)
+        rescore_run(run)  # the judge id decides the self-preference diagnostic: results consistent with the new name
         names[judge] = entry_name(RunResult.model_validate_json((run / "results.json").read_text()))
     assert names["openai:gpt-4.1"] != names["openai/gpt-4.1"]
     assert names["openai:gpt-4.1"].startswith("openai-gpt-4.1-") and names["openai/gpt-4.1"].startswith("openai-gpt-4.1-")

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .catalogue import headline_family
 from .errors import JudgebenchError, NumericError
 from .flags import (
     NON_NEGATIVE_FLOAT,
@@ -27,6 +26,7 @@ from .flags import (
     normalize_aliases,
 )
 from .rubric.cli import add_parser as add_rubric_parser
+from .run_summary import format_summary
 
 EXIT_STOPPED = 1
 EXIT_USAGE = 2
@@ -68,6 +68,8 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--no-log-text", action="store_true", help="leave the question and responses out of samples.jsonl")
     p.add_argument("--batch", action="store_true", help="send the calls through the provider's batch API (openai/, azure/)")
     p.add_argument("--batch-poll-s", type=POSITIVE_FLOAT, default=30.0, help="seconds between batch status polls")
+    p.add_argument("--dry-run", action="store_true", help="print the calls, tokens and cost a run would spend; call nothing")
+    p.add_argument("--max-cost", type=POSITIVE_FLOAT, help="USD: stop cleanly before the estimated spend would pass it (exit 1)")
     p.set_defaults(handler=cmd_run)
 
 
@@ -97,6 +99,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         batch=args.batch,
         batch_poll_s=args.batch_poll_s,
+        max_cost=args.max_cost,
     )
     from .multirun import judges_from_flags
 
@@ -107,6 +110,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         dimension_mode=args.dimension_mode, both_bad=args.both_bad, n_resamples=args.bootstrap, repeats=args.repeats,
         runner=runner, min_coverage=args.min_coverage, log_text=not args.no_log_text, on_warning=warn,
     )
+    if args.dry_run:
+        from .dryrun import dry_run_command
+
+        return dry_run_command(tasks, judges, args.output_path, options)
     status = 0
     for task in tasks:
         run_dir = args.output_path / task if len(tasks) > 1 else args.output_path
@@ -139,31 +146,6 @@ def print_run(summary: Any) -> int:
 def warn(message: str) -> None:
     """A one-line warning on stderr (the run goes on)."""
     print(f"judgebench: warning: {message}", file=sys.stderr)
-
-
-def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) -> str:
-    """A short human summary of a results file."""
-    config, counts = result.config, result.counts
-    headline = result.config.headline
-    lines = [
-        f"{config.task} v{config.task_version} | judge {config.judge} | data {'demo' if config.dataset.demo else config.dataset.source}"
-        + (" | PARTIAL" if config.partial else ""),
-    ]
-    for dimension, metrics in result.metrics.items():
-        parts = []
-        for name in (*headline_family(headline), "order_consistency", "position_bias"):
-            value = metrics.get(name)
-            if value is not None and value.value is not None:
-                ci = f" [{value.ci_low:.3f}, {value.ci_high:.3f}]" if value.ci_low is not None else ""
-                parts.append(f"{name} {value.value:.3f}{ci}")
-        lines.append(f"  {dimension}: " + "; ".join(parts))
-    made = f"; {calls_made} calls sent" if calls_made is not None else ""
-    lines.append(
-        f"  judgments {counts.calls}: answered {counts.answered}, invalid {counts.invalid}, "
-        f"failed {counts.failed} (coverage {counts.coverage:.3f}; {counts.cached} from cache{made})"
-    )
-    lines.append(f"  wrote {run_dir / 'results.json'} and {run_dir / 'samples.jsonl'}")
-    return "\n".join(lines)
 
 
 def _add_score_parser(sub: Any) -> None:

@@ -50,6 +50,7 @@ def features() -> Any:
         "verdict_shown": text, "verdict": text, "label": text, "tokens_in": integer, "tokens_out": integer,
         "cost_usd": number, "latency_s": number, "attempts": integer, "cached": Value("bool"), "error": text, "failure": text,
         "repeat": integer,
+        "invalid_reason": text, "finish_reason": text, "reasoning": text, "reasoning_tokens": integer, "served_model": text,
         "model_a": text, "model_b": text, "length_a": integer, "length_b": integer,
         "citations_a": integer, "citations_b": integer,
         "question": text, "response_a": text, "response_b": text,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .catalogue import HEADLINES, PERCENT_METRICS
+from .costplot import html_section, points_from_rows
 from .leaderboard import (
     META_COLUMNS,
     PROTOCOL_COLUMN,
@@ -51,6 +52,12 @@ class TableView:
 def headline_of(rows: list[dict[str, Any]]) -> str:
     keys = {key.rsplit(".", 1)[-1] for row in rows for key in row}
     return "soft_accuracy" if "soft_accuracy" in keys else "accuracy"
+
+
+def cost_key(rows: list[dict[str, Any]]) -> str:
+    """The column the cost-vs-accuracy plot draws: the headline, or its mean over dimensions."""
+    headline = headline_of(rows)
+    return f"mean.{headline}" if "mean" in dimensions_of(rows) else headline
 
 
 def dimensions_of(rows: list[dict[str, Any]]) -> list[str]:
@@ -222,6 +229,8 @@ def to_html(tables: dict[str, list[dict[str, Any]]]) -> str:
     for task, rows in tables.items():
         views = table_views(task, rows)
         boards = "\n".join(_table(view, f"{task}--{view.dimension or 'overall'}") for view in views)
+        key = cost_key(rows)
+        boards += "\n" + html_section(task, points_from_rows(rows, key), key)
         sections.append(f'<h2 id="{html.escape(task)}">{html.escape(task)}</h2>\n{boards}')
     nav = " · ".join(f'<a href="#{html.escape(t)}">{html.escape(t)}</a>' for t in tables)
     return PAGE.format(nav=nav, body="\n".join(sections), css=CSS, js=JS, note=html.escape(SELF_REPORTED_NOTE))

@@ -6,6 +6,7 @@ task -> requests (plan_requests) -> calls (runner) -> records (assemble_records)
 from __future__ import annotations
 
 from .features import count_citations
+from .judges.reasoning import is_truncated
 from .parsing import parse_reply
 from .prompts import PromptTemplate, build_request
 from .records import (
@@ -74,7 +75,9 @@ def assemble_records(
         for index, dimension in enumerate(request.dimensions):
             record = _record(task, judge_id, request, reply, example, dimension, parsed.get(dimension), log_text)
             if index > 0:
-                record = record.model_copy(update={"tokens_in": None, "tokens_out": None, "cost_usd": None})
+                record = record.model_copy(
+                    update={"tokens_in": None, "tokens_out": None, "cost_usd": None, "reasoning_tokens": None}
+                )
             records.append(record)
     return records
 
@@ -89,6 +92,9 @@ def _record(
     verdict_shown: str | None,
     log_text: bool = True,
 ) -> JudgmentRecord:
+    truncated = reply.error is None and is_truncated(reply)
+    if truncated:
+        verdict_shown = None  # a cut-off answer is never scored, whatever it began with
     if reply.error is not None:
         status = "FAILED"
     else:
@@ -115,6 +121,11 @@ def _record(
         error=reply.error,
         failure=failure_from_error(reply.error) if reply.error is not None else None,
         repeat=request.repeat,
+        invalid_reason="truncated" if truncated else None,
+        finish_reason=reply.finish_reason,
+        reasoning=reply.reasoning,
+        reasoning_tokens=reply.reasoning_tokens,
+        served_model=reply.served_model,
         model_a=example.model_a,
         model_b=example.model_b,
         slices=example.slices,

@@ -25,6 +25,7 @@ from typing import Any
 
 from .board import TASK_NAME_RE
 from .catalogue import PERCENT_METRICS, as_percent, headline_family, random_baseline_of
+from .costplot import cost_per_100_comparisons
 from .errors import JudgebenchError
 from .files import read_model_json
 from .protocols import (
@@ -39,7 +40,8 @@ from .rundir import SAMPLES_FILE, TASK_FILE, is_member_copy, read_samples
 from .tasks import TaskSpec, load_task_file, task_files
 
 BASELINE_SEED = 0  # the seed of the built-in judges whose choices the data-derived rows reuse
-SELF_REPORTED = ("judge", "judge_args", "tokens_per_call", "tokens_per_comparison", "cost_per_100_calls_usd", "latency_p50_s")
+SELF_REPORTED = ("judge", "judge_args", "tokens_per_call", "tokens_per_comparison", "cost_per_100_calls_usd",
+                 "cost_per_100_comparisons_usd", "latency_p50_s")
 SELF_REPORTED_NOTE = (
     "Self-reported (recorded by the submitter, verifiable by nobody): the judge id and its arguments, "
     "tokens, cost and latency. Verified on submission: the task and its version, the data (fingerprint, "
@@ -125,6 +127,7 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
             if counts.examples and usage.tokens_per_call is not None
             else None,
             "cost_per_100_calls_usd": usage.cost_per_100_calls,
+            "cost_per_100_comparisons_usd": cost_per_100_comparisons(result),
         }
     )
     row.update(result.diagnostics.get("leaderboard", {}))

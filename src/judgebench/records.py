@@ -28,6 +28,8 @@ Failure = Literal["error", "not_attempted", "unrecorded"]
 NOT_ATTEMPTED = "not attempted: the run stopped before this call ({reason})"
 UNRECORDED = "no recorded answer for prompt {hash}"
 Order = Literal["AB", "BA"]
+# Why an INVALID judgment has no verdict besides an unparseable answer: it was cut off by the token cap.
+InvalidReason = Literal["truncated"]
 
 LABELS: tuple[str, ...] = ("A", "B", "TIE", "BOTH_BAD")
 ORDERS: tuple[Order, ...] = ("AB", "BA")
@@ -88,6 +90,11 @@ class JudgeReply(Strict):
     attempts: int = 1
     earlier_texts: list[str] = Field(default_factory=list)  # unparseable answers before a re-ask
     cached: bool = False
+    # reasoning judges (judges/reasoning.py): never parsed for the verdict
+    finish_reason: str | None = None  # the provider's, e.g. "stop", "length"
+    reasoning: str | None = None  # provider-returned reasoning text (reasoning_content, thinking blocks)
+    reasoning_tokens: int | None = None  # when the provider reports them
+    served_model: str | None = None  # the response's `model`: the snapshot actually served
 
 
 class JudgmentRecord(Strict):
@@ -118,6 +125,11 @@ class JudgmentRecord(Strict):
     error: str | None = None
     failure: Failure | None = None  # set on FAILED judgments; see failure_of for older files
     repeat: int = 0  # --repeats: samples.jsonl holds repeat 0, repeats.jsonl the others (stability.py)
+    invalid_reason: InvalidReason | None = None  # INVALID only: "truncated" (cut off), else None (no verdict)
+    finish_reason: str | None = None
+    reasoning: str | None = None  # kept apart from `raw`, never parsed
+    reasoning_tokens: int | None = None
+    served_model: str | None = None
     model_a: str | None = None
     model_b: str | None = None
     slices: dict[str, str] = Field(default_factory=dict)
@@ -215,6 +227,7 @@ class Counts(Strict):
     failed: int
     cached: int = 0
     coverage: float  # answered / calls
+    truncated: int = 0  # of the invalid: cut off by the token cap (raise max_tokens)
 
 
 class Usage(Strict):
@@ -227,6 +240,8 @@ class Usage(Strict):
     cost_per_100_calls: float | None = None
     latency_p50_s: float | None = None
     latency_p95_s: float | None = None
+    reasoning_tokens: int | None = None  # None: no call reported any
+    served_models: dict[str, int] = Field(default_factory=dict)  # snapshot served -> calls; >1 key: it changed mid-run
 
 
 class MemberFigures(Strict):

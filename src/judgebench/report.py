@@ -22,6 +22,7 @@ from .errors import JudgebenchError
 from .files import atomic_path, read_model_json, write_atomic, write_json
 from .panel_stats import format_panel
 from .records import JudgmentRecord, RunResult
+from .report_extra import extra_sections
 from .rundir import REPORT_DIR, RESULTS_FILE, SAMPLES_FILE, read_samples
 from .stability import format_stability
 
@@ -46,7 +47,7 @@ def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
     headline = result.config.headline if result else SAMPLES_ONLY_HEADLINE
     sections = [_dimension_section(out_dir, name, d, headline)
                 for name, d in diag["dimensions"].items()]
-    text = _header(diag, result, headline) + "\n".join(sections)
+    text = _header(diag, result, headline) + extra_sections(out_dir, records, result, seed, N_RESAMPLES) + "\n".join(sections)
     path = out_dir / "report.md"
     write_atomic(path, text)
     return path

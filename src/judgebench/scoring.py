@@ -35,6 +35,7 @@ def score(
     """
     from .diagnostics import diagnose, leaderboard_columns
     from .metrics import score_records
+    from .selfpref import self_preference
     from .usage import summarize_counts, summarize_usage
 
     unknown = sorted({r.dimension for r in records} - set(spec.dimension_names))
@@ -61,7 +62,12 @@ def score(
         slices=slices,
         counts=summarize_counts(records, n_examples),
         usage=summarize_usage(records),
-        diagnostics={"leaderboard": leaderboard_columns(diagnostics)},
+        diagnostics={
+            "leaderboard": leaderboard_columns(diagnostics),
+            "self_preference": self_preference(
+                records, config.judge, overrides=spec.model_families, n_resamples=config.n_resamples, seed=config.seed
+            ),
+        },
         panel=panel,
     )
 
@@ -79,8 +85,8 @@ def rederive_record(record: JudgmentRecord, spec: TaskSpec, config: RunConfig) -
 
 def reparse_record(record: JudgmentRecord, spec: TaskSpec, mode: str) -> JudgmentRecord:
     """The record as the current parser reads its raw answer (failed calls stay as they are)."""
-    if record.status == "FAILED":
-        return record
+    if record.status == "FAILED" or record.invalid_reason == "truncated":
+        return record  # a cut-off answer stays INVALID, whatever it began with
     joint = mode == "joint"
     asked = spec.dimension_names if joint else [record.dimension]
     shown = parse_reply(record.raw, asked, list(spec.verdicts), joint=joint).get(record.dimension)

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from .board import TASK_NAME_RE, managed_board
+from .costplot import PLOT_STEM, plot_points, points_csv, points_from_rows
 from .errors import JudgebenchError
 from .files import write_atomic
-from .html import to_html
+from .html import cost_key, to_html
 from .leaderboard import META_COLUMNS, PROTOCOL_COLUMN, SELF_REPORTED_NOTE, columns_of
 
 
@@ -157,9 +158,24 @@ def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path
             (".json", json.dumps({"task": task, "rows": rows}, indent=2) + "\n"),
         ):
             written.append(_write_under(output_dir, f"{task}{suffix}", text))
+        written += _write_cost_plot(output_dir, task, rows)
     if tables:
         written.append(_write_under(output_dir, "index.html", to_html(tables)))
     return written
+
+
+def _write_cost_plot(output_dir: Path, task: str, rows: list[dict[str, Any]]) -> list[Path]:
+    """DIR/<task>_cost_accuracy.png and .csv when a judge of the task has a known cost (costplot.py)."""
+    key = cost_key(rows)
+    points = points_from_rows(rows, key)
+    if not points:
+        return []
+    csv_path = _write_under(output_dir, f"{task}_{PLOT_STEM}.csv", points_csv(points))
+    png = output_dir / f"{task}_{PLOT_STEM}.png"
+    if not png.resolve().is_relative_to(output_dir.resolve()):
+        raise JudgebenchError(f"{png}: resolves outside {output_dir}; not written")
+    plot_points(points, png, f"{task}: cost vs accuracy", key)
+    return [csv_path, png]
 
 
 def _write_under(folder: Path, name: str, text: str) -> Path:

@@ -112,6 +112,7 @@ class TaskSpec(TaskModel):
     headline: str = DEFAULT_HEADLINE  # one of catalogue.HEADLINES
     both_bad: Literal["tie", "exclude"] = "tie"
     reported: list[ReportedRow] = Field(default_factory=list)
+    model_families: dict[str, str] = Field(default_factory=dict)  # model-name prefix -> family (selfpref.py)
     source_file: str | None = None  # set by the loader, not in YAML
 
     @field_validator("labels", mode="before")

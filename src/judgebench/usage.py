@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 import numpy as np
@@ -25,6 +26,7 @@ def summarize_counts(records: Iterable[JudgmentRecord], n_examples: int) -> Coun
         failed=sum(r.status == "FAILED" for r in recs),
         cached=sum(r.cached for r in recs),
         coverage=answered / expected if expected else 0.0,
+        truncated=sum(r.status == "INVALID" and r.invalid_reason == "truncated" for r in recs),
     )
 
 
@@ -59,6 +61,9 @@ def summarize_usage(records: Iterable[JudgmentRecord]) -> Usage:
             unpriced += 1
         latencies.append(max(x.latency_s for x in group))
     total_cost = None if unpriced else cost
+    reasoning = [r.reasoning_tokens for g in live for r in g if r.reasoning_tokens is not None]
+    served = Counter(next((r.served_model for r in g if r.served_model), None) for g in calls.values())
+    served.pop(None, None)
     lat = np.asarray(latencies, dtype=float)
     return Usage(
         tokens_in=t_in,
@@ -72,4 +77,27 @@ def summarize_usage(records: Iterable[JudgmentRecord]) -> Usage:
         ),
         latency_p50_s=float(np.percentile(lat, 50)) if lat.size else None,
         latency_p95_s=float(np.percentile(lat, 95)) if lat.size else None,
+        reasoning_tokens=sum(reasoning) if reasoning else None,
+        served_models=dict(sorted(served.items())),
     )
+
+
+def served_model_change(usage: Usage) -> str | None:
+    """'served snapshot changed mid-run: X (n calls), Y (m calls)' when the provider served more than one."""
+    if len(usage.served_models) < 2:
+        return None
+    seen = ", ".join(f"{model} ({n} calls)" for model, n in usage.served_models.items())
+    return f"the served model snapshot changed mid-run: {seen}"
+
+
+def run_notes(counts: Counts, usage: Usage) -> list[str]:
+    """Terminal lines about truncated answers (with the fix) and a served-snapshot change."""
+    from .judges.reasoning import TRUNCATED_FIX
+
+    notes = []
+    if counts.truncated:
+        notes.append(f"truncated {counts.truncated} of {counts.invalid} invalid: the token cap cut the answer off; fix: {TRUNCATED_FIX}")
+    change = served_model_change(usage)
+    if change:
+        notes.append(f"warning: {change}")
+    return notes

@@ -46,6 +46,7 @@ from ..judges.base import Judge, JudgeCallError
 from ..judges.litellm_transport import import_litellm
 from ..judges.llm import LiteLLMJudge
 from ..judges.prices import cost_map_prices, price
+from ..judges.reasoning import response_details
 from ..records import JudgeReply, JudgeRequest
 from .cache import cache_key
 from .options import INTERRUPTED, RunnerOptions, RunOutcome
@@ -258,6 +259,7 @@ class _BatchRun(RunState):
             cost_usd=price(self.prices, tokens_in, tokens_out),
             latency_s=latency,
             attempts=1,
+            **response_details(body),
         )
 
 

@@ -30,6 +30,7 @@ from typing import Any
 from ..judges.base import Judge
 from ..records import JudgeRequest
 from .batch import run_batch
+from .budget import check_cap
 from .cache import ReplyCache
 from .live import LiveRun
 from .options import INTERRUPTED, RunnerOptions, RunOutcome
@@ -72,6 +73,7 @@ def run_requests(
     a call worker from prepared_calls (for this judge and options), else one is forked
     when the run uses one."""
     judge.preflight()  # credentials (the pipeline may have called it already: cheap)
+    check_cap(judge, options.max_cost)  # an unpriced judge cannot be capped: refused before any call
     if options.batch:  # the provider's batch API: same cache and records
         with _SigtermAsInterrupt() as signals:
             outcome = run_batch(requests, judge, options, is_parseable)

@@ -32,6 +32,7 @@ from typing import Any
 
 from ..judges.base import Judge, JudgeCallError
 from ..records import JudgeReply, JudgeRequest
+from .budget import Budget
 from .cache import cache_key, pid_alive
 from .options import INTERRUPTED, RunnerOptions
 from .policy import (
@@ -91,6 +92,7 @@ class LiveRun(RunState):
         self.tpm: TokenBucket | None = None
         self.draining = False  # finish the calls in flight, start no new ones
         self.pid = os.getpid()
+        self.budget = Budget(judge, options.max_cost) if options.max_cost is not None else None
 
     def _count_call(self) -> None:
         self.calls_made += 1
@@ -126,8 +128,10 @@ class LiveRun(RunState):
                     raise _Stop(self.stopped)
                 if self.draining:
                     raise _Drained(last_error)
+                reserved = self._reserve(request, last_error)
                 self._count_call()
                 totals.attempts += 1
+                reply = None
                 try:
                     # the deadline starts with this attempt and cancels this attempt only
                     reply = await asyncio.wait_for(self.judge.judge(request), attempt_deadline(self.options))
@@ -136,6 +140,9 @@ class LiveRun(RunState):
                     error = JudgeCallError(f"timed out after {self.options.timeout_s:g}s", retryable=True)
                 except JudgeCallError as exc:
                     error = exc
+                finally:
+                    if self.budget is not None:
+                        self.budget.settle(reserved, reply)
             if error is None:
                 if self.tpm is not None:
                     used = (reply.tokens_in or 0) + (reply.tokens_out or 0)
@@ -155,6 +162,18 @@ class LiveRun(RunState):
                 raise _Drained(last_error)
             retry += 1
             await asyncio.sleep(backoff_delay(retry, error, self.options))
+
+    def _reserve(self, request: JudgeRequest, last_error: str | None) -> float:
+        """Reserve the attempt's estimated cost under --max-cost; past the cap the run drains
+        (nothing new is sent) and stops with the reason (budget.py)."""
+        if self.budget is None:
+            return 0.0
+        reserved, over = self.budget.reserve(request)
+        if over is not None:
+            self.stopped = self.stopped or over
+            self.draining = True
+            raise _Drained(last_error)
+        return reserved
 
     # -- claims shared with other processes on the same cache
     async def _claim(self, item: _Item) -> None:

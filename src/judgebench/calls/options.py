@@ -33,6 +33,7 @@ class RunnerOptions:
     backoff_max_s: float = 60.0
     batch: bool = False  # send the calls through the provider's batch API (batch.py)
     batch_poll_s: float = 30.0  # seconds between batch status polls
+    max_cost: float | None = None  # USD: stop before the estimated spend would pass it (budget.py)
 
     def __post_init__(self) -> None:
         _at_least("--concurrency", self.concurrency, 1)
@@ -45,6 +46,10 @@ class RunnerOptions:
         _positive_seconds("--batch-poll-s", self.batch_poll_s, zero_ok=True)
         _positive_seconds("backoff_base_s", self.backoff_base_s, zero_ok=True)
         _positive_seconds("backoff_max_s", self.backoff_max_s, zero_ok=True)
+        if self.max_cost is not None:
+            ok = isinstance(self.max_cost, (int, float)) and not isinstance(self.max_cost, bool)
+            if not ok or not math.isfinite(self.max_cost) or self.max_cost <= 0:
+                raise JudgebenchError(f"--max-cost: expected a finite number of USD > 0, got {self.max_cost!r}")
         if self.batch:
             self._check_batch()
 
@@ -58,6 +63,7 @@ class RunnerOptions:
                 ("--rpm", self.rpm is not None),
                 ("--tpm", self.tpm is not None),
                 ("--max-failures", self.max_failures is not None),
+                ("--max-cost", self.max_cost is not None),
             )
             if is_set
         ]

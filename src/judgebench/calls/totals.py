@@ -4,6 +4,7 @@ messages of a re-ask."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..records import JudgeReply, JudgeRequest
 
@@ -33,12 +34,21 @@ class Totals:
     latency: float = 0.0
     attempts: int = 0
     texts: list[str] = field(default_factory=list)
+    reasoning_tokens: int | None = None
+    last: dict[str, Any] = field(default_factory=dict)  # the last answer's finish_reason, reasoning, served_model
 
     @classmethod
     def from_reply(cls, reply: JudgeReply) -> Totals:
         texts = list(reply.earlier_texts) + ([reply.text] if reply.text is not None else [])
         return cls(
-            reply.tokens_in, reply.tokens_out, reply.cost_usd, reply.latency_s, reply.attempts, texts
+            reply.tokens_in,
+            reply.tokens_out,
+            reply.cost_usd,
+            reply.latency_s,
+            reply.attempts,
+            texts,
+            reply.reasoning_tokens,
+            _last_details(reply),
         )
 
     def add(self, reply: JudgeReply) -> None:
@@ -49,6 +59,9 @@ class Totals:
         self.cost = None if self.cost is None or reply.cost_usd is None else self.cost + reply.cost_usd
         self.latency += reply.latency_s
         self.texts.append(reply.text if reply.text is not None else "")
+        if reply.reasoning_tokens is not None:
+            self.reasoning_tokens = (self.reasoning_tokens or 0) + reply.reasoning_tokens
+        self.last = _last_details(reply)
 
     def reply(self, error: str | None = None) -> JudgeReply:
         if error is not None and not self.texts:
@@ -69,4 +82,11 @@ class Totals:
             latency_s=self.latency,
             attempts=self.attempts,
             earlier_texts=self.texts[:-1],
+            reasoning_tokens=self.reasoning_tokens,
+            **self.last,
         )
+
+
+def _last_details(reply: JudgeReply) -> dict[str, Any]:
+    """What describes the answer itself (kept from the last answer of a re-ask chain)."""
+    return {"finish_reason": reply.finish_reason, "reasoning": reply.reasoning, "served_model": reply.served_model}

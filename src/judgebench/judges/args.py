@@ -6,6 +6,10 @@ arguments are secrets, belong to the client, or to the runner.
 - booleans (true/false, yes/no, 1/0): drop_params, logprobs
 - kept as text: api_base (alias base_url), api_key, api_version, organization,
   reasoning_effort, custom_llm_provider, transport, user, and any secret-like key
+- reasoning judges: reasoning_effort (none, minimal, low, medium, high: OpenAI o-series and
+  gpt-5, and the providers litellm maps it for), thinking (a JSON object such as
+  {"type": "enabled", "budget_tokens": 2048}: Anthropic and Gemini through litellm) and
+  thinking_budget=N (short for that object); all of them are in the cache key and the results
 - headers: `extra_headers.NAME=value` (or `header.NAME=value`), or extra_headers as a
   JSON object; header values are secrets (never cached, written or printed)
 - any other key: `true`/`false` -> bool, `null`/`none` -> None, an integer or a float
@@ -61,6 +65,7 @@ RUNNER_ARGS = {
 CLIENT_ARGS = {"api_base", "api_version", "organization", "custom_llm_provider", "drop_params"}
 # where the model is served, not what it is asked: not part of the cache identity
 CONNECTION_ARGS = {"api_base", "api_version", "organization"}
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
 _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
 _INT = re.compile(r"^[+-]?\d+$")
@@ -93,6 +98,10 @@ def _convert_value(name: str, value: Any) -> Any:
         if text.lower() in _FALSE:
             return False
         raise JudgebenchError(f"--judge-args {name}={value!r}: expected true or false")
+    if name == "reasoning_effort" and text.lower() not in REASONING_EFFORTS:
+        raise JudgebenchError(f"--judge-args reasoning_effort={value!r}: expected one of {', '.join(REASONING_EFFORTS)}")
+    if name == "reasoning_effort":
+        return text.lower()
     if name in TEXT_ARGS or is_secret_arg(name):
         return value
     low = text.lower()
@@ -110,6 +119,26 @@ def _convert_value(name: str, value: Any) -> Any:
         except ValueError:
             raise JudgebenchError(f"--judge-args {name}: not valid JSON: {value!r}") from None
     return value
+
+
+def _thinking(name: str, value: Any) -> dict[str, Any]:
+    """The `thinking` argument: {"type": "enabled", "budget_tokens": N} (N >= 1), from the
+    object itself or from thinking_budget=N."""
+    if name == "thinking_budget":
+        text = str(value).strip()
+        if not _INT.match(text):
+            raise JudgebenchError(f"--judge-args thinking_budget={value!r}: expected an integer")
+        thinking: Any = {"type": "enabled", "budget_tokens": int(text)}
+    else:
+        thinking = _convert_value(name, value)
+    if not isinstance(thinking, dict):
+        raise JudgebenchError(f"--judge-args {name}: expected a JSON object like {{\"type\": \"enabled\", \"budget_tokens\": 2048}}")
+    budget = thinking.get("budget_tokens")
+    if thinking.get("type", "enabled") == "enabled" and (
+        not isinstance(budget, int) or isinstance(budget, bool) or budget < 1
+    ):
+        raise JudgebenchError(f"--judge-args {name}: budget_tokens must be an integer >= 1, got {budget!r}")
+    return thinking
 
 
 def convert_judge_args(raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -139,6 +168,10 @@ def convert_judge_args(raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, s
                         "(or use extra_headers.NAME=value)"
                     )
                 headers.update({str(k): str(v) for k, v in value.items()})
+            elif name in ("thinking", "thinking_budget"):
+                if "thinking" in args:
+                    raise JudgebenchError("--judge-args: thinking is given twice (thinking_budget is short for it)")
+                args["thinking"] = _thinking(name, value)
             elif name in ("base_url", "api_base"):
                 if "api_base" in args:
                     raise JudgebenchError("--judge-args: api_base is given twice (base_url is another name for it)")

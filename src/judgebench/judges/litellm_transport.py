@@ -26,6 +26,7 @@ from .call_errors import (
     is_request_level,
     parse_retry_after,
 )
+from .reasoning import response_details
 
 # providers whose only credential is an API key in the environment (as litellm's
 # validate_environment names it). Others (bedrock, vertex_ai, azure, ...) also take
@@ -79,6 +80,7 @@ async def call_litellm(
         tokens_out=getattr(usage, "completion_tokens", None),
         cost_usd=_cost(litellm, response),
         latency_s=latency,
+        **response_details(response),
     )
 
 

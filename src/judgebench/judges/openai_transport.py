@@ -33,6 +33,7 @@ from .call_errors import (
     parse_retry_after,
 )
 from .prices import cost_map_prices, price
+from .reasoning import response_details
 
 # AsyncOpenAI clients (each with its own connection pool) per event loop, used in turn.
 # httpx's pool probes every idle connection's socket each time it hands out a connection,
@@ -177,6 +178,7 @@ class OpenAITransport:
             tokens_out=tokens_out,
             cost_usd=price(shape.prices, tokens_in, tokens_out),
             latency_s=latency,
+            **response_details(response),
         )
 
     def classify(self, exc: Exception, timeout_s: float) -> JudgeCallError:
