@@ -19,6 +19,7 @@ from .records import (
     swap_verdict,
 )
 from .tasks import TaskSpec
+from .votes import dimension_votes
 
 
 def plan_requests(
@@ -124,4 +125,5 @@ def _record(
         question=example.question if log_text else None,
         response_a=example.response_a if log_text else None,
         response_b=example.response_b if log_text else None,
+        votes=dimension_votes(example, dimension),
     )
