@@ -108,7 +108,7 @@ def loo_credit(pair: Pair) -> tuple[float, float] | None:
         rest = majority_label([v for a, v in firsts.items() if a != annotator])
         exact.append(exact_score(vote, rest))
         soft.append(soft_score(vote, rest))
-    return float(np.mean(exact)), float(np.mean(soft))
+    return sum(exact) / len(exact), sum(soft) / len(soft)
 
 
 def pairwise_credit(pair: Pair) -> tuple[float, float] | None:
@@ -117,7 +117,7 @@ def pairwise_credit(pair: Pair) -> tuple[float, float] | None:
     if len(firsts) < 2:
         return None
     two = list(combinations(firsts, 2))
-    return float(np.mean([exact_score(a, b) for a, b in two])), float(np.mean([soft_score(a, b) for a, b in two]))
+    return sum(exact_score(a, b) for a, b in two) / len(two), sum(soft_score(a, b) for a, b in two) / len(two)
 
 
 def judge_credit(pair: Pair, orders: Sequence[str]) -> tuple[float, float, float, float] | None:
@@ -129,10 +129,10 @@ def judge_credit(pair: Pair, orders: Sequence[str]) -> tuple[float, float, float
     credits = []
     for order in orders:
         verdict = pair.verdicts.get(order)
-        credits.append((float(np.mean([exact_score(verdict, v) for v in firsts])),
-                        float(np.mean([soft_score(verdict, v) for v in firsts])),
+        credits.append((sum(exact_score(verdict, v) for v in firsts) / len(firsts),
+                        sum(soft_score(verdict, v) for v in firsts) / len(firsts),
                         exact_score(verdict, pair.label), soft_score(verdict, pair.label)))
-    return tuple(float(x) for x in np.mean(credits, axis=0))  # type: ignore[return-value]
+    return tuple(sum(c[i] for c in credits) / len(credits) for i in range(4))  # type: ignore[return-value]
 
 
 def self_credit(pair: Pair) -> tuple[float, float, int]:
@@ -170,12 +170,19 @@ def annotator_pairs(pairs: Sequence[Pair]) -> tuple[list[tuple[str, str]], spars
     return list(index), matrix
 
 
-def mean_kappa(confusions: np.ndarray, weights: np.ndarray, min_shared: int = 2) -> float:
-    """Kappa per annotator pair (last two axes 3x3), averaged weighted by shared pairs; NaN if none."""
+def kappa_weights(confusions: np.ndarray, weights: np.ndarray, min_shared: int = 2) -> np.ndarray:
+    """Each annotator pair's weight in the mean kappa: its shared pairs when at least `min_shared` and
+    its kappa is defined, else 0. Fixed from the data, so a resample reweighs the same annotator pairs."""
     shared = confusions.sum(axis=(-2, -1))
+    return np.where((shared >= min_shared) & np.isfinite(kappa_from_confusion(confusions, weights)), shared, 0.0)
+
+
+def mean_kappa(confusions: np.ndarray, weights: np.ndarray, pair_weights: np.ndarray) -> np.ndarray:
+    """Kappa per annotator pair (last two axes 3x3) averaged with `pair_weights` (kappa_weights); an
+    annotator pair whose kappa is undefined in a resample drops out of that resample; NaN if none."""
     kappas = kappa_from_confusion(confusions, weights)
-    use = (shared >= min_shared) & np.isfinite(kappas)
-    weight = np.where(use, shared, 0.0)
+    use = (pair_weights > 0) & np.isfinite(kappas)
+    weight = np.where(use, pair_weights, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.sum(np.where(use, kappas, 0.0) * weight, axis=-1) / weight.sum(axis=-1)
 
@@ -190,7 +197,7 @@ def value_counts(pairs: Sequence[Pair]) -> np.ndarray:
 
 
 def alpha(counts: np.ndarray) -> float:
-    """Krippendorff's alpha, ordinal A < TIE < B, from per-pair value counts; NaN when undefined."""
+    """Krippendorff's alpha (the krippendorff package), ordinal A < TIE < B, from per-pair value counts."""
     if (counts.sum(axis=1) >= 2).sum() < 1:
         return float("nan")
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
@@ -201,24 +208,61 @@ def alpha(counts: np.ndarray) -> float:
             return float("nan")
 
 
+def coincidences(counts: np.ndarray) -> np.ndarray:
+    """(n_pairs, 9) each pair's contribution to Krippendorff's coincidence matrix (pairs with 2+ votes)."""
+    m = counts.sum(axis=1)
+    outer = np.einsum("ni,nj->nij", counts, counts) - np.einsum("ni,ij->nij", counts, np.eye(3))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_pair = np.where((m >= 2)[:, None, None], outer / (m - 1)[:, None, None], 0.0)
+    return per_pair.reshape(len(counts), 9)
+
+
+def alpha_from_coincidences(o: np.ndarray) -> np.ndarray:
+    """Ordinal alpha from coincidence matrices (..., 9), vectorised for bootstrap resamples: the same
+    figure as the package (tested); delta^2(c, k) = (sum of n_g for g from c to k - (n_c + n_k) / 2)^2."""
+    o = o.reshape(*o.shape[:-1], 3, 3)
+    n_c = o.sum(axis=-1)
+    n = n_c.sum(axis=-1)
+    cum = np.cumsum(n_c, axis=-1)
+    delta = np.zeros(o.shape)
+    for c, k in combinations(range(3), 2):
+        between = cum[..., k] - (cum[..., c - 1] if c else 0.0)
+        delta[..., c, k] = delta[..., k, c] = (between - (n_c[..., c] + n_c[..., k]) / 2) ** 2
+    observed = (o * delta).sum(axis=(-2, -1))
+    expected = (np.einsum("...i,...j->...ij", n_c, n_c) * delta).sum(axis=(-2, -1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(expected > 0, 1.0 - (n - 1) * observed / expected, np.nan)
+
+
 def self_confusion(pairs: Sequence[Pair]) -> np.ndarray:
-    """(n_pairs, 3, 3) first-vote x second-vote counts of annotators who voted a pair twice."""
+    """(n_pairs, 9) first-vote x second-vote counts of annotators who voted a pair twice."""
     out = np.zeros((len(pairs), 3, 3))
     for row, pair in enumerate(pairs):
         for labels in pair.votes.values():
             if len(labels) >= 2:
                 out[row, CODE[labels[0]], CODE[labels[1]]] += 1
-    return out
+    return out.reshape(len(pairs), 9)
 
 
 # ----------------------------------------------------------------------------- figures with intervals
 
 
-def _statistics(pairs: list[Pair]) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], np.ndarray, np.ndarray, np.ndarray]:
-    """Per-pair (num, den) of the ratio metrics, annotator-pair contributions, value counts, self confusion."""
+@dataclass(frozen=True)
+class _Stats:
+    """Per-pair arrays every human figure is a function of (so a resample is a weighting of pairs)."""
+
+    ratios: dict[str, tuple[np.ndarray, np.ndarray]]  # name -> (numerator, denominator) per pair
+    kappa: sparse.csr_matrix  # (n_pairs, annotator pairs * 9) first-vote confusions
+    kappa_weights: dict[str, np.ndarray]  # "nominal" / "linear" -> annotator pair weights (kappa_weights)
+    counts: np.ndarray  # (n_pairs, 3) value counts
+    coincidence: np.ndarray  # (n_pairs, 9)
+    repeats: np.ndarray  # (n_pairs, 9) self-consistency confusions
+
+
+def _statistics(pairs: list[Pair]) -> _Stats:
     loo = [loo_credit(p) for p in pairs]
     two = [pairwise_credit(p) for p in pairs]
-    repeat = [self_credit(p) for p in pairs]
+    repeat = np.array([self_credit(p) for p in pairs], dtype=float).reshape(len(pairs), 3)
     den = np.array([c is not None for c in loo], dtype=float)
     pick = lambda credits, i: np.array([c[i] if c is not None else 0.0 for c in credits])  # noqa: E731
     ratios = {
@@ -226,46 +270,65 @@ def _statistics(pairs: list[Pair]) -> tuple[dict[str, tuple[np.ndarray, np.ndarr
         "loo_soft_accuracy": (pick(loo, 1), den),
         "accuracy_vs_annotators": (pick(two, 0), den),
         "soft_accuracy_vs_annotators": (pick(two, 1), den),
-        "self_consistency": (np.array([r[0] for r in repeat], float), np.array([r[2] for r in repeat], float)),
-        "self_consistency_soft": (np.array([r[1] for r in repeat], float), np.array([r[2] for r in repeat], float)),
+        "self_consistency": (repeat[:, 0], repeat[:, 2]),
+        "self_consistency_soft": (repeat[:, 1], repeat[:, 2]),
     }
-    return ratios, annotator_pairs(pairs)[1], value_counts(pairs), self_confusion(pairs)
+    counts = value_counts(pairs)
+    kappa = annotator_pairs(pairs)[1]
+    confusions = np.asarray(kappa.sum(axis=0)).reshape(-1, 3, 3)
+    weights = {"nominal": kappa_weights(confusions, NOMINAL), "linear": kappa_weights(confusions, LINEAR)}
+    keep = np.flatnonzero((weights["nominal"] > 0) | (weights["linear"] > 0))  # the others never count
+    kappa = kappa[:, (keep[:, None] * 9 + np.arange(9)).ravel()].tocsr()
+    weights = {name: w[keep] for name, w in weights.items()}
+    return _Stats(ratios, kappa, weights, counts, coincidences(counts), self_confusion(pairs))
 
 
-def _figures(w: np.ndarray, stats) -> dict[str, float]:
-    """Every human figure for pair weights w (ones: the point values; counts: a bootstrap resample)."""
-    ratios, contributions, counts, repeats = stats
-    out = {}
+def _ratios(w: np.ndarray, ratios: dict[str, tuple[np.ndarray, np.ndarray]]) -> dict[str, np.ndarray]:
+    """sum(w * num) / sum(w * den) per ratio metric and row of weights, in one matrix product."""
+    both = np.column_stack([*(num for num, _ in ratios.values()), *(den for _, den in ratios.values())])
+    sums = w @ both
+    k = len(ratios)
     with np.errstate(invalid="ignore", divide="ignore"):
-        for name, (num, den) in ratios.items():
-            out[name] = float(w @ num / (w @ den))
-    confusions = (contributions.T @ w).reshape(-1, 3, 3)
-    out["annotator_kappa"] = float(mean_kappa(confusions, NOMINAL))
-    out["annotator_weighted_kappa"] = float(mean_kappa(confusions, LINEAR))
-    out["annotator_alpha"] = alpha(np.repeat(counts, w.astype(int), axis=0))
-    out["self_consistency_weighted_kappa"] = float(kappa_from_confusion(np.tensordot(w, repeats, axes=1), LINEAR))
+        return {name: sums[:, i] / sums[:, k + i] for i, name in enumerate(ratios)}
+
+
+def _resampled(stats: _Stats, w: np.ndarray) -> dict[str, np.ndarray]:
+    """Every human figure for a batch of pair weights w (resamples x pairs): one value per resample."""
+    out = _ratios(w, stats.ratios)
+    confusions = np.asarray((stats.kappa.T @ w.T).T).reshape(len(w), -1, 3, 3)
+    out["annotator_kappa"] = mean_kappa(confusions, NOMINAL, stats.kappa_weights["nominal"])
+    out["annotator_weighted_kappa"] = mean_kappa(confusions, LINEAR, stats.kappa_weights["linear"])
+    out["annotator_alpha"] = alpha_from_coincidences(w @ stats.coincidence)
+    out["self_consistency_weighted_kappa"] = kappa_from_confusion((w @ stats.repeats).reshape(-1, 3, 3), LINEAR)
     return out
 
 
-def _counts_n(stats) -> dict[str, int]:
-    ratios, contributions, counts, repeats = stats
-    shared = np.asarray(contributions.sum(axis=0)).reshape(-1, 9).sum(axis=1)
+def _counts_n(stats: _Stats) -> dict[str, int]:
     return {
-        **{name: int(den.sum()) for name, (_, den) in ratios.items()},
-        "annotator_kappa": int(shared[shared >= 2].sum()),
-        "annotator_weighted_kappa": int(shared[shared >= 2].sum()),
-        "annotator_alpha": int((counts.sum(axis=1) >= 2).sum()),
-        "self_consistency_weighted_kappa": int(repeats.sum()),
+        **{name: int(den.sum()) for name, (_, den) in stats.ratios.items()},
+        "annotator_kappa": int(stats.kappa_weights["nominal"].sum()),
+        "annotator_weighted_kappa": int(stats.kappa_weights["linear"].sum()),
+        "annotator_alpha": int((stats.counts.sum(axis=1) >= 2).sum()),
+        "self_consistency_weighted_kappa": int(stats.repeats.sum()),
     }
 
 
-def _with_intervals(points: dict[str, float], samples: list[dict[str, float]], n: dict[str, int]) -> dict[str, MetricValue]:
+def _bootstrap(n: int, n_resamples: int, seed: int, statistic) -> dict[str, np.ndarray]:
+    """statistic(weights) over seeded resamples of the n pairs (resampling.py), in batches of 100."""
+    batches: list[dict[str, np.ndarray]] = []
+    for idx in resample_batches(n, n_resamples if n > 1 else 0, seed, 100):
+        rows = np.arange(len(idx))[:, None] * n
+        w = np.bincount((rows + idx).ravel(), minlength=len(idx) * n).reshape(len(idx), n).astype(float)
+        batches.append(statistic(w))
+    return {name: np.concatenate([b[name] for b in batches]) for name in batches[0]} if batches else {}
+
+
+def _with_intervals(points: dict[str, float], samples: dict[str, np.ndarray], n: dict[str, int]) -> dict[str, MetricValue]:
     out = {}
     for name, value in points.items():
         low = high = None
-        if samples and np.isfinite(value):
-            column = np.array([s[name] for s in samples])
-            lo, hi = percentile_interval(column)
+        if name in samples and np.isfinite(value):
+            lo, hi = percentile_interval(samples[name])
             if np.isfinite(lo) and np.isfinite(hi):
                 low, high = float(lo), float(hi)
         out[name] = MetricValue(value=float(value) if np.isfinite(value) else None, ci_low=low, ci_high=high, n=n.get(name, 0))
@@ -275,26 +338,20 @@ def _with_intervals(points: dict[str, float], samples: list[dict[str, float]], n
 def human_ceiling(pairs: list[Pair], *, n_resamples: int = 1000, seed: int = 0) -> dict[str, MetricValue]:
     """HUMAN_METRICS of one dimension's pairs, each with a bootstrap interval over pairs."""
     stats = _statistics(pairs)
-    points = _figures(np.ones(len(pairs)), stats)
-    samples = [_figures(np.bincount(row, minlength=len(pairs)).astype(float), stats)
-               for batch in resample_batches(len(pairs), n_resamples if len(pairs) > 1 else 0, seed, 100) for row in batch]
-    return _with_intervals(points, samples, _counts_n(stats))
+    points = {name: float(v[0]) for name, v in _resampled(stats, np.ones((1, len(pairs)))).items()}
+    points["annotator_alpha"] = alpha(stats.counts)  # the package's figure (the resamples' formula equals it)
+    samples = _bootstrap(len(pairs), n_resamples, seed, lambda w: _resampled(stats, w))
+    return _with_intervals({name: points[name] for name in HUMAN_METRICS}, samples, _counts_n(stats))
 
 
 def judge_versus_annotators(pairs: list[Pair], orders: Sequence[str], *, n_resamples: int = 1000, seed: int = 0) -> dict[str, MetricValue]:
     """The judge's JUDGE_METRICS on the pairs with 2+ annotators (the human ceiling's pairs)."""
     credits = [judge_credit(p, orders) for p in pairs]
     den = np.array([c is not None for c in credits], dtype=float)
-    ratios = {name: (np.array([c[i] if c else 0.0 for c in credits]), den)
-              for i, name in enumerate(JUDGE_METRICS)}
-
-    def figures(w: np.ndarray) -> dict[str, float]:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return {name: float(w @ num / (w @ d)) for name, (num, d) in ratios.items()}
-
-    samples = [figures(np.bincount(row, minlength=len(pairs)).astype(float))
-               for batch in resample_batches(len(pairs), n_resamples if len(pairs) > 1 else 0, seed, 100) for row in batch]
-    return _with_intervals(figures(np.ones(len(pairs))), samples, {name: int(den.sum()) for name in ratios})
+    ratios = {name: (np.array([c[i] if c else 0.0 for c in credits]), den) for i, name in enumerate(JUDGE_METRICS)}
+    points = {name: float(v[0]) for name, v in _ratios(np.ones((1, len(pairs))), ratios).items()}
+    samples = _bootstrap(len(pairs), n_resamples, seed, lambda w: _ratios(w, ratios))
+    return _with_intervals(points, samples, {name: int(den.sum()) for name in ratios})
 
 
 def score_votes(
