@@ -205,7 +205,7 @@ def test_one_label_records_have_no_human_figures():
 
 def test_the_resamples_alpha_formula_equals_the_package_on_weighted_pairs():
     """Intervals use alpha from the resample's coincidence matrix; it must be the package's figure."""
-    from judgebench.ceiling import alpha_from_coincidences, coincidences
+    from judgebench.agreement import alpha_from_coincidences, coincidences
 
     pairs = _random_pairs(5, n=60)
     counts = value_counts(pairs)
