@@ -51,3 +51,22 @@ def _cell(value: MetricValue | None, column: str) -> dict[str, Any]:
     if percent and value.ci_low is not None:
         cells[f"{column}_ci"] = [scale(value.ci_low), scale(value.ci_high)]
     return cells
+
+
+def summary_lines(result: RunResult) -> list[str]:
+    """The CLI summary's lines on the human ceiling (none for data without votes)."""
+    lines = []
+    headline = result.config.headline
+    for dimension, figures in (result.human or {}).items():
+        loo, human = figures.get(f"loo_{headline}"), figures.get(f"{headline}_vs_annotators")
+        judge = result.metrics.get(dimension, {}).get(f"{headline}_vs_annotators")
+        if loo is None or loo.value is None:
+            continue
+        parts = [f"leave-one-out {headline} {loo.value:.3f} over {loo.n} pairs with 2+ annotators"]
+        if human is not None and human.value is not None and judge is not None and judge.value is not None:
+            parts.append(f"vs each annotator: judge {judge.value:.3f}, humans {human.value:.3f}")
+        for name in ("annotator_weighted_kappa", "annotator_alpha"):
+            if (value := figures.get(name)) is not None and value.value is not None:
+                parts.append(f"{name} {value.value:.3f}")
+        lines.append(f"  human ceiling ({dimension}): " + "; ".join(parts))
+    return lines
