@@ -213,3 +213,52 @@ def test_yaml_only_three_votes_task_through_the_cli_gives_the_human_row(tmp_path
     assert main(["score", str(tmp_path / "runs" / "builtin_longer")]) == 0
     again = RunResult.model_validate_json((tmp_path / "runs" / "builtin_longer" / "results.json").read_text())
     assert again.human == before and again.human["overall"]["loo_soft_accuracy"].n == 40
+
+
+MULTI = """\
+name: multi_votes
+version: "1"
+dataset: {{path: {path}, split: train}}
+layout: wide
+columns: {{id: id, question: q, response_a: a, response_b: b}}
+votes: {{layout: list}}
+labels: {{A: A, B: B, Tie: TIE, Both Bad: BOTH_BAD}}
+verdicts: [A, B, TIE]
+dimensions:
+  - {{name: novelty, label_column: nov, criterion: "Which is newer?"}}
+  - {{name: feasibility, label_column: fea, criterion: "Which is doable?"}}
+dimension_mode: separate
+prompt: pairwise_generic.yaml
+headline: soft_accuracy
+"""
+
+
+def test_multi_dimension_list_votes_give_a_human_row_per_dimension_and_mean(tmp_path):
+    votes = [  # (novelty, feasibility) per annotator u1, u2, u3
+        [("A", "A"), ("A", "B"), ("B", "Both Bad")],
+        [("Tie", "B"), ("Tie", "B"), ("A", "B")],
+        [("B", "Both Bad"), ("B", "Both Bad"), ("B", "A")],
+    ]
+    rows = [{"id": f"x{i}", "q": "q", "a": "a" * (i + 1), "b": "bb",
+             "nov": [{"annotator": f"u{k + 1}", "label": n} for k, (n, _) in enumerate(v)],
+             "fea": [{"annotator": f"u{k + 1}", "label": f} for k, (_, f) in enumerate(v)]} for i, v in enumerate(votes)]
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    (folder / "multi_votes.yaml").write_text(MULTI.format(path=write_jsonl(tmp_path / "m.jsonl", rows)))
+    out = tmp_path / "run"
+    assert main(["run", "--tasks", "multi_votes", "--include-path", str(folder), "--judge", "builtin/longer",
+                 "--output-path", str(out), "--quiet", "--both-bad", "exclude"]) == 0
+    result = RunResult.model_validate_json((out / "results.json").read_text())
+    # Novelty leave one out, soft: x0 A,A,B: u1 A vs {A,B}=TIE .5, u2 .5, u3 B vs A 0 -> 1/3;
+    # x1 Tie,Tie,A: u1 Tie vs {Tie,A}=TIE 1, u2 1, u3 A vs Tie .5 -> 5/6; x2 all B -> 1. Mean (1/3 + 5/6 + 1) / 3 = 13/18.
+    assert result.human["novelty"]["loo_soft_accuracy"].value == pytest.approx(13 / 18)
+    # Feasibility under --both-bad exclude: x2's label is Both Bad (two of three) so x2 is left out; x0 keeps
+    # u1 A, u2 B (u3's Both Bad vote is dropped): each vs the other 0 -> 0; x1 B,B,B -> 1. Mean 1/2 over 2 pairs.
+    assert result.human["feasibility"]["loo_soft_accuracy"].value == pytest.approx(1 / 2)
+    assert result.human["feasibility"]["loo_soft_accuracy"].n == 2
+    assert result.human["mean"]["loo_soft_accuracy"].value == pytest.approx((13 / 18 + 1 / 2) / 2)
+    assert main(["leaderboard", str(out), "--include-path", str(folder), "--output-dir", str(tmp_path / "lb")]) == 0
+    table = json.loads((tmp_path / "lb" / "multi_votes.json").read_text())
+    human = next(row for row in (table["rows"] if isinstance(table, dict) else table) if row["kind"] == "human")
+    assert human["mean.soft_accuracy"] == pytest.approx(round(100 * (13 / 18 + 1 / 2) / 2, 2))
+    assert human["novelty.soft_accuracy"] == pytest.approx(round(100 * 13 / 18, 2))
