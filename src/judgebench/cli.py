@@ -157,9 +157,9 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
         f"  judgments {counts.calls}: answered {counts.answered}, invalid {counts.invalid}, "
         f"failed {counts.failed} (coverage {counts.coverage:.3f}; {counts.cached} from cache{made})"
     )
-    from .human_rows import summary_lines  # data with annotator-level votes: the human ceiling
+    from .human_rows import summary_lines
 
-    lines += summary_lines(result)
+    lines += summary_lines(result)  # data with annotator-level votes: the human ceiling
     lines.append(f"  wrote {run_dir / 'results.json'} and {run_dir / 'samples.jsonl'}")
     return "\n".join(lines)
 
