@@ -21,6 +21,7 @@ SLOW_TESTS = frozenset(
     {
         "test_yaml_only_three_votes_task_through_the_cli_gives_the_human_row",
         "test_multi_dimension_list_votes_give_a_human_row_per_dimension_and_mean",
+        "test_submit_verifies_the_votes_in_the_samples_against_the_task_data",
         "test_api_matches_the_run_directory",
         "test_baseline_rows_equal_builtin_runs_on_a_set_with_ties",
         "test_batch_line_error_is_failed_and_malformed_is_invalid",

@@ -262,3 +262,22 @@ def test_multi_dimension_list_votes_give_a_human_row_per_dimension_and_mean(tmp_
     human = next(row for row in (table["rows"] if isinstance(table, dict) else table) if row["kind"] == "human")
     assert human["mean.soft_accuracy"] == pytest.approx(round(100 * (13 / 18 + 1 / 2) / 2, 2))
     assert human["novelty.soft_accuracy"] == pytest.approx(round(100 * 13 / 18, 2))
+
+
+def test_submit_verifies_the_votes_in_the_samples_against_the_task_data(tmp_path):
+    from test_submit import edit_samples, rejected
+
+    from judgebench.verify import validate_run
+
+    run = tmp_path / "votes_run"
+    assert main(["run", "--tasks", "human_votes_demo", "--judge", "builtin/longer", "--demo", "--quiet",
+                 "--output-path", str(run)]) == 0
+    validate_run(run)  # an honest run with votes is accepted (its human figures recomputed)
+
+    def flip(rows):
+        voted = next(row for row in rows if row["votes"] and len(row["votes"]) >= 2)
+        annotator = next(iter(voted["votes"]))
+        voted["votes"][annotator] = ["B" if voted["votes"][annotator][0] != "B" else "A"]
+
+    edit_samples(run, flip)
+    rejected(run, "labels", "votes of example")
