@@ -281,3 +281,20 @@ def test_submit_verifies_the_votes_in_the_samples_against_the_task_data(tmp_path
 
     edit_samples(run, flip)
     rejected(run, "labels", "votes of example")
+
+
+def test_one_column_per_annotator_with_empty_cells_as_no_vote(tmp_path):
+    rows = [_pair("p1", ann=["A", "B", "A"]), _pair("p2", ann=["tie", None, "B"]), _pair("p3", ann=[None, "", "B"])]
+    rows = [{**{k: v for k, v in row.items() if k != "ann"}, "alice": row["ann"][0], "bob": row["ann"][1],
+             "carol": row["ann"][2]} for row in rows]
+    votes = "{layout: columns, annotator_columns: {alice: alice, bob: bob, carol: carol}}"
+    path = _task(tmp_path, "column_votes", rows, votes)
+    path.write_text(path.read_text().replace(", label: vote", ""))
+    p1, p2, p3 = load_examples(load_task_file(path)).examples
+    assert p1.labels["overall"] == "A" and [v.annotator for v in p1.votes] == ["alice", "bob", "carol"]
+    assert p2.labels["overall"] == "TIE" and [v.annotator for v in p2.votes] == ["alice", "carol"]  # tie vs B
+    assert p3.labels["overall"] == "B" and len(p3.votes) == 1
+    rows[2] = {**rows[2], "carol": None}
+    write_jsonl(tmp_path / "column_votes.jsonl", rows)
+    with pytest.raises(JudgebenchError, match=r"row 3 \(id p3\): no votes"):
+        load_examples(load_task_file(path))

@@ -67,10 +67,13 @@ class VotesMapping(TaskModel):
     long  one row per vote; rows sharing columns.id are one pair (their texts must agree); `annotator`
           names the annotator column, `timestamp` and `shown_order` (AB/BA) optional columns
     list  each label column holds the pair's votes: a list of labels, or of {annotator, label[, timestamp]}
+    columns  one column per annotator (`annotator_columns`: annotator id -> column; empty = no vote),
+          single-dimension tasks
     """
 
-    layout: Literal["long", "list"]
+    layout: Literal["long", "list", "columns"]
     annotator: str | None = None  # long: the annotator id column
+    annotator_columns: dict[str, str] = Field(default_factory=dict)  # columns: annotator id -> its vote column
     timestamp: str | None = None  # long: optional
     shown_order: str | None = None  # long: optional, AB or BA
     rule: Literal["majority"] = "majority"  # votes.MAJORITY_RULE
@@ -79,8 +82,10 @@ class VotesMapping(TaskModel):
     def _annotator_for_long(self) -> VotesMapping:
         if self.layout == "long" and not self.annotator:
             raise ValueError("votes.layout long needs votes.annotator (the annotator id column)")
-        if self.layout == "list" and (self.annotator or self.timestamp or self.shown_order):
-            raise ValueError("votes.layout list takes annotator and timestamp from each vote, not from columns")
+        if self.layout != "long" and (self.annotator or self.timestamp or self.shown_order):
+            raise ValueError(f"votes.layout {self.layout} takes no annotator, timestamp or shown_order column")
+        if (self.layout == "columns") != bool(self.annotator_columns):
+            raise ValueError("votes.annotator_columns (annotator id -> column) goes with votes.layout columns, and only there")
         return self
 
 
@@ -167,13 +172,15 @@ class TaskSpec(TaskModel):
                 raise ValueError("layout long needs columns.dimension and columns.label")
             if not self.dimensions:
                 raise ValueError("layout long needs dimensions (with value)")
-        elif not self.dimensions and not self.columns.label:
+        elif not self.dimensions and not self.columns.label and not (self.votes and self.votes.layout == "columns"):
             raise ValueError("columns.label is required when no dimensions are listed")
         for dim in self.dimensions:
             if self.layout == "wide" and not (dim.label_column or self.columns.label):
                 raise ValueError(f"dimension {dim.name} needs label_column in layout wide")
         if self.votes is not None and self.layout != "wide":
             raise ValueError("votes need layout wide (one label column per dimension)")
+        if self.votes is not None and self.votes.layout == "columns" and self.dimensions:
+            raise ValueError("votes.layout columns is for single-dimension tasks (use long or list)")
         if self.dimension_mode == "joint" and not self.joint_prompt:
             raise ValueError("dimension_mode joint needs joint_prompt")
         return self

@@ -1,10 +1,11 @@
 """Task rows carrying annotator-level votes -> PairExamples whose labels are derived from the votes.
 
-Two mappings (the task YAML's `votes:` key, tasks.VotesMapping), both on layout wide:
+Three mappings (the task YAML's `votes:` key, tasks.VotesMapping), both on layout wide:
   long  one row per vote with an annotator id column (optional timestamp and shown-order columns);
         rows sharing an id are one pair and must agree on question and responses
   list  each label column holds the pair's votes: a list of labels (annotators named by position,
         #1, #2, ...) or a list of {annotator, label[, timestamp]} objects
+  columns  one column per annotator (single dimension; an empty cell is no vote)
 Each dimension's pair label is `votes.majority_label` of the votes on it (MAJORITY_RULE: a shared
 top count is TIE); Both Bad stays a label of its own here and the run's Both-Bad rule applies later,
 as it does to one-label data. Bad rows are one error naming the file, row and field.
@@ -34,7 +35,9 @@ def vote_columns(spec: TaskSpec) -> dict[str, str]:
     if spec.votes is None:
         return {}
     keys = ("annotator", "timestamp", "shown_order")
-    return {getattr(spec.votes, key): f"votes.{key}" for key in keys if getattr(spec.votes, key)}
+    mapped = {getattr(spec.votes, key): f"votes.{key}" for key in keys if getattr(spec.votes, key)}
+    mapped.update({column: f"votes.annotator_columns.{a}" for a, column in spec.votes.annotator_columns.items()})
+    return mapped
 
 
 def _label_columns(spec: TaskSpec) -> dict[str, str]:
@@ -54,10 +57,11 @@ def votes_to_examples(
         example_id = row_id(row, spec, index, source)
         ref = f"row {index + 1} (id {example_id})"
         base = base_example(spec, row, example_id, source)
-        if spec.votes.layout == "list":
+        if spec.votes.layout in ("list", "columns"):
             if example_id in grouped:
                 raise JudgebenchError(f"{source}: row {index + 1}: duplicate id '{example_id}'")
-            grouped[example_id] = {**base, "votes": _list_votes(spec, row, ref, source, map_label)}
+            read = _list_votes if spec.votes.layout == "list" else _column_votes
+            grouped[example_id] = {**base, "votes": read(spec, row, ref, source, map_label)}
             continue
         entry = grouped.setdefault(example_id, {**base, "votes": []})
         if any(entry[k] != base[k] for k in ("question", "response_a", "response_b", "model_a", "model_b")):
@@ -101,6 +105,18 @@ def _list_votes(spec: TaskSpec, row: dict[str, Any], ref: str, source: str, map_
         if others != {annotator}:
             raise JudgebenchError(f"{source}: {ref}: vote {i + 1} names different annotators across dimensions ({sorted(others)})")
         votes.append(PairVote(annotator=annotator, labels={dim: per_dim[dim][i][1] for dim in per_dim}, timestamp=stamp))
+    return votes
+
+
+def _column_votes(spec: TaskSpec, row: dict[str, Any], ref: str, source: str, map_label: LabelMapper) -> list[PairVote]:
+    """Votes from one column per annotator (single dimension); an empty cell is no vote."""
+    votes = [
+        PairVote(annotator=annotator, labels={DEFAULT_DIMENSION: map_label(row.get(column), ref, column)})
+        for annotator, column in spec.votes.annotator_columns.items()
+        if row.get(column) not in (None, "")
+    ]
+    if not votes:
+        raise JudgebenchError(f"{source}: {ref}: no votes (every column of votes.annotator_columns is empty)")
     return votes
 
 
