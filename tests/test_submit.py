@@ -91,7 +91,7 @@ def test_honest_run_is_accepted_stored_and_tables_rebuilt(honest, tmp_path, caps
     rows = json.loads((board / "sciarena_eval.json").read_text())["rows"]
     mine = next(row for row in rows if row["judge"] == "builtin/longer")
     assert mine["accuracy"] == round(100 * result.metrics["overall"]["accuracy"].value, 2)
-    assert {row["kind"] for row in rows} == {"baseline", "reported"}
+    assert {row["kind"] for row in rows} == {"baseline", "reported", "reported-human"}  # + published human agreement
     # resubmitting replaces the entry (one per judge, task and prompt version)
     assert main(["submit", str(honest), "--leaderboard-dir", str(board)]) == 0
     assert "replaced" in capsys.readouterr().out

@@ -71,6 +71,29 @@ METRICS: tuple[Metric, ...] = (
     Metric("coverage", "Share of judgments answered", card=True, per_slice=True),
     Metric("invalid_rate", "Share of judgments whose answer did not parse", higher_is_better=False),
     Metric("failed_rate", "Share of judgments whose call failed after retries", higher_is_better=False),
+    # Data with annotator-level votes (ceiling.py has the exact definitions): the judge against each
+    # annotator, and the human ceiling (results.json `human`, the leaderboard's `human` row).
+    Metric("accuracy_vs_annotators", "Agreement with each annotator's vote, averaged over annotators, orders and "
+           "pairs with 2+ annotators (human row: each annotator against each other one)", credit="exact"),
+    Metric("soft_accuracy_vs_annotators", "accuracy_vs_annotators with half credit when exactly one side is a tie",
+           credit="soft"),
+    Metric("accuracy_vs_majority", "Accuracy on the pairs with 2+ annotators (the human ceiling's pairs); human "
+           "row: loo_accuracy", credit="exact"),
+    Metric("soft_accuracy_vs_majority", "accuracy_vs_majority with half credit when exactly one side is a tie",
+           credit="soft"),
+    Metric("loo_accuracy", "Each annotator's vote against the label of the other annotators' votes (leave one out)",
+           credit="exact"),
+    Metric("loo_soft_accuracy", "loo_accuracy with half credit when exactly one side is a tie", credit="soft"),
+    Metric("annotator_kappa", "Cohen's kappa between annotators, mean over annotator pairs weighted by shared pairs",
+           unit="coefficient"),
+    Metric("annotator_weighted_kappa", "Linearly weighted Cohen's kappa (A < Tie < B) between annotators, mean as "
+           "annotator_kappa", unit="coefficient"),
+    Metric("annotator_alpha", "Krippendorff's alpha (ordinal A < Tie < B) over all annotators", unit="coefficient"),
+    Metric("self_consistency", "Share of repeated votes (same annotator, same pair) equal to the first",
+           credit="exact"),
+    Metric("self_consistency_soft", "self_consistency with half credit when exactly one vote is a tie", credit="soft"),
+    Metric("self_consistency_weighted_kappa", "Linearly weighted kappa between annotators' first and second votes",
+           unit="coefficient"),
 )
 
 # Rubric judges (judgebench.rubric): calibration against expert scores, per level (item / total).

@@ -60,9 +60,12 @@ def features() -> Any:
 def records_to_rows(records: list[JudgmentRecord]) -> tuple[list[dict[str, Any]], list[str]]:
     """Flat rows (slices as one struct column with every slice name) and the slice names."""
     names = sorted({name for record in records for name in record.slices})
+    with_votes = any(record.votes for record in records)
     rows = []
     for record in records:
-        row = record.model_dump(mode="json", exclude={"slices"})
+        row = record.model_dump(mode="json", exclude={"slices", "votes"})
+        if with_votes:  # annotator -> labels has data-dependent keys: one JSON text column
+            row["votes"] = json.dumps(record.votes, ensure_ascii=False) if record.votes else None
         if names:
             row["slices"] = {name: record.slices.get(name) for name in names}
         rows.append(row)
@@ -75,6 +78,8 @@ def rows_to_records(rows: list[dict[str, Any]]) -> list[JudgmentRecord]:
     for row in rows:
         data = dict(row)
         data["slices"] = {k: v for k, v in (data.get("slices") or {}).items() if v is not None}
+        if isinstance(data.get("votes"), str):
+            data["votes"] = json.loads(data["votes"])
         records.append(JudgmentRecord.model_validate(data))
     return records
 
@@ -88,6 +93,8 @@ def to_dataset(records: list[JudgmentRecord]) -> Any:
     columns = features()
     if slice_names:
         columns["slices"] = {name: Value("string") for name in slice_names}
+    if rows and "votes" in rows[0]:
+        columns["votes"] = Value("string")
     return Dataset.from_list(rows, features=Features(columns))
 
 

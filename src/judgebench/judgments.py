@@ -20,6 +20,7 @@ from .records import (
     swap_verdict,
 )
 from .tasks import TaskSpec
+from .votes import dimension_votes
 
 
 def plan_requests(
@@ -136,4 +137,5 @@ def _record(
         question=example.question if log_text else None,
         response_a=example.response_a if log_text else None,
         response_b=example.response_b if log_text else None,
+        votes=dimension_votes(example, dimension),
     )

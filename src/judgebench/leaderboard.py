@@ -28,6 +28,7 @@ from .catalogue import PERCENT_METRICS, as_percent, headline_family, random_base
 from .costplot import cost_per_100_comparisons
 from .errors import JudgebenchError
 from .files import read_model_json
+from .human_rows import human_row
 from .protocols import (
     describe_protocol,
     protocol_cells,
@@ -105,11 +106,12 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
         **_rule_cells(config, spec),
     }
     full = [*headline_family(headline), "order_consistency"]
+    vs_annotators = [f"{headline}_vs_majority", f"{headline}_vs_annotators"]  # data with votes (ceiling.py)
     if len(result.metrics) == 1:
-        row.update(_metric_cells(next(iter(result.metrics.values())), [*full, "position_bias", "cohen_kappa"]))
+        row.update(_metric_cells(next(iter(result.metrics.values())), [*full, "position_bias", "cohen_kappa", *vs_annotators]))
     else:  # per dimension the headline and agreement; the full set for the mean over dimensions
         for dimension, metrics in result.metrics.items():
-            names = full if dimension == "mean" else [headline, "order_consistency", "position_bias", "cohen_kappa"]
+            names = [*full, *vs_annotators] if dimension == "mean" else [headline, "order_consistency", "position_bias", "cohen_kappa", *vs_annotators]
             row.update(_metric_cells(metrics, names, f"{dimension}."))
     for column, values in _first_dimension(result.slices).items():
         for value, metrics in sorted(values.items()):
@@ -145,10 +147,11 @@ def reported_rows(spec: TaskSpec) -> list[dict[str, Any]]:
     """Published figures in their protocol's column (never the headline column a run is ranked by)."""
     rows = []
     single = len(spec.dimension_names) == 1
-    for reported in spec.reported:
+    for reported in [*spec.reported, *spec.human_reported]:
         protocol = reported.protocol
         dataset = f"{protocol.dataset}:{protocol.split}" if protocol else reported.source
-        row: dict[str, Any] = {"kind": "reported", "judge": reported.judge, "dataset": dataset, "source": reported.source}
+        kind = "reported" if reported in spec.reported else "reported-human"  # human: a table of its own
+        row: dict[str, Any] = {"kind": kind, "judge": reported.judge, "dataset": dataset, "source": reported.source}
         for dimension, value in reported.metrics.items():
             dim = None if single else dimension
             if protocol is not None and protocol.stated:
@@ -156,6 +159,7 @@ def reported_rows(spec: TaskSpec) -> list[dict[str, Any]]:
             else:
                 metric = protocol.metric if protocol else spec.headline
                 row[f"{dim}.reported_{metric}" if dim else f"reported_{metric}"] = value
+        row.update({f"reported_{name}": value for name, value in reported.figures.items()})
         row["protocol"] = describe_protocol(protocol)
         rows.append(row)
     return rows
@@ -186,6 +190,8 @@ def section_baselines(result: RunResult, records: list[JudgmentRecord] | None, s
     rows = [random_row(result, spec)]
     if records is not None:
         rows += baseline_rows(records, spec, _dataset_label(result), result.config)
+    if (human := human_row(result, spec, _dataset_label(result))) is not None:
+        rows.append(human)
     for row in rows:
         row.update(_rule_cells(result.config, spec))
     return rows
@@ -353,7 +359,7 @@ def _sort_key(row: dict[str, Any], spec: TaskSpec) -> tuple:
     """Real data first, then demo data, then reported rows; per dataset one section per Both-Bad rule;
     best headline first within each."""
     value = row.get(headline_column(spec), row.get(f"{spec.dimension_names[0]}.{spec.headline}"))
-    section = 2 if row["kind"] == "reported" else 1 if row["dataset"] == "demo" else 0
+    section = 2 if row["kind"] in ("reported", "reported-human") else 1 if row["dataset"] == "demo" else 0
     return (section, row["dataset"], row.get("both_bad") or "", -(value if isinstance(value, (int, float)) else -1.0), row["judge"])
 
 

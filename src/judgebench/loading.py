@@ -17,6 +17,7 @@ from .errors import JudgebenchError
 from .files import read_json_objects
 from .records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
 from .tasks import Dimension, TaskSpec
+from .vote_loading import label_rule, vote_columns, votes_to_examples
 
 LOCAL_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
 
@@ -65,6 +66,7 @@ def load_examples(
         fingerprint=fingerprint_examples(examples),
         demo=demo,
         license=spec.dataset.license,
+        label_rule=label_rule(spec),
     )
     return LoadedTask(spec=spec, examples=examples, dataset=info, warnings=warnings)
 
@@ -184,6 +186,7 @@ def _mapped_columns(spec: TaskSpec) -> dict[str, str]:
             mapped[getattr(cols, key)] = f"columns.{key}"
     mapped.update({col: "columns.slices" for col in cols.slices})
     mapped.update({col: f"columns.context.{name}" for name, col in cols.context.items()})
+    mapped.update(vote_columns(spec))
     if spec.layout == "wide":
         mapped.update({d.label_column: f"dimensions.{d.name}.label_column" for d in spec.dimensions if d.label_column})
     return mapped
@@ -253,6 +256,9 @@ def _base_example(spec: TaskSpec, row: dict[str, Any], example_id: str, source: 
 
 
 def _rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str) -> list[PairExample]:
+    if spec.votes is not None:
+        mapper = lambda raw, ref, column: _map_label(spec, raw, ref, column, source)  # noqa: E731
+        return votes_to_examples(spec, rows, source, _row_id, _base_example, mapper)
     if spec.layout == "long":
         return _long_rows_to_examples(spec, rows, source)
     examples, seen = [], set()
@@ -298,6 +304,7 @@ def fingerprint_examples(examples: list[PairExample]) -> str:
     """sha256 over the canonical examples: what the judge saw and what it is scored against."""
     digest = hashlib.sha256()
     for example in sorted(examples, key=lambda e: e.id):
-        digest.update(example.model_dump_json().encode())
+        # Data without votes hashes as before votes existed (old fingerprints stay valid).
+        digest.update(example.model_dump_json(exclude=None if example.votes else {"votes"}).encode())
         digest.update(b"\n")
     return digest.hexdigest()

@@ -42,6 +42,15 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class PairVote(Strict):
+    """One annotator's vote on a pair (tasks mapping annotator-level votes), in the stored positions."""
+
+    annotator: str
+    labels: dict[str, Label]  # dimension -> this annotator's label
+    timestamp: str | None = None
+    shown_order: Order | None = None  # AB: response_a was shown on the left
+
+
 class PairExample(Strict):
     """One comparison with its human label(s), in the dataset's original A/B positions."""
 
@@ -54,6 +63,7 @@ class PairExample(Strict):
     model_b: str | None = None
     slices: dict[str, str] = Field(default_factory=dict)  # e.g. subject, question_type
     context: dict[str, Any] = Field(default_factory=dict)  # e.g. citations, references
+    votes: list[PairVote] | None = None  # annotator-level votes, in data order (labels derived from them)
 
 
 def swap_verdict(verdict: str | None) -> str | None:
@@ -142,6 +152,9 @@ class JudgmentRecord(Strict):
     question: str | None = None
     response_a: str | None = None
     response_b: str | None = None
+    # Annotator-level votes on this dimension (annotator -> labels, in data order; two or more when the
+    # annotator voted the pair again), for the human ceiling and judge-vs-annotator agreement.
+    votes: dict[str, list[Label]] | None = None
 
 
 def failure_from_error(error: str) -> Failure:
@@ -176,6 +189,7 @@ class DatasetInfo(Strict):
     fingerprint: str  # sha256 over the canonical examples
     demo: bool = False
     license: str | None = None
+    label_rule: str | None = None  # how pair labels were derived from annotator votes (votes.MAJORITY_RULE)
 
 
 Aggregate = Literal["majority", "mean", "unanimous-else-tie"]
@@ -338,3 +352,4 @@ class RunResult(Strict):
     diagnostics: dict[str, Any] = Field(default_factory=dict)
     panel: PanelSummary | None = None  # panels only
     stability: RepeatStability | None = None  # runs with --repeats N > 1 only
+    human: dict[str, dict[str, MetricValue]] | None = None  # data with votes: dimension -> ceiling.py figures

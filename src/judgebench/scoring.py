@@ -33,6 +33,7 @@ def score(
     point values (position bias, longer-preferred rate, length coefficient, Spearman), which need no
     resampling; their intervals are in `report`.
     """
+    from .ceiling import human_figures
     from .diagnostics import diagnose, leaderboard_columns
     from .metrics import score_records
     from .selfpref import self_preference
@@ -51,6 +52,8 @@ def score(
         slice_columns=tuple(spec.columns.slices),
     )
     diagnostics = diagnose(records, both_bad=config.both_bad, n_resamples=0, seed=config.seed)
+    human = human_figures(records, spec.dimension_names, metrics, both_bad=config.both_bad,
+                          n_resamples=config.n_resamples, seed=config.seed)
     panel = None
     if config.kind == "panel":
         from .panel_stats import panel_summary
@@ -69,6 +72,7 @@ def score(
             ),
         },
         panel=panel,
+        human=human,
     )
 
 

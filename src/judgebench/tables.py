@@ -31,11 +31,14 @@ def to_markdown(task: str, rows: list[dict[str, Any]]) -> str:
         "`reported` rows are published figures, not re-run.\n",
         SELF_REPORTED_NOTE + "\n",
     ]
-    runs = [row for row in rows if row["kind"] != "reported"]
+    runs = [row for row in rows if row["kind"] not in ("reported", "reported-human")]
     for (dataset, rule), group in _groups_by_dataset(runs):
         columns = [c for c in columns_of(group) if not c.endswith("_ci") and c not in META_COLUMNS]
         title = f"Data: {dataset}" + (f", Both Bad: {rule}" if rule else "")
         parts.append(_md_table(title, group, columns))
+    if human := [row for row in rows if row["kind"] == "reported-human"]:  # published human agreement (docs/human.md)
+        parts.append(_md_table("Human agreement reported in the papers", human, [
+            c for c in columns_of(human) if c not in ("dataset", "vs_reported")]))
     reported = [row for row in rows if row["kind"] == "reported"]
     if reported:
         parts.append(_md_reported(reported, [row for row in runs if row.get("vs_reported")]))

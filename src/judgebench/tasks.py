@@ -61,6 +61,34 @@ class Columns(TaskModel):
     context: dict[str, str] = Field(default_factory=dict)  # canonical name -> source column
 
 
+class VotesMapping(TaskModel):
+    """Annotator-level votes (see vote_loading.py): the pair label is derived from them by `rule`.
+
+    long  one row per vote; rows sharing columns.id are one pair (their texts must agree); `annotator`
+          names the annotator column, `timestamp` and `shown_order` (AB/BA) optional columns
+    list  each label column holds the pair's votes: a list of labels, or of {annotator, label[, timestamp]}
+    columns  one column per annotator (`annotator_columns`: annotator id -> column; empty = no vote),
+          single-dimension tasks
+    """
+
+    layout: Literal["long", "list", "columns"]
+    annotator: str | None = None  # long: the annotator id column
+    annotator_columns: dict[str, str] = Field(default_factory=dict)  # columns: annotator id -> its vote column
+    timestamp: str | None = None  # long: optional
+    shown_order: str | None = None  # long: optional, AB or BA
+    rule: Literal["majority"] = "majority"  # votes.MAJORITY_RULE
+
+    @model_validator(mode="after")
+    def _annotator_for_long(self) -> VotesMapping:
+        if self.layout == "long" and not self.annotator:
+            raise ValueError("votes.layout long needs votes.annotator (the annotator id column)")
+        if self.layout != "long" and (self.annotator or self.timestamp or self.shown_order):
+            raise ValueError(f"votes.layout {self.layout} takes no annotator, timestamp or shown_order column")
+        if (self.layout == "columns") != bool(self.annotator_columns):
+            raise ValueError("votes.annotator_columns (annotator id -> column) goes with votes.layout columns, and only there")
+        return self
+
+
 class Dimension(TaskModel):
     name: str
     criterion: str = ""
@@ -93,6 +121,9 @@ class ReportedRow(TaskModel):
     source: str
     metrics: dict[str, float]  # dimension -> value in percent, under `protocol`
     protocol: ReportedProtocol | None = None  # None: unknown, never ranked against runs
+    # Other published figures, shown as they are in `reported_<name>` columns (e.g. a human agreement
+    # row's weighted kappa, or a range over dimensions such as "0.586-0.609").
+    figures: dict[str, float | str] = Field(default_factory=dict)
 
 
 class TaskSpec(TaskModel):
@@ -113,6 +144,10 @@ class TaskSpec(TaskModel):
     both_bad: Literal["tie", "exclude"] = "tie"
     reported: list[ReportedRow] = Field(default_factory=list)
     model_families: dict[str, str] = Field(default_factory=dict)  # model-name prefix -> family (selfpref.py)
+    # Published human agreement figures (inter-annotator, self-consistency), shown as reported rows
+    # beside the judge rows; their values go in `figures` (docs/human.md).
+    human_reported: list[ReportedRow] = Field(default_factory=list)
+    votes: VotesMapping | None = None  # annotator-level votes instead of one label per pair
     source_file: str | None = None  # set by the loader, not in YAML
 
     @field_validator("labels", mode="before")
@@ -138,11 +173,15 @@ class TaskSpec(TaskModel):
                 raise ValueError("layout long needs columns.dimension and columns.label")
             if not self.dimensions:
                 raise ValueError("layout long needs dimensions (with value)")
-        elif not self.dimensions and not self.columns.label:
+        elif not self.dimensions and not self.columns.label and not (self.votes and self.votes.layout == "columns"):
             raise ValueError("columns.label is required when no dimensions are listed")
         for dim in self.dimensions:
             if self.layout == "wide" and not (dim.label_column or self.columns.label):
                 raise ValueError(f"dimension {dim.name} needs label_column in layout wide")
+        if self.votes is not None and self.layout != "wide":
+            raise ValueError("votes need layout wide (one label column per dimension)")
+        if self.votes is not None and self.votes.layout == "columns" and self.dimensions:
+            raise ValueError("votes.layout columns is for single-dimension tasks (use long or list)")
         if self.dimension_mode == "joint" and not self.joint_prompt:
             raise ValueError("dimension_mode joint needs joint_prompt")
         return self

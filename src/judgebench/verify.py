@@ -56,6 +56,7 @@ from .tasks import TaskSpec
 from .verify_builtin import check_builtin_answers, check_judge_name
 from .verify_data import check_data
 from .verify_panel import check_panel
+from .votes import dimension_votes
 
 DEFAULT_MIN_COVERAGE = 0.9
 CHECKS = ["schema", "task", "data", "coverage", "labels", "prompts", "verdicts", "metrics", "identity"]
@@ -213,6 +214,7 @@ def _check_labels(records: list[JudgmentRecord], examples: dict[str, PairExample
             "model_a": example.model_a,
             "model_b": example.model_b,
             "slices": example.slices,
+            "votes": dimension_votes(example, record.dimension),  # annotator-level votes (the human ceiling)
         }
         for name in ("question", "response_a", "response_b"):  # logged texts (absent with --no-log-text)
             logged = getattr(record, name, None)

@@ -25,7 +25,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from .errors import JudgebenchError
 from .files import atomic_path, describe_validation_error, read_json_objects
-from .records import DEFAULT_DIMENSION, LABELS, Label, Order, Strict
+from .records import DEFAULT_DIMENSION, LABELS, Label, Order, PairExample, Strict
 
 MAJORITY_RULE = (
     "majority: the label with the most votes; when two or more labels share the most votes "
@@ -122,4 +122,30 @@ def votes_by_pair(votes: Iterable[Vote]) -> dict[str, list[Vote]]:
     return grouped
 
 
-__all__ = ["LABELS", "MAJORITY_RULE", "Vote", "majority_label", "read_votes", "votes_by_pair", "write_votes"]
+def dimension_votes(example: PairExample, dimension: str) -> dict[str, list[Label]] | None:
+    """A pair's votes on one dimension, compact (annotator -> labels in data order), for JudgmentRecord.votes."""
+    if not example.votes:
+        return None
+    out: dict[str, list[Label]] = {}
+    for vote in example.votes:
+        if dimension in vote.labels:
+            out.setdefault(vote.annotator, []).append(vote.labels[dimension])
+    return out
+
+
+def votes_of_examples(examples: Iterable[PairExample]) -> list[Vote]:
+    """A task's annotator-level votes (examples loaded with a `votes:` mapping) as Vote records."""
+    out = []
+    for example in examples:
+        for vote in example.votes or []:
+            single = list(vote.labels) == [DEFAULT_DIMENSION]
+            out.append(Vote(
+                pair_id=example.id, annotator=vote.annotator, model_a=example.model_a, model_b=example.model_b,
+                shown_order=vote.shown_order, timestamp=vote.timestamp, slices=example.slices,
+                **({"choice": vote.labels[DEFAULT_DIMENSION]} if single else {"choices": vote.labels}),
+            ))
+    return out
+
+
+__all__ = ["LABELS", "MAJORITY_RULE", "Vote", "dimension_votes", "majority_label", "read_votes", "votes_by_pair",
+           "votes_of_examples", "write_votes"]
