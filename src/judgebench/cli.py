@@ -337,6 +337,12 @@ def cmd_panel(args: argparse.Namespace) -> int:
     return 0
 
 
+def _human_side_parsers() -> list[Callable[[Any], None]]:
+    from . import pairs_cli
+
+    return [pairs_cli.add_parser]
+
+
 PARSERS: list[Callable[[Any], None]] = [
     _add_run_parser,
     _add_score_parser,
@@ -347,6 +353,7 @@ PARSERS: list[Callable[[Any], None]] = [
     _add_compare_parser,
     _add_export_parser,
     _add_panel_parser,
+    *_human_side_parsers(),
 ]
 
 
