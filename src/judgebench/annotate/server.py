@@ -94,7 +94,7 @@ class VoteHandler(BaseHTTPRequestHandler):
     def _annotator(self) -> Annotator | None:
         who = self.store.annotator_for(self._token())
         if who is None:
-            self._send(HTTPStatus.FORBIDDEN, message_page("No access", "Open the invite link your organiser sent you."))
+            self._refuse(HTTPStatus.FORBIDDEN, "no access: open the invite link your organiser sent you")
         return who
 
     def _wants_json(self) -> bool:
@@ -194,7 +194,7 @@ class VoteHandler(BaseHTTPRequestHandler):
     def _refuse(self, status: int, reason: str) -> None:
         if self._wants_json():
             return self._send(status, json.dumps({"error": reason}), "application/json")
-        return self._send(status, message_page("Not recorded", reason))
+        return self._send(status, message_page("No access" if status == HTTPStatus.FORBIDDEN else "Not recorded", reason))
 
     def _pair_and_round(self, form: dict[str, str], who: Annotator) -> tuple[str, int]:
         pair_id = form.get("pair_id", "")
