@@ -338,9 +338,9 @@ def cmd_panel(args: argparse.Namespace) -> int:
 
 
 def _human_side_parsers() -> list[Callable[[Any], None]]:
-    from . import annotate_cli, pairs_cli
+    from . import annotate_cli, freeze, pairs_cli
 
-    return [pairs_cli.add_parser, annotate_cli.add_parser]
+    return [pairs_cli.add_parser, annotate_cli.add_parser, freeze.add_parser]
 
 
 PARSERS: list[Callable[[Any], None]] = [

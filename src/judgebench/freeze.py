@@ -1,0 +1,207 @@
+"""`judgebench freeze`: votes -> a frozen evaluation split, its dataset card and a task YAML `run` accepts.
+
+The split is drawn the way SciArena-Eval was (500 pairs per discipline, 250 A / 250 B, ties excluded):
+1. Votes of flagged annotators are dropped (`--exclude-annotators`: a file with one name per line, `#`
+   comments allowed, as the anomalous-voter detector of `judgebench arena` lists them, or names
+   separated by commas).
+2. Each pair's label is votes.majority_label over the remaining votes (MAJORITY_RULE); pairs with fewer
+   than `--min-votes` votes are left out. Multi-dimension votes get a label per dimension; the first
+   dimension is the one balanced.
+3. Ties: `--ties drop` (default, SciArena-Eval's rule) leaves out pairs labelled TIE or BOTH_BAD and makes
+   a binary task (accuracy); `--ties keep` keeps them as strata of their own (verdicts A/B/TIE, soft
+   accuracy, Both Bad scored as a tie).
+4. Strata are (slice values, label); the split takes pairs round-robin over the strata (seeded order
+   within each), so every stratum gets the same count until it runs out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import JudgebenchError
+from .files import write_atomic
+from .flags import NON_NEGATIVE_INT, PATH, POSITIVE_INT
+from .records import DEFAULT_DIMENSION
+from .votes import MAJORITY_RULE, Vote, majority_label, read_votes, votes_by_pair
+
+TIE_RULES = {
+    "drop": "pairs whose majority label is TIE or BOTH_BAD are left out (SciArena-Eval's rule: decisive labels only)",
+    "keep": "pairs labelled TIE or BOTH_BAD are kept as strata of their own; Both Bad is scored as a tie",
+}
+
+
+@dataclass
+class Frozen:
+    rows: list[dict[str, Any]]
+    dimensions: list[str]  # [] for single-dimension votes
+    eligible: int
+    excluded_votes: int
+    strata: dict[str, int]
+
+
+def read_flagged(text: str | None) -> set[str]:
+    """Flagged annotators from a file (one per line, # comments) or a comma-separated list."""
+    if not text:
+        return set()
+    path = Path(text)
+    if path.is_file():
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise JudgebenchError(f"--exclude-annotators {path}: not UTF-8 text") from None
+        return {line.split("#", 1)[0].strip() for line in lines} - {""}
+    return {name.strip() for name in text.split(",")} - {""}
+
+
+def pair_labels(votes: list[Vote], dimensions: list[str]) -> dict[str, str]:
+    """dimension -> majority label over these votes (DEFAULT_DIMENSION for single-dimension votes)."""
+    labels = {}
+    for dimension in dimensions or [DEFAULT_DIMENSION]:
+        cast = [label for v in votes if (label := v.label_for(dimension)) is not None]
+        if cast:
+            labels[dimension] = majority_label(cast)
+    return labels
+
+
+def freeze_split(votes: list[Vote], pairs: dict[str, dict[str, Any]], *, size: int, seed: int, ties: str = "drop",
+                 flagged: set[str] = frozenset(), min_votes: int = 1) -> Frozen:  # type: ignore[assignment]
+    """Draw the split (see the module docstring); a vote on an unknown pair or too few pairs is one error."""
+    if unknown := sorted({v.pair_id for v in votes} - set(pairs)):
+        raise JudgebenchError(f"votes name {len(unknown)} pairs the pairs file does not hold, e.g. {unknown[0]!r}")
+    kept = [v for v in votes if v.annotator not in flagged]
+    dimensions = list(dict.fromkeys(d for v in kept for d in v.choices))
+    if dimensions and any(v.choice is not None for v in kept):
+        raise JudgebenchError("votes mix single choices and per-dimension choices; freeze one kind at a time")
+    strata: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    eligible = 0
+    for pair_id, group in votes_by_pair(kept).items():
+        labels = pair_labels(group, dimensions)
+        primary = labels.get(dimensions[0] if dimensions else DEFAULT_DIMENSION)
+        if len(group) < min_votes or primary is None or (ties == "drop" and primary in ("TIE", "BOTH_BAD")):
+            continue
+        eligible += 1
+        row = _row(pairs[pair_id], labels, dimensions, group)
+        strata.setdefault(_stratum(row, dimensions), []).append(row)
+    if size > eligible:
+        raise JudgebenchError(f"--split-size {size}: only {eligible} pairs are eligible (after exclusions and the ties rule)")
+    rng = random.Random(seed)
+    queues = []
+    for key in sorted(strata):
+        members = sorted(strata[key], key=lambda r: r["id"])
+        rng.shuffle(members)
+        queues.append((key, members))
+    chosen: list[dict[str, Any]] = []
+    while len(chosen) < size:
+        for _, members in queues:
+            if members and len(chosen) < size:
+                chosen.append(members.pop())
+    counts = Counter(" ".join(_stratum(row, dimensions)) for row in chosen)
+    return Frozen(sorted(chosen, key=lambda r: r["id"]), dimensions, eligible, len(votes) - len(kept), dict(sorted(counts.items())))
+
+
+def _stratum(row: dict[str, Any], dimensions: list[str]) -> tuple[str, ...]:
+    """A row's stratum: its slice values and its label on the balanced (first) dimension."""
+    label = row[f"label_{dimensions[0] if dimensions else DEFAULT_DIMENSION}"]
+    return (*[f"{k}={v}" for k, v in sorted(row["slices"].items())], f"label={label}")
+
+
+def _row(pair: dict[str, Any], labels: dict[str, str], dimensions: list[str], group: list[Vote]) -> dict[str, Any]:
+    row = {key: pair.get(key) for key in ("id", "question", "response_a", "response_b", "model_a", "model_b")}
+    row["slices"] = dict(pair.get("slices", {}))
+    for dimension, label in labels.items():
+        row[f"label_{dimension}"] = label
+    row["n_votes"] = len(group)
+    return row
+
+
+def task_yaml(name: str, data_file: Path, frozen: Frozen, ties: str, slice_names: list[str]) -> dict[str, Any]:
+    """The task definition `judgebench run --tasks DIR/NAME.yaml` accepts (data: the split file beside it)."""
+    binary = ties == "drop"
+    spec: dict[str, Any] = {
+        "name": name, "version": "1",
+        "description": f"Frozen from annotator votes by judgebench freeze ({'A/B only' if binary else 'with ties'}).",
+        "dataset": {"path": str(data_file.resolve()), "split": "test", "license": "see README.md"},
+        "layout": "wide",
+        "columns": {"id": "id", "question": "question", "response_a": "response_a", "response_b": "response_b",
+                    "model_a": "model_a", "model_b": "model_b", "slices": slice_names},
+        "labels": {"A": "A", "B": "B", "TIE": "TIE", "BOTH_BAD": "BOTH_BAD"} if not binary else {"A": "A", "B": "B"},
+        "verdicts": ["A", "B"] if binary else ["A", "B", "TIE"],
+        "prompt": "pairwise_generic.yaml",
+        "headline": "accuracy" if binary else "soft_accuracy",
+    }
+    if frozen.dimensions:
+        spec["dimensions"] = [{"name": d, "label_column": f"label_{d}", "criterion": f"Which response is better on {d}?"}
+                              for d in frozen.dimensions]
+        spec["dimension_mode"] = "separate"
+    else:
+        spec["columns"]["label"] = "label_overall"
+    if not binary:
+        spec["both_bad"] = "tie"
+    return spec
+
+
+def dataset_card(name: str, frozen: Frozen, args: argparse.Namespace, votes_sha: str, flagged: set[str]) -> str:
+    labels = Counter(r[f"label_{frozen.dimensions[0] if frozen.dimensions else DEFAULT_DIMENSION}"] for r in frozen.rows)
+    lines = [
+        f"# {name}", "", "A pairwise human-preference evaluation split frozen by `judgebench freeze`.", "",
+        f"- pairs: {len(frozen.rows)} drawn from {frozen.eligible} eligible (seed {args.seed})",
+        f"- votes file: `{args.votes.name}` (sha256 {votes_sha})",
+        f"- label rule: {MAJORITY_RULE}",
+        f"- ties rule (`--ties {args.ties}`): {TIE_RULES[args.ties]}",
+        f"- minimum votes per pair: {args.min_votes}",
+        f"- annotators excluded: {', '.join(sorted(flagged)) or 'none'} ({frozen.excluded_votes} votes dropped)",
+        f"- labels: {dict(sorted(labels.items()))}", "", "## Strata (slice values and label)", "",
+        "| stratum | pairs |", "|---|---|", *[f"| {k} | {n} |" for k, n in frozen.strata.items()], "",
+        "## Columns", "",
+        "`id`, `question`, `response_a`, `response_b`, `model_a`, `model_b`, one column per slice, "
+        "`label_<dimension>` (A, B, TIE or BOTH_BAD, in the stored positions) and `n_votes`.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("freeze", help="draw a balanced evaluation split from votes; write it with a dataset card and a task YAML")
+    p.add_argument("votes", type=PATH, help="votes file (annotate --export, votes.py layout)")
+    p.add_argument("--pairs", type=PATH, required=True, help="the pairs file the votes were cast on (pairs.jsonl)")
+    p.add_argument("--split-size", type=POSITIVE_INT, required=True, help="pairs in the split")
+    p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0)
+    p.add_argument("--ties", choices=sorted(TIE_RULES), default="drop", help="drop: decisive labels only (SciArena-Eval); keep")
+    p.add_argument("--min-votes", type=POSITIVE_INT, default=1, help="votes a pair needs to be eligible")
+    p.add_argument("--exclude-annotators", metavar="FILE_OR_NAMES", help="flagged annotators: a file, one per line, or a,b,c")
+    p.add_argument("--name", default="my_judge_eval", help="task name (also the file names)")
+    p.add_argument("--output", type=PATH, required=True, help="folder for NAME.jsonl, NAME.yaml and README.md")
+    p.set_defaults(handler=cmd_freeze)
+
+
+def cmd_freeze(args: argparse.Namespace) -> int:
+    from .annotate.source import pairs_from_file
+
+    if not args.name.replace("_", "").isalnum():
+        raise JudgebenchError(f"--name {args.name!r}: letters, digits and underscores only")
+    votes = read_votes(args.votes)
+    pairs = {p["id"]: p for p in pairs_from_file(args.pairs)}
+    flagged = read_flagged(args.exclude_annotators)
+    if unknown := sorted(flagged - {v.annotator for v in votes}):
+        print(f"warning: --exclude-annotators names annotators with no vote: {unknown}")
+    frozen = freeze_split(votes, pairs, size=args.split_size, seed=args.seed, ties=args.ties, flagged=flagged, min_votes=args.min_votes)
+    slice_names = sorted({k for r in frozen.rows for k in r["slices"]})
+    rows = [{**{k: v for k, v in r.items() if k != "slices"}, **{s: r["slices"].get(s) for s in slice_names}} for r in frozen.rows]
+    args.output.mkdir(parents=True, exist_ok=True)
+    data_file = args.output / f"{args.name}.jsonl"
+    write_atomic(data_file, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    spec = task_yaml(args.name, data_file, frozen, args.ties, slice_names)
+    write_atomic(args.output / f"{args.name}.yaml", yaml.safe_dump(spec, sort_keys=False, allow_unicode=True))
+    votes_sha = hashlib.sha256(args.votes.read_bytes()).hexdigest()
+    write_atomic(args.output / "README.md", dataset_card(args.name, frozen, args, votes_sha, flagged))
+    print(f"froze {len(rows)} of {frozen.eligible} eligible pairs ({frozen.excluded_votes} votes of excluded annotators dropped)")
+    print(f"run a judge on it: judgebench run --tasks {args.output / (args.name + '.yaml')} --judge builtin/longer --output-path runs/{args.name}/")
+    return 0
