@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from annotate_helpers import pair_rows, serving
-from test_html import CHROMEDRIVER, CHROME_FLAGS, CHROMIUM
+from test_html import CHROME_FLAGS, CHROMEDRIVER, CHROMIUM
 
 from judgebench.annotate.assign import Rules
 from judgebench.annotate.store import Store

@@ -25,7 +25,7 @@ from typing import Any
 
 from .calls import RunnerOptions, run_requests
 from .errors import JudgebenchError
-from .files import write_json, write_atomic
+from .files import write_atomic, write_json
 from .judges import make_judge
 from .prompts import hash_messages
 from .records import JudgeReply, JudgeRequest
@@ -56,7 +56,9 @@ class Answer:
 def read_questions(source: str, *, id_column: str = "id", question_column: str = "question",
                    slice_columns: list[str] | None = None, split: str = "train") -> list[Question]:
     """Questions from a jsonl/csv/parquet file or a Hub id; a missing column or duplicate id is one error."""
-    from .loading import _load_table  # the data loader every task uses (datasets; local files checked)
+    from .loading import (
+        _load_table,  # the data loader every task uses (datasets; local files checked)
+    )
 
     table, _ = _load_table(source, None, split, None)
     columns = list(table.column_names)

@@ -10,9 +10,21 @@ from typing import Any
 from . import __version__
 from .calls import RunnerOptions
 from .errors import JudgebenchError
-from .flags import NON_NEGATIVE_INT, PATH, POSITIVE_FLOAT, POSITIVE_INT, parse_judge_args
+from .flags import (
+    NON_NEGATIVE_INT,
+    PATH,
+    POSITIVE_FLOAT,
+    POSITIVE_INT,
+    parse_judge_args,
+)
 from .judges import make_judge
-from .pairs import generate_answers, make_pairs, position_counts, read_questions, write_outputs
+from .pairs import (
+    generate_answers,
+    make_pairs,
+    position_counts,
+    read_questions,
+    write_outputs,
+)
 
 
 def add_parser(sub: Any) -> None:
