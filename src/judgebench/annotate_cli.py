@@ -16,7 +16,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("source", nargs="?", help="a pairs.jsonl from `judgebench pairs`, or a task name / task YAML")
     p.add_argument("--db", default="votes.sqlite", help="SQLite file (default votes.sqlite) or postgresql:// URL")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--port", type=port_number, default=8080, help="0: any free port (printed)")
     p.add_argument("--target-votes", type=POSITIVE_INT, default=3, help="round-1 votes wanted per pair")
     p.add_argument("--repeat-share", type=fraction, default=0.0, help="share of voted pairs shown again (self-consistency)")
     p.add_argument("--repeat-delay-hours", type=NON_NEGATIVE_FLOAT, default=336.0, help="delay before a repeat (default two weeks)")
@@ -30,6 +30,13 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--admin", action="store_true", help="with --add-annotator: may open /admin")
     p.add_argument("--export", type=PATH, metavar="VOTES_JSONL", help="write the votes (votes.py layout) and exit")
     p.set_defaults(handler=cmd_annotate)
+
+
+def port_number(text: str) -> int:
+    """A TCP port, 0-65535 (argparse type: a bad value is one usage line)."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got {text!r}")
+    return int(text)
 
 
 def cmd_annotate(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+from collections import Counter
 from datetime import datetime, timezone
 from typing import Any
 
@@ -89,6 +90,9 @@ def cmd_pairs(args: argparse.Namespace) -> int:
     }
     write_outputs(args.output, questions, answers, pairs, manifest)
     print(f"{answered}/{len(answers)} answers ({calls} calls sent), {len(pairs)} pairs -> {args.output}/pairs.jsonl")
+    errors = Counter(a.error for a in answers if a.error)
+    for error, count in errors.most_common(3):
+        print(f"  {count} unanswered: {error}")
     if stopped:
         print(f"stopped early: {stopped}; rerun the same command to finish (answers already received are cached)")
         return 1
