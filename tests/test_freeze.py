@@ -94,3 +94,41 @@ def test_freeze_cli_writes_a_task_that_run_accepts(tmp_path: Path, capsys: pytes
     assert main(["freeze", str(tmp_path / "votes.jsonl"), "--pairs", str(pairs_file), "--split-size", "40",
                  "--output", str(out)]) == 2
     assert "--split-size 40: only 5 pairs are eligible" in capsys.readouterr().err
+
+
+def test_votes_cast_on_the_page_export_freeze_and_run(tmp_path: Path) -> None:
+    """The loop after voting: votes sent to the server (as left/right on the page) -> export -> freeze -> run."""
+    from annotate_helpers import pair_rows, post_vote, serving
+
+    from judgebench.annotate.assign import shown_order
+    from judgebench.annotate.export import export_votes
+    from judgebench.annotate.store import Store
+
+    rows = pair_rows(6)
+    store = Store(tmp_path / "v.sqlite")
+    store.add_pairs(rows)
+    tokens = {name: store.add_annotator(name, []) for name in ("u1", "u2", "u3")}
+    planned = {"p0": "AAB", "p1": "BBA", "p2": "ABT", "p3": "AAA", "p4": "BBB", "p5": "BAB"}  # T: tie
+    # majority: p0 A, p1 B, p2 one each of A, B, TIE -> TIE (dropped), p3 A, p4 B, p5 B
+    with serving(store) as base:
+        for pair_id, choices in planned.items():
+            for name, want in zip(tokens, choices):
+                left = "A" if shown_order(store.secret, name, pair_id, 1) == "AB" else "B"
+                page_choice = "TIE" if want == "T" else ("LEFT" if want == left else "RIGHT")
+                status, _ = post_vote(base, tokens[name], {"pair_id": pair_id, "round": "1", "vote_id": f"{name}-{pair_id}-vote", "choice": page_choice})
+                assert status == 200
+    export_votes(store, tmp_path / "votes.jsonl")
+    pairs_file = tmp_path / "pairs.jsonl"
+    pairs_file.write_text("".join(json.dumps({**{k: v for k, v in p.items() if k != "slices"}, **p["slices"]}) + "\n" for p in rows))
+    out = tmp_path / "frozen"
+    assert main(["freeze", str(tmp_path / "votes.jsonl"), "--pairs", str(pairs_file), "--split-size", "4", "--name", "mine",
+                 "--output", str(out)]) == 0
+    split = {r["id"]: r["label_overall"] for r in map(json.loads, (out / "mine.jsonl").read_text().splitlines())}
+    # strata: phys (even) A {p0}, phys B {p4}, bio (odd) A {p3}, bio B {p1, p5} -> one each
+    assert {k: v for k, v in split.items() if k != "p1" and k != "p5"} == {"p0": "A", "p3": "A", "p4": "B"}
+    assert len(split) == 4 and split.get("p1", split.get("p5")) == "B"
+    assert main(["run", "--tasks", str(out / "mine.yaml"), "--judge", "builtin/always-a", "--output-path", str(tmp_path / "run"),
+                 "--bootstrap", "10", "--quiet"]) == 0
+    metrics = json.loads((tmp_path / "run" / "results.json").read_text())["metrics"]["overall"]
+    # always the first shown: AB order picks A (right on p0, p3 = 2 of 4), BA order picks B (2 of 4) -> 0.5
+    assert metrics["accuracy"]["value"] == 0.5
