@@ -113,3 +113,27 @@ def test_cli_annotate_loads_a_pairs_file_and_exports(tmp_path: Path, capsys: pyt
     assert main(["annotate", "--db", db, "--export", str(tmp_path / "v.jsonl")]) == 0
     assert "wrote 0 votes" in capsys.readouterr().out
     assert main(["annotate", "--db", str(tmp_path / "no" / "v.sqlite"), "--export", str(tmp_path / "v.jsonl")]) == 2
+
+
+def test_repeat_is_served_by_the_server_and_exported_apart(tmp_path: Path) -> None:
+    store = make_store("sqlite", tmp_path)
+    store.add_pairs(pair_rows(2))
+    token = store.add_annotator("ann", [])
+    request = urllib.request.Request  # GET / as the annotator
+    with serving(store, Rules(target=1, repeat_share=1.0, repeat_delay_s=0)) as base:
+        def page() -> str:
+            with urllib.request.urlopen(request(base + "/", headers={"Authorization": f"Bearer {token}"})) as answer:
+                return answer.read().decode()
+
+        first = page()
+        pair_id = first.split("name='pair_id' value='")[1].split("'")[0]
+        assert "name='round' value='1'" in first
+        assert post_vote(base, token, {"pair_id": pair_id, "round": "1", "vote_id": "first-vote", "choice": "TIE"})[0] == 200
+        again = page()  # repeat share 1, no delay: the same pair, round 2, before the other pair
+        assert f"name='pair_id' value='{pair_id}'" in again and "name='round' value='2'" in again and "seen this pair before" in again
+        assert post_vote(base, token, {"pair_id": pair_id, "round": "2", "vote_id": "second-vote", "choice": "LEFT"})[0] == 200
+        assert f"value='{pair_id}'" not in page()  # never a third time
+    done = export_votes(store, tmp_path / "votes.jsonl")
+    # one first vote (TIE) and one repeat (LEFT: A or B) -> 0 of 1 repeats agree
+    assert (done.votes, done.repeats, done.agreement) == (1, 1, 0.0)
+    assert [v.choice for v in read_votes(tmp_path / "votes.repeats.jsonl")] in (["A"], ["B"])
