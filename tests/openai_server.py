@@ -732,12 +732,6 @@ def judge_request(i: int | str, text: str | None = None, verdicts: Sequence[str]
     )
 
 
-def verdict_parses(request: Any, text: str) -> bool:
-    """A stand-in strict parser for tests: exactly one of [[A]] / [[B]] / [[TIE]]."""
-    found = [v for v in request.verdicts if f"[[{v}]]" in text]
-    return len(found) == 1
-
-
 def essay_answer(model: str, messages: list[dict[str, Any]]) -> str:
     """A Markdown answer that differs by model and question (length too): stand-in model answers
     for `judgebench pairs` demos."""
@@ -745,6 +739,12 @@ def essay_answer(model: str, messages: list[dict[str, Any]]) -> str:
     points = int(hashlib.sha256(f"{model}\0{question}".encode()).hexdigest()[:4], 16) % 4 + 1
     bullets = "".join(f"- point {i + 1} from {model}\n" for i in range(points))
     return f"**{model}** answers: {question}\n\n{bullets}"
+
+
+def verdict_parses(request: Any, text: str) -> bool:
+    """A stand-in strict parser for tests: exactly one of [[A]] / [[B]] / [[TIE]]."""
+    found = [v for v in request.verdicts if f"[[{v}]]" in text]
+    return len(found) == 1
 
 
 def main(argv: list[str] | None = None) -> None:

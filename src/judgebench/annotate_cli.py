@@ -1,14 +1,23 @@
-"""The `judgebench annotate` command: serve the voting page, add annotators, export votes (annotate/)."""
+"""The `judgebench annotate` and `judgebench freeze` commands (annotate/, freeze.py), and the list of the
+human-side parsers cli.build_parser registers (pairs, annotate, freeze)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .errors import JudgebenchError
-from .flags import NON_NEGATIVE_FLOAT, PATH, POSITIVE_INT, fraction
+from .flags import NON_NEGATIVE_FLOAT, NON_NEGATIVE_INT, PATH, POSITIVE_INT, fraction
+
+
+def human_side_parsers() -> list[Callable[[Any], None]]:
+    """The parsers of the commands that build a benchmark from votes: pairs, annotate, freeze."""
+    from . import pairs_cli
+
+    return [pairs_cli.add_parser, add_parser, add_freeze_parser]
 
 
 def add_parser(sub: Any) -> None:
@@ -101,4 +110,50 @@ def _serve(store: Any, args: argparse.Namespace) -> int:
         pass
     finally:
         server.server_close()
+    return 0
+
+
+def add_freeze_parser(sub: Any) -> None:
+    p = sub.add_parser("freeze", help="draw a balanced evaluation split from votes; write it with a dataset card and a task YAML")
+    p.add_argument("votes", type=PATH, help="votes file (annotate --export, votes.py layout)")
+    p.add_argument("--pairs", type=PATH, required=True, help="the pairs file the votes were cast on (pairs.jsonl)")
+    p.add_argument("--split-size", type=POSITIVE_INT, required=True, help="pairs in the split")
+    p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0)
+    p.add_argument("--ties", choices=["drop", "keep"], default="drop", help="drop: decisive labels only (SciArena-Eval); keep")
+    p.add_argument("--min-votes", type=POSITIVE_INT, default=1, help="votes a pair needs to be eligible")
+    p.add_argument("--exclude-annotators", metavar="FILE_OR_NAMES", help="flagged annotators: a file, one per line, or a,b,c")
+    p.add_argument("--name", default="my_judge_eval", help="task name (also the file names)")
+    p.add_argument("--output", type=PATH, required=True, help="folder for NAME.jsonl, NAME.yaml and README.md")
+    p.set_defaults(handler=cmd_freeze)
+
+
+def cmd_freeze(args: argparse.Namespace) -> int:
+    import hashlib
+
+    import yaml
+
+    from .annotate.source import pairs_from_file
+    from .files import write_atomic
+    from .freeze import dataset_card, freeze_split, read_flagged, task_yaml
+    from .votes import read_votes
+
+    if not args.name.replace("_", "").isalnum():
+        raise JudgebenchError(f"--name {args.name!r}: letters, digits and underscores only")
+    votes = read_votes(args.votes)
+    pairs = {p["id"]: p for p in pairs_from_file(args.pairs)}
+    flagged = read_flagged(args.exclude_annotators)
+    if unknown := sorted(flagged - {v.annotator for v in votes}):
+        print(f"warning: --exclude-annotators names annotators with no vote: {unknown}")
+    frozen = freeze_split(votes, pairs, size=args.split_size, seed=args.seed, ties=args.ties, flagged=flagged, min_votes=args.min_votes)
+    slice_names = sorted({k for r in frozen.rows for k in r["slices"]})
+    rows = [{**{k: v for k, v in r.items() if k != "slices"}, **{s: r["slices"].get(s) for s in slice_names}} for r in frozen.rows]
+    args.output.mkdir(parents=True, exist_ok=True)
+    data_file = args.output / f"{args.name}.jsonl"
+    write_atomic(data_file, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    spec = task_yaml(args.name, data_file, frozen, args.ties, slice_names)
+    write_atomic(args.output / f"{args.name}.yaml", yaml.safe_dump(spec, sort_keys=False, allow_unicode=True))
+    votes_sha = hashlib.sha256(args.votes.read_bytes()).hexdigest()
+    write_atomic(args.output / "README.md", dataset_card(args.name, frozen, args, votes_sha, flagged))
+    print(f"froze {len(rows)} of {frozen.eligible} eligible pairs ({frozen.excluded_votes} votes of excluded annotators dropped)")
+    print(f"run a judge on it: judgebench run --tasks {args.output / (args.name + '.yaml')} --judge builtin/longer --output-path runs/{args.name}/")
     return 0

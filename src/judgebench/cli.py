@@ -337,12 +337,6 @@ def cmd_panel(args: argparse.Namespace) -> int:
     return 0
 
 
-def _human_side_parsers() -> list[Callable[[Any], None]]:
-    from . import annotate_cli, freeze, pairs_cli
-
-    return [pairs_cli.add_parser, annotate_cli.add_parser, freeze.add_parser]
-
-
 PARSERS: list[Callable[[Any], None]] = [
     _add_run_parser,
     _add_score_parser,
@@ -353,7 +347,6 @@ PARSERS: list[Callable[[Any], None]] = [
     _add_compare_parser,
     _add_export_parser,
     _add_panel_parser,
-    *_human_side_parsers(),
 ]
 
 
@@ -361,7 +354,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="judgebench", description="Meta-evaluation of LLM-as-judge against human preferences.")
     parser.add_argument("--version", action="version", version=f"judgebench {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for add in PARSERS:
+    from .annotate_cli import human_side_parsers  # pairs, annotate, freeze (issue 15)
+
+    for add in (*PARSERS, *human_side_parsers()):
         add(sub)
     return parser
 

@@ -9,7 +9,6 @@ from datetime import datetime, timezone
 from typing import Any
 
 from . import __version__
-from .calls import RunnerOptions
 from .errors import JudgebenchError
 from .flags import (
     NON_NEGATIVE_INT,
@@ -17,14 +16,6 @@ from .flags import (
     POSITIVE_FLOAT,
     POSITIVE_INT,
     parse_judge_args,
-)
-from .judges import make_judge
-from .pairs import (
-    generate_answers,
-    make_pairs,
-    position_counts,
-    read_questions,
-    write_outputs,
 )
 
 
@@ -65,6 +56,16 @@ def parse_models(models: str, model_args: list[str]) -> dict[str, dict[str, Any]
 
 
 def cmd_pairs(args: argparse.Namespace) -> int:
+    from .calls import RunnerOptions
+    from .judges import make_judge
+    from .pairs import (
+        generate_answers,
+        make_pairs,
+        position_counts,
+        read_questions,
+        write_outputs,
+    )
+
     models = parse_models(args.models, args.model_args)
     judges = {m: make_judge(m, a) for m, a in models.items()}  # bad ids and args fail before any call
     slices = [s.strip() for s in args.slices.split(",") if s.strip()]
