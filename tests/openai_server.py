@@ -20,7 +20,8 @@ Behaviour per request, decided in this order:
   3. random faults (seeded): `error_rate` (429/500 alternately picked from `error_statuses`),
      `hang_rate`, `malformed_rate`.
   4. the answer: `answer` is a literal text, "@hash" ("[[A]]" or "[[B]]" picked from the
-     prompt hash), or (thread mode only) a callable messages -> text.
+     prompt hash), "@essay" (a short Markdown answer naming the model, its length varying by
+     model and question: stand-in answers for `judgebench pairs`), or (thread mode only) a callable messages -> text.
 429 (and 503) answers carry `Retry-After: retry_after_s` when it is set; `error_message`
 replaces the error text ("fake error <status>") of every error answer.
 `api_status`: every batch API request (files, batches) is answered with this status (e.g.
@@ -421,6 +422,8 @@ class _App:
             text = beh.answer(messages)
         elif beh.answer == "@hash":
             text = "[[A]]" if int(prompt_hash[:8], 16) % 2 == 0 else "[[B]]"
+        elif beh.answer == "@essay":
+            text = essay_answer(model, messages)
         else:
             text = beh.answer
         entry.outcome = "malformed" if action == "malformed" else "answered"
@@ -548,6 +551,8 @@ class _App:
                 text = beh.answer(messages)
             elif beh.answer == "@hash":
                 text = "[[A]]" if int(prompt_hash[:8], 16) % 2 == 0 else "[[B]]"
+            elif beh.answer == "@essay":
+                text = essay_answer(model, messages)
             else:
                 text = beh.answer
             prompt_chars = sum(len(str(m.get("content", ""))) for m in messages)
@@ -751,6 +756,15 @@ def judge_request(i: int | str, text: str | None = None, verdicts: Sequence[str]
         messages=messages,
         prompt_hash=messages_hash(messages),
     )
+
+
+def essay_answer(model: str, messages: list[dict[str, Any]]) -> str:
+    """A Markdown answer that differs by model and question (length too): stand-in model answers
+    for `judgebench pairs` demos."""
+    question = str(messages[-1].get("content", "")) if messages else ""
+    points = int(hashlib.sha256(f"{model}\0{question}".encode()).hexdigest()[:4], 16) % 4 + 1
+    bullets = "".join(f"- point {i + 1} from {model}\n" for i in range(points))
+    return f"**{model}** answers: {question}\n\n{bullets}"
 
 
 def verdict_parses(request: Any, text: str) -> bool:

@@ -343,7 +343,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="judgebench", description="Meta-evaluation of LLM-as-judge against human preferences.")
     parser.add_argument("--version", action="version", version=f"judgebench {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for add in PARSERS:
+    from .annotate_cli import human_side_parsers  # pairs, annotate, freeze (issue 15)
+
+    for add in (*PARSERS, *human_side_parsers()):
         add(sub)
     return parser
 

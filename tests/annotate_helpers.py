@@ -1,0 +1,68 @@
+"""Shared set-up for the annotate tests: a pairs file, a store on SQLite or PostgreSQL, a server thread."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judgebench.annotate.assign import Rules
+from judgebench.annotate.server import make_server
+from judgebench.annotate.store import Store
+
+POSTGRES_ENV = "JUDGEBENCH_TEST_POSTGRES_URL"
+
+
+def pair_rows(n: int, **overrides: Any) -> list[dict[str, Any]]:
+    return [{"id": f"p{i}", "question": f"Question {i}?", "response_a": f"Answer A{i} **bold**", "response_b": f"Answer B{i}",
+             "model_a": "m1", "model_b": "m2", "slices": {"field": "bio" if i % 2 else "phys"}, **overrides} for i in range(n)]
+
+
+def fresh_postgres_url() -> str:
+    """A new empty database on the server named by JUDGEBENCH_TEST_POSTGRES_URL (skip when unset)."""
+    base = os.environ.get(POSTGRES_ENV)
+    if not base:
+        pytest.skip(f"no PostgreSQL server: set {POSTGRES_ENV} (`.ci/run` starts one and sets it)")
+    psycopg = pytest.importorskip("psycopg")
+    name = f"jb_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(base, autocommit=True) as db:
+        db.execute(f"CREATE DATABASE {name}")
+    return base.rsplit("/", 1)[0] + "/" + name
+
+
+def make_store(kind: str, tmp_path: Path) -> Store:
+    return Store(fresh_postgres_url() if kind == "postgres" else tmp_path / "votes.sqlite")
+
+
+@contextmanager
+def serving(store: Store, rules: Rules | None = None) -> Iterator[str]:
+    """The voting server in a thread of this process; yields its base URL."""
+    server = make_server(store, rules or Rules(), port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def post_vote(base: str, token: str, fields: dict[str, str], timeout: float = 30) -> tuple[int, dict[str, Any]]:
+    """POST /vote as a script would (Bearer token, JSON answer): (status, body)."""
+    data = "&".join(f"{k}={urllib.request.quote(v)}" for k, v in fields.items()).encode()
+    request = urllib.request.Request(f"{base}/vote", data=data, method="POST", headers={
+        "Authorization": f"Bearer {token}", "Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")

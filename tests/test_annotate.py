@@ -1,0 +1,139 @@
+"""annotate without a browser: safe Markdown, assignment rules, idempotent storage, tokens, export."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from annotate_helpers import make_store, pair_rows, post_vote, serving
+
+from judgebench.annotate.assign import Rules, next_showing, shown_order
+from judgebench.annotate.export import export_votes
+from judgebench.annotate.page import markdown
+from judgebench.cli import main
+from judgebench.votes import majority_label, read_votes
+
+NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
+
+
+def test_markdown_escapes_everything_and_adds_only_its_own_tags() -> None:
+    hostile = "# Title\n\n<script>alert(1)</script> **bold** `x<y`\n\n- <img src=x onerror=alert(1)>\n- two\n\n```\n<b>code</b>\n```"
+    out = markdown(hostile)
+    assert "<script>" not in out and "<img" not in out and "<b>" not in out
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in out and "&lt;img src=x onerror=alert(1)&gt;" in out
+    assert "<h3>Title</h3>" in out and "<strong>bold</strong>" in out and "<code>x&lt;y</code>" in out
+    assert "<ul><li>" in out and "<pre><code>&lt;b&gt;code&lt;/b&gt;\n</code></pre>" in out
+    assert "'" not in markdown("it's \"quoted\"").replace("&#x27;", "")  # quotes escaped too: no attribute break-out
+
+
+def _vote(pair_id: str, annotator: str, round_: int = 1, at: datetime = NOW) -> dict:
+    return {"pair_id": pair_id, "annotator": annotator, "round": round_, "submitted_at": at.isoformat()}
+
+
+def test_assignment_fills_targets_never_repeats_and_routes_by_expertise() -> None:
+    pairs = pair_rows(4)
+    rules = Rules(target=2)
+    votes = [_vote("p0", "x"), _vote("p0", "y"), _vote("p1", "x")]
+    # p0 is at target (2 votes); ann has voted nothing -> the fewest-voted pairs p2, p3 come before p1
+    first = next_showing("ann", (), pairs, votes, [], rules, "s", NOW)
+    assert first is not None and first.pair_id in {"p2", "p3"} and first.round == 1
+    # x voted p0 and p1 and skipped p2 -> only p3 is left for x
+    assert next_showing("x", (), pairs, votes, [("x", "p2", 1)], rules, "s", NOW).pair_id == "p3"
+    everything = votes + [_vote("p1", "y"), _vote("p2", "x"), _vote("p2", "y"), _vote("p3", "x"), _vote("p3", "y")]
+    assert next_showing("z", (), pairs, everything, [], rules, "s", NOW) is None  # all at target
+    # expertise "bio" routes the odd pairs (field=bio) only
+    assert next_showing("bio-expert", ("BIO",), pairs, votes, [], rules, "s", NOW).pair_id in {"p1", "p3"}
+
+
+def test_repeats_come_after_the_delay_and_only_once() -> None:
+    pairs = pair_rows(3)
+    rules = Rules(target=5, repeat_share=1.0, repeat_delay_s=3600)
+    votes = [_vote("p0", "x", at=NOW - timedelta(minutes=30)), _vote("p1", "x", at=NOW - timedelta(hours=2))]
+    showing = next_showing("x", (), pairs, votes, [], rules, "s", NOW)
+    assert (showing.pair_id, showing.round) == ("p1", 2)  # p1 is due, p0 not yet
+    votes.append(_vote("p1", "x", round_=2))
+    assert next_showing("x", (), pairs, votes, [], rules, "s", NOW).pair_id == "p2"  # no third showing of p1
+    no_repeats = Rules(target=5, repeat_share=0.0, repeat_delay_s=0)
+    assert next_showing("x", (), pairs, votes[:2], [], no_repeats, "s", NOW).pair_id == "p2"
+
+
+def test_sides_are_random_per_annotator_and_pair_but_reproducible() -> None:
+    orders = [shown_order("secret", f"ann{i}", f"p{j}", 1) for i in range(10) for j in range(20)]
+    assert 70 <= orders.count("AB") <= 130  # 200 fair coins: far inside 100 +- 30
+    assert shown_order("secret", "ann1", "p1", 1) == shown_order("secret", "ann1", "p1", 1)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_votes_are_idempotent_tokens_required_and_export_reads_back(kind: str, tmp_path: Path) -> None:
+    store = make_store(kind, tmp_path)
+    store.add_pairs(pair_rows(3))
+    token = store.add_annotator("ann", [])
+    with serving(store) as base:
+        for path in ("/", "/admin"):
+            with pytest.raises(urllib.error.HTTPError) as denied:
+                urllib.request.urlopen(base + path)
+            assert denied.value.code == 403
+        assert post_vote(base, "wrong-token", {"pair_id": "p0", "round": "1", "vote_id": "v-00000001", "choice": "LEFT"})[0] == 403
+        fields = {"pair_id": "p0", "round": "1", "vote_id": "v-00000001", "choice": "LEFT", "comment": "clear"}
+        assert post_vote(base, token, fields) == (200, {"status": "stored"})
+        assert post_vote(base, token, fields) == (200, {"status": "duplicate"})  # a resend stores nothing
+        again = post_vote(base, token, {**fields, "vote_id": "v-00000002"})
+        assert again[0] == 409  # a second vote by the same annotator on the same pair
+        assert post_vote(base, token, {**fields, "pair_id": "nope", "vote_id": "v-00000003"})[0] == 400
+        assert post_vote(base, token, {**fields, "pair_id": "p1", "vote_id": "v-00000004", "choice": "MAYBE"})[0] == 400
+        assert post_vote(base, token, {**fields, "pair_id": "p1", "vote_id": "v-00000005", "round": "2"})[0] == 400
+    rows = store.votes()
+    assert len(rows) == 1
+    # LEFT means response_a when the server showed the pair AB, response_b when BA
+    assert rows[0]["choice"] == ("A" if shown_order(store.secret, "ann", "p0", 1) == "AB" else "B")
+    done = export_votes(store, tmp_path / "votes.jsonl")
+    votes = read_votes(tmp_path / "votes.jsonl")
+    assert done.votes == 1 and votes[0].pair_id == "p0" and votes[0].model_a == "m1"
+    assert votes[0].slices == {"field": "phys"} and votes[0].comment == "clear" and majority_label([votes[0].choice]) == rows[0]["choice"]
+
+
+def test_cli_annotate_loads_a_pairs_file_and_exports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps({k: v for k, v in p.items() if k != "slices"} | {"field": "x"}) + "\n" for p in pair_rows(2)))
+    db = str(tmp_path / "v.sqlite")
+    assert main(["annotate", str(pairs), "--db", db, "--add-annotator", "ann", "--expertise", "x", "--port", "9999"]) == 0
+    out = capsys.readouterr().out
+    assert "2 new pairs stored" in out and "http://127.0.0.1:9999/t/" in out
+    assert main(["annotate", "--db", db, "--add-annotator", "ann"]) == 2  # the name exists
+    assert main(["annotate", str(pairs), "--db", db, "--dimensions", "novelty"]) == 2  # other dimensions than stored
+    assert "holds votes on dimensions []" in capsys.readouterr().err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "p0", "question": "q"}\n')
+    assert main(["annotate", str(bad), "--db", db]) == 2
+    assert "bad.jsonl:1: 'response_a' is missing" in capsys.readouterr().err
+    assert main(["annotate", "--db", db, "--export", str(tmp_path / "v.jsonl")]) == 0
+    assert "wrote 0 votes" in capsys.readouterr().out
+    assert main(["annotate", "--db", str(tmp_path / "no" / "v.sqlite"), "--export", str(tmp_path / "v.jsonl")]) == 2
+
+
+def test_repeat_is_served_by_the_server_and_exported_apart(tmp_path: Path) -> None:
+    store = make_store("sqlite", tmp_path)
+    store.add_pairs(pair_rows(2))
+    token = store.add_annotator("ann", [])
+    request = urllib.request.Request  # GET / as the annotator
+    with serving(store, Rules(target=1, repeat_share=1.0, repeat_delay_s=0)) as base:
+        def page() -> str:
+            with urllib.request.urlopen(request(base + "/", headers={"Authorization": f"Bearer {token}"})) as answer:
+                return answer.read().decode()
+
+        first = page()
+        pair_id = first.split("name='pair_id' value='")[1].split("'")[0]
+        assert "name='round' value='1'" in first
+        assert post_vote(base, token, {"pair_id": pair_id, "round": "1", "vote_id": "first-vote", "choice": "TIE"})[0] == 200
+        again = page()  # repeat share 1, no delay: the same pair, round 2, before the other pair
+        assert f"name='pair_id' value='{pair_id}'" in again and "name='round' value='2'" in again and "seen this pair before" in again
+        assert post_vote(base, token, {"pair_id": pair_id, "round": "2", "vote_id": "second-vote", "choice": "LEFT"})[0] == 200
+        assert f"value='{pair_id}'" not in page()  # never a third time
+    done = export_votes(store, tmp_path / "votes.jsonl")
+    # one first vote (TIE) and one repeat (LEFT: A or B) -> 0 of 1 repeats agree
+    assert (done.votes, done.repeats, done.agreement) == (1, 1, 0.0)
+    assert [v.choice for v in read_votes(tmp_path / "votes.repeats.jsonl")] in (["A"], ["B"])
