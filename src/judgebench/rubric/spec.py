@@ -60,7 +60,7 @@ class RubricDataset(Strict):
 
 
 class RubricValidation(Strict):
-    total_tolerance: float = Field(0.01, ge=0)  # |total - sum of item scores| allowed
+    total_tolerance: float = Field(0.01, ge=0, allow_inf_nan=False)  # |total - sum of item scores| allowed
     evidence_required: bool = True  # an item scored above zero must quote evidence
 
 
@@ -75,7 +75,7 @@ class RubricTaskSpec(Strict):
     prompt: str = "rubric_examiner.yaml"
     validation: RubricValidation = Field(default_factory=RubricValidation)
     no_answer: list[str] = Field(default_factory=lambda: list(DEFAULT_NO_ANSWER))
-    within_k: float = Field(1.0, gt=0)  # points, on totals (the system-level criterion)
+    within_k: float = Field(1.0, gt=0, allow_inf_nan=False)  # points, on totals (the system-level criterion)
     source_file: str | None = None  # set by the loader
 
     @property
