@@ -18,26 +18,19 @@ from ..errors import JudgebenchError
 OWN_READER = (".jsonl", ".json", ".csv")
 
 
-def uses_datasets(source: str, folder: Path) -> bool:
-    """Whether a dataset path goes through `datasets` (anything but a local .jsonl/.json/.csv file)."""
-    local = _local(source, folder)
-    return not (local is not None and local.is_file() and local.suffix.lower() in OWN_READER)
+def uses_datasets(source: str) -> bool:
+    """Whether a data path (already resolved against the task folder) goes through `datasets`: anything
+    but an existing local .jsonl/.json/.csv file (a missing one is reported as not found by spec.py)."""
+    local = Path(source)
+    return not (local.suffix.lower() in OWN_READER and (local.is_file() or not local.is_dir()))
 
 
-def _local(source: str, folder: Path) -> Path | None:
-    for candidate in (Path(source), folder / source):
-        if candidate.exists():
-            return candidate
-    return None
-
-
-def read_table_rows(source: str, folder: Path, *, config: str | None, split: str, revision: str | None,
+def read_table_rows(source: str, *, config: str | None, split: str, revision: str | None,
                     structured: set[str]) -> tuple[list[tuple[int, dict[str, Any]]], str | None]:
     """The rows of one split (numbered from 1) and the resolved Hub commit when known."""
     from ..loading import _load_table
 
-    local = _local(source, folder)
-    table, resolved = _load_table(str(local) if local is not None else source, config, split, revision)
+    table, resolved = _load_table(source, config, split, revision)
     rows = [(number, {key: _restore(value) if key in structured else value for key, value in row.items()})
             for number, row in enumerate(table.to_list(), start=1)]
     if not rows:

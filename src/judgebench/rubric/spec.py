@@ -162,10 +162,10 @@ def load_responses(spec: RubricTaskSpec, path: Path, limit: int | None = None) -
     """The graded responses of a data file; a bad row is one error naming file, row and field."""
     c = spec.columns
     structured = {name for name in (c.rubric, c.max_score, c.expert_items, c.expert_total) if name}
-    if uses_datasets(str(path), spec.folder):
+    if uses_datasets(str(path)):
         own = str(path) in (spec.dataset.path, str(spec.folder / spec.dataset.path))  # not --dataset-path
         d = spec.dataset
-        rows, _ = read_table_rows(str(path), spec.folder, config=d.name if own else None, split=d.split,
+        rows, _ = read_table_rows(str(path), config=d.name if own else None, split=d.split,
                                   revision=d.revision if own else None, structured=structured)
     elif not path.is_file():
         raise JudgebenchError(f"{path}: data file not found (task {spec.name})")
