@@ -34,6 +34,7 @@ SLOW_TESTS = frozenset(
         "test_min_coverage_exits_1_below_it_and_0_at_or_above",
         "test_parquet_file_and_dataset_folder_load_through_datasets",
         "test_leaderboard_shows_rubric_runs_beside_pairwise_ones",
+        "test_a_stopped_run_writes_partial_results_and_an_incomplete_pass_says_so",
         "test_api_matches_the_run_directory",
         "test_baseline_rows_equal_builtin_runs_on_a_set_with_ties",
         "test_batch_line_error_is_failed_and_malformed_is_invalid",

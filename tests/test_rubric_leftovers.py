@@ -117,3 +117,33 @@ def test_rows_unchanged_for_the_own_reader(tmp_path):
     spec = get_rubric_task("my_graded", [folder])
     first = load_responses(spec, folder / "graded.jsonl")[0]
     assert [c.id for c in first.rubric] == ["1", "2b"] and first.expert_items == {"1": 2.0, "2b": 1.0}
+
+
+def test_a_stopped_run_writes_partial_results_and_an_incomplete_pass_says_so(tmp_path, capsys, monkeypatch):
+    """--max-failures stops the run: exit 1, partial results, every response accounted for; the system
+    criterion over the scored responses alone is labelled incomplete, not a plain pass."""
+    from judgebench.rubric.board import row_of
+    from judgebench.rubric.run import read_rubric_run
+
+    monkeypatch.setenv("JUDGEBENCH_CALL_WORKER", "0")
+    folder = write_task(tmp_path / "tasks")
+    script = {f"RESP-{rid}": [good(*FINAL[rid])] for rid in FINAL}
+
+    def fail_some(messages):
+        return 500 if any(f"RESP-{rid}" in str(messages) for rid in ("r3", "r4", "r5")) else None
+
+    with FakeOpenAIServer(Behaviour(answer=scripted_by_marker(script), action_fn=fail_some)) as server:
+        code = main(["rubric", "run", "--task", "my_graded", "--include-path", str(folder), "--judge", "openai/s",
+                     "--judge-args", f"api_base={server.api_base},api_key=sk-t", "--output-path", str(tmp_path / "o"),
+                     "--quiet", "--no-cache", "--max-retries", "0", "--max-failures", "2", "--concurrency", "1",
+                     "--bootstrap", "10"])
+    out = capsys.readouterr().out
+    assert code == 1 and "stopped early" in out and "(incomplete: totals over scored responses only)" in out
+    result, records = read_rubric_run(tmp_path / "o")
+    assert result.config.partial and len(records) == 8
+    statuses = {r.item_id: r.status for r in records}
+    assert statuses["r3"] == statuses["r4"] == "FAILED" and statuses["r8"] == "NO_ANSWER"
+    assert all(r.error for r in records if r.status == "FAILED")  # the error, or "not attempted", kept
+    assert result.counts.answered + result.counts.no_answer + result.counts.failed == 8
+    assert result.system.complete is False
+    assert row_of(result)["system_pass"].endswith("(incomplete: unscored responses)")

@@ -59,7 +59,8 @@ def row_of(result: RubricResult) -> dict[str, Any]:
         "bias_total": _value(result, "total", "bias"),
         "over_credit_total": None if _value(result, "total", "over_credit") is None else int(_value(result, "total", "over_credit")),
         "system_max_diff": None if system.max_abs_difference is None else round(system.max_abs_difference, 4),
-        "system_pass": {True: "pass", False: f"fail ({system.worst_pair})", None: ""}[system.passed],
+        "system_pass": {True: "pass", False: f"fail ({system.worst_pair})", None: ""}[system.passed]
+        + ("" if system.complete or system.passed is None else " (incomplete: unscored responses)"),
         "coverage": round(result.counts.coverage, 4),
         "rejected": result.counts.invalid,
         "failed": result.counts.failed,

@@ -129,6 +129,8 @@ def _print_summary(result: Any) -> None:
               f"over-credit {figures['over_credit'].value:.0f}")
     s = result.system
     verdict = {True: "pass", False: f"FAIL, worst {s.worst_pair}", None: "no pairs"}[s.passed]
+    if not s.complete and s.passed is not None:
+        verdict += " (incomplete: totals over scored responses only)"
     print(f"system level: max |judge - expert| total {s.max_abs_difference} -> {verdict} (within {s.within_k:g})")
     print(f"coverage {c.coverage:.3f}: answered {c.answered}, no answer {c.no_answer}, rejected {c.invalid}, "
           f"failed {c.failed}; replies {c.calls}")
