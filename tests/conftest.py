@@ -30,7 +30,7 @@ SLOW_TESTS = frozenset(
         "test_every_calibration_figure_matches_a_plain_recomputation",
         "test_slices_system_level_and_model_ranks_match_a_plain_recomputation",
         "test_rubric_compare_direction_below_zero_means_candidate_closer",
-        "test_repeat_agreement_pairs_recomputed",
+        "test_repeat_agreement_of_a_real_two_repeat_run_recomputed",
         "test_min_coverage_exits_1_below_it_and_0_at_or_above",
         "test_parquet_file_and_dataset_folder_load_through_datasets",
         "test_leaderboard_shows_rubric_runs_beside_pairwise_ones",

@@ -288,18 +288,58 @@ def test_rubric_compare_direction_below_zero_means_candidate_closer(audited, tmp
     assert f"baseline openai/audit-judge {scripted_error:.4f}" in out
     assert f"difference {oracle_error - scripted_error:+.4f}" in out and oracle_error - scripted_error < 0
     assert "below 0: candidate closer to the experts" in out
+    wrong = int(np.sum(np.abs(j - e) > 0))  # items the scripted judge got wrong: the oracle is better on each
+    assert f"{wrong} items changed, candidate error higher on 0, lower on {wrong}" in out
+    # swapped: the scripted judge as candidate is farther from the experts, above 0
+    assert main(["rubric", "compare", str(tmp_path / "oracle"), str(tmp / "out")]) == 0
+    swapped = capsys.readouterr().out
+    assert f"difference {scripted_error:+.4f}" in swapped and f"candidate error higher on {wrong}, lower on 0" in swapped
+    # judge vs judge (`rubric agree`): the oracle's scores are the expert's, so the pair's figures are
+    # the scripted judge's calibration on the items both scored
+    assert main(["rubric", "agree", str(tmp / "out"), str(tmp_path / "oracle")]) == 0
+    first = dict(cell.split("=", 1) for cell in capsys.readouterr().out.splitlines()[0].split("\t"))
+    assert int(first["items"]) == len(j)
+    assert float(first["exact_item_agreement"]) == pytest.approx(np.mean(j == e), abs=1e-4)
+    assert float(first["normalized_mae"]) == pytest.approx(scripted_error, abs=1e-4)
+    assert float(first["pearson"]) == pytest.approx(stats.pearsonr(j, e)[0], abs=1e-4)
+    assert float(first["kendall"]) == pytest.approx(stats.kendalltau(j, e)[0], abs=1e-4)
 
 
-def test_repeat_agreement_pairs_recomputed(audited):
-    """Exact item agreement between two gradings, as `agree` defines it, on this set's own arithmetic."""
-    from judgebench.rubric.scoring import agreement
+def test_repeat_agreement_of_a_real_two_repeat_run_recomputed(audited, tmp_path):
+    """--repeats 2 against a server that answers a prompt's first ask with the scripted scores and its
+    second with the expert's: whichever repeat gets which, exact item agreement and the within-judge
+    normalized MAE are the scripted judge's agreement with the experts."""
+    import threading
 
     tmp, rows, _, _, _ = audited
-    _, records = read_rubric_run(tmp / "out")
-    shifted = [r.model_copy(update={"scores": {k: 0.0 for k in r.scores}}) if r.scores and int(r.item_id) % 5 == 0
-               else r for r in records]
-    got = agreement(records, shifted)
-    items = [(uid, i) for uid, s in scored_rows(rows).items() for i in range(len(s))]
-    changed = [(uid, i) for uid, i in items if uid % 5 == 0 and scored_rows(rows)[uid][i] != 0]
-    assert got["items"] == len(items)
-    assert got["exact_item_agreement"] == pytest.approx(1 - len(changed) / len(items))
+    asked: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def answer(messages):
+        text = str(messages)
+        uid = next(u for u in rows if marker(u) in text)
+        with lock:
+            asked[marker(uid)] = asked.get(marker(uid), 0) + 1
+            n = asked[marker(uid)]
+        return reply(rows[uid], judged(rows[uid]) if n == 1 else rows[uid]["gold"])
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("JUDGEBENCH_CALL_WORKER", "0")
+    try:
+        with FakeOpenAIServer(Behaviour(answer=answer)) as server:
+            run_rubric(RubricRunRequest(
+                task="olymp_audit", judge="openai/twice", output_path=tmp_path / "twice", include_paths=[tmp],
+                judge_args={"api_base": server.api_base, "api_key": "sk-audit"}, n_resamples=20, repeats=2,
+                runner=RunnerOptions(reask=0, use_cache=False, progress=False, max_retries=0)))
+            served = server.stats().total
+    finally:
+        mp.undo()
+    result, records = read_rubric_run(tmp_path / "twice")
+    assert served == 29 * 2 and len(records) == 60 and set(asked.values()) == {2}
+    j = np.array([s for uid, row in rows.items() for s in (judged(row) if uid != NO_ANSWER_UID else row["gold"])])
+    e = np.array([g for row in rows.values() for g in row["gold"]])
+    top = np.array([c["pts"] for row in rows.values() for c in row["marking"]])
+    agreement = result.repeat_agreement
+    assert (agreement["repeats"], agreement["pairs"]) == (2, 1)
+    assert agreement["exact_item_agreement"] == pytest.approx(np.mean(j == e))
+    assert agreement["normalized_mae"] == pytest.approx(np.mean(np.abs(j - e) / top))
