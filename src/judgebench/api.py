@@ -135,16 +135,22 @@ def build_leaderboard(
 ) -> list[Path]:
     """Build the leaderboard tables (md, csv, json per task, and index.html) from runs; the paths written.
 
+    Rubric runs among them get their own tables under OUTPUT/rubric/, shown as sections of index.html.
+
     An unreadable run or one of an unknown task is skipped and reported through `on_warning`.
     """
     from .leaderboard import collect_tables
+    from .rubric.index import rubric_sections, split_runs, write_rubric_tables
     from .tables import write_leaderboards
 
-    tables, warnings = collect_tables([Path(p) for p in results], [Path(p) for p in include_paths])
+    pairwise, rubric = split_runs([Path(p) for p in results])  # rubric runs: OUTPUT/rubric/ + index sections
+    tables, warnings = collect_tables(pairwise, [Path(p) for p in include_paths]) if pairwise else ({}, [])
+    rubric_tables, sections = rubric_sections(rubric, warnings)
     for message in warnings:
         if on_warning:
             on_warning(message)
-    return write_leaderboards(tables, Path(output_dir))
+    written = write_leaderboards(tables, Path(output_dir), extra=sections)
+    return written + write_rubric_tables(rubric_tables, Path(output_dir))
 
 
 def compare_runs(baseline: str | Path, candidate: str | Path, *, seed: int = 0) -> Comparison:

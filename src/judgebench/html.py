@@ -11,6 +11,7 @@ protocol beside the runs on the same released data; self-reported columns are ma
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -223,8 +224,8 @@ def _table(view: TableView, table_id: str) -> str:
     )
 
 
-def to_html(tables: dict[str, list[dict[str, Any]]]) -> str:
-    """The whole page for every task's rows."""
+def to_html(tables: dict[str, list[dict[str, Any]]], extra: Sequence[tuple[str, str, str]] = ()) -> str:
+    """The whole page for every task's rows; `extra`: (anchor, title, HTML) sections after them (rubric boards)."""
     sections = []
     for task, rows in tables.items():
         views = table_views(task, rows)
@@ -232,7 +233,9 @@ def to_html(tables: dict[str, list[dict[str, Any]]]) -> str:
         key = cost_key(rows)
         boards += "\n" + html_section(task, points_from_rows(rows, key), key)
         sections.append(f'<h2 id="{html.escape(task)}">{html.escape(task)}</h2>\n{boards}')
-    nav = " · ".join(f'<a href="#{html.escape(t)}">{html.escape(t)}</a>' for t in tables)
+    sections += [f'<h2 id="{html.escape(anchor)}">{html.escape(title)}</h2>\n{body}' for anchor, title, body in extra]
+    links = [(t, t) for t in tables] + [(anchor, title) for anchor, title, _ in extra]
+    nav = " · ".join(f'<a href="#{html.escape(a)}">{html.escape(t)}</a>' for a, t in links)
     return PAGE.format(nav=nav, body="\n".join(sections), css=CSS, js=JS, note=html.escape(SELF_REPORTED_NOTE))
 
 

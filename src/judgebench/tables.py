@@ -10,6 +10,7 @@ import html
 import io
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -138,7 +139,8 @@ def _csv_text(value: Any) -> Any:
     return "'" + value if value.lstrip(" ")[:1] in FORMULA_START else value
 
 
-def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path, *, managed: bool = False) -> list[Path]:
+def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path, *, managed: bool = False,
+                       extra: Sequence[tuple[str, str, str]] = ()) -> list[Path]:
     """DIR/<task>.md/.csv/.json and DIR/index.html; every path stays under DIR.
 
     A folder holding submitted entries (DIR/entries/) is a managed leaderboard: only `submit`
@@ -162,8 +164,8 @@ def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path
         ):
             written.append(_write_under(output_dir, f"{task}{suffix}", text))
         written += _write_cost_plot(output_dir, task, rows)
-    if tables:
-        written.append(_write_under(output_dir, "index.html", to_html(tables)))
+    if tables or extra:  # extra: more index.html sections (rubric boards), see html.to_html
+        written.append(_write_under(output_dir, "index.html", to_html(tables, extra)))
     return written
 
 

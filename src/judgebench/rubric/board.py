@@ -59,7 +59,8 @@ def row_of(result: RubricResult) -> dict[str, Any]:
         "bias_total": _value(result, "total", "bias"),
         "over_credit_total": None if _value(result, "total", "over_credit") is None else int(_value(result, "total", "over_credit")),
         "system_max_diff": None if system.max_abs_difference is None else round(system.max_abs_difference, 4),
-        "system_pass": {True: "pass", False: f"fail ({system.worst_pair})", None: ""}[system.passed],
+        "system_pass": {True: "pass", False: f"fail ({system.worst_pair})", None: ""}[system.passed]
+        + ("" if system.complete or system.passed is None else " (incomplete: unscored responses)"),
         "coverage": round(result.counts.coverage, 4),
         "rejected": result.counts.invalid,
         "failed": result.counts.failed,
@@ -102,17 +103,23 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
     return out.getvalue()
 
 
-def to_html(task: str, rows: list[dict[str, Any]]) -> str:
-    """A static page: one table, every cell escaped."""
+def table_html(rows: list[dict[str, Any]]) -> str:
+    """One HTML table of rubric rows, every cell escaped (the rubric page, and the main index.html)."""
 
     def cell(value: Any) -> str:
         return html.escape("" if value is None else str(value))
 
     head = "".join(f"<th>{cell(c)}</th>" for c in COLUMNS)
     body = "".join("<tr>" + "".join(f"<td>{cell(row.get(c))}</td>" for c in COLUMNS) + "</tr>\n" for row in rows)
-    return (f"<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Rubric leaderboard: {cell(task)}</title>"
-            f"</head><body><h1>Rubric leaderboard: {cell(task)}</h1><p>Headline: item-level normalized MAE "
-            f"(lower is better).</p>\n<table border=\"1\"><tr>{head}</tr>\n{body}</table></body></html>\n")
+    return f"<table border=\"1\"><tr>{head}</tr>\n{body}</table>"
+
+
+def to_html(task: str, rows: list[dict[str, Any]]) -> str:
+    """A static page: one table, every cell escaped."""
+    name = html.escape(task)
+    return (f"<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Rubric leaderboard: {name}</title>"
+            f"</head><body><h1>Rubric leaderboard: {name}</h1><p>Headline: item-level normalized MAE "
+            f"(lower is better).</p>\n{table_html(rows)}</body></html>\n")
 
 
 def write_tables(tables: dict[str, list[dict[str, Any]]], output_dir: Path) -> list[Path]:

@@ -65,9 +65,12 @@ def _add_run(rsub: Any) -> None:
     p.add_argument("--judge-args", help="k=v,... passed to the judge")
     p.add_argument("--output-path", required=True, type=PATH)
     p.add_argument("--demo", action="store_true", help="the task's bundled demo data")
-    p.add_argument("--dataset-path", help="a local .jsonl/.json data file with the task's columns")
+    p.add_argument("--dataset-path", help="a local .jsonl/.json/.csv/.parquet file or folder, or a Hub dataset id")
     p.add_argument("--include-path", type=PATH, action="append", default=[])
     p.add_argument("--limit", type=POSITIVE_INT)
+    p.add_argument("--min-coverage", type=fraction,
+                   help="exit 1 when the scored share of judgments is below this (default: only when nothing was graded)")
+    p.add_argument("--batch", action="store_true", help=argparse.SUPPRESS)  # refused with one line (cmd_run)
     p.add_argument("--repeats", type=POSITIVE_INT, default=1, help="grade every response N times (repeat agreement)")
     p.add_argument("--reask", type=NON_NEGATIVE_INT, default=6, help="re-ask a rejected reply up to N times (default 6)")
     p.add_argument("--within-k", type=POSITIVE_FLOAT, help="points for within-k and the system criterion (default: the task's)")
@@ -90,6 +93,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.demo and args.dataset_path:
         raise JudgebenchError("--demo and --dataset-path exclude each other")
+    if args.batch:
+        raise JudgebenchError("--batch: rubric runs cannot use the batch API (a rejected reply is re-asked in its "
+                              "conversation, which a batch cannot do); run without --batch")
     runner = RunnerOptions(concurrency=args.concurrency, timeout_s=args.timeout, max_retries=args.max_retries,
                            reask=args.reask, max_failures=args.max_failures, use_cache=not args.no_cache,
                            cache_dir=args.cache_dir, progress=not args.quiet)
@@ -97,7 +103,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         task=args.task, judge=args.judge, output_path=args.output_path, judge_args=parse_judge_args(args.judge_args),
         include_paths=args.include_path, dataset_path=args.dataset_path, demo=args.demo, limit=args.limit,
         repeats=args.repeats, seed=args.seed, prompt=args.prompt, n_resamples=args.bootstrap,
-        within_k=args.within_k, runner=runner))
+        within_k=args.within_k, min_coverage=args.min_coverage, runner=runner))
     _print_summary(summary.result)
     print(f"calls sent: {summary.calls_made}; results in {summary.run_dir}")
     if summary.stopped:
@@ -123,6 +129,8 @@ def _print_summary(result: Any) -> None:
               f"over-credit {figures['over_credit'].value:.0f}")
     s = result.system
     verdict = {True: "pass", False: f"FAIL, worst {s.worst_pair}", None: "no pairs"}[s.passed]
+    if not s.complete and s.passed is not None:
+        verdict += " (incomplete: totals over scored responses only)"
     print(f"system level: max |judge - expert| total {s.max_abs_difference} -> {verdict} (within {s.within_k:g})")
     print(f"coverage {c.coverage:.3f}: answered {c.answered}, no answer {c.no_answer}, rejected {c.invalid}, "
           f"failed {c.failed}; replies {c.calls}")

@@ -49,6 +49,7 @@ class RubricRunRequest:
     prompt: str | None = None
     n_resamples: int = 1000
     within_k: float | None = None  # default: the task's
+    min_coverage: float | None = None  # below it the run fails (exit 1); None: only when nothing was graded
     runner: RunnerOptions = field(default_factory=lambda: RunnerOptions(reask=DEFAULT_REASK))
 
     def __post_init__(self) -> None:
@@ -58,6 +59,8 @@ class RubricRunRequest:
             raise JudgebenchError(f"--limit: must be >= 1, got {self.limit}")
         if self.within_k is not None and not self.within_k > 0:
             raise JudgebenchError(f"--within-k: must be > 0, got {self.within_k}")
+        if self.min_coverage is not None and not 0 <= self.min_coverage <= 1:
+            raise JudgebenchError(f"--min-coverage: must be a fraction between 0 and 1, got {self.min_coverage}")
 
 
 @dataclass
@@ -66,7 +69,7 @@ class RubricRunSummary:
     run_dir: Path
     stopped: str | None
     calls_made: int
-    failure: str | None  # why the run counts as failed (nothing scored), else None
+    failure: str | None  # why the run counts as failed (nothing scored, or below --min-coverage), else None
 
 
 def run_rubric(request: RubricRunRequest) -> RubricRunSummary:
@@ -99,7 +102,7 @@ def run_rubric(request: RubricRunRequest) -> RubricRunSummary:
     write_rubric_run(request.output_path, result, records, spec.source_file, template.path)
     stopped = outcome.stopped if outcome else None
     return RubricRunSummary(result, request.output_path, stopped, outcome.calls_made if outcome else 0,
-                            nothing_scored(records))
+                            nothing_scored(records) or below_coverage(records, result, request.min_coverage))
 
 
 def score_records(records: list[RubricRecord], config: RubricConfig, n_responses: int) -> RubricResult:
@@ -119,9 +122,23 @@ def nothing_scored(records: list[RubricRecord]) -> str | None:
     """Why a run scored nothing (with its most common causes), else None."""
     if any(r.status == "ANSWERED" for r in records):
         return None
-    causes = Counter((r.error or r.reason or r.status).splitlines()[0][:100] for r in records if not r.scored)
-    listed = "; ".join(f"{count} x {cause}" for cause, count in causes.most_common(3))
+    listed = _causes(records)
     return "no response was graded by the judge" + (f"; most common causes: {listed}" if listed else "")
+
+
+def _causes(records: list[RubricRecord]) -> str:
+    """The three most common reasons records were not scored, with their counts."""
+    causes = Counter((r.error or r.reason or r.status).splitlines()[0][:100] for r in records if not r.scored)
+    return "; ".join(f"{count} x {cause}" for cause, count in causes.most_common(3))
+
+
+def below_coverage(records: list[RubricRecord], result: RubricResult, minimum: float | None) -> str | None:
+    """Why the run's coverage (scored / judgments) is below --min-coverage, else None."""
+    c = result.counts
+    if minimum is None or c.coverage >= minimum:
+        return None
+    return (f"coverage {c.coverage:.3f} is below --min-coverage {minimum:g} (rejected {c.invalid}, failed {c.failed}"
+            f" of {c.judgments} judgments); most common causes: {_causes(records)}")
 
 
 def write_rubric_run(run_dir: Path, result: RubricResult, records: list[RubricRecord],

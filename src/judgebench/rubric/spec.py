@@ -1,8 +1,9 @@
 """Rubric task definitions (`kind: rubric` YAML) and loading their graded responses from a data file.
 
 Rubric tasks live in tasks/rubric/ (and in --include-path folders), so the pairwise registry
-never sees them. The data is a local JSON Lines (or JSON array) file with one graded response per
-row; the YAML maps its columns. Every bad row is one error naming the file, the row and the field.
+never sees them. The data is a local JSON Lines, JSON array or CSV file (own strict reader) or, through
+`datasets` (hub.py), a Hub id, a Parquet file or a dataset folder; one graded response per row; the
+YAML maps its columns. Every bad row is one error naming the file, the row and the field.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..errors import JudgebenchError
 from ..files import describe_validation_error, load_yaml, read_json_objects
 from ..records import Strict
 from ..resources import tasks_dir
+from .hub import OWN_READER, read_table_rows, uses_datasets
 from .records import TOTAL, Criterion, GradedResponse
 
 DEFAULT_NO_ANSWER = ("", "no answer", "[no answer]", "NO_ANSWER", "N/A")
@@ -55,12 +57,15 @@ class RubricColumns(Strict):
 
 
 class RubricDataset(Strict):
-    path: str  # a local .jsonl or .json file, relative to the task YAML's folder
+    path: str  # a local .jsonl/.json/.csv/.parquet file or folder (relative to the YAML), or a Hub dataset id
+    name: str | None = None  # Hub config (through `datasets`)
+    split: str = "train"  # through `datasets`
+    revision: str | None = None  # Hub commit (through `datasets`)
     license: str | None = None
 
 
 class RubricValidation(Strict):
-    total_tolerance: float = Field(0.01, ge=0)  # |total - sum of item scores| allowed
+    total_tolerance: float = Field(0.01, ge=0, allow_inf_nan=False)  # |total - sum of item scores| allowed
     evidence_required: bool = True  # an item scored above zero must quote evidence
 
 
@@ -75,7 +80,7 @@ class RubricTaskSpec(Strict):
     prompt: str = "rubric_examiner.yaml"
     validation: RubricValidation = Field(default_factory=RubricValidation)
     no_answer: list[str] = Field(default_factory=lambda: list(DEFAULT_NO_ANSWER))
-    within_k: float = Field(1.0, gt=0)  # points, on totals (the system-level criterion)
+    within_k: float = Field(1.0, gt=0, allow_inf_nan=False)  # points, on totals (the system-level criterion)
     source_file: str | None = None  # set by the loader
 
     @property
@@ -147,15 +152,25 @@ def data_path(spec: RubricTaskSpec, *, demo: bool, dataset_path: str | None) -> 
         if spec.demo is None:
             raise JudgebenchError(f"task {spec.name} has no demo split")
         return spec.folder / spec.demo.path
-    return spec.folder / spec.dataset.path
+    local = spec.folder / spec.dataset.path
+    if local.exists() or spec.dataset.path.startswith((".", "/")) or Path(spec.dataset.path).suffix in (*OWN_READER, ".parquet"):
+        return local
+    return Path(spec.dataset.path)  # a Hub dataset id, loaded through `datasets`
 
 
 def load_responses(spec: RubricTaskSpec, path: Path, limit: int | None = None) -> list[GradedResponse]:
     """The graded responses of a data file; a bad row is one error naming file, row and field."""
-    if not path.is_file():
-        raise JudgebenchError(f"{path}: data file not found (task {spec.name})")
     c = spec.columns
-    rows = _read_rows(path, {name for name in (c.rubric, c.max_score, c.expert_items, c.expert_total) if name})
+    structured = {name for name in (c.rubric, c.max_score, c.expert_items, c.expert_total) if name}
+    if uses_datasets(str(path)):
+        own = str(path) in (spec.dataset.path, str(spec.folder / spec.dataset.path))  # not --dataset-path
+        d = spec.dataset
+        rows, _ = read_table_rows(str(path), config=d.name if own else None, split=d.split,
+                                  revision=d.revision if own else None, structured=structured)
+    elif not path.is_file():
+        raise JudgebenchError(f"{path}: data file not found (task {spec.name})")
+    else:
+        rows = _read_rows(path, structured)
     if not rows:
         raise JudgebenchError(f"{path}: no rows")
     responses: list[GradedResponse] = []

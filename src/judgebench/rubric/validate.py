@@ -1,7 +1,8 @@
 """Strict validation of a rubric judge's reply: accepted as given, or rejected with a reason.
 
 Nothing is ever clamped, rounded or coerced: a score of 2.5 on a 2-point item, a string "1", a
-missing item or a total that is not the sum of the items rejects the whole reply (the runner then
+missing item, a total that is not the sum of the items or a repeated JSON key (which value would
+count?) rejects the whole reply (the runner then
 re-asks, up to --reask). The reply must be one JSON object, optionally inside one ```json fence:
 
     {"sub_scores": [{"id": "a", "score": 1.5, "evidence": "quoted text"}, ...],
@@ -69,11 +70,27 @@ def _json_object(text: str) -> dict[str, Any] | str:
     if fenced:
         body = fenced.group(1).strip()
     try:
-        data = json.loads(body)
+        data = json.loads(body, object_pairs_hook=_unique_keys)
+    except _RepeatedKey as exc:
+        return f"repeated key '{exc.args[0]}' (ambiguous: which value counts?)"
     except (json.JSONDecodeError, RecursionError) as exc:
         return f"not JSON ({getattr(exc, 'msg', 'too deeply nested')})"
     if not isinstance(data, dict):
         return f"not a JSON object (got {type(data).__name__})"
+    return data
+
+
+class _RepeatedKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose key repeats ({"total_score": 9, "total_score": 3}) is rejected, not last-wins."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _RepeatedKey(key)
+        data[key] = value
     return data
 
 
