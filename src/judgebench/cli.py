@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .arena.command import add_parser as _add_arena_parser
 from .catalogue import headline_family
 from .errors import JudgebenchError, NumericError
 from .flags import (
@@ -347,6 +348,7 @@ PARSERS: list[Callable[[Any], None]] = [
     _add_compare_parser,
     _add_export_parser,
     _add_panel_parser,
+    _add_arena_parser,
 ]
 
 

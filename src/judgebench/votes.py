@@ -31,7 +31,8 @@ MAJORITY_RULE = (
     "majority: the label with the most votes; when two or more labels share the most votes "
     "(e.g. one A and one B) the pair's label is TIE"
 )
-FLAT_FIELDS = ("pair_id", "annotator", "choice", "model_a", "model_b", "shown_order", "timestamp", "seconds", "comment")
+FLAT_FIELDS = ("pair_id", "annotator", "choice", "model_a", "model_b", "shown_order", "timestamp", "seconds", "comment",
+               "length_a", "length_b", "citations_a", "citations_b")
 
 
 class Vote(Strict):
@@ -48,6 +49,11 @@ class Vote(Strict):
     seconds: float | None = Field(default=None, ge=0)  # time on the page
     slices: dict[str, str] = Field(default_factory=dict)
     comment: str | None = None
+    # style features of the two responses (arena's style control); optional
+    length_a: int | None = Field(default=None, ge=0)  # characters
+    length_b: int | None = Field(default=None, ge=0)
+    citations_a: int | None = Field(default=None, ge=0)  # in-text citations
+    citations_b: int | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _one_form(self) -> Vote:
