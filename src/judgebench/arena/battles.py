@@ -134,9 +134,20 @@ def _times(table: pd.DataFrame, source: str) -> np.ndarray:
 
 def canonical(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(model_a, model_b, swapped) with each pair in sorted order (swapped: the vote's A is model_b)."""
-    a, b = table["model_a"].to_numpy(dtype=str), table["model_b"].to_numpy(dtype=str)
-    swap = a > b
-    return np.where(swap, b, a), np.where(swap, a, b), swap
+    lo, hi, swap, names = _canonical_codes(table)
+    return names[lo], names[hi], swap
+
+
+def _canonical_codes(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Integer codes of the sorted pair (hash-based factorize: fast on millions of votes)."""
+    n = len(table)
+    codes, uniques = pd.factorize(pd.concat([table["model_a"], table["model_b"]], ignore_index=True).astype(str))
+    names = np.asarray(uniques, dtype=str)
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[np.argsort(names, kind="stable")] = np.arange(len(names))
+    ia, ib = rank[codes[:n]], rank[codes[n:]]
+    swap = ia > ib
+    return np.where(swap, ib, ia), np.where(swap, ia, ib), swap, np.sort(names)
 
 
 def aggregate(table: pd.DataFrame, features: pd.DataFrame | None = None,
@@ -147,8 +158,8 @@ def aggregate(table: pd.DataFrame, features: pd.DataFrame | None = None,
     (pairs x outcomes x distinct feature rows) rows whatever the number of votes. Extra columns
     (e.g. a judge's outcome, NaN where it has none) are mirrored too and kept as keys.
     """
-    a, b, swap = canonical(table)
-    data = {"model_a": a, "model_b": b,
+    lo, hi, swap, names = _canonical_codes(table)
+    data = {"model_a": lo, "model_b": hi,
             "outcome": np.where(swap, 1.0 - table["outcome"].to_numpy(), table["outcome"].to_numpy())}
     for name, values in (extra or {}).items():
         data[name] = np.where(swap, 1.0 - values, values)
@@ -158,4 +169,6 @@ def aggregate(table: pd.DataFrame, features: pd.DataFrame | None = None,
             data[name] = np.where(swap, -features[name].to_numpy(), features[name].to_numpy())
         keys += list(features.columns)
     frame = pd.DataFrame(data)
-    return frame.groupby(keys, dropna=False, sort=True).size().rename("count").reset_index()
+    counts = frame.groupby(keys, dropna=False, sort=True).size().rename("count").reset_index()
+    counts["model_a"], counts["model_b"] = names[counts["model_a"]], names[counts["model_b"]]
+    return counts

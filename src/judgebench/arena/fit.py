@@ -33,8 +33,13 @@ class FitOptions:
 def rate(table: pd.DataFrame, opts: FitOptions, features: pd.DataFrame | None = None,
          bootstrap: bool = True, anchor: str | None = None) -> BTFit:
     """BT fit (with intervals when bootstrap) on the battles aggregated to counts."""
-    agg = aggregate(table, features)
     names = list(features.columns) if features is not None else None
+    return rate_counts(aggregate(table, features), opts, names, bootstrap, anchor)
+
+
+def rate_counts(agg: pd.DataFrame, opts: FitOptions, names: list[str] | None = None,
+                bootstrap: bool = True, anchor: str | None = None) -> BTFit:
+    """BT fit on aggregated battles (model_a, model_b, outcome, count[, feature columns])."""
     battles = (agg["model_a"], agg["model_b"], agg["outcome"])
     x = agg[names] if names else None
     elo = opts.elo(anchor)
