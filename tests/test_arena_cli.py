@@ -22,7 +22,7 @@ def test_arena_on_the_demo_votes_writes_every_output_and_excludes_flagged(tmp_pa
         assert (out / name).is_file(), name
     s = json.loads((out / "arena.json").read_text())
     assert s["config"]["excluded_annotators"] == ["planted-always-a", "planted-random"]
-    assert s["counts"]["dropped"] == {"annotator excluded (flagged)": 600}
+    assert s["counts"]["dropped"] == {"annotator excluded (listed or flagged)": 600}
     assert s["counts"]["battles"] == 3000
     top = s["ratings"][0]
     assert top["model"] == "fjord-large" and top["rank"] == 1
@@ -61,6 +61,35 @@ def test_bad_votes_are_one_line_errors(tmp_path, capsys, line, message):
 def test_unknown_anchor_and_bad_alpha_are_flag_errors(tmp_path, capsys):
     assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--anchor", "nobody",
                  "--n-resamples", "0"]) == 2
+    assert "no votes left to rate (dropped: {'annotator excluded (listed or flagged)': " in capsys.readouterr().err
     assert "--anchor nobody: no such model" in capsys.readouterr().err
     assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--alpha", "0"]) == 2
     assert "--alpha" in capsys.readouterr().err
+
+
+def test_excluded_annotators_from_a_file_and_from_a_task_yaml_are_recorded(tmp_path, capsys):
+    votes = tmp_path / "votes.jsonl"
+    rows = [{"pair_id": f"p{i}", "annotator": who, "choice": c, "model_a": "x", "model_b": "y"}
+            for i, (who, c) in enumerate([("u", "A"), ("u", "A"), ("v", "B"), ("w", "A")])]
+    votes.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    listed = tmp_path / "flagged.txt"
+    listed.write_text("v\nnobody\n")
+    out = tmp_path / "o"
+    assert main(["arena", str(votes), "--output-dir", str(out), "--n-resamples", "0",
+                 "--exclude-annotators", str(listed)]) == 0
+    s = json.loads((out / "arena.json").read_text())
+    assert s["config"]["excluded_annotators"] == ["v"]  # "nobody" voted on nothing here
+    assert s["counts"]["dropped"] == {"annotator excluded (listed or flagged)": 1}
+    # x won all 3 remaining votes; the tiny L2 keeps the gap finite but large
+    assert s["ratings"][0]["model"] == "x" and s["counts"]["battles"] == 3
+    # a task YAML's exclude_annotators key: the task's one "annotator" is `label`
+    task = tmp_path / "tiny.yaml"
+    demo = Path(__file__).resolve().parent.parent / "tasks" / "demo" / "sciarena_eval_demo.jsonl"
+    task.write_text(
+        "name: tiny\nversion: '1'\ndataset: {path: x, split: train}\n"
+        f"demo: {{path: {demo}}}\n"
+        "columns: {id: id, question: question, response_a: responseA, response_b: responseB, label: vote,"
+        " model_a: modelA, model_b: modelB}\nlabels: {A: A, B: B}\nverdicts: [A, B]\n"
+        "prompt: sciarena_pairwise.yaml\nexclude_annotators: [label]\n")
+    assert main(["arena", str(task), "--demo", "--output-dir", str(tmp_path / "t"), "--n-resamples", "0"]) == 2
+    assert "no votes left to rate (dropped: {'annotator excluded (listed or flagged)': " in capsys.readouterr().err

@@ -112,6 +112,7 @@ class TaskSpec(TaskModel):
     headline: str = DEFAULT_HEADLINE  # one of catalogue.HEADLINES
     both_bad: Literal["tie", "exclude"] = "tie"
     reported: list[ReportedRow] = Field(default_factory=list)
+    exclude_annotators: list[str] = Field(default_factory=list)  # votes by these are dropped (arena; recorded)
     source_file: str | None = None  # set by the loader, not in YAML
 
     @field_validator("labels", mode="before")

@@ -100,7 +100,7 @@ def make_battles(raw: pd.DataFrame, source: str, both_bad: BothBadRule, dimensio
     excluded = sorted(set(exclude) & set(table["annotator"]))
     if excluded:
         out = table["annotator"].isin(excluded)
-        dropped["annotator excluded (flagged)"] += int(out.sum())
+        dropped["annotator excluded (listed or flagged)"] += int(out.sum())
         table = table[~out]
     same = table["model_a"] == table["model_b"]
     if same.any():

@@ -28,6 +28,7 @@ class ArenaOptions:
     judge_runs: list[Path] = field(default_factory=list)
     repeats: int = DEFAULT_REPEATS
     top_k: int = TOP_K
+    exclude: list[str] = field(default_factory=list)  # annotators left out from the start (task / file)
 
 
 @dataclass
@@ -42,12 +43,13 @@ class ArenaResult:
 def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: ArenaOptions,
               both_bad: str, dimension: str) -> ArenaResult:
     """Everything `judgebench arena` reports, from the raw vote table."""
-    everyone = make_battles(raw, source, both_bad, dimension, dropped)  # type: ignore[arg-type]
+    everyone = make_battles(raw, source, both_bad, dimension, dropped, exclude=opts.exclude)  # type: ignore[arg-type]
     flags = anomalies(everyone.table, opts.alpha, opts.fit.seed) if _voters(everyone) > 1 else []
     flagged = sorted(r["annotator"] for r in flags if r["flagged"])
     battles = everyone
     if opts.exclude_flagged and flagged:
-        battles = make_battles(raw, source, both_bad, dimension, dropped, exclude=flagged)  # type: ignore[arg-type]
+        battles = make_battles(raw, source, both_bad, dimension, dropped,  # type: ignore[arg-type]
+                               exclude=[*opts.exclude, *flagged])
     table = battles.table
     if opts.fit.anchor is not None and opts.fit.anchor not in set(table["model_a"]) | set(table["model_b"]):
         raise JudgebenchError(f"--anchor {opts.fit.anchor}: no such model in the votes")

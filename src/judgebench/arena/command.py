@@ -34,6 +34,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed of the bootstrap, checkpoints and subsampling")
     p.add_argument("--alpha", type=fraction, default=DEFAULT_ALPHA, help=f"anomalous-voter test level (default {DEFAULT_ALPHA})")
     p.add_argument("--exclude-flagged", action="store_true", help="leave flagged voters' votes out of every rating (recorded)")
+    p.add_argument("--exclude-annotators", type=PATH, metavar="FILE", help="leave out the annotators listed in FILE, one per line (e.g. a previous run's flagged.txt; recorded)")
     p.add_argument("--judge-run", type=PATH, action="append", default=[], help="a judge run directory on the same pairs: judge-induced ratings and agreement (repeatable)")
     p.add_argument("--robustness-repeats", type=POSITIVE_INT, default=DEFAULT_REPEATS, help="repeats per annotator share (default 20)")
     p.add_argument("--top-k", type=POSITIVE_INT, default=TOP_K, help="k of the top-k overlap (default 5)")
@@ -59,6 +60,7 @@ def load_source(args: argparse.Namespace) -> tuple[pd.DataFrame, str, Counter]:
     from ..tasks import get_task
 
     spec = get_task(args.source, args.include_path)
+    args.task_excluded = list(spec.exclude_annotators)
     if args.dimension not in spec.dimension_names:
         raise JudgebenchError(f"--dimension {args.dimension}: task {spec.name} has {spec.dimension_names}")
     loaded = load_examples(spec, dataset_path=args.dataset_path, split=args.split, demo=args.demo)
@@ -84,11 +86,27 @@ def options(args: argparse.Namespace) -> ArenaOptions:
                         judge_runs=list(args.judge_run), repeats=args.robustness_repeats, top_k=args.top_k)
 
 
+def excluded_annotators(args: argparse.Namespace) -> list[str]:
+    """Annotators to leave out: the task's `exclude_annotators` and the --exclude-annotators file."""
+    names = list(getattr(args, "task_excluded", []))
+    path = args.exclude_annotators
+    if path is not None:
+        if not path.is_file():
+            raise JudgebenchError(f"--exclude-annotators {path}: no such file")
+        try:
+            names += [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        except UnicodeDecodeError:
+            raise JudgebenchError(f"--exclude-annotators {path}: not UTF-8 text") from None
+    return sorted(set(names))
+
+
 def arena(args: argparse.Namespace) -> ArenaResult:
     from .build import run_arena
 
     raw, source, dropped = load_source(args)
-    return run_arena(raw, source, dict(dropped), options(args), args.both_bad, args.dimension)
+    opts = options(args)
+    opts.exclude = excluded_annotators(args)
+    return run_arena(raw, source, dict(dropped), opts, args.both_bad, args.dimension)
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
@@ -108,7 +126,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
     print(f"  flagged voters (alpha {args.alpha:g}): {', '.join(flagged) or 'none'}"
           + (" (excluded)" if args.exclude_flagged and flagged else ""))
     for j in s["judges"]:
-        print(f"  judge {j['judge']}: Spearman {j['spearman']['value']:.3f}, Kendall {j['kendall']['value']:.3f} "
-              f"vs the human ranking ({j['answered_battles']}/{j['battles']} battles answered)")
+        rho, tau = (j[k]["value"] for k in ("spearman", "kendall"))
+        shown = "undefined (constant judge ratings)" if rho is None else f"Spearman {rho:.3f}, Kendall {tau:.3f}"
+        print(f"  judge {j['judge']}: {shown} vs the human ranking "
+              f"({j['answered_battles']}/{j['battles']} battles answered)")
     print(f"  wrote {len(written)} files")
     return 0

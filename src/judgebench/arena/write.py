@@ -29,6 +29,8 @@ def write_outputs(result: ArenaResult, out: Path) -> list[Path]:
         written.append(path)
     write_json(out / "arena.json", {**s, "winrate": _matrix_json(result.winrate),
                                     "battle_counts": _matrix_json(result.counts)})
+    write_atomic(out / "flagged.txt", "".join(f"{name}\n" for name in s["voters"]["flagged"]))
+    written.append(out / "flagged.txt")
     md = markdown(s)
     write_atomic(out / "arena.md", md)
     write_atomic(out / "arena.html", page(s, tables))
