@@ -22,6 +22,8 @@ SLOW_TESTS = frozenset(
         "test_arena_on_the_demo_votes_writes_every_output_and_excludes_flagged",
         "test_arena_on_a_task_with_a_judge_run",
         "test_unknown_anchor_and_bad_alpha_are_flag_errors",
+        "test_excluded_annotators_from_a_file_and_from_a_task_yaml_are_recorded",
+        "test_style_control_recovers_a_planted_length_effect",
         "test_api_matches_the_run_directory",
         "test_baseline_rows_equal_builtin_runs_on_a_set_with_ties",
         "test_batch_line_error_is_failed_and_malformed_is_invalid",

@@ -157,3 +157,39 @@ def test_rank_displacement_by_hand():
     # ranks (1 = best): h = [1, 2, 3, 4]; j = [2, 1, 3, 4] -> |diff| = 1, 1, 0, 0: mean 0.5, max 1
     mean, worst = displacement(np.array([[4.0, 3, 2, 1]]), np.array([[3.0, 4, 2, 1]]))
     assert mean[0] == 0.5 and worst[0] == 1.0
+
+
+def test_style_control_recovers_a_planted_length_effect():
+    # votes drawn from P(A) = sigmoid(s_A - s_B + 0.5 * d / sd(d)), d = (len_a - len_b) / (len_a + len_b)
+    # rounded to 0.01 as arena does: the fitted length coefficient (per standard deviation) must cover 0.5,
+    # citations (no effect planted) must cover 0
+    from judgebench.arena.fit import STYLE_GRID, style_section
+
+    rng = np.random.default_rng(5)
+    n, strengths = 20_000, np.array([0.0, 0.5, -0.5, 1.0])
+    a = rng.integers(0, 4, n)
+    b = (a + rng.integers(1, 4, n)) % 4
+    la, lb = rng.integers(200, 2000, n), rng.integers(200, 2000, n)
+    d = np.round((la - lb) / (la + lb) / STYLE_GRID) * STYLE_GRID
+    y = (rng.random(n) < 1 / (1 + np.exp(-(strengths[a] - strengths[b] + 0.5 * d / d.std())))).astype(float)
+    names = np.array(["m0", "m1", "m2", "m3"])
+    table = pd.DataFrame({"model_a": names[a], "model_b": names[b], "outcome": y, "length_a": la.astype(float),
+                          "length_b": lb.astype(float), "citations_a": rng.poisson(3, n).astype(float),
+                          "citations_b": rng.poisson(3, n).astype(float)})
+    style = style_section(table, FitOptions(n_resamples=200, seed=0))
+    length, citations = style["coefficients"]["length"], style["coefficients"]["citations"]
+    assert length["ci_low"] < 0.5 < length["ci_high"] and length["ci_high"] - length["ci_low"] < 0.15
+    assert citations["ci_low"] < 0 < citations["ci_high"]
+
+
+def test_slice_ratings_are_the_fit_on_that_slice():
+    from judgebench.arena.fit import slice_sections
+
+    table, *_ = _workload(seed=3, n=2000)
+    table["slice:subject"] = np.where(np.arange(len(table)) % 3 == 0, "physics", "biology")
+    sections = {e["value"]: e for e in slice_sections(table, ["subject"], FitOptions(n_resamples=0))}
+    physics = table[table["slice:subject"] == "physics"]
+    alone = fit_bt((physics["model_a"], physics["model_b"], physics["outcome"]))
+    for row in sections["physics"]["ratings"]:
+        assert row["rating"] == pytest.approx(alone.rating(row["model"]), abs=0.01)
+    assert sections["physics"]["votes"] == 667 and sections["biology"]["votes"] == 1333
