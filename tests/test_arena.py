@@ -193,3 +193,21 @@ def test_slice_ratings_are_the_fit_on_that_slice():
     for row in sections["physics"]["ratings"]:
         assert row["rating"] == pytest.approx(alone.rating(row["model"]), abs=0.01)
     assert sections["physics"]["votes"] == 667 and sections["biology"]["votes"] == 1333
+
+
+def test_a_tasks_annotator_level_votes_become_one_vote_each():
+    # PairExample.votes arrives with the ceiling branch; a stand-in object with the same fields
+    from types import SimpleNamespace
+
+    from judgebench.arena.battles import examples_as_votes
+
+    pair_vote = lambda who, label: SimpleNamespace(annotator=who, labels={"overall": label},  # noqa: E731
+                                                   timestamp=None, shown_order="BA")
+    ex = SimpleNamespace(id="p1", model_a="x", model_b="y", slices={"subject": "s"}, response_a="aa (Li 2020)",
+                         response_b="b", labels={"overall": "A"},
+                         votes=[pair_vote("u", "A"), pair_vote("v", "B"), pair_vote("w", "A")])
+    votes = examples_as_votes([ex], "overall")
+    assert [(v.annotator, v.choice, v.shown_order) for v in votes] == [("u", "A", "BA"), ("v", "B", "BA"), ("w", "A", "BA")]
+    assert (votes[0].length_a, votes[0].length_b, votes[0].citations_a, votes[0].citations_b) == (12, 1, 1, 0)
+    plain = SimpleNamespace(**{**vars(ex), "votes": None})
+    assert [(v.annotator, v.choice) for v in examples_as_votes([plain], "overall")] == [("label", "A")]

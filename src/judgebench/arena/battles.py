@@ -73,16 +73,23 @@ def votes_frame(votes: Sequence[Vote], source: str, dimension: str = DEFAULT_DIM
 
 
 def examples_as_votes(examples: Iterable[PairExample], dimension: str) -> list[Vote]:
-    """One vote per example (a task's single label), with length and citation counts of the texts."""
+    """A task's votes, with length and citation counts measured from the texts: each example's
+    annotator-level votes when it carries them (`PairExample.votes`, a task YAML `votes:` mapping),
+    else one vote per example (its label) by the annotator `label`."""
     votes = []
     for ex in examples:
+        style = {"length_a": response_length(ex.response_a), "length_b": response_length(ex.response_b),
+                 "citations_a": count_citations(ex.response_a), "citations_b": count_citations(ex.response_b)}
+        common = {"pair_id": ex.id, "model_a": ex.model_a, "model_b": ex.model_b, "slices": ex.slices, **style}
+        annotated = getattr(ex, "votes", None) or []  # annotator-level votes (the ceiling branch's field)
+        for vote in annotated:
+            label = vote.labels.get(dimension)
+            if label is not None:
+                votes.append(Vote(**common, annotator=vote.annotator, choice=label, timestamp=vote.timestamp,
+                                  shown_order=getattr(vote, "shown_order", None)))
         label = ex.labels.get(dimension)
-        if label is None:
-            continue
-        votes.append(Vote(
-            pair_id=ex.id, annotator=TASK_ANNOTATOR, choice=label, model_a=ex.model_a, model_b=ex.model_b,
-            slices=ex.slices, length_a=response_length(ex.response_a), length_b=response_length(ex.response_b),
-            citations_a=count_citations(ex.response_a), citations_b=count_citations(ex.response_b)))
+        if not annotated and label is not None:
+            votes.append(Vote(**common, annotator=TASK_ANNOTATOR, choice=label))
     return votes
 
 
