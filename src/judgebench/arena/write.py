@@ -174,7 +174,8 @@ def plot_ratings(rows: list[dict[str, Any]], path: Path) -> None:
 def plot_winrate(frame: pd.DataFrame, path: Path) -> None:
     size = 0.45 * len(frame) + 2.5
     fig, ax = _figure(size, size, max(map(len, map(str, frame.index)), default=6))
-    ax.imshow(frame.to_numpy(dtype=float), vmin=0, vmax=1, cmap="RdBu")
+    image = ax.imshow(frame.to_numpy(dtype=float), vmin=0, vmax=1, cmap="RdBu")
+    fig.colorbar(image, ax=ax, shrink=0.8, label="win rate")
     ticks = np.arange(len(frame))
     ax.set_xticks(ticks, [str(c) for c in frame.columns], rotation=90, fontsize=7)
     ax.set_yticks(ticks, [str(r) for r in frame.index], fontsize=7)
