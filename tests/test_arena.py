@@ -211,3 +211,26 @@ def test_a_tasks_annotator_level_votes_become_one_vote_each():
     assert (votes[0].length_a, votes[0].length_b, votes[0].citations_a, votes[0].citations_b) == (12, 1, 1, 0)
     plain = SimpleNamespace(**{**vars(ex), "votes": None})
     assert [(v.annotator, v.choice) for v in examples_as_votes([plain], "overall")] == [("label", "A")]
+
+
+def test_streaming_reader_equals_the_vote_record_path(tmp_path):
+    from pathlib import Path
+
+    from judgebench.arena.reading import read_vote_table
+    from judgebench.votes import read_votes, write_votes
+
+    votes = demo_votes(4, n_pairs=60, planted_votes=10)
+    path = tmp_path / "votes.jsonl"
+    write_votes(path, votes)
+    # lines the fast path leaves to the Vote record: a multi-dimension vote, a numeric string pydantic accepts
+    with path.open("a") as handle:
+        handle.write('{"pair_id": "m1", "annotator": "u", "choices": {"overall": "B", "novelty": "A"}, '
+                     '"model_a": "x", "model_b": "y"}\n')
+        handle.write('{"pair_id": "m2", "annotator": "u", "choice": "A", "model_a": "x", "model_b": "y", '
+                     '"seconds": "12"}\n')
+    fast, _ = read_vote_table(Path(path), "v", "overall")
+    slow, _ = votes_frame(read_votes(path), "v")
+    slow = slow[fast.columns]
+    as_obj = lambda f: f.astype(object).where(f.notna(), None)  # noqa: E731
+    pd.testing.assert_frame_equal(as_obj(fast), as_obj(slow), check_dtype=False)
+    assert fast["choice"].tolist()[-2:] == ["B", "A"] and fast["seconds"].tolist()[-1] == 12.0

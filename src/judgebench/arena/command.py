@@ -47,13 +47,13 @@ def add_parser(sub: Any) -> None:
 
 def load_source(args: argparse.Namespace) -> tuple[pd.DataFrame, str, Counter]:
     """The raw vote table from a votes file or from a task's examples (one vote per pair)."""
-    from ..votes import read_votes
     from .battles import examples_as_votes, votes_frame
+    from .reading import read_vote_table
 
     path = Path(args.source)
     if path.suffix in VOTE_SUFFIXES:
         source = f"votes file {path}"
-        return (*_frame(votes_frame(read_votes(path), source, args.dimension), source),)
+        return (*_frame(read_vote_table(path, source, args.dimension), source),)
     if path.suffix not in (".yaml", ".yml") and path.exists():
         raise JudgebenchError(f"{path}: not a votes file (.jsonl or .csv) or a task YAML")
     from ..loading import load_examples
