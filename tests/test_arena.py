@@ -234,3 +234,16 @@ def test_streaming_reader_equals_the_vote_record_path(tmp_path):
     as_obj = lambda f: f.astype(object).where(f.notna(), None)  # noqa: E731
     pd.testing.assert_frame_equal(as_obj(fast), as_obj(slow), check_dtype=False)
     assert fast["choice"].tolist()[-2:] == ["B", "A"] and fast["seconds"].tolist()[-1] == 12.0
+
+
+def test_vectorised_leave_one_out_majority_equals_the_stated_rule_per_vote():
+    from judgebench.arena.voters import leave_one_out_majority
+    from judgebench.votes import majority_label
+
+    raw, _ = votes_frame(demo_votes(6, n_pairs=150, planted_votes=40), "demo")
+    table = make_battles(raw, "demo", "tie").table
+    fast = leave_one_out_majority(table)
+    for i, row in table.iterrows():
+        others = table[(table["pair_id"] == row["pair_id"]) & (table["annotator"] != row["annotator"])]
+        expected = majority_label(others["choice"].tolist()) if len(others) else None
+        assert fast[i] == expected, (i, fast[i], expected)
