@@ -141,11 +141,11 @@ def _times(table: pd.DataFrame, source: str) -> np.ndarray:
 
 def canonical(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(model_a, model_b, swapped) with each pair in sorted order (swapped: the vote's A is model_b)."""
-    lo, hi, swap, names = _canonical_codes(table)
+    lo, hi, swap, names = canonical_codes(table)
     return names[lo], names[hi], swap
 
 
-def _canonical_codes(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def canonical_codes(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Integer codes of the sorted pair (hash-based factorize: fast on millions of votes)."""
     n = len(table)
     codes, uniques = pd.factorize(pd.concat([table["model_a"], table["model_b"]], ignore_index=True).astype(str))
@@ -165,7 +165,7 @@ def aggregate(table: pd.DataFrame, features: pd.DataFrame | None = None,
     (pairs x outcomes x distinct feature rows) rows whatever the number of votes. Extra columns
     (e.g. a judge's outcome, NaN where it has none) are mirrored too and kept as keys.
     """
-    lo, hi, swap, names = _canonical_codes(table)
+    lo, hi, swap, names = canonical_codes(table)
     data = {"model_a": lo, "model_b": hi,
             "outcome": np.where(swap, 1.0 - table["outcome"].to_numpy(), table["outcome"].to_numpy())}
     for name, values in (extra or {}).items():

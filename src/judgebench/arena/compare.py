@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..diagnostics import _rank_correlations, _top_k_overlap
 from ..ratings import BTFit, fit_bt, paired_bootstrap_bt
-from .battles import SLICE, aggregate
+from .battles import SLICE, aggregate, canonical_codes
 from .defaults import DEFAULT_REPEATS, FRACTIONS, TOP_K  # noqa: F401
 from .fit import FitOptions
 
@@ -76,9 +76,22 @@ def _num(v: float) -> float | None:
     return float(v) if np.isfinite(v) else None
 
 
-def _point(table: pd.DataFrame, opts: FitOptions) -> BTFit:
-    agg = aggregate(table)
-    return fit_bt((agg["model_a"], agg["model_b"], agg["outcome"]), weights=agg["count"], **opts.elo(None))
+class _Coded:
+    """Battles as integer keys (sorted pair, outcome), so a subset's counts are one bincount."""
+
+    def __init__(self, table: pd.DataFrame):
+        lo, hi, swap, self.names = canonical_codes(table)
+        y = table["outcome"].to_numpy()
+        y = np.where(swap, 1.0 - y, y)
+        self.m = len(self.names)
+        self.key = (lo * self.m + hi) * 3 + np.rint(y * 2).astype(np.int64)  # outcomes 0, 0.5, 1
+
+    def fit(self, mask: np.ndarray, opts: FitOptions) -> BTFit:
+        counts = np.bincount(self.key[mask], minlength=self.m * self.m * 3)
+        cells = np.flatnonzero(counts)
+        pair, outcome = np.divmod(cells, 3)
+        lo, hi = np.divmod(pair, self.m)
+        return fit_bt((self.names[lo], self.names[hi], outcome / 2.0), weights=counts[cells], **opts.elo(None))
 
 
 def _aligned(fit: BTFit, models: tuple[str, ...]) -> np.ndarray:
@@ -102,8 +115,10 @@ def robustness(table: pd.DataFrame, slice_keys: list[str], opts: FitOptions,
     """Rank correlation of the full human ranking with the ranking from (a) a random share of the
     annotators (each share `repeats` times; mean and 2.5-97.5 percentile range over the repeats)
     and (b) the votes without one slice value (one figure per left-out value)."""
-    full_fit = _point(table, opts)
+    coded = _Coded(table)
+    full_fit = coded.fit(np.ones(len(table), dtype=bool), opts)
     full = full_fit.ratings
+    who = table["annotator"].to_numpy()
     annotators = np.array(sorted(table["annotator"].unique()))
     out: dict[str, Any] = {"repeats": repeats, "subsampling": [], "leave_one_slice_out": []}
     if len(annotators) < 2:
@@ -115,16 +130,16 @@ def robustness(table: pd.DataFrame, slice_keys: list[str], opts: FitOptions,
             rows = []
             for _ in range(repeats):
                 keep = rng.choice(annotators, size=size, replace=False)
-                rows.append(_aligned(_point(table[table["annotator"].isin(keep)], opts), full_fit.models))
+                rows.append(_aligned(coded.fit(np.isin(who, keep), opts), full_fit.models))
             out["subsampling"].append({"fraction": fraction, "annotators": size,
                                        **_correlation_summary(full, np.array(rows))})
     for key in slice_keys:
         for value in sorted(table[SLICE + key].dropna().unique()):
-            rest = table[table[SLICE + key] != value]
-            if rest.empty:
+            keep = (table[SLICE + key] != value).to_numpy()
+            if not keep.any():
                 continue
-            row = _aligned(_point(rest, opts), full_fit.models)[None, :]
+            row = _aligned(coded.fit(keep, opts), full_fit.models)[None, :]
             rho, tau = _rank_correlations(full[None, :], row)
-            out["leave_one_slice_out"].append({"slice": key, "left_out": str(value), "votes_left": int(len(rest)),
+            out["leave_one_slice_out"].append({"slice": key, "left_out": str(value), "votes_left": int(keep.sum()),
                                                "spearman": _num(rho[0]), "kendall": _num(tau[0])})
     return out
