@@ -118,8 +118,8 @@ def robustness(table: pd.DataFrame, slice_keys: list[str], opts: FitOptions,
     coded = _Coded(table)
     full_fit = coded.fit(np.ones(len(table), dtype=bool), opts)
     full = full_fit.ratings
-    who = table["annotator"].to_numpy()
-    annotators = np.array(sorted(table["annotator"].unique()))
+    who, _ = pd.factorize(table["annotator"])  # annotator codes: a subset is one boolean lookup
+    annotators = np.arange(int(table["annotator"].nunique()))
     out: dict[str, Any] = {"repeats": repeats, "subsampling": [], "leave_one_slice_out": []}
     if len(annotators) < 2:
         out["subsampling_skipped"] = "fewer than 2 annotators"
@@ -130,7 +130,9 @@ def robustness(table: pd.DataFrame, slice_keys: list[str], opts: FitOptions,
             rows = []
             for _ in range(repeats):
                 keep = rng.choice(annotators, size=size, replace=False)
-                rows.append(_aligned(coded.fit(np.isin(who, keep), opts), full_fit.models))
+                chosen = np.zeros(len(annotators), dtype=bool)
+                chosen[keep] = True
+                rows.append(_aligned(coded.fit(chosen[who], opts), full_fit.models))
             out["subsampling"].append({"fraction": fraction, "annotators": size,
                                        **_correlation_summary(full, np.array(rows))})
     for key in slice_keys:
