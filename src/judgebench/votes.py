@@ -9,7 +9,8 @@ A votes file is JSON Lines (or CSV with the flat fields), one vote per line:
 
 `choice` is one of A, B, TIE, BOTH_BAD in the pair's stored positions (never the shown ones);
 multi-dimension votes give `choices` ({dimension: label}) instead. `shown_order` says which response
-the annotator saw on the left: AB (response_a on the left) or BA. The voting page (`annotate`)
+the annotator saw on the left: AB (response_a on the left) or BA. Optional `length_a/b` (characters) and
+`citations_a/b` carry the responses' style features for arena's style control. The voting page (`annotate`)
 exports this layout; `arena`, the human ceiling and task YAMLs read it.
 """
 
