@@ -64,7 +64,7 @@ def test_p_values_by_hand():
     # in the history: just B -> p = (1 + 1) / (4 + 1) = 0.4; v votes A -> all 4 -> p = 1
     rows = [(f"p{i}", f"o{i}", c, "x", "y") for i, c in enumerate("AAAB")]
     t = battles(rows + [("q1", "u", "B", "x", "y"), ("q2", "v", "A", "y", "x")]).table
-    # v's vote is on (y, x) choosing A = y, i.e. B on the sorted pair (x, y) -> same as u: 0.4 ...
+    # (with v added: v votes A on (y, x), i.e. B on the sorted pair (x, y), so the history changes)
     votes = action_values(t).reset_index(drop=True)
     p = p_values(votes)
     # u: history = o0..o3 + v (B on the sorted pair): A 3, B 2 -> p = (2 + 1) / (5 + 1) = 0.5
@@ -74,7 +74,7 @@ def test_p_values_by_hand():
     t2 = battles(rows + [("q1", "u", "B", "x", "y")]).table
     p2 = p_values(action_values(t2).reset_index(drop=True))
     assert p2[-1] == pytest.approx(0.4)  # u against A A A B
-    assert p2[0] == pytest.approx(1.0)  # o0 (A) against A A B B: A (2) is the most frequent -> 4 + 1 / 4 + 1
+    assert p2[0] == pytest.approx(1.0)  # o0 (A) against A A B B: counts 2 and 2, both <= 2 -> (4 + 1) / (4 + 1)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
