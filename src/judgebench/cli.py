@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .arena.command import add_parser as _add_arena_parser
 from .errors import JudgebenchError, NumericError
 from .flags import (
     NON_NEGATIVE_FLOAT,
@@ -336,6 +337,7 @@ PARSERS: list[Callable[[Any], None]] = [
     _add_export_parser,
     _add_panel_parser,
     add_rubric_parser,  # rubric judges (issue 14): judgebench/rubric/cli.py
+    _add_arena_parser,
 ]
 
 

@@ -425,14 +425,17 @@ def _human_ratings(facts: _Facts) -> tuple[dict[str, float] | None, str | None]:
 
 
 def _system_section(facts: _Facts, n_resamples: int, seed: int) -> dict[str, Any]:
-    """Human vs judge BT ratings of the response models on the same battles."""
-    use = _battles(facts) & np.isfinite(facts.judge)
-    models = set(facts.col("model_a")[use]) | set(facts.col("model_b")[use])
+    """Human vs judge BT ratings of the response models. The human ratings are fitted on
+    every battle (so they are the same whichever judge is read against them); the judge's
+    on the battles it answered; the bootstrap resamples all battles for both (paired)."""
+    use = _battles(facts)
+    answered = use & np.isfinite(facts.judge)
+    models = set(facts.col("model_a")[answered]) | set(facts.col("model_b")[answered])
     if len(models) < 3:
         return {"skipped": f"needs battles between at least 3 named models (have {len(models)})"}
     fits = paired_bootstrap_bt(
         facts.col("model_a")[use], facts.col("model_b")[use],
-        {"human": facts.human[use], "judge": facts.judge[use]},
+        {"human": facts.human[use], "judge": facts.judge[use]},  # judge NaN: not answered
         n_resamples=max(n_resamples, 1), seed=seed,
     )
     human, judge = fits["human"], fits["judge"]
@@ -440,7 +443,8 @@ def _system_section(facts: _Facts, n_resamples: int, seed: int) -> dict[str, Any
     rho_s, tau_s = _rank_correlations(human.rating_samples, judge.rating_samples)
     k = min(TOP_K, len(human.models) - 1)
     return {
-        "n_battles": int(use.sum()),
+        "n_battles": int(answered.sum()),
+        "n_battles_human": int(use.sum()),
         "n_models": len(human.models),
         "spearman": _stat(rho[0], rho_s if n_resamples else None, len(human.models)),
         "kendall": _stat(tau[0], tau_s if n_resamples else None, len(human.models)),

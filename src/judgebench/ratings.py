@@ -48,6 +48,7 @@ from scipy import sparse
 from scipy.special import expit
 
 from .errors import NumericError
+from .resampling import multinomial_counts
 
 DEFAULT_L2 = 1e-6
 _CHUNK_CELLS = 4_000_000  # rounds x groups per Newton batch (memory bound)
@@ -178,11 +179,12 @@ def _models_array(values: Sequence[Any]) -> np.ndarray:
     return array.astype(str)
 
 
-def _outcome_array(values: Sequence[float], n: int) -> np.ndarray:
+def _outcome_array(values: Sequence[float], n: int, missing: bool = False) -> np.ndarray:
+    """Outcomes in [0, 1]; with missing=True a NaN marks a battle this column did not see."""
     y = np.asarray(values, dtype=float).reshape(-1)
     if len(y) != n:
         raise NumericError(f"battles: {len(y)} outcomes for {n} battles")
-    if not np.all((y >= 0) & (y <= 1)):
+    if not np.all(((y >= 0) & (y <= 1)) | (missing & np.isnan(y))):
         raise NumericError("battles: outcomes must be in [0, 1] (1 = A wins, 0.5 = tie)")
     return y
 
@@ -237,6 +239,8 @@ class _Design:
     pair_matrix: sparse.csr_matrix  # distinct pairs x groups (0/1), self-pairs dropped
     pair_a: np.ndarray
     pair_b: np.ndarray
+    observed: np.ndarray | None = None  # units x columns (False: outcome missing); None: all seen
+    multinomial: bool = False  # bootstrap: multinomial draws on unit counts (frequency weights)
 
     @property
     def n_models(self) -> int:
@@ -248,6 +252,8 @@ class _Design:
 
     def group_stats(self, counts: np.ndarray, column: int) -> tuple[np.ndarray, np.ndarray]:
         """Per-group weight n and weighted wins S (groups x rounds) from unit counts."""
+        if self.observed is not None:  # a column that did not see a battle gives it no weight
+            counts = counts * self.observed[:, column : column + 1]
         wins = counts * self.unit_y[:, column : column + 1]
         if self.to_group.shape[0] == self.to_group.shape[1]:  # one unit per group, in order
             return counts, wins
@@ -265,6 +271,7 @@ def _build_design(
     swap = ia > ib
     ia, ib = np.where(swap, ib, ia), np.where(swap, ia, ib)
     ys = np.where(swap[:, None], 1.0 - ys, ys)
+    ys = np.where(np.isnan(ys), -1.0, ys)  # a missing outcome: its own unit, never counted
     x = np.where(swap[:, None], -x, x)
     k = x.shape[1]
     units, unit_of = np.unique(np.column_stack([ia, ib, x, ys]), axis=0, return_inverse=True)
@@ -283,11 +290,13 @@ def _build_design(
     full = sparse.hstack([signed.T, sparse.csr_matrix(groups[:, 2 : 2 + k])]).tocsr()
     if full.shape[0] * full.shape[1] <= _DENSE_CELLS:  # BLAS beats CSR products 2-3x here
         full = full.toarray()
+    unit_y = units[:, 2 + k :]
     return _Design(
+        observed=None if (unit_y >= 0).all() else unit_y >= 0,
         models=models,
         x=groups[:, 2 : 2 + k],
         battle_unit=unit_of.astype(np.int32),
-        unit_y=units[:, 2 + k :],
+        unit_y=np.maximum(unit_y, 0.0),
         unit_count=np.bincount(unit_of, weights=weights, minlength=n_units),
         to_group=sparse.csr_matrix(
             (np.ones(n_units), (unit_group, np.arange(n_units))), shape=(n_groups, n_units)
@@ -485,13 +494,15 @@ def bootstrap_bt(
     l2: float = DEFAULT_L2,
     n_resamples: int = 1000,
     seed: int = 0,
+    weights: Sequence[float] | None = None,
 ) -> BTFit:
-    """fit_bt plus 95% percentile intervals from resampling battles with replacement."""
+    """fit_bt plus 95% percentile intervals from resampling battles with replacement
+    (weights: integer counts of aggregated battles, see paired_bootstrap_bt)."""
     a, b, y = _battle_arrays(battles)
     fits = paired_bootstrap_bt(
         a, b, {"outcome": y}, features, feature_names=feature_names, anchor_model=anchor_model,
         anchor_rating=anchor_rating, scale=scale, base=base, l2=l2,
-        n_resamples=n_resamples, seed=seed,
+        n_resamples=n_resamples, seed=seed, weights=weights,
     )
     return fits["outcome"]
 
@@ -510,18 +521,27 @@ def paired_bootstrap_bt(
     l2: float = DEFAULT_L2,
     n_resamples: int = 1000,
     seed: int = 0,
+    weights: Sequence[float] | None = None,
 ) -> dict[str, BTFit]:
     """Bootstrap several outcome columns over the same battles with the same resamples.
 
     E.g. human labels and judge verdicts on the same comparisons: round r of every
     returned fit uses the same resampled battles, so per-round statistics comparing
-    the fits (rank correlations, coefficient differences) are paired.
+    the fits (rank correlations, coefficient differences) are paired. A NaN outcome
+    marks a battle one column did not see (e.g. a judge that did not answer): that
+    column's fits leave it out, the other columns keep it, the resamples stay shared.
+    weights: optional integer frequency weights (battles aggregated into counts); the
+    rounds are then multinomial draws on the counts, the same distribution as
+    resampling the expanded battles, with memory independent of their number.
     """
     a, b = _models_array(model_a), _models_array(model_b)
     names_out = list(outcomes)
-    ys = np.column_stack([_outcome_array(outcomes[k], len(a)) for k in names_out])
+    ys = np.column_stack([_outcome_array(outcomes[k], len(a), missing=True) for k in names_out])
     x, names = _feature_matrix(features, len(a), feature_names)
-    design = _prepare(a, b, ys, x, np.ones(len(a)), anchor_model)
+    w = np.ones(len(a)) if weights is None else _frequency_weights(weights, len(a))
+    design = _prepare(a, b, ys, x, w, anchor_model)
+    if weights is not None:
+        design = replace(design, multinomial=True)
     elo = {"anchor_model": anchor_model, "anchor_rating": anchor_rating, "scale": scale,
            "base": base}
     with single_threaded_blas():
@@ -532,6 +552,13 @@ def paired_bootstrap_bt(
                              _make_fit(design, column, starts[column], names, elo), seed)
         for column, (key, (samples, present)) in enumerate(zip(names_out, boots))
     }
+
+
+def _frequency_weights(weights: Sequence[float], n: int) -> np.ndarray:
+    w = np.asarray(weights, dtype=float).reshape(-1)
+    if len(w) != n or not np.all((w >= 0) & (w == np.round(w))):
+        raise NumericError("weights: one non-negative integer count per battle")
+    return w
 
 
 def _prepare(a, b, ys, x, w, anchor_model) -> _Design:
@@ -561,9 +588,9 @@ def _make_fit(design: _Design, column: int, params: np.ndarray, names: tuple[str
     _, s = design.group_stats(design.unit_count[:, None], column)
     eta = _eta(design, params[:, None])
     nll = float((n * np.logaddexp(0.0, eta) - s * eta).sum())
+    seen = float(n.sum())
     return BTFit(models=design.models, ratings=ratings, feature_names=names, beta=params[m:],
-                 n_battles=float(design.unit_count.sum()),
-                 mean_log_loss=float(nll / max(design.unit_count.sum(), 1e-300)), **elo)
+                 n_battles=seen, mean_log_loss=float(nll / max(seen, 1e-300)), **elo)
 
 
 def _resample_chunks(design: _Design, n_resamples: int, seed: int, blocks_per_chunk: int):
@@ -581,7 +608,8 @@ def _resample_chunks(design: _Design, n_resamples: int, seed: int, blocks_per_ch
     step = _BLOCK * blocks_per_chunk
     for lo in range(0, n_resamples, step):
         rounds = min(step, n_resamples - lo)
-        yield np.hstack([_draw_block(design, rng, min(_BLOCK, rounds - b))
+        draw = _draw_multinomial if design.multinomial else _draw_block
+        yield np.hstack([draw(design, rng, min(_BLOCK, rounds - b))
                          for b in range(0, rounds, _BLOCK)])
 
 
@@ -595,6 +623,11 @@ def _draw_block(design: _Design, rng: np.random.Generator, rounds: int) -> np.nd
     flat += (np.arange(rounds, dtype=kind) * n_units)[:, None]  # cell (round, unit)
     counts = np.bincount(flat.ravel(), minlength=n_units * rounds)
     return counts.reshape(rounds, n_units).T.astype(float)
+
+
+def _draw_multinomial(design: _Design, rng: np.random.Generator, rounds: int) -> np.ndarray:
+    """Unit counts (units x rounds): multinomial draws on the aggregated counts."""
+    return multinomial_counts(rng, design.unit_count, rounds).T.astype(float)
 
 
 def _bootstrap_columns(design: _Design, starts: list[np.ndarray], n_resamples: int, seed: int,

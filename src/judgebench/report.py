@@ -366,7 +366,8 @@ def _system_lines(d: dict[str, Any]) -> list[str]:
     sep = system["separability"]
     pct = lambda v: "—" if v is None else f"{100 * v:.0f}%"  # noqa: E731
     return lines + [
-        f"{system['n_models']} response models, {system['n_battles']} battles.", "",
+        f"{system['n_models']} response models, {system.get('n_battles_human', system['n_battles'])} "
+        f"battles (human ratings), {system['n_battles']} answered by the judge.", "",
         "| measure | value [95% CI] |", "|---|---|",
         f"| Spearman (human vs judge ratings) | {_fmt(system['spearman'], pct=False)} |",
         f"| Kendall tau-b | {_fmt(system['kendall'], pct=False)} |",

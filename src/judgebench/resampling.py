@@ -5,7 +5,8 @@ replacement from ``numpy.random.default_rng(seed)``, in batches of index rows. T
 part of the stream (numpy draws small integer ranges through a per-call buffer), so each caller
 keeps its own batch size and its published figures stay reproducible. Bradley–Terry ratings
 (ratings.py) draw their own battle resamples: their fast paired bootstrap lays rounds out per
-model pair, which this row-of-indices form cannot express without a large slowdown.
+model pair, which this row-of-indices form cannot express without a large slowdown. Battles
+aggregated into counts (arena) are resampled by multinomial_counts.
 """
 
 from __future__ import annotations
@@ -33,3 +34,11 @@ def percentile_interval(samples: np.ndarray, confidence: float = CONFIDENCE) -> 
     tail = (1 - confidence) / 2
     low, high = np.quantile(samples, [tail, 1 - tail], axis=-1)
     return low, high
+
+
+def multinomial_counts(rng: np.random.Generator, counts: np.ndarray, rounds: int) -> np.ndarray:
+    """rounds x len(counts) resampled counts: each row draws sum(counts) items with replacement
+    from the items the counts describe (the same distribution as resampling the expanded rows,
+    in memory independent of their number)."""
+    total = int(round(float(np.sum(counts))))
+    return rng.multinomial(total, np.asarray(counts, dtype=float) / max(total, 1), size=rounds)

@@ -148,6 +148,7 @@ class TaskSpec(TaskModel):
     # beside the judge rows; their values go in `figures` (docs/human.md).
     human_reported: list[ReportedRow] = Field(default_factory=list)
     votes: VotesMapping | None = None  # annotator-level votes instead of one label per pair
+    exclude_annotators: list[str] = Field(default_factory=list)  # votes by these are dropped (arena; recorded)
     source_file: str | None = None  # set by the loader, not in YAML
 
     @field_validator("labels", mode="before")

@@ -9,7 +9,8 @@ A votes file is JSON Lines (or CSV with the flat fields), one vote per line:
 
 `choice` is one of A, B, TIE, BOTH_BAD in the pair's stored positions (never the shown ones);
 multi-dimension votes give `choices` ({dimension: label}) instead. `shown_order` says which response
-the annotator saw on the left: AB (response_a on the left) or BA. The voting page (`annotate`)
+the annotator saw on the left: AB (response_a on the left) or BA. Optional `length_a/b` (characters) and
+`citations_a/b` carry the responses' style features for arena's style control. The voting page (`annotate`)
 exports this layout; `arena`, the human ceiling and task YAMLs read it.
 """
 
@@ -31,7 +32,8 @@ MAJORITY_RULE = (
     "majority: the label with the most votes; when two or more labels share the most votes "
     "(e.g. one A and one B) the pair's label is TIE"
 )
-FLAT_FIELDS = ("pair_id", "annotator", "choice", "model_a", "model_b", "shown_order", "timestamp", "seconds", "comment")
+FLAT_FIELDS = ("pair_id", "annotator", "choice", "model_a", "model_b", "shown_order", "timestamp", "seconds", "comment",
+               "length_a", "length_b", "citations_a", "citations_b")
 
 
 class Vote(Strict):
@@ -48,6 +50,11 @@ class Vote(Strict):
     seconds: float | None = Field(default=None, ge=0)  # time on the page
     slices: dict[str, str] = Field(default_factory=dict)
     comment: str | None = None
+    # style features of the two responses (arena's style control); optional
+    length_a: int | None = Field(default=None, ge=0)  # characters
+    length_b: int | None = Field(default=None, ge=0)
+    citations_a: int | None = Field(default=None, ge=0)  # in-text citations
+    citations_b: int | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _one_form(self) -> Vote:
