@@ -298,3 +298,23 @@ def test_one_column_per_annotator_with_empty_cells_as_no_vote(tmp_path):
     write_jsonl(tmp_path / "column_votes.jsonl", rows)
     with pytest.raises(JudgebenchError, match=r"row 3 \(id p3\): no votes"):
         load_examples(load_task_file(path))
+
+
+def test_exclude_annotators_drops_their_votes_changes_the_label_and_is_recorded(tmp_path):
+    rows = [
+        _pair("p1", who="u1", vote="A", when="t1", shown="AB"), _pair("p1", who="u2", vote="B", when="t2", shown="AB"),
+        _pair("p1", who="bot", vote="B", when="t3", shown="AB"), _pair("p2", who="bot", vote="A", when="t4", shown="AB"),
+        _pair("p2", who="u1", vote="B", when="t5", shown="AB"),
+    ]
+    path = _task(tmp_path, "flagged_votes", rows)
+    kept = {e.id: e.labels["overall"] for e in load_examples(load_task_file(path)).examples}
+    assert kept == {"p1": "B", "p2": "TIE"}  # p1: A, B, B -> B; p2: A vs B -> TIE
+    path.write_text(path.read_text() + "exclude_annotators: [bot]\n")
+    loaded = load_examples(load_task_file(path))
+    by_id = {e.id: e for e in loaded.examples}
+    assert {i: e.labels["overall"] for i, e in by_id.items()} == {"p1": "TIE", "p2": "B"}  # p1: A vs B; p2: B
+    assert all(v.annotator != "bot" for e in loaded.examples for v in e.votes)
+    assert loaded.dataset.label_rule.endswith("votes by excluded annotators left out: bot")
+    path.write_text(path.read_text().replace("[bot]", "[bot, u1]"))
+    with pytest.raises(JudgebenchError, match="pair 'p2' has only votes by excluded annotators"):
+        load_examples(load_task_file(path))

@@ -13,7 +13,7 @@ as it does to one-label data. Bad rows are one error naming the file, row and fi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .errors import JudgebenchError
@@ -27,7 +27,11 @@ LabelMapper = Callable[[Any, str, str], Label]  # (raw value, row reference, col
 
 def label_rule(spec: TaskSpec) -> str | None:
     """The rule recorded in results (DatasetInfo.label_rule) for a task mapping votes."""
-    return None if spec.votes is None else MAJORITY_RULE
+    if spec.votes is None:
+        return None
+    if spec.exclude_annotators:
+        return f"{MAJORITY_RULE}; votes by excluded annotators left out: {', '.join(sorted(spec.exclude_annotators))}"
+    return MAJORITY_RULE
 
 
 def vote_columns(spec: TaskSpec) -> dict[str, str]:
@@ -67,7 +71,26 @@ def votes_to_examples(
         if any(entry[k] != base[k] for k in ("question", "response_a", "response_b", "model_a", "model_b")):
             raise JudgebenchError(f"{source}: {ref}: question, responses or models differ from an earlier row with this id")
         entry["votes"].append(_long_vote(spec, row, ref, source, map_label))
-    return [PairExample(**entry, labels=_majority_labels(spec, entry["votes"])) for entry in grouped.values()]
+    return [
+        PairExample(**entry, labels=_majority_labels(spec, entry["votes"]))
+        for entry in _without_excluded(spec, grouped.values(), source)
+    ]
+
+
+def _without_excluded(spec: TaskSpec, entries: Iterable[dict[str, Any]], source: str) -> list[dict[str, Any]]:
+    """Leave out the votes of the task's `exclude_annotators` (flagged voters; recorded in label_rule).
+    A pair left with no vote cannot have a label: that is an error naming it, never a silent drop."""
+    excluded = set(spec.exclude_annotators)
+    kept = []
+    for entry in entries:
+        votes = [v for v in entry["votes"] if v.annotator not in excluded]
+        if not votes:
+            raise JudgebenchError(
+                f"{source}: pair '{entry['id']}' has only votes by excluded annotators (exclude_annotators); "
+                "remove the pair from the data or keep one of its voters"
+            )
+        kept.append({**entry, "votes": votes})
+    return kept
 
 
 def _majority_labels(spec: TaskSpec, votes: list[PairVote]) -> dict[str, Label]:
