@@ -8,7 +8,8 @@ The split is drawn the way SciArena-Eval was (500 pairs per discipline, 250 A / 
    than `--min-votes` votes are left out. Multi-dimension votes get a label per dimension; the first
    dimension is the one balanced.
 3. Ties: `--ties drop` (default, SciArena-Eval's rule) leaves out pairs labelled TIE or BOTH_BAD and makes
-   a binary task (accuracy); `--ties keep` keeps them as strata of their own (verdicts A/B/TIE, soft
+   a binary task (accuracy; the pair labels are decisive, single votes may still be TIE or Both Bad,
+   scored as ties in the human ceiling); `--ties keep` keeps them as strata of their own (verdicts A/B/TIE, soft
    accuracy, Both Bad scored as a tie).
 4. Strata are (slice values, label); the split takes pairs round-robin over the strata (seeded order
    within each), so every stratum gets the same count until it runs out.
@@ -53,6 +54,9 @@ def read_flagged(text: str | None) -> set[str]:
         except UnicodeDecodeError:
             raise JudgebenchError(f"--exclude-annotators {path}: not UTF-8 text") from None
         return {line.split("#", 1)[0].strip() for line in lines} - {""}
+    if "/" in text or "\\" in text or text.endswith((".txt", ".csv", ".list")):
+        raise JudgebenchError(f"--exclude-annotators {text}: no such file (a file of names, e.g. arena's flagged.txt, "
+                              "or names separated by commas)")
     return {name.strip() for name in text.split(",")} - {""}
 
 
@@ -114,6 +118,10 @@ def _row(pair: dict[str, Any], labels: dict[str, str], dimensions: list[str], gr
     for dimension, label in labels.items():
         row[f"label_{dimension}"] = label
     row["n_votes"] = len(group)
+    for dimension in labels:  # the annotator-level votes, so a run on the split gets the human row
+        row[f"votes_{dimension}"] = [
+            {"annotator": v.annotator, "label": label, **({"timestamp": v.timestamp} if v.timestamp else {})}
+            for v in group if (label := v.label_for(dimension)) is not None]
     return row
 
 
@@ -127,19 +135,20 @@ def task_yaml(name: str, data_file: Path, frozen: Frozen, ties: str, slice_names
         "layout": "wide",
         "columns": {"id": "id", "question": "question", "response_a": "response_a", "response_b": "response_b",
                     "model_a": "model_a", "model_b": "model_b", "slices": slice_names},
-        "labels": {"A": "A", "B": "B", "TIE": "TIE", "BOTH_BAD": "BOTH_BAD"} if not binary else {"A": "A", "B": "B"},
+        # individual votes may be TIE / Both Bad even when the pair labels are decisive
+        "labels": {"A": "A", "B": "B", "TIE": "TIE", "BOTH_BAD": "BOTH_BAD"},
+        "votes": {"layout": "list", "rule": "majority"},
         "verdicts": ["A", "B"] if binary else ["A", "B", "TIE"],
         "prompt": "pairwise_generic.yaml",
         "headline": "accuracy" if binary else "soft_accuracy",
     }
     if frozen.dimensions:
-        spec["dimensions"] = [{"name": d, "label_column": f"label_{d}", "criterion": f"Which response is better on {d}?"}
+        spec["dimensions"] = [{"name": d, "label_column": f"votes_{d}", "criterion": f"Which response is better on {d}?"}
                               for d in frozen.dimensions]
         spec["dimension_mode"] = "separate"
     else:
-        spec["columns"]["label"] = "label_overall"
-    if not binary:
-        spec["both_bad"] = "tie"
+        spec["columns"]["label"] = "votes_overall"
+    spec["both_bad"] = "tie"
     return spec
 
 
@@ -157,6 +166,8 @@ def dataset_card(name: str, frozen: Frozen, args: argparse.Namespace, votes_sha:
         "| stratum | pairs |", "|---|---|", *[f"| {k} | {n} |" for k, n in frozen.strata.items()], "",
         "## Columns", "",
         "`id`, `question`, `response_a`, `response_b`, `model_a`, `model_b`, one column per slice, "
-        "`label_<dimension>` (A, B, TIE or BOTH_BAD, in the stored positions) and `n_votes`.",
+        "`label_<dimension>` (A, B, TIE or BOTH_BAD, in the stored positions), `n_votes` and "
+        "`votes_<dimension>` (the kept annotator-level votes, {annotator, label[, timestamp]}; the task derives "
+        "each pair's label from them by the same majority rule, so its leaderboards carry the human row).",
     ]
     return "\n".join(lines) + "\n"
