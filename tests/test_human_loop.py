@@ -78,3 +78,17 @@ def test_a_mistyped_flagged_file_is_an_error_not_an_annotator_name(tmp_path: Pat
     with pytest.raises(JudgebenchError, match="no such file"):
         read_flagged(str(tmp_path / "flaged.txt"))
     assert read_flagged("spam, eggs") == {"spam", "eggs"}
+
+
+def test_a_task_vote_with_a_malformed_timestamp_is_an_error_naming_the_row(tmp_path: Path) -> None:
+    """Audit finding: the votes-file path rejected 'yesterday' but a task YAML kept it as text."""
+    rows = [{"id": "p1", "q": "Q?", "ra": "x", "rb": "y", "who": who, "when": when, "v": "A"}
+            for who, when in (("u1", "2026-03-01T10:00:00Z"), ("u2", ""), ("u3", "not a time"))]
+    (tmp_path / "votes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "tv.yaml").write_text(
+        "name: tv\nversion: '1'\ndescription: d\ndataset: {path: votes.jsonl, split: train}\nlayout: wide\n"
+        "columns: {id: id, question: q, response_a: ra, response_b: rb, label: v}\n"
+        "votes: {layout: long, annotator: who, timestamp: when}\nlabels: {A: A, B: B}\nverdicts: [A, B]\n"
+        "prompt: pairwise_generic.yaml\nheadline: accuracy\n")
+    assert main(["run", "--tasks", str(tmp_path / "tv.yaml"), "--judge", "builtin/always-a",
+                 "--output-path", str(tmp_path / "run"), "--quiet"]) == 2

@@ -54,16 +54,16 @@ def _pair(pair: str, **extra) -> dict:
 
 def test_long_layout_groups_votes_and_derives_the_majority_label(tmp_path):
     rows = [
-        _pair("p1", who="u1", vote="A", when="t1", shown="AB"), _pair("p2", who="u1", vote="tie", when="t2", shown="BA"),
-        _pair("p1", who="u2", vote="B", when="t3", shown="BA"), _pair("p1", who="u3", vote="A", when="t4", shown="AB"),
-        _pair("p2", who="u2", vote="bad", when="t5", shown="AB"),
+        _pair("p1", who="u1", vote="A", when="2026-01-01T00:00:01Z", shown="AB"), _pair("p2", who="u1", vote="tie", when="2026-01-01T00:00:02Z", shown="BA"),
+        _pair("p1", who="u2", vote="B", when="2026-01-01T00:00:03Z", shown="BA"), _pair("p1", who="u3", vote="A", when="2026-01-01T00:00:04Z", shown="AB"),
+        _pair("p2", who="u2", vote="bad", when="2026-01-01T00:00:05Z", shown="AB"),
     ]
     loaded = load_examples(load_task_file(_task(tmp_path, "long_votes", rows)))
     by_id = {e.id: e for e in loaded.examples}
     assert by_id["p1"].labels == {"overall": "A"}  # A, B, A -> A
     assert by_id["p2"].labels == {"overall": "TIE"}  # TIE and BOTH_BAD share the top count -> TIE
     assert [(v.annotator, v.labels["overall"], v.shown_order, v.timestamp) for v in by_id["p1"].votes] == [
-        ("u1", "A", "AB", "t1"), ("u2", "B", "BA", "t3"), ("u3", "A", "AB", "t4")]
+        ("u1", "A", "AB", "2026-01-01T00:00:01Z"), ("u2", "B", "BA", "2026-01-01T00:00:03Z"), ("u3", "A", "AB", "2026-01-01T00:00:04Z")]
     assert loaded.dataset.label_rule == MAJORITY_RULE
     votes = votes_of_examples(loaded.examples)  # the shared Vote records (arena, annotate)
     assert len(votes) == 5 and votes[0].pair_id == "p1" and votes[0].choice == "A" and votes[0].model_a == "m1"
@@ -302,9 +302,9 @@ def test_one_column_per_annotator_with_empty_cells_as_no_vote(tmp_path):
 
 def test_exclude_annotators_drops_their_votes_changes_the_label_and_is_recorded(tmp_path):
     rows = [
-        _pair("p1", who="u1", vote="A", when="t1", shown="AB"), _pair("p1", who="u2", vote="B", when="t2", shown="AB"),
-        _pair("p1", who="bot", vote="B", when="t3", shown="AB"), _pair("p2", who="bot", vote="A", when="t4", shown="AB"),
-        _pair("p2", who="u1", vote="B", when="t5", shown="AB"),
+        _pair("p1", who="u1", vote="A", when="2026-01-01T00:00:01Z", shown="AB"), _pair("p1", who="u2", vote="B", when="2026-01-01T00:00:02Z", shown="AB"),
+        _pair("p1", who="bot", vote="B", when="2026-01-01T00:00:03Z", shown="AB"), _pair("p2", who="bot", vote="A", when="2026-01-01T00:00:04Z", shown="AB"),
+        _pair("p2", who="u1", vote="B", when="2026-01-01T00:00:05Z", shown="AB"),
     ]
     path = _task(tmp_path, "flagged_votes", rows)
     kept = {e.id: e.labels["overall"] for e in load_examples(load_task_file(path)).examples}

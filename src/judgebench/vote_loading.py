@@ -14,6 +14,7 @@ as it does to one-label data. Bad rows are one error naming the file, row and fi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from datetime import date, datetime
 from typing import Any
 
 from .errors import JudgebenchError
@@ -105,9 +106,9 @@ def _long_vote(spec: TaskSpec, row: dict[str, Any], ref: str, source: str, map_l
     shown = row.get(mapping.shown_order) if mapping.shown_order else None
     if shown is not None and shown not in ("AB", "BA"):
         raise JudgebenchError(f"{source}: {ref}: field '{mapping.shown_order}' (votes.shown_order) must be AB or BA, got {shown!r}")
-    stamp = row.get(mapping.timestamp) if mapping.timestamp else None
+    stamp = _timestamp(row.get(mapping.timestamp), f"{source}: {ref}: field '{mapping.timestamp}' (votes.timestamp)") if mapping.timestamp else None
     labels = {dim: map_label(row.get(col), ref, col) for dim, col in _label_columns(spec).items()}
-    return PairVote(annotator=str(annotator), labels=labels, timestamp=None if stamp is None else str(stamp), shown_order=shown)
+    return PairVote(annotator=str(annotator), labels=labels, timestamp=stamp, shown_order=shown)
 
 
 def _list_votes(spec: TaskSpec, row: dict[str, Any], ref: str, source: str, map_label: LabelMapper) -> list[PairVote]:
@@ -152,5 +153,21 @@ def _list_item(item: Any, i: int, ref: str, col: str, source: str, map_label: La
     annotator = item.get("annotator")
     if annotator is None or isinstance(annotator, bool) or not isinstance(annotator, (str, int)) or not str(annotator).strip():
         raise JudgebenchError(f"{source}: {where}: field '{col}' needs a non-empty 'annotator', got {annotator!r}")
-    stamp = item.get("timestamp")
-    return str(annotator), map_label(item.get("label"), where, col), None if stamp is None else str(stamp)
+    stamp = _timestamp(item.get("timestamp"), f"{source}: {where}: field '{col}' timestamp")
+    return str(annotator), map_label(item.get("label"), where, col), stamp
+
+
+def _timestamp(value: Any, where: str) -> str | None:
+    """An ISO 8601 date-time (or a date-time cell) as text; anything else is one error (never kept
+    as text that arena or the annotator table would later fail on or misorder)."""
+    if value is None or value == "" or (isinstance(value, float) and value != value):
+        return None
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, str) and value.strip():
+        try:
+            datetime.fromisoformat(value.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+            return value
+        except ValueError:
+            pass
+    raise JudgebenchError(f"{where}: {value!r} is not an ISO 8601 date-time")
