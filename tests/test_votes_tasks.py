@@ -62,8 +62,9 @@ def test_long_layout_groups_votes_and_derives_the_majority_label(tmp_path):
     by_id = {e.id: e for e in loaded.examples}
     assert by_id["p1"].labels == {"overall": "A"}  # A, B, A -> A
     assert by_id["p2"].labels == {"overall": "TIE"}  # TIE and BOTH_BAD share the top count -> TIE
+    # the JSON reader hands date-time cells over as date-times; they are stored as ISO text (UTC, naive)
     assert [(v.annotator, v.labels["overall"], v.shown_order, v.timestamp) for v in by_id["p1"].votes] == [
-        ("u1", "A", "AB", "2026-01-01T00:00:01Z"), ("u2", "B", "BA", "2026-01-01T00:00:03Z"), ("u3", "A", "AB", "2026-01-01T00:00:04Z")]
+        ("u1", "A", "AB", "2026-01-01T00:00:01"), ("u2", "B", "BA", "2026-01-01T00:00:03"), ("u3", "A", "AB", "2026-01-01T00:00:04")]
     assert loaded.dataset.label_rule == MAJORITY_RULE
     votes = votes_of_examples(loaded.examples)  # the shared Vote records (arena, annotate)
     assert len(votes) == 5 and votes[0].pair_id == "p1" and votes[0].choice == "A" and votes[0].model_a == "m1"
