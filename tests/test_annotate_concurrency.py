@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from annotate_helpers import make_store, pair_rows, post_vote
 
+from judgebench.annotate.assign import shown_order
+
 
 def _start(location: str) -> tuple[subprocess.Popen[str], str]:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
@@ -40,6 +42,7 @@ def test_concurrent_votes_survive_a_server_kill_exactly_once(kind: str, tmp_path
     planned = {name: [(f"{name}-{uuid.uuid4()}", p["id"], "LEFT RIGHT TIE BOTH_BAD".split()[i % 4]) for i, p in enumerate(pairs)]
                for name in names}
     acked: Counter[str] = Counter()
+    errors: list[object] = []  # an assert inside a thread only warns: collect and check after the join
     lock = threading.Lock()
     proc, base = _start(store.location)
 
@@ -50,7 +53,10 @@ def test_concurrent_votes_survive_a_server_kill_exactly_once(kind: str, tmp_path
                 status, body = post_vote(base, tokens[name], fields, timeout=10)
             except OSError:  # the server was killed: this vote is unacknowledged
                 return
-            assert status == 200, (status, body)  # never a conflict: both threads send one vote id per pair
+            if status != 200:  # never a conflict: both threads send one vote id per pair
+                with lock:
+                    errors.append((vote_id, status, body))
+                return
             with lock:
                 acked[vote_id] += 1
 
@@ -64,6 +70,7 @@ def test_concurrent_votes_survive_a_server_kill_exactly_once(kind: str, tmp_path
     proc.wait()
     for thread in threads:
         thread.join(timeout=60)
+    assert not errors, errors[:3]
     all_votes = {vote_id: (name, pair_id) for name in names for vote_id, pair_id, _ in planned[name]}
     assert 150 <= len(acked) < len(all_votes)
     stored = Counter(row["vote_id"] for row in store.votes())
@@ -83,3 +90,11 @@ def test_concurrent_votes_survive_a_server_kill_exactly_once(kind: str, tmp_path
     rows = store.votes()
     assert Counter(r["vote_id"] for r in rows) == Counter(set(all_votes))  # 8 x 40 = 320 votes, each exactly once
     assert len({(r["annotator"], r["pair_id"]) for r in rows}) == 320
+    # and each stored vote is the one sent (page side -> stored position through the recorded order)
+    sent = {vote_id: (name, pair_id, choice) for name in names for vote_id, pair_id, choice in planned[name]}
+    for row in rows:
+        name, pair_id, choice = sent[row["vote_id"]]
+        left = "A" if row["shown_order"] == "AB" else "B"
+        want = {"LEFT": left, "RIGHT": "B" if left == "A" else "A"}.get(choice, choice)
+        assert (row["annotator"], row["pair_id"], row["choice"]) == (name, pair_id, want)
+        assert row["shown_order"] == shown_order(store.secret, name, pair_id, 1)
