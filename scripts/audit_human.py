@@ -1,4 +1,4 @@
-"""The audithuman check of issue 12, reproducible: write an annotated set the tests never saw (90 pairs,
+"""The human-side validation (docs/validation-human.md), reproducible: write an annotated set the tests never saw (90 pairs,
 6 models, 8 annotators: six honest ones who follow a per-pair truth 88% of the time, a random voter and
 an always-left voter, three votes per pair, timestamps, shown orders, two slices), run it through a
 YAML-only task (`run` with a built-in judge, `arena --judge-run`), and print judgebench's figures beside
@@ -29,7 +29,7 @@ from sklearn.metrics import cohen_kappa_score
 MODELS = {"m-alpha": 1.2, "m-beta": 0.7, "m-gamma": 0.3, "m-delta": 0.0, "m-eps": -0.5, "m-zeta": -1.0}
 TASK = """name: audit_votes
 version: "1.0"
-description: the audithuman check set (synthetic, never seen by the tests)
+description: the human-side validation set (synthetic, never seen by the tests)
 dataset: {path: VOTES, split: train}
 layout: wide
 columns: {id: pid, question: q, response_a: ra, response_b: rb, label: verdict, model_a: ma, model_b: mb, slices: [area]}

@@ -19,7 +19,7 @@ os.environ.setdefault("JUDGEBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="judgebenc
 # everything. Kept here, in one list, so the test files need no edits; a test checks every name exists.
 SLOW_TESTS = frozenset(
     {
-        # audithuman: the voting loop joined to arena, freeze and the human ceiling (HTTP server, CLI chain)
+        # the voting loop joined to arena, freeze and the human ceiling (HTTP server, CLI chain)
         "test_exported_votes_feed_arena_freeze_and_a_run_with_the_human_row",
         # rubric judges (issue 14): runs against the local server
         "test_each_broken_rule_is_rejected_then_reasked_and_every_attempt_is_kept",

@@ -1,4 +1,4 @@
-"""The voting loop joined to the human side, without a browser (audithuman): votes posted over HTTP with
+"""The voting loop joined to the human side, without a browser: votes posted over HTTP with
 tokens -> `annotate --export` -> `arena` on the exported file -> arena's flagged.txt straight into
 `freeze --exclude-annotators` -> a judge run on the frozen task, whose results carry the human ceiling."""
 
