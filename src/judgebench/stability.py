@@ -41,6 +41,7 @@ from .usage import summarize_usage
 
 Key = tuple[str, str, str]  # example, dimension, order
 RESAMPLE_BATCH = 500
+MAX_REPEATS = 100  # --repeats above this is refused (exit 2): a typo, not a stability study
 
 
 def expand_repeats(requests: Sequence[JudgeRequest], repeats: int) -> list[JudgeRequest]:
