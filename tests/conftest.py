@@ -32,6 +32,8 @@ SLOW_TESTS = frozenset(
         "test_path_like_judge_ids_are_refused_before_any_call",
         "test_max_cost_is_a_total_over_the_judges_of_one_run",
         "test_sigint_in_a_multi_judge_run_keeps_finished_and_partial_judges",
+        "test_stability_columns_in_the_leaderboard_and_on_the_page",
+        "test_report_on_a_panel_draws_its_members_cost_points",
         # issue 13 §4-§5 (test_reasoning.py, test_cost_estimates.py): CLI runs against the local server
         "test_length_limited_server_gives_truncated_invalid_judgments_with_the_fix",
         "test_reasoning_text_is_recorded_apart_and_never_parsed",

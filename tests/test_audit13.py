@@ -17,6 +17,7 @@ from openai_server import Behaviour, FakeOpenAIServer
 from test_cost_estimates import chars_tokens, rendered
 
 from judgebench.cli import main
+from judgebench.costplot import PLOT_STEM
 from judgebench.judges.prices import cost_map_prices
 
 
@@ -143,3 +144,53 @@ def test_sigint_in_a_multi_judge_run_keeps_finished_and_partial_judges(tmp_path:
     assert not (out / "openai-judge-late").exists() and not (out / "panel").exists()
     summary = json.loads((out / "judges.json").read_text())
     assert summary["not_run"] == ["openai/judge-late"] and summary["judges"][1]["stopped"].startswith("interrupted")
+
+
+def test_stability_columns_in_the_leaderboard_and_on_the_page(tmp_path: Path, capsys) -> None:
+    # the n-th ask of a prompt answers "[[A]]" for n even, "[[B]]" for n odd: with one order and concurrency 1
+    # repeat 0 says A everywhere, repeat 1 B, repeat 2 A. So no judgment agrees across repeats (agreement 0%)
+    # and the headline per repeat is the share of A labels, of B labels, of A labels.
+    asked: dict[str, int] = {}
+
+    def alternate(messages: list[dict]) -> str:
+        key = json.dumps(messages, sort_keys=True)
+        asked[key] = asked.get(key, 0) + 1
+        return "[[A]]" if asked[key] % 2 == 1 else "[[B]]"
+
+    with FakeOpenAIServer(Behaviour(answer=alternate)) as server:
+        assert run(server.api_base, tmp_path / "rep", "--concurrency", "1", "--no-swap", "--repeats", "3",
+                   judges=("openai/m",), limit=10) == 0  # fmt: skip
+    labels = [json.loads(line)["label"] for line in (tmp_path / "rep" / "samples.jsonl").read_text().splitlines()]
+    share_a, share_b = labels.count("A") / 10, labels.count("B") / 10
+    assert main(["leaderboard", str(tmp_path / "rep"), "--output-dir", str(tmp_path / "lb")]) == 0
+    capsys.readouterr()
+    rows = json.loads((tmp_path / "lb" / "sciarena_eval.json").read_text())
+    rows = rows["rows"] if isinstance(rows, dict) else rows
+    row = next(r for r in rows if r.get("judge") == "openai/m")
+    low, high = sorted([100 * share_a, 100 * share_b])
+    assert row["repeats"] == 3 and row["repeat_agreement_pct"] == 0.0
+    assert row["repeat_spread_pts"] == round(high - low, 2)
+    assert row["repeat_headline_range"] == f"{low:.2f}-{high:.2f}"
+    assert all("repeats" not in r for r in rows if r.get("judge") != "openai/m")  # runs without repeats: no cells
+    page = (tmp_path / "lb" / "index.html").read_text()
+    assert "repeat_agreement_pct" in page and "repeat_spread_pts" in page
+    assert "repeat_agreement_pct" in (tmp_path / "lb" / "sciarena_eval.md").read_text()
+
+
+def test_report_on_a_panel_draws_its_members_cost_points(tmp_path: Path, capsys) -> None:
+    answers = {"gpt-4o-mini": Behaviour(answer="[[A]]"), "gpt-4.1-mini": Behaviour(answer="@hash"),
+               "gpt-4.1-nano": Behaviour(answer="[[B]]")}  # fmt: skip
+    with FakeOpenAIServer(Behaviour(answer="[[A]]"), models=answers) as server:
+        assert run(server.api_base, tmp_path / "jury", "--panel", "majority", limit=4,
+                   judges=tuple(f"openai/{m}" for m in answers)) == 0  # fmt: skip
+    assert main(["report", str(tmp_path / "jury" / "panel")]) == 0
+    capsys.readouterr()
+    report = (tmp_path / "jury" / "panel" / "report" / "report.md").read_text()
+    section = report.split("### Cost vs accuracy", 1)[1].split("![", 1)[0]
+    drawn = [line for line in section.splitlines() if line.startswith("- ")]
+    assert len(drawn) == 4 and drawn[0].startswith("- panel/majority(")
+    assert all(any(line.startswith(f"- openai/{m}:") for line in drawn) for m in answers)
+    # the panel costs its members' sum, so it is never cheaper than a member: the cheapest member
+    # (gpt-4.1-nano, the lowest prices) is on the Pareto front
+    assert any(line.startswith("- openai/gpt-4.1-nano:") and line.endswith("(Pareto front)") for line in drawn)
+    assert (tmp_path / "jury" / "panel" / "report" / f"{PLOT_STEM}.png").stat().st_size > 0
