@@ -39,18 +39,35 @@ def outcomes(server: FakeOpenAIServer) -> dict[str, int]:
 
 def test_max_cost_with_concurrency_keeps_every_call_in_flight(tmp_path: Path, capsys) -> None:
     # finding: a call waiting for a concurrency slot when the cap was reached raised a hard stop that
-    # cancelled the calls in flight: the server answered 35 calls, results kept 32 (2 cancelled)
-    price_in, price_out = cost_map_prices("gpt-4o-mini", "openai")  # type: ignore[misc]
-    estimate = [chars_tokens(r) * price_in + 64 * price_out for r in rendered(10)]
-    cap = sum(estimate[:8]) * 0.9  # fewer than 8 reservations fit: the cap is reached with calls in flight
-    with FakeOpenAIServer(Behaviour(answer="@hash", latency_s=0.3)) as server:
-        status = run(server.api_base, tmp_path / "run", "--concurrency", "4", "--max-cost", repr(cap))
+    # cancelled the calls in flight. With these settings, before the fix, the server logged 12 answered and
+    # 3 cancelled requests (sent, so possibly billed, and lost); after it, 15 answered, all 15 kept.
+    cap = 0.002
+    with FakeOpenAIServer(Behaviour(answer="@hash", latency_s=0.05, jitter_s=0.025)) as server:
+        status = run(server.api_base, tmp_path / "run", "--concurrency", "4", "--max-cost", repr(cap), limit=48)
         seen = outcomes(server)
-    assert status == 1 and "run stopped early: max cost" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert status == 1 and "run stopped early: max cost" in err
     results = json.loads((tmp_path / "run" / "results.json").read_text())
-    assert seen.get("cancelled", 0) == 0 and seen.get("answered", 0) >= 4
+    assert seen.get("cancelled", 0) == 0 and seen.get("answered", 0) > 4
     assert results["counts"]["answered"] == seen["answered"]  # every call the server answered is kept
     assert results["usage"]["cost_usd"] <= cap
+
+
+def test_the_cap_message_tells_the_calls_still_in_flight() -> None:
+    from judgebench.calls.budget import Budget
+    from judgebench.judges import make_judge
+
+    budget = Budget(make_judge("openai/gpt-4o-mini", {"max_tokens": "64"}), max_cost=1.0)
+    request = rendered(1)[0]
+    one = budget.estimate(request)
+    budget.cap = 2.5 * one  # two reservations fit, the third does not
+    assert budget.reserve(request)[1] is None and budget.reserve(request)[1] is None
+    reserved, over = budget.reserve(request)
+    assert reserved == 0.0 and over is not None and "2 calls sent, $0.000000 spent so far (2 still in flight, kept)" in over
+    budget.settle(one, None)  # an answer without a price: counted at its estimate
+    budget.settle(one, None)
+    over = budget.reserve(request)[1]
+    assert over is not None and over.endswith(f"2 calls sent, ${2 * one:.6f} spent")
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "101", "100000", "two"])
