@@ -29,6 +29,13 @@ SLOW_TESTS = frozenset(
         "test_a_run_that_grades_nothing_exits_1_and_says_why_with_every_call_accounted",
         "test_a_larger_n_adds_only_the_new_repeats_and_temperature_0_says_so",
         "test_a_second_multi_judge_run_is_served_from_the_shared_cache",
+        # issue 13 audit (test_judges_validation.py): runs against the local server, a SIGINT subprocess
+        "test_max_cost_with_concurrency_keeps_every_call_in_flight",
+        "test_path_like_judge_ids_are_refused_before_any_call",
+        "test_max_cost_is_a_total_over_the_judges_of_one_run",
+        "test_sigint_in_a_multi_judge_run_keeps_finished_and_partial_judges",
+        "test_stability_columns_in_the_leaderboard_and_on_the_page",
+        "test_report_on_a_panel_draws_its_members_cost_points",
         # issue 13 §4-§5 (test_reasoning.py, test_cost_estimates.py): CLI runs against the local server
         "test_length_limited_server_gives_truncated_invalid_judgments_with_the_fix",
         "test_reasoning_text_is_recorded_apart_and_never_parsed",

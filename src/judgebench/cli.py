@@ -136,7 +136,7 @@ def print_run(summary: Any) -> int:
 
     print("\n".join([format_summary(summary.result, summary.run_dir, summary.calls_made), *stability_lines(summary.result)]))
     if summary.stopped:
-        print(f"judgebench: run stopped early: {summary.stopped} (partial results written)", file=sys.stderr)
+        print(f"judgebench: run stopped early: {' '.join(summary.stopped.split())} (partial results written)", file=sys.stderr)
         return EXIT_STOPPED
     if summary.coverage_failure:
         print(f"judgebench: {summary.coverage_failure}", file=sys.stderr)

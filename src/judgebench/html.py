@@ -27,7 +27,7 @@ from .leaderboard import (
 IDENTITY = ("kind", "judge", "dataset", "both_bad", "prompt", "orders", "partial", "task_version")
 IDENTITY_VISIBLE = ("kind", "judge", "dataset", "both_bad", "prompt", "orders", "partial")
 EXTRA_METRICS = ("random_baseline", "cohen_kappa")
-DIAGNOSTICS_VISIBLE = ("position_bias", "examples", "invalid_rate_pct")
+DIAGNOSTICS_VISIBLE = ("position_bias", "examples", "invalid_rate_pct", "repeats", "repeat_agreement_pct", "repeat_spread_pts")
 
 
 @dataclass

@@ -38,6 +38,7 @@ from .protocols import (
 from .records import JudgmentRecord, MetricValue, RunConfig, RunResult
 from .resampling import DEFAULT_RESAMPLES
 from .rundir import SAMPLES_FILE, TASK_FILE, is_member_copy, read_samples
+from .stability import leaderboard_cells as stability_cells
 from .tasks import TaskSpec, load_task_file, task_files
 
 BASELINE_SEED = 0  # the seed of the built-in judges whose choices the data-derived rows reuse
@@ -133,6 +134,7 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
         }
     )
     row.update(result.diagnostics.get("leaderboard", {}))
+    row.update(stability_cells(result))  # --repeats runs only (stability.py)
     if records is not None:
         row.update(protocol_cells(records, spec, result.config.both_bad))
     return row

@@ -16,6 +16,11 @@ single-judge run is (the kill-safe call worker, Ctrl-C handling, partial results
 judges on different providers do not overlap (scripts/bench_multi.py measures it). An interrupted
 judge ends the run (the judges after it are listed as not run); a judge stopped for --max-failures
 or low coverage does not stop the others.
+
+--max-cost caps the whole multi-judge run, not each judge: every judge must be priced (checked
+before any call), each judge's run gets the cap minus what the judges before it paid (their
+non-cached calls' recorded cost), and the judge that reaches it ends the run like an interruption
+(its partial results written, the judges after it not run, no panel, exit 1).
 """
 
 from __future__ import annotations
@@ -138,24 +143,34 @@ def run_judges(
     on_run: Callable[[Any], None] | None = None,
 ) -> MultiSummary:
     """Run `base` (a pipeline.RunRequest; its judge is replaced) once per judge under base.output_path."""
+    from .calls.budget import check_cap
     from .judges import make_judge
     from .pipeline import check_output_dir, run_task
 
     root = base.output_path
     check_output_dir(root)
     names = judge_dir_names([j.judge for j in judges])
-    for choice in judges:  # every judge buildable and its credentials present before any call
-        make_judge(choice.judge, choice.judge_args, seed=base.seed).preflight()
+    cap = base.runner.max_cost
+    for choice in judges:  # every judge buildable, priced under --max-cost, credentials present before any call
+        judge = make_judge(choice.judge, choice.judge_args, seed=base.seed)
+        check_cap(judge, cap)
+        judge.preflight()
     runs: list[Any] = []
+    spent = 0.0
     for choice, name in zip(judges, names):
         folder = root / name
         if not is_inside(folder, root):
             raise JudgebenchError(f"--output-path {root}: judge {choice.judge!r} would write outside it")
-        summary = run_task(replace(base, judge=choice.judge, judge_args=dict(choice.judge_args), output_path=folder))
+        if cap is not None and cap - spent <= 0:
+            break  # the cap is spent: the judges left are listed as not run
+        runner = base.runner if cap is None else replace(base.runner, max_cost=cap - spent)
+        one = replace(base, judge=choice.judge, judge_args=dict(choice.judge_args), output_path=folder, runner=runner)
+        summary = run_task(one)
         runs.append(summary)
+        spent += new_spend(folder)
         if on_run is not None:
             on_run(summary)
-        if summary.stopped and summary.stopped.startswith("interrupted"):
+        if summary.stopped and summary.stopped.startswith(("interrupted", "max cost")):
             break
     not_run = [j.judge for j in judges[len(runs):]]
     done = MultiSummary(runs, not_run, root / SUMMARY_FILE)
@@ -163,6 +178,19 @@ def run_judges(
         _add_panel(done, panel, root, base)
     write_json(done.summary_path, summary_json(done, names))
     return done
+
+
+def new_spend(run_dir: Path) -> float:
+    """USD paid by this run's calls (samples and repeats; answers from the cache cost nothing)."""
+    from .files import read_json_objects
+
+    total = 0.0
+    for name in ("samples.jsonl", "repeats.jsonl"):
+        path = run_dir / name
+        if path.exists():
+            rows = (row for _, row in read_json_objects(path))
+            total += sum(float(row.get("cost_usd") or 0.0) for row in rows if not row.get("cached"))
+    return total
 
 
 def _add_panel(done: MultiSummary, aggregate: Aggregate, root: Path, base: Any) -> None:

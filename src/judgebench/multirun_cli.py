@@ -31,7 +31,7 @@ def run_several(
         on_run=lambda summary: codes.append(print_run(summary)), **options,
     )
     if done.not_run:
-        print(f"judgebench: judges not run (an earlier judge was interrupted): {', '.join(done.not_run)}", file=sys.stderr)
+        print(f"judgebench: judges not run (an earlier judge was interrupted or reached --max-cost): {', '.join(done.not_run)}", file=sys.stderr)
         codes.append(EXIT_STOPPED)
     if done.panel is not None and done.panel_dir is not None:
         print(f"panel {done.panel.config.judge} -> {done.panel_dir} (no new calls)")

@@ -24,7 +24,7 @@ from .prompts import load_prompt
 from .records import RunConfig, RunResult
 from .rundir import write_run
 from .scoring import coverage_failure, score
-from .stability import expand_repeats, split_repeats, stability_summary
+from .stability import MAX_REPEATS, expand_repeats, split_repeats, stability_summary
 from .tasks import TaskSpec, get_task
 
 
@@ -60,8 +60,8 @@ class RunRequest:
             raise JudgebenchError(f"--limit: must be >= 1, got {self.limit}")
         if self.n_resamples < 0:
             raise JudgebenchError(f"--bootstrap: must be >= 0, got {self.n_resamples}")
-        if self.repeats < 1:
-            raise JudgebenchError(f"--repeats: must be >= 1, got {self.repeats}")
+        if not 1 <= self.repeats <= MAX_REPEATS:
+            raise JudgebenchError(f"--repeats: must be between 1 and {MAX_REPEATS}, got {self.repeats}")
         if self.min_coverage is not None and not 0 <= self.min_coverage <= 1:
             raise JudgebenchError(f"--min-coverage: must be a fraction between 0 and 1, got {self.min_coverage}")
 

@@ -47,7 +47,7 @@ def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
     headline = result.config.headline if result else SAMPLES_ONLY_HEADLINE
     sections = [_dimension_section(out_dir, name, d, headline)
                 for name, d in diag["dimensions"].items()]
-    text = _header(diag, result, headline) + extra_sections(out_dir, records, result, seed, N_RESAMPLES) + "\n".join(sections)
+    text = _header(diag, result, headline) + extra_sections(out_dir, records, result, seed, N_RESAMPLES, run_dir) + "\n".join(sections)
     path = out_dir / "report.md"
     write_atomic(path, text)
     return path

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .catalogue import metric
+from .catalogue import as_percent, metric
 from .panel_rules import ABSTAIN, aggregate_votes, vote_of
 from .panel_stats import example_scores
 from .records import (
@@ -41,6 +41,7 @@ from .usage import summarize_usage
 
 Key = tuple[str, str, str]  # example, dimension, order
 RESAMPLE_BATCH = 500
+MAX_REPEATS = 100  # --repeats above this is refused (exit 2): a typo, not a stability study
 
 
 def expand_repeats(requests: Sequence[JudgeRequest], repeats: int) -> list[JudgeRequest]:
@@ -197,3 +198,20 @@ def format_stability(s: RepeatStability) -> list[str]:
         f"  all repeats: {s.judgments_all} judgments (answered {s.answered_all}, invalid {s.invalid_all}, "
         f"failed {s.failed_all}); {s.tokens_in_all} tokens in, {s.tokens_out_all} out, cost {cost}",
     ]
+
+
+def leaderboard_cells(result: RunResult) -> dict[str, Any]:
+    """The leaderboard's stability columns for a run with --repeats N > 1 (none otherwise): N, the
+    mean exact agreement across repeats, and the headline's spread (max - min over repeats) and range,
+    in percent / percentage points."""
+    s = result.stability
+    if s is None:
+        return {}
+    spread = None if s.headline_min is None or s.headline_max is None else s.headline_max - s.headline_min
+    low, high = as_percent(s.headline_min), as_percent(s.headline_max)
+    return {
+        "repeats": s.repeats,
+        "repeat_agreement_pct": as_percent(s.agreement_mean),
+        "repeat_spread_pts": as_percent(spread),
+        "repeat_headline_range": None if low is None or high is None else f"{low:.2f}-{high:.2f}",
+    }

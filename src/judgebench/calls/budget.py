@@ -41,6 +41,7 @@ class Budget:
         self.spent = 0.0
         self.reserved = 0.0
         self.sent = 0
+        self.in_flight = 0  # reserved attempts not settled yet: they finish and are kept after a stop
 
     def estimate(self, request: JudgeRequest) -> float:
         return chars_tokens(request.messages) * self.prices[0] + self.output * self.prices[1]
@@ -53,14 +54,17 @@ class Budget:
                 f"max cost: the next call (estimated ${estimate:.6f}) would bring the estimated spend to "
                 f"${self.spent + self.reserved + estimate:.6f}, over --max-cost ${self.cap:g}; "
                 f"{self.sent} calls sent, ${self.spent:.6f} spent"
+                + (f" so far ({self.in_flight} still in flight, kept)" if self.in_flight else "")
             )
         self.reserved += estimate
         self.sent += 1
+        self.in_flight += 1
         return estimate, None
 
     def settle(self, estimate: float, reply: JudgeReply | None) -> None:
         """Replace a reservation by the answer's cost (the estimate when unknown or failed)."""
         self.reserved -= estimate
+        self.in_flight -= 1
         known = reply is not None and reply.cost_usd is not None
         self.spent += reply.cost_usd if known else estimate  # type: ignore[union-attr, operator]
         # a failed attempt may still have been billed (a timeout): counted at its estimate

@@ -124,10 +124,10 @@ class LiveRun(RunState):
                 await self.tpm.acquire(est_tokens)
             assert self.sem is not None
             async with self.sem:
+                if self.draining:  # before `stopped`: a drain (the cost cap) keeps the calls in flight
+                    raise _Drained(last_error)
                 if self.stopped:
                     raise _Stop(self.stopped)
-                if self.draining:
-                    raise _Drained(last_error)
                 reserved = self._reserve(request, last_error)
                 self._count_call()
                 totals.attempts += 1

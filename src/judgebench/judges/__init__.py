@@ -28,6 +28,14 @@ def make_judge(judge_id: str, judge_args: dict[str, Any] | None = None, seed: in
             f"judge '{judge_id}': expected a litellm model id such as 'openai/gpt-4.1' "
             "or a built-in judge such as 'builtin/longer'"
         )
+    segments = judge_id.split("/")
+    if any(seg.strip() in ("", ".", "..") or seg != seg.strip() for seg in segments) or any(
+        not ch.isprintable() or ch == "\\" for ch in judge_id
+    ):
+        raise JudgebenchError(
+            f"judge {judge_id!r}: a litellm model id is PROVIDER/MODEL with no empty, '.' or '..' part, "
+            "no backslash and no surrounding spaces"
+        )
     from .llm import LiteLLMJudge  # imported lazily: litellm takes seconds to import
 
     return LiteLLMJudge(judge_id, judge_args)
