@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from annotate_helpers import pair_rows, serving
-from test_html import CHROME_FLAGS, CHROMEDRIVER, CHROMIUM
+from helpers import start_chromium
 
 from judgebench.annotate.assign import Rules
 from judgebench.annotate.store import Store
@@ -17,17 +17,7 @@ from judgebench.annotate.store import Store
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        pytest.skip("headless Chromium test: /usr/bin/chromium and /usr/bin/chromedriver are not installed")
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in CHROME_FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-annotate')}")
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver = start_chromium(tmp_path_factory.mktemp("chromium-annotate"))
     yield driver
     driver.quit()
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
+from helpers import start_chromium
 
 from judgebench.html import (
     dimensions_of,
@@ -16,20 +16,6 @@ from judgebench.html import (
     to_html,
 )
 from judgebench.tables import write_leaderboards
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-CHROME_FLAGS = (
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-default-apps",
-)
 
 
 def _run_row(judge: str, acc: float, kind: str = "run", **extra) -> dict:
@@ -123,17 +109,7 @@ def test_page_is_self_contained():
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
-        pytest.skip("headless Chromium test: /usr/bin/chromium and /usr/bin/chromedriver are not installed")
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in CHROME_FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver = start_chromium(tmp_path_factory.mktemp("chromium-profile"))
     yield driver
     driver.quit()
 
