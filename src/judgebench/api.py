@@ -51,12 +51,14 @@ def evaluate(
     min_coverage: float | None = None,
     log_text: bool = True,
     runner: RunnerOptions | None = None,
+    shard: str | None = None,
     on_warning: Callable[[str], None] | None = None,
 ) -> RunSummary:
     """Judge every example of one task, write the run directory and return its summary.
 
     `summary.result` is the typed results.json; `summary.stopped` says why a run stopped early and
     `summary.coverage_failure` why its answered share is too low (both None when all went well).
+    `shard="K/N"` judges only the K-th of N blocks of examples (merge the shards with `judgebench merge`).
     """
     from .calls import RunnerOptions
     from .pipeline import RunRequest, run_task
@@ -83,6 +85,7 @@ def evaluate(
             min_coverage=min_coverage,
             log_text=log_text,
             on_warning=on_warning,
+            shard=shard,
         )
     )
 

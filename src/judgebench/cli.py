@@ -27,6 +27,7 @@ from .flags import (
     normalize_aliases,
     parse_judge_args,
 )
+from .shards import add_parser as add_merge_parser
 
 EXIT_STOPPED = 1
 EXIT_USAGE = 2
@@ -64,6 +65,7 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar (CI)")
     p.add_argument("--no-log-text", action="store_true", help="leave the question and responses out of samples.jsonl")
     p.add_argument("--batch", action="store_true", help="send the calls through the provider's batch API (openai/, azure/)")
+    p.add_argument("--shard", help="K/N: judge only the K-th of N contiguous blocks of examples (see `judgebench merge`)")
     p.add_argument("--batch-poll-s", type=POSITIVE_FLOAT, default=30.0, help="seconds between batch status polls")
     p.set_defaults(handler=cmd_run)
 
@@ -119,6 +121,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             min_coverage=args.min_coverage,
             log_text=not args.no_log_text,
             on_warning=warn,
+            shard=args.shard,
         )
         print(format_summary(summary.result, summary.run_dir, summary.calls_made))
         if summary.stopped:
@@ -347,6 +350,7 @@ PARSERS: list[Callable[[Any], None]] = [
     _add_compare_parser,
     _add_export_parser,
     _add_panel_parser,
+    add_merge_parser,
 ]
 
 

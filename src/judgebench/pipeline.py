@@ -24,6 +24,7 @@ from .prompts import load_prompt
 from .records import RunConfig, RunResult
 from .rundir import write_run
 from .scoring import coverage_failure, score
+from .shards import parse_shard, select_shard, shard_text
 from .tasks import TaskSpec, get_task
 
 
@@ -50,6 +51,7 @@ class RunRequest:
     runner: RunnerOptions = field(default_factory=RunnerOptions)
     min_coverage: float | None = None  # None: the run fails only when nothing was answered
     log_text: bool = True  # question and responses in samples.jsonl
+    shard: str | None = None  # "K/N": judge only the K-th of N contiguous blocks of examples (shards.py)
     on_warning: Callable[[str], None] | None = None  # told about inapplicable flags, empty responses
 
     def __post_init__(self) -> None:
@@ -60,6 +62,8 @@ class RunRequest:
             raise JudgebenchError(f"--bootstrap: must be >= 0, got {self.n_resamples}")
         if self.min_coverage is not None and not 0 <= self.min_coverage <= 1:
             raise JudgebenchError(f"--min-coverage: must be a fraction between 0 and 1, got {self.min_coverage}")
+        if self.shard is not None:
+            self.shard = shard_text(*parse_shard(self.shard))
 
 
 @dataclass
@@ -114,6 +118,7 @@ def run_task(request: RunRequest) -> RunSummary:
         partial=outcome.stopped is not None,
         headline=spec.headline,
         n_resamples=request.n_resamples,
+        shard=request.shard,
     )
     result = score(records, config, spec, n_examples=len(loaded.examples))
     write_run(request.output_path, result, records, task_file=spec.source_file, prompt_file=template.path)
@@ -137,8 +142,10 @@ def _load(spec: TaskSpec, request: RunRequest) -> LoadedTask:
         demo=request.demo,
         limit=request.limit,
     )
+    if request.shard is not None:
+        loaded.examples = select_shard(loaded.examples, *parse_shard(request.shard))
     if not loaded.examples:
-        raise JudgebenchError(f"task {spec.name}: the dataset has no examples")
+        raise JudgebenchError(f"task {spec.name}: the dataset has no examples" + (f" in shard {request.shard}" if request.shard else ""))
     for message in _warnings(spec, request, loaded):
         if request.on_warning:
             request.on_warning(message)
