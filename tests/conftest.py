@@ -20,6 +20,8 @@ os.environ.setdefault("JUDGEBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="judgebenc
 SLOW_TESTS = frozenset(
     {
         "test_api_matches_the_run_directory",
+        "test_two_shards_merged_equal_one_run",
+        "test_merge_refuses_a_missing_a_repeated_or_a_foreign_shard",
         "test_baseline_rows_equal_builtin_runs_on_a_set_with_ties",
         "test_batch_line_error_is_failed_and_malformed_is_invalid",
         "test_batch_matches_normal_path_then_rerun_is_all_cached",
