@@ -15,16 +15,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from . import __version__
-from .calls import RunnerOptions, check_cache, prepared_calls, run_requests
+from .calls import RunnerOptions, check_cache, prepared_calls
 from .errors import JudgebenchError
 from .judges import make_judge
-from .judgments import assemble_records, parses_fully, plan_requests
 from .loading import LoadedTask, load_examples
 from .prompts import load_prompt
 from .records import RunConfig, RunResult
-from .rundir import write_run
+from .rundir import SAMPLES_FILE
 from .scoring import coverage_failure, score
 from .shards import parse_shard, select_shard, shard_text
+from .streaming import finish_run, stream_judgments
 from .tasks import TaskSpec, get_task
 
 
@@ -92,11 +92,11 @@ def run_task(request: RunRequest) -> RunSummary:
     check_cache(judge, request.runner)
     with prepared_calls(judge, request.runner) as worker:  # warms up while the data loads
         loaded = _load(spec, request)
-        requests = plan_requests(spec, loaded.examples, template, mode=mode, swap=request.swap)
-        outcome = run_requests(requests, judge, request.runner, parses_fully, worker=worker)
-    records = assemble_records(
-        spec.name, judge.id, requests, outcome.replies, loaded.examples, outcome.stopped, log_text=request.log_text
-    )
+        outcome = stream_judgments(  # chunk by chunk, appended to samples.jsonl (streaming.py)
+            spec, judge, loaded.examples, template, mode=mode, swap=request.swap, runner=request.runner,
+            samples_path=request.output_path / SAMPLES_FILE, worker=worker, log_text=request.log_text,
+        )
+    records = outcome.records
     config = RunConfig(
         task=spec.name,
         task_version=spec.version,
@@ -121,7 +121,7 @@ def run_task(request: RunRequest) -> RunSummary:
         shard=request.shard,
     )
     result = score(records, config, spec, n_examples=len(loaded.examples))
-    write_run(request.output_path, result, records, task_file=spec.source_file, prompt_file=template.path)
+    finish_run(request.output_path, result, task_file=spec.source_file, prompt_file=template.path)
     return RunSummary(
         result,
         request.output_path,
