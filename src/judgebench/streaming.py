@@ -67,7 +67,7 @@ def stream_judgments(
     from .calls import run_requests
 
     per_example = len(plan_requests(spec, examples[:1], template, mode=mode, swap=swap)) or 1
-    builtin = isinstance(judge, FeatureJudge)
+    builtin = isinstance(judge, FeatureJudge) and not runner.batch  # a batch of a built-in judge is refused there
     chunk = max(1, (CHUNK_REQUESTS_BUILTIN if builtin else CHUNK_REQUESTS_LLM) // per_example)
     kept: list[JudgmentRecord] = []
     stopped: str | None = None
