@@ -77,6 +77,11 @@ def reparse_record(record: JudgmentRecord, spec: TaskSpec, mode: str) -> Judgmen
     joint = mode == "joint"
     asked = spec.dimension_names if joint else [record.dimension]
     shown = parse_reply(record.raw, asked, list(spec.verdicts), joint=joint).get(record.dimension)
+    status = "ANSWERED" if shown is not None else "INVALID"
+    if (record.status, record.verdict_shown) == (status, shown) and record.verdict == (
+        shown if record.order == "AB" else swap_verdict(shown)
+    ):
+        return record  # unchanged: no copy (a large run re-scores in bounded memory)
     return record.model_copy(
         update={
             "status": "ANSWERED" if shown is not None else "INVALID",
