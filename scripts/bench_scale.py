@@ -121,7 +121,7 @@ sys.stderr.write('PHASES ' + json.dumps(marks) + '\n')
 sys.exit(code)
 """
 
-PHASE_NAMES = "_load,plan_requests,plan_lazy,run_requests,run_streaming,assemble_records,score,score_table,write_run"
+PHASE_NAMES = "_load,plan_requests,run_requests,assemble_records,stream_judgments,score,write_run,finish_run"
 
 
 def bench(pairs: int, folder: Path, bootstrap: int, phases: bool) -> dict[str, object]:

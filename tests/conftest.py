@@ -21,6 +21,10 @@ SLOW_TESTS = frozenset(
     {
         "test_api_matches_the_run_directory",
         "test_two_shards_merged_equal_one_run",
+        "test_small_chunks_give_the_same_run",
+        "test_a_killed_run_keeps_its_finished_chunks_and_a_rerun_completes",
+        "test_an_older_run_in_the_folder_is_replaced_not_appended_to",
+        "test_rescoring_a_changed_verdict_keeps_the_texts",
         "test_merge_refuses_a_missing_a_repeated_or_a_foreign_shard",
         "test_baseline_rows_equal_builtin_runs_on_a_set_with_ties",
         "test_batch_line_error_is_failed_and_malformed_is_invalid",

@@ -10,10 +10,10 @@ from collections import Counter
 from pathlib import Path
 
 from .errors import JudgebenchError
-from .files import write_json, write_models_jsonl
+from .files import write_json
 from .parsing import parse_reply
 from .records import JudgmentRecord, RunConfig, RunResult, swap_verdict
-from .rundir import RESULTS_FILE, SAMPLES_FILE, read_run, run_task_spec
+from .rundir import RESULTS_FILE, SAMPLES_FILE, read_run, rewrite_samples, run_task_spec
 from .tasks import TaskSpec
 
 
@@ -98,7 +98,7 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
     verdicts are re-derived from the member votes its raw answers record (panel_rules.py).
     `n_resamples` (default: the run's own) replaces the run's bootstrap resample count.
     """
-    previous, records = read_run(run_dir)
+    previous, records = read_run(run_dir, lean=True)
     spec = run_task_spec(run_dir, previous.config.task, include_paths or [])
     reparsed = [rederive_record(record, spec, previous.config) for record in records]
     config = previous.config
@@ -106,7 +106,7 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
         config = config.model_copy(update={"n_resamples": n_resamples})
     result = score(reparsed, config, spec, n_examples=previous.counts.examples)
     if reparsed != records:
-        write_models_jsonl(run_dir / SAMPLES_FILE, reparsed)
+        rewrite_samples(run_dir / SAMPLES_FILE, reparsed)
     write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
     return result
 
