@@ -88,14 +88,16 @@ def baseline_accuracy(path: Path) -> float:
     return float(np.mean(longer_a == np.array(lab)))  # both orders give the same verdict
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
-    """Wall seconds, peak RSS (MB) and exit code of one child process; its stderr tail."""
+def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, int, str]:
+    """Wall seconds, CPU seconds (user + sys: the steadier figure on a shared machine), peak RSS (MB)
+    and exit code of one child process; its stderr tail."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     err = proc.stderr.read() if proc.stderr else ""
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return time.perf_counter() - t0, usage.ru_maxrss / 1024, proc.returncode, err.strip()[-2000:]
+    cpu = usage.ru_utime + usage.ru_stime
+    return time.perf_counter() - t0, cpu, usage.ru_maxrss / 1024, proc.returncode, err.strip()[-2000:]
 
 
 PHASES_CHILD = r"""
@@ -139,24 +141,24 @@ def bench(pairs: int, folder: Path, bootstrap: int, phases: bool) -> dict[str, o
     ]
     out: dict[str, object] = {}
     if phases:
-        wall, rss, code, err = timed([sys.executable, "-c", PHASES_CHILD, PHASE_NAMES, *run], env)
+        wall, cpu, rss, code, err = timed([sys.executable, "-c", PHASES_CHILD, PHASE_NAMES, *run], env)
         line = next((x for x in err.splitlines() if x.startswith("PHASES ")), "PHASES []")
         out["phases"] = json.loads(line[7:])
     else:
-        wall, rss, code, err = timed([sys.executable, "-m", "judgebench", *run], env)
+        wall, cpu, rss, code, err = timed([sys.executable, "-m", "judgebench", *run], env)
     if code != 0 or not (run_dir / "results.json").is_file():
         raise SystemExit(f"run failed ({code}): {err}")
-    out["run"] = (wall, rss)
+    out["run"] = (wall, cpu, rss)
     for command in ("score", "report"):
-        wall, rss, code, err = timed([sys.executable, "-m", "judgebench", command, str(run_dir)], env)
+        wall, cpu, rss, code, err = timed([sys.executable, "-m", "judgebench", command, str(run_dir)], env)
         if code != 0:
             raise SystemExit(f"{command} failed ({code}): {err}")
-        out[command] = (wall, rss)
+        out[command] = (wall, cpu, rss)
     t0 = time.perf_counter()
-    wall, rss, code, err = timed(
+    wall, cpu, rss, code, err = timed(
         [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
          f"import bench_scale as b, pathlib; print(b.baseline_accuracy(pathlib.Path({str(data)!r})))"], env)
-    out["baseline"] = (wall, rss)
+    out["baseline"] = (wall, cpu, rss)
     base = baseline_accuracy(data)
     got = json.loads((run_dir / "results.json").read_text())["metrics"]["overall"]["accuracy"]["value"]
     out["accuracy"], out["baseline_accuracy"] = got, base
@@ -176,8 +178,8 @@ def main() -> None:
             folder = args.keep / str(pairs) if args.keep else Path(tmp)
             folder.mkdir(parents=True, exist_ok=True)
             res = bench(pairs, folder, args.bootstrap, args.phases)
-        for name, (wall, rss) in ((k, res[k]) for k in ("run", "score", "report", "baseline")):
-            print(f"  {name:<9} wall {wall:7.2f} s   peak RSS {rss:7.0f} MB")
+        for name, (wall, cpu, rss) in ((k, res[k]) for k in ("run", "score", "report", "baseline")):
+            print(f"  {name:<9} wall {wall:7.2f} s   CPU {cpu:7.2f} s   peak RSS {rss:7.0f} MB")
         for name, wall, rss, peak in res.get("phases", []):
             print(f"    phase {name:<17} {wall:7.2f} s   RSS after {rss:6.0f} MB   peak so far {peak:6.0f} MB")
         agree = abs(res["accuracy"] - res["baseline_accuracy"]) < 1e-12
