@@ -21,6 +21,7 @@ SLOW_TESTS = frozenset(
     {
         "test_api_matches_the_run_directory",
         "test_two_shards_merged_equal_one_run",
+        "test_large_runs_keep_the_full_point_and_rescale_the_subsample",
         "test_small_chunks_give_the_same_run",
         "test_a_killed_run_keeps_its_finished_chunks_and_a_rerun_completes",
         "test_an_older_run_in_the_folder_is_replaced_not_appended_to",
