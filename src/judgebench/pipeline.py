@@ -96,7 +96,8 @@ def run_task(request: RunRequest) -> RunSummary:
             spec, judge, loaded.examples, template, mode=mode, swap=request.swap, runner=request.runner,
             samples_path=request.output_path / SAMPLES_FILE, worker=worker, log_text=request.log_text,
         )
-    records = outcome.records
+    records, n_examples = outcome.records, len(loaded.examples)
+    loaded.examples = []  # the texts are in samples.jsonl: scoring needs only the lean records
     config = RunConfig(
         task=spec.name,
         task_version=spec.version,
@@ -120,7 +121,7 @@ def run_task(request: RunRequest) -> RunSummary:
         n_resamples=request.n_resamples,
         shard=request.shard,
     )
-    result = score(records, config, spec, n_examples=len(loaded.examples))
+    result = score(records, config, spec, n_examples=n_examples)
     finish_run(request.output_path, result, task_file=spec.source_file, prompt_file=template.path)
     return RunSummary(
         result,
