@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from . import __version__
-from .calls import RunnerOptions, check_cache, prepared_calls
+from .calls import RunnerOptions, check_cache, prepared_calls, run_requests
 from .errors import JudgebenchError
 from .judges import make_judge
 from .loading import LoadedTask, load_examples
@@ -95,6 +95,7 @@ def run_task(request: RunRequest) -> RunSummary:
         outcome = stream_judgments(  # chunk by chunk, appended to samples.jsonl (streaming.py)
             spec, judge, loaded.examples, template, mode=mode, swap=request.swap, runner=request.runner,
             samples_path=request.output_path / SAMPLES_FILE, worker=worker, log_text=request.log_text,
+            call=run_requests,
         )
     records, n_examples = outcome.records, len(loaded.examples)
     loaded.examples = []  # the texts are in samples.jsonl: scoring needs only the lean records

@@ -59,11 +59,11 @@ def write_run(
                 write_atomic(run_dir / name, Path(source).read_text(encoding="utf-8"))
     except OSError as exc:
         where = getattr(exc, "filename", None) or run_dir
-        salvage = _salvage(records)
-        raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); {salvage}") from None
+        saved = salvage(records)
+        raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); {saved}") from None
 
 
-def _salvage(records: list[JudgmentRecord]) -> str:
+def salvage(records: list[JudgmentRecord]) -> str:
     """Write the judgments (answers kept, texts dropped: they are in the data) to a fresh temp folder."""
     lean = [r.model_copy(update={"question": None, "response_a": None, "response_b": None}) for r in records]
     try:

@@ -4,9 +4,9 @@
                                samples_path=run_dir / "samples.jsonl")
     ... score(outcome.records, ...); finish_run(run_dir, result, task_file=..., prompt_file=...)
 
-Per chunk: plan and render its requests (plan_requests), answer them (built-in judges directly, no
-event loop; every other judge through run_requests, so cache, worker, retries and signals behave
-as before), assemble its records (assemble_records) and append them to samples.jsonl, flushed. Only
+Per chunk: plan and render its requests (plan_requests), answer them through run_requests (built-in
+judges are answered there directly, without an event loop; every other judge keeps its cache, worker,
+retries and signals as before), assemble its records (assemble_records) and append them to samples.jsonl, flushed. Only
 lean copies of the records stay in memory for scoring (question and responses dropped: they are in
 samples.jsonl). Chunks are processed in plan order, so the finished samples.jsonl has today's
 schema and today's order: nothing is re-sorted. A killed run leaves samples.jsonl with every chunk it
@@ -27,13 +27,13 @@ from typing import IO, TYPE_CHECKING
 
 from .errors import JudgebenchError
 from .files import write_atomic, write_json
-from .judges.builtin import FeatureJudge, render_answer
+from .judges.builtin import FeatureJudge
 from .judgments import assemble_records, parses_fully, plan_requests
-from .records import JudgeReply, JudgeRequest, JudgmentRecord, PairExample, RunResult
-from .rundir import PROMPT_FILE, RESULTS_FILE, TASK_FILE
+from .records import JudgeReply, JudgmentRecord, PairExample, RunResult
+from .rundir import PROMPT_FILE, RESULTS_FILE, TASK_FILE, salvage
 
 if TYPE_CHECKING:
-    from .calls import RunnerOptions
+    from .calls import RunnerOptions, RunOutcome
     from .calls.worker import CallWorker
     from .judges.base import Judge
     from .prompts import PromptTemplate
@@ -62,10 +62,15 @@ def stream_judgments(
     samples_path: Path,
     worker: CallWorker | None = None,
     log_text: bool = True,
+    call: Callable[..., RunOutcome] | None = None,
 ) -> StreamOutcome:
-    """Judge the examples chunk by chunk, appending each chunk's records to samples_path."""
+    """Judge the examples chunk by chunk, appending each chunk's records to samples_path.
+
+    `call`: what answers a chunk (default calls.run_requests; the pipeline passes its own reference).
+    """
     from .calls import run_requests
 
+    call = call or run_requests
     per_example = len(plan_requests(spec, examples[:1], template, mode=mode, swap=swap)) or 1
     builtin = isinstance(judge, FeatureJudge) and not runner.batch  # a batch of a built-in judge is refused there
     chunk = max(1, (CHUNK_REQUESTS_BUILTIN if builtin else CHUNK_REQUESTS_LLM) // per_example)
@@ -79,39 +84,14 @@ def stream_judgments(
             replies: list[JudgeReply | None]
             if stopped is not None:
                 replies = [None] * len(requests)
-            elif builtin:
-                replies = list(builtin_replies(judge, requests))  # type: ignore[arg-type]
-                calls += len(requests)  # one call each, as the runner counts them
-            else:
-                outcome = run_requests(requests, judge, runner, parses_fully, worker=worker)
+            else:  # built-in judges are answered directly by run_requests (no event loop)
+                outcome = call(requests, judge, runner, parses_fully, worker=worker)
                 worker = None  # run_requests let it go; a later chunk forks its own when needed
                 replies, stopped, calls = outcome.replies, outcome.stopped, calls + outcome.calls_made
             records = assemble_records(spec.name, judge.id, requests, replies, part, stopped, log_text=log_text)
-            sink("".join(r.model_dump_json() + "\n" for r in records))
             kept.extend(lean(r) for r in records)
+            sink("".join(r.model_dump_json() + "\n" for r in records), kept)
     return StreamOutcome(kept, stopped, calls)
-
-
-def builtin_replies(judge: FeatureJudge, requests: list[JudgeRequest]) -> Iterator[JudgeReply]:
-    """A built-in judge's answers without an event loop; each response's feature is measured once."""
-    feature = judge._feature
-    measured: dict[int, float] = {}  # id of the response text (alive in the requests) -> feature
-
-    def value(text: str) -> float:
-        key = id(text)
-        if key not in measured:
-            measured[key] = feature(text)
-        return measured[key]
-
-    plain = type(judge).choose is FeatureJudge.choose
-    for request in requests:
-        if plain:
-            first, second = value(request.first), value(request.second)
-            verdict = judge.choose_values(first, second, request.verdicts, request.example_id, request.order)
-            text = render_answer(request, lambda _dim, v=verdict: v)
-        else:  # the random judge draws per dimension
-            text = render_answer(request, lambda dim, r=request: judge.choose(r, dim))
-        yield JudgeReply(text=text)
 
 
 def lean(record: JudgmentRecord) -> JudgmentRecord:
@@ -122,11 +102,12 @@ def lean(record: JudgmentRecord) -> JudgmentRecord:
 
 
 @contextmanager
-def _appender(path: Path) -> Iterator[Callable[[str], None]]:
-    """Append text to `path`, created (replacing an older file) at the first write; flushed each time."""
+def _appender(path: Path) -> Iterator[Callable[[str, list[JudgmentRecord]], None]]:
+    """Append text to `path`, created (replacing an older file) at the first write; flushed each time.
+    A write failure is one line naming the file; every judgment so far goes to a salvage file."""
     handle: IO[str] | None = None
 
-    def write(text: str) -> None:
+    def write(text: str, so_far: list[JudgmentRecord]) -> None:
         nonlocal handle
         try:
             if handle is None:
@@ -136,10 +117,7 @@ def _appender(path: Path) -> Iterator[Callable[[str], None]]:
             handle.write(text)
             handle.flush()
         except OSError as exc:
-            raise JudgebenchError(
-                f"cannot write {path} ({exc.strerror or exc}); the answers of cached judges are in the answer "
-                "cache: a rerun with the same flags reuses them"
-            ) from None
+            raise JudgebenchError(f"cannot write {path} ({exc.strerror or exc}); {salvage(so_far)}") from None
 
     try:
         yield write
