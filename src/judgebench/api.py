@@ -57,6 +57,7 @@ def evaluate(
     min_coverage: float | None = None,
     log_text: bool = True,
     runner: RunnerOptions | None = None,
+    shard: str | None = None,
     on_warning: Callable[[str], None] | None = None,
 ) -> RunSummary:
     """Judge every example of one task, write the run directory and return its summary.
@@ -64,6 +65,7 @@ def evaluate(
     `summary.result` is the typed results.json; `summary.stopped` says why a run stopped early and
     `summary.coverage_failure` why its answered share is too low (both None when all went well).
     `repeats=N` samples each judgment N times (`summary.result.stability`; docs/runner.md).
+    `shard="K/N"` judges only the K-th of N blocks of examples (merge the shards with `judgebench merge`).
     """
     options = dict(locals())  # exactly this function's parameters
     from .pipeline import run_task

@@ -28,6 +28,7 @@ from .flags import (
 )
 from .rubric.cli import add_parser as add_rubric_parser
 from .run_summary import format_summary
+from .shards import add_parser as add_merge_parser
 
 EXIT_STOPPED = 1
 EXIT_USAGE = 2
@@ -68,6 +69,7 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar (CI)")
     p.add_argument("--no-log-text", action="store_true", help="leave the question and responses out of samples.jsonl")
     p.add_argument("--batch", action="store_true", help="send the calls through the provider's batch API (openai/, azure/)")
+    p.add_argument("--shard", help="K/N: judge only the K-th of N contiguous blocks of examples (see `judgebench merge`)")
     p.add_argument("--batch-poll-s", type=POSITIVE_FLOAT, default=30.0, help="seconds between batch status polls")
     p.add_argument("--dry-run", action="store_true", help="print the calls, tokens and cost a run would spend; call nothing")
     p.add_argument("--max-cost", type=POSITIVE_FLOAT, help="USD: stop cleanly before the estimated spend would pass it (exit 1)")
@@ -109,7 +111,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         include_paths=args.include_path, dataset_path=args.dataset_path, split=args.split, revision=args.revision,
         demo=args.demo, limit=args.limit, swap=not args.no_swap, seed=args.seed, prompt=args.prompt,
         dimension_mode=args.dimension_mode, both_bad=args.both_bad, n_resamples=args.bootstrap, repeats=args.repeats,
-        runner=runner, min_coverage=args.min_coverage, log_text=not args.no_log_text, on_warning=warn,
+        runner=runner, min_coverage=args.min_coverage, log_text=not args.no_log_text, on_warning=warn, shard=args.shard,
     )
     if args.dry_run:
         from .dryrun import dry_run_command
@@ -338,6 +340,7 @@ PARSERS: list[Callable[[Any], None]] = [
     _add_panel_parser,
     add_rubric_parser,  # rubric judges (issue 14): judgebench/rubric/cli.py
     _add_arena_parser,
+    add_merge_parser,
 ]
 
 

@@ -14,6 +14,7 @@ internals would have to become a public interface.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -27,12 +28,13 @@ from .judgment_table import BothBad, example_table
 from .metrics import confusion_matrix
 from .ratings import BTFit, fit_bt, paired_bootstrap_bt
 from .records import DEFAULT_DIMENSION, JudgmentRecord
-from .resampling import resample_batches
+from .resampling import resample_batches, subsample
 
 SCHEMA = "judgebench.diagnostics/1"
 MIN_LENGTH_RATIO = 1.1  # "with a minimum length gap": longer / shorter >= this
 MIN_CITATION_GAP = 2  # the same for citation counts: |difference| >= this
 MAX_ELO_GAP = 100.0  # comparable-strength battles (the Ideation Arena rule)
+STYLE_BOOTSTRAP_MAX = 5_000  # above: the style coefficients' intervals from an m-out-of-n subsample
 TOP_K = 5
 PENALTY_PROBE_L2 = 1e-4  # refit at 100x the default L2: a beta it moves is penalty-bound
 LENGTH_BUCKETS = (1.0, 1.1, 1.25, 1.5, 2.0, math.inf)  # longer / shorter
@@ -365,10 +367,8 @@ def _beta(facts: _Facts, style: _Style, keep: np.ndarray, n_resamples: int,
     model_terms = bool(facts.names_known()[use].all())
     a = facts.col("model_a")[use] if model_terms else np.full(use.sum(), "all")
     b = facts.col("model_b")[use] if model_terms else np.full(use.sum(), "all")
-    fits = paired_bootstrap_bt(
-        a, b, {"human": facts.human[use], "judge": facts.judge[use]}, {style.feature: style.x[use]},
-        n_resamples=max(n_resamples, 1), seed=seed,
-    )
+    fits = _style_fits(a, b, {"human": facts.human[use], "judge": facts.judge[use]},
+                       {style.feature: style.x[use]}, n_resamples, seed)
     human, judge = fits["human"], fits["judge"]
     excess = judge.beta[0] - human.beta[0]
     return {
@@ -384,6 +384,26 @@ def _beta(facts: _Facts, style: _Style, keep: np.ndarray, n_resamples: int,
                                 ("human", human, facts.human[use]))
         }),
     }
+
+
+def _style_fits(a: np.ndarray, b: np.ndarray, outcomes: dict[str, np.ndarray], features: dict[str, np.ndarray],
+                n_resamples: int, seed: int) -> dict[str, BTFit]:
+    """Paired BT fits with style terms. Up to STYLE_BOOTSTRAP_MAX examples: the plain bootstrap. Above it
+    (docs/diagnostics.md): point fits on every example; the resamples come from a seeded subsample of m
+    examples, rescaled to n: theta_n + sqrt(m / n) (theta*_m - theta_m), the m-out-of-n bootstrap."""
+    n, m = len(a), STYLE_BOOTSTRAP_MAX
+    if n <= m or n_resamples == 0:
+        return paired_bootstrap_bt(a, b, outcomes, features, n_resamples=max(n_resamples, 1), seed=seed)
+    full = {who: fit_bt((a, b, y), features) for who, y in outcomes.items()}
+    rows = subsample(n, m, seed)
+    part = paired_bootstrap_bt(a[rows], b[rows], {who: y[rows] for who, y in outcomes.items()},
+                               {name: x[rows] for name, x in features.items()}, n_resamples=n_resamples, seed=seed)
+    scale = math.sqrt(m / n)
+    out = {}
+    for who, fit in full.items():
+        shifted = fit.beta + scale * (part[who].beta_samples - part[who].beta)
+        out[who] = dataclasses.replace(fit, beta_samples=shifted)
+    return out
 
 
 def _beta_notes(model_terms: bool, betas: dict[str, tuple[float, float]]) -> list[str]:

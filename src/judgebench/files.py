@@ -71,8 +71,13 @@ def read_text(path: Path, label: str = "") -> str:
         raise JudgebenchError(f"{label}{path}: not UTF-8 text (byte {exc.start})") from None
 
 
-def read_models_jsonl(path: Path, model: type[M]) -> list[M]:
-    """Read a JSONL of pydantic models; a bad line is an error naming file, line and field."""
+def read_models_jsonl(path: Path, model: type[M], drop: tuple[str, ...] = ()) -> list[M]:
+    """Read a JSONL of pydantic models; a bad line is an error naming file, line and field.
+
+    `drop`: fields left out (read as their defaults) to hold a large file in less memory; read line by line.
+    """
+    if drop:
+        return _read_lean(path, model, drop)
     rows: list[M] = []
     lines = read_text(path).splitlines()
     for number, line in enumerate(lines, start=1):
@@ -82,6 +87,32 @@ def read_models_jsonl(path: Path, model: type[M]) -> list[M]:
             rows.append(model.model_validate_json(line))
         except ValidationError as exc:
             raise JudgebenchError(f"{path}:{number}: {describe_validation_error(exc)}") from None
+    return rows
+
+
+def _read_lean(path: Path, model: type[M], drop: tuple[str, ...]) -> list[M]:
+    rows: list[M] = []
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    try:
+                        data = json.loads(line)
+                    except ValueError:  # not JSON: let pydantic word it, as the strict reader does
+                        model.model_validate_json(line)
+                        raise
+                    if isinstance(data, dict):
+                        for key in drop:
+                            data.pop(key, None)
+                    rows.append(model.model_validate(data))
+                except ValidationError as exc:
+                    raise JudgebenchError(f"{path}:{number}: {describe_validation_error(exc)}") from None
+    except OSError as exc:
+        raise JudgebenchError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise JudgebenchError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     return rows
 
 

@@ -199,12 +199,22 @@ def parse_joint_verdicts(
 def parse_reply(
     text: str | None, dimensions: Sequence[str], allowed: Sequence[str], joint: bool
 ) -> dict[str, Verdict | None]:
-    """Dispatch: joint -> parse_joint_verdicts; else {dimensions[0]: parse_verdict(...)}."""
-    if joint:
-        return parse_joint_verdicts(text, dimensions, allowed)
+    """Dispatch: joint -> parse_joint_verdicts; else {dimensions[0]: parse_verdict(...)}.
+
+    Memoised (a pure function): a large run repeats a few answers ("[[A]]") hundreds of thousands of times.
+    """
     if not dimensions:
         raise ValueError("parse_reply needs at least one dimension")
-    return {dimensions[0]: parse_verdict(text, allowed)}
+    return dict(_parse_reply_memo(text, tuple(dimensions), tuple(allowed), joint))
+
+
+@lru_cache(maxsize=8192)
+def _parse_reply_memo(
+    text: str | None, dimensions: tuple[str, ...], allowed: tuple[str, ...], joint: bool
+) -> tuple[tuple[str, Verdict | None], ...]:
+    if joint:
+        return tuple(parse_joint_verdicts(text, dimensions, allowed).items())
+    return ((dimensions[0], parse_verdict(text, allowed)),)
 
 
 def strip_reasoning(text: str | None) -> str:

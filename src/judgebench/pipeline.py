@@ -18,13 +18,14 @@ from . import __version__
 from .calls import RunnerOptions, check_cache, prepared_calls, run_requests
 from .errors import JudgebenchError
 from .judges import make_judge
-from .judgments import assemble_records, parses_fully, plan_requests
 from .loading import LoadedTask, load_examples
 from .prompts import load_prompt
 from .records import RunConfig, RunResult
-from .rundir import write_run
+from .rundir import SAMPLES_FILE
 from .scoring import coverage_failure, score
-from .stability import MAX_REPEATS, expand_repeats, split_repeats, stability_summary
+from .shards import parse_shard, select_shard, shard_text
+from .stability import MAX_REPEATS, stability_summary
+from .streaming import finish_run, stream_judgments
 from .tasks import TaskSpec, get_task
 
 
@@ -52,6 +53,7 @@ class RunRequest:
     runner: RunnerOptions = field(default_factory=RunnerOptions)
     min_coverage: float | None = None  # None: the run fails only when nothing was answered
     log_text: bool = True  # question and responses in samples.jsonl
+    shard: str | None = None  # "K/N": judge only the K-th of N contiguous blocks of examples (shards.py)
     on_warning: Callable[[str], None] | None = None  # told about inapplicable flags, empty responses
 
     def __post_init__(self) -> None:
@@ -64,6 +66,8 @@ class RunRequest:
             raise JudgebenchError(f"--repeats: must be between 1 and {MAX_REPEATS}, got {self.repeats}")
         if self.min_coverage is not None and not 0 <= self.min_coverage <= 1:
             raise JudgebenchError(f"--min-coverage: must be a fraction between 0 and 1, got {self.min_coverage}")
+        if self.shard is not None:
+            self.shard = shard_text(*parse_shard(self.shard))
 
 
 @dataclass
@@ -92,12 +96,13 @@ def run_task(request: RunRequest) -> RunSummary:
     check_cache(judge, request.runner)
     with prepared_calls(judge, request.runner) as worker:  # warms up while the data loads
         loaded = _load(spec, request)
-        requests = plan_requests(spec, loaded.examples, template, mode=mode, swap=request.swap)
-        requests = expand_repeats(requests, request.repeats)
-        outcome = run_requests(requests, judge, request.runner, parses_fully, worker=worker)
-    records = assemble_records(
-        spec.name, judge.id, requests, outcome.replies, loaded.examples, outcome.stopped, log_text=request.log_text
-    )
+        outcome = stream_judgments(  # chunk by chunk, appended to samples.jsonl (streaming.py)
+            spec, judge, loaded.examples, template, mode=mode, swap=request.swap, runner=request.runner,
+            samples_path=request.output_path / SAMPLES_FILE, worker=worker, log_text=request.log_text,
+            call=run_requests, repeats=request.repeats,
+        )
+    records, n_examples = outcome.records, len(loaded.examples)
+    loaded.examples = []  # the texts are in samples.jsonl: scoring needs only the lean records
     config = RunConfig(
         task=spec.name,
         task_version=spec.version,
@@ -119,15 +124,17 @@ def run_task(request: RunRequest) -> RunSummary:
         partial=outcome.stopped is not None,
         headline=spec.headline,
         n_resamples=request.n_resamples,
+        shard=request.shard,
     )
-    records, repeats = split_repeats(records)
-    result = score(records, config, spec, n_examples=len(loaded.examples))
+    result = score(records, config, spec, n_examples=n_examples)
     if request.repeats > 1:
         result.stability = stability_summary(
-            [*records, *repeats], request.repeats, headline=spec.headline, both_bad=config.both_bad,
+            [*records, *outcome.repeats], request.repeats, headline=spec.headline, both_bad=config.both_bad,
             allow_tie="TIE" in spec.verdicts, seed=request.seed, n_resamples=request.n_resamples,
         )
-    write_run(request.output_path, result, records, task_file=spec.source_file, prompt_file=template.path, repeats=repeats)
+    finish_run(
+        request.output_path, result, task_file=spec.source_file, prompt_file=template.path, repeats=outcome.repeats
+    )
     return RunSummary(
         result,
         request.output_path,
@@ -148,8 +155,10 @@ def _load(spec: TaskSpec, request: RunRequest) -> LoadedTask:
         demo=request.demo,
         limit=request.limit,
     )
+    if request.shard is not None:
+        loaded.examples = select_shard(loaded.examples, *parse_shard(request.shard))
     if not loaded.examples:
-        raise JudgebenchError(f"task {spec.name}: the dataset has no examples")
+        raise JudgebenchError(f"task {spec.name}: the dataset has no examples" + (f" in shard {request.shard}" if request.shard else ""))
     for message in _warnings(spec, request, loaded):
         if request.on_warning:
             request.on_warning(message)

@@ -229,6 +229,7 @@ class RunConfig(Strict):
     kind: Literal["run", "panel"] = "run"  # panel: verdicts aggregated from finished runs (no calls)
     aggregate: Aggregate | None = None  # panels only
     members: list[PanelMember] = Field(default_factory=list)  # panels only, in the order given
+    shard: str | None = None  # "K/N": this run judged the K-th of N blocks of examples (shards.py)
 
     _known_headline = field_validator("headline")(check_headline)
 

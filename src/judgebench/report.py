@@ -57,7 +57,7 @@ def _read_samples(run_dir: Path) -> list[JudgmentRecord]:
     path = run_dir / SAMPLES_FILE
     if not path.is_file():
         raise JudgebenchError(f"{path}: no such file (is {run_dir} a run folder?)")
-    records = read_samples(path)
+    records = read_samples(path, lean=True)
     if not records:
         raise JudgebenchError(f"{path}: no judgments")
     return records

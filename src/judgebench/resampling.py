@@ -29,6 +29,13 @@ def resample_batches(n: int, n_resamples: int, seed: int, batch: int) -> Iterato
         yield rng.integers(0, n, size=(min(step, n_resamples - start), n), dtype=np.int64)
 
 
+def subsample(n: int, m: int, seed: int) -> np.ndarray:
+    """m of range(n) without replacement, sorted, from a seeded stream (all of them when m >= n)."""
+    if m >= n:
+        return np.arange(n)
+    return np.sort(np.random.default_rng([seed, n, m]).choice(n, size=m, replace=False))
+
+
 def percentile_interval(samples: np.ndarray, confidence: float = CONFIDENCE) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) percentile interval along the last axis; a NaN among the samples gives NaN."""
     tail = (1 - confidence) / 2

@@ -15,11 +15,13 @@ tasks and templates the leaderboard already holds.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
 from .errors import JudgebenchError
 from .files import (
+    atomic_path,
     read_model_json,
     read_models_jsonl,
     write_atomic,
@@ -62,11 +64,11 @@ def write_run(
                 write_atomic(run_dir / name, Path(source).read_text(encoding="utf-8"))
     except OSError as exc:
         where = getattr(exc, "filename", None) or run_dir
-        salvage = _salvage([*records, *(repeats or [])])
-        raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); {salvage}") from None
+        saved = salvage([*records, *(repeats or [])])
+        raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); {saved}") from None
 
 
-def _salvage(records: list[JudgmentRecord]) -> str:
+def salvage(records: list[JudgmentRecord]) -> str:
     """Write the judgments (answers kept, texts dropped: they are in the data) to a fresh temp folder."""
     lean = [r.model_copy(update={"question": None, "response_a": None, "response_b": None}) for r in records]
     try:
@@ -77,13 +79,16 @@ def _salvage(records: list[JudgmentRecord]) -> str:
         return "the answers of cached judges are in the answer cache; a rerun with the same flags reuses them"
 
 
-def read_run(run_dir: Path) -> tuple[RunResult, list[JudgmentRecord]]:
-    """A run's results and samples; samples of another task or judge than results.json names are refused."""
+def read_run(run_dir: Path, *, lean: bool = False) -> tuple[RunResult, list[JudgmentRecord]]:
+    """A run's results and samples; samples of another task or judge than results.json names are refused.
+
+    `lean`: the records without question and responses (scoring never reads them; a large run fits).
+    """
     results_path, samples_path = run_dir / RESULTS_FILE, run_dir / SAMPLES_FILE
     for path in (results_path, samples_path):
         if not path.is_file():
             raise JudgebenchError(f"{run_dir}: not a run directory ({path.name} is missing)")
-    result, records = read_model_json(results_path, RunResult), read_samples(samples_path)
+    result, records = read_model_json(results_path, RunResult), read_samples(samples_path, lean=lean)
     for number, record in enumerate(records, start=1):
         if (record.task, record.judge) != (result.config.task, result.config.judge):
             raise JudgebenchError(
@@ -97,9 +102,15 @@ class DuplicateJudgment(JudgebenchError):
     """samples.jsonl holds one judgment (example, dimension, order) more than once."""
 
 
-def read_samples(path: Path) -> list[JudgmentRecord]:
-    """samples.jsonl, validated; a judgment (example, dimension, order) given twice is an error naming it."""
-    records = read_models_jsonl(path, JudgmentRecord)
+TEXT_FIELDS = ("question", "response_a", "response_b")  # in samples.jsonl for people; scoring never reads them
+
+
+def read_samples(path: Path, *, lean: bool = False) -> list[JudgmentRecord]:
+    """samples.jsonl, validated; a judgment (example, dimension, order) given twice is an error naming it.
+
+    `lean`: without the TEXT_FIELDS (read line by line; a 100,000-pair run in a fraction of the memory).
+    """
+    records = read_models_jsonl(path, JudgmentRecord, drop=TEXT_FIELDS if lean else ())
     where: dict[tuple[str, str, str], list[int]] = {}
     for number, record in enumerate(records, start=1):
         where.setdefault((record.example_id, record.dimension, record.order), []).append(number)
@@ -130,6 +141,19 @@ def read_repeats(run_dir: Path, task: str, judge: str) -> list[JudgmentRecord]:
             raise JudgebenchError(f"{path}: judgment {number} ({r.example_id}/{r.dimension}/{r.order}, repeat {r.repeat}) {problem}")
         seen.add(key)
     return records
+
+
+def rewrite_samples(path: Path, records: list[JudgmentRecord]) -> None:
+    """Replace samples.jsonl by `records` (read lean from it, in its order), keeping each line's texts."""
+    import json
+
+    with atomic_path(path) as tmp, path.open(encoding="utf-8") as old, tmp.open("w", encoding="utf-8") as new:
+        lines = (line for line in old if line.strip())
+        for record, line in zip(records, lines, strict=True):
+            texts = {k: v for k, v in json.loads(line).items() if k in TEXT_FIELDS}
+            new.write((record.model_copy(update=texts) if texts else record).model_dump_json() + "\n")
+        new.flush()
+        os.fsync(new.fileno())
 
 
 def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSpec:

@@ -19,6 +19,7 @@ from .rundir import (
     SAMPLES_FILE,
     read_repeats,
     read_run,
+    rewrite_samples,
     run_task_spec,
 )
 from .tasks import TaskSpec
@@ -94,6 +95,11 @@ def reparse_record(record: JudgmentRecord, spec: TaskSpec, mode: str) -> Judgmen
     joint = mode == "joint"
     asked = spec.dimension_names if joint else [record.dimension]
     shown = parse_reply(record.raw, asked, list(spec.verdicts), joint=joint).get(record.dimension)
+    status = "ANSWERED" if shown is not None else "INVALID"
+    if (record.status, record.verdict_shown) == (status, shown) and record.verdict == (
+        shown if record.order == "AB" else swap_verdict(shown)
+    ):
+        return record  # unchanged: no copy (a large run re-scores in bounded memory)
     return record.model_copy(
         update={
             "status": "ANSWERED" if shown is not None else "INVALID",
@@ -110,7 +116,7 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
     verdicts are re-derived from the member votes its raw answers record (panel_rules.py).
     `n_resamples` (default: the run's own) replaces the run's bootstrap resample count.
     """
-    previous, records = read_run(run_dir)
+    previous, records = read_run(run_dir, lean=True)
     spec = run_task_spec(run_dir, previous.config.task, include_paths or [])
     reparsed = [rederive_record(record, spec, previous.config) for record in records]
     config = previous.config
@@ -118,7 +124,7 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
         config = config.model_copy(update={"n_resamples": n_resamples})
     result = score(reparsed, config, spec, n_examples=previous.counts.examples)
     if reparsed != records:
-        write_models_jsonl(run_dir / SAMPLES_FILE, reparsed)
+        rewrite_samples(run_dir / SAMPLES_FILE, reparsed)
     repeats = read_repeats(run_dir, config.task, config.judge)
     if repeats:  # --repeats: the other repeats re-parsed too, and the stability figures recomputed
         from .stability import stability_summary

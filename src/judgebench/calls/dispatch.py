@@ -28,6 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..judges.base import Judge
+from ..judges.builtin import FeatureJudge, answer_directly
 from ..records import JudgeRequest
 from .batch import run_batch
 from .budget import check_cap
@@ -78,6 +79,8 @@ def run_requests(
         with _SigtermAsInterrupt() as signals:
             outcome = run_batch(requests, judge, options, is_parseable)
         return _name_interrupt(outcome, signals)
+    if isinstance(judge, FeatureJudge):  # deterministic, no network: answered here, no event loop
+        return RunOutcome(list(answer_directly(judge, requests)), None, len(requests))
     check_cache(judge, options)
     if in_event_loop():  # called from inside an event loop (e.g. a notebook): in a thread
         return _run_here(requests, judge, options, is_parseable)

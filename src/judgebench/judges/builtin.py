@@ -83,6 +83,30 @@ class SeededRandomJudge(FeatureJudge):
         return request.verdicts[draw % len(request.verdicts)]
 
 
+def answer_directly(judge: FeatureJudge, requests: list[JudgeRequest]) -> list[JudgeReply]:
+    """A built-in judge's answers without an event loop; each response's feature is measured once."""
+    measured: dict[int, float] = {}  # id of a response text (alive in the requests) -> its feature
+
+    def value(text: str) -> float:
+        key = id(text)
+        if key not in measured:
+            measured[key] = judge._feature(text)
+        return measured[key]
+
+    plain = type(judge).choose is FeatureJudge.choose  # the random judge draws per dimension
+    replies = []
+    for request in requests:
+        if plain:
+            verdict = judge.choose_values(
+                value(request.first), value(request.second), request.verdicts, request.example_id, request.order
+            )
+            text = render_answer(request, lambda _dim, v=verdict: v)
+        else:
+            text = render_answer(request, lambda dim, r=request: judge.choose(r, dim))
+        replies.append(JudgeReply(text=text))
+    return replies
+
+
 def render_answer(request: JudgeRequest, choose: Callable[[str], str | None]) -> str:
     """'[[A]]' for one dimension; a JSON object of all dimensions in joint mode."""
     if len(request.dimensions) == 1:
