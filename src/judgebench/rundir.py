@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
+
+from pydantic import BaseModel
 
 from .errors import JudgebenchError
 from .files import (
@@ -38,18 +41,20 @@ TASK_FILE = "task.yaml"
 PROMPT_FILE = "prompt.yaml"
 REPORT_DIR = "report"
 MEMBERS_DIR = "members"  # a panel's copies of its member runs: members/<n>-<name>/
+TEXT_FIELDS = ("question", "response_a", "response_b")  # in samples.jsonl for people; scoring never reads them
 
 
 def write_run(
     run_dir: Path,
-    result: RunResult,
-    records: list[JudgmentRecord],
+    result: BaseModel,
+    records: Sequence[BaseModel],
     *,
     task_file: str | Path | None = None,
     prompt_file: str | Path | None = None,
-    repeats: list[JudgmentRecord] | None = None,
+    repeats: Sequence[BaseModel] | None = None,
 ) -> None:
-    """samples.jsonl first, then results.json, then copies of the task YAML and prompt; each atomic.
+    """samples.jsonl first (and repeats.jsonl), then results.json, then copies of the task YAML and
+    prompt; each atomic. Pairwise and rubric runs alike (any record model).
 
     A write failure is one line naming the path; the judgments are then saved to a salvage
     file in the temp folder (named in the message) so nothing paid for is lost.
@@ -58,25 +63,37 @@ def write_run(
         write_models_jsonl(run_dir / SAMPLES_FILE, records)
         if repeats:
             write_models_jsonl(run_dir / REPEATS_FILE, repeats)
-        write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
-        for source, name in ((task_file, TASK_FILE), (prompt_file, PROMPT_FILE)):
-            if source is not None and Path(source).is_file():
-                write_atomic(run_dir / name, Path(source).read_text(encoding="utf-8"))
+        finish_run(run_dir, result, task_file=task_file, prompt_file=prompt_file)
     except OSError as exc:
         where = getattr(exc, "filename", None) or run_dir
         saved = salvage([*records, *(repeats or [])])
         raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); {saved}") from None
 
 
-def salvage(records: list[JudgmentRecord]) -> str:
+def finish_run(
+    run_dir: Path, result: BaseModel, *, task_file: str | Path | None = None, prompt_file: str | Path | None = None
+) -> None:
+    """results.json, then the copies of the task YAML and prompt, each atomic (OSError propagates)."""
+    write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
+    for source, name in ((task_file, TASK_FILE), (prompt_file, PROMPT_FILE)):
+        if source is not None and Path(source).is_file():
+            write_atomic(run_dir / name, Path(source).read_text(encoding="utf-8"))
+
+
+def salvage(records: Sequence[BaseModel]) -> str:
     """Write the judgments (answers kept, texts dropped: they are in the data) to a fresh temp folder."""
-    lean = [r.model_copy(update={"question": None, "response_a": None, "response_b": None}) for r in records]
+    lean = [_without_texts(r) for r in records]
     try:
         folder = Path(tempfile.mkdtemp(prefix="judgebench-salvage-"))
         write_models_jsonl(folder / SAMPLES_FILE, lean)
         return f"the {len(records)} judgments were saved to {folder / SAMPLES_FILE}"
     except OSError:
         return "the answers of cached judges are in the answer cache; a rerun with the same flags reuses them"
+
+
+def _without_texts(record: BaseModel) -> BaseModel:
+    texts = {name: None for name in TEXT_FIELDS if name in type(record).model_fields}
+    return record.model_copy(update=texts) if texts else record
 
 
 def read_run(run_dir: Path, *, lean: bool = False) -> tuple[RunResult, list[JudgmentRecord]]:
@@ -102,7 +119,6 @@ class DuplicateJudgment(JudgebenchError):
     """samples.jsonl holds one judgment (example, dimension, order) more than once."""
 
 
-TEXT_FIELDS = ("question", "response_a", "response_b")  # in samples.jsonl for people; scoring never reads them
 
 
 def read_samples(path: Path, *, lean: bool = False) -> list[JudgmentRecord]:

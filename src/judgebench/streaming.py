@@ -26,11 +26,12 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from .errors import JudgebenchError
-from .files import write_atomic, write_json, write_models_jsonl
+from .files import write_models_jsonl
 from .judges.builtin import FeatureJudge
 from .judgments import assemble_records, parses_fully, plan_requests
 from .records import JudgeReply, JudgmentRecord, PairExample, RunResult
-from .rundir import PROMPT_FILE, REPEATS_FILE, RESULTS_FILE, TASK_FILE, salvage
+from .rundir import REPEATS_FILE, RESULTS_FILE, salvage
+from .rundir import finish_run as write_results
 
 if TYPE_CHECKING:
     from .calls import RunnerOptions, RunOutcome
@@ -149,10 +150,7 @@ def finish_run(
     try:
         if repeats:
             write_models_jsonl(run_dir / REPEATS_FILE, repeats)
-        write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
-        for source, name in ((task_file, TASK_FILE), (prompt_file, PROMPT_FILE)):
-            if source is not None and Path(source).is_file():
-                write_atomic(run_dir / name, Path(source).read_text(encoding="utf-8"))
+        write_results(run_dir, result, task_file=task_file, prompt_file=prompt_file)
     except OSError as exc:
         where = getattr(exc, "filename", None) or run_dir
         saved = f"; {salvage(repeats)}" if repeats else ""

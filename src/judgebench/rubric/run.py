@@ -18,13 +18,11 @@ from ..errors import JudgebenchError
 from ..files import (
     read_model_json,
     read_models_jsonl,
-    write_atomic,
     write_json,
-    write_models_jsonl,
 )
 from ..pipeline import check_output_dir
 from ..prompts import load_prompt
-from ..rundir import PROMPT_FILE, RESULTS_FILE, SAMPLES_FILE, TASK_FILE
+from ..rundir import RESULTS_FILE, SAMPLES_FILE, write_run
 from . import scoring
 from .judges import make_rubric_judge
 from .judging import assemble_rubric_records, plan_rubric_requests, reply_accepted
@@ -143,15 +141,9 @@ def below_coverage(records: list[RubricRecord], result: RubricResult, minimum: f
 
 def write_rubric_run(run_dir: Path, result: RubricResult, records: list[RubricRecord],
                      task_file: str | None, prompt_file: Path | None) -> None:
-    """samples.jsonl, results.json, then copies of the task YAML and prompt; each atomic."""
-    try:
-        write_models_jsonl(run_dir / SAMPLES_FILE, records)
-        write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
-        for source, name in ((task_file, TASK_FILE), (prompt_file, PROMPT_FILE)):
-            if source is not None and Path(source).is_file():
-                write_atomic(run_dir / name, Path(source).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise JudgebenchError(f"cannot write {getattr(exc, 'filename', None) or run_dir} ({exc.strerror or exc})") from None
+    """samples.jsonl, results.json, then copies of the task YAML and prompt; each atomic (rundir.write_run:
+    a write failure saves the judgments to a salvage file)."""
+    write_run(run_dir, result, records, task_file=task_file, prompt_file=prompt_file)
 
 
 def is_rubric_run(run_dir: Path) -> bool:
