@@ -159,3 +159,11 @@ def test_audit_human_script_help_runs_nothing(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "work_dir" in done.stdout and "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_every_flag_has_help_text():
+    # before the fix 26 flags (most of `rubric run`, `pairs --id-column`, `annotate --host`, `freeze --seed`)
+    # had none, so their defaults were not shown either
+    bare = [f"{name} {a.option_strings[0]}" for name, parser in all_parsers().items()
+            for a in parser._actions if a.option_strings and not a.help]
+    assert bare == []
