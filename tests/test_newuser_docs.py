@@ -167,3 +167,28 @@ def test_every_flag_has_help_text():
     bare = [f"{name} {a.option_strings[0]}" for name, parser in all_parsers().items()
             for a in parser._actions if a.option_strings and not a.help]
     assert bare == []
+
+
+def test_runner_options_are_reachable_as_the_readme_writes_them():
+    # README: `runner=judgebench.calls.RunnerOptions(concurrency=32, ...)` after `import judgebench`
+    code = ("import judgebench; o = judgebench.calls.RunnerOptions(concurrency=32); print(o.concurrency); "
+            "import sys; print('judgebench.rubric' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["32", "False"]
+    with pytest.raises(AttributeError):
+        import judgebench
+
+        judgebench.no_such_thing  # noqa: B018
+
+
+def python_blocks(path: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
+
+
+def test_python_examples_import_what_they_use():
+    # before the fix docs/rubric.md used Path(...) without importing it (NameError on copy-paste)
+    for path in DOCS:
+        for block in python_blocks(path):
+            if "Path(" in block:
+                assert "from pathlib import Path" in block, path.name
