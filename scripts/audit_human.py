@@ -9,6 +9,7 @@ LogisticRegression. Usage: python scripts/audit_human.py [WORK_DIR]  (needs scik
 
 from __future__ import annotations
 
+import argparse
 import csv
 import datetime as dt
 import itertools
@@ -120,7 +121,9 @@ def bt_by_logistic_regression(rows: list[dict]) -> dict[str, float]:
 
 
 def main() -> None:
-    work = Path(sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp(prefix="audit_human_"))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("work_dir", nargs="?", help="folder for the set and the runs (default: a new temp folder)")
+    work = Path(parser.parse_args().work_dir or tempfile.mkdtemp(prefix="audit_human_"))
     work.mkdir(parents=True, exist_ok=True)
     rows = make_votes()
     (work / "votes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))

@@ -19,6 +19,8 @@ os.environ.setdefault("JUDGEBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="judgebenc
 # everything. Kept here, in one list, so the test files need no edits; a test checks every name exists.
 SLOW_TESTS = frozenset(
     {
+        # a new user's pass (test_newuser_docs.py): a script in a subprocess (imports scikit-learn)
+        "test_audit_human_script_help_runs_nothing",
         # the voting loop joined to arena, freeze and the human ceiling (HTTP server, CLI chain)
         "test_exported_votes_feed_arena_freeze_and_a_run_with_the_human_row",
         # rubric judges (issue 14): runs against the local server

@@ -1,7 +1,8 @@
 """judgebench: meta-evaluation of LLM-as-judge against human pairwise preferences.
 
 The Python API (`evaluate`, `evaluate_judges`, `score_run`, `read_run`, `build_leaderboard`, `compare_runs`, `build_panel`) is in `judgebench.api`
-and re-exported here; it is imported on first use so `import judgebench` stays fast.
+and re-exported here; it and `judgebench.calls` (RunnerOptions) are imported on first use so `import judgebench`
+stays fast.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ __version__ = "0.1.0"
 __all__ = ["JudgebenchError", "build_leaderboard", "build_panel", "compare_runs", "evaluate", "evaluate_judges", "read_run", "score_run", "__version__"]
 
 _API = {"evaluate", "evaluate_judges", "score_run", "read_run", "build_leaderboard", "compare_runs", "build_panel"}
+_SUBMODULES = {"calls"}  # `judgebench.calls.RunnerOptions(...)` after a plain `import judgebench` (README)
 
 
 def __getattr__(name: str) -> Any:
@@ -21,4 +23,8 @@ def __getattr__(name: str) -> Any:
         from . import api
 
         return getattr(api, name)
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'judgebench' has no attribute {name!r}")

@@ -7,6 +7,7 @@ import argparse
 import difflib
 import math
 import re
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,29 +20,60 @@ LM_EVAL_ALIASES = {"--output_path": "--output-path", "--include_path": "--includ
 LM_EVAL_HINTS = {"--model": "--judge", "--batch_size": "--concurrency", "--batch-size": "--concurrency"}
 
 
+class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Adds "(default: X)" to a flag's help unless the help already states its default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        return text if "default" in text.lower() else super()._get_help_string(action)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that reports usage errors as one line with exit code 2, with a did-you-mean."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("allow_abbrev", False)  # '--model' must not silently mean '--model_args'
-        kwargs.setdefault("formatter_class", argparse.ArgumentDefaultsHelpFormatter)
+        kwargs.setdefault("formatter_class", _DefaultsFormatter)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise JudgebenchError(f"{self.prog}: {message}{self._suggestion(message)}")
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """As argparse, but an unknown flag is reported by the (sub)command it was given to, with that
+        command's own did-you-mean (`judgebench leaderboard --output-path` -> `--output-dir`)."""
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self._command_parser(sys.argv[1:] if args is None else args)._unrecognized(extras)
+        return namespace
+
+    def _command_parser(self, argv: Sequence[str]) -> Parser:
+        """The innermost subcommand parser named in argv (this parser when none is)."""
+        parser: Parser = self
+        for token in argv:
+            choices = parser._subcommands()
+            if token in choices:
+                parser = choices[token]
+        return parser
+
+    def _subcommands(self) -> dict[str, Parser]:
+        actions = self._subparsers._group_actions if self._subparsers else []
+        return {name: p for action in actions for name, p in getattr(action, "choices", {}).items()}
+
+    def _unrecognized(self, extras: Sequence[str]) -> None:
+        self.error(f"unrecognized arguments: {' '.join(extras)}")
 
     def _suggestion(self, message: str) -> str:
         match = re.match(r"unrecognized arguments: (\S+)", message)
         if not match:
             return ""
         flag = match.group(1).split("=")[0]
-        if flag in LM_EVAL_HINTS:
+        parsers = [self, *self._subcommands().values()]
+        known = [o for p in parsers for a in p._actions for o in a.option_strings if a.help != argparse.SUPPRESS]
+        if LM_EVAL_HINTS.get(flag) in known:
             return f" (did you mean {LM_EVAL_HINTS[flag]}?)"
-        known = [o for action in self._actions for o in action.option_strings if action.help != argparse.SUPPRESS]
-        for sub in self._subparsers._group_actions if self._subparsers else []:
-            for parser in getattr(sub, "choices", {}).values():
-                known += [o for a in parser._actions for o in a.option_strings if a.help != argparse.SUPPRESS]
-        close = difflib.get_close_matches(flag.replace("_", "-"), known, n=1, cutoff=0.6)
+        others = [o for o in known if o not in (flag, "--help")]  # another command's flag never suggests itself
+        close = difflib.get_close_matches(flag.replace("_", "-"), others, n=1, cutoff=0.6)
         return f" (did you mean {close[0]}?)" if close else ""
 
 

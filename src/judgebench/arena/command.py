@@ -52,6 +52,7 @@ def load_source(args: argparse.Namespace) -> tuple[pd.DataFrame, str, Counter]:
 
     path = Path(args.source)
     if path.suffix in VOTE_SUFFIXES:
+        _missing_votes_file(path)
         source = f"votes file {path}"
         return (*_frame(read_vote_table(path, source, args.dimension), source),)
     if path.suffix not in (".yaml", ".yml") and path.exists():
@@ -69,6 +70,18 @@ def load_source(args: argparse.Namespace) -> tuple[pd.DataFrame, str, Counter]:
         raise JudgebenchError(f"task {spec.name}: no labelled examples on dimension {args.dimension}")
     source = f"task {spec.name} ({loaded.dataset.source})"
     return (*_frame(votes_frame(votes, source, args.dimension), source),)
+
+
+def _missing_votes_file(path: Path) -> None:
+    """A votes file that does not exist: one line, pointing at the installed copy when the name is a bundled
+    demo file (the README's `tasks/demo/...` path exists only in a repository checkout)."""
+    if path.exists():
+        return
+    from ..resources import tasks_dir
+
+    bundled = tasks_dir() / "demo" / path.name
+    hint = f" (the bundled demo votes are installed at {bundled})" if bundled.is_file() else ""
+    raise JudgebenchError(f"votes file {path}: no such file{hint}")
 
 
 def _frame(pair: tuple, source: str) -> tuple:
