@@ -100,7 +100,10 @@ def _record(
         status = "FAILED"
     else:
         status = "ANSWERED" if verdict_shown is not None else "INVALID"
-    return JudgmentRecord(
+    # Built from validated models (request, reply, example) and values computed here: model_construct
+    # skips re-validating them (a third of a large offline run's record time). Files read back from
+    # disk are validated in full (rundir.read_samples).
+    return JudgmentRecord.model_construct(
         task=task,
         example_id=example.id,
         dimension=dimension,
