@@ -100,10 +100,7 @@ def _record(
         status = "FAILED"
     else:
         status = "ANSWERED" if verdict_shown is not None else "INVALID"
-    # Built from validated models (request, reply, example) and values computed here: model_construct
-    # skips re-validating them (a third of a large offline run's record time). Files read back from
-    # disk are validated in full (rundir.read_samples).
-    return JudgmentRecord.model_construct(
+    return JudgmentRecord(
         task=task,
         example_id=example.id,
         dimension=dimension,

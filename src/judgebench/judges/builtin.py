@@ -103,7 +103,7 @@ def answer_directly(judge: FeatureJudge, requests: list[JudgeRequest]) -> list[J
             text = render_answer(request, lambda _dim, v=verdict: v)
         else:
             text = render_answer(request, lambda dim, r=request: judge.choose(r, dim))
-        replies.append(JudgeReply.model_construct(text=text))  # our own text: nothing to validate
+        replies.append(JudgeReply(text=text))
     return replies
 
 
