@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.runtime
 import yaml
 from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -51,11 +52,17 @@ class PromptTemplate:
         variables, rendered by the template's own (sandboxed) render function."""
         try:
             return [
-                {"role": role, "content": _ENV.concat(t.root_render_func(t.new_context({**g, **variables}, shared=True))).strip()}  # type: ignore[attr-defined]
+                {"role": role, "content": _ENV.concat(t.root_render_func(_context(t, {**g, **variables}))).strip()}  # type: ignore[attr-defined]
                 for role, t, g in self._compiled
             ]
         except Exception as exc:  # noqa: BLE001 - a template is data: whatever it raises is the user's input error
             raise JudgebenchError(f"{self.path}: cannot render template ({type(exc).__name__}: {_one_line(exc)})") from None
+
+
+def _context(template: jinja2.Template, parent: dict[str, Any]) -> jinja2.runtime.Context:
+    """A render context over `parent` (globals and variables already merged). Without `globals`, the
+    context skips listing the globals' ChainMap (used only to export a template module: never here)."""
+    return jinja2.runtime.new_context(_ENV, template.name, template.blocks, parent, shared=True, globals=None)
 
 
 def _one_line(exc: BaseException) -> str:
