@@ -123,7 +123,7 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
     if n_resamples is not None:
         config = config.model_copy(update={"n_resamples": n_resamples})
     result = score(reparsed, config, spec, n_examples=previous.counts.examples)
-    if reparsed != records:
+    if any(new is not old and new != old for new, old in zip(reparsed, records)):  # unchanged: the same object
         rewrite_samples(run_dir / SAMPLES_FILE, reparsed)
     repeats = read_repeats(run_dir, config.task, config.judge)
     if repeats:  # --repeats: the other repeats re-parsed too, and the stability figures recomputed
