@@ -611,7 +611,7 @@ def diagnose(records: Iterable[JudgmentRecord], *, both_bad: BothBad = "tie",
     Keys: schema, task, judge, both_bad, n_resamples, seed, dimensions
     (dimension -> accuracy, order, length, citations, system, confusion).
     """
-    records = list(records)
+    records = records if isinstance(records, list) else list(records)  # the same list: scoring reuses its tables
     if not records:
         raise NumericError("diagnose: no records")
     for field in ("task", "judge"):

@@ -36,6 +36,7 @@ def score(
     """
     from .ceiling import human_figures
     from .diagnostics import diagnose, leaderboard_columns
+    from .judgment_table import reuse_tables
     from .metrics import score_records
     from .selfpref import self_preference
     from .usage import summarize_counts, summarize_usage
@@ -45,16 +46,17 @@ def score(
         raise JudgebenchError(f"samples: task {spec.name} has no dimension {unknown[0]!r} (its dimensions: "
                               f"{', '.join(spec.dimension_names)})")
 
-    metrics, slices = score_records(
-        records,
-        both_bad=config.both_bad,
-        n_resamples=config.n_resamples,
-        seed=config.seed,
-        slice_columns=tuple(spec.columns.slices),
-    )
-    diagnostics = diagnose(records, both_bad=config.both_bad, n_resamples=0, seed=config.seed)
-    human = human_figures(records, spec.dimension_names, metrics, both_bad=config.both_bad,
-                          n_resamples=config.n_resamples, seed=config.seed)
+    with reuse_tables(records):  # metrics, confusion matrix and diagnostics read the same tables
+        metrics, slices = score_records(
+            records,
+            both_bad=config.both_bad,
+            n_resamples=config.n_resamples,
+            seed=config.seed,
+            slice_columns=tuple(spec.columns.slices),
+        )
+        diagnostics = diagnose(records, both_bad=config.both_bad, n_resamples=0, seed=config.seed)
+        human = human_figures(records, spec.dimension_names, metrics, both_bad=config.both_bad,
+                              n_resamples=config.n_resamples, seed=config.seed)
     panel = None
     if config.kind == "panel":
         from .panel_stats import panel_summary
