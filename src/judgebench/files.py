@@ -100,8 +100,7 @@ def _read_lean(path: Path, model: type[M], drop: tuple[str, ...]) -> list[M]:
                     continue
                 try:  # pydantic's own JSON parser: faster than json.loads + model_validate, the strict reader's errors
                     row = model.model_validate_json(line)
-                    for key in drop:  # the dropped texts were validated too, then let go
-                        setattr(row, key, defaults[key])
+                    row.__dict__.update(defaults)  # the dropped fields were validated too, then let go
                     rows.append(row)
                 except ValidationError as exc:
                     raise JudgebenchError(f"{path}:{number}: {describe_validation_error(exc)}") from None
