@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from .bulk import gc_paused
 from .errors import JudgebenchError
 
 M = TypeVar("M", bound=BaseModel)
@@ -94,7 +95,7 @@ def _read_lean(path: Path, model: type[M], drop: tuple[str, ...]) -> list[M]:
     rows: list[M] = []
     defaults = {key: model.model_fields[key].get_default(call_default_factory=True) for key in drop}
     try:
-        with path.open(encoding="utf-8") as handle:
+        with path.open(encoding="utf-8") as handle, gc_paused():
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue

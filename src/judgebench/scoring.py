@@ -34,6 +34,7 @@ def score(
     point values (position bias, longer-preferred rate, length coefficient, Spearman), which need no
     resampling; their intervals are in `report`.
     """
+    from .bulk import gc_paused
     from .ceiling import human_figures
     from .diagnostics import diagnose, leaderboard_columns
     from .judgment_table import reuse_tables
@@ -46,7 +47,7 @@ def score(
         raise JudgebenchError(f"samples: task {spec.name} has no dimension {unknown[0]!r} (its dimensions: "
                               f"{', '.join(spec.dimension_names)})")
 
-    with reuse_tables(records):  # metrics, confusion matrix and diagnostics read the same tables
+    with reuse_tables(records), gc_paused():  # metrics, confusion matrix and diagnostics read the same tables
         metrics, slices = score_records(
             records,
             both_bad=config.both_bad,
