@@ -93,3 +93,13 @@ def test_lean_reader_refuses_a_bad_line_naming_file_and_line(ideation_run: Path,
     bad.write_text("\n".join(lines) + "\n")
     with pytest.raises(JudgebenchError, match=message):
         read_samples(bad, lean=True)
+
+
+def test_diagnose_alone_builds_each_table_once(ideation_run: Path, monkeypatch):
+    records = read_samples(ideation_run / "samples.jsonl", lean=True)
+    built = []
+    real = judgment_table.build_table
+    monkeypatch.setattr(judgment_table, "build_table", lambda *a, **k: built.append(1) or real(*a, **k))
+    diagnose(records, n_resamples=0, seed=3)
+    assert len(built) == len({r.dimension for r in records})  # its facts table and confusion matrix share it
+    assert not judgment_table._SCOPES

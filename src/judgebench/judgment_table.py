@@ -64,6 +64,9 @@ def reuse_tables(records: list[JudgmentRecord]) -> Iterator[None]:
     """Within the block, the tables of exactly this list of records are built once per both_bad rule
     (scoring reads the same tables for metrics, the confusion matrix and diagnostics). Tables are
     read-only by convention: every reader copies before changing a column."""
+    if _SCOPES and _SCOPES[-1][0] is records:  # already inside a block for these records: keep its tables
+        yield
+        return
     _SCOPES.append((records, {}))
     try:
         yield
