@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .bulk import gc_paused
 from .errors import NumericError
-from .judgment_table import BothBad, example_table
+from .judgment_table import BothBad, example_table, reuse_tables
 from .metrics import confusion_matrix
 from .ratings import BTFit, fit_bt, paired_bootstrap_bt
 from .records import DEFAULT_DIMENSION, JudgmentRecord
@@ -611,7 +612,7 @@ def diagnose(records: Iterable[JudgmentRecord], *, both_bad: BothBad = "tie",
     Keys: schema, task, judge, both_bad, n_resamples, seed, dimensions
     (dimension -> accuracy, order, length, citations, system, confusion).
     """
-    records = list(records)
+    records = records if isinstance(records, list) else list(records)  # the same list: scoring reuses its tables
     if not records:
         raise NumericError("diagnose: no records")
     for field in ("task", "judge"):
@@ -620,6 +621,9 @@ def diagnose(records: Iterable[JudgmentRecord], *, both_bad: BothBad = "tie",
             raise NumericError(f"diagnose: records from several {field}s ({', '.join(values)});"
                                   " diagnose one run at a time")
     dimensions = list(dict.fromkeys(r.dimension for r in records))  # in order of appearance
+    with reuse_tables(records), gc_paused():  # each table built once (judgment_table); bulk numeric work (bulk.py)
+        per_dimension = {d: diagnose_dimension(records, d, both_bad=both_bad, n_resamples=n_resamples, seed=seed)
+                         for d in dimensions}
     return {
         "schema": SCHEMA,
         "task": records[0].task,
@@ -627,9 +631,7 @@ def diagnose(records: Iterable[JudgmentRecord], *, both_bad: BothBad = "tie",
         "both_bad": both_bad,
         "n_resamples": n_resamples,
         "seed": seed,
-        "dimensions": {d: diagnose_dimension(records, d, both_bad=both_bad,
-                                             n_resamples=n_resamples, seed=seed)
-                       for d in dimensions},
+        "dimensions": per_dimension,
     }
 
 

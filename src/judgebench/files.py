@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from .bulk import gc_paused
 from .errors import JudgebenchError
 
 M = TypeVar("M", bound=BaseModel)
@@ -92,21 +93,16 @@ def read_models_jsonl(path: Path, model: type[M], drop: tuple[str, ...] = ()) ->
 
 def _read_lean(path: Path, model: type[M], drop: tuple[str, ...]) -> list[M]:
     rows: list[M] = []
+    defaults = {key: model.model_fields[key].get_default(call_default_factory=True) for key in drop}
     try:
-        with path.open(encoding="utf-8") as handle:
+        with path.open(encoding="utf-8") as handle, gc_paused():
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
-                try:
-                    try:
-                        data = json.loads(line)
-                    except ValueError:  # not JSON: let pydantic word it, as the strict reader does
-                        model.model_validate_json(line)
-                        raise
-                    if isinstance(data, dict):
-                        for key in drop:
-                            data.pop(key, None)
-                    rows.append(model.model_validate(data))
+                try:  # pydantic's own JSON parser: faster than json.loads + model_validate, the strict reader's errors
+                    row = model.model_validate_json(line)
+                    row.__dict__.update(defaults)  # the dropped fields were validated too, then let go
+                    rows.append(row)
                 except ValidationError as exc:
                     raise JudgebenchError(f"{path}:{number}: {describe_validation_error(exc)}") from None
     except OSError as exc:

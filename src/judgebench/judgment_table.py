@@ -6,7 +6,8 @@ are coded A 0, TIE 1, B 2 (-1 for none); duplicate records of one judgment: the 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
@@ -53,6 +54,45 @@ def group_by_dimension(
     for r in records:
         out.setdefault(r.dimension, {})[(r.example_id, r.order)] = r
     return out
+
+
+_SCOPES: list[tuple[object, dict[str, dict[str, Table]]]] = []  # (records, both_bad -> tables) per reuse_tables
+
+
+@contextmanager
+def reuse_tables(records: list[JudgmentRecord]) -> Iterator[None]:
+    """Within the block, the tables of exactly this list of records are built once per both_bad rule
+    (scoring reads the same tables for metrics, the confusion matrix and diagnostics). Tables are
+    read-only by convention: every reader copies before changing a column."""
+    if _SCOPES and _SCOPES[-1][0] is records:  # already inside a block for these records: keep its tables
+        yield
+        return
+    _SCOPES.append((records, {}))
+    try:
+        yield
+    finally:
+        _SCOPES.pop()
+
+
+def dimension_tables(records: Iterable[JudgmentRecord], both_bad: str) -> dict[str, Table]:
+    """dimension -> its table, in the order the dimensions first appear (reused inside reuse_tables)."""
+    memo = _SCOPES[-1][1] if _SCOPES and _SCOPES[-1][0] is records else None
+    if memo is not None and both_bad in memo:
+        return memo[both_bad]
+    grouped = group_by_dimension(records)
+    tables = {d: build_table(grouped[d], both_bad) for d in grouped}
+    if memo is not None:
+        memo[both_bad] = tables
+    return tables
+
+
+def dimension_table(records: Iterable[JudgmentRecord], dimension: str, both_bad: str) -> Table:
+    """One dimension's table (empty when the records have none of it)."""
+    if _SCOPES and _SCOPES[-1][0] is records:
+        found = dimension_tables(records, both_bad).get(dimension)
+        return found if found is not None else build_table({}, both_bad)
+    by_key = group_by_dimension(r for r in records if r.dimension == dimension).get(dimension, {})
+    return build_table(by_key, both_bad)
 
 
 def is_answered(r: JudgmentRecord | None) -> bool:
@@ -187,8 +227,7 @@ def example_table(
     slice_<name> per slice. ``df.attrs``: dimension, both_bad, orders.
     """
     check_both_bad(both_bad)
-    by_key = group_by_dimension(r for r in records if r.dimension == dimension).get(dimension, {})
-    return _to_frame(build_table(by_key, both_bad), dimension, both_bad)
+    return _to_frame(dimension_table(records, dimension, both_bad), dimension, both_bad)
 
 
 def check_both_bad(both_bad: str) -> None:

@@ -63,6 +63,7 @@ def assemble_records(
     dimension's record only, so summing samples.jsonl gives the true usage.
     """
     by_id = {example.id: example for example in examples}
+    facts: dict[str, tuple[int, int, int, int]] = {}  # example id -> lengths and citation counts, measured once
     records = []
     for request, reply in zip(requests, replies, strict=True):
         if reply is None:
@@ -74,7 +75,11 @@ def assemble_records(
             else {}
         )
         for index, dimension in enumerate(request.dimensions):
-            record = _record(task, judge_id, request, reply, example, dimension, parsed.get(dimension), log_text)
+            if example.id not in facts:
+                facts[example.id] = _measure(example)
+            record = _record(
+                task, judge_id, request, reply, example, dimension, parsed.get(dimension), log_text, facts[example.id]
+            )
             if index > 0:
                 record = record.model_copy(
                     update={"tokens_in": None, "tokens_out": None, "cost_usd": None, "reasoning_tokens": None}
@@ -92,7 +97,9 @@ def _record(
     dimension: str,
     verdict_shown: str | None,
     log_text: bool = True,
+    measured: tuple[int, int, int, int] | None = None,
 ) -> JudgmentRecord:
+    length_a, length_b, citations_a, citations_b = measured or _measure(example)
     truncated = reply.error is None and is_truncated(reply)
     if truncated:
         verdict_shown = None  # a cut-off answer is never scored, whatever it began with
@@ -130,12 +137,18 @@ def _record(
         model_a=example.model_a,
         model_b=example.model_b,
         slices=example.slices,
-        length_a=len(example.response_a),
-        length_b=len(example.response_b),
-        citations_a=count_citations(example.response_a),
-        citations_b=count_citations(example.response_b),
+        length_a=length_a,
+        length_b=length_b,
+        citations_a=citations_a,
+        citations_b=citations_b,
         question=example.question if log_text else None,
         response_a=example.response_a if log_text else None,
         response_b=example.response_b if log_text else None,
         votes=dimension_votes(example, dimension),
     )
+
+
+def _measure(example: PairExample) -> tuple[int, int, int, int]:
+    """The example's response lengths (characters) and citation counts, the same for every judgment of it."""
+    a, b = example.response_a, example.response_b
+    return len(a), len(b), count_citations(a), count_citations(b)

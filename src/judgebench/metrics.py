@@ -33,9 +33,9 @@ from .judgment_table import (
     ORDER_KEYS,
     BothBad,
     Table,
-    build_table,
     check_both_bad,
-    group_by_dimension,
+    dimension_table,
+    dimension_tables,
 )
 from .records import JudgmentRecord, MetricValue
 from .resampling import percentile_interval, resample_batches
@@ -264,8 +264,7 @@ def _score_table(
 
 
 def _dimension_table(records: Iterable[JudgmentRecord], dimension: str, both_bad: str) -> Table:
-    by_key = group_by_dimension(r for r in records if r.dimension == dimension).get(dimension, {})
-    return build_table(by_key, both_bad)
+    return dimension_table(records, dimension, both_bad)
 
 
 def score_dimension(
@@ -376,8 +375,7 @@ def score_records(
     its CI resampling examples with all their dimensions together.
     """
     check_both_bad(both_bad)
-    grouped = group_by_dimension(records)
-    tables = {d: build_table(grouped[d], both_bad) for d in grouped}
+    tables = dimension_tables(records, both_bad)
     metrics = {d: _score_table(t, n_resamples, seed, confidence) for d, t in tables.items()}
     if len(tables) > 1:
         metrics["mean"] = _mean_over_dimensions(tables, n_resamples, seed, confidence)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from . import __version__
+from .bulk import gc_paused
 from .calls import RunnerOptions, check_cache, prepared_calls, run_requests
 from .errors import JudgebenchError
 from .judges import make_judge
@@ -95,7 +96,8 @@ def run_task(request: RunRequest) -> RunSummary:
     judge.preflight()
     check_cache(judge, request.runner)
     with prepared_calls(judge, request.runner) as worker:  # warms up while the data loads
-        loaded = _load(spec, request)
+        with gc_paused():  # bulk: every row becomes objects, no cycles (bulk.py)
+            loaded = _load(spec, request)
         outcome = stream_judgments(  # chunk by chunk, appended to samples.jsonl (streaming.py)
             spec, judge, loaded.examples, template, mode=mode, swap=request.swap, runner=request.runner,
             samples_path=request.output_path / SAMPLES_FILE, worker=worker, log_text=request.log_text,

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.runtime
 import yaml
 from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -36,17 +37,32 @@ class PromptTemplate:
     sha256: str  # hash of the template file's bytes: recorded in results
 
     @cached_property
-    def _compiled(self) -> list[tuple[str, jinja2.Template]]:
+    def _compiled(self) -> list[tuple[str, jinja2.Template, dict[str, Any]]]:
+        """Each part compiled once, with its globals flattened once (Template.render merges the
+        globals' ChainMap into a new dict on every call: most of a render's time for short templates)."""
         parts = [("system", self.system), ("user", self.user)]
-        return [(role, _ENV.from_string(text)) for role, text in parts if text]
+        compiled = [(role, _ENV.from_string(text)) for role, text in parts if text]
+        return [(role, t, dict(t.globals)) for role, t in compiled]
 
     def render(self, variables: dict[str, Any]) -> list[dict[str, str]]:
         """The chat messages; any failure of the template (a sandbox refusal, a type error in an
-        expression, an oversized range) is one line naming the template file."""
+        expression, an oversized range) is one line naming the template file.
+
+        Same output as `Template.render(variables)`: a context of the globals overlaid with the
+        variables, rendered by the template's own (sandboxed) render function."""
         try:
-            return [{"role": role, "content": t.render(variables).strip()} for role, t in self._compiled]
+            return [
+                {"role": role, "content": _ENV.concat(t.root_render_func(_context(t, {**g, **variables}))).strip()}  # type: ignore[attr-defined]
+                for role, t, g in self._compiled
+            ]
         except Exception as exc:  # noqa: BLE001 - a template is data: whatever it raises is the user's input error
             raise JudgebenchError(f"{self.path}: cannot render template ({type(exc).__name__}: {_one_line(exc)})") from None
+
+
+def _context(template: jinja2.Template, parent: dict[str, Any]) -> jinja2.runtime.Context:
+    """A render context over `parent` (globals and variables already merged). Without `globals`, the
+    context skips listing the globals' ChainMap (used only to export a template module: never here)."""
+    return jinja2.runtime.new_context(_ENV, template.name, template.blocks, parent, shared=True, globals=None)
 
 
 def _one_line(exc: BaseException) -> str:

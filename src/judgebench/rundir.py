@@ -127,6 +127,9 @@ def read_samples(path: Path, *, lean: bool = False) -> list[JudgmentRecord]:
     `lean`: without the TEXT_FIELDS (read line by line; a 100,000-pair run in a fraction of the memory).
     """
     records = read_models_jsonl(path, JudgmentRecord, drop=TEXT_FIELDS if lean else ())
+    keys = {(r.example_id, r.dimension, r.order) for r in records}
+    if len(keys) == len(records):  # the usual case, in one set; else find the first repeated one below
+        return records
     where: dict[tuple[str, str, str], list[int]] = {}
     for number, record in enumerate(records, start=1):
         where.setdefault((record.example_id, record.dimension, record.order), []).append(number)

@@ -34,8 +34,10 @@ def score(
     point values (position bias, longer-preferred rate, length coefficient, Spearman), which need no
     resampling; their intervals are in `report`.
     """
+    from .bulk import gc_paused
     from .ceiling import human_figures
     from .diagnostics import diagnose, leaderboard_columns
+    from .judgment_table import reuse_tables
     from .metrics import score_records
     from .selfpref import self_preference
     from .usage import summarize_counts, summarize_usage
@@ -45,16 +47,17 @@ def score(
         raise JudgebenchError(f"samples: task {spec.name} has no dimension {unknown[0]!r} (its dimensions: "
                               f"{', '.join(spec.dimension_names)})")
 
-    metrics, slices = score_records(
-        records,
-        both_bad=config.both_bad,
-        n_resamples=config.n_resamples,
-        seed=config.seed,
-        slice_columns=tuple(spec.columns.slices),
-    )
-    diagnostics = diagnose(records, both_bad=config.both_bad, n_resamples=0, seed=config.seed)
-    human = human_figures(records, spec.dimension_names, metrics, both_bad=config.both_bad,
-                          n_resamples=config.n_resamples, seed=config.seed)
+    with reuse_tables(records), gc_paused():  # metrics, confusion matrix and diagnostics read the same tables
+        metrics, slices = score_records(
+            records,
+            both_bad=config.both_bad,
+            n_resamples=config.n_resamples,
+            seed=config.seed,
+            slice_columns=tuple(spec.columns.slices),
+        )
+        diagnostics = diagnose(records, both_bad=config.both_bad, n_resamples=0, seed=config.seed)
+        human = human_figures(records, spec.dimension_names, metrics, both_bad=config.both_bad,
+                              n_resamples=config.n_resamples, seed=config.seed)
     panel = None
     if config.kind == "panel":
         from .panel_stats import panel_summary
@@ -123,7 +126,7 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
     if n_resamples is not None:
         config = config.model_copy(update={"n_resamples": n_resamples})
     result = score(reparsed, config, spec, n_examples=previous.counts.examples)
-    if reparsed != records:
+    if any(new is not old and new != old for new, old in zip(reparsed, records)):  # unchanged: the same object
         rewrite_samples(run_dir / SAMPLES_FILE, reparsed)
     repeats = read_repeats(run_dir, config.task, config.judge)
     if repeats:  # --repeats: the other repeats re-parsed too, and the stability figures recomputed

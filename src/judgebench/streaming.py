@@ -20,11 +20,12 @@ runner's throughput is untouched: each chunk boundary waits for the chunk's slow
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from .bulk import gc_paused
 from .errors import JudgebenchError
 from .files import write_models_jsonl
 from .judges.builtin import FeatureJudge
@@ -87,20 +88,22 @@ def stream_judgments(
     with _appender(samples_path) as sink:
         for start in range(0, len(examples), chunk):
             part = examples[start : start + chunk]
-            requests = expand_repeats(plan_requests(spec, part, template, mode=mode, swap=swap), repeats)
-            replies: list[JudgeReply | None]
-            if stopped is not None:
-                replies = [None] * len(requests)
-            else:  # built-in judges are answered directly by run_requests (no event loop)
-                outcome = call(requests, judge, runner, parses_fully, worker=worker)
-                worker = None  # run_requests let it go; a later chunk forks its own when needed
-                replies, stopped, calls = outcome.replies, outcome.stopped, calls + outcome.calls_made
-            records, again = split_repeats(
-                assemble_records(spec.name, judge.id, requests, replies, part, stopped, log_text=log_text)
-            )
-            kept.extend(lean(r) for r in records)
-            others.extend(again)
-            sink("".join(r.model_dump_json() + "\n" for r in records), [*kept, *others])
+            with gc_paused() if builtin else nullcontext():  # bulk building (bulk.py); LLM runs keep the collector
+                requests = expand_repeats(plan_requests(spec, part, template, mode=mode, swap=swap), repeats)
+                replies: list[JudgeReply | None]
+                if stopped is not None:
+                    replies = [None] * len(requests)
+                else:  # built-in judges are answered directly by run_requests (no event loop)
+                    outcome = call(requests, judge, runner, parses_fully, worker=worker)
+                    worker = None  # run_requests let it go; a later chunk forks its own when needed
+                    replies, stopped, calls = outcome.replies, outcome.stopped, calls + outcome.calls_made
+                records, again = split_repeats(
+                    assemble_records(spec.name, judge.id, requests, replies, part, stopped, log_text=log_text)
+                )
+                text = "".join(r.model_dump_json() + "\n" for r in records)
+                kept.extend(_drop_texts(r) for r in records)  # ours alone: lean in place, no copy
+                others.extend(again)
+                sink(text, [*kept, *others])
     return StreamOutcome(kept, stopped, calls, others)
 
 
@@ -109,6 +112,12 @@ def lean(record: JudgmentRecord) -> JudgmentRecord:
     if record.question is None and record.response_a is None and record.response_b is None:
         return record
     return record.model_copy(update={"question": None, "response_a": None, "response_b": None})
+
+
+def _drop_texts(record: JudgmentRecord) -> JudgmentRecord:
+    """`lean` in place, for a record nothing else holds (a copy costs more than the rest of its assembly)."""
+    record.__dict__.update(question=None, response_a=None, response_b=None)  # pydantic's setattr costs 3x more
+    return record
 
 
 @contextmanager

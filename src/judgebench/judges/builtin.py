@@ -95,6 +95,7 @@ def answer_directly(judge: FeatureJudge, requests: list[JudgeRequest]) -> list[J
 
     plain = type(judge).choose is FeatureJudge.choose  # the random judge draws per dimension
     replies = []
+    made: dict[str, JudgeReply] = {}  # one reply per distinct answer ("[[A]]", "[[B]]"...): never modified later
     for request in requests:
         if plain:
             verdict = judge.choose_values(
@@ -103,7 +104,9 @@ def answer_directly(judge: FeatureJudge, requests: list[JudgeRequest]) -> list[J
             text = render_answer(request, lambda _dim, v=verdict: v)
         else:
             text = render_answer(request, lambda dim, r=request: judge.choose(r, dim))
-        replies.append(JudgeReply(text=text))
+        if text not in made:
+            made[text] = JudgeReply(text=text)
+        replies.append(made[text])
     return replies
 
 
