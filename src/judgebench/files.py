@@ -116,18 +116,19 @@ def read_json_objects(path: Path, label: str = "") -> list[tuple[int, dict[str, 
     """(line number, object) for each non-blank line of a JSON Lines file; a line that is not a JSON
     object is one error naming `label`, the file and the line."""
     lines = read_text(path, label).splitlines()
-    rows = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise JudgebenchError(f"{label}{path}:{number}: malformed JSON ({exc.msg}, column {exc.colno})") from None
-        if not isinstance(row, dict):
-            raise JudgebenchError(f"{label}{path}:{number}: expected a JSON object, got {type(row).__name__}")
-        rows.append((number, row))
-    return rows
+    return [(number, parse_json_object(line, f"{label}{path}:{number}")) for number, line in enumerate(lines, start=1)
+            if line.strip()]
+
+
+def parse_json_object(line: str, where: str) -> dict[str, Any]:
+    """One JSON Lines line as an object; anything else is one error starting with `where` (file:line)."""
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise JudgebenchError(f"{where}: malformed JSON ({exc.msg}, column {exc.colno})") from None
+    if not isinstance(row, dict):
+        raise JudgebenchError(f"{where}: expected a JSON object, got {type(row).__name__}")
+    return row
 
 
 def read_model_json(path: Path, model: type[M]) -> M:

@@ -8,7 +8,6 @@ vote) or gives the one-line error naming the file and line. CSV files go through
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from ..errors import JudgebenchError
-from ..files import describe_validation_error
+from ..files import describe_validation_error, parse_json_object
 from ..records import LABELS
 from ..votes import Vote, read_votes
 from .battles import SLICE, STYLE_COLUMNS, votes_frame
@@ -44,7 +43,7 @@ def read_vote_table(path: Path, source: str, dimension: str) -> tuple[pd.DataFra
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
-                row = _parse(line, path, number)
+                row = parse_json_object(line, f"votes file {path}:{number}")
                 if not _plain(row):
                     row = _validated(row, path, number, dimension)
                     if row is None:
@@ -78,16 +77,6 @@ def _add_slices(slices: dict[str, list[Any]], found: dict[str, str], count: int)
     for values in slices.values():
         if len(values) < count:
             values.append(None)
-
-
-def _parse(line: str, path: Path, number: int) -> dict[str, Any]:
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise JudgebenchError(f"votes file {path}:{number}: malformed JSON ({exc.msg}, column {exc.colno})") from None
-    if not isinstance(row, dict):
-        raise JudgebenchError(f"votes file {path}:{number}: expected a JSON object, got {type(row).__name__}")
-    return row
 
 
 def _plain(row: dict[str, Any], allowed=frozenset(_ALLOWED), labels=frozenset(LABELS),
