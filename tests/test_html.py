@@ -338,3 +338,16 @@ def _is_number(cell: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def test_a_local_build_says_nothing_was_verified_and_a_submitted_board_says_what_was(tmp_path):
+    rows = {"sciarena_eval": sciarena_rows()}
+    local = write_leaderboards(rows, tmp_path / "local")
+    submitted = write_leaderboards(rows, tmp_path / "board", managed=True)
+    for path in local:
+        if path.suffix in (".md", ".html"):
+            text = path.read_text()
+            assert "nothing was verified" in text and "Verified on submission" not in text
+    for path in submitted:
+        if path.suffix in (".md", ".html"):
+            assert "Verified on submission" in path.read_text()

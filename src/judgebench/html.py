@@ -21,7 +21,7 @@ from .leaderboard import (
     META_COLUMNS,
     PROTOCOL_COLUMN,
     SELF_REPORTED,
-    SELF_REPORTED_NOTE,
+    provenance_note,
 )
 
 IDENTITY = ("kind", "judge", "dataset", "both_bad", "prompt", "orders", "partial", "task_version")
@@ -224,7 +224,8 @@ def _table(view: TableView, table_id: str) -> str:
     )
 
 
-def to_html(tables: dict[str, list[dict[str, Any]]], extra: Sequence[tuple[str, str, str]] = ()) -> str:
+def to_html(tables: dict[str, list[dict[str, Any]]], extra: Sequence[tuple[str, str, str]] = (), *,
+            verified: bool = True) -> str:
     """The whole page for every task's rows; `extra`: (anchor, title, HTML) sections after them (rubric boards)."""
     sections = []
     for task, rows in tables.items():
@@ -236,7 +237,7 @@ def to_html(tables: dict[str, list[dict[str, Any]]], extra: Sequence[tuple[str, 
     sections += [f'<h2 id="{html.escape(anchor)}">{html.escape(title)}</h2>\n{body}' for anchor, title, body in extra]
     links = [(t, t) for t in tables] + [(anchor, title) for anchor, title, _ in extra]
     nav = " · ".join(f'<a href="#{html.escape(a)}">{html.escape(t)}</a>' for a, t in links)
-    return PAGE.format(nav=nav, body="\n".join(sections), css=CSS, js=JS, note=html.escape(SELF_REPORTED_NOTE))
+    return PAGE.format(nav=nav, body="\n".join(sections), css=CSS, js=JS, note=html.escape(provenance_note(verified)))
 
 
 CSS = """

@@ -50,6 +50,16 @@ SELF_REPORTED_NOTE = (
     "revision), the human labels and example facts, complete coverage, every prompt (re-rendered from a "
     "registered template), every verdict (re-parsed from the raw answer) and every metric (recomputed)."
 )
+LOCAL_NOTE = (
+    "Built locally by `judgebench leaderboard` from results files as they are: nothing was verified "
+    "(`judgebench submit` verifies a run before it enters a published leaderboard)."
+)
+
+
+def provenance_note(verified: bool) -> str:
+    """What a table's reader may trust: a submitted board's checks, or a local build's lack of them."""
+    return SELF_REPORTED_NOTE if verified else LOCAL_NOTE
+
 
 META_COLUMNS = ("dataset", "vs_reported", "protocol", "source")
 PROTOCOL_COLUMN = re.compile(r"(?P<prefix>.*\.)?\w+_(?P<orders>ab|both)_(answered|all)")

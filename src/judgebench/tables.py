@@ -19,10 +19,10 @@ from .costplot import PLOT_STEM, plot_points, points_csv, points_from_rows
 from .errors import JudgebenchError
 from .files import write_atomic
 from .html import cost_key, to_html
-from .leaderboard import META_COLUMNS, PROTOCOL_COLUMN, SELF_REPORTED_NOTE, columns_of
+from .leaderboard import META_COLUMNS, PROTOCOL_COLUMN, columns_of, provenance_note
 
 
-def to_markdown(task: str, rows: list[dict[str, Any]]) -> str:
+def to_markdown(task: str, rows: list[dict[str, Any]], *, verified: bool = True) -> str:
     """One table per dataset (real data, then demo), then the reported figures beside comparable runs."""
     parts = [
         f"# Leaderboard: {md_escape(task)}\n",
@@ -30,7 +30,7 @@ def to_markdown(task: str, rows: list[dict[str, Any]]) -> str:
         "Accuracy-like values are percentages; [low, high] is the 95% bootstrap interval. "
         "`baseline` rows are computed from the evaluated data or come from built-in judges; "
         "`reported` rows are published figures, not re-run.\n",
-        SELF_REPORTED_NOTE + "\n",
+        provenance_note(verified) + "\n",
     ]
     runs = [row for row in rows if row["kind"] not in ("reported", "reported-human")]
     for (dataset, rule), group in _groups_by_dataset(runs):
@@ -158,14 +158,14 @@ def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path
         if not TASK_NAME_RE.fullmatch(task):
             raise JudgebenchError(f"task {task[:80]!r} is not a task name: no table written for it")
         for suffix, text in (
-            (".md", to_markdown(task, rows)),
+            (".md", to_markdown(task, rows, verified=managed)),
             (".csv", to_csv(rows)),
             (".json", json.dumps({"task": task, "rows": rows}, indent=2) + "\n"),
         ):
             written.append(_write_under(output_dir, f"{task}{suffix}", text))
         written += _write_cost_plot(output_dir, task, rows)
     if tables or extra:  # extra: more index.html sections (rubric boards), see html.to_html
-        written.append(_write_under(output_dir, "index.html", to_html(tables, extra)))
+        written.append(_write_under(output_dir, "index.html", to_html(tables, extra, verified=managed)))
     return written
 
 
