@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from .bulk import gc_paused
+from .bulk import compact, gc_paused
 from .errors import JudgebenchError
 
 M = TypeVar("M", bound=BaseModel)
@@ -102,7 +102,7 @@ def _read_lean(path: Path, model: type[M], drop: tuple[str, ...]) -> list[M]:
                 try:  # pydantic's own JSON parser: faster than json.loads + model_validate, the strict reader's errors
                     row = model.model_validate_json(line)
                     row.__dict__.update(defaults)  # the dropped fields were validated too, then let go
-                    rows.append(row)
+                    rows.append(compact(row))
                 except ValidationError as exc:
                     raise JudgebenchError(f"{path}:{number}: {describe_validation_error(exc)}") from None
     except OSError as exc:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from .bulk import gc_paused
+from .bulk import compact, gc_paused
 from .errors import JudgebenchError
 from .files import write_models_jsonl
 from .judges.builtin import FeatureJudge
@@ -115,9 +115,9 @@ def lean(record: JudgmentRecord) -> JudgmentRecord:
 
 
 def _drop_texts(record: JudgmentRecord) -> JudgmentRecord:
-    """`lean` in place, for a record nothing else holds (a copy costs more than the rest of its assembly)."""
+    """`lean` in place and compact (bulk.py), for a record nothing else holds (a copy costs more than its assembly)."""
     record.__dict__.update(question=None, response_a=None, response_b=None)  # pydantic's setattr costs 3x more
-    return record
+    return compact(record)
 
 
 @contextmanager
