@@ -178,3 +178,14 @@ def test_a_judgment_twice_in_the_repeats_file_is_refused(tmp_path, capsys):
     path.write_text(path.read_text() + first + "\n")
     assert main(["score", str(out)]) == 2
     assert "judgment 7 (" in capsys.readouterr().err  # 3 examples x 2 orders = 6 lines, then the copy
+
+
+def test_the_repeats_cost_line_says_no_tokens_were_reported_rather_than_unpriced():
+    from judgebench.stability import format_stability
+
+    records = [rec(e, r, "A", "A") for e in ("e1", "e2") for r in range(2)]  # no tokens, no cost: a built-in judge
+    s = stability_summary(records, 2, headline="accuracy", both_bad="tie", allow_tie=False)
+    assert s.cost_usd_all is None and "n/a (no tokens reported" in format_stability(s)[-1]
+    with_tokens = [r.model_copy(update={"tokens_in": 10, "tokens_out": 2}) for r in records]  # tokens, no price
+    line = format_stability(stability_summary(with_tokens, 2, headline="accuracy", both_bad="tie", allow_tie=False))[-1]
+    assert "40 tokens in, 8 out, cost unpriced" in line
