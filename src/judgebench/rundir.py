@@ -16,6 +16,7 @@ tasks and templates the leaderboard already holds.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -60,6 +61,7 @@ def write_run(
     file in the temp folder (named in the message) so nothing paid for is lost.
     """
     try:
+        clear_previous_run(run_dir)
         write_models_jsonl(run_dir / SAMPLES_FILE, records)
         if repeats:
             write_models_jsonl(run_dir / REPEATS_FILE, repeats)
@@ -68,6 +70,16 @@ def write_run(
         where = getattr(exc, "filename", None) or run_dir
         saved = salvage([*records, *(repeats or [])])
         raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); {saved}") from None
+
+
+def clear_previous_run(run_dir: Path) -> None:
+    """Remove what an earlier run in this folder wrote that would no longer match the new samples:
+    results.json, repeats.jsonl and its report/ (only a folder `report` made: it holds report.md)."""
+    for stale in (RESULTS_FILE, REPEATS_FILE):
+        (run_dir / stale).unlink(missing_ok=True)
+    report = run_dir / REPORT_DIR
+    if (report / "report.md").is_file() and not report.is_symlink():
+        shutil.rmtree(report)
 
 
 def finish_run(

@@ -1,0 +1,33 @@
+"""rundir: a run written over an earlier one leaves nothing of the earlier run that no longer matches."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from judgebench.rundir import REPEATS_FILE, REPORT_DIR, RESULTS_FILE, SAMPLES_FILE, write_run
+
+
+class _Row(BaseModel):
+    n: int
+
+
+def _earlier_run(run_dir, with_report_md: bool = True) -> None:
+    (run_dir / REPORT_DIR).mkdir(parents=True)
+    if with_report_md:
+        (run_dir / REPORT_DIR / "report.md").write_text("# old run\n")
+    (run_dir / REPORT_DIR / "plot.png").write_bytes(b"png")
+    (run_dir / REPEATS_FILE).write_text('{"n": 0}\n')
+
+
+def test_a_new_run_removes_the_earlier_runs_report_and_repeats(tmp_path):
+    _earlier_run(tmp_path)
+    write_run(tmp_path, _Row(n=1), [_Row(n=2)])
+    assert not (tmp_path / REPORT_DIR).exists() and not (tmp_path / REPEATS_FILE).exists()
+    assert (tmp_path / RESULTS_FILE).read_text().strip() == '{\n  "n": 1\n}'.strip()
+    assert (tmp_path / SAMPLES_FILE).read_text() == '{"n":2}\n'
+
+
+def test_a_report_folder_judgebench_did_not_write_is_left_alone(tmp_path):
+    _earlier_run(tmp_path, with_report_md=False)  # no report.md: not a report folder of ours
+    write_run(tmp_path, _Row(n=1), [_Row(n=2)])
+    assert (tmp_path / REPORT_DIR / "plot.png").read_bytes() == b"png"
