@@ -22,17 +22,13 @@ import pandas as pd
 
 from judgebench.arena.battles import aggregate
 from judgebench.arena.fit import FitOptions, rate_counts
+from judgebench.arena.synthetic import bt_battles
 
 ELO = 400 / math.log(10)
 
 
 def votes(n: int, models: int, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    strength = rng.normal(0, 1, models)
-    a = rng.integers(0, models, n)
-    b = (a + rng.integers(1, models, n)) % models
-    y = (rng.random(n) < 1 / (1 + np.exp(-(strength[a] - strength[b])))).astype(float)
-    y[rng.random(n) < 0.1] = 0.5
+    a, b, y = bt_battles(n, models, seed)
     names = np.array([f"model-{i:03d}" for i in range(models)])
     table = pd.DataFrame({"model_a": names[a], "model_b": names[b], "outcome": y})
     return table, a, b, y

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from judgebench.arena.synthetic import bt_battles
 from judgebench.diagnostics import diagnose
 from judgebench.ratings import bootstrap_bt, fit_bt
 from judgebench.records import JudgmentRecord, swap_verdict
@@ -34,12 +35,7 @@ ELO = 400 / math.log(10)
 
 def ratings_workload(seed: int = 0, n_models: int = 50, n_battles: int = 20_000):
     """(model_a, model_b, outcome, index_a, index_b) arrays."""
-    rng = np.random.default_rng(seed)
-    strength = rng.normal(0.0, 1.0, n_models)
-    a = rng.integers(0, n_models, n_battles)
-    b = (a + rng.integers(1, n_models, n_battles)) % n_models
-    y = (rng.random(n_battles) < 1 / (1 + np.exp(-(strength[a] - strength[b])))).astype(float)
-    y[rng.random(n_battles) < 0.10] = 0.5
+    a, b, y = bt_battles(n_battles, n_models, seed)
     names = np.array([f"model-{i:02d}" for i in range(n_models)])
     return names[a], names[b], y, a, b
 

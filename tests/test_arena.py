@@ -12,7 +12,12 @@ import pytest
 from judgebench.arena.battles import make_battles, votes_frame
 from judgebench.arena.compare import displacement, judge_agreement
 from judgebench.arena.fit import FitOptions, ci_ranks, matrices, rate
-from judgebench.arena.synthetic import ALWAYS_A_VOTER, RANDOM_VOTER, demo_votes
+from judgebench.arena.synthetic import (
+    ALWAYS_A_VOTER,
+    RANDOM_VOTER,
+    bt_battles,
+    demo_votes,
+)
 from judgebench.arena.voters import action_values, annotator_table, anomalies, p_values
 from judgebench.ratings import BTFit, fit_bt
 from judgebench.votes import Vote
@@ -105,12 +110,7 @@ def test_annotator_table_by_hand():
 
 
 def _workload(seed=0, n=4000, models=8):
-    rng = np.random.default_rng(seed)
-    s = rng.normal(0, 1, models)
-    a = rng.integers(0, models, n)
-    b = (a + rng.integers(1, models, n)) % models
-    y = (rng.random(n) < 1 / (1 + np.exp(-(s[a] - s[b])))).astype(float)
-    y[rng.random(n) < 0.1] = 0.5
+    a, b, y = bt_battles(n, models, seed)
     names = np.array([f"m{i}" for i in range(models)])
     table = pd.DataFrame({"model_a": names[a], "model_b": names[b], "outcome": y, "annotator": "u",
                           "pair_id": [f"p{i}" for i in range(n)]})

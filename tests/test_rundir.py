@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from judgebench.rundir import REPEATS_FILE, REPORT_DIR, RESULTS_FILE, SAMPLES_FILE, write_run
+from judgebench.rundir import (
+    REPEATS_FILE,
+    REPORT_DIR,
+    RESULTS_FILE,
+    SAMPLES_FILE,
+    write_run,
+)
 
 
 class _Row(BaseModel):

@@ -64,3 +64,15 @@ def _vote(rng: np.random.Generator, pair: tuple, who: str, clock: dict, choice: 
     return Vote(pair_id=pair_id, annotator=who, choice=choice, model_a=MODELS[i], model_b=MODELS[j],
                 shown_order=shown, timestamp=clock[who].strftime("%Y-%m-%dT%H:%M:%SZ"), seconds=seconds,
                 slices={"subject": subject}, length_a=la, length_b=lb, citations_a=ca, citations_b=cb)
+
+
+def bt_battles(n: int, models: int, seed: int = 0, tie_share: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """n battles between distinct random models of normal(0, 1) strengths, won by Bradley–Terry, a
+    `tie_share` of them turned into ties: (index_a, index_b, outcome 1 A / 0 B / 0.5 tie), for benchmarks and tests."""
+    rng = np.random.default_rng(seed)
+    strength = rng.normal(0.0, 1.0, models)
+    a = rng.integers(0, models, n)
+    b = (a + rng.integers(1, models, n)) % models
+    y = (rng.random(n) < 1 / (1 + np.exp(-(strength[a] - strength[b])))).astype(float)
+    y[rng.random(n) < tie_share] = 0.5
+    return a, b, y
