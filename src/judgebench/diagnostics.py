@@ -25,6 +25,7 @@ import pandas as pd
 
 from .bulk import gc_paused
 from .errors import NumericError
+from .exact_sums import blas_for, sums_are_exact
 from .judgment_table import BothBad, example_table, reuse_tables
 from .metrics import confusion_matrix
 from .ratings import BTFit, fit_bt, paired_bootstrap_bt
@@ -66,8 +67,9 @@ class _Resampler:
     def ratio_samples(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
         """sum(w * num) / sum(w * den) per round for columns of num, den (examples x k)."""
         both = np.hstack([num, den]).astype(np.float64)
-        sums = np.vstack([self.counts[lo : lo + self.chunk].astype(np.float64) @ both
-                          for lo in range(0, self.rounds, self.chunk)])
+        with blas_for(sums_are_exact(both, self.n)):  # one BLAS thread when order cannot matter
+            sums = np.vstack([self.counts[lo : lo + self.chunk].astype(np.float64) @ both
+                              for lo in range(0, self.rounds, self.chunk)])
         k = num.shape[1]
         with np.errstate(invalid="ignore", divide="ignore"):
             return sums[:, :k] / sums[:, k:]

@@ -27,6 +27,7 @@ import krippendorff
 import numpy as np
 
 from .catalogue import MEAN_METRICS, ORDERED_NAMES, SLICE_METRICS
+from .exact_sums import blas_for, sums_are_exact
 from .judgment_table import (
     CATEGORIES,
     CODE,
@@ -120,7 +121,9 @@ def _bootstrap_ci(
         return nan, nan
     batch = max(1, min(n_resamples, 1_000_000 // n))  # ~8 MB per resample array
     statistic = _ratio_statistic(num, den)
-    samples = np.concatenate([statistic(idx) for idx in resample_batches(n, n_resamples, seed, batch)], axis=-1)
+    with blas_for(sums_are_exact(np.hstack([num, den]), n)):  # one BLAS thread when order cannot matter
+        samples = np.concatenate([statistic(idx) for idx in resample_batches(n, n_resamples, seed, batch)],
+                                 axis=-1)
     low, high = percentile_interval(samples, confidence)  # a resample with a zero denominator: NaN -> None
     return np.atleast_1d(low), np.atleast_1d(high)
 
