@@ -25,7 +25,7 @@ import pandas as pd
 
 from .bulk import gc_paused
 from .errors import NumericError
-from .exact_sums import blas_for, sums_are_exact
+from .exact_sums import blas_for, grouped_product, row_types, sums_are_exact
 from .judgment_table import BothBad, example_table, reuse_tables
 from .metrics import confusion_matrix
 from .ratings import BTFit, fit_bt, paired_bootstrap_bt
@@ -67,9 +67,19 @@ class _Resampler:
     def ratio_samples(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
         """sum(w * num) / sum(w * den) per round for columns of num, den (examples x k)."""
         both = np.hstack([num, den]).astype(np.float64)
-        with blas_for(sums_are_exact(both, self.n)):  # one BLAS thread when order cannot matter
-            sums = np.vstack([self.counts[lo : lo + self.chunk].astype(np.float64) @ both
-                              for lo in range(0, self.rounds, self.chunk)])
+        exact = sums_are_exact(both, self.n)
+        grouped = row_types(both) if exact else None
+        with blas_for(exact):  # one BLAS thread when order cannot matter
+            if grouped is not None:  # exact sums: examples with equal rows summed first (exact_sums.py)
+                first, types = grouped
+                order = np.argsort(types, kind="stable")
+                starts = np.flatnonzero(np.r_[True, types[order][1:] != types[order][:-1]])
+                sums = np.vstack([grouped_product(self.counts[lo : lo + self.chunk], both, first, types,
+                                                  order, starts)
+                                  for lo in range(0, self.rounds, self.chunk)])
+            else:
+                sums = np.vstack([self.counts[lo : lo + self.chunk].astype(np.float64) @ both
+                                  for lo in range(0, self.rounds, self.chunk)])
         k = num.shape[1]
         with np.errstate(invalid="ignore", divide="ignore"):
             return sums[:, :k] / sums[:, k:]

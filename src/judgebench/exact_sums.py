@@ -43,3 +43,39 @@ def blas_for(exact: bool) -> AbstractContextManager[None]:
     from .ratings import single_threaded_blas
 
     return single_threaded_blas()
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit multiplier (golden ratio): a row hash, verified below
+_MAX_TYPE_SHARE = 0.25  # grouping pays only when the distinct rows are at most this share of the rows
+
+
+def row_types(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(first row of each distinct row, type of every row) for a matrix that passed `sums_are_exact`;
+    None when the rows are too varied for grouping to pay (or, never seen, two rows share a hash).
+
+    Rows are grouped by a 64-bit hash of their integer-scaled values, then every row is checked equal
+    to its type's first row, so a grouping is never wrong, only sometimes refused."""
+    n = len(values)
+    if n == 0 or values.shape[1] == 0:
+        return None
+    scaled = np.round(values * 2.0**QUANTUM_BITS).astype(np.int64).view(np.uint64)
+    key = np.zeros(n, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for column in scaled.T:
+            key = key * _MIX + column  # wraps modulo 2**64
+    _, first, types = np.unique(key, return_index=True, return_inverse=True)
+    if len(first) > _MAX_TYPE_SHARE * n:
+        return None
+    for column in values.T:
+        if not np.array_equal(column, column[first][types]):
+            return None
+    return first, types.reshape(-1)
+
+
+def grouped_product(counts: np.ndarray, values: np.ndarray, first: np.ndarray, types: np.ndarray,
+                    order: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """counts (rounds x n) @ values (n x k) as (counts summed per row type) @ (one row per type): the
+    same exact sums (`sums_are_exact`), with one add per count instead of k multiply-adds.
+    order: np.argsort(types, kind="stable"); starts: where each type begins in that order."""
+    per_type = np.add.reduceat(counts[:, order], starts, axis=1, dtype=np.int64)
+    return per_type.astype(np.float64) @ values[first]

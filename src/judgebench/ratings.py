@@ -260,6 +260,23 @@ class _Design:
         return self.to_group @ counts, self.to_group @ wins
 
 
+def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(rows, axis=0, return_inverse=True) for a finite float matrix, by a stable lexsort of
+    its columns (numpy sorts the rows as one structured value, 10-30x slower on 100,000 rows). The
+    same rows in the same order; -0.0 and 0.0 are equal to both, and written 0.0 here."""
+    rows = rows + 0.0  # -0.0 -> 0.0: np.unique kept whichever of two equal rows its sort met first
+    if len(rows) == 0 or rows.shape[1] == 0:
+        return np.unique(rows, axis=0, return_inverse=True)
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    starts = np.empty(len(rows), dtype=bool)
+    starts[0] = True
+    starts[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    inverse = np.empty(len(rows), dtype=np.int64)
+    inverse[order] = np.cumsum(starts) - 1
+    return ordered[starts], inverse
+
+
 def _build_design(
     a: np.ndarray, b: np.ndarray, ys: np.ndarray, x: np.ndarray, weights: np.ndarray
 ) -> _Design:
@@ -274,12 +291,10 @@ def _build_design(
     ys = np.where(np.isnan(ys), -1.0, ys)  # a missing outcome: its own unit, never counted
     x = np.where(swap[:, None], -x, x)
     k = x.shape[1]
-    units, unit_of = np.unique(np.column_stack([ia, ib, x, ys]), axis=0, return_inverse=True)
-    unit_of = unit_of.reshape(-1)
-    groups, unit_group = np.unique(units[:, : 2 + k], axis=0, return_inverse=True)
-    unit_group = unit_group.reshape(-1)
+    units, unit_of = unique_rows(np.column_stack([ia, ib, x, ys]))
+    groups, unit_group = unique_rows(units[:, : 2 + k])
     g_a, g_b = groups[:, 0].astype(np.int64), groups[:, 1].astype(np.int64)
-    pairs, pair_of = np.unique(groups[:, :2], axis=0, return_inverse=True)
+    pairs, pair_of = unique_rows(groups[:, :2])
     proper = (g_a != g_b).astype(float)
     n_groups, n_units = len(groups), len(units)
     rows = np.arange(n_groups)
