@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,36 +50,38 @@ _SCORE = {"A": 1.0, "TIE": 0.5, "B": 0.0}
 
 
 class _Resampler:
-    """Multinomial resampling counts of examples (rounds x examples, uint8), shared by
-    every ratio statistic of a dimension so that all its intervals use the same draws."""
+    """Multinomial resampling counts of examples (rounds x examples, capped at 255), shared by
+    every ratio statistic of a dimension so that all its intervals use the same draws. The draws are
+    made when the ratios are resolved (`ratio_samples`, called once), chunk by chunk."""
 
     def __init__(self, n_examples: int, n_resamples: int, seed: int, chunk: int = 200):
-        self.n, self.rounds, self.chunk = n_examples, n_resamples, chunk
-        self.counts = np.zeros((n_resamples, n_examples), dtype=np.uint8)
-        lo = 0
-        for draws in resample_batches(n_examples, n_resamples, seed, chunk):
-            rows = len(draws)
-            draws = draws + (np.arange(rows) * n_examples)[:, None]
-            block = np.bincount(draws.ravel(), minlength=rows * n_examples)
-            self.counts[lo : lo + rows] = np.minimum(block, 255).reshape(rows, n_examples)
-            lo += rows
+        self.n, self.rounds, self.chunk, self.seed = n_examples, n_resamples, chunk, seed
+
+    def _draws(self) -> Iterator[np.ndarray]:
+        """Resampled example indices (rows x examples) per chunk, from the one seeded stream."""
+        return resample_batches(self.n, self.rounds, self.seed, self.chunk)
+
+    def _counts(self, draws: np.ndarray) -> np.ndarray:
+        """How often each example is drawn in each row of a chunk (uint8, capped at 255)."""
+        rows = len(draws)
+        block = np.bincount((draws + (np.arange(rows) * self.n)[:, None]).ravel(), minlength=rows * self.n)
+        return np.minimum(block, 255).astype(np.uint8).reshape(rows, self.n)
 
     def ratio_samples(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
-        """sum(w * num) / sum(w * den) per round for columns of num, den (examples x k)."""
+        """sum(w * num) / sum(w * den) per round for columns of num, den (examples x k).
+
+        When the sums are exact (exact_sums.py) and the examples fall into few distinct rows of
+        (num, den), each chunk's counts are summed per distinct row first: the same sums."""
         both = np.hstack([num, den]).astype(np.float64)
         exact = sums_are_exact(both, self.n)
         grouped = row_types(both) if exact else None
+        parts = []
         with blas_for(exact):  # one BLAS thread when order cannot matter
-            if grouped is not None:  # exact sums: examples with equal rows summed first (exact_sums.py)
-                first, types = grouped
-                order = np.argsort(types, kind="stable")
-                starts = np.flatnonzero(np.r_[True, types[order][1:] != types[order][:-1]])
-                sums = np.vstack([grouped_product(self.counts[lo : lo + self.chunk], both, first, types,
-                                                  order, starts)
-                                  for lo in range(0, self.rounds, self.chunk)])
-            else:
-                sums = np.vstack([self.counts[lo : lo + self.chunk].astype(np.float64) @ both
-                                  for lo in range(0, self.rounds, self.chunk)])
+            for draws in self._draws():
+                counts = self._counts(draws)
+                parts.append(counts.astype(np.float64) @ both if grouped is None
+                             else grouped_product(counts, both, *grouped))
+        sums = np.vstack(parts)
         k = num.shape[1]
         with np.errstate(invalid="ignore", divide="ignore"):
             return sums[:, :k] / sums[:, k:]

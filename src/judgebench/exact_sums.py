@@ -72,10 +72,20 @@ def row_types(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return first, types.reshape(-1)
 
 
-def grouped_product(counts: np.ndarray, values: np.ndarray, first: np.ndarray, types: np.ndarray,
-                    order: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """counts (rounds x n) @ values (n x k) as (counts summed per row type) @ (one row per type): the
-    same exact sums (`sums_are_exact`), with one add per count instead of k multiply-adds.
-    order: np.argsort(types, kind="stable"); starts: where each type begins in that order."""
+def type_counts(draws: np.ndarray, types: np.ndarray, n_types: int) -> np.ndarray:
+    """Resample counts summed per row type (rows x n_types, float) from drawn example indices
+    (rows x n): the per-type sums of np.bincount(row, minlength=n) for each row."""
+    rows = len(draws)
+    offsets = (np.arange(rows, dtype=np.int64) * n_types)[:, None]
+    counts = np.bincount((types[draws] + offsets).ravel(), minlength=rows * n_types)
+    return counts.reshape(rows, n_types).astype(np.float64)
+
+
+def grouped_product(counts: np.ndarray, values: np.ndarray, first: np.ndarray, types: np.ndarray) -> np.ndarray:
+    """counts (rows x n, integer-valued) @ values (n x k) as (counts summed per row type) @ (one row
+    per type): the same sums when they are exact (`sums_are_exact`), one add per count instead of k
+    multiply-adds."""
+    order = np.argsort(types, kind="stable")
+    starts = np.flatnonzero(np.r_[True, types[order][1:] != types[order][:-1]])
     per_type = np.add.reduceat(counts[:, order], starts, axis=1, dtype=np.int64)
     return per_type.astype(np.float64) @ values[first]

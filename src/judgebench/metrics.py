@@ -27,7 +27,7 @@ import krippendorff
 import numpy as np
 
 from .catalogue import MEAN_METRICS, ORDERED_NAMES, SLICE_METRICS
-from .exact_sums import blas_for, sums_are_exact
+from .exact_sums import blas_for, row_types, sums_are_exact, type_counts
 from .judgment_table import (
     CATEGORIES,
     CODE,
@@ -97,14 +97,19 @@ def _ratio_statistic(num: np.ndarray, den: np.ndarray) -> Callable[..., np.ndarr
     """
     both = np.hstack([num, den])
     k = num.shape[1]
+    grouped = row_types(both) if sums_are_exact(both, len(both)) else None  # exact_sums.py
 
     def statistic(idx: np.ndarray, axis: int = -1) -> np.ndarray:
         idx = np.atleast_2d(idx)
         b, n = idx.shape
-        w = np.empty((b, n))
-        for r in range(b):
-            w[r] = np.bincount(idx[r], minlength=n)
-        sums = w @ both
+        if grouped is not None and n <= len(both):  # exact sums: counts per distinct example row, same figures
+            first, types = grouped
+            sums = type_counts(idx, types, len(first)) @ both[first]
+        else:
+            w = np.empty((b, n))
+            for r in range(b):
+                w[r] = np.bincount(idx[r], minlength=n)
+            sums = w @ both
         with np.errstate(invalid="ignore", divide="ignore"):
             return (sums[:, :k] / sums[:, k:]).T  # (k, b)
 
