@@ -25,7 +25,7 @@ import pandas as pd
 
 from .bulk import gc_paused
 from .errors import NumericError
-from .exact_sums import blas_for, grouped_product, row_types, sums_are_exact
+from .exact_sums import blas_for, row_types, sums_are_exact, type_counts
 from .judgment_table import BothBad, example_table, reuse_tables
 from .metrics import confusion_matrix
 from .ratings import BTFit, fit_bt, paired_bootstrap_bt
@@ -71,20 +71,30 @@ class _Resampler:
         """sum(w * num) / sum(w * den) per round for columns of num, den (examples x k).
 
         When the sums are exact (exact_sums.py) and the examples fall into few distinct rows of
-        (num, den), each chunk's counts are summed per distinct row first: the same sums."""
+        (num, den), the draws are counted per distinct row directly: the same sums, as long as no
+        example is drawn more than 255 times in a round (the cap), which `_below_cap` checks."""
         both = np.hstack([num, den]).astype(np.float64)
         exact = sums_are_exact(both, self.n)
         grouped = row_types(both) if exact else None
         parts = []
         with blas_for(exact):  # one BLAS thread when order cannot matter
             for draws in self._draws():
-                counts = self._counts(draws)
-                parts.append(counts.astype(np.float64) @ both if grouped is None
-                             else grouped_product(counts, both, *grouped))
-        sums = np.vstack(parts)
+                if grouped is not None and _below_cap(draws, self.n):
+                    first, types = grouped
+                    parts.append(type_counts(draws, types, len(first)) @ both[first])
+                else:
+                    parts.append(self._counts(draws).astype(np.float64) @ both)
+        sums = np.vstack(parts) if parts else np.zeros((self.rounds, both.shape[1]))  # no examples: 0 / 0
         k = num.shape[1]
         with np.errstate(invalid="ignore", divide="ignore"):
             return sums[:, :k] / sums[:, k:]
+
+
+def _below_cap(draws: np.ndarray, n: int, rows: int = 50, cap: int = 255) -> bool:
+    """No example drawn more than `cap` times in any one round of `draws`: checked per block of
+    `rows` rounds (an example's count in one round is at most its count over the block)."""
+    return all(np.bincount(draws[lo : lo + rows].ravel(), minlength=n).max(initial=0) <= cap
+               for lo in range(0, len(draws), rows))
 
 
 def _stat(value: float | None, samples: np.ndarray | None, n: int) -> dict[str, Any]:

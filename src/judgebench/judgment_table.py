@@ -49,25 +49,36 @@ class Table:
 def group_by_dimension(
     records: Iterable[JudgmentRecord],
 ) -> dict[str, dict[tuple[str, str], JudgmentRecord]]:
-    """dimension -> (example_id, order) -> record; later duplicates replace earlier ones."""
+    """dimension -> (example_id, order) -> record; later duplicates replace earlier ones (built once
+    inside reuse_tables for its records; read-only)."""
+    scope = _SCOPES[-1] if _SCOPES and _SCOPES[-1][0] is records else None
+    if scope is not None:
+        if scope[2] is None:
+            scope[2] = _group(records)
+        return scope[2]
+    return _group(records)
+
+
+def _group(records: Iterable[JudgmentRecord]) -> dict[str, dict[tuple[str, str], JudgmentRecord]]:
     out: dict[str, dict[tuple[str, str], JudgmentRecord]] = {}
     for r in records:
         out.setdefault(r.dimension, {})[(r.example_id, r.order)] = r
     return out
 
 
-_SCOPES: list[tuple[object, dict[str, dict[str, Table]]]] = []  # (records, both_bad -> tables) per reuse_tables
+_SCOPES: list[list] = []  # [records, both_bad -> tables, grouped records or None] per reuse_tables
 
 
 @contextmanager
 def reuse_tables(records: list[JudgmentRecord]) -> Iterator[None]:
     """Within the block, the tables of exactly this list of records are built once per both_bad rule
-    (scoring reads the same tables for metrics, the confusion matrix and diagnostics). Tables are
-    read-only by convention: every reader copies before changing a column."""
+    (scoring reads the same tables for metrics, the confusion matrix and diagnostics), and the records
+    grouped by dimension once (tables, counts, usage). Tables are read-only by convention: every
+    reader copies before changing a column."""
     if _SCOPES and _SCOPES[-1][0] is records:  # already inside a block for these records: keep its tables
         yield
         return
-    _SCOPES.append((records, {}))
+    _SCOPES.append([records, {}, None])
     try:
         yield
     finally:

@@ -282,9 +282,9 @@ def _build_design(
 ) -> _Design:
     """Deduplicate battles (ys: battles x outcome columns) into groups and units."""
     models = tuple(sorted(set(a) | set(b)))
-    index = {m: i for i, m in enumerate(models)}
-    ia = np.fromiter((index[m] for m in a), dtype=np.int64, count=len(a))
-    ib = np.fromiter((index[m] for m in b), dtype=np.int64, count=len(b))
+    names = np.array(models, dtype=str) if models else np.zeros(0, dtype=str)
+    ia = np.searchsorted(names, a).astype(np.int64)  # a, b are str arrays (_models_array): exact positions
+    ib = np.searchsorted(names, b).astype(np.int64)
     swap = ia > ib
     ia, ib = np.where(swap, ib, ia), np.where(swap, ia, ib)
     ys = np.where(swap[:, None], 1.0 - ys, ys)
@@ -632,12 +632,13 @@ def _draw_block(design: _Design, rng: np.random.Generator, rounds: int) -> np.nd
     """Unit counts (units x rounds) of `rounds` resamples of the battles."""
     n_battles, n_units = len(design.battle_unit), len(design.unit_count)
     kind = np.int32 if n_units * rounds < 2**31 else np.int64
-    flat = design.battle_unit.astype(kind)[
+    units = design.battle_unit.astype(kind)[
         rng.integers(0, n_battles, size=(rounds, n_battles), dtype=np.int32)
     ]
-    flat += (np.arange(rounds, dtype=kind) * n_units)[:, None]  # cell (round, unit)
-    counts = np.bincount(flat.ravel(), minlength=n_units * rounds)
-    return counts.reshape(rounds, n_units).T.astype(float)
+    counts = np.empty((rounds, n_units), dtype=np.int64)
+    for r in range(rounds):  # one bincount per round: many times faster than one over (round, unit) cells
+        counts[r] = np.bincount(units[r], minlength=n_units)
+    return counts.T.astype(float)
 
 
 def _draw_multinomial(design: _Design, rng: np.random.Generator, rounds: int) -> np.ndarray:

@@ -58,6 +58,7 @@ def score(
         diagnostics = diagnose(records, both_bad=config.both_bad, n_resamples=0, seed=config.seed)
         human = human_figures(records, spec.dimension_names, metrics, both_bad=config.both_bad,
                               n_resamples=config.n_resamples, seed=config.seed)
+        counts, usage = summarize_counts(records, n_examples), summarize_usage(records)  # the same grouping
     panel = None
     if config.kind == "panel":
         from .panel_stats import panel_summary
@@ -67,8 +68,8 @@ def score(
         config=config,
         metrics=metrics,
         slices=slices,
-        counts=summarize_counts(records, n_examples),
-        usage=summarize_usage(records),
+        counts=counts,
+        usage=usage,
         diagnostics={
             "leaderboard": leaderboard_columns(diagnostics),
             "self_preference": self_preference(
