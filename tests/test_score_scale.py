@@ -1,0 +1,213 @@
+"""score and report at scale (issue 16, third round): every fast path gives the reference path's figures.
+
+The fast paths (exact_sums.py, ratings.unique_rows, the per-round bincounts, the grouped records,
+the usage shortcut) are each compared here with the original computation on small synthetic runs,
+bit for bit; the reference is the original code, reached by switching the shortcut off.
+"""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+
+import numpy as np
+import pytest
+
+from judgebench import diagnostics, exact_sums, metrics, ratings
+from judgebench.judgment_table import dimension_tables, group_by_dimension, reuse_tables
+from judgebench.records import JudgmentRecord, swap_verdict
+from judgebench.usage import summarize_counts, summarize_usage
+
+
+def _records(n: int, *, seed: int = 0, dimensions: tuple[str, ...] = ("overall",),
+             shared_call: bool = False) -> list[JudgmentRecord]:
+    """n examples x dimensions x both orders: a judge that mostly prefers the longer response, some
+    invalid and failed judgments, labels A/B/TIE/BOTH_BAD, six models, two slices, citations."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        la, lb = (int(v) for v in rng.integers(50, 2000, 2))
+        label = ("A", "B", "TIE", "BOTH_BAD", "A", "B")[int(rng.integers(0, 6))]
+        for order in ("AB", "BA"):  # one call per order, shared by the dimensions when shared_call
+            status = (("ANSWERED",) * 8 + ("INVALID", "FAILED"))[int(rng.integers(0, 10))]
+            verdict = ("A" if la > lb else "B") if rng.random() < 0.8 else ("A", "B", "TIE")[int(rng.integers(0, 3))]
+            answered = status == "ANSWERED"
+            for dimension in dimensions:
+                out.append(JudgmentRecord(
+                    task="synth", example_id=f"e{i}", dimension=dimension, order=order, judge="builtin/test",
+                    prompt_hash=f"h{i}{order}" + ("" if shared_call else dimension), status=status,
+                    verdict=verdict if answered else None,
+                    verdict_shown=(verdict if order == "AB" else swap_verdict(verdict)) if answered else None,
+                    label=label, model_a=f"m{i % 6}", model_b=f"m{(i + 1 + i // 6) % 6}",
+                    length_a=la, length_b=lb, citations_a=int(rng.integers(0, 6)), citations_b=int(rng.integers(0, 6)),
+                    slices={"subject": ("bio", "cs")[i % 2]}, tokens_in=100 + i % 7, tokens_out=5,
+                    cost_usd=0.25 if i % 3 else None, latency_s=0.5 + (i % 11) / 4,
+                    error="boom" if status == "FAILED" else None,
+                ))
+    return out
+
+
+def _reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Switch every exact-sum shortcut off: the original multi-threaded products over all examples."""
+    for module in (metrics, diagnostics):
+        monkeypatch.setattr(module, "sums_are_exact", lambda *args: False)
+
+
+# ---------------------------------------------------------------- exact_sums
+
+
+def test_sums_are_exact_only_for_dyadic_finite_values_below_2_53():
+    quarters = np.array([[0.0, 0.25], [0.5, 1.0], [2.0, 0.75]])
+    assert exact_sums.sums_are_exact(quarters, 1_000)
+    assert not exact_sums.sums_are_exact(np.array([[1 / 3]]), 10)  # a mean over three dimensions
+    assert not exact_sums.sums_are_exact(np.array([[np.nan]]), 10)
+    assert not exact_sums.sums_are_exact(np.array([[0.1]]), 10)
+    # 1.0 scaled by 2**10 times a weight of 2**43 reaches 2**53: no longer exact in every order
+    assert not exact_sums.sums_are_exact(np.array([[1.0]]), 2.0**43)
+    assert exact_sums.sums_are_exact(np.array([[1.0]]), 2.0**42)
+
+
+def test_row_types_group_equal_rows_and_refuse_varied_ones():
+    rows = np.array([[1.0, 0.5], [0.0, 0.5], [1.0, 0.5], [1.0, 0.5], [0.0, 0.5], [1.0, 0.5], [1.0, 0.5], [0.0, 0.5]])
+    first, types = exact_sums.row_types(rows)
+    assert len(first) == 2  # two distinct rows
+    assert np.array_equal(rows[first][types], rows)
+    assert exact_sums.row_types(np.arange(100.0).reshape(50, 2)) is None  # 50 distinct rows of 50
+
+
+def test_type_counts_are_the_per_round_bincounts_summed_per_type():
+    rng = np.random.default_rng(4)
+    types = rng.integers(0, 5, 40)
+    draws = rng.integers(0, 40, size=(7, 40))
+    # per round: each example's count, summed over the examples of each type
+    want = np.stack([np.bincount(types, weights=np.bincount(row, minlength=40), minlength=5) for row in draws])
+    assert np.array_equal(exact_sums.type_counts(draws, types, 5), want)
+
+
+# ---------------------------------------------------------------- metrics and diagnostics
+
+
+def test_metrics_bootstrap_fast_path_equals_the_reference(monkeypatch):
+    recs = _records(1500)
+    calls = []
+    real = metrics.type_counts
+    monkeypatch.setattr(metrics, "type_counts", lambda *a: calls.append(1) or real(*a))
+    fast = metrics.score_records(recs, n_resamples=300, seed=5, slice_columns=("subject",))
+    assert calls, "the grouped path was not taken: this test would compare the reference with itself"
+    _reference(monkeypatch)
+    assert metrics.score_records(recs, n_resamples=300, seed=5, slice_columns=("subject",)) == fast
+
+
+def test_mean_over_three_dimensions_keeps_the_reference_product(monkeypatch):
+    recs = _records(300, dimensions=("a", "b", "c"))
+    fast = metrics.score_records(recs, n_resamples=200, seed=1)
+    _reference(monkeypatch)
+    assert metrics.score_records(recs, n_resamples=200, seed=1) == fast
+    assert fast[0]["mean"]["accuracy"].ci_low is not None
+
+
+def test_diagnostics_fast_path_equals_the_reference(monkeypatch):
+    recs = _records(1200)
+    monkeypatch.setattr(exact_sums, "_MAX_TYPE_SHARE", 1.0)  # group whatever the share of distinct rows
+    calls = []
+    real = diagnostics.type_counts
+    monkeypatch.setattr(diagnostics, "type_counts", lambda *a: calls.append(1) or real(*a))
+    fast = diagnostics.diagnose(recs, n_resamples=200, seed=3)
+    assert calls, "the grouped path was not taken"
+    _reference(monkeypatch)
+    assert diagnostics.diagnose(recs, n_resamples=200, seed=3) == fast
+
+
+def test_diagnostics_of_no_examples_still_give_empty_intervals():
+    recs = [r for r in _records(30) if r.label == "BOTH_BAD"]
+    assert recs
+    out = diagnostics.diagnose(recs, both_bad="exclude", n_resamples=20, seed=0)
+    assert out["dimensions"]["overall"]["n_examples"] == 0
+    assert out["dimensions"]["overall"]["accuracy"]["accuracy"]["value"] is None
+
+
+def test_a_count_above_the_cap_takes_the_capped_path():
+    n = 300
+    draws = np.zeros((2, n), dtype=np.int64)  # example 0 drawn 300 times in one round: above the uint8 cap
+    assert not diagnostics._below_cap(draws, n)
+    assert diagnostics._below_cap(np.tile(np.arange(n), (120, 1)), n)  # once each per round
+
+
+# ---------------------------------------------------------------- Bradley-Terry design and draws
+
+
+def test_unique_rows_equal_numpy_unique_on_rows():
+    rng = np.random.default_rng(2)
+    rows = np.column_stack([rng.integers(0, 6, 5000), rng.integers(0, 6, 5000), rng.normal(size=5000).round(1),
+                            rng.choice([0.0, 0.5, 1.0, -1.0], 5000)])
+    want, want_inverse = np.unique(rows, axis=0, return_inverse=True)
+    got, inverse = ratings.unique_rows(rows)
+    assert np.array_equal(got, want) and np.array_equal(inverse, want_inverse.reshape(-1))
+    signed = np.array([[0.0, 1.0], [-0.0, 1.0], [0.0, 2.0]])  # -0.0 equals 0.0: one row, written 0.0
+    got, inverse = ratings.unique_rows(signed)
+    assert got.tolist() == [[0.0, 1.0], [0.0, 2.0]] and inverse.tolist() == [0, 0, 1]
+    assert not np.signbit(got[0, 0])
+
+
+def test_bootstrap_draws_equal_one_bincount_over_round_unit_cells():
+    rng = np.random.default_rng(8)
+    a, b = rng.integers(0, 5, 400).astype(str), rng.integers(5, 9, 400).astype(str)
+    y = rng.choice([0.0, 0.5, 1.0], (400, 1))
+    design = ratings._build_design(a, b, y, np.zeros((400, 0)), np.ones(400))
+    got = ratings._draw_block(design, np.random.default_rng(1), 30)
+    draws = np.random.default_rng(1).integers(0, 400, size=(30, 400), dtype=np.int32)
+    flat = design.battle_unit[draws].astype(np.int64) + (np.arange(30) * len(design.unit_count))[:, None]
+    want = np.bincount(flat.ravel(), minlength=30 * len(design.unit_count)).reshape(30, -1).T.astype(float)
+    assert np.array_equal(got, want)
+
+
+def test_style_fits_are_unchanged_by_the_lexsort_design(monkeypatch):
+    recs = _records(400)
+    fast = diagnostics.diagnose(recs, n_resamples=50, seed=2)
+
+    def numpy_unique(rows):
+        found, inverse = np.unique(rows + 0.0, axis=0, return_inverse=True)
+        return found, inverse.reshape(-1)
+
+    monkeypatch.setattr(ratings, "unique_rows", numpy_unique)
+    assert diagnostics.diagnose(recs, n_resamples=50, seed=2) == fast
+
+
+# ---------------------------------------------------------------- grouping, counts and usage
+
+
+def test_records_are_grouped_once_inside_a_scoring_scope():
+    recs = _records(20)
+    assert group_by_dimension(recs) is not group_by_dimension(recs)
+    with reuse_tables(recs):
+        grouped = group_by_dimension(recs)
+        assert group_by_dimension(recs) is grouped
+        dimension_tables(recs, "tie")
+        assert group_by_dimension(recs) is grouped
+        assert group_by_dimension(list(recs)) is not grouped  # another list: its own grouping
+
+
+def test_usage_of_one_record_per_call_by_hand():
+    recs = _records(4)[:4]  # e0 AB, e0 BA, e1 AB, e1 BA
+    usage = summarize_usage(recs)
+    # e0 has no price (i % 3 == 0): its calls are unpriced unless failed; e1 costs 0.25 per call
+    replied_e0 = sum(r.status != "FAILED" for r in recs[:2])
+    assert usage.priced_calls == 2 and usage.unpriced_calls == replied_e0
+    assert usage.cost_usd == (None if replied_e0 else 0.5)
+    assert usage.tokens_in == 100 + 100 + 101 + 101 and usage.tokens_out == 20  # tokens_in = 100 + i % 7
+    assert usage.latency_p50_s == pytest.approx(0.625)  # latencies 0.5, 0.5, 0.75, 0.75: median 0.625
+
+
+def test_usage_and_counts_equal_the_general_path_in_joint_mode(monkeypatch):
+    """Joint mode: one call per (example, order) shared by every dimension, the general grouping; the
+    same records with one dimension each give the same figures through the one-record-per-call path."""
+    joint = _records(200, dimensions=("a", "b"), shared_call=True)
+    separate = [r for r in joint if r.dimension == "a"]
+    assert summarize_usage(joint) == summarize_usage(separate)
+    counts = summarize_counts(joint, 200)
+    assert counts.invalid == sum(r.status == "INVALID" for r in joint)
+    assert counts.failed == sum(r.status == "FAILED" for r in joint)
+    assert counts.answered == sum(r.status == "ANSWERED" for r in joint)
+
+
+def test_blas_for_is_the_plain_context_when_not_exact():
+    assert isinstance(exact_sums.blas_for(False), nullcontext)
