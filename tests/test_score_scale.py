@@ -211,3 +211,75 @@ def test_usage_and_counts_equal_the_general_path_in_joint_mode(monkeypatch):
 
 def test_blas_for_is_the_plain_context_when_not_exact():
     assert isinstance(exact_sums.blas_for(False), nullcontext)
+
+
+# ---------------------------------------------------------------- tables
+
+
+def _reference_table(by_key, both_bad):
+    """The per-example table as judgment_table built it before this round: record by record."""
+    from judgebench.judgment_table import (
+        _STATUS_CODE,
+        _STATUSES,
+        _VERDICTS,
+        CODE,
+        ORDER_KEYS,
+        ORDERS,
+        _derived_columns,
+        is_answered,
+    )
+
+    slots = {}
+    for (ex, order), r in by_key.items():
+        slots.setdefault(ex, [None, None])[order == "BA"] = r
+    orders = tuple(o for i, o in enumerate(ORDERS) if any(s[i] is not None for s in slots.values()))
+    firsts, pairs = [], []
+    for pair in slots.values():
+        first = pair[0] if pair[0] is not None else pair[1]
+        if both_bad == "exclude" and first.label == "BOTH_BAD":
+            continue
+        firsts.append(first)
+        pairs.append(pair)
+    label_raw = np.array([r.label for r in firsts], dtype=object)
+    label = np.where(label_raw == "BOTH_BAD", "TIE", label_raw) if both_bad == "tie" else label_raw
+    cols = {"example_id": np.array([r.example_id for r in firsts], dtype=object), "label_raw": label_raw,
+            "label": label.astype(object), "label_code": np.array([CODE.get(x, -1) for x in label], dtype=np.int64)}
+    for i, o in enumerate(ORDERS):
+        recs, key, lab = [p[i] for p in pairs], ORDER_KEYS[o], cols["label_code"]
+        ok = [is_answered(r) for r in recs]
+        status = np.array([_STATUS_CODE[r.status] if r is not None else -1 for r in recs], dtype=np.int64)
+        v = np.array([CODE[r.verdict] if a else -1 for r, a in zip(recs, ok)], dtype=np.int64)
+        shown = np.array([CODE.get(r.verdict_shown, -1) if a else -1 for r, a in zip(recs, ok)], dtype=np.int64)
+        scorable, nan = (v >= 0) & (lab >= 0), np.full(len(recs), np.nan)
+        cols.update({f"status_{key}": _STATUSES[status], f"verdict_{key}": _VERDICTS[v], f"shown_{key}": _VERDICTS[shown],
+                     f"status_code_{key}": status, f"verdict_code_{key}": v, f"shown_code_{key}": shown,
+                     f"exact_{key}": np.where(scorable & (v == lab), 1.0, 0.0) if o in orders else nan,
+                     f"soft_{key}": np.where(scorable, 1.0 - np.abs(v - lab) / 2.0, 0.0) if o in orders else nan})
+    for c in ("task", "judge", "model_a", "model_b"):
+        cols[c] = np.array([getattr(r, c) for r in firsts], dtype=object)
+    for c in ("length_a", "length_b"):
+        cols[c] = np.array([getattr(r, c) for r in firsts], dtype=np.int64)
+    for c in ("citations_a", "citations_b"):
+        cols[c] = np.array([getattr(r, c) for r in firsts], dtype=float)
+    for k in sorted({k for r in firsts for k in r.slices}):
+        cols[f"slice_{k}"] = np.array([r.slices.get(k) for r in firsts], dtype=object)
+    cols.update(_derived_columns(cols, orders))
+    return cols, orders
+
+
+@pytest.mark.parametrize("both_bad", ["tie", "exclude", "keep"])
+@pytest.mark.parametrize("case", ["both orders", "AB only", "no records"])
+def test_tables_from_extracted_values_equal_the_record_by_record_build(both_bad, case):
+    from judgebench.judgment_table import build_table, extract
+
+    recs = _records(300, seed=9)
+    recs[5] = recs[5].model_copy(update={"slices": {"subject": "bio", "venue": "x"}})  # a slice on one example only
+    recs[7] = recs[7].model_copy(update={"citations_a": None, "model_a": None})
+    recs = [r for r in recs if case == "both orders" or r.order == "AB"] if case != "no records" else []
+    by_key = group_by_dimension(recs).get("overall", {})
+    want, orders = _reference_table(by_key, both_bad)
+    for got in (build_table(by_key, both_bad), build_table(by_key, both_bad, extract(by_key))):
+        assert got.orders == orders and list(got.cols) == list(want)
+        for name, column in want.items():
+            assert got.cols[name].dtype == column.dtype, name
+            assert np.array_equal(got.cols[name], column, equal_nan=column.dtype.kind == "f"), name

@@ -67,25 +67,28 @@ class _Resampler:
         block = np.bincount((draws + (np.arange(rows) * self.n)[:, None]).ravel(), minlength=rows * self.n)
         return np.minimum(block, 255).astype(np.uint8).reshape(rows, self.n)
 
-    def ratio_samples(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
-        """sum(w * num) / sum(w * den) per round for columns of num, den (examples x k).
+    def ratio_samples(self, num: list[np.ndarray], den: list[np.ndarray], exact: bool) -> np.ndarray:
+        """sum(w * num) / sum(w * den) per round for the k columns of num and of den (per-example arrays).
 
-        When the sums are exact (exact_sums.py) and the examples fall into few distinct rows of
-        (num, den), the draws are counted per distinct row directly: the same sums, as long as no
-        example is drawn more than 255 times in a round (the cap), which `_below_cap` checks."""
-        both = np.hstack([num, den]).astype(np.float64)
-        exact = sums_are_exact(both, self.n)
-        grouped = row_types(both) if exact else None
+        `exact` (exact_sums.sums_are_exact of the columns): then one BLAS thread, and when the examples
+        fall into few distinct rows of (num, den) the draws are counted per distinct row directly: the
+        same sums, as long as no example is drawn more than 255 times in a round (the cap), which
+        `_below_cap` checks."""
+        columns = [*num, *den]
+        grouped = row_types(columns) if exact else None
+        per_type = None if grouped is None else np.column_stack([c[grouped[0]] for c in columns])
+        both = None
         parts = []
-        with blas_for(exact):  # one BLAS thread when order cannot matter
+        with blas_for(exact):
             for draws in self._draws():
                 if grouped is not None and _below_cap(draws, self.n):
-                    first, types = grouped
-                    parts.append(type_counts(draws, types, len(first)) @ both[first])
-                else:
-                    parts.append(self._counts(draws).astype(np.float64) @ both)
-        sums = np.vstack(parts) if parts else np.zeros((self.rounds, both.shape[1]))  # no examples: 0 / 0
-        k = num.shape[1]
+                    parts.append(type_counts(draws, grouped[1], len(grouped[0])) @ per_type)
+                    continue
+                if both is None:  # the original product over every example
+                    both = np.hstack([np.column_stack(num), np.column_stack(den)]).astype(np.float64)
+                parts.append(self._counts(draws).astype(np.float64) @ both)
+        sums = np.vstack(parts) if parts else np.zeros((self.rounds, len(columns)))  # no examples: 0 / 0
+        k = len(num)
         with np.errstate(invalid="ignore", divide="ignore"):
             return sums[:, :k] / sums[:, k:]
 
@@ -130,13 +133,16 @@ class _Ratios:
         names = list(self.specs)
         if not names:
             return {}
-        num = np.column_stack([self.specs[k][0] for k in names])
-        den = np.column_stack([self.specs[k][1] for k in names])
-        samples = self.resampler.ratio_samples(num, den) if self.resampler.rounds else None
+        num, den = [self.specs[k][0] for k in names], [self.specs[k][1] for k in names]
+        exact = sums_are_exact([*num, *den], self.resampler.n)  # then every sum is the same in any order
+        samples = self.resampler.ratio_samples(num, den, exact) if self.resampler.rounds else None
+        if not exact:  # the original sums: columns of the stacked matrices
+            num_m, den_m = np.column_stack(num), np.column_stack(den)
+            num, den = [num_m[:, i] for i in range(len(names))], [den_m[:, i] for i in range(len(names))]
         out = {}
         for i, name in enumerate(names):
-            total = den[:, i].sum()
-            value = num[:, i].sum() / total if total > 0 else None
+            total = den[i].sum()
+            value = num[i].sum() / total if total > 0 else None
             out[name] = _stat(value, None if samples is None else samples[:, i], round(total))
         return out
 

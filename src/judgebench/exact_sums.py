@@ -16,6 +16,7 @@ so every figure is bit-for-bit what it was.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 
 import numpy as np
@@ -24,17 +25,26 @@ QUANTUM_BITS = 10  # values must be multiples of 1/1024 for the exact path
 _LIMIT = 2.0**53
 
 
-def sums_are_exact(values: np.ndarray, total_weight: float) -> bool:
+Values = np.ndarray | Sequence[np.ndarray]  # a matrix (n x k) or its k columns
+
+
+def _columns(values: Values) -> Sequence[np.ndarray]:
+    return list(np.ascontiguousarray(values.T)) if isinstance(values, np.ndarray) else values
+
+
+def sums_are_exact(values: Values, total_weight: float) -> bool:
     """True when w @ values is exact in any summation order for non-negative integer weights
-    w summing to at most `total_weight` per row."""
-    if values.size == 0:
-        return True
-    scaled = values * 2.0**QUANTUM_BITS
-    if not np.isfinite(scaled).all() or float(np.abs(scaled).max()) >= _LIMIT:
-        return False
-    if not (scaled.astype(np.int64) == scaled).all():  # integral (exact below 2**53)
-        return False
-    return float(np.abs(scaled).max()) * float(total_weight) < _LIMIT
+    w summing to at most `total_weight` per row (values: a matrix or its columns)."""
+    for column in _columns(values):
+        scaled = np.asarray(column, dtype=np.float64) * 2.0**QUANTUM_BITS
+        if scaled.size == 0:
+            continue
+        if not np.isfinite(scaled).all():
+            return False
+        biggest = float(np.abs(scaled).max())
+        if biggest * float(total_weight) >= _LIMIT or not (scaled.astype(np.int64) == scaled).all():
+            return False  # (integral checked below 2**53, where int64 holds every value exactly)
+    return True
 
 
 def blas_for(exact: bool) -> AbstractContextManager[None]:
@@ -51,27 +61,31 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit multiplier (golden ratio): a 
 _MAX_TYPE_SHARE = 0.25  # grouping pays only when the distinct rows are at most this share of the rows
 
 
-def row_types(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """(first row of each distinct row, type of every row) for a matrix that passed `sums_are_exact`;
-    None when the rows are too varied for grouping to pay (or, never seen, two rows share a hash).
+def row_types(values: Values) -> tuple[np.ndarray, np.ndarray] | None:
+    """(first row of each distinct row, type of every row) for values that passed `sums_are_exact`
+    (a matrix or its columns); None when the rows are too varied for grouping to pay (or, never
+    seen, two rows share a hash).
 
     Rows are grouped by a 64-bit hash of their integer-scaled values, then every row is checked equal
     to its type's first row, so a grouping is never wrong, only sometimes refused."""
-    n = len(values)
-    if n == 0 or values.shape[1] == 0:
+    columns = _columns(values)
+    n = len(columns[0]) if len(columns) else 0
+    if n == 0:
         return None
-    scaled = (values * 2.0**QUANTUM_BITS).astype(np.int64).view(np.uint64)  # integral: sums_are_exact
     key = np.zeros(n, dtype=np.uint64)
     with np.errstate(over="ignore"):
-        for column in scaled.T:
-            key = key * _MIX + column  # wraps modulo 2**64
+        for column in columns:  # integral after scaling (sums_are_exact)
+            scaled = (np.asarray(column, dtype=np.float64) * 2.0**QUANTUM_BITS).astype(np.int64).view(np.uint64)
+            key = key * _MIX + scaled  # wraps modulo 2**64
     _, first, types = np.unique(key, return_index=True, return_inverse=True)
     if len(first) > _MAX_TYPE_SHARE * n:
         return None
-    for column in values.T:
+    types = types.reshape(-1)
+    for column in columns:
+        column = np.asarray(column, dtype=np.float64)
         if not np.array_equal(column, column[first][types]):
             return None
-    return first, types.reshape(-1)
+    return first, types
 
 
 def type_counts(draws: np.ndarray, types: np.ndarray, n_types: int) -> np.ndarray:
