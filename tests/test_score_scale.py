@@ -283,3 +283,21 @@ def test_tables_from_extracted_values_equal_the_record_by_record_build(both_bad,
         for name, column in want.items():
             assert got.cols[name].dtype == column.dtype, name
             assert np.array_equal(got.cols[name], column, equal_nan=column.dtype.kind == "f"), name
+
+
+# ---------------------------------------------------------------- score's diagnostics
+
+
+@pytest.mark.parametrize("case", ["plain", "three dimensions", "AB only", "no model names", "exclude"])
+def test_score_computes_only_the_leaderboard_columns_with_the_same_values(case):
+    recs = _records(400, seed=11, dimensions=("a", "b", "c") if case == "three dimensions" else ("overall",))
+    if case == "AB only":
+        recs = [r for r in recs if r.order == "AB"]
+    if case == "no model names":
+        recs = [r.model_copy(update={"model_a": None, "model_b": None}) for r in recs]
+    both_bad = "exclude" if case == "exclude" else "tie"
+    want = diagnostics.leaderboard_columns(diagnostics.diagnose(recs, both_bad=both_bad, n_resamples=0, seed=4))
+    got = diagnostics.leaderboard_diagnostics(recs, both_bad=both_bad, seed=4)
+    assert got == want
+    if case == "plain":
+        assert None not in want.values()  # every column computed: the comparison covers all four

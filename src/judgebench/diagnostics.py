@@ -642,14 +642,7 @@ def diagnose(records: Iterable[JudgmentRecord], *, both_bad: BothBad = "tie",
     Keys: schema, task, judge, both_bad, n_resamples, seed, dimensions
     (dimension -> accuracy, order, length, citations, system, confusion).
     """
-    records = records if isinstance(records, list) else list(records)  # the same list: scoring reuses its tables
-    if not records:
-        raise NumericError("diagnose: no records")
-    for field in ("task", "judge"):
-        values = sorted({getattr(r, field) for r in records})
-        if len(values) > 1:
-            raise NumericError(f"diagnose: records from several {field}s ({', '.join(values)});"
-                                  " diagnose one run at a time")
+    records = _checked(records)
     dimensions = list(dict.fromkeys(r.dimension for r in records))  # in order of appearance
     with reuse_tables(records), gc_paused():  # each table built once (judgment_table); bulk numeric work (bulk.py)
         per_dimension = {d: diagnose_dimension(records, d, both_bad=both_bad, n_resamples=n_resamples, seed=seed)
@@ -663,6 +656,59 @@ def diagnose(records: Iterable[JudgmentRecord], *, both_bad: BothBad = "tie",
         "seed": seed,
         "dimensions": per_dimension,
     }
+
+
+def _checked(records: Iterable[JudgmentRecord]) -> list[JudgmentRecord]:
+    """The records as a list (the same list: scoring reuses its tables), of one task and one judge."""
+    records = records if isinstance(records, list) else list(records)
+    if not records:
+        raise NumericError("diagnose: no records")
+    for field in ("task", "judge"):
+        values = sorted({getattr(r, field) for r in records})
+        if len(values) > 1:
+            raise NumericError(f"diagnose: records from several {field}s ({', '.join(values)});"
+                                  " diagnose one run at a time")
+    return records
+
+
+def leaderboard_diagnostics(records: Iterable[JudgmentRecord], *, both_bad: BothBad = "tie",
+                            seed: int = 0) -> dict[str, Any]:
+    """`leaderboard_columns(diagnose(records, n_resamples=0))` computing only what those columns read:
+    the primary dimension's position bias, longer-preferred rate, judge length coefficient and
+    Spearman, by the same functions on the same arrays (what `score` stores; `report` has the rest)."""
+    records = _checked(records)
+    dimensions = list(dict.fromkeys(r.dimension for r in records))
+    dimension = DEFAULT_DIMENSION if DEFAULT_DIMENSION in dimensions else dimensions[0]
+    with reuse_tables(records), gc_paused():
+        facts = _facts(records, dimension, both_bad)
+        ratios = _Ratios(_Resampler(facts.n, 0, seed), {})
+        style, keep = _length_style(facts), np.ones(facts.n, dtype=bool)
+        j_dec, j_larger = _judge_choice(facts, style.size_a, style.size_b)
+        differ = keep & (style.size_a != style.size_b)
+        ratios.add("position_bias", facts.table["shown_first"], facts.table["shown_decisive"])
+        ratios.add("preferred_larger", j_larger * differ, j_dec * differ)
+        values = ratios.resolve()
+        beta = _beta_point(facts, style, keep, seed)
+        system = _system_section(facts, 0, seed)
+    diag = {"dimensions": {dimension: {
+        "order": {"position_bias": values["position_bias"]},
+        "length": {"preferred_larger": {"judge": values["preferred_larger"]}, "beta": {"judge": beta}},
+        "system": system,
+    }}}
+    return leaderboard_columns(diag)
+
+
+def _beta_point(facts: _Facts, style: _Style, keep: np.ndarray, seed: int) -> dict[str, Any] | None:
+    """The judge's style coefficient as `_beta` computes it without resamples (None when skipped)."""
+    use = keep & np.isfinite(facts.judge)
+    if use.sum() < 2 or np.all(style.x[use] == 0):
+        return None
+    model_terms = bool(facts.names_known()[use].all())
+    a = facts.col("model_a")[use] if model_terms else np.full(use.sum(), "all")
+    b = facts.col("model_b")[use] if model_terms else np.full(use.sum(), "all")
+    fits = _style_fits(a, b, {"human": facts.human[use], "judge": facts.judge[use]},
+                       {style.feature: style.x[use]}, 0, seed)
+    return _beta_stat(fits["judge"].beta[0], fits["judge"].beta_samples[:, 0], 0, use.sum())
 
 
 def primary_dimension(diag: dict[str, Any]) -> str | None:
