@@ -7,6 +7,7 @@ bit for bit; the reference is the original code, reached by switching the shortc
 
 from __future__ import annotations
 
+import json
 from contextlib import nullcontext
 
 import numpy as np
@@ -301,3 +302,42 @@ def test_score_computes_only_the_leaderboard_columns_with_the_same_values(case):
     assert got == want
     if case == "plain":
         assert None not in want.values()  # every column computed: the comparison covers all four
+
+
+# ---------------------------------------------------------------- the lean reader
+
+
+def test_lean_reader_shares_field_sets_and_slices_and_keeps_every_value(tmp_path):
+    from judgebench.bulk import compact
+    from judgebench.files import write_models_jsonl
+    from judgebench.rundir import TEXT_FIELDS, read_samples
+
+    recs = _records(50)
+    path = tmp_path / "samples.jsonl"
+    write_models_jsonl(path, recs)
+    lean = read_samples(path, lean=True)
+    assert lean == [compact(r.model_copy(update=dict.fromkeys(TEXT_FIELDS))) for r in recs]
+    assert all(r.model_fields_set is lean[0].model_fields_set for r in lean)
+    bio = [r.slices for r in lean if r.slices == {"subject": "bio"}]
+    assert len(bio) > 1 and all(s is bio[0] for s in bio)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda line: line[:40], r"samples\.jsonl:4: field '\(root\)': Invalid JSON"),
+    (lambda line: line.replace('"order":"BA"', '"order":"XY"'), r"samples\.jsonl:4: field 'order'"),
+    (lambda line: json.dumps({**json.loads(line), "length_a": "long"}), r"samples\.jsonl:4: field 'length_a'"),
+    (lambda line: json.dumps({**json.loads(line), "lenght_a": 3}), r"samples\.jsonl:4: field 'lenght_a': Extra inputs"),
+])
+def test_lean_reader_errors_name_file_and_line(tmp_path, edit, message):
+    from judgebench.errors import JudgebenchError
+    from judgebench.files import write_models_jsonl
+    from judgebench.rundir import read_samples
+
+    path = tmp_path / "samples.jsonl"
+    write_models_jsonl(path, _records(3))
+    lines = path.read_text().splitlines()
+    lines[3] = edit(lines[3])
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(JudgebenchError, match=message) as caught:
+        read_samples(path, lean=True)
+    assert "\n" not in str(caught.value)
