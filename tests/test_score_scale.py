@@ -341,3 +341,19 @@ def test_lean_reader_errors_name_file_and_line(tmp_path, edit, message):
     with pytest.raises(JudgebenchError, match=message) as caught:
         read_samples(path, lean=True)
     assert "\n" not in str(caught.value)
+
+
+def test_read_run_names_the_first_judgment_of_another_task_or_judge(tmp_path):
+    from test_report import run_dir
+
+    from judgebench.errors import JudgebenchError
+    from judgebench.rundir import read_run
+
+    recs = [r.model_copy(update={"task": "demo"}) for r in _records(5)]
+    recs[6] = recs[6].model_copy(update={"judge": "builtin/other"})
+    folder = run_dir(tmp_path, recs, with_result=True)
+    with pytest.raises(JudgebenchError, match=r"samples\.jsonl: judgment 7 is task 'demo', judge 'builtin/other'; "
+                                              r"results\.json says task 'demo', judge 'builtin/test'$"):
+        read_run(folder, lean=True)
+    folder = run_dir(tmp_path / "ok", recs[:6], with_result=True)  # the judgments before it are the run's
+    assert len(read_run(folder, lean=True)[1]) == 6
