@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ import pandas as pd
 
 from .bulk import gc_paused
 from .errors import NumericError
+from .exact_sums import blas_for, row_types, sums_are_exact, type_counts
 from .judgment_table import BothBad, example_table, reuse_tables
 from .metrics import confusion_matrix
 from .ratings import BTFit, fit_bt, paired_bootstrap_bt
@@ -49,28 +50,54 @@ _SCORE = {"A": 1.0, "TIE": 0.5, "B": 0.0}
 
 
 class _Resampler:
-    """Multinomial resampling counts of examples (rounds x examples, uint8), shared by
-    every ratio statistic of a dimension so that all its intervals use the same draws."""
+    """Multinomial resampling counts of examples (rounds x examples, capped at 255), shared by
+    every ratio statistic of a dimension so that all its intervals use the same draws. The draws are
+    made when the ratios are resolved (`ratio_samples`, called once), chunk by chunk."""
 
     def __init__(self, n_examples: int, n_resamples: int, seed: int, chunk: int = 200):
-        self.n, self.rounds, self.chunk = n_examples, n_resamples, chunk
-        self.counts = np.zeros((n_resamples, n_examples), dtype=np.uint8)
-        lo = 0
-        for draws in resample_batches(n_examples, n_resamples, seed, chunk):
-            rows = len(draws)
-            draws = draws + (np.arange(rows) * n_examples)[:, None]
-            block = np.bincount(draws.ravel(), minlength=rows * n_examples)
-            self.counts[lo : lo + rows] = np.minimum(block, 255).reshape(rows, n_examples)
-            lo += rows
+        self.n, self.rounds, self.chunk, self.seed = n_examples, n_resamples, chunk, seed
 
-    def ratio_samples(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
-        """sum(w * num) / sum(w * den) per round for columns of num, den (examples x k)."""
-        both = np.hstack([num, den]).astype(np.float64)
-        sums = np.vstack([self.counts[lo : lo + self.chunk].astype(np.float64) @ both
-                          for lo in range(0, self.rounds, self.chunk)])
-        k = num.shape[1]
+    def _draws(self) -> Iterator[np.ndarray]:
+        """Resampled example indices (rows x examples) per chunk, from the one seeded stream."""
+        return resample_batches(self.n, self.rounds, self.seed, self.chunk)
+
+    def _counts(self, draws: np.ndarray) -> np.ndarray:
+        """How often each example is drawn in each row of a chunk (uint8, capped at 255)."""
+        rows = len(draws)
+        block = np.bincount((draws + (np.arange(rows) * self.n)[:, None]).ravel(), minlength=rows * self.n)
+        return np.minimum(block, 255).astype(np.uint8).reshape(rows, self.n)
+
+    def ratio_samples(self, num: list[np.ndarray], den: list[np.ndarray], exact: bool) -> np.ndarray:
+        """sum(w * num) / sum(w * den) per round for the k columns of num and of den (per-example arrays).
+
+        `exact` (exact_sums.sums_are_exact of the columns): then one BLAS thread, and when the examples
+        fall into few distinct rows of (num, den) the draws are counted per distinct row directly: the
+        same sums, as long as no example is drawn more than 255 times in a round (the cap), which
+        `_below_cap` checks."""
+        columns = [*num, *den]
+        grouped = row_types(columns) if exact else None
+        per_type = None if grouped is None else np.column_stack([c[grouped[0]] for c in columns])
+        both = None
+        parts = []
+        with blas_for(exact):
+            for draws in self._draws():
+                if grouped is not None and _below_cap(draws, self.n):
+                    parts.append(type_counts(draws, grouped[1], len(grouped[0])) @ per_type)
+                    continue
+                if both is None:  # the original product over every example
+                    both = np.hstack([np.column_stack(num), np.column_stack(den)]).astype(np.float64)
+                parts.append(self._counts(draws).astype(np.float64) @ both)
+        sums = np.vstack(parts) if parts else np.zeros((self.rounds, len(columns)))  # no examples: 0 / 0
+        k = len(num)
         with np.errstate(invalid="ignore", divide="ignore"):
             return sums[:, :k] / sums[:, k:]
+
+
+def _below_cap(draws: np.ndarray, n: int, rows: int = 50, cap: int = 255) -> bool:
+    """No example drawn more than `cap` times in any one round of `draws`: checked per block of
+    `rows` rounds (an example's count in one round is at most its count over the block)."""
+    return all(np.bincount(draws[lo : lo + rows].ravel(), minlength=n).max(initial=0) <= cap
+               for lo in range(0, len(draws), rows))
 
 
 def _stat(value: float | None, samples: np.ndarray | None, n: int) -> dict[str, Any]:
@@ -106,13 +133,16 @@ class _Ratios:
         names = list(self.specs)
         if not names:
             return {}
-        num = np.column_stack([self.specs[k][0] for k in names])
-        den = np.column_stack([self.specs[k][1] for k in names])
-        samples = self.resampler.ratio_samples(num, den) if self.resampler.rounds else None
+        num, den = [self.specs[k][0] for k in names], [self.specs[k][1] for k in names]
+        exact = sums_are_exact([*num, *den], self.resampler.n)  # then every sum is the same in any order
+        samples = self.resampler.ratio_samples(num, den, exact) if self.resampler.rounds else None
+        if not exact:  # the original sums: columns of the stacked matrices
+            num_m, den_m = np.column_stack(num), np.column_stack(den)
+            num, den = [num_m[:, i] for i in range(len(names))], [den_m[:, i] for i in range(len(names))]
         out = {}
         for i, name in enumerate(names):
-            total = den[:, i].sum()
-            value = num[:, i].sum() / total if total > 0 else None
+            total = den[i].sum()
+            value = num[i].sum() / total if total > 0 else None
             out[name] = _stat(value, None if samples is None else samples[:, i], round(total))
         return out
 
@@ -612,14 +642,7 @@ def diagnose(records: Iterable[JudgmentRecord], *, both_bad: BothBad = "tie",
     Keys: schema, task, judge, both_bad, n_resamples, seed, dimensions
     (dimension -> accuracy, order, length, citations, system, confusion).
     """
-    records = records if isinstance(records, list) else list(records)  # the same list: scoring reuses its tables
-    if not records:
-        raise NumericError("diagnose: no records")
-    for field in ("task", "judge"):
-        values = sorted({getattr(r, field) for r in records})
-        if len(values) > 1:
-            raise NumericError(f"diagnose: records from several {field}s ({', '.join(values)});"
-                                  " diagnose one run at a time")
+    records = _checked(records)
     dimensions = list(dict.fromkeys(r.dimension for r in records))  # in order of appearance
     with reuse_tables(records), gc_paused():  # each table built once (judgment_table); bulk numeric work (bulk.py)
         per_dimension = {d: diagnose_dimension(records, d, both_bad=both_bad, n_resamples=n_resamples, seed=seed)
@@ -633,6 +656,59 @@ def diagnose(records: Iterable[JudgmentRecord], *, both_bad: BothBad = "tie",
         "seed": seed,
         "dimensions": per_dimension,
     }
+
+
+def _checked(records: Iterable[JudgmentRecord]) -> list[JudgmentRecord]:
+    """The records as a list (the same list: scoring reuses its tables), of one task and one judge."""
+    records = records if isinstance(records, list) else list(records)
+    if not records:
+        raise NumericError("diagnose: no records")
+    for field in ("task", "judge"):
+        values = sorted({getattr(r, field) for r in records})
+        if len(values) > 1:
+            raise NumericError(f"diagnose: records from several {field}s ({', '.join(values)});"
+                                  " diagnose one run at a time")
+    return records
+
+
+def leaderboard_diagnostics(records: Iterable[JudgmentRecord], *, both_bad: BothBad = "tie",
+                            seed: int = 0) -> dict[str, Any]:
+    """`leaderboard_columns(diagnose(records, n_resamples=0))` computing only what those columns read:
+    the primary dimension's position bias, longer-preferred rate, judge length coefficient and
+    Spearman, by the same functions on the same arrays (what `score` stores; `report` has the rest)."""
+    records = _checked(records)
+    dimensions = list(dict.fromkeys(r.dimension for r in records))
+    dimension = DEFAULT_DIMENSION if DEFAULT_DIMENSION in dimensions else dimensions[0]
+    with reuse_tables(records), gc_paused():
+        facts = _facts(records, dimension, both_bad)
+        ratios = _Ratios(_Resampler(facts.n, 0, seed), {})
+        style, keep = _length_style(facts), np.ones(facts.n, dtype=bool)
+        j_dec, j_larger = _judge_choice(facts, style.size_a, style.size_b)
+        differ = keep & (style.size_a != style.size_b)
+        ratios.add("position_bias", facts.table["shown_first"], facts.table["shown_decisive"])
+        ratios.add("preferred_larger", j_larger * differ, j_dec * differ)
+        values = ratios.resolve()
+        beta = _beta_point(facts, style, keep, seed)
+        system = _system_section(facts, 0, seed)
+    diag = {"dimensions": {dimension: {
+        "order": {"position_bias": values["position_bias"]},
+        "length": {"preferred_larger": {"judge": values["preferred_larger"]}, "beta": {"judge": beta}},
+        "system": system,
+    }}}
+    return leaderboard_columns(diag)
+
+
+def _beta_point(facts: _Facts, style: _Style, keep: np.ndarray, seed: int) -> dict[str, Any] | None:
+    """The judge's style coefficient as `_beta` computes it without resamples (None when skipped)."""
+    use = keep & np.isfinite(facts.judge)
+    if use.sum() < 2 or np.all(style.x[use] == 0):
+        return None
+    model_terms = bool(facts.names_known()[use].all())
+    a = facts.col("model_a")[use] if model_terms else np.full(use.sum(), "all")
+    b = facts.col("model_b")[use] if model_terms else np.full(use.sum(), "all")
+    fits = _style_fits(a, b, {"human": facts.human[use], "judge": facts.judge[use]},
+                       {style.feature: style.x[use]}, 0, seed)
+    return _beta_stat(fits["judge"].beta[0], fits["judge"].beta_samples[:, 0], 0, use.sum())
 
 
 def primary_dimension(diag: dict[str, Any]) -> str | None:

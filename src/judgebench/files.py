@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from .bulk import compact, gc_paused
+from .bulk import compact_parsed, gc_paused
 from .errors import JudgebenchError
 
 M = TypeVar("M", bound=BaseModel)
@@ -94,6 +94,7 @@ def read_models_jsonl(path: Path, model: type[M], drop: tuple[str, ...] = ()) ->
 def _read_lean(path: Path, model: type[M], drop: tuple[str, ...]) -> list[M]:
     rows: list[M] = []
     defaults = {key: model.model_fields[key].get_default(call_default_factory=True) for key in drop}
+    maps = tuple(name for name, field in model.model_fields.items() if "dict" in str(field.annotation))
     try:
         with path.open(encoding="utf-8") as handle, gc_paused():
             for number, line in enumerate(handle, start=1):
@@ -102,7 +103,7 @@ def _read_lean(path: Path, model: type[M], drop: tuple[str, ...]) -> list[M]:
                 try:  # pydantic's own JSON parser: faster than json.loads + model_validate, the strict reader's errors
                     row = model.model_validate_json(line)
                     row.__dict__.update(defaults)  # the dropped fields were validated too, then let go
-                    rows.append(compact(row))
+                    rows.append(compact_parsed(row, maps))  # shared field sets and maps (bulk.py)
                 except ValidationError as exc:
                     raise JudgebenchError(f"{path}:{number}: {describe_validation_error(exc)}") from None
     except OSError as exc:

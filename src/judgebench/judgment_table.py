@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Literal
 
 import numpy as np
@@ -49,25 +50,36 @@ class Table:
 def group_by_dimension(
     records: Iterable[JudgmentRecord],
 ) -> dict[str, dict[tuple[str, str], JudgmentRecord]]:
-    """dimension -> (example_id, order) -> record; later duplicates replace earlier ones."""
+    """dimension -> (example_id, order) -> record; later duplicates replace earlier ones (built once
+    inside reuse_tables for its records; read-only)."""
+    scope = _SCOPES[-1] if _SCOPES and _SCOPES[-1][0] is records else None
+    if scope is not None:
+        if scope[2] is None:
+            scope[2] = _group(records)
+        return scope[2]
+    return _group(records)
+
+
+def _group(records: Iterable[JudgmentRecord]) -> dict[str, dict[tuple[str, str], JudgmentRecord]]:
     out: dict[str, dict[tuple[str, str], JudgmentRecord]] = {}
     for r in records:
         out.setdefault(r.dimension, {})[(r.example_id, r.order)] = r
     return out
 
 
-_SCOPES: list[tuple[object, dict[str, dict[str, Table]]]] = []  # (records, both_bad -> tables) per reuse_tables
+_SCOPES: list[list] = []  # [records, both_bad -> tables ("" -> extracted values per dimension), grouped or None]
 
 
 @contextmanager
 def reuse_tables(records: list[JudgmentRecord]) -> Iterator[None]:
     """Within the block, the tables of exactly this list of records are built once per both_bad rule
-    (scoring reads the same tables for metrics, the confusion matrix and diagnostics). Tables are
-    read-only by convention: every reader copies before changing a column."""
+    (scoring reads the same tables for metrics, the confusion matrix and diagnostics), and the records
+    grouped by dimension once (tables, counts, usage). Tables are read-only by convention: every
+    reader copies before changing a column."""
     if _SCOPES and _SCOPES[-1][0] is records:  # already inside a block for these records: keep its tables
         yield
         return
-    _SCOPES.append((records, {}))
+    _SCOPES.append([records, {}, None])
     try:
         yield
     finally:
@@ -80,9 +92,13 @@ def dimension_tables(records: Iterable[JudgmentRecord], both_bad: str) -> dict[s
     if memo is not None and both_bad in memo:
         return memo[both_bad]
     grouped = group_by_dimension(records)
-    tables = {d: build_table(grouped[d], both_bad) for d in grouped}
-    if memo is not None:
-        memo[both_bad] = tables
+    if memo is None:
+        return {d: build_table(grouped[d], both_bad) for d in grouped}
+    extracted = memo.setdefault("", {})  # dimension -> its records' values, read once for every rule
+    for d in grouped:
+        if d not in extracted:
+            extracted[d] = extract(grouped[d])
+    memo[both_bad] = tables = {d: build_table(grouped[d], both_bad, extracted[d]) for d in grouped}
     return tables
 
 
@@ -99,47 +115,83 @@ def is_answered(r: JudgmentRecord | None) -> bool:
     return r is not None and r.status == "ANSWERED" and r.verdict is not None
 
 
-def build_table(by_key: dict[tuple[str, str], JudgmentRecord], both_bad: str) -> Table:
-    """Per-example table from one dimension's records (both_bad: tie | exclude | keep)."""
+@dataclass(frozen=True)
+class _Extracted:
+    """One dimension's per-example values read from its records once, before any both_bad rule:
+    every table of the dimension (tie, exclude, keep) is built from these arrays."""
+
+    orders: tuple[str, ...]
+    label_raw: np.ndarray  # object
+    codes: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]  # order key -> status, verdict, shown codes
+    facts: dict[str, np.ndarray]  # example_id, task, judge, models, lengths, citations
+    slices: list[dict[str, str]]
+
+
+_FACTS = ("example_id", "label", "task", "judge", "model_a", "model_b", "length_a", "length_b",
+          "citations_a", "citations_b", "slices")
+_FACT_TYPES = {"length_a": np.int64, "length_b": np.int64, "citations_a": float, "citations_b": float}  # None -> NaN
+_CALL = attrgetter("status", "verdict", "verdict_shown")
+
+
+def extract(by_key: dict[tuple[str, str], JudgmentRecord]) -> _Extracted:
+    """The per-example values of one dimension's records (in the order examples first appear)."""
     slots: dict[str, list[JudgmentRecord | None]] = {}
     for (ex, order), r in by_key.items():
         slots.setdefault(ex, [None, None])[order == "BA"] = r
-    orders = tuple(o for i, o in enumerate(ORDERS) if any(s[i] is not None for s in slots.values()))
-    firsts, pairs = [], []
-    for pair in slots.values():
-        first = pair[0] if pair[0] is not None else pair[1]
-        if both_bad == "exclude" and first.label == "BOTH_BAD":
+    pairs = list(slots.values())
+    orders = tuple(o for i, o in enumerate(ORDERS) if any(s[i] is not None for s in pairs))
+    firsts = [pair[0] if pair[0] is not None else pair[1] for pair in pairs]
+    values = list(zip(*map(attrgetter(*_FACTS), firsts))) or [()] * len(_FACTS)
+    facts = {c: np.array(v, dtype=_FACT_TYPES.get(c, object)) for c, v in zip(_FACTS, values)}
+    codes = {ORDER_KEYS[o]: _codes([p[i] for p in pairs]) for i, o in enumerate(ORDERS)}
+    return _Extracted(orders, facts.pop("label"), codes, facts, list(facts.pop("slices")))
+
+
+def _codes(recs: list[JudgmentRecord | None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Status, verdict and shown-verdict codes of one order (-1: no record; verdicts -1 unless answered)."""
+    out = np.full((len(recs), 3), -1, dtype=np.int64)
+    for row, r in enumerate(recs):
+        if r is None:
             continue
-        firsts.append(first)
-        pairs.append(pair)
-    label_raw = np.array([r.label for r in firsts], dtype=object)
+        status, verdict, shown = _CALL(r)
+        out[row, 0] = _STATUS_CODE[status]
+        if status == "ANSWERED" and verdict is not None:  # is_answered
+            out[row, 1], out[row, 2] = CODE[verdict], CODE.get(shown, -1)
+    return out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy()
+
+
+def build_table(by_key: dict[tuple[str, str], JudgmentRecord], both_bad: str,
+                extracted: _Extracted | None = None) -> Table:
+    """Per-example table from one dimension's records (both_bad: tie | exclude | keep); `extracted`:
+    their values already read by `extract` (a scoring scope reads them once for every rule)."""
+    x = extracted if extracted is not None else extract(by_key)
+    rows = np.flatnonzero(x.label_raw != "BOTH_BAD") if both_bad == "exclude" else None
+    pick = (lambda a: a) if rows is None else (lambda a: a[rows])  # noqa: E731
+    label_raw = pick(x.label_raw)
     label = np.where(label_raw == "BOTH_BAD", "TIE", label_raw) if both_bad == "tie" else label_raw
     cols: dict[str, np.ndarray] = {
-        "example_id": np.array([r.example_id for r in firsts], dtype=object),
+        "example_id": pick(x.facts["example_id"]),
         "label_raw": label_raw,
         "label": label.astype(object),
-        "label_code": np.array([CODE.get(x, -1) for x in label], dtype=np.int64),
+        "label_code": np.array([CODE.get(v, -1) for v in label], dtype=np.int64),
     }
-    for i, o in enumerate(ORDERS):
-        cols.update(_order_columns([p[i] for p in pairs], ORDER_KEYS[o], o in orders,
-                                   cols["label_code"]))
-    cols.update(_fact_columns(firsts))
-    cols.update(_derived_columns(cols, orders))
-    return Table(cols, orders)
+    for o in ORDERS:
+        key = ORDER_KEYS[o]
+        status, v, shown = (pick(c) for c in x.codes[key])
+        cols.update(_order_columns(status, v, shown, key, o in x.orders, cols["label_code"]))
+    cols.update({c: pick(a) for c, a in x.facts.items() if c != "example_id"})
+    slices = x.slices if rows is None else [x.slices[i] for i in rows]
+    for k in sorted({k for sl in slices for k in sl}):
+        cols[f"slice_{k}"] = np.array([sl.get(k) for sl in slices], dtype=object)
+    cols.update(_derived_columns(cols, x.orders))
+    return Table(cols, x.orders)
 
 
-def _order_columns(
-    recs: list[JudgmentRecord | None], key: str, run: bool, lab: np.ndarray
-) -> dict[str, np.ndarray]:
+def _order_columns(status: np.ndarray, v: np.ndarray, shown: np.ndarray, key: str, run: bool,
+                   lab: np.ndarray) -> dict[str, np.ndarray]:
     """status/verdict/shown (+ codes) and exact/soft scores of one order (NaN when not run)."""
-    ok = [is_answered(r) for r in recs]
-    status = np.array([_STATUS_CODE[r.status] if r is not None else -1 for r in recs],
-                      dtype=np.int64)
-    v = np.array([CODE[r.verdict] if a else -1 for r, a in zip(recs, ok)], dtype=np.int64)
-    shown = np.array([CODE.get(r.verdict_shown, -1) if a else -1 for r, a in zip(recs, ok)],
-                     dtype=np.int64)
     scorable = (v >= 0) & (lab >= 0)  # lab < 0 only for BOTH_BAD kept as its own label
-    nan = np.full(len(recs), np.nan)
+    nan = np.full(len(status), np.nan)
     return {
         f"status_{key}": _STATUSES[status],
         f"verdict_{key}": _VERDICTS[v],
@@ -150,19 +202,6 @@ def _order_columns(
         f"exact_{key}": np.where(scorable & (v == lab), 1.0, 0.0) if run else nan,
         f"soft_{key}": np.where(scorable, 1.0 - np.abs(v - lab) / 2.0, 0.0) if run else nan,
     }
-
-
-def _fact_columns(firsts: list[JudgmentRecord]) -> dict[str, np.ndarray]:
-    """Example facts (task, judge, models, lengths, citations, slices) from its first record."""
-    cols = {c: np.array([getattr(r, c) for r in firsts], dtype=object)
-            for c in ("task", "judge", "model_a", "model_b")}
-    for c in ("length_a", "length_b"):
-        cols[c] = np.array([getattr(r, c) for r in firsts], dtype=np.int64)
-    for c in ("citations_a", "citations_b"):
-        cols[c] = np.array([getattr(r, c) for r in firsts], dtype=float)  # None -> NaN
-    for k in sorted({k for r in firsts for k in r.slices}):
-        cols[f"slice_{k}"] = np.array([r.slices.get(k) for r in firsts], dtype=object)
-    return cols
 
 
 def _derived_columns(cols: dict[str, np.ndarray], orders: tuple[str, ...]) -> dict[str, np.ndarray]:

@@ -27,6 +27,7 @@ import krippendorff
 import numpy as np
 
 from .catalogue import MEAN_METRICS, ORDERED_NAMES, SLICE_METRICS
+from .exact_sums import blas_for, row_types, sums_are_exact, type_counts
 from .judgment_table import (
     CATEGORIES,
     CODE,
@@ -96,14 +97,19 @@ def _ratio_statistic(num: np.ndarray, den: np.ndarray) -> Callable[..., np.ndarr
     """
     both = np.hstack([num, den])
     k = num.shape[1]
+    grouped = row_types(both) if sums_are_exact(both, len(both)) else None  # exact_sums.py
 
     def statistic(idx: np.ndarray, axis: int = -1) -> np.ndarray:
         idx = np.atleast_2d(idx)
         b, n = idx.shape
-        w = np.empty((b, n))
-        for r in range(b):
-            w[r] = np.bincount(idx[r], minlength=n)
-        sums = w @ both
+        if grouped is not None and n <= len(both):  # exact sums: counts per distinct example row, same figures
+            first, types = grouped
+            sums = type_counts(idx, types, len(first)) @ both[first]
+        else:
+            w = np.empty((b, n))
+            for r in range(b):
+                w[r] = np.bincount(idx[r], minlength=n)
+            sums = w @ both
         with np.errstate(invalid="ignore", divide="ignore"):
             return (sums[:, :k] / sums[:, k:]).T  # (k, b)
 
@@ -120,7 +126,9 @@ def _bootstrap_ci(
         return nan, nan
     batch = max(1, min(n_resamples, 1_000_000 // n))  # ~8 MB per resample array
     statistic = _ratio_statistic(num, den)
-    samples = np.concatenate([statistic(idx) for idx in resample_batches(n, n_resamples, seed, batch)], axis=-1)
+    with blas_for(sums_are_exact(np.hstack([num, den]), n)):  # one BLAS thread when order cannot matter
+        samples = np.concatenate([statistic(idx) for idx in resample_batches(n, n_resamples, seed, batch)],
+                                 axis=-1)
     low, high = percentile_interval(samples, confidence)  # a resample with a zero denominator: NaN -> None
     return np.atleast_1d(low), np.atleast_1d(high)
 

@@ -260,26 +260,41 @@ class _Design:
         return self.to_group @ counts, self.to_group @ wins
 
 
+def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(rows, axis=0, return_inverse=True) for a finite float matrix, by a stable lexsort of
+    its columns (numpy sorts the rows as one structured value, 10-30x slower on 100,000 rows). The
+    same rows in the same order; -0.0 and 0.0 are equal to both, and written 0.0 here."""
+    rows = rows + 0.0  # -0.0 -> 0.0: np.unique kept whichever of two equal rows its sort met first
+    if len(rows) == 0 or rows.shape[1] == 0:
+        return np.unique(rows, axis=0, return_inverse=True)
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    starts = np.empty(len(rows), dtype=bool)
+    starts[0] = True
+    starts[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    inverse = np.empty(len(rows), dtype=np.int64)
+    inverse[order] = np.cumsum(starts) - 1
+    return ordered[starts], inverse
+
+
 def _build_design(
     a: np.ndarray, b: np.ndarray, ys: np.ndarray, x: np.ndarray, weights: np.ndarray
 ) -> _Design:
     """Deduplicate battles (ys: battles x outcome columns) into groups and units."""
     models = tuple(sorted(set(a) | set(b)))
-    index = {m: i for i, m in enumerate(models)}
-    ia = np.fromiter((index[m] for m in a), dtype=np.int64, count=len(a))
-    ib = np.fromiter((index[m] for m in b), dtype=np.int64, count=len(b))
+    names = np.array(models, dtype=str) if models else np.zeros(0, dtype=str)
+    ia = np.searchsorted(names, a).astype(np.int64)  # a, b are str arrays (_models_array): exact positions
+    ib = np.searchsorted(names, b).astype(np.int64)
     swap = ia > ib
     ia, ib = np.where(swap, ib, ia), np.where(swap, ia, ib)
     ys = np.where(swap[:, None], 1.0 - ys, ys)
     ys = np.where(np.isnan(ys), -1.0, ys)  # a missing outcome: its own unit, never counted
     x = np.where(swap[:, None], -x, x)
     k = x.shape[1]
-    units, unit_of = np.unique(np.column_stack([ia, ib, x, ys]), axis=0, return_inverse=True)
-    unit_of = unit_of.reshape(-1)
-    groups, unit_group = np.unique(units[:, : 2 + k], axis=0, return_inverse=True)
-    unit_group = unit_group.reshape(-1)
+    units, unit_of = unique_rows(np.column_stack([ia, ib, x, ys]))
+    groups, unit_group = unique_rows(units[:, : 2 + k])
     g_a, g_b = groups[:, 0].astype(np.int64), groups[:, 1].astype(np.int64)
-    pairs, pair_of = np.unique(groups[:, :2], axis=0, return_inverse=True)
+    pairs, pair_of = unique_rows(groups[:, :2])
     proper = (g_a != g_b).astype(float)
     n_groups, n_units = len(groups), len(units)
     rows = np.arange(n_groups)
@@ -617,12 +632,13 @@ def _draw_block(design: _Design, rng: np.random.Generator, rounds: int) -> np.nd
     """Unit counts (units x rounds) of `rounds` resamples of the battles."""
     n_battles, n_units = len(design.battle_unit), len(design.unit_count)
     kind = np.int32 if n_units * rounds < 2**31 else np.int64
-    flat = design.battle_unit.astype(kind)[
+    units = design.battle_unit.astype(kind)[
         rng.integers(0, n_battles, size=(rounds, n_battles), dtype=np.int32)
     ]
-    flat += (np.arange(rounds, dtype=kind) * n_units)[:, None]  # cell (round, unit)
-    counts = np.bincount(flat.ravel(), minlength=n_units * rounds)
-    return counts.reshape(rounds, n_units).T.astype(float)
+    counts = np.empty((rounds, n_units), dtype=np.int64)
+    for r in range(rounds):  # one bincount per round: many times faster than one over (round, unit) cells
+        counts[r] = np.bincount(units[r], minlength=n_units)
+    return counts.T.astype(float)
 
 
 def _draw_multinomial(design: _Design, rng: np.random.Generator, rounds: int) -> np.ndarray:

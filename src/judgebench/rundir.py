@@ -19,6 +19,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Sequence
+from operator import attrgetter
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -118,8 +119,10 @@ def read_run(run_dir: Path, *, lean: bool = False) -> tuple[RunResult, list[Judg
         if not path.is_file():
             raise JudgebenchError(f"{run_dir}: not a run directory ({path.name} is missing)")
     result, records = read_model_json(results_path, RunResult), read_samples(samples_path, lean=lean)
-    for number, record in enumerate(records, start=1):
-        if (record.task, record.judge) != (result.config.task, result.config.judge):
+    expected = (result.config.task, result.config.judge)
+    for number, task_judge in enumerate(map(attrgetter("task", "judge"), records), start=1):
+        if task_judge != expected:
+            record = records[number - 1]
             raise JudgebenchError(
                 f"{samples_path}: judgment {number} is task {record.task!r}, judge {record.judge!r}; "
                 f"{RESULTS_FILE} says task {result.config.task!r}, judge {result.config.judge!r}"
@@ -139,7 +142,7 @@ def read_samples(path: Path, *, lean: bool = False) -> list[JudgmentRecord]:
     `lean`: without the TEXT_FIELDS (read line by line; a 100,000-pair run in a fraction of the memory).
     """
     records = read_models_jsonl(path, JudgmentRecord, drop=TEXT_FIELDS if lean else ())
-    keys = {(r.example_id, r.dimension, r.order) for r in records}
+    keys = set(map(attrgetter("example_id", "dimension", "order"), records))  # (example, dimension, order)
     if len(keys) == len(records):  # the usual case, in one set; else find the first repeated one below
         return records
     where: dict[tuple[str, str, str], list[int]] = {}

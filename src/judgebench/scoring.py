@@ -36,7 +36,7 @@ def score(
     """
     from .bulk import gc_paused
     from .ceiling import human_figures
-    from .diagnostics import diagnose, leaderboard_columns
+    from .diagnostics import leaderboard_diagnostics
     from .judgment_table import reuse_tables
     from .metrics import score_records
     from .selfpref import self_preference
@@ -55,9 +55,10 @@ def score(
             seed=config.seed,
             slice_columns=tuple(spec.columns.slices),
         )
-        diagnostics = diagnose(records, both_bad=config.both_bad, n_resamples=0, seed=config.seed)
+        leaderboard = leaderboard_diagnostics(records, both_bad=config.both_bad, seed=config.seed)
         human = human_figures(records, spec.dimension_names, metrics, both_bad=config.both_bad,
                               n_resamples=config.n_resamples, seed=config.seed)
+        counts, usage = summarize_counts(records, n_examples), summarize_usage(records)  # the same grouping
     panel = None
     if config.kind == "panel":
         from .panel_stats import panel_summary
@@ -67,10 +68,10 @@ def score(
         config=config,
         metrics=metrics,
         slices=slices,
-        counts=summarize_counts(records, n_examples),
-        usage=summarize_usage(records),
+        counts=counts,
+        usage=usage,
         diagnostics={
-            "leaderboard": leaderboard_columns(diagnostics),
+            "leaderboard": leaderboard,
             "self_preference": self_preference(
                 records, config.judge, overrides=spec.model_families, n_resamples=config.n_resamples, seed=config.seed
             ),

@@ -17,16 +17,17 @@ def summarize_counts(records: Iterable[JudgmentRecord], n_examples: int) -> Coun
     recs = [r for by_key in grouped.values() for r in by_key.values()]
     orders = {r.order for r in recs}
     expected = max(n_examples * len(grouped) * len(orders), len(recs))
-    answered = sum(is_answered(r) for r in recs)
+    statuses = Counter(r.status for r in recs)
+    answered = sum(is_answered(r) for r in recs) if statuses["ANSWERED"] else 0
     return Counts(
         examples=n_examples,
         calls=expected,
         answered=answered,
-        invalid=sum(r.status == "INVALID" for r in recs),
-        failed=sum(r.status == "FAILED" for r in recs),
+        invalid=statuses["INVALID"],
+        failed=statuses["FAILED"],
         cached=sum(r.cached for r in recs),
         coverage=answered / expected if expected else 0.0,
-        truncated=sum(r.status == "INVALID" and r.invalid_reason == "truncated" for r in recs),
+        truncated=sum(r.invalid_reason == "truncated" for r in recs if r.status == "INVALID") if statuses["INVALID"] else 0,
     )
 
 
@@ -39,30 +40,44 @@ def summarize_usage(records: Iterable[JudgmentRecord]) -> Usage:
     and are left out. cost_usd is None when any call that got a reply (status
     not FAILED) has no price.
     """
+    recs = [r for by_key in group_by_dimension(records).values() for r in by_key.values()]
+    keys = [(r.example_id, r.order, r.prompt_hash) for r in recs]
+    if len(set(keys)) == len(recs):  # one record per call (separate mode): the same figures, no grouping
+        return _usage([[r] for r in recs if not r.cached], [r.served_model or None for r in recs])
     calls: dict[tuple[str, str, str], list[JudgmentRecord]] = {}
-    for by_key in group_by_dimension(records).values():
-        for r in by_key.values():
-            calls.setdefault((r.example_id, r.order, r.prompt_hash), []).append(r)
-    live = [g for g in calls.values() if not any(r.cached for r in g)]
+    for key, r in zip(keys, recs):
+        calls.setdefault(key, []).append(r)
+    return _usage([g for g in calls.values() if not any(r.cached for r in g)],
+                  [next((r.served_model for r in g if r.served_model), None) for g in calls.values()])
+
+
+def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) -> Usage:
+    """Usage from the calls not served from the cache (each its records) and every call's served model."""
     t_in = t_out = with_tokens = priced = unpriced = 0
     cost = 0.0
     latencies = []
     for group in live:
-        tok = next((x for x in group if x.tokens_in is not None or x.tokens_out is not None), None)
+        if len(group) == 1:  # the usual call: its one record (the same choices as the general case)
+            one = group[0]
+            tok = one if one.tokens_in is not None or one.tokens_out is not None else None
+            cost_r, replied, latency = one.cost_usd, one.status != "FAILED", one.latency_s
+        else:
+            tok = next((x for x in group if x.tokens_in is not None or x.tokens_out is not None), None)
+            cost_r = next((x.cost_usd for x in group if x.cost_usd is not None), None)
+            replied, latency = any(x.status != "FAILED" for x in group), max(x.latency_s for x in group)
         if tok is not None:
             with_tokens += 1
             t_in += tok.tokens_in or 0
             t_out += tok.tokens_out or 0
-        cost_r = next((x.cost_usd for x in group if x.cost_usd is not None), None)
         if cost_r is not None:
             priced += 1
             cost += cost_r
-        elif any(x.status != "FAILED" for x in group):
+        elif replied:
             unpriced += 1
-        latencies.append(max(x.latency_s for x in group))
+        latencies.append(latency)
     total_cost = None if unpriced else cost
     reasoning = [r.reasoning_tokens for g in live for r in g if r.reasoning_tokens is not None]
-    served = Counter(next((r.served_model for r in g if r.served_model), None) for g in calls.values())
+    served = Counter(served_per_call)
     served.pop(None, None)
     lat = np.asarray(latencies, dtype=float)
     return Usage(
