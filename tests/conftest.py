@@ -151,8 +151,12 @@ SLOW_TESTS = frozenset(
         "test_lookalike_judge_ids_get_distinct_entries_and_copied_answers_are_refused",
         "test_submit_needs_a_thousand_resamples",
         "test_real_data_revision_pin_and_known_fingerprints",
+        "test_expired_batch_marks_its_unanswered_calls_failed",
+        "test_report_compare_and_leaderboard_on_a_panel",
         # a metric added to the catalogue alone, in a scratch copy of the package (CLI subprocesses)
         "test_a_metric_added_in_the_catalogue_alone_reaches_every_output",
+        # two fresh interpreters loading a data file (issue 11 section 6, the example cache)
+        "test_a_rerun_on_a_stored_file_does_not_import_datasets",
     }
 )
 
