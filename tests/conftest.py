@@ -153,6 +153,18 @@ SLOW_TESTS = frozenset(
         "test_real_data_revision_pin_and_known_fingerprints",
         "test_expired_batch_marks_its_unanswered_calls_failed",
         "test_report_compare_and_leaderboard_on_a_panel",
+        # about 1 s or more per case, measured twice (house11): submit re-scoring runs under 1,000 resamples
+        # (the attack families run 4-6 cases each), panels submitted and verified, a board of many runs
+        "test_another_entrys_answers_reformatted_under_a_second_name_are_refused",
+        "test_a_symlinked_table_file_is_refused_before_anything_is_written",
+        "test_leaderboard_command_never_writes_inside_a_submit_managed_board",
+        "test_submit_verifies_a_panel_and_its_members",
+        "test_submit_rejects_a_panel_that_does_not_follow_from_its_members",
+        "test_partial_run_is_accepted_only_when_marked_partial",
+        "test_shared_tables_give_the_same_figures_and_are_built_once",
+        "test_baselines_come_from_a_both_orders_run_whatever_the_listing_order",
+        "test_vectorised_leave_one_out_majority_equals_the_stated_rule_per_vote",
+        "test_separability_counts_non_overlapping_intervals",
         # a metric added to the catalogue alone, in a scratch copy of the package (CLI subprocesses)
         "test_a_metric_added_in_the_catalogue_alone_reaches_every_output",
         # two fresh interpreters loading a data file (issue 11 section 6, the example cache)
