@@ -20,7 +20,8 @@ Every option (--n, --latency, --concurrency, --error-rate, ...) overrides the sc
 SDK (PLAIN_LOOP below, ~30 lines, in its own process) and the judgebench CLI, then the
 CLI again on the finished run's cache, and prints side by side: the delay from launch to
 the first request, the active window (first request to last response) against the ideal
-N x L / C, the tail (last response to process exit) and the wall time.
+N x L / C, the tail (last response to process exit) and the wall time. The CLI runs get a
+fresh $JUDGEBENCH_CACHE_DIR, so the first one reads the data file through `datasets`.
 """
 
 from __future__ import annotations
@@ -192,6 +193,9 @@ def phases(args: argparse.Namespace, run: CliRun, stats: ServerStats) -> dict:
 
 def compare(args: argparse.Namespace, server: FakeOpenAIServer, data: Path, folder: Path, cache: Path) -> bool:
     """The plain openai-SDK loop, judgebench, and judgebench's cached rerun, side by side."""
+    # a fresh user cache folder: the first judgebench run reads the data through `datasets` (no stored
+    # rows from an earlier invocation, example_cache.py); the cached rerun may use what it stored
+    os.environ["JUDGEBENCH_CACHE_DIR"] = str(folder / "user-cache")
     rows = {}
     plain = run_cli([sys.executable, "-c", PLAIN_LOOP, server.api_base, str(data), str(int(args.concurrency))])
     rows["plain openai-SDK loop"] = phases(args, plain, server.stats())

@@ -138,6 +138,37 @@ SLOW_TESTS = frozenset(
         "test_per_dimension_voting_with_keys_and_mouse",
         "test_script_and_img_onerror_in_a_response_are_inert",
         "test_no_page_without_a_token_and_admin_needs_an_admin_token",
+        # measured over 1.7 s each in the fast selection (house11, `--durations`): a SIGKILLed CLI subprocess,
+        # the browser, the README example (run, leaderboard, compare, panel), multi-run boards and reports
+        "test_cli_killed_mid_run_with_the_early_call_worker_repeats_no_answered_call",
+        "test_column_chooser_shows_diagnostics",
+        "test_readme_example_runs",
+        "test_rows_under_different_both_bad_rules_never_share_a_ranking",
+        "test_results_json_supplies_title_headline_and_seed",
+        "test_report_plots_follow_the_umask",
+        "test_resample_count_is_recorded_and_rescoring_keeps_it",
+        "test_a_five_dimension_panel_of_builtin_judges",
+        "test_lookalike_judge_ids_get_distinct_entries_and_copied_answers_are_refused",
+        "test_submit_needs_a_thousand_resamples",
+        "test_real_data_revision_pin_and_known_fingerprints",
+        "test_expired_batch_marks_its_unanswered_calls_failed",
+        "test_report_compare_and_leaderboard_on_a_panel",
+        # about 1 s or more per case, measured twice (house11): submit re-scoring runs under 1,000 resamples
+        # (the attack families run 4-6 cases each), panels submitted and verified, a board of many runs
+        "test_another_entrys_answers_reformatted_under_a_second_name_are_refused",
+        "test_a_symlinked_table_file_is_refused_before_anything_is_written",
+        "test_leaderboard_command_never_writes_inside_a_submit_managed_board",
+        "test_submit_verifies_a_panel_and_its_members",
+        "test_submit_rejects_a_panel_that_does_not_follow_from_its_members",
+        "test_partial_run_is_accepted_only_when_marked_partial",
+        "test_shared_tables_give_the_same_figures_and_are_built_once",
+        "test_baselines_come_from_a_both_orders_run_whatever_the_listing_order",
+        "test_vectorised_leave_one_out_majority_equals_the_stated_rule_per_vote",
+        "test_separability_counts_non_overlapping_intervals",
+        # a metric added to the catalogue alone, in a scratch copy of the package (CLI subprocesses)
+        "test_a_metric_added_in_the_catalogue_alone_reaches_every_output",
+        # two fresh interpreters loading a data file (issue 11 section 6, the example cache)
+        "test_a_rerun_on_a_stored_file_does_not_import_datasets",
     }
 )
 

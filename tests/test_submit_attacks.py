@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -36,11 +38,20 @@ def renamed(source: Path, target: Path, judge: str, raw=None, args=None) -> Path
     return target
 
 
-def llm_run(tmp_path: Path) -> Path:
-    """The recorded fake-LLM demo run, re-scored with the leaderboard's resample count."""
-    run = tmp_path / "llm"
+@functools.cache
+def _scored_recording() -> Path:
+    """The recorded fake-LLM demo run, re-scored with the leaderboard's resample count, once per session
+    (scoring is seeded and writes no path, so each copy equals a fresh re-score)."""
+    run = Path(tempfile.mkdtemp(prefix="judgebench-llm-run-")) / "llm"
     shutil.copytree(REPO / "tests" / "recordings" / "sciarena_eval", run)
     assert main(["score", str(run), "--bootstrap", "1000"]) == 0
+    return run
+
+
+def llm_run(tmp_path: Path) -> Path:
+    """A copy of the recorded fake-LLM demo run, re-scored with the leaderboard's resample count."""
+    run = tmp_path / "llm"
+    shutil.copytree(_scored_recording(), run)
     return run
 
 

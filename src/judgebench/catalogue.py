@@ -3,12 +3,19 @@
 Each entry says what the metric is (unit, exact or soft credit, which direction is better), whether a
 task may rank by it (headline), where it is shown (leaderboard row, dataset card, per slice, the mean
 over dimensions) and how a data-derived baseline gets it. metrics.py computes the values; leaderboard,
-HTML, report, export, compare and the CLI summary read this table. Adding a metric: one entry here,
-its computation in metrics.py, and a test.
+HTML, report, export, compare and the CLI summary read this table.
+
+Adding a value-only metric (a number computed from the per-example table, judgment_table.Table, with no
+interval): one entry here whose `value` is its function, written beside it, plus a test
+(docs/architecture.md, "How to add a metric"). metrics.score_records computes it for every dimension (and
+every slice value when `per_slice`); results.json, the leaderboard row (`leaderboard`), the HTML page, the
+dataset card (`card`) and the terminal summary (`summary`) then show it. Metrics with bootstrap intervals
+(ratios of per-example arrays) are computed in metrics.py.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -29,6 +36,15 @@ class Metric:
     per_slice: bool = False  # computed for every slice value
     mean_over_dimensions: bool = False  # averaged into the "mean" entry of multi-dimension tasks
     random_baseline: str | None = None  # the metric holding a label-distribution guesser's expected value
+    summary: bool = False  # printed in the terminal summary of `run` and `score` (besides the headline family)
+    # A value-only metric's function: a judgment_table.Table (one dimension's per-example columns) ->
+    # (value, or None when undefined; the n it counts). Typed loosely: the catalogue imports no judgebench module.
+    value: Callable[..., tuple[float | None, int]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.value is not None and (self.headline or self.mean_over_dimensions):
+            raise ValueError(f"metric {self.name}: a value-only metric has no per-example scores, so it can be "
+                             "neither a headline nor averaged over dimensions")
 
     @property
     def percent(self) -> bool:
@@ -54,9 +70,9 @@ METRICS: tuple[Metric, ...] = (
              "random_baseline"),
     Metric("decisive_accuracy", "Accuracy on examples whose human label is A or B", credit="exact"),
     Metric("order_consistency", "Share of examples with the same mapped verdict in both orders",
-           leaderboard=True, card=True, per_slice=True, mean_over_dimensions=True),
+           leaderboard=True, card=True, per_slice=True, mean_over_dimensions=True, summary=True),
     Metric("position_bias", "Share of decisive verdicts that pick the response shown first (0.5 is unbiased)",
-           higher_is_better=None, leaderboard=True, card=True),
+           higher_is_better=None, leaderboard=True, card=True, summary=True),
     Metric("tie_rate_judge", "Share of answered judgments that are a tie", higher_is_better=None),
     Metric("tie_rate_human", "Share of human labels that are a tie (Both Bad counted as the task says)",
            higher_is_better=None),
@@ -158,3 +174,11 @@ def random_baseline_of(headline: str) -> str:
     if baseline is None:
         raise KeyError(f"metric {headline!r} has no random baseline")
     return baseline
+
+
+VALUE_METRICS: tuple[Metric, ...] = tuple(m for m in METRICS if m.value is not None)
+_FAMILIES = frozenset(name for h in HEADLINES for name in headline_family(h))
+# Leaderboard columns besides the headline's family, in catalogue order (order_consistency, position_bias,
+# cohen_kappa, then any metric added with leaderboard=True).
+LEADERBOARD_EXTRAS: tuple[str, ...] = tuple(m.name for m in METRICS if m.leaderboard and m.name not in _FAMILIES)
+SUMMARY_METRICS: tuple[str, ...] = tuple(m.name for m in METRICS if m.summary)

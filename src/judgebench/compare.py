@@ -1,13 +1,12 @@
 """`judgebench compare`: a paired comparison of two runs of one task on the same examples.
 
-The unit of every paired figure is the example: its headline score is the mean over the orders run
-and over the dimensions (as in the run's headline), and the comparison works on the per-example
-differences candidate - baseline. Reported: the mean difference with a paired-bootstrap CI, one
-significance test of that same difference (`paired_test`), the flip table of examples whose score
-or verdicts changed, order-consistency and invalid/failed-rate deltas, and both template hashes.
-
-The test and the interval are in paired.py. The gate (`--fail-if-worse-by X`, percentage points)
-fails only when the difference is negative, larger than X, and that test gives p < ALPHA.
+The unit of every paired figure is the example: its headline score is the mean over the orders run and the
+dimensions (as in the run's headline); the comparison works on the per-example differences candidate - baseline.
+Reported: their mean with a paired-bootstrap CI, one significance test of that same difference (`paired_test`),
+the flips (score or verdicts changed), order-consistency and invalid/failed-rate deltas, template hashes, and
+each run's value-only catalogue metrics. The test and the interval are in paired.py. The gate
+(`--fail-if-worse-by X`, percentage points) fails only when the difference is negative, larger than X, and
+that test gives p < ALPHA.
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ from .paired import (
     paired_test,
 )
 from .records import JudgmentRecord, RunResult, failure_of
+from .value_metrics import comparison_lines, run_values
 
 Key = tuple[str, str]  # (example_id, dimension)
 Pair = tuple[str, str, str, str, str, str]  # example, dimension, order, label, baseline, candidate
@@ -79,6 +79,7 @@ class Comparison:
     flips: list[Flip] = field(default_factory=list)
     per_dimension: dict[str, dict[str, float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    value_metrics: dict[str, dict[str, float | None]] = field(default_factory=dict)  # value_metrics.run_values
 
     @property
     def significant(self) -> bool:
@@ -146,6 +147,7 @@ def compare_runs(
         flips=_flips(ids, base_values, cand_values, pairs, multi=len(dimensions) > 1),
         per_dimension=_per_dimension(base_table, cand_table, common, column, dimensions),
         notes=_notes(base_result, cand_result, base_table, cand_table, common),
+        value_metrics=run_values(base_result, cand_result, dimensions[0] if len(dimensions) == 1 else "mean"),
     )
 
 
@@ -345,6 +347,7 @@ def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:
         lines.append(
             f"    {dimension}: {_pct(values['baseline'])} -> {_pct(values['candidate'])} ({_points(values['difference'])})"
         )
+    lines.extend(comparison_lines(c.value_metrics))  # value-only catalogue metrics (value_metrics.py)
     if cand.unrecorded or base.unrecorded:
         lines.append(
             f"  unrecorded prompts: candidate {cand.unrecorded}, baseline {base.unrecorded} "

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .catalogue import HEADLINES, PERCENT_METRICS
+from .catalogue import HEADLINES, LEADERBOARD_EXTRAS, PERCENT_METRICS
 from .costplot import html_section, points_from_rows
 from .leaderboard import (
     META_COLUMNS,
@@ -76,14 +76,14 @@ def dimensions_of(rows: list[dict[str, Any]]) -> list[str]:
 def _metric_names(headline: str) -> tuple[list[str], list[str]]:
     core = [headline, f"{headline}_ab", f"{headline}_ba", f"{headline}_consistent", "order_consistency"]
     extra = ["position_bias", *EXTRA_METRICS]
-    return core, extra
+    return core, extra + [m for m in LEADERBOARD_EXTRAS if m not in core + extra]  # metrics added later
 
 
 def table_views(task: str, rows: list[dict[str, Any]]) -> list[TableView]:
     """One view per dimension (or one for a single-dimension task)."""
     headline = headline_of(rows)
     dimensions = dimensions_of(rows)
-    metric_keys = set(PERCENT_METRICS) | set(EXTRA_METRICS)
+    metric_keys = set(PERCENT_METRICS) | set(EXTRA_METRICS) | set(LEADERBOARD_EXTRAS)
     shared = [
         key
         for key in _keys(rows)

@@ -10,10 +10,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # imported where used: see _to_frame
+    import pandas as pd
 
 from .records import ORDERS, JudgmentRecord
 
@@ -240,6 +242,8 @@ def _derived_columns(cols: dict[str, np.ndarray], orders: tuple[str, ...]) -> di
 
 def _to_frame(table: Table, dimension: str, both_bad: str) -> pd.DataFrame:
     """DataFrame view of a table; status/verdict/shown columns keep None for missing."""
+    import pandas as pd  # here only: a run imports this module before its first call, pandas costs ~0.5 s
+
     data = {
         k: pd.Series(v, dtype=object) if k in _OBJECT_COLUMNS else v
         for k, v in table.cols.items()

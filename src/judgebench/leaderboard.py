@@ -24,7 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from .board import TASK_NAME_RE
-from .catalogue import PERCENT_METRICS, as_percent, headline_family, random_baseline_of
+from .catalogue import (
+    LEADERBOARD_EXTRAS,
+    PERCENT_METRICS,
+    as_percent,
+    headline_family,
+    random_baseline_of,
+)
 from .costplot import cost_per_100_comparisons
 from .errors import JudgebenchError
 from .files import read_model_json
@@ -116,13 +122,14 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
         "partial": config.partial,
         **_rule_cells(config, spec),
     }
-    full = [*headline_family(headline), "order_consistency"]
+    # the catalogue's leaderboard columns: the headline's family, then the others (order_consistency, ...)
     vs_annotators = [f"{headline}_vs_majority", f"{headline}_vs_annotators"]  # data with votes (ceiling.py)
+    full = [*headline_family(headline), *LEADERBOARD_EXTRAS, *vs_annotators]
     if len(result.metrics) == 1:
-        row.update(_metric_cells(next(iter(result.metrics.values())), [*full, "position_bias", "cohen_kappa", *vs_annotators]))
-    else:  # per dimension the headline and agreement; the full set for the mean over dimensions
+        row.update(_metric_cells(next(iter(result.metrics.values())), full))
+    else:  # per dimension the headline and the others; the mean over dimensions has only MEAN_METRICS
         for dimension, metrics in result.metrics.items():
-            names = [*full, *vs_annotators] if dimension == "mean" else [headline, "order_consistency", "position_bias", "cohen_kappa", *vs_annotators]
+            names = full if dimension == "mean" else [headline, *LEADERBOARD_EXTRAS, *vs_annotators]
             row.update(_metric_cells(metrics, names, f"{dimension}."))
     for column, values in _first_dimension(result.slices).items():
         for value, metrics in sorted(values.items()):

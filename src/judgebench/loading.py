@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import JudgebenchError
+from .example_cache import load_rows
 from .files import read_json_objects
 from .records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
 from .tasks import Dimension, TaskSpec
@@ -50,8 +51,8 @@ def load_examples(
         source = location = dataset_path or spec.dataset.path
         split_name = split or spec.dataset.split
         rev = revision or (None if dataset_path else spec.dataset.revision)
-        table, resolved = _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev)
-        rows, columns = table.to_list(), table.column_names
+        load = lambda: _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev)  # noqa: E731
+        rows, columns, resolved = load_rows(location, split_name, LOCAL_BUILDERS, load)  # example_cache.py
     _check_columns(spec, columns, location)
     examples = _rows_to_examples(spec, rows, location)
     if limit is not None:

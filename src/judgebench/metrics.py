@@ -40,6 +40,7 @@ from .judgment_table import (
 )
 from .records import JudgmentRecord, MetricValue
 from .resampling import percentile_interval, resample_batches
+from .value_metrics import value_metrics
 
 # --------------------------------------------------------------------------- scores
 
@@ -268,6 +269,7 @@ def _score_table(
     """All metrics of one dimension's table, in a stable order."""
     out = _ratio_metrics(_ci_specs(t), n_resamples, seed, confidence)
     out.update(_plain_metrics(t))
+    out.update(value_metrics(t))  # catalogue entries with their own function (value_metrics.py)
     return {m: out[m] for m in ORDERED_NAMES if m in out}
 
 
@@ -358,8 +360,8 @@ def _slice_metrics(
             if v is not None and v == v:  # skip None and NaN
                 groups.setdefault(str(v), []).append(i)
         out[name] = {
-            value: _ratio_metrics(_ci_specs(t.take(np.array(rows)), SLICE_METRICS),
-                                  n_resamples, seed, confidence)
+            value: _ratio_metrics(_ci_specs(part := t.take(np.array(rows)), SLICE_METRICS),
+                                  n_resamples, seed, confidence) | value_metrics(part, SLICE_METRICS)
             for value, rows in sorted(groups.items())
         }
     return out

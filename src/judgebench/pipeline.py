@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from . import __version__
+from . import __version__, preload
 from .bulk import gc_paused
 from .calls import RunnerOptions, check_cache, prepared_calls, run_requests
 from .errors import JudgebenchError
@@ -95,6 +95,7 @@ def run_task(request: RunRequest) -> RunSummary:
     judge = make_judge(request.judge, request.judge_args, seed=request.seed)
     judge.preflight()
     check_cache(judge, request.runner)
+    preload.need_later(*preload.SCORING)  # imported while the calls are in flight (preload.py)
     with prepared_calls(judge, request.runner) as worker:  # warms up while the data loads
         with gc_paused():  # bulk: every row becomes objects, no cycles (bulk.py)
             loaded = _load(spec, request)

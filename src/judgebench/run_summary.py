@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .catalogue import headline_family
+from .catalogue import SUMMARY_METRICS, headline_family
 
 
 def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) -> str:
@@ -20,7 +20,7 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
     ]
     for dimension, metrics in result.metrics.items():
         parts = []
-        for name in (*headline_family(headline), "order_consistency", "position_bias"):
+        for name in (*headline_family(headline), *SUMMARY_METRICS):
             value = metrics.get(name)
             if value is not None and value.value is not None:
                 ci = f" [{value.ci_low:.3f}, {value.ci_high:.3f}]" if value.ci_low is not None else ""

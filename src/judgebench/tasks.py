@@ -9,7 +9,9 @@ Loading a task's examples is in loading.py.
 
 from __future__ import annotations
 
+import copy
 import difflib
+import functools
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
@@ -199,10 +201,18 @@ class TaskSpec(TaskModel):
 # ----------------------------------------------------------------------------- registry
 
 
+@functools.lru_cache(maxsize=64)
+def _parsed_yaml(text: str) -> Any:
+    """load_yaml, once per distinct text (board, leaderboard and submit read the same task files many times).
+
+    Keyed by the text itself, so an edited file is parsed again; an error is raised each time, never cached."""
+    return load_yaml(text)
+
+
 def load_task_file(path: Path) -> TaskSpec:
     """Parse and validate one task YAML; errors name the file and the key."""
     try:
-        raw = load_yaml(path.read_text(encoding="utf-8"))
+        raw = copy.deepcopy(_parsed_yaml(path.read_text(encoding="utf-8")))  # parsed once per text
     except UnicodeDecodeError as exc:
         raise JudgebenchError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:

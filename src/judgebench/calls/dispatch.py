@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
+from .. import preload
 from ..judges.base import Judge
 from ..judges.builtin import FeatureJudge, answer_directly
 from ..records import JudgeRequest
@@ -115,6 +116,7 @@ def _run_with_worker(
         if not pending:
             return run.outcome()
         assert worker is not None
+        preload.start()  # the main process waits from here: imports for after the calls (preload.py)
         return worker.run(run, pending)
     finally:
         run.close_state()

@@ -37,6 +37,7 @@ from typing import Any
 
 from ..errors import JudgebenchError
 from ..judges.base import Judge
+from ..preload import settle
 from ..records import JudgeReply, JudgeRequest
 from .live import LiveRun
 from .options import INTERRUPTED, RunnerOptions, RunOutcome
@@ -54,6 +55,7 @@ class CallWorker:
         result_r, result_w = os.pipe()
         life_r, life_w = os.pipe()
         self.shared_calls = mmap.mmap(-1, 8)  # the worker's calls_made, shared across the fork
+        settle()  # no import lock held by a preload thread crosses the fork (preload.py)
         pid = os.fork()
         if pid == 0:  # the call worker
             code = 0
