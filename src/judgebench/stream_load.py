@@ -88,9 +88,20 @@ def _stream_files(dataset: Any) -> list[str] | None:
         blocks = [row[0] for row in data.blocks]
     else:
         return None
-    if not all(isinstance(b, MemoryMappedTable) and not b.replays for b in blocks):
+    if not all(isinstance(b, MemoryMappedTable) and all(op[0] in _HARMLESS for op in b.replays) for b in blocks):
         return None
-    return [b.path for b in blocks]
+    files = [b.path for b in blocks]
+    return files if all(_schema(f) == b.table.schema.remove_metadata() for f, b in zip(files, blocks)) else None
+
+
+_HARMLESS = {"replace_schema_metadata"}  # replayed table operations that leave every value as read
+
+
+def _schema(name: str) -> Any:
+    import pyarrow as pa
+
+    with pa.OSFile(name) as handle, pa.ipc.open_stream(handle) as reader:
+        return reader.schema.remove_metadata()
 
 
 def _read_stream(name: str) -> Iterator[Any]:
