@@ -87,24 +87,24 @@ def stream_judgments(
     others: list[JudgmentRecord] = []
     stopped: str | None = None
     calls = 0
-    with _appender(samples_path) as sink:
+    paused = gc_paused() if builtin else nullcontext()  # bulk building, the chunks' examples too (bulk.py); LLM runs keep the collector
+    with _appender(samples_path) as sink, paused:
         for part in chunked(examples, chunk):  # a lazy load builds only this chunk's examples (stream_load.py)
-            with gc_paused() if builtin else nullcontext():  # bulk building (bulk.py); LLM runs keep the collector
-                requests = expand_repeats(plan_requests(spec, part, template, mode=mode, swap=swap), repeats)
-                replies: list[JudgeReply | None]
-                if stopped is not None:
-                    replies = [None] * len(requests)
-                else:  # built-in judges are answered directly by run_requests (no event loop)
-                    outcome = call(requests, judge, runner, parses_fully, worker=worker)
-                    worker = None  # run_requests let it go; a later chunk forks its own when needed
-                    replies, stopped, calls = outcome.replies, outcome.stopped, calls + outcome.calls_made
-                records, again = split_repeats(
-                    assemble_records(spec.name, judge.id, requests, replies, part, stopped, log_text=log_text)
-                )
-                text = "".join(r.model_dump_json() + "\n" for r in records)
-                kept.extend(_drop_texts(r) for r in records)  # slotted copies; the pydantic records go with the chunk
-                others.extend(again)
-                sink(text, [*kept, *others])
+            requests = expand_repeats(plan_requests(spec, part, template, mode=mode, swap=swap), repeats)
+            replies: list[JudgeReply | None]
+            if stopped is not None:
+                replies = [None] * len(requests)
+            else:  # built-in judges are answered directly by run_requests (no event loop)
+                outcome = call(requests, judge, runner, parses_fully, worker=worker)
+                worker = None  # run_requests let it go; a later chunk forks its own when needed
+                replies, stopped, calls = outcome.replies, outcome.stopped, calls + outcome.calls_made
+            records, again = split_repeats(
+                assemble_records(spec.name, judge.id, requests, replies, part, stopped, log_text=log_text)
+            )
+            text = "".join(r.model_dump_json() + "\n" for r in records)
+            kept.extend(_drop_texts(r) for r in records)  # slotted copies; the pydantic records go with the chunk
+            others.extend(again)
+            sink(text, [*kept, *others])
     return StreamOutcome(kept, stopped, calls, others)
 
 
