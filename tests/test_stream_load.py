@@ -265,3 +265,17 @@ def test_a_lean_record_reads_like_the_record_without_texts(tmp_path):
         assert small.model_copy(update={"verdict": "A"}).verdict == "A"
         assert small.model_fields_set == full.model_fields_set
     assert "saved to" in salvage(lean)
+
+
+def test_json_feature_columns_are_decoded_as_to_list_does(tmp_path):
+    """A column of the `Json` feature (nested values of mixed types) read from saved Arrow files: decoded."""
+    datasets = pytest.importorskip("datasets")
+    if not hasattr(datasets, "Json"):
+        pytest.skip("this datasets version has no Json feature")
+    rows = [{"id": f"p{i}", "ctx": [{"k": i}, "text", 2.5] if i % 2 else {"nested": {"x": [i]}}} for i in range(9)]
+    features = datasets.Features({"id": datasets.Value("string"), "ctx": datasets.Json()})
+    datasets.Dataset.from_list(rows, features=features).save_to_disk(str(tmp_path / "saved"))
+    ds = datasets.load_from_disk(str(tmp_path / "saved"))
+    assert stream_load._stream_files(ds)
+    read = [row for b in RowSource.from_dataset(ds).batches() for row in b]
+    assert read == ds.to_list() == rows

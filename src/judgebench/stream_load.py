@@ -54,12 +54,16 @@ class RowSource:
     @classmethod
     def from_dataset(cls, dataset: Any) -> RowSource:
         """A `datasets.Dataset`'s rows as `to_list()` gives them, read batch by batch."""
-        from datasets.utils.json import (
-            get_json_field_paths_from_feature,
-            json_decode_field,
-        )
-
-        paths = list(get_json_field_paths_from_feature(dataset.features))
+        paths: list[list[str]] = []
+        try:  # recent datasets decode their Json feature in to_list(); older ones have no such feature
+            from datasets.utils.json import (
+                get_json_field_paths_from_feature,
+                json_decode_field,
+            )
+        except ImportError:
+            pass
+        else:
+            paths = [list(p) for p in get_json_field_paths_from_feature(dataset.features)]
 
         def decoded(rows: Rows) -> Rows:  # what Dataset.to_list does after to_pylist
             for col, *sub in paths:
