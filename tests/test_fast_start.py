@@ -125,14 +125,17 @@ def test_a_damaged_entry_is_ignored_and_rewritten(tmp_path, cache_home):
     assert json.loads(entry.read_text())["rows"] == rows
 
 
-def test_the_switch_and_non_local_sources_bypass_the_cache(tmp_path, cache_home, monkeypatch):
+def test_the_switch_non_local_sources_and_large_files_bypass_the_cache(tmp_path, cache_home, monkeypatch):
     data = tmp_path / "rows.jsonl"
     data.write_text("z\n", encoding="utf-8")
+    never = lambda: pytest.fail("a bypassed source is loaded by the caller, not the cache")  # noqa: E731
     monkeypatch.setenv("JUDGEBENCH_EXAMPLE_CACHE", "0")
-    example_cache.load_rows(str(data), "train", {".jsonl": "json"}, lambda: (_Table([{"a": 1}]), None))
+    assert example_cache.load_rows(str(data), "train", {".jsonl": "json"}, never) is None
     monkeypatch.delenv("JUDGEBENCH_EXAMPLE_CACHE")
-    example_cache.load_rows("org/dataset", "train", {".jsonl": "json"}, lambda: (_Table([{"a": 1}]), "abc"))
-    example_cache.load_rows(str(tmp_path), "train", {".jsonl": "json"}, lambda: (_Table([{"a": 1}]), None))
+    assert example_cache.load_rows("org/dataset", "train", {".jsonl": "json"}, never) is None
+    assert example_cache.load_rows(str(tmp_path), "train", {".jsonl": "json"}, never) is None
+    monkeypatch.setattr(example_cache, "MAX_FILE_BYTES", 1)  # "z\n" is 2 bytes: streamed, never held as rows
+    assert example_cache.load_rows(str(data), "train", {".jsonl": "json"}, never) is None
     assert _entries(cache_home) == []
 
 

@@ -10,7 +10,8 @@ the same one-line error. Everything after the rows (the task's column mapping, l
 the rows as before, so its errors are the same too. Rows are stored as JSON only when every value is a JSON
 value that reads back as the same type and value (str, int, float that is finite, bool, None, lists, dicts
 with str keys); anything else (dates, bytes, NaN) is not stored and the file keeps going through `datasets`.
-Not cached: folders and Hub datasets (they go through `datasets` as before).
+Not cached: folders, Hub datasets and files over 64 MB (MAX_FILE_BYTES: a large file is streamed batch by
+batch from `datasets`' own Arrow cache files, stream_load.py, and its rows are never held at once).
 
 Where: `examples/` under $JUDGEBENCH_CACHE_DIR, else the user cache folder (the reply cache's default;
 `--cache-dir` moves the reply cache only). `JUDGEBENCH_EXAMPLE_CACHE=0` turns it off. A damaged entry is
@@ -33,6 +34,7 @@ from . import __version__
 from .files import write_atomic
 
 FORMAT = 1  # bump when what is stored changes
+MAX_FILE_BYTES = 64 << 20  # larger files stream from datasets' own Arrow cache (stream_load.py), never held as rows
 
 Rows = tuple[list[dict[str, Any]], list[str], "str | None"]  # rows, column names, resolved Hub revision
 
@@ -47,15 +49,17 @@ def cache_folder() -> Path:
     return default_cache_dir() / "examples"
 
 
-def load_rows(source: str, split: str, builders: dict[str, str], load: Callable[[], tuple[Any, str | None]]) -> Rows:
+def load_rows(
+    source: str, split: str, builders: dict[str, str], load: Callable[[], tuple[Any, str | None]]
+) -> Rows | None:
     """(rows, column names, resolved revision) of `load()` (a `datasets.Dataset` and its revision), taken
     from the cache when `source` is a local file (suffix -> `datasets` builder in `builders`) whose key is
-    stored (module docstring)."""
+    stored (module docstring). None, without loading, for anything the cache does not keep: Hub datasets,
+    folders, other suffixes, files over MAX_FILE_BYTES (those stream from datasets' Arrow files), or when off."""
     path = Path(source)
     builder = builders.get(path.suffix.lower())
-    if not enabled() or builder is None or not path.is_file():
-        table, resolved = load()
-        return table.to_list(), table.column_names, resolved
+    if not enabled() or builder is None or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+        return None
     key = _key(path, builder, split)
     entry = cache_folder() / f"{key}.json"
     stored = _read(entry, key)

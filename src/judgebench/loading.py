@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from .errors import JudgebenchError
 from .example_cache import load_rows
 from .files import read_json_objects
 from .records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
+from .stream_load import LazyExamples, RowSource, scan_wide
 from .tasks import Dimension, TaskSpec
 from .vote_loading import label_rule, vote_columns, votes_to_examples
 
@@ -26,7 +29,7 @@ LOCAL_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".cs
 @dataclass
 class LoadedTask:
     spec: TaskSpec
-    examples: list[PairExample]
+    examples: Sequence[PairExample]  # a list, or stream_load.LazyExamples (load_examples(lazy=True))
     dataset: DatasetInfo
     warnings: list[str] = field(default_factory=list)  # e.g. empty responses, for the user to see
 
@@ -39,32 +42,50 @@ def load_examples(
     revision: str | None = None,
     demo: bool = False,
     limit: int | None = None,
+    lazy: bool = False,
 ) -> LoadedTask:
-    """Load the task's examples through `datasets.load_dataset` and map them to PairExamples."""
+    """Load the task's examples through `datasets.load_dataset` and map them to PairExamples.
+
+    `lazy`: a wide-layout task's examples come as a `stream_load.LazyExamples` (every row checked now,
+    examples built chunk by chunk when judged); otherwise, and for long or votes layouts, a list.
+    """
     if demo:
         if spec.demo is None:
             raise JudgebenchError(f"task {spec.name} has no demo split")
         location, split_name, rev = str(spec.folder / spec.demo.path), "demo", None
         source = f"{spec.name} demo ({spec.demo.path})"  # the same on every machine
-        rows, columns, resolved = *read_demo_rows(Path(location)), None
+        rows, columns = read_demo_rows(Path(location))
+        rowsource, resolved = RowSource.from_rows(rows), None
     else:
         source = location = dataset_path or spec.dataset.path
         split_name = split or spec.dataset.split
         rev = revision or (None if dataset_path else spec.dataset.revision)
         load = lambda: _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev)  # noqa: E731
-        rows, columns, resolved = load_rows(location, split_name, LOCAL_BUILDERS, load)  # example_cache.py
+        cached = load_rows(location, split_name, LOCAL_BUILDERS, load)  # example_cache.py: small local files
+        if cached is not None:
+            (rows, columns, resolved), rowsource = cached, RowSource.from_rows(cached[0])
+        else:  # a large file or a Hub dataset: streamed from datasets' Arrow files (stream_load.py)
+            table, resolved = load()
+            rowsource, columns = RowSource.from_dataset(table), table.column_names
     _check_columns(spec, columns, location)
-    examples = _rows_to_examples(spec, rows, location)
-    if limit is not None:
-        examples = examples[:limit]
-    warnings = _empty_response_warnings(examples, location)
+    if spec.votes is None and spec.layout != "long":  # one example per row: checked in one bounded pass
+        build = partial(wide_example, spec, source=location)
+        scanned = scan_wide(build, rowsource, limit=limit)
+        examples: Sequence[PairExample] = LazyExamples(build, rowsource, 0, scanned.count)
+        fingerprint, warnings = scanned.fingerprint, _empty_warning(scanned.empty, scanned.first_empty, location)
+        if not lazy:
+            examples = list(examples)
+    else:
+        rows = [row for batch in rowsource.batches() for row in batch]
+        examples = _rows_to_examples(spec, rows, location)[:limit]
+        fingerprint, warnings = fingerprint_examples(examples), _empty_response_warnings(examples, location)
     info = DatasetInfo(
         source=source,
         config=None if (demo or dataset_path) else spec.dataset.name,
         split=split_name,
         revision=rev,
         resolved_revision=resolved,
-        fingerprint=fingerprint_examples(examples),
+        fingerprint=fingerprint,
         demo=demo,
         license=spec.dataset.license,
         label_rule=label_rule(spec),
@@ -75,9 +96,13 @@ def load_examples(
 def _empty_response_warnings(examples: list[PairExample], source: str) -> list[str]:
     """One warning naming how many (and which first) examples have an empty response."""
     empty = [e.id for e in examples if not e.response_a.strip() or not e.response_b.strip()]
-    if not empty:
+    return _empty_warning(len(empty), empty[0] if empty else None, source)
+
+
+def _empty_warning(count: int, first: str | None, source: str) -> list[str]:
+    if not count:
         return []
-    return [f"{source}: {len(empty)} example(s) have an empty response (first: id {empty[0]}); they are judged as given"]
+    return [f"{source}: {count} example(s) have an empty response (first: id {first}); they are judged as given"]
 
 
 def read_demo_rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
@@ -137,17 +162,30 @@ def _missing_split_message(source: str, split: str, listed: str) -> str:
     return f"{source}: split '{split}' does not exist; splits: {listed} (choose one with --split)"
 
 
-def check_local_file(path: Path) -> None:
-    """Refuse an empty or non-UTF-8 text data file with one line naming it."""
+def check_local_file(path: Path, block: int = 1 << 20) -> None:
+    """Refuse an empty or non-UTF-8 text data file with one line naming it (read a block at a time)."""
     if path.suffix.lower() == ".parquet":
         return
-    data = path.read_bytes()
-    if not data.strip():
+    blank, carry, base = True, b"", 0  # carry: a character cut at the block's end, completed by the next
+    with path.open("rb") as handle:
+        while True:
+            chunk = handle.read(block)
+            data = carry + chunk
+            blank = blank and not chunk.strip()
+            try:
+                data.decode("utf-8")
+                carry = b""
+            except UnicodeDecodeError as exc:
+                if chunk and exc.reason == "unexpected end of data" and len(data) - exc.start < 4:
+                    carry = data[exc.start :]
+                    base += exc.start
+                    continue
+                raise JudgebenchError(f"{path}: not UTF-8 text (invalid byte at offset {base + exc.start})") from None
+            base += len(data)
+            if not chunk:
+                break
+    if blank:
         raise JudgebenchError(f"{path}: the file is empty")
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise JudgebenchError(f"{path}: not UTF-8 text (invalid byte at offset {exc.start})") from None
 
 
 def diagnose_local_file(path: Path) -> None:
@@ -262,19 +300,24 @@ def _rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str) -
         return votes_to_examples(spec, rows, source, _row_id, _base_example, mapper)
     if spec.layout == "long":
         return _long_rows_to_examples(spec, rows, source)
-    examples, seen = [], set()
-    for index, row in enumerate(rows):
-        example_id = _row_id(row, spec, index, source)
+    seen: set[str] = set()
+    return [wide_example(spec, row, index, seen, source=source) for index, row in enumerate(rows)]
+
+
+def wide_example(spec: TaskSpec, row: dict[str, Any], index: int, seen: set[str] | None, *, source: str) -> PairExample:
+    """Row `index` (0-based) of a one-row-per-comparison table as a PairExample; `seen`: ids so far
+    (None: the rows were checked already)."""
+    example_id = _row_id(row, spec, index, source)
+    if seen is not None:
         if example_id in seen:
             raise JudgebenchError(f"{source}: row {index + 1}: duplicate id '{example_id}'")
         seen.add(example_id)
-        base = _base_example(spec, row, example_id, source)
-        labels = {}
-        for dim in spec.dimensions or [Dimension(name=DEFAULT_DIMENSION)]:
-            column = dim.label_column or spec.columns.label
-            labels[dim.name] = _map_label(spec, row.get(column), f"row id {example_id}", column, source)
-        examples.append(PairExample(**base, labels=labels))
-    return examples
+    base = _base_example(spec, row, example_id, source)
+    labels = {}
+    for dim in spec.dimensions or [Dimension(name=DEFAULT_DIMENSION)]:
+        column = dim.label_column or spec.columns.label
+        labels[dim.name] = _map_label(spec, row.get(column), f"row id {example_id}", column, source)
+    return PairExample(**base, labels=labels)
 
 
 def _long_rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str) -> list[PairExample]:

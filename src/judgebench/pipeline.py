@@ -157,6 +157,7 @@ def _load(spec: TaskSpec, request: RunRequest) -> LoadedTask:
         revision=request.revision,
         demo=request.demo,
         limit=request.limit,
+        lazy=True,  # examples built chunk by chunk while judging (stream_load.py)
     )
     if request.shard is not None:
         loaded.examples = select_shard(loaded.examples, *parse_shard(request.shard))

@@ -19,20 +19,22 @@ runner's throughput is untouched: each chunk boundary waits for the chunk's slow
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from .bulk import compact, gc_paused
+from .bulk import gc_paused
 from .errors import JudgebenchError
 from .files import write_models_jsonl
 from .judges.builtin import FeatureJudge
 from .judgments import assemble_records, parses_fully, plan_requests
+from .lean_records import LeanRecord
 from .records import JudgeReply, JudgmentRecord, PairExample, RunResult
 from .rundir import REPEATS_FILE, RESULTS_FILE, salvage
 from .rundir import finish_run as write_results
+from .stream_load import chunked
 
 if TYPE_CHECKING:
     from .calls import RunnerOptions, RunOutcome
@@ -56,7 +58,7 @@ class StreamOutcome:
 def stream_judgments(
     spec: TaskSpec,
     judge: Judge,
-    examples: list[PairExample],
+    examples: Sequence[PairExample],
     template: PromptTemplate,
     *,
     mode: str,
@@ -78,32 +80,31 @@ def stream_judgments(
     from .stability import expand_repeats, split_repeats
 
     call = call or run_requests
-    per_example = len(plan_requests(spec, examples[:1], template, mode=mode, swap=swap)) or 1
+    per_example = len(plan_requests(spec, list(examples[:1]), template, mode=mode, swap=swap)) or 1
     builtin = isinstance(judge, FeatureJudge) and not runner.batch  # a batch of a built-in judge is refused there
     chunk = max(1, (CHUNK_REQUESTS_BUILTIN if builtin else CHUNK_REQUESTS_LLM) // (per_example * repeats))
     kept: list[JudgmentRecord] = []
     others: list[JudgmentRecord] = []
     stopped: str | None = None
     calls = 0
-    with _appender(samples_path) as sink:
-        for start in range(0, len(examples), chunk):
-            part = examples[start : start + chunk]
-            with gc_paused() if builtin else nullcontext():  # bulk building (bulk.py); LLM runs keep the collector
-                requests = expand_repeats(plan_requests(spec, part, template, mode=mode, swap=swap), repeats)
-                replies: list[JudgeReply | None]
-                if stopped is not None:
-                    replies = [None] * len(requests)
-                else:  # built-in judges are answered directly by run_requests (no event loop)
-                    outcome = call(requests, judge, runner, parses_fully, worker=worker)
-                    worker = None  # run_requests let it go; a later chunk forks its own when needed
-                    replies, stopped, calls = outcome.replies, outcome.stopped, calls + outcome.calls_made
-                records, again = split_repeats(
-                    assemble_records(spec.name, judge.id, requests, replies, part, stopped, log_text=log_text)
-                )
-                text = "".join(r.model_dump_json() + "\n" for r in records)
-                kept.extend(_drop_texts(r) for r in records)  # ours alone: lean in place, no copy
-                others.extend(again)
-                sink(text, [*kept, *others])
+    paused = gc_paused() if builtin else nullcontext()  # bulk building, the chunks' examples too (bulk.py); LLM runs keep the collector
+    with _appender(samples_path) as sink, paused:
+        for part in chunked(examples, chunk):  # a lazy load builds only this chunk's examples (stream_load.py)
+            requests = expand_repeats(plan_requests(spec, part, template, mode=mode, swap=swap), repeats)
+            replies: list[JudgeReply | None]
+            if stopped is not None:
+                replies = [None] * len(requests)
+            else:  # built-in judges are answered directly by run_requests (no event loop)
+                outcome = call(requests, judge, runner, parses_fully, worker=worker)
+                worker = None  # run_requests let it go; a later chunk forks its own when needed
+                replies, stopped, calls = outcome.replies, outcome.stopped, calls + outcome.calls_made
+            records, again = split_repeats(
+                assemble_records(spec.name, judge.id, requests, replies, part, stopped, log_text=log_text)
+            )
+            text = "".join(r.model_dump_json() + "\n" for r in records)
+            kept.extend(_drop_texts(r) for r in records)  # slotted copies; the pydantic records go with the chunk
+            others.extend(again)
+            sink(text, [*kept, *others])
     return StreamOutcome(kept, stopped, calls, others)
 
 
@@ -115,9 +116,9 @@ def lean(record: JudgmentRecord) -> JudgmentRecord:
 
 
 def _drop_texts(record: JudgmentRecord) -> JudgmentRecord:
-    """`lean` in place and compact (bulk.py), for a record nothing else holds (a copy costs more than its assembly)."""
-    record.__dict__.update(question=None, response_a=None, response_b=None)  # pydantic's setattr costs 3x more
-    return compact(record)
+    """The record held for scoring: its values without the texts, in slots (lean_records.py: about a third of a
+    compact pydantic record), read by scoring under the same attribute names."""
+    return LeanRecord.of(record)  # type: ignore[return-value]  # duck-typed JudgmentRecord
 
 
 @contextmanager

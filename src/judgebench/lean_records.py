@@ -1,0 +1,72 @@
+"""A judgment held for scoring in a third of a compact pydantic record's memory: a slotted read-only copy.
+
+A run of 1,000,000 pairs holds 2,000,000 records for scoring. A compact `JudgmentRecord` (bulk.compact)
+still costs about 1.3 KB: a pydantic instance keeps an attribute dict of 37 entries. `LeanRecord` keeps
+the same 37 values in slots (about 0.4 KB with the shared strings), under the same attribute names, so
+scoring reads it exactly as it reads a `JudgmentRecord` (score() takes records by attribute). The texts
+(question, responses) are None: they are in samples.jsonl.
+
+Anything that needs the pydantic model gets one: `model_copy(update=...)` returns a `JudgmentRecord` (the
+validated values, unchanged fields set), `model_dump`/`model_dump_json` dump it, `to_model()` gives it.
+A `LeanRecord` equals the `JudgmentRecord` it came from without its texts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .bulk import compact
+from .records import JudgmentRecord
+
+_FIELDS = tuple(JudgmentRecord.model_fields)
+_TEXTS = {"question": None, "response_a": None, "response_b": None}
+
+
+class LeanRecord:
+    """A `JudgmentRecord`'s values without its texts, in slots. Read-only by convention (as records are)."""
+
+    __slots__ = (*_FIELDS, "_fields_set")
+    model_fields = JudgmentRecord.model_fields  # what readers of `type(record).model_fields` expect
+
+    @classmethod
+    def of(cls, record: JudgmentRecord) -> LeanRecord:
+        """The lean copy of a record (its short strings interned, equal slice maps shared: bulk.compact)."""
+        compact(record)
+        lean = object.__new__(cls)
+        values = record.__dict__
+        for name in _FIELDS:
+            object.__setattr__(lean, name, values[name])
+        for name in _TEXTS:
+            object.__setattr__(lean, name, None)
+        object.__setattr__(lean, "_fields_set", record.__pydantic_fields_set__)
+        return lean
+
+    def to_model(self) -> JudgmentRecord:
+        """The `JudgmentRecord` (without texts) these values came from; they were validated when built."""
+        values = {name: getattr(self, name) for name in _FIELDS}
+        return JudgmentRecord.model_construct(_fields_set=set(self._fields_set), **values)
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> JudgmentRecord:
+        return self.to_model().model_copy(update=update, deep=deep)
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        return self.to_model().model_dump(**kwargs)
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        return self.to_model().model_dump_json(**kwargs)
+
+    @property
+    def model_fields_set(self) -> set[str]:
+        return set(self._fields_set)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LeanRecord):
+            other = other.to_model()
+        if isinstance(other, JudgmentRecord):
+            return self.to_model() == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # like a pydantic model: mutable values, no hash
+
+    def __repr__(self) -> str:
+        return f"LeanRecord({self.example_id!r}, {self.dimension!r}, {self.order!r}, {self.status})"
