@@ -265,6 +265,12 @@ def test_a_lean_record_reads_like_the_record_without_texts(tmp_path):
         assert small.model_copy(update={"verdict": "A"}).verdict == "A"
         assert small.model_fields_set == full.model_fields_set
     assert "saved to" in salvage(lean)
+    # what repeats from example to example is held once: model names, slice maps, the field-name set
+    same_model = [s for s in lean if s.model_a == lean[0].model_a]
+    assert len(same_model) > 2 and all(s.model_a is lean[0].model_a for s in same_model)
+    same_slices = [s for s in lean if s.slices == lean[0].slices]
+    assert len(same_slices) > 2 and all(s.slices is lean[0].slices for s in same_slices)
+    assert all(s._fields_set is lean[0]._fields_set for s in lean)
 
 
 def test_json_feature_columns_are_decoded_as_to_list_does(tmp_path):

@@ -45,13 +45,13 @@ def compact(model: M) -> M:
     (task, judge, dimension, status, verdicts, model names, prompt hash) are interned and equal slice
     maps shared. Records are read, never modified in place: a changed record is a `model_copy`.
     """
-    _share_field_set(model)
+    share_field_set(model)
     values = model.__dict__
     for name, value in values.items():
         if type(value) is str and len(value) <= _SHORT:
             values[name] = sys.intern(value)
         elif type(value) is dict and value and all(type(v) is str for v in value.values()):
-            values[name] = _shared_map(value)
+            values[name] = shared_map(value)
     return model
 
 
@@ -60,16 +60,16 @@ def compact_parsed(model: M, maps: tuple[str, ...]) -> M:
     distinct short string (its string cache, up to 64 characters): the field-name set and the str -> str
     maps named in `maps` are shared, strings are left as parsed (the same memory on a 200,000-record
     run, 40% less time)."""
-    _share_field_set(model)
+    share_field_set(model)
     values = model.__dict__
     for name in maps:
         value = values.get(name)
         if type(value) is dict and value and all(type(v) is str for v in value.values()):
-            values[name] = _shared_map(value)
+            values[name] = shared_map(value)
     return model
 
 
-def _share_field_set(model: BaseModel) -> None:
+def share_field_set(model: BaseModel) -> None:
     """One set object for all models given the same fields (at most 1,000 distinct sets kept)."""
     given = model.__pydantic_fields_set__
     key = frozenset(given)
@@ -82,7 +82,7 @@ def _share_field_set(model: BaseModel) -> None:
 _MAPS: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
 
 
-def _shared_map(value: dict[str, str]) -> dict[str, str]:
+def shared_map(value: dict[str, str]) -> dict[str, str]:
     """One dict object per distinct small str -> str map (slices); at most 10,000 kept."""
     key = tuple(value.items())
     found = _MAPS.get(key)
