@@ -308,16 +308,17 @@ def test_score_computes_only_the_leaderboard_columns_with_the_same_values(case):
 
 
 def test_lean_reader_shares_field_sets_and_slices_and_keeps_every_value(tmp_path):
-    from judgebench.bulk import compact
     from judgebench.files import write_models_jsonl
+    from judgebench.lean_records import LeanRecord
     from judgebench.rundir import TEXT_FIELDS, read_samples
 
     recs = _records(50)
     path = tmp_path / "samples.jsonl"
     write_models_jsonl(path, recs)
     lean = read_samples(path, lean=True)
-    assert lean == [compact(r.model_copy(update=dict.fromkeys(TEXT_FIELDS))) for r in recs]
-    assert all(r.model_fields_set is lean[0].model_fields_set for r in lean)
+    assert all(type(r) is LeanRecord for r in lean)
+    assert lean == [r.model_copy(update=dict.fromkeys(TEXT_FIELDS)) for r in recs]
+    assert all(r._fields_set is lean[0]._fields_set for r in lean)
     bio = [r.slices for r in lean if r.slices == {"subject": "bio"}]
     assert len(bio) > 1 and all(s is bio[0] for s in bio)
 

@@ -1,4 +1,4 @@
-"""Bulk object building: without the cyclic garbage collector's passes, and compact records.
+"""Bulk object building: without the cyclic garbage collector's passes; records sharing what repeats.
 
 Reading 200,000 records (or assembling them) allocates millions of container objects and no
 reference cycles; each allocation burst triggers collections that walk the whole growing heap,
@@ -33,44 +33,20 @@ def gc_paused() -> Iterator[None]:
 
 
 _FIELD_SETS: dict[frozenset[str], set[str]] = {}
-_SHORT = 128  # strings up to this length are interned (names, codes, hashes); longer ones are unique texts
 
 
-def compact(model: M) -> M:
-    """The same validated model in about a third of the memory, for holding millions of them.
-
-    A pydantic instance keeps its own set of the names of the fields it was given (2.3 KB for a 37-field
-    record, 62% of a lean JudgmentRecord); models given the same fields share one such set here (it is
-    only read, by `exclude_unset` dumps and `model_fields_set`; `model_copy` copies it). Short strings
-    (task, judge, dimension, status, verdicts, model names, prompt hash) are interned and equal slice
-    maps shared. Records are read, never modified in place: a changed record is a `model_copy`.
-    """
-    share_field_set(model)
-    values = model.__dict__
-    for name, value in values.items():
-        if type(value) is str and len(value) <= _SHORT:
-            values[name] = sys.intern(value)
-        elif type(value) is dict and value and all(type(v) is str for v in value.values()):
-            values[name] = shared_map(value)
-    return model
-
-
-def compact_parsed(model: M, maps: tuple[str, ...]) -> M:
-    """`compact` for a model just read by pydantic's JSON parser, which already returns one object per
-    distinct short string (its string cache, up to 64 characters): the field-name set and the str -> str
-    maps named in `maps` are shared, strings are left as parsed (the same memory on a 200,000-record
-    run, 40% less time)."""
-    share_field_set(model)
-    values = model.__dict__
-    for name in maps:
-        value = values.get(name)
-        if type(value) is dict and value and all(type(v) is str for v in value.values()):
-            values[name] = shared_map(value)
-    return model
+def intern_short(value: object) -> object:
+    """A string of up to 128 characters interned (names and codes that repeat across records), else the value."""
+    return sys.intern(value) if type(value) is str and len(value) <= 128 else value
 
 
 def share_field_set(model: BaseModel) -> None:
-    """One set object for all models given the same fields (at most 1,000 distinct sets kept)."""
+    """One set object for all models given the same fields (at most 1,000 distinct sets kept).
+
+    A pydantic instance keeps its own set of the names of the fields it was given (2.3 KB for a 37-field
+    record); that set is only read (`exclude_unset` dumps, `model_fields_set`) and `model_copy` copies it,
+    so records given the same fields can share one. Records are never modified in place.
+    """
     given = model.__pydantic_fields_set__
     key = frozenset(given)
     shared = _FIELD_SETS.get(key)

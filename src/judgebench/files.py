@@ -6,7 +6,7 @@ import difflib
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from .bulk import compact_parsed, gc_paused
+from .bulk import gc_paused
 from .errors import JudgebenchError
 
 M = TypeVar("M", bound=BaseModel)
@@ -72,13 +72,14 @@ def read_text(path: Path, label: str = "") -> str:
         raise JudgebenchError(f"{label}{path}: not UTF-8 text (byte {exc.start})") from None
 
 
-def read_models_jsonl(path: Path, model: type[M], drop: tuple[str, ...] = ()) -> list[M]:
+def read_models_jsonl(path: Path, model: type[M], hold: Callable[[M], Any] | None = None) -> list[M]:
     """Read a JSONL of pydantic models; a bad line is an error naming file, line and field.
 
-    `drop`: fields left out (read as their defaults) to hold a large file in less memory; read line by line.
+    `hold`: what each validated row is kept as instead (e.g. `lean_records.LeanRecord.of`, to hold a large
+    file in less memory); read line by line.
     """
-    if drop:
-        return _read_lean(path, model, drop)
+    if hold is not None:
+        return _read_held(path, model, hold)
     rows: list[M] = []
     lines = read_text(path).splitlines()
     for number, line in enumerate(lines, start=1):
@@ -91,19 +92,15 @@ def read_models_jsonl(path: Path, model: type[M], drop: tuple[str, ...] = ()) ->
     return rows
 
 
-def _read_lean(path: Path, model: type[M], drop: tuple[str, ...]) -> list[M]:
-    rows: list[M] = []
-    defaults = {key: model.model_fields[key].get_default(call_default_factory=True) for key in drop}
-    maps = tuple(name for name, field in model.model_fields.items() if "dict" in str(field.annotation))
+def _read_held(path: Path, model: type[M], hold: Callable[[M], Any]) -> list[Any]:
+    rows: list[Any] = []
     try:
         with path.open(encoding="utf-8") as handle, gc_paused():
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
                 try:  # pydantic's own JSON parser: faster than json.loads + model_validate, the strict reader's errors
-                    row = model.model_validate_json(line)
-                    row.__dict__.update(defaults)  # the dropped fields were validated too, then let go
-                    rows.append(compact_parsed(row, maps))  # shared field sets and maps (bulk.py)
+                    rows.append(hold(model.model_validate_json(line)))  # every field validated, then held lean
                 except ValidationError as exc:
                     raise JudgebenchError(f"{path}:{number}: {describe_validation_error(exc)}") from None
     except OSError as exc:

@@ -1,7 +1,7 @@
 """A judgment held for scoring in a third of a compact pydantic record's memory: a slotted read-only copy.
 
-A run of 1,000,000 pairs holds 2,000,000 records for scoring. A compact `JudgmentRecord` (bulk.compact)
-still costs about 1.3 KB: a pydantic instance keeps an attribute dict of 37 entries. `LeanRecord` keeps
+A run of 1,000,000 pairs holds 2,000,000 records for scoring. A `JudgmentRecord` with its field-name set
+shared (bulk.share_field_set) still costs about 1.3 KB: a pydantic instance keeps an attribute dict of 37 entries. `LeanRecord` keeps
 the same 37 values in slots (about 0.4 KB with the shared strings), under the same attribute names, so
 scoring reads it exactly as it reads a `JudgmentRecord` (score() takes records by attribute). The texts
 (question, responses) are None: they are in samples.jsonl.
@@ -13,10 +13,9 @@ A `LeanRecord` equals the `JudgmentRecord` it came from without its texts.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
-from .bulk import share_field_set, shared_map
+from .bulk import intern_short, share_field_set, shared_map
 from .records import JudgmentRecord
 
 _FIELDS = tuple(JudgmentRecord.model_fields)
@@ -35,10 +34,6 @@ def _slot_filler() -> Any:
 _fill = _slot_filler()
 
 
-def _interned(value: str | None) -> str | None:
-    return sys.intern(value) if type(value) is str and len(value) <= 128 else value
-
-
 class LeanRecord:
     """A `JudgmentRecord`'s values without its texts, in slots. Read-only by convention (as records are)."""
 
@@ -53,7 +48,7 @@ class LeanRecord:
         lean = object.__new__(cls)
         values = record.__dict__
         _fill(lean, values)
-        lean.model_a, lean.model_b = _interned(values["model_a"]), _interned(values["model_b"])
+        lean.model_a, lean.model_b = intern_short(values["model_a"]), intern_short(values["model_b"])
         lean.slices = shared_map(values["slices"])
         lean._fields_set = record.__pydantic_fields_set__
         return lean

@@ -33,6 +33,7 @@ from .files import (
     write_json,
     write_models_jsonl,
 )
+from .lean_records import LeanRecord
 from .records import JudgmentRecord, RunResult
 from .tasks import TaskSpec, get_task, load_task_file
 
@@ -139,9 +140,10 @@ class DuplicateJudgment(JudgebenchError):
 def read_samples(path: Path, *, lean: bool = False) -> list[JudgmentRecord]:
     """samples.jsonl, validated; a judgment (example, dimension, order) given twice is an error naming it.
 
-    `lean`: without the TEXT_FIELDS (read line by line; a 100,000-pair run in a fraction of the memory).
+    `lean`: each record held as a `lean_records.LeanRecord` (read line by line; the TEXT_FIELDS dropped, the
+    values in slots: 200,000 records in about 0.1 GB instead of 0.25 GB as compact pydantic models).
     """
-    records = read_models_jsonl(path, JudgmentRecord, drop=TEXT_FIELDS if lean else ())
+    records = read_models_jsonl(path, JudgmentRecord, hold=LeanRecord.of if lean else None)
     keys = set(map(attrgetter("example_id", "dimension", "order"), records))  # (example, dimension, order)
     if len(keys) == len(records):  # the usual case, in one set; else find the first repeated one below
         return records
