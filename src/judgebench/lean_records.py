@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bulk import intern_short, share_field_set, shared_map
+from .bulk import intern_short, shared_field_set, shared_map
 from .records import JudgmentRecord
 
 _FIELDS = tuple(JudgmentRecord.model_fields)
@@ -32,6 +32,7 @@ def _slot_filler() -> Any:
 
 
 _fill = _slot_filler()
+_EVERY_FIELD = shared_field_set(set(_FIELDS))  # a record read from samples.jsonl was given every field
 
 
 class LeanRecord:
@@ -44,13 +45,13 @@ class LeanRecord:
     def of(cls, record: JudgmentRecord) -> LeanRecord:
         """The lean copy of a record: the field-name set shared, the model names interned and equal slice
         maps shared (what repeats from example to example; bulk.py); the texts dropped."""
-        share_field_set(record)
         lean = object.__new__(cls)
         values = record.__dict__
         _fill(lean, values)
         lean.model_a, lean.model_b = intern_short(values["model_a"]), intern_short(values["model_b"])
         lean.slices = shared_map(values["slices"])
-        lean._fields_set = record.__pydantic_fields_set__
+        given = record.__pydantic_fields_set__
+        lean._fields_set = _EVERY_FIELD if len(given) == len(_FIELDS) else shared_field_set(given)
         return lean
 
     def to_model(self) -> JudgmentRecord:
