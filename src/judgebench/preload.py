@@ -18,7 +18,8 @@ import threading
 
 # scoring.score's own imports (it imports them lazily, on every run): the pipeline names these
 SCORING = ("judgebench.bulk", "judgebench.ceiling", "judgebench.diagnostics", "judgebench.judgment_table",
-           "judgebench.metrics", "judgebench.selfpref", "judgebench.usage")
+           "judgebench.metrics", "judgebench.selfpref", "judgebench.usage",
+           "scipy.optimize")  # every Bradley-Terry point fit of the stored diagnostics starts with L-BFGS (ratings._point_params)
 
 _wanted: list[str] = []
 _thread: threading.Thread | None = None
