@@ -35,10 +35,13 @@ def _current_pair(browser) -> str | None:
 
 def _after(browser, action, previous: str | None) -> None:
     """Do `action`, then wait for the next page (another pair, or the end)."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
     action()
-    WebDriverWait(browser, 10).until(lambda b: b.title == "judgebench vote" and _current_pair(b) != previous or b.title == "All done")
+    # the page may be replaced between finding the pair field and reading it: that read is retried
+    WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda b: b.title == "judgebench vote" and _current_pair(b) != previous or b.title == "All done")
 
 
 def _key(browser, key: str) -> None:
