@@ -31,8 +31,8 @@ from .tasks import TaskSpec, get_task
 
 
 @dataclass
-class RunRequest:
-    """Everything `judgebench run` needs for one task."""
+class JobRequest:
+    """What every judging command takes (`run`, `rubric run`), with the ranges the command line checks."""
 
     task: str
     judge: str
@@ -40,22 +40,13 @@ class RunRequest:
     judge_args: dict[str, Any] = field(default_factory=dict)
     include_paths: list[Path] = field(default_factory=list)
     dataset_path: str | None = None
-    split: str | None = None
-    revision: str | None = None
     demo: bool = False
     limit: int | None = None
-    swap: bool = True
     seed: int = 0
     prompt: str | None = None
-    dimension_mode: Literal["separate", "joint"] | None = None
-    both_bad: Literal["tie", "exclude"] | None = None
     n_resamples: int = 1000
     repeats: int = 1  # samples per judgment (stability.py)
-    runner: RunnerOptions = field(default_factory=RunnerOptions)
     min_coverage: float | None = None  # None: the run fails only when nothing was answered
-    log_text: bool = True  # question and responses in samples.jsonl
-    shard: str | None = None  # "K/N": judge only the K-th of N contiguous blocks of examples (shards.py)
-    on_warning: Callable[[str], None] | None = None  # told about inapplicable flags, empty responses
 
     def __post_init__(self) -> None:
         """The same ranges the command line checks, for Python callers (named by their flag)."""
@@ -63,10 +54,28 @@ class RunRequest:
             raise JudgebenchError(f"--limit: must be >= 1, got {self.limit}")
         if self.n_resamples < 0:
             raise JudgebenchError(f"--bootstrap: must be >= 0, got {self.n_resamples}")
-        if not 1 <= self.repeats <= MAX_REPEATS:
-            raise JudgebenchError(f"--repeats: must be between 1 and {MAX_REPEATS}, got {self.repeats}")
         if self.min_coverage is not None and not 0 <= self.min_coverage <= 1:
             raise JudgebenchError(f"--min-coverage: must be a fraction between 0 and 1, got {self.min_coverage}")
+
+
+@dataclass
+class RunRequest(JobRequest):
+    """Everything `judgebench run` needs for one task."""
+
+    split: str | None = None
+    revision: str | None = None
+    swap: bool = True
+    dimension_mode: Literal["separate", "joint"] | None = None
+    both_bad: Literal["tie", "exclude"] | None = None
+    runner: RunnerOptions = field(default_factory=RunnerOptions)
+    log_text: bool = True  # question and responses in samples.jsonl
+    shard: str | None = None  # "K/N": judge only the K-th of N contiguous blocks of examples (shards.py)
+    on_warning: Callable[[str], None] | None = None  # told about inapplicable flags, empty responses
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not 1 <= self.repeats <= MAX_REPEATS:
+            raise JudgebenchError(f"--repeats: must be between 1 and {MAX_REPEATS}, got {self.repeats}")
         if self.shard is not None:
             self.shard = shard_text(*parse_shard(self.shard))
 

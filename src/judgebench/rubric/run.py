@@ -10,7 +10,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from .. import __version__
 from ..calls import RunnerOptions, check_cache, run_requests
@@ -20,7 +19,7 @@ from ..files import (
     read_models_jsonl,
     write_json,
 )
-from ..pipeline import check_output_dir
+from ..pipeline import JobRequest, check_output_dir
 from ..prompts import load_prompt
 from ..rundir import RESULTS_FILE, SAMPLES_FILE, write_run
 from . import scoring
@@ -33,32 +32,18 @@ DEFAULT_REASK = 6  # ScienceArena's ledger: one initial call plus at most six re
 
 
 @dataclass
-class RubricRunRequest:
-    task: str
-    judge: str
-    output_path: Path
-    judge_args: dict[str, Any] = field(default_factory=dict)
-    include_paths: list[Path] = field(default_factory=list)
-    dataset_path: str | None = None
-    demo: bool = False
-    limit: int | None = None
-    repeats: int = 1
-    seed: int = 0
-    prompt: str | None = None
-    n_resamples: int = 1000
+class RubricRunRequest(JobRequest):
+    """Everything `judgebench rubric run` needs (the shared fields: pipeline.JobRequest)."""
+
     within_k: float | None = None  # default: the task's
-    min_coverage: float | None = None  # below it the run fails (exit 1); None: only when nothing was graded
     runner: RunnerOptions = field(default_factory=lambda: RunnerOptions(reask=DEFAULT_REASK))
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.repeats < 1:
             raise JudgebenchError(f"--repeats: must be >= 1, got {self.repeats}")
-        if self.limit is not None and self.limit < 1:
-            raise JudgebenchError(f"--limit: must be >= 1, got {self.limit}")
         if self.within_k is not None and not self.within_k > 0:
             raise JudgebenchError(f"--within-k: must be > 0, got {self.within_k}")
-        if self.min_coverage is not None and not 0 <= self.min_coverage <= 1:
-            raise JudgebenchError(f"--min-coverage: must be a fraction between 0 and 1, got {self.min_coverage}")
 
 
 @dataclass
