@@ -23,6 +23,7 @@ from .flags import (
     POSITIVE_FLOAT,
     POSITIVE_INT,
     Parser,
+    add_call_flags,
     fraction,
     normalize_aliases,
 )
@@ -55,18 +56,12 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--dimension-mode", choices=["separate", "joint"], help="multi-dimension tasks: one call per dimension or one for all")
     p.add_argument("--both-bad", choices=["tie", "exclude"], help="how Both Bad labels are scored (default: the task's)")
     p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, default=1000, help="bootstrap resamples for confidence intervals")
-    p.add_argument("--concurrency", type=POSITIVE_INT, default=16, help="judge calls in flight")
-    p.add_argument("--timeout", type=POSITIVE_FLOAT, default=120.0, help="seconds per call attempt")
-    p.add_argument("--max-retries", type=NON_NEGATIVE_INT, default=5, help="retries on 429/5xx/timeouts/connection errors")
+    add_call_flags(p)
     p.add_argument("--reask", type=NON_NEGATIVE_INT, default=0, help="ask again up to N times when an answer does not parse")
-    p.add_argument("--max-failures", type=POSITIVE_INT, help="stop cleanly after K failed calls")
     p.add_argument("--min-coverage", type=fraction, help="exit 1 when the answered share of judgments is below this (default: fail only when nothing was answered)")
     p.add_argument("--rpm", type=POSITIVE_INT, help="requests per minute limit")
     p.add_argument("--tpm", type=POSITIVE_INT, help="tokens per minute limit")
-    p.add_argument("--cache-dir", type=PATH, help="answer cache folder (default: the user cache dir)")
-    p.add_argument("--no-cache", action="store_true", help="neither read nor write the answer cache")
     p.add_argument("--refresh-cache", action="store_true", help="ignore cached answers, store new ones")
-    p.add_argument("--quiet", action="store_true", help="no progress bar (CI)")
     p.add_argument("--no-log-text", action="store_true", help="leave the question and responses out of samples.jsonl")
     p.add_argument("--batch", action="store_true", help="send the calls through the provider's batch API (openai/, azure/)")
     p.add_argument("--shard", help="K/N: judge only the K-th of N contiguous blocks of examples (see `judgebench merge`)")

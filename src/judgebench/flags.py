@@ -114,6 +114,17 @@ def PATH(text: str) -> Path:  # noqa: N802 - an argparse type, named like the ot
     return Path(text)
 
 
+def add_call_flags(p: argparse.ArgumentParser) -> None:
+    """The call layer's flags every judging command takes (`run`, `rubric run`)."""
+    p.add_argument("--concurrency", type=POSITIVE_INT, default=16, help="judge calls in flight")
+    p.add_argument("--timeout", type=POSITIVE_FLOAT, default=120.0, help="seconds per call attempt")
+    p.add_argument("--max-retries", type=NON_NEGATIVE_INT, default=5, help="retries on 429/5xx/timeouts/connection errors")
+    p.add_argument("--max-failures", type=POSITIVE_INT, help="stop cleanly after K failed calls")
+    p.add_argument("--cache-dir", type=PATH, help="answer cache folder (default: the user cache dir)")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the answer cache")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (CI)")
+
+
 def parse_judge_args(text: str | None) -> dict[str, str]:
     """'temperature=0,max_tokens=512' -> {'temperature': '0', 'max_tokens': '512'} (typed by the judge)."""
     args: dict[str, str] = {}

@@ -15,6 +15,7 @@ from ..flags import (
     PATH,
     POSITIVE_FLOAT,
     POSITIVE_INT,
+    add_call_flags,
     fraction,
     parse_judge_args,
 )
@@ -77,13 +78,7 @@ def _add_run(rsub: Any) -> None:
     p.add_argument("--prompt", help="prompt template file (default: the task's)")
     p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed of the judge (builtin) and of the bootstrap intervals")
     p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, default=1000, help="bootstrap resamples for the intervals")
-    p.add_argument("--concurrency", type=POSITIVE_INT, default=16, help="judge calls in flight")
-    p.add_argument("--timeout", type=POSITIVE_FLOAT, default=120.0, help="seconds per call attempt")
-    p.add_argument("--max-retries", type=NON_NEGATIVE_INT, default=5, help="retries on 429/5xx/timeouts/connection errors")
-    p.add_argument("--max-failures", type=POSITIVE_INT, help="stop cleanly after K failed calls")
-    p.add_argument("--cache-dir", type=PATH, help="answer cache folder (default: the user cache dir)")
-    p.add_argument("--no-cache", action="store_true", help="neither read nor write the answer cache")
-    p.add_argument("--quiet", action="store_true", help="no progress bar (CI)")
+    add_call_flags(p)
     p.set_defaults(handler=cmd_run)
 
 
