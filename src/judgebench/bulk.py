@@ -40,11 +40,6 @@ def intern_short(value: object) -> object:
     return sys.intern(value) if type(value) is str and len(value) <= 128 else value
 
 
-def share_field_set(model: BaseModel) -> None:
-    """One set object for all models given the same fields (bulk building; see `shared_field_set`)."""
-    object.__setattr__(model, "__pydantic_fields_set__", shared_field_set(model.__pydantic_fields_set__))
-
-
 def shared_field_set(given: set[str]) -> set[str]:
     """The one set object kept for this set of field names (at most 1,000 distinct sets kept).
 

@@ -1,7 +1,7 @@
 """A judgment held for scoring in a third of a compact pydantic record's memory: a slotted read-only copy.
 
 A run of 1,000,000 pairs holds 2,000,000 records for scoring. A `JudgmentRecord` with its field-name set
-shared (bulk.share_field_set) still costs about 1.3 KB: a pydantic instance keeps an attribute dict of 37 entries. `LeanRecord` keeps
+shared (bulk.shared_field_set) still costs about 1.3 KB: a pydantic instance keeps an attribute dict of 37 entries. `LeanRecord` keeps
 the same 37 values in slots (about 0.4 KB with the shared strings), under the same attribute names, so
 scoring reads it exactly as it reads a `JudgmentRecord` (score() takes records by attribute). The texts
 (question, responses) are None: they are in samples.jsonl.
