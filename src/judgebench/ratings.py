@@ -433,9 +433,8 @@ def _lbfgs(design: _Design, n: np.ndarray, s: np.ndarray, start: np.ndarray,
         grad = _gradient(design, n * expit(eta) - s, params, l2)[:, 0]
         return loss / total, grad / total
 
-    from scipy import (
-        optimize,  # imported here (~0.3 s): a run preloads it while its calls are in flight (preload.py)
-    )
+    # imported here (~0.3 s): a run preloads it while its calls are in flight (preload.py)
+    from scipy import optimize
 
     result = optimize.minimize(
         fun, start, jac=True, method="L-BFGS-B",
