@@ -114,6 +114,17 @@ def test_only_rows_that_read_back_exactly_are_stored(tmp_path, cache_home):
     assert [type(v) for v in stored[0][0].values()] == [int, float, type(None), list, dict]
 
 
+def test_an_entry_with_columns_that_are_not_names_is_ignored(tmp_path, cache_home):
+    data = tmp_path / "rows.jsonl"
+    data.write_text("w\n", encoding="utf-8")
+    builders, rows = {".jsonl": "json"}, [{"a": 1}]
+    example_cache.load_rows(str(data), "train", builders, lambda: (_Table(rows), None))
+    (entry,) = _entries(cache_home)
+    entry.write_text(json.dumps({**json.loads(entry.read_text()), "columns": [1, 2]}), encoding="utf-8")
+    again = example_cache.load_rows(str(data), "train", builders, lambda: (_Table(rows), None))
+    assert again == (rows, ["a"], None)  # loaded afresh, not the tampered column list
+
+
 def test_a_damaged_entry_is_ignored_and_rewritten(tmp_path, cache_home):
     data = tmp_path / "rows.jsonl"
     data.write_text("y\n", encoding="utf-8")

@@ -37,3 +37,32 @@ def test_a_report_folder_judgebench_did_not_write_is_left_alone(tmp_path):
     _earlier_run(tmp_path, with_report_md=False)  # no report.md: not a report folder of ours
     write_run(tmp_path, _Row(n=1), [_Row(n=2)])
     assert (tmp_path / REPORT_DIR / "plot.png").read_bytes() == b"png"
+
+
+def test_a_symlinked_report_folder_loses_the_link_only(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "report.md").write_text("# not ours to delete\n")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / REPORT_DIR).symlink_to(outside)
+    write_run(run, _Row(n=1), [_Row(n=2)])
+    assert not (run / REPORT_DIR).exists() and (outside / "report.md").read_text() == "# not ours to delete\n"
+
+
+def test_run_and_report_never_write_through_symlinks_out_of_the_run_folder(tmp_path, capsys):
+    from judgebench.cli import main
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "other").write_text("keep\n")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / SAMPLES_FILE).symlink_to(outside / "other")
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--output-path", str(run)]) == 0
+    assert (outside / "other").read_text() == "keep\n" and not (run / SAMPLES_FILE).is_symlink()
+    (run / REPORT_DIR).symlink_to(outside)
+    capsys.readouterr()
+    assert main(["report", str(run)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "is a symlink" in err and "\n" not in err and sorted(p.name for p in outside.iterdir()) == ["other"]

@@ -100,7 +100,8 @@ def _read(entry: Path, key: str) -> tuple[list[dict[str, Any]], list[str]] | Non
     if not isinstance(data, dict) or data.get("key") != key:
         return None
     rows, columns = data.get("rows"), data.get("columns")
-    if not isinstance(rows, list) or not isinstance(columns, list) or not all(isinstance(r, dict) for r in rows):
+    if not isinstance(rows, list) or not isinstance(columns, list) or not all(isinstance(r, dict) for r in rows) \
+            or not all(isinstance(c, str) for c in columns):
         return None
     return rows, columns
 

@@ -76,11 +76,14 @@ def write_run(
 
 def clear_previous_run(run_dir: Path) -> None:
     """Remove what an earlier run in this folder wrote that would no longer match the new samples:
-    results.json, repeats.jsonl and its report/ (only a folder `report` made: it holds report.md)."""
+    results.json, repeats.jsonl and its report/ (only a folder `report` made: it holds report.md; a symlinked
+    report/ loses the link only)."""
     for stale in (RESULTS_FILE, REPEATS_FILE):
         (run_dir / stale).unlink(missing_ok=True)
     report = run_dir / REPORT_DIR
-    if (report / "report.md").is_file() and not report.is_symlink():
+    if report.is_symlink():
+        report.unlink()  # the link only: `report` writes a real folder here next time
+    elif (report / "report.md").is_file():
         shutil.rmtree(report)
 
 

@@ -134,7 +134,8 @@ def _appender(path: Path) -> Iterator[Callable[[str, list[JudgmentRecord]], None
                 path.parent.mkdir(parents=True, exist_ok=True)
                 for stale in (RESULTS_FILE, REPEATS_FILE):  # an earlier run's results no longer match
                     (path.parent / stale).unlink(missing_ok=True)
-                handle = path.open("w", encoding="utf-8")
+                path.unlink(missing_ok=True)  # a symlink is replaced, never written through
+                handle = path.open("x", encoding="utf-8")
             handle.write(text)
             handle.flush()
         except OSError as exc:
