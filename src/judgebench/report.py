@@ -35,9 +35,8 @@ N_RESAMPLES = 1000
 def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
     """Write the report for a run folder; returns the path of report.md."""
     run_dir = Path(run_dir)
-    if out_dir is None and (run_dir / REPORT_DIR).is_symlink():
-        raise JudgebenchError(f"{run_dir / REPORT_DIR}: is a symlink; the report is written only inside the run folder "
-                              "(remove the link, or name a folder with --output-dir)")
+    if out_dir is None and (run_dir / REPORT_DIR).is_symlink():  # written only inside the run folder
+        raise JudgebenchError(f"{run_dir / REPORT_DIR}: is a symlink (remove it, or name a folder with --output-dir)")
     out_dir = Path(out_dir) if out_dir is not None else run_dir / REPORT_DIR
     records = _read_samples(run_dir)
     result = _read_result(run_dir)
