@@ -339,8 +339,18 @@ def _eta(design: _Design, params: np.ndarray) -> np.ndarray:
 def _loss(design: _Design, eta: np.ndarray, n: np.ndarray, s: np.ndarray, params: np.ndarray,
           l2: float) -> np.ndarray:
     """Summed negative log-likelihood plus the gauge and L2 terms, per round."""
-    nll = (n * np.logaddexp(0.0, eta) - s * eta).sum(axis=0)
-    return nll + 0.5 * params[: design.n_models].sum(0) ** 2 + 0.5 * l2 * (params**2).sum(0)
+    return _nll(eta, n, s) + 0.5 * params[: design.n_models].sum(0) ** 2 + 0.5 * l2 * (params**2).sum(0)
+
+
+def _nll(eta: np.ndarray, n: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """(n * logaddexp(0, eta) - s * eta).sum(axis=0): the same operations on the same values, in place when the
+    shapes allow (a large bootstrap batch allocated three arrays of rounds x groups per call)."""
+    if not (eta.shape == n.shape == s.shape and eta.dtype == n.dtype == s.dtype == np.float64):
+        return (n * np.logaddexp(0.0, eta) - s * eta).sum(axis=0)
+    terms = np.logaddexp(0.0, eta)
+    terms *= n  # n * t == t * n: multiplication is commutative in IEEE arithmetic
+    terms -= np.multiply(s, eta, out=np.empty_like(eta))
+    return terms.sum(axis=0)
 
 
 def _gradient(design: _Design, resid: np.ndarray, params: np.ndarray, l2: float) -> np.ndarray:
@@ -381,11 +391,16 @@ def _newton(
     for _ in range(max_iter):
         if not len(active):
             break
-        cur, n_act, s_act = params[:, active], n[:, active], s[:, active]
+        whole = len(active) == params.shape[1]  # every round still active: no copies of n and s
+        cur = params[:, active]
+        n_act, s_act = (n, s) if whole else (n[:, active], s[:, active])
         eta = _eta(design, cur)
         prob = expit(eta)
-        grad = _gradient(design, n_act * prob - s_act, cur, l2)
-        hess = _hessian(design, n_act * prob * (1.0 - prob), l2)
+        weighted = n_act * prob  # computed once for the gradient and the curvature (the same values)
+        grad = _gradient(design, weighted - s_act, cur, l2)
+        weighted *= np.subtract(1.0, prob, out=prob)  # n * p * (1 - p), evaluated left to right as before
+        hess = _hessian(design, weighted, l2)
+        del weighted, prob
         step = np.linalg.solve(hess, grad.T[..., None])[..., 0].T
         new = _damped(design, n_act, s_act, cur, step, eta, l2)
         params[:, active] = new
@@ -403,8 +418,9 @@ def _damped(design, n, s, cur, step, eta, l2, big: float = 0.5, halvings: int = 
     large = np.flatnonzero(np.abs(step).max(axis=0) > big)
     if not len(large):
         return new
-    n, s, cur, step = n[:, large], s[:, large], cur[:, large], step[:, large]
-    loss0 = _loss(design, eta[:, large], n, s, cur, l2)
+    if len(large) < cur.shape[1]:  # else every round: the arrays themselves, not copies
+        n, s, cur, step, eta = n[:, large], s[:, large], cur[:, large], step[:, large], eta[:, large]
+    loss0 = _loss(design, eta, n, s, cur, l2)
     size = np.ones(len(large))
     for _ in range(halvings):
         trial = cur - size * step

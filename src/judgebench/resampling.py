@@ -1,9 +1,10 @@
 """Seeded resampling of examples: the one place bootstrap draws are made.
 
 Every bootstrap interval in judgebench (metrics, diagnostics, compare) resamples examples with
-replacement from ``numpy.random.default_rng(seed)``, in batches of index rows. The batch size is
-part of the stream (numpy draws small integer ranges through a per-call buffer), so each caller
-keeps its own batch size and its published figures stay reproducible. Bradley–Terry ratings
+replacement from ``numpy.random.default_rng(seed)``, in batches of index rows. Each caller keeps
+its own batch size, so its published figures stay reproducible; for fewer than 2**31 examples the
+indices do not depend on it (`batch_free`), which lets a caller draw smaller blocks to bound memory
+(the diagnostics' ratio bootstrap does). Bradley–Terry ratings
 (ratings.py) draw their own battle resamples: their fast paired bootstrap lays rounds out per
 model pair, which this row-of-indices form cannot express without a large slowdown. Battles
 aggregated into counts (arena) are resampled by multinomial_counts.
@@ -19,14 +20,24 @@ DEFAULT_RESAMPLES = 1000
 CONFIDENCE = 0.95
 
 
-def resample_batches(n: int, n_resamples: int, seed: int, batch: int) -> Iterator[np.ndarray]:
-    """Index arrays of shape (rows, n), rows <= batch, n_resamples rows in all, from one seeded stream."""
+def resample_batches(n: int, n_resamples: int, seed: int, batch: int, dtype: type = np.int64) -> Iterator[np.ndarray]:
+    """Index arrays of shape (rows, n), rows <= batch, n_resamples rows in all, from one seeded stream.
+
+    For n < 2**31 the indices are the same whatever the batch and whether `dtype` is np.int64 or
+    np.int32: numpy draws each index of a 32-bit range from the generator's own 32-bit stream, whose
+    buffer is kept in the generator between calls (tests/test_resampling.py checks it). int32 halves the
+    memory of a batch; `batch_free` says when a caller may choose its batch freely."""
     if n < 1 or n_resamples < 1:
         return
     rng = np.random.default_rng(seed)
     step = max(1, int(batch))
     for start in range(0, n_resamples, step):
-        yield rng.integers(0, n, size=(min(step, n_resamples - start), n), dtype=np.int64)
+        yield rng.integers(0, n, size=(min(step, n_resamples - start), n), dtype=dtype)
+
+
+def batch_free(n: int) -> bool:
+    """Whether resample_batches(n, ...) gives the same indices for every batch size and for int32 (n < 2**31)."""
+    return n < 2**31
 
 
 def subsample(n: int, m: int, seed: int) -> np.ndarray:
