@@ -172,3 +172,20 @@ def test_separated_style_bootstrap_equals_the_original_newton(monkeypatch):
     for who in outcomes:
         for field in ("beta", "ratings", "beta_samples", "rating_samples"):
             assert np.array_equal(getattr(fast[who], field), getattr(slow[who], field), equal_nan=True), (who, field)
+
+
+# ---------------------------------------------------------------- reading samples.jsonl
+
+
+def test_lean_records_intern_model_names_as_intern_short_does():
+    import sys
+
+    from judgebench.bulk import intern_short
+    from judgebench.lean_records import LeanRecord
+
+    short, long = "".join(["model", "-x"]), "m" * 129  # built at run time: not interned by the compiler
+    record = _records(1)[0].model_copy(update={"model_a": short, "model_b": long})
+    lean = LeanRecord.of(record)
+    assert lean.model_a is sys.intern(short) and lean.model_a is intern_short(short)
+    assert lean.model_b == long and lean.model_b is record.model_b  # over 128 characters: kept as it is
+    assert lean == record.model_copy(update=dict.fromkeys(("question", "response_a", "response_b")))

@@ -48,7 +48,7 @@ from scipy import sparse
 from scipy.special import expit
 
 from .errors import NumericError
-from .resampling import multinomial_counts
+from .resampling import batch_free, multinomial_counts
 
 DEFAULT_L2 = 1e-6
 _CHUNK_CELLS = 4_000_000  # rounds x groups per Newton batch (memory bound)
@@ -648,6 +648,12 @@ def _resample_chunks(design: _Design, n_resamples: int, seed: int, blocks_per_ch
 def _draw_block(design: _Design, rng: np.random.Generator, rounds: int) -> np.ndarray:
     """Unit counts (units x rounds) of `rounds` resamples of the battles."""
     n_battles, n_units = len(design.battle_unit), len(design.unit_count)
+    if batch_free(n_battles):  # a round at a time: the same indices (resampling.batch_free), one round in memory
+        counts = np.empty((rounds, n_units), dtype=np.int64)
+        for r in range(rounds):
+            drawn = rng.integers(0, n_battles, size=n_battles, dtype=np.int32)
+            counts[r] = np.bincount(design.battle_unit[drawn], minlength=n_units)
+        return counts.T.astype(float)
     kind = np.int32 if n_units * rounds < 2**31 else np.int64
     units = design.battle_unit.astype(kind)[
         rng.integers(0, n_battles, size=(rounds, n_battles), dtype=np.int32)
