@@ -189,3 +189,16 @@ def test_lean_records_intern_model_names_as_intern_short_does():
     assert lean.model_a is sys.intern(short) and lean.model_a is intern_short(short)
     assert lean.model_b == long and lean.model_b is record.model_b  # over 128 characters: kept as it is
     assert lean == record.model_copy(update=dict.fromkeys(("question", "response_a", "response_b")))
+
+
+def test_fits_at_several_penalties_equal_one_fit_each():
+    rng = np.random.default_rng(6)
+    a, b = rng.integers(0, 5, 800).astype(str), rng.integers(5, 9, 800).astype(str)
+    x = rng.normal(size=800)
+    y = (x + rng.normal(size=800) > 0).astype(float)
+    fits = ratings.fit_bt_penalties((a, b, y), {"x": x}, (1e-6, 1e-4))
+    for fit, l2 in zip(fits, (1e-6, 1e-4)):
+        alone = ratings.fit_bt((a, b, y), {"x": x}, l2=l2)
+        assert np.array_equal(fit.beta, alone.beta) and np.array_equal(fit.ratings, alone.ratings)
+        assert fit.mean_log_loss == alone.mean_log_loss
+    assert fits[0].beta[0] != fits[1].beta[0]  # the penalty moved it: two different fits

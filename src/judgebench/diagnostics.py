@@ -28,7 +28,7 @@ from .errors import NumericError
 from .exact_sums import blas_for, row_types, sums_are_exact, type_counts
 from .judgment_table import BothBad, example_table, reuse_tables
 from .metrics import confusion_matrix
-from .ratings import BTFit, fit_bt, paired_bootstrap_bt
+from .ratings import DEFAULT_L2, BTFit, fit_bt, fit_bt_penalties, paired_bootstrap_bt
 from .records import DEFAULT_DIMENSION, JudgmentRecord
 from .resampling import batch_free, resample_batches, subsample
 
@@ -424,8 +424,9 @@ def _beta(facts: _Facts, style: _Style, keep: np.ndarray, n_resamples: int,
     model_terms = bool(facts.names_known()[use].all())
     a = facts.col("model_a")[use] if model_terms else np.full(use.sum(), "all")
     b = facts.col("model_b")[use] if model_terms else np.full(use.sum(), "all")
+    probes: dict[str, float] = {}  # filled by the fits on every example when n > STYLE_BOOTSTRAP_MAX
     fits = _style_fits(a, b, {"human": facts.human[use], "judge": facts.judge[use]},
-                       {style.feature: style.x[use]}, n_resamples, seed)
+                       {style.feature: style.x[use]}, n_resamples, seed, probes)
     human, judge = fits["human"], fits["judge"]
     excess = judge.beta[0] - human.beta[0]
     return {
@@ -435,8 +436,8 @@ def _beta(facts: _Facts, style: _Style, keep: np.ndarray, n_resamples: int,
                              n_resamples, use.sum()),
         "model_terms": model_terms,
         "notes": _beta_notes(model_terms, {
-            who: (fit.beta[0], fit_bt((a, b, y), {style.feature: style.x[use]},
-                                      l2=PENALTY_PROBE_L2).beta[0])
+            who: (fit.beta[0], probes[who] if who in probes else
+                  fit_bt((a, b, y), {style.feature: style.x[use]}, l2=PENALTY_PROBE_L2).beta[0])
             for who, fit, y in (("judge", judge, facts.judge[use]),
                                 ("human", human, facts.human[use]))
         }),
@@ -444,14 +445,18 @@ def _beta(facts: _Facts, style: _Style, keep: np.ndarray, n_resamples: int,
 
 
 def _style_fits(a: np.ndarray, b: np.ndarray, outcomes: dict[str, np.ndarray], features: dict[str, np.ndarray],
-                n_resamples: int, seed: int) -> dict[str, BTFit]:
+                n_resamples: int, seed: int, probes: dict[str, float] | None = None) -> dict[str, BTFit]:
     """Paired BT fits with style terms. Up to STYLE_BOOTSTRAP_MAX examples: the plain bootstrap. Above it
     (docs/diagnostics.md): point fits on every example; the resamples come from a seeded subsample of m
     examples, rescaled to n: theta_n + sqrt(m / n) (theta*_m - theta_m), the m-out-of-n bootstrap."""
     n, m = len(a), STYLE_BOOTSTRAP_MAX
     if n <= m or n_resamples == 0:
         return paired_bootstrap_bt(a, b, outcomes, features, n_resamples=max(n_resamples, 1), seed=seed)
-    full = {who: fit_bt((a, b, y), features) for who, y in outcomes.items()}
+    penalties = (DEFAULT_L2,) if probes is None else (DEFAULT_L2, PENALTY_PROBE_L2)
+    both = {who: fit_bt_penalties((a, b, y), features, penalties) for who, y in outcomes.items()}
+    full = {who: fits[0] for who, fits in both.items()}  # = fit_bt((a, b, y), features), one design for both L2s
+    if probes is not None:  # `_beta`'s penalty probe: the first coefficient at PENALTY_PROBE_L2
+        probes.update({who: fits[1].beta[0] for who, fits in both.items()})
     rows = subsample(n, m, seed)
     part = paired_bootstrap_bt(a[rows], b[rows], {who: y[rows] for who, y in outcomes.items()},
                                {name: x[rows] for name, x in features.items()}, n_resamples=n_resamples, seed=seed)

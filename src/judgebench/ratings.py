@@ -502,6 +502,23 @@ def fit_bt(
     features: optional n_battles x k feature differences (A minus B).
     weights: optional non-negative weight per battle (frequency weights).
     """
+    return fit_bt_penalties(battles, features, (l2,), feature_names=feature_names, weights=weights,
+                            anchor_model=anchor_model, anchor_rating=anchor_rating, scale=scale, base=base)[0]
+
+
+def fit_bt_penalties(
+    battles: Battles,
+    features: Features,
+    l2s: Sequence[float],
+    *,
+    feature_names: Sequence[str] | None = None,
+    weights: Sequence[float] | None = None,
+    anchor_model: str | None = None,
+    anchor_rating: float = 1000.0,
+    scale: float = 400.0,
+    base: float = 10.0,
+) -> list[BTFit]:
+    """`fit_bt(battles, features, l2=l2, ...)` for each L2 penalty of `l2s`, the design built once."""
     a, b, y = _battle_arrays(battles)
     x, names = _feature_matrix(features, len(a), feature_names)
     w = np.ones(len(a)) if weights is None else np.asarray(weights, dtype=float)
@@ -511,7 +528,7 @@ def fit_bt(
     elo = {"anchor_model": anchor_model, "anchor_rating": anchor_rating, "scale": scale,
            "base": base}
     with single_threaded_blas():
-        return _make_fit(design, 0, _point_params(design, 0, l2), names, elo)
+        return [_make_fit(design, 0, _point_params(design, 0, l2), names, elo) for l2 in l2s]
 
 
 def bootstrap_bt(
