@@ -202,3 +202,46 @@ def test_fits_at_several_penalties_equal_one_fit_each():
         assert np.array_equal(fit.beta, alone.beta) and np.array_equal(fit.ratings, alone.ratings)
         assert fit.mean_log_loss == alone.mean_log_loss
     assert fits[0].beta[0] != fits[1].beta[0]  # the penalty moved it: two different fits
+
+
+def _original_codes(recs):
+    from judgebench.judgment_table import _CALL, _STATUS_CODE, CODE
+
+    out = np.full((len(recs), 3), -1, dtype=np.int64)
+    for row, r in enumerate(recs):
+        if r is None:
+            continue
+        status, verdict, shown = _CALL(r)
+        out[row, 0] = _STATUS_CODE[status]
+        if status == "ANSWERED" and verdict is not None:
+            out[row, 1], out[row, 2] = CODE[verdict], CODE.get(shown, -1)
+    return out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy()
+
+
+def test_order_codes_equal_the_row_by_row_original():
+    from judgebench.judgment_table import _codes
+
+    recs = _records(300, seed=7)  # answered, invalid and failed judgments
+    mixed = [None if i % 7 == 0 else r for i, r in enumerate(recs)]
+    mixed[3] = recs[3].model_copy(update={"status": "ANSWERED", "verdict": None, "verdict_shown": None})
+    mixed[5] = recs[5].model_copy(update={"status": "INVALID", "verdict": "A", "verdict_shown": "A"})
+    for given in (mixed, [None, None], []):
+        got, want = _codes(given), _original_codes(given)
+        assert all(g.dtype == w.dtype and np.array_equal(g, w) for g, w in zip(got, want))
+    assert set(_codes(mixed)[0].tolist()) == {-1, 0, 1, 2}
+
+
+def test_reparse_with_a_memo_equals_each_parse_alone():
+    from judgebench.scoring import reparse_record
+    from judgebench.tasks import get_task
+
+    spec = get_task("sciarena_eval")
+    raws = ["[[A]]", "[[B]]", "no verdict here", "[[A]]", None, "Final: [[B]]", "[[B]]"]
+    recs = [r.model_copy(update={"raw": raws[i % len(raws)], "task": "sciarena_eval"})
+            for i, r in enumerate(_records(40, seed=2))]
+    memo: dict = {}
+    with_memo = [reparse_record(r, spec, "separate", memo) for r in recs]
+    alone = [reparse_record(r, spec, "separate") for r in recs]
+    assert with_memo == alone
+    assert any(new is not old for new, old in zip(alone, recs))  # some verdicts changed: the parse was applied
+    assert 0 < len(memo) < len(recs) and set(memo.values()) >= {"A", "B", None}

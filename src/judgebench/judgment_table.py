@@ -151,15 +151,16 @@ def extract(by_key: dict[tuple[str, str], JudgmentRecord]) -> _Extracted:
 
 def _codes(recs: list[JudgmentRecord | None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Status, verdict and shown-verdict codes of one order (-1: no record; verdicts -1 unless answered)."""
-    out = np.full((len(recs), 3), -1, dtype=np.int64)
-    for row, r in enumerate(recs):
-        if r is None:
-            continue
-        status, verdict, shown = _CALL(r)
-        out[row, 0] = _STATUS_CODE[status]
-        if status == "ANSWERED" and verdict is not None:  # is_answered
-            out[row, 1], out[row, 2] = CODE[verdict], CODE.get(shown, -1)
-    return out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy()
+    status = np.full(len(recs), -1, dtype=np.int64)
+    verdict, shown = status.copy(), status.copy()
+    rows = [i for i, r in enumerate(recs) if r is not None]
+    if rows:  # list comprehensions, then one assignment per column (numpy's per-item setitem was most of it)
+        calls = list(map(_CALL, [recs[i] for i in rows]))  # (status, verdict, verdict_shown)
+        answered = [s == "ANSWERED" and v is not None for s, v, _ in calls]  # is_answered
+        status[rows] = [_STATUS_CODE[s] for s, _, _ in calls]
+        verdict[rows] = [CODE[v] if ok else -1 for (_, v, _), ok in zip(calls, answered)]
+        shown[rows] = [CODE.get(sh, -1) if ok else -1 for (_, _, sh), ok in zip(calls, answered)]
+    return status, verdict, shown
 
 
 def build_table(by_key: dict[tuple[str, str], JudgmentRecord], both_bad: str,

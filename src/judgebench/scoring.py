@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from .errors import JudgebenchError
 from .files import write_json, write_models_jsonl
@@ -81,24 +82,38 @@ def score(
     )
 
 
-def rederive_record(record: JudgmentRecord, spec: TaskSpec, config: RunConfig) -> JudgmentRecord:
-    """The record as its raw answer decides it: the parser for a run, the member votes for a panel."""
+_UNPARSED = object()  # reparse_record's memo: not parsed yet (None is a parse: no verdict)
+
+
+def rederive_record(record: JudgmentRecord, spec: TaskSpec, config: RunConfig,
+                    memo: dict[tuple[str | None, str], Any] | None = None) -> JudgmentRecord:
+    """The record as its raw answer decides it: the parser for a run, the member votes for a panel.
+    `memo`: a dict kept across the records of one run (reparse_record's parses)."""
     if config.kind == "panel":
         from .panel_rules import rederive
 
         if config.aggregate is None:
             raise JudgebenchError("results.json: a panel (config.kind 'panel') must name its config.aggregate")
         return rederive(record, config.aggregate, len(config.members), "TIE" in spec.verdicts)
-    return reparse_record(record, spec, config.dimension_mode)
+    return reparse_record(record, spec, config.dimension_mode, memo)
 
 
-def reparse_record(record: JudgmentRecord, spec: TaskSpec, mode: str) -> JudgmentRecord:
-    """The record as the current parser reads its raw answer (failed calls stay as they are)."""
+def reparse_record(record: JudgmentRecord, spec: TaskSpec, mode: str,
+                   memo: dict[tuple[str | None, str], Any] | None = None) -> JudgmentRecord:
+    """The record as the current parser reads its raw answer (failed calls stay as they are).
+
+    `memo`: a dict kept across the records of one run (one spec and mode): the parse of each distinct
+    (raw answer, dimension), which is all the parse depends on, is computed once (a pure function)."""
     if record.status == "FAILED" or record.invalid_reason == "truncated":
         return record  # a cut-off answer stays INVALID, whatever it began with
-    joint = mode == "joint"
-    asked = spec.dimension_names if joint else [record.dimension]
-    shown = parse_reply(record.raw, asked, list(spec.verdicts), joint=joint).get(record.dimension)
+    key = (record.raw, record.dimension)
+    shown = _UNPARSED if memo is None else memo.get(key, _UNPARSED)
+    if shown is _UNPARSED:
+        joint = mode == "joint"
+        asked = spec.dimension_names if joint else [record.dimension]
+        shown = parse_reply(record.raw, asked, list(spec.verdicts), joint=joint).get(record.dimension)
+        if memo is not None:
+            memo[key] = shown
     status = "ANSWERED" if shown is not None else "INVALID"
     if (record.status, record.verdict_shown) == (status, shown) and record.verdict == (
         shown if record.order == "AB" else swap_verdict(shown)
@@ -122,7 +137,8 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
     """
     previous, records = read_run(run_dir, lean=True)
     spec = run_task_spec(run_dir, previous.config.task, include_paths or [])
-    reparsed = [rederive_record(record, spec, previous.config) for record in records]
+    memo: dict[tuple[str | None, str], Any] = {}  # one run: one spec and mode
+    reparsed = [rederive_record(record, spec, previous.config, memo) for record in records]
     config = previous.config
     if n_resamples is not None:
         config = config.model_copy(update={"n_resamples": n_resamples})
