@@ -205,8 +205,11 @@ def test_fits_at_several_penalties_equal_one_fit_each():
 
 
 def _original_codes(recs):
-    from judgebench.judgment_table import _CALL, _STATUS_CODE, CODE
+    from operator import attrgetter
 
+    from judgebench.judgment_table import _STATUS_CODE, CODE
+
+    _CALL = attrgetter("status", "verdict", "verdict_shown")
     out = np.full((len(recs), 3), -1, dtype=np.int64)
     for row, r in enumerate(recs):
         if r is None:

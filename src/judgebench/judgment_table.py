@@ -132,7 +132,7 @@ class _Extracted:
 _FACTS = ("example_id", "label", "task", "judge", "model_a", "model_b", "length_a", "length_b",
           "citations_a", "citations_b", "slices")
 _FACT_TYPES = {"length_a": np.int64, "length_b": np.int64, "citations_a": float, "citations_b": float}  # None -> NaN
-_CALL = attrgetter("status", "verdict", "verdict_shown")
+_STATUS, _VERDICT, _SHOWN = attrgetter("status"), attrgetter("verdict"), attrgetter("verdict_shown")
 
 
 def extract(by_key: dict[tuple[str, str], JudgmentRecord]) -> _Extracted:
@@ -153,13 +153,14 @@ def _codes(recs: list[JudgmentRecord | None]) -> tuple[np.ndarray, np.ndarray, n
     """Status, verdict and shown-verdict codes of one order (-1: no record; verdicts -1 unless answered)."""
     status = np.full(len(recs), -1, dtype=np.int64)
     verdict, shown = status.copy(), status.copy()
-    rows = [i for i, r in enumerate(recs) if r is not None]
-    if rows:  # list comprehensions, then one assignment per column (numpy's per-item setitem was most of it)
-        calls = list(map(_CALL, [recs[i] for i in rows]))  # (status, verdict, verdict_shown)
-        answered = [s == "ANSWERED" and v is not None for s, v, _ in calls]  # is_answered
-        status[rows] = [_STATUS_CODE[s] for s, _, _ in calls]
-        verdict[rows] = [CODE[v] if ok else -1 for (_, v, _), ok in zip(calls, answered)]
-        shown[rows] = [CODE.get(sh, -1) if ok else -1 for (_, _, sh), ok in zip(calls, answered)]
+    rows = np.fromiter((r is not None for r in recs), dtype=bool, count=len(recs))
+    present = [r for r in recs if r is not None]
+    if present:  # list comprehensions, then one assignment per column (numpy's per-item setitem was most of it)
+        statuses, verdicts = list(map(_STATUS, present)), list(map(_VERDICT, present))
+        answered = [s == "ANSWERED" and v is not None for s, v in zip(statuses, verdicts)]  # is_answered
+        status[rows] = [_STATUS_CODE[s] for s in statuses]
+        verdict[rows] = [CODE[v] if ok else -1 for v, ok in zip(verdicts, answered)]
+        shown[rows] = [CODE.get(sh, -1) if ok else -1 for sh, ok in zip(map(_SHOWN, present), answered)]
     return status, verdict, shown
 
 
