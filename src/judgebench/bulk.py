@@ -35,9 +35,12 @@ def gc_paused() -> Iterator[None]:
 _FIELD_SETS: dict[frozenset[str], set[str]] = {}
 
 
+INTERN_MAX = 128  # strings up to this length are interned (lean_records inlines the same rule)
+
+
 def intern_short(value: object) -> object:
-    """A string of up to 128 characters interned (names and codes that repeat across records), else the value."""
-    return sys.intern(value) if type(value) is str and len(value) <= 128 else value
+    """A string of up to INTERN_MAX characters interned (names and codes that repeat across records), else the value."""
+    return sys.intern(value) if type(value) is str and len(value) <= INTERN_MAX else value
 
 
 def shared_field_set(given: set[str]) -> set[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .bulk import shared_field_set, shared_map
+from .bulk import INTERN_MAX, shared_field_set, shared_map
 from .records import JudgmentRecord
 
 _FIELDS = tuple(JudgmentRecord.model_fields)
@@ -35,7 +35,7 @@ def _slot_filler() -> Any:
             return f"    lean.{name} = None\n"
         if name in _INTERNED:
             return (f"    v = values[{name!r}]\n"
-                    f"    lean.{name} = intern(v) if type(v) is str and len(v) <= 128 else v\n")
+                    f"    lean.{name} = intern(v) if type(v) is str and len(v) <= {INTERN_MAX} else v\n")
         return f"    lean.{name} = values[{name!r}]\n"
 
     namespace: dict[str, Any] = {"intern": sys.intern}
