@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from .bulk import trusted, trusts
 from .errors import JudgebenchError
 from .example_cache import load_rows
 from .files import read_json_objects
@@ -23,6 +24,10 @@ from .stream_load import LazyExamples, RowSource, scan_wide
 from .tasks import Dimension, TaskSpec
 from .vote_loading import label_rule, vote_columns, votes_to_examples
 
+# A row's example built again after its check (the chunk being judged): the same values, not validated twice
+# (bulk.trusted). Every field but `votes` (None here) is given.
+_TRUSTED = trusts(PairExample)
+_EXAMPLE_FIELDS = tuple(PairExample.model_fields)
 LOCAL_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
 
 
@@ -317,6 +322,9 @@ def wide_example(spec: TaskSpec, row: dict[str, Any], index: int, seen: set[str]
     for dim in spec.dimensions or [Dimension(name=DEFAULT_DIMENSION)]:
         column = dim.label_column or spec.columns.label
         labels[dim.name] = _map_label(spec, row.get(column), f"row id {example_id}", column, source)
+    if seen is None and _TRUSTED:  # checked already (stream_load.scan_wide validated this row's example)
+        values = {**base, "labels": labels}
+        return trusted(PairExample, {name: values.get(name) for name in _EXAMPLE_FIELDS}, set(values))
     return PairExample(**base, labels=labels)
 
 

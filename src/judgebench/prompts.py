@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -16,8 +15,10 @@ import yaml
 from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from .bulk import trusted, trusts
 from .errors import JudgebenchError
 from .files import load_yaml
+from .prompt_hash import hash_messages
 from .records import JudgeRequest, Order, PairExample
 from .resources import prompts_dir
 
@@ -25,6 +26,8 @@ from .resources import prompts_dir
 # shared task folder), so attribute access to internals (`__globals__`, `__class__`, ...) and any
 # mutation of the variables are refused instead of executed.
 PROMPT_KEYS = ("name", "description", "system", "user")
+_TRUSTED = trusts(JudgeRequest)  # build_request(checked=True) builds without validating again
+_REQUEST_DEFAULTS = {"reask_reminder": None, "repeat": 0}  # the fields build_request leaves to their defaults
 _ENV = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
 
 
@@ -122,10 +125,6 @@ def _check_template(path: Path, part: str, text: Any) -> None:
         raise JudgebenchError(f"{path}: key '{part}' line {node.lineno}: '{tag}' is not allowed (a template is one file)")
 
 
-def hash_messages(messages: list[dict[str, str]]) -> str:
-    return hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-
-
 def shown_responses(example: PairExample, order: Order) -> tuple[str, str]:
     """The (first, second) responses as shown: AB as in the dataset, BA swapped."""
     if order == "AB":
@@ -139,8 +138,13 @@ def build_request(
     order: Order,
     dimensions: list[tuple[str, str]],  # (name, criterion); several in joint mode
     verdicts: list[str],
+    *,
+    checked: bool = False,
 ) -> JudgeRequest:
-    """Render one judge call for an example, its dimension(s) and the shown order."""
+    """Render one judge call for an example, its dimension(s) and the shown order.
+
+    `checked`: the order, dimensions and verdicts come from a validated task (judgments.plan_requests),
+    so the request is built from its validated parts without validating them again (bulk.trusted)."""
     first, second = shown_responses(example, order)
     context = _shown_context(example.context, order)
     variables = {
@@ -155,18 +159,21 @@ def build_request(
         "allow_tie": "TIE" in verdicts,
     }
     messages = template.render(variables)
-    return JudgeRequest(
-        example_id=example.id,
-        dimensions=[name for name, _ in dimensions],
-        order=order,
-        question=example.question,
-        first=first,
-        second=second,
-        context=context,
-        verdicts=list(verdicts),
-        messages=messages,
-        prompt_hash=hash_messages(messages),
-    )
+    values = {  # in JudgeRequest's field order
+        "example_id": example.id,
+        "dimensions": [name for name, _ in dimensions],
+        "order": order,
+        "question": example.question,
+        "first": first,
+        "second": second,
+        "context": context,
+        "verdicts": list(verdicts),
+        "messages": messages,
+        "prompt_hash": hash_messages(messages),
+    }
+    if checked and _TRUSTED:
+        return trusted(JudgeRequest, {**values, **_REQUEST_DEFAULTS}, set(values))
+    return JudgeRequest(**values)
 
 
 def _shown_context(context: dict[str, Any], order: Order) -> dict[str, Any]:
