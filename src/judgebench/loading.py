@@ -28,6 +28,7 @@ from .vote_loading import label_rule, vote_columns, votes_to_examples
 # (bulk.trusted). Every field but `votes` (None here) is given.
 _TRUSTED = trusts(PairExample)
 _EXAMPLE_FIELDS = tuple(PairExample.model_fields)
+_DEFAULT_DIMENSIONS = (Dimension(name=DEFAULT_DIMENSION),)  # a task without dimensions (read only)
 LOCAL_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
 
 
@@ -319,7 +320,7 @@ def wide_example(spec: TaskSpec, row: dict[str, Any], index: int, seen: set[str]
         seen.add(example_id)
     base = _base_example(spec, row, example_id, source)
     labels = {}
-    for dim in spec.dimensions or [Dimension(name=DEFAULT_DIMENSION)]:
+    for dim in spec.dimensions or _DEFAULT_DIMENSIONS:
         column = dim.label_column or spec.columns.label
         labels[dim.name] = _map_label(spec, row.get(column), f"row id {example_id}", column, source)
     if seen is None and _TRUSTED:  # checked already (stream_load.scan_wide validated this row's example)

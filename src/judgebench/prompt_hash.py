@@ -20,7 +20,7 @@ from json.encoder import ESCAPE_DCT
 _ESCAPE_OF: dict[int, bytes] = {ord(c): e.encode() for c, e in ESCAPE_DCT.items() if ord(c) < 0x20 or c in '"\\'}
 _PLAIN = bytes(range(256)).translate(None, bytes(_ESCAPE_OF))  # the bytes never escaped
 _BACKSLASH = ord("\\")
-_OPEN, _MIDDLE, _CLOSE = b'{"content": "', b'", "role": "', b'"}'
+_OPEN, _MIDDLE, _CLOSE, _SEPARATOR = b'{"content": "', b'", "role": "', b'"}', b', {"content": "'
 
 
 def hash_messages(messages: list[dict[str, str]]) -> str:
@@ -36,7 +36,7 @@ def chat_json(messages: object) -> bytes | None:
     messages with text values; None for any other shape or text that is not valid UTF-8 (a lone surrogate)."""
     if type(messages) is not list:
         return None
-    pieces = []
+    pieces = [b"["]
     for message in messages:
         if type(message) is not dict or len(message) != 2:
             return None
@@ -44,10 +44,11 @@ def chat_json(messages: object) -> bytes | None:
         if type(content) is not str or type(role) is not str:
             return None
         try:
-            pieces.append(_OPEN + _escaped(content) + _MIDDLE + _escaped(role) + _CLOSE)
+            pieces += (_SEPARATOR if len(pieces) > 1 else _OPEN, _escaped(content), _MIDDLE, _escaped(role), _CLOSE)
         except UnicodeEncodeError:
             return None
-    return b"[" + b", ".join(pieces) + b"]"
+    pieces.append(b"]")
+    return b"".join(pieces)
 
 
 _SHORT: dict[str, bytes] = {}  # escapes of short texts that repeat (roles, a system prompt); at most 1,000

@@ -40,26 +40,38 @@ class PromptTemplate:
     sha256: str  # hash of the template file's bytes: recorded in results
 
     @cached_property
-    def _compiled(self) -> list[tuple[str, jinja2.Template, dict[str, Any]]]:
+    def _compiled(self) -> list[tuple[str, jinja2.Template, dict[str, Any], str | None]]:
         """Each part compiled once, with its globals flattened once (Template.render merges the
-        globals' ChainMap into a new dict on every call: most of a render's time for short templates)."""
+        globals' ChainMap into a new dict on every call: most of a render's time for short templates),
+        and, for a part that is plain text (no expression, tag or variable), its text rendered once."""
         parts = [("system", self.system), ("user", self.user)]
-        compiled = [(role, _ENV.from_string(text)) for role, text in parts if text]
-        return [(role, t, dict(t.globals)) for role, t in compiled]
+        compiled = [(role, _ENV.from_string(text), _is_plain(text)) for role, text in parts if text]
+        return [(role, t, dict(t.globals), _render(t, dict(t.globals)) if plain else None) for role, t, plain in compiled]
 
     def render(self, variables: dict[str, Any]) -> list[dict[str, str]]:
         """The chat messages; any failure of the template (a sandbox refusal, a type error in an
         expression, an oversized range) is one line naming the template file.
 
         Same output as `Template.render(variables)`: a context of the globals overlaid with the
-        variables, rendered by the template's own (sandboxed) render function."""
+        variables, rendered by the template's own (sandboxed) render function. A plain-text part renders
+        the same whatever the variables: its text rendered once is reused."""
         try:
             return [
-                {"role": role, "content": _ENV.concat(t.root_render_func(_context(t, {**g, **variables}))).strip()}  # type: ignore[attr-defined]
-                for role, t, g in self._compiled
+                {"role": role, "content": _render(t, {**g, **variables}) if fixed is None else fixed}
+                for role, t, g, fixed in self._compiled
             ]
         except Exception as exc:  # noqa: BLE001 - a template is data: whatever it raises is the user's input error
             raise JudgebenchError(f"{self.path}: cannot render template ({type(exc).__name__}: {_one_line(exc)})") from None
+
+
+def _render(template: jinja2.Template, parent: dict[str, Any]) -> str:
+    return _ENV.concat(template.root_render_func(_context(template, parent))).strip()  # type: ignore[attr-defined]
+
+
+def _is_plain(text: str) -> bool:
+    """Whether a template part is text only: every node of its body is output of literal template data."""
+    body = _ENV.parse(text).body
+    return all(isinstance(node, nodes.Output) and all(isinstance(n, nodes.TemplateData) for n in node.nodes) for node in body)
 
 
 def _context(template: jinja2.Template, parent: dict[str, Any]) -> jinja2.runtime.Context:
