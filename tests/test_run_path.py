@@ -195,3 +195,36 @@ def test_a_builtin_run_writes_the_same_samples_as_the_validating_path(tmp_path: 
     for r in results:
         del r["config"]["started_at"], r["config"]["ended_at"]
     assert results[0] == results[1]
+
+
+def test_fingerprint_bytes_are_the_examples_json():
+    from judgebench.stream_load import canonical
+
+    plain = EXAMPLE.model_copy(update={"votes": None})
+    assert canonical(EXAMPLE) == EXAMPLE.model_dump_json().encode()
+    assert canonical(plain) == plain.model_dump_json(exclude={"votes"}).encode() and b'"votes"' not in canonical(plain)
+
+
+def test_lean_records_share_one_empty_earlier_list_and_keep_the_others():
+    from judgebench.lean_records import LeanRecord
+
+    template = load_prompt("pairwise_generic.yaml")
+    request = build_request(template, EXAMPLE, "AB", DIMS[:1], ["A", "B"], checked=True)  # type: ignore[arg-type]
+    plain, reasked = judgments.assemble_records("t", "j", [request] * 2, [REPLIES["answered"], REPLIES["usage"]], [EXAMPLE])
+    first, second, third = LeanRecord.of(plain), LeanRecord.of(plain.model_copy()), LeanRecord.of(reasked)
+    assert first.earlier_raw == [] and first.earlier_raw is second.earlier_raw
+    assert third.earlier_raw == ["maybe"] and third.earlier_raw is reasked.earlier_raw
+    for lean, record in ((first, plain), (third, reasked)):
+        assert lean == record.model_copy(update={"question": None, "response_a": None, "response_b": None})
+
+
+def test_a_plain_text_part_is_rendered_once_and_any_other_part_every_time(tmp_path: Path):
+    path = tmp_path / "p.yaml"
+    path.write_text('system: "Plain {# a comment #}text\\n\\n"\nuser: "Judge {{ question }} on {{ dimension }}{{ range(2)|list }}"\n')
+    template = load_prompt(str(path))
+    assert [fixed for _, _, _, fixed in template._compiled] == ["Plain text", None]
+    example = EXAMPLE.model_copy(update={"question": "Q2"})
+    one = build_request(template, EXAMPLE, "AB", [("overall", "")], ["A", "B"]).messages  # type: ignore[arg-type]
+    two = build_request(template, example, "BA", [("clarity", "")], ["A", "B"]).messages  # type: ignore[arg-type]
+    assert one == [{"role": "system", "content": "Plain text"}, {"role": "user", "content": 'Judge Why? "quoted"\n on overall[0, 1]'}]
+    assert two[1]["content"] == "Judge Q2 on clarity[0, 1]" and two[0] == one[0]

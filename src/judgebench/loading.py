@@ -20,7 +20,7 @@ from .errors import JudgebenchError
 from .example_cache import load_rows
 from .files import read_json_objects
 from .records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
-from .stream_load import LazyExamples, RowSource, scan_wide
+from .stream_load import LazyExamples, RowSource, canonical, scan_wide
 from .tasks import Dimension, TaskSpec
 from .vote_loading import label_rule, vote_columns, votes_to_examples
 
@@ -357,7 +357,6 @@ def fingerprint_examples(examples: list[PairExample]) -> str:
     """sha256 over the canonical examples: what the judge saw and what it is scored against."""
     digest = hashlib.sha256()
     for example in sorted(examples, key=lambda e: e.id):
-        # Data without votes hashes as before votes existed (old fingerprints stay valid).
-        digest.update(example.model_dump_json(exclude=None if example.votes else {"votes"}).encode())
+        digest.update(canonical(example))  # data without votes hashes as before votes existed
         digest.update(b"\n")
     return digest.hexdigest()

@@ -27,7 +27,7 @@ from .resources import prompts_dir
 # mutation of the variables are refused instead of executed.
 PROMPT_KEYS = ("name", "description", "system", "user")
 _TRUSTED = trusts(JudgeRequest)  # build_request(checked=True) builds without validating again
-_REQUEST_DEFAULTS = {"reask_reminder": None, "repeat": 0}  # the fields build_request leaves to their defaults
+_GIVEN = tuple(name for name in JudgeRequest.model_fields if name not in ("reask_reminder", "repeat"))  # build_request's fields
 _ENV = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
 
 
@@ -182,10 +182,12 @@ def build_request(
         "verdicts": list(verdicts),
         "messages": messages,
         "prompt_hash": hash_messages(messages),
+        "reask_reminder": None,  # left to its default (not among the fields given)
+        "repeat": 0,  # the same
     }
     if checked and _TRUSTED:
-        return trusted(JudgeRequest, {**values, **_REQUEST_DEFAULTS}, set(values))
-    return JudgeRequest(**values)
+        return trusted(JudgeRequest, values, set(_GIVEN))
+    return JudgeRequest(**{name: values[name] for name in _GIVEN})
 
 
 def _shown_context(context: dict[str, Any], order: Order) -> dict[str, Any]:
