@@ -9,16 +9,18 @@ from __future__ import annotations
 import importlib.metadata
 import os
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import __version__, preload
 from .bulk import gc_paused
 from .calls import RunnerOptions, check_cache, prepared_calls, run_requests
 from .errors import JudgebenchError
 from .judges import make_judge
+from .judges.builtin import FeatureJudge
 from .loading import LoadedTask, load_examples
 from .prompts import load_prompt
 from .records import RunConfig, RunResult
@@ -28,6 +30,10 @@ from .shards import parse_shard, select_shard, shard_text
 from .stability import MAX_REPEATS, stability_summary
 from .streaming import finish_run, stream_judgments
 from .tasks import TaskSpec, get_task
+
+if TYPE_CHECKING:
+    from .judges.base import Judge
+    from .prompts import PromptTemplate
 
 
 @dataclass
@@ -105,6 +111,13 @@ def run_task(request: RunRequest) -> RunSummary:
     judge.preflight()
     check_cache(judge, request.runner)
     preload.need_later(*preload.SCORING)  # imported while the calls are in flight (preload.py)
+    builtin = isinstance(judge, FeatureJudge) and not request.runner.batch  # judged in this thread (streaming.py)
+    with gc_paused() if builtin else nullcontext():  # a built-in run builds in bulk from load to results (bulk.py)
+        return _judge(request, spec, mode, template, judge, started)
+
+
+def _judge(request: RunRequest, spec: TaskSpec, mode: str, template: PromptTemplate, judge: Judge, started: str) -> RunSummary:
+    """run_task after its checks: load, judge, score, write."""
     with prepared_calls(judge, request.runner) as worker:  # warms up while the data loads
         with gc_paused():  # bulk: every row becomes objects, no cycles (bulk.py)
             loaded = _load(spec, request)
