@@ -228,3 +228,18 @@ def test_a_plain_text_part_is_rendered_once_and_any_other_part_every_time(tmp_pa
     two = build_request(template, example, "BA", [("clarity", "")], ["A", "B"]).messages  # type: ignore[arg-type]
     assert one == [{"role": "system", "content": "Plain text"}, {"role": "user", "content": 'Judge Why? "quoted"\n on overall[0, 1]'}]
     assert two[1]["content"] == "Judge Q2 on clarity[0, 1]" and two[0] == one[0]
+
+
+def test_only_a_builtin_run_keeps_the_collector_paused_up_to_its_results(tmp_path: Path, monkeypatch):
+    import gc
+
+    from judgebench import pipeline
+
+    enabled: list[bool] = []
+    real = pipeline.score
+    monkeypatch.setattr(pipeline, "score", lambda *a, **k: enabled.append(gc.isenabled()) or real(*a, **k))
+    judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=tmp_path / "b", demo=True)
+    assert enabled == [False] and gc.isenabled()
+    judgebench.evaluate("sciarena_eval", f"replay/{tmp_path / 'b'}", output_path=tmp_path / "r", demo=True)
+    assert enabled == [False, True] and gc.isenabled()  # a judge answered through the event loop keeps it
+    assert (tmp_path / "b" / "samples.jsonl").read_bytes().count(b"\n") == (tmp_path / "r" / "samples.jsonl").read_bytes().count(b"\n")
