@@ -13,7 +13,7 @@ import gc
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -67,3 +67,36 @@ def shared_map(value: dict[str, str]) -> dict[str, str]:
     if found is None and len(_MAPS) < 10_000:
         found = _MAPS[key] = value
     return found if found is not None else value
+
+
+_set = object.__setattr__
+
+
+def trusted(cls: type[M], values: dict[str, Any], fields_set: set[str]) -> M:
+    """An instance of `cls` holding `values` (every field, in the model's field order, each already of its
+    field's type: taken from validated models) with `fields_set` as the names given; no validation.
+
+    What `cls.model_construct(_fields_set=fields_set, **values)` builds for a plain model (no aliases,
+    extra fields, private attributes or post-init: `trusts(cls)`), without its per-field walk over
+    aliases and defaults in Python, which in this pydantic takes longer than validating (a
+    JudgeRequest: 4 us against 3 us; 0.7 us here). Used where 200,000 requests and records are built
+    from validated parts per 100,000 pairs; tests/test_run_path.py checks the result equals validation's.
+    """
+    model = cls.__new__(cls)
+    _set(model, "__dict__", values)
+    _set(model, "__pydantic_fields_set__", fields_set)
+    _set(model, "__pydantic_extra__", None)
+    _set(model, "__pydantic_private__", None)
+    return model
+
+
+def trusts(cls: type[BaseModel]) -> bool:
+    """Whether `trusted` builds what `model_construct` would for this model."""
+    plain_fields = all(f.alias is None and f.validation_alias is None for f in cls.model_fields.values())
+    return (
+        plain_fields
+        and not cls.__private_attributes__
+        and not cls.__pydantic_post_init__
+        and not cls.__pydantic_root_model__
+        and cls.model_config.get("extra") != "allow"
+    )

@@ -5,6 +5,7 @@ task -> requests (plan_requests) -> calls (runner) -> records (assemble_records)
 
 from __future__ import annotations
 
+from .bulk import trusted, trusts
 from .features import count_citations
 from .judges.reasoning import is_truncated
 from .parsing import parse_reply
@@ -22,6 +23,11 @@ from .records import (
 from .tasks import TaskSpec
 from .votes import dimension_votes
 
+# Records are built from validated parts (the example, the request, the reply, literals chosen here): without
+# validating them again (bulk.trusted; equal to the validated record: tests/test_run_path.py).
+_TRUSTED = trusts(JudgmentRecord)
+_RECORD_FIELDS = frozenset(JudgmentRecord.model_fields)
+
 
 def plan_requests(
     spec: TaskSpec, examples: list[PairExample], template: PromptTemplate, *, mode: str, swap: bool
@@ -35,7 +41,7 @@ def plan_requests(
     groups = [criteria] if mode == "joint" else [[c] for c in criteria]
     orders = ORDERS if swap else ORDERS[:1]
     return [
-        build_request(template, example, order, group, list(spec.verdicts))
+        build_request(template, example, order, group, list(spec.verdicts), checked=True)
         for example in examples
         for group in groups
         for order in orders
@@ -107,45 +113,48 @@ def _record(
         status = "FAILED"
     else:
         status = "ANSWERED" if verdict_shown is not None else "INVALID"
-    return JudgmentRecord(
-        task=task,
-        example_id=example.id,
-        dimension=dimension,
-        order=request.order,
-        judge=judge_id,
-        prompt_hash=request.prompt_hash,
-        status=status,
-        raw=reply.text,
-        earlier_raw=reply.earlier_texts,
-        verdict_shown=verdict_shown,
-        verdict=verdict_shown if request.order == "AB" else swap_verdict(verdict_shown),
-        label=example.labels[dimension],
-        tokens_in=reply.tokens_in,
-        tokens_out=reply.tokens_out,
-        cost_usd=reply.cost_usd,
-        latency_s=reply.latency_s,
-        attempts=reply.attempts,
-        cached=reply.cached,
-        error=reply.error,
-        failure=failure_from_error(reply.error) if reply.error is not None else None,
-        repeat=request.repeat,
-        invalid_reason="truncated" if truncated else None,
-        finish_reason=reply.finish_reason,
-        reasoning=reply.reasoning,
-        reasoning_tokens=reply.reasoning_tokens,
-        served_model=reply.served_model,
-        model_a=example.model_a,
-        model_b=example.model_b,
-        slices=example.slices,
-        length_a=length_a,
-        length_b=length_b,
-        citations_a=citations_a,
-        citations_b=citations_b,
-        question=example.question if log_text else None,
-        response_a=example.response_a if log_text else None,
-        response_b=example.response_b if log_text else None,
-        votes=dimension_votes(example, dimension),
-    )
+    values = {  # in JudgmentRecord's field order
+        "task": task,
+        "example_id": example.id,
+        "dimension": dimension,
+        "order": request.order,
+        "judge": judge_id,
+        "prompt_hash": request.prompt_hash,
+        "status": status,
+        "raw": reply.text,
+        "earlier_raw": list(reply.earlier_texts),
+        "verdict_shown": verdict_shown,
+        "verdict": verdict_shown if request.order == "AB" else swap_verdict(verdict_shown),
+        "label": example.labels[dimension],
+        "tokens_in": reply.tokens_in,
+        "tokens_out": reply.tokens_out,
+        "cost_usd": reply.cost_usd,
+        "latency_s": reply.latency_s,
+        "attempts": reply.attempts,
+        "cached": reply.cached,
+        "error": reply.error,
+        "failure": failure_from_error(reply.error) if reply.error is not None else None,
+        "repeat": request.repeat,
+        "invalid_reason": "truncated" if truncated else None,
+        "finish_reason": reply.finish_reason,
+        "reasoning": reply.reasoning,
+        "reasoning_tokens": reply.reasoning_tokens,
+        "served_model": reply.served_model,
+        "model_a": example.model_a,
+        "model_b": example.model_b,
+        "slices": dict(example.slices),
+        "length_a": length_a,
+        "length_b": length_b,
+        "citations_a": citations_a,
+        "citations_b": citations_b,
+        "question": example.question if log_text else None,
+        "response_a": example.response_a if log_text else None,
+        "response_b": example.response_b if log_text else None,
+        "votes": dimension_votes(example, dimension),
+    }
+    if _TRUSTED and len(values) == len(_RECORD_FIELDS):  # every value comes from validated models
+        return trusted(JudgmentRecord, values, set(_RECORD_FIELDS))
+    return JudgmentRecord(**values)
 
 
 def _measure(example: PairExample) -> tuple[int, int, int, int]:

@@ -15,14 +15,20 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from .bulk import trusted, trusts
 from .errors import JudgebenchError
 from .example_cache import load_rows
 from .files import read_json_objects
 from .records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
-from .stream_load import LazyExamples, RowSource, scan_wide
+from .stream_load import LazyExamples, RowSource, canonical, scan_wide
 from .tasks import Dimension, TaskSpec
 from .vote_loading import label_rule, vote_columns, votes_to_examples
 
+# A row's example built again after its check (the chunk being judged): the same values, not validated twice
+# (bulk.trusted). Every field but `votes` (None here) is given.
+_TRUSTED = trusts(PairExample)
+_EXAMPLE_FIELDS = tuple(PairExample.model_fields)
+_DEFAULT_DIMENSIONS = (Dimension(name=DEFAULT_DIMENSION),)  # a task without dimensions (read only)
 LOCAL_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
 
 
@@ -314,9 +320,12 @@ def wide_example(spec: TaskSpec, row: dict[str, Any], index: int, seen: set[str]
         seen.add(example_id)
     base = _base_example(spec, row, example_id, source)
     labels = {}
-    for dim in spec.dimensions or [Dimension(name=DEFAULT_DIMENSION)]:
+    for dim in spec.dimensions or _DEFAULT_DIMENSIONS:
         column = dim.label_column or spec.columns.label
         labels[dim.name] = _map_label(spec, row.get(column), f"row id {example_id}", column, source)
+    if seen is None and _TRUSTED:  # checked already (stream_load.scan_wide validated this row's example)
+        values = {**base, "labels": labels}
+        return trusted(PairExample, {name: values.get(name) for name in _EXAMPLE_FIELDS}, set(values))
     return PairExample(**base, labels=labels)
 
 
@@ -348,7 +357,6 @@ def fingerprint_examples(examples: list[PairExample]) -> str:
     """sha256 over the canonical examples: what the judge saw and what it is scored against."""
     digest = hashlib.sha256()
     for example in sorted(examples, key=lambda e: e.id):
-        # Data without votes hashes as before votes existed (old fingerprints stay valid).
-        digest.update(example.model_dump_json(exclude=None if example.votes else {"votes"}).encode())
+        digest.update(canonical(example))  # data without votes hashes as before votes existed
         digest.update(b"\n")
     return digest.hexdigest()

@@ -9,16 +9,18 @@ from __future__ import annotations
 import importlib.metadata
 import os
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import __version__, preload
 from .bulk import gc_paused
 from .calls import RunnerOptions, check_cache, prepared_calls, run_requests
 from .errors import JudgebenchError
 from .judges import make_judge
+from .judges.builtin import FeatureJudge
 from .loading import LoadedTask, load_examples
 from .prompts import load_prompt
 from .records import RunConfig, RunResult
@@ -28,6 +30,11 @@ from .shards import parse_shard, select_shard, shard_text
 from .stability import MAX_REPEATS, stability_summary
 from .streaming import finish_run, stream_judgments
 from .tasks import TaskSpec, get_task
+
+if TYPE_CHECKING:
+    from .judges.base import Judge
+    from .prompts import PromptTemplate
+    from .streaming import StreamOutcome
 
 
 @dataclass
@@ -105,14 +112,28 @@ def run_task(request: RunRequest) -> RunSummary:
     judge.preflight()
     check_cache(judge, request.runner)
     preload.need_later(*preload.SCORING)  # imported while the calls are in flight (preload.py)
-    with prepared_calls(judge, request.runner) as worker:  # warms up while the data loads
-        with gc_paused():  # bulk: every row becomes objects, no cycles (bulk.py)
-            loaded = _load(spec, request)
-        outcome = stream_judgments(  # chunk by chunk, appended to samples.jsonl (streaming.py)
-            spec, judge, loaded.examples, template, mode=mode, swap=request.swap, runner=request.runner,
-            samples_path=request.output_path / SAMPLES_FILE, worker=worker, log_text=request.log_text,
-            call=run_requests, repeats=request.repeats,
-        )
+    builtin = isinstance(judge, FeatureJudge) and not request.runner.batch  # judged in this thread (streaming.py)
+    with ExitStack() as held:
+        with prepared_calls(judge, request.runner) as worker:  # warms up while the data loads
+            with gc_paused():  # bulk: every row becomes objects, no cycles (bulk.py)
+                loaded = _load(spec, request)
+            if builtin:  # one pause from the first chunk to results.json: the records are built, held, let go (bulk.py)
+                held.enter_context(gc_paused())
+            outcome = stream_judgments(  # chunk by chunk, appended to samples.jsonl (streaming.py)
+                spec, judge, loaded.examples, template, mode=mode, swap=request.swap, runner=request.runner,
+                samples_path=request.output_path / SAMPLES_FILE, worker=worker, log_text=request.log_text,
+                call=run_requests, repeats=request.repeats,
+            )
+        summary = _score_and_write(request, spec, mode, template, judge, started, loaded, outcome)
+        del outcome  # the records go before the collector resumes (it would walk them once more)
+    return summary
+
+
+def _score_and_write(
+    request: RunRequest, spec: TaskSpec, mode: str, template: PromptTemplate, judge: Judge, started: str,
+    loaded: LoadedTask, outcome: StreamOutcome,
+) -> RunSummary:
+    """Score the judged records, write results.json (and repeats.jsonl), sum the run up."""
     records, n_examples = outcome.records, len(loaded.examples)
     loaded.examples = []  # the texts are in samples.jsonl: scoring needs only the lean records
     config = RunConfig(

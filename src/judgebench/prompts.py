@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -16,8 +15,10 @@ import yaml
 from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from .bulk import trusted, trusts
 from .errors import JudgebenchError
 from .files import load_yaml
+from .prompt_hash import hash_messages
 from .records import JudgeRequest, Order, PairExample
 from .resources import prompts_dir
 
@@ -25,6 +26,8 @@ from .resources import prompts_dir
 # shared task folder), so attribute access to internals (`__globals__`, `__class__`, ...) and any
 # mutation of the variables are refused instead of executed.
 PROMPT_KEYS = ("name", "description", "system", "user")
+_TRUSTED = trusts(JudgeRequest)  # build_request(checked=True) builds without validating again
+_GIVEN = tuple(name for name in JudgeRequest.model_fields if name not in ("reask_reminder", "repeat"))  # build_request's fields
 _ENV = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
 
 
@@ -37,26 +40,38 @@ class PromptTemplate:
     sha256: str  # hash of the template file's bytes: recorded in results
 
     @cached_property
-    def _compiled(self) -> list[tuple[str, jinja2.Template, dict[str, Any]]]:
+    def _compiled(self) -> list[tuple[str, jinja2.Template, dict[str, Any], str | None]]:
         """Each part compiled once, with its globals flattened once (Template.render merges the
-        globals' ChainMap into a new dict on every call: most of a render's time for short templates)."""
+        globals' ChainMap into a new dict on every call: most of a render's time for short templates),
+        and, for a part that is plain text (no expression, tag or variable), its text rendered once."""
         parts = [("system", self.system), ("user", self.user)]
-        compiled = [(role, _ENV.from_string(text)) for role, text in parts if text]
-        return [(role, t, dict(t.globals)) for role, t in compiled]
+        compiled = [(role, _ENV.from_string(text), _is_plain(text)) for role, text in parts if text]
+        return [(role, t, dict(t.globals), _render(t, dict(t.globals)) if plain else None) for role, t, plain in compiled]
 
     def render(self, variables: dict[str, Any]) -> list[dict[str, str]]:
         """The chat messages; any failure of the template (a sandbox refusal, a type error in an
         expression, an oversized range) is one line naming the template file.
 
         Same output as `Template.render(variables)`: a context of the globals overlaid with the
-        variables, rendered by the template's own (sandboxed) render function."""
+        variables, rendered by the template's own (sandboxed) render function. A plain-text part renders
+        the same whatever the variables: its text rendered once is reused."""
         try:
             return [
-                {"role": role, "content": _ENV.concat(t.root_render_func(_context(t, {**g, **variables}))).strip()}  # type: ignore[attr-defined]
-                for role, t, g in self._compiled
+                {"role": role, "content": _render(t, {**g, **variables}) if fixed is None else fixed}
+                for role, t, g, fixed in self._compiled
             ]
         except Exception as exc:  # noqa: BLE001 - a template is data: whatever it raises is the user's input error
             raise JudgebenchError(f"{self.path}: cannot render template ({type(exc).__name__}: {_one_line(exc)})") from None
+
+
+def _render(template: jinja2.Template, parent: dict[str, Any]) -> str:
+    return _ENV.concat(template.root_render_func(_context(template, parent))).strip()  # type: ignore[attr-defined]
+
+
+def _is_plain(text: str) -> bool:
+    """Whether a template part is text only: every node of its body is output of literal template data."""
+    body = _ENV.parse(text).body
+    return all(isinstance(node, nodes.Output) and all(isinstance(n, nodes.TemplateData) for n in node.nodes) for node in body)
 
 
 def _context(template: jinja2.Template, parent: dict[str, Any]) -> jinja2.runtime.Context:
@@ -122,10 +137,6 @@ def _check_template(path: Path, part: str, text: Any) -> None:
         raise JudgebenchError(f"{path}: key '{part}' line {node.lineno}: '{tag}' is not allowed (a template is one file)")
 
 
-def hash_messages(messages: list[dict[str, str]]) -> str:
-    return hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-
-
 def shown_responses(example: PairExample, order: Order) -> tuple[str, str]:
     """The (first, second) responses as shown: AB as in the dataset, BA swapped."""
     if order == "AB":
@@ -139,8 +150,13 @@ def build_request(
     order: Order,
     dimensions: list[tuple[str, str]],  # (name, criterion); several in joint mode
     verdicts: list[str],
+    *,
+    checked: bool = False,
 ) -> JudgeRequest:
-    """Render one judge call for an example, its dimension(s) and the shown order."""
+    """Render one judge call for an example, its dimension(s) and the shown order.
+
+    `checked`: the order, dimensions and verdicts come from a validated task (judgments.plan_requests),
+    so the request is built from its validated parts without validating them again (bulk.trusted)."""
     first, second = shown_responses(example, order)
     context = _shown_context(example.context, order)
     variables = {
@@ -155,18 +171,23 @@ def build_request(
         "allow_tie": "TIE" in verdicts,
     }
     messages = template.render(variables)
-    return JudgeRequest(
-        example_id=example.id,
-        dimensions=[name for name, _ in dimensions],
-        order=order,
-        question=example.question,
-        first=first,
-        second=second,
-        context=context,
-        verdicts=list(verdicts),
-        messages=messages,
-        prompt_hash=hash_messages(messages),
-    )
+    values = {  # in JudgeRequest's field order
+        "example_id": example.id,
+        "dimensions": [name for name, _ in dimensions],
+        "order": order,
+        "question": example.question,
+        "first": first,
+        "second": second,
+        "context": context,
+        "verdicts": list(verdicts),
+        "messages": messages,
+        "prompt_hash": hash_messages(messages),
+        "reask_reminder": None,  # left to its default (not among the fields given)
+        "repeat": 0,  # the same
+    }
+    if checked and _TRUSTED:
+        return trusted(JudgeRequest, values, set(_GIVEN))
+    return JudgeRequest(**{name: values[name] for name in _GIVEN})
 
 
 def _shown_context(context: dict[str, Any], order: Order) -> dict[str, Any]:

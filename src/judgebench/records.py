@@ -68,7 +68,10 @@ class PairExample(Strict):
 
 def swap_verdict(verdict: str | None) -> str | None:
     """Map a verdict between shown and original positions (A<->B; TIE stays)."""
-    return {"A": "B", "B": "A"}.get(verdict, verdict) if verdict else verdict
+    return _SWAPPED.get(verdict, verdict) if verdict else verdict
+
+
+_SWAPPED = {"A": "B", "B": "A"}
 
 
 class JudgeRequest(Strict):

@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
+from pydantic import TypeAdapter
+
 from .errors import JudgebenchError
 from .records import PairExample
 
@@ -165,8 +167,13 @@ def scan_wide(build: Build, source: RowSource, *, limit: int | None = None) -> S
 
 
 def canonical(example: PairExample) -> bytes:
-    """One example's bytes in the fingerprint (loading.fingerprint_examples); no votes: as before votes existed."""
-    return example.model_dump_json(exclude=None if example.votes else {"votes"}).encode()
+    """One example's bytes in the fingerprint (loading.fingerprint_examples); no votes: as before votes existed.
+    `model_dump_json(...).encode()`'s bytes, serialised straight to bytes (no decode and encode again)."""
+    return _EXAMPLE_JSON.dump_json(example, exclude=None if example.votes else _NO_VOTES)
+
+
+_EXAMPLE_JSON = TypeAdapter(PairExample)
+_NO_VOTES = {"votes"}
 
 
 class LazyExamples(Sequence[PairExample]):

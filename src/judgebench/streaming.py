@@ -104,7 +104,7 @@ def stream_judgments(
             text = "".join(r.model_dump_json() + "\n" for r in records)
             kept.extend(_drop_texts(r) for r in records)  # slotted copies; the pydantic records go with the chunk
             others.extend(again)
-            sink(text, [*kept, *others])
+            sink(text, lambda: [*kept, *others])  # the judgments so far, listed only for a salvage file
     return StreamOutcome(kept, stopped, calls, others)
 
 
@@ -122,12 +122,12 @@ def _drop_texts(record: JudgmentRecord) -> JudgmentRecord:
 
 
 @contextmanager
-def _appender(path: Path) -> Iterator[Callable[[str, list[JudgmentRecord]], None]]:
+def _appender(path: Path) -> Iterator[Callable[[str, Callable[[], list[JudgmentRecord]]], None]]:
     """Append text to `path`, created (replacing an older file) at the first write; flushed each time.
     A write failure is one line naming the file; every judgment so far goes to a salvage file."""
     handle: IO[str] | None = None
 
-    def write(text: str, so_far: list[JudgmentRecord]) -> None:
+    def write(text: str, so_far: Callable[[], list[JudgmentRecord]]) -> None:
         nonlocal handle
         try:
             if handle is None:
@@ -139,7 +139,7 @@ def _appender(path: Path) -> Iterator[Callable[[str, list[JudgmentRecord]], None
             handle.write(text)
             handle.flush()
         except OSError as exc:
-            raise JudgebenchError(f"cannot write {path} ({exc.strerror or exc}); {salvage(so_far)}") from None
+            raise JudgebenchError(f"cannot write {path} ({exc.strerror or exc}); {salvage(so_far())}") from None
 
     try:
         yield write
