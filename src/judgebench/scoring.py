@@ -42,11 +42,7 @@ def score(
     from .selfpref import self_preference
     from .usage import summarize_counts, summarize_usage
 
-    unknown = sorted({r.dimension for r in records} - set(spec.dimension_names))
-    if unknown:
-        raise JudgebenchError(f"samples: task {spec.name} has no dimension {unknown[0]!r} (its dimensions: "
-                              f"{', '.join(spec.dimension_names)})")
-
+    check_dimensions(records, spec)
     with reuse_tables(records), gc_paused():  # metrics, confusion matrix and diagnostics read the same tables
         metrics, slices = score_records(
             records,
@@ -79,6 +75,24 @@ def score(
         panel=panel,
         human=human,
     )
+
+
+def check_dimensions(records: list[JudgmentRecord], spec: TaskSpec) -> None:
+    """Refuse samples that name a dimension the task does not have (one line; `score` and `report`)."""
+    unknown = sorted({r.dimension for r in records} - set(spec.dimension_names))
+    if unknown:
+        raise JudgebenchError(f"samples: task {spec.name} has no dimension {unknown[0]!r} (its dimensions: "
+                              f"{', '.join(spec.dimension_names)})")
+
+
+def check_run_dimensions(run_dir: Path, records: list[JudgmentRecord], task: str) -> None:
+    """`check_dimensions` against the run's task (installed, else its task.yaml copy), for a command that
+    can do without the task (`report`): nothing to check when neither is found."""
+    try:
+        spec = run_task_spec(run_dir, task, [])
+    except JudgebenchError:
+        return
+    check_dimensions(records, spec)
 
 
 def rederive_record(record: JudgmentRecord, spec: TaskSpec, config: RunConfig) -> JudgmentRecord:
