@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from . import __version__, interrupts
 from .arena.command import add_parser as _add_arena_parser
 from .errors import JudgebenchError, NumericError
 from .flags import (
@@ -355,8 +355,14 @@ def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line; SIGTERM is treated like Ctrl-C (a run writes partial results and exits 1)."""
+    """The command line; SIGTERM is treated like Ctrl-C (a run writes partial results and exits 1).
+
+    Without `argv` (the `judgebench` command) an interrupt ends with 130 however many arrive (interrupts.py).
+    """
     in_main_thread = threading.current_thread() is threading.main_thread()
+    process = in_main_thread and argv is None
+    if process:
+        interrupts.watch()
     previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt) if in_main_thread else None
     try:
         args = build_parser().parse_args(normalize_aliases(sys.argv[1:] if argv is None else argv))
@@ -365,6 +371,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"judgebench: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
+        interrupts.settle(exiting=process)
         print("judgebench: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
