@@ -12,7 +12,7 @@ from pathlib import Path
 from .errors import JudgebenchError
 from .files import write_json, write_models_jsonl
 from .parsing import parse_reply
-from .records import JudgmentRecord, RunConfig, RunResult, swap_verdict
+from .records import JudgmentRecord, RunConfig, RunResult, check_resamples, swap_verdict
 from .rundir import (
     REPEATS_FILE,
     RESULTS_FILE,
@@ -139,7 +139,7 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
     reparsed = [rederive_record(record, spec, previous.config) for record in records]
     config = previous.config
     if n_resamples is not None:
-        config = config.model_copy(update={"n_resamples": n_resamples})
+        config = config.model_copy(update={"n_resamples": check_resamples(n_resamples)})
     result = score(reparsed, config, spec, n_examples=previous.counts.examples)
     if any(new is not old and new != old for new, old in zip(reparsed, records)):  # unchanged: the same object
         rewrite_samples(run_dir / SAMPLES_FILE, reparsed)
