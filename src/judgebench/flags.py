@@ -112,7 +112,7 @@ def resamples(text: str) -> int:
     """--bootstrap: bootstrap resamples, 0 to MAX_RESAMPLES."""
     value = NON_NEGATIVE_INT(text)
     if value > MAX_RESAMPLES:
-        raise argparse.ArgumentTypeError(f"must be between 0 and {MAX_RESAMPLES}, got '{text}'")
+        raise argparse.ArgumentTypeError(f"must be <= {MAX_RESAMPLES}, got '{text}'")
     return value
 
 

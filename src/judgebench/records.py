@@ -25,8 +25,10 @@ MAX_RESAMPLES = 100_000  # --bootstrap above this is refused before any call (a 
 
 def check_resamples(n_resamples: int) -> int:
     """A bootstrap resample count given to a run, a re-score or a panel: 0 to MAX_RESAMPLES."""
-    if not 0 <= n_resamples <= MAX_RESAMPLES:
-        raise JudgebenchError(f"--bootstrap: must be between 0 and {MAX_RESAMPLES}, got {n_resamples}")
+    if n_resamples < 0:
+        raise JudgebenchError(f"--bootstrap: must be >= 0, got {n_resamples}")
+    if n_resamples > MAX_RESAMPLES:
+        raise JudgebenchError(f"--bootstrap: must be <= {MAX_RESAMPLES}, got {n_resamples}")
     return n_resamples
 
 Label = Literal["A", "B", "TIE", "BOTH_BAD"]
