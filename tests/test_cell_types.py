@@ -50,11 +50,14 @@ def test_a_late_int_response_is_the_row_1_error(tmp_path, monkeypatch, capsys, c
 def test_a_late_number_in_a_text_column_keeps_the_other_rows_as_they_are(tmp_path):
     """One int slice value at row 3,000: datasets rewrote the whole block's slices as JSON text ('"Healthcare"')."""
     data = big_file(tmp_path / "slice.jsonl", 2_999, subject=7)
-    examples = load_examples(load_task("sciarena_eval"), dataset_path=str(data)).examples
-    subjects = [e.slices["subject"] for e in examples]
+    loaded = load_examples(load_task("sciarena_eval"), dataset_path=str(data))
+    subjects = [e.slices["subject"] for e in loaded.examples]
     expected = [sci_row(i)["subject"] for i in range(3_200)]
     expected[2_999] = "7"  # str(7): as a number at row 1 reads
     assert subjects == expected
+    # the rows read here (cell_types) are the examples datasets gives for the same file with the text "7"
+    text = load_examples(load_task("sciarena_eval"), dataset_path=str(big_file(tmp_path / "t.jsonl", 2_999, subject="7")))
+    assert loaded.dataset.fingerprint == text.dataset.fingerprint
 
 
 def test_a_late_float_id_is_the_row_1_error(tmp_path):

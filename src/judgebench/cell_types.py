@@ -17,11 +17,11 @@ numeric. An empty cell is still missing (an error naming the row).
 from __future__ import annotations
 
 import codecs
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .files import parse_json_object
 from .stream_load import BATCH_ROWS, RowSource
 from .tasks import TaskSpec
 
@@ -95,7 +95,7 @@ def _read_rows(path: Path, columns: list[str]) -> Iterator[list[dict[str, Any]]]
                 line = line.removeprefix(codecs.BOM_UTF8)
             if not line.strip():
                 continue
-            row = json.loads(line)
+            row = parse_json_object(line.decode("utf-8"), f"{path}:{number + 1}")  # one line naming it, if ever
             batch.append({column: row.get(column) for column in columns})
             if len(batch) == BATCH_ROWS:
                 yield batch
