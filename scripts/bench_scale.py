@@ -88,6 +88,20 @@ def baseline_accuracy(path: Path) -> float:
     return float(np.mean(longer_a == np.array(lab)))  # both orders give the same verdict
 
 
+def type_check_cpu(path: Path) -> float | None:
+    """CPU seconds of the run's cell-type pass (cell_types.py) over the task's mapped text columns, in this
+    process (pyarrow may use both cores: process time counts them all); None before that pass existed."""
+    try:
+        from judgebench.cell_types import _all_text
+    except ImportError:
+        return None
+    import pyarrow.json  # noqa: F401  (imported before timing, as a run has it already)
+
+    t0 = time.process_time()
+    assert _all_text(path, ["id", "question", "response_a", "response_b", "label", "model_a", "model_b", "category"])
+    return time.process_time() - t0
+
+
 def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, int, str]:
     """Wall seconds, CPU seconds (user + sys: the steadier figure on a shared machine), peak RSS (MB)
     and exit code of one child process; its stderr tail."""
@@ -159,6 +173,7 @@ def bench(pairs: int, folder: Path, bootstrap: int, phases: bool) -> dict[str, o
         [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
          f"import bench_scale as b, pathlib; print(b.baseline_accuracy(pathlib.Path({str(data)!r})))"], env)
     out["baseline"] = (wall, cpu, rss)
+    out["type_check"] = type_check_cpu(data)
     base = baseline_accuracy(data)
     got = json.loads((run_dir / "results.json").read_text())["metrics"]["overall"]["accuracy"]["value"]
     out["accuracy"], out["baseline_accuracy"] = got, base
@@ -180,6 +195,8 @@ def main() -> None:
             res = bench(pairs, folder, args.bootstrap, args.phases)
         for name, (wall, cpu, rss) in ((k, res[k]) for k in ("run", "score", "report", "baseline")):
             print(f"  {name:<9} wall {wall:7.2f} s   CPU {cpu:7.2f} s   peak RSS {rss:7.0f} MB")
+        if res["type_check"] is not None:
+            print(f"  of the run: the cell-type check (cell_types.py) CPU {res['type_check']:7.2f} s")
         for name, wall, rss, peak in res.get("phases", []):
             print(f"    phase {name:<17} {wall:7.2f} s   RSS after {rss:6.0f} MB   peak so far {peak:6.0f} MB")
         agree = abs(res["accuracy"] - res["baseline_accuracy"]) < 1e-12

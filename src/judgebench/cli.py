@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from . import __version__, interrupts
 from .arena.command import add_parser as _add_arena_parser
 from .errors import JudgebenchError, NumericError
 from .flags import (
@@ -26,6 +26,7 @@ from .flags import (
     add_call_flags,
     fraction,
     normalize_aliases,
+    resamples,
 )
 from .rubric.cli import add_parser as add_rubric_parser
 from .run_summary import format_summary
@@ -55,7 +56,7 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--prompt", help="prompt template file (default: the task's)")
     p.add_argument("--dimension-mode", choices=["separate", "joint"], help="multi-dimension tasks: one call per dimension or one for all")
     p.add_argument("--both-bad", choices=["tie", "exclude"], help="how Both Bad labels are scored (default: the task's)")
-    p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, default=1000, help="bootstrap resamples for confidence intervals")
+    p.add_argument("--bootstrap", type=resamples, default=1000, help="bootstrap resamples for confidence intervals")
     add_call_flags(p)
     p.add_argument("--reask", type=NON_NEGATIVE_INT, default=0, help="ask again up to N times when an answer does not parse")
     p.add_argument("--min-coverage", type=fraction, help="exit 1 when the answered share of judgments is below this (default: fail only when nothing was answered)")
@@ -150,7 +151,7 @@ def _add_score_parser(sub: Any) -> None:
     p = sub.add_parser("score", help="re-score a finished run from its samples (no judge calls)")
     p.add_argument("run_dir", type=PATH, help="a run directory (results.json + samples.jsonl)")
     p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs (default: the run's own task.yaml copy when the task is not installed)")
-    p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, help="bootstrap resamples for confidence intervals (default: the run's own)")
+    p.add_argument("--bootstrap", type=resamples, help="bootstrap resamples for confidence intervals (default: the run's own)")
     p.set_defaults(handler=cmd_score)
 
 
@@ -305,7 +306,7 @@ def _add_panel_parser(sub: Any) -> None:
     p.add_argument("--aggregate", choices=["majority", "mean", "unanimous-else-tie"], default="majority", help="how the members' votes become the panel's verdict (docs/panels.md)")
     p.add_argument("--output-path", required=True, type=PATH, help="the panel's run directory")
     p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
-    p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, help="bootstrap resamples for confidence intervals (default: the first member's)")
+    p.add_argument("--bootstrap", type=resamples, help="bootstrap resamples for confidence intervals (default: the first member's)")
     p.set_defaults(handler=cmd_panel)
 
 
@@ -355,8 +356,14 @@ def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line; SIGTERM is treated like Ctrl-C (a run writes partial results and exits 1)."""
+    """The command line; SIGTERM is treated like Ctrl-C (a run writes partial results and exits 1).
+
+    Without `argv` (the `judgebench` command) an interrupt ends with 130 however many arrive (interrupts.py).
+    """
     in_main_thread = threading.current_thread() is threading.main_thread()
+    process = in_main_thread and argv is None
+    if process:
+        interrupts.watch()
     previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt) if in_main_thread else None
     try:
         args = build_parser().parse_args(normalize_aliases(sys.argv[1:] if argv is None else argv))
@@ -365,6 +372,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"judgebench: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
+        interrupts.settle(exiting=process)
         print("judgebench: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly

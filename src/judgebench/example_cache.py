@@ -50,17 +50,18 @@ def cache_folder() -> Path:
 
 
 def load_rows(
-    source: str, split: str, builders: dict[str, str], load: Callable[[], tuple[Any, str | None]]
+    source: str, split: str, builders: dict[str, str], load: Callable[[], tuple[Any, str | None]], variant: str = ""
 ) -> Rows | None:
     """(rows, column names, resolved revision) of `load()` (a `datasets.Dataset` and its revision), taken
     from the cache when `source` is a local file (suffix -> `datasets` builder in `builders`) whose key is
     stored (module docstring). None, without loading, for anything the cache does not keep: Hub datasets,
-    folders, other suffixes, files over MAX_FILE_BYTES (those stream from datasets' Arrow files), or when off."""
+    folders, other suffixes, files over MAX_FILE_BYTES (those stream from datasets' Arrow files), or when off.
+    `variant`: what else changes the rows `load()` gives (a CSV task's text columns), part of the key."""
     path = Path(source)
     builder = builders.get(path.suffix.lower())
     if not enabled() or builder is None or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
         return None
-    key = _key(path, builder, split)
+    key = _key(path, builder, split, variant)
     entry = cache_folder() / f"{key}.json"
     stored = _read(entry, key)
     if stored is not None:
@@ -75,12 +76,14 @@ def load_rows(
     return rows, columns, resolved
 
 
-def _key(path: Path, builder: str, split: str) -> str:
+def _key(path: Path, builder: str, split: str, variant: str = "") -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     parts = [FORMAT, __version__, _version("datasets"), _version("pyarrow"), builder, split, digest.hexdigest()]
+    if variant:  # only CSV loads have one: the keys of JSON and Parquet entries stay as they were
+        parts.append(variant)
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
 

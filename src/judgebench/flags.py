@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import JudgebenchError
+from .records import MAX_RESAMPLES
 
 # Spellings users type from lm-eval habit -> ours (accepted as aliases: rewritten before parsing).
 LM_EVAL_ALIASES = {"--output_path": "--output-path", "--include_path": "--include-path", "--model_args": "--judge-args"}
@@ -105,6 +106,14 @@ POSITIVE_INT = _number(int, 1)
 NON_NEGATIVE_INT = _number(int, 0)
 POSITIVE_FLOAT = _number(float, 0.0, strict=True)
 NON_NEGATIVE_FLOAT = _number(float, 0.0)
+
+
+def resamples(text: str) -> int:
+    """--bootstrap: bootstrap resamples, 0 to MAX_RESAMPLES."""
+    value = NON_NEGATIVE_INT(text)
+    if value > MAX_RESAMPLES:
+        raise argparse.ArgumentTypeError(f"must be <= {MAX_RESAMPLES}, got '{text}'")
+    return value
 
 
 def PATH(text: str) -> Path:  # noqa: N802 - an argparse type, named like the others

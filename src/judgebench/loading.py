@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .bulk import trusted, trusts
+from .cell_types import csv_options, keep_cell_types, text_columns
 from .errors import JudgebenchError
 from .example_cache import load_rows
 from .files import read_json_objects
@@ -66,14 +67,18 @@ def load_examples(
         source = location = dataset_path or spec.dataset.path
         split_name = split or spec.dataset.split
         rev = revision or (None if dataset_path else spec.dataset.revision)
-        load = lambda: _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev)  # noqa: E731
-        cached = load_rows(location, split_name, LOCAL_BUILDERS, load)  # example_cache.py: small local files
+        options = csv_options(spec) if Path(location).suffix.lower() == ".csv" else {}  # cell_types.py
+        load = lambda: _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev, options)  # noqa: E731
+        variant = ",".join(text_columns(spec)) if options else ""
+        cached = load_rows(location, split_name, LOCAL_BUILDERS, load, variant)  # example_cache.py: small local files
         if cached is not None:
             (rows, columns, resolved), rowsource = cached, RowSource.from_rows(cached[0])
         else:  # a large file or a Hub dataset: streamed from datasets' Arrow files (stream_load.py)
             table, resolved = load()
             rowsource, columns = RowSource.from_dataset(table), table.column_names
     _check_columns(spec, columns, location)
+    if not demo:  # a later cell of another type is read as its own value, as at row 1 (cell_types.py)
+        rowsource = keep_cell_types(Path(location), rowsource, columns, _mapped_columns(spec))
     if spec.votes is None and spec.layout != "long":  # one example per row: checked in one bounded pass
         build = partial(wide_example, spec, source=location)
         scanned = scan_wide(build, rowsource, limit=limit)
@@ -122,8 +127,9 @@ def read_demo_rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     return [{column: row.get(column) for column in columns} for row in rows], columns
 
 
-def _load_table(source: str, config: str | None, split: str, revision: str | None):
-    """One split as a `datasets.Dataset`, plus the resolved Hub commit when known."""
+def _load_table(source: str, config: str | None, split: str, revision: str | None, options: dict[str, Any] | None = None):
+    """One split as a `datasets.Dataset`, plus the resolved Hub commit when known; `options` go to a local
+    file's builder."""
     import datasets  # heavy import, only when loading
 
     datasets.disable_progress_bars()
@@ -138,7 +144,7 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
                 )
             check_local_file(local)
             try:
-                return datasets.load_dataset(builder, data_files={split: str(local)}, split=split), None
+                return datasets.load_dataset(builder, data_files={split: str(local)}, split=split, **(options or {})), None
             except Exception as exc:
                 diagnose_local_file(local)  # raises with file and line when it can say what is wrong
                 raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None

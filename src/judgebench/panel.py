@@ -29,6 +29,7 @@ from .records import (
     PanelMember,
     RunConfig,
     RunResult,
+    check_resamples,
     swap_verdict,
 )
 from .rundir import (
@@ -241,7 +242,7 @@ def build_panel(
     records = combine(members, aggregate, "TIE" in spec.verdicts)
     config = panel_config(members, aggregate)
     if n_resamples is not None:
-        config = config.model_copy(update={"n_resamples": n_resamples})
+        config = config.model_copy(update={"n_resamples": check_resamples(n_resamples)})
     n_examples = max(m.result.counts.examples for m in members)
     result = score(records, config, spec, n_examples=n_examples)
     copy_members(members, output_path)

@@ -23,7 +23,7 @@ from .judges import make_judge
 from .judges.builtin import FeatureJudge
 from .loading import LoadedTask, load_examples
 from .prompts import load_prompt
-from .records import RunConfig, RunResult
+from .records import RunConfig, RunResult, check_resamples
 from .rundir import SAMPLES_FILE
 from .scoring import coverage_failure, score
 from .shards import parse_shard, select_shard, shard_text
@@ -59,8 +59,7 @@ class JobRequest:
         """The same ranges the command line checks, for Python callers (named by their flag)."""
         if self.limit is not None and self.limit < 1:
             raise JudgebenchError(f"--limit: must be >= 1, got {self.limit}")
-        if self.n_resamples < 0:
-            raise JudgebenchError(f"--bootstrap: must be >= 0, got {self.n_resamples}")
+        check_resamples(self.n_resamples)
         if self.min_coverage is not None and not 0 <= self.min_coverage <= 1:
             raise JudgebenchError(f"--min-coverage: must be a fraction between 0 and 1, got {self.min_coverage}")
 

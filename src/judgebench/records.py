@@ -18,6 +18,18 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .catalogue import DEFAULT_HEADLINE, check_headline
+from .errors import JudgebenchError
+
+MAX_RESAMPLES = 100_000  # --bootstrap above this is refused before any call (a typo would hang scoring)
+
+
+def check_resamples(n_resamples: int) -> int:
+    """A bootstrap resample count given to a run, a re-score or a panel: 0 to MAX_RESAMPLES."""
+    if n_resamples < 0:
+        raise JudgebenchError(f"--bootstrap: must be >= 0, got {n_resamples}")
+    if n_resamples > MAX_RESAMPLES:
+        raise JudgebenchError(f"--bootstrap: must be <= {MAX_RESAMPLES}, got {n_resamples}")
+    return n_resamples
 
 Label = Literal["A", "B", "TIE", "BOTH_BAD"]
 Verdict = Literal["A", "B", "TIE"]
@@ -228,7 +240,7 @@ class RunConfig(Strict):
     ended_at: str | None = None
     partial: bool = False  # stopped early (max failures, interrupted)
     headline: str = DEFAULT_HEADLINE  # the task's headline metric, one of catalogue.HEADLINES
-    n_resamples: int = 1000  # bootstrap resamples behind every interval (--bootstrap)
+    n_resamples: int = Field(1000, ge=0, le=MAX_RESAMPLES)  # bootstrap resamples behind every interval (--bootstrap)
     kind: Literal["run", "panel"] = "run"  # panel: verdicts aggregated from finished runs (no calls)
     aggregate: Aggregate | None = None  # panels only
     members: list[PanelMember] = Field(default_factory=list)  # panels only, in the order given

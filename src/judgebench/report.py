@@ -24,6 +24,7 @@ from .panel_stats import format_panel
 from .records import JudgmentRecord, RunResult
 from .report_extra import extra_sections
 from .rundir import REPORT_DIR, RESULTS_FILE, SAMPLES_FILE, read_samples
+from .scoring import check_run_dimensions
 from .stability import format_stability
 
 N_RESAMPLES = 1000
@@ -39,9 +40,9 @@ def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
         raise JudgebenchError(f"{run_dir / REPORT_DIR}: is a symlink (remove it, or name a folder with --output-dir)")
     out_dir = Path(out_dir) if out_dir is not None else run_dir / REPORT_DIR
     records = _read_samples(run_dir)
-    result = _read_result(run_dir)
-    both_bad = result.config.both_bad if result else "tie"
-    seed = result.config.seed if result else 0
+    result = read_model_json(run_dir / RESULTS_FILE, RunResult) if (run_dir / RESULTS_FILE).is_file() else None
+    check_run_dimensions(run_dir, records, result.config.task if result else records[0].task)  # as `score` does
+    both_bad, seed = (result.config.both_bad, result.config.seed) if result else ("tie", 0)
     diag = diagnose(records, both_bad=both_bad, n_resamples=N_RESAMPLES, seed=seed)
     out_dir.mkdir(parents=True, exist_ok=True)
     write_json(out_dir / "diagnostics.json", diag)
@@ -63,11 +64,6 @@ def _read_samples(run_dir: Path) -> list[JudgmentRecord]:
     if not records:
         raise JudgebenchError(f"{path}: no judgments")
     return records
-
-
-def _read_result(run_dir: Path) -> RunResult | None:
-    path = run_dir / RESULTS_FILE
-    return read_model_json(path, RunResult) if path.is_file() else None
 
 
 # ---------------------------------------------------------------- tables behind the plots

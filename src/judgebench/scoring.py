@@ -13,7 +13,7 @@ from typing import Any
 from .errors import JudgebenchError
 from .files import write_json, write_models_jsonl
 from .parsing import parse_reply
-from .records import JudgmentRecord, RunConfig, RunResult, swap_verdict
+from .records import JudgmentRecord, RunConfig, RunResult, check_resamples, swap_verdict
 from .rundir import (
     REPEATS_FILE,
     RESULTS_FILE,
@@ -43,11 +43,7 @@ def score(
     from .selfpref import self_preference
     from .usage import summarize_counts, summarize_usage
 
-    unknown = sorted({r.dimension for r in records} - set(spec.dimension_names))
-    if unknown:
-        raise JudgebenchError(f"samples: task {spec.name} has no dimension {unknown[0]!r} (its dimensions: "
-                              f"{', '.join(spec.dimension_names)})")
-
+    check_dimensions(records, spec)
     with reuse_tables(records), gc_paused():  # metrics, confusion matrix and diagnostics read the same tables
         metrics, slices = score_records(
             records,
@@ -80,6 +76,24 @@ def score(
         panel=panel,
         human=human,
     )
+
+
+def check_dimensions(records: list[JudgmentRecord], spec: TaskSpec) -> None:
+    """Refuse samples that name a dimension the task does not have (one line; `score` and `report`)."""
+    unknown = sorted({r.dimension for r in records} - set(spec.dimension_names))
+    if unknown:
+        raise JudgebenchError(f"samples: task {spec.name} has no dimension {unknown[0]!r} (its dimensions: "
+                              f"{', '.join(spec.dimension_names)})")
+
+
+def check_run_dimensions(run_dir: Path, records: list[JudgmentRecord], task: str) -> None:
+    """`check_dimensions` against the run's task (installed, else its task.yaml copy), for a command that
+    can do without the task (`report`): nothing to check when neither is found."""
+    try:
+        spec = run_task_spec(run_dir, task, [])
+    except JudgebenchError:
+        return
+    check_dimensions(records, spec)
 
 
 _UNPARSED = object()  # reparse_record's memo: not parsed yet (None is a parse: no verdict)
@@ -141,7 +155,7 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
     reparsed = [rederive_record(record, spec, previous.config, memo) for record in records]
     config = previous.config
     if n_resamples is not None:
-        config = config.model_copy(update={"n_resamples": n_resamples})
+        config = config.model_copy(update={"n_resamples": check_resamples(n_resamples)})
     result = score(reparsed, config, spec, n_examples=previous.counts.examples)
     if any(new is not old and new != old for new, old in zip(reparsed, records)):  # unchanged: the same object
         rewrite_samples(run_dir / SAMPLES_FILE, reparsed)

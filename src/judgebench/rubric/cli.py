@@ -18,6 +18,7 @@ from ..flags import (
     add_call_flags,
     fraction,
     parse_judge_args,
+    resamples,
 )
 
 EXIT_STOPPED = 1
@@ -32,7 +33,7 @@ def add_parser(sub: Any) -> None:
     t.set_defaults(handler=cmd_tasks)
     s = rsub.add_parser("score", help="re-score a rubric run from its samples (no judge calls)")
     s.add_argument("run_dir", type=PATH)
-    s.add_argument("--bootstrap", type=NON_NEGATIVE_INT, help="bootstrap resamples (default: the run's own)")
+    s.add_argument("--bootstrap", type=resamples, help="bootstrap resamples (default: the run's own)")
     s.set_defaults(handler=cmd_score)
     lb = rsub.add_parser("leaderboard", help="rubric leaderboard tables (md, csv, json) from run directories")
     lb.add_argument("run_dirs", nargs="+", type=PATH)
@@ -77,7 +78,7 @@ def _add_run(rsub: Any) -> None:
     p.add_argument("--within-k", type=POSITIVE_FLOAT, help="points for within-k and the system criterion (default: the task's)")
     p.add_argument("--prompt", help="prompt template file (default: the task's)")
     p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed of the judge (builtin) and of the bootstrap intervals")
-    p.add_argument("--bootstrap", type=NON_NEGATIVE_INT, default=1000, help="bootstrap resamples for the intervals")
+    p.add_argument("--bootstrap", type=resamples, default=1000, help="bootstrap resamples for the intervals")
     add_call_flags(p)
     p.set_defaults(handler=cmd_run)
 
