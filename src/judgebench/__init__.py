@@ -1,8 +1,9 @@
 """judgebench: meta-evaluation of LLM-as-judge against human pairwise preferences.
 
-The Python API (`evaluate`, `evaluate_judges`, `score_run`, `read_run`, `build_leaderboard`, `compare_runs`, `build_panel`) is in `judgebench.api`
-and re-exported here; it and `judgebench.calls` (RunnerOptions) are imported on first use so `import judgebench`
-stays fast.
+The Python API (`evaluate`, `evaluate_judges`, `score_run`, `read_run`, `build_leaderboard`, `compare_runs`,
+`build_panel`) is in `judgebench.api` and re-exported here, with `Judge`, `JudgeCallError` and `function_judge`
+for your own judge (judges/own.py); they and `judgebench.calls` (RunnerOptions) are imported on first use so
+`import judgebench` stays fast.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from typing import Any
 from .errors import JudgebenchError
 
 __version__ = "0.1.0"
-__all__ = ["JudgebenchError", "build_leaderboard", "build_panel", "compare_runs", "evaluate", "evaluate_judges", "read_run", "score_run", "__version__"]
+__all__ = ["Judge", "JudgeCallError", "JudgebenchError", "build_leaderboard", "build_panel", "compare_runs", "evaluate",
+           "evaluate_judges", "function_judge", "read_run", "score_run", "__version__"]
 
 _API = {"evaluate", "evaluate_judges", "score_run", "read_run", "build_leaderboard", "compare_runs", "build_panel"}
+_JUDGES = {"Judge": "base", "JudgeCallError": "base", "function_judge": "own"}  # your own judge (judges/own.py)
 _SUBMODULES = {"calls"}  # `judgebench.calls.RunnerOptions(...)` after a plain `import judgebench` (README)
 
 
@@ -23,6 +26,10 @@ def __getattr__(name: str) -> Any:
         from . import api
 
         return getattr(api, name)
+    if name in _JUDGES:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.judges.{_JUDGES[name]}"), name)
     if name in _SUBMODULES:
         import importlib
 

@@ -29,6 +29,7 @@ from .errors import JudgebenchError
 
 if TYPE_CHECKING:
     from .calls import RunnerOptions
+    from .judges.base import Judge
     from .compare import Comparison
     from .multirun import MultiSummary
     from .pipeline import RunRequest, RunSummary
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 def evaluate(
     task: str,
-    judge: str,
+    judge: str | Judge,
     *,
     output_path: str | Path,
     judge_args: dict[str, Any] | None = None,
@@ -66,6 +67,8 @@ def evaluate(
     `summary.coverage_failure` why its answered share is too low (both None when all went well).
     `repeats=N` samples each judgment N times (`summary.result.stability`; docs/runner.md).
     `shard="K/N"` judges only the K-th of N blocks of examples (merge the shards with `judgebench merge`).
+    `judge` is a judge id as on the command line, or your own `judgebench.Judge` object (or
+    `judgebench.function_judge(id, fn)`; docs/architecture.md, "How to add a judge").
     """
     options = dict(locals())  # exactly this function's parameters
     from .pipeline import run_task
@@ -75,7 +78,7 @@ def evaluate(
 
 def evaluate_judges(
     task: str,
-    judges: Iterable[str | tuple[str, dict[str, Any]]],
+    judges: Iterable[str | tuple[str, dict[str, Any]] | Judge],
     *,
     output_path: str | Path,
     panel: Literal["majority", "mean", "unanimous-else-tie"] | None = None,
@@ -84,24 +87,42 @@ def evaluate_judges(
 ) -> MultiSummary:
     """Several judges on one task: OUT/<judge>/ per judge, OUT/judges.json, and with `panel` OUT/panel/.
 
-    `judges`: ids, or (id, judge_args) pairs; `options`: every other keyword of `evaluate`. `on_run`
+    `judges`: ids, (id, judge_args) pairs or Judge objects; `options`: every other keyword of `evaluate`. `on_run`
     is called with each judge's RunSummary as it finishes (multirun.py).
     """
     from .multirun import JudgeChoice, run_judges
 
-    choices = [JudgeChoice(j) if isinstance(j, str) else JudgeChoice(j[0], dict(j[1])) for j in judges]
+    choices = [_judge_choice(JudgeChoice, j) for j in judges]
     if not choices:
         raise JudgebenchError("evaluate_judges: give at least one judge")
     base = _run_request(task=task, judge=choices[0].judge, output_path=output_path, **options)
     return run_judges(base, choices, panel=panel, on_run=on_run)
 
 
+def _judge_choice(make: Callable[..., Any], judge: Any) -> Any:
+    """A multirun.JudgeChoice from an id, an (id, judge_args) pair or a Judge object."""
+    if isinstance(judge, str):
+        return make(judge)
+    if isinstance(judge, tuple) and len(judge) == 2:
+        return make(judge[0], dict(judge[1]))
+    from .judges.own import own_judge
+
+    own = own_judge(judge)
+    return make(own.id, {}, own)
+
+
 def _run_request(**options: Any) -> RunRequest:
     """A RunRequest from `evaluate`'s keywords (the same names as RunRequest's fields), with paths made
-    Paths and the quiet runner by default; an unknown keyword is a TypeError."""
+    Paths and the quiet runner by default; an unknown keyword is a TypeError. A Judge object as
+    `judge` runs as itself (judges/own.py), under its id."""
     from .calls import RunnerOptions
     from .pipeline import RunRequest
 
+    if not isinstance(options.get("judge"), str):
+        from .judges.own import own_judge
+
+        options["judge_object"] = own = own_judge(options["judge"], options.get("judge_args"))
+        options["judge"] = own.id
     output_path = Path(options.pop("output_path"))
     judge_args = dict(options.pop("judge_args", None) or {})
     include_paths = [Path(p) for p in options.pop("include_paths", ())]

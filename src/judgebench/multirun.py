@@ -48,6 +48,7 @@ class JudgeChoice:
 
     judge: str
     judge_args: dict[str, Any] = field(default_factory=dict)
+    judge_object: Any = None  # the caller's own judge (judges/own.py); `judge` is its id
 
 
 @dataclass
@@ -152,7 +153,7 @@ def run_judges(
     names = judge_dir_names([j.judge for j in judges])
     cap = base.runner.max_cost
     for choice in judges:  # every judge buildable, priced under --max-cost, credentials present before any call
-        judge = make_judge(choice.judge, choice.judge_args, seed=base.seed)
+        judge = choice.judge_object or make_judge(choice.judge, choice.judge_args, seed=base.seed)
         check_cap(judge, cap)
         judge.preflight()
     runs: list[Any] = []
@@ -164,7 +165,8 @@ def run_judges(
         if cap is not None and cap - spent <= 0:
             break  # the cap is spent: the judges left are listed as not run
         runner = base.runner if cap is None else replace(base.runner, max_cost=cap - spent)
-        one = replace(base, judge=choice.judge, judge_args=dict(choice.judge_args), output_path=folder, runner=runner)
+        one = replace(base, judge=choice.judge, judge_args=dict(choice.judge_args), output_path=folder, runner=runner,
+                      judge_object=choice.judge_object)
         summary = run_task(one)
         runs.append(summary)
         spent += new_spend(folder)

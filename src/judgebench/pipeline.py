@@ -77,6 +77,7 @@ class RunRequest(JobRequest):
     log_text: bool = True  # question and responses in samples.jsonl
     shard: str | None = None  # "K/N": judge only the K-th of N contiguous blocks of examples (shards.py)
     on_warning: Callable[[str], None] | None = None  # told about inapplicable flags, empty responses
+    judge_object: Judge | None = None  # the caller's own judge (Python API, judges/own.py); `judge` is its id
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -107,7 +108,7 @@ def run_task(request: RunRequest) -> RunSummary:
     spec = get_task(request.task, request.include_paths)
     mode = _dimension_mode(spec, request.dimension_mode)
     template = load_prompt(request.prompt or _template_name(spec, mode), spec.folder)
-    judge = make_judge(request.judge, request.judge_args, seed=request.seed)
+    judge = request.judge_object or make_judge(request.judge, request.judge_args, seed=request.seed)
     judge.preflight()
     check_cache(judge, request.runner)
     preload.need_later(*preload.SCORING)  # imported while the calls are in flight (preload.py)
