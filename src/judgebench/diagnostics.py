@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .background import in_background
 from .bulk import gc_paused
 from .errors import NumericError
 from .exact_sums import blas_for, row_types, sums_are_exact, type_counts
@@ -174,9 +175,12 @@ class _Ratios:
 
 
 def _fill(tree: Any, values: dict[str, dict[str, Any]]) -> Any:
-    """Replace _Ref placeholders in a nested structure by resolved statistics."""
+    """Replace _Ref placeholders in a nested structure by resolved statistics, and _Deferred ones by their
+    results."""
     if isinstance(tree, _Ref):
         return values[tree.name]
+    if isinstance(tree, _Deferred):
+        return _fill(tree.compute(), values)
     if isinstance(tree, dict):
         return {k: _fill(v, values) for k, v in tree.items()}
     if isinstance(tree, list):
@@ -187,6 +191,19 @@ def _fill(tree: Any, values: dict[str, dict[str, Any]]) -> Any:
 @dataclass(frozen=True)
 class _Ref:
     name: str
+
+
+@dataclass(frozen=True)
+class _Deferred:
+    """A section part computed when the tree is filled (after the ratios), e.g. while a child computes its
+    bootstrap (background.py)."""
+
+    compute: Callable[[], Any]
+
+
+def _then(value: Any, step: Callable[[Any], Any]) -> Any:
+    """step(value), deferred when value is."""
+    return _Deferred(lambda: step(value.compute())) if isinstance(value, _Deferred) else step(value)
 
 
 # ---------------------------------------------------------------- per-example facts
@@ -416,8 +433,9 @@ def _comparable(facts: _Facts, human_elo: dict[str, float]) -> np.ndarray:
 
 
 def _beta(facts: _Facts, style: _Style, keep: np.ndarray, n_resamples: int,
-          seed: int) -> dict[str, Any]:
-    """Style coefficient fitted on the judge's verdicts and on the human labels (paired)."""
+          seed: int) -> dict[str, Any] | _Deferred:
+    """Style coefficient fitted on the judge's verdicts and on the human labels (paired); deferred on
+    large runs (its bootstrap runs on the other core meanwhile: `_style_fits`)."""
     use = keep & np.isfinite(facts.judge)
     if use.sum() < 2 or np.all(style.x[use] == 0):
         return {"skipped": "fewer than 2 judged examples, or no difference in the feature"}
@@ -425,47 +443,65 @@ def _beta(facts: _Facts, style: _Style, keep: np.ndarray, n_resamples: int,
     a = facts.col("model_a")[use] if model_terms else np.full(use.sum(), "all")
     b = facts.col("model_b")[use] if model_terms else np.full(use.sum(), "all")
     probes: dict[str, float] = {}  # filled by the fits on every example when n > STYLE_BOOTSTRAP_MAX
-    fits = _style_fits(a, b, {"human": facts.human[use], "judge": facts.judge[use]},
-                       {style.feature: style.x[use]}, n_resamples, seed, probes)
-    human, judge = fits["human"], fits["judge"]
-    excess = judge.beta[0] - human.beta[0]
-    return {
-        "judge": _beta_stat(judge.beta[0], judge.beta_samples[:, 0], n_resamples, use.sum()),
-        "human": _beta_stat(human.beta[0], human.beta_samples[:, 0], n_resamples, use.sum()),
-        "excess": _beta_stat(excess, judge.beta_samples[:, 0] - human.beta_samples[:, 0],
-                             n_resamples, use.sum()),
-        "model_terms": model_terms,
-        "notes": _beta_notes(model_terms, {
-            who: (fit.beta[0], probes[who] if who in probes else
-                  fit_bt((a, b, y), {style.feature: style.x[use]}, l2=PENALTY_PROBE_L2).beta[0])
-            for who, fit, y in (("judge", judge, facts.judge[use]),
-                                ("human", human, facts.human[use]))
-        }),
-    }
+    outcomes = {"human": facts.human[use], "judge": facts.judge[use]}
+    features = {style.feature: style.x[use]}
+
+    def summary(fits: dict[str, BTFit]) -> dict[str, Any]:
+        human, judge = fits["human"], fits["judge"]
+        excess = judge.beta[0] - human.beta[0]
+        return {
+            "judge": _beta_stat(judge.beta[0], judge.beta_samples[:, 0], n_resamples, use.sum()),
+            "human": _beta_stat(human.beta[0], human.beta_samples[:, 0], n_resamples, use.sum()),
+            "excess": _beta_stat(excess, judge.beta_samples[:, 0] - human.beta_samples[:, 0],
+                                 n_resamples, use.sum()),
+            "model_terms": model_terms,
+            "notes": _beta_notes(model_terms, {
+                who: (fit.beta[0], probes[who] if who in probes else
+                      fit_bt((a, b, outcomes[who]), features, l2=PENALTY_PROBE_L2).beta[0])
+                for who, fit in (("judge", judge), ("human", human))
+            }),
+        }
+
+    return _then(_start_style_fits(a, b, outcomes, features, n_resamples, seed, probes), summary)
 
 
 def _style_fits(a: np.ndarray, b: np.ndarray, outcomes: dict[str, np.ndarray], features: dict[str, np.ndarray],
                 n_resamples: int, seed: int, probes: dict[str, float] | None = None) -> dict[str, BTFit]:
+    """The fits of `_start_style_fits`, waited for."""
+    fits = _start_style_fits(a, b, outcomes, features, n_resamples, seed, probes)
+    return fits.compute() if isinstance(fits, _Deferred) else fits
+
+
+def _start_style_fits(a: np.ndarray, b: np.ndarray, outcomes: dict[str, np.ndarray], features: dict[str, np.ndarray],
+                      n_resamples: int, seed: int, probes: dict[str, float] | None = None
+                      ) -> dict[str, BTFit] | _Deferred:
     """Paired BT fits with style terms. Up to STYLE_BOOTSTRAP_MAX examples: the plain bootstrap. Above it
     (docs/diagnostics.md): point fits on every example; the resamples come from a seeded subsample of m
-    examples, rescaled to n: theta_n + sqrt(m / n) (theta*_m - theta_m), the m-out-of-n bootstrap."""
+    examples, rescaled to n: theta_n + sqrt(m / n) (theta*_m - theta_m), the m-out-of-n bootstrap. That
+    bootstrap starts in a forked child (background.py) and the result is deferred: this process goes on
+    with the other sections and makes the point fits when the result is filled in."""
     n, m = len(a), STYLE_BOOTSTRAP_MAX
     if n <= m or n_resamples == 0:
         return paired_bootstrap_bt(a, b, outcomes, features, n_resamples=max(n_resamples, 1), seed=seed)
-    penalties = (DEFAULT_L2,) if probes is None else (DEFAULT_L2, PENALTY_PROBE_L2)
-    both = {who: fit_bt_penalties((a, b, y), features, penalties) for who, y in outcomes.items()}
-    full = {who: fits[0] for who, fits in both.items()}  # = fit_bt((a, b, y), features), one design for both L2s
-    if probes is not None:  # `_beta`'s penalty probe: the first coefficient at PENALTY_PROBE_L2
-        probes.update({who: fits[1].beta[0] for who, fits in both.items()})
     rows = subsample(n, m, seed)
-    part = paired_bootstrap_bt(a[rows], b[rows], {who: y[rows] for who, y in outcomes.items()},
-                               {name: x[rows] for name, x in features.items()}, n_resamples=n_resamples, seed=seed)
-    scale = math.sqrt(m / n)
-    out = {}
-    for who, fit in full.items():
-        shifted = fit.beta + scale * (part[who].beta_samples - part[who].beta)
-        out[who] = dataclasses.replace(fit, beta_samples=shifted)
-    return out
+    pending = in_background(paired_bootstrap_bt, a[rows], b[rows], {who: y[rows] for who, y in outcomes.items()},
+                            {name: x[rows] for name, x in features.items()}, n_resamples=n_resamples, seed=seed)
+
+    def finish() -> dict[str, BTFit]:
+        penalties = (DEFAULT_L2,) if probes is None else (DEFAULT_L2, PENALTY_PROBE_L2)
+        both = {who: fit_bt_penalties((a, b, y), features, penalties) for who, y in outcomes.items()}
+        full = {who: fits[0] for who, fits in both.items()}  # = fit_bt((a, b, y), features), one design for both L2s
+        if probes is not None:  # `_beta`'s penalty probe: the first coefficient at PENALTY_PROBE_L2
+            probes.update({who: fits[1].beta[0] for who, fits in both.items()})
+        part = pending.result()
+        scale = math.sqrt(m / n)
+        out = {}
+        for who, fit in full.items():
+            shifted = fit.beta + scale * (part[who].beta_samples - part[who].beta)
+            out[who] = dataclasses.replace(fit, beta_samples=shifted)
+        return out
+
+    return _Deferred(finish)
 
 
 def _beta_notes(model_terms: bool, betas: dict[str, tuple[float, float]]) -> list[str]:

@@ -1,0 +1,87 @@
+"""background.py: a computation in a forked child gives what this process would have computed."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+
+import numpy as np
+import pytest
+
+from judgebench import background, diagnostics
+from judgebench.errors import NumericError
+from judgebench.ratings import paired_bootstrap_bt
+from test_scale_diagnostics import _battles
+
+
+def _forks(monkeypatch) -> list[int]:
+    """Count the forks background.py makes (each one still forks)."""
+    made: list[int] = []
+    real = os.fork
+
+    def fork() -> int:
+        pid = real()
+        if pid:
+            made.append(pid)
+        return pid
+
+    monkeypatch.setattr(background.os, "fork", fork)
+    return made
+
+
+def _fail(message: str) -> None:
+    raise NumericError(message)
+
+
+def test_a_child_returns_the_value_and_raises_the_error_of_the_function(monkeypatch):
+    forks = _forks(monkeypatch)
+    a, b, ys, xs = _battles(400)
+    got = background.in_background(paired_bootstrap_bt, a, b, ys, xs, n_resamples=30, seed=3).result()
+    want = paired_bootstrap_bt(a, b, ys, xs, n_resamples=30, seed=3)
+    for who in ys:
+        assert np.array_equal(got[who].beta_samples, want[who].beta_samples)  # bit for bit
+        assert np.array_equal(got[who].ratings, want[who].ratings)
+    with pytest.raises(NumericError, match="no battles here"):
+        background.in_background(_fail, "no battles here").result()
+    assert len(forks) == 2
+
+
+def test_a_child_that_dies_is_an_error_not_a_hang(monkeypatch):
+    _forks(monkeypatch)
+    with pytest.raises(RuntimeError, match="ended without a result"):
+        background.in_background(os._exit, 3).result()
+
+
+def test_no_fork_when_turned_off_or_beside_other_threads(monkeypatch):
+    forks = _forks(monkeypatch)
+    monkeypatch.setenv("JUDGEBENCH_BACKGROUND", "0")
+    assert background.in_background(sum, [1, 2, 3]).result() == 6
+    monkeypatch.delenv("JUDGEBENCH_BACKGROUND")
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not background.can_fork()
+        with pytest.raises(NumericError, match="inline"):
+            background.in_background(_fail, "inline").result()
+    finally:
+        stop.set()
+        other.join()
+    assert forks == []
+
+
+def test_large_run_diagnostics_are_identical_with_the_style_bootstrap_in_a_child(monkeypatch):
+    """diagnose() above STYLE_BOOTSTRAP_MAX: the same JSON, byte for byte, forked or not."""
+    from test_score_scale import _records  # a synthetic run's lean records
+
+    monkeypatch.setattr(diagnostics, "STYLE_BOOTSTRAP_MAX", 300)
+    records = _records(1200)
+    monkeypatch.setenv("JUDGEBENCH_BACKGROUND", "0")
+    inline = json.dumps(diagnostics.diagnose(records, n_resamples=200, seed=1), sort_keys=True)
+    monkeypatch.delenv("JUDGEBENCH_BACKGROUND")
+    forks = _forks(monkeypatch)
+    forked = json.dumps(diagnostics.diagnose(records, n_resamples=200, seed=1), sort_keys=True)
+    assert len(forks) >= 1  # the length coefficient's bootstrap ran in a child
+    assert forked == inline
+    assert '"beta"' in forked and "m-out-of-n" not in forked
