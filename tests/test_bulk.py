@@ -37,3 +37,47 @@ def test_equal_slice_maps_and_short_strings_are_one_object():
     long_text = "x" * 129
     assert intern_short("".join(["m", "1"])) is intern_short("".join(["m", "1"]))
     assert intern_short(long_text) is long_text and intern_short(None) is None
+
+
+def _rss_mb() -> float:
+    import os
+
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def test_free_heap_pages_go_back_to_the_system():
+    """Holes left between live heap blocks are returned by release_free_memory (glibc's malloc_trim)."""
+    import ctypes
+    import sys
+
+    import pytest
+
+    from judgebench.bulk import release_free_memory
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("glibc only")
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        pytest.skip("not glibc")
+    keep, holes = [], []
+    for i in range(5000):  # 16 KB blocks (heap, below the mmap threshold) between 600-byte ones that stay
+        holes.append(bytes(16384 - 40) + i.to_bytes(4, "little"))
+        keep.append(bytes(600) + i.to_bytes(4, "little"))
+    del holes
+    before = _rss_mb()
+    release_free_memory()
+    after = _rss_mb()
+    assert before - after > 40, (before, after)  # about 60 of the 80 MB freed are whole pages
+    assert len(keep) == 5000 and keep[-1][-4:] == (4999).to_bytes(4, "little")  # what is in use stays
+
+
+def test_a_run_releases_free_memory_before_scoring(tmp_path, monkeypatch):
+    import judgebench
+    from judgebench import pipeline
+
+    calls: list[int] = []
+    monkeypatch.setattr(pipeline, "release_free_memory", lambda: calls.append(1))
+    judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=tmp_path, demo=True)
+    assert calls == [1]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import __version__, preload
-from .bulk import gc_paused
+from .bulk import gc_paused, release_free_memory
 from .calls import RunnerOptions, check_cache, prepared_calls, run_requests
 from .errors import JudgebenchError
 from .judges import make_judge
@@ -136,6 +136,7 @@ def _score_and_write(
     """Score the judged records, write results.json (and repeats.jsonl), sum the run up."""
     records, n_examples = outcome.records, len(loaded.examples)
     loaded.examples = []  # the texts are in samples.jsonl: scoring needs only the lean records
+    release_free_memory()  # the chunks' pages, freed between the lean records, before scoring's own (bulk.py)
     config = RunConfig(
         task=spec.name,
         task_version=spec.version,

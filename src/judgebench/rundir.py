@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from .bulk import release_free_memory
 from .errors import JudgebenchError
 from .files import (
     atomic_path,
@@ -147,6 +148,8 @@ def read_samples(path: Path, *, lean: bool = False) -> list[JudgmentRecord]:
     values in slots: 200,000 records in about 0.1 GB instead of 0.25 GB as compact pydantic models).
     """
     records = read_models_jsonl(path, JudgmentRecord, hold=LeanRecord.of if lean else None)
+    if lean:
+        release_free_memory()  # the validated full records' pages, freed between the lean ones (bulk.py)
     keys = set(map(attrgetter("example_id", "dimension", "order"), records))  # (example, dimension, order)
     if len(keys) == len(records):  # the usual case, in one set; else find the first repeated one below
         return records
