@@ -120,6 +120,7 @@ class CountingCachedJudge(judgebench.Judge):
         return {"judge": self.id, "version": 1}
 
     async def judge(self, request):
+        assert request.first and request.second and request.question  # needs_texts: the worker sends them
         with self.calls_file.open("a") as handle:
             handle.write(request.prompt_hash + "\n")
         return "[[B]]"

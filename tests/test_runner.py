@@ -923,3 +923,24 @@ def test_cli_killed_mid_run_with_the_early_call_worker_repeats_no_answered_call(
     assert "cancelled" not in stats.outcomes()
     result = json.loads((tmp_path / "second" / "results.json").read_text())
     assert result["counts"]["cached"] == before and result["counts"]["answered"] + result["counts"]["invalid"] == n
+
+
+def test_the_call_worker_gets_an_llm_judge_s_requests_without_their_texts(tmp_path: Path, monkeypatch) -> None:
+    """LiteLLMJudge sends only the rendered messages, so the job skips question and responses (half the
+    bytes); what the worker and the server see is otherwise the request itself."""
+    from judgebench.calls import worker as worker_module
+
+    requests = [judge_request(i) for i in range(6)]
+    slim = worker_module._without_texts(requests[0])
+    assert (slim.question, slim.first, slim.second) == ("", "", "")
+    assert slim.model_dump(exclude={"question", "first", "second"}) == requests[0].model_dump(
+        exclude={"question", "first", "second"})
+    sent: list[list[JudgeRequest]] = []
+    real = worker_module.pickle.dumps
+    monkeypatch.setattr(worker_module.pickle, "dumps",
+                        lambda obj, *a: (sent.append(obj[0]) if isinstance(obj, tuple) else None) or real(obj, *a))
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        outcome = run_requests(requests, judge_for(server), fast(tmp_path), verdict_parses)
+    assert outcome.calls_made == 6 and all(r is not None and r.text for r in outcome.replies)
+    assert len(sent) == 1 and [r.first for r in sent[0]] == [""] * 6
+    assert [r.messages for r in sent[0]] == [r.messages for r in requests]

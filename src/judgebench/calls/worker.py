@@ -5,7 +5,8 @@ The worker can be started before the requests are known (`CallWorker(judge, opti
 the pipeline does it before loading the data): it imports the judge's SDK and makes its
 clients on the other core while this process loads and renders the prompts. This
 process reads the cache first and records its hits; only the requests still to ask go to
-the worker (pickled, with the parser), so a fully cached rerun forks nothing.
+the worker (pickled, with the parser; without the question and responses when the judge reads only the
+rendered messages), so a fully cached rerun forks nothing.
 
 Protocol. Parent -> worker, on the lifeline pipe: one job (8-byte length, then the
 pickled (requests, is_parseable)); then nothing, and EOF (the parent closed it, or died,
@@ -52,6 +53,7 @@ class CallWorker:
 
     def __init__(self, judge: Judge, options: RunnerOptions):
         self.options = options
+        self.needs_texts = judge.needs_texts
         result_r, result_w = os.pipe()
         life_r, life_w = os.pipe()
         self.shared_calls = mmap.mmap(-1, 8)  # the worker's calls_made, shared across the fork
@@ -79,7 +81,7 @@ class CallWorker:
     def run(self, run: LiveRun, indices: list[int]) -> RunOutcome:
         """Ask the requests at `indices` of `run` (cache hits already recorded there) in the
         worker; its replies go into `run`. Ctrl-C: the worker drains (module docstring)."""
-        job = [run.requests[i] for i in indices]
+        job = [run.requests[i] if self.needs_texts else _without_texts(run.requests[i]) for i in indices]
         collector = _Collector(run, indices)
         reader = _LineReader(self.result_fd)
         self.result_fd = -1
@@ -123,6 +125,12 @@ class CallWorker:
         if self.pid:
             threading.Thread(target=_reap, args=(self.pid,), daemon=True).start()
             self.pid = 0
+
+
+def _without_texts(request: JudgeRequest) -> JudgeRequest:
+    """The request as a judge that reads only its rendered messages needs it (half the bytes to pickle);
+    the records are made from the full request, in this process."""
+    return request.model_copy(update={"question": "", "first": "", "second": ""})
 
 
 def _send_job(fd: int, payload: bytes) -> None:

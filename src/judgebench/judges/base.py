@@ -36,6 +36,7 @@ class Judge(ABC):
 
     id: str
     cacheable: bool = False  # only paid/slow judges are cached
+    needs_texts: bool = True  # reads request.question/first/second, not only the rendered messages (calls/worker.py)
     timeout_s: float = 120.0  # per attempt; the runner sets it from --timeout
 
     def public_args(self) -> dict[str, Any]:

@@ -53,6 +53,7 @@ class LiteLLMJudge(Judge):
     """A judge model reached through the openai SDK or litellm (see the module docstring)."""
 
     cacheable = True
+    needs_texts = False  # the call sends request.messages (the rendered prompt) only
 
     def __init__(self, model: str, judge_args: dict[str, Any] | None = None):
         self.id = model

@@ -88,6 +88,7 @@ class _Guarded(Judge):
         self.inner = inner
         self.id = inner.id
         self.cacheable = bool(getattr(inner, "cacheable", False))
+        self.needs_texts = bool(getattr(inner, "needs_texts", True))
 
     @property
     def timeout_s(self) -> float:  # type: ignore[override]
