@@ -19,6 +19,8 @@ os.environ.setdefault("JUDGEBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="judgebenc
 # everything. Kept here, in one list, so the test files need no edits; a test checks every name exists.
 SLOW_TESTS = frozenset(
     {
+        # two reports of a demo run, plots drawn in a child and here, compared file by file (test_background.py)
+        "test_report_files_are_the_same_with_the_plots_drawn_in_a_child",
         # a scratch copy of the package with one more built-in judge, run and submitted by the CLI (test_own_judge.py)
         "test_a_new_built_in_judge_is_one_entry_in_builtin_py",
         # a new user's pass (test_newuser_docs.py): a script in a subprocess (imports scikit-learn)

@@ -85,3 +85,55 @@ def test_large_run_diagnostics_are_identical_with_the_style_bootstrap_in_a_child
     assert len(forks) >= 1  # the length coefficient's bootstrap ran in a child
     assert forked == inline
     assert '"beta"' in forked and "m-out-of-n" not in forked
+
+
+def _scaled(values, factor):
+    return [v * factor for v in values]
+
+
+def test_a_prepared_child_warms_up_then_computes_what_it_is_sent(monkeypatch):
+    forks = _forks(monkeypatch)
+    with background.prepared(_scaled, warm=lambda: __import__("json")) as child:
+        pending = child.send([1, 2, 3], 4)
+    assert pending.result() == [4, 8, 12] and len(forks) == 1
+    with background.prepared(_fail) as child:
+        pending = child.send("sent, then failed")
+    with pytest.raises(NumericError, match="sent, then failed"):
+        pending.result()
+    with background.prepared(_fail, warm=lambda: _fail("while warming")) as child:
+        pending = child.send("never reached")
+    with pytest.raises(NumericError, match="while warming"):
+        pending.result()
+
+
+def test_a_prepared_child_let_go_without_arguments_exits(monkeypatch):
+    forks = _forks(monkeypatch)
+    with background.prepared(_fail):
+        pass  # e.g. the samples could not be read: the child gets EOF and exits without computing
+    assert len(forks) == 1
+    _, status = os.waitpid(forks[0], 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    background._LEFT_OVER.clear()  # reaped here by hand
+
+
+def test_without_a_fork_a_prepared_function_runs_when_sent(monkeypatch):
+    forks = _forks(monkeypatch)
+    monkeypatch.setenv("JUDGEBENCH_BACKGROUND", "0")
+    child = background.prepared(_scaled)
+    assert child.send([1.5], 2).result() == [3.0] and forks == []
+
+
+def test_report_files_are_the_same_with_the_plots_drawn_in_a_child(tmp_path, monkeypatch):
+    import judgebench
+    from judgebench.report import write_report
+
+    judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=tmp_path / "run", demo=True)
+    forks = _forks(monkeypatch)
+    forked = write_report(tmp_path / "run", tmp_path / "forked").parent
+    assert len(forks) == 1  # the plotting child (the demo is too small for the style child)
+    monkeypatch.setenv("JUDGEBENCH_BACKGROUND", "0")
+    inline = write_report(tmp_path / "run", tmp_path / "inline").parent
+    names = sorted(p.name for p in forked.iterdir())
+    assert names == sorted(p.name for p in inline.iterdir()) and any(n.endswith(".png") for n in names)
+    for name in names:
+        assert (forked / name).read_bytes() == (inline / name).read_bytes(), name

@@ -1,14 +1,19 @@
-"""A pure computation in a forked child while this process goes on: the second core for `report`.
+"""Pure computations in forked children while this process goes on: the second core for `report` (its
+style bootstrap on large runs, and its plots, whose imports are done while the samples are read).
 
     pending = in_background(paired_bootstrap_bt, a, b, outcomes, n_resamples=1000, seed=0)
     ...  # other work here, on this core
     fits = pending.result()  # the child's return value (or its exception, raised here)
 
+    with prepared(render, warm=import_matplotlib) as plotter:  # the child imports now, while we read
+        ...
+        sections = plotter.send(out_dir, diag).result()  # it renders while we write the other files
+
 The child is a fork of this process: it sees the same arrays (copy on write) and runs the same code, so
 its result is the one this process would have computed; it is sent back pickled through a pipe (our own
 process's bytes, never a file's). The child runs BLAS on one thread, as the fits do anyway. Without a
 safe fork (not Linux, other threads running, inside such a child, JUDGEBENCH_BACKGROUND=0) the function
-runs right here instead, at `in_background`, with the same result.
+runs right here instead, at `in_background` or at `send`, with the same result.
 """
 
 from __future__ import annotations
@@ -82,27 +87,107 @@ def in_background(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: compute, send, exit without running the parent's exit handlers
-        code = 0
-        try:
-            os.close(read_fd)
-            os.environ["JUDGEBENCH_BACKGROUND"] = "0"  # no grandchildren
-            try:
-                message = (True, fn(*args, **kwargs))
-            except Exception as exc:
-                message = (False, exc)
-            try:
-                payload = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
-            except Exception as exc:  # an unpicklable result or exception: its text
-                payload = pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(write_fd, view):]
-        except BaseException:  # interrupted, or the parent is gone (broken pipe)
-            code = 1
-        finally:
-            os._exit(code)
+        os.close(read_fd)
+        _child(lambda: fn(*args, **kwargs), write_fd)
     os.close(write_fd)
     return Pending(pid=pid, fd=read_fd)
+
+
+class Prepared:
+    """A child forked before its arguments are known (`prepared`): `send(*args)` once, then `result()`."""
+
+    def __init__(self, fn: Callable[..., Any], warm: Callable[[], Any] | None):
+        self.fn, self.pending, self.args_fd = fn, Pending(), -1
+        _reap_left_over()
+        if not can_fork():
+            return  # send() computes here
+        args_r, args_w = os.pipe()
+        result_r, result_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(args_w)
+            os.close(result_r)
+            _child(lambda: _call_with_args(fn, warm, args_r), result_w)
+        os.close(args_r)
+        os.close(result_w)
+        self.pending, self.args_fd = Pending(pid=pid, fd=result_r), args_w
+
+    def send(self, *args: Any) -> Pending:
+        if self.args_fd < 0:  # no child: the function runs here, now
+            try:
+                self.pending = Pending(value=self.fn(*args))
+            except Exception as exc:
+                self.pending = Pending(error=exc)
+            return self.pending
+        payload = pickle.dumps(args, pickle.HIGHEST_PROTOCOL)
+        try:
+            _write_all(self.args_fd, payload)
+        except OSError:  # the child is gone: its result says why
+            pass
+        self.close()
+        return self.pending
+
+    def close(self) -> None:
+        """Let the child go (EOF before arguments: it exits without computing)."""
+        if self.args_fd >= 0:
+            os.close(self.args_fd)
+            self.args_fd = -1
+
+    def __enter__(self) -> Prepared:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def prepared(fn: Callable[..., Any], *, warm: Callable[[], Any] | None = None) -> Prepared:
+    """Fork a child now that runs warm() at once (e.g. its imports) and fn(*args) when `send(*args)` gives
+    them; without a safe fork, fn runs at `send` here (module docstring)."""
+    return Prepared(fn, warm)
+
+
+def _call_with_args(fn: Callable[..., Any], warm: Callable[[], Any] | None, args_fd: int) -> Any:
+    if warm is not None:
+        warm()
+    chunks = []
+    while chunk := os.read(args_fd, 1 << 20):
+        chunks.append(chunk)
+    if not chunks:  # let go before any arguments came
+        raise _LetGo
+    return fn(*pickle.loads(b"".join(chunks)))
+
+
+class _LetGo(Exception):
+    """The parent closed the arguments' pipe without sending them."""
+
+
+def _child(compute: Callable[[], Any], write_fd: int) -> None:
+    """In a forked child: compute, send (True, value) or (False, exception) pickled, exit without running the
+    parent's exit handlers."""
+    code = 0
+    try:
+        os.environ["JUDGEBENCH_BACKGROUND"] = "0"  # no grandchildren
+        try:
+            message = (True, compute())
+        except _LetGo:
+            os._exit(0)
+        except Exception as exc:
+            message = (False, exc)
+        try:
+            payload = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # an unpicklable result or exception: its text
+            payload = pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+        _write_all(write_fd, payload)
+    except BaseException:  # interrupted, or the parent is gone (broken pipe)
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def _write_all(fd: int, payload: bytes) -> None:
+    view = memoryview(payload)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _reap_left_over() -> None:

@@ -16,11 +16,13 @@ from typing import Any
 
 import pandas as pd
 
-from .catalogue import HEADLINES, SAMPLES_ONLY_HEADLINE
+from .background import prepared
+from .catalogue import SAMPLES_ONLY_HEADLINE
 from .diagnostics import diagnose
 from .errors import JudgebenchError
 from .files import atomic_path, read_model_json, write_atomic, write_json
 from .panel_stats import format_panel
+from .report_frames import accuracy_frame, bias_frame, confusion_frame, curve_frame, flips_frame, ratings_frame
 from .records import JudgmentRecord, RunResult
 from .report_extra import extra_sections
 from .rundir import REPORT_DIR, RESULTS_FILE, SAMPLES_FILE, read_samples
@@ -39,21 +41,31 @@ def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
     if out_dir is None and (run_dir / REPORT_DIR).is_symlink():  # written only inside the run folder
         raise JudgebenchError(f"{run_dir / REPORT_DIR}: is a symlink (remove it, or name a folder with --output-dir)")
     out_dir = Path(out_dir) if out_dir is not None else run_dir / REPORT_DIR
-    records = _read_samples(run_dir)
-    result = read_model_json(run_dir / RESULTS_FILE, RunResult) if (run_dir / RESULTS_FILE).is_file() else None
-    check_run_dimensions(run_dir, records, result.config.task if result else records[0].task)  # as `score` does
-    both_bad, seed = (result.config.both_bad, result.config.seed) if result else ("tie", 0)
-    diag = diagnose(records, both_bad=both_bad, n_resamples=N_RESAMPLES, seed=seed)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    write_json(out_dir / "diagnostics.json", diag)
-    _write_csv(out_dir / "flips.csv", _flips_frame(diag))
-    headline = result.config.headline if result else SAMPLES_ONLY_HEADLINE
-    sections = [_dimension_section(out_dir, name, d, headline)
-                for name, d in diag["dimensions"].items()]
-    text = _header(diag, result, headline) + extra_sections(out_dir, records, result, seed, N_RESAMPLES, run_dir) + "\n".join(sections)
+    with prepared(_dimension_sections, warm=_import_plotting) as plotter:  # its imports while we read (background.py)
+        records = _read_samples(run_dir)
+        result = read_model_json(run_dir / RESULTS_FILE, RunResult) if (run_dir / RESULTS_FILE).is_file() else None
+        check_run_dimensions(run_dir, records, result.config.task if result else records[0].task)  # as `score` does
+        both_bad, seed = (result.config.both_bad, result.config.seed) if result else ("tie", 0)
+        diag = diagnose(records, both_bad=both_bad, n_resamples=N_RESAMPLES, seed=seed)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        headline = result.config.headline if result else SAMPLES_ONLY_HEADLINE
+        sections = plotter.send(out_dir, diag, headline)  # plots and their tables, while we write the rest
+        write_json(out_dir / "diagnostics.json", diag)
+        _write_csv(out_dir / "flips.csv", flips_frame(diag))
+        text = _header(diag, result, headline) + extra_sections(out_dir, records, result, seed, N_RESAMPLES, run_dir) \
+            + "\n".join(sections.result())
     path = out_dir / "report.md"
     write_atomic(path, text)
     return path
+
+
+def _dimension_sections(out_dir: Path, diag: dict[str, Any], headline: str) -> list[str]:
+    return [_dimension_section(out_dir, name, d, headline) for name, d in diag["dimensions"].items()]
+
+
+def _import_plotting() -> None:
+    import matplotlib.backends.backend_agg  # noqa: F401  (what _figure and savefig use)
+    import matplotlib.figure  # noqa: F401
 
 
 def _read_samples(run_dir: Path) -> list[JudgmentRecord]:
@@ -64,83 +76,6 @@ def _read_samples(run_dir: Path) -> list[JudgmentRecord]:
     if not records:
         raise JudgebenchError(f"{path}: no judgments")
     return records
-
-
-# ---------------------------------------------------------------- tables behind the plots
-
-
-def _flips_frame(diag: dict[str, Any]) -> pd.DataFrame:
-    rows = [{"dimension": name, **flip}
-            for name, d in diag["dimensions"].items() for flip in d["order"].get("flips", [])]
-    columns = ["dimension", "example_id", "label", "verdict_ab", "verdict_ba", "kind"]
-    return pd.DataFrame(rows, columns=columns)
-
-
-def _stat_row(name: str, stat: dict[str, Any] | None, **extra: Any) -> dict[str, Any]:
-    stat = stat or {}
-    return {"metric": name, **extra, "value": stat.get("value"), "ci_low": stat.get("ci_low"),
-            "ci_high": stat.get("ci_high"), "n": stat.get("n")}
-
-
-def bias_frame(d: dict[str, Any]) -> pd.DataFrame:
-    """Position, length and citation rates with intervals (one row per rate)."""
-    order = d["order"]
-    rows = [_stat_row("position_bias", order.get("position_bias"), who="judge"),
-            _stat_row("label_a_share", order.get("label_a_share"), who="human")]
-    if order.get("order_consistency"):
-        rows += [_stat_row("order_consistency", order["order_consistency"], who="judge"),
-                 _stat_row("flip_rate", order["flip_rate"], who="judge")]
-    for style in ("length", "citations"):
-        section = d.get(style, {})
-        for key, tag in (("preferred_larger", "all"), ("preferred_larger_gap", "gap"),
-                         ("comparable", "comparable")):
-            if key in section and "skipped" not in section[key]:
-                for who in ("judge", "human"):
-                    rows.append(_stat_row(f"{style}_preferred_larger_{tag}", section[key][who],
-                                          who=who))
-    return pd.DataFrame(rows)
-
-
-def curve_frame(d: dict[str, Any]) -> pd.DataFrame:
-    """P(prefers A) by log length ratio bin, for the judge and for the humans."""
-    rows = []
-    for b in d["length"]["curve"]:
-        for who in ("judge", "human"):
-            rows.append(_stat_row("p_prefers_a", b[f"{who}_p_a"], who=who, bin=b["bin"],
-                                  x_mean=b["x_mean"], n_examples=b["n_examples"]))
-    return pd.DataFrame(rows)
-
-
-def confusion_frame(d: dict[str, Any]) -> pd.DataFrame:
-    """Human label (rows) by judge verdict (columns), judgments of both orders pooled."""
-    return pd.DataFrame(d["confusion"]).T.rename_axis("label")
-
-
-def accuracy_frame(d: dict[str, Any], headline: str) -> pd.DataFrame:
-    """Headline accuracy overall, per slice and per length / citation bucket."""
-    metric = headline if headline in HEADLINES else SAMPLES_ONLY_HEADLINE
-    acc = d["accuracy"]
-    rows = [_stat_row(metric, acc[metric], group="all", value_name="all")]
-    for column, values in acc["by_slice"].items():
-        rows += [_stat_row(metric, v[metric], group=column, value_name=k)
-                 for k, v in values.items()]
-    for style, group in (("length", "length_ratio"), ("citations", "citation_gap")):
-        for b in d.get(style, {}).get("by_bucket", []):
-            rows.append(_stat_row(metric, b[metric], group=group, value_name=b["bucket"]))
-    return pd.DataFrame(rows).rename(columns={"value_name": "slice"})
-
-
-def ratings_frame(d: dict[str, Any]) -> pd.DataFrame | None:
-    """Response-model ratings from the human labels and from the judge, side by side."""
-    system = d["system"]
-    if "skipped" in system:
-        return None
-    return pd.DataFrame([
-        {"model": r["model"], "battles": r["battles"],
-         **{f"{who}_{k}": r[who][k] for who in ("human", "judge")
-            for k in ("value", "ci_low", "ci_high")}}
-        for r in system["ratings"]
-    ])
 
 
 # ---------------------------------------------------------------- plots
