@@ -47,10 +47,83 @@ def test_a_child_returns_the_value_and_raises_the_error_of_the_function(monkeypa
     assert len(forks) == 2
 
 
-def test_a_child_that_dies_is_an_error_not_a_hang(monkeypatch):
+def test_a_child_that_dies_is_a_one_line_error_not_a_hang(monkeypatch):
+    from judgebench.errors import JudgebenchError
+
     _forks(monkeypatch)
-    with pytest.raises(RuntimeError, match="ended without a result"):
+    with pytest.raises(JudgebenchError, match=r"ended without a result \(exit status 3\); run it again, or with JUDGEBENCH_BACKGROUND=0"):
         background.in_background(os._exit, 3).result()
+    with pytest.raises(JudgebenchError, match=r"\(killed by signal 9\)"):
+        background.in_background(_kill_self).result()
+
+
+def _kill_self() -> None:
+    os.kill(os.getpid(), 9)  # os.getpid() here runs in the child
+
+
+class _TwoArgError(Exception):
+    def __init__(self, a, b):
+        super().__init__(f"{a} and {b}")
+
+
+def _raise_two_arg():
+    raise _TwoArgError("left", "right")
+
+
+def test_an_exception_that_cannot_travel_back_keeps_its_type_name_and_text(monkeypatch):
+    _forks(monkeypatch)
+    with pytest.raises(RuntimeError, match="_TwoArgError: left and right"):
+        background.in_background(_raise_two_arg).result()
+
+
+def _sleep(seconds: float) -> None:
+    import time
+
+    time.sleep(seconds)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_an_interrupt_while_waiting_stops_the_child_at_once(monkeypatch):
+    import signal
+    import time
+
+    forks = _forks(monkeypatch)
+    pending = background.in_background(_sleep, 30)
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            pending.result()
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    assert time.monotonic() - started < 5 and not _alive(forks[0])  # killed and reaped, not waited for
+
+
+def test_a_result_never_asked_for_stops_its_child(monkeypatch):
+    forks = _forks(monkeypatch)
+    pending = background.in_background(_sleep, 30)
+    del pending
+    background._reap_left_over()
+    import time
+
+    for _ in range(50):
+        if not _alive(forks[0]):
+            break
+        time.sleep(0.05)
+        background._reap_left_over()
+    assert not _alive(forks[0])
 
 
 def test_no_fork_when_turned_off_or_beside_other_threads(monkeypatch):
@@ -108,12 +181,13 @@ def test_a_prepared_child_warms_up_then_computes_what_it_is_sent(monkeypatch):
 
 def test_a_prepared_child_let_go_without_arguments_exits(monkeypatch):
     forks = _forks(monkeypatch)
-    with background.prepared(_fail):
+    with background.prepared(_fail) as child:
         pass  # e.g. the samples could not be read: the child gets EOF and exits without computing
     assert len(forks) == 1
     _, status = os.waitpid(forks[0], 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-    background._LEFT_OVER.clear()  # reaped here by hand
+    child.pending.pid = 0  # reaped here by hand
+    background._RUNNING.discard(forks[0])
 
 
 def test_without_a_fork_a_prepared_function_runs_when_sent(monkeypatch):

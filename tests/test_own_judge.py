@@ -197,3 +197,122 @@ def test_the_readme_own_judge_example_runs(tmp_path, monkeypatch):
     always_b = _samples(tmp_path / "always-b")
     assert mine["config"]["judge"] == "mylab/longer-by-words" and mine["counts"]["answered"] == 96
     assert {s["verdict_shown"] for s in always_b} == {"B"}  # shown second, in both orders
+
+
+def _run_one(tmp_path, fn, name="mylab/t"):
+    judgebench.evaluate("sciarena_eval", judgebench.function_judge(name, fn), output_path=tmp_path, demo=True, limit=2)
+    return _samples(tmp_path)
+
+
+@pytest.mark.parametrize("answer, says", [
+    (lambda r: judgebench_reply(text=None, error="upstream said no"), "returned a JudgeReply without text: upstream said no"),
+    (lambda r: judgebench_reply(text="[[A]]", cost_usd=-5.0), "returned a JudgeReply with a negative or NaN token count, cost or latency"),
+    (lambda r: judgebench_reply(text="[[A]]", tokens_in=-3), "returned a JudgeReply with a negative or NaN token count, cost or latency"),
+])
+def test_a_reply_that_cannot_be_accounted_for_fails_that_call(tmp_path, answer, says):
+    samples = _run_one(tmp_path, answer)
+    assert {s["status"] for s in samples} == {"FAILED"} and {s["error"] for s in samples} == {f"judge mylab/t {says}"}
+    assert json.loads((tmp_path / "results.json").read_text())["usage"]["cost_usd"] in (None, 0, 0.0)
+
+
+def judgebench_reply(**fields):
+    from judgebench.records import JudgeReply
+
+    return JudgeReply(**fields)
+
+
+def test_cancelled_error_and_system_exit_from_the_judge_fail_the_call_not_the_run(tmp_path):
+    import asyncio
+
+    def raiser(exc):
+        def fn(request):
+            raise exc
+        return fn
+
+    for name, exc, says in (("cancel", asyncio.CancelledError(), "raised CancelledError"),
+                            ("exit", SystemExit(2), "raised SystemExit: 2")):
+        samples = _run_one(tmp_path / name, raiser(exc), f"mylab/{name}")
+        assert {s["error"] for s in samples} == {f"judge mylab/{name} {says}"}
+        assert {s["attempts"] for s in samples} == {1}  # attempted once, never retried
+
+
+def test_an_error_message_is_one_line_without_secrets(tmp_path):
+    def leaky(request):
+        raise ValueError("line one\nline two sk-ABCDEF1234567890SECRET at https://user:pw@host/v1?key=abcd1234")
+
+    samples = _run_one(tmp_path, leaky)
+    error = samples[0]["error"]
+    assert "\n" not in error and "SECRET" not in error and "pw@" not in error and "abcd1234" not in error
+    assert error.startswith("judge mylab/t raised ValueError: line one line two ")
+    assert "SECRET" not in (tmp_path / "results.json").read_text() + (tmp_path / "samples.jsonl").read_text()
+
+
+class _SyncJudge(judgebench.Judge):
+    id = "mylab/sync"
+
+    def judge(self, request):  # not async
+        return "[[A]]"
+
+
+class _CachedWithoutIdentity(judgebench.Judge):
+    id = "mylab/cached-anyhow"
+    cacheable = True
+
+    async def judge(self, request):
+        return "[[A]]"
+
+
+class _Args(judgebench.Judge):
+    id = "mylab/args"
+
+    def __init__(self, args):
+        self.args = args
+
+    def public_args(self):
+        return self.args
+
+    async def judge(self, request):
+        return "[[A]]"
+
+
+class _IdRaises(judgebench.Judge):
+    @property
+    def id(self):
+        raise ValueError("no id today")
+
+    async def judge(self, request):
+        return "[[A]]"
+
+
+@pytest.mark.parametrize("judge, says", [
+    (_SyncJudge(), "judge\\(\\) must be 'async def'"),
+    (_CachedWithoutIdentity(), "cacheable = True needs cache_identity\\(\\)"),
+    (_Args({"f": object()}), "public_args\\(\\) must return a dict of JSON values"),
+    (_Args(["x"]), "public_args\\(\\) must return a dict of JSON values"),
+    (_IdRaises(), "your judge's id could not be read: ValueError: no id today"),
+])
+def test_what_can_be_checked_is_checked_before_any_call(tmp_path, judge, says):
+    with pytest.raises(judgebench.JudgebenchError, match=says):
+        judgebench.evaluate("sciarena_eval", judge, output_path=tmp_path, demo=True)
+    assert not (tmp_path / "samples.jsonl").exists()
+
+
+def test_public_args_are_redacted_and_the_run_is_marked_as_your_own_judge(tmp_path):
+    judgebench.evaluate("sciarena_eval", _Args({"temperature": 0, "api_key": "sk-PLANTED123456"}),
+                        output_path=tmp_path / "own", demo=True, limit=2)
+    config = json.loads((tmp_path / "own" / "results.json").read_text())["config"]
+    assert config["judge_args"] == {"temperature": 0, "api_key": "<redacted>"} and config["own_judge"] is True
+    judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=tmp_path / "builtin", demo=True, limit=2)
+    assert json.loads((tmp_path / "builtin" / "results.json").read_text())["config"]["own_judge"] is None
+
+
+def test_evaluate_judges_takes_pairs_as_lists_and_refuses_two_objects_named_alike(tmp_path):
+    multi = judgebench.evaluate_judges("sciarena_eval", [["builtin/longer", {}], (LongerByHand(), {})],
+                                       output_path=tmp_path / "ok", demo=True, limit=2)
+    assert [r.result.config.judge for r in multi.runs] == ["builtin/longer", "mylab/longer-by-hand"]
+    twin = judgebench.function_judge("MyLab/Longer-By-Hand", lambda r: "[[B]]")
+    for judges, says in (([LongerByHand(), twin], "judge id 'mylab/longer-by-hand' is given twice"),
+                         ([(LongerByHand(), {"temperature": 0})], "judge_args: not used with a Judge object")):
+        with pytest.raises(judgebench.JudgebenchError, match=says):
+            judgebench.evaluate_judges("sciarena_eval", judges, output_path=tmp_path / "bad", demo=True)
+    assert not (tmp_path / "bad").exists()

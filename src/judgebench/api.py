@@ -93,6 +93,7 @@ def evaluate_judges(
     from .multirun import JudgeChoice, run_judges
 
     choices = [_judge_choice(JudgeChoice, j) for j in judges]
+    _distinct_own_ids(choices)
     if not choices:
         raise JudgebenchError("evaluate_judges: give at least one judge")
     base = _run_request(task=task, judge=choices[0].judge, output_path=output_path, **options)
@@ -100,15 +101,29 @@ def evaluate_judges(
 
 
 def _judge_choice(make: Callable[..., Any], judge: Any) -> Any:
-    """A multirun.JudgeChoice from an id, an (id, judge_args) pair or a Judge object."""
+    """A multirun.JudgeChoice from an id, an (id, judge_args) pair (any two-item sequence) or a Judge object."""
     if isinstance(judge, str):
         return make(judge)
-    if isinstance(judge, tuple) and len(judge) == 2:
-        return make(judge[0], dict(judge[1]))
+    args: dict[str, Any] | None = None
+    if isinstance(judge, (tuple, list)) and len(judge) == 2:
+        judge, args = judge[0], dict(judge[1] or {})
+        if isinstance(judge, str):
+            return make(judge, args)
     from .judges.own import own_judge
 
-    own = own_judge(judge)
+    own = own_judge(judge, args)
     return make(own.id, {}, own)
+
+
+def _distinct_own_ids(choices: list[Any]) -> None:
+    """Two judges named alike would be told apart by nothing but their folders (and a cached one would
+    serve the other's answers): a Judge object's id must differ from every other judge's, in any case."""
+    for i, choice in enumerate(choices):
+        if choice.judge_object is None:
+            continue
+        same = [c.judge for j, c in enumerate(choices) if j != i and c.judge.lower() == choice.judge.lower()]
+        if same:
+            raise JudgebenchError(f"evaluate_judges: judge id {choice.judge!r} is given twice; give each judge object its own id")
 
 
 def _run_request(**options: Any) -> RunRequest:

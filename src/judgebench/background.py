@@ -18,14 +18,19 @@ runs right here instead, at `in_background` or at `send`, with the same result.
 
 from __future__ import annotations
 
+import atexit
 import os
 import pickle
+import signal
 import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
+from .errors import JudgebenchError
+
 _LEFT_OVER: list[int] = []  # children whose result was never asked for (reaped on the next start)
+_RUNNING: set[int] = set()  # children not yet collected: stopped with this process (interrupted, or leaving)
 
 
 def can_fork() -> bool:
@@ -56,24 +61,61 @@ class Pending:
         try:
             while chunk := os.read(self.fd, 1 << 20):
                 chunks.append(chunk)
+        except BaseException:  # interrupted while waiting: the child's work is not wanted any more
+            _stop(self.pid)
+            raise
         finally:
             os.close(self.fd)
             _, status = os.waitpid(self.pid, 0)
+            _RUNNING.discard(self.pid)
             self.pid, self.fd = 0, -1
         payload = b"".join(chunks)
         if not payload:
-            self.error = RuntimeError(f"background computation ended without a result (status {status})")
+            self.error = JudgebenchError(
+                f"a computation this command ran in a forked child ended without a result ({_how(status)}); "
+                "run it again, or with JUDGEBENCH_BACKGROUND=0 to compute everything in one process"
+            )
             return
         ok, value = pickle.loads(payload)
         self.value, self.error = (value, None) if ok else (None, value)
 
-    def __del__(self) -> None:  # never asked for: let the child go
+    def __del__(self) -> None:  # never asked for: stop the child and reap it later
         if self.pid:
             try:
                 os.close(self.fd)
             except OSError:
                 pass
+            _stop(self.pid, reap=False)
             _LEFT_OVER.append(self.pid)
+
+
+def _how(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit status {os.WEXITSTATUS(status)}" if os.WIFEXITED(status) else f"status {status}"
+
+
+def _stop(pid: int, reap: bool = False) -> None:
+    """Kill a child whose result is not wanted (SIGKILL: it holds nothing that needs a clean exit)."""
+    _RUNNING.discard(pid)
+    try:
+        os.kill(pid, signal.SIGKILL)
+        if reap:
+            os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
+@atexit.register
+def _stop_running() -> None:
+    """This process is leaving (an error, Ctrl-C): its children's work is not wanted."""
+    for pid in list(_RUNNING):
+        _stop(pid, reap=True)
+
+
+def _forked(pid: int) -> int:
+    _RUNNING.add(pid)
+    return pid
 
 
 def in_background(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
@@ -90,7 +132,7 @@ def in_background(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
         os.close(read_fd)
         _child(lambda: fn(*args, **kwargs), write_fd)
     os.close(write_fd)
-    return Pending(pid=pid, fd=read_fd)
+    return Pending(pid=_forked(pid), fd=read_fd)
 
 
 class Prepared:
@@ -110,7 +152,7 @@ class Prepared:
             _child(lambda: _call_with_args(fn, warm, args_r), result_w)
         os.close(args_r)
         os.close(result_w)
-        self.pending, self.args_fd = Pending(pid=pid, fd=result_r), args_w
+        self.pending, self.args_fd = Pending(pid=_forked(pid), fd=result_r), args_w
 
     def send(self, *args: Any) -> Pending:
         if self.args_fd < 0:  # no child: the function runs here, now
@@ -175,8 +217,12 @@ def _child(compute: Callable[[], Any], write_fd: int) -> None:
             message = (False, exc)
         try:
             payload = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
-        except Exception as exc:  # an unpicklable result or exception: its text
-            payload = pickle.dumps((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+            pickle.loads(payload)  # what the parent will do: an exception with other __init__ arguments fails here
+        except Exception as exc:  # an unpicklable result or exception: its text, as an error of its kind
+            error = message[1] if not message[0] else exc
+            text = f"{type(error).__name__}: {error}"
+            plain = JudgebenchError(str(error)) if isinstance(error, JudgebenchError) else RuntimeError(text)
+            payload = pickle.dumps((False, plain))
         _write_all(write_fd, payload)
     except BaseException:  # interrupted, or the parent is gone (broken pipe)
         code = 1

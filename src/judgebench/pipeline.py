@@ -159,6 +159,7 @@ def _score_and_write(
         headline=spec.headline,
         n_resamples=request.n_resamples,
         shard=request.shard,
+        own_judge=True if request.judge_object is not None else None,
     )
     result = score(records, config, spec, n_examples=n_examples)
     if request.repeats > 1:

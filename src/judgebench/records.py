@@ -242,6 +242,7 @@ class RunConfig(Strict):
     headline: str = DEFAULT_HEADLINE  # the task's headline metric, one of catalogue.HEADLINES
     n_resamples: int = Field(1000, ge=0, le=MAX_RESAMPLES)  # bootstrap resamples behind every interval (--bootstrap)
     kind: Literal["run", "panel"] = "run"  # panel: verdicts aggregated from finished runs (no calls)
+    own_judge: bool | None = None  # True: the caller's own Judge object from Python (judges/own.py), not an id
     aggregate: Aggregate | None = None  # panels only
     members: list[PanelMember] = Field(default_factory=list)  # panels only, in the order given
     shard: str | None = None  # "K/N": this run judged the K-th of N blocks of examples (shards.py)

@@ -65,6 +65,12 @@ def url_secrets(text: str) -> list[str]:
     return found
 
 
+def mask_credentials(text: str) -> str:
+    """`text` with URL secrets redacted and each credential-shaped part (`sk-...`, `Bearer ...`, `hf_...`)
+    replaced by ***: for messages that must stay readable (an error from the caller's own judge)."""
+    return _CREDENTIAL.sub(REDACTED, redact_url(text))
+
+
 def redact_value(value: Any) -> Any:
     """`value` safe to write (judge arguments in results, entries and cards; dicts and lists walked):
     URL secrets redacted in every string, and a value under a secret-like name, or one shaped like a

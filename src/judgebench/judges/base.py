@@ -36,7 +36,9 @@ class Judge(ABC):
 
     id: str
     cacheable: bool = False  # only paid/slow judges are cached
-    needs_texts: bool = True  # reads request.question/first/second, not only the rendered messages (calls/worker.py)
+    # reads request.question/first/second, not only the rendered messages (calls/worker.py); a subclass of a
+    # judge that sets it False, whose judge() reads them, sets it back to True
+    needs_texts: bool = True
     timeout_s: float = 120.0  # per attempt; the runner sets it from --timeout
 
     def public_args(self) -> dict[str, Any]:

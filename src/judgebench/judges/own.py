@@ -9,24 +9,32 @@
     judgebench.evaluate("sciarena_eval", judgebench.function_judge("mylab/first", lambda r: "[[A]]"), ...)
 
 The object is wrapped (`own_judge`) so that what it does cannot break the accounting: a returned
-string becomes the reply's text; any exception other than `JudgeCallError` fails that call only (kept
-with its error, never retried); a return value of another type fails that call too. Its id names the run
-in results and tables, so it is checked like a file name part and may not pose as a built-in or replay
-judge (runs of those are recomputed or replayed by `submit`). Its answers go through the same strict
-verdict parser as every judge's. It is cached only when it says so (`cacheable = True`, and then its
-`cache_identity()` must name everything besides the prompt that decides its answers).
+string becomes the reply's text; any exception other than `JudgeCallError` (and Ctrl-C) fails that call
+only, kept with its error on one line, known secret shapes masked, never retried; a return value of
+another type, or a JudgeReply without text, fails that call too. Its id names the run in results and
+tables, so it is checked like a file name part and may not pose as a built-in or replay judge (runs of
+those are recomputed or replayed by `submit`); results.json marks the run `own_judge: true`. Its answers
+go through the same strict verdict parser as every judge's. It is cached only when it says so
+(`cacheable = True`, and then it must define `cache_identity()`: everything besides the prompt that decides
+its answers); a cached judge's calls run in the forked call worker (Linux), so state it gathers there does
+not come back to your process. A sync function runs on the event loop: one call at a time, and a blocking
+one cannot be timed out (use an async function for I/O).
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import json
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..errors import JudgebenchError
 from ..records import JudgeReply, JudgeRequest
+from ..secrets import mask_credentials, redact_value
 from .base import Judge, JudgeCallError
+from .call_errors import scrub
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-]*)*")
 _RESERVED = ("builtin/", "replay/")
@@ -51,7 +59,10 @@ def check_judge_id(judge_id: Any) -> str:
 
 
 def own_judge(judge: Any, judge_args: dict[str, Any] | None = None) -> Judge:
-    """The caller's Judge object, wrapped for the run (see the module docstring)."""
+    """The caller's Judge object, wrapped for the run (see the module docstring); every check that can be
+    made before a call is made here, each a one-line JudgebenchError."""
+    if isinstance(judge, _Guarded):
+        return judge
     if not isinstance(judge, Judge):
         raise JudgebenchError(
             f"judge: expected a judge id (str) or a judgebench.Judge object, got {type(judge).__name__} "
@@ -59,8 +70,32 @@ def own_judge(judge: Any, judge_args: dict[str, Any] | None = None) -> Judge:
         )
     if judge_args:
         raise JudgebenchError("judge_args: not used with a Judge object (give the object its settings)")
-    check_judge_id(getattr(judge, "id", None))
-    return judge if isinstance(judge, _Guarded) else _Guarded(judge)
+    try:
+        judge_id = getattr(judge, "id", None)
+    except Exception as exc:
+        raise JudgebenchError(f"your judge's id could not be read: {type(exc).__name__}: {exc}") from None
+    check_judge_id(judge_id)
+    name = f"judge {judge_id}"
+    if not inspect.iscoroutinefunction(judge.judge):
+        raise JudgebenchError(f"{name}: judge() must be 'async def' (wrap a sync function with judgebench.function_judge)")
+    if getattr(judge, "cacheable", False) and type(judge).cache_identity is Judge.cache_identity:
+        raise JudgebenchError(
+            f"{name}: cacheable = True needs cache_identity() naming everything besides the prompt that decides its "
+            "answers (its id alone would serve one setting's answers to another)"
+        )
+    return _Guarded(judge, judge_id, _public_args(judge, name))
+
+
+def _public_args(judge: Judge, name: str) -> dict[str, Any]:
+    """The judge's public_args(), checked once before any call: JSON data, secrets redacted."""
+    try:
+        args = judge.public_args()
+        if not isinstance(args, dict):
+            raise TypeError(f"expected a dict, got {type(args).__name__}")
+        json.dumps(args, allow_nan=False)
+    except Exception as exc:
+        raise JudgebenchError(f"{name}: public_args() must return a dict of JSON values ({type(exc).__name__}: {exc})") from None
+    return redact_value(args)
 
 
 def function_judge(judge_id: str, fn: JudgeFunction) -> Judge:
@@ -68,7 +103,7 @@ def function_judge(judge_id: str, fn: JudgeFunction) -> Judge:
     sync or async. A sync function runs on the event loop: make network calls from an async one."""
     if not callable(fn):
         raise JudgebenchError(f"function_judge: fn must be callable, got {type(fn).__name__}")
-    return _Guarded(_FunctionJudge(check_judge_id(judge_id), fn))
+    return own_judge(_FunctionJudge(check_judge_id(judge_id), fn))
 
 
 class _FunctionJudge(Judge):
@@ -84,9 +119,8 @@ class _FunctionJudge(Judge):
 class _Guarded(Judge):
     """Delegates to the caller's judge; turns its answers into replies and its errors into failed calls."""
 
-    def __init__(self, inner: Judge):
-        self.inner = inner
-        self.id = inner.id
+    def __init__(self, inner: Judge, judge_id: str, public: dict[str, Any]):
+        self.inner, self.id, self.public = inner, judge_id, public
         self.cacheable = bool(getattr(inner, "cacheable", False))
         self.needs_texts = bool(getattr(inner, "needs_texts", True))
 
@@ -99,7 +133,7 @@ class _Guarded(Judge):
         self.inner.timeout_s = value
 
     def public_args(self) -> dict[str, Any]:
-        return self.inner.public_args()
+        return self.public
 
     def cache_identity(self) -> dict[str, Any]:
         return self.inner.cache_identity()
@@ -118,13 +152,43 @@ class _Guarded(Judge):
             answer = await self.inner.judge(request)
         except JudgeCallError:
             raise
-        except Exception as exc:  # the caller's code: this call fails, the run goes on
-            raise JudgeCallError(f"judge {self.id} raised {type(exc).__name__}: {exc}", retryable=False, fatal=False) from exc
-        if isinstance(answer, JudgeReply):
-            return answer
+        except asyncio.CancelledError as exc:
+            if _being_cancelled():  # the runner's own cancellation (timeout, stop): not the judge's answer
+                raise
+            raise self._failed(f"raised {_one_line(exc, 'CancelledError')}") from None
+        except (KeyboardInterrupt, GeneratorExit):
+            raise
+        except BaseException as exc:  # the caller's code (SystemExit included): this call fails, the run goes on
+            raise self._failed(f"raised {_one_line(exc, type(exc).__name__)}") from None
         if isinstance(answer, str):
             return JudgeReply(text=answer)
-        raise JudgeCallError(
-            f"judge {self.id} returned {type(answer).__name__}; expected the raw text (str) or a JudgeReply",
-            retryable=False, fatal=False,
-        )
+        if not isinstance(answer, JudgeReply):
+            raise self._failed(f"returned {type(answer).__name__}; expected the raw text (str) or a JudgeReply")
+        if answer.text is None:
+            why = f": {_clean(answer.error)}" if answer.error else ""
+            raise self._failed(f"returned a JudgeReply without text{why}")
+        counts = (answer.tokens_in, answer.tokens_out, answer.cost_usd, answer.reasoning_tokens)
+        if any(v is not None and not v >= 0 for v in counts) or not answer.latency_s >= 0:
+            raise self._failed("returned a JudgeReply with a negative or NaN token count, cost or latency")
+        return answer
+
+    def _failed(self, what: str) -> JudgeCallError:
+        return JudgeCallError(f"judge {self.id} {what}", retryable=False, fatal=False)
+
+
+def _being_cancelled() -> bool:
+    """Whether the running task has been asked to stop (Python 3.11+; earlier: assume so)."""
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return task is None or cancelling is None or cancelling() > 0
+
+
+def _one_line(exc: BaseException, kind: str) -> str:
+    text = _clean(str(exc))
+    return f"{kind}: {text}" if text else kind
+
+
+def _clean(text: str) -> str:
+    """One line, known secret shapes (sk-..., Bearer ..., URL credentials) masked, at most 500 characters."""
+    line = " ".join(mask_credentials(scrub(str(text), [])).split())
+    return line if len(line) <= 500 else line[:497] + "..."
