@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer, model_validator
 
 from .catalogue import DEFAULT_HEADLINE, check_headline
 from .errors import JudgebenchError
@@ -242,12 +242,20 @@ class RunConfig(Strict):
     headline: str = DEFAULT_HEADLINE  # the task's headline metric, one of catalogue.HEADLINES
     n_resamples: int = Field(1000, ge=0, le=MAX_RESAMPLES)  # bootstrap resamples behind every interval (--bootstrap)
     kind: Literal["run", "panel"] = "run"  # panel: verdicts aggregated from finished runs (no calls)
-    own_judge: bool | None = None  # True: the caller's own Judge object from Python (judges/own.py), not an id
+    own_judge: bool | None = None  # True: the caller's own Judge object from Python (judges/own.py); else not written
     aggregate: Aggregate | None = None  # panels only
     members: list[PanelMember] = Field(default_factory=list)  # panels only, in the order given
     shard: str | None = None  # "K/N": this run judged the K-th of N blocks of examples (shards.py)
 
     _known_headline = field_validator("headline")(check_headline)
+
+    @model_serializer(mode="wrap")
+    def _without_unset_markers(self, handler: Any) -> dict[str, Any]:
+        """own_judge is written only when set: every other run's results.json stays as it was."""
+        data = handler(self)
+        if data.get("own_judge") is None:
+            data.pop("own_judge", None)
+        return data
 
 
 class Counts(Strict):
