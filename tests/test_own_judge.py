@@ -100,6 +100,7 @@ def test_what_is_not_a_judge_is_refused_in_one_line(tmp_path):
     for judge, kwargs, says in [
         (5, {}, "expected a judge id \\(str\\) or a judgebench.Judge object, got int"),
         (LongerByHand(), {"judge_args": {"temperature": 0}}, "judge_args: not used with a Judge object"),
+        (judgebench.function_judge("mylab/f", lambda r: "[[A]]"), {"judge_args": {"t": 1}}, "judge_args: not used"),
         (NoId(), {}, "your judge's id must be a non-empty string"),
     ]:
         with pytest.raises(judgebench.JudgebenchError, match=says):

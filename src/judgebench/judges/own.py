@@ -61,8 +61,6 @@ def check_judge_id(judge_id: Any) -> str:
 def own_judge(judge: Any, judge_args: dict[str, Any] | None = None) -> Judge:
     """The caller's Judge object, wrapped for the run (see the module docstring); every check that can be
     made before a call is made here, each a one-line JudgebenchError."""
-    if isinstance(judge, _Guarded):
-        return judge
     if not isinstance(judge, Judge):
         raise JudgebenchError(
             f"judge: expected a judge id (str) or a judgebench.Judge object, got {type(judge).__name__} "
@@ -70,6 +68,8 @@ def own_judge(judge: Any, judge_args: dict[str, Any] | None = None) -> Judge:
         )
     if judge_args:
         raise JudgebenchError("judge_args: not used with a Judge object (give the object its settings)")
+    if isinstance(judge, _Guarded):  # function_judge's, or checked already
+        return judge
     try:
         judge_id = getattr(judge, "id", None)
     except Exception as exc:
