@@ -113,6 +113,14 @@ def _stop_running() -> None:
         _stop(pid, reap=True)
 
 
+def _here(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
+    """fn computed in this process, its value or exception held like a child's."""
+    try:
+        return Pending(value=fn(*args, **kwargs))
+    except Exception as exc:
+        return Pending(error=exc)
+
+
 def _forked(pid: int) -> int:
     _RUNNING.add(pid)
     return pid
@@ -122,10 +130,7 @@ def in_background(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
     """fn(*args, **kwargs) in a forked child when one can be forked, else now (module docstring)."""
     _reap_left_over()
     if not can_fork():
-        try:
-            return Pending(value=fn(*args, **kwargs))
-        except Exception as exc:
-            return Pending(error=exc)
+        return _here(fn, *args, **kwargs)
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: compute, send, exit without running the parent's exit handlers
@@ -156,10 +161,7 @@ class Prepared:
 
     def send(self, *args: Any) -> Pending:
         if self.args_fd < 0:  # no child: the function runs here, now
-            try:
-                self.pending = Pending(value=self.fn(*args))
-            except Exception as exc:
-                self.pending = Pending(error=exc)
+            self.pending = _here(self.fn, *args)
             return self.pending
         payload = pickle.dumps(args, pickle.HIGHEST_PROTOCOL)
         try:
