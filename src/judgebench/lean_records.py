@@ -14,7 +14,11 @@ A `LeanRecord` equals the `JudgmentRecord` it came from without its texts.
 from __future__ import annotations
 
 import sys
+import types
+import typing
 from typing import Any
+
+import msgspec
 
 from .bulk import INTERN_MAX, shared_field_set, shared_map
 from .records import JudgmentRecord
@@ -68,6 +72,23 @@ class LeanRecord:
         lean._fields_set = _EVERY_FIELD if len(given) == len(_FIELDS) else shared_field_set(given)
         return lean
 
+    @classmethod
+    def of_canonical_line(cls, line: bytes) -> LeanRecord:
+        """The lean record of a line as `run` writes it (every field given, each of its exact JSON type),
+        decoded without building the pydantic model first; any other line raises `NotCanonical` (then
+        `JudgmentRecord` validates it: its value or its error). See `_CANONICAL`."""
+        try:
+            wire = _decode_canonical(line)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            raise NotCanonical(str(exc)) from None
+        lean = object.__new__(cls)
+        _fill_canonical(lean, wire)
+        lean.slices = shared_map(wire.slices)
+        if not wire.earlier_raw:
+            lean.earlier_raw = _NO_EARLIER
+        lean._fields_set = _EVERY_FIELD
+        return lean
+
     def to_model(self) -> JudgmentRecord:
         """The `JudgmentRecord` (without texts) these values came from; they were validated when built."""
         values = {name: getattr(self, name) for name in _FIELDS}
@@ -97,3 +118,46 @@ class LeanRecord:
 
     def __repr__(self) -> str:
         return f"LeanRecord({self.example_id!r}, {self.dimension!r}, {self.order!r}, {self.status})"
+
+
+class NotCanonical(ValueError):
+    """A samples.jsonl line the canonical decoder does not take (the pydantic model decides about it)."""
+
+
+def _canonical_struct() -> type[msgspec.Struct]:
+    """msgspec's mirror of `JudgmentRecord` for the lines `run` writes: every field required (a line
+    missing one is not canonical), each of the model's types taken exactly (no coercion: "3" for an int is
+    not canonical), unknown keys refused. What it accepts the model accepts with the same values
+    (tests/test_lean_records.py checks the edge cases); what it refuses goes to the model."""
+    fields = [(name, field.annotation) for name, field in JudgmentRecord.model_fields.items()]
+    return msgspec.defstruct("CanonicalJudgment", fields, kw_only=True, forbid_unknown_fields=True, gc=False)
+
+
+_CANONICAL = _canonical_struct()
+_decode_canonical = msgspec.json.Decoder(_CANONICAL).decode
+
+
+def _is_str(annotation: Any) -> bool:
+    """str or str | None: names, hashes and short answers that repeat from record to record (a Literal's
+    values are msgspec's own shared objects already)."""
+    return annotation is str or (typing.get_origin(annotation) in (typing.Union, types.UnionType)
+                                 and set(typing.get_args(annotation)) == {str, type(None)})
+
+
+def _canonical_filler() -> Any:
+    """`_fill_canonical(lean, wire)`: every slot set from the decoded struct by one generated statement; the
+    short strings interned (msgspec gives each record its own copies; pydantic shared them)."""
+    def statement(name: str) -> str:
+        if name in _TEXTS:
+            return f"    lean.{name} = None\n"
+        if _is_str(JudgmentRecord.model_fields[name].annotation):
+            return (f"    v = wire.{name}\n"
+                    f"    lean.{name} = intern(v) if v is not None and len(v) <= {INTERN_MAX} else v\n")
+        return f"    lean.{name} = wire.{name}\n"
+
+    namespace: dict[str, Any] = {"intern": sys.intern}
+    exec("def _fill(lean, wire):\n" + "".join(map(statement, _FIELDS)), namespace)  # the model's own field names
+    return namespace["_fill"]
+
+
+_fill_canonical = _canonical_filler()

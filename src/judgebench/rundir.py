@@ -147,7 +147,8 @@ def read_samples(path: Path, *, lean: bool = False) -> list[JudgmentRecord]:
     `lean`: each record held as a `lean_records.LeanRecord` (read line by line; the TEXT_FIELDS dropped, the
     values in slots: 200,000 records in about 0.1 GB instead of 0.25 GB as compact pydantic models).
     """
-    records = read_models_jsonl(path, JudgmentRecord, hold=LeanRecord.of if lean else None)
+    records = (read_models_jsonl(path, JudgmentRecord, hold=LeanRecord.of, fast=LeanRecord.of_canonical_line) if lean
+               else read_models_jsonl(path, JudgmentRecord))
     if lean:
         release_free_memory()  # the validated full records' pages, freed between the lean ones (bulk.py)
     keys = set(map(attrgetter("example_id", "dimension", "order"), records))  # (example, dimension, order)
