@@ -164,6 +164,32 @@ def _scaled(values, factor):
     return [v * factor for v in values]
 
 
+def test_large_run_scores_are_identical_with_the_leaderboard_fits_in_a_child(monkeypatch):
+    """score() above STYLE_BOOTSTRAP_MAX forks the leaderboard diagnostics' fits while it bootstraps the
+    metrics: the same results JSON, byte for byte, and the same figures as leaderboard_diagnostics alone."""
+    from judgebench.records import DatasetInfo, RunConfig
+    from judgebench.scoring import score
+    from judgebench.tasks import get_task
+    from test_score_scale import _records
+
+    monkeypatch.setattr(diagnostics, "STYLE_BOOTSTRAP_MAX", 300)
+    records, n_examples = _records(1200), 1200
+    spec = get_task("sciarena_eval", [])
+    config = RunConfig(task="synth", task_version="1", dataset=DatasetInfo(source="synth", split="test", fingerprint="f"),
+                       judge="builtin/test", prompt_template="p", prompt_template_hash="h", judgebench_version="0",
+                       started_at="2026-01-01T00:00:00Z", n_resamples=200, seed=3)
+
+    monkeypatch.setenv("JUDGEBENCH_BACKGROUND", "0")
+    inline = score(records, config, spec, n_examples=n_examples).model_dump_json()
+    monkeypatch.delenv("JUDGEBENCH_BACKGROUND")
+    forks = _forks(monkeypatch)
+    forked = score(records, config, spec, n_examples=n_examples)
+    assert len(forks) == 1  # the leaderboard's fits
+    assert forked.model_dump_json() == inline
+    assert forked.diagnostics["leaderboard"] == diagnostics.leaderboard_diagnostics(records, seed=config.seed)
+    assert set(forked.diagnostics["leaderboard"]) == {"position_bias", "longer_preferred_rate", "length_beta", "spearman_to_human"}
+
+
 def test_a_prepared_child_warms_up_then_computes_what_it_is_sent(monkeypatch):
     forks = _forks(monkeypatch)
     with background.prepared(_scaled, warm=lambda: __import__("json")) as child:

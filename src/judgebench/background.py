@@ -113,8 +113,9 @@ def _stop_running() -> None:
         _stop(pid, reap=True)
 
 
-def _here(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
-    """fn computed in this process, its value or exception held like a child's."""
+def here(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
+    """fn computed in this process now, its value or exception held like a child's (for callers that fork
+    only for large inputs)."""
     try:
         return Pending(value=fn(*args, **kwargs))
     except Exception as exc:
@@ -130,7 +131,7 @@ def in_background(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
     """fn(*args, **kwargs) in a forked child when one can be forked, else now (module docstring)."""
     _reap_left_over()
     if not can_fork():
-        return _here(fn, *args, **kwargs)
+        return here(fn, *args, **kwargs)
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: compute, send, exit without running the parent's exit handlers
@@ -161,7 +162,7 @@ class Prepared:
 
     def send(self, *args: Any) -> Pending:
         if self.args_fd < 0:  # no child: the function runs here, now
-            self.pending = _here(self.fn, *args)
+            self.pending = here(self.fn, *args)
             return self.pending
         payload = pickle.dumps(args, pickle.HIGHEST_PROTOCOL)
         try:

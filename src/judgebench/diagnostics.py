@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .background import in_background
+from .background import Pending, here, in_background
 from .bulk import gc_paused
 from .errors import NumericError
 from .exact_sums import blas_for, row_types, sums_are_exact, type_counts
@@ -743,11 +743,25 @@ def leaderboard_diagnostics(records: Iterable[JudgmentRecord], *, both_bad: Both
     """`leaderboard_columns(diagnose(records, n_resamples=0))` computing only what those columns read:
     the primary dimension's position bias, longer-preferred rate, judge length coefficient and
     Spearman, by the same functions on the same arrays (what `score` stores; `report` has the rest)."""
+    return start_leaderboard_diagnostics(records, both_bad=both_bad, seed=seed).result()
+
+
+def start_leaderboard_diagnostics(records: Iterable[JudgmentRecord], *, both_bad: BothBad = "tie",
+                                  seed: int = 0) -> Pending:
+    """`leaderboard_diagnostics` begun: the per-example facts are read here; above STYLE_BOOTSTRAP_MAX
+    examples the fits go on in a forked child (background.py) while the caller computes the metrics on
+    this core. `.result()` gives the columns, the same either way."""
     records = _checked(records)
     dimensions = list(dict.fromkeys(r.dimension for r in records))
     dimension = DEFAULT_DIMENSION if DEFAULT_DIMENSION in dimensions else dimensions[0]
     with reuse_tables(records), gc_paused():
         facts = _facts(records, dimension, both_bad)
+    where = in_background if facts.n > STYLE_BOOTSTRAP_MAX else here  # a child only reads the facts' arrays
+    return where(_leaderboard_columns, facts, dimension, seed)
+
+
+def _leaderboard_columns(facts: _Facts, dimension: str, seed: int) -> dict[str, Any]:
+    with gc_paused():
         ratios = _Ratios(_Resampler(facts.n, 0, seed), {})
         style, keep = _length_style(facts), np.ones(facts.n, dtype=bool)
         j_dec, j_larger = _judge_choice(facts, style.size_a, style.size_b)

@@ -37,7 +37,7 @@ def score(
     """
     from .bulk import gc_paused
     from .ceiling import human_figures
-    from .diagnostics import leaderboard_diagnostics
+    from .diagnostics import start_leaderboard_diagnostics
     from .judgment_table import reuse_tables
     from .metrics import score_records
     from .selfpref import self_preference
@@ -45,14 +45,14 @@ def score(
 
     check_dimensions(records, spec)
     with reuse_tables(records), gc_paused():  # metrics, confusion matrix and diagnostics read the same tables
-        metrics, slices = score_records(
+        leaderboard = start_leaderboard_diagnostics(records, both_bad=config.both_bad, seed=config.seed)
+        metrics, slices = score_records(  # on a large run the leaderboard's fits meanwhile in a child
             records,
             both_bad=config.both_bad,
             n_resamples=config.n_resamples,
             seed=config.seed,
             slice_columns=tuple(spec.columns.slices),
         )
-        leaderboard = leaderboard_diagnostics(records, both_bad=config.both_bad, seed=config.seed)
         human = human_figures(records, spec.dimension_names, metrics, both_bad=config.both_bad,
                               n_resamples=config.n_resamples, seed=config.seed)
         counts, usage = summarize_counts(records, n_examples), summarize_usage(records)  # the same grouping
@@ -68,7 +68,7 @@ def score(
         counts=counts,
         usage=usage,
         diagnostics={
-            "leaderboard": leaderboard,
+            "leaderboard": leaderboard.result(),
             "self_preference": self_preference(
                 records, config.judge, overrides=spec.model_families, n_resamples=config.n_resamples, seed=config.seed
             ),
