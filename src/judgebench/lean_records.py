@@ -9,6 +9,10 @@ scoring reads it exactly as it reads a `JudgmentRecord` (score() takes records b
 Anything that needs the pydantic model gets one: `model_copy(update=...)` returns a `JudgmentRecord` (the
 validated values, unchanged fields set), `model_dump`/`model_dump_json` dump it, `to_model()` gives it.
 A `LeanRecord` equals the `JudgmentRecord` it came from without its texts.
+
+Reading samples.jsonl (`rundir.read_samples(lean=True)`): a line as `run` writes it is decoded by msgspec
+straight to its lean record (`LeanRecord.of_canonical_line`, 2x faster than pydantic's validation); any
+other line goes to the pydantic model, which gives its value or its error.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import sys
 import types
 import typing
+from collections.abc import Collection
 from typing import Any
 
 import msgspec
@@ -27,29 +32,27 @@ _FIELDS = tuple(JudgmentRecord.model_fields)
 _TEXTS = {"question": None, "response_a": None, "response_b": None}
 
 
-_INTERNED = ("model_a", "model_b")  # repeat from record to record: interned (bulk.intern_short, inlined)
-
-
-def _slot_filler() -> Any:
-    """`_fill(lean, values)`: every field's value set by one generated statement each, the texts None, the model
-    names interned as `bulk.intern_short` does (three times faster than a loop of setattr and calls; 2,000,000
-    records at 1,000,000 pairs)."""
+def _slot_filler(source: str, interned: Collection[str]) -> Any:
+    """`fill(lean, values)`: every slot set by one generated statement each (three times faster than a loop
+    of setattr and calls; 2,000,000 records at 1,000,000 pairs), the texts None. `source` reads a field of
+    `values` ("values[{name!r}]" from a dict, "values.{name}" from a struct); the short strings of the
+    `interned` fields are interned as `bulk.intern_short` does."""
     def statement(name: str) -> str:
         if name in _TEXTS:
             return f"    lean.{name} = None\n"
-        if name in _INTERNED:
-            return (f"    v = values[{name!r}]\n"
+        if name in interned:
+            return (f"    v = {source.format(name=name)}\n"
                     f"    lean.{name} = intern(v) if type(v) is str and len(v) <= {INTERN_MAX} else v\n")
-        return f"    lean.{name} = values[{name!r}]\n"
+        return f"    lean.{name} = {source.format(name=name)}\n"
 
     namespace: dict[str, Any] = {"intern": sys.intern}
-    exec("def _fill(lean, values):\n" + "".join(map(statement, _FIELDS)), namespace)  # the model's own field names
-    return namespace["_fill"]
+    exec("def fill(lean, values):\n" + "".join(map(statement, _FIELDS)), namespace)  # the model's own field names
+    return namespace["fill"]
 
 
-_fill = _slot_filler()
+_fill = _slot_filler("values[{name!r}]", ("model_a", "model_b"))  # from a validated model's __dict__
 _EVERY_FIELD = shared_field_set(set(_FIELDS))
-_NO_EARLIER: list[str] = []  # the earlier_raw of every record without re-asked answers (200,000 lists fewer at 100,000 pairs)  # a record read from samples.jsonl was given every field
+_NO_EARLIER: list[str] = []  # the earlier_raw of every record without re-asked answers (200,000 lists fewer at 100,000 pairs)
 
 
 class LeanRecord:
@@ -138,26 +141,12 @@ _decode_canonical = msgspec.json.Decoder(_CANONICAL).decode
 
 
 def _is_str(annotation: Any) -> bool:
-    """str or str | None: names, hashes and short answers that repeat from record to record (a Literal's
-    values are msgspec's own shared objects already)."""
+    """str or str | None: names, hashes and short answers that repeat from record to record."""
     return annotation is str or (typing.get_origin(annotation) in (typing.Union, types.UnionType)
                                  and set(typing.get_args(annotation)) == {str, type(None)})
 
 
-def _canonical_filler() -> Any:
-    """`_fill_canonical(lean, wire)`: every slot set from the decoded struct by one generated statement; the
-    short strings interned (msgspec gives each record its own copies; pydantic shared them)."""
-    def statement(name: str) -> str:
-        if name in _TEXTS:
-            return f"    lean.{name} = None\n"
-        if _is_str(JudgmentRecord.model_fields[name].annotation):
-            return (f"    v = wire.{name}\n"
-                    f"    lean.{name} = intern(v) if v is not None and len(v) <= {INTERN_MAX} else v\n")
-        return f"    lean.{name} = wire.{name}\n"
-
-    namespace: dict[str, Any] = {"intern": sys.intern}
-    exec("def _fill(lean, wire):\n" + "".join(map(statement, _FIELDS)), namespace)  # the model's own field names
-    return namespace["_fill"]
-
-
-_fill_canonical = _canonical_filler()
+# From the decoded struct: every str field's short values interned (msgspec gives each record its own
+# copies, where pydantic's parser shared them; a Literal's values are msgspec's shared objects already).
+_fill_canonical = _slot_filler("values.{name}", [n for n, f in JudgmentRecord.model_fields.items()
+                                                 if _is_str(f.annotation)])
