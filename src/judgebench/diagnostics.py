@@ -364,8 +364,9 @@ def _bins(values: np.ndarray, edges: Sequence[float], fmt: str, last: str,
 
 def _style_section(facts: _Facts, style: _Style, keep: np.ndarray, ratios: _Ratios,
                    human_elo: dict[str, float] | None, elo_skip: str | None, dimension: str,
-                   n_resamples: int, seed: int) -> dict[str, Any]:
-    """Larger-side preference rates (judge vs humans), BT beta, accuracy by bucket, curve."""
+                   beta: dict[str, Any] | _Deferred) -> dict[str, Any]:
+    """Larger-side preference rates (judge vs humans), BT beta (`_beta`, begun by the caller), accuracy by
+    bucket, curve."""
     key = f"{dimension}/{style.name}"
     j_dec, j_larger = _judge_choice(facts, style.size_a, style.size_b)
     h_dec, h_larger = _human_choice(facts, style.size_a, style.size_b)
@@ -389,7 +390,7 @@ def _style_section(facts: _Facts, style: _Style, keep: np.ndarray, ratios: _Rati
         comparable = differ & _comparable(facts, human_elo)
         out["comparable"] = {**rates("comparable", comparable), "max_elo_gap": MAX_ELO_GAP,
                              "n_examples": int(comparable.sum())}
-    out["beta"] = _beta(facts, style, keep, n_resamples, seed)
+    out["beta"] = beta
     out["by_bucket"] = [_bucket(facts, ratios, f"{key}/bucket/{label}", label, keep & mask,
                                 j_larger, j_dec, h_larger, h_dec)
                         for label, mask in style.buckets]
@@ -680,22 +681,25 @@ def diagnose_dimension(records: list[JudgmentRecord], dimension: str, *,
     """All diagnostics of one dimension (JSON-serialisable)."""
     facts = _facts(records, dimension, both_bad)
     ratios = _Ratios(_Resampler(facts.n, n_resamples, seed), {})
+    length, length_keep = _length_style(facts), np.ones(facts.n, dtype=bool)
+    cited = np.isfinite(facts.col("citations_a").astype(float)) & \
+        np.isfinite(facts.col("citations_b").astype(float))
+    citations = _citation_style(facts, cited) if cited.any() else None
+    # The style coefficients first: on large runs their bootstraps start in children now (`_beta`)
+    betas = {style.name: _beta(facts, style, keep, n_resamples, seed)
+             for style, keep in ((length, length_keep), (citations, cited)) if style is not None}
     human_elo, elo_skip = _human_ratings(facts)
-    length_keep = np.ones(facts.n, dtype=bool)
     out: dict[str, Any] = {
         "n_examples": facts.n,
         "n_judged_examples": int(np.isfinite(facts.judge).sum()),
         "accuracy": _accuracy_section(facts, ratios, dimension),
         "order": _order_section(facts, ratios, dimension),
-        "length": _style_section(facts, _length_style(facts), length_keep, ratios, human_elo,
-                                 elo_skip, dimension, n_resamples, seed),
+        "length": _style_section(facts, length, length_keep, ratios, human_elo, elo_skip, dimension,
+                                 betas[length.name]),
     }
-    cited = np.isfinite(facts.col("citations_a").astype(float)) & \
-        np.isfinite(facts.col("citations_b").astype(float))
     out["citations"] = (
-        _style_section(facts, _citation_style(facts, cited), cited, ratios, human_elo,
-                       elo_skip, dimension, n_resamples, seed)
-        if cited.any() else {"skipped": "no citation counts in the records"}
+        _style_section(facts, citations, cited, ratios, human_elo, elo_skip, dimension, betas[citations.name])
+        if citations is not None else {"skipped": "no citation counts in the records"}
     )
     out["system"] = _system_section(facts, n_resamples, seed)
     out["confusion"] = confusion_matrix(records, dimension, both_bad)
