@@ -146,7 +146,9 @@ def _is_str(annotation: Any) -> bool:
                                  and set(typing.get_args(annotation)) == {str, type(None)})
 
 
-# From the decoded struct: every str field's short values interned (msgspec gives each record its own
-# copies, where pydantic's parser shared them; a Literal's values are msgspec's shared objects already).
+# From the decoded struct: the short values of the str fields that repeat interned (msgspec gives each record
+# its own copies, where pydantic's parser shared them; a Literal's values are msgspec's shared objects
+# already). A prompt's hash and reasoning are distinct per judgment: interning them would only grow the table.
+_DISTINCT = {"prompt_hash", "reasoning"}
 _fill_canonical = _slot_filler("values.{name}", [n for n, f in JudgmentRecord.model_fields.items()
-                                                 if _is_str(f.annotation)])
+                                                 if _is_str(f.annotation) and n not in _DISTINCT])
