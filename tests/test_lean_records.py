@@ -4,6 +4,7 @@ the pydantic model takes with the same values of the same types; what it refuses
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -85,6 +86,19 @@ EDGE_LINES = {
     "bad literal": _line(order='"XY"'),
     "bad nested literal": _line(votes='{"a":["MAYBE"]}'),
     "int in slices": _line(slices='{"s":1}'),
+    "raw tab in a string": _line(raw='"a\tb"'),
+    "raw control character": _line(raw='"a\x01b"'),
+    "bad escape": _line(raw='"\\x41"'),
+    "escaped NUL": _line(raw='"\\u0000"'),
+    "long decimal": _line(latency_s="0.10000000000000000555111512312578270211815834045410156250001"),
+    "underflow": _line(latency_s="1e-400"),
+    "largest float": _line(cost_usd="1.7976931348623157e308"),
+    "huge int for a float": _line(cost_usd=str(2**70)),
+    "minus zero int": _line(length_a="-0"),
+    "leading zero": _line(length_a="01"),
+    "plus sign": _line(length_a="+1"),
+    "duplicate key in slices": _line(slices='{"a":"x","a":"y"}'),
+    "empty votes": _line(votes='{"a":[]}'),
     "padding": "  " + _line() + "  \r\n",
     "trailing garbage": _line() + " x",
     "byte order mark": "\ufeff" + _line(),
@@ -93,8 +107,8 @@ EDGE_LINES = {
 }
 
 
-@pytest.mark.parametrize("line", EDGE_LINES.values(), ids=EDGE_LINES.keys())
-def test_any_line_the_decoder_takes_the_model_takes_the_same(line):
+def _same_or_refused(line: str) -> bool:
+    """Whether the decoder took the line; if it did, the model took it too, with the same values and types."""
     try:
         slow = LeanRecord.of(JudgmentRecord.model_validate_json(line))
     except ValueError:  # pydantic's ValidationError is one
@@ -102,9 +116,22 @@ def test_any_line_the_decoder_takes_the_model_takes_the_same(line):
     try:
         fast = LeanRecord.of_canonical_line(line.encode("utf-8", "surrogatepass"))
     except NotCanonical:
-        return  # the model decides, as it did for every line before
+        return False  # the model decides, as it did for every line before
     assert slow is not None, "the fast decoder took a line the model refuses"
     _equal_values(fast, slow)
+    return True
+
+
+@pytest.mark.parametrize("line", EDGE_LINES.values(), ids=EDGE_LINES.keys())
+def test_any_line_the_decoder_takes_the_model_takes_the_same(line):
+    _same_or_refused(line)
+
+
+def test_floats_in_any_notation_parse_to_the_models_bits():
+    rng = random.Random(7)
+    for _ in range(500):
+        value = rng.uniform(-1e6, 1e6) * 10.0 ** rng.randint(-30, 30)
+        assert _same_or_refused(_line(latency_s=f"{value:.{rng.randint(1, 25)}e}"))  # canonical: taken
 
 
 def test_reading_gives_the_models_records_and_errors_for_every_kind_of_line(tmp_path):
