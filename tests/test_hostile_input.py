@@ -449,3 +449,89 @@ def test_judge_arguments_that_cannot_be_sent_are_refused_first(tmp_path, capsys,
     assert run_cli("run", "--tasks", "sciarena_eval", "--judge", "openai/x", "--judge-args", base + args, "--demo",
                    "--output-path", tmp_path / "out") == 2
     assert says in one_error_line(capsys)
+
+
+# ----------------------------------------------------------------------------- crafted run folders
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory) -> Path:
+    """One demo run directory (builtin/longer), copied by each test that edits it."""
+    out = tmp_path_factory.mktemp("demo") / "run"
+    assert run_cli(*DEMO, "--output-path", out) == 0
+    return out
+
+
+def _edited_run(demo_run: Path, tmp_path: Path, edit) -> Path:
+    """A copy of the demo run whose samples.jsonl lines are `edit(lines)`."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    path = run / "samples.jsonl"
+    lines = path.read_text(encoding="utf-8").split("\n")[:-1]
+    path.write_text("\n".join(edit(lines)) + "\n", encoding="utf-8")
+    return run
+
+
+def _set(line: str, **raw_json: str) -> str:
+    """A samples line with some fields' JSON replaced by the given text (kept in place)."""
+    obj = json.loads(line)
+    return "{" + ",".join(f"{json.dumps(k)}:{raw_json.get(k, json.dumps(v))}" for k, v in obj.items()) + "}"
+
+
+@pytest.mark.parametrize(("field", "value", "says"), [
+    ("length_a", str(2**63), "samples.jsonl:2: field 'length_a': Input should be less than or equal to"),
+    ("citations_b", "-1", "samples.jsonl:2: field 'citations_b': Input should be greater than or equal to 0"),
+    ("tokens_in", "1" + "0" * 309, "samples: token counts out of range (a total of 2**1026 or more over 1 call)"),
+])
+def test_out_of_range_counts_in_samples_are_one_line_exit_2(demo_run, tmp_path, capsys, field, value, says):
+    """Integers the arrays of scoring cannot hold (int64, float) are refused, not a traceback."""
+    run = _edited_run(demo_run, tmp_path, lambda lines: [lines[0], _set(lines[1], **{field: value}), *lines[2:]])
+    assert run_cli("score", run) == 2
+    assert says in one_error_line(capsys)
+
+
+def test_crafted_keys_in_samples_give_one_printable_line(demo_run, tmp_path, capsys):
+    """An unknown key with a newline and a terminal escape, a megabyte long: one line, escaped, cut short."""
+    key = "evil\nsecond line\x1b[31mRED" + "x" * 1_000_000
+    run = _edited_run(demo_run, tmp_path, lambda lines: [lines[0][:-1] + f",{json.dumps(key)}:1}}", *lines[1:]])
+    for command in ("score", "report"):
+        assert run_cli(command, run) == 2
+        line = one_error_line(capsys)
+        assert "samples.jsonl:1: field 'evil\\nsecond line\\x1b[31mRED" in line and "\x1b" not in line
+        assert len(line) < 500
+
+
+def test_line_separators_inside_answers_are_not_line_ends(demo_run, tmp_path, capsys):
+    """U+2028, U+2029 and NEL are legal raw inside JSON strings and `run` writes them raw: every reader
+    (lean and full) splits samples at line feeds only, so compare and score read the same judgments."""
+    from judgebench.rundir import read_samples
+
+    odd = '"[[A]] because\u2028first\u2029second\x85third"'
+    run = _edited_run(demo_run, tmp_path, lambda lines: [_set(line, raw=odd) if i % 2 == 0 else line
+                                                            for i, line in enumerate(lines)])
+    path = run / "samples.jsonl"
+    full, lean = read_samples(path), read_samples(path, lean=True)
+    assert len(full) == len(lean) == 96 and [r.raw for r in full] == [r.raw for r in lean]
+    assert "\u2028" in full[0].raw
+    assert run_cli("score", run) == 0 and run_cli("compare", run, demo_run) == 0
+
+
+def test_a_rescore_keeps_lines_with_carriage_returns_between_tokens(demo_run, tmp_path):
+    """A line with a raw CR between its JSON tokens (JSON whitespace) reads as one line; when a re-score
+    rewrites samples.jsonl (a verdict parsed anew), it splits the file the same way and keeps every text."""
+    from judgebench.rundir import read_samples
+
+    def edit(lines: list[str]) -> list[str]:
+        first = _set(lines[0], verdict='"B"' if json.loads(lines[0])["verdict"] == "A" else '"A"')
+        return [first.replace(',"dimension"', ',\r"dimension"'), *lines[1:]]
+
+    run = _edited_run(demo_run, tmp_path, edit)
+    before = read_samples(run / "samples.jsonl")
+    assert run_cli("score", run) == 0
+    after = read_samples(run / "samples.jsonl")
+    assert len(after) == len(before) == 96
+    assert [(r.question, r.response_a, r.response_b) for r in after] == \
+        [(r.question, r.response_a, r.response_b) for r in before]
+    assert after[0].verdict == json.loads(demo_run.joinpath("samples.jsonl").read_text().split("\n")[0])["verdict"]

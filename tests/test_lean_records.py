@@ -11,7 +11,7 @@ import pytest
 from judgebench.errors import JudgebenchError
 from judgebench.files import write_models_jsonl
 from judgebench.lean_records import LeanRecord, NotCanonical
-from judgebench.records import JudgmentRecord
+from judgebench.records import COUNT_MAX, JudgmentRecord
 from judgebench.rundir import read_samples
 
 
@@ -37,7 +37,7 @@ VARIED = [
     _record(5, votes={"ann1": ["A", "A"], "ann2": ["TIE"]}, citations_a=3, citations_b=0, slices={}),
     _record(6, question="Q ünïcødé 🧪 \"quoted\" \\ back\nslash", response_a="\u0000 nul and tab\t", response_b="",
             example_id="é" * 200, model_a=None, model_b=None),
-    _record(7, cost_usd=0.0, latency_s=-0.0, length_a=0, length_b=2**62),
+    _record(7, cost_usd=0.0, latency_s=-0.0, length_a=0, length_b=COUNT_MAX, tokens_in=COUNT_MAX),
 ]
 
 
@@ -72,6 +72,10 @@ EDGE_LINES = {
     "bool for an int": _line(length_a="true"),
     "int for a bool": _line(cached="1"),
     "huge int": _line(length_a=str(2**70)),
+    "count above its bound": _line(length_a=str(COUNT_MAX + 1)),
+    "optional count above its bound": _line(citations_b=str(COUNT_MAX + 1)),
+    "negative count": _line(citations_a="-1"),
+    "int64 overflow": _line(length_a=str(2**63)),
     "huge float": _line(cost_usd="1e400"),
     "NaN": _line(latency_s="NaN"),
     "exponent float": _line(latency_s="1E2"),

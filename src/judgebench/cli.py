@@ -15,7 +15,7 @@ from typing import Any
 
 from . import __version__, interrupts
 from .arena.command import add_parser as _add_arena_parser
-from .errors import JudgebenchError, NumericError
+from .errors import JudgebenchError, NumericError, one_line
 from .flags import (
     NON_NEGATIVE_FLOAT,
     NON_NEGATIVE_INT,
@@ -369,7 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(normalize_aliases(sys.argv[1:] if argv is None else argv))
         return args.handler(args)
     except (JudgebenchError, NumericError) as exc:
-        print(f"judgebench: error: {exc}", file=sys.stderr)
+        print(f"judgebench: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         interrupts.settle(exiting=process)

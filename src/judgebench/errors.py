@@ -19,3 +19,14 @@ class Rejected(JudgebenchError):
         super().__init__(f"submission rejected ({check}): {reason}")
         self.check = check
         self.reason = reason
+
+
+MESSAGE_MAX = 2_000  # characters of an error message shown; a crafted key or id may be a megabyte long
+
+
+def one_line(text: str, limit: int = MESSAGE_MAX) -> str:
+    """`text` safe to print as one line: control characters (newlines, terminal escapes) shown escaped, and
+    cut to `limit` characters. Messages quote values from the user's files (keys, example ids)."""
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit:,} more characters)"

@@ -15,9 +15,10 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from .bulk import gc_paused
-from .errors import JudgebenchError
+from .errors import JudgebenchError, one_line
 
 M = TypeVar("M", bound=BaseModel)
+KEY_SHOWN_MAX = 80  # characters of a key shown in an error (a crafted key may be a megabyte long)
 
 
 @contextmanager
@@ -62,10 +63,12 @@ def write_models_jsonl(path: Path, models: Iterable[BaseModel]) -> None:
     write_atomic(path, "".join(m.model_dump_json() + "\n" for m in models))
 
 
-def read_text(path: Path, label: str = "") -> str:
-    """A UTF-8 text file's contents; unreadable or non-UTF-8 is one error naming `label` and the file."""
+def read_text(path: Path, label: str = "", newline: str | None = None) -> str:
+    """A UTF-8 text file's contents; unreadable or non-UTF-8 is one error naming `label` and the file.
+    `newline` as for `open` ("" keeps line ends as they are, for `jsonl_lines`)."""
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8", newline=newline) as handle:
+            return handle.read()
     except OSError as exc:
         raise JudgebenchError(f"{label}{path}: cannot read ({exc.strerror})") from None
     except UnicodeDecodeError as exc:
@@ -85,7 +88,7 @@ def read_models_jsonl(
     if hold is not None:
         return _read_held(path, model, hold, fast)
     rows: list[M] = []
-    lines = read_text(path).splitlines()
+    lines = jsonl_lines(read_text(path, newline=""))
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -122,10 +125,17 @@ def _read_held(path: Path, model: type[M], hold: Callable[[M], Any], fast: Calla
     return rows
 
 
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of a JSON Lines text (read with `newline=""`), split at line feeds only (a carriage return
+    is JSON whitespace). Not `str.splitlines`: it also splits at U+2028, U+2029, NEL and other characters JSON allows
+    raw inside strings, which a judge's answer may hold (`run` writes them raw)."""
+    return text.split("\n")
+
+
 def read_json_objects(path: Path, label: str = "") -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line of a JSON Lines file; a line that is not a JSON
     object is one error naming `label`, the file and the line."""
-    lines = read_text(path, label).splitlines()
+    lines = jsonl_lines(read_text(path, label, newline=""))
     return [(number, parse_json_object(line, f"{label}{path}:{number}")) for number, line in enumerate(lines, start=1)
             if line.strip()]
 
@@ -157,7 +167,7 @@ def describe_validation_error(exc: ValidationError, model: type[BaseModel] | Non
     errors = exc.errors()
     first = next((e for e in errors if e.get("type") == "extra_forbidden"), errors[0])  # a typo: name it
     loc = tuple(first.get("loc", ()))
-    where = ".".join(str(part) for part in loc) or "(root)"
+    where = ".".join(one_line(str(part), KEY_SHOWN_MAX) for part in loc) or "(root)"
     extra = f" ({exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
     message = first.get("msg", "invalid")
     if first.get("type") == "extra_forbidden" and model is not None and loc:

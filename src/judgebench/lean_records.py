@@ -23,6 +23,7 @@ import typing
 from collections.abc import Collection
 from typing import Any
 
+import annotated_types
 import msgspec
 
 from .bulk import INTERN_MAX, shared_field_set, shared_map
@@ -132,8 +133,34 @@ def _canonical_struct() -> type[msgspec.Struct]:
     missing one is not canonical), each of the model's types taken exactly (no coercion: "3" for an int is
     not canonical), unknown keys refused. What it accepts the model accepts with the same values
     (tests/test_lean_records.py checks the edge cases); what it refuses goes to the model."""
-    fields = [(name, field.annotation) for name, field in JudgmentRecord.model_fields.items()]
+    fields = [(name, _mirrored(field.annotation, field.metadata, name))
+              for name, field in JudgmentRecord.model_fields.items()]
     return msgspec.defstruct("CanonicalJudgment", fields, kw_only=True, forbid_unknown_fields=True, gc=False)
+
+
+_BOUNDS = {annotated_types.Ge: "ge", annotated_types.Gt: "gt", annotated_types.Le: "le", annotated_types.Lt: "lt"}
+
+
+def _mirrored(annotation: Any, constraints: list[Any], field: str) -> Any:
+    """The msgspec type of a model field: its annotation with the model's bounds (`Field(ge=..., le=...)`, at
+    the top or inside `Annotated[...] | None`) as msgspec.Meta. Any other constraint is an error here, at
+    import: the mirror must never take a value the model refuses."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        base, *extras = typing.get_args(annotation)
+        nested = [c for extra in extras for c in getattr(extra, "metadata", [extra])]
+        return _mirrored(base, [*nested, *constraints], field)
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = tuple(_mirrored(a, [], field) for a in typing.get_args(annotation))
+        annotation = typing.Union[args]  # noqa: UP007  (a tuple of types, built at run time)
+    if not constraints:
+        return annotation
+    bounds = {}
+    for constraint in constraints:
+        if type(constraint) not in _BOUNDS:
+            raise TypeError(f"lean_records: cannot mirror {constraint!r} of JudgmentRecord.{field} in msgspec")
+        key = _BOUNDS[type(constraint)]
+        bounds[key] = getattr(constraint, key)
+    return typing.Annotated[annotation, msgspec.Meta(**bounds)]
 
 
 _CANONICAL = _canonical_struct()

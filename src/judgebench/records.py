@@ -13,7 +13,7 @@ regression comparisons and exports read it and never call a model.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer, model_validator
 
@@ -40,6 +40,9 @@ Failure = Literal["error", "not_attempted", "unrecorded"]
 NOT_ATTEMPTED = "not attempted: the run stopped before this call ({reason})"
 UNRECORDED = "no recorded answer for prompt {hash}"
 Order = Literal["AB", "BA"]
+
+COUNT_MAX = 2**53  # a count we measure (characters, citations, attempts, repeats) above this is refused
+Count = Annotated[int, Field(ge=0, le=COUNT_MAX)]  # so scoring's int64 and float arrays hold every value exactly
 # Why an INVALID judgment has no verdict besides an unparseable answer: it was cut off by the token cap.
 InvalidReason = Literal["truncated"]
 
@@ -141,15 +144,15 @@ class JudgmentRecord(Strict):
     verdict_shown: Verdict | None = None  # in the positions the judge saw
     verdict: Verdict | None = None  # mapped back to the dataset's positions
     label: Label
-    tokens_in: int | None = None
+    tokens_in: int | None = None  # as the provider reported them (usage.py copes with any int)
     tokens_out: int | None = None
     cost_usd: float | None = None
     latency_s: float = 0.0
-    attempts: int = 1
+    attempts: Count = 1
     cached: bool = False
     error: str | None = None
     failure: Failure | None = None  # set on FAILED judgments; see failure_of for older files
-    repeat: int = 0  # --repeats: samples.jsonl holds repeat 0, repeats.jsonl the others (stability.py)
+    repeat: Count = 0  # --repeats: samples.jsonl holds repeat 0, repeats.jsonl the others (stability.py)
     invalid_reason: InvalidReason | None = None  # INVALID only: "truncated" (cut off), else None (no verdict)
     finish_reason: str | None = None
     reasoning: str | None = None  # kept apart from `raw`, never parsed
@@ -158,10 +161,10 @@ class JudgmentRecord(Strict):
     model_a: str | None = None
     model_b: str | None = None
     slices: dict[str, str] = Field(default_factory=dict)
-    length_a: int  # characters
-    length_b: int
-    citations_a: int | None = None  # in-text citation counts, where the task has them
-    citations_b: int | None = None
+    length_a: Count  # characters
+    length_b: Count
+    citations_a: Count | None = None  # in-text citation counts, where the task has them
+    citations_b: Count | None = None
     # The texts judged, in the dataset's positions (None with --no-log-text), so a disagreement
     # can be read without the dataset.
     question: str | None = None

@@ -190,7 +190,9 @@ def rewrite_samples(path: Path, records: list[JudgmentRecord]) -> None:
     """Replace samples.jsonl by `records` (read lean from it, in its order), keeping each line's texts."""
     import json
 
-    with atomic_path(path) as tmp, path.open(encoding="utf-8") as old, tmp.open("w", encoding="utf-8") as new:
+    # lines split at line feeds only, as read_samples splits them (not at a carriage return between tokens)
+    with atomic_path(path) as tmp, path.open(encoding="utf-8", newline="\n") as old, \
+            tmp.open("w", encoding="utf-8") as new:
         lines = (line for line in old if line.strip())
         for record, line in zip(records, lines, strict=True):
             texts = {k: v for k, v in json.loads(line).items() if k in TEXT_FIELDS}

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from .judgment_table import group_by_dimension, is_answered
+from .errors import JudgebenchError
 from .records import Counts, JudgmentRecord, Usage
 
 
@@ -86,7 +87,7 @@ def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) 
         cost_usd=total_cost,
         priced_calls=priced,
         unpriced_calls=unpriced,
-        tokens_per_call=(t_in + t_out) / with_tokens if with_tokens else None,
+        tokens_per_call=_per_call(t_in + t_out, with_tokens),
         cost_per_100_calls=(
             100 * total_cost / len(live) if live and total_cost is not None else None
         ),
@@ -95,6 +96,17 @@ def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) 
         reasoning_tokens=sum(reasoning) if reasoning else None,
         served_models=dict(sorted(served.items())),
     )
+
+
+def _per_call(tokens: int, calls: int) -> float | None:
+    """Mean tokens per call; a total no float can hold (a crafted samples file's counts) is a one-line error."""
+    if not calls:
+        return None
+    try:
+        return tokens / calls
+    except OverflowError:
+        raise JudgebenchError(f"samples: token counts out of range (a total of 2**{tokens.bit_length() - 1} or "
+                              f"more over {calls} call{'s' if calls != 1 else ''})") from None
 
 
 def served_model_change(usage: Usage) -> str | None:

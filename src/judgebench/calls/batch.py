@@ -42,6 +42,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..errors import JudgebenchError
+from ..files import jsonl_lines
 from ..judges.base import Judge, JudgeCallError
 from ..judges.litellm_transport import import_litellm
 from ..judges.llm import LiteLLMJudge
@@ -197,7 +198,7 @@ class _BatchRun(RunState):
             if not file_id:
                 continue
             content = await self._call("download", litellm.afile_content, file_id=file_id, **kwargs)
-            for raw in _content_bytes(content).decode("utf-8").splitlines():
+            for raw in jsonl_lines(_content_bytes(content).decode("utf-8")):
                 parsed = self._parse_line(raw, latency)
                 if parsed is None or parsed[0] not in groups or parsed[0] in results:
                     continue
