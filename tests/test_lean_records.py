@@ -157,3 +157,15 @@ def test_reading_gives_the_models_records_and_errors_for_every_kind_of_line(tmp_
     path.write_bytes(path.read_bytes().replace(b'"raw":"[[A]]"', b'"raw":"[[A]] \xff"', 1))
     with pytest.raises(JudgebenchError, match=r"samples\.jsonl:1: not UTF-8 text \(invalid byte at offset \d+ of the line\)"):
         read_samples(path, lean=True)
+
+
+def test_the_mirror_carries_the_models_bounds_and_refuses_any_other_constraint():
+    import annotated_types
+    import msgspec
+
+    from judgebench.lean_records import _CANONICAL, _mirrored
+
+    types_ = {f.name: str(f.type) for f in msgspec.structs.fields(_CANONICAL)}
+    assert "Meta(ge=0, le=9007199254740992)" in types_["length_a"] and "Optional" in types_["citations_a"]
+    with pytest.raises(TypeError, match="cannot mirror MultipleOf"):
+        _mirrored(int, [annotated_types.MultipleOf(2)], "length_a")
