@@ -535,3 +535,9 @@ def test_a_rescore_keeps_lines_with_carriage_returns_between_tokens(demo_run, tm
     assert [(r.question, r.response_a, r.response_b) for r in after] == \
         [(r.question, r.response_a, r.response_b) for r in before]
     assert after[0].verdict == json.loads(demo_run.joinpath("samples.jsonl").read_text().split("\n")[0])["verdict"]
+
+
+def test_an_empty_samples_file_names_itself(demo_run, tmp_path, capsys):
+    run = _edited_run(demo_run, tmp_path, lambda lines: ["   "])
+    assert run_cli("score", run) == 2
+    assert one_error_line(capsys).endswith("samples.jsonl: no judgments")

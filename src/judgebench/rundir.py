@@ -124,6 +124,8 @@ def read_run(run_dir: Path, *, lean: bool = False) -> tuple[RunResult, list[Judg
         if not path.is_file():
             raise JudgebenchError(f"{run_dir}: not a run directory ({path.name} is missing)")
     result, records = read_model_json(results_path, RunResult), read_samples(samples_path, lean=lean)
+    if not records:
+        raise JudgebenchError(f"{samples_path}: no judgments")
     expected = (result.config.task, result.config.judge)
     for number, task_judge in enumerate(map(attrgetter("task", "judge"), records), start=1):
         if task_judge != expected:
