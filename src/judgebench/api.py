@@ -29,9 +29,9 @@ from .errors import JudgebenchError
 
 if TYPE_CHECKING:
     from .calls import RunnerOptions
-    from .judges.base import Judge
     from .compare import Comparison
-    from .multirun import MultiSummary
+    from .judges.base import Judge
+    from .multirun import JudgeChoice, MultiSummary
     from .pipeline import RunRequest, RunSummary
     from .records import JudgmentRecord, RunResult
 
@@ -90,9 +90,9 @@ def evaluate_judges(
     `judges`: ids, (id, judge_args) pairs or Judge objects; `options`: every other keyword of `evaluate`. `on_run`
     is called with each judge's RunSummary as it finishes (multirun.py).
     """
-    from .multirun import JudgeChoice, run_judges
+    from .multirun import run_judges
 
-    choices = [_judge_choice(JudgeChoice, j) for j in judges]
+    choices = [_judge_choice(j) for j in judges]
     _distinct_own_ids(choices)
     if not choices:
         raise JudgebenchError("evaluate_judges: give at least one judge")
@@ -100,22 +100,24 @@ def evaluate_judges(
     return run_judges(base, choices, panel=panel, on_run=on_run)
 
 
-def _judge_choice(make: Callable[..., Any], judge: Any) -> Any:
+def _judge_choice(judge: Any) -> JudgeChoice:
     """A multirun.JudgeChoice from an id, an (id, judge_args) pair (any two-item sequence) or a Judge object."""
+    from .multirun import JudgeChoice
+
     if isinstance(judge, str):
-        return make(judge)
+        return JudgeChoice(judge)
     args: dict[str, Any] | None = None
     if isinstance(judge, (tuple, list)) and len(judge) == 2:
         judge, args = judge[0], dict(judge[1] or {})
         if isinstance(judge, str):
-            return make(judge, args)
+            return JudgeChoice(judge, args)
     from .judges.own import own_judge
 
     own = own_judge(judge, args)
-    return make(own.id, {}, own)
+    return JudgeChoice(own.id, {}, own)
 
 
-def _distinct_own_ids(choices: list[Any]) -> None:
+def _distinct_own_ids(choices: list[JudgeChoice]) -> None:
     """Two judges named alike would be told apart by nothing but their folders (and a cached one would
     serve the other's answers): a Judge object's id must differ from every other judge's, in any case."""
     for i, choice in enumerate(choices):

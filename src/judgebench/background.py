@@ -1,5 +1,6 @@
 """Pure computations in forked children while this process goes on: the second core for `report` (its
-style bootstrap on large runs, and its plots, whose imports are done while the samples are read).
+style bootstrap on large runs, and its plots, whose imports are done while the samples are read) and for
+`score` (its leaderboard diagnostics' fits on large runs, while it bootstraps the metrics).
 
     pending = in_background(paired_bootstrap_bt, a, b, outcomes, n_resamples=1000, seed=0)
     ...  # other work here, on this core
@@ -166,7 +167,7 @@ class Prepared:
             return self.pending
         payload = pickle.dumps(args, pickle.HIGHEST_PROTOCOL)
         try:
-            _write_all(self.args_fd, payload)
+            write_all(self.args_fd, payload)
         except OSError:  # the child is gone: its result says why
             pass
         self.close()
@@ -226,14 +227,15 @@ def _child(compute: Callable[[], Any], write_fd: int) -> None:
             text = f"{type(error).__name__}: {error}"
             plain = JudgebenchError(str(error)) if isinstance(error, JudgebenchError) else RuntimeError(text)
             payload = pickle.dumps((False, plain))
-        _write_all(write_fd, payload)
+        write_all(write_fd, payload)
     except BaseException:  # interrupted, or the parent is gone (broken pipe)
         code = 1
     finally:
         os._exit(code)
 
 
-def _write_all(fd: int, payload: bytes) -> None:
+def write_all(fd: int, payload: bytes) -> None:
+    """Every byte of `payload` to the pipe `fd` (os.write may take part of it)."""
     view = memoryview(payload)
     while view:
         view = view[os.write(fd, view):]

@@ -21,6 +21,12 @@ class Rejected(JudgebenchError):
         self.reason = reason
 
 
+def squeezed(text: str, limit: int) -> str:
+    """`text` with every run of whitespace (newlines included) as one space, cut to `limit` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
 MESSAGE_MAX = 2_000  # characters of an error message shown; a crafted key or id may be a megabyte long
 
 

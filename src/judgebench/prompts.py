@@ -16,7 +16,7 @@ from jinja2 import nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from .bulk import trusted, trusts
-from .errors import JudgebenchError
+from .errors import JudgebenchError, squeezed
 from .files import load_yaml
 from .prompt_hash import hash_messages
 from .records import JudgeRequest, Order, PairExample
@@ -81,7 +81,7 @@ def _context(template: jinja2.Template, parent: dict[str, Any]) -> jinja2.runtim
 
 
 def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())[:300]
+    return squeezed(str(exc), 300)
 
 
 def find_prompt(name_or_path: str, task_folder: Path | None = None) -> Path:

@@ -25,7 +25,7 @@ from .panel_stats import format_panel
 from .report_frames import accuracy_frame, bias_frame, confusion_frame, curve_frame, flips_frame, ratings_frame
 from .records import JudgmentRecord, RunResult
 from .report_extra import extra_sections
-from .rundir import REPORT_DIR, RESULTS_FILE, SAMPLES_FILE, read_samples
+from .rundir import REPORT_DIR, RESULTS_FILE, SAMPLES_FILE, read_judgments
 from .scoring import check_run_dimensions
 from .stability import format_stability
 
@@ -72,10 +72,7 @@ def _read_samples(run_dir: Path) -> list[JudgmentRecord]:
     path = run_dir / SAMPLES_FILE
     if not path.is_file():
         raise JudgebenchError(f"{path}: no such file (is {run_dir} a run folder?)")
-    records = read_samples(path, lean=True)
-    if not records:
-        raise JudgebenchError(f"{path}: no judgments")
-    return records
+    return read_judgments(path, lean=True)
 
 
 # ---------------------------------------------------------------- plots

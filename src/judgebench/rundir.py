@@ -123,9 +123,7 @@ def read_run(run_dir: Path, *, lean: bool = False) -> tuple[RunResult, list[Judg
     for path in (results_path, samples_path):
         if not path.is_file():
             raise JudgebenchError(f"{run_dir}: not a run directory ({path.name} is missing)")
-    result, records = read_model_json(results_path, RunResult), read_samples(samples_path, lean=lean)
-    if not records:
-        raise JudgebenchError(f"{samples_path}: no judgments")
+    result, records = read_model_json(results_path, RunResult), read_judgments(samples_path, lean=lean)
     expected = (result.config.task, result.config.judge)
     for number, task_judge in enumerate(map(attrgetter("task", "judge"), records), start=1):
         if task_judge != expected:
@@ -166,6 +164,14 @@ def read_samples(path: Path, *, lean: bool = False) -> list[JudgmentRecord]:
             f"{path}: duplicated sample: the judgment of example {example}, dimension {dimension}, order {order} "
             f"appears {len(numbers)} times (judgments {', '.join(map(str, numbers))}): each must appear once"
         )
+    return records
+
+
+def read_judgments(path: Path, *, lean: bool = False) -> list[JudgmentRecord]:
+    """`read_samples` of a run's samples.jsonl, which must hold at least one judgment (else one error naming it)."""
+    records = read_samples(path, lean=lean)
+    if not records:
+        raise JudgebenchError(f"{path}: no judgments")
     return records
 
 

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .judgment_table import group_by_dimension, is_answered
 from .errors import JudgebenchError
+from .judgment_table import group_by_dimension, is_answered
 from .records import Counts, JudgmentRecord, Usage
 
 

@@ -36,6 +36,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from ..background import write_all
 from ..errors import JudgebenchError
 from ..judges.base import Judge
 from ..preload import settle
@@ -134,10 +135,7 @@ def _without_texts(request: JudgeRequest) -> JudgeRequest:
 
 
 def _send_job(fd: int, payload: bytes) -> None:
-    data = _LENGTH.pack(len(payload)) + payload
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    write_all(fd, _LENGTH.pack(len(payload)) + payload)
 
 
 class _Collector:

@@ -30,7 +30,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..errors import JudgebenchError
+from ..errors import JudgebenchError, squeezed
 from ..records import JudgeReply, JudgeRequest
 from ..secrets import mask_credentials, redact_value
 from .base import Judge, JudgeCallError
@@ -190,5 +190,4 @@ def _one_line(exc: BaseException, kind: str) -> str:
 
 def _clean(text: str) -> str:
     """One line, known secret shapes (sk-..., Bearer ..., URL credentials) masked, at most 500 characters."""
-    line = " ".join(mask_credentials(scrub(str(text), [])).split())
-    return line if len(line) <= 500 else line[:497] + "..."
+    return squeezed(mask_credentials(scrub(str(text), [])), 500)
