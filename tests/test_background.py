@@ -237,3 +237,18 @@ def test_report_files_are_the_same_with_the_plots_drawn_in_a_child(tmp_path, mon
     assert names == sorted(p.name for p in inline.iterdir()) and any(n.endswith(".png") for n in names)
     for name in names:
         assert (forked / name).read_bytes() == (inline / name).read_bytes(), name
+
+
+def test_later_computes_at_the_first_result_once_and_raises_there():
+    calls: list[int] = []
+
+    def count(x: int) -> int:
+        calls.append(x)
+        return x * 2
+
+    pending = background.later(count, 21)
+    assert calls == []  # nothing yet: no inputs or outputs held for the caller meanwhile
+    assert pending.result() == 42 and pending.result() == 42 and calls == [21]
+    failing = background.later(_fail, "late")
+    with pytest.raises(NumericError, match="late"):
+        failing.result()

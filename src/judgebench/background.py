@@ -123,6 +123,26 @@ def here(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
         return Pending(error=exc)
 
 
+class _Later(Pending):
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]):
+        super().__init__()
+        self.call: tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]] | None = (fn, args, kwargs)
+
+    def result(self) -> Any:
+        if self.call is not None:
+            fn, args, kwargs = self.call
+            self.call = None
+            done = here(fn, *args, **kwargs)
+            self.value, self.error = done.value, done.error
+        return super().result()
+
+
+def later(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
+    """fn(*args, **kwargs) computed in this process when its `result()` is first asked for (for callers
+    that, without a child, should not hold its inputs or outputs meanwhile)."""
+    return _Later(fn, args, kwargs)
+
+
 def _forked(pid: int) -> int:
     _RUNNING.add(pid)
     return pid

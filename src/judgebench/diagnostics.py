@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .background import Pending, here, in_background
+from .background import Pending, can_fork, here, in_background, later
 from .bulk import gc_paused
 from .errors import NumericError
 from .exact_sums import blas_for, row_types, sums_are_exact, type_counts
@@ -752,16 +752,28 @@ def leaderboard_diagnostics(records: Iterable[JudgmentRecord], *, both_bad: Both
 
 def start_leaderboard_diagnostics(records: Iterable[JudgmentRecord], *, both_bad: BothBad = "tie",
                                   seed: int = 0) -> Pending:
-    """`leaderboard_diagnostics` begun: the per-example facts are read here; above STYLE_BOOTSTRAP_MAX
-    examples the fits go on in a forked child (background.py) while the caller computes the metrics on
-    this core. `.result()` gives the columns, the same either way."""
+    """`leaderboard_diagnostics` begun: where a child can be forked, the per-example facts are read here and,
+    above STYLE_BOOTSTRAP_MAX examples, the fits go on in a forked child (background.py) while the caller
+    computes the metrics on this core; else everything waits for `.result()` (nothing held meanwhile).
+    `.result()` gives the columns, the same either way."""
+    if not can_fork():
+        return later(_leaderboard_now, records, both_bad, seed)
+    facts, dimension = _primary_facts(records, both_bad)
+    where = in_background if facts.n > STYLE_BOOTSTRAP_MAX else here  # a child only reads the facts' arrays
+    return where(_leaderboard_columns, facts, dimension, seed)
+
+
+def _leaderboard_now(records: Iterable[JudgmentRecord], both_bad: BothBad, seed: int) -> dict[str, Any]:
+    return _leaderboard_columns(*_primary_facts(records, both_bad), seed)
+
+
+def _primary_facts(records: Iterable[JudgmentRecord], both_bad: BothBad) -> tuple[_Facts, str]:
+    """The per-example facts of the dimension leaderboards show ("overall" when present, else the first)."""
     records = _checked(records)
     dimensions = list(dict.fromkeys(r.dimension for r in records))
     dimension = DEFAULT_DIMENSION if DEFAULT_DIMENSION in dimensions else dimensions[0]
     with reuse_tables(records), gc_paused():
-        facts = _facts(records, dimension, both_bad)
-    where = in_background if facts.n > STYLE_BOOTSTRAP_MAX else here  # a child only reads the facts' arrays
-    return where(_leaderboard_columns, facts, dimension, seed)
+        return _facts(records, dimension, both_bad), dimension
 
 
 def _leaderboard_columns(facts: _Facts, dimension: str, seed: int) -> dict[str, Any]:
