@@ -71,7 +71,8 @@ def test_diagnostics_that_are_not_exact_keep_the_original_chunks(monkeypatch):
 
 
 def test_a_block_above_the_cap_is_counted_per_example_like_its_chunk(monkeypatch):
-    """One example drawn 300 times in a round of the second block: that block takes the capped path."""
+    """One example drawn 300 times in a round of the second block: it counts 255 times, as in the product of the
+    capped counts."""
     n, rounds = 400, 120
     num = [np.arange(n) % 2 * 1.0, np.ones(n)]
     den = [np.ones(n), np.full(n, 2.0)]
@@ -85,10 +86,66 @@ def test_a_block_above_the_cap_is_counted_per_example_like_its_chunk(monkeypatch
     monkeypatch.setattr(diagnostics._Resampler, "_blocks", fixed)
     monkeypatch.setattr(exact_sums, "_MAX_TYPE_SHARE", 1.0)
     got = diagnostics._Resampler(n, rounds, 5).ratio_samples(num, den, exact=True)
-    capped = diagnostics._Resampler(n, rounds, 5)._counts(draws).astype(float)
+    capped = np.minimum([np.bincount(row, minlength=n) for row in draws], 255).astype(float)
     want = (capped @ np.column_stack(num)) / (capped @ np.column_stack(den))
     assert np.array_equal(got, want)
     assert capped[70, 0] == 255  # the cap applied
+
+
+# ---------------------------------------------------------------- the system bootstrap counted in the ratio pass
+
+
+def _unit_counts(keys: np.ndarray, n_keys: int, n: int, rounds: int, seed: int) -> np.ndarray:
+    """keys x rounds: how often each key is drawn per round, from resample_batches in one batch (by hand)."""
+    draws = next(resample_batches(n, rounds, seed, rounds))
+    return np.stack([np.bincount(keys[row], minlength=n_keys) for row in draws]).T.astype(float)
+
+
+def test_paired_bootstrap_given_the_unit_counts_of_its_draws_equals_its_own(monkeypatch):
+    rng = np.random.default_rng(12)
+    n = 700
+    a = rng.integers(0, 7, n).astype(str)
+    b = ((a.astype(int) + rng.integers(1, 7, n)) % 7).astype(str)
+    judge = rng.choice([0.0, 0.5, 1.0, np.nan], n)
+    monkeypatch.setattr(ratings, "_CHUNK_CELLS", 50_000)  # several chunks of rounds
+    plan = ratings.PairedBootstrap.prepare(a, b, {"human": rng.choice([0.0, 1.0], n), "judge": judge},
+                                           n_resamples=230, seed=5)
+    assert plan.draws_as(n, 230, 5) and not plan.draws_as(n, 230, 6) and not plan.draws_as(n - 1, 230, 5)
+    given = plan.fits(_unit_counts(plan.battle_unit, plan.n_units, n, 230, 5))
+    own = plan.fits()
+    for who in own:
+        for field in ("ratings", "rating_samples", "ci_low", "ci_high"):
+            assert np.array_equal(getattr(given[who], field), getattr(own[who], field), equal_nan=True), (who, field)
+    with pytest.raises(ratings.NumericError, match="unit counts: shape"):
+        plan.fits(np.zeros((plan.n_units, 229)))
+
+
+def test_tallies_count_the_ratio_draws_with_or_without_a_ratio_pass():
+    n, rounds, seed = 1_000, 130, 8
+    keys = np.arange(n) % 37
+    want = _unit_counts(keys, 37, n, rounds, seed)
+    alone = diagnostics._Resampler(n, rounds, seed).tally(keys, 37)
+    assert np.array_equal(alone.counts(), want)  # no ratio pass: one of its own
+    for exact in (True, False):
+        resampler = diagnostics._Resampler(n, rounds, seed)
+        tally = resampler.tally(keys, 37)
+        resampler.ratio_samples([np.arange(n) % 2 * 1.0], [np.ones(n)], exact=exact)
+        assert tally.filled and np.array_equal(tally.counts(), want)
+
+
+def test_the_system_section_counted_in_the_ratio_pass_equals_its_own_draws(monkeypatch):
+    recs = [r for r in _records(600, seed=3) if r.model_a != r.model_b]  # every example a battle
+    monkeypatch.setattr(ratings, "_CHUNK_CELLS", 30_000)  # the rounds solved in several chunks
+    tallied = []
+    real = diagnostics._Resampler.tally
+    monkeypatch.setattr(diagnostics._Resampler, "tally", lambda self, *a: tallied.append(a) or real(self, *a))
+    shared = diagnostics.diagnose(recs, n_resamples=230, seed=2)
+    assert tallied, "the system bootstrap did not share the ratio draws"
+    monkeypatch.setattr(diagnostics, "TALLY_MAX_CELLS", 0)  # its own draws, as before
+    assert diagnostics.diagnose(recs, n_resamples=230, seed=2) == shared
+    tallied.clear()
+    diagnostics.diagnose(_records(600, seed=3), n_resamples=50, seed=2)  # self-pairs are not battles
+    assert not tallied
 
 
 # ---------------------------------------------------------------- Bradley-Terry Newton steps in place

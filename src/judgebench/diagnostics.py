@@ -26,10 +26,10 @@ import pandas as pd
 from .background import Pending, can_fork, here, in_background, later
 from .bulk import gc_paused
 from .errors import NumericError
-from .exact_sums import blas_for, row_types, sums_are_exact, type_counts
+from .exact_sums import blas_for, row_types, sums_are_exact
 from .judgment_table import BothBad, example_table, reuse_tables
 from .metrics import confusion_matrix
-from .ratings import DEFAULT_L2, BTFit, fit_bt, fit_bt_penalties, paired_bootstrap_bt
+from .ratings import DEFAULT_L2, BTFit, PairedBootstrap, fit_bt, fit_bt_penalties, paired_bootstrap_bt
 from .records import DEFAULT_DIMENSION, JudgmentRecord
 from .resampling import batch_free, resample_batches, subsample
 
@@ -45,7 +45,9 @@ LENGTH_CURVE = (-math.inf, -1.0, -0.5, -0.25, -0.1, 0.1, 0.25, 0.5, 1.0, math.in
 CITATION_BUCKETS = (0, 1, 2, 4, 8, math.inf)  # |citations_a - citations_b|
 CITATION_CURVE = (-math.inf, -3, -1, 0, 1, 2, 4, math.inf)  # citations_a - citations_b
 _SCORE = {"A": 1.0, "TIE": 0.5, "B": 0.0}
-EXACT_BLOCK = 50  # exact ratio sums: rounds drawn (int32) and summed per block (memory ~ 200 bytes x examples)
+EXACT_BLOCK = 50  # exact ratio sums: rounds drawn (int32) and summed per block (memory ~ 600 bytes x examples)
+_CAP = 255  # a ratio round counts an example at most this often (the counts were held as uint8)
+TALLY_MAX_CELLS = 4_000_000  # the system bootstrap shares the ratio draws when units x rounds is at most this
 
 
 # ---------------------------------------------------------------- bootstrap of ratios
@@ -54,10 +56,18 @@ EXACT_BLOCK = 50  # exact ratio sums: rounds drawn (int32) and summed per block 
 class _Resampler:
     """Multinomial resampling counts of examples (rounds x examples, capped at 255), shared by
     every ratio statistic of a dimension so that all its intervals use the same draws. The draws are
-    made when the ratios are resolved (`ratio_samples`, called once), chunk by chunk."""
+    made when the ratios are resolved (`ratio_samples`, called once), chunk by chunk; the same pass
+    counts each round's draws per key for the `tally` requests (the system section's battle units)."""
 
     def __init__(self, n_examples: int, n_resamples: int, seed: int, chunk: int = 200):
         self.n, self.rounds, self.chunk, self.seed = n_examples, n_resamples, chunk, seed
+        self.tallies: list[_Tally] = []
+
+    def tally(self, keys: np.ndarray, n_keys: int) -> _Tally:
+        """Request how often each key (keys: one per example, in 0..n_keys-1) is drawn in each round."""
+        made = _Tally(np.asarray(keys, dtype=np.int64), n_keys, np.empty((self.rounds, n_keys)), self)
+        self.tallies.append(made)
+        return made
 
     def _draws(self) -> Iterator[np.ndarray]:
         """Resampled example indices (rows x examples) per chunk, from the one seeded stream."""
@@ -65,49 +75,82 @@ class _Resampler:
 
     def _blocks(self, exact: bool) -> Iterator[np.ndarray]:
         """The same indices, for exact sums in blocks of EXACT_BLOCK rounds of int32 (resampling.batch_free):
-        the blocks `_below_cap` checks, and a sum exact in any order is the same whatever the rows of a
-        product. Sums that are not exact keep the original chunks (BLAS may group rows differently)."""
+        a sum exact in any order is the same whatever the rows of a product. Sums that are not exact keep
+        the original chunks (BLAS may group rows differently)."""
         if exact and batch_free(self.n):
             return resample_batches(self.n, self.rounds, self.seed, EXACT_BLOCK, dtype=np.int32)
         return self._draws()
 
-    def _counts(self, draws: np.ndarray) -> np.ndarray:
-        """How often each example is drawn in each row of a chunk (uint8, capped at 255)."""
-        rows = len(draws)
-        block = np.bincount((draws + (np.arange(rows) * self.n)[:, None]).ravel(), minlength=rows * self.n)
-        return np.minimum(block, 255).astype(np.uint8).reshape(rows, self.n)
+    def _rows(self, first: int, draws: np.ndarray) -> Iterator[np.ndarray]:
+        """How often each example is drawn in each row of a block (n counts per row, int64), counted into
+        the tallies (rounds first, first + 1, ...) on the way; a row at a time, so its counts stay in cache."""
+        for row, indices in enumerate(draws):
+            drawn = np.bincount(indices, minlength=self.n)
+            for made in self.tallies:  # integer counts summed in floats: exact, the same in any order
+                made.rows[first + row] = np.bincount(made.keys, weights=drawn, minlength=made.n_keys)
+            yield drawn
 
     def ratio_samples(self, num: list[np.ndarray], den: list[np.ndarray], exact: bool) -> np.ndarray:
-        """sum(w * num) / sum(w * den) per round for the k columns of num and of den (per-example arrays).
+        """sum(w * num) / sum(w * den) per round for the k columns of num and of den (per-example arrays),
+        w an example's draw count in the round capped at 255 (the counts were first held as uint8).
 
         `exact` (exact_sums.sums_are_exact of the columns): then one BLAS thread, blocks of EXACT_BLOCK
-        rounds, and when the examples fall into few distinct rows of (num, den) the draws are counted per
-        distinct row directly: the same sums, as long as no example is drawn more than 255 times in a
-        round (the cap), which `_below_cap` checks. The columns may be stored compactly (`_compact`)."""
+        rounds, and when the examples fall into few distinct rows of (num, den) the capped counts are summed
+        per distinct row first: the same sums, as every sum is exact. Otherwise the product of the capped
+        counts and the columns, a chunk of rounds at a time. The columns may be stored compactly (`_compact`)."""
         columns = [*num, *den]
         grouped = row_types(columns) if exact else None
         per_type = None if grouped is None else np.column_stack([_f64(c[grouped[0]]) for c in columns])
-        both = None
+        both = None if grouped is not None else np.column_stack([_f64(c) for c in columns])
         parts = []
+        first = 0
         with blas_for(exact):
             for draws in self._blocks(exact):
-                if grouped is not None and _below_cap(draws, self.n):
-                    parts.append(type_counts(draws, grouped[1], len(grouped[0])) @ per_type)
-                    continue
-                if both is None:  # the original product over every example
-                    both = np.column_stack([_f64(c) for c in columns])
-                parts.append(self._counts(draws).astype(np.float64) @ both)
+                if grouped is not None:
+                    types, n_types = grouped[1], len(grouped[0])
+                    sums = np.empty((len(draws), n_types))
+                    for row, drawn in enumerate(self._rows(first, draws)):
+                        sums[row] = np.bincount(types, weights=np.minimum(drawn, _CAP), minlength=n_types)
+                    parts.append(sums @ per_type)
+                else:
+                    capped = np.empty((len(draws), self.n), dtype=np.uint8)
+                    for row, drawn in enumerate(self._rows(first, draws)):
+                        capped[row] = np.minimum(drawn, _CAP)
+                    parts.append(capped.astype(np.float64) @ both)
+                first += len(draws)
+        for made in self.tallies:
+            made.filled = True
         sums = np.vstack(parts) if parts else np.zeros((self.rounds, len(columns)))  # no examples: 0 / 0
         k = len(num)
         with np.errstate(invalid="ignore", divide="ignore"):
             return sums[:, :k] / sums[:, k:]
 
+    def count_tallies(self) -> None:
+        """Fill the tallies by a pass of their own (when no ratio pass ran): the same draws, the same counts."""
+        first = 0
+        for draws in resample_batches(self.n, self.rounds, self.seed, EXACT_BLOCK, dtype=np.int32):
+            for _ in self._rows(first, draws):
+                pass
+            first += len(draws)
+        for made in self.tallies:
+            made.filled = True
 
-def _below_cap(draws: np.ndarray, n: int, rows: int = 50, cap: int = 255) -> bool:
-    """No example drawn more than `cap` times in any one round of `draws`: checked per block of
-    `rows` rounds (an example's count in one round is at most its count over the block)."""
-    return all(np.bincount(draws[lo : lo + rows].ravel(), minlength=n).max(initial=0) <= cap
-               for lo in range(0, len(draws), rows))
+
+@dataclass
+class _Tally:
+    """Per-round draw counts per key (`_Resampler.tally`), filled by the resampler's pass."""
+
+    keys: np.ndarray
+    n_keys: int
+    rows: np.ndarray  # rounds x n_keys
+    resampler: _Resampler
+    filled: bool = False
+
+    def counts(self) -> np.ndarray:
+        """n_keys x rounds (float64 integers), the pass made first when none ran."""
+        if not self.filled:
+            self.resampler.count_tallies()
+        return self.rows.T
 
 
 def _compact(values: Any) -> np.ndarray:
@@ -543,20 +586,32 @@ def _human_ratings(facts: _Facts) -> tuple[dict[str, float] | None, str | None]:
     return dict(zip(fit.models, fit.ratings.tolist())), None
 
 
-def _system_section(facts: _Facts, n_resamples: int, seed: int) -> dict[str, Any]:
+def _system_section(facts: _Facts, n_resamples: int, seed: int,
+                    resampler: _Resampler | None = None) -> dict[str, Any] | _Deferred:
     """Human vs judge BT ratings of the response models. The human ratings are fitted on
     every battle (so they are the same whichever judge is read against them); the judge's
-    on the battles it answered; the bootstrap resamples all battles for both (paired)."""
+    on the battles it answered; the bootstrap resamples all battles for both (paired).
+    When every example is a battle, its resamples are the ratio bootstrap's (the same seeded
+    draws): given `resampler`, the section is deferred and its rounds counted in the ratio pass."""
     use = _battles(facts)
     answered = use & np.isfinite(facts.judge)
     models = set(facts.col("model_a")[answered]) | set(facts.col("model_b")[answered])
     if len(models) < 3:
         return {"skipped": f"needs battles between at least 3 named models (have {len(models)})"}
-    fits = paired_bootstrap_bt(
+    plan = PairedBootstrap.prepare(
         facts.col("model_a")[use], facts.col("model_b")[use],
         {"human": facts.human[use], "judge": facts.judge[use]},  # judge NaN: not answered
         n_resamples=max(n_resamples, 1), seed=seed,
     )
+    if (resampler is not None and use.all() and plan.draws_as(resampler.n, resampler.rounds, resampler.seed)
+            and plan.n_units * resampler.rounds <= TALLY_MAX_CELLS):
+        tally = resampler.tally(plan.battle_unit, plan.n_units)
+        return _Deferred(lambda: _system_summary(plan.fits(tally.counts()), facts, use, answered, n_resamples))
+    return _system_summary(plan.fits(), facts, use, answered, n_resamples)
+
+
+def _system_summary(fits: dict[str, BTFit], facts: _Facts, use: np.ndarray, answered: np.ndarray,
+                    n_resamples: int) -> dict[str, Any]:
     human, judge = fits["human"], fits["judge"]
     rho, tau = _rank_correlations(human.ratings[None, :], judge.ratings[None, :])
     rho_s, tau_s = _rank_correlations(human.rating_samples, judge.rating_samples)
@@ -701,7 +756,7 @@ def diagnose_dimension(records: list[JudgmentRecord], dimension: str, *,
         _style_section(facts, citations, cited, ratios, human_elo, elo_skip, dimension, betas[citations.name])
         if citations is not None else {"skipped": "no citation counts in the records"}
     )
-    out["system"] = _system_section(facts, n_resamples, seed)
+    out["system"] = _system_section(facts, n_resamples, seed, ratios.resampler)
     out["confusion"] = confusion_matrix(records, dimension, both_bad)
     return _fill(out, ratios.resolve())
 

@@ -583,24 +583,78 @@ def paired_bootstrap_bt(
     rounds are then multinomial draws on the counts, the same distribution as
     resampling the expanded battles, with memory independent of their number.
     """
-    a, b = _models_array(model_a), _models_array(model_b)
-    names_out = list(outcomes)
-    ys = np.column_stack([_outcome_array(outcomes[k], len(a), missing=True) for k in names_out])
-    x, names = _feature_matrix(features, len(a), feature_names)
-    w = np.ones(len(a)) if weights is None else _frequency_weights(weights, len(a))
-    design = _prepare(a, b, ys, x, w, anchor_model)
-    if weights is not None:
-        design = replace(design, multinomial=True)
-    elo = {"anchor_model": anchor_model, "anchor_rating": anchor_rating, "scale": scale,
-           "base": base}
-    with single_threaded_blas():
-        starts = [_point_params(design, column, l2) for column in range(len(names_out))]
-        boots = _bootstrap_columns(design, starts, n_resamples, seed, l2)
-    return {
-        key: _with_intervals(design, samples, present,
-                             _make_fit(design, column, starts[column], names, elo), seed)
-        for column, (key, (samples, present)) in enumerate(zip(names_out, boots))
-    }
+    return PairedBootstrap.prepare(
+        model_a, model_b, outcomes, features, feature_names=feature_names, anchor_model=anchor_model,
+        anchor_rating=anchor_rating, scale=scale, base=base, l2=l2, n_resamples=n_resamples, seed=seed,
+        weights=weights,
+    ).fits()
+
+
+@dataclass(frozen=True)
+class PairedBootstrap:
+    """`paired_bootstrap_bt` in two steps: the design and the full-data fits (`prepare`), then the rounds
+    (`fits`). In between, a caller that draws the same resamples of the same battles for its own
+    statistics (diagnostics.py) can count each round's battles per unit itself (`battle_unit`) and hand the
+    counts to `fits`, so the seeded draws are made and counted once."""
+
+    design: _Design
+    keys: tuple[str, ...]
+    names: tuple[str, ...]
+    starts: tuple[np.ndarray, ...]
+    elo: dict[str, Any]
+    l2: float
+    n_resamples: int
+    seed: int
+
+    @classmethod
+    def prepare(cls, model_a: Sequence[Any], model_b: Sequence[Any], outcomes: Mapping[str, Sequence[float]],
+                features: Features = None, *, feature_names: Sequence[str] | None = None,
+                anchor_model: str | None = None, anchor_rating: float = 1000.0, scale: float = 400.0,
+                base: float = 10.0, l2: float = DEFAULT_L2, n_resamples: int = 1000, seed: int = 0,
+                weights: Sequence[float] | None = None) -> PairedBootstrap:
+        """The design and every column's full-data fit (the arguments of `paired_bootstrap_bt`)."""
+        if n_resamples < 1:
+            raise NumericError("n_resamples must be at least 1")
+        a, b = _models_array(model_a), _models_array(model_b)
+        keys = tuple(outcomes)
+        ys = np.column_stack([_outcome_array(outcomes[k], len(a), missing=True) for k in keys])
+        x, names = _feature_matrix(features, len(a), feature_names)
+        w = np.ones(len(a)) if weights is None else _frequency_weights(weights, len(a))
+        design = _prepare(a, b, ys, x, w, anchor_model)
+        if weights is not None:
+            design = replace(design, multinomial=True)
+        elo = {"anchor_model": anchor_model, "anchor_rating": anchor_rating, "scale": scale, "base": base}
+        with single_threaded_blas():
+            starts = tuple(_point_params(design, column, l2) for column in range(len(keys)))
+        return cls(design, keys, names, starts, elo, l2, n_resamples, seed)
+
+    @property
+    def battle_unit(self) -> np.ndarray:
+        """The unit (row of the counts `fits` takes) of each battle, in the battles' order."""
+        return self.design.battle_unit
+
+    @property
+    def n_units(self) -> int:
+        return len(self.design.unit_count)
+
+    def draws_as(self, n: int, rounds: int, seed: int) -> bool:
+        """Whether round r resamples battle `resample_batches(n, rounds, seed, ...)[r]` (battle i = row i):
+        then a caller's per-round counts of those indices, summed per `battle_unit`, are these rounds."""
+        return (not self.design.multinomial and len(self.design.battle_unit) == n and batch_free(n)
+                and (self.n_resamples, self.seed) == (rounds, seed))
+
+    def fits(self, unit_counts: np.ndarray | None = None) -> dict[str, BTFit]:
+        """The fits with their bootstrap rounds, drawn here or given as unit counts (n_units x n_resamples,
+        for a caller whose draws are this bootstrap's: `draws_as`)."""
+        with single_threaded_blas():
+            boots = _bootstrap_columns(self.design, list(self.starts), self.n_resamples, self.seed, self.l2,
+                                       unit_counts)
+        return {
+            key: _with_intervals(self.design, samples, present,
+                                 _make_fit(self.design, column, self.starts[column], self.names, self.elo),
+                                 self.seed)
+            for column, (key, (samples, present)) in enumerate(zip(self.keys, boots))
+        }
 
 
 def _frequency_weights(weights: Sequence[float], n: int) -> np.ndarray:
@@ -687,16 +741,28 @@ def _draw_multinomial(design: _Design, rng: np.random.Generator, rounds: int) ->
 
 
 def _bootstrap_columns(design: _Design, starts: list[np.ndarray], n_resamples: int, seed: int,
-                       l2: float) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per outcome column: fitted params (params x rounds), presence (models x rounds)."""
+                       l2: float, unit_counts: np.ndarray | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per outcome column: fitted params (params x rounds), presence (models x rounds). The rounds are solved
+    in chunks of a fixed size (their solves' bits depend on the chunk), from the seeded draws or from the
+    given unit counts of the same rounds (units x rounds)."""
     cells = _BLOCK * max(design.to_group.shape[0], len(design.unit_count) // 4)
     blocks = max(1, _CHUNK_CELLS // cells)
+    chunks = (_resample_chunks(design, n_resamples, seed, blocks) if unit_counts is None
+              else _given_chunks(design, unit_counts, n_resamples, _BLOCK * blocks))
     parts: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in starts]
-    for counts in _resample_chunks(design, n_resamples, seed, blocks):
+    for counts in chunks:
         for column, start in enumerate(starts):
             n, s = design.group_stats(counts, column)
             parts[column].append((_solve_rounds(design, n, s, start, l2), _presence(design, n)))
     return [(np.hstack([p for p, _ in col]), np.hstack([q for _, q in col])) for col in parts]
+
+
+def _given_chunks(design: _Design, unit_counts: np.ndarray, n_resamples: int, step: int) -> Iterator[np.ndarray]:
+    """Chunks of given unit counts laid out as `_resample_chunks` yields them (C-contiguous float64)."""
+    if unit_counts.shape != (len(design.unit_count), n_resamples):
+        raise NumericError(f"unit counts: shape {unit_counts.shape}, expected ({len(design.unit_count)}, {n_resamples})")
+    for lo in range(0, n_resamples, step):
+        yield np.ascontiguousarray(unit_counts[:, lo : lo + step], dtype=np.float64)
 
 
 def _solve_rounds(design: _Design, n: np.ndarray, s: np.ndarray, start: np.ndarray,
