@@ -54,3 +54,25 @@ def test_large_runs_keep_the_full_point_and_rescale_the_subsample(monkeypatch):
         lo, hi = percentile_interval(got[who].beta_samples[:, 0])
         plo, phi = percentile_interval(full_plain[who].beta_samples[:, 0])
         assert 0.7 < (hi - lo) / (phi - plo) < 1.4, (who, hi - lo, phi - plo)
+
+
+def test_the_subsample_rounds_split_between_child_and_parent_equal_one_process(monkeypatch):
+    """The child solves the first chunk of rounds, this process the others: the same bits as one bootstrap."""
+    from judgebench import ratings
+
+    n, m = 3000, 1000
+    monkeypatch.setattr(diagnostics, "STYLE_BOOTSTRAP_MAX", m)
+    monkeypatch.setattr(ratings, "_CHUNK_CELLS", 100_000)  # chunks of 100 rounds: 3 of them here
+    a, b, ys, xs = _battles(n, seed=4)
+    rows = subsample(n, m, 0)
+    args = (a[rows], b[rows], {k: y[rows] for k, y in ys.items()}, {"length": xs["length"][rows]})
+    plan = ratings.PairedBootstrap.prepare(*args, n_resamples=250, seed=0)
+    assert plan.n_chunks == 3
+    part = paired_bootstrap_bt(*args, n_resamples=250, seed=0)
+    got = diagnostics._style_fits(a, b, ys, xs, n_resamples=250, seed=0)
+    for who, y in ys.items():
+        full = fit_bt((a, b, y), xs)
+        want = full.beta + math.sqrt(m / n) * (part[who].beta_samples - part[who].beta)
+        assert np.array_equal(got[who].beta_samples, want), who
+    with np.testing.assert_raises_regex(ratings.NumericError, r"chunks \[0, 2\] solved of 3"):
+        plan.fits_of({**plan.solve([0]), **plan.solve([2])})

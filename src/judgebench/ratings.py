@@ -38,7 +38,7 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -58,6 +58,7 @@ _DENSE_CELLS = 4_000_000  # design matrices up to this size are kept dense
 _COMPACT = 0.9  # chord: compact the active rounds once fewer than this share remain
 
 Battles = pd.DataFrame | tuple[Sequence[Any], Sequence[Any], Sequence[float]]
+Solved = dict[int, list[tuple[np.ndarray, np.ndarray]]]  # bootstrap chunk -> per column (params, presence)
 Features = np.ndarray | pd.DataFrame | Mapping[str, Sequence[float]] | None
 
 
@@ -643,18 +644,35 @@ class PairedBootstrap:
         return (not self.design.multinomial and len(self.design.battle_unit) == n and batch_free(n)
                 and (self.n_resamples, self.seed) == (rounds, seed))
 
-    def fits(self, unit_counts: np.ndarray | None = None) -> dict[str, BTFit]:
-        """The fits with their bootstrap rounds, drawn here or given as unit counts (n_units x n_resamples,
-        for a caller whose draws are this bootstrap's: `draws_as`)."""
+    @property
+    def n_chunks(self) -> int:
+        """How many chunks of rounds the bootstrap is solved in (`solve`)."""
+        return -(-self.n_resamples // _chunk_rounds(self.design))
+
+    def solve(self, chunks: Collection[int] | None = None, unit_counts: np.ndarray | None = None) -> Solved:
+        """The rounds of the chunks named (all by default), drawn here or given as unit counts (n_units x
+        n_resamples, for a caller whose draws are this bootstrap's: `draws_as`). A chunk's solves are the
+        same in any process, so processes may share the chunks (diagnostics.py) and `fits_of` joins them."""
         with single_threaded_blas():
-            boots = _bootstrap_columns(self.design, list(self.starts), self.n_resamples, self.seed, self.l2,
-                                       unit_counts)
+            return _bootstrap_chunks(self.design, list(self.starts), self.n_resamples, self.seed, self.l2,
+                                     unit_counts, chunks)
+
+    def fits_of(self, solved: Solved) -> dict[str, BTFit]:
+        """The fits with the bootstrap rounds of every chunk (`solve`'s results, joined)."""
+        if sorted(solved) != list(range(self.n_chunks)):
+            raise NumericError(f"bootstrap: chunks {sorted(solved)} solved of {self.n_chunks}")
+        boots = [(np.hstack([solved[i][column][0] for i in range(self.n_chunks)]),
+                  np.hstack([solved[i][column][1] for i in range(self.n_chunks)])) for column in range(len(self.keys))]
         return {
             key: _with_intervals(self.design, samples, present,
                                  _make_fit(self.design, column, self.starts[column], self.names, self.elo),
                                  self.seed)
             for column, (key, (samples, present)) in enumerate(zip(self.keys, boots))
         }
+
+    def fits(self, unit_counts: np.ndarray | None = None) -> dict[str, BTFit]:
+        """The fits with their bootstrap rounds (see `solve`)."""
+        return self.fits_of(self.solve(unit_counts=unit_counts))
 
 
 def _frequency_weights(weights: Sequence[float], n: int) -> np.ndarray:
@@ -740,21 +758,32 @@ def _draw_multinomial(design: _Design, rng: np.random.Generator, rounds: int) ->
     return multinomial_counts(rng, design.unit_count, rounds).T.astype(float)
 
 
-def _bootstrap_columns(design: _Design, starts: list[np.ndarray], n_resamples: int, seed: int,
-                       l2: float, unit_counts: np.ndarray | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per outcome column: fitted params (params x rounds), presence (models x rounds). The rounds are solved
-    in chunks of a fixed size (their solves' bits depend on the chunk), from the seeded draws or from the
-    given unit counts of the same rounds (units x rounds)."""
+def _chunk_rounds(design: _Design) -> int:
+    """Rounds per bootstrap chunk: a multiple of _BLOCK bounded by _CHUNK_CELLS (the solves' bits depend on it)."""
     cells = _BLOCK * max(design.to_group.shape[0], len(design.unit_count) // 4)
-    blocks = max(1, _CHUNK_CELLS // cells)
-    chunks = (_resample_chunks(design, n_resamples, seed, blocks) if unit_counts is None
-              else _given_chunks(design, unit_counts, n_resamples, _BLOCK * blocks))
-    parts: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in starts]
-    for counts in chunks:
+    return _BLOCK * max(1, _CHUNK_CELLS // cells)
+
+
+def _bootstrap_chunks(design: _Design, starts: list[np.ndarray], n_resamples: int, seed: int, l2: float,
+                      unit_counts: np.ndarray | None = None, chunks: Collection[int] | None = None) -> Solved:
+    """Per chunk of rounds (all, or those named): each outcome column's fitted params (params x rounds) and
+    presence (models x rounds). The rounds come from the seeded draws (drawn for every chunk up to the last one
+    named, so that each chunk's are its own) or from the given unit counts of the same rounds (units x rounds)."""
+    step = _chunk_rounds(design)
+    source = (_resample_chunks(design, n_resamples, seed, step // _BLOCK) if unit_counts is None
+              else _given_chunks(design, unit_counts, n_resamples, step))
+    wanted = None if chunks is None else set(chunks)
+    solved: Solved = {}
+    for index, counts in enumerate(source):
+        if wanted is not None and index not in wanted:
+            if index > max(wanted, default=-1):
+                break
+            continue
+        solved[index] = []
         for column, start in enumerate(starts):
             n, s = design.group_stats(counts, column)
-            parts[column].append((_solve_rounds(design, n, s, start, l2), _presence(design, n)))
-    return [(np.hstack([p for p, _ in col]), np.hstack([q for _, q in col])) for col in parts]
+            solved[index].append((_solve_rounds(design, n, s, start, l2), _presence(design, n)))
+    return solved
 
 
 def _given_chunks(design: _Design, unit_counts: np.ndarray, n_resamples: int, step: int) -> Iterator[np.ndarray]:
