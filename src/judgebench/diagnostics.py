@@ -45,7 +45,7 @@ LENGTH_CURVE = (-math.inf, -1.0, -0.5, -0.25, -0.1, 0.1, 0.25, 0.5, 1.0, math.in
 CITATION_BUCKETS = (0, 1, 2, 4, 8, math.inf)  # |citations_a - citations_b|
 CITATION_CURVE = (-math.inf, -3, -1, 0, 1, 2, 4, math.inf)  # citations_a - citations_b
 _SCORE = {"A": 1.0, "TIE": 0.5, "B": 0.0}
-EXACT_BLOCK = 50  # exact ratio sums: rounds drawn (int32) and summed per block (memory ~ 600 bytes x examples)
+EXACT_BLOCK = 50  # exact ratio sums: rounds drawn (int32) and summed per block (memory ~ 200 bytes x examples)
 _CAP = 255  # a ratio round counts an example at most this often (the counts were held as uint8)
 TALLY_MAX_CELLS = 4_000_000  # the system bootstrap shares the ratio draws when units x rounds is at most this
 

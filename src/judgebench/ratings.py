@@ -594,9 +594,10 @@ def paired_bootstrap_bt(
 @dataclass(frozen=True)
 class PairedBootstrap:
     """`paired_bootstrap_bt` in two steps: the design and the full-data fits (`prepare`), then the rounds
-    (`fits`). In between, a caller that draws the same resamples of the same battles for its own
-    statistics (diagnostics.py) can count each round's battles per unit itself (`battle_unit`) and hand the
-    counts to `fits`, so the seeded draws are made and counted once."""
+    (`fits`, or `solve` chunk by chunk, possibly in several processes, joined by `fits_of`). In between, a
+    caller that draws the same resamples of the same battles for its own statistics (diagnostics.py) can
+    count each round's battles per unit itself (`battle_unit`) and hand the counts over, so the seeded
+    draws are made and counted once."""
 
     design: _Design
     keys: tuple[str, ...]
@@ -639,8 +640,9 @@ class PairedBootstrap:
         return len(self.design.unit_count)
 
     def draws_as(self, n: int, rounds: int, seed: int) -> bool:
-        """Whether round r resamples battle `resample_batches(n, rounds, seed, ...)[r]` (battle i = row i):
-        then a caller's per-round counts of those indices, summed per `battle_unit`, are these rounds."""
+        """Whether round r resamples the battles that row r of `resample_batches(n, rounds, seed, ...)` indexes
+        (battle i = the caller's row i): then the caller's per-round counts of those indices, summed per
+        `battle_unit`, are these rounds' unit counts."""
         return (not self.design.multinomial and len(self.design.battle_unit) == n and batch_free(n)
                 and (self.n_resamples, self.seed) == (rounds, seed))
 
