@@ -266,3 +266,25 @@ def test_unknown_anchor_and_bad_features_are_user_errors():
         fit_bt((["x"], ["y"], [1.0]), np.array([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]))
     with pytest.raises(NumericError, match="finite"):
         fit_bt((["x"], ["y"], [1.0]), {"len": [math.inf]})
+
+
+def test_an_interrupt_while_the_design_lists_the_models_is_not_lost():
+    """Iterating a numpy str array swallowed a KeyboardInterrupt raised meanwhile (numpy 2.4): a Ctrl-C or
+    SIGTERM during `report` was lost and the command ran on to exit 0."""
+    import signal
+
+    n = 3_000_000
+    a = np.array([f"m{i % 20}" for i in range(n)], dtype=str)
+    b = np.roll(a, 1)
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.1)  # inside the listing of the models (it took over a second)
+        with pytest.raises(KeyboardInterrupt):
+            _build_design(a, b, np.ones((n, 1)), np.zeros((n, 0)), np.ones(n))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

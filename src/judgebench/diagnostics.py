@@ -605,7 +605,8 @@ def _system_section(facts: _Facts, n_resamples: int, seed: int,
     draws): given `resampler`, the section is deferred and its rounds counted in the ratio pass."""
     use = _battles(facts)
     answered = use & np.isfinite(facts.judge)
-    models = set(facts.col("model_a")[answered]) | set(facts.col("model_b")[answered])
+    named = np.concatenate([facts.col("model_a")[answered], facts.col("model_b")[answered]])
+    models = set(named.tolist())  # not set() of the array: see ratings._build_design
     if len(models) < 3:
         return {"skipped": f"needs battles between at least 3 named models (have {len(models)})"}
     plan = PairedBootstrap.prepare(

@@ -282,7 +282,8 @@ def _build_design(
     a: np.ndarray, b: np.ndarray, ys: np.ndarray, x: np.ndarray, weights: np.ndarray
 ) -> _Design:
     """Deduplicate battles (ys: battles x outcome columns) into groups and units."""
-    models = tuple(sorted(set(a) | set(b)))
+    models = tuple(sorted(set(a.tolist()) | set(b.tolist())))  # not set(a): iterating a numpy str array
+    # swallows a KeyboardInterrupt raised meanwhile (numpy 2.4), so a Ctrl-C or SIGTERM was lost
     names = np.array(models, dtype=str) if models else np.zeros(0, dtype=str)
     ia = np.searchsorted(names, a).astype(np.int64)  # a, b are str arrays (_models_array): exact positions
     ib = np.searchsorted(names, b).astype(np.int64)
