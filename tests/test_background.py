@@ -48,13 +48,27 @@ def test_a_child_returns_the_value_and_raises_the_error_of_the_function(monkeypa
 
 
 def test_a_child_that_dies_is_a_one_line_error_not_a_hang(monkeypatch):
-    from judgebench.errors import JudgebenchError
+    from judgebench.errors import Stopped
 
     _forks(monkeypatch)
-    with pytest.raises(JudgebenchError, match=r"ended without a result \(exit status 3\); run it again, or with JUDGEBENCH_BACKGROUND=0"):
+    with pytest.raises(Stopped, match=r"ended without a result \(exit status 3\); run it again, or with JUDGEBENCH_BACKGROUND=0"):
         background.in_background(os._exit, 3).result()
-    with pytest.raises(JudgebenchError, match=r"\(killed by signal 9\)"):
+    with pytest.raises(Stopped, match=r"\(killed by signal 9\)"):
         background.in_background(_kill_self).result()
+
+
+def test_a_killed_child_ends_the_command_with_1_not_the_bad_input_code(monkeypatch, capsys):
+    """Killed (e.g. by the out-of-memory killer) is not the input's fault: exit 1, one line."""
+    from judgebench import cli, report
+
+    def killed(*args):
+        return background.in_background(_kill_self).result()
+
+    _forks(monkeypatch)
+    monkeypatch.setattr(report, "write_report", killed)
+    assert cli.main(["report", "anywhere"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "killed by signal 9" in err
 
 
 def _kill_self() -> None:

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .errors import JudgebenchError
+from .errors import JudgebenchError, Stopped
 
 _LEFT_OVER: list[int] = []  # children whose result was never asked for (reaped on the next start)
 _RUNNING: set[int] = set()  # children not yet collected: stopped with this process (interrupted, or leaving)
@@ -72,7 +72,7 @@ class Pending:
             self.pid, self.fd = 0, -1
         payload = b"".join(chunks)
         if not payload:
-            self.error = JudgebenchError(
+            self.error = Stopped(
                 f"a computation this command ran in a forked child ended without a result ({_how(status)}); "
                 "run it again, or with JUDGEBENCH_BACKGROUND=0 to compute everything in one process"
             )

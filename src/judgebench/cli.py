@@ -370,7 +370,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.handler(args)
     except (JudgebenchError, NumericError) as exc:
         print(f"judgebench: error: {one_line(str(exc))}", file=sys.stderr)
-        return EXIT_USAGE
+        return getattr(exc, "exit_code", EXIT_USAGE)  # 2: the input or usage; errors.Stopped: 1
     except KeyboardInterrupt:
         interrupts.settle(exiting=process)
         print("judgebench: interrupted", file=sys.stderr)

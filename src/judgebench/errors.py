@@ -12,6 +12,12 @@ class NumericError(ValueError):
     """
 
 
+class Stopped(JudgebenchError):
+    """The command could not finish, through no fault of its input (e.g. a forked child was killed): exit 1."""
+
+    exit_code = 1
+
+
 class Rejected(JudgebenchError):
     """A submission that failed a check; the message is the reason."""
 
