@@ -205,10 +205,16 @@ def _run_one(tmp_path, fn, name="mylab/t"):
     return _samples(tmp_path)
 
 
+_UNCOUNTABLE = "returned a JudgeReply with a negative, infinite or NaN token count, cost or latency"
+
+
 @pytest.mark.parametrize("answer, says", [
     (lambda r: judgebench_reply(text=None, error="upstream said no"), "returned a JudgeReply without text: upstream said no"),
-    (lambda r: judgebench_reply(text="[[A]]", cost_usd=-5.0), "returned a JudgeReply with a negative or NaN token count, cost or latency"),
-    (lambda r: judgebench_reply(text="[[A]]", tokens_in=-3), "returned a JudgeReply with a negative or NaN token count, cost or latency"),
+    (lambda r: judgebench_reply(text="[[A]]", cost_usd=-5.0), _UNCOUNTABLE),
+    (lambda r: judgebench_reply(text="[[A]]", tokens_in=-3), _UNCOUNTABLE),
+    (lambda r: judgebench_reply(text="[[A]]", cost_usd=float("inf")), _UNCOUNTABLE),
+    (lambda r: judgebench_reply(text="[[A]]", latency_s=float("inf")), _UNCOUNTABLE),
+    (lambda r: judgebench_reply(text="[[A]]", cost_usd=float("nan")), _UNCOUNTABLE),
 ])
 def test_a_reply_that_cannot_be_accounted_for_fails_that_call(tmp_path, answer, says):
     samples = _run_one(tmp_path, answer)
@@ -317,3 +323,30 @@ def test_evaluate_judges_takes_pairs_as_lists_and_refuses_two_objects_named_alik
         with pytest.raises(judgebench.JudgebenchError, match=says):
             judgebench.evaluate_judges("sciarena_eval", judges, output_path=tmp_path / "bad", demo=True)
     assert not (tmp_path / "bad").exists()
+
+
+class _Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no text for you")
+
+
+def test_an_exception_whose_text_cannot_be_read_fails_that_call_only(tmp_path):
+    def fn(request):
+        raise _Unprintable()
+
+    samples = _run_one(tmp_path, fn)
+    assert {s["status"] for s in samples} == {"FAILED"}
+    assert {s["error"] for s in samples} == {"judge mylab/t raised _Unprintable: (its message could not be read)"}
+
+
+def test_the_values_of_secret_named_environment_variables_are_scrubbed(tmp_path, monkeypatch):
+    monkeypatch.setenv("GEMINI_API_KEY", "AIzaSyExampleExampleExample1234567")
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-abcdefgh")
+
+    def leaky(request):
+        raise ValueError("denied for AIzaSyExampleExampleExample1234567 and tok-abcdefgh")
+
+    samples = _run_one(tmp_path, leaky)
+    assert samples[0]["error"] == "judge mylab/t raised ValueError: denied for *** and ***"
+    written = (tmp_path / "results.json").read_text() + (tmp_path / "samples.jsonl").read_text()
+    assert "AIzaSy" not in written and "tok-abcdefgh" not in written

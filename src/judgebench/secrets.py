@@ -9,6 +9,7 @@ left as it is, so it can be applied to error messages as well as to single argum
 from __future__ import annotations
 
 import logging
+import os
 import re
 from typing import Any
 
@@ -63,6 +64,16 @@ def url_secrets(text: str) -> list[str]:
         # values too short to be secrets (?v=1) would mangle every message they were scrubbed from
         found.extend(m.group(2) for m in _PARAM_VALUE.finditer(match.group("tail")) if len(m.group(2)) >= 4)
     return found
+
+
+SECRET_VALUE_MIN = 8  # shorter values of secret-named variables are not scrubbed from text (too common)
+
+
+def environment_secrets() -> list[str]:
+    """The values of this process's environment variables whose names hold a secret (`is_secret_name`:
+    OPENAI_API_KEY, GEMINI_API_KEY, HF_TOKEN, ...), for scrubbing text we did not write."""
+    found = [value for name, value in os.environ.items() if len(value) >= SECRET_VALUE_MIN and is_secret_name(name)]
+    return sorted(found, key=len, reverse=True)  # longest first: a secret inside another is not left half shown
 
 
 def mask_credentials(text: str) -> str:

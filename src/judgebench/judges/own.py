@@ -10,7 +10,7 @@
 
 The object is wrapped (`own_judge`) so that what it does cannot break the accounting: a returned
 string becomes the reply's text; any exception other than `JudgeCallError` (and Ctrl-C) fails that call
-only, kept with its error on one line, known secret shapes masked, never retried; a return value of
+only, kept with its error on one line, known secret shapes and secret-named environment values masked, never retried; a return value of
 another type, or a JudgeReply without text, fails that call too. Its id names the run in results and
 tables, so it is checked like a file name part and may not pose as a built-in or replay judge (runs of
 those are recomputed or replayed by `submit`); results.json marks the run `own_judge: true`. Its answers
@@ -26,13 +26,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import math
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..errors import JudgebenchError, squeezed
 from ..records import JudgeReply, JudgeRequest
-from ..secrets import mask_credentials, redact_value
+from ..secrets import environment_secrets, mask_credentials, redact_value
 from .base import Judge, JudgeCallError
 from .call_errors import scrub
 
@@ -167,9 +168,9 @@ class _Guarded(Judge):
         if answer.text is None:
             why = f": {_clean(answer.error)}" if answer.error else ""
             raise self._failed(f"returned a JudgeReply without text{why}")
-        counts = (answer.tokens_in, answer.tokens_out, answer.cost_usd, answer.reasoning_tokens)
-        if any(v is not None and not v >= 0 for v in counts) or not answer.latency_s >= 0:
-            raise self._failed("returned a JudgeReply with a negative or NaN token count, cost or latency")
+        counts = (answer.tokens_in, answer.tokens_out, answer.cost_usd, answer.reasoning_tokens, answer.latency_s)
+        if not all(v is None or _measured(v) for v in counts):
+            raise self._failed("returned a JudgeReply with a negative, infinite or NaN token count, cost or latency")
         return answer
 
     def _failed(self, what: str) -> JudgeCallError:
@@ -183,11 +184,20 @@ def _being_cancelled() -> bool:
     return task is None or cancelling is None or cancelling() > 0
 
 
+def _measured(value: float) -> bool:
+    """A count, cost or latency a run can add up: not negative, not infinite, not NaN (an int of any size)."""
+    return value >= 0 if isinstance(value, int) else math.isfinite(value) and value >= 0
+
+
 def _one_line(exc: BaseException, kind: str) -> str:
-    text = _clean(str(exc))
+    try:
+        text = _clean(str(exc))
+    except Exception:  # its __str__ raised: the call still fails with what is known
+        text = "(its message could not be read)"
     return f"{kind}: {text}" if text else kind
 
 
 def _clean(text: str) -> str:
-    """One line, known secret shapes (sk-..., Bearer ..., URL credentials) masked, at most 500 characters."""
-    return squeezed(mask_credentials(scrub(str(text), [])), 500)
+    """One line, known secret shapes (sk-..., Bearer ..., URL credentials) and the values of the environment's
+    secret-named variables (OPENAI_API_KEY, ...) masked, at most 500 characters."""
+    return squeezed(mask_credentials(scrub(str(text), environment_secrets())), 500)
