@@ -10,8 +10,8 @@
 
 The object is wrapped (`own_judge`) so that what it does cannot break the accounting: a returned
 string becomes the reply's text; any exception other than `JudgeCallError` (and Ctrl-C) fails that call
-only, kept with its error on one line, known secret shapes and secret-named environment values masked, never retried; a return value of
-another type, or a JudgeReply without text, fails that call too. Its id names the run in results and
+only, kept with its error on one line (known secret shapes and secret-named environment values masked),
+never retried; a return value of another type, or a JudgeReply without text, fails that call too. Its id names the run in results and
 tables, so it is checked like a file name part and may not pose as a built-in or replay judge (runs of
 those are recomputed or replayed by `submit`); results.json marks the run `own_judge: true`. Its answers
 go through the same strict verdict parser as every judge's. It is cached only when it says so
