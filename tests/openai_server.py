@@ -106,6 +106,7 @@ class Behaviour:
     finish_reason: str = "stop"
     reasoning_content: str | None = None
     served_models: Sequence[tuple[int, str]] = ()
+    usage: dict[str, Any] | None = None  # replaces these usage fields of every answer (a provider's nonsense figures)
 
     def to_json(self) -> dict[str, Any]:
         if callable(self.answer) or self.action_fn is not None:
@@ -146,6 +147,7 @@ def _completion(beh: Behaviour, model: str, text: str, prompt_chars: int, answer
         usage["completion_tokens"] += thought
         usage["total_tokens"] += thought
         usage["completion_tokens_details"] = {"reasoning_tokens": thought}
+    usage.update(beh.usage or {})
     return {
         "model": served,
         "choices": [{"index": 0, "message": message, "finish_reason": beh.finish_reason}],

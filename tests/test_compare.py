@@ -104,6 +104,7 @@ def hand_run(template: Path, run_dir: Path, records: list[JudgmentRecord], judge
     data = results(run_dir)
     data["config"]["judge"] = judge
     data["config"]["headline"] = headline
+    data["counts"]["calls"] = len(records)  # a run's results count its samples' lines (rundir.read_run checks)
     (run_dir / "results.json").write_text(json.dumps(data))
     return run_dir
 

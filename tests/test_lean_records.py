@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -134,18 +135,19 @@ def test_any_line_the_decoder_takes_the_model_takes_the_same(line):
 def test_floats_in_any_notation_parse_to_the_models_bits():
     rng = random.Random(7)
     for _ in range(500):
-        value = rng.uniform(-1e6, 1e6) * 10.0 ** rng.randint(-30, 30)
+        value = rng.uniform(0, 1e6) * 10.0 ** rng.randint(-30, 30)  # a latency: finite and not negative
         assert _same_or_refused(_line(latency_s=f"{value:.{rng.randint(1, 25)}e}"))  # canonical: taken
 
 
 def test_reading_gives_the_models_records_and_errors_for_every_kind_of_line(tmp_path):
-    """A file mixing canonical lines, lines only the model takes (older files: a field missing, a coercion)
-    and blank lines reads as the model reads it; a bad line is the model's one-line error naming it."""
+    """A file mixing canonical lines, lines only the model takes (older files: a field missing, an int for a
+    float) and blank lines reads as the model reads it; a bad line is the model's one-line error naming it, and
+    a value of another JSON type (`"3"` for an int) is refused, never coerced."""
     path = tmp_path / "samples.jsonl"
     write_models_jsonl(path, VARIED)
     lines = path.read_text(encoding="utf-8").splitlines()
     lines[1] = json.dumps({k: v for k, v in json.loads(lines[1]).items() if k != "repeat"})  # an older file's line
-    lines[2] = lines[2].replace('"attempts":3', '"attempts":"3"')  # lax: the model coerces
+    lines[2] = json.dumps(json.loads(lines[2]) | {"latency_s": 2})  # an int for a float: the model takes 2.0
     path.write_text("\n".join([lines[0], "   ", *lines[1:], ""]) + "\n", encoding="utf-8")
     got = read_samples(path, lean=True)
     want = [LeanRecord.of(JudgmentRecord.model_validate_json(x)) for x in lines]
@@ -153,6 +155,13 @@ def test_reading_gives_the_models_records_and_errors_for_every_kind_of_line(tmp_
     for fast, slow in zip(got, want):
         _equal_values(fast, slow)
     assert got[1].model_fields_set == set(JudgmentRecord.model_fields) - {"repeat"}
+    assert got[2].latency_s == 2.0 and type(got[2].latency_s) is float
+
+    lax = re.sub(r'"attempts": ?(\d+)', r'"attempts":"\1"', path.read_text(encoding="utf-8"), count=1)
+    assert lax != path.read_text(encoding="utf-8")
+    (tmp_path / "lax.jsonl").write_text(lax, encoding="utf-8")
+    with pytest.raises(JudgebenchError, match=r"lax\.jsonl:\d+: field 'attempts': Input should be a valid integer"):
+        read_samples(tmp_path / "lax.jsonl", lean=True)
 
     path.write_bytes(path.read_bytes().replace(b'"raw":"[[A]]"', b'"raw":"[[A]] \xff"', 1))
     with pytest.raises(JudgebenchError, match=r"samples\.jsonl:1: not UTF-8 text \(invalid byte at offset \d+ of the line\)"):

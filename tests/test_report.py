@@ -71,7 +71,7 @@ def run_dir(tmp_path: Path, recs: list[JudgmentRecord], with_result: bool = Fals
             judgebench_version="0.1.0", started_at="2026-01-01T00:00:00Z", seed=3,
         )
         result = RunResult(config=config, metrics={},
-                           counts=Counts(examples=1, calls=2, answered=2, invalid=0, failed=0,
+                           counts=Counts(examples=1, calls=len(recs), answered=len(recs), invalid=0, failed=0,
                                          coverage=1.0),
                            usage=Usage(), diagnostics={"headline": "accuracy"})
         write_json(folder / "results.json", result.model_dump(mode="json"))

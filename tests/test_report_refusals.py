@@ -12,7 +12,7 @@ def test_report_refuses_a_dimension_the_task_lacks_as_score_does(tmp_path, capsy
     assert run_cli(*DEMO, "--output-path", out) == 0
     lines = (out / "samples.jsonl").read_text().splitlines()
     extra = json.loads(lines[0]) | {"dimension": "novelty"}
-    (out / "samples.jsonl").write_text("\n".join([*lines, json.dumps(extra)]) + "\n")
+    (out / "samples.jsonl").write_text("\n".join([*lines[1:], json.dumps(extra)]) + "\n")  # as many lines
     capsys.readouterr()
     assert run_cli("score", out) == 2
     refused = one_error_line(capsys)

@@ -153,8 +153,11 @@ def test_edited_confidence_interval_and_counts_are_rejected(honest, tmp_path):
 def test_dropped_sample_is_rejected_even_after_rescoring(honest, tmp_path):
     run = tampered(honest, tmp_path)
     edit_samples(run, lambda rows: rows[:-1])
-    rescore_run(run)  # the tamperer makes results.json consistent with the samples
-    rejected(run, "coverage", "missing sample")
+    with pytest.raises(JudgebenchError, match=r"samples\.jsonl: 95 judgments, but results\.json counts 96: lines were removed"):
+        rescore_run(run)  # `score` refuses samples that no longer match their results
+    rejected(run, "schema", "95 judgments, but results.json counts 96")
+    edit_results(run, lambda data: data["counts"].update(calls=95))  # the tamperer makes the counts match
+    rejected(run, "coverage", "missing sample")  # checked against the task's own data
 
 
 def test_duplicated_sample_is_rejected(honest, tmp_path):
@@ -245,7 +248,8 @@ def test_cli_rejection_is_one_line_exit_2(honest, tmp_path, capsys):
     board = tmp_path / "board"
     assert main(["submit", str(run), "--leaderboard-dir", str(board)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("judgebench: error: submission rejected (coverage): missing sample")
+    assert err.count("\n") == 1 and err.startswith("judgebench: error: submission rejected (schema): ")
+    assert err.endswith("95 judgments, but results.json counts 96: lines were removed or added after the run (rerun it, or restore the file)\n")
     assert not board.exists()
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import JudgebenchError
-from .flags import NON_NEGATIVE_FLOAT, NON_NEGATIVE_INT, PATH, POSITIVE_INT, fraction
+from .flags import NON_NEGATIVE_FLOAT, NON_NEGATIVE_INT, OUTPUT_DIR, PATH, POSITIVE_INT, fraction
 
 
 def human_side_parsers() -> list[Callable[[Any], None]]:
@@ -123,7 +123,7 @@ def add_freeze_parser(sub: Any) -> None:
     p.add_argument("--min-votes", type=POSITIVE_INT, default=1, help="votes a pair needs to be eligible")
     p.add_argument("--exclude-annotators", metavar="FILE_OR_NAMES", help="flagged annotators: a file, one per line, or a,b,c")
     p.add_argument("--name", default="my_judge_eval", help="task name (also the file names)")
-    p.add_argument("--output", type=PATH, required=True, help="folder for NAME.jsonl, NAME.yaml and README.md")
+    p.add_argument("--output", type=OUTPUT_DIR, required=True, help="folder for NAME.jsonl, NAME.yaml and README.md")
     p.set_defaults(handler=cmd_freeze)
 
 
@@ -133,7 +133,7 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     import yaml
 
     from .annotate.source import pairs_from_file
-    from .files import write_atomic
+    from .files import regular_bytes, write_atomic
     from .freeze import dataset_card, freeze_split, read_flagged, task_yaml
     from .votes import read_votes
 
@@ -152,7 +152,7 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     write_atomic(data_file, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     spec = task_yaml(args.name, data_file, frozen, args.ties, slice_names)
     write_atomic(args.output / f"{args.name}.yaml", yaml.safe_dump(spec, sort_keys=False, allow_unicode=True))
-    votes_sha = hashlib.sha256(args.votes.read_bytes()).hexdigest()
+    votes_sha = hashlib.sha256(regular_bytes(args.votes)).hexdigest()
     write_atomic(args.output / "README.md", dataset_card(args.name, frozen, args, votes_sha, flagged))
     print(f"froze {len(rows)} of {frozen.eligible} eligible pairs ({frozen.excluded_votes} votes of excluded annotators dropped)")
     print(f"run a judge on it: judgebench run --tasks {args.output / (args.name + '.yaml')} --judge builtin/longer --output-path runs/{args.name}/")

@@ -189,6 +189,10 @@ def build_leaderboard(
     for message in warnings:
         if on_warning:
             on_warning(message)
+    if not tables and not rubric_tables:  # every run was skipped: an empty leaderboard must not look like success
+        count = len(pairwise) + len(rubric)
+        first = f"; the first {warnings[0]}" if warnings else ""
+        raise JudgebenchError(f"no leaderboard written: none of the {count} results file(s) could be used{first}")
     written = write_leaderboards(tables, Path(output_dir), extra=sections)
     return written + write_rubric_tables(rubric_tables, Path(output_dir))
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .files import parse_json_object
+from .files import open_regular, parse_json_object
 from .stream_load import BATCH_ROWS, RowSource
 from .tasks import TaskSpec
 
@@ -58,7 +58,7 @@ def _json_lines(path: Path) -> bool:
     array, is typed as one block: nothing to check)."""
     if path.suffix.lower() not in JSON_SUFFIXES or not path.is_file() or path.stat().st_size <= FIRST_BLOCK:
         return False
-    with path.open("rb") as handle:
+    with open_regular(path, "rb") as handle:
         head = handle.read(4096).removeprefix(codecs.BOM_UTF8).lstrip()
     return not head.startswith(b"[")
 
@@ -89,7 +89,7 @@ def _all_text(path: Path, columns: list[str]) -> bool:
 def _read_rows(path: Path, columns: list[str]) -> Iterator[list[dict[str, Any]]]:
     """The file's rows (non-blank lines), a batch at a time, with `columns` as `datasets` names them."""
     batch: list[dict[str, Any]] = []
-    with path.open("rb") as handle:
+    with open_regular(path, "rb") as handle:
         for number, line in enumerate(handle):
             if number == 0:
                 line = line.removeprefix(codecs.BOM_UTF8)

@@ -10,15 +10,16 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from . import __version__, interrupts
 from .arena.command import add_parser as _add_arena_parser
-from .errors import JudgebenchError, NumericError, one_line
+from .errors import JudgebenchError, NumericError, describe_os_error, one_line
 from .flags import (
     NON_NEGATIVE_FLOAT,
     NON_NEGATIVE_INT,
+    OUTPUT_DIR,
+    OUTPUT_FILE,
     PATH,
     POSITIVE_FLOAT,
     POSITIVE_INT,
@@ -44,7 +45,7 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--panel", choices=["majority", "mean", "unanimous-else-tie"], help="with several judges: also build OUTPUT/panel from their runs (no new calls)")
     p.add_argument("--repeats", type=POSITIVE_INT, default=1, help="sample each judgment N times (stability figures; main metrics: repeat 0)")
     p.add_argument("--judge-args", help="k=v,... passed to the judge: temperature, max_tokens, api_base, ...")
-    p.add_argument("--output-path", required=True, type=PATH, help="run directory (a subfolder per task when several)")
+    p.add_argument("--output-path", required=True, type=OUTPUT_DIR, help="run directory (a subfolder per task when several)")
     p.add_argument("--demo", action="store_true", help="use the task's bundled demo split (offline)")
     p.add_argument("--dataset-path", help="local jsonl/json/parquet/csv file or folder, or another Hub id")
     p.add_argument("--split", help="split to evaluate (default: the task's)")
@@ -185,7 +186,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 def _add_leaderboard_parser(sub: Any) -> None:
     p = sub.add_parser("leaderboard", help="build leaderboards (md, csv, json, html) from results files")
     p.add_argument("results", nargs="+", type=PATH, help="results.json files or folders containing them")
-    p.add_argument("--output-dir", type=PATH, default=Path("judgebench-leaderboard"), help="folder for the tables and index.html")
+    p.add_argument("--output-dir", type=OUTPUT_DIR, default="judgebench-leaderboard", help="folder for the tables and index.html")
     p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
     p.set_defaults(handler=cmd_leaderboard)
 
@@ -202,7 +203,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def _add_report_parser(sub: Any) -> None:
     p = sub.add_parser("report", help="write a Markdown diagnostics report with plots for a run")
     p.add_argument("run_dir", type=PATH, help="a run directory (results.json + samples.jsonl)")
-    p.add_argument("--output-dir", type=PATH, help="report folder (default: RUN_DIR/report)")
+    p.add_argument("--output-dir", type=OUTPUT_DIR, help="report folder (default: RUN_DIR/report)")
     p.set_defaults(handler=cmd_report)
 
 
@@ -217,7 +218,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def _add_submit_parser(sub: Any) -> None:
     p = sub.add_parser("submit", help="validate a run and add it to the leaderboard (tables rebuilt by code)")
     p.add_argument("run_dir", type=PATH, help="a run directory (results.json + samples.jsonl)")
-    p.add_argument("--leaderboard-dir", type=PATH, default=Path("leaderboards"), help="the leaderboard folder (entries/, tasks/, prompts/ and the tables)")
+    p.add_argument("--leaderboard-dir", type=OUTPUT_DIR, default="leaderboards", help="the leaderboard folder (entries/, tasks/, prompts/ and the tables)")
     p.add_argument("--dataset-path", help="a local copy of the task's data to verify the run against")
     p.add_argument("--min-coverage", type=fraction, default=0.9, help="refuse runs whose answered share of judgments is below this (recorded in the entry)")
     # Refused with a pointer to the leaderboard's tasks/ and prompts/ folders: submit loads nothing the submitter names.
@@ -258,7 +259,7 @@ def _add_compare_parser(sub: Any) -> None:
         metavar="POINTS",
         help="exit 1 when the headline drops by more than POINTS percentage points and the per-example paired test gives p < 0.05",
     )
-    p.add_argument("--output", type=PATH, help="write the full comparison (all flips) as JSON")
+    p.add_argument("--output", type=OUTPUT_FILE, help="write the full comparison (all flips) as JSON")
     p.add_argument("--max-flips", type=NON_NEGATIVE_INT, default=20, help="changed examples listed on screen")
     p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed of the paired bootstrap and of the Monte-Carlo sign-flip test")
     p.set_defaults(handler=cmd_compare)
@@ -284,7 +285,7 @@ def _add_export_parser(sub: Any) -> None:
     p = sub.add_parser("export", help="export a run's samples as a Hugging Face dataset with a dataset card")
     p.add_argument("run_dir", type=PATH)
     p.add_argument("--format", choices=["hf"], default="hf", help="hf: datasets save_to_disk + Parquet + README.md")
-    p.add_argument("--output", type=PATH, required=True, help="output folder")
+    p.add_argument("--output", type=OUTPUT_DIR, required=True, help="output folder")
     p.add_argument("--push-to-hub", metavar="REPO", help="also upload to this Hub dataset repo (needs a token)")
     p.add_argument("--private", action="store_true", help="create the Hub repo private")
     p.set_defaults(handler=cmd_export)
@@ -304,7 +305,7 @@ def _add_panel_parser(sub: Any) -> None:
     p = sub.add_parser("panel", help="build a panel of judges from finished runs (no judge calls)")
     p.add_argument("run_dirs", nargs="+", type=PATH, metavar="RUN_DIR", help="two or more finished runs of one task")
     p.add_argument("--aggregate", choices=["majority", "mean", "unanimous-else-tie"], default="majority", help="how the members' votes become the panel's verdict (docs/panels.md)")
-    p.add_argument("--output-path", required=True, type=PATH, help="the panel's run directory")
+    p.add_argument("--output-path", required=True, type=OUTPUT_DIR, help="the panel's run directory")
     p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
     p.add_argument("--bootstrap", type=resamples, help="bootstrap resamples for confidence intervals (default: the first member's)")
     p.set_defaults(handler=cmd_panel)
@@ -371,6 +372,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (JudgebenchError, NumericError) as exc:
         print(f"judgebench: error: {one_line(str(exc))}", file=sys.stderr)
         return getattr(exc, "exit_code", EXIT_USAGE)  # 2: the input or usage; errors.Stopped: 1
+    except OSError as exc:  # a folder or file the command could not read or write: one line, no traceback
+        print(f"judgebench: error: {describe_os_error(exc)}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         interrupts.settle(exiting=process)
         print("judgebench: interrupted", file=sys.stderr)

@@ -42,3 +42,11 @@ def one_line(text: str, limit: int = MESSAGE_MAX) -> str:
     if not text.isprintable():
         text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+def describe_os_error(exc: OSError) -> str:
+    """An OSError the command did not expect, as one printable line naming the path(s): 'PATH: No space left on
+    device'. The last resort of the command line; the commands name their flag where they can."""
+    paths = " -> ".join(one_line(str(name), 300) for name in (exc.filename, exc.filename2) if name is not None)
+    reason = exc.strerror or one_line(str(exc)) or type(exc).__name__
+    return f"{paths}: {reason}" if paths else f"{type(exc).__name__}: {reason}"

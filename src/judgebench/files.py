@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import difflib
+import errno
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -55,6 +57,23 @@ def is_inside(path: Path, root: Path) -> bool:
     return path.resolve().is_relative_to(root.resolve())
 
 
+def check_output_dir(path: Path, flag: str = "--output-path") -> None:
+    """The output folder `path` (given by `flag`) can be created and written, else one line naming the flag:
+    checked before any work (a run's first paid call, a report's fits). Leaves no folder it made behind."""
+    if path.exists() and not path.is_dir():
+        raise JudgebenchError(f"{flag} {path}: exists and is not a directory")
+    missing = [folder for folder in [path, *path.parents] if not folder.exists()]  # deepest first
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".judgebench-write-check-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+        for folder in missing:  # leave nothing behind: the command creates them again when it writes
+            folder.rmdir()
+    except OSError as exc:
+        raise JudgebenchError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
+
+
 def write_json(path: Path, data: Any) -> None:
     write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
@@ -63,11 +82,42 @@ def write_models_jsonl(path: Path, models: Iterable[BaseModel]) -> None:
     write_atomic(path, "".join(m.model_dump_json() + "\n" for m in models))
 
 
-def read_text(path: Path, label: str = "", newline: str | None = None) -> str:
-    """A UTF-8 text file's contents; unreadable or non-UTF-8 is one error naming `label` and the file.
-    `newline` as for `open` ("" keeps line ends as they are, for `jsonl_lines`)."""
+class NotRegularFile(OSError):
+    """A path to read is a FIFO, device, socket or folder: reading it would block, never end or fail later."""
+
+
+def open_regular(path: str | os.PathLike[str], mode: str = "r", **options: Any) -> IO[Any]:
+    """`open(path, mode)` for reading, refusing anything but a regular file (`NotRegularFile`, an OSError
+    whose strerror is "not a regular file"). Opened without blocking first, so a FIFO never hangs the
+    command, and checked on the opened file, so no other file can be swapped in between."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        with path.open(encoding="utf-8", newline=newline) as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file", str(path))
+        os.set_blocking(fd, True)
+        return open(fd, mode, **options)  # noqa: SIM115 - the caller closes it
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def regular_text(path: str | os.PathLike[str], encoding: str = "utf-8") -> str:
+    """`Path.read_text` of a regular file only (`open_regular`); OSError and UnicodeDecodeError as it raises them."""
+    with open_regular(path, encoding=encoding) as handle:
+        return handle.read()
+
+
+def regular_bytes(path: str | os.PathLike[str]) -> bytes:
+    """`Path.read_bytes` of a regular file only (`open_regular`)."""
+    with open_regular(path, "rb") as handle:
+        return handle.read()
+
+
+def read_text(path: Path, label: str = "", newline: str | None = None) -> str:
+    """A UTF-8 text file's contents; unreadable, not a regular file or non-UTF-8 is one error naming
+    `label` and the file. `newline` as for `open` ("" keeps line ends as they are, for `jsonl_lines`)."""
+    try:
+        with open_regular(path, encoding="utf-8", newline=newline) as handle:
             return handle.read()
     except OSError as exc:
         raise JudgebenchError(f"{label}{path}: cannot read ({exc.strerror})") from None
@@ -78,7 +128,8 @@ def read_text(path: Path, label: str = "", newline: str | None = None) -> str:
 def read_models_jsonl(
     path: Path, model: type[M], hold: Callable[[M], Any] | None = None, fast: Callable[[bytes], Any] | None = None,
 ) -> list[M]:
-    """Read a JSONL of pydantic models; a bad line is an error naming file, line and field.
+    """Read a JSONL of pydantic models (a file of ours: each value of its own JSON type, strict validation, so
+    `"3"` for an int or `1` for a bool is refused, not coerced); a bad line is an error naming file, line and field.
 
     `hold`: what each validated row is kept as instead (e.g. `lean_records.LeanRecord.of`, to hold a large
     file in less memory); read line by line. `fast` (with `hold`): a decoder of a line's bytes straight to
@@ -93,7 +144,7 @@ def read_models_jsonl(
         if not line.strip():
             continue
         try:
-            rows.append(model.model_validate_json(line))
+            rows.append(model.model_validate_json(line, strict=True))
         except ValidationError as exc:
             raise JudgebenchError(f"{path}:{number}: {describe_validation_error(exc)}") from None
     return rows
@@ -103,7 +154,7 @@ def _read_held(path: Path, model: type[M], hold: Callable[[M], Any], fast: Calla
     rows: list[Any] = []
     validate = model.__pydantic_validator__.validate_json  # what model_validate_json calls, without its wrapper
     try:
-        with path.open("rb") as handle, gc_paused():
+        with open_regular(path, "rb") as handle, gc_paused():
             for number, line in enumerate(handle, start=1):
                 if fast is not None:
                     try:
@@ -115,7 +166,7 @@ def _read_held(path: Path, model: type[M], hold: Callable[[M], Any], fast: Calla
                 if text.isspace():  # == not text.strip() (a line read from a file is never empty); no 3 KB copy
                     continue
                 try:  # pydantic's own JSON parser: faster than json.loads + model_validate, the strict reader's errors
-                    rows.append(hold(validate(text)))  # every field validated, then held lean
+                    rows.append(hold(validate(text, strict=True)))  # every field validated, then held lean
                 except ValidationError as exc:
                     raise JudgebenchError(f"{path}:{number}: {describe_validation_error(exc)}") from None
     except OSError as exc:
@@ -152,11 +203,29 @@ def parse_json_object(line: str, where: str) -> dict[str, Any]:
 
 
 def read_model_json(path: Path, model: type[M]) -> M:
+    """A JSON file (results.json, ...) as `model`; a bad field or a key given twice in one object (the last
+    would silently win) is one error naming the file."""
     text = read_text(path)
+    _refuse_duplicate_keys(text, path)
     try:
         return model.model_validate_json(text)
     except ValidationError as exc:
         raise JudgebenchError(f"{path}: {describe_validation_error(exc)}") from None
+
+
+def _refuse_duplicate_keys(text: str, path: Path) -> None:
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise JudgebenchError(f"{path}: key '{one_line(key, KEY_SHOWN_MAX)}' appears twice in one object")
+            seen.add(key)
+        return dict(pairs)
+
+    try:
+        json.loads(text, object_pairs_hook=unique)
+    except (json.JSONDecodeError, RecursionError):
+        pass  # not JSON (or nested too deep for json): the model's parser says what is wrong
 
 
 def describe_validation_error(exc: ValidationError, model: type[BaseModel] | None = None) -> str:

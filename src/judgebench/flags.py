@@ -123,6 +123,33 @@ def PATH(text: str) -> Path:  # noqa: N802 - an argparse type, named like the ot
     return Path(text)
 
 
+def OUTPUT_DIR(text: str) -> Path:  # noqa: N802
+    """A folder to write into: refused at once when something other than a folder is already there."""
+    path = PATH(text)
+    if _kind(path, text) not in ("missing", "dir"):
+        raise argparse.ArgumentTypeError(f"{text}: exists and is not a directory")
+    return path
+
+
+def OUTPUT_FILE(text: str) -> Path:  # noqa: N802
+    """A file to write: refused at once when it is a folder, or the nearest existing folder above it is not one."""
+    path = PATH(text)
+    if _kind(path, text) == "dir":
+        raise argparse.ArgumentTypeError(f"{text}: is a directory (name a file)")
+    parent = next((folder for folder in path.parents if _kind(folder, text) != "missing"), None)
+    if parent is not None and _kind(parent, text) != "dir":
+        raise argparse.ArgumentTypeError(f"{text}: {parent} exists and is not a directory")
+    return path
+
+
+def _kind(path: Path, text: str) -> str:
+    """"missing", "dir" or "other" (a file, FIFO, device); an unusable path (too long, ...) is a usage error."""
+    try:
+        return "dir" if path.is_dir() else "other" if path.exists() else "missing"
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"{text[:80]}: {exc.strerror or exc}") from None
+
+
 def add_call_flags(p: argparse.ArgumentParser) -> None:
     """The call layer's flags every judging command takes (`run`, `rubric run`)."""
     p.add_argument("--concurrency", type=POSITIVE_INT, default=16, help="judge calls in flight")

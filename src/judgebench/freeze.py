@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import JudgebenchError
+from .files import regular_text
 from .records import DEFAULT_DIMENSION
 from .votes import MAJORITY_RULE, Vote, majority_label, votes_by_pair
 
@@ -50,7 +51,7 @@ def read_flagged(text: str | None) -> set[str]:
     path = Path(text)
     if path.is_file():
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
+            lines = regular_text(path).splitlines()
         except UnicodeDecodeError:
             raise JudgebenchError(f"--exclude-annotators {path}: not UTF-8 text") from None
         return {line.split("#", 1)[0].strip() for line in lines} - {""}

@@ -18,6 +18,8 @@ from .records import (
     JudgmentRecord,
     PairExample,
     failure_from_error,
+    reported_amount,
+    reported_count,
     swap_verdict,
 )
 from .tasks import TaskSpec
@@ -126,10 +128,10 @@ def _record(
         "verdict_shown": verdict_shown,
         "verdict": verdict_shown if request.order == "AB" else swap_verdict(verdict_shown),
         "label": example.labels[dimension],
-        "tokens_in": reply.tokens_in,
-        "tokens_out": reply.tokens_out,
-        "cost_usd": reply.cost_usd,
-        "latency_s": reply.latency_s,
+        "tokens_in": reported_count(reply.tokens_in),  # the provider's figures, kept only when they make sense
+        "tokens_out": reported_count(reply.tokens_out),
+        "cost_usd": reported_amount(reply.cost_usd),
+        "latency_s": reported_amount(reply.latency_s) or 0.0,
         "attempts": reply.attempts,
         "cached": reply.cached,
         "error": reply.error,
@@ -138,7 +140,7 @@ def _record(
         "invalid_reason": "truncated" if truncated else None,
         "finish_reason": reply.finish_reason,
         "reasoning": reply.reasoning,
-        "reasoning_tokens": reply.reasoning_tokens,
+        "reasoning_tokens": reported_count(reply.reasoning_tokens),
         "served_model": reply.served_model,
         "model_a": example.model_a,
         "model_b": example.model_b,

@@ -43,7 +43,7 @@ from .protocols import (
 )
 from .records import JudgmentRecord, MetricValue, RunConfig, RunResult
 from .resampling import DEFAULT_RESAMPLES
-from .rundir import SAMPLES_FILE, TASK_FILE, is_member_copy, read_samples
+from .rundir import SAMPLES_FILE, TASK_FILE, check_samples_match, is_member_copy, read_samples
 from .stability import leaderboard_cells as stability_cells
 from .tasks import TaskSpec, load_task_file, task_files
 
@@ -75,10 +75,10 @@ def find_results(paths: list[Path]) -> list[Path]:
     """results.json files named directly or found under the given folders."""
     found: list[Path] = []
     for path in paths:
-        if path.is_file():
-            found.append(path)
-        elif path.is_dir():  # a panel's copies of its members are not rows of their own (unless asked for)
+        if path.is_dir():  # a panel's copies of its members are not rows of their own (unless asked for)
             found.extend(p for p in sorted(path.rglob("results.json")) if not is_member_copy(p, path))
+        elif path.exists():  # a file (a FIFO or device too: reading it says it is not a regular file)
+            found.append(path)
         else:
             raise JudgebenchError(f"{path}: no such file or directory")
     if not found:
@@ -345,6 +345,8 @@ def collect_tables(
             try:
                 samples = path.parent / SAMPLES_FILE
                 records = read_samples(samples) if samples.is_file() else None
+                if records is not None:
+                    check_samples_match(result, records, samples)
                 row = run_row(result, spec, records)
                 if _on_reported_data(result, spec):
                     row["vs_reported"] = True

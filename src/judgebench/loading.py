@@ -19,7 +19,7 @@ from .bulk import trusted, trusts
 from .cell_types import csv_options, keep_cell_types, text_columns
 from .errors import JudgebenchError
 from .example_cache import load_rows
-from .files import read_json_objects
+from .files import open_regular, read_json_objects
 from .records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
 from .stream_load import LazyExamples, RowSource, canonical, scan_wide
 from .tasks import Dimension, TaskSpec
@@ -179,7 +179,7 @@ def check_local_file(path: Path, block: int = 1 << 20) -> None:
     if path.suffix.lower() == ".parquet":
         return
     blank, carry, base = True, b"", 0  # carry: a character cut at the block's end, completed by the next
-    with path.open("rb") as handle:
+    with open_regular(path, "rb") as handle:
         while True:
             chunk = handle.read(block)
             data = carry + chunk

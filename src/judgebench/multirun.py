@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import JudgebenchError
-from .files import is_inside, load_yaml, write_json
+from .files import check_output_dir, is_inside, load_yaml, regular_bytes, write_json
 from .flags import parse_judge_args
 from .records import Aggregate, RunResult
 
@@ -77,7 +77,7 @@ def judges_from_flags(judges: Sequence[str], judge_args: str | None, judges_file
 def read_judges_file(path: Path) -> list[JudgeChoice]:
     """A YAML list of {judge: ID, judge_args: {k: v} or "k=v,..."}; one-line errors naming the file and entry."""
     try:
-        data = load_yaml(path.read_bytes())
+        data = load_yaml(regular_bytes(path))
     except OSError as exc:
         raise JudgebenchError(f"--judges-file {path}: cannot read ({exc.strerror or exc})") from None
     except Exception as exc:  # yaml errors: one line
@@ -146,7 +146,7 @@ def run_judges(
     """Run `base` (a pipeline.RunRequest; its judge is replaced) once per judge under base.output_path."""
     from .calls.budget import check_cap
     from .judges import make_judge
-    from .pipeline import check_output_dir, run_task
+    from .pipeline import run_task
 
     root = base.output_path
     check_output_dir(root)

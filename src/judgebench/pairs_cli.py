@@ -12,6 +12,7 @@ from . import __version__
 from .errors import JudgebenchError
 from .flags import (
     NON_NEGATIVE_INT,
+    OUTPUT_DIR,
     PATH,
     POSITIVE_FLOAT,
     POSITIVE_INT,
@@ -25,7 +26,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--models", required=True, help="comma-separated litellm model ids (at least two)")
     p.add_argument("--model-args", action="append", default=[], metavar="MODEL=k=v,...",
                    help="generation args for one model, e.g. 'openai/gpt-4.1=temperature=0.7,max_tokens=800' (repeatable)")
-    p.add_argument("--output", required=True, type=PATH, help="folder for pairs.jsonl, answers.jsonl and manifest.json")
+    p.add_argument("--output", required=True, type=OUTPUT_DIR, help="folder for pairs.jsonl, answers.jsonl and manifest.json")
     p.add_argument("--per-question", type=POSITIVE_INT, help="model pairs per question (default: all)")
     p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed for the pairing")
     p.add_argument("--system", help="system message sent before every question")

@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .errors import JudgebenchError
-from .files import is_inside, write_atomic
+from .files import is_inside, regular_text, write_atomic
 from .panel_rules import AGGREGATES, aggregate_votes, encode_raw, vote_of
 from .records import (
     ORDERS,
@@ -264,4 +264,4 @@ def copy_members(members: Sequence[Member], output_path: Path) -> None:
             root.mkdir(parents=True, exist_ok=True)
             if not is_inside(target, root):
                 raise JudgebenchError(f"panel: {target} resolves outside {root}")
-            write_atomic(target, source.read_text(encoding="utf-8"))
+            write_atomic(target, regular_text(source))

@@ -7,7 +7,6 @@ and checks everything checkable before the first call.
 from __future__ import annotations
 
 import importlib.metadata
-import os
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from . import __version__, preload
 from .bulk import gc_paused, release_free_memory
 from .calls import RunnerOptions, check_cache, prepared_calls, run_requests
 from .errors import JudgebenchError
+from .files import check_output_dir
 from .judges import make_judge
 from .judges.builtin import FeatureJudge
 from .loading import LoadedTask, load_examples
@@ -215,22 +215,6 @@ def _is_zero(value: Any) -> bool:
         return value is not None and float(value) == 0
     except (TypeError, ValueError):
         return False
-
-
-def check_output_dir(path: Path) -> None:
-    """The run directory can be created and written: checked before any call is paid for."""
-    if path.exists() and not path.is_dir():
-        raise JudgebenchError(f"--output-path {path}: exists and is not a directory")
-    missing = [folder for folder in [path, *path.parents] if not folder.exists()]  # deepest first
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".judgebench-write-check-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-        for folder in missing:  # leave nothing behind: the run creates them again when it writes
-            folder.rmdir()
-    except OSError as exc:
-        raise JudgebenchError(f"--output-path {path}: cannot write there ({exc.strerror or exc})") from None
 
 
 def _dimension_mode(spec: TaskSpec, override: str | None) -> Literal["single", "separate", "joint"]:

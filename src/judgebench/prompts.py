@@ -17,7 +17,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from .bulk import trusted, trusts
 from .errors import JudgebenchError, squeezed
-from .files import load_yaml
+from .files import load_yaml, regular_bytes
 from .prompt_hash import hash_messages
 from .records import JudgeRequest, Order, PairExample
 from .resources import prompts_dir
@@ -98,7 +98,10 @@ def find_prompt(name_or_path: str, task_folder: Path | None = None) -> Path:
 
 def load_prompt(name_or_path: str, task_folder: Path | None = None) -> PromptTemplate:
     path = find_prompt(name_or_path, task_folder)
-    data = path.read_bytes()
+    try:
+        data = regular_bytes(path)
+    except OSError as exc:
+        raise JudgebenchError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
         raw = load_yaml(data)
     except yaml.YAMLError as exc:

@@ -13,6 +13,7 @@ regression comparisons and exports read it and never call a model.
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_serializer, model_validator
@@ -43,6 +44,20 @@ Order = Literal["AB", "BA"]
 
 COUNT_MAX = 2**53  # a count we measure (characters, citations, attempts, repeats) above this is refused
 Count = Annotated[int, Field(ge=0, le=COUNT_MAX)]  # so scoring's int64 and float arrays hold every value exactly
+Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]  # a cost or latency: finite and not negative
+
+
+def reported_count(value: Any) -> int | None:
+    """A token count as a provider (or a cache entry) reported it: kept when it is a Count, else unknown (None),
+    so a nonsense figure never prices a call below zero, overflows a sum or makes a record unreadable."""
+    return value if type(value) is int and 0 <= value <= COUNT_MAX else None
+
+
+def reported_amount(value: Any) -> float | None:
+    """A cost or latency as reported: a finite number >= 0 (as a float), else unknown (None)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= sys.float_info.max:
+        return None  # NaN fails the comparison; an int too large for a float is refused before converting
+    return float(value)
 # Why an INVALID judgment has no verdict besides an unparseable answer: it was cut off by the token cap.
 InvalidReason = Literal["truncated"]
 
@@ -144,10 +159,10 @@ class JudgmentRecord(Strict):
     verdict_shown: Verdict | None = None  # in the positions the judge saw
     verdict: Verdict | None = None  # mapped back to the dataset's positions
     label: Label
-    tokens_in: int | None = None  # as the provider reported them (usage.py copes with any int)
-    tokens_out: int | None = None
-    cost_usd: float | None = None
-    latency_s: float = 0.0
+    tokens_in: Count | None = None  # as the provider reported them (judgments.py: anything else is None)
+    tokens_out: Count | None = None
+    cost_usd: Amount | None = None
+    latency_s: Amount = 0.0
     attempts: Count = 1
     cached: bool = False
     error: str | None = None
@@ -156,7 +171,7 @@ class JudgmentRecord(Strict):
     invalid_reason: InvalidReason | None = None  # INVALID only: "truncated" (cut off), else None (no verdict)
     finish_reason: str | None = None
     reasoning: str | None = None  # kept apart from `raw`, never parsed
-    reasoning_tokens: int | None = None
+    reasoning_tokens: Count | None = None
     served_model: str | None = None
     model_a: str | None = None
     model_b: str | None = None
@@ -234,8 +249,8 @@ class RunConfig(Strict):
     dimension_mode: Literal["single", "separate", "joint"] = "single"
     both_bad: Literal["tie", "exclude"] = "tie"
     swap: bool = True
-    seed: int = 0
-    limit: int | None = None
+    seed: int = Field(0, ge=0)  # numpy's generators take no negative seed
+    limit: int | None = Field(None, ge=1)
     judgebench_version: str
     litellm_version: str | None = None
     datasets_version: str | None = None

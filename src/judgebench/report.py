@@ -25,7 +25,7 @@ from .panel_stats import format_panel
 from .report_frames import accuracy_frame, bias_frame, confusion_frame, curve_frame, flips_frame, ratings_frame
 from .records import JudgmentRecord, RunResult
 from .report_extra import extra_sections
-from .rundir import REPORT_DIR, RESULTS_FILE, SAMPLES_FILE, read_judgments
+from .rundir import REPORT_DIR, RESULTS_FILE, SAMPLES_FILE, check_samples_match, read_judgments
 from .scoring import check_run_dimensions
 from .stability import format_stability
 
@@ -38,12 +38,16 @@ N_RESAMPLES = 1000
 def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
     """Write the report for a run folder; returns the path of report.md."""
     run_dir = Path(run_dir)
-    if out_dir is None and (run_dir / REPORT_DIR).is_symlink():  # written only inside the run folder
-        raise JudgebenchError(f"{run_dir / REPORT_DIR}: is a symlink (remove it, or name a folder with --output-dir)")
-    out_dir = Path(out_dir) if out_dir is not None else run_dir / REPORT_DIR
+    default = run_dir / REPORT_DIR
+    if out_dir is None and (default.is_symlink() or (default.exists() and not default.is_dir())):
+        what = "a symlink" if default.is_symlink() else "not a directory"  # written only inside the run folder
+        raise JudgebenchError(f"{default}: is {what} (remove it, or name a folder with --output-dir)")
+    out_dir = Path(out_dir) if out_dir is not None else default
     with prepared(_dimension_sections, warm=_import_plotting) as plotter:  # its imports while we read (background.py)
         records = _read_samples(run_dir)
         result = read_model_json(run_dir / RESULTS_FILE, RunResult) if (run_dir / RESULTS_FILE).is_file() else None
+        if result is not None:
+            check_samples_match(result, records, run_dir / SAMPLES_FILE)  # as `score` reads a run
         check_run_dimensions(run_dir, records, result.config.task if result else records[0].task)  # as `score` does
         both_bad, seed = (result.config.both_bad, result.config.seed) if result else ("tie", 0)
         diag = diagnose(records, both_bad=both_bad, n_resamples=N_RESAMPLES, seed=seed)

@@ -28,8 +28,10 @@ from .bulk import release_free_memory
 from .errors import JudgebenchError
 from .files import (
     atomic_path,
+    open_regular,
     read_model_json,
     read_models_jsonl,
+    regular_text,
     write_atomic,
     write_json,
     write_models_jsonl,
@@ -95,7 +97,7 @@ def finish_run(
     write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
     for source, name in ((task_file, TASK_FILE), (prompt_file, PROMPT_FILE)):
         if source is not None and Path(source).is_file():
-            write_atomic(run_dir / name, Path(source).read_text(encoding="utf-8"))
+            write_atomic(run_dir / name, regular_text(source))
 
 
 def salvage(records: Sequence[BaseModel]) -> str:
@@ -122,8 +124,16 @@ def read_run(run_dir: Path, *, lean: bool = False) -> tuple[RunResult, list[Judg
     results_path, samples_path = run_dir / RESULTS_FILE, run_dir / SAMPLES_FILE
     for path in (results_path, samples_path):
         if not path.is_file():
-            raise JudgebenchError(f"{run_dir}: not a run directory ({path.name} is missing)")
+            problem = "is not a regular file" if path.exists() else "is missing"
+            raise JudgebenchError(f"{run_dir}: not a run directory ({path.name} {problem})")
     result, records = read_model_json(results_path, RunResult), read_judgments(samples_path, lean=lean)
+    check_samples_match(result, records, samples_path)
+    return result, records
+
+
+def check_samples_match(result: RunResult, records: Sequence[JudgmentRecord], samples_path: Path) -> None:
+    """The samples are the run's: each of its task and judge, and as many as results.json counts (every planned
+    call is a line, answered or not: records.NOT_ATTEMPTED), else one error naming the file."""
     expected = (result.config.task, result.config.judge)
     for number, task_judge in enumerate(map(attrgetter("task", "judge"), records), start=1):
         if task_judge != expected:
@@ -132,7 +142,11 @@ def read_run(run_dir: Path, *, lean: bool = False) -> tuple[RunResult, list[Judg
                 f"{samples_path}: judgment {number} is task {record.task!r}, judge {record.judge!r}; "
                 f"{RESULTS_FILE} says task {result.config.task!r}, judge {result.config.judge!r}"
             )
-    return result, records
+    if len(records) != result.counts.calls:
+        raise JudgebenchError(
+            f"{samples_path}: {len(records):,} judgments, but {RESULTS_FILE} counts {result.counts.calls:,}: "
+            "lines were removed or added after the run (rerun it, or restore the file)"
+        )
 
 
 class DuplicateJudgment(JudgebenchError):
@@ -199,7 +213,7 @@ def rewrite_samples(path: Path, records: list[JudgmentRecord]) -> None:
     import json
 
     # lines split at line feeds only, as read_samples splits them (not at a carriage return between tokens)
-    with atomic_path(path) as tmp, path.open(encoding="utf-8", newline="\n") as old, \
+    with atomic_path(path) as tmp, open_regular(path, encoding="utf-8", newline="\n") as old, \
             tmp.open("w", encoding="utf-8") as new:
         lines = (line for line in old if line.strip())
         for record, line in zip(records, lines, strict=True):

@@ -133,11 +133,11 @@ def _check_disjoint(records: list[JudgmentRecord], order: list[Path], records_of
 
 
 def add_parser(sub: Any) -> None:
-    from .flags import PATH
+    from .flags import OUTPUT_DIR, PATH
 
     p = sub.add_parser("merge", help="merge the run directories of a sharded run (--shard K/N) into one (no calls)")
     p.add_argument("shard_dirs", nargs="+", type=PATH, help="the shards' run directories (any order)")
-    p.add_argument("--output-path", required=True, type=PATH, help="run directory for the merged run")
+    p.add_argument("--output-path", required=True, type=OUTPUT_DIR, help="run directory for the merged run")
     p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
     p.set_defaults(handler=cmd_merge)
 

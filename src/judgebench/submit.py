@@ -34,7 +34,7 @@ from .board import (
     safe_path,
 )
 from .errors import JudgebenchError, Rejected
-from .files import write_atomic, write_json
+from .files import regular_text, write_atomic, write_json
 from .panel import answers_sha256, identity_sha256
 from .records import JudgmentRecord, RunResult
 from .rundir import RESULTS_FILE, SAMPLES_FILE, read_samples
@@ -142,7 +142,7 @@ def submit_run(
     written = []
     for name in (SAMPLES_FILE, RESULTS_FILE):
         target = safe_path(entry_dir / name, entry_dir)
-        text = (run_dir / name).read_text(encoding="utf-8")
+        text = regular_text(run_dir / name)
         write_atomic(target, _public_results(text) if name == RESULTS_FILE else text)
         written.append(target)
     write_json(

@@ -28,7 +28,7 @@ from yaml import YAMLError
 
 from .catalogue import DEFAULT_HEADLINE, check_headline
 from .errors import JudgebenchError
-from .files import describe_validation_error, load_yaml
+from .files import describe_validation_error, load_yaml, regular_text
 from .records import DEFAULT_DIMENSION, Label, Verdict
 from .resources import tasks_dir
 
@@ -212,7 +212,7 @@ def _parsed_yaml(text: str) -> Any:
 def load_task_file(path: Path) -> TaskSpec:
     """Parse and validate one task YAML; errors name the file and the key."""
     try:
-        raw = copy.deepcopy(_parsed_yaml(path.read_text(encoding="utf-8")))  # parsed once per text
+        raw = copy.deepcopy(_parsed_yaml(regular_text(path)))  # parsed once per text
     except UnicodeDecodeError as exc:
         raise JudgebenchError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except OSError as exc:

@@ -7,7 +7,6 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .errors import JudgebenchError
 from .judgment_table import group_by_dimension, is_answered
 from .records import Counts, JudgmentRecord, Usage
 
@@ -99,14 +98,8 @@ def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) 
 
 
 def _per_call(tokens: int, calls: int) -> float | None:
-    """Mean tokens per call; a total no float can hold (a crafted samples file's counts) is a one-line error."""
-    if not calls:
-        return None
-    try:
-        return tokens / calls
-    except OverflowError:
-        raise JudgebenchError(f"samples: token counts out of range (a total of 2**{tokens.bit_length() - 1} or "
-                              f"more over {calls} call{'s' if calls != 1 else ''})") from None
+    """Mean tokens per call (each record's count is at most records.COUNT_MAX, so every total fits a float)."""
+    return tokens / calls if calls else None
 
 
 def served_model_change(usage: Usage) -> str | None:

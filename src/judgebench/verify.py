@@ -39,6 +39,7 @@ from .board import (
     registered_templates,
 )
 from .errors import JudgebenchError, Rejected
+from .files import regular_bytes
 from .judgments import plan_requests
 from .prompts import PromptTemplate, load_prompt
 from .records import (
@@ -229,7 +230,7 @@ def _find_template(result: RunResult, spec: TaskSpec, leaderboard_dir: Path | No
     """The registered template whose file hash is the recorded one; the recorded name is never loaded."""
     config = result.config
     for path in registered_templates(spec, leaderboard_dir):
-        if hashlib.sha256(path.read_bytes()).hexdigest() == config.prompt_template_hash:
+        if hashlib.sha256(regular_bytes(path)).hexdigest() == config.prompt_template_hash:
             try:
                 return load_prompt(str(path))
             except JudgebenchError as exc:

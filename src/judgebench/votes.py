@@ -25,7 +25,7 @@ from pathlib import Path
 from pydantic import Field, ValidationError, model_validator
 
 from .errors import JudgebenchError
-from .files import atomic_path, describe_validation_error, read_json_objects
+from .files import atomic_path, describe_validation_error, open_regular, read_json_objects
 from .records import DEFAULT_DIMENSION, LABELS, Label, Order, PairExample, Strict
 
 MAJORITY_RULE = (
@@ -100,7 +100,7 @@ def read_votes(path: Path) -> list[Vote]:
 
 def _csv_rows(path: Path) -> list[tuple[int, dict[str, object]]]:
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
+        with open_regular(path, newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
             rows = []
             for line, row in enumerate(reader, start=2):

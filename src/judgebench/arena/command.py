@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import JudgebenchError
-from ..flags import NON_NEGATIVE_INT, PATH, POSITIVE_FLOAT, POSITIVE_INT, fraction
+from ..files import regular_text
+from ..flags import NON_NEGATIVE_INT, OUTPUT_DIR, PATH, POSITIVE_FLOAT, POSITIVE_INT, fraction
 from .defaults import DEFAULT_ALPHA, DEFAULT_REPEATS, TOP_K
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ VOTE_SUFFIXES = (".jsonl", ".csv", ".json")
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("arena", help="model leaderboard (Bradley-Terry, Elo scale) and voter quality from raw votes")
     p.add_argument("source", metavar="VOTES_OR_TASK", help="a votes file (.jsonl/.csv, see votes.py) or a task name/YAML (one vote per pair)")
-    p.add_argument("--output-dir", required=True, type=PATH, help="folder for arena.json/.md/.html, CSVs and PNGs")
+    p.add_argument("--output-dir", required=True, type=OUTPUT_DIR, help="folder for arena.json/.md/.html, CSVs and PNGs")
     p.add_argument("--both-bad", choices=["tie", "exclude"], default="tie", help="Both Bad votes count as ties (default) or are left out")
     p.add_argument("--dimension", default="overall",  # records.DEFAULT_DIMENSION, not imported: --help stays fast
                    help="which dimension's votes to rate (multi-dimension votes)")
@@ -107,7 +108,7 @@ def excluded_annotators(args: argparse.Namespace) -> list[str]:
         if not path.is_file():
             raise JudgebenchError(f"--exclude-annotators {path}: no such file")
         try:
-            names += [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+            names += [line.strip() for line in regular_text(path).splitlines() if line.strip()]
         except UnicodeDecodeError:
             raise JudgebenchError(f"--exclude-annotators {path}: not UTF-8 text") from None
     return sorted(set(names))

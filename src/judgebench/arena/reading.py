@@ -16,7 +16,7 @@ import pandas as pd
 from pydantic import ValidationError
 
 from ..errors import JudgebenchError
-from ..files import describe_validation_error, parse_json_object
+from ..files import describe_validation_error, open_regular, parse_json_object
 from ..records import LABELS
 from ..votes import Vote, read_votes
 from .battles import SLICE, STYLE_COLUMNS, votes_frame
@@ -39,7 +39,7 @@ def read_vote_table(path: Path, source: str, dimension: str) -> tuple[pd.DataFra
     appenders = [(columns[c].append, c) for c in _COLUMNS]
     count = 0
     try:
-        with path.open(encoding="utf-8") as handle:
+        with open_regular(path, encoding="utf-8") as handle:
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue

@@ -48,7 +48,7 @@ from ..judges.litellm_transport import import_litellm
 from ..judges.llm import LiteLLMJudge
 from ..judges.prices import cost_map_prices, price
 from ..judges.reasoning import response_details
-from ..records import JudgeReply, JudgeRequest
+from ..records import JudgeReply, JudgeRequest, reported_count
 from .cache import cache_key
 from .options import INTERRUPTED, RunnerOptions, RunOutcome
 from .policy import with_retries
@@ -255,8 +255,8 @@ class _BatchRun(RunState):
         tokens_out = usage.get("completion_tokens")
         return key, JudgeReply(
             text=text if isinstance(text, str) else "",
-            tokens_in=tokens_in if isinstance(tokens_in, int) else None,
-            tokens_out=tokens_out if isinstance(tokens_out, int) else None,
+            tokens_in=reported_count(tokens_in),
+            tokens_out=reported_count(tokens_out),
             cost_usd=price(self.prices, tokens_in, tokens_out),
             latency_s=latency,
             attempts=1,

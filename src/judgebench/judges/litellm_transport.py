@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import JudgebenchError
-from ..records import JudgeReply
+from ..records import JudgeReply, reported_amount, reported_count
 from .base import JudgeCallError
 from .call_errors import (
     REQUEST_LEVEL_ERRORS,
@@ -76,8 +76,8 @@ async def call_litellm(
     usage = getattr(response, "usage", None)
     return JudgeReply(
         text=text if text is not None else "",
-        tokens_in=getattr(usage, "prompt_tokens", None),
-        tokens_out=getattr(usage, "completion_tokens", None),
+        tokens_in=reported_count(getattr(usage, "prompt_tokens", None)),
+        tokens_out=reported_count(getattr(usage, "completion_tokens", None)),
         cost_usd=_cost(litellm, response),
         latency_s=latency,
         **response_details(response),
@@ -91,11 +91,9 @@ def _cost(litellm: Any, response: Any) -> float | None:
     saves a second pricing pass, ~1 ms of CPU per call."""
     hidden = getattr(response, "_hidden_params", None)
     if isinstance(hidden, dict) and "response_cost" in hidden:
-        known = hidden["response_cost"]
-        ok = isinstance(known, (int, float)) and not isinstance(known, bool)
-        return float(known) if ok else None
+        return reported_amount(hidden["response_cost"])
     try:
-        return float(litellm.completion_cost(completion_response=response))
+        return reported_amount(litellm.completion_cost(completion_response=response))
     except Exception:
         return None
 

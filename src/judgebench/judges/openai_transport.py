@@ -24,7 +24,7 @@ from functools import cache
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from ..records import JudgeReply, JudgeRequest
+from ..records import JudgeReply, JudgeRequest, reported_count
 from .base import JudgeCallError
 from .call_errors import (
     RETRYABLE_STATUS,
@@ -183,8 +183,8 @@ class OpenAITransport:
                 self.scrub(f"malformed response from {shape.api_base}: {str(response)[:200]!r}"),
                 retryable=True,
             ) from None
-        tokens_in = getattr(usage, "prompt_tokens", None)
-        tokens_out = getattr(usage, "completion_tokens", None)
+        tokens_in = reported_count(getattr(usage, "prompt_tokens", None))
+        tokens_out = reported_count(getattr(usage, "completion_tokens", None))
         return JudgeReply(
             text=text if isinstance(text, str) else "",
             tokens_in=tokens_in,

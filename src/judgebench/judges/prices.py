@@ -9,6 +9,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..records import reported_amount, reported_count
+
 COST_MAP_FILE = "model_prices_and_context_window_backup.json"
 
 
@@ -45,7 +47,9 @@ def cost_map_prices(model: str, provider: str, *, batch: bool = False) -> tuple[
 
 
 def price(prices: tuple[float, float] | None, tokens_in: Any, tokens_out: Any) -> float | None:
-    """The cost of one answer, or None (unknown, never 0) without prices or token counts."""
-    if prices is None or not isinstance(tokens_in, int) or not isinstance(tokens_out, int):
+    """The cost of one answer, or None (unknown, never 0) without prices or sensible token counts
+    (`records.reported_count`: a negative or absurd count never prices a call below zero)."""
+    tokens_in, tokens_out = reported_count(tokens_in), reported_count(tokens_out)
+    if prices is None or tokens_in is None or tokens_out is None:
         return None
-    return tokens_in * prices[0] + tokens_out * prices[1]
+    return reported_amount(tokens_in * prices[0] + tokens_out * prices[1])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..records import JudgeReply
+from ..records import JudgeReply, reported_count
 
 # finish reasons that mean the token cap cut the answer off ("max_tokens": Anthropic's own name)
 TRUNCATED_FINISH = frozenset({"length", "max_tokens"})
@@ -63,7 +63,7 @@ def response_details(response: Any) -> dict[str, Any]:
     return {
         "finish_reason": finish if isinstance(finish, str) else None,
         "reasoning": reasoning_text(_get(choice, "message")),
-        "reasoning_tokens": tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
+        "reasoning_tokens": reported_count(tokens),
         "served_model": model if isinstance(model, str) and model else None,
     }
 

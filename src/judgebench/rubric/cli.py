@@ -6,12 +6,12 @@ Registered with one line in judgebench.cli (add_parser). Errors are JudgebenchEr
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from ..errors import JudgebenchError
 from ..flags import (
     NON_NEGATIVE_INT,
+    OUTPUT_DIR,
     PATH,
     POSITIVE_FLOAT,
     POSITIVE_INT,
@@ -37,11 +37,11 @@ def add_parser(sub: Any) -> None:
     s.set_defaults(handler=cmd_score)
     lb = rsub.add_parser("leaderboard", help="rubric leaderboard tables (md, csv, json) from run directories")
     lb.add_argument("run_dirs", nargs="+", type=PATH)
-    lb.add_argument("--output-dir", type=PATH, default=Path("judgebench-leaderboard/rubric"), help="folder for the tables")
+    lb.add_argument("--output-dir", type=OUTPUT_DIR, default="judgebench-leaderboard/rubric", help="folder for the tables")
     lb.set_defaults(handler=cmd_leaderboard)
     r = rsub.add_parser("report", help="report.md with scatter, per-slice bias and model-exam totals plots")
     r.add_argument("run_dir", type=PATH)
-    r.add_argument("--output-dir", type=PATH, help="report folder (default: RUN_DIR/report)")
+    r.add_argument("--output-dir", type=OUTPUT_DIR, help="report folder (default: RUN_DIR/report)")
     r.set_defaults(handler=cmd_report)
     c = rsub.add_parser("compare", help="paired test on per-item absolute errors of two rubric runs")
     c.add_argument("baseline", type=PATH)
@@ -53,7 +53,7 @@ def add_parser(sub: Any) -> None:
     a.set_defaults(handler=cmd_agree)
     sb = rsub.add_parser("submit", help="verify a rubric run from its raw replies and add it to a leaderboard")
     sb.add_argument("run_dir", type=PATH)
-    sb.add_argument("--leaderboard-dir", type=PATH, default=Path("leaderboards"), help="the board: entries/, tables")
+    sb.add_argument("--leaderboard-dir", type=OUTPUT_DIR, default="leaderboards", help="the board: entries/, tables")
     sb.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra rubric task YAMLs")
     sb.add_argument("--dataset-path", help="the data the run was graded on, when not the task's")
     sb.add_argument("--min-coverage", type=fraction, default=0.0, help="refuse runs whose scored share is below this")
@@ -65,7 +65,7 @@ def _add_run(rsub: Any) -> None:
     p.add_argument("--task", required=True, help="rubric task name (tasks/rubric/, --include-path) or YAML path")
     p.add_argument("--judge", required=True, help="litellm model id or builtin/full-credit, builtin/length-proportional")
     p.add_argument("--judge-args", help="k=v,... passed to the judge")
-    p.add_argument("--output-path", required=True, type=PATH, help="run directory")
+    p.add_argument("--output-path", required=True, type=OUTPUT_DIR, help="run directory")
     p.add_argument("--demo", action="store_true", help="the task's bundled demo data")
     p.add_argument("--dataset-path", help="a local .jsonl/.json/.csv/.parquet file or folder, or a Hub dataset id")
     p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra rubric task YAMLs")

@@ -9,7 +9,7 @@ assembly validate a reply the same way.
 from __future__ import annotations
 
 from ..prompts import PromptTemplate, hash_messages
-from ..records import JudgeReply, JudgeRequest
+from ..records import JudgeReply, JudgeRequest, reported_amount, reported_count
 from .records import GradedResponse, RubricRecord
 from .spec import RubricTaskSpec
 from .validate import Accepted, validate_reply
@@ -93,8 +93,9 @@ def judged_record(task: str, judge: str, request: JudgeRequest, response: Graded
         return RubricRecord(**base, status="FAILED", error="not attempted: the run stopped before this call")
     texts = [*reply.earlier_texts, *([reply.text] if reply.text is not None else [])]
     verdicts = [check_reply(request, t) for t in texts]
-    usage = {"tokens_in": reply.tokens_in, "tokens_out": reply.tokens_out, "cost_usd": reply.cost_usd,
-             "latency_s": reply.latency_s, "attempts": reply.attempts, "cached": reply.cached}
+    usage = {"tokens_in": reported_count(reply.tokens_in), "tokens_out": reported_count(reply.tokens_out),
+             "cost_usd": reported_amount(reply.cost_usd), "latency_s": reported_amount(reply.latency_s) or 0.0,
+             "attempts": reply.attempts, "cached": reply.cached}
     ledger = {"attempts_raw": texts, "rejections": [v for v in verdicts if isinstance(v, str)], "raw": reply.text}
     if reply.text is None:
         return RubricRecord(**base, **usage, **ledger, status="FAILED", error=reply.error or "no answer text")

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from ..records import MetricValue, Strict, Usage
+from ..records import Amount, Count, MetricValue, Strict, Usage
 
 RubricStatus = Literal["ANSWERED", "INVALID", "FAILED", "NO_ANSWER"]
 TOTAL = "total"  # the one rubric item of a task that gives only a total maximum
@@ -73,10 +73,10 @@ class RubricRecord(Strict):
     group: str | None = None
     exam: str | None = None
     slices: dict[str, str] = Field(default_factory=dict)
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    cost_usd: float | None = None
-    latency_s: float = 0.0
+    tokens_in: Count | None = None  # as the provider reported them (judging.py: anything else is None)
+    tokens_out: Count | None = None
+    cost_usd: Amount | None = None
+    latency_s: Amount = 0.0
     attempts: int = 0
     cached: bool = False
     response_chars: int = 0

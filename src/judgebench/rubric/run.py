@@ -15,11 +15,13 @@ from .. import __version__
 from ..calls import RunnerOptions, check_cache, run_requests
 from ..errors import JudgebenchError
 from ..files import (
+    check_output_dir,
     read_model_json,
     read_models_jsonl,
+    regular_text,
     write_json,
 )
-from ..pipeline import JobRequest, check_output_dir
+from ..pipeline import JobRequest
 from ..prompts import load_prompt
 from ..rundir import RESULTS_FILE, SAMPLES_FILE, write_run
 from . import scoring
@@ -136,7 +138,7 @@ def is_rubric_run(run_dir: Path) -> bool:
     import json
 
     try:
-        data = json.loads((run_dir / RESULTS_FILE).read_text(encoding="utf-8"))
+        data = json.loads(regular_text(run_dir / RESULTS_FILE))
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and isinstance(data.get("config"), dict) and data["config"].get("kind") == "rubric"

@@ -19,7 +19,7 @@ from pydantic import Field, ValidationError, model_validator
 from yaml import YAMLError
 
 from ..errors import JudgebenchError
-from ..files import describe_validation_error, load_yaml, read_json_objects
+from ..files import describe_validation_error, load_yaml, open_regular, read_json_objects, regular_text
 from ..records import Strict
 from ..resources import tasks_dir
 from .hub import OWN_READER, read_table_rows, uses_datasets
@@ -99,7 +99,7 @@ def rubric_tasks_dir() -> Path:
 def load_rubric_task_file(path: Path) -> RubricTaskSpec:
     """Parse and validate one rubric task YAML; errors name the file and the key."""
     try:
-        raw = load_yaml(path.read_text(encoding="utf-8"))
+        raw = load_yaml(regular_text(path))
     except (OSError, UnicodeDecodeError) as exc:
         raise JudgebenchError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
     except YAMLError as exc:
@@ -192,7 +192,7 @@ def fingerprint(responses: list[GradedResponse]) -> str:
 def _read_rows(path: Path, structured: set[str]) -> list[tuple[int, dict[str, Any]]]:
     if path.suffix == ".json":
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(regular_text(path))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise JudgebenchError(f"{path}: cannot read JSON ({exc})") from None
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
@@ -211,7 +211,7 @@ def _read_csv(path: Path, structured: set[str]) -> list[tuple[int, dict[str, Any
     import csv
 
     try:
-        with path.open(encoding="utf-8", newline="") as handle:
+        with open_regular(path, encoding="utf-8", newline="") as handle:
             rows = list(csv.DictReader(handle))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise JudgebenchError(f"{path}: cannot read CSV ({exc})") from None
