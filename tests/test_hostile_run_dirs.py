@@ -275,3 +275,145 @@ def test_reported_figures_keep_only_what_makes_sense():
     assert price(prices, -1_000_000, 500) is None  # never a negative cost
     assert price(prices, 1_000, 2**70) is None
     assert price(None, 1_000, 500) is None
+
+
+# ----------------------------------------------------------------------------- found by an outside attack
+
+
+def test_an_integer_too_long_for_json_in_results_json_is_one_line(tmp_path, demo_run, capsys):
+    run = copy_run(demo_run, tmp_path / "run")
+    text = (run / "results.json").read_text()
+    (run / "results.json").write_text(text.replace('"seed": 0', '"seed": ' + "9" * 5000, 1))
+    assert run_cli("score", run) == 2
+    assert one_error_line(capsys).startswith(f"judgebench: error: {run / 'results.json'}: field ")
+
+
+@pytest.mark.parametrize("value", ['"5"', "true", "1.0"])
+def test_results_json_is_read_strictly(tmp_path, demo_run, capsys, value):
+    run = copy_run(demo_run, tmp_path / "run")
+    text = (run / "results.json").read_text()
+    (run / "results.json").write_text(text.replace('"seed": 0', f'"seed": {value}', 1))
+    assert run_cli("score", run) == 2
+    assert f"{run / 'results.json'}: field 'config.seed': Input should be a valid integer" in one_error_line(capsys)
+
+
+def test_output_piped_into_a_closed_reader_stops_quietly(tmp_path, demo_run):
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "judgebench", "score", str(copy_run(demo_run, tmp_path / "run"))],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # like `judgebench score run | head -0`: the reader is gone before the first line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0 and err == "", err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "dangling"])
+def test_compare_output_never_replaces_what_is_not_a_regular_file(tmp_path, demo_run, capsys, kind):
+    target = tmp_path / "target"
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        (tmp_path / "elsewhere").write_text("mine")
+        target.symlink_to(tmp_path / ("elsewhere" if kind == "symlink" else "nothing"))
+    assert run_cli("compare", demo_run, demo_run, "--output", target) == 2
+    assert f"argument --output: {target}: exists and is not a regular file" in one_error_line(capsys)
+    assert target.is_symlink() or target.is_fifo()
+
+
+def test_a_write_that_fails_names_the_file_not_its_temp_copy(tmp_path, monkeypatch):
+    from judgebench.files import write_atomic
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError) as info:
+        write_atomic(tmp_path / "report.md", "text")
+    assert info.value.filename == str(tmp_path / "report.md") and info.value.strerror == "No space left on device"
+    assert list(tmp_path.iterdir()) == []  # the temp copy is gone
+
+
+def test_a_fifo_results_json_is_refused_by_report_not_taken_for_a_samples_only_folder(tmp_path, demo_run, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "samples.jsonl").write_bytes((demo_run / "samples.jsonl").read_bytes())
+    os.mkfifo(run / "results.json")
+    with within(30):
+        assert run_cli("report", run) == 2
+    assert one_error_line(capsys).endswith(f"{run / 'results.json'}: cannot read (not a regular file)")
+
+
+def test_leaderboard_skips_a_run_whose_samples_jsonl_is_a_fifo(tmp_path, demo_run, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "results.json").write_bytes((demo_run / "results.json").read_bytes())
+    os.mkfifo(run / "samples.jsonl")
+    with within(30):
+        assert run_cli("leaderboard", run, "--output-dir", tmp_path / "lb") == 2
+    assert "cannot read (not a regular file)" in capsys.readouterr().err
+
+
+def test_repeats_lines_removed_or_the_file_gone_are_refused(tmp_path, capsys):
+    run = tmp_path / "rep"
+    assert run_cli("run", "--tasks", "sciarena_eval", "--judge", "builtin/random", "--demo", "--repeats", "3",
+                   "--output-path", run, "--quiet") == 0
+    capsys.readouterr()
+    lines = (run / "repeats.jsonl").read_text().splitlines()
+    assert len(lines) == 192  # 96 judgments x repeats 1 and 2
+    (run / "repeats.jsonl").write_text("\n".join(lines[100:]) + "\n")
+    assert run_cli("score", run) == 2
+    assert one_error_line(capsys).endswith(
+        f"{run / 'repeats.jsonl'}: 92 judgments, but results.json's stability counts 192 beyond samples.jsonl: "
+        "lines were removed or added after the run")
+    (run / "repeats.jsonl").unlink()
+    assert run_cli("score", run) == 2
+    assert "repeats.jsonl: 0 judgments, but results.json's stability counts 192" in one_error_line(capsys)
+
+
+def test_rubric_samples_lines_removed_are_refused(tmp_path, capsys):
+    run = tmp_path / "rub"
+    assert run_cli("rubric", "run", "--task", "rubric_demo", "--judge", "builtin/full-credit", "--demo",
+                   "--output-path", run, "--quiet") == 0
+    capsys.readouterr()
+    lines = (run / "samples.jsonl").read_text().splitlines()
+    (run / "samples.jsonl").write_text("\n".join(lines[10:]) + "\n")
+    says = f"{run / 'samples.jsonl'}: {len(lines) - 10} judgments, but results.json counts {len(lines)}"
+    for command in (["rubric", "score", run], ["rubric", "report", run]):
+        assert run_cli(*command) == 2, command
+        assert says in one_error_line(capsys), command
+
+
+def test_costs_that_add_up_past_a_float_are_one_line(tmp_path, demo_run, capsys):
+    run = copy_run(demo_run, tmp_path / "run")
+    rows = [json.loads(line) for line in (run / "samples.jsonl").read_text().splitlines()]
+    for row in rows:
+        row["cost_usd"] = 1.7976931348623157e308  # each finite, their sum is not
+    (run / "samples.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert run_cli("score", run) == 2
+    assert one_error_line(capsys).endswith("samples: the calls' costs add up to more than a float holds (a cost_usd is absurdly large)")
+
+
+def test_impossible_usage_in_a_results_json_alone_is_refused(tmp_path, demo_run, capsys):
+    run = copy_run(demo_run, tmp_path / "run")
+    (run / "samples.jsonl").unlink()  # a results file without its samples: the leaderboard shows its own figures
+    data = json.loads((run / "results.json").read_text())
+    data["usage"]["tokens_per_call"] = -3
+    (run / "results.json").write_text(json.dumps(data))
+    assert run_cli("leaderboard", run / "results.json", "--output-dir", tmp_path / "lb") == 2
+    assert "field 'usage.tokens_per_call': Input should be greater than or equal to 0" in capsys.readouterr().err
+
+
+def test_litellm_never_prices_token_counts_that_were_refused(tmp_path):
+    """litellm's cost map priced a reported 2**60 prompt tokens at $2.3e12 a call though the count was dropped."""
+    data = write_jsonl(tmp_path / "eval.jsonl", [sci_row(i, "A" if i % 2 else "B") for i in range(2)])
+    with FakeOpenAIServer(Behaviour(usage={"prompt_tokens": 2**60})) as server:
+        code = run_cli(
+            "run", "--tasks", "sciarena_eval", "--judge", "openai/gpt-4.1-mini", "--dataset-path", data,
+            "--judge-args", f"api_base={server.api_base},api_key=sk-test,transport=litellm",
+            "--output-path", tmp_path / "out", "--no-cache", "--quiet",
+        )
+    assert code == 0
+    rows = [json.loads(line) for line in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
+    assert len(rows) == 4 and all(r["status"] == "ANSWERED" for r in rows)
+    assert all(r["tokens_in"] is None and r["tokens_out"] is not None and r["cost_usd"] is None for r in rows)

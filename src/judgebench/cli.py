@@ -372,16 +372,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (JudgebenchError, NumericError) as exc:
         print(f"judgebench: error: {one_line(str(exc))}", file=sys.stderr)
         return getattr(exc, "exit_code", EXIT_USAGE)  # 2: the input or usage; errors.Stopped: 1
-    except OSError as exc:  # a folder or file the command could not read or write: one line, no traceback
-        print(f"judgebench: error: {describe_os_error(exc)}", file=sys.stderr)
-        return EXIT_USAGE
     except KeyboardInterrupt:
         interrupts.settle(exiting=process)
         print("judgebench: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly (an OSError: caught before the next)
         sys.stderr.close()
         return 0
+    except OSError as exc:  # a folder or file the command could not read or write: one line, no traceback
+        print(f"judgebench: error: {describe_os_error(exc)}", file=sys.stderr)
+        return EXIT_USAGE
     finally:
         if in_main_thread:
             signal.signal(signal.SIGTERM, previous)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .files import write_atomic
+from .files import regular_text, write_atomic
 
 FORMAT = 1  # bump when what is stored changes
 MAX_FILE_BYTES = 64 << 20  # larger files stream from datasets' own Arrow cache (stream_load.py), never held as rows
@@ -97,7 +97,7 @@ def _version(package: str) -> str | None:
 def _read(entry: Path, key: str) -> tuple[list[dict[str, Any]], list[str]] | None:
     """The stored rows and columns, or None when absent or not a well-formed entry for this key."""
     try:
-        data = json.loads(entry.read_text(encoding="utf-8"))
+        data = json.loads(regular_text(entry))  # a FIFO planted in the cache is skipped, never waited on
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("key") != key:

@@ -25,16 +25,23 @@ KEY_SHOWN_MAX = 80  # characters of a key shown in an error (a crafted key may b
 
 @contextmanager
 def atomic_path(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
-    """A temporary file beside `path` (with the user's umask) to write; renamed onto `path` on success."""
+    """A temporary file beside `path` (with the user's umask) to write; renamed onto `path` on success.
+    A failure to write (a full disk, a read-only file system) is an OSError naming `path`, not the temp file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
-    os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; outputs follow the user's umask
-    os.close(fd)
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
+        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; outputs follow the user's umask
+        os.close(fd)
         yield Path(tmp)
         os.replace(tmp, path)
+    except OSError as exc:
+        if exc.filename is not None and exc.filename not in (tmp, str(tmp)):
+            raise  # names a file of its own (e.g. one the caller read meanwhile)
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
     finally:
-        Path(tmp).unlink(missing_ok=True)
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -203,12 +210,13 @@ def parse_json_object(line: str, where: str) -> dict[str, Any]:
 
 
 def read_model_json(path: Path, model: type[M]) -> M:
-    """A JSON file (results.json, ...) as `model`; a bad field or a key given twice in one object (the last
-    would silently win) is one error naming the file."""
+    """A JSON file of ours (results.json, ...) as `model`, validated strictly (`"5"` or `true` for an int is
+    refused, not coerced); a bad field or a key given twice in one object (the last would silently win) is one
+    error naming the file."""
     text = read_text(path)
     _refuse_duplicate_keys(text, path)
     try:
-        return model.model_validate_json(text)
+        return model.model_validate_json(text, strict=True)
     except ValidationError as exc:
         raise JudgebenchError(f"{path}: {describe_validation_error(exc)}") from None
 
@@ -224,8 +232,8 @@ def _refuse_duplicate_keys(text: str, path: Path) -> None:
 
     try:
         json.loads(text, object_pairs_hook=unique)
-    except (json.JSONDecodeError, RecursionError):
-        pass  # not JSON (or nested too deep for json): the model's parser says what is wrong
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError; so is a 5,000-digit integer
+        pass  # not JSON that json reads (malformed, nested too deep, an integer too long): the model's parser says why
 
 
 def describe_validation_error(exc: ValidationError, model: type[BaseModel] | None = None) -> str:

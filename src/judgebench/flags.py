@@ -132,10 +132,14 @@ def OUTPUT_DIR(text: str) -> Path:  # noqa: N802
 
 
 def OUTPUT_FILE(text: str) -> Path:  # noqa: N802
-    """A file to write: refused at once when it is a folder, or the nearest existing folder above it is not one."""
+    """A file to write: refused at once when it is a folder, a symlink or anything but a regular file (a FIFO,
+    /dev/null: the atomic write would replace it), or the nearest existing folder above it is not one."""
     path = PATH(text)
-    if _kind(path, text) == "dir":
+    kind = _kind(path, text)
+    if kind == "dir":
         raise argparse.ArgumentTypeError(f"{text}: is a directory (name a file)")
+    if kind == "other" and (path.is_symlink() or not path.is_file()):
+        raise argparse.ArgumentTypeError(f"{text}: exists and is not a regular file (name a new or regular file)")
     parent = next((folder for folder in path.parents if _kind(folder, text) != "missing"), None)
     if parent is not None and _kind(parent, text) != "dir":
         raise argparse.ArgumentTypeError(f"{text}: {parent} exists and is not a directory")
@@ -144,8 +148,8 @@ def OUTPUT_FILE(text: str) -> Path:  # noqa: N802
 
 def _kind(path: Path, text: str) -> str:
     """"missing", "dir" or "other" (a file, FIFO, device); an unusable path (too long, ...) is a usage error."""
-    try:
-        return "dir" if path.is_dir() else "other" if path.exists() else "missing"
+    try:  # a dangling symlink is "other": writing through it would fail or land elsewhere
+        return "dir" if path.is_dir() else "other" if path.exists() or path.is_symlink() else "missing"
     except OSError as exc:
         raise argparse.ArgumentTypeError(f"{text[:80]}: {exc.strerror or exc}") from None
 

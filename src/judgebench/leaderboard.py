@@ -344,7 +344,8 @@ def collect_tables(
         for result, path in entries:
             try:
                 samples = path.parent / SAMPLES_FILE
-                records = read_samples(samples) if samples.is_file() else None
+                there = samples.exists() or samples.is_symlink()  # a FIFO or folder: refused as not a regular file
+                records = read_samples(samples) if there else None
                 if records is not None:
                     check_samples_match(result, records, samples)
                 row = run_row(result, spec, records)

@@ -288,16 +288,18 @@ class Counts(Strict):
 
 
 class Usage(Strict):
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float | None = None  # None when any answered call was unpriced
-    priced_calls: int = 0
-    unpriced_calls: int = 0
-    tokens_per_call: float | None = None
-    cost_per_100_calls: float | None = None
-    latency_p50_s: float | None = None
-    latency_p95_s: float | None = None
-    reasoning_tokens: int | None = None  # None: no call reported any
+    """results.json `usage` (usage.py); every figure finite and not negative, also when read back."""
+
+    tokens_in: int = Field(0, ge=0)  # sums of Counts: may exceed COUNT_MAX
+    tokens_out: int = Field(0, ge=0)
+    cost_usd: Amount | None = None  # None when any answered call was unpriced
+    priced_calls: int = Field(0, ge=0)
+    unpriced_calls: int = Field(0, ge=0)
+    tokens_per_call: Amount | None = None
+    cost_per_100_calls: Amount | None = None
+    latency_p50_s: Amount | None = None
+    latency_p95_s: Amount | None = None
+    reasoning_tokens: int | None = Field(None, ge=0)  # None: no call reported any
     served_models: dict[str, int] = Field(default_factory=dict)  # snapshot served -> calls; >1 key: it changed mid-run
 
 

@@ -45,7 +45,8 @@ def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
     out_dir = Path(out_dir) if out_dir is not None else default
     with prepared(_dimension_sections, warm=_import_plotting) as plotter:  # its imports while we read (background.py)
         records = _read_samples(run_dir)
-        result = read_model_json(run_dir / RESULTS_FILE, RunResult) if (run_dir / RESULTS_FILE).is_file() else None
+        results = run_dir / RESULTS_FILE  # a FIFO or folder there is read, and refused as not a regular file
+        result = read_model_json(results, RunResult) if results.exists() or results.is_symlink() else None
         if result is not None:
             check_samples_match(result, records, run_dir / SAMPLES_FILE)  # as `score` reads a run
         check_run_dimensions(run_dir, records, result.config.task if result else records[0].task)  # as `score` does

@@ -189,11 +189,13 @@ def read_judgments(path: Path, *, lean: bool = False) -> list[JudgmentRecord]:
     return records
 
 
-def read_repeats(run_dir: Path, task: str, judge: str) -> list[JudgmentRecord]:
+def read_repeats(run_dir: Path, task: str, judge: str, expected: int | None = None) -> list[JudgmentRecord]:
     """repeats.jsonl (repeats 1..N-1 of `run --repeats N`), or nothing when the run has none; a record of
-    repeat 0, of another task or judge, or given twice is a one-line error naming it."""
+    repeat 0, of another task or judge, or given twice is a one-line error naming it, and so is a count other
+    than `expected` (what results.json's stability says: lines removed would change the stability figures)."""
     path = run_dir / REPEATS_FILE
-    records = read_models_jsonl(path, JudgmentRecord) if path.is_file() else []
+    there = path.exists() or path.is_symlink()  # a FIFO or folder there is read, and refused as not a regular file
+    records = read_models_jsonl(path, JudgmentRecord) if there else []
     seen: set[tuple[str, str, str, int]] = set()
     for number, r in enumerate(records, start=1):
         key = (r.example_id, r.dimension, r.order, r.repeat)
@@ -205,6 +207,9 @@ def read_repeats(run_dir: Path, task: str, judge: str) -> list[JudgmentRecord]:
         if problem:
             raise JudgebenchError(f"{path}: judgment {number} ({r.example_id}/{r.dimension}/{r.order}, repeat {r.repeat}) {problem}")
         seen.add(key)
+    if expected is not None and len(records) != expected:
+        raise JudgebenchError(f"{path}: {len(records):,} judgments, but {RESULTS_FILE}'s stability counts {expected:,} "
+                              "beyond samples.jsonl: lines were removed or added after the run")
     return records
 
 

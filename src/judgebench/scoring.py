@@ -159,7 +159,9 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
     result = score(reparsed, config, spec, n_examples=previous.counts.examples)
     if any(new is not old and new != old for new, old in zip(reparsed, records)):  # unchanged: the same object
         rewrite_samples(run_dir / SAMPLES_FILE, reparsed)
-    repeats = read_repeats(run_dir, config.task, config.judge)
+    stability = previous.stability  # judgments_all is 0 in files written before it was counted: nothing to check
+    expected = stability.judgments_all - len(records) if stability is not None and stability.judgments_all else None
+    repeats = read_repeats(run_dir, config.task, config.judge, expected)
     if repeats:  # --repeats: the other repeats re-parsed too, and the stability figures recomputed
         from .stability import stability_summary
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable
 
 import numpy as np
 
+from .errors import JudgebenchError
 from .judgment_table import group_by_dimension, is_answered
 from .records import Counts, JudgmentRecord, Usage
 
@@ -76,6 +78,8 @@ def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) 
             unpriced += 1
         latencies.append(latency)
     total_cost = None if unpriced else cost
+    per_100 = 100 * total_cost / len(live) if live and total_cost is not None else None
+    check_cost_sums(total_cost, per_100)
     reasoning = [r.reasoning_tokens for g in live for r in g if r.reasoning_tokens is not None]
     served = Counter(served_per_call)
     served.pop(None, None)
@@ -87,14 +91,18 @@ def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) 
         priced_calls=priced,
         unpriced_calls=unpriced,
         tokens_per_call=_per_call(t_in + t_out, with_tokens),
-        cost_per_100_calls=(
-            100 * total_cost / len(live) if live and total_cost is not None else None
-        ),
+        cost_per_100_calls=per_100,
         latency_p50_s=float(np.percentile(lat, 50)) if lat.size else None,
         latency_p95_s=float(np.percentile(lat, 95)) if lat.size else None,
         reasoning_tokens=sum(reasoning) if reasoning else None,
         served_models=dict(sorted(served.items())),
     )
+
+
+def check_cost_sums(*figures: float | None) -> None:
+    """Sums of per-call costs (each finite) that overflowed a float: a crafted samples file, one line not a traceback."""
+    if not all(math.isfinite(x) for x in figures if x is not None):
+        raise JudgebenchError("samples: the calls' costs add up to more than a float holds (a cost_usd is absurdly large)")
 
 
 def _per_call(tokens: int, calls: int) -> float | None:

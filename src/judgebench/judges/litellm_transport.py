@@ -74,11 +74,14 @@ async def call_litellm(
     except (AttributeError, IndexError, TypeError):
         pass
     usage = getattr(response, "usage", None)
+    raw = (getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None))
+    tokens_in, tokens_out = map(reported_count, raw)
+    refused = any(given is not None and kept is None for given, kept in zip(raw, (tokens_in, tokens_out)))
     return JudgeReply(
         text=text if text is not None else "",
-        tokens_in=reported_count(getattr(usage, "prompt_tokens", None)),
-        tokens_out=reported_count(getattr(usage, "completion_tokens", None)),
-        cost_usd=_cost(litellm, response),
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        cost_usd=None if refused else _cost(litellm, response),  # litellm prices the counts we refused
         latency_s=latency,
         **response_details(response),
     )

@@ -148,7 +148,8 @@ def read_rubric_run(run_dir: Path) -> tuple[RubricResult, list[RubricRecord]]:
     results, samples = run_dir / RESULTS_FILE, run_dir / SAMPLES_FILE
     for path in (results, samples):
         if not path.is_file():
-            raise JudgebenchError(f"{run_dir}: not a run directory ({path.name} is missing)")
+            problem = "is not a regular file" if path.exists() else "is missing"
+            raise JudgebenchError(f"{run_dir}: not a run directory ({path.name} {problem})")
     result = read_model_json(results, RubricResult)
     if result.config.kind != "rubric":
         raise JudgebenchError(f"{results}: not a rubric run")
@@ -160,6 +161,9 @@ def read_rubric_run(run_dir: Path) -> tuple[RubricResult, list[RubricRecord]]:
         if (r.item_id, r.repeat) in seen:
             raise JudgebenchError(f"{samples}:{number}: response {r.item_id} repeat {r.repeat} appears twice")
         seen.add((r.item_id, r.repeat))
+    if len(records) != result.counts.judgments:  # every planned grading is a line (not attempted ones too)
+        raise JudgebenchError(f"{samples}: {len(records):,} judgments, but {RESULTS_FILE} counts "
+                              f"{result.counts.judgments:,}: lines were removed or added after the run")
     return result, records
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..records import MetricValue, Usage
 from ..resampling import percentile_interval, resample_batches
+from ..usage import check_cost_sums
 from . import metrics as m
 from .records import RubricCounts, RubricRecord, SystemLevel, SystemPair
 
@@ -216,10 +217,12 @@ def usage(records: list[RubricRecord]) -> Usage:
     unpriced = sum(r.cost_usd is None for r in live)
     cost = None if unpriced else float(sum(r.cost_usd or 0.0 for r in live))
     lat = np.array([r.latency_s for r in live], float)
+    per_100 = 100 * cost / len(live) if live and cost is not None else None
+    check_cost_sums(cost, per_100)
     return Usage(
         tokens_in=t_in, tokens_out=t_out, cost_usd=cost, priced_calls=len(live) - unpriced, unpriced_calls=unpriced,
         tokens_per_call=(t_in + t_out) / len(live) if live else None,
-        cost_per_100_calls=100 * cost / len(live) if live and cost is not None else None,
+        cost_per_100_calls=per_100,
         latency_p50_s=float(np.percentile(lat, 50)) if lat.size else None,
         latency_p95_s=float(np.percentile(lat, 95)) if lat.size else None,
     )
