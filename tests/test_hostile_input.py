@@ -205,7 +205,8 @@ def test_output_path_that_is_a_file_fails_before_judging(tmp_path, capsys):
 def test_output_path_under_a_file_fails_before_judging(tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     assert run_cli(*DEMO, "--output-path", tmp_path / "file" / "run") == 2
-    assert "cannot write there" in one_error_line(capsys)
+    assert f"argument --output-path: {tmp_path / 'file' / 'run'}: {tmp_path / 'file'} exists and is not a directory" \
+        in one_error_line(capsys)
 
 
 def test_output_files_follow_the_umask(tmp_path):

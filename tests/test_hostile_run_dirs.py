@@ -89,7 +89,7 @@ def test_leaderboard_skips_a_fifo_results_json_and_fails_when_nothing_is_left(tm
     with within(30):
         assert run_cli("leaderboard", tmp_path / "runs", "--output-dir", tmp_path / "lb") == 0
     err = capsys.readouterr().err
-    assert f"skipped {fifo_run / 'results.json'}: {fifo_run / 'results.json'}: cannot read (not a regular file)" in err
+    assert f"skipped {fifo_run / 'results.json'}: cannot read (not a regular file)" in err
     assert (tmp_path / "lb" / "sciarena_eval.md").is_file()
     with within(30):
         assert run_cli("leaderboard", fifo_run, "--output-dir", tmp_path / "lb2") == 2
@@ -417,3 +417,23 @@ def test_litellm_never_prices_token_counts_that_were_refused(tmp_path):
     rows = [json.loads(line) for line in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
     assert len(rows) == 4 and all(r["status"] == "ANSWERED" for r in rows)
     assert all(r["tokens_in"] is None and r["tokens_out"] is not None and r["cost_usd"] is None for r in rows)
+
+
+def test_an_output_folder_under_a_file_is_refused_before_any_work(tmp_path, demo_run, capsys):
+    (tmp_path / "afile").write_text("x")
+    assert run_cli("report", demo_run, "--output-dir", tmp_path / "afile" / "sub") == 2
+    assert f"argument --output-dir: {tmp_path / 'afile' / 'sub'}: {tmp_path / 'afile'} exists and is not a directory" \
+        in one_error_line(capsys)
+
+
+def test_a_fifo_given_as_data_or_samples_says_so(tmp_path, capsys):
+    os.mkfifo(tmp_path / "data.jsonl")
+    with within(60):
+        assert run_cli("run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--dataset-path",
+                       tmp_path / "data.jsonl", "--output-path", tmp_path / "out", "--quiet") == 2
+    assert one_error_line(capsys).endswith(f"{tmp_path / 'data.jsonl'}: not a regular file")
+    (tmp_path / "run").mkdir()
+    os.mkfifo(tmp_path / "run" / "samples.jsonl")
+    with within(30):
+        assert run_cli("report", tmp_path / "run") == 2
+    assert f"{tmp_path / 'run' / 'samples.jsonl'}: not a regular file" in one_error_line(capsys)

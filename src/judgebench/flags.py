@@ -124,10 +124,12 @@ def PATH(text: str) -> Path:  # noqa: N802 - an argparse type, named like the ot
 
 
 def OUTPUT_DIR(text: str) -> Path:  # noqa: N802
-    """A folder to write into: refused at once when something other than a folder is already there."""
+    """A folder to write into: refused at once when something other than a folder is already there, or the
+    nearest existing path above it is not a folder (the folder could never be made)."""
     path = PATH(text)
     if _kind(path, text) not in ("missing", "dir"):
         raise argparse.ArgumentTypeError(f"{text}: exists and is not a directory")
+    _check_parent(path, text)
     return path
 
 
@@ -140,10 +142,14 @@ def OUTPUT_FILE(text: str) -> Path:  # noqa: N802
         raise argparse.ArgumentTypeError(f"{text}: is a directory (name a file)")
     if kind == "other" and (path.is_symlink() or not path.is_file()):
         raise argparse.ArgumentTypeError(f"{text}: exists and is not a regular file (name a new or regular file)")
+    _check_parent(path, text)
+    return path
+
+
+def _check_parent(path: Path, text: str) -> None:
     parent = next((folder for folder in path.parents if _kind(folder, text) != "missing"), None)
     if parent is not None and _kind(parent, text) != "dir":
         raise argparse.ArgumentTypeError(f"{text}: {parent} exists and is not a directory")
-    return path
 
 
 def _kind(path: Path, text: str) -> str:

@@ -329,7 +329,7 @@ def collect_tables(
         try:
             result = read_model_json(path, RunResult)
         except JudgebenchError as exc:
-            warnings.append(f"skipped {path}: {exc}")
+            warnings.append(f"skipped {path}: {str(exc).removeprefix(f'{path}: ')}")  # the path once
             continue
         by_task[result.config.task].append((result, path))
     tables = {}

@@ -150,6 +150,8 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
                 raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None
         if local.is_dir():
             return datasets.load_dataset(str(local), split=split), None
+        if local.exists():  # a FIFO or device: `datasets` would wait on it
+            raise JudgebenchError(f"{source}: not a regular file")
         if local.suffix.lower() in LOCAL_BUILDERS or source.startswith((".", "/")):
             raise JudgebenchError(f"{source}: no such file or directory")
         table = datasets.load_dataset(source, config, split=split, revision=revision)

@@ -76,7 +76,8 @@ def _import_plotting() -> None:
 def _read_samples(run_dir: Path) -> list[JudgmentRecord]:
     path = run_dir / SAMPLES_FILE
     if not path.is_file():
-        raise JudgebenchError(f"{path}: no such file (is {run_dir} a run folder?)")
+        problem = "not a regular file" if path.exists() else "no such file"
+        raise JudgebenchError(f"{path}: {problem} (is {run_dir} a run folder?)")
     return read_judgments(path, lean=True)
 
 
