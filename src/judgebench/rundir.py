@@ -117,7 +117,8 @@ def _without_texts(record: BaseModel) -> BaseModel:
 
 
 def read_run(run_dir: Path, *, lean: bool = False) -> tuple[RunResult, list[JudgmentRecord]]:
-    """A run's results and samples; samples of another task or judge than results.json names are refused.
+    """A run's results and samples; samples of another task or judge than results.json names, or more or fewer
+    of them than it counts, are refused (`check_samples_match`).
 
     `lean`: the records without question and responses (scoring never reads them; a large run fits).
     """
