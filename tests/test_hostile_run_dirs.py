@@ -67,6 +67,15 @@ def copy_run(demo_run: Path, folder: Path) -> Path:
     return folder
 
 
+def run_with_fifo(demo_run: Path, folder: Path, fifo: str) -> Path:
+    """A run folder holding the demo run's results.json or samples.jsonl, and a FIFO as the other."""
+    folder.mkdir(parents=True)
+    other = "samples.jsonl" if fifo == "results.json" else "results.json"
+    (folder / other).write_bytes((demo_run / other).read_bytes())
+    os.mkfifo(folder / fifo)
+    return folder
+
+
 # ----------------------------------------------------------------------------- files that are not files
 
 
@@ -106,10 +115,7 @@ def test_a_fifo_task_yaml_in_an_include_folder_is_one_line(tmp_path, capsys):
 
 
 def test_a_fifo_samples_jsonl_is_not_a_run(tmp_path, demo_run, capsys):
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / "results.json").write_bytes((demo_run / "results.json").read_bytes())
-    os.mkfifo(run / "samples.jsonl")
+    run = run_with_fifo(demo_run, tmp_path / "run", "samples.jsonl")
     with within(30):
         assert run_cli("score", run) == 2
     assert one_error_line(capsys).endswith("not a run directory (samples.jsonl is not a regular file)")
@@ -335,20 +341,14 @@ def test_a_write_that_fails_names_the_file_not_its_temp_copy(tmp_path, monkeypat
 
 
 def test_a_fifo_results_json_is_refused_by_report_not_taken_for_a_samples_only_folder(tmp_path, demo_run, capsys):
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / "samples.jsonl").write_bytes((demo_run / "samples.jsonl").read_bytes())
-    os.mkfifo(run / "results.json")
+    run = run_with_fifo(demo_run, tmp_path / "run", "results.json")
     with within(30):
         assert run_cli("report", run) == 2
     assert one_error_line(capsys).endswith(f"{run / 'results.json'}: cannot read (not a regular file)")
 
 
 def test_leaderboard_skips_a_run_whose_samples_jsonl_is_a_fifo(tmp_path, demo_run, capsys):
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / "results.json").write_bytes((demo_run / "results.json").read_bytes())
-    os.mkfifo(run / "samples.jsonl")
+    run = run_with_fifo(demo_run, tmp_path / "run", "samples.jsonl")
     with within(30):
         assert run_cli("leaderboard", run, "--output-dir", tmp_path / "lb") == 2
     assert "cannot read (not a regular file)" in capsys.readouterr().err
