@@ -25,7 +25,6 @@ from typing import Any
 
 import annotated_types
 import msgspec
-from pydantic.types import AllowInfNan
 
 from .bulk import INTERN_MAX, shared_field_set, shared_map
 from .records import JudgmentRecord
@@ -157,7 +156,7 @@ def _mirrored(annotation: Any, constraints: list[Any], field: str) -> Any:
         return annotation
     bounds = {}
     for constraint in constraints:
-        if isinstance(constraint, AllowInfNan) and not constraint.allow_inf_nan:
+        if getattr(constraint, "allow_inf_nan", None) is False:  # AllowInfNan, or pydantic<2.14's general metadata
             continue  # msgspec's JSON floats are always finite: 1e400 is "out of range", NaN is not JSON
         if type(constraint) not in _BOUNDS:
             raise TypeError(f"lean_records: cannot mirror {constraint!r} of JudgmentRecord.{field} in msgspec")
