@@ -20,9 +20,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from judgebench.arena.battles import aggregate
-from judgebench.arena.fit import FitOptions, rate_counts
-from judgebench.arena.synthetic import bt_battles
+from judgebench.human.arena.battles import aggregate
+from judgebench.human.arena.fit import FitOptions, rate_counts
+from judgebench.human.arena.synthetic import bt_battles
 
 ELO = 400 / math.log(10)
 

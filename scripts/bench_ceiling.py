@@ -16,8 +16,8 @@ import time
 
 import numpy as np
 
-from judgebench.ceiling import Pair, human_ceiling
-from judgebench.resampling import resample_batches
+from judgebench.scoring.ceiling import Pair, human_ceiling
+from judgebench.stats.resampling import resample_batches
 
 
 def workload(n: int, pool: int, seed: int = 0) -> list[Pair]:

@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from judgebench.arena.synthetic import bt_battles
-from judgebench.diagnostics import diagnose
-from judgebench.ratings import bootstrap_bt, fit_bt
-from judgebench.records import JudgmentRecord, swap_verdict
+from judgebench.core.records import JudgmentRecord, swap_verdict
+from judgebench.human.arena.synthetic import bt_battles
+from judgebench.scoring.diagnostics import diagnose
+from judgebench.stats.ratings import bootstrap_bt, fit_bt
 
 ELO = 400 / math.log(10)
 

@@ -20,10 +20,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from judgebench.files import read_models_jsonl
-from judgebench.lean_records import LeanRecord
-from judgebench.records import JudgmentRecord
-from judgebench.rundir import read_samples
+from judgebench.core.files import read_models_jsonl
+from judgebench.core.lean_records import LeanRecord
+from judgebench.core.records import JudgmentRecord
+from judgebench.core.rundir import read_samples
 
 
 def _pydantic(path: Path) -> list:

@@ -92,7 +92,7 @@ def type_check_cpu(path: Path) -> float | None:
     """CPU seconds of the run's cell-type pass (cell_types.py) over the task's mapped text columns, in this
     process (pyarrow may use both cores: process time counts them all); None before that pass existed."""
     try:
-        from judgebench.cell_types import _all_text
+        from judgebench.tasks.cell_types import _all_text
     except ImportError:
         return None
     import pyarrow.json  # noqa: F401  (imported before timing, as a run has it already)
@@ -116,8 +116,8 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, int
 
 PHASES_CHILD = r"""
 import json, resource, sys, time
-from judgebench import pipeline
-from judgebench.cli import main
+from judgebench.judging import pipeline
+from judgebench.cli.main import main
 marks = []
 def rss():
     with open('/proc/self/statm') as f:

@@ -17,8 +17,8 @@ import tracemalloc
 
 import numpy as np
 
-from judgebench.metrics import score_records
-from judgebench.records import JudgmentRecord, swap_verdict
+from judgebench.core.records import JudgmentRecord, swap_verdict
+from judgebench.scoring.metrics import score_records
 
 DIMENSIONS = ("overall", "novelty", "feasibility", "significance", "specificity")
 

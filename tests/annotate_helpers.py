@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from judgebench.annotate.assign import Rules
-from judgebench.annotate.server import make_server
-from judgebench.annotate.store import Store
+from judgebench.human.annotate.assign import Rules
+from judgebench.human.annotate.server import make_server
+from judgebench.human.annotate.store import Store
 
 POSTGRES_ENV = "JUDGEBENCH_TEST_POSTGRES_URL"
 

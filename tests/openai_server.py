@@ -743,7 +743,7 @@ def parse_multipart(content_type: str, raw: bytes) -> dict[str, tuple[str | None
 
 def judge_request(i: int | str, text: str | None = None, verdicts: Sequence[str] = ("A", "B")) -> Any:
     """A JudgeRequest whose single user message is `text` (default: a question about i)."""
-    from judgebench.records import JudgeRequest
+    from judgebench.core.records import JudgeRequest
 
     content = text if text is not None else f"Question {i}: which response is better? Answer [[A]] or [[B]]."
     messages = [{"role": "user", "content": content}]

@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judgebench import value_metrics as value_module
-from judgebench.catalogue import LEADERBOARD_EXTRAS, SUMMARY_METRICS, Metric
-from judgebench.judgment_table import dimension_table
-from judgebench.records import JudgmentRecord
+from judgebench.core.catalogue import LEADERBOARD_EXTRAS, SUMMARY_METRICS, Metric
+from judgebench.core.records import JudgmentRecord
+from judgebench.scoring.judgment_table import dimension_table
+from judgebench.scoring import value_metrics as value_module
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -103,14 +103,14 @@ def _scratch_package(tmp_path: Path) -> Path:
     shutil.copytree(REPO / "src" / "judgebench", src / "judgebench", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("tasks", "prompts"):  # resources.py finds them beside src/ in a checkout
         (tmp_path / "scratch" / name).symlink_to(REPO / name)
-    catalogue = src / "judgebench" / "catalogue.py"
+    catalogue = src / "judgebench" / "core" / "catalogue.py"
     text = catalogue.read_text()
     assert text.count("\n\nMETRICS: tuple[Metric, ...] = (") == 1 and text.count("\n)\n\n# Rubric judges") == 1
     text = text.replace("\n\nMETRICS: tuple[Metric, ...] = (", NEW_FUNCTION, 1)
     catalogue.write_text(text.replace("\n)\n\n# Rubric judges", "\n" + NEW_ENTRY, 1))
     changed = [p.relative_to(src) for p in (src / "judgebench").rglob("*.py")
                if p.read_bytes() != (REPO / "src" / p.relative_to(src)).read_bytes()]
-    assert changed == [Path("judgebench/catalogue.py")]
+    assert changed == [Path("judgebench/core/catalogue.py")]
     return src
 
 

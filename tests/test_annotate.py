@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from annotate_helpers import make_store, pair_rows, post_vote, serving
 
-from judgebench.annotate.assign import Rules, next_showing, shown_order
-from judgebench.annotate.export import export_votes
-from judgebench.annotate.page import markdown
-from judgebench.cli import main
-from judgebench.votes import majority_label, read_votes
+from judgebench.cli.main import main
+from judgebench.human.annotate.assign import Rules, next_showing, shown_order
+from judgebench.human.annotate.export import export_votes
+from judgebench.human.annotate.page import markdown
+from judgebench.tasks.votes import majority_label, read_votes
 
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 

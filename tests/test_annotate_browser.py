@@ -11,8 +11,8 @@ import pytest
 from annotate_helpers import pair_rows, serving
 from helpers import start_chromium
 
-from judgebench.annotate.assign import Rules
-from judgebench.annotate.store import Store
+from judgebench.human.annotate.assign import Rules
+from judgebench.human.annotate.store import Store
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from annotate_helpers import make_store, pair_rows, post_vote
 
-from judgebench.annotate.assign import shown_order
+from judgebench.human.annotate.assign import shown_order
 
 
 def _start(location: str) -> tuple[subprocess.Popen[str], str]:

@@ -39,8 +39,8 @@ def test_api_matches_the_run_directory(tmp_path):
 
 
 def test_api_names_survive_submodule_imports():
-    import judgebench.compare  # noqa: F401 - a submodule import sets a package attribute of its name
-    import judgebench.leaderboard  # noqa: F401
+    import judgebench.publish.leaderboard  # noqa: F401
+    import judgebench.scoring.compare  # noqa: F401 - a submodule import sets a package attribute of its name
 
     assert callable(judgebench.compare_runs) and callable(judgebench.build_leaderboard)
 

@@ -9,18 +9,23 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgebench.arena.battles import make_battles, votes_frame
-from judgebench.arena.compare import displacement, judge_agreement
-from judgebench.arena.fit import FitOptions, ci_ranks, matrices, rate
-from judgebench.arena.synthetic import (
+from judgebench.human.arena.battles import make_battles, votes_frame
+from judgebench.human.arena.compare import displacement, judge_agreement
+from judgebench.human.arena.fit import FitOptions, ci_ranks, matrices, rate
+from judgebench.human.arena.synthetic import (
     ALWAYS_A_VOTER,
     RANDOM_VOTER,
     bt_battles,
     demo_votes,
 )
-from judgebench.arena.voters import action_values, annotator_table, anomalies, p_values
-from judgebench.ratings import BTFit, fit_bt
-from judgebench.votes import Vote
+from judgebench.human.arena.voters import (
+    action_values,
+    annotator_table,
+    anomalies,
+    p_values,
+)
+from judgebench.stats.ratings import BTFit, fit_bt
+from judgebench.tasks.votes import Vote
 
 ELO = 400 / math.log(10)
 
@@ -135,7 +140,7 @@ def test_aggregated_fit_equals_the_raw_vote_fit_and_choix():
 def test_multinomial_bootstrap_matches_the_raw_bootstrap_in_distribution():
     table, *_ = _workload(seed=1)
     agg = rate(table, FitOptions(n_resamples=400, seed=0))
-    from judgebench.ratings import bootstrap_bt
+    from judgebench.stats.ratings import bootstrap_bt
     raw = bootstrap_bt((table["model_a"], table["model_b"], table["outcome"]), n_resamples=400, seed=0)
     width_agg, width_raw = agg.ci_high - agg.ci_low, raw.ci_high - raw.ci_low
     assert np.abs(width_agg / width_raw - 1).max() < 0.2  # same distribution, different draws
@@ -163,7 +168,7 @@ def test_style_control_recovers_a_planted_length_effect():
     # votes drawn from P(A) = sigmoid(s_A - s_B + 0.5 * d / sd(d)), d = (len_a - len_b) / (len_a + len_b)
     # rounded to 0.01 as arena does: the fitted length coefficient (per standard deviation) must cover 0.5,
     # citations (no effect planted) must cover 0
-    from judgebench.arena.fit import STYLE_GRID, style_section
+    from judgebench.human.arena.fit import STYLE_GRID, style_section
 
     rng = np.random.default_rng(5)
     n, strengths = 20_000, np.array([0.0, 0.5, -0.5, 1.0])
@@ -183,7 +188,7 @@ def test_style_control_recovers_a_planted_length_effect():
 
 
 def test_slice_ratings_are_the_fit_on_that_slice():
-    from judgebench.arena.fit import slice_sections
+    from judgebench.human.arena.fit import slice_sections
 
     table, *_ = _workload(seed=3, n=2000)
     table["slice:subject"] = np.where(np.arange(len(table)) % 3 == 0, "physics", "biology")
@@ -199,7 +204,7 @@ def test_a_tasks_annotator_level_votes_become_one_vote_each():
     # PairExample.votes arrives with the ceiling branch; a stand-in object with the same fields
     from types import SimpleNamespace
 
-    from judgebench.arena.battles import examples_as_votes
+    from judgebench.human.arena.battles import examples_as_votes
 
     pair_vote = lambda who, label: SimpleNamespace(annotator=who, labels={"overall": label},  # noqa: E731
                                                    timestamp=None, shown_order="BA")
@@ -216,8 +221,8 @@ def test_a_tasks_annotator_level_votes_become_one_vote_each():
 def test_streaming_reader_equals_the_vote_record_path(tmp_path):
     from pathlib import Path
 
-    from judgebench.arena.reading import read_vote_table
-    from judgebench.votes import read_votes, write_votes
+    from judgebench.human.arena.reading import read_vote_table
+    from judgebench.tasks.votes import read_votes, write_votes
 
     votes = demo_votes(4, n_pairs=60, planted_votes=10)
     path = tmp_path / "votes.jsonl"
@@ -237,8 +242,8 @@ def test_streaming_reader_equals_the_vote_record_path(tmp_path):
 
 
 def test_vectorised_leave_one_out_majority_equals_the_stated_rule_per_vote():
-    from judgebench.arena.voters import leave_one_out_majority
-    from judgebench.votes import majority_label
+    from judgebench.human.arena.voters import leave_one_out_majority
+    from judgebench.tasks.votes import majority_label
 
     raw, _ = votes_frame(demo_votes(6, n_pairs=150, planted_votes=40), "demo")
     table = make_battles(raw, "demo", "tie").table
@@ -250,7 +255,7 @@ def test_vectorised_leave_one_out_majority_equals_the_stated_rule_per_vote():
 
 
 def test_robustness_subset_fits_equal_fits_on_the_subset_and_full_data_correlates_perfectly():
-    from judgebench.arena.compare import _Coded, robustness
+    from judgebench.human.arena.compare import _Coded, robustness
 
     table, *_ = _workload(seed=4, n=3000)
     table["annotator"] = [f"u{i % 7}" for i in range(len(table))]

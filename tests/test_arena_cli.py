@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judgebench.cli import main
+from judgebench.cli.main import main
 
 DEMO = Path(__file__).resolve().parent.parent / "tasks" / "demo" / "arena_votes_demo.jsonl"
 

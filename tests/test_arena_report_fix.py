@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from judgebench.diagnostics import diagnose
-from judgebench.ratings import fit_bt
-from judgebench.records import JudgmentRecord, swap_verdict
+from judgebench.core.records import JudgmentRecord, swap_verdict
+from judgebench.scoring.diagnostics import diagnose
+from judgebench.stats.ratings import fit_bt
 
 
 def _records(judge: str, answer, n: int = 120, seed: int = 3) -> list[JudgmentRecord]:

@@ -8,11 +8,12 @@ import threading
 
 import numpy as np
 import pytest
-
-from judgebench import background, diagnostics
-from judgebench.errors import NumericError
-from judgebench.ratings import paired_bootstrap_bt
 from test_scale_diagnostics import _battles
+
+from judgebench.core import background
+from judgebench.core.errors import NumericError
+from judgebench.scoring import diagnostics
+from judgebench.stats.ratings import paired_bootstrap_bt
 
 
 def _forks(monkeypatch) -> list[int]:
@@ -48,7 +49,7 @@ def test_a_child_returns_the_value_and_raises_the_error_of_the_function(monkeypa
 
 
 def test_a_child_that_dies_is_a_one_line_error_not_a_hang(monkeypatch):
-    from judgebench.errors import Stopped
+    from judgebench.core.errors import Stopped
 
     _forks(monkeypatch)
     with pytest.raises(Stopped, match=r"ended without a result \(exit status 3\); run it again, or with JUDGEBENCH_BACKGROUND=0"):
@@ -59,7 +60,8 @@ def test_a_child_that_dies_is_a_one_line_error_not_a_hang(monkeypatch):
 
 def test_a_killed_child_ends_the_command_with_1_not_the_bad_input_code(monkeypatch, capsys):
     """Killed (e.g. by the out-of-memory killer) is not the input's fault: exit 1, one line."""
-    from judgebench import cli, report
+    from judgebench.cli import main as cli
+    from judgebench.publish import report
 
     def killed(*args):
         return background.in_background(_kill_self).result()
@@ -181,10 +183,11 @@ def _scaled(values, factor):
 def test_large_run_scores_are_identical_with_the_leaderboard_fits_in_a_child(monkeypatch):
     """score() above STYLE_BOOTSTRAP_MAX forks the leaderboard diagnostics' fits while it bootstraps the
     metrics: the same results JSON, byte for byte, and the same figures as leaderboard_diagnostics alone."""
-    from judgebench.records import DatasetInfo, RunConfig
-    from judgebench.scoring import score
-    from judgebench.tasks import get_task
     from test_score_scale import _records
+
+    from judgebench.core.records import DatasetInfo, RunConfig
+    from judgebench.scoring.score import score
+    from judgebench.tasks.registry import get_task
 
     monkeypatch.setattr(diagnostics, "STYLE_BOOTSTRAP_MAX", 300)
     records, n_examples = _records(1200), 1200
@@ -239,7 +242,7 @@ def test_without_a_fork_a_prepared_function_runs_when_sent(monkeypatch):
 
 def test_report_files_are_the_same_with_the_plots_drawn_in_a_child(tmp_path, monkeypatch):
     import judgebench
-    from judgebench.report import write_report
+    from judgebench.publish.report import write_report
 
     judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=tmp_path / "run", demo=True)
     forks = _forks(monkeypatch)

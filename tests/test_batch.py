@@ -11,7 +11,7 @@ import pytest
 from helpers import sci_row, write_jsonl
 from openai_server import Behaviour, FakeOpenAIServer
 
-from judgebench.cli import main
+from judgebench.cli.main import main
 from judgebench.judges.llm import LiteLLMJudge
 
 SECRET = "sk-PLANTED-BATCH-SECRET-789"

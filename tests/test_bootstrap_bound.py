@@ -9,8 +9,8 @@ import pytest
 from test_hostile_input import DEMO, one_error_line, run_cli
 
 import judgebench
-from judgebench.errors import JudgebenchError
-from judgebench.records import MAX_RESAMPLES
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import MAX_RESAMPLES
 
 
 @pytest.mark.parametrize("command", ["run", "score", "panel"])

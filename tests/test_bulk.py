@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from judgebench.bulk import intern_short, shared_field_set, shared_map
-from judgebench.records import JudgmentRecord
+from judgebench.core.bulk import intern_short, shared_field_set, shared_map
+from judgebench.core.records import JudgmentRecord
 
 
 def _record(example_id: str, verdict: str) -> JudgmentRecord:
@@ -50,7 +50,7 @@ def test_free_heap_pages_go_back_to_the_system():
     """Holes left between live heap blocks are returned by release_free_memory (glibc's malloc_trim)."""
     import pytest
 
-    from judgebench.bulk import _malloc_trim, release_free_memory
+    from judgebench.core.bulk import _malloc_trim, release_free_memory
 
     if _malloc_trim() is None:
         pytest.skip("glibc only")
@@ -68,7 +68,7 @@ def test_free_heap_pages_go_back_to_the_system():
 
 def test_a_run_releases_free_memory_before_scoring(tmp_path, monkeypatch):
     import judgebench
-    from judgebench import pipeline
+    from judgebench.judging import pipeline
 
     calls: list[int] = []
     monkeypatch.setattr(pipeline, "release_free_memory", lambda: calls.append(1))

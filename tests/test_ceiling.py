@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from judgebench.ceiling import (
+from judgebench.core.records import JudgmentRecord
+from judgebench.scoring.ceiling import (
     LINEAR,
     NOMINAL,
     Pair,
@@ -24,8 +25,7 @@ from judgebench.ceiling import (
     score_votes,
     value_counts,
 )
-from judgebench.metrics import cohen_kappa
-from judgebench.records import JudgmentRecord
+from judgebench.scoring.metrics import cohen_kappa
 
 CODE = {"A": 0, "TIE": 1, "B": 2}
 
@@ -190,7 +190,7 @@ def test_intervals_resample_pairs_and_are_seeded():
         assert value.ci_low is not None and value.ci_low <= value.value <= value.ci_high
         assert value.ci_high - value.ci_low > 0.01
     # A naive bootstrap of the leave-one-out figure over pairs, same seeded draws (resampling.py, batch 100).
-    from judgebench.resampling import percentile_interval, resample_batches
+    from judgebench.stats.resampling import percentile_interval, resample_batches
 
     per_pair = [_plain_leave_one_out([{a: v[0] for a, v in p.votes.items()}])[0] for p in pairs]
     means = [np.mean([per_pair[i] for i in row]) for batch in resample_batches(len(pairs), 200, 7, 100) for row in batch]
@@ -205,7 +205,7 @@ def test_one_label_records_have_no_human_figures():
 
 def test_the_resamples_alpha_formula_equals_the_package_on_weighted_pairs():
     """Intervals use alpha from the resample's coincidence matrix; it must be the package's figure."""
-    from judgebench.agreement import alpha_from_coincidences, coincidences
+    from judgebench.stats.agreement import alpha_from_coincidences, coincidences
 
     pairs = _random_pairs(5, n=60)
     counts = value_counts(pairs)

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from helpers import sci_row, write_jsonl
 
-from judgebench.cli import main
-from judgebench.errors import JudgebenchError
-from judgebench.loading import load_examples
-from judgebench.tasks import get_task as load_task
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.tasks.loading import load_examples
+from judgebench.tasks.registry import get_task as load_task
 
 PAD = "x" * 4000  # ~4 KB per row: 3,000 rows are past datasets' first 10 MB block
 
@@ -88,6 +88,6 @@ def test_the_first_block_size_is_datasets_own():
     """Files up to FIRST_BLOCK bytes are not checked: datasets must type them as one block."""
     from datasets.packaged_modules.json.json import JsonConfig
 
-    from judgebench.cell_types import FIRST_BLOCK
+    from judgebench.tasks.cell_types import FIRST_BLOCK
 
     assert JsonConfig().chunksize == FIRST_BLOCK

@@ -11,9 +11,9 @@ import pytest
 from helpers import SHARED_DATA, sci_row, write_jsonl
 from openai_server import Behaviour, FakeOpenAIServer
 
-from judgebench.cli import main
-from judgebench.files import read_models_jsonl
-from judgebench.records import JudgmentRecord
+from judgebench.cli.main import main
+from judgebench.core.files import read_models_jsonl
+from judgebench.core.records import JudgmentRecord
 
 
 def run_cli(*args: str) -> int:

@@ -18,19 +18,19 @@ import pytest
 from scipy.stats import binomtest
 from test_submit import edit_samples, make_run
 
-from judgebench.cli import main
-from judgebench.compare import compare_runs
-from judgebench.errors import JudgebenchError
-from judgebench.files import read_models_jsonl
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import read_models_jsonl
+from judgebench.core.records import ORDERS, JudgmentRecord, swap_verdict
 from judgebench.judges.replay import ReplayJudge, load_recordings
-from judgebench.paired import (
+from judgebench.scoring.compare import compare_runs
+from judgebench.scoring.score import rescore_run
+from judgebench.stats.paired import (
     mcnemar_exact,
     paired_bootstrap_ci,
     paired_test,
     sign_flip_exact,
 )
-from judgebench.records import ORDERS, JudgmentRecord, swap_verdict
-from judgebench.scoring import rescore_run
 
 REPO = Path(__file__).resolve().parents[1]
 RECORDINGS = Path(__file__).resolve().parent / "recordings"
@@ -310,8 +310,8 @@ def test_compare_refuses_different_tasks(longer_shorter, tmp_path, capsys):
 def test_replay_judge_serves_recordings_and_reports_unrecorded_prompts(longer_shorter):
     import asyncio
 
+    from judgebench.core.records import JudgeRequest
     from judgebench.judges import JudgeCallError, make_judge
-    from judgebench.records import JudgeRequest
 
     longer, _ = longer_shorter
     judge = make_judge(f"replay/{longer}")

@@ -9,14 +9,14 @@ from pathlib import Path
 
 from openai_server import Behaviour, FakeOpenAIServer
 
-from judgebench.cli import main
+from judgebench.cli.main import main
+from judgebench.core.records import JudgeRequest
 from judgebench.judges.prices import cost_map_prices
 from judgebench.judges.tokens import DEFAULT_OUTPUT_BUDGET
-from judgebench.judgments import plan_requests
-from judgebench.loading import load_examples
-from judgebench.prompts import load_prompt
-from judgebench.records import JudgeRequest
-from judgebench.tasks import get_task
+from judgebench.judging.judgments import plan_requests
+from judgebench.judging.prompts import load_prompt
+from judgebench.tasks.loading import load_examples
+from judgebench.tasks.registry import get_task
 
 
 def rendered(limit: int) -> list[JudgeRequest]:

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from judgebench.diagnostics import diagnose, leaderboard_columns
-from judgebench.errors import NumericError
-from judgebench.ratings import fit_bt
-from judgebench.records import JudgmentRecord, swap_verdict
+from judgebench.core.errors import NumericError
+from judgebench.core.records import JudgmentRecord, swap_verdict
+from judgebench.scoring.diagnostics import diagnose, leaderboard_columns
+from judgebench.stats.ratings import fit_bt
 
 
 def record(example_id: str, order: str, verdict: str | None, label: str, length_a: int,

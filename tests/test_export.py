@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from test_submit import make_run
 
-from judgebench.cli import main
-from judgebench.export import hub_license, records_to_rows, rows_to_records
-from judgebench.files import read_models_jsonl
-from judgebench.records import JudgmentRecord
+from judgebench.cli.main import main
+from judgebench.core.files import read_models_jsonl
+from judgebench.core.records import JudgmentRecord
+from judgebench.publish.export import hub_license, records_to_rows, rows_to_records
 
 
 @pytest.fixture(scope="module")
@@ -84,8 +84,8 @@ def test_export_errors_are_one_line(tmp_path, capsys):
 def test_dataset_card_escapes_a_hostile_judge_id_and_marks_it_self_reported(runs):
     import yaml
 
-    from judgebench.export import dataset_card
-    from judgebench.records import RunResult
+    from judgebench.core.records import RunResult
+    from judgebench.publish.export import dataset_card
 
     result = RunResult.model_validate_json((runs["sciarena_eval"] / "results.json").read_text())
     hostile = 'x"\nlicense: apache-2.0\n| forged | row |<script>'

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from helpers import sci_row, write_jsonl
 
-from judgebench import example_cache, loading, preload
-from judgebench.errors import JudgebenchError
-from judgebench.loading import load_examples
-from judgebench.tasks import get_task
+from judgebench.core import preload
+from judgebench.core.errors import JudgebenchError
+from judgebench.tasks import example_cache, loading
+from judgebench.tasks.loading import load_examples
+from judgebench.tasks.registry import get_task
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -154,8 +155,8 @@ def test_a_rerun_on_a_stored_file_does_not_import_datasets(tmp_path, cache_home)
     data = write_jsonl(tmp_path / "pairs.jsonl", [sci_row(i, vote="AB"[i % 2]) for i in range(5)])
     script = textwrap.dedent(f"""
         import sys
-        from judgebench.loading import load_examples
-        from judgebench.tasks import get_task
+        from judgebench.tasks.loading import load_examples
+        from judgebench.tasks.registry import get_task
         loaded = load_examples(get_task("sciarena_eval"), dataset_path={str(data)!r})
         print(len(loaded.examples), "datasets" in sys.modules)
     """)
@@ -200,11 +201,11 @@ def test_a_failing_preload_import_is_left_to_the_real_import(tmp_path, monkeypat
 
 
 def test_preload_names_only_what_scoring_imports():
-    source = (REPO / "src" / "judgebench" / "scoring.py").read_text()
-    fits = (REPO / "src" / "judgebench" / "ratings.py").read_text()  # the diagnostics' Bradley-Terry point fits
+    source = (REPO / "src" / "judgebench" / "scoring" / "score.py").read_text()
+    fits = (REPO / "src" / "judgebench" / "stats" / "ratings.py").read_text()  # the diagnostics' Bradley-Terry point fits
     for name in preload.SCORING:
         if name.startswith("judgebench."):
-            assert f"from .{name.removeprefix('judgebench.')} import" in source, name
+            assert f"from {name} import" in source, name
         else:  # a library a point fit imports where it is used
             package, module = name.rsplit(".", 1)
             assert f"from {package} import {module}" in fits, name

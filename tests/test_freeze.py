@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from judgebench.cli import main
-from judgebench.freeze import freeze_split
-from judgebench.votes import Vote, write_votes
+from judgebench.cli.main import main
+from judgebench.human.freeze import freeze_split
+from judgebench.tasks.votes import Vote, write_votes
 
 FIELDS = ["phys", "bio"] * 4  # p0 phys, p1 bio, ...
 
@@ -100,9 +100,9 @@ def test_votes_cast_on_the_page_export_freeze_and_run(tmp_path: Path) -> None:
     """The loop after voting: votes sent to the server (as left/right on the page) -> export -> freeze -> run."""
     from annotate_helpers import pair_rows, post_vote, serving
 
-    from judgebench.annotate.assign import shown_order
-    from judgebench.annotate.export import export_votes
-    from judgebench.annotate.store import Store
+    from judgebench.human.annotate.assign import shown_order
+    from judgebench.human.annotate.export import export_votes
+    from judgebench.human.annotate.store import Store
 
     rows = pair_rows(6)
     store = Store(tmp_path / "v.sqlite")

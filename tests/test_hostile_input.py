@@ -15,10 +15,10 @@ import pytest
 from helpers import sci_row, write_jsonl
 from openai_server import Behaviour, FakeOpenAIServer
 
-from judgebench.cli import main
-from judgebench.files import read_models_jsonl
-from judgebench.records import JudgmentRecord
-from judgebench.resources import prompts_dir, tasks_dir
+from judgebench.cli.main import main
+from judgebench.core.files import read_models_jsonl
+from judgebench.core.records import JudgmentRecord
+from judgebench.core.resources import prompts_dir, tasks_dir
 
 DEMO = ("run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--quiet")
 
@@ -292,14 +292,14 @@ def test_output_write_failure_keeps_the_judgments(tmp_path):
     # The disk "fills up" once judging is done: the child lowers its file-size limit then.
     script = (
         "import resource, sys\n"
-        "import judgebench.pipeline as p\n"
+        "import judgebench.judging.pipeline as p\n"
         "judge = p.run_requests\n"
         "def judge_then_fill_disk(*a, **k):\n"
         "    out = judge(*a, **k)\n"
         "    resource.setrlimit(resource.RLIMIT_FSIZE, (120_000, resource.RLIM_INFINITY))\n"
         "    return out\n"
         "p.run_requests = judge_then_fill_disk\n"
-        "from judgebench.cli import main\n"
+        "from judgebench.cli.main import main\n"
         "sys.exit(main(sys.argv[1:]))\n"
     )
     env = {**os.environ, "TMPDIR": str(tmp_path)}
@@ -507,7 +507,7 @@ def test_crafted_keys_in_samples_give_one_printable_line(demo_run, tmp_path, cap
 def test_line_separators_inside_answers_are_not_line_ends(demo_run, tmp_path, capsys):
     """U+2028, U+2029 and NEL are legal raw inside JSON strings and `run` writes them raw: every reader
     (lean and full) splits samples at line feeds only, so compare and score read the same judgments."""
-    from judgebench.rundir import read_samples
+    from judgebench.core.rundir import read_samples
 
     odd = '"[[A]] because\u2028first\u2029second\x85third"'
     run = _edited_run(demo_run, tmp_path, lambda lines: [_set(line, raw=odd) if i % 2 == 0 else line
@@ -522,7 +522,7 @@ def test_line_separators_inside_answers_are_not_line_ends(demo_run, tmp_path, ca
 def test_a_rescore_keeps_lines_with_carriage_returns_between_tokens(demo_run, tmp_path):
     """A line with a raw CR between its JSON tokens (JSON whitespace) reads as one line; when a re-score
     rewrites samples.jsonl (a verdict parsed anew), it splits the file the same way and keeps every text."""
-    from judgebench.rundir import read_samples
+    from judgebench.core.rundir import read_samples
 
     def edit(lines: list[str]) -> list[str]:
         first = _set(lines[0], verdict='"B"' if json.loads(lines[0])["verdict"] == "A" else '"A"')

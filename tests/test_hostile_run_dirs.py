@@ -19,10 +19,10 @@ import pytest
 from helpers import sci_row, write_jsonl
 from openai_server import Behaviour, FakeOpenAIServer
 
-from judgebench.cli import main
-from judgebench.files import NotRegularFile, regular_text
+from judgebench.cli.main import main
+from judgebench.core.files import NotRegularFile, regular_text
+from judgebench.core.records import COUNT_MAX, reported_amount, reported_count
 from judgebench.judges.prices import price
-from judgebench.records import COUNT_MAX, reported_amount, reported_count
 
 DEMO = ("run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--quiet")
 
@@ -171,12 +171,12 @@ def test_report_folder_taken_by_a_file_in_the_run(tmp_path, demo_run, capsys):
 
 
 def test_an_os_error_the_command_did_not_foresee_is_one_line(tmp_path, demo_run, capsys, monkeypatch):
-    import judgebench.report
+    import judgebench.publish.report
 
     def disk_full(path, text):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
-    monkeypatch.setattr(judgebench.report, "write_atomic", disk_full)
+    monkeypatch.setattr(judgebench.publish.report, "write_atomic", disk_full)
     run = copy_run(demo_run, tmp_path / "run")
     assert run_cli("report", run) == 2
     line = one_error_line(capsys)
@@ -328,7 +328,7 @@ def test_compare_output_never_replaces_what_is_not_a_regular_file(tmp_path, demo
 
 
 def test_a_write_that_fails_names_the_file_not_its_temp_copy(tmp_path, monkeypatch):
-    from judgebench.files import write_atomic
+    from judgebench.core.files import write_atomic
 
     def full(fd):
         raise OSError(errno.ENOSPC, "No space left on device")

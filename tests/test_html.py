@@ -8,14 +8,14 @@ import re
 import pytest
 from helpers import start_chromium
 
-from judgebench.html import (
+from judgebench.publish.html import (
     dimensions_of,
     format_value,
     headline_of,
     table_views,
     to_html,
 )
-from judgebench.tables import write_leaderboards
+from judgebench.publish.tables import write_leaderboards
 
 
 def _run_row(judge: str, acc: float, kind: str = "run", **extra) -> dict:
@@ -240,7 +240,7 @@ HOSTILE = "evil|judge\n| forged | row |\n<script>alert(1)</script><img src=x one
 
 
 def test_markdown_cells_escape_pipes_newlines_and_html():
-    from judgebench.tables import md_escape, to_markdown
+    from judgebench.publish.tables import md_escape, to_markdown
 
     rows = [_run_row(HOSTILE, 61.25, **{"subject=<b>x|y</b>": 50.0}), {"kind": "reported", "judge": HOSTILE, "dataset": "paper", "source": "a|b"}]
     markdown = to_markdown("sciarena_eval", rows)
@@ -291,7 +291,7 @@ def test_csv_text_cells_cannot_be_spreadsheet_formulas():
     import csv
     import io
 
-    from judgebench.tables import to_csv
+    from judgebench.publish.tables import to_csv
 
     text = to_csv([_run_row("=HYPERLINK(\"http://x\")", 61.25), _run_row("@SUM(1)", 50.0, position_bias=-0.5)])
     rows = list(csv.DictReader(io.StringIO(text)))
@@ -303,7 +303,7 @@ PHISH = "[verified by OpenAI](https://evil.example/phish) ![x](https://evil.exam
 
 
 def test_markdown_cells_form_no_link_image_autolink_or_emphasis():
-    from judgebench.tables import md_escape, to_markdown
+    from judgebench.publish.tables import md_escape, to_markdown
 
     names = [PHISH, "<https://evil.example>", "www.evil.example", "mail me@evil.example", "**bold** _em_ ~~gone~~", "[x]: https://evil.example"]
     markdown = to_markdown("sciarena_eval", [_run_row(name, 61.25) for name in names])
@@ -319,7 +319,7 @@ def test_csv_line_breaks_cannot_forge_a_row_or_a_formula():
     import csv
     import io
 
-    from judgebench.tables import to_csv
+    from judgebench.publish.tables import to_csv
 
     names = ["nice-judge\r=2+2", "a\n=HYPERLINK(1)", "b\r\n@SUM(1)", "c\u2028-1+1", " =1+1", "\uff1d1+1"]
     text = to_csv([_run_row(name, 61.25) for name in names])

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from annotate_helpers import pair_rows, post_vote, serving
 
-from judgebench.annotate.assign import Rules, shown_order
-from judgebench.annotate.store import Store
-from judgebench.cli import main
-from judgebench.errors import JudgebenchError
-from judgebench.freeze import read_flagged
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.human.annotate.assign import Rules, shown_order
+from judgebench.human.annotate.store import Store
+from judgebench.human.freeze import read_flagged
 
 # p -> the three honest annotators' votes (T: tie); "spam" votes on every pair as well
 PLANNED = {"p0": "AAB", "p1": "BBA", "p2": "ABT", "p3": "AAA", "p4": "BBB", "p5": "BAB"}

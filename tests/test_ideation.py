@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from openai_server import Behaviour, FakeOpenAIServer
 
-from judgebench.cli import main
-from judgebench.files import read_models_jsonl
-from judgebench.records import JudgmentRecord
-from judgebench.resources import tasks_dir
+from judgebench.cli.main import main
+from judgebench.core.files import read_models_jsonl
+from judgebench.core.records import JudgmentRecord
+from judgebench.core.resources import tasks_dir
 
 DIMENSIONS = ["overall_quality", "novelty", "feasibility", "significance", "specificity"]
 DEMO = tasks_dir() / "demo" / "ideation_arena_eval_demo.jsonl"

@@ -22,8 +22,8 @@ import judgebench
 CHILD = r"""
 import os, sys, time
 from pathlib import Path
-from judgebench import pipeline
-from judgebench.cli import main
+from judgebench.judging import pipeline
+from judgebench.cli.main import main
 
 SENT = Path(sys.argv.pop(1))
 

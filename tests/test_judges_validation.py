@@ -16,9 +16,9 @@ import pytest
 from openai_server import Behaviour, FakeOpenAIServer
 from test_cost_estimates import chars_tokens, rendered
 
-from judgebench.cli import main
-from judgebench.costplot import PLOT_STEM
+from judgebench.cli.main import main
 from judgebench.judges.prices import cost_map_prices
+from judgebench.publish.costplot import PLOT_STEM
 
 
 def run(api_base: str, out: Path, *extra: str, judges: tuple[str, ...] = ("openai/gpt-4o-mini",), limit: int = 10) -> int:

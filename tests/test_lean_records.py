@@ -9,11 +9,11 @@ import re
 
 import pytest
 
-from judgebench.errors import JudgebenchError
-from judgebench.files import write_models_jsonl
-from judgebench.lean_records import LeanRecord, NotCanonical
-from judgebench.records import COUNT_MAX, JudgmentRecord
-from judgebench.rundir import read_samples
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import write_models_jsonl
+from judgebench.core.lean_records import LeanRecord, NotCanonical
+from judgebench.core.records import COUNT_MAX, JudgmentRecord
+from judgebench.core.rundir import read_samples
 
 
 def _record(i: int, **changes) -> JudgmentRecord:
@@ -172,7 +172,7 @@ def test_the_mirror_carries_the_models_bounds_and_refuses_any_other_constraint()
     import annotated_types
     import msgspec
 
-    from judgebench.lean_records import _CANONICAL, _mirrored
+    from judgebench.core.lean_records import _CANONICAL, _mirrored
 
     types_ = {f.name: str(f.type) for f in msgspec.structs.fields(_CANONICAL)}
     assert "Meta(ge=0, le=9007199254740992)" in types_["length_a"] and "Optional" in types_["citations_a"]

@@ -19,14 +19,14 @@ import pytest
 from openai_server import Behaviour, FakeOpenAIServer, judge_request, verdict_parses
 
 from judgebench.calls import RunnerOptions, run_requests
-from judgebench.errors import JudgebenchError
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import JudgeReply
 from judgebench.judges import make_judge
 from judgebench.judges.args import convert_judge_args
 from judgebench.judges.base import JudgeCallError
 from judgebench.judges.llm import LiteLLMJudge
 from judgebench.judges.openai_transport import OPENAI_CLIENTS_PER_LOOP
 from judgebench.judges.prices import cost_map_prices
-from judgebench.records import JudgeReply
 
 TRANSPORTS = ["openai", "litellm"]
 SECRET = "sk-PLANTED-SECRET-123"
@@ -415,7 +415,7 @@ URL_SECRETS = ("URLPASS-1", "TOK-SECRET-7", "SIG-SECRET-8")
 
 
 def test_redact_url_masks_userinfo_and_query_values() -> None:
-    from judgebench.secrets import redact_url
+    from judgebench.core.secrets import redact_url
 
     url = "https://bob:URLPASS-1@proxy.example/v1?token=TOK-SECRET-7&sig=SIG-SECRET-8&flag"
     assert redact_url(url) == "https://***@proxy.example/v1?token=***&sig=***&flag"

@@ -7,8 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from judgebench.judgment_table import example_table
-from judgebench.metrics import (
+from judgebench.core.records import JudgmentRecord, swap_verdict
+from judgebench.scoring.judgment_table import example_table
+from judgebench.scoring.metrics import (
     cohen_kappa,
     confusion_matrix,
     exact_score,
@@ -18,8 +19,7 @@ from judgebench.metrics import (
     score_records,
     soft_score,
 )
-from judgebench.records import JudgmentRecord, swap_verdict
-from judgebench.usage import summarize_counts, summarize_usage
+from judgebench.scoring.usage import summarize_counts, summarize_usage
 
 DIM = "overall"
 

@@ -16,10 +16,10 @@ from helpers import sci_row, write_jsonl
 from openai_server import Behaviour, FakeOpenAIServer
 
 from judgebench.api import build_leaderboard, evaluate_judges
-from judgebench.cli import main
-from judgebench.errors import JudgebenchError
-from judgebench.multirun import judge_dir_names, read_judges_file
-from judgebench.rundir import read_run
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.rundir import read_run
+from judgebench.judging.multirun import judge_dir_names, read_judges_file
 
 N = 8  # examples q0..q7; label A for odd i, B for even i
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from judgebench.cli import build_parser, main
+from judgebench.cli.main import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -172,7 +172,7 @@ def test_every_flag_has_help_text():
 def test_runner_options_are_reachable_as_the_readme_writes_them():
     # README: `runner=judgebench.calls.RunnerOptions(concurrency=32, ...)` after `import judgebench`
     code = ("import judgebench; o = judgebench.calls.RunnerOptions(concurrency=32); print(o.concurrency); "
-            "import sys; print('judgebench.rubric' in sys.modules)")
+            "import sys; print('judgebench.kinds.rubric' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["32", "False"]

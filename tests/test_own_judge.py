@@ -223,7 +223,7 @@ def test_a_reply_that_cannot_be_accounted_for_fails_that_call(tmp_path, answer, 
 
 
 def judgebench_reply(**fields):
-    from judgebench.records import JudgeReply
+    from judgebench.core.records import JudgeReply
 
     return JudgeReply(**fields)
 

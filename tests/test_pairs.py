@@ -16,8 +16,8 @@ import pytest
 from helpers import write_jsonl
 from openai_server import Behaviour, FakeOpenAIServer
 
-from judgebench.cli import main
-from judgebench.pairs import Answer, Question, make_pairs
+from judgebench.cli.main import main
+from judgebench.human.pairs import Answer, Question, make_pairs
 
 MODELS = ["openai/m1", "openai/m2", "openai/m3", "openai/m4"]
 

@@ -16,20 +16,21 @@ import pytest
 from test_submit import edit_samples, make_run
 
 from judgebench.api import build_leaderboard, build_panel, compare_runs
-from judgebench.cli import main
-from judgebench.errors import JudgebenchError, Rejected
-from judgebench.files import read_models_jsonl
-from judgebench.panel_rules import aggregate_votes
-from judgebench.panel_stats import fleiss_kappa
-from judgebench.records import (
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError, Rejected
+from judgebench.core.files import read_models_jsonl
+from judgebench.core.records import (
     DatasetInfo,
     JudgmentRecord,
     RunConfig,
     swap_verdict,
 )
-from judgebench.rundir import read_run, run_task_spec, write_run
-from judgebench.scoring import rescore_run, score
-from judgebench.verify import validate_run
+from judgebench.core.rundir import read_run, write_run
+from judgebench.publish.verify import validate_run
+from judgebench.scoring.panel_rules import aggregate_votes
+from judgebench.scoring.panel_stats import fleiss_kappa
+from judgebench.scoring.score import rescore_run, score
+from judgebench.tasks.registry import run_task_spec
 
 TRI_TASK = """\
 name: tri_task

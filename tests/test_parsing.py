@@ -1,4 +1,4 @@
-"""Tests for the strict verdict parser (judgebench.parsing).
+"""Tests for the strict verdict parser (judgebench.core.parsing).
 
 Each row states the raw judge output, the allowed verdicts and the expected
 result explicitly. None means the runner records the judgment as INVALID.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from judgebench.parsing import (
+from judgebench.core.parsing import (
     parse_joint_verdicts,
     parse_reply,
     parse_verdict,

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 import judgebench
-from judgebench import judgment_table
-from judgebench.diagnostics import diagnose
-from judgebench.errors import JudgebenchError
-from judgebench.metrics import confusion_matrix, score_records
-from judgebench.prompts import _ENV, build_request, load_prompt
-from judgebench.records import PairExample
-from judgebench.resources import prompts_dir
-from judgebench.rundir import TEXT_FIELDS, read_samples
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import PairExample
+from judgebench.core.resources import prompts_dir
+from judgebench.core.rundir import TEXT_FIELDS, read_samples
+from judgebench.judging.prompts import _ENV, build_request, load_prompt
+from judgebench.scoring.diagnostics import diagnose
+from judgebench.scoring.metrics import confusion_matrix, score_records
+from judgebench.scoring import judgment_table
 
 EXAMPLE = PairExample(
     id="e1", question="Why {{ not }} rendered?", response_a="First <b>answer</b> [1].", response_b="Second, longer answer.",

@@ -6,11 +6,11 @@ import asyncio
 
 import pytest
 
-from judgebench.errors import JudgebenchError
-from judgebench.features import count_citations
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import PairExample
 from judgebench.judges import make_judge
-from judgebench.prompts import build_request, load_prompt
-from judgebench.records import PairExample
+from judgebench.judging.prompts import build_request, load_prompt
+from judgebench.tasks.features import count_citations
 
 
 def _example(**changes) -> PairExample:

@@ -8,14 +8,18 @@ from pathlib import Path
 import pytest
 from helpers import sci_row, write_jsonl
 
-from judgebench.cli import main
-from judgebench.leaderboard import BASELINE_JUDGES, baseline_metrics, collect_tables
-from judgebench.protocols import protocol_figure
-from judgebench.records import JudgmentRecord
-from judgebench.rundir import read_run
-from judgebench.submit import rebuild_tables
-from judgebench.tables import to_markdown
-from judgebench.tasks import get_task
+from judgebench.cli.main import main
+from judgebench.core.records import JudgmentRecord
+from judgebench.core.rundir import read_run
+from judgebench.publish.leaderboard import (
+    BASELINE_JUDGES,
+    baseline_metrics,
+    collect_tables,
+)
+from judgebench.publish.protocols import protocol_figure
+from judgebench.publish.submit import rebuild_tables
+from judgebench.publish.tables import to_markdown
+from judgebench.tasks.registry import get_task
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "leaderboards"
 

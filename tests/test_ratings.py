@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgebench.errors import NumericError
-from judgebench.ratings import (
+from judgebench.core.errors import NumericError
+from judgebench.stats.ratings import (
     _build_design,
     _resample_chunks,
     bootstrap_bt,

@@ -11,11 +11,11 @@ import pytest
 from openai_server import Behaviour, FakeOpenAIServer, judge_request
 
 from judgebench.calls.cache import cache_key
-from judgebench.cli import main
+from judgebench.cli.main import main
+from judgebench.core.records import JudgeReply, JudgmentRecord
 from judgebench.judges.llm import LiteLLMJudge
 from judgebench.judges.reasoning import is_truncated, response_details
-from judgebench.records import JudgeReply, JudgmentRecord
-from judgebench.scoring import rescore_run
+from judgebench.scoring.score import rescore_run
 
 THOUGHT = "Let me weigh both. Response B looks better at first: [[B]]. On reflection, A."
 

@@ -20,12 +20,12 @@ from openai_server import Behaviour, FakeOpenAIServer
 from judgebench.api import evaluate, score_run
 from judgebench.calls import RunnerOptions
 from judgebench.calls.cache import cache_key
-from judgebench.cli import main
-from judgebench.files import read_models_jsonl
-from judgebench.records import JudgmentRecord
-from judgebench.report import write_report
-from judgebench.rundir import read_run
-from judgebench.stability import stability_summary
+from judgebench.cli.main import main
+from judgebench.core.files import read_models_jsonl
+from judgebench.core.records import JudgmentRecord
+from judgebench.core.rundir import read_run
+from judgebench.publish.report import write_report
+from judgebench.scoring.repeats import stability_summary
 
 
 def rec(example: str, repeat: int, vote: str, label: str) -> JudgmentRecord:
@@ -181,7 +181,7 @@ def test_a_judgment_twice_in_the_repeats_file_is_refused(tmp_path, capsys):
 
 
 def test_the_repeats_cost_line_says_no_tokens_were_reported_rather_than_unpriced():
-    from judgebench.stability import format_stability
+    from judgebench.scoring.repeats import format_stability
 
     records = [rec(e, r, "A", "A") for e in ("e1", "e2") for r in range(2)]  # no tokens, no cost: a built-in judge
     s = stability_summary(records, 2, headline="accuracy", both_bad="tie", allow_tie=False)

@@ -10,10 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgebench import report
-from judgebench.errors import JudgebenchError
-from judgebench.files import write_json, write_models_jsonl
-from judgebench.records import (
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import write_json, write_models_jsonl
+from judgebench.core.records import (
     Counts,
     DatasetInfo,
     JudgmentRecord,
@@ -22,6 +21,7 @@ from judgebench.records import (
     Usage,
     swap_verdict,
 )
+from judgebench.publish import report
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

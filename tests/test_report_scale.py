@@ -9,8 +9,9 @@ import pytest
 from scipy.special import expit
 from test_score_scale import _records
 
-from judgebench import diagnostics, exact_sums, ratings
-from judgebench.resampling import batch_free, resample_batches
+from judgebench.scoring import diagnostics
+from judgebench.stats import exact_sums, ratings
+from judgebench.stats.resampling import batch_free, resample_batches
 
 # ---------------------------------------------------------------- draws and compact columns
 
@@ -237,8 +238,8 @@ def test_separated_style_bootstrap_equals_the_original_newton(monkeypatch):
 def test_lean_records_intern_model_names_as_intern_short_does():
     import sys
 
-    from judgebench.bulk import intern_short
-    from judgebench.lean_records import LeanRecord
+    from judgebench.core.bulk import intern_short
+    from judgebench.core.lean_records import LeanRecord
 
     short, long = "".join(["model", "-x"]), "m" * 129  # built at run time: not interned by the compiler
     record = _records(1)[0].model_copy(update={"model_a": short, "model_b": long})
@@ -264,7 +265,7 @@ def test_fits_at_several_penalties_equal_one_fit_each():
 def _original_codes(recs):
     from operator import attrgetter
 
-    from judgebench.judgment_table import _STATUS_CODE, CODE
+    from judgebench.scoring.judgment_table import _STATUS_CODE, CODE
 
     _CALL = attrgetter("status", "verdict", "verdict_shown")
     out = np.full((len(recs), 3), -1, dtype=np.int64)
@@ -279,7 +280,7 @@ def _original_codes(recs):
 
 
 def test_order_codes_equal_the_row_by_row_original():
-    from judgebench.judgment_table import _codes
+    from judgebench.scoring.judgment_table import _codes
 
     recs = _records(300, seed=7)  # answered, invalid and failed judgments
     mixed = [None if i % 7 == 0 else r for i, r in enumerate(recs)]
@@ -292,8 +293,8 @@ def test_order_codes_equal_the_row_by_row_original():
 
 
 def test_reparse_with_a_memo_equals_each_parse_alone():
-    from judgebench.scoring import reparse_record
-    from judgebench.tasks import get_task
+    from judgebench.scoring.score import reparse_record
+    from judgebench.tasks.registry import get_task
 
     spec = get_task("sciarena_eval")
     raws = ["[[A]]", "[[B]]", "no verdict here", "[[A]]", None, "Final: [[B]]", "[[B]]"]

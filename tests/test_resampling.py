@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from judgebench.cli import main
-from judgebench.metrics import _bootstrap_ci, _ratio_statistic
-from judgebench.resampling import percentile_interval, resample_batches
+from judgebench.cli.main import main
+from judgebench.scoring.metrics import _bootstrap_ci, _ratio_statistic
+from judgebench.stats.resampling import percentile_interval, resample_batches
 
 
 def test_batches_cover_the_requested_resamples_from_one_seeded_stream():

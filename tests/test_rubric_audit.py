@@ -17,7 +17,7 @@ from openai_server import Behaviour, FakeOpenAIServer, scripted_by_marker
 from scipy import stats
 
 from judgebench.calls import RunnerOptions
-from judgebench.rubric.run import RubricRunRequest, read_rubric_run, run_rubric
+from judgebench.kinds.rubric.run import RubricRunRequest, read_rubric_run, run_rubric
 
 TASK = """\
 kind: rubric
@@ -211,7 +211,7 @@ def test_every_calibration_figure_matches_a_plain_recomputation(audited, level):
     assert got["spearman"] == pytest.approx(stats.spearmanr(j, e)[0])
     assert got["kendall"] == pytest.approx(stats.kendalltau(j, e)[0])
     # the cluster bootstrap, done the slow plain way: draw problems, expand, recompute (seed 7, 300 draws)
-    from judgebench.resampling import resample_batches
+    from judgebench.stats.resampling import resample_batches
 
     names = sorted(set(cluster))
     members = {n: [i for i, c in enumerate(cluster) if c == n] for n in names}
@@ -265,7 +265,7 @@ def test_slices_system_level_and_model_ranks_match_a_plain_recomputation(audited
 
 def test_rubric_compare_direction_below_zero_means_candidate_closer(audited, tmp_path, capsys):
     """A judge with the experts' own scores against the scripted judge: the candidate is closer."""
-    from judgebench.cli import main
+    from judgebench.cli.main import main
 
     tmp, rows, _, _, _ = audited
     script = {marker(uid): [reply(row, row["gold"])] for uid, row in rows.items()}

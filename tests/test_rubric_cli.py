@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from judgebench.cli import main
-from judgebench.errors import JudgebenchError, Rejected
-from judgebench.rubric.run import read_rubric_run
-from judgebench.rubric.spec import data_path, get_rubric_task, load_responses
-from judgebench.rubric.verify import verify_rubric_run
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError, Rejected
+from judgebench.kinds.rubric.run import read_rubric_run
+from judgebench.kinds.rubric.spec import data_path, get_rubric_task, load_responses
+from judgebench.kinds.rubric.verify import verify_rubric_run
 
 
 def demo_run(tmp_path: Path, judge: str, name: str) -> Path:
@@ -122,7 +122,7 @@ def test_a_rubric_task_given_to_the_pairwise_run_points_to_the_rubric_command(tm
 
 
 def test_published_rubric_tables_are_rebuilt_by_code(tmp_path):
-    from judgebench.rubric.verify import rebuild
+    from judgebench.kinds.rubric.verify import rebuild
 
     board = Path(__file__).resolve().parents[1] / "leaderboards"
     written = rebuild(board, tmp_path)
@@ -141,7 +141,7 @@ def test_the_documented_worked_example_gives_the_hand_computed_figure(tmp_path, 
 
 @pytest.mark.parametrize(("field", "value", "check"), [("task", "../rubric/rubric_demo", "task"), ("judge", "..", "judge")])
 def test_submit_refuses_names_that_would_leave_the_board(full_credit, tmp_path, field, value, check):
-    from judgebench.rubric.verify import submit_rubric
+    from judgebench.kinds.rubric.verify import submit_rubric
 
     copy = tampered(full_credit, tmp_path, lambda lines: [line.update({field: value}) for line in lines])
     data = json.loads((copy / "results.json").read_text())
@@ -155,7 +155,7 @@ def test_submit_refuses_names_that_would_leave_the_board(full_credit, tmp_path, 
 
 
 def test_agree_of_a_run_with_itself_is_perfect_and_different_data_is_refused(full_credit, tmp_path, capsys):
-    from judgebench.rubric.board import judge_agreement
+    from judgebench.kinds.rubric.board import judge_agreement
 
     run = read_rubric_run(full_credit)
     rows = judge_agreement([run, run])

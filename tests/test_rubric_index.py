@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from judgebench.cli import main
+from judgebench.cli.main import main
 
 
 def test_leaderboard_shows_rubric_runs_beside_pairwise_ones(tmp_path, capsys):

@@ -10,11 +10,11 @@ import pytest
 from openai_server import Behaviour, FakeOpenAIServer, scripted_by_marker
 from test_rubric_server import FINAL, TASK_YAML, good, write_task
 
-from judgebench.cli import main
-from judgebench.errors import JudgebenchError
-from judgebench.rubric.records import Criterion
-from judgebench.rubric.spec import get_rubric_task, load_responses
-from judgebench.rubric.validate import Accepted, validate_reply
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.kinds.rubric.records import Criterion
+from judgebench.kinds.rubric.spec import get_rubric_task, load_responses
+from judgebench.kinds.rubric.validate import Accepted, validate_reply
 
 
 def _run_cli(tmp_path, extra, capsys, monkeypatch):
@@ -67,7 +67,7 @@ def test_parquet_file_and_dataset_folder_load_through_datasets(tmp_path):
     (folder / "my_graded.yaml").write_text(TASK_YAML.replace("graded.jsonl", "graded.parquet"), encoding="utf-8")
     datasets.Dataset.from_list(_rows_with_uneven_marks()).to_parquet(str(folder / "graded.parquet"))
     spec = get_rubric_task("my_graded", [folder])
-    from judgebench.rubric.spec import data_path
+    from judgebench.kinds.rubric.spec import data_path
 
     for path in (data_path(spec, demo=False, dataset_path=None), folder):  # the YAML's file; a folder (--dataset-path)
         r1, r2 = load_responses(spec, path)
@@ -122,8 +122,8 @@ def test_rows_unchanged_for_the_own_reader(tmp_path):
 def test_a_stopped_run_writes_partial_results_and_an_incomplete_pass_says_so(tmp_path, capsys, monkeypatch):
     """--max-failures stops the run: exit 1, partial results, every response accounted for; the system
     criterion over the scored responses alone is labelled incomplete, not a plain pass."""
-    from judgebench.rubric.board import row_of
-    from judgebench.rubric.run import read_rubric_run
+    from judgebench.kinds.rubric.board import row_of
+    from judgebench.kinds.rubric.run import read_rubric_run
 
     monkeypatch.setenv("JUDGEBENCH_CALL_WORKER", "0")
     folder = write_task(tmp_path / "tasks")

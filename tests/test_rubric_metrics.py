@@ -1,4 +1,4 @@
-"""Rubric calibration metrics hand-computed on a small table (judgebench.rubric.metrics / scoring)."""
+"""Rubric calibration metrics hand-computed on a small table (judgebench.kinds.rubric.metrics / scoring)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from judgebench.resampling import resample_batches
-from judgebench.rubric import metrics as m
-from judgebench.rubric.records import Criterion, RubricRecord
-from judgebench.rubric.scoring import (
+from judgebench.kinds.rubric import metrics as m
+from judgebench.kinds.rubric.records import Criterion, RubricRecord
+from judgebench.kinds.rubric.scoring import (
     BATCH,
     _bootstrap,
     agreement,
@@ -20,6 +19,7 @@ from judgebench.rubric.scoring import (
     system_level,
     units,
 )
+from judgebench.stats.resampling import resample_batches
 
 RUBRIC = [Criterion(id="a", max=2.0), Criterion(id="b", max=1.0)]
 

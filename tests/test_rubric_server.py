@@ -13,9 +13,9 @@ from openai_server import Behaviour, FakeOpenAIServer, scripted_by_marker
 from scipy import stats
 
 from judgebench.calls import RunnerOptions
-from judgebench.cli import main
-from judgebench.errors import JudgebenchError
-from judgebench.rubric.run import RubricRunRequest, read_rubric_run, run_rubric
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.kinds.rubric.run import RubricRunRequest, read_rubric_run, run_rubric
 
 TASK_YAML = """\
 kind: rubric
@@ -169,7 +169,7 @@ def test_bad_task_yaml_and_bad_rows_are_one_line_errors(tmp_path, capsys):
 
 def test_other_layouts_map_from_yaml_alone(tmp_path):
     """A CSV file with JSON cells, rubric items under other key names, expert scores as a list."""
-    from judgebench.rubric.spec import get_rubric_task, load_responses
+    from judgebench.kinds.rubric.spec import get_rubric_task, load_responses
 
     (tmp_path / "csv_task.yaml").write_text(
         "kind: rubric\nname: csv_task\nversion: '1'\ndataset: {path: d.csv}\n"

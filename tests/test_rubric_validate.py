@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from judgebench.rubric.records import Criterion
-from judgebench.rubric.validate import Accepted, validate_reply
+from judgebench.kinds.rubric.records import Criterion
+from judgebench.kinds.rubric.validate import Accepted, validate_reply
 
 RUBRIC = [Criterion(id="a", max=2.0), Criterion(id="b", max=1.0)]
 

@@ -12,19 +12,20 @@ import pytest
 from pydantic import BaseModel, Field, PrivateAttr
 
 import judgebench
-from judgebench import judgments, loading, prompts
-from judgebench.bulk import trusted, trusts
-from judgebench.loading import load_examples
-from judgebench.prompt_hash import chat_json, hash_messages
-from judgebench.prompts import build_request, load_prompt
-from judgebench.records import (
+from judgebench.core.bulk import trusted, trusts
+from judgebench.core.records import (
     JudgeReply,
     JudgeRequest,
     JudgmentRecord,
     PairExample,
     PairVote,
 )
-from judgebench.tasks import get_task
+from judgebench.judging import judgments, prompts
+from judgebench.judging.prompt_hash import chat_json, hash_messages
+from judgebench.judging.prompts import build_request, load_prompt
+from judgebench.tasks import loading
+from judgebench.tasks.loading import load_examples
+from judgebench.tasks.registry import get_task
 
 
 def _json_hash(messages: object) -> str:
@@ -198,7 +199,7 @@ def test_a_builtin_run_writes_the_same_samples_as_the_validating_path(tmp_path: 
 
 
 def test_fingerprint_bytes_are_the_examples_json():
-    from judgebench.stream_load import canonical
+    from judgebench.tasks.stream_load import canonical
 
     plain = EXAMPLE.model_copy(update={"votes": None})
     assert canonical(EXAMPLE) == EXAMPLE.model_dump_json().encode()
@@ -206,7 +207,7 @@ def test_fingerprint_bytes_are_the_examples_json():
 
 
 def test_lean_records_share_one_empty_earlier_list_and_keep_the_others():
-    from judgebench.lean_records import LeanRecord
+    from judgebench.core.lean_records import LeanRecord
 
     template = load_prompt("pairwise_generic.yaml")
     request = build_request(template, EXAMPLE, "AB", DIMS[:1], ["A", "B"], checked=True)  # type: ignore[arg-type]
@@ -233,7 +234,7 @@ def test_a_plain_text_part_is_rendered_once_and_any_other_part_every_time(tmp_pa
 def test_only_a_builtin_run_keeps_the_collector_paused_up_to_its_results(tmp_path: Path, monkeypatch):
     import gc
 
-    from judgebench import pipeline
+    from judgebench.judging import pipeline
 
     enabled: list[bool] = []
     real = pipeline.score

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from judgebench.rundir import (
+from judgebench.core.rundir import (
     REPEATS_FILE,
     REPORT_DIR,
     RESULTS_FILE,
@@ -51,7 +51,7 @@ def test_a_symlinked_report_folder_loses_the_link_only(tmp_path):
 
 
 def test_run_and_report_never_write_through_symlinks_out_of_the_run_folder(tmp_path, capsys):
-    from judgebench.cli import main
+    from judgebench.cli.main import main
 
     outside = tmp_path / "outside"
     outside.mkdir()

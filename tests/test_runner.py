@@ -20,9 +20,9 @@ from openai_server import Behaviour, FakeOpenAIServer, judge_request, verdict_pa
 
 from judgebench.calls import REASK_TEMPLATE, RunnerOptions, TokenBucket, run_requests
 from judgebench.calls.cache import CACHE_FILENAME, ReplyCache, cache_key
+from judgebench.core.records import JudgeReply, JudgeRequest
 from judgebench.judges.base import Judge, JudgeCallError
 from judgebench.judges.llm import LiteLLMJudge
-from judgebench.records import JudgeReply, JudgeRequest
 
 SECRET = "sk-PLANTED-SECRET-123"
 
@@ -511,7 +511,7 @@ def test_ctrl_c_returns_partial_outcome_and_in_flight_calls_are_kept(tmp_path: P
 
 
 def test_cache_dir_problem_is_a_clear_error(tmp_path: Path) -> None:
-    from judgebench.errors import JudgebenchError
+    from judgebench.core.errors import JudgebenchError
 
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("x")
@@ -743,7 +743,7 @@ UNWRITABLE_SCRIPT = textwrap.dedent(
     import resource, signal, sys
     sys.path.insert(0, {tests!r})
     from openai_server import judge_request, verdict_parses
-    from judgebench.errors import JudgebenchError
+    from judgebench.core.errors import JudgebenchError
     from judgebench.judges.llm import LiteLLMJudge
     from judgebench.calls import RunnerOptions, run_requests
 
@@ -810,7 +810,7 @@ def test_sigterm_without_the_call_worker_drains_like_ctrl_c(tmp_path: Path) -> N
     ],
 )
 def test_runner_options_validate_their_values_naming_the_flag(kwargs: dict[str, object], flag: str) -> None:
-    from judgebench.errors import JudgebenchError
+    from judgebench.core.errors import JudgebenchError
 
     with pytest.raises(JudgebenchError) as info:
         RunnerOptions(**kwargs)  # type: ignore[arg-type]

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-from judgebench import diagnostics
-from judgebench.ratings import fit_bt, paired_bootstrap_bt
-from judgebench.resampling import percentile_interval, subsample
+from judgebench.scoring import diagnostics
+from judgebench.stats.ratings import fit_bt, paired_bootstrap_bt
+from judgebench.stats.resampling import percentile_interval, subsample
 
 
 def _battles(n: int, seed: int = 1):
@@ -58,7 +58,7 @@ def test_large_runs_keep_the_full_point_and_rescale_the_subsample(monkeypatch):
 
 def test_the_subsample_rounds_split_between_child_and_parent_equal_one_process(monkeypatch):
     """The child solves the first chunk of rounds, this process the others: the same bits as one bootstrap."""
-    from judgebench import ratings
+    from judgebench.stats import ratings
 
     n, m = 3000, 1000
     monkeypatch.setattr(diagnostics, "STYLE_BOOTSTRAP_MAX", m)

@@ -13,10 +13,15 @@ from contextlib import nullcontext
 import numpy as np
 import pytest
 
-from judgebench import diagnostics, exact_sums, metrics, ratings
-from judgebench.judgment_table import dimension_tables, group_by_dimension, reuse_tables
-from judgebench.records import JudgmentRecord, swap_verdict
-from judgebench.usage import summarize_counts, summarize_usage
+from judgebench.core.records import JudgmentRecord, swap_verdict
+from judgebench.scoring import diagnostics, metrics
+from judgebench.scoring.judgment_table import (
+    dimension_tables,
+    group_by_dimension,
+    reuse_tables,
+)
+from judgebench.scoring.usage import summarize_counts, summarize_usage
+from judgebench.stats import exact_sums, ratings
 
 
 def _records(n: int, *, seed: int = 0, dimensions: tuple[str, ...] = ("overall",),
@@ -212,7 +217,7 @@ def test_blas_for_is_the_plain_context_when_not_exact():
 
 def _reference_table(by_key, both_bad):
     """The per-example table as judgment_table built it before this round: record by record."""
-    from judgebench.judgment_table import (
+    from judgebench.scoring.judgment_table import (
         _STATUS_CODE,
         _STATUSES,
         _VERDICTS,
@@ -264,7 +269,7 @@ def _reference_table(by_key, both_bad):
 @pytest.mark.parametrize("both_bad", ["tie", "exclude", "keep"])
 @pytest.mark.parametrize("case", ["both orders", "AB only", "no records"])
 def test_tables_from_extracted_values_equal_the_record_by_record_build(both_bad, case):
-    from judgebench.judgment_table import build_table, extract
+    from judgebench.scoring.judgment_table import build_table, extract
 
     recs = _records(300, seed=9)
     recs[5] = recs[5].model_copy(update={"slices": {"subject": "bio", "venue": "x"}})  # a slice on one example only
@@ -301,9 +306,9 @@ def test_score_computes_only_the_leaderboard_columns_with_the_same_values(case):
 
 
 def test_lean_reader_shares_field_sets_and_slices_and_keeps_every_value(tmp_path):
-    from judgebench.files import write_models_jsonl
-    from judgebench.lean_records import LeanRecord
-    from judgebench.rundir import TEXT_FIELDS, read_samples
+    from judgebench.core.files import write_models_jsonl
+    from judgebench.core.lean_records import LeanRecord
+    from judgebench.core.rundir import TEXT_FIELDS, read_samples
 
     recs = _records(50)
     path = tmp_path / "samples.jsonl"
@@ -323,9 +328,9 @@ def test_lean_reader_shares_field_sets_and_slices_and_keeps_every_value(tmp_path
     (lambda line: json.dumps({**json.loads(line), "lenght_a": 3}), r"samples\.jsonl:4: field 'lenght_a': Extra inputs"),
 ])
 def test_lean_reader_errors_name_file_and_line(tmp_path, edit, message):
-    from judgebench.errors import JudgebenchError
-    from judgebench.files import write_models_jsonl
-    from judgebench.rundir import read_samples
+    from judgebench.core.errors import JudgebenchError
+    from judgebench.core.files import write_models_jsonl
+    from judgebench.core.rundir import read_samples
 
     path = tmp_path / "samples.jsonl"
     write_models_jsonl(path, _records(3))
@@ -340,8 +345,8 @@ def test_lean_reader_errors_name_file_and_line(tmp_path, edit, message):
 def test_read_run_names_the_first_judgment_of_another_task_or_judge(tmp_path):
     from test_report import run_dir
 
-    from judgebench.errors import JudgebenchError
-    from judgebench.rundir import read_run
+    from judgebench.core.errors import JudgebenchError
+    from judgebench.core.rundir import read_run
 
     recs = [r.model_copy(update={"task": "demo"}) for r in _records(5)]
     recs[6] = recs[6].model_copy(update={"judge": "builtin/other"})

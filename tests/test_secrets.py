@@ -13,8 +13,8 @@ import pytest
 from helpers import sci_row, write_jsonl
 from openai_server import Behaviour, FakeOpenAIServer
 
-from judgebench.cli import main
-from judgebench.secrets import (
+from judgebench.cli.main import main
+from judgebench.core.secrets import (
     REDACTED_VALUE,
     is_secret_name,
     redact_url,

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from judgebench.cli import main
-from judgebench.costplot import CostPoint, cost_per_100_comparisons, mark_pareto
-from judgebench.errors import JudgebenchError
-from judgebench.leaderboard import build_tables
-from judgebench.records import JudgmentRecord, RunResult
-from judgebench.selfpref import FAMILY_PREFIXES, family, self_preference
-from judgebench.tables import write_leaderboards
-from judgebench.tasks import load_task_file
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import JudgmentRecord, RunResult
+from judgebench.publish.costplot import CostPoint, cost_per_100_comparisons, mark_pareto
+from judgebench.publish.leaderboard import build_tables
+from judgebench.publish.tables import write_leaderboards
+from judgebench.scoring.selfpref import FAMILY_PREFIXES, family, self_preference
+from judgebench.tasks.registry import load_task_file
 
 TASKS = Path(__file__).resolve().parents[1] / "tasks"
 

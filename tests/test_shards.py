@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import judgebench
-from judgebench.cli import main
-from judgebench.errors import JudgebenchError
-from judgebench.shards import parse_shard, select_shard
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.judging.shards import parse_shard, select_shard
 
 SAME_IN_BOTH = ("metrics", "slices", "counts", "usage", "diagnostics")
 

@@ -13,19 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from judgebench import stream_load
-from judgebench.cli import main
-from judgebench.errors import JudgebenchError
-from judgebench.lean_records import LeanRecord
-from judgebench.loading import (
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.lean_records import LeanRecord
+from judgebench.judging.shards import select_shard
+from judgebench.tasks import stream_load
+from judgebench.tasks.loading import (
     _rows_to_examples,
     check_local_file,
     fingerprint_examples,
     load_examples,
 )
-from judgebench.shards import select_shard
-from judgebench.stream_load import LazyExamples, RowSource, chunked, scan_wide
-from judgebench.tasks import get_task
+from judgebench.tasks.registry import get_task
+from judgebench.tasks.stream_load import LazyExamples, RowSource, chunked, scan_wide
 
 TASK = """\
 name: stream_synth
@@ -188,8 +188,8 @@ def test_examples_are_built_one_chunk_at_a_time(tmp_path):
 def test_a_run_judges_a_lazy_load_chunk_by_chunk(tmp_path, monkeypatch):
     """stream_judgments asks for one chunk of examples at a time: when a chunk is answered, the examples
     built so far are that chunk's and the earlier ones' only (the earlier ones already released)."""
-    from judgebench import streaming
     from judgebench.calls import run_requests
+    from judgebench.judging import streaming
 
     _task(tmp_path, _rows(23))
     monkeypatch.setattr(streaming, "CHUNK_REQUESTS_BUILTIN", 6)  # 3 examples x 2 orders per chunk
@@ -209,7 +209,7 @@ def test_a_run_judges_a_lazy_load_chunk_by_chunk(tmp_path, monkeypatch):
         return run_requests(requests, *args, **kwargs)
 
     monkeypatch.setattr(LazyExamples, "chunks", counted)
-    monkeypatch.setattr("judgebench.pipeline.run_requests", call)
+    monkeypatch.setattr("judgebench.judging.pipeline.run_requests", call)
     code = main(["run", "--tasks", "stream_synth", "--include-path", str(tmp_path / "tasks"), "--dataset-path",
                  str(tmp_path / "data.jsonl"), "--judge", "builtin/longer", "--output-path", str(tmp_path / "run"),
                  "--bootstrap", "0"])
@@ -222,7 +222,7 @@ def test_scan_reports_counts_without_holding_examples(tmp_path):
     spec, path = _task(tmp_path, _rows(9))
     from functools import partial
 
-    from judgebench.loading import wide_example
+    from judgebench.tasks.loading import wide_example
 
     source = RowSource.from_rows(json_rows(path))
     scanned = scan_wide(partial(wide_example, spec, source=path), source, limit=6)
@@ -254,7 +254,7 @@ def test_the_data_file_check_reads_blocks_and_names_the_same_offset(tmp_path, bl
 
 def test_a_lean_record_reads_like_the_record_without_texts(tmp_path):
     import judgebench
-    from judgebench.rundir import read_samples, salvage
+    from judgebench.core.rundir import read_samples, salvage
 
     run = judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=tmp_path / "run", demo=True)
     records = read_samples(run.run_dir / "samples.jsonl")

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import judgebench
-from judgebench import streaming
-from judgebench.errors import JudgebenchError
-from judgebench.rundir import TEXT_FIELDS, read_samples
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.rundir import TEXT_FIELDS, read_samples
+from judgebench.judging import streaming
 
 FIGURES = ("metrics", "slices", "counts", "usage", "diagnostics")
 

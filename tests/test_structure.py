@@ -1,4 +1,4 @@
-"""The package's shape: no import cycles (module-level or deferred), and modules of a readable size."""
+"""The package's shape: no import cycles (module-level or deferred), and packages by layer (each imports only its floor or below)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ from pathlib import Path
 import judgebench
 
 PACKAGE = Path(judgebench.__file__).resolve().parent
-MAX_LINES = 400  # a longer module says why in its docstring ("long because ...")
-# not yet split, outside the call layer (left to their own issue): reported, not failed here
 
 
 def _module_name(path: Path) -> str:
@@ -79,14 +77,54 @@ def test_cycle_finder_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
-def test_modules_are_short_or_say_why():
-    long = []
-    for path in PACKAGE.rglob("*.py"):
-        lines = path.read_text().count("\n")
-        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
-        if lines > MAX_LINES and "long because" not in doc.lower():
-            long.append(f"{path.relative_to(PACKAGE)} ({lines} lines)")
-    assert not long, "modules over ~400 lines without a reason in the docstring: " + ", ".join(long)
+# The floor plan: each package imports only packages on its own floor or below (docs/design/layers.md).
+LAYERS = [
+    ("core",),               # records, errors, files, run directory, secrets, background work, catalogue, parsing
+    ("stats",),              # resampling, ratings, exact sums, agreement, paired tests
+    ("tasks",),              # task registry, loading, votes
+    ("judges",),             # judge ids -> Judge objects, transports, prices
+    ("calls",),              # concurrency, retries, cache, budget
+    ("scoring",),            # records -> figures
+    ("judging",),            # prompts, requests, pipeline, panels and shards as runs
+    ("publish",),            # leaderboards, tables, plots, report, submit, export
+    ("human", "kinds"),      # votes collected and used; task kinds beyond pairwise
+    ("api",),                # the Python API
+    ("cli", "__main__"),     # the command line
+]
+FLOOR = {package: floor for floor, packages in enumerate(LAYERS) for package in packages}
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "judgebench"
+
+
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Imports (top level or deferred) that climb to a higher floor."""
+    found = []
+    for module, targets in graph.items():
+        here = FLOOR.get(_package(module))
+        for target in targets:
+            there = FLOOR.get(_package(target))
+            if here is not None and there is not None and there > here:
+                found.append(f"{module} -> {target}")
+    return sorted(found)
+
+
+def test_every_module_sits_on_a_floor():
+    unplaced = sorted({_package(m) for m in import_graph()} - set(FLOOR) - {"judgebench"})
+    assert not unplaced, f"packages missing from LAYERS: {unplaced}"
+
+
+def test_packages_import_only_their_floor_or_below():
+    violations = layer_violations(import_graph())
+    assert not violations, "imports that climb a floor:\n" + "\n".join(violations)
+
+
+def test_the_layer_check_finds_a_climb():
+    assert layer_violations({"judgebench.core.files": {"judgebench.publish.html"}}) == [
+        "judgebench.core.files -> judgebench.publish.html"]
+    assert layer_violations({"judgebench.publish.html": {"judgebench.core.files"}}) == []
 
 
 def test_every_slow_test_name_exists():

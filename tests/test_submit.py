@@ -10,17 +10,17 @@ from pathlib import Path
 import pytest
 from helpers import sci_row, write_jsonl
 
-from judgebench.cli import main
-from judgebench.errors import JudgebenchError
-from judgebench.files import read_models_jsonl
-from judgebench.judgments import assemble_records, plan_requests
-from judgebench.loading import load_examples
-from judgebench.prompts import load_prompt
-from judgebench.records import JudgeReply, JudgmentRecord, RunResult
-from judgebench.rundir import read_run, write_run
-from judgebench.scoring import rescore_run, score
-from judgebench.submit import Rejected, entry_name, submit_run, validate_run
-from judgebench.tasks import get_task
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import read_models_jsonl
+from judgebench.core.records import JudgeReply, JudgmentRecord, RunResult
+from judgebench.core.rundir import read_run, write_run
+from judgebench.judging.judgments import assemble_records, plan_requests
+from judgebench.judging.prompts import load_prompt
+from judgebench.publish.submit import Rejected, entry_name, submit_run, validate_run
+from judgebench.scoring.score import rescore_run, score
+from judgebench.tasks.loading import load_examples
+from judgebench.tasks.registry import get_task
 
 REPO = Path(__file__).resolve().parents[1]
 PINNED = "0123456789abcdef0123456789abcdef01234567"

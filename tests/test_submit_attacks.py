@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from test_submit import edit_results, edit_samples, honest, make_run, rejected, tampered  # noqa: F401
 
-from judgebench.cli import main
-from judgebench.submit import Rejected, submit_run, validate_run
+from judgebench.cli.main import main
+from judgebench.publish.submit import Rejected, submit_run, validate_run
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -178,7 +178,7 @@ def _baselines(rows: list[dict]) -> dict[tuple[str, str | None], dict]:
 
 
 def test_baselines_come_from_a_both_orders_run_whatever_the_listing_order(tmp_path):
-    from judgebench.leaderboard import collect_tables
+    from judgebench.publish.leaderboard import collect_tables
 
     single = make_run(tmp_path / "a-single", "sciarena_eval", "builtin/longer", "--no-swap")
     full = make_run(tmp_path / "b-full", "sciarena_eval", "builtin/random")
@@ -196,8 +196,8 @@ def test_baselines_come_from_a_both_orders_run_whatever_the_listing_order(tmp_pa
 
 
 def test_rows_under_different_both_bad_rules_never_share_a_ranking(tmp_path):
-    from judgebench.leaderboard import collect_tables
-    from judgebench.tables import to_markdown
+    from judgebench.publish.leaderboard import collect_tables
+    from judgebench.publish.tables import to_markdown
 
     tie = make_run(tmp_path / "tie", "ideation_arena_eval", "builtin/longer")
     exclude = make_run(tmp_path / "exclude", "ideation_arena_eval", "builtin/shorter", "--both-bad", "exclude")

@@ -9,10 +9,10 @@ import pytest
 import yaml
 from helpers import sci_row, write_jsonl
 
-from judgebench.errors import JudgebenchError
-from judgebench.loading import load_examples
-from judgebench.resources import tasks_dir
-from judgebench.tasks import get_task, load_task_file, task_files
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.resources import tasks_dir
+from judgebench.tasks.loading import load_examples
+from judgebench.tasks.registry import get_task, load_task_file, task_files
 
 
 def test_bundled_tasks_validate_and_ship_demo_data():

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from judgebench.errors import JudgebenchError
-from judgebench.votes import (
+from judgebench.core.errors import JudgebenchError
+from judgebench.tasks.votes import (
     Vote,
     majority_label,
     read_votes,

@@ -15,13 +15,13 @@ import pytest
 from helpers import write_jsonl
 from sklearn.metrics import cohen_kappa_score
 
-from judgebench.cli import main
-from judgebench.errors import JudgebenchError
-from judgebench.loading import load_examples
-from judgebench.records import RunResult
-from judgebench.resources import tasks_dir
-from judgebench.tasks import get_task, load_task_file
-from judgebench.votes import MAJORITY_RULE, votes_of_examples
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import RunResult
+from judgebench.core.resources import tasks_dir
+from judgebench.tasks.loading import load_examples
+from judgebench.tasks.registry import get_task, load_task_file
+from judgebench.tasks.votes import MAJORITY_RULE, votes_of_examples
 
 CODE = {"A": 0, "TIE": 1, "B": 2}
 
@@ -268,7 +268,7 @@ def test_multi_dimension_list_votes_give_a_human_row_per_dimension_and_mean(tmp_
 def test_submit_verifies_the_votes_in_the_samples_against_the_task_data(tmp_path):
     from test_submit import edit_samples, rejected
 
-    from judgebench.verify import validate_run
+    from judgebench.publish.verify import validate_run
 
     run = tmp_path / "votes_run"
     assert main(["run", "--tasks", "human_votes_demo", "--judge", "builtin/longer", "--demo", "--quiet",

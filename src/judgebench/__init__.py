@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import JudgebenchError
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.version import __version__
 
-__version__ = "0.1.0"
 __all__ = ["Judge", "JudgeCallError", "JudgebenchError", "build_leaderboard", "build_panel", "compare_runs", "evaluate",
            "evaluate_judges", "function_judge", "read_run", "score_run", "__version__"]
 
@@ -23,7 +23,7 @@ _SUBMODULES = {"calls"}  # `judgebench.calls.RunnerOptions(...)` after a plain `
 
 def __getattr__(name: str) -> Any:
     if name in _API:
-        from . import api
+        from judgebench import api
 
         return getattr(api, name)
     if name in _JUDGES:

@@ -12,7 +12,7 @@
     judgebench.compare_runs("runs/old/", "runs/new/")  # paired comparison of two runs
     judgebench.build_panel(["a/", "b/", "c/"], "panel/", aggregate="majority")  # a panel: no calls
 
-The names differ from the modules (`judgebench.compare`, `judgebench.leaderboard`) on purpose: a
+The names differ from the modules (`judgebench.scoring.compare`, `judgebench.publish.leaderboard`) on purpose: a
 submodule import would replace a package attribute of the same name.
 
 Errors in the input raise `judgebench.JudgebenchError` with the same one-line message the CLI prints.
@@ -25,15 +25,15 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .errors import JudgebenchError
+from judgebench.core.errors import JudgebenchError
 
 if TYPE_CHECKING:
-    from .calls import RunnerOptions
-    from .compare import Comparison
-    from .judges.base import Judge
-    from .multirun import JudgeChoice, MultiSummary
-    from .pipeline import RunRequest, RunSummary
-    from .records import JudgmentRecord, RunResult
+    from judgebench.calls import RunnerOptions
+    from judgebench.core.records import JudgmentRecord, RunResult
+    from judgebench.judges.base import Judge
+    from judgebench.judging.multirun import JudgeChoice, MultiSummary
+    from judgebench.judging.pipeline import RunRequest, RunSummary
+    from judgebench.scoring.compare import Comparison
 
 
 def evaluate(
@@ -71,7 +71,7 @@ def evaluate(
     `judgebench.function_judge(id, fn)`; docs/architecture.md, "How to add a judge").
     """
     options = dict(locals())  # exactly this function's parameters
-    from .pipeline import run_task
+    from judgebench.judging.pipeline import run_task
 
     return run_task(_run_request(**options))
 
@@ -90,7 +90,7 @@ def evaluate_judges(
     `judges`: ids, (id, judge_args) pairs or Judge objects; `options`: every other keyword of `evaluate`. `on_run`
     is called with each judge's RunSummary as it finishes (multirun.py).
     """
-    from .multirun import run_judges
+    from judgebench.judging.multirun import run_judges
 
     choices = [_judge_choice(j) for j in judges]
     _distinct_own_ids(choices)
@@ -102,7 +102,7 @@ def evaluate_judges(
 
 def _judge_choice(judge: Any) -> JudgeChoice:
     """A multirun.JudgeChoice from an id, an (id, judge_args) pair (any two-item sequence) or a Judge object."""
-    from .multirun import JudgeChoice
+    from judgebench.judging.multirun import JudgeChoice
 
     if isinstance(judge, str):
         return JudgeChoice(judge)
@@ -111,7 +111,7 @@ def _judge_choice(judge: Any) -> JudgeChoice:
         judge, args = judge[0], dict(judge[1] or {})
         if isinstance(judge, str):
             return JudgeChoice(judge, args)
-    from .judges.own import own_judge
+    from judgebench.judges.own import own_judge
 
     own = own_judge(judge, args)
     return JudgeChoice(own.id, {}, own)
@@ -132,11 +132,11 @@ def _run_request(**options: Any) -> RunRequest:
     """A RunRequest from `evaluate`'s keywords (the same names as RunRequest's fields), with paths made
     Paths and the quiet runner by default; an unknown keyword is a TypeError. A Judge object as
     `judge` runs as itself (judges/own.py), under its id."""
-    from .calls import RunnerOptions
-    from .pipeline import RunRequest
+    from judgebench.calls import RunnerOptions
+    from judgebench.judging.pipeline import RunRequest
 
     if not isinstance(options.get("judge"), str):
-        from .judges.own import own_judge
+        from judgebench.judges.own import own_judge
 
         options["judge_object"] = own = own_judge(options["judge"], options.get("judge_args"))
         options["judge"] = own.id
@@ -154,14 +154,14 @@ def score_run(
 
     `n_resamples` (default: the run's own) changes the bootstrap resample count of its intervals.
     """
-    from .scoring import rescore_run
+    from judgebench.scoring.score import rescore_run
 
     return rescore_run(Path(run_dir), [Path(p) for p in include_paths], n_resamples)
 
 
 def read_run(run_dir: str | Path) -> tuple[RunResult, list[JudgmentRecord]]:
     """The typed results.json and samples.jsonl of a run directory."""
-    from .rundir import read_run as _read_run
+    from judgebench.core.rundir import read_run as _read_run
 
     return _read_run(Path(run_dir))
 
@@ -179,9 +179,13 @@ def build_leaderboard(
 
     An unreadable run or one of an unknown task is skipped and reported through `on_warning`.
     """
-    from .leaderboard import collect_tables
-    from .rubric.index import rubric_sections, split_runs, write_rubric_tables
-    from .tables import write_leaderboards
+    from judgebench.kinds.rubric.index import (
+        rubric_sections,
+        split_runs,
+        write_rubric_tables,
+    )
+    from judgebench.publish.leaderboard import collect_tables
+    from judgebench.publish.tables import write_leaderboards
 
     pairwise, rubric = split_runs([Path(p) for p in results])  # rubric runs: OUTPUT/rubric/ + index sections
     tables, warnings = collect_tables(pairwise, [Path(p) for p in include_paths]) if pairwise else ({}, [])
@@ -199,7 +203,7 @@ def build_leaderboard(
 
 def compare_runs(baseline: str | Path, candidate: str | Path, *, seed: int = 0) -> Comparison:
     """Paired comparison of two runs of one task on their common examples."""
-    from .compare import compare_runs as _compare_runs
+    from judgebench.scoring.compare import compare_runs as _compare_runs
 
     return _compare_runs(Path(baseline), Path(candidate), seed=seed)
 
@@ -216,7 +220,7 @@ def build_panel(
 
     `result.panel` holds the members' agreement, the panel against its best member and the biases.
     """
-    from .panel import build_panel as _build_panel
+    from judgebench.judging.panel import build_panel as _build_panel
 
     return _build_panel(
         [Path(d) for d in run_dirs],

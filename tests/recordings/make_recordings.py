@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE.parent))  # tests/: openai_server
 
 from openai_server import Behaviour, FakeOpenAIServer  # noqa: E402
 
-from judgebench.cli import main  # noqa: E402
+from judgebench.cli.main import main  # noqa: E402
 
 TASKS = ("sciarena_eval", "ideation_arena_eval")
 

@@ -13,10 +13,10 @@ SQLite reply cache). docs/runner.md describes the guarantees.
 
 from __future__ import annotations
 
-from .dispatch import check_cache, prepared_calls, run_requests
-from .options import RunnerOptions, RunOutcome
-from .policy import TokenBucket
-from .totals import REASK_TEMPLATE, reask_messages
+from judgebench.calls.dispatch import check_cache, prepared_calls, run_requests
+from judgebench.calls.options import RunnerOptions, RunOutcome
+from judgebench.calls.policy import TokenBucket
+from judgebench.calls.totals import REASK_TEMPLATE, reask_messages
 
 __all__ = [
     "REASK_TEMPLATE",

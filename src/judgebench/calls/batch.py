@@ -41,19 +41,19 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..errors import JudgebenchError
-from ..files import jsonl_lines
-from ..judges.base import Judge, JudgeCallError
-from ..judges.litellm_transport import import_litellm
-from ..judges.llm import LiteLLMJudge
-from ..judges.prices import cost_map_prices, price
-from ..judges.reasoning import response_details
-from ..records import JudgeReply, JudgeRequest, reported_count
-from .cache import cache_key
-from .options import INTERRUPTED, RunnerOptions, RunOutcome
-from .policy import with_retries
-from .progress import Progress
-from .state import RunState, run_to_completion
+from judgebench.calls.cache import cache_key
+from judgebench.calls.options import INTERRUPTED, RunnerOptions, RunOutcome
+from judgebench.calls.policy import with_retries
+from judgebench.calls.progress import Progress
+from judgebench.calls.state import RunState, run_to_completion
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import jsonl_lines
+from judgebench.core.records import JudgeReply, JudgeRequest, reported_count
+from judgebench.judges.base import Judge, JudgeCallError
+from judgebench.judges.litellm_transport import import_litellm
+from judgebench.judges.llm import LiteLLMJudge
+from judgebench.judges.prices import cost_map_prices, price
+from judgebench.judges.reasoning import response_details
 
 # providers whose batch API litellm reaches with OpenAI's batch JSONL format
 BATCH_PROVIDERS = ("openai", "azure")

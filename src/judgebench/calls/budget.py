@@ -12,10 +12,10 @@ before any call (check_cap, exit 2).
 
 from __future__ import annotations
 
-from ..errors import JudgebenchError
-from ..judges.base import Judge
-from ..judges.tokens import chars_tokens, is_paid, judge_prices, output_budget
-from ..records import JudgeReply, JudgeRequest
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import JudgeReply, JudgeRequest
+from judgebench.judges.base import Judge
+from judgebench.judges.tokens import chars_tokens, is_paid, judge_prices, output_budget
 
 
 def check_cap(judge: Judge, max_cost: float | None) -> tuple[float, float] | None:

@@ -31,8 +31,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..errors import JudgebenchError
-from ..records import JudgeReply
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import JudgeReply
+from judgebench.core.resources import default_cache_dir
 
 CACHE_FILENAME = "replies.sqlite3"
 SCHEMA_VERSION = 1
@@ -47,16 +48,6 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def default_cache_dir() -> Path:
-    """$JUDGEBENCH_CACHE_DIR when set, else the platform's user cache dir."""
-    env = os.environ.get("JUDGEBENCH_CACHE_DIR")
-    if env:
-        return Path(env)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("judgebench"))
 
 
 def cache_key(identity: dict[str, Any], prompt_hash: str, repeat: int = 0) -> str:

@@ -27,18 +27,18 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from .. import preload
-from ..judges.base import Judge
-from ..judges.builtin import FeatureJudge, answer_directly
-from ..records import JudgeRequest
-from .batch import run_batch
-from .budget import check_cap
-from .cache import ReplyCache
-from .live import LiveRun
-from .options import INTERRUPTED, RunnerOptions, RunOutcome
-from .progress import Progress
-from .state import in_event_loop, run_to_completion, uses_cache
-from .worker import CallWorker
+from judgebench.calls.batch import run_batch
+from judgebench.calls.budget import check_cap
+from judgebench.calls.cache import ReplyCache
+from judgebench.calls.live import LiveRun
+from judgebench.calls.options import INTERRUPTED, RunnerOptions, RunOutcome
+from judgebench.calls.progress import Progress
+from judgebench.calls.state import in_event_loop, run_to_completion, uses_cache
+from judgebench.calls.worker import CallWorker
+from judgebench.core import preload
+from judgebench.core.records import JudgeRequest
+from judgebench.judges.base import Judge
+from judgebench.judges.builtin import FeatureJudge, answer_directly
 
 
 def check_cache(judge: Judge, options: RunnerOptions) -> None:

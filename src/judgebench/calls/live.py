@@ -30,12 +30,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..judges.base import Judge, JudgeCallError
-from ..records import JudgeReply, JudgeRequest
-from .budget import Budget
-from .cache import cache_key, pid_alive
-from .options import INTERRUPTED, RunnerOptions
-from .policy import (
+from judgebench.calls.budget import Budget
+from judgebench.calls.cache import cache_key, pid_alive
+from judgebench.calls.options import INTERRUPTED, RunnerOptions
+from judgebench.calls.policy import (
     TokenBucket,
     attempt_deadline,
     backoff_delay,
@@ -43,8 +41,10 @@ from .policy import (
     rate_buckets,
     should_retry,
 )
-from .state import RunState
-from .totals import Totals, reask_messages
+from judgebench.calls.state import RunState
+from judgebench.calls.totals import Totals, reask_messages
+from judgebench.core.records import JudgeReply, JudgeRequest
+from judgebench.judges.base import Judge, JudgeCallError
 
 CLAIM_POLL_S = 0.1
 

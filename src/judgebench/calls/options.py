@@ -6,8 +6,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import JudgebenchError
-from ..records import JudgeReply
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import JudgeReply
 
 DEFAULT_CONCURRENCY = 16
 INTERRUPTED = "interrupted"

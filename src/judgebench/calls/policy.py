@@ -17,8 +17,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from ..judges.base import JudgeCallError
-from .options import RunnerOptions
+from judgebench.calls.options import RunnerOptions
+from judgebench.judges.base import JudgeCallError
 
 T = TypeVar("T")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..records import JudgeReply
+from judgebench.core.records import JudgeReply
 
 
 class Progress:

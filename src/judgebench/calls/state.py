@@ -10,11 +10,11 @@ import sqlite3
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from ..judges.base import Judge
-from ..records import JudgeReply, JudgeRequest
-from .cache import ReplyCache
-from .options import RunnerOptions, RunOutcome
-from .progress import Progress
+from judgebench.calls.cache import ReplyCache
+from judgebench.calls.options import RunnerOptions, RunOutcome
+from judgebench.calls.progress import Progress
+from judgebench.core.records import JudgeReply, JudgeRequest
+from judgebench.judges.base import Judge
 
 
 def uses_cache(judge: Judge, options: RunnerOptions) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..records import JudgeReply, JudgeRequest
+from judgebench.core.records import JudgeReply, JudgeRequest
 
 REASK_TEMPLATE = (
     "I could not find a verdict in your answer. Answer again, following the answer "

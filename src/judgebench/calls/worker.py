@@ -36,13 +36,13 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from ..background import write_all
-from ..errors import JudgebenchError
-from ..judges.base import Judge
-from ..preload import settle
-from ..records import JudgeReply, JudgeRequest
-from .live import LiveRun
-from .options import INTERRUPTED, RunnerOptions, RunOutcome
+from judgebench.calls.live import LiveRun
+from judgebench.calls.options import INTERRUPTED, RunnerOptions, RunOutcome
+from judgebench.core.background import write_all
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.preload import settle
+from judgebench.core.records import JudgeReply, JudgeRequest
+from judgebench.judges.base import Judge
 
 DRAIN_ACK_TIMEOUT_S = 5.0  # an interrupted parent waits this long for the worker to stop sending
 _LENGTH = struct.Struct("q")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import JudgebenchError
-from .base import Judge, JudgeCallError
+from judgebench.core.errors import JudgebenchError
+from judgebench.judges.base import Judge, JudgeCallError
 
 __all__ = ["Judge", "JudgeCallError", "make_judge"]
 
@@ -14,11 +14,11 @@ def make_judge(judge_id: str, judge_args: dict[str, Any] | None = None, seed: in
     """Build a judge from its id: `builtin/NAME`, `replay/RECORDINGS`, or any litellm model id."""
     judge_args = dict(judge_args or {})
     if judge_id.startswith("replay/"):
-        from .replay import make_replay_judge
+        from judgebench.judges.replay import make_replay_judge
 
         return make_replay_judge(judge_id, judge_args)
     if judge_id.startswith("builtin/"):
-        from .builtin import make_builtin_judge
+        from judgebench.judges.builtin import make_builtin_judge
 
         if judge_args:
             raise JudgebenchError(f"--judge-args is not used by built-in judge {judge_id}")
@@ -36,6 +36,8 @@ def make_judge(judge_id: str, judge_args: dict[str, Any] | None = None, seed: in
             f"judge {judge_id!r}: a litellm model id is PROVIDER/MODEL with no empty, '.' or '..' part, "
             "no backslash and no surrounding spaces"
         )
-    from .llm import LiteLLMJudge  # imported lazily: litellm takes seconds to import
+    from judgebench.judges.llm import (
+        LiteLLMJudge,  # imported lazily: litellm takes seconds to import
+    )
 
     return LiteLLMJudge(judge_id, judge_args)

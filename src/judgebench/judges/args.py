@@ -27,8 +27,8 @@ import math
 import re
 from typing import Any
 
-from ..errors import JudgebenchError
-from ..secrets import is_secret_name
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.secrets import is_secret_name
 
 INT_ARGS = {"max_tokens", "max_completion_tokens", "seed", "top_k", "n", "top_logprobs"}
 FLOAT_ARGS = {
@@ -206,3 +206,16 @@ def body_args(args: dict[str, Any]) -> dict[str, Any]:
         else:
             body[name] = value
     return body
+
+
+def parse_judge_args(text: str | None) -> dict[str, str]:
+    """'temperature=0,max_tokens=512' -> {'temperature': '0', 'max_tokens': '512'} (typed by the judge)."""
+    args: dict[str, str] = {}
+    for part in filter(None, (text or "").split(",")):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise JudgebenchError(f"--judge-args: expected key=value, got '{part}'")
+        if key.strip() in args:
+            raise JudgebenchError(f"--judge-args: key '{key.strip()}' is given twice")
+        args[key.strip()] = value.strip()
+    return args

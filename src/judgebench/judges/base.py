@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from ..records import JudgeReply, JudgeRequest
+from judgebench.core.records import JudgeReply, JudgeRequest
 
 
 class JudgeCallError(Exception):

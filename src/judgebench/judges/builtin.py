@@ -16,10 +16,10 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 
-from ..errors import JudgebenchError
-from ..features import count_citations, response_length
-from ..records import JudgeReply, JudgeRequest
-from .base import Judge
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import JudgeReply, JudgeRequest
+from judgebench.judges.base import Judge
+from judgebench.tasks.features import count_citations, response_length
 
 NO_PREFERENCE = "No preference: the two responses are equal on this judge's feature."
 

@@ -10,7 +10,7 @@ import re
 import time
 from typing import Any
 
-from ..secrets import redact_url
+from judgebench.core.secrets import redact_url
 
 RETRYABLE_STATUS = {408, 409, 425, 429}
 # 4xx that concern one request only (its prompt), not the run: recorded FAILED, run goes on

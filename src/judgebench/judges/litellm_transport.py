@@ -16,17 +16,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import JudgebenchError
-from ..records import JudgeReply, reported_amount, reported_count
-from .base import JudgeCallError
-from .call_errors import (
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import JudgeReply, reported_amount, reported_count
+from judgebench.judges.base import JudgeCallError
+from judgebench.judges.call_errors import (
     REQUEST_LEVEL_ERRORS,
     RETRYABLE_STATUS,
     is_auth_error,
     is_request_level,
     parse_retry_after,
 )
-from .reasoning import response_details
+from judgebench.judges.reasoning import response_details
 
 # providers whose only credential is an API key in the environment (as litellm's
 # validate_environment names it). Others (bedrock, vertex_ai, azure, ...) also take

@@ -25,25 +25,25 @@ import json
 import os
 from typing import Any
 
-from ..errors import JudgebenchError
-from ..records import JudgeReply, JudgeRequest
-from ..secrets import install_log_redaction, redact_value, url_secrets
-from .args import (
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import JudgeReply, JudgeRequest
+from judgebench.core.secrets import install_log_redaction, redact_value, url_secrets
+from judgebench.judges.args import (
     CONNECTION_ARGS,
     body_args,
     convert_judge_args,
     is_secret_arg,
     split_provider,
 )
-from .base import Judge, JudgeCallError
-from .call_errors import scrub
-from .litellm_transport import (
+from judgebench.judges.base import Judge, JudgeCallError
+from judgebench.judges.call_errors import scrub
+from judgebench.judges.litellm_transport import (
     call_litellm,
     check_credentials,
     classify_litellm_error,
     import_litellm,
 )
-from .openai_transport import OpenAITransport, make_shape
+from judgebench.judges.openai_transport import OpenAITransport, make_shape
 
 OPENAI_COMPATIBLE = {"openai", "hosted_vllm", "openai_like", "custom_openai"}
 TRANSPORTS = ("auto", "litellm", "openai")

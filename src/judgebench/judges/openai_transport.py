@@ -24,17 +24,17 @@ from functools import cache
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from ..records import JudgeReply, JudgeRequest, reported_count
-from .base import JudgeCallError
-from .call_errors import (
+from judgebench.core.records import JudgeReply, JudgeRequest, reported_count
+from judgebench.judges.base import JudgeCallError
+from judgebench.judges.call_errors import (
     RETRYABLE_STATUS,
     error_detail,
     is_auth_error,
     is_request_level,
     parse_retry_after,
 )
-from .prices import cost_map_prices, price
-from .reasoning import response_details
+from judgebench.judges.prices import cost_map_prices, price
+from judgebench.judges.reasoning import response_details
 
 # AsyncOpenAI clients (each with its own connection pool) per event loop, used in turn.
 # httpx's pool probes every idle connection's socket each time it hands out a connection,

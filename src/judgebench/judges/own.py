@@ -31,11 +31,11 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..errors import JudgebenchError, squeezed
-from ..records import JudgeReply, JudgeRequest
-from ..secrets import environment_secrets, mask_credentials, redact_value
-from .base import Judge, JudgeCallError
-from .call_errors import scrub
+from judgebench.core.errors import JudgebenchError, squeezed
+from judgebench.core.records import JudgeReply, JudgeRequest
+from judgebench.core.secrets import environment_secrets, mask_credentials, redact_value
+from judgebench.judges.base import Judge, JudgeCallError
+from judgebench.judges.call_errors import scrub
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-]*)*")
 _RESERVED = ("builtin/", "replay/")

@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..records import reported_amount, reported_count
+from judgebench.core.records import reported_amount, reported_count
 
 COST_MAP_FILE = "model_prices_and_context_window_backup.json"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..records import JudgeReply, reported_count
+from judgebench.core.records import JudgeReply, reported_count
 
 # finish reasons that mean the token cap cut the answer off ("max_tokens": Anthropic's own name)
 TRUNCATED_FINISH = frozenset({"length", "max_tokens"})

@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import JudgebenchError
-from ..files import read_json_objects
-from ..records import UNRECORDED, JudgeReply, JudgeRequest
-from .base import Judge, JudgeCallError
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import read_json_objects
+from judgebench.core.records import UNRECORDED, JudgeReply, JudgeRequest
+from judgebench.judges.base import Judge, JudgeCallError
 
 PREFIX = "replay/"
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .base import Judge
-from .prices import cost_map_prices, load_cost_map
+from judgebench.judges.base import Judge
+from judgebench.judges.prices import cost_map_prices, load_cost_map
 
 CHARS_PER_TOKEN = 4
 DEFAULT_OUTPUT_BUDGET = 1024  # tokens per call when the judge sets no max_tokens
@@ -42,7 +42,7 @@ def token_counter(judge: Judge) -> tuple[Callable[[Messages], int], str]:
     model = getattr(judge, "model", judge.id)
     if pair is not None and (model in cost_map or pair[1] in cost_map):
         try:
-            from .litellm_transport import import_litellm
+            from judgebench.judges.litellm_transport import import_litellm
 
             litellm = import_litellm()
         except ImportError:

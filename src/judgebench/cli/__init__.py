@@ -1,0 +1,1 @@
+"""The command line: one module per command group, flag definitions and interrupt handling. Imports every layer; nothing imports it."""

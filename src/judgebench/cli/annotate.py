@@ -1,0 +1,171 @@
+"""The `judgebench annotate` and `judgebench freeze` commands (annotate/, freeze.py), and the list of the
+human-side parsers cli.build_parser registers (pairs, annotate, freeze)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from judgebench.cli.flags import (
+    NON_NEGATIVE_FLOAT,
+    NON_NEGATIVE_INT,
+    OUTPUT_DIR,
+    PATH,
+    POSITIVE_INT,
+    fraction,
+)
+from judgebench.core.errors import JudgebenchError
+
+
+def human_side_parsers() -> list[Callable[[Any], None]]:
+    """The parsers of the commands that build a benchmark from votes: pairs, annotate, freeze."""
+    from judgebench.cli import pairs as pairs_cli
+
+    return [pairs_cli.add_parser, add_parser, add_freeze_parser]
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("annotate", help="serve a blind pairwise voting page; add annotators; export votes")
+    p.add_argument("source", nargs="?", help="a pairs.jsonl from `judgebench pairs`, or a task name / task YAML")
+    p.add_argument("--db", default="votes.sqlite", help="SQLite file (default votes.sqlite) or postgresql:// URL")
+    p.add_argument("--host", default="127.0.0.1", help="address to serve on (and in invite links)")
+    p.add_argument("--port", type=port_number, default=8080, help="0: any free port (printed)")
+    p.add_argument("--target-votes", type=POSITIVE_INT, default=3, help="round-1 votes wanted per pair")
+    p.add_argument("--repeat-share", type=fraction, default=0.0, help="share of voted pairs shown again (self-consistency)")
+    p.add_argument("--repeat-delay-hours", type=NON_NEGATIVE_FLOAT, default=336.0, help="delay before a repeat (default two weeks)")
+    p.add_argument("--dimensions", help="comma-separated dimensions to vote on separately (pairs files)")
+    p.add_argument("--slices", help="comma-separated slice columns of a pairs file (default: its other text columns)")
+    p.add_argument("--demo", action="store_true", help="a task's bundled demo split")
+    p.add_argument("--dataset-path", help="a task's data from this file or Hub id")
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
+    p.add_argument("--add-annotator", metavar="NAME", help="create an annotator and print its invite link")
+    p.add_argument("--expertise", default="", help="with --add-annotator: comma-separated slice values routed to them")
+    p.add_argument("--admin", action="store_true", help="with --add-annotator: may open /admin")
+    p.add_argument("--export", type=PATH, metavar="VOTES_JSONL", help="write the votes (votes.py layout) and exit")
+    p.set_defaults(handler=cmd_annotate)
+
+
+def port_number(text: str) -> int:
+    """A TCP port, 0-65535 (argparse type: a bad value is one usage line)."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got {text!r}")
+    return int(text)
+
+
+def cmd_annotate(args: argparse.Namespace) -> int:
+    from judgebench.human.annotate.store import Store
+
+    store = Store(args.db)
+    if args.source:
+        _load_source(store, args)
+    if args.add_annotator:
+        name = args.add_annotator.strip()
+        if not name or len(name) > 80:
+            raise JudgebenchError("--add-annotator: expected a name of 1-80 characters")
+        tags = [t.strip() for t in args.expertise.split(",") if t.strip()]
+        token = store.add_annotator(name, tags, admin=args.admin)
+        print(f"annotator {name} added{' (admin)' if args.admin else ''}; invite link (shown once):")
+        print(f"http://{args.host}:{args.port}/t/{token}")
+    if args.export:
+        from judgebench.human.annotate.export import export_votes
+
+        done = export_votes(store, args.export)
+        agreement = "" if done.agreement is None else f"; self-consistency {done.agreement:.1%}"
+        print(f"wrote {done.votes} votes to {args.export} and {done.repeats} repeats to {done.repeats_path}{agreement}")
+    if args.add_annotator or args.export:
+        return 0
+    return _serve(store, args)
+
+
+def _load_source(store: Any, args: argparse.Namespace) -> None:
+    from judgebench.human.annotate.source import pairs_from_file, pairs_from_task
+
+    if args.source.endswith(".jsonl"):
+        slices = [s.strip() for s in args.slices.split(",") if s.strip()] if args.slices is not None else None
+        pairs = pairs_from_file(Path(args.source), slices)
+        dimensions = [d.strip() for d in (args.dimensions or "").split(",") if d.strip()]
+    else:
+        pairs, dimensions = pairs_from_task(args.source, args.include_path, demo=args.demo, dataset_path=args.dataset_path)
+    stored = json.loads(store.setting("dimensions") or "null")
+    if stored is not None and stored != dimensions:
+        raise JudgebenchError(f"--db {store.shown}: holds votes on dimensions {stored}, not {dimensions}; use another --db")
+    store.put_setting("dimensions", json.dumps(dimensions))
+    added = store.add_pairs(pairs)
+    print(f"{added} new pairs stored in {store.shown} ({len(pairs)} in {args.source})")
+
+
+def _serve(store: Any, args: argparse.Namespace) -> int:
+    from judgebench.human.annotate.assign import Rules
+    from judgebench.human.annotate.server import make_server
+
+    if not store.pairs():
+        raise JudgebenchError(f"--db {store.shown}: no pairs yet; give a pairs file or task to load")
+    if not store.annotators():
+        print("no annotators yet: add one with `judgebench annotate --db ... --add-annotator NAME`")
+    rules = Rules(target=args.target_votes, repeat_share=args.repeat_share, repeat_delay_s=args.repeat_delay_hours * 3600)
+    try:
+        server = make_server(store, rules, args.host, args.port)
+    except OSError as exc:
+        raise JudgebenchError(f"--port {args.port}: cannot listen on {args.host} ({exc.strerror})") from None
+    print(f"serving the voting page on http://{args.host}:{server.server_address[1]}/ (Ctrl-C stops)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+def add_freeze_parser(sub: Any) -> None:
+    p = sub.add_parser("freeze", help="draw a balanced evaluation split from votes; write it with a dataset card and a task YAML")
+    p.add_argument("votes", type=PATH, help="votes file (annotate --export, votes.py layout)")
+    p.add_argument("--pairs", type=PATH, required=True, help="the pairs file the votes were cast on (pairs.jsonl)")
+    p.add_argument("--split-size", type=POSITIVE_INT, required=True, help="pairs in the split")
+    p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed of the stratified draw")
+    p.add_argument("--ties", choices=["drop", "keep"], default="drop", help="drop: decisive labels only (SciArena-Eval); keep: ties and Both Bad as strata of their own")
+    p.add_argument("--min-votes", type=POSITIVE_INT, default=1, help="votes a pair needs to be eligible")
+    p.add_argument("--exclude-annotators", metavar="FILE_OR_NAMES", help="flagged annotators: a file, one per line, or a,b,c")
+    p.add_argument("--name", default="my_judge_eval", help="task name (also the file names)")
+    p.add_argument("--output", type=OUTPUT_DIR, required=True, help="folder for NAME.jsonl, NAME.yaml and README.md")
+    p.set_defaults(handler=cmd_freeze)
+
+
+def cmd_freeze(args: argparse.Namespace) -> int:
+    import hashlib
+
+    import yaml
+
+    from judgebench.core.files import regular_bytes, write_atomic
+    from judgebench.human.annotate.source import pairs_from_file
+    from judgebench.human.freeze import (
+        dataset_card,
+        freeze_split,
+        read_flagged,
+        task_yaml,
+    )
+    from judgebench.tasks.votes import read_votes
+
+    if not args.name.replace("_", "").isalnum():
+        raise JudgebenchError(f"--name {args.name!r}: letters, digits and underscores only")
+    votes = read_votes(args.votes)
+    pairs = {p["id"]: p for p in pairs_from_file(args.pairs)}
+    flagged = read_flagged(args.exclude_annotators)
+    if unknown := sorted(flagged - {v.annotator for v in votes}):
+        print(f"warning: --exclude-annotators names annotators with no vote: {unknown}")
+    frozen = freeze_split(votes, pairs, size=args.split_size, seed=args.seed, ties=args.ties, flagged=flagged, min_votes=args.min_votes)
+    slice_names = sorted({k for r in frozen.rows for k in r["slices"]})
+    rows = [{**{k: v for k, v in r.items() if k != "slices"}, **{s: r["slices"].get(s) for s in slice_names}} for r in frozen.rows]
+    args.output.mkdir(parents=True, exist_ok=True)
+    data_file = args.output / f"{args.name}.jsonl"
+    write_atomic(data_file, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    spec = task_yaml(args.name, data_file, frozen, args.ties, slice_names)
+    write_atomic(args.output / f"{args.name}.yaml", yaml.safe_dump(spec, sort_keys=False, allow_unicode=True))
+    votes_sha = hashlib.sha256(regular_bytes(args.votes)).hexdigest()
+    write_atomic(args.output / "README.md", dataset_card(args.name, frozen, args, votes_sha, flagged))
+    print(f"froze {len(rows)} of {frozen.eligible} eligible pairs ({frozen.excluded_votes} votes of excluded annotators dropped)")
+    print(f"run a judge on it: judgebench run --tasks {args.output / (args.name + '.yaml')} --judge builtin/longer --output-path runs/{args.name}/")
+    return 0

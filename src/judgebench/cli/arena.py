@@ -1,0 +1,155 @@
+"""`judgebench arena VOTES_OR_TASK --output-dir DIR`: the parser, the input resolution and the handler."""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from judgebench.cli.flags import (
+    NON_NEGATIVE_INT,
+    OUTPUT_DIR,
+    PATH,
+    POSITIVE_FLOAT,
+    POSITIVE_INT,
+    fraction,
+)
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import regular_text
+from judgebench.human.arena.defaults import DEFAULT_ALPHA, DEFAULT_REPEATS, TOP_K
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from judgebench.human.arena.build import ArenaOptions, ArenaResult
+
+VOTE_SUFFIXES = (".jsonl", ".csv", ".json")
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("arena", help="model leaderboard (Bradley-Terry, Elo scale) and voter quality from raw votes")
+    p.add_argument("source", metavar="VOTES_OR_TASK", help="a votes file (.jsonl/.csv, see votes.py) or a task name/YAML (one vote per pair)")
+    p.add_argument("--output-dir", required=True, type=OUTPUT_DIR, help="folder for arena.json/.md/.html, CSVs and PNGs")
+    p.add_argument("--both-bad", choices=["tie", "exclude"], default="tie", help="Both Bad votes count as ties (default) or are left out")
+    p.add_argument("--dimension", default="overall",  # records.DEFAULT_DIMENSION, not imported: --help stays fast
+                   help="which dimension's votes to rate (multi-dimension votes)")
+    p.add_argument("--anchor", metavar="MODEL", help="pin this model at --anchor-rating (default: the models' mean is)")
+    p.add_argument("--anchor-rating", type=float, default=1000.0, help="the anchor's (or the mean) rating (default 1000)")
+    p.add_argument("--scale", type=POSITIVE_FLOAT, default=400.0, help="Elo scale: a difference of SCALE means BASE:1 odds (default 400)")
+    p.add_argument("--base", type=POSITIVE_FLOAT, default=10.0, help="Elo base (default 10)")
+    p.add_argument("--n-resamples", type=NON_NEGATIVE_INT, default=1000, help="bootstrap rounds (default 1000; 0: no intervals)")
+    p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed of the bootstrap, checkpoints and subsampling")
+    p.add_argument("--alpha", type=fraction, default=DEFAULT_ALPHA, help=f"anomalous-voter test level (default {DEFAULT_ALPHA})")
+    p.add_argument("--exclude-flagged", action="store_true", help="leave flagged voters' votes out of every rating (recorded)")
+    p.add_argument("--exclude-annotators", type=PATH, metavar="FILE", help="leave out the annotators listed in FILE, one per line (e.g. a previous run's flagged.txt; recorded)")
+    p.add_argument("--judge-run", type=PATH, action="append", default=[], help="a judge run directory on the same pairs: judge-induced ratings and agreement (repeatable)")
+    p.add_argument("--robustness-repeats", type=POSITIVE_INT, default=DEFAULT_REPEATS, help="repeats per annotator share (default 20)")
+    p.add_argument("--top-k", type=POSITIVE_INT, default=TOP_K, help="k of the top-k overlap (default 5)")
+    p.add_argument("--demo", action="store_true", help="task input: use its bundled demo split")
+    p.add_argument("--dataset-path", help="task input: a local file or another Hub id")
+    p.add_argument("--split", help="task input: the split (default: the task's)")
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
+    p.set_defaults(handler=cmd_arena)
+
+
+def load_source(args: argparse.Namespace) -> tuple[pd.DataFrame, str, Counter]:
+    """The raw vote table from a votes file or from a task's examples (one vote per pair)."""
+    from judgebench.human.arena.battles import examples_as_votes, votes_frame
+    from judgebench.human.arena.reading import read_vote_table
+
+    path = Path(args.source)
+    if path.suffix in VOTE_SUFFIXES:
+        _missing_votes_file(path)
+        source = f"votes file {path}"
+        return (*_frame(read_vote_table(path, source, args.dimension), source),)
+    if path.suffix not in (".yaml", ".yml") and path.exists():
+        raise JudgebenchError(f"{path}: not a votes file (.jsonl or .csv) or a task YAML")
+    from judgebench.tasks.loading import load_examples
+    from judgebench.tasks.registry import get_task
+
+    spec = get_task(args.source, args.include_path)
+    args.task_excluded = list(spec.exclude_annotators)
+    if args.dimension not in spec.dimension_names:
+        raise JudgebenchError(f"--dimension {args.dimension}: task {spec.name} has {spec.dimension_names}")
+    loaded = load_examples(spec, dataset_path=args.dataset_path, split=args.split, demo=args.demo)
+    votes = examples_as_votes(loaded.examples, args.dimension)
+    if not votes:
+        raise JudgebenchError(f"task {spec.name}: no labelled examples on dimension {args.dimension}")
+    source = f"task {spec.name} ({loaded.dataset.source})"
+    return (*_frame(votes_frame(votes, source, args.dimension), source),)
+
+
+def _missing_votes_file(path: Path) -> None:
+    """A votes file that does not exist: one line, pointing at the installed copy when the name is a bundled
+    demo file (the README's `tasks/demo/...` path exists only in a repository checkout)."""
+    if path.exists():
+        return
+    from judgebench.core.resources import tasks_dir
+
+    bundled = tasks_dir() / "demo" / path.name
+    hint = f" (the bundled demo votes are installed at {bundled})" if bundled.is_file() else ""
+    raise JudgebenchError(f"votes file {path}: no such file{hint}")
+
+
+def _frame(pair: tuple, source: str) -> tuple:
+    frame, dropped = pair
+    return frame, source, dropped
+
+
+def options(args: argparse.Namespace) -> ArenaOptions:
+    from judgebench.human.arena.build import ArenaOptions
+    from judgebench.human.arena.fit import FitOptions
+
+    fit = FitOptions(anchor=args.anchor, anchor_rating=args.anchor_rating, scale=args.scale, base=args.base,
+                     n_resamples=args.n_resamples, seed=args.seed)
+    return ArenaOptions(fit=fit, alpha=args.alpha, exclude_flagged=args.exclude_flagged,
+                        judge_runs=list(args.judge_run), repeats=args.robustness_repeats, top_k=args.top_k)
+
+
+def excluded_annotators(args: argparse.Namespace) -> list[str]:
+    """Annotators to leave out: the task's `exclude_annotators` and the --exclude-annotators file."""
+    names = list(getattr(args, "task_excluded", []))
+    path = args.exclude_annotators
+    if path is not None:
+        if not path.is_file():
+            raise JudgebenchError(f"--exclude-annotators {path}: no such file")
+        try:
+            names += [line.strip() for line in regular_text(path).splitlines() if line.strip()]
+        except UnicodeDecodeError:
+            raise JudgebenchError(f"--exclude-annotators {path}: not UTF-8 text") from None
+    return sorted(set(names))
+
+
+def arena(args: argparse.Namespace) -> ArenaResult:
+    from judgebench.human.arena.build import run_arena
+
+    raw, source, dropped = load_source(args)
+    opts = options(args)
+    opts.exclude = excluded_annotators(args)
+    return run_arena(raw, source, dict(dropped), opts, args.both_bad, args.dimension)
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    from judgebench.human.arena.write import write_outputs
+
+    if args.alpha <= 0 or args.alpha >= 1:
+        raise JudgebenchError(f"--alpha {args.alpha}: must be between 0 and 1 (exclusive)")
+    result = arena(args)
+    written = write_outputs(result, args.output_dir)
+    s = result.summary
+    n = s["counts"]
+    print(f"arena: {n['battles']} battles, {n['models']} models, {n['annotators']} annotators -> {args.output_dir}")
+    for row in s["ratings"][:10]:
+        ci = "" if row["ci_low"] is None else f" [{row['ci_low']:.1f}, {row['ci_high']:.1f}]"
+        print(f"  {row['rank']:>3}  {row['model']:<30} {row['rating']:8.1f}{ci}")
+    flagged = s["voters"]["flagged"]
+    print(f"  flagged voters (alpha {args.alpha:g}): {', '.join(flagged) or 'none'}"
+          + (" (excluded)" if args.exclude_flagged and flagged else ""))
+    for j in s["judges"]:
+        rho, tau = (j[k]["value"] for k in ("spearman", "kendall"))
+        shown = "undefined (constant judge ratings)" if rho is None else f"Spearman {rho:.3f}, Kendall {tau:.3f}"
+        print(f"  judge {j['judge']}: {shown} vs the human ranking "
+              f"({j['answered_battles']}/{j['battles']} battles answered)")
+    print(f"  wrote {len(written)} files")
+    return 0

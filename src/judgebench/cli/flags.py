@@ -1,0 +1,181 @@
+"""Flag types and spellings of the command line: range-checked numbers, judge arguments, lm-eval aliases,
+and an argparse parser whose usage errors are one line with a did-you-mean (exit 2)."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import math
+import re
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import MAX_RESAMPLES
+from judgebench.judges.args import parse_judge_args  # noqa: F401  (flags' users import it from here)
+
+# Spellings users type from lm-eval habit -> ours (accepted as aliases: rewritten before parsing).
+LM_EVAL_ALIASES = {"--output_path": "--output-path", "--include_path": "--include-path", "--model_args": "--judge-args"}
+# lm-eval flags whose meaning differs here: answered with ours.
+LM_EVAL_HINTS = {"--model": "--judge", "--batch_size": "--concurrency", "--batch-size": "--concurrency"}
+
+
+class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Adds "(default: X)" to a flag's help unless the help already states its default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        return text if "default" in text.lower() else super()._get_help_string(action)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one line with exit code 2, with a did-you-mean."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)  # '--model' must not silently mean '--model_args'
+        kwargs.setdefault("formatter_class", _DefaultsFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise JudgebenchError(f"{self.prog}: {message}{self._suggestion(message)}")
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """As argparse, but an unknown flag is reported by the (sub)command it was given to, with that
+        command's own did-you-mean (`judgebench leaderboard --output-path` -> `--output-dir`)."""
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self._command_parser(sys.argv[1:] if args is None else args)._unrecognized(extras)
+        return namespace
+
+    def _command_parser(self, argv: Sequence[str]) -> Parser:
+        """The innermost subcommand parser named in argv (this parser when none is)."""
+        parser: Parser = self
+        for token in argv:
+            choices = parser._subcommands()
+            if token in choices:
+                parser = choices[token]
+        return parser
+
+    def _subcommands(self) -> dict[str, Parser]:
+        actions = self._subparsers._group_actions if self._subparsers else []
+        return {name: p for action in actions for name, p in getattr(action, "choices", {}).items()}
+
+    def _unrecognized(self, extras: Sequence[str]) -> None:
+        self.error(f"unrecognized arguments: {' '.join(extras)}")
+
+    def _suggestion(self, message: str) -> str:
+        match = re.match(r"unrecognized arguments: (\S+)", message)
+        if not match:
+            return ""
+        flag = match.group(1).split("=")[0]
+        parsers = [self, *self._subcommands().values()]
+        known = [o for p in parsers for a in p._actions for o in a.option_strings if a.help != argparse.SUPPRESS]
+        if LM_EVAL_HINTS.get(flag) in known:
+            return f" (did you mean {LM_EVAL_HINTS[flag]}?)"
+        others = [o for o in known if o not in (flag, "--help")]  # another command's flag never suggests itself
+        close = difflib.get_close_matches(flag.replace("_", "-"), others, n=1, cutoff=0.6)
+        return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _number(kind: type, minimum: float, *, strict: bool = False) -> Callable[[str], Any]:
+    """An argparse type: a finite int/float >= minimum (> minimum when strict), else a one-line error."""
+    bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {'an integer' if kind is int else 'a number'}, got '{text}'") from None
+        if not math.isfinite(value) or value < minimum or (strict and value == minimum):
+            raise argparse.ArgumentTypeError(f"must be {bound}, got '{text}'")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def fraction(text: str) -> float:
+    value = _number(float, 0.0)(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be a fraction between 0 and 1, got '{text}'")
+    return value
+
+
+POSITIVE_INT = _number(int, 1)
+NON_NEGATIVE_INT = _number(int, 0)
+POSITIVE_FLOAT = _number(float, 0.0, strict=True)
+NON_NEGATIVE_FLOAT = _number(float, 0.0)
+
+
+def resamples(text: str) -> int:
+    """--bootstrap: bootstrap resamples, 0 to MAX_RESAMPLES."""
+    value = NON_NEGATIVE_INT(text)
+    if value > MAX_RESAMPLES:
+        raise argparse.ArgumentTypeError(f"must be <= {MAX_RESAMPLES}, got '{text}'")
+    return value
+
+
+def PATH(text: str) -> Path:  # noqa: N802 - an argparse type, named like the others
+    """A path flag: an empty value would silently mean the current folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a path, got an empty value")
+    return Path(text)
+
+
+def OUTPUT_DIR(text: str) -> Path:  # noqa: N802
+    """A folder to write into: refused at once when something other than a folder is already there, or the
+    nearest existing path above it is not a folder (the folder could never be made)."""
+    path = PATH(text)
+    if _kind(path, text) not in ("missing", "dir"):
+        raise argparse.ArgumentTypeError(f"{text}: exists and is not a directory")
+    _check_parent(path, text)
+    return path
+
+
+def OUTPUT_FILE(text: str) -> Path:  # noqa: N802
+    """A file to write: refused at once when it is a folder, a symlink or anything but a regular file (a FIFO,
+    /dev/null: the atomic write would replace it), or the nearest existing folder above it is not one."""
+    path = PATH(text)
+    kind = _kind(path, text)
+    if kind == "dir":
+        raise argparse.ArgumentTypeError(f"{text}: is a directory (name a file)")
+    if kind == "other" and (path.is_symlink() or not path.is_file()):
+        raise argparse.ArgumentTypeError(f"{text}: exists and is not a regular file (name a new or regular file)")
+    _check_parent(path, text)
+    return path
+
+
+def _check_parent(path: Path, text: str) -> None:
+    parent = next((folder for folder in path.parents if _kind(folder, text) != "missing"), None)
+    if parent is not None and _kind(parent, text) != "dir":
+        raise argparse.ArgumentTypeError(f"{text}: {parent} exists and is not a directory")
+
+
+def _kind(path: Path, text: str) -> str:
+    """"missing", "dir" or "other" (a file, FIFO, device); an unusable path (too long, ...) is a usage error."""
+    try:  # a dangling symlink is "other": writing through it would fail or land elsewhere
+        return "dir" if path.is_dir() else "other" if path.exists() or path.is_symlink() else "missing"
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"{text[:80]}: {exc.strerror or exc}") from None
+
+
+def add_call_flags(p: argparse.ArgumentParser) -> None:
+    """The call layer's flags every judging command takes (`run`, `rubric run`)."""
+    p.add_argument("--concurrency", type=POSITIVE_INT, default=16, help="judge calls in flight")
+    p.add_argument("--timeout", type=POSITIVE_FLOAT, default=120.0, help="seconds per call attempt")
+    p.add_argument("--max-retries", type=NON_NEGATIVE_INT, default=5, help="retries on 429/5xx/timeouts/connection errors")
+    p.add_argument("--max-failures", type=POSITIVE_INT, help="stop cleanly after K failed calls")
+    p.add_argument("--cache-dir", type=PATH, help="answer cache folder (default: the user cache dir)")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the answer cache")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (CI)")
+
+
+def normalize_aliases(argv: Sequence[str]) -> list[str]:
+    """Rewrite lm-eval spellings (`--output_path x`, `--model_args=...`) to ours."""
+    out = []
+    for token in argv:
+        flag, sep, value = token.partition("=")
+        out.append(LM_EVAL_ALIASES.get(flag, flag) + sep + value if flag in LM_EVAL_ALIASES else token)
+    return out

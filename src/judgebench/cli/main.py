@@ -1,0 +1,442 @@
+"""The `judgebench` command line. Each subcommand parses its flags and calls one module.
+
+Exit codes: 0 done; 1 a run stopped early (partial results written); 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from judgebench.cli import interrupts
+from judgebench.cli.arena import add_parser as _add_arena_parser
+from judgebench.cli.flags import (
+    NON_NEGATIVE_FLOAT,
+    NON_NEGATIVE_INT,
+    OUTPUT_DIR,
+    OUTPUT_FILE,
+    PATH,
+    POSITIVE_FLOAT,
+    POSITIVE_INT,
+    Parser,
+    add_call_flags,
+    fraction,
+    normalize_aliases,
+    resamples,
+)
+from judgebench.cli.rubric import add_parser as add_rubric_parser
+from judgebench.cli.run_summary import format_summary
+from judgebench.core.errors import (
+    JudgebenchError,
+    NumericError,
+    describe_os_error,
+    one_line,
+)
+from judgebench.core.version import __version__
+
+EXIT_STOPPED = 1
+EXIT_USAGE = 2
+
+
+def _add_run_parser(sub: Any) -> None:
+    p = sub.add_parser("run", help="judge every example of one or more tasks and score the judge")
+    p.add_argument("--tasks", required=True, help="comma-separated task names (see `judgebench tasks`) or task YAML paths")
+    p.add_argument("--judge", action="append", default=[], help="litellm model id (openai/gpt-4.1, ...) or builtin/NAME; repeat it for several judges (a folder each)")
+    p.add_argument("--judges-file", type=PATH, help="YAML list of {judge: ID, judge_args: {k: v}}: more judges (docs/runner.md)")
+    p.add_argument("--panel", choices=["majority", "mean", "unanimous-else-tie"], help="with several judges: also build OUTPUT/panel from their runs (no new calls)")
+    p.add_argument("--repeats", type=POSITIVE_INT, default=1, help="sample each judgment N times (stability figures; main metrics: repeat 0)")
+    p.add_argument("--judge-args", help="k=v,... passed to the judge: temperature, max_tokens, api_base, ...")
+    p.add_argument("--output-path", required=True, type=OUTPUT_DIR, help="run directory (a subfolder per task when several)")
+    p.add_argument("--demo", action="store_true", help="use the task's bundled demo split (offline)")
+    p.add_argument("--dataset-path", help="local jsonl/json/parquet/csv file or folder, or another Hub id")
+    p.add_argument("--split", help="split to evaluate (default: the task's)")
+    p.add_argument("--revision", help="Hub revision to load (default: the task's pinned one)")
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
+    p.add_argument("--limit", type=POSITIVE_INT, help="evaluate only the first N examples")
+    p.add_argument("--no-swap", action="store_true", help="judge only the dataset's order (no A/B swap)")
+    p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed for random judges and bootstrap intervals")
+    p.add_argument("--prompt", help="prompt template file (default: the task's)")
+    p.add_argument("--dimension-mode", choices=["separate", "joint"], help="multi-dimension tasks: one call per dimension or one for all")
+    p.add_argument("--both-bad", choices=["tie", "exclude"], help="how Both Bad labels are scored (default: the task's)")
+    p.add_argument("--bootstrap", type=resamples, default=1000, help="bootstrap resamples for confidence intervals")
+    add_call_flags(p)
+    p.add_argument("--reask", type=NON_NEGATIVE_INT, default=0, help="ask again up to N times when an answer does not parse")
+    p.add_argument("--min-coverage", type=fraction, help="exit 1 when the answered share of judgments is below this (default: fail only when nothing was answered)")
+    p.add_argument("--rpm", type=POSITIVE_INT, help="requests per minute limit")
+    p.add_argument("--tpm", type=POSITIVE_INT, help="tokens per minute limit")
+    p.add_argument("--refresh-cache", action="store_true", help="ignore cached answers, store new ones")
+    p.add_argument("--no-log-text", action="store_true", help="leave the question and responses out of samples.jsonl")
+    p.add_argument("--batch", action="store_true", help="send the calls through the provider's batch API (openai/, azure/)")
+    p.add_argument("--shard", help="K/N: judge only the K-th of N contiguous blocks of examples (see `judgebench merge`)")
+    p.add_argument("--batch-poll-s", type=POSITIVE_FLOAT, default=30.0, help="seconds between batch status polls")
+    p.add_argument("--dry-run", action="store_true", help="print the calls, tokens and cost a run would spend; call nothing")
+    p.add_argument("--max-cost", type=POSITIVE_FLOAT, help="USD: stop cleanly before the estimated spend would pass it (exit 1)")
+    p.set_defaults(handler=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from judgebench.api import evaluate
+    from judgebench.calls import RunnerOptions
+
+    tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
+    if not tasks:
+        raise JudgebenchError("--tasks: no task named")
+    if args.demo and args.dataset_path:
+        raise JudgebenchError("--demo and --dataset-path exclude each other")
+    for flag, value in (("--split", args.split), ("--revision", args.revision)):
+        if args.demo and value:
+            warn(f"{flag} is ignored with --demo (the bundled demo split has no splits or revisions)")
+    runner = RunnerOptions(
+        concurrency=args.concurrency,
+        timeout_s=args.timeout,
+        max_retries=args.max_retries,
+        reask=args.reask,
+        max_failures=args.max_failures,
+        rpm=args.rpm,
+        tpm=args.tpm,
+        use_cache=not args.no_cache,
+        refresh_cache=args.refresh_cache,
+        cache_dir=args.cache_dir,
+        progress=not args.quiet,
+        batch=args.batch,
+        batch_poll_s=args.batch_poll_s,
+        max_cost=args.max_cost,
+    )
+    from judgebench.judging.multirun import judges_from_flags
+
+    judges = judges_from_flags(args.judge, args.judge_args, args.judges_file)
+    options = dict(
+        include_paths=args.include_path, dataset_path=args.dataset_path, split=args.split, revision=args.revision,
+        demo=args.demo, limit=args.limit, swap=not args.no_swap, seed=args.seed, prompt=args.prompt,
+        dimension_mode=args.dimension_mode, both_bad=args.both_bad, n_resamples=args.bootstrap, repeats=args.repeats,
+        runner=runner, min_coverage=args.min_coverage, log_text=not args.no_log_text, on_warning=warn, shard=args.shard,
+    )
+    if args.dry_run:
+        return dry_run_command(tasks, judges, args.output_path, options)
+    status = 0
+    for task in tasks:
+        run_dir = args.output_path / task if len(tasks) > 1 else args.output_path
+        if len(judges) > 1 or args.panel:
+            from judgebench.cli.multirun import run_several
+
+            status = max(status, run_several(task, judges, run_dir, args.panel, options, print_run))
+            continue
+        summary = evaluate(task, judges[0].judge, output_path=run_dir, judge_args=judges[0].judge_args, **options)
+        status = max(status, print_run(summary))
+        if summary.stopped:
+            break
+    return status
+
+
+def dry_run_command(tasks: list[str], judges: list[Any], output_path: Path, options: dict[str, Any]) -> int:
+    """`run --dry-run`: print the estimate of every task's run with every judge (`multirun.JudgeChoice`s,
+    `options` as `evaluate` takes them); exit 0."""
+    from judgebench.api import _run_request
+    from judgebench.judging.dryrun import estimate_run, format_estimates
+
+    estimates = [
+        estimate_run(_run_request(task=task, judge=choice.judge, judge_args=choice.judge_args,
+                                  output_path=output_path, **options))
+        for task in tasks
+        for choice in judges
+    ]
+    print(format_estimates(estimates))
+    return 0
+
+
+def print_run(summary: Any) -> int:
+    """A finished run's summary (and stability figures) on stdout, why it stopped on stderr; its exit code."""
+    from judgebench.scoring.repeats import stability_lines
+
+    print("\n".join([format_summary(summary.result, summary.run_dir, summary.calls_made), *stability_lines(summary.result)]))
+    if summary.stopped:
+        print(f"judgebench: run stopped early: {' '.join(summary.stopped.split())} (partial results written)", file=sys.stderr)
+        return EXIT_STOPPED
+    if summary.coverage_failure:
+        print(f"judgebench: {summary.coverage_failure}", file=sys.stderr)
+        return EXIT_STOPPED
+    return 0
+
+
+def warn(message: str) -> None:
+    """A one-line warning on stderr (the run goes on)."""
+    print(f"judgebench: warning: {message}", file=sys.stderr)
+
+
+def _add_score_parser(sub: Any) -> None:
+    p = sub.add_parser("score", help="re-score a finished run from its samples (no judge calls)")
+    p.add_argument("run_dir", type=PATH, help="a run directory (results.json + samples.jsonl)")
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs (default: the run's own task.yaml copy when the task is not installed)")
+    p.add_argument("--bootstrap", type=resamples, help="bootstrap resamples for confidence intervals (default: the run's own)")
+    p.set_defaults(handler=cmd_score)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from judgebench.api import score_run
+    from judgebench.scoring.repeats import stability_lines
+
+    result = score_run(args.run_dir, include_paths=args.include_path, n_resamples=args.bootstrap)
+    print("\n".join([format_summary(result, args.run_dir), *stability_lines(result)]))
+    return 0
+
+
+def _add_tasks_parser(sub: Any) -> None:
+    p = sub.add_parser("tasks", help="list the available tasks")
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
+    p.set_defaults(handler=cmd_tasks)
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    from judgebench.tasks.registry import describe_tasks
+
+    rows = describe_tasks(args.include_path)
+    columns = ["name", "version", "dimensions", "verdicts", "demo", "dataset", "file"]
+    widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in columns}
+    print("  ".join(c.ljust(widths[c]) for c in columns))
+    for row in rows:
+        print("  ".join(row[c].ljust(widths[c]) for c in columns))
+    return 0
+
+
+def _add_leaderboard_parser(sub: Any) -> None:
+    p = sub.add_parser("leaderboard", help="build leaderboards (md, csv, json, html) from results files")
+    p.add_argument("results", nargs="+", type=PATH, help="results.json files or folders containing them")
+    p.add_argument("--output-dir", type=OUTPUT_DIR, default="judgebench-leaderboard", help="folder for the tables and index.html")
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
+    p.set_defaults(handler=cmd_leaderboard)
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from judgebench.api import build_leaderboard
+
+    written = build_leaderboard(args.results, args.output_dir, include_paths=args.include_path, on_warning=warn)
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+def _add_report_parser(sub: Any) -> None:
+    p = sub.add_parser("report", help="write a Markdown diagnostics report with plots for a run")
+    p.add_argument("run_dir", type=PATH, help="a run directory (results.json + samples.jsonl)")
+    p.add_argument("--output-dir", type=OUTPUT_DIR, help="report folder (default: RUN_DIR/report)")
+    p.set_defaults(handler=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from judgebench.publish.report import write_report
+
+    path = write_report(args.run_dir, args.output_dir)
+    print(f"wrote {path}")
+    return 0
+
+
+def _add_submit_parser(sub: Any) -> None:
+    p = sub.add_parser("submit", help="validate a run and add it to the leaderboard (tables rebuilt by code)")
+    p.add_argument("run_dir", type=PATH, help="a run directory (results.json + samples.jsonl)")
+    p.add_argument("--leaderboard-dir", type=OUTPUT_DIR, default="leaderboards", help="the leaderboard folder (entries/, tasks/, prompts/ and the tables)")
+    p.add_argument("--dataset-path", help="a local copy of the task's data to verify the run against")
+    p.add_argument("--min-coverage", type=fraction, default=0.9, help="refuse runs whose answered share of judgments is below this (recorded in the entry)")
+    # Refused with a pointer to the leaderboard's tasks/ and prompts/ folders: submit loads nothing the submitter names.
+    p.add_argument("--prompt", type=PATH, help=argparse.SUPPRESS)
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help=argparse.SUPPRESS)
+    p.set_defaults(handler=cmd_submit)
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    from judgebench.publish.submit import submit_run
+
+    done = submit_run(
+        args.run_dir,
+        args.leaderboard_dir,
+        include_paths=args.include_path,
+        dataset_path=args.dataset_path,
+        prompt_path=args.prompt,
+        min_coverage=args.min_coverage,
+    )
+    for message in done.warnings:
+        warn(message)
+    config = done.verified.result.config
+    labels = f" [{', '.join(done.verified.labels)}]" if done.verified.labels else ""
+    print(f"accepted: {config.task} / {config.judge} / {config.prompt_template}@{config.prompt_template_hash[:10]}{labels}")
+    print(f"{'replaced' if done.replaced else 'stored'} {done.entry_dir}")
+    for path in done.written:
+        print(f"wrote {path}")
+    return 0
+
+
+def _add_compare_parser(sub: Any) -> None:
+    p = sub.add_parser("compare", help="paired comparison of two runs of a task (regression gate)")
+    p.add_argument("baseline", type=PATH, help="baseline run directory")
+    p.add_argument("candidate", type=PATH, help="candidate run directory")
+    p.add_argument(
+        "--fail-if-worse-by",
+        type=NON_NEGATIVE_FLOAT,
+        metavar="POINTS",
+        help="exit 1 when the headline drops by more than POINTS percentage points and the per-example paired test gives p < 0.05",
+    )
+    p.add_argument("--output", type=OUTPUT_FILE, help="write the full comparison (all flips) as JSON")
+    p.add_argument("--max-flips", type=NON_NEGATIVE_INT, default=20, help="changed examples listed on screen")
+    p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed of the paired bootstrap and of the Monte-Carlo sign-flip test")
+    p.set_defaults(handler=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from judgebench.api import compare_runs
+    from judgebench.scoring.compare import (
+        format_comparison,
+        gate_message,
+        write_comparison,
+    )
+
+    comparison = compare_runs(args.baseline, args.candidate, seed=args.seed)
+    print(format_comparison(comparison, args.max_flips))
+    if args.output:
+        write_comparison(comparison, args.output)
+        print(f"wrote {args.output}")
+    if args.fail_if_worse_by is None:
+        return 0
+    failed, message = gate_message(comparison, args.fail_if_worse_by)
+    print(message, file=sys.stderr if failed else sys.stdout)
+    return EXIT_STOPPED if failed else 0
+
+
+def _add_export_parser(sub: Any) -> None:
+    p = sub.add_parser("export", help="export a run's samples as a Hugging Face dataset with a dataset card")
+    p.add_argument("run_dir", type=PATH)
+    p.add_argument("--format", choices=["hf"], default="hf", help="hf: datasets save_to_disk + Parquet + README.md")
+    p.add_argument("--output", type=OUTPUT_DIR, required=True, help="output folder")
+    p.add_argument("--push-to-hub", metavar="REPO", help="also upload to this Hub dataset repo (needs a token)")
+    p.add_argument("--private", action="store_true", help="create the Hub repo private")
+    p.set_defaults(handler=cmd_export)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from judgebench.publish.export import export_hf
+
+    done = export_hf(args.run_dir, args.output, push_to_hub=args.push_to_hub, private=args.private)
+    print(f"wrote {done.rows} judgments to {done.output} (datasets.load_from_disk, data/*.parquet, README.md)")
+    if done.pushed_to:
+        print(f"pushed to https://huggingface.co/datasets/{done.pushed_to}")
+    return 0
+
+
+def _add_panel_parser(sub: Any) -> None:
+    p = sub.add_parser("panel", help="build a panel of judges from finished runs (no judge calls)")
+    p.add_argument("run_dirs", nargs="+", type=PATH, metavar="RUN_DIR", help="two or more finished runs of one task")
+    p.add_argument("--aggregate", choices=["majority", "mean", "unanimous-else-tie"], default="majority", help="how the members' votes become the panel's verdict (docs/panels.md)")
+    p.add_argument("--output-path", required=True, type=OUTPUT_DIR, help="the panel's run directory")
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
+    p.add_argument("--bootstrap", type=resamples, help="bootstrap resamples for confidence intervals (default: the first member's)")
+    p.set_defaults(handler=cmd_panel)
+
+
+def cmd_panel(args: argparse.Namespace) -> int:
+    from judgebench.api import build_panel
+    from judgebench.scoring.panel_stats import format_panel
+
+    result = build_panel(args.run_dirs, args.output_path, aggregate=args.aggregate, include_paths=args.include_path, n_resamples=args.bootstrap)
+    print(format_summary(result, args.output_path))
+    if result.panel is not None:
+        print("\n".join(format_panel(result.panel)))
+    usage = result.usage
+    cost = "unpriced" if usage.cost_usd is None else f"${usage.cost_usd:.4f}"
+    print(f"  members' usage: {usage.tokens_in} tokens in, {usage.tokens_out} out, cost {cost} (the panel made no calls)")
+    return 0
+
+
+def _add_merge_parser(sub: Any) -> None:
+    p = sub.add_parser("merge", help="merge the run directories of a sharded run (--shard K/N) into one (no calls)")
+    p.add_argument("shard_dirs", nargs="+", type=PATH, help="the shards' run directories (any order)")
+    p.add_argument("--output-path", required=True, type=OUTPUT_DIR, help="run directory for the merged run")
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
+    p.set_defaults(handler=cmd_merge)
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from judgebench.judging.shards import merge_runs
+
+    for path in args.shard_dirs:
+        if Path(path).resolve() == Path(args.output_path).resolve():
+            raise JudgebenchError(f"--output-path {args.output_path}: is one of the shards; choose a new folder")
+    result = merge_runs(args.shard_dirs, args.output_path, args.include_path)
+    headline = result.config.headline
+    values = ", ".join(
+        f"{dim} {metrics[headline].value:.4f}" for dim, metrics in result.metrics.items()
+        if headline in metrics and metrics[headline].value is not None
+    )
+    print(f"merged {len(args.shard_dirs)} shards ({result.counts.examples} examples, {result.counts.calls} judgments) "
+          f"-> {args.output_path}; {headline}: {values or 'n/a'}")
+    return 0
+
+
+PARSERS: list[Callable[[Any], None]] = [
+    _add_run_parser,
+    _add_score_parser,
+    _add_tasks_parser,
+    _add_leaderboard_parser,
+    _add_report_parser,
+    _add_submit_parser,
+    _add_compare_parser,
+    _add_export_parser,
+    _add_panel_parser,
+    add_rubric_parser,  # rubric judges (issue 14): judgebench/rubric/cli.py
+    _add_arena_parser,
+    _add_merge_parser,
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="judgebench", description="Meta-evaluation of LLM-as-judge against human preferences.")
+    parser.add_argument("--version", action="version", version=f"judgebench {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    from judgebench.cli.annotate import (
+        human_side_parsers,  # pairs, annotate, freeze (issue 15)
+    )
+
+    for add in (*PARSERS, *human_side_parsers()):
+        add(sub)
+    return parser
+
+
+def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line; SIGTERM is treated like Ctrl-C (a run writes partial results and exits 1).
+
+    Without `argv` (the `judgebench` command) an interrupt ends with 130 however many arrive (interrupts.py).
+    """
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    process = in_main_thread and argv is None
+    if process:
+        interrupts.watch()
+    previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt) if in_main_thread else None
+    try:
+        args = build_parser().parse_args(normalize_aliases(sys.argv[1:] if argv is None else argv))
+        return args.handler(args)
+    except (JudgebenchError, NumericError) as exc:
+        print(f"judgebench: error: {one_line(str(exc))}", file=sys.stderr)
+        return getattr(exc, "exit_code", EXIT_USAGE)  # 2: the input or usage; errors.Stopped: 1
+    except KeyboardInterrupt:
+        interrupts.settle(exiting=process)
+        print("judgebench: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly (an OSError: caught before the next)
+        sys.stderr.close()
+        return 0
+    except OSError as exc:  # a folder or file the command could not read or write: one line, no traceback
+        print(f"judgebench: error: {describe_os_error(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""The `judgebench pairs` command: flags -> pairs.generate_answers -> pairs.make_pairs -> files."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+from collections import Counter
+from datetime import datetime, timezone
+from typing import Any
+
+from judgebench.cli.flags import (
+    NON_NEGATIVE_INT,
+    OUTPUT_DIR,
+    PATH,
+    POSITIVE_FLOAT,
+    POSITIVE_INT,
+    parse_judge_args,
+)
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.version import __version__
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("pairs", help="have models answer questions and pair their answers for voting")
+    p.add_argument("questions", help="questions file (jsonl/csv/parquet) or Hub id, with id and question columns")
+    p.add_argument("--models", required=True, help="comma-separated litellm model ids (at least two)")
+    p.add_argument("--model-args", action="append", default=[], metavar="MODEL=k=v,...",
+                   help="generation args for one model, e.g. 'openai/gpt-4.1=temperature=0.7,max_tokens=800' (repeatable)")
+    p.add_argument("--output", required=True, type=OUTPUT_DIR, help="folder for pairs.jsonl, answers.jsonl and manifest.json")
+    p.add_argument("--per-question", type=POSITIVE_INT, help="model pairs per question (default: all)")
+    p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed for the pairing")
+    p.add_argument("--system", help="system message sent before every question")
+    p.add_argument("--id-column", default="id", help="the questions' id column")
+    p.add_argument("--question-column", default="question", help="the questions' text column")
+    p.add_argument("--slices", default="", help="comma-separated slice columns to carry into the pairs")
+    p.add_argument("--split", default="train", help="split of the questions dataset")
+    p.add_argument("--concurrency", type=POSITIVE_INT, default=16, help="calls in flight per model")
+    p.add_argument("--timeout", type=POSITIVE_FLOAT, default=120.0, help="seconds per call attempt")
+    p.add_argument("--max-retries", type=NON_NEGATIVE_INT, default=5, help="retries on 429/5xx/timeouts/connection errors")
+    p.add_argument("--cache-dir", type=PATH, help="answer cache folder (default: the user cache dir)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (CI)")
+    p.set_defaults(handler=cmd_pairs)
+
+
+def parse_models(models: str, model_args: list[str]) -> dict[str, dict[str, Any]]:
+    """Model ids -> their (typed) generation args; an args entry for an unlisted model is an error."""
+    ids = [m.strip() for m in models.split(",") if m.strip()]
+    if len(ids) < 2 or len(set(ids)) != len(ids):
+        raise JudgebenchError(f"--models: expected at least two distinct model ids, got {models!r}")
+    parsed: dict[str, dict[str, Any]] = {m: {} for m in ids}
+    for entry in model_args:
+        model, sep, args = entry.partition("=")
+        if not sep or model not in parsed:
+            raise JudgebenchError(f"--model-args {entry!r}: expected MODEL=k=v,... with MODEL one of {ids}")
+        parsed[model] = dict(parse_judge_args(args))  # typed by the judge, as --judge-args
+    return parsed
+
+
+def cmd_pairs(args: argparse.Namespace) -> int:
+    from judgebench.calls import RunnerOptions
+    from judgebench.human.pairs import (
+        generate_answers,
+        make_pairs,
+        position_counts,
+        read_questions,
+        write_outputs,
+    )
+    from judgebench.judges import make_judge
+
+    models = parse_models(args.models, args.model_args)
+    judges = {m: make_judge(m, a) for m, a in models.items()}  # bad ids and args fail before any call
+    slices = [s.strip() for s in args.slices.split(",") if s.strip()]
+    questions = read_questions(args.questions, id_column=args.id_column, question_column=args.question_column,
+                               slice_columns=slices, split=args.split)
+    for judge in judges.values():
+        judge.preflight()
+    options = RunnerOptions(concurrency=args.concurrency, timeout_s=args.timeout, max_retries=args.max_retries,
+                            progress=not args.no_progress, cache_dir=args.cache_dir)
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    answers, calls, stopped = generate_answers(questions, models, options, args.system)
+    pairs = make_pairs(questions, answers, per_question=args.per_question, seed=args.seed)
+    answered = sum(a.text is not None for a in answers)
+    costs = [a.cost_usd for a in answers if a.text is not None]
+    manifest = {
+        "judgebench": __version__, "questions": args.questions, "started": started,
+        "models": {m: judges[m].public_args() for m in models}, "seed": args.seed, "per_question": args.per_question,
+        "system_prompt_hash": hashlib.sha256((args.system or "").encode()).hexdigest(),
+        "counts": {"questions": len(questions), "answers": len(answers), "answered": answered, "pairs": len(pairs),
+                   "calls_sent": calls},
+        "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),  # type: ignore[arg-type]
+        "positions": position_counts(pairs), "partial": stopped is not None,
+    }
+    write_outputs(args.output, questions, answers, pairs, manifest)
+    print(f"{answered}/{len(answers)} answers ({calls} calls sent), {len(pairs)} pairs -> {args.output}/pairs.jsonl")
+    errors = Counter(a.error for a in answers if a.error)
+    for error, count in errors.most_common(3):
+        print(f"  {count} unanswered: {error}")
+    if stopped:
+        print(f"stopped early: {stopped}; rerun the same command to finish (answers already received are cached)")
+        return 1
+    if answered == 0:
+        print("no answer received: check the model ids, --model-args (api_base) and credentials")
+        return 1
+    return 0

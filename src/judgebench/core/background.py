@@ -1,0 +1,271 @@
+"""Pure computations in forked children while this process goes on: the second core for `report` (its
+style bootstrap on large runs, and its plots, whose imports are done while the samples are read) and for
+`score` (its leaderboard diagnostics' fits on large runs, while it bootstraps the metrics).
+
+    pending = in_background(paired_bootstrap_bt, a, b, outcomes, n_resamples=1000, seed=0)
+    ...  # other work here, on this core
+    fits = pending.result()  # the child's return value (or its exception, raised here)
+
+    with prepared(render, warm=import_matplotlib) as plotter:  # the child imports now, while we read
+        ...
+        sections = plotter.send(out_dir, diag).result()  # it renders while we write the other files
+
+The child is a fork of this process: it sees the same arrays (copy on write) and runs the same code, so
+its result is the one this process would have computed; it is sent back pickled through a pipe (our own
+process's bytes, never a file's). The child runs BLAS on one thread, as the fits do anyway. Without a
+safe fork (not Linux, other threads running, inside such a child, JUDGEBENCH_BACKGROUND=0) the function
+runs right here instead, at `in_background` or at `send`, with the same result.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import pickle
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from judgebench.core.errors import JudgebenchError, Stopped
+
+_LEFT_OVER: list[int] = []  # children whose result was never asked for (reaped on the next start)
+_RUNNING: set[int] = set()  # children not yet collected: stopped with this process (interrupted, or leaving)
+
+
+def can_fork() -> bool:
+    """Whether a child may be forked here: Linux, this thread alone, not turned off."""
+    return (
+        os.environ.get("JUDGEBENCH_BACKGROUND", "1") != "0"
+        and sys.platform.startswith("linux")
+        and hasattr(os, "fork")
+        and threading.active_count() == 1
+    )
+
+
+class Pending:
+    """The result of `in_background`: `result()` waits for it (once)."""
+
+    def __init__(self, pid: int = 0, fd: int = -1, value: Any = None, error: BaseException | None = None):
+        self.pid, self.fd, self.value, self.error = pid, fd, value, error
+
+    def result(self) -> Any:
+        if self.pid:
+            self._collect()
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+    def _collect(self) -> None:
+        chunks = []
+        try:
+            while chunk := os.read(self.fd, 1 << 20):
+                chunks.append(chunk)
+        except BaseException:  # interrupted while waiting: the child's work is not wanted any more
+            _stop(self.pid)
+            raise
+        finally:
+            os.close(self.fd)
+            _, status = os.waitpid(self.pid, 0)
+            _RUNNING.discard(self.pid)
+            self.pid, self.fd = 0, -1
+        payload = b"".join(chunks)
+        if not payload:
+            self.error = Stopped(
+                f"a computation this command ran in a forked child ended without a result ({_how(status)}); "
+                "run it again, or with JUDGEBENCH_BACKGROUND=0 to compute everything in one process"
+            )
+            return
+        ok, value = pickle.loads(payload)
+        self.value, self.error = (value, None) if ok else (None, value)
+
+    def __del__(self) -> None:  # never asked for: stop the child and reap it later
+        if self.pid:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
+            _stop(self.pid, reap=False)
+            _LEFT_OVER.append(self.pid)
+
+
+def _how(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit status {os.WEXITSTATUS(status)}" if os.WIFEXITED(status) else f"status {status}"
+
+
+def _stop(pid: int, reap: bool = False) -> None:
+    """Kill a child whose result is not wanted (SIGKILL: it holds nothing that needs a clean exit)."""
+    _RUNNING.discard(pid)
+    try:
+        os.kill(pid, signal.SIGKILL)
+        if reap:
+            os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
+@atexit.register
+def _stop_running() -> None:
+    """This process is leaving (an error, Ctrl-C): its children's work is not wanted."""
+    for pid in list(_RUNNING):
+        _stop(pid, reap=True)
+
+
+def here(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
+    """fn computed in this process now, its value or exception held like a child's (for callers that fork
+    only for large inputs)."""
+    try:
+        return Pending(value=fn(*args, **kwargs))
+    except Exception as exc:
+        return Pending(error=exc)
+
+
+class _Later(Pending):
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]):
+        super().__init__()
+        self.call: tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]] | None = (fn, args, kwargs)
+
+    def result(self) -> Any:
+        if self.call is not None:
+            fn, args, kwargs = self.call
+            self.call = None
+            done = here(fn, *args, **kwargs)
+            self.value, self.error = done.value, done.error
+        return super().result()
+
+
+def later(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
+    """fn(*args, **kwargs) computed in this process when its `result()` is first asked for (for callers
+    that, without a child, should not hold its inputs or outputs meanwhile)."""
+    return _Later(fn, args, kwargs)
+
+
+def _forked(pid: int) -> int:
+    _RUNNING.add(pid)
+    return pid
+
+
+def in_background(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
+    """fn(*args, **kwargs) in a forked child when one can be forked, else now (module docstring)."""
+    _reap_left_over()
+    if not can_fork():
+        return here(fn, *args, **kwargs)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: compute, send, exit without running the parent's exit handlers
+        os.close(read_fd)
+        _child(lambda: fn(*args, **kwargs), write_fd)
+    os.close(write_fd)
+    return Pending(pid=_forked(pid), fd=read_fd)
+
+
+class Prepared:
+    """A child forked before its arguments are known (`prepared`): `send(*args)` once, then `result()`."""
+
+    def __init__(self, fn: Callable[..., Any], warm: Callable[[], Any] | None):
+        self.fn, self.pending, self.args_fd = fn, Pending(), -1
+        _reap_left_over()
+        if not can_fork():
+            return  # send() computes here
+        args_r, args_w = os.pipe()
+        result_r, result_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(args_w)
+            os.close(result_r)
+            _child(lambda: _call_with_args(fn, warm, args_r), result_w)
+        os.close(args_r)
+        os.close(result_w)
+        self.pending, self.args_fd = Pending(pid=_forked(pid), fd=result_r), args_w
+
+    def send(self, *args: Any) -> Pending:
+        if self.args_fd < 0:  # no child: the function runs here, now
+            self.pending = here(self.fn, *args)
+            return self.pending
+        payload = pickle.dumps(args, pickle.HIGHEST_PROTOCOL)
+        try:
+            write_all(self.args_fd, payload)
+        except OSError:  # the child is gone: its result says why
+            pass
+        self.close()
+        return self.pending
+
+    def close(self) -> None:
+        """Let the child go (EOF before arguments: it exits without computing)."""
+        if self.args_fd >= 0:
+            os.close(self.args_fd)
+            self.args_fd = -1
+
+    def __enter__(self) -> Prepared:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def prepared(fn: Callable[..., Any], *, warm: Callable[[], Any] | None = None) -> Prepared:
+    """Fork a child now that runs warm() at once (e.g. its imports) and fn(*args) when `send(*args)` gives
+    them; without a safe fork, fn runs at `send` here (module docstring)."""
+    return Prepared(fn, warm)
+
+
+def _call_with_args(fn: Callable[..., Any], warm: Callable[[], Any] | None, args_fd: int) -> Any:
+    if warm is not None:
+        warm()
+    chunks = []
+    while chunk := os.read(args_fd, 1 << 20):
+        chunks.append(chunk)
+    if not chunks:  # let go before any arguments came
+        raise _LetGo
+    return fn(*pickle.loads(b"".join(chunks)))
+
+
+class _LetGo(Exception):
+    """The parent closed the arguments' pipe without sending them."""
+
+
+def _child(compute: Callable[[], Any], write_fd: int) -> None:
+    """In a forked child: compute, send (True, value) or (False, exception) pickled, exit without running the
+    parent's exit handlers."""
+    code = 0
+    try:
+        os.environ["JUDGEBENCH_BACKGROUND"] = "0"  # no grandchildren
+        try:
+            message = (True, compute())
+        except _LetGo:
+            os._exit(0)
+        except Exception as exc:
+            message = (False, exc)
+        try:
+            payload = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
+            pickle.loads(payload)  # what the parent will do: an exception with other __init__ arguments fails here
+        except Exception as exc:  # an unpicklable result or exception: its text, as an error of its kind
+            error = message[1] if not message[0] else exc
+            text = f"{type(error).__name__}: {error}"
+            plain = JudgebenchError(str(error)) if isinstance(error, JudgebenchError) else RuntimeError(text)
+            payload = pickle.dumps((False, plain))
+        write_all(write_fd, payload)
+    except BaseException:  # interrupted, or the parent is gone (broken pipe)
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def write_all(fd: int, payload: bytes) -> None:
+    """Every byte of `payload` to the pipe `fd` (os.write may take part of it)."""
+    view = memoryview(payload)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _reap_left_over() -> None:
+    for pid in list(_LEFT_OVER):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _LEFT_OVER.remove(pid)

@@ -1,0 +1,300 @@
+"""Atomic file writes and JSONL reading/writing shared by every output."""
+
+from __future__ import annotations
+
+import difflib
+import errno
+import json
+import os
+import stat
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from judgebench.core.bulk import gc_paused
+from judgebench.core.errors import JudgebenchError, one_line
+
+M = TypeVar("M", bound=BaseModel)
+KEY_SHOWN_MAX = 80  # characters of a key shown in an error (a crafted key may be a megabyte long)
+
+
+@contextmanager
+def atomic_path(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
+    """A temporary file beside `path` (with the user's umask) to write; renamed onto `path` on success.
+    A failure to write (a full disk, a read-only file system) is an OSError naming `path`, not the temp file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
+        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; outputs follow the user's umask
+        os.close(fd)
+        yield Path(tmp)
+        os.replace(tmp, path)
+    except OSError as exc:
+        if exc.filename is not None and exc.filename not in (tmp, str(tmp)):
+            raise  # names a file of its own (e.g. one the caller read meanwhile)
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write text to path via a temp file in the same folder, fsync and an atomic rename."""
+    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def current_umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def is_inside(path: Path, root: Path) -> bool:
+    """Whether path resolves (symlinks followed) to root or somewhere under it."""
+    return path.resolve().is_relative_to(root.resolve())
+
+
+def check_output_dir(path: Path, flag: str = "--output-path") -> None:
+    """The output folder `path` (given by `flag`) can be created and written, else one line naming the flag:
+    checked before any work (a run's first paid call, a report's fits). Leaves no folder it made behind."""
+    if path.exists() and not path.is_dir():
+        raise JudgebenchError(f"{flag} {path}: exists and is not a directory")
+    missing = [folder for folder in [path, *path.parents] if not folder.exists()]  # deepest first
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".judgebench-write-check-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+        for folder in missing:  # leave nothing behind: the command creates them again when it writes
+            folder.rmdir()
+    except OSError as exc:
+        raise JudgebenchError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def write_models_jsonl(path: Path, models: Iterable[BaseModel]) -> None:
+    write_atomic(path, "".join(m.model_dump_json() + "\n" for m in models))
+
+
+class NotRegularFile(OSError):
+    """A path to read is a FIFO, device, socket or folder: reading it would block, never end or fail later."""
+
+
+def open_regular(path: str | os.PathLike[str], mode: str = "r", **options: Any) -> IO[Any]:
+    """`open(path, mode)` for reading, refusing anything but a regular file (`NotRegularFile`, an OSError
+    whose strerror is "not a regular file"). Opened without blocking first, so a FIFO never hangs the
+    command, and checked on the opened file, so no other file can be swapped in between."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file", str(path))
+        os.set_blocking(fd, True)
+        return open(fd, mode, **options)  # noqa: SIM115 - the caller closes it
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def regular_text(path: str | os.PathLike[str], encoding: str = "utf-8") -> str:
+    """`Path.read_text` of a regular file only (`open_regular`); OSError and UnicodeDecodeError as it raises them."""
+    with open_regular(path, encoding=encoding) as handle:
+        return handle.read()
+
+
+def regular_bytes(path: str | os.PathLike[str]) -> bytes:
+    """`Path.read_bytes` of a regular file only (`open_regular`)."""
+    with open_regular(path, "rb") as handle:
+        return handle.read()
+
+
+def read_text(path: Path, label: str = "", newline: str | None = None) -> str:
+    """A UTF-8 text file's contents; unreadable, not a regular file or non-UTF-8 is one error naming
+    `label` and the file. `newline` as for `open` ("" keeps line ends as they are, for `jsonl_lines`)."""
+    try:
+        with open_regular(path, encoding="utf-8", newline=newline) as handle:
+            return handle.read()
+    except OSError as exc:
+        raise JudgebenchError(f"{label}{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise JudgebenchError(f"{label}{path}: not UTF-8 text (byte {exc.start})") from None
+
+
+def read_models_jsonl(
+    path: Path, model: type[M], hold: Callable[[M], Any] | None = None, fast: Callable[[bytes], Any] | None = None,
+) -> list[M]:
+    """Read a JSONL of pydantic models (a file of ours: each value of its own JSON type, strict validation, so
+    `"3"` for an int or `1` for a bool is refused, not coerced); a bad line is an error naming file, line and field.
+
+    `hold`: what each validated row is kept as instead (e.g. `lean_records.LeanRecord.of`, to hold a large
+    file in less memory); read line by line. `fast` (with `hold`): a decoder of a line's bytes straight to
+    what `hold` would give, raising ValueError for any line it does not take; such a line is validated by
+    the model as without it (`lean_records.LeanRecord.of_canonical_line`).
+    """
+    if hold is not None:
+        return _read_held(path, model, hold, fast)
+    rows: list[M] = []
+    lines = jsonl_lines(read_text(path, newline=""))
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(model.model_validate_json(line, strict=True))
+        except ValidationError as exc:
+            raise JudgebenchError(f"{path}:{number}: {describe_validation_error(exc)}") from None
+    return rows
+
+
+def _read_held(path: Path, model: type[M], hold: Callable[[M], Any], fast: Callable[[bytes], Any] | None) -> list[Any]:
+    rows: list[Any] = []
+    validate = model.__pydantic_validator__.validate_json  # what model_validate_json calls, without its wrapper
+    try:
+        with open_regular(path, "rb") as handle, gc_paused():
+            for number, line in enumerate(handle, start=1):
+                if fast is not None:
+                    try:
+                        rows.append(fast(line))
+                        continue
+                    except ValueError:
+                        pass  # not the fast decoder's: the model decides
+                text = line.decode("utf-8")
+                if text.isspace():  # == not text.strip() (a line read from a file is never empty); no 3 KB copy
+                    continue
+                try:  # pydantic's own JSON parser: faster than json.loads + model_validate, the strict reader's errors
+                    rows.append(hold(validate(text, strict=True)))  # every field validated, then held lean
+                except ValidationError as exc:
+                    raise JudgebenchError(f"{path}:{number}: {describe_validation_error(exc)}") from None
+    except OSError as exc:
+        raise JudgebenchError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise JudgebenchError(f"{path}:{number}: not UTF-8 text (invalid byte at offset {exc.start} of the line)") from None
+    return rows
+
+
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of a JSON Lines text (read with `newline=""`), split at line feeds only (a carriage return
+    is JSON whitespace). Not `str.splitlines`: it also splits at U+2028, U+2029, NEL and other characters JSON allows
+    raw inside strings, which a judge's answer may hold (`run` writes them raw)."""
+    return text.split("\n")
+
+
+def read_json_objects(path: Path, label: str = "") -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line of a JSON Lines file; a line that is not a JSON
+    object is one error naming `label`, the file and the line."""
+    lines = jsonl_lines(read_text(path, label, newline=""))
+    return [(number, parse_json_object(line, f"{label}{path}:{number}")) for number, line in enumerate(lines, start=1)
+            if line.strip()]
+
+
+def parse_json_object(line: str, where: str) -> dict[str, Any]:
+    """One JSON Lines line as an object; anything else is one error starting with `where` (file:line)."""
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise JudgebenchError(f"{where}: malformed JSON ({exc.msg}, column {exc.colno})") from None
+    if not isinstance(row, dict):
+        raise JudgebenchError(f"{where}: expected a JSON object, got {type(row).__name__}")
+    return row
+
+
+def read_model_json(path: Path, model: type[M]) -> M:
+    """A JSON file of ours (results.json, ...) as `model`, validated strictly (`"5"` or `true` for an int is
+    refused, not coerced); a bad field or a key given twice in one object (the last would silently win) is one
+    error naming the file."""
+    text = read_text(path)
+    _refuse_duplicate_keys(text, path)
+    try:
+        return model.model_validate_json(text, strict=True)
+    except ValidationError as exc:
+        raise JudgebenchError(f"{path}: {describe_validation_error(exc)}") from None
+
+
+def _refuse_duplicate_keys(text: str, path: Path) -> None:
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise JudgebenchError(f"{path}: key '{one_line(key, KEY_SHOWN_MAX)}' appears twice in one object")
+            seen.add(key)
+        return dict(pairs)
+
+    try:
+        json.loads(text, object_pairs_hook=unique)
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError; so is a 5,000-digit integer
+        pass  # not JSON that json reads (malformed, nested too deep, an integer too long): the model's parser says why
+
+
+def describe_validation_error(exc: ValidationError, model: type[BaseModel] | None = None) -> str:
+    """The first pydantic error as 'field.path: message' on one line.
+
+    With `model`, an unknown key gets a did-you-mean from the keys allowed at its place.
+    """
+    errors = exc.errors()
+    first = next((e for e in errors if e.get("type") == "extra_forbidden"), errors[0])  # a typo: name it
+    loc = tuple(first.get("loc", ()))
+    where = ".".join(one_line(str(part), KEY_SHOWN_MAX) for part in loc) or "(root)"
+    extra = f" ({exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+    message = first.get("msg", "invalid")
+    if first.get("type") == "extra_forbidden" and model is not None and loc:
+        allowed = _allowed_keys(model, loc[:-1])
+        close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+        message = "unknown key" + (f"; did you mean '{close[0]}'?" if close else f" (allowed: {', '.join(allowed)})")
+    return f"field '{where}': {message}{extra}"
+
+
+def _allowed_keys(model: type[BaseModel], parents: tuple[Any, ...]) -> list[str]:
+    """The field names of the (nested) model found by following `parents` from `model`."""
+    current: Any = model
+    for part in parents:
+        if isinstance(part, int) or not (isinstance(current, type) and issubclass(current, BaseModel)):
+            continue  # list index or dict key: stay on the item model
+        field = current.model_fields.get(str(part))
+        if field is None:
+            return []
+        current = _inner_model(field.annotation)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return [name for name, f in current.model_fields.items() if not f.exclude]
+    return []
+
+
+def _inner_model(annotation: Any) -> Any:
+    """The BaseModel inside list[...], dict[..., ...], X | None annotations, else the annotation."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        inner = _inner_model(arg)
+        if isinstance(inner, type) and issubclass(inner, BaseModel):
+            return inner
+    return annotation
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """yaml.SafeLoader that refuses a mapping with the same key twice (last-wins hides mistakes)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key '{key}' (line {key_node.start_mark.line + 1})", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_yaml(text: str | bytes) -> Any:
+    """yaml.safe_load with duplicate keys refused (yaml.YAMLError)."""
+    return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass

@@ -1,0 +1,407 @@
+"""The record shapes that flow from task loading to runner to scorer to leaderboard.
+
+PairExample   one human-labelled comparison (labels per dimension)
+JudgeRequest  one call to a judge: an example, a dimension (or all, in joint mode), an order
+JudgeReply    what a judge returned for one request (raw text, usage, timing, error)
+JudgmentRecord one line of samples.jsonl: one (example, dimension, order) judgment
+RunResult     results.json: config, metrics with CIs, per-slice metrics, counts, usage
+PanelSummary  results.json `panel`: a panel's agreement, its test against its best member, biases
+
+The samples file is the source of truth: scoring, reports, submission checks,
+regression comparisons and exports read it and never call a model.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
+
+from judgebench.core.catalogue import DEFAULT_HEADLINE, check_headline
+from judgebench.core.errors import JudgebenchError
+
+MAX_RESAMPLES = 100_000  # --bootstrap above this is refused before any call (a typo would hang scoring)
+
+
+def check_resamples(n_resamples: int) -> int:
+    """A bootstrap resample count given to a run, a re-score or a panel: 0 to MAX_RESAMPLES."""
+    if n_resamples < 0:
+        raise JudgebenchError(f"--bootstrap: must be >= 0, got {n_resamples}")
+    if n_resamples > MAX_RESAMPLES:
+        raise JudgebenchError(f"--bootstrap: must be <= {MAX_RESAMPLES}, got {n_resamples}")
+    return n_resamples
+
+Label = Literal["A", "B", "TIE", "BOTH_BAD"]
+Verdict = Literal["A", "B", "TIE"]
+Status = Literal["ANSWERED", "INVALID", "FAILED"]
+# Why a FAILED judgment has no answer: its call failed, it was never sent (the run stopped first),
+# or a replay judge had no recorded answer for its prompt.
+Failure = Literal["error", "not_attempted", "unrecorded"]
+NOT_ATTEMPTED = "not attempted: the run stopped before this call ({reason})"
+UNRECORDED = "no recorded answer for prompt {hash}"
+Order = Literal["AB", "BA"]
+
+COUNT_MAX = 2**53  # a count we measure (characters, citations, attempts, repeats) above this is refused
+Count = Annotated[int, Field(ge=0, le=COUNT_MAX)]  # so scoring's int64 and float arrays hold every value exactly
+Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]  # a cost or latency: finite and not negative
+
+
+def reported_count(value: Any) -> int | None:
+    """A token count as a provider (or a cache entry) reported it: kept when it is a Count, else unknown (None),
+    so a nonsense figure never prices a call below zero, overflows a sum or makes a record unreadable."""
+    return value if type(value) is int and 0 <= value <= COUNT_MAX else None
+
+
+def reported_amount(value: Any) -> float | None:
+    """A cost or latency as reported: a finite number >= 0 (as a float), else unknown (None)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= sys.float_info.max:
+        return None  # NaN fails the comparison; an int too large for a float is refused before converting
+    return float(value)
+# Why an INVALID judgment has no verdict besides an unparseable answer: it was cut off by the token cap.
+InvalidReason = Literal["truncated"]
+
+LABELS: tuple[str, ...] = ("A", "B", "TIE", "BOTH_BAD")
+ORDERS: tuple[Order, ...] = ("AB", "BA")
+DEFAULT_DIMENSION = "overall"
+
+
+class Strict(BaseModel):
+    """Base model: unknown fields are an error, never silently dropped."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class PairVote(Strict):
+    """One annotator's vote on a pair (tasks mapping annotator-level votes), in the stored positions."""
+
+    annotator: str
+    labels: dict[str, Label]  # dimension -> this annotator's label
+    timestamp: str | None = None
+    shown_order: Order | None = None  # AB: response_a was shown on the left
+
+
+class PairExample(Strict):
+    """One comparison with its human label(s), in the dataset's original A/B positions."""
+
+    id: str
+    question: str
+    response_a: str
+    response_b: str
+    labels: dict[str, Label]  # dimension -> human label
+    model_a: str | None = None
+    model_b: str | None = None
+    slices: dict[str, str] = Field(default_factory=dict)  # e.g. subject, question_type
+    context: dict[str, Any] = Field(default_factory=dict)  # e.g. citations, references
+    votes: list[PairVote] | None = None  # annotator-level votes, in data order (labels derived from them)
+
+
+def swap_verdict(verdict: str | None) -> str | None:
+    """Map a verdict between shown and original positions (A<->B; TIE stays)."""
+    return _SWAPPED.get(verdict, verdict) if verdict else verdict
+
+
+_SWAPPED = {"A": "B", "B": "A"}
+
+
+class JudgeRequest(Strict):
+    """One judge call. `first`/`second` are the responses in the order shown."""
+
+    example_id: str
+    dimensions: list[str]  # one dimension, or all of them in joint mode
+    order: Order
+    question: str
+    first: str
+    second: str
+    context: dict[str, Any] = Field(default_factory=dict)
+    verdicts: list[Verdict]  # verdicts the judge may give
+    messages: list[dict[str, str]]  # rendered chat messages
+    prompt_hash: str  # sha256 of the rendered messages
+    reask_reminder: str | None = None  # the re-ask message, when not the verdict reminder (rubric tasks)
+    repeat: int = 0  # --repeats: which sample of this judgment (0 keeps the cache key of a single-sample run)
+
+
+class JudgeReply(Strict):
+    """What a judge returned for one request (before verdict parsing)."""
+
+    text: str | None = None  # raw output; None when the call failed
+    error: str | None = None  # set when the call failed after all retries
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None  # None: not priced (litellm's cost map has no entry)
+    latency_s: float = 0.0
+    attempts: int = 1
+    earlier_texts: list[str] = Field(default_factory=list)  # unparseable answers before a re-ask
+    cached: bool = False
+    # reasoning judges (judges/reasoning.py): never parsed for the verdict
+    finish_reason: str | None = None  # the provider's, e.g. "stop", "length"
+    reasoning: str | None = None  # provider-returned reasoning text (reasoning_content, thinking blocks)
+    reasoning_tokens: int | None = None  # when the provider reports them
+    served_model: str | None = None  # the response's `model`: the snapshot actually served
+
+
+class JudgmentRecord(Strict):
+    """One line of samples.jsonl: one judgment of one example, dimension and order.
+
+    Carries the human label and the example facts scoring and diagnostics need,
+    so a run directory can be re-scored without reloading the dataset.
+    """
+
+    task: str
+    example_id: str
+    dimension: str
+    order: Order
+    judge: str
+    prompt_hash: str
+    status: Status
+    raw: str | None = None
+    earlier_raw: list[str] = Field(default_factory=list)
+    verdict_shown: Verdict | None = None  # in the positions the judge saw
+    verdict: Verdict | None = None  # mapped back to the dataset's positions
+    label: Label
+    tokens_in: Count | None = None  # as the provider reported them (judgments.py: anything else is None)
+    tokens_out: Count | None = None
+    cost_usd: Amount | None = None
+    latency_s: Amount = 0.0
+    attempts: Count = 1
+    cached: bool = False
+    error: str | None = None
+    failure: Failure | None = None  # set on FAILED judgments; see failure_of for older files
+    repeat: Count = 0  # --repeats: samples.jsonl holds repeat 0, repeats.jsonl the others (stability.py)
+    invalid_reason: InvalidReason | None = None  # INVALID only: "truncated" (cut off), else None (no verdict)
+    finish_reason: str | None = None
+    reasoning: str | None = None  # kept apart from `raw`, never parsed
+    reasoning_tokens: Count | None = None
+    served_model: str | None = None
+    model_a: str | None = None
+    model_b: str | None = None
+    slices: dict[str, str] = Field(default_factory=dict)
+    length_a: Count  # characters
+    length_b: Count
+    citations_a: Count | None = None  # in-text citation counts, where the task has them
+    citations_b: Count | None = None
+    # The texts judged, in the dataset's positions (None with --no-log-text), so a disagreement
+    # can be read without the dataset.
+    question: str | None = None
+    response_a: str | None = None
+    response_b: str | None = None
+    # Annotator-level votes on this dimension (annotator -> labels, in data order; two or more when the
+    # annotator voted the pair again), for the human ceiling and judge-vs-annotator agreement.
+    votes: dict[str, list[Label]] | None = None
+
+
+def failure_from_error(error: str) -> Failure:
+    """The kind of failure an error text names (the runner passes errors on as text)."""
+    if error.startswith(NOT_ATTEMPTED.split(":")[0]):
+        return "not_attempted"
+    return "unrecorded" if error.startswith(UNRECORDED.split("{")[0]) else "error"
+
+
+def failure_of(record: JudgmentRecord) -> Failure | None:
+    """A FAILED judgment's kind of failure (files written before `failure` existed: from the error text)."""
+    if record.status != "FAILED":
+        return None
+    return record.failure or failure_from_error(record.error or "")
+
+
+class MetricValue(Strict):
+    """A point estimate with its seeded 95% bootstrap interval."""
+
+    value: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n: int = 0
+
+
+class DatasetInfo(Strict):
+    source: str  # Hub id or local path
+    config: str | None = None
+    split: str
+    revision: str | None = None  # as pinned in the task (or overridden)
+    resolved_revision: str | None = None  # commit actually loaded, when known
+    fingerprint: str  # sha256 over the canonical examples
+    demo: bool = False
+    license: str | None = None
+    label_rule: str | None = None  # how pair labels were derived from annotator votes (votes.MAJORITY_RULE)
+
+
+Aggregate = Literal["majority", "mean", "unanimous-else-tie"]
+
+
+class PanelMember(Strict):
+    """One finished run a panel was built from (see panel.py)."""
+
+    judge: str
+    run_dir: str  # the member's folder name under the panel's members/
+    prompt_template: str
+    prompt_template_hash: str
+    answers_sha256: str  # sha256 of the member's (example, dimension, order, status, raw, verdict) rows
+
+
+class RunConfig(Strict):
+    task: str
+    task_version: str
+    dataset: DatasetInfo
+    judge: str
+    judge_args: dict[str, Any] = Field(default_factory=dict)  # secrets removed
+    prompt_template: str
+    prompt_template_hash: str
+    dimension_mode: Literal["single", "separate", "joint"] = "single"
+    both_bad: Literal["tie", "exclude"] = "tie"
+    swap: bool = True
+    seed: int = Field(0, ge=0)  # numpy's generators take no negative seed
+    limit: int | None = Field(None, ge=1)
+    judgebench_version: str
+    litellm_version: str | None = None
+    datasets_version: str | None = None
+    started_at: str
+    ended_at: str | None = None
+    partial: bool = False  # stopped early (max failures, interrupted)
+    headline: str = DEFAULT_HEADLINE  # the task's headline metric, one of catalogue.HEADLINES
+    n_resamples: int = Field(1000, ge=0, le=MAX_RESAMPLES)  # bootstrap resamples behind every interval (--bootstrap)
+    kind: Literal["run", "panel"] = "run"  # panel: verdicts aggregated from finished runs (no calls)
+    own_judge: bool | None = None  # True: the caller's own Judge object from Python (judges/own.py); else not written
+    aggregate: Aggregate | None = None  # panels only
+    members: list[PanelMember] = Field(default_factory=list)  # panels only, in the order given
+    shard: str | None = None  # "K/N": this run judged the K-th of N blocks of examples (shards.py)
+
+    _known_headline = field_validator("headline")(check_headline)
+
+    @model_serializer(mode="wrap")
+    def _without_unset_markers(self, handler: Any) -> dict[str, Any]:
+        """own_judge is written only when set: every other run's results.json stays as it was."""
+        data = handler(self)
+        if data.get("own_judge") is None:
+            data.pop("own_judge", None)
+        return data
+
+
+class Counts(Strict):
+    examples: int
+    calls: int  # judgments expected (examples x dimensions x orders)
+    answered: int
+    invalid: int
+    failed: int
+    cached: int = 0
+    coverage: float  # answered / calls
+    truncated: int = 0  # of the invalid: cut off by the token cap (raise max_tokens)
+
+
+class Usage(Strict):
+    """results.json `usage` (usage.py); every figure finite and not negative, also when read back."""
+
+    tokens_in: int = Field(0, ge=0)  # sums of Counts: may exceed COUNT_MAX
+    tokens_out: int = Field(0, ge=0)
+    cost_usd: Amount | None = None  # None when any answered call was unpriced
+    priced_calls: int = Field(0, ge=0)
+    unpriced_calls: int = Field(0, ge=0)
+    tokens_per_call: Amount | None = None
+    cost_per_100_calls: Amount | None = None
+    latency_p50_s: Amount | None = None
+    latency_p95_s: Amount | None = None
+    reasoning_tokens: int | None = Field(None, ge=0)  # None: no call reported any
+    served_models: dict[str, int] = Field(default_factory=dict)  # snapshot served -> calls; >1 key: it changed mid-run
+
+
+class MemberFigures(Strict):
+    """One judge of a panel (or the panel itself) on the panel's judgments; biases are fractions."""
+
+    judge: str
+    headline: float | None  # the task's headline over the panel's judgments
+    coverage: float | None
+    position_bias: float | None  # share of decisive verdicts picking the response shown first
+    longer_preferred_rate: float | None  # share of decisive verdicts picking the longer response
+
+
+class PanelVersusBest(Strict):
+    """The panel against its best member: a paired test, unit = example (paired.py)."""
+
+    best_member: str
+    best_value: float
+    panel_value: float
+    difference: float  # panel - best member
+    test: str  # "McNemar exact", "sign-flip exact", "sign-flip Monte Carlo"
+    n: int  # examples whose score changed
+    rose: int  # examples where the panel scored higher
+    fell: int
+    p: float
+
+
+class PanelSummary(Strict):
+    """results.json `panel`: agreement between the members, the panel vs its best member, biases.
+
+    Recomputed from the panel's samples alone (each panel judgment records its members' votes).
+    """
+
+    aggregate: Aggregate
+    judges: list[str]  # the members' judge ids, in the order given
+    cohen_kappa: list[list[float | None]]  # pairwise, over judgments both members answered
+    cohen_kappa_n: list[list[int]]
+    fleiss_kappa: float | None  # over judgments every member answered
+    fleiss_kappa_n: int
+    versus_best: PanelVersusBest | None
+    figures: list[MemberFigures]  # the panel first, then each member
+
+
+class RepeatStability(Strict):
+    """results.json `stability`: a run with --repeats N > 1 (stability.py; docs/runner.md).
+
+    Shares are fractions; the run's main metrics are repeat 0's."""
+
+    repeats: int
+    headline: str
+    headline_per_repeat: list[float | None]  # the headline of each repeat alone
+    headline_min: float | None
+    headline_max: float | None
+    headline_mean: float | None
+    headline_ci_low: float | None = None  # percentile interval of the mean over repeats resampled with replacement
+    headline_ci_high: float | None = None
+    majority_headline: float | None  # the headline of majority-of-N verdicts (ties: panel_rules majority)
+    majority_coverage: float | None
+    agreement_mean: float | None  # mean over examples of the per-example exact agreement
+    agreement_per_example: dict[str, float] = Field(default_factory=dict)  # example id -> share of its judgments identical in every repeat
+    judgments_agreeing: float | None = None  # share of judgments identical in every repeat
+    flip_rate: float | None  # share of examples with a judgment whose answered verdicts differ between repeats
+    n_judgments: int = 0
+    # every repeat's judgments and calls (results.json `counts` and `usage` are repeat 0's)
+    judgments_all: int = 0
+    answered_all: int = 0
+    invalid_all: int = 0
+    failed_all: int = 0
+    tokens_in_all: int = 0
+    tokens_out_all: int = 0
+    cost_usd_all: float | None = None  # None when any repeat has an unpriced call
+
+
+class RunResult(Strict):
+    """results.json, modelled on lm-eval's results file."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _headline_into_config(cls, data: Any) -> Any:
+        """Files written before config.headline existed kept it in diagnostics.headline."""
+        if isinstance(data, dict) and isinstance(data.get("config"), dict) and "headline" not in data["config"]:
+            legacy = (data.get("diagnostics") or {}).get("headline")
+            if legacy:
+                data = {**data, "config": {**data["config"], "headline": legacy}}
+        return data
+
+    schema_version: int = 1
+    config: RunConfig
+    metrics: dict[str, dict[str, MetricValue]]  # dimension -> metric name -> value
+    slices: dict[str, dict[str, dict[str, dict[str, MetricValue]]]] = Field(
+        default_factory=dict
+    )  # dimension -> slice column -> slice value -> metric -> value
+    counts: Counts
+    usage: Usage
+    diagnostics: dict[str, Any] = Field(default_factory=dict)
+    panel: PanelSummary | None = None  # panels only
+    stability: RepeatStability | None = None  # runs with --repeats N > 1 only
+    human: dict[str, dict[str, MetricValue]] | None = None  # data with votes: dimension -> ceiling.py figures

@@ -1,0 +1,236 @@
+"""The layout of a run directory: which files a run writes and reads back.
+
+results.json   the run's config, metrics, counts and usage (RunResult)
+samples.jsonl  one JudgmentRecord per judgment: the source of truth for every re-score
+repeats.jsonl  `run --repeats N`: the judgments of repeats 1..N-1 (samples.jsonl holds repeat 0)
+task.yaml      a copy of the resolved task definition, so the run can be re-scored alone
+prompt.yaml    a copy of the prompt template the run rendered
+report/        `judgebench report` output
+members/       a panel's member runs (results.json, samples.jsonl, ...), one folder each
+
+A run's own task.yaml and prompt.yaml are conveniences for the user who made the run
+(`score`, `report`, `leaderboard`). `submit` never loads them: it verifies against the
+tasks and templates the leaderboard already holds.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from operator import attrgetter
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from judgebench.core.bulk import release_free_memory
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import (
+    atomic_path,
+    open_regular,
+    read_model_json,
+    read_models_jsonl,
+    regular_text,
+    write_atomic,
+    write_json,
+    write_models_jsonl,
+)
+from judgebench.core.lean_records import LeanRecord
+from judgebench.core.records import JudgmentRecord, RunResult
+
+RESULTS_FILE = "results.json"
+SAMPLES_FILE = "samples.jsonl"
+REPEATS_FILE = "repeats.jsonl"
+TASK_FILE = "task.yaml"
+PROMPT_FILE = "prompt.yaml"
+REPORT_DIR = "report"
+MEMBERS_DIR = "members"  # a panel's copies of its member runs: members/<n>-<name>/
+TEXT_FIELDS = ("question", "response_a", "response_b")  # in samples.jsonl for people; scoring never reads them
+
+
+def write_run(
+    run_dir: Path,
+    result: BaseModel,
+    records: Sequence[BaseModel],
+    *,
+    task_file: str | Path | None = None,
+    prompt_file: str | Path | None = None,
+    repeats: Sequence[BaseModel] | None = None,
+) -> None:
+    """samples.jsonl first (and repeats.jsonl), then results.json, then copies of the task YAML and
+    prompt; each atomic. Pairwise and rubric runs alike (any record model).
+
+    A write failure is one line naming the path; the judgments are then saved to a salvage
+    file in the temp folder (named in the message) so nothing paid for is lost.
+    """
+    try:
+        clear_previous_run(run_dir)
+        write_models_jsonl(run_dir / SAMPLES_FILE, records)
+        if repeats:
+            write_models_jsonl(run_dir / REPEATS_FILE, repeats)
+        finish_run(run_dir, result, task_file=task_file, prompt_file=prompt_file)
+    except OSError as exc:
+        where = getattr(exc, "filename", None) or run_dir
+        saved = salvage([*records, *(repeats or [])])
+        raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); {saved}") from None
+
+
+def clear_previous_run(run_dir: Path) -> None:
+    """Remove what an earlier run in this folder wrote that would no longer match the new samples:
+    results.json, repeats.jsonl and its report/ (only a folder `report` made: it holds report.md; a symlinked
+    report/ loses the link only)."""
+    for stale in (RESULTS_FILE, REPEATS_FILE):
+        (run_dir / stale).unlink(missing_ok=True)
+    report = run_dir / REPORT_DIR
+    if report.is_symlink():
+        report.unlink()  # the link only: `report` writes a real folder here next time
+    elif (report / "report.md").is_file():
+        shutil.rmtree(report)
+
+
+def finish_run(
+    run_dir: Path, result: BaseModel, *, task_file: str | Path | None = None, prompt_file: str | Path | None = None
+) -> None:
+    """results.json, then the copies of the task YAML and prompt, each atomic (OSError propagates)."""
+    write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
+    for source, name in ((task_file, TASK_FILE), (prompt_file, PROMPT_FILE)):
+        if source is not None and Path(source).is_file():
+            write_atomic(run_dir / name, regular_text(source))
+
+
+def salvage(records: Sequence[BaseModel]) -> str:
+    """Write the judgments (answers kept, texts dropped: they are in the data) to a fresh temp folder."""
+    lean = [_without_texts(r) for r in records]
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="judgebench-salvage-"))
+        write_models_jsonl(folder / SAMPLES_FILE, lean)
+        return f"the {len(records)} judgments were saved to {folder / SAMPLES_FILE}"
+    except OSError:
+        return "the answers of cached judges are in the answer cache; a rerun with the same flags reuses them"
+
+
+def _without_texts(record: BaseModel) -> BaseModel:
+    texts = {name: None for name in TEXT_FIELDS if name in type(record).model_fields}
+    return record.model_copy(update=texts) if texts else record
+
+
+def read_run(run_dir: Path, *, lean: bool = False) -> tuple[RunResult, list[JudgmentRecord]]:
+    """A run's results and samples; samples of another task or judge than results.json names, or more or fewer
+    of them than it counts, are refused (`check_samples_match`).
+
+    `lean`: the records without question and responses (scoring never reads them; a large run fits).
+    """
+    results_path, samples_path = run_dir / RESULTS_FILE, run_dir / SAMPLES_FILE
+    for path in (results_path, samples_path):
+        if not path.is_file():
+            problem = "is not a regular file" if path.exists() else "is missing"
+            raise JudgebenchError(f"{run_dir}: not a run directory ({path.name} {problem})")
+    result, records = read_model_json(results_path, RunResult), read_judgments(samples_path, lean=lean)
+    check_samples_match(result, records, samples_path)
+    return result, records
+
+
+def check_samples_match(result: RunResult, records: Sequence[JudgmentRecord], samples_path: Path) -> None:
+    """The samples are the run's: each of its task and judge, and as many as results.json counts (every planned
+    call is a line, answered or not: records.NOT_ATTEMPTED), else one error naming the file."""
+    expected = (result.config.task, result.config.judge)
+    for number, task_judge in enumerate(map(attrgetter("task", "judge"), records), start=1):
+        if task_judge != expected:
+            record = records[number - 1]
+            raise JudgebenchError(
+                f"{samples_path}: judgment {number} is task {record.task!r}, judge {record.judge!r}; "
+                f"{RESULTS_FILE} says task {result.config.task!r}, judge {result.config.judge!r}"
+            )
+    if len(records) != result.counts.calls:
+        raise JudgebenchError(
+            f"{samples_path}: {len(records):,} judgments, but {RESULTS_FILE} counts {result.counts.calls:,}: "
+            "lines were removed or added after the run (rerun it, or restore the file)"
+        )
+
+
+class DuplicateJudgment(JudgebenchError):
+    """samples.jsonl holds one judgment (example, dimension, order) more than once."""
+
+
+
+
+def read_samples(path: Path, *, lean: bool = False) -> list[JudgmentRecord]:
+    """samples.jsonl, validated; a judgment (example, dimension, order) given twice is an error naming it.
+
+    `lean`: each record held as a `lean_records.LeanRecord` (read line by line; the TEXT_FIELDS dropped, the
+    values in slots: 200,000 records in about 0.1 GB instead of 0.25 GB as compact pydantic models).
+    """
+    records = (read_models_jsonl(path, JudgmentRecord, hold=LeanRecord.of, fast=LeanRecord.of_canonical_line) if lean
+               else read_models_jsonl(path, JudgmentRecord))
+    if lean:
+        release_free_memory()  # the validated full records' pages, freed between the lean ones (bulk.py)
+    keys = set(map(attrgetter("example_id", "dimension", "order"), records))  # (example, dimension, order)
+    if len(keys) == len(records):  # the usual case, in one set; else find the first repeated one below
+        return records
+    where: dict[tuple[str, str, str], list[int]] = {}
+    for number, record in enumerate(records, start=1):
+        where.setdefault((record.example_id, record.dimension, record.order), []).append(number)
+    repeated = next(((key, numbers) for key, numbers in where.items() if len(numbers) > 1), None)
+    if repeated is not None:
+        (example, dimension, order), numbers = repeated
+        raise DuplicateJudgment(
+            f"{path}: duplicated sample: the judgment of example {example}, dimension {dimension}, order {order} "
+            f"appears {len(numbers)} times (judgments {', '.join(map(str, numbers))}): each must appear once"
+        )
+    return records
+
+
+def read_judgments(path: Path, *, lean: bool = False) -> list[JudgmentRecord]:
+    """`read_samples` of a run's samples.jsonl, which must hold at least one judgment (else one error naming it)."""
+    records = read_samples(path, lean=lean)
+    if not records:
+        raise JudgebenchError(f"{path}: no judgments")
+    return records
+
+
+def read_repeats(run_dir: Path, task: str, judge: str, expected: int | None = None) -> list[JudgmentRecord]:
+    """repeats.jsonl (repeats 1..N-1 of `run --repeats N`), or nothing when the run has none; a record of
+    repeat 0, of another task or judge, or given twice is a one-line error naming it, and so is a count other
+    than `expected` (what results.json's stability says: lines removed would change the stability figures)."""
+    path = run_dir / REPEATS_FILE
+    there = path.exists() or path.is_symlink()  # a FIFO or folder there is read, and refused as not a regular file
+    records = read_models_jsonl(path, JudgmentRecord) if there else []
+    seen: set[tuple[str, str, str, int]] = set()
+    for number, r in enumerate(records, start=1):
+        key = (r.example_id, r.dimension, r.order, r.repeat)
+        problem = (
+            "has repeat 0 (repeat 0 belongs in samples.jsonl)" if r.repeat < 1
+            else f"is task {r.task!r}, judge {r.judge!r}, not the run's" if (r.task, r.judge) != (task, judge)
+            else "repeats an earlier judgment" if key in seen else None
+        )
+        if problem:
+            raise JudgebenchError(f"{path}: judgment {number} ({r.example_id}/{r.dimension}/{r.order}, repeat {r.repeat}) {problem}")
+        seen.add(key)
+    if expected is not None and len(records) != expected:
+        raise JudgebenchError(f"{path}: {len(records):,} judgments, but {RESULTS_FILE}'s stability counts {expected:,} "
+                              "beyond samples.jsonl: lines were removed or added after the run")
+    return records
+
+
+def rewrite_samples(path: Path, records: list[JudgmentRecord]) -> None:
+    """Replace samples.jsonl by `records` (read lean from it, in its order), keeping each line's texts."""
+    import json
+
+    # lines split at line feeds only, as read_samples splits them (not at a carriage return between tokens)
+    with atomic_path(path) as tmp, open_regular(path, encoding="utf-8", newline="\n") as old, \
+            tmp.open("w", encoding="utf-8") as new:
+        lines = (line for line in old if line.strip())
+        for record, line in zip(records, lines, strict=True):
+            texts = {k: v for k, v in json.loads(line).items() if k in TEXT_FIELDS}
+            new.write((record.model_copy(update=texts) if texts else record).model_dump_json() + "\n")
+        new.flush()
+        os.fsync(new.fileno())
+
+
+def is_member_copy(results_path: Path, searched: Path) -> bool:
+    """A results.json in a panel's members/ folder, found by searching above that folder (a copy, not a run)."""
+    folder = results_path.parent.parent
+    if folder.name != MEMBERS_DIR or not (folder.parent / RESULTS_FILE).is_file():
+        return False
+    return not searched.resolve().is_relative_to(folder.resolve())

@@ -1,0 +1,216 @@
+"""Vote storage: SQLite (WAL, the default) or PostgreSQL (a `postgresql://` URL, psycopg), one SQL dialect.
+
+Every request opens its own connection and commits before it answers, so a vote the page
+acknowledged is on disk (SQLite WAL with synchronous=FULL; PostgreSQL's commit) and survives a
+kill -9 of the server. A vote carries a vote id made when its page was served: submitting it again
+(a retry, a double click, a resend after a lost answer) stores nothing new (INSERT ... ON CONFLICT
+DO NOTHING), and (annotator, pair, round) is unique, so no annotator's vote on a pair is stored twice.
+Tokens are stored as sha256 digests only and compared in constant time (hmac.compare_digest).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.secrets import redact_url
+
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS pairs (id TEXT PRIMARY KEY, position INTEGER NOT NULL, data TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS annotators (name TEXT PRIMARY KEY, token_hash TEXT NOT NULL, "
+    "expertise TEXT NOT NULL, is_admin INTEGER NOT NULL, created TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS votes (vote_id TEXT PRIMARY KEY, pair_id TEXT NOT NULL, annotator TEXT NOT NULL, "
+    "round INTEGER NOT NULL, choice TEXT, choices TEXT, shown_order TEXT NOT NULL, shown_at TEXT, "
+    "submitted_at TEXT NOT NULL, seconds DOUBLE PRECISION, comment TEXT, UNIQUE (annotator, pair_id, round))",
+    "CREATE TABLE IF NOT EXISTS skips (annotator TEXT NOT NULL, pair_id TEXT NOT NULL, round INTEGER NOT NULL, "
+    "at TEXT NOT NULL, PRIMARY KEY (annotator, pair_id, round))",
+)
+VOTE_COLUMNS = ("vote_id", "pair_id", "annotator", "round", "choice", "choices", "shown_order", "shown_at",
+                "submitted_at", "seconds", "comment")
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Annotator:
+    name: str
+    expertise: tuple[str, ...]
+    is_admin: bool
+
+
+class Store:
+    """One votes database; `location` is a SQLite file path or a postgresql:// URL."""
+
+    def __init__(self, location: str | Path):
+        self.location = str(location)
+        self.postgres = self.location.startswith(("postgresql://", "postgres://"))
+        self.shown = redact_url(self.location) if self.postgres else self.location
+        with self.connect() as db:
+            for statement in SCHEMA:
+                db.execute(statement)
+            db.execute(self._sql("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING"),
+                       ("secret", secrets.token_hex(16)))
+        self.secret = self.setting("secret") or ""
+
+    def _sql(self, statement: str) -> str:
+        return statement.replace("?", "%s") if self.postgres else statement
+
+    @contextmanager
+    def connect(self) -> Iterator[Any]:
+        """A connection in one transaction: committed on leaving, rolled back on an error."""
+        db = self._open()
+        try:
+            yield _Cursor(db, self._sql)
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
+        finally:
+            db.close()
+
+    def _open(self) -> Any:
+        if self.postgres:
+            try:
+                import psycopg
+            except ImportError:
+                raise JudgebenchError("a PostgreSQL --db needs psycopg: pip install 'psycopg[binary]'") from None
+            try:
+                return psycopg.connect(self.location, connect_timeout=10)
+            except psycopg.Error as exc:
+                raise JudgebenchError(f"--db {self.shown}: cannot connect ({str(exc).splitlines()[0]})") from None
+        path = Path(self.location)
+        if not path.parent.is_dir():
+            raise JudgebenchError(f"--db {path}: folder {path.parent} does not exist")
+        try:
+            db = sqlite3.connect(path, timeout=60, isolation_level="DEFERRED", check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA busy_timeout=60000")
+        except sqlite3.DatabaseError as exc:
+            raise JudgebenchError(f"--db {path}: not a usable SQLite database ({exc})") from None
+        return db
+
+    # settings and pairs
+
+    def setting(self, key: str) -> str | None:
+        with self.connect() as db:
+            row = db.one("SELECT value FROM settings WHERE key = ?", (key,))
+        return row[0] if row else None
+
+    def put_setting(self, key: str, value: str) -> None:
+        with self.connect() as db:
+            db.execute("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                       (key, value))
+
+    def add_pairs(self, pairs: list[dict[str, Any]]) -> int:
+        """Store pairs (new ids only; a stored pair is never changed, so its votes keep their meaning)."""
+        with self.connect() as db:
+            start = (db.one("SELECT COUNT(*) FROM pairs", ()) or (0,))[0]
+            added = 0
+            for offset, pair in enumerate(pairs):
+                if db.one("SELECT 1 FROM pairs WHERE id = ?", (pair["id"],)) is None:
+                    db.execute("INSERT INTO pairs (id, position, data) VALUES (?, ?, ?)",
+                               (pair["id"], start + offset, json.dumps(pair, ensure_ascii=False)))
+                    added += 1
+        return added
+
+    def pairs(self) -> list[dict[str, Any]]:
+        with self.connect() as db:
+            return [json.loads(row[0]) for row in db.all("SELECT data FROM pairs ORDER BY position", ())]
+
+    def pair(self, pair_id: str) -> dict[str, Any] | None:
+        with self.connect() as db:
+            row = db.one("SELECT data FROM pairs WHERE id = ?", (pair_id,))
+        return json.loads(row[0]) if row else None
+
+    # annotators
+
+    def add_annotator(self, name: str, expertise: list[str], *, admin: bool = False) -> str:
+        """Create an annotator and return its token (shown once; only its digest is stored)."""
+        token = secrets.token_urlsafe(24)
+        with self.connect() as db:
+            if db.one("SELECT 1 FROM annotators WHERE name = ?", (name,)) is not None:
+                raise JudgebenchError(f"--add-annotator {name}: an annotator of that name exists")
+            db.execute("INSERT INTO annotators (name, token_hash, expertise, is_admin, created) VALUES (?, ?, ?, ?, ?)",
+                       (name, token_digest(token), json.dumps(sorted(expertise)), int(admin), now_iso()))
+        return token
+
+    def annotator_for(self, token: str | None) -> Annotator | None:
+        """The annotator holding this token, compared in constant time against every stored digest."""
+        if not token:
+            return None
+        digest = token_digest(token)
+        found = None
+        with self.connect() as db:
+            rows = db.all("SELECT name, token_hash, expertise, is_admin FROM annotators", ())
+        for name, stored, expertise, is_admin in rows:
+            if hmac.compare_digest(stored, digest):  # no early exit: every digest is compared
+                found = Annotator(name, tuple(json.loads(expertise)), bool(is_admin))
+        return found
+
+    def annotators(self) -> list[Annotator]:
+        with self.connect() as db:
+            rows = db.all("SELECT name, expertise, is_admin FROM annotators ORDER BY name", ())
+        return [Annotator(n, tuple(json.loads(e)), bool(a)) for n, e, a in rows]
+
+    # votes and skips
+
+    def add_vote(self, vote: dict[str, Any]) -> str:
+        """Store a vote once: 'stored', 'duplicate' (this vote id is stored already: an idempotent
+        resend) or 'conflict' (this annotator already voted on this pair in this round)."""
+        values = tuple(vote.get(c) for c in VOTE_COLUMNS)
+        with self.connect() as db:
+            inserted = db.execute(f"INSERT INTO votes ({', '.join(VOTE_COLUMNS)}) VALUES "
+                                  f"({', '.join('?' * len(VOTE_COLUMNS))}) ON CONFLICT DO NOTHING", values)
+            if inserted:
+                return "stored"
+            row = db.one("SELECT annotator FROM votes WHERE vote_id = ?", (vote["vote_id"],))
+        return "duplicate" if row is not None and row[0] == vote["annotator"] else "conflict"
+
+    def add_skip(self, annotator: str, pair_id: str, round_: int) -> None:
+        with self.connect() as db:
+            db.execute("INSERT INTO skips (annotator, pair_id, round, at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                       (annotator, pair_id, round_, now_iso()))
+
+    def votes(self) -> list[dict[str, Any]]:
+        with self.connect() as db:
+            rows = db.all(f"SELECT {', '.join(VOTE_COLUMNS)} FROM votes ORDER BY submitted_at, vote_id", ())
+        return [dict(zip(VOTE_COLUMNS, row)) for row in rows]
+
+    def skips(self) -> list[tuple[str, str, int]]:
+        with self.connect() as db:
+            return [tuple(r) for r in db.all("SELECT annotator, pair_id, round FROM skips", ())]  # type: ignore[misc]
+
+
+class _Cursor:
+    """execute / one / all with ?-placeholders on either database."""
+
+    def __init__(self, db: Any, sql: Any):
+        self.db, self.sql = db, sql
+
+    def execute(self, statement: str, params: tuple[Any, ...] = ()) -> int:
+        """Run one statement; the number of rows it changed."""
+        return self.db.execute(self.sql(statement), params).rowcount
+
+    def one(self, statement: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        return self.db.execute(self.sql(statement), params).fetchone()
+
+    def all(self, statement: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        return list(self.db.execute(self.sql(statement), params).fetchall())

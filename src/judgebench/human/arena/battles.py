@@ -1,0 +1,181 @@
+"""Votes -> battles: one row per usable vote (a pandas table), and battles aggregated into counts.
+
+The battles table has one row per vote that enters the ratings, with columns pair_id, annotator,
+model_a, model_b, choice (A, B, TIE, BOTH_BAD in the pair's stored positions), outcome (1 A wins,
+0 B wins, 0.5 tie; Both Bad per the rule), shown_order, time (seconds since the epoch, NaN when not
+recorded), seconds, length_a/b, citations_a/b (NaN when not recorded), order (the vote's position
+in the input) and one `slice:<name>` column per slice. Votes that cannot be battles are counted by
+reason in `dropped`, never silently lost.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import DEFAULT_DIMENSION, PairExample
+from judgebench.tasks.features import count_citations, response_length
+from judgebench.tasks.votes import Vote
+
+BothBadRule = Literal["tie", "exclude"]
+OUTCOME = {"A": 1.0, "B": 0.0, "TIE": 0.5}
+SLICE = "slice:"
+STYLE_COLUMNS = ("length_a", "length_b", "citations_a", "citations_b")
+TASK_ANNOTATOR = "label"  # the one "annotator" of a task's single label per pair
+
+
+@dataclass
+class Battles:
+    table: pd.DataFrame
+    source: str
+    both_bad: BothBadRule
+    dimension: str
+    dropped: dict[str, int] = field(default_factory=dict)  # reason -> votes
+    excluded_annotators: list[str] = field(default_factory=list)
+
+    @property
+    def slice_keys(self) -> list[str]:
+        return [c[len(SLICE):] for c in self.table.columns if c.startswith(SLICE)]
+
+    @property
+    def has_style(self) -> dict[str, bool]:
+        t = self.table
+        return {"length": bool(t[["length_a", "length_b"]].notna().all(axis=1).any()),
+                "citations": bool(t[["citations_a", "citations_b"]].notna().all(axis=1).any())}
+
+
+def votes_frame(votes: Sequence[Vote], source: str, dimension: str = DEFAULT_DIMENSION) -> tuple[pd.DataFrame, Counter]:
+    """The raw vote table (before the Both-Bad rule); votes lacking the dimension are counted."""
+    rows, dropped = [], Counter()
+    for i, vote in enumerate(votes, start=1):
+        if not vote.model_a or not vote.model_b:
+            raise JudgebenchError(f"{source}: vote {i} (pair {vote.pair_id}, annotator {vote.annotator}) "
+                                  "has no model_a/model_b; arena needs both model names")
+        choice = vote.label_for(dimension)
+        if choice is None:
+            dropped[f"no vote on dimension {dimension}"] += 1
+            continue
+        row = {"pair_id": vote.pair_id, "annotator": vote.annotator, "model_a": vote.model_a,
+               "model_b": vote.model_b, "choice": choice, "shown_order": vote.shown_order,
+               "timestamp": vote.timestamp, "seconds": vote.seconds, "order": i}
+        row.update({c: getattr(vote, c) for c in STYLE_COLUMNS})
+        row.update({SLICE + k: v for k, v in vote.slices.items()})
+        rows.append(row)
+    if not rows:
+        raise JudgebenchError(f"{source}: no votes on dimension {dimension}")
+    return pd.DataFrame(rows), dropped
+
+
+def examples_as_votes(examples: Iterable[PairExample], dimension: str) -> list[Vote]:
+    """A task's votes, with length and citation counts measured from the texts: each example's
+    annotator-level votes when it carries them (`PairExample.votes`, a task YAML `votes:` mapping),
+    else one vote per example (its label) by the annotator `label`."""
+    votes = []
+    for ex in examples:
+        style = {"length_a": response_length(ex.response_a), "length_b": response_length(ex.response_b),
+                 "citations_a": count_citations(ex.response_a), "citations_b": count_citations(ex.response_b)}
+        common = {"pair_id": ex.id, "model_a": ex.model_a, "model_b": ex.model_b, "slices": ex.slices, **style}
+        annotated = getattr(ex, "votes", None) or []  # annotator-level votes (the ceiling branch's field)
+        for vote in annotated:
+            label = vote.labels.get(dimension)
+            if label is not None:
+                votes.append(Vote(**common, annotator=vote.annotator, choice=label, timestamp=vote.timestamp,
+                                  shown_order=getattr(vote, "shown_order", None)))
+        label = ex.labels.get(dimension)
+        if not annotated and label is not None:
+            votes.append(Vote(**common, annotator=TASK_ANNOTATOR, choice=label))
+    return votes
+
+
+def make_battles(raw: pd.DataFrame, source: str, both_bad: BothBadRule, dimension: str = DEFAULT_DIMENSION,
+                 dropped: Counter | None = None, exclude: Iterable[str] = ()) -> Battles:
+    """Apply the Both-Bad rule, annotator exclusions and the self-pair rule to a raw vote table."""
+    dropped = Counter(dropped or {})
+    table = raw.copy()
+    for column in ("shown_order", "timestamp", "seconds", *STYLE_COLUMNS):
+        if column not in table:
+            table[column] = None
+    if "order" not in table:
+        table["order"] = np.arange(1, len(table) + 1)
+    table["time"] = _times(table, source)
+    excluded = sorted(set(exclude) & set(table["annotator"]))
+    if excluded:
+        out = table["annotator"].isin(excluded)
+        dropped["annotator excluded (listed or flagged)"] += int(out.sum())
+        table = table[~out]
+    same = table["model_a"] == table["model_b"]
+    if same.any():
+        dropped["same model on both sides"] += int(same.sum())
+        table = table[~same]
+    bad = table["choice"] == "BOTH_BAD"
+    if both_bad == "exclude" and bad.any():
+        dropped["Both Bad (excluded by rule)"] += int(bad.sum())
+        table = table[~bad]
+    table = table.assign(outcome=table["choice"].map(lambda c: OUTCOME.get(c, 0.5)).astype(float))
+    for column in ("seconds", *STYLE_COLUMNS):
+        table[column] = pd.to_numeric(table[column], errors="coerce").astype(float)
+    if table.empty:
+        raise JudgebenchError(f"{source}: no votes left to rate (dropped: {dict(dropped)})")
+    return Battles(table.reset_index(drop=True), source, both_bad, dimension, dict(dropped), excluded)
+
+
+def _times(table: pd.DataFrame, source: str) -> np.ndarray:
+    """Timestamps as float seconds (NaN when absent); a malformed one is an error naming the vote."""
+    raw = table["timestamp"]
+    present = raw.notna() & (raw.astype(str) != "")
+    parsed = pd.to_datetime(raw.where(present), utc=True, errors="coerce", format="ISO8601")
+    broken = present & parsed.isna()
+    if broken.any():
+        i = int(np.flatnonzero(broken.to_numpy())[0])
+        raise JudgebenchError(f"{source}: vote {int(table['order'].iloc[i])}: timestamp "
+                              f"{raw.iloc[i]!r} is not an ISO 8601 date-time")
+    seconds = (parsed - pd.Timestamp(0, tz="UTC")).dt.total_seconds()
+    return seconds.to_numpy(dtype=float)
+
+
+def canonical(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(model_a, model_b, swapped) with each pair in sorted order (swapped: the vote's A is model_b)."""
+    lo, hi, swap, names = canonical_codes(table)
+    return names[lo], names[hi], swap
+
+
+def canonical_codes(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Integer codes of the sorted pair (hash-based factorize: fast on millions of votes)."""
+    n = len(table)
+    codes, uniques = pd.factorize(pd.concat([table["model_a"], table["model_b"]], ignore_index=True).astype(str))
+    names = np.asarray(uniques, dtype=str)
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[np.argsort(names, kind="stable")] = np.arange(len(names))
+    ia, ib = rank[codes[:n]], rank[codes[n:]]
+    swap = ia > ib
+    return np.where(swap, ib, ia), np.where(swap, ia, ib), swap, np.sort(names)
+
+
+def aggregate(table: pd.DataFrame, features: pd.DataFrame | None = None,
+              extra: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
+    """Battles as counts per (pair, outcome[, features][, extra outcome columns]).
+
+    Pairs are put in sorted order (outcome mirrored, features negated), so the table has at most
+    (pairs x outcomes x distinct feature rows) rows whatever the number of votes. Extra columns
+    (e.g. a judge's outcome, NaN where it has none) are mirrored too and kept as keys.
+    """
+    lo, hi, swap, names = canonical_codes(table)
+    data = {"model_a": lo, "model_b": hi,
+            "outcome": np.where(swap, 1.0 - table["outcome"].to_numpy(), table["outcome"].to_numpy())}
+    for name, values in (extra or {}).items():
+        data[name] = np.where(swap, 1.0 - values, values)
+    keys = list(data)
+    if features is not None:
+        for name in features.columns:
+            data[name] = np.where(swap, -features[name].to_numpy(), features[name].to_numpy())
+        keys += list(features.columns)
+    frame = pd.DataFrame(data)
+    counts = frame.groupby(keys, dropna=False, sort=True).size().rename("count").reset_index()
+    counts["model_a"], counts["model_b"] = names[counts["model_a"]], names[counts["model_b"]]
+    return counts

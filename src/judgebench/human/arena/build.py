@@ -1,0 +1,132 @@
+"""The arena computation: battles -> one result dict (what arena.json holds), plus the tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.rundir import read_run
+from judgebench.human.arena.battles import Battles, make_battles
+from judgebench.human.arena.compare import judge_agreement, robustness
+from judgebench.human.arena.defaults import DEFAULT_ALPHA, DEFAULT_REPEATS, TOP_K
+from judgebench.human.arena.fit import (
+    FitOptions,
+    matrices,
+    rate,
+    rating_rows,
+    slice_sections,
+    style_section,
+)
+from judgebench.human.arena.voters import annotator_table, anomalies
+
+SCORE = {"A": 1.0, "B": 0.0, "TIE": 0.5}
+
+
+@dataclass
+class ArenaOptions:
+    fit: FitOptions = field(default_factory=FitOptions)
+    alpha: float = DEFAULT_ALPHA
+    exclude_flagged: bool = False
+    judge_runs: list[Path] = field(default_factory=list)
+    repeats: int = DEFAULT_REPEATS
+    top_k: int = TOP_K
+    exclude: list[str] = field(default_factory=list)  # annotators left out from the start (task / file)
+
+
+@dataclass
+class ArenaResult:
+    summary: dict[str, Any]  # JSON-ready
+    ratings: list[dict[str, Any]]
+    winrate: pd.DataFrame
+    counts: pd.DataFrame
+    fit: Any  # BTFit of the main ratings (for plots)
+
+
+def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: ArenaOptions,
+              both_bad: str, dimension: str) -> ArenaResult:
+    """Everything `judgebench arena` reports, from the raw vote table."""
+    everyone = make_battles(raw, source, both_bad, dimension, dropped, exclude=opts.exclude)  # type: ignore[arg-type]
+    flags = anomalies(everyone.table, opts.alpha, opts.fit.seed) if _voters(everyone) > 1 else []
+    flagged = sorted(r["annotator"] for r in flags if r["flagged"])
+    battles = everyone
+    if opts.exclude_flagged and flagged:
+        battles = make_battles(raw, source, both_bad, dimension, dropped,  # type: ignore[arg-type]
+                               exclude=[*opts.exclude, *flagged])
+    table = battles.table
+    if opts.fit.anchor is not None and opts.fit.anchor not in set(table["model_a"]) | set(table["model_b"]):
+        raise JudgebenchError(f"--anchor {opts.fit.anchor}: no such model in the votes")
+    fit = rate(table, opts.fit, anchor=opts.fit.anchor)
+    ratings = rating_rows(fit, table)
+    style = style_section(table, opts.fit)
+    style.pop("fit", None)
+    winrate, counts = matrices(table, [r["model"] for r in ratings])
+    summary = {
+        "config": _config(battles, opts, flagged),
+        "counts": {"votes_read": int(len(raw)), "battles": int(len(table)), "models": len(fit.models),
+                   "annotators": _voters(battles), "pairs": int(table["pair_id"].nunique()),
+                   "dropped": battles.dropped},
+        "ratings": ratings,
+        "style_control": style,
+        "slices": slice_sections(table, battles.slice_keys, opts.fit),
+        "voters": {"alpha": opts.alpha, "anomaly": flags, "flagged": flagged,
+                   "annotators": annotator_table(everyone.table, set(flagged)) if _voters(everyone) > 1 else [],
+                   **({} if _voters(everyone) > 1 else {"skipped": "one annotator: no voter statistics"})},
+        "robustness": robustness(table, battles.slice_keys, opts.fit, opts.repeats),
+        "judges": [_judge_section(path, battles, opts) for path in opts.judge_runs],
+    }
+    return ArenaResult(summary, ratings, winrate, counts, fit)
+
+
+def _voters(battles: Battles) -> int:
+    return int(battles.table["annotator"].nunique())
+
+
+def _config(battles: Battles, opts: ArenaOptions, flagged: list[str]) -> dict[str, Any]:
+    f = opts.fit
+    return {"source": battles.source, "dimension": battles.dimension, "both_bad": battles.both_bad,
+            "anchor_model": f.anchor, "anchor_rating": f.anchor_rating, "scale": f.scale, "base": f.base,
+            "n_resamples": f.n_resamples, "seed": f.seed, "alpha": opts.alpha,
+            "exclude_flagged": opts.exclude_flagged, "excluded_annotators": battles.excluded_annotators,
+            "flagged_annotators": flagged, "ties": "half a win to each side",
+            "method": "Bradley-Terry MLE on battles aggregated to (pair, outcome) counts; bootstrap rounds "
+                      "are multinomial draws on the counts; ranks by 95% interval overlap"}
+
+
+def judge_outcomes(run_dir: Path, dimension: str) -> tuple[str, dict[str, float], dict[str, tuple]]:
+    """(judge id, pair id -> outcome averaged over the answered orders, pair id -> (model_a, model_b))."""
+    result, records = read_run(run_dir)
+    sums: dict[str, list[float]] = {}
+    names: dict[str, tuple] = {}
+    for r in records:
+        if r.dimension != dimension:
+            continue
+        names.setdefault(r.example_id, (r.model_a, r.model_b))
+        if r.status == "ANSWERED" and r.verdict in SCORE:
+            sums.setdefault(r.example_id, []).append(SCORE[r.verdict])
+    if not names:
+        raise JudgebenchError(f"{run_dir}: no judgments on dimension {dimension}")
+    return result.config.judge, {k: float(np.mean(v)) for k, v in sums.items()}, names
+
+
+def _judge_section(run_dir: Path, battles: Battles, opts: ArenaOptions) -> dict[str, Any]:
+    judge, outcomes, names = judge_outcomes(run_dir, battles.dimension)
+    table = battles.table
+    values = np.full(len(table), np.nan)
+    for i, (pair, a, b) in enumerate(zip(table["pair_id"], table["model_a"], table["model_b"])):
+        if pair not in outcomes:
+            continue
+        ja, jb = names[pair]
+        if ja is not None and (ja, jb) == (b, a):
+            values[i] = 1.0 - outcomes[pair]  # the run stored the pair the other way round
+        elif ja is not None and (ja, jb) != (a, b):
+            raise JudgebenchError(f"{run_dir}: pair {pair} is {ja} vs {jb} in the run but {a} vs {b} in the votes")
+        else:
+            values[i] = outcomes[pair]
+    if not np.isfinite(values).any():
+        raise JudgebenchError(f"{run_dir}: the judge answered none of the voted pairs (pair ids must match)")
+    return {"judge": judge, "run": str(run_dir), **judge_agreement(table, values, opts.fit, opts.top_k)}

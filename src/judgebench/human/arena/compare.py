@@ -1,0 +1,147 @@
+"""Rankings against rankings: a judge's induced ratings vs the human ones (on the full vote set), and
+the robustness of the human ranking to annotator subsampling and to leaving a slice out.
+
+Spearman, Kendall tau-b and top-k overlap are diagnostics.py's definitions (one definition each);
+rank displacement is the mean (and largest) absolute difference of a model's rank (1 = best) in the
+two rankings, over the models both rank.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgebench.human.arena.battles import SLICE, aggregate, canonical_codes
+from judgebench.human.arena.defaults import DEFAULT_REPEATS, FRACTIONS, TOP_K  # noqa: F401
+from judgebench.human.arena.fit import FitOptions
+from judgebench.scoring.diagnostics import _rank_correlations, _top_k_overlap
+from judgebench.stats.ratings import BTFit, fit_bt, paired_bootstrap_bt
+
+
+def ordinal_ranks(x: np.ndarray) -> np.ndarray:
+    """Per row, the rank of each entry (1 = largest); NaN entries get NaN."""
+    x = np.atleast_2d(x)
+    filled = np.where(np.isfinite(x), x, -np.inf)
+    ranks = np.argsort(np.argsort(-filled, axis=1, kind="stable"), axis=1) + 1.0
+    return np.where(np.isfinite(x), ranks, np.nan)
+
+
+def displacement(h: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, max) |rank difference| per row over the models present in both rows."""
+    both = np.isfinite(h) & np.isfinite(j)
+    h, j = np.where(both, h, np.nan), np.where(both, j, np.nan)
+    diff = np.abs(ordinal_ranks(h) - ordinal_ranks(j))
+    with np.errstate(all="ignore"):
+        return np.nanmean(diff, axis=1), np.nanmax(diff, axis=1)
+
+
+def _interval(value: float, samples: np.ndarray | None) -> dict[str, Any]:
+    finite = samples[np.isfinite(samples)] if samples is not None else np.zeros(0)
+    lo, hi = (np.percentile(finite, [2.5, 97.5]) if len(finite) else (np.nan, np.nan))
+    clean = lambda v: float(v) if np.isfinite(v) else None  # noqa: E731
+    return {"value": clean(value), "ci_low": clean(lo), "ci_high": clean(hi)}
+
+
+def judge_agreement(table: pd.DataFrame, judge: np.ndarray, opts: FitOptions,
+                    top_k: int = TOP_K) -> dict[str, Any]:
+    """Judge-induced vs human ratings on the same battles (one per vote). The human ratings use
+    every battle; the judge's the battles whose pair it answered (judge NaN elsewhere); the
+    bootstrap rounds are multinomial draws on the shared counts, so the statistics are paired."""
+    agg = aggregate(table, extra={"judge": judge})
+    fits = paired_bootstrap_bt(agg["model_a"], agg["model_b"], {"human": agg["outcome"], "judge": agg["judge"]},
+                               weights=agg["count"], n_resamples=max(opts.n_resamples, 1), seed=opts.seed,
+                               **opts.elo(None))
+    human, induced = fits["human"], fits["judge"]
+    rho, tau = _rank_correlations(human.ratings[None, :], induced.ratings[None, :])
+    rho_s, tau_s = _rank_correlations(human.rating_samples, induced.rating_samples)
+    mean_d, max_d = displacement(human.ratings[None, :], induced.ratings[None, :])
+    mean_s, _ = displacement(human.rating_samples, induced.rating_samples)
+    k = max(1, min(top_k, len(human.models) - 1))
+    answered = np.isfinite(judge)
+    return {
+        "battles": int(len(table)), "answered_battles": int(answered.sum()),
+        "coverage": float(answered.mean()), "models": len(human.models),
+        "spearman": _interval(rho[0], rho_s), "kendall": _interval(tau[0], tau_s),
+        "top_k": {"k": k, "overlap": _top_k_overlap(human, induced, k)},
+        "rank_displacement": {**_interval(mean_d[0], mean_s), "max": float(max_d[0])},
+        "ratings": [{"model": m, "human": _num(human.ratings[i]), "judge": _num(induced.ratings[i]),
+                     "judge_ci_low": _num(induced.ci_low[i]), "judge_ci_high": _num(induced.ci_high[i])}
+                    for i, m in enumerate(human.models)],
+    }
+
+
+def _num(v: float) -> float | None:
+    return float(v) if np.isfinite(v) else None
+
+
+class _Coded:
+    """Battles as integer keys (sorted pair, outcome), so a subset's counts are one bincount."""
+
+    def __init__(self, table: pd.DataFrame):
+        lo, hi, swap, self.names = canonical_codes(table)
+        y = table["outcome"].to_numpy()
+        y = np.where(swap, 1.0 - y, y)
+        self.m = len(self.names)
+        self.key = (lo * self.m + hi) * 3 + np.rint(y * 2).astype(np.int64)  # outcomes 0, 0.5, 1
+
+    def fit(self, mask: np.ndarray, opts: FitOptions) -> BTFit:
+        counts = np.bincount(self.key[mask], minlength=self.m * self.m * 3)
+        cells = np.flatnonzero(counts)
+        pair, outcome = np.divmod(cells, 3)
+        lo, hi = np.divmod(pair, self.m)
+        return fit_bt((self.names[lo], self.names[hi], outcome / 2.0), weights=counts[cells], **opts.elo(None))
+
+
+def _aligned(fit: BTFit, models: tuple[str, ...]) -> np.ndarray:
+    index = {m: i for i, m in enumerate(fit.models)}
+    return np.array([fit.ratings[index[m]] if m in index else np.nan for m in models])
+
+
+def _correlation_summary(full: np.ndarray, rows: np.ndarray) -> dict[str, Any]:
+    rho, tau = _rank_correlations(np.repeat(full[None, :], len(rows), axis=0), rows)
+    summary = {}
+    for name, values in (("spearman", rho), ("kendall", tau)):
+        finite = values[np.isfinite(values)]
+        summary[name] = {"mean": float(finite.mean()) if len(finite) else None,
+                         "ci_low": float(np.percentile(finite, 2.5)) if len(finite) else None,
+                         "ci_high": float(np.percentile(finite, 97.5)) if len(finite) else None}
+    return summary
+
+
+def robustness(table: pd.DataFrame, slice_keys: list[str], opts: FitOptions,
+               repeats: int = DEFAULT_REPEATS) -> dict[str, Any]:
+    """Rank correlation of the full human ranking with the ranking from (a) a random share of the
+    annotators (each share `repeats` times; mean and 2.5-97.5 percentile range over the repeats)
+    and (b) the votes without one slice value (one figure per left-out value)."""
+    coded = _Coded(table)
+    full_fit = coded.fit(np.ones(len(table), dtype=bool), opts)
+    full = full_fit.ratings
+    who, _ = pd.factorize(table["annotator"])  # annotator codes: a subset is one boolean lookup
+    annotators = np.arange(int(table["annotator"].nunique()))
+    out: dict[str, Any] = {"repeats": repeats, "subsampling": [], "leave_one_slice_out": []}
+    if len(annotators) < 2:
+        out["subsampling_skipped"] = "fewer than 2 annotators"
+    else:
+        rng = np.random.default_rng([opts.seed, 12])
+        for fraction in FRACTIONS:
+            size = max(1, int(round(fraction * len(annotators))))
+            rows = []
+            for _ in range(repeats):
+                keep = rng.choice(annotators, size=size, replace=False)
+                chosen = np.zeros(len(annotators), dtype=bool)
+                chosen[keep] = True
+                rows.append(_aligned(coded.fit(chosen[who], opts), full_fit.models))
+            out["subsampling"].append({"fraction": fraction, "annotators": size,
+                                       **_correlation_summary(full, np.array(rows))})
+    for key in slice_keys:
+        for value in sorted(table[SLICE + key].dropna().unique()):
+            keep = (table[SLICE + key] != value).to_numpy()
+            if not keep.any():
+                continue
+            row = _aligned(coded.fit(keep, opts), full_fit.models)[None, :]
+            rho, tau = _rank_correlations(full[None, :], row)
+            out["leave_one_slice_out"].append({"slice": key, "left_out": str(value), "votes_left": int(keep.sum()),
+                                               "spearman": _num(rho[0]), "kendall": _num(tau[0])})
+    return out

@@ -1,0 +1,143 @@
+"""Voter quality: anomalous voters (SciArena App. A.5, after Chatbot Arena) and a per-annotator table.
+
+Anomaly test. An action is a model pair (put in sorted order, the vote mirrored). For annotator u's
+i-th vote y on action a, the history H is every other annotator's votes on a, and
+
+    p_i = (#{h in H : h >= y} + 1) / (|H| + 1),      M_j = -2 * sum_{i <= j} log p_i,
+
+and u is flagged when M_j >= the chi-square quantile with 2j degrees of freedom at 1 - alpha/5 at any
+of five checkpoints j drawn at random (seeded per annotator) from 1..n_u, the votes taken in time
+order (file order when no timestamps). "h >= y" orders votes by how unusual they are on that action:
+h >= y when h's outcome is at most as frequent in H as y's (a conformal p-value with the
+nonconformity score "rarity of the outcome"). The numeric order A > TIE > B would make the test
+one-sided: a voter who picks at random, or always the left side, would only be caught on half the
+pairs and, with 85/15 honest splits, stays below the chi-square bar (about 1.0 per vote against
+the 2 per vote needed). docs/arena.md works the numbers.
+"""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.stats import chi2
+
+from judgebench.core.records import LABELS
+from judgebench.human.arena.battles import canonical
+from judgebench.human.arena.defaults import DEFAULT_ALPHA  # noqa: F401 (re-exported)
+
+N_CHECKPOINTS = 5
+_MIRROR = {"A": "B", "B": "A"}
+
+
+def action_values(table: pd.DataFrame) -> pd.DataFrame:
+    """annotator, action (sorted pair), value (the vote's label on the sorted pair), time, order."""
+    a, b, swap = canonical(table)
+    choice = table["choice"].to_numpy(dtype=object)
+    value = np.where(swap, [_MIRROR.get(c, c) for c in choice], choice)
+    return pd.DataFrame({"annotator": table["annotator"].to_numpy(), "action": np.char.add(np.char.add(a, "\x1f"), b),
+                         "value": value, "time": table["time"].to_numpy(), "order": table["order"].to_numpy()})
+
+
+def p_values(votes: pd.DataFrame) -> np.ndarray:
+    """Per vote, the p-value against the other annotators' votes on the same action."""
+    total = votes.groupby(["action", "value"]).size().rename("total")
+    own = votes.groupby(["annotator", "action", "value"]).size().rename("own")
+    # history counts for every (vote, candidate outcome h) on the vote's action
+    cand = votes[["annotator", "action", "value"]].reset_index(names="vote")
+    hist = cand.merge(total.reset_index().rename(columns={"value": "h"}), on="action")
+    hist = hist.merge(own.reset_index().rename(columns={"value": "h"}), on=["annotator", "action", "h"], how="left")
+    hist["n_h"] = hist["total"] - hist["own"].fillna(0)
+    n_y = hist.loc[hist["h"] == hist["value"], ["vote", "n_h"]].set_index("vote")["n_h"]
+    hist["n_y"] = hist["vote"].map(n_y).fillna(0)
+    size = hist.groupby("vote")["n_h"].sum()
+    at_least = hist[hist["n_h"] <= hist["n_y"]].groupby("vote")["n_h"].sum()
+    size = size.reindex(votes.index.rename(None), fill_value=0).to_numpy()
+    at_least = at_least.reindex(votes.index, fill_value=0).to_numpy()
+    return (at_least + 1) / (size + 1)
+
+
+def checkpoints(annotator: str, n: int, seed: int) -> np.ndarray:
+    """Five checkpoints j in 1..n (all of them when n <= 5), seeded by the seed and the name."""
+    rng = np.random.default_rng([seed, zlib.crc32(annotator.encode("utf-8"))])
+    return np.sort(rng.choice(np.arange(1, n + 1), size=min(N_CHECKPOINTS, n), replace=False))
+
+
+def anomalies(table: pd.DataFrame, alpha: float = DEFAULT_ALPHA, seed: int = 0) -> list[dict[str, Any]]:
+    """Per annotator: votes, checkpoints, the largest M_j / threshold, flagged."""
+    votes = action_values(table).reset_index(drop=True)
+    votes["p"] = p_values(votes)
+    out = []
+    for annotator, mine in votes.groupby("annotator", sort=True):
+        mine = mine.sort_values(["time", "order"], na_position="last", kind="stable")
+        m = -2 * np.cumsum(np.log(mine["p"].to_numpy()))
+        js = checkpoints(str(annotator), len(m), seed)
+        bars = chi2.ppf(1 - alpha / N_CHECKPOINTS, 2 * js)
+        ratio = m[js - 1] / bars
+        hit = js[ratio >= 1]
+        out.append({"annotator": str(annotator), "votes": int(len(m)), "checkpoints": js.tolist(),
+                    "max_ratio": float(ratio.max()), "flagged": bool(len(hit)),
+                    "flagged_at": int(hit[0]) if len(hit) else None})
+    return out
+
+
+def annotator_table(table: pd.DataFrame, flagged: set[str]) -> list[dict[str, Any]]:
+    """Per annotator: votes, agreement with the majority of the other annotators' votes on the same
+    pairs, tie and Both Bad rates, position preference, median seconds per vote, flagged.
+    Vectorised (grouped sums), so it scales to millions of votes."""
+    choice, shown = table["choice"], table["shown_order"]
+    majority = leave_one_out_majority(table)
+    known = majority.notna()
+    decisive = choice.isin(["A", "B"]) & shown.isin(["AB", "BA"])
+    left = ((choice == "A") & (shown == "AB")) | ((choice == "B") & (shown == "BA"))
+    frame = pd.DataFrame({"annotator": table["annotator"].astype(str), "known": known,
+                          "agree": known & (choice == majority), "tie": choice == "TIE",
+                          "bad": choice == "BOTH_BAD", "decisive": decisive, "left": left & decisive,
+                          "seconds": table["seconds"]})
+    sums = frame.groupby("annotator", sort=True).agg(
+        votes=("tie", "size"), compared=("known", "sum"), agree=("agree", "sum"), tie=("tie", "sum"),
+        bad=("bad", "sum"), decisive=("decisive", "sum"), left=("left", "sum"), seconds=("seconds", "median"))
+    gaps = _timestamp_gaps(table)
+    rows = []
+    for name, r in sums.iterrows():
+        seconds = r["seconds"] if pd.notna(r["seconds"]) else gaps.get(name)
+        rows.append({
+            "annotator": str(name), "votes": int(r["votes"]), "compared": int(r["compared"]),
+            "agreement": _ratio(r["agree"], r["compared"]), "tie_rate": _ratio(r["tie"], r["votes"]),
+            "both_bad_rate": _ratio(r["bad"], r["votes"]), "position_votes": int(r["decisive"]),
+            "left_chosen": _ratio(r["left"], r["decisive"]),
+            "median_seconds": None if seconds is None or pd.isna(seconds) else float(seconds),
+            "flagged": str(name) in flagged,
+        })
+    return rows
+
+
+def leave_one_out_majority(table: pd.DataFrame) -> pd.Series:
+    """For each vote, votes.majority_label of the other annotators' votes on its pair (a shared top
+    count is TIE); NaN when nobody else voted on the pair. Counts per (pair, label) minus the
+    annotator's own counts on that pair."""
+    codes = pd.Categorical(table["choice"], categories=LABELS).codes
+    pair, _ = pd.factorize(table["pair_id"])
+    annotator, names = pd.factorize(table["annotator"])
+    own, _ = pd.factorize(pair.astype(np.int64) * max(len(names), 1) + annotator)
+    n_labels = len(LABELS)
+    per_pair = np.bincount(pair * n_labels + codes, minlength=(pair.max() + 1) * n_labels).reshape(-1, n_labels)
+    per_own = np.bincount(own * n_labels + codes, minlength=(own.max() + 1) * n_labels).reshape(-1, n_labels)
+    others = per_pair[pair] - per_own[own]
+    top = others.max(axis=1)
+    leaders = (others == top[:, None]).sum(axis=1)
+    label = np.where(leaders == 1, np.array(LABELS, dtype=object)[others.argmax(axis=1)], "TIE")
+    return pd.Series(np.where(others.sum(axis=1) > 0, label, None), index=table.index, dtype=object)
+
+
+def _timestamp_gaps(table: pd.DataFrame) -> dict[str, float]:
+    """Per annotator, the median gap between consecutive timestamps (where there are two or more)."""
+    timed = table.loc[table["time"].notna(), ["annotator", "time"]].sort_values(["annotator", "time"], kind="stable")
+    gaps = timed.groupby("annotator")["time"].diff()
+    return timed.assign(gap=gaps).groupby("annotator")["gap"].median().dropna().to_dict()
+
+
+def _ratio(num: float, den: float) -> float | None:
+    return float(num / den) if den else None

@@ -1,0 +1,183 @@
+"""Arena outputs: arena.json, CSV tables, arena.md, an HTML page section and PNG plots, all written
+atomically under the output folder."""
+
+from __future__ import annotations
+
+import html
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgebench.core.files import write_atomic, write_json
+from judgebench.human.arena.build import ArenaResult
+from judgebench.publish.html import CSS
+from judgebench.publish.report import _errors, _figure, _save_png
+
+
+def write_outputs(result: ArenaResult, out: Path) -> list[Path]:
+    """Write every output file into `out`; returns the paths written."""
+    out.mkdir(parents=True, exist_ok=True)
+    s = result.summary
+    tables = _tables(result)
+    written = []
+    for name, frame in tables.items():
+        path = out / f"{name}.csv"
+        write_atomic(path, frame.to_csv(index=name in ("winrate", "battle_counts"), float_format="%.6g"))
+        written.append(path)
+    write_json(out / "arena.json", {**s, "winrate": _matrix_json(result.winrate),
+                                    "battle_counts": _matrix_json(result.counts)})
+    write_atomic(out / "flagged.txt", "".join(f"{name}\n" for name in s["voters"]["flagged"]))
+    written.append(out / "flagged.txt")
+    md = markdown(s)
+    write_atomic(out / "arena.md", md)
+    write_atomic(out / "arena.html", page(s, tables))
+    plot_ratings(result.ratings, out / "ratings.png")
+    plot_winrate(result.winrate, out / "winrate.png")
+    return [out / "arena.json", out / "arena.md", out / "arena.html", out / "ratings.png",
+            out / "winrate.png", *written]
+
+
+def _matrix_json(frame: pd.DataFrame) -> dict[str, dict[str, float | None]]:
+    return {str(r): {str(c): (None if pd.isna(v) else float(v)) for c, v in row.items()}
+            for r, row in frame.iterrows()}
+
+
+def _tables(result: ArenaResult) -> dict[str, pd.DataFrame]:
+    s = result.summary
+    tables = {"ratings": pd.DataFrame(result.ratings), "winrate": result.winrate, "battle_counts": result.counts}
+    style = s["style_control"]
+    if "ratings" in style:
+        tables["ratings_style_controlled"] = pd.DataFrame(style["ratings"])
+        tables["style_coefficients"] = pd.DataFrame(
+            [{"feature": f, **v} for f, v in style["coefficients"].items()])
+    slices = [{"slice": e["slice"], "value": e["value"], **r} for e in s["slices"] for r in e.get("ratings", [])]
+    if slices:
+        tables["slices"] = pd.DataFrame(slices)
+    voters = s["voters"]
+    if voters["annotators"]:
+        tables["annotators"] = pd.DataFrame(voters["annotators"])
+        tables["anomaly"] = pd.DataFrame(voters["anomaly"]).assign(
+            checkpoints=lambda f: f["checkpoints"].map(lambda js: " ".join(map(str, js))))
+    rob = s["robustness"]
+    if rob["subsampling"]:
+        tables["robustness_subsampling"] = pd.DataFrame([_flat(r) for r in rob["subsampling"]])
+    if rob["leave_one_slice_out"]:
+        tables["robustness_leave_one_slice_out"] = pd.DataFrame(rob["leave_one_slice_out"])
+    if s["judges"]:
+        tables["judges"] = pd.DataFrame([_flat({k: v for k, v in j.items() if k != "ratings"}) for j in s["judges"]])
+    return tables
+
+
+def _flat(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in row.items():
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}_"))
+        else:
+            out[prefix + k] = v
+    return out
+
+
+def _f(v: Any, digits: int = 1) -> str:
+    return "—" if v is None or (isinstance(v, float) and not math.isfinite(v)) else f"{v:.{digits}f}"
+
+
+def _ci(row: dict[str, Any], key: str = "rating", digits: int = 1) -> str:
+    value = row.get(key, row.get("value"))
+    if row.get("ci_low") is None:
+        return _f(value, digits)
+    return f"{_f(value, digits)} [{_f(row['ci_low'], digits)}, {_f(row['ci_high'], digits)}]"
+
+
+def markdown(s: dict[str, Any]) -> str:
+    c, n = s["config"], s["counts"]
+    lines = [f"# Arena: model ratings from votes ({c['source']})", "",
+             f"{n['battles']} battles ({n['votes_read']} votes read) over {n['models']} models, "
+             f"{n['pairs']} pairs, {n['annotators']} annotators. Both Bad: {c['both_bad']}; ties half a win; "
+             f"{c['n_resamples']} bootstrap rounds (seed {c['seed']}); Elo scale {c['scale']:g}/ln {c['base']:g}, "
+             f"{'anchor ' + str(c['anchor_model']) if c['anchor_model'] else 'mean'} = {c['anchor_rating']:g}.",
+             f"Dropped votes: {n['dropped'] or 'none'}. Excluded annotators: {c['excluded_annotators'] or 'none'}.", "",
+             "| rank | model | rating [95% CI] | battles | W/T/L |", "|---|---|---|---|---|"]
+    lines += [f"| {r['rank']} | {r['model']} | {_ci(r)} | {r['battles']} | {r['wins']}/{r['ties']}/{r['losses']} |"
+              for r in s["ratings"]]
+    style = s["style_control"]
+    lines += ["", "## Style control", ""]
+    if "skipped" in style:
+        lines.append(f"Skipped: {style['skipped']}.")
+    else:
+        lines += [f"- {f}: {_ci(v, 'value', 3)} log-odds per standard deviation" for f, v in style["coefficients"].items()]
+        lines += [f"- {note}" for note in style["notes"]]
+        lines += ["", "| rank | model | style-controlled rating [95% CI] |", "|---|---|---|"]
+        lines += [f"| {r['rank']} | {r['model']} | {_ci(r)} |" for r in style["ratings"]]
+    v = s["voters"]
+    lines += ["", f"## Voters (anomaly test at alpha {v['alpha']:g})", ""]
+    if v.get("skipped"):
+        lines.append(f"Skipped: {v['skipped']}.")
+    else:
+        lines += [f"Flagged: {', '.join(v['flagged']) or 'none'}.", "",
+                  "| annotator | votes | agreement with others' majority | tie rate | left chosen | median s | flagged |",
+                  "|---|---|---|---|---|---|---|"]
+        lines += [f"| {a['annotator']} | {a['votes']} | {_f(a['agreement'], 3)} | {_f(a['tie_rate'], 3)} | "
+                  f"{_f(a['left_chosen'], 3)} | {_f(a['median_seconds'])} | {'yes' if a['flagged'] else ''} |"
+                  for a in v["annotators"]]
+    rob = s["robustness"]
+    lines += ["", "## Robustness of the ranking (Spearman to the full ranking)", ""]
+    lines += [f"- {int(r['fraction'] * 100)}% of annotators ({r['annotators']}), {rob['repeats']} repeats: "
+              f"mean {_f(r['spearman']['mean'], 3)} [{_f(r['spearman']['ci_low'], 3)}, {_f(r['spearman']['ci_high'], 3)}]"
+              for r in rob["subsampling"]]
+    lines += [f"- without {r['slice']} = {r['left_out']}: {_f(r['spearman'], 3)}" for r in rob["leave_one_slice_out"]]
+    for j in s["judges"]:
+        lines += ["", f"## Judge-induced ranking: {j['judge']}", "",
+                  f"{j['answered_battles']} of {j['battles']} battles answered; human ratings on all battles.", "",
+                  f"- Spearman {_ci(j['spearman'], 'value', 3)}; Kendall {_ci(j['kendall'], 'value', 3)}",
+                  f"- top-{j['top_k']['k']} overlap {_f(j['top_k']['overlap'], 2)}; mean rank displacement "
+                  f"{_ci(j['rank_displacement'], 'value', 2)} (max {_f(j['rank_displacement']['max'], 0)})"]
+    return "\n".join(lines) + "\n"
+
+
+def page(s: dict[str, Any], tables: dict[str, pd.DataFrame]) -> str:
+    """A self-contained HTML page with the arena section (the leaderboard page's CSS)."""
+    blocks = []
+    for name, frame in tables.items():
+        shown = frame.reset_index() if name in ("winrate", "battle_counts") else frame
+        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
+        body = "\n".join("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>"
+                         for row in shown.itertuples(index=False))
+        blocks.append(f"<h3>{html.escape(name.replace('_', ' '))}</h3>\n<div class=\"scroll\"><table>"
+                      f"<thead><tr>{head}</tr></thead>\n<tbody>{body}</tbody></table></div>")
+    title = html.escape(f"Arena: model ratings from votes ({s['config']['source']})")
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>"
+            f"<style>{CSS}</style></head>\n<body>\n<section id=\"arena\" class=\"arena\">\n<h2>{title}</h2>\n"
+            f"<p class=\"legend\">Generated by judgebench arena; Bradley–Terry ratings on the Elo scale with 95% bootstrap "
+            f"intervals; ranks by interval overlap. Plots: ratings.png, winrate.png.</p>\n"
+            + "\n".join(blocks) + "\n</section>\n</body></html>\n")
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return "" if not math.isfinite(value) else f"{value:.4g}"
+    return "" if value is None else str(value)
+
+
+def plot_ratings(rows: list[dict[str, Any]], path: Path) -> None:
+    frame = pd.DataFrame(rows).iloc[::-1].rename(columns={"rating": "value"})
+    fig, ax = _figure(7.0, 0.3 * len(frame) + 1.5, max(map(len, frame["model"]), default=6))
+    ax.errorbar(frame["value"], frame["model"], xerr=_errors(frame), fmt="o", capsize=3)
+    ax.set_xlabel("rating (Elo, 95% bootstrap CI)")
+    ax.set_title("Model ratings from votes", fontsize=10)
+    _save_png(fig, path)
+
+
+def plot_winrate(frame: pd.DataFrame, path: Path) -> None:
+    size = 0.45 * len(frame) + 2.5
+    fig, ax = _figure(size, size, max(map(len, map(str, frame.index)), default=6))
+    image = ax.imshow(frame.to_numpy(dtype=float), vmin=0, vmax=1, cmap="RdBu")
+    fig.colorbar(image, ax=ax, shrink=0.8, label="win rate")
+    ticks = np.arange(len(frame))
+    ax.set_xticks(ticks, [str(c) for c in frame.columns], rotation=90, fontsize=7)
+    ax.set_yticks(ticks, [str(r) for r in frame.index], fontsize=7)
+    ax.set_title("Win rate of row model vs column model (ties half)", fontsize=10)
+    _save_png(fig, path)

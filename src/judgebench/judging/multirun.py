@@ -1,0 +1,249 @@
+"""Several judges in one run (`run --judge A --judge B ...` or `--judges-file`), and `run --panel`.
+
+    OUT/<judge-name>/   one ordinary run directory per judge (results.json, samples.jsonl, ...)
+    OUT/judges.json     the summary: each judge, its folder, headline, counts, usage, why it stopped
+    OUT/panel/          with --panel AGGREGATE: a panel of the judges' runs (panel.py; no new calls)
+
+Each judge's folder name comes from its id (`openai/gpt-4.1` -> `openai-gpt-4.1`; characters
+outside [A-Za-z0-9._-] become `-`, a name given twice gets `-2`, `-3`, ...), is never `panel` or
+empty, and is checked to stay under OUT. Every judge is built and preflighted (credentials) before
+the first call of any of them.
+
+The judges share one answer cache and take turns: each judge's run gets the whole --concurrency
+(and --rpm / --tpm) in its turn, so the calls in flight never exceed the flag and no judge waits
+behind another's queue for more than its turn. Turns keep each judge's run exactly what a
+single-judge run is (the kill-safe call worker, Ctrl-C handling, partial results); the cost is that
+judges on different providers do not overlap (scripts/bench_multi.py measures it). An interrupted
+judge ends the run (the judges after it are listed as not run); a judge stopped for --max-failures
+or low coverage does not stop the others.
+
+--max-cost caps the whole multi-judge run, not each judge: every judge must be priced (checked
+before any call), each judge's run gets the cap minus what the judges before it paid (their
+non-cached calls' recorded cost), and the judge that reaches it ends the run like an interruption
+(its partial results written, the judges after it not run, no panel, exit 1).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import (
+    check_output_dir,
+    is_inside,
+    load_yaml,
+    regular_bytes,
+    write_json,
+)
+from judgebench.core.records import Aggregate, RunResult
+from judgebench.judges.args import parse_judge_args
+
+SUMMARY_FILE = "judges.json"
+PANEL_DIR = "panel"
+JUDGE_KEYS = ("judge", "judge_args")
+
+
+@dataclass(frozen=True)
+class JudgeChoice:
+    """One judge of a multi-judge run: its id and its `--judge-args`."""
+
+    judge: str
+    judge_args: dict[str, Any] = field(default_factory=dict)
+    judge_object: Any = None  # the caller's own judge (judges/own.py); `judge` is its id
+
+
+@dataclass
+class MultiSummary:
+    """What a multi-judge run did: one RunSummary per judge that ran, the panel, the summary file."""
+
+    runs: list[Any]  # pipeline.RunSummary, in the judges' order
+    not_run: list[str]  # judges never started (an earlier judge was interrupted)
+    summary_path: Path
+    panel: RunResult | None = None
+    panel_dir: Path | None = None
+    panel_skipped: str | None = None  # why --panel built nothing
+
+
+def judges_from_flags(judges: Sequence[str], judge_args: str | None, judges_file: Path | None) -> list[JudgeChoice]:
+    """The judges named by repeated --judge (all with --judge-args) and by --judges-file, in that order."""
+    shared = parse_judge_args(judge_args)
+    chosen = [JudgeChoice(j, dict(shared)) for j in judges]
+    if judges_file is not None:
+        chosen += read_judges_file(judges_file)
+    if not chosen:
+        raise JudgebenchError("run: give a judge (--judge, repeatable, or --judges-file)")
+    return chosen
+
+
+def read_judges_file(path: Path) -> list[JudgeChoice]:
+    """A YAML list of {judge: ID, judge_args: {k: v} or "k=v,..."}; one-line errors naming the file and entry."""
+    try:
+        data = load_yaml(regular_bytes(path))
+    except OSError as exc:
+        raise JudgebenchError(f"--judges-file {path}: cannot read ({exc.strerror or exc})") from None
+    except Exception as exc:  # yaml errors: one line
+        raise JudgebenchError(f"--judges-file {path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(data, list) or not data:
+        raise JudgebenchError(f"--judges-file {path}: expected a non-empty list of {{judge: ID, judge_args: ...}}")
+    return [_judge_entry(path, number, entry) for number, entry in enumerate(data, start=1)]
+
+
+def _judge_entry(path: Path, number: int, entry: Any) -> JudgeChoice:
+    where = f"--judges-file {path}: entry {number}"
+    if isinstance(entry, str) and entry.strip():
+        return JudgeChoice(entry.strip())
+    if not isinstance(entry, dict):
+        raise JudgebenchError(f"{where}: expected a judge id or a mapping with keys {', '.join(JUDGE_KEYS)}")
+    unknown = [str(k) for k in entry if k not in JUDGE_KEYS]
+    if unknown:
+        raise JudgebenchError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(JUDGE_KEYS)})")
+    judge = entry.get("judge")
+    if not isinstance(judge, str) or not judge.strip():
+        raise JudgebenchError(f"{where}: 'judge' must be a judge id (text)")
+    args = entry.get("judge_args") or {}
+    if isinstance(args, str):
+        try:
+            return JudgeChoice(judge.strip(), parse_judge_args(args))
+        except JudgebenchError as exc:
+            raise JudgebenchError(f"{where}: {exc}") from None
+    if not isinstance(args, dict):
+        raise JudgebenchError(f"{where}: 'judge_args' must be a mapping or 'k=v,...' text")
+    return JudgeChoice(judge.strip(), {str(k): _as_text(v) for k, v in args.items()})
+
+
+def _as_text(value: Any) -> str:
+    """A YAML value as --judge-args would give it (the judge types it the same way)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value)
+    return str(value)
+
+
+def judge_dir_names(judges: Sequence[str]) -> list[str]:
+    """A distinct, safe folder name per judge id (see the module docstring)."""
+    names: list[str] = []
+    for judge in judges:
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", judge).strip("-.")[:80] or "judge"
+        if slug.lower() == PANEL_DIR:
+            slug = f"judge-{slug}"
+        name, n = slug, 1
+        while name.lower() in (x.lower() for x in names):
+            n += 1
+            name = f"{slug}-{n}"
+        names.append(name)
+    return names
+
+
+def run_judges(
+    base: Any,
+    judges: Sequence[JudgeChoice],
+    *,
+    panel: Aggregate | None = None,
+    on_run: Callable[[Any], None] | None = None,
+) -> MultiSummary:
+    """Run `base` (a pipeline.RunRequest; its judge is replaced) once per judge under base.output_path."""
+    from judgebench.calls.budget import check_cap
+    from judgebench.judges import make_judge
+    from judgebench.judging.pipeline import run_task
+
+    root = base.output_path
+    check_output_dir(root)
+    names = judge_dir_names([j.judge for j in judges])
+    cap = base.runner.max_cost
+    for choice in judges:  # every judge buildable, priced under --max-cost, credentials present before any call
+        judge = choice.judge_object or make_judge(choice.judge, choice.judge_args, seed=base.seed)
+        check_cap(judge, cap)
+        judge.preflight()
+    runs: list[Any] = []
+    spent = 0.0
+    for choice, name in zip(judges, names):
+        folder = root / name
+        if not is_inside(folder, root):
+            raise JudgebenchError(f"--output-path {root}: judge {choice.judge!r} would write outside it")
+        if cap is not None and cap - spent <= 0:
+            break  # the cap is spent: the judges left are listed as not run
+        runner = base.runner if cap is None else replace(base.runner, max_cost=cap - spent)
+        one = replace(base, judge=choice.judge, judge_args=dict(choice.judge_args), output_path=folder, runner=runner,
+                      judge_object=choice.judge_object)
+        summary = run_task(one)
+        runs.append(summary)
+        spent += new_spend(folder)
+        if on_run is not None:
+            on_run(summary)
+        if summary.stopped and summary.stopped.startswith(("interrupted", "max cost")):
+            break
+    not_run = [j.judge for j in judges[len(runs):]]
+    done = MultiSummary(runs, not_run, root / SUMMARY_FILE)
+    if panel is not None:
+        _add_panel(done, panel, root, base)
+    write_json(done.summary_path, summary_json(done, names))
+    return done
+
+
+def new_spend(run_dir: Path) -> float:
+    """USD paid by this run's calls (samples and repeats; answers from the cache cost nothing)."""
+    from judgebench.core.files import read_json_objects
+
+    total = 0.0
+    for name in ("samples.jsonl", "repeats.jsonl"):
+        path = run_dir / name
+        if path.exists():
+            rows = (row for _, row in read_json_objects(path))
+            total += sum(float(row.get("cost_usd") or 0.0) for row in rows if not row.get("cached"))
+    return total
+
+
+def _add_panel(done: MultiSummary, aggregate: Aggregate, root: Path, base: Any) -> None:
+    """The panel of the judges' runs (no calls); skipped, with the reason, when a judge did not run."""
+    from judgebench.judging.panel import build_panel
+
+    if done.not_run or len(done.runs) < 2:
+        done.panel_skipped = "--panel needs every judge's run, and at least two judges" + (
+            f" ({len(done.not_run)} judges were not run)" if done.not_run else ""
+        )
+        return
+    try:
+        done.panel = build_panel(
+            [run.run_dir for run in done.runs], aggregate, root / PANEL_DIR,
+            include_paths=base.include_paths, n_resamples=base.n_resamples,
+        )
+        done.panel_dir = root / PANEL_DIR
+    except JudgebenchError as exc:  # e.g. two judges gave the same answers: the runs stay, the reason is told
+        done.panel_skipped = str(exc)
+
+
+def summary_json(done: MultiSummary, names: Sequence[str]) -> dict[str, Any]:
+    """judges.json: per judge its folder, headline, counts, usage and stop reason; the panel's folder."""
+    rows = []
+    for run, name in zip(done.runs, names):
+        result = run.result
+        headline = result.config.headline
+        scope = "mean" if "mean" in result.metrics else next(iter(result.metrics), None)
+        value = result.metrics.get(scope or "", {}).get(headline)
+        rows.append(
+            {
+                "judge": result.config.judge,
+                "run_dir": name,
+                "headline": headline,
+                "headline_value": value.value if value else None,  # over "mean" of several dimensions
+                "counts": result.counts.model_dump(mode="json"),
+                "usage": result.usage.model_dump(mode="json"),
+                "calls_made": run.calls_made,
+                "stopped": run.stopped,
+                "coverage_failure": run.coverage_failure,
+            }
+        )
+    return {
+        "judges": rows,
+        "not_run": done.not_run,
+        "panel": None if done.panel_dir is None else {"run_dir": PANEL_DIR, "aggregate": done.panel.config.aggregate if done.panel else None},
+        "panel_skipped": done.panel_skipped,
+    }

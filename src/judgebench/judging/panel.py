@@ -1,0 +1,272 @@
+"""`judgebench panel`: a panel of judges built from finished runs, with no new calls.
+
+A panel is a run directory like any other (config.kind "panel"): one JudgmentRecord per
+(example, dimension, order), its verdict aggregated from the members' votes (panel_rules.py), its
+raw answer the votes, its prompt hash a hash of the members' prompt hashes, its tokens and cost the
+members' sums. The members are copied into DIR/members/<n>-<name>/ (results.json, samples.jsonl, and
+their task.yaml/prompt.yaml) so `submit` can verify them. Members must be runs (not panels) of one
+task and task version, data fingerprint, Both-Bad rule, headline, --limit and dimension set, with the
+same human labels; the orders judged are those every member ran; a judgment a member lacks is its
+abstention (MISSING). Rules and reasons: docs/panels.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import is_inside, regular_text, write_atomic
+from judgebench.core.records import (
+    ORDERS,
+    JudgmentRecord,
+    PanelMember,
+    RunConfig,
+    RunResult,
+    check_resamples,
+    swap_verdict,
+)
+from judgebench.core.rundir import (
+    MEMBERS_DIR,
+    PROMPT_FILE,
+    RESULTS_FILE,
+    SAMPLES_FILE,
+    TASK_FILE,
+    read_run,
+    write_run,
+)
+from judgebench.scoring.panel_rules import (
+    AGGREGATES,
+    aggregate_votes,
+    encode_raw,
+    vote_of,
+)
+from judgebench.scoring.score import score
+from judgebench.tasks.registry import run_task_spec
+
+Key = tuple[str, str, str]  # example, dimension, order
+SAME = (  # (what, how to read it from a member) that every member must share
+    ("task", lambda r: r.config.task),
+    ("task version", lambda r: r.config.task_version),
+    ("data fingerprint", lambda r: r.config.dataset.fingerprint),
+    ("Both-Bad rule", lambda r: r.config.both_bad),
+    ("headline", lambda r: r.config.headline),
+    ("--limit", lambda r: r.config.limit),
+)
+
+
+@dataclass
+class Member:
+    """A finished run taken into a panel."""
+
+    run_dir: Path
+    name: str  # its folder under DIR/members/
+    result: RunResult
+    records: list[JudgmentRecord]
+
+
+def answers_sha256(records: Sequence[JudgmentRecord]) -> str:
+    """sha256 of every judgment's key, raw answer and verdict (as submit's answers fingerprint)."""
+    rows = sorted((r.example_id, r.dimension, r.order, r.status, r.raw, r.verdict) for r in records)
+    return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()
+
+
+def normalized_answer(raw: str | None) -> str | None:
+    """A raw answer reduced to its words, case-folded: whitespace, punctuation and markup do not count."""
+    return None if raw is None else " ".join(re.findall(r"\w+", raw.casefold()))
+
+
+def identity_sha256(records: Sequence[JudgmentRecord]) -> str:
+    """The identity of a set of answers: sha256 over every judgment's key, status, verdicts and normalized raw answer.
+
+    Two runs with the same identity are the same answers, whatever the judge name and however the
+    raw texts were re-spaced, re-cased or re-punctuated (`[[A]]`, `[[ a ]] `, `**[[A]]**`).
+    """
+    rows = sorted(
+        (r.example_id, r.dimension, r.order, r.status, normalized_answer(r.raw), r.verdict_shown, r.verdict)
+        for r in records
+    )
+    return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()
+
+
+def panel_id(aggregate: str, judges: Sequence[str]) -> str:
+    return f"panel/{aggregate}({','.join(judges)})"
+
+
+def combined_hash(hashes: Sequence[str | None]) -> str:
+    """sha256 of the members' hashes in order ("-" for a member without one)."""
+    return hashlib.sha256("\n".join(h or "-" for h in hashes).encode()).hexdigest()
+
+
+def member_name(index: int, run_dir: Path) -> str:
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", run_dir.resolve().name).strip("-.")[:60] or "run"
+    return f"{index + 1}-{slug}"
+
+
+def load_members(run_dirs: Sequence[Path]) -> list[Member]:
+    """Read and check the members: runs, at least two, distinct, compatible (one-line errors)."""
+    if len(run_dirs) < 2:
+        raise JudgebenchError("panel: give at least two run directories")
+    resolved = [Path(d).resolve() for d in run_dirs]
+    for i, path in enumerate(resolved):
+        if path in resolved[:i]:
+            raise JudgebenchError(f"panel: {run_dirs[i]} is given twice (a member votes once)")
+    members = [Member(Path(d), member_name(i, Path(d)), *read_run(Path(d))) for i, d in enumerate(run_dirs)]
+    check_compatible(members)
+    answers = [identity_sha256(m.records) for m in members]
+    for i, member in enumerate(members):
+        if answers[i] in answers[:i]:
+            twin = members[answers.index(answers[i])].run_dir
+            raise JudgebenchError(f"panel: {member.run_dir} holds the same answers as {twin} (a run votes once)")
+    return members
+
+
+def check_compatible(members: Sequence[Member]) -> None:
+    first = members[0]
+    for member in members:
+        if member.result.config.kind != "run":
+            raise JudgebenchError(f"panel: {member.run_dir} is itself a panel; build one panel from the runs")
+        for what, read in SAME:
+            if read(member.result) != read(first.result):
+                raise JudgebenchError(
+                    f"panel: {member.run_dir} differs from {first.run_dir} in {what} "
+                    f"({read(member.result)!r} vs {read(first.result)!r}): members must judge the same data the same way"
+                )
+        dims, first_dims = {r.dimension for r in member.records}, {r.dimension for r in first.records}
+        if dims != first_dims:
+            raise JudgebenchError(f"panel: {member.run_dir} judged dimensions {sorted(dims)}, {first.run_dir} {sorted(first_dims)}")
+
+
+def common_orders(members: Sequence[Member]) -> tuple[str, ...]:
+    """The orders every member ran: both, or AB when any member ran --no-swap."""
+    return ORDERS if all(m.result.config.swap for m in members) else ORDERS[:1]
+
+
+def combine(members: Sequence[Member], aggregate: str, allow_tie: bool) -> list[JudgmentRecord]:
+    """The panel's judgments: one per (example, dimension, order) any member has, in the orders all ran."""
+    orders = common_orders(members)
+    by_member = [{(r.example_id, r.dimension, r.order): r for r in m.records} for m in members]
+    keys = list(dict.fromkeys(key for table in by_member for key in table if key[2] in orders))
+    judge = panel_id(aggregate, [m.result.config.judge for m in members])
+    task = members[0].result.config.task
+    return [_panel_record(key, [t.get(key) for t in by_member], aggregate, allow_tie, judge, task) for key in keys]
+
+
+def _panel_record(
+    key: Key, votes_of: list[JudgmentRecord | None], aggregate: str, allow_tie: bool, judge: str, task: str
+) -> JudgmentRecord:
+    present = [r for r in votes_of if r is not None]
+    labels = {r.label for r in present}
+    if len(labels) > 1:
+        raise JudgebenchError(f"panel: example {key[0]} ({key[1]}) has different human labels in the members: not the same data")
+    votes = [vote_of(r) for r in votes_of]
+    verdict = aggregate_votes(votes, aggregate, allow_tie)
+    live = [r for r in present if not r.cached]  # as usage.py: cached calls cost nothing now
+    costs = [r.cost_usd for r in live if r.cost_usd is not None]
+    unpriced = any(r.cost_usd is None and r.tokens_in is not None and r.status != "FAILED" for r in live)
+    base = present[0]
+    return base.model_copy(
+        update={
+            "task": task,
+            "judge": judge,
+            "prompt_hash": combined_hash([r.prompt_hash if r else None for r in votes_of]),
+            "status": "ANSWERED" if verdict is not None else "INVALID",
+            "raw": encode_raw(aggregate, votes),
+            "earlier_raw": [],
+            "verdict": verdict,
+            "verdict_shown": verdict if key[2] == "AB" else swap_verdict(verdict),
+            "tokens_in": _total([r.tokens_in for r in live]),
+            "tokens_out": _total([r.tokens_out for r in live]),
+            "cost_usd": sum(costs) if costs and not unpriced else None,
+            "latency_s": max((r.latency_s for r in present), default=0.0),
+            "attempts": 1,
+            "cached": False,
+            "error": None,
+        }
+    )
+
+
+def _total(values: list[int | None]) -> int | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def panel_config(members: Sequence[Member], aggregate: str) -> RunConfig:
+    first = members[0].result.config
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return first.model_copy(
+        update={
+            "judge": panel_id(aggregate, [m.result.config.judge for m in members]),
+            "judge_args": {},
+            "prompt_template": "panel",
+            "prompt_template_hash": combined_hash([m.result.config.prompt_template_hash for m in members]),
+            "swap": common_orders(members) == ORDERS,
+            "started_at": now,
+            "ended_at": now,
+            "partial": any(m.result.config.partial for m in members),
+            "kind": "panel",
+            "aggregate": aggregate,
+            "members": [
+                PanelMember(
+                    judge=m.result.config.judge,
+                    run_dir=m.name,
+                    prompt_template=m.result.config.prompt_template,
+                    prompt_template_hash=m.result.config.prompt_template_hash,
+                    answers_sha256=answers_sha256(m.records),
+                )
+                for m in members
+            ],
+        }
+    )
+
+
+def build_panel(
+    run_dirs: Sequence[Path],
+    aggregate: str,
+    output_path: Path,
+    *,
+    include_paths: Sequence[Path] = (),
+    n_resamples: int | None = None,
+) -> RunResult:
+    """Build, score and write a panel run directory from finished runs; its results.
+
+    `n_resamples` (default: the first member's) is the panel's bootstrap resample count.
+    """
+    if aggregate not in AGGREGATES:
+        raise JudgebenchError(f"panel: --aggregate must be one of {', '.join(AGGREGATES)}, got {aggregate!r}")
+    members = load_members(run_dirs)
+    for member in members:
+        if is_inside(output_path, member.run_dir) or is_inside(member.run_dir, output_path):
+            raise JudgebenchError(f"panel: --output-path {output_path} overlaps the member {member.run_dir}")
+    spec = run_task_spec(members[0].run_dir, members[0].result.config.task, list(include_paths))
+    records = combine(members, aggregate, "TIE" in spec.verdicts)
+    config = panel_config(members, aggregate)
+    if n_resamples is not None:
+        config = config.model_copy(update={"n_resamples": check_resamples(n_resamples)})
+    n_examples = max(m.result.counts.examples for m in members)
+    result = score(records, config, spec, n_examples=n_examples)
+    copy_members(members, output_path)
+    task_copy = members[0].run_dir / TASK_FILE
+    write_run(output_path, result, records, task_file=task_copy if task_copy.is_file() else None)
+    return result
+
+
+def copy_members(members: Sequence[Member], output_path: Path) -> None:
+    """Each member's files into DIR/members/<name>/, atomically; every path stays under DIR/members."""
+    root = output_path / MEMBERS_DIR
+    for member in members:
+        folder = root / member.name
+        for name in (RESULTS_FILE, SAMPLES_FILE, TASK_FILE, PROMPT_FILE):
+            source = member.run_dir / name
+            if not source.is_file():
+                continue
+            target = folder / name
+            root.mkdir(parents=True, exist_ok=True)
+            if not is_inside(target, root):
+                raise JudgebenchError(f"panel: {target} resolves outside {root}")
+            write_atomic(target, regular_text(source))

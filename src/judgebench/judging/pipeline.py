@@ -1,0 +1,244 @@
+"""The main job: load a task, plan the judge calls, run them, turn replies into records, score, write.
+
+Each step lives in its own module (tasks, judgments, runner, scoring, rundir); this one orders them
+and checks everything checkable before the first call.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from judgebench.calls import RunnerOptions, check_cache, prepared_calls, run_requests
+from judgebench.core import preload
+from judgebench.core.bulk import gc_paused, release_free_memory
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import check_output_dir
+from judgebench.core.records import RunConfig, RunResult, check_resamples
+from judgebench.core.rundir import SAMPLES_FILE
+from judgebench.core.version import __version__
+from judgebench.judges import make_judge
+from judgebench.judges.builtin import FeatureJudge
+from judgebench.judging.prompts import load_prompt
+from judgebench.judging.shards import parse_shard, select_shard, shard_text
+from judgebench.judging.streaming import finish_run, stream_judgments
+from judgebench.scoring.repeats import MAX_REPEATS, stability_summary
+from judgebench.scoring.score import coverage_failure, score
+from judgebench.tasks.loading import LoadedTask, load_examples
+from judgebench.tasks.registry import TaskSpec, get_task
+
+if TYPE_CHECKING:
+    from judgebench.judges.base import Judge
+    from judgebench.judging.prompts import PromptTemplate
+    from judgebench.judging.streaming import StreamOutcome
+
+
+@dataclass
+class JobRequest:
+    """What every judging command takes (`run`, `rubric run`), with the ranges the command line checks."""
+
+    task: str
+    judge: str
+    output_path: Path
+    judge_args: dict[str, Any] = field(default_factory=dict)
+    include_paths: list[Path] = field(default_factory=list)
+    dataset_path: str | None = None
+    demo: bool = False
+    limit: int | None = None
+    seed: int = 0
+    prompt: str | None = None
+    n_resamples: int = 1000
+    repeats: int = 1  # samples per judgment (stability.py)
+    min_coverage: float | None = None  # None: the run fails only when nothing was answered
+
+    def __post_init__(self) -> None:
+        """The same ranges the command line checks, for Python callers (named by their flag)."""
+        if self.limit is not None and self.limit < 1:
+            raise JudgebenchError(f"--limit: must be >= 1, got {self.limit}")
+        check_resamples(self.n_resamples)
+        if self.min_coverage is not None and not 0 <= self.min_coverage <= 1:
+            raise JudgebenchError(f"--min-coverage: must be a fraction between 0 and 1, got {self.min_coverage}")
+
+
+@dataclass
+class RunRequest(JobRequest):
+    """Everything `judgebench run` needs for one task."""
+
+    split: str | None = None
+    revision: str | None = None
+    swap: bool = True
+    dimension_mode: Literal["separate", "joint"] | None = None
+    both_bad: Literal["tie", "exclude"] | None = None
+    runner: RunnerOptions = field(default_factory=RunnerOptions)
+    log_text: bool = True  # question and responses in samples.jsonl
+    shard: str | None = None  # "K/N": judge only the K-th of N contiguous blocks of examples (shards.py)
+    on_warning: Callable[[str], None] | None = None  # told about inapplicable flags, empty responses
+    judge_object: Judge | None = None  # the caller's own judge (Python API, judges/own.py); `judge` is its id
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not 1 <= self.repeats <= MAX_REPEATS:
+            raise JudgebenchError(f"--repeats: must be between 1 and {MAX_REPEATS}, got {self.repeats}")
+        if self.shard is not None:
+            self.shard = shard_text(*parse_shard(self.shard))
+
+
+@dataclass
+class RunSummary:
+    result: RunResult
+    run_dir: Path
+    stopped: str | None  # why the run stopped early, if it did
+    calls_made: int
+    coverage_failure: str | None = None  # why the answered share is too low (the run still wrote results)
+    warnings: list[str] = field(default_factory=list)
+
+
+def run_task(request: RunRequest) -> RunSummary:
+    """Judge every example of one task and write the run directory.
+
+    Everything checkable is checked before data is loaded and before the first call: the output
+    folder, the task, the prompt template, the judge's credentials and the answer cache.
+    """
+    started = _now()
+    check_output_dir(request.output_path)
+    spec = get_task(request.task, request.include_paths)
+    mode = _dimension_mode(spec, request.dimension_mode)
+    template = load_prompt(request.prompt or _template_name(spec, mode), spec.folder)
+    judge = request.judge_object or make_judge(request.judge, request.judge_args, seed=request.seed)
+    judge.preflight()
+    check_cache(judge, request.runner)
+    preload.need_later(*preload.SCORING)  # imported while the calls are in flight (preload.py)
+    builtin = isinstance(judge, FeatureJudge) and not request.runner.batch  # judged in this thread (streaming.py)
+    with ExitStack() as held:
+        with prepared_calls(judge, request.runner) as worker:  # warms up while the data loads
+            with gc_paused():  # bulk: every row becomes objects, no cycles (bulk.py)
+                loaded = _load(spec, request)
+            if builtin:  # one pause from the first chunk to results.json: the records are built, held, let go (bulk.py)
+                held.enter_context(gc_paused())
+            outcome = stream_judgments(  # chunk by chunk, appended to samples.jsonl (streaming.py)
+                spec, judge, loaded.examples, template, mode=mode, swap=request.swap, runner=request.runner,
+                samples_path=request.output_path / SAMPLES_FILE, worker=worker, log_text=request.log_text,
+                call=run_requests, repeats=request.repeats,
+            )
+        summary = _score_and_write(request, spec, mode, template, judge, started, loaded, outcome)
+        del outcome  # the records go before the collector resumes (it would walk them once more)
+    return summary
+
+
+def _score_and_write(
+    request: RunRequest, spec: TaskSpec, mode: str, template: PromptTemplate, judge: Judge, started: str,
+    loaded: LoadedTask, outcome: StreamOutcome,
+) -> RunSummary:
+    """Score the judged records, write results.json (and repeats.jsonl), sum the run up."""
+    records, n_examples = outcome.records, len(loaded.examples)
+    loaded.examples = []  # the texts are in samples.jsonl: scoring needs only the lean records
+    release_free_memory()  # the chunks' pages, freed between the lean records, before scoring's own (bulk.py)
+    config = RunConfig(
+        task=spec.name,
+        task_version=spec.version,
+        dataset=loaded.dataset,
+        judge=judge.id,
+        judge_args=judge.public_args(),
+        prompt_template=template.name,
+        prompt_template_hash=template.sha256,
+        dimension_mode=mode,
+        both_bad=request.both_bad or spec.both_bad,
+        swap=request.swap,
+        seed=request.seed,
+        limit=request.limit,
+        judgebench_version=__version__,
+        litellm_version=_version("litellm"),
+        datasets_version=_version("datasets"),
+        started_at=started,
+        ended_at=_now(),
+        partial=outcome.stopped is not None,
+        headline=spec.headline,
+        n_resamples=request.n_resamples,
+        shard=request.shard,
+        own_judge=True if request.judge_object is not None else None,
+    )
+    result = score(records, config, spec, n_examples=n_examples)
+    if request.repeats > 1:
+        result.stability = stability_summary(
+            [*records, *outcome.repeats], request.repeats, headline=spec.headline, both_bad=config.both_bad,
+            allow_tie="TIE" in spec.verdicts, seed=request.seed, n_resamples=request.n_resamples,
+        )
+    finish_run(
+        request.output_path, result, task_file=spec.source_file, prompt_file=template.path, repeats=outcome.repeats
+    )
+    return RunSummary(
+        result,
+        request.output_path,
+        outcome.stopped,
+        outcome.calls_made,
+        coverage_failure=coverage_failure(records, result.counts.coverage, request.min_coverage),
+        warnings=_warnings(spec, request, loaded),
+    )
+
+
+def _load(spec: TaskSpec, request: RunRequest) -> LoadedTask:
+    """The task's examples; warnings about the data and inapplicable flags go to `on_warning` now."""
+    loaded = load_examples(
+        spec,
+        dataset_path=request.dataset_path,
+        split=request.split,
+        revision=request.revision,
+        demo=request.demo,
+        limit=request.limit,
+        lazy=True,  # examples built chunk by chunk while judging (stream_load.py)
+    )
+    if request.shard is not None:
+        loaded.examples = select_shard(loaded.examples, *parse_shard(request.shard))
+    if not loaded.examples:
+        raise JudgebenchError(f"task {spec.name}: the dataset has no examples" + (f" in shard {request.shard}" if request.shard else ""))
+    for message in _warnings(spec, request, loaded):
+        if request.on_warning:
+            request.on_warning(message)
+    return loaded
+
+
+def _warnings(spec: TaskSpec, request: RunRequest, loaded: LoadedTask) -> list[str]:
+    extra = []
+    if request.dimension_mode and len(spec.dimension_names) == 1:
+        extra.append(f"--dimension-mode is ignored: task {spec.name} has one dimension")
+    if request.repeats > 1 and _is_zero(request.judge_args.get("temperature")):
+        extra.append(f"--repeats {request.repeats} at temperature 0: the repeats run anyway (providers are not deterministic at temperature 0)")
+    return [*loaded.warnings, *extra]
+
+
+def _is_zero(value: Any) -> bool:
+    try:
+        return value is not None and float(value) == 0
+    except (TypeError, ValueError):
+        return False
+
+
+def _dimension_mode(spec: TaskSpec, override: str | None) -> Literal["single", "separate", "joint"]:
+    if len(spec.dimension_names) == 1:
+        return "single"
+    mode = override or spec.dimension_mode
+    if mode == "joint" and not spec.joint_prompt:
+        raise JudgebenchError(f"task {spec.name} has no joint_prompt; use --dimension-mode separate")
+    return "separate" if mode == "single" else mode
+
+
+def _template_name(spec: TaskSpec, mode: str) -> str:
+    return spec.joint_prompt if mode == "joint" and spec.joint_prompt else spec.prompt
+
+
+def _version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+

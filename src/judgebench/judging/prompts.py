@@ -1,0 +1,208 @@
+"""Judge prompt templates (YAML with Jinja2 `system` and `user` parts), rendering and hashing."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import jinja2.runtime
+import yaml
+from jinja2 import nodes
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from judgebench.core.bulk import trusted, trusts
+from judgebench.core.errors import JudgebenchError, squeezed
+from judgebench.core.files import load_yaml, regular_bytes
+from judgebench.core.records import JudgeRequest, Order, PairExample
+from judgebench.core.resources import prompts_dir
+from judgebench.judging.prompt_hash import hash_messages
+
+# Every template renders sandboxed: a template is data, possibly from a stranger (a submission, a
+# shared task folder), so attribute access to internals (`__globals__`, `__class__`, ...) and any
+# mutation of the variables are refused instead of executed.
+PROMPT_KEYS = ("name", "description", "system", "user")
+_TRUSTED = trusts(JudgeRequest)  # build_request(checked=True) builds without validating again
+_GIVEN = tuple(name for name in JudgeRequest.model_fields if name not in ("reask_reminder", "repeat"))  # build_request's fields
+_ENV = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    name: str
+    path: Path
+    system: str | None
+    user: str
+    sha256: str  # hash of the template file's bytes: recorded in results
+
+    @cached_property
+    def _compiled(self) -> list[tuple[str, jinja2.Template, dict[str, Any], str | None]]:
+        """Each part compiled once, with its globals flattened once (Template.render merges the
+        globals' ChainMap into a new dict on every call: most of a render's time for short templates),
+        and, for a part that is plain text (no expression, tag or variable), its text rendered once."""
+        parts = [("system", self.system), ("user", self.user)]
+        compiled = [(role, _ENV.from_string(text), _is_plain(text)) for role, text in parts if text]
+        return [(role, t, dict(t.globals), _render(t, dict(t.globals)) if plain else None) for role, t, plain in compiled]
+
+    def render(self, variables: dict[str, Any]) -> list[dict[str, str]]:
+        """The chat messages; any failure of the template (a sandbox refusal, a type error in an
+        expression, an oversized range) is one line naming the template file.
+
+        Same output as `Template.render(variables)`: a context of the globals overlaid with the
+        variables, rendered by the template's own (sandboxed) render function. A plain-text part renders
+        the same whatever the variables: its text rendered once is reused."""
+        try:
+            return [
+                {"role": role, "content": _render(t, {**g, **variables}) if fixed is None else fixed}
+                for role, t, g, fixed in self._compiled
+            ]
+        except Exception as exc:  # noqa: BLE001 - a template is data: whatever it raises is the user's input error
+            raise JudgebenchError(f"{self.path}: cannot render template ({type(exc).__name__}: {_one_line(exc)})") from None
+
+
+def _render(template: jinja2.Template, parent: dict[str, Any]) -> str:
+    return _ENV.concat(template.root_render_func(_context(template, parent))).strip()  # type: ignore[attr-defined]
+
+
+def _is_plain(text: str) -> bool:
+    """Whether a template part is text only: every node of its body is output of literal template data."""
+    body = _ENV.parse(text).body
+    return all(isinstance(node, nodes.Output) and all(isinstance(n, nodes.TemplateData) for n in node.nodes) for node in body)
+
+
+def _context(template: jinja2.Template, parent: dict[str, Any]) -> jinja2.runtime.Context:
+    """A render context over `parent` (globals and variables already merged). Without `globals`, the
+    context skips listing the globals' ChainMap (used only to export a template module: never here)."""
+    return jinja2.runtime.new_context(_ENV, template.name, template.blocks, parent, shared=True, globals=None)
+
+
+def _one_line(exc: BaseException) -> str:
+    return squeezed(str(exc), 300)
+
+
+def find_prompt(name_or_path: str, task_folder: Path | None = None) -> Path:
+    """A template by path, by name relative to the task's folder, or by name in prompts/."""
+    candidates = [Path(name_or_path)]
+    if task_folder is not None:
+        candidates.append(task_folder / name_or_path)
+    candidates.append(prompts_dir() / name_or_path)
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise JudgebenchError(f"prompt template '{name_or_path}' not found (looked in {prompts_dir()})")
+
+
+def load_prompt(name_or_path: str, task_folder: Path | None = None) -> PromptTemplate:
+    path = find_prompt(name_or_path, task_folder)
+    try:
+        data = regular_bytes(path)
+    except OSError as exc:
+        raise JudgebenchError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        raw = load_yaml(data)
+    except yaml.YAMLError as exc:
+        raise JudgebenchError(f"{path}: invalid YAML ({getattr(exc, 'problem', exc)})") from None
+    if not isinstance(raw, dict):
+        raise JudgebenchError(f"{path}: a prompt template must be a YAML mapping with a 'user' key")
+    unknown = sorted(set(raw) - set(PROMPT_KEYS), key=str)
+    if unknown:
+        close = difflib.get_close_matches(str(unknown[0]), PROMPT_KEYS, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else f" (allowed: {', '.join(PROMPT_KEYS)})"
+        raise JudgebenchError(f"{path}: unknown key '{unknown[0]}'{hint}")
+    if not isinstance(raw.get("user"), str):
+        raise JudgebenchError(f"{path}: key 'user' (the user message template) is missing or not text")
+    for part in ("system", "user"):
+        if raw.get(part):
+            _check_template(path, part, raw[part])
+    return PromptTemplate(
+        name=str(raw.get("name") or path.stem),
+        path=path,
+        system=raw.get("system"),
+        user=raw["user"],
+        sha256=hashlib.sha256(data).hexdigest(),
+    )
+
+
+def _check_template(path: Path, part: str, text: Any) -> None:
+    """Parse one part; a syntax error, or a tag that would load another file, is one line."""
+    if not isinstance(text, str):
+        raise JudgebenchError(f"{path}: key '{part}' must be text")
+    try:
+        tree = _ENV.parse(text)
+    except jinja2.TemplateSyntaxError as exc:
+        raise JudgebenchError(f"{path}: key '{part}' line {exc.lineno}: {exc.message}") from None
+    for node in tree.find_all((nodes.Include, nodes.Import, nodes.FromImport, nodes.Extends)):
+        tag = type(node).__name__.lower()
+        raise JudgebenchError(f"{path}: key '{part}' line {node.lineno}: '{tag}' is not allowed (a template is one file)")
+
+
+def shown_responses(example: PairExample, order: Order) -> tuple[str, str]:
+    """The (first, second) responses as shown: AB as in the dataset, BA swapped."""
+    if order == "AB":
+        return example.response_a, example.response_b
+    return example.response_b, example.response_a
+
+
+def build_request(
+    template: PromptTemplate,
+    example: PairExample,
+    order: Order,
+    dimensions: list[tuple[str, str]],  # (name, criterion); several in joint mode
+    verdicts: list[str],
+    *,
+    checked: bool = False,
+) -> JudgeRequest:
+    """Render one judge call for an example, its dimension(s) and the shown order.
+
+    `checked`: the order, dimensions and verdicts come from a validated task (judgments.plan_requests),
+    so the request is built from its validated parts without validating them again (bulk.trusted)."""
+    first, second = shown_responses(example, order)
+    context = _shown_context(example.context, order)
+    variables = {
+        "question": example.question,
+        "response_first": first,
+        "response_second": second,
+        "context": context,
+        "dimension": dimensions[0][0],
+        "criterion": dimensions[0][1],
+        "dimensions": [{"name": n, "criterion": c} for n, c in dimensions],
+        "verdicts": verdicts,
+        "allow_tie": "TIE" in verdicts,
+    }
+    messages = template.render(variables)
+    values = {  # in JudgeRequest's field order
+        "example_id": example.id,
+        "dimensions": [name for name, _ in dimensions],
+        "order": order,
+        "question": example.question,
+        "first": first,
+        "second": second,
+        "context": context,
+        "verdicts": list(verdicts),
+        "messages": messages,
+        "prompt_hash": hash_messages(messages),
+        "reask_reminder": None,  # left to its default (not among the fields given)
+        "repeat": 0,  # the same
+    }
+    if checked and _TRUSTED:
+        return trusted(JudgeRequest, values, set(_GIVEN))
+    return JudgeRequest(**{name: values[name] for name in _GIVEN})
+
+
+def _shown_context(context: dict[str, Any], order: Order) -> dict[str, Any]:
+    """Swap per-response context (keys ending in _a/_b) along with the responses."""
+    if order == "AB":
+        return dict(context)
+    swapped = {}
+    for key, value in context.items():
+        if key.endswith("_a"):
+            swapped[key[:-2] + "_b"] = value
+        elif key.endswith("_b"):
+            swapped[key[:-2] + "_a"] = value
+        else:
+            swapped[key] = value
+    return swapped

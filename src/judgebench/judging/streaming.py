@@ -1,0 +1,168 @@
+"""A run in bounded memory: examples judged chunk by chunk, each chunk's records appended to samples.jsonl.
+
+    outcome = stream_judgments(spec, judge, examples, template, mode=..., swap=..., runner=...,
+                               samples_path=run_dir / "samples.jsonl")
+    ... score(outcome.records, ...); finish_run(run_dir, result, task_file=..., prompt_file=...)
+
+Per chunk: plan and render its requests (plan_requests), answer them through run_requests (built-in
+judges are answered there directly, without an event loop; every other judge keeps its cache, worker,
+retries and signals as before), assemble its records (assemble_records) and append them to samples.jsonl, flushed. Only
+lean copies of the records stay in memory for scoring (question and responses dropped: they are in
+samples.jsonl). Chunks are processed in plan order, so the finished samples.jsonl has today's
+schema and today's order: nothing is re-sorted. A killed run leaves samples.jsonl with every chunk it
+finished (the last line may be cut short) and no results.json; rerunning the command rewrites the
+run, taking every answer already paid for from the answer cache.
+
+LLM judges get chunks of CHUNK_REQUESTS_LLM requests (one chunk for every run of normal size, so the
+runner's throughput is untouched: each chunk boundary waits for the chunk's slowest call).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from judgebench.core.bulk import gc_paused
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import write_models_jsonl
+from judgebench.core.lean_records import LeanRecord
+from judgebench.core.records import JudgeReply, JudgmentRecord, PairExample, RunResult
+from judgebench.core.rundir import REPEATS_FILE, RESULTS_FILE, salvage
+from judgebench.core.rundir import finish_run as write_results
+from judgebench.judges.builtin import FeatureJudge
+from judgebench.judging.judgments import assemble_records, parses_fully, plan_requests
+from judgebench.tasks.stream_load import chunked
+
+if TYPE_CHECKING:
+    from judgebench.calls import RunnerOptions, RunOutcome
+    from judgebench.calls.worker import CallWorker
+    from judgebench.judges.base import Judge
+    from judgebench.judging.prompts import PromptTemplate
+    from judgebench.tasks.registry import TaskSpec
+
+CHUNK_REQUESTS_BUILTIN = 4_000  # requests per chunk for built-in judges (bounded memory, no network)
+CHUNK_REQUESTS_LLM = 50_000  # requests per chunk for every other judge
+
+
+@dataclass
+class StreamOutcome:
+    records: list[JudgmentRecord]  # repeat 0, lean: question and responses dropped (samples.jsonl has them)
+    stopped: str | None
+    calls_made: int
+    repeats: list[JudgmentRecord] = field(default_factory=list)  # --repeats: repeats 1..N-1, for repeats.jsonl
+
+
+def stream_judgments(
+    spec: TaskSpec,
+    judge: Judge,
+    examples: Sequence[PairExample],
+    template: PromptTemplate,
+    *,
+    mode: str,
+    swap: bool,
+    runner: RunnerOptions,
+    samples_path: Path,
+    worker: CallWorker | None = None,
+    log_text: bool = True,
+    call: Callable[..., RunOutcome] | None = None,
+    repeats: int = 1,
+) -> StreamOutcome:
+    """Judge the examples chunk by chunk, appending each chunk's records to samples_path.
+
+    `call`: what answers a chunk (default calls.run_requests; the pipeline passes its own reference).
+    `repeats`: each judgment asked that many times (stability.py); repeat 0 goes to samples.jsonl,
+    the others are returned for repeats.jsonl.
+    """
+    from judgebench.calls import run_requests
+    from judgebench.scoring.repeats import expand_repeats, split_repeats
+
+    call = call or run_requests
+    per_example = len(plan_requests(spec, list(examples[:1]), template, mode=mode, swap=swap)) or 1
+    builtin = isinstance(judge, FeatureJudge) and not runner.batch  # a batch of a built-in judge is refused there
+    chunk = max(1, (CHUNK_REQUESTS_BUILTIN if builtin else CHUNK_REQUESTS_LLM) // (per_example * repeats))
+    kept: list[JudgmentRecord] = []
+    others: list[JudgmentRecord] = []
+    stopped: str | None = None
+    calls = 0
+    paused = gc_paused() if builtin else nullcontext()  # bulk building, the chunks' examples too (bulk.py); LLM runs keep the collector
+    with _appender(samples_path) as sink, paused:
+        for part in chunked(examples, chunk):  # a lazy load builds only this chunk's examples (stream_load.py)
+            requests = expand_repeats(plan_requests(spec, part, template, mode=mode, swap=swap), repeats)
+            replies: list[JudgeReply | None]
+            if stopped is not None:
+                replies = [None] * len(requests)
+            else:  # built-in judges are answered directly by run_requests (no event loop)
+                outcome = call(requests, judge, runner, parses_fully, worker=worker)
+                worker = None  # run_requests let it go; a later chunk forks its own when needed
+                replies, stopped, calls = outcome.replies, outcome.stopped, calls + outcome.calls_made
+            records, again = split_repeats(
+                assemble_records(spec.name, judge.id, requests, replies, part, stopped, log_text=log_text)
+            )
+            text = "".join(r.model_dump_json() + "\n" for r in records)
+            kept.extend(_drop_texts(r) for r in records)  # slotted copies; the pydantic records go with the chunk
+            others.extend(again)
+            sink(text, lambda: [*kept, *others])  # the judgments so far, listed only for a salvage file
+    return StreamOutcome(kept, stopped, calls, others)
+
+
+def lean(record: JudgmentRecord) -> JudgmentRecord:
+    """The record without the texts scoring never reads."""
+    if record.question is None and record.response_a is None and record.response_b is None:
+        return record
+    return record.model_copy(update={"question": None, "response_a": None, "response_b": None})
+
+
+def _drop_texts(record: JudgmentRecord) -> JudgmentRecord:
+    """The record held for scoring: its values without the texts, in slots (lean_records.py: about a third of a
+    compact pydantic record), read by scoring under the same attribute names."""
+    return LeanRecord.of(record)  # type: ignore[return-value]  # duck-typed JudgmentRecord
+
+
+@contextmanager
+def _appender(path: Path) -> Iterator[Callable[[str, Callable[[], list[JudgmentRecord]]], None]]:
+    """Append text to `path`, created (replacing an older file) at the first write; flushed each time.
+    A write failure is one line naming the file; every judgment so far goes to a salvage file."""
+    handle: IO[str] | None = None
+
+    def write(text: str, so_far: Callable[[], list[JudgmentRecord]]) -> None:
+        nonlocal handle
+        try:
+            if handle is None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                for stale in (RESULTS_FILE, REPEATS_FILE):  # an earlier run's results no longer match
+                    (path.parent / stale).unlink(missing_ok=True)
+                path.unlink(missing_ok=True)  # a symlink is replaced, never written through
+                handle = path.open("x", encoding="utf-8")
+            handle.write(text)
+            handle.flush()
+        except OSError as exc:
+            raise JudgebenchError(f"cannot write {path} ({exc.strerror or exc}); {salvage(so_far())}") from None
+
+    try:
+        yield write
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+def finish_run(
+    run_dir: Path,
+    result: RunResult,
+    *,
+    task_file: str | Path | None = None,
+    prompt_file: str | Path | None = None,
+    repeats: list[JudgmentRecord] | None = None,
+) -> None:
+    """repeats.jsonl (with --repeats), results.json and the copies of the task YAML and prompt, each atomic
+    (samples.jsonl is written)."""
+    try:
+        if repeats:
+            write_models_jsonl(run_dir / REPEATS_FILE, repeats)
+        write_results(run_dir, result, task_file=task_file, prompt_file=prompt_file)
+    except OSError as exc:
+        where = getattr(exc, "filename", None) or run_dir
+        saved = f"; {salvage(repeats)}" if repeats else ""
+        raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); the judgments are in samples.jsonl{saved}") from None

@@ -1,0 +1,50 @@
+"""Rubric runs in the main `judgebench leaderboard`: separated from the pairwise results, written as
+rubric tables under OUTPUT/rubric/ and shown as sections of OUTPUT/index.html (linked in its nav).
+
+The two kinds never share a table: a rubric headline (normalized MAE, lower is better) and a
+pairwise one (agreement, higher is better) are not comparable figures.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from judgebench.core.errors import JudgebenchError
+from judgebench.kinds.rubric.board import leaderboard_rows, table_html, write_tables
+from judgebench.kinds.rubric.run import is_rubric_run, read_rubric_run
+from judgebench.publish.leaderboard import find_results
+
+SUBFOLDER = "rubric"
+
+
+def split_runs(paths: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(pairwise results.json files, rubric run directories) among the given files and folders."""
+    pairwise, rubric = [], []
+    for path in find_results(paths):
+        (rubric if is_rubric_run(path.parent) else pairwise).append(path)
+    return pairwise, [p.parent for p in rubric]
+
+
+def rubric_sections(run_dirs: list[Path], warnings: list[str]) -> tuple[dict[str, list[dict]], list[tuple[str, str, str]]]:
+    """(task -> rubric rows, index.html sections): one section per rubric task, its table and links.
+    An unreadable run is skipped with a warning, as the pairwise runs are."""
+    results = []
+    for run_dir in run_dirs:
+        try:
+            results.append(read_rubric_run(run_dir)[0])
+        except JudgebenchError as exc:
+            warnings.append(f"skipped {run_dir}: {exc}")
+    tables = leaderboard_rows(results)
+    sections = []
+    for task, rows in sorted(tables.items()):
+        name = html.escape(task)
+        links = " · ".join(f'<a href="{SUBFOLDER}/{name}.{ext}">{ext}</a>' for ext in ("html", "md", "csv", "json"))
+        intro = (f'<p class="legend">Rubric judges (graded against expert scores). Headline: item-level '
+                 f'normalized MAE, lower is better, with its 95% interval. Tables: {links}</p>')
+        sections.append((f"rubric-{task}", f"{task} (rubric)", f'{intro}\n<div class="scroll">{table_html(rows)}</div>'))
+    return tables, sections
+
+
+def write_rubric_tables(tables: dict[str, list[dict]], output_dir: Path) -> list[Path]:
+    return write_tables(tables, output_dir / SUBFOLDER) if tables else []

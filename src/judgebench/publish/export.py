@@ -1,0 +1,254 @@
+"""`judgebench export --format hf`: a run's samples as a Hugging Face `datasets` Dataset with a dataset card.
+
+OUTPUT/ holds the Dataset written by `save_to_disk` (`datasets.load_from_disk(OUTPUT)`), the same
+rows as Parquet in the Hub layout (data/train-00000-of-00001.parquet) and README.md, a dataset card
+with the task, judge, prompt hash, metrics and the source data's licence. `--push-to-hub REPO`
+uploads the Dataset (Parquet) and the card with huggingface_hub.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judgebench.core.catalogue import CARD_METRICS
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import write_atomic
+from judgebench.core.records import JudgmentRecord, MetricValue, RunResult
+from judgebench.core.secrets import redact_value
+from judgebench.publish.tables import md_escape
+
+PARQUET_FILE = "data/train-00000-of-00001.parquet"
+CARD_FILE = "README.md"
+HUB_LICENSES = {
+    "mit", "apache-2.0", "bsd-2-clause", "bsd-3-clause", "cc0-1.0", "cc-by-4.0", "cc-by-sa-4.0",
+    "cc-by-nc-4.0", "cc-by-nc-sa-4.0", "odc-by", "odbl", "gpl-3.0", "openrail",
+}  # fmt: skip
+
+
+@dataclass
+class Export:
+    output: Path
+    rows: int
+    pushed_to: str | None = None
+
+
+# ----------------------------------------------------------------------------- rows
+
+
+def features() -> Any:
+    """The explicit column types (slices are added per run: their names depend on the task)."""
+    from datasets import List, Value
+
+    text, integer, number = Value("string"), Value("int64"), Value("float64")
+    return {
+        "task": text, "example_id": text, "dimension": text, "order": text, "judge": text,
+        "prompt_hash": text, "status": text, "raw": text, "earlier_raw": List(text),
+        "verdict_shown": text, "verdict": text, "label": text, "tokens_in": integer, "tokens_out": integer,
+        "cost_usd": number, "latency_s": number, "attempts": integer, "cached": Value("bool"), "error": text, "failure": text,
+        "repeat": integer,
+        "invalid_reason": text, "finish_reason": text, "reasoning": text, "reasoning_tokens": integer, "served_model": text,
+        "model_a": text, "model_b": text, "length_a": integer, "length_b": integer,
+        "citations_a": integer, "citations_b": integer,
+        "question": text, "response_a": text, "response_b": text,
+    }  # fmt: skip
+
+
+def records_to_rows(records: list[JudgmentRecord]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Flat rows (slices as one struct column with every slice name) and the slice names."""
+    names = sorted({name for record in records for name in record.slices})
+    with_votes = any(record.votes for record in records)
+    rows = []
+    for record in records:
+        row = record.model_dump(mode="json", exclude={"slices", "votes"})
+        if with_votes:  # annotator -> labels has data-dependent keys: one JSON text column
+            row["votes"] = json.dumps(record.votes, ensure_ascii=False) if record.votes else None
+        if names:
+            row["slices"] = {name: record.slices.get(name) for name in names}
+        rows.append(row)
+    return rows, names
+
+
+def rows_to_records(rows: list[dict[str, Any]]) -> list[JudgmentRecord]:
+    """The inverse of records_to_rows (slice values that are null were absent)."""
+    records = []
+    for row in rows:
+        data = dict(row)
+        data["slices"] = {k: v for k, v in (data.get("slices") or {}).items() if v is not None}
+        if isinstance(data.get("votes"), str):
+            data["votes"] = json.loads(data["votes"])
+        records.append(JudgmentRecord.model_validate(data))
+    return records
+
+
+def to_dataset(records: list[JudgmentRecord]) -> Any:
+    import datasets
+    from datasets import Dataset, Features, Value
+
+    datasets.disable_progress_bars()
+    rows, slice_names = records_to_rows(records)
+    columns = features()
+    if slice_names:
+        columns["slices"] = {name: Value("string") for name in slice_names}
+    if rows and "votes" in rows[0]:
+        columns["votes"] = Value("string")
+    return Dataset.from_list(rows, features=Features(columns))
+
+
+# ----------------------------------------------------------------------------- card
+
+
+def hub_license(license_text: str | None) -> str:
+    value = (license_text or "").strip().lower()
+    return value if value in HUB_LICENSES else "other"
+
+
+def dataset_card(result: RunResult, rows: int) -> str:
+    """README.md: YAML metadata for the Hub, then what the rows are and where they came from."""
+    config, info = result.config, result.config.dataset
+    title = f"judgebench samples: {config.task} judged by {config.judge}"
+    header = "\n".join(
+        [
+            "---",
+            f"license: {hub_license(info.license)}",
+            f"pretty_name: {json.dumps(md_escape(title))}",  # a YAML double-quoted string: no injected keys
+            "tags: [judgebench, llm-as-a-judge, pairwise-preference, meta-evaluation]",
+            "configs:",
+            "- config_name: default",
+            "  data_files:",
+            "  - split: train",
+            "    path: data/train-*.parquet",
+            "---",
+        ]
+    )
+    facts = [
+        ("task", f"{config.task} (version {config.task_version})"),
+        ("dataset", f"{info.source} split {info.split}" + (" — demo data, not the released benchmark" if info.demo else "")),
+        ("dataset revision", info.resolved_revision or info.revision or "none recorded"),
+        ("dataset fingerprint", info.fingerprint),
+        ("judge (self-reported)", config.judge),
+        ("judge arguments (self-reported)",
+         ", ".join(f"{k}={v}" for k, v in sorted(redact_value(config.judge_args).items())) or "none"),
+        ("prompt template", config.prompt_template),
+        ("prompt template hash (sha256)", config.prompt_template_hash),
+        ("dimension mode", config.dimension_mode),
+        ("orders", "both (AB and BA)" if config.swap else "AB only"),
+        ("partial run", "yes" if config.partial else "no"),
+        ("seed", str(config.seed)),
+        ("judgebench version", config.judgebench_version),
+        ("run started", config.started_at),
+    ]
+    body = [
+        f"# {md_escape(title)}",
+        "",
+        f"{rows} judgments written by [judgebench](https://pypi.org/project/judgebench/): one row per "
+        "example, dimension and order (`AB` as in the dataset, `BA` swapped), with the judge's raw "
+        "answer, the parsed verdict, the human label and the call's usage.",
+        "",
+        "| | |",
+        "|---|---|",
+        *(f"| {name} | {md_escape(value)} |" for name, value in facts),
+        "",
+        "## Metrics",
+        "",
+        _metrics_table(result.metrics),
+        "",
+        f"Counts: {result.counts.calls} judgments, {result.counts.answered} answered, "
+        f"{result.counts.invalid} invalid, {result.counts.failed} failed (coverage {result.counts.coverage:.3f}).",
+        "",
+        "## Licence of the source data",
+        "",
+        f"The questions, responses and human labels come from `{info.source}`, licence: "
+        f"**{info.license or 'not stated in the task definition'}** (as recorded in the run). "
+        "They remain under that licence; the judge's answers are added by this run."
+        + (" These rows use judgebench's demo split, written by the judgebench authors, not the released data." if info.demo else ""),
+        "",
+        "## Columns",
+        "",
+        "`example_id`, `dimension`, `order`, `prompt_hash` (sha256 of the rendered messages), `status` "
+        "(ANSWERED / INVALID / FAILED), `raw`, `earlier_raw`, `verdict_shown` (positions as shown), "
+        "`verdict` (dataset positions), `label`, `tokens_in`, `tokens_out`, `cost_usd`, `latency_s`, "
+        "`attempts`, `cached`, `error`, `model_a`, `model_b`, `length_a`, `length_b`, `citations_a`, "
+        "`citations_b`, `slices`.",
+        "",
+        "```python",
+        "from datasets import load_dataset, load_from_disk",
+        'rows = load_from_disk("EXPORT_DIR")  # the folder judgebench export wrote',
+        'rows = load_dataset("parquet", data_files="EXPORT_DIR/data/*.parquet", split="train")  # same rows',
+        'rows = load_dataset("OWNER/REPO", split="train")  # after --push-to-hub OWNER/REPO',
+        "```",
+    ]
+    return header + "\n\n" + "\n".join(body) + "\n"
+
+
+def _metrics_table(metrics: dict[str, dict[str, MetricValue]]) -> str:
+    lines = ["| dimension | metric | value | 95% CI | n |", "|---|---|---|---|---|"]
+    for dimension, values in metrics.items():
+        for name in CARD_METRICS:
+            value = values.get(name)
+            if value is None or value.value is None:
+                continue
+            ci = f"[{value.ci_low:.4f}, {value.ci_high:.4f}]" if value.ci_low is not None else ""
+            lines.append(f"| {dimension} | {name} | {value.value:.4f} | {ci} | {value.n} |")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- export and push
+
+
+def export_hf(run_dir: Path, output: Path, push_to_hub: str | None = None, private: bool = False) -> Export:
+    """Write the Dataset, its Parquet copy and the card; then push when asked."""
+    from judgebench.core.rundir import read_run
+
+    result, records = read_run(run_dir)
+    if not records:
+        raise JudgebenchError(f"{run_dir}: samples.jsonl has no judgments to export")
+    token = _hub_token() if push_to_hub else None
+    dataset = to_dataset(records)
+    card = dataset_card(result, len(records))
+    _save(dataset, card, output)
+    exported = Export(output=output, rows=len(records))
+    if push_to_hub:
+        _push(dataset, card, push_to_hub, token, private, output)
+        exported.pushed_to = push_to_hub
+    return exported
+
+
+def _save(dataset: Any, card: str, output: Path) -> None:
+    if output.exists() and not output.is_dir():
+        raise JudgebenchError(f"--output {output}: exists and is not a directory")
+    output.mkdir(parents=True, exist_ok=True)
+    dataset.save_to_disk(str(output))
+    (output / PARQUET_FILE).parent.mkdir(parents=True, exist_ok=True)
+    dataset.to_parquet(str(output / PARQUET_FILE))
+    write_atomic(output / CARD_FILE, card)
+
+
+def _hub_token() -> str:
+    """The Hub token, or a one-line error when pushing cannot work (offline or not logged in)."""
+    from huggingface_hub import get_token
+
+    token = get_token()
+    if not token:
+        raise JudgebenchError("--push-to-hub: no Hugging Face token; set HF_TOKEN or run `hf auth login` (nothing written)")
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        raise JudgebenchError("--push-to-hub: the Hub is unreachable in offline mode (HF_HUB_OFFLINE is set; nothing written)")
+    return token
+
+
+def _push(dataset: Any, card: str, repo: str, token: str, private: bool, output: Path) -> None:
+    from huggingface_hub import HfApi
+
+    try:
+        dataset.push_to_hub(repo, token=token, private=private)
+        HfApi(token=token).upload_file(
+            path_or_fileobj=card.encode("utf-8"), path_in_repo=CARD_FILE, repo_id=repo, repo_type="dataset"
+        )
+    except Exception as exc:  # network, auth and Hub errors come in many types
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise JudgebenchError(
+            f"--push-to-hub {repo}: upload failed ({type(exc).__name__}: {first}); the export is in {output}"
+        ) from None

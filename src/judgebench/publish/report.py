@@ -1,0 +1,347 @@
+"""`judgebench report RUN_DIR`: a Markdown diagnostics report with PNG plots and the
+CSV behind each plot, computed from the run's samples.jsonl (never a model call).
+
+Writes into the output folder (default RUN_DIR/report): report.md, diagnostics.json,
+flips.csv (examples whose verdict changed with the order), and per dimension
+<dim>_bias, <dim>_length_curve, <dim>_confusion, <dim>_accuracy, <dim>_ratings as
+.png + .csv (a plot is left out, with the reason in the report, when its data is).
+results.json is optional: it supplies the title, headline metric, Both Bad rule and seed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from judgebench.core.background import prepared
+from judgebench.core.catalogue import SAMPLES_ONLY_HEADLINE
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import atomic_path, read_model_json, write_atomic, write_json
+from judgebench.core.records import JudgmentRecord, RunResult
+from judgebench.core.rundir import (
+    REPORT_DIR,
+    RESULTS_FILE,
+    SAMPLES_FILE,
+    check_samples_match,
+    read_judgments,
+)
+from judgebench.publish.report_extra import extra_sections
+from judgebench.publish.report_frames import (
+    accuracy_frame,
+    bias_frame,
+    confusion_frame,
+    curve_frame,
+    flips_frame,
+    ratings_frame,
+)
+from judgebench.scoring.diagnostics import diagnose
+from judgebench.scoring.panel_stats import format_panel
+from judgebench.scoring.repeats import format_stability
+from judgebench.scoring.score import check_run_dimensions
+
+N_RESAMPLES = 1000
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
+    """Write the report for a run folder; returns the path of report.md."""
+    run_dir = Path(run_dir)
+    default = run_dir / REPORT_DIR
+    if out_dir is None and (default.is_symlink() or (default.exists() and not default.is_dir())):
+        what = "a symlink" if default.is_symlink() else "not a directory"  # written only inside the run folder
+        raise JudgebenchError(f"{default}: is {what} (remove it, or name a folder with --output-dir)")
+    out_dir = Path(out_dir) if out_dir is not None else default
+    with prepared(_dimension_sections, warm=_import_plotting) as plotter:  # its imports while we read (background.py)
+        records = _read_samples(run_dir)
+        results = run_dir / RESULTS_FILE  # a FIFO or folder there is read, and refused as not a regular file
+        result = read_model_json(results, RunResult) if results.exists() or results.is_symlink() else None
+        if result is not None:
+            check_samples_match(result, records, run_dir / SAMPLES_FILE)  # as `score` reads a run
+        check_run_dimensions(run_dir, records, result.config.task if result else records[0].task)  # as `score` does
+        both_bad, seed = (result.config.both_bad, result.config.seed) if result else ("tie", 0)
+        diag = diagnose(records, both_bad=both_bad, n_resamples=N_RESAMPLES, seed=seed)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        headline = result.config.headline if result else SAMPLES_ONLY_HEADLINE
+        sections = plotter.send(out_dir, diag, headline)  # plots and their tables, while we write the rest
+        write_json(out_dir / "diagnostics.json", diag)
+        _write_csv(out_dir / "flips.csv", flips_frame(diag))
+        text = _header(diag, result, headline) + extra_sections(out_dir, records, result, seed, N_RESAMPLES, run_dir) \
+            + "\n".join(sections.result())
+    path = out_dir / "report.md"
+    write_atomic(path, text)
+    return path
+
+
+def _dimension_sections(out_dir: Path, diag: dict[str, Any], headline: str) -> list[str]:
+    return [_dimension_section(out_dir, name, d, headline) for name, d in diag["dimensions"].items()]
+
+
+def _import_plotting() -> None:
+    import matplotlib.backends.backend_agg  # noqa: F401  (what _figure and savefig use)
+    import matplotlib.figure  # noqa: F401
+
+
+def _read_samples(run_dir: Path) -> list[JudgmentRecord]:
+    path = run_dir / SAMPLES_FILE
+    if not path.is_file():
+        problem = "not a regular file" if path.exists() else "no such file"
+        raise JudgebenchError(f"{path}: {problem} (is {run_dir} a run folder?)")
+    return read_judgments(path, lean=True)
+
+
+# ---------------------------------------------------------------- plots
+
+
+def _figure(width: float = 6.4, height: float = 4.0, left_chars: int = 6):
+    """A figure with fixed margins; `left_chars` is the longest y tick label.
+
+    Margins are set by hand rather than by a layout engine: constrained layout draws
+    every figure twice, which doubled the report's time."""
+    from matplotlib.figure import Figure  # imported here: keep the CLI start fast
+
+    fig = Figure(figsize=(width, height), dpi=100)
+    left = (0.35 + 0.075 * left_chars) / width
+    fig.subplots_adjust(left=min(left, 0.7), right=1 - 0.3 / width, bottom=0.65 / height,
+                        top=1 - 0.45 / height)
+    return fig, fig.add_subplot()
+
+
+def _save_png(fig: Any, path: Path) -> None:
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, format="png")
+
+
+def _errors(frame: pd.DataFrame) -> list[list[float]]:
+    """Asymmetric error bars (below, above) from value/ci columns; 0 where unknown."""
+    value = frame["value"].astype(float)
+    low = (value - frame["ci_low"].astype(float)).fillna(0).clip(lower=0)
+    high = (frame["ci_high"].astype(float) - value).fillna(0).clip(lower=0)
+    return [low.tolist(), high.tolist()]
+
+
+def plot_bias(frame: pd.DataFrame, path: Path, title: str) -> None:
+    frame = frame.dropna(subset=["value"]).iloc[::-1]
+    labels = [f"{m} ({w})" for m, w in zip(frame["metric"], frame["who"])]
+    fig, ax = _figure(9.0, 0.35 * len(frame) + 1.5, max(map(len, labels), default=6))
+    colors = ["tab:blue" if w == "judge" else "tab:gray" for w in frame["who"]]
+    ax.barh(labels, frame["value"], xerr=_errors(frame), color=colors, capsize=3)
+    ax.axvline(0.5, color="black", lw=0.8, ls="--")
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("rate (95% bootstrap CI); dashed line: no preference")
+    ax.set_title(title, fontsize=10)
+    _save_png(fig, path)
+
+
+def plot_curve(frame: pd.DataFrame, path: Path, title: str) -> None:
+    fig, ax = _figure()
+    for who, color in (("judge", "tab:blue"), ("human", "tab:gray")):
+        part = frame[(frame["who"] == who)].dropna(subset=["value", "x_mean"])
+        ax.errorbar(part["x_mean"], part["value"], yerr=_errors(part), marker="o",
+                    color=color, capsize=3, label=who)
+    ax.axhline(0.5, color="black", lw=0.8, ls="--")
+    ax.axvline(0.0, color="black", lw=0.5, ls=":")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("log(length A / length B), binned (mean of bin)")
+    ax.set_ylabel("P(prefers A), ties half")
+    ax.legend()
+    ax.set_title(title, fontsize=10)
+    _save_png(fig, path)
+
+
+def plot_confusion(frame: pd.DataFrame, path: Path, title: str) -> None:
+    fig, ax = _figure(5.0, 4.0, 8)
+    values = frame.to_numpy(dtype=float)
+    ax.imshow(values, cmap="Blues")
+    ax.set_xticks(range(values.shape[1]), list(frame.columns))
+    ax.set_yticks(range(values.shape[0]), list(frame.index))
+    ax.set_xlabel("judge verdict")
+    ax.set_ylabel("human label")
+    top = values.max() if values.size else 0
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            ax.text(j, i, f"{int(values[i, j])}", ha="center", va="center",
+                    color="white" if values[i, j] > top / 2 else "black")
+    ax.set_title(title, fontsize=10)
+    _save_png(fig, path)
+
+
+def plot_accuracy(frame: pd.DataFrame, path: Path, title: str) -> None:
+    frame = frame.dropna(subset=["value"]).iloc[::-1]
+    labels = [f"{g}: {s}" if g != "all" else "all" for g, s in zip(frame["group"], frame["slice"])]
+    fig, ax = _figure(7.5, 0.3 * len(frame) + 1.5, max(map(len, labels), default=6))
+    ax.barh(labels, frame["value"], xerr=_errors(frame), color="tab:blue", capsize=3)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel(f"{frame['metric'].iat[0] if len(frame) else 'accuracy'} (95% bootstrap CI)")
+    ax.set_title(title, fontsize=10)
+    _save_png(fig, path)
+
+
+def plot_ratings(frame: pd.DataFrame, path: Path, title: str) -> None:
+    fig, ax = _figure(5.5, 5.0, 5)
+    x, y = frame["human_value"].astype(float), frame["judge_value"].astype(float)
+
+    def err(who: str) -> list[list[float]]:
+        part = frame.rename(columns={f"{who}_{k}": k for k in ("value", "ci_low", "ci_high")})
+        return _errors(part)
+
+    ax.errorbar(x, y, xerr=err("human"), yerr=err("judge"), fmt="o", color="tab:blue",
+                ecolor="lightgray", capsize=2)
+    for model, xi, yi in zip(frame["model"], x, y):
+        ax.annotate(str(model), (xi, yi), fontsize=7, xytext=(3, 3), textcoords="offset points")
+    lo, hi = min(x.min(), y.min()), max(x.max(), y.max())
+    ax.plot([lo, hi], [lo, hi], color="black", lw=0.8, ls="--")
+    ax.set_xlabel("rating from human labels (Elo)")
+    ax.set_ylabel("rating from judge verdicts (Elo)")
+    ax.set_title(title, fontsize=10)
+    _save_png(fig, path)
+
+
+# ---------------------------------------------------------------- Markdown
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "dimension"
+
+
+def _write_csv(path: Path, frame: pd.DataFrame, index: bool = False) -> None:
+    write_atomic(path, frame.to_csv(index=index, float_format="%.6g"))
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return text.replace("|", "\\|")
+
+
+def _fmt(stat: dict[str, Any] | None, pct: bool = True) -> str:
+    """'52.3% [48.1, 56.0] (n=600)' or '—'."""
+    if not stat or stat.get("value") is None:
+        return "—"
+    scale, unit = (100.0, "%") if pct else (1.0, "")
+    text = f"{scale * stat['value']:.1f}{unit}" if pct else f"{stat['value']:.3f}"
+    if stat.get("ci_low") is not None:
+        lo, hi = scale * stat["ci_low"], scale * stat["ci_high"]
+        text += f" [{lo:.1f}, {hi:.1f}]" if pct else f" [{lo:.3f}, {hi:.3f}]"
+    return text + (f" (n={stat['n']})" if stat.get("n") is not None else "")
+
+
+def _header(diag: dict[str, Any], result: RunResult | None, headline: str) -> str:
+    lines = [f"# Judge diagnostics: {diag['judge']} on {diag['task']}", ""]
+    if result:
+        config = result.config
+        lines += [f"- Dataset: {config.dataset.source} (split {config.dataset.split}"
+                  f"{', demo' if config.dataset.demo else ''})",
+                  f"- Prompt: {config.prompt_template} ({config.prompt_template_hash[:10]}), "
+                  f"orders: {'both' if config.swap else 'single'}"]
+    lines += [f"- Headline metric: {headline}; Both Bad counted as: {diag['both_bad']}",
+              f"- Intervals: 95% percentile bootstrap, {diag['n_resamples']} resamples of the "
+              f"examples, seed {diag['seed']}",
+              "- Definitions: docs/diagnostics.md. Data: diagnostics.json, flips.csv and a CSV "
+              "next to each plot.", ""]
+    if result and result.panel:  # a panel: its members' agreement, its test against the best, biases
+        lines += ["## Panel", "", "```", *format_panel(result.panel), "```", ""]
+    if result and result.stability:  # --repeats: agreement across repeats, the headline's spread, majority-of-N
+        lines += ["## Repeats and stability", "", "```", *format_stability(result.stability), "```", ""]
+    return "\n".join(lines) + "\n"
+
+
+def _dimension_section(out_dir: Path, name: str, d: dict[str, Any], headline: str) -> str:
+    slug = _slug(name)
+    lines = [f"## Dimension: {name}", "",
+             f"{d['n_examples']} examples, {d['n_judged_examples']} with at least one "
+             "answered judgment.", ""]
+    lines += _order_lines(d)
+    lines += _style_lines(d, "length", "longer")
+    lines += _style_lines(d, "citations", "more-cited")
+    lines += _system_lines(d)
+    lines += _plots(out_dir, slug, name, d, headline)
+    return "\n".join(lines) + "\n"
+
+
+def _order_lines(d: dict[str, Any]) -> list[str]:
+    order = d["order"]
+    lines = ["### Order effects", "", "| measure | value [95% CI] |", "|---|---|",
+             f"| position bias (first-shown share of decisive verdicts) | "
+             f"{_fmt(order['position_bias'])} |",
+             f"| human labels: A share of decisive labels | {_fmt(order['label_a_share'])} |"]
+    if order.get("order_consistency"):
+        lines += [f"| order consistency | {_fmt(order['order_consistency'])} |",
+                  f"| flip rate (A<->B reversal) | {_fmt(order['flip_rate'])} |", "",
+                  f"{len(order['flips'])} examples changed verdict with the order "
+                  "(flips.csv)."]
+    else:
+        lines += ["", f"Consistency: {order.get('skipped', 'not available')}."]
+    return lines + [""]
+
+
+def _style_lines(d: dict[str, Any], style: str, word: str) -> list[str]:
+    section = d.get(style, {})
+    title = f"### {style.capitalize()} effects"
+    if "skipped" in section:
+        return [title, "", f"Skipped: {section['skipped']}.", ""]
+    lines = [title, "", f"| share of decisive verdicts choosing the {word} response | judge | "
+             "humans |", "|---|---|---|"]
+    rule = _cell(section["preferred_larger_gap"]["rule"])
+    for key, label in (("preferred_larger", "all battles"),
+                       ("preferred_larger_gap", f"with a gap ({rule})"),
+                       ("comparable", "comparable-strength battles (≤ 100 Elo apart)")):
+        part = section[key]
+        if "skipped" in part:
+            lines.append(f"| {label} | skipped: {_cell(part['skipped'])} | |")
+        else:
+            lines.append(f"| {label} | {_fmt(part['judge'])} | {_fmt(part['human'])} |")
+    beta = section["beta"]
+    lines += ["", f"Bradley–Terry coefficient on {section['feature']} (log-odds per unit):", ""]
+    if "skipped" in beta:
+        lines.append(f"Skipped: {beta['skipped']}.")
+    else:
+        lines += ["| fitted on | beta [95% CI] |", "|---|---|",
+                  f"| judge verdicts | {_fmt(beta['judge'], pct=False)} |",
+                  f"| human labels | {_fmt(beta['human'], pct=False)} |",
+                  f"| judge − humans (extra preference) | {_fmt(beta['excess'], pct=False)} |"]
+        lines += [f"\nNote: {note}." for note in beta["notes"]]
+    return lines + [""]
+
+
+def _system_lines(d: dict[str, Any]) -> list[str]:
+    system = d["system"]
+    lines = ["### Would the judge reproduce the human leaderboard?", ""]
+    if "skipped" in system:
+        return lines + [f"Skipped: {system['skipped']}.", ""]
+    sep = system["separability"]
+    pct = lambda v: "—" if v is None else f"{100 * v:.0f}%"  # noqa: E731
+    return lines + [
+        f"{system['n_models']} response models, {system.get('n_battles_human', system['n_battles'])} "
+        f"battles (human ratings), {system['n_battles']} answered by the judge.", "",
+        "| measure | value [95% CI] |", "|---|---|",
+        f"| Spearman (human vs judge ratings) | {_fmt(system['spearman'], pct=False)} |",
+        f"| Kendall tau-b | {_fmt(system['kendall'], pct=False)} |",
+        f"| top-{system['top_k']['k']} overlap | {pct(system['top_k']['overlap'])} |",
+        f"| separability (pairs with disjoint CIs): humans / judge | {pct(sep['human'])} / "
+        f"{pct(sep['judge'])} |", ""]
+
+
+def _plots(out_dir: Path, slug: str, name: str, d: dict[str, Any], headline: str) -> list[str]:
+    """Write each plot and its CSV; return the Markdown that shows them."""
+    lines = ["### Plots", ""]
+    plots = [
+        ("bias", bias_frame(d), plot_bias, "Position, length and citation rates"),
+        ("length_curve", curve_frame(d), plot_curve, "P(prefers A) vs length ratio"),
+        ("confusion", confusion_frame(d), plot_confusion, "Human label vs judge verdict"),
+        ("accuracy", accuracy_frame(d, headline), plot_accuracy, "Accuracy by slice"),
+        ("ratings", ratings_frame(d), plot_ratings, "Model ratings: humans vs judge"),
+    ]
+    for kind, frame, plot, title in plots:
+        if frame is None or frame.empty:
+            reason = d["system"].get("skipped") if kind == "ratings" else None
+            lines += [f"- {title}: not drawn ({reason or 'no data'}).", ""]
+            continue
+        stem = f"{slug}_{kind}"
+        _write_csv(out_dir / f"{stem}.csv", frame, index=kind == "confusion")
+        plot(frame, out_dir / f"{stem}.png", f"{title} ({name})")
+        lines += [f"![{title}]({stem}.png)", "", f"Data: [{stem}.csv]({stem}.csv)", ""]
+    return lines

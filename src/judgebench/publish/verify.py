@@ -1,0 +1,351 @@
+"""Verifying a submitted run: every claim recomputed here without a model call (see submit.py).
+
+Every submission is treated as hostile: no task or prompt template is loaded by a path the run names,
+the run's own task.yaml/prompt.yaml copies are never loaded, and templates render in the jinja2 sandbox.
+The checks, in order (the first that fails rejects the run with a one-line reason):
+  schema      results.json and every samples.jsonl line validate (pydantic, unknown fields rejected)
+  task        a registered task name (never a path) at its current version; samples name the same task and judge;
+              reserved judge ids (builtin/, panel/, replay/ and lookalikes) only as verify_builtin.py allows
+  data        the examples are loaded again (the bundled demo; the task's dataset at the recorded
+              revision; or a local copy given with --dataset-path) and their fingerprint must equal
+              the recorded one; a pinned task revision must match; runs of the same task, revision
+              and size already on the leaderboard must share the fingerprint
+  coverage    every example x dimension x order exactly once (--no-swap: order AB only); no --limit
+              subset; answered / calls at least min_coverage (default 0.9)
+  labels      each sample's human label and example facts (lengths, models, slices, and the texts
+              when the run logged them) equal the task's data
+  prompts     the template with the recorded hash re-renders every sample's prompt hash; for a panel
+              instead, every member in members/ passes these checks and the panel follows from them
+  verdicts    each verdict follows from its raw answer through the parser (a panel's: from its votes);
+              a built-in judge's raw answers are re-run and must be exactly what it answers
+  metrics     metrics, counts, usage and diagnostics recomputed from the samples equal results.json
+  identity    no other entry of the task holds the same answers (a resubmission under another judge
+              name); an existing entry is never replaced by one on fewer examples/judgments or a partial one
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judgebench.core.errors import JudgebenchError, Rejected
+from judgebench.core.files import regular_bytes
+from judgebench.core.records import (
+    ORDERS,
+    JudgeRequest,
+    JudgmentRecord,
+    PairExample,
+    RunConfig,
+    RunResult,
+    failure_of,
+)
+from judgebench.core.rundir import DuplicateJudgment, read_run
+from judgebench.judging.judgments import plan_requests
+from judgebench.judging.prompts import PromptTemplate, load_prompt
+from judgebench.publish.board import (
+    PROMPTS_DIR,
+    known_results,
+    registered_task,
+    registered_templates,
+)
+from judgebench.publish.verify_builtin import check_builtin_answers, check_judge_name
+from judgebench.publish.verify_data import check_data
+from judgebench.publish.verify_panel import check_panel
+from judgebench.scoring.score import rederive_record, score
+from judgebench.tasks.registry import TaskSpec
+from judgebench.tasks.votes import dimension_votes
+
+DEFAULT_MIN_COVERAGE = 0.9
+CHECKS = ["schema", "task", "data", "coverage", "labels", "prompts", "verdicts", "metrics", "identity"]
+TOLERANCE = 1e-9
+MIN_RESAMPLES = 1000  # bootstrap resamples behind an interval shown on a leaderboard
+
+
+@dataclass
+class Verified:
+    """A run that passed every check, with how it should be labelled."""
+
+    result: RunResult
+    records: list[JudgmentRecord]
+    spec: TaskSpec
+    labels: list[str] = field(default_factory=list)  # "single-order", "partial", "demo data"
+
+
+@dataclass
+class Submission:
+    verified: Verified
+    entry_dir: Path
+    replaced: bool
+    written: list[Path]  # every file written: the entry's three files, then the rebuilt tables
+    warnings: list[str] = field(default_factory=list)  # entries skipped while rebuilding the tables
+
+
+# ----------------------------------------------------------------------------- checks
+
+
+def validate_run(
+    run_dir: Path,
+    *,
+    dataset_path: str | None = None,
+    leaderboard_dir: Path | None = None,
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
+) -> Verified:
+    """Run every check on a run directory; raise Rejected with the first failure.
+
+    `leaderboard_dir`: its registered tasks and templates are known, and its accepted entries are
+    the known fingerprints of the task's data. Without it, only the installed tasks and templates.
+    """
+    _check_min_coverage_value(min_coverage)
+    result, records = _read(run_dir)
+    spec = _check_task(result, records, leaderboard_dir)
+    known = known_results(leaderboard_dir, spec.name) if leaderboard_dir else []
+    _check_subset(result, min_coverage)
+    loaded = check_data(result, spec, dataset_path, known)
+    examples = {example.id: example for example in loaded.examples}
+    _check_coverage(result, records, spec, examples)
+    _check_labels(records, examples)
+    if result.config.kind == "panel":  # its members are verified in place of its prompts (verify_panel.py)
+        again = dict(dataset_path=dataset_path, leaderboard_dir=leaderboard_dir, min_coverage=min_coverage)
+        check_panel(run_dir, result, records, spec, lambda member: validate_run(member, **again))
+    else:
+        template = _find_template(result, spec, leaderboard_dir)
+        requests = _plan(result, spec, loaded.examples, template)
+        _check_prompts(records, _expected_hashes(requests), template)
+        if result.config.judge.startswith("builtin/"):
+            check_builtin_answers(result, records, requests)
+    _check_verdicts(records, spec, result.config)
+    _check_metrics(result, records, spec)
+    return Verified(result, records, spec, _labels(result))
+
+
+def _check_min_coverage_value(min_coverage: float) -> None:
+    if not 0.0 <= min_coverage <= 1.0:
+        raise JudgebenchError(f"--min-coverage {min_coverage}: must be between 0 and 1")
+
+
+def _read(run_dir: Path) -> tuple[RunResult, list[JudgmentRecord]]:
+    try:
+        return read_run(run_dir)
+    except DuplicateJudgment as exc:
+        raise Rejected("coverage", str(exc)) from None
+    except JudgebenchError as exc:
+        raise Rejected("schema", str(exc)) from None
+
+
+def _check_task(result: RunResult, records: list[JudgmentRecord], leaderboard_dir: Path | None) -> TaskSpec:
+    config = result.config
+    check_judge_name(result)
+    spec = registered_task(config.task, leaderboard_dir)
+    if config.task_version != spec.version:
+        raise Rejected("task", f"task {spec.name} is at version {spec.version}; the run used version {config.task_version}")
+    for number, record in enumerate(records, start=1):
+        if record.task != config.task or record.judge != config.judge:
+            raise Rejected(
+                "samples",
+                f"samples.jsonl line {number} is task {record.task!r}, judge {record.judge!r}; "
+                f"results.json says task {config.task!r}, judge {config.judge!r}",
+            )
+        if record.dimension not in spec.dimension_names:
+            raise Rejected("samples", f"samples.jsonl line {number}: task {spec.name} has no dimension {record.dimension!r}")
+    return spec
+
+
+def _check_subset(result: RunResult, min_coverage: float) -> None:
+    """No --limit subsets; answered / calls at least the leaderboard's bar."""
+    counts = result.counts
+    if result.config.limit is not None:
+        raise Rejected("coverage", f"the run judged only the first {result.config.limit} examples (--limit): subsets are not ranked")
+    if counts.calls <= 0 or counts.answered / counts.calls < min_coverage:
+        share = counts.answered / counts.calls if counts.calls > 0 else 0.0
+        raise Rejected(
+            "coverage",
+            f"{counts.answered} of {counts.calls} judgments answered ({share:.1%}), below the leaderboard's "
+            f"minimum coverage of {min_coverage:.0%} (--min-coverage)",
+        )
+
+
+def _check_coverage(
+    result: RunResult, records: list[JudgmentRecord], spec: TaskSpec, examples: dict[str, PairExample]
+) -> None:
+    """Every example x dimension x order exactly once; counts and the partial flag agree."""
+    config = result.config
+    orders = ORDERS if config.swap else ORDERS[:1]
+    expected = {(eid, dim, order) for eid in examples for dim in spec.dimension_names for order in orders}
+    seen = Counter((r.example_id, r.dimension, r.order) for r in records)
+    for key, times in seen.items():
+        if times > 1:
+            raise Rejected("coverage", f"duplicated sample: {_key(key)} appears {times} times")
+    for key in seen:
+        if key not in expected:
+            why = "its order is not run by a single-order run" if key[0] in examples else "the example is not in the task's data"
+            raise Rejected("coverage", f"unexpected sample: {_key(key)} ({why})")
+    missing = sorted(expected - set(seen))
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise Rejected("coverage", f"missing sample: {_key(missing[0])}{more}")
+    if result.counts.examples != len(examples):
+        raise Rejected("coverage", f"results.json counts {result.counts.examples} examples; the data has {len(examples)}")
+    unattempted = sum(failure_of(r) == "not_attempted" for r in records)
+    if unattempted and not config.partial:
+        raise Rejected("coverage", f"{unattempted} samples were never attempted but results.json does not mark the run partial")
+
+
+def _key(key: tuple[str, str, str]) -> str:
+    return f"example {key[0]}, dimension {key[1]}, order {key[2]}"
+
+
+def _check_labels(records: list[JudgmentRecord], examples: dict[str, PairExample]) -> None:
+    """Human labels and the example facts scoring uses must be the task's own."""
+    for record in records:
+        example = examples[record.example_id]
+        truth = example.labels[record.dimension]
+        if record.label != truth:
+            raise Rejected(
+                "labels",
+                f"label of {_key((record.example_id, record.dimension, record.order))} is {record.label} "
+                f"in the samples but {truth} in the task's data",
+            )
+        facts = {
+            "length_a": len(example.response_a),
+            "length_b": len(example.response_b),
+            "model_a": example.model_a,
+            "model_b": example.model_b,
+            "slices": example.slices,
+            "votes": dimension_votes(example, record.dimension),  # annotator-level votes (the human ceiling)
+        }
+        for name in ("question", "response_a", "response_b"):  # logged texts (absent with --no-log-text)
+            logged = getattr(record, name, None)
+            if logged is not None:
+                facts[name] = getattr(example, name)
+        for name, value in facts.items():
+            if getattr(record, name, None) != value:
+                raise Rejected("labels", f"{name} of example {record.example_id} in the samples differs from the task's data")
+
+
+def _find_template(result: RunResult, spec: TaskSpec, leaderboard_dir: Path | None) -> PromptTemplate:
+    """The registered template whose file hash is the recorded one; the recorded name is never loaded."""
+    config = result.config
+    for path in registered_templates(spec, leaderboard_dir):
+        if hashlib.sha256(regular_bytes(path)).hexdigest() == config.prompt_template_hash:
+            try:
+                return load_prompt(str(path))
+            except JudgebenchError as exc:
+                raise Rejected("prompts", str(exc)) from None
+    where = f"{leaderboard_dir / PROMPTS_DIR}/" if leaderboard_dir is not None else "LEADERBOARD_DIR/prompts/"
+    raise Rejected(
+        "prompts",
+        f"prompt template {config.prompt_template[:80]!r} (hash {config.prompt_template_hash[:12]}) is not registered on "
+        f"this leaderboard: only installed templates, the task's own and those in {where} are verified, "
+        "and a template the run merely names is never loaded",
+    )
+
+
+def _plan(result: RunResult, spec: TaskSpec, examples: list[PairExample], template: PromptTemplate) -> list[JudgeRequest]:
+    config = result.config
+    try:
+        return plan_requests(spec, examples, template, mode=config.dimension_mode, swap=config.swap)
+    except JudgebenchError as exc:
+        raise Rejected("prompts", f"cannot re-render the prompts ({exc})") from None
+
+
+def _expected_hashes(requests: list[JudgeRequest]) -> dict[tuple[str, str, str], str]:
+    return {
+        (request.example_id, dimension, request.order): request.prompt_hash
+        for request in requests
+        for dimension in request.dimensions
+    }
+
+
+def _check_prompts(
+    records: list[JudgmentRecord], expected: dict[tuple[str, str, str], str], template: PromptTemplate
+) -> None:
+    for record in records:
+        key = (record.example_id, record.dimension, record.order)
+        if record.prompt_hash != expected[key]:
+            raise Rejected(
+                "prompts",
+                f"prompt hash of {_key(key)} is {record.prompt_hash[:12]}; template {template.name} renders "
+                f"{expected[key][:12]} for it",
+            )
+
+
+def _check_verdicts(records: list[JudgmentRecord], spec: TaskSpec, config: RunConfig) -> None:
+    """Status and verdicts follow from the raw answer (the run's parser; a panel's votes) and the order."""
+    for record in records:
+        where = _key((record.example_id, record.dimension, record.order))
+        if record.status == "FAILED" or record.error is not None:
+            if record.status != "FAILED" or record.error is None or record.verdict is not None:
+                raise Rejected("verdicts", f"{where}: a failed call must have status FAILED, an error and no verdict")
+            continue
+        expected = rederive_record(record, spec, config)
+        if (record.status, record.verdict_shown, record.verdict) != (
+            expected.status, expected.verdict_shown, expected.verdict,
+        ):
+            raise Rejected(
+                "verdicts",
+                f"{where}: recorded {record.status} {record.verdict_shown}->{record.verdict}, but its raw answer "
+                f"parses to {expected.status} {expected.verdict_shown}->{expected.verdict}",
+            )
+
+
+def _check_metrics(result: RunResult, records: list[JudgmentRecord], spec: TaskSpec) -> None:
+    """Everything in results.json recomputed from the samples, with the run's own seed and resample count."""
+    resamples = result.config.n_resamples
+    if resamples < MIN_RESAMPLES:
+        raise Rejected(
+            "metrics",
+            f"intervals from {resamples} bootstrap resamples; the leaderboard needs at least {MIN_RESAMPLES} "
+            f"(re-score with `judgebench score RUN_DIR --bootstrap {MIN_RESAMPLES}`)",
+        )
+    recomputed = score(records, result.config, spec, n_examples=result.counts.examples)
+    claimed = result.model_dump(mode="json", exclude={"config", "stability"})  # --repeats figures: not verified
+    fresh = recomputed.model_dump(mode="json", exclude={"config", "stability"})
+    difference = first_difference(claimed, fresh)
+    if difference is not None:
+        path, a, b = difference
+        raise Rejected(
+            "metrics",
+            f"{path} is {a!r} in results.json but {b!r} recomputed from the samples "
+            f"(seed {result.config.seed}, {resamples} bootstrap resamples, as recorded in the run)",
+        )
+
+
+def first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The first (path, a, b) where two JSON values differ (floats within TOLERANCE), else None."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            found = first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else str(key))
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for index, (x, y) in enumerate(zip(a, b)):
+            found = first_difference(x, y, f"{path}[{index}]")
+            if found:
+                return found
+        return None
+    if _is_number(a) and _is_number(b):
+        return None if math.isclose(a, b, rel_tol=TOLERANCE, abs_tol=TOLERANCE) else (path, a, b)
+    return None if a == b else (path, a, b)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _labels(result: RunResult) -> list[str]:
+    config = result.config
+    labels = []
+    if not config.swap:
+        labels.append("single-order")
+    if config.partial:
+        labels.append("partial")
+    if config.dataset.demo:
+        labels.append("demo data")
+    return labels
+
+

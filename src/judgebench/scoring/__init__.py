@@ -1,0 +1,1 @@
+"""From judgment records to figures: the metrics, diagnostics, the human ceiling, self-preference, repeats and panel statistics, and compare's computation. Pure functions over records; no calls, no files written."""

@@ -1,0 +1,400 @@
+"""`judgebench compare`: a paired comparison of two runs of one task on the same examples.
+
+The unit of every paired figure is the example: its headline score is the mean over the orders run and the
+dimensions (as in the run's headline); the comparison works on the per-example differences candidate - baseline.
+Reported: their mean with a paired-bootstrap CI, one significance test of that same difference (`paired_test`),
+the flips (score or verdicts changed), order-consistency and invalid/failed-rate deltas, template hashes, and
+each run's value-only catalogue metrics. The test and the interval are in paired.py. The gate
+(`--fail-if-worse-by X`, percentage points) fails only when the difference is negative, larger than X, and
+that test gives p < ALPHA.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from judgebench.core.catalogue import metric
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import JudgmentRecord, RunResult, failure_of
+from judgebench.scoring.value_metrics import comparison_lines, run_values
+from judgebench.stats.paired import (
+    ALPHA,
+    BOOTSTRAP_RESAMPLES,
+    DECIMALS,
+    MONTE_CARLO_RESAMPLES,
+    PairedTest,
+    paired_bootstrap_ci,
+    paired_test,
+)
+
+Key = tuple[str, str]  # (example_id, dimension)
+Pair = tuple[str, str, str, str, str, str]  # example, dimension, order, label, baseline, candidate
+
+
+@dataclass
+class Side:
+    """One run as the comparison sees it."""
+
+    run_dir: str
+    judge: str
+    prompt_template: str
+    prompt_template_hash: str
+    value: float  # headline on the paired examples
+    order_consistency: float | None
+    invalid_rate: float
+    failed_rate: float
+    unrecorded: int  # replay judgments that had no recorded answer
+
+
+@dataclass
+class Flip:
+    """One example whose headline score or any verdict changed between the runs."""
+
+    example_id: str
+    label: str  # human label ("dimension=label ..." for several dimensions)
+    baseline: float  # the example's headline score
+    candidate: float
+    change: str  # fixed (score rose), broken (score fell), changed (verdicts changed, same score)
+    judgments: list[str] = field(default_factory=list)  # "[dimension ]order: baseline -> candidate"
+
+
+@dataclass
+class Comparison:
+    task: str
+    headline: str  # accuracy or soft_accuracy
+    scope: str  # the dimension the headline is over ("overall", or "mean" of several)
+    examples: int  # paired examples
+    judgments: int  # paired judgments
+    baseline: Side
+    candidate: Side
+    difference: float  # candidate - baseline, as a fraction (mean per-example difference)
+    ci_low: float
+    ci_high: float
+    test: PairedTest
+    flips: list[Flip] = field(default_factory=list)
+    per_dimension: dict[str, dict[str, float]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    value_metrics: dict[str, dict[str, float | None]] = field(default_factory=dict)  # value_metrics.run_values
+
+    @property
+    def significant(self) -> bool:
+        """The paired test of the difference gives p < ALPHA."""
+        return self.test.p < ALPHA
+
+    def regressed(self, worse_by_points: float) -> bool:
+        """The headline fell by more than the threshold (percentage points) and the test is significant."""
+        return self.difference < 0 and -100 * self.difference > worse_by_points and self.significant
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["significant"] = self.significant
+        data["alpha"] = ALPHA
+        return data
+
+
+# ----------------------------------------------------------------------------- computing
+
+
+def compare_runs(
+    baseline_dir: Path,
+    candidate_dir: Path,
+    *,
+    seed: int = 0,
+    n_resamples: int = BOOTSTRAP_RESAMPLES,
+    mc_resamples: int = MONTE_CARLO_RESAMPLES,
+) -> Comparison:
+    """Pair two runs of one task on their common examples and compare them."""
+    from judgebench.core.rundir import read_run
+
+    if seed < 0:
+        raise JudgebenchError(f"compare: --seed must be a non-negative integer, got {seed}")
+    if n_resamples < 1 or mc_resamples < 1:
+        raise JudgebenchError("compare: resample counts must be positive")
+    base_result, base_records = read_run(baseline_dir)
+    cand_result, cand_records = read_run(candidate_dir)
+    _check_comparable(base_result, cand_result)
+    both_bad = base_result.config.both_bad
+    headline = base_result.config.headline
+    base_table = _per_example(base_records, both_bad)
+    cand_table = _per_example(cand_records, both_bad)
+    common = [key for key in base_table if key in cand_table]
+    if not common:
+        raise JudgebenchError("compare: the two runs share no (example, dimension) to pair")
+    _check_labels(base_table, cand_table, common)
+    column = "soft" if metric(headline).credit == "soft" else "exact"
+    ids, base_values, cand_values = _example_scores(base_table, cand_table, common, column)
+    diffs = cand_values - base_values
+    low, high = paired_bootstrap_ci(diffs, seed=seed, n_resamples=n_resamples)
+    pairs = _judgment_pairs(base_records, cand_records, common, both_bad)
+    dimensions = sorted({dim for _, dim in common})
+    return Comparison(
+        task=base_result.config.task,
+        headline=headline,
+        scope=dimensions[0] if len(dimensions) == 1 else "mean",
+        examples=len(diffs),
+        judgments=len(pairs),
+        baseline=_side(baseline_dir, base_result, base_records, base_table, common, float(base_values.mean())),
+        candidate=_side(candidate_dir, cand_result, cand_records, cand_table, common, float(cand_values.mean())),
+        difference=float(diffs.mean()),
+        ci_low=low,
+        ci_high=high,
+        test=paired_test(base_values, cand_values, seed=seed, resamples=mc_resamples),
+        flips=_flips(ids, base_values, cand_values, pairs, multi=len(dimensions) > 1),
+        per_dimension=_per_dimension(base_table, cand_table, common, column, dimensions),
+        notes=_notes(base_result, cand_result, base_table, cand_table, common),
+        value_metrics=run_values(base_result, cand_result, dimensions[0] if len(dimensions) == 1 else "mean"),
+    )
+
+
+def _check_comparable(base: RunResult, cand: RunResult) -> None:
+    if base.config.task != cand.config.task:
+        raise JudgebenchError(f"compare: different tasks ({base.config.task} vs {cand.config.task})")
+    if base.config.both_bad != cand.config.both_bad:
+        raise JudgebenchError("compare: the runs score Both Bad labels differently (--both-bad)")
+    base_headline, cand_headline = base.config.headline, cand.config.headline
+    if base_headline != cand_headline:
+        raise JudgebenchError(f"compare: different headlines ({base_headline} vs {cand_headline})")
+
+
+def _per_example(records: list[JudgmentRecord], both_bad: str) -> dict[Key, dict[str, Any]]:
+    """(example_id, dimension) -> per-example row of metrics.example_table (scores over the orders run)."""
+    from judgebench.scoring.judgment_table import example_table
+
+    rows: dict[Key, dict[str, Any]] = {}
+    for dimension in dict.fromkeys(r.dimension for r in records):
+        table = example_table(records, dimension, both_bad)  # type: ignore[arg-type]
+        for row in table.to_dict("records"):
+            rows[(str(row["example_id"]), dimension)] = row
+    return rows
+
+
+def _check_labels(base: dict, cand: dict, common: list[Key]) -> None:
+    for key in common:
+        if base[key]["label"] != cand[key]["label"]:
+            raise JudgebenchError(f"compare: example {key[0]} ({key[1]}) has different labels in the two runs: not the same data")
+
+
+def _example_scores(base: dict, cand: dict, common: list[Key], column: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Example ids and both runs' per-example headline scores (mean over orders, then over dimensions)."""
+    by_example: dict[str, list[tuple[float, float]]] = {}
+    for key in common:
+        by_example.setdefault(key[0], []).append((float(base[key][column]), float(cand[key][column])))
+    base_values = np.array([np.mean([b for b, _ in pairs]) for pairs in by_example.values()])
+    cand_values = np.array([np.mean([c for _, c in pairs]) for pairs in by_example.values()])
+    return list(by_example), np.round(base_values, DECIMALS), np.round(cand_values, DECIMALS)
+
+
+# ----------------------------------------------------------------------------- judgments and flips
+
+
+def _outcome(record: JudgmentRecord | None) -> str:
+    if record is None:
+        return "MISSING"
+    if record.status == "ANSWERED" and record.verdict is not None:
+        return record.verdict
+    return record.status
+
+
+def _scored_label(label: str, both_bad: str) -> str:
+    return "TIE" if label == "BOTH_BAD" and both_bad == "tie" else label
+
+
+def _judgment_pairs(base: list[JudgmentRecord], cand: list[JudgmentRecord], common: list[Key], both_bad: str) -> list[Pair]:
+    """(example, dimension, order, label, baseline outcome, candidate outcome) for the paired judgments."""
+    base_by = {(r.example_id, r.dimension, r.order): r for r in base}
+    cand_by = {(r.example_id, r.dimension, r.order): r for r in cand}
+    keep = set(common)
+    pairs = []
+    for key, record in base_by.items():
+        if (key[0], key[1]) not in keep or key not in cand_by:
+            continue
+        label = _scored_label(record.label, both_bad)
+        pairs.append((*key, label, _outcome(record), _outcome(cand_by[key])))
+    return sorted(pairs)
+
+
+def _flips(ids: list[str], base_values: np.ndarray, cand_values: np.ndarray, pairs: list[Pair], *, multi: bool) -> list[Flip]:
+    """Examples whose headline score or any verdict changed, with the judgments of the changed dimensions."""
+    by_example: dict[str, list[Pair]] = {}
+    for pair in pairs:
+        by_example.setdefault(pair[0], []).append(pair)
+    flips = []
+    for example_id, before, after in zip(ids, base_values.tolist(), cand_values.tolist()):
+        judged = by_example.get(example_id, [])
+        changed = {dim for _, dim, _, _, b, c in judged if b != c}
+        if before == after and not changed:
+            continue
+        shown = [pair for pair in judged if pair[1] in changed] or judged
+        labels = dict.fromkeys((dim, label) for _, dim, _, label, _, _ in judged)
+        label = " ".join(f"{dim}={lab}" for dim, lab in labels) if multi else " ".join(lab for _, lab in labels)
+        flips.append(
+            Flip(
+                example_id=example_id,
+                label=label,
+                baseline=before,
+                candidate=after,
+                change="fixed" if after > before else "broken" if after < before else "changed",
+                judgments=_verdict_changes(shown, multi=multi),
+            )
+        )
+    return flips
+
+
+def _verdict_changes(pairs: list[Pair], *, multi: bool) -> list[str]:
+    """"[dimension ]AB: A -> B", orders with the same change joined ("AB+BA: TIE -> B")."""
+    orders: dict[tuple[str, str, str], list[str]] = {}
+    for _, dim, order, _, before, after in pairs:
+        orders.setdefault((dim, before, after), []).append(order)
+    return [f"{dim + ' ' if multi else ''}{'+'.join(o)}: {b} -> {c}" for (dim, b, c), o in orders.items()]
+
+
+def _side(run_dir: Path, result: RunResult, records: list[JudgmentRecord], table: dict, common: list[Key], value: float) -> Side:
+    """One run's figures over the paired examples."""
+    rows = [table[key] for key in common]
+    expected = sum(int(row["n_expected"]) for row in rows)
+    both = sum(bool(row.get("both_answered")) for row in rows)
+    agree = sum(float(row["agree"]) for row in rows if row.get("both_answered"))
+    return Side(
+        run_dir=str(run_dir),
+        judge=result.config.judge,
+        prompt_template=result.config.prompt_template,
+        prompt_template_hash=result.config.prompt_template_hash,
+        value=value,
+        order_consistency=agree / both if both else None,
+        invalid_rate=sum(int(row["n_invalid"]) for row in rows) / expected if expected else 0.0,
+        failed_rate=sum(int(row["n_failed"]) for row in rows) / expected if expected else 0.0,
+        unrecorded=sum(failure_of(r) == "unrecorded" for r in records),
+    )
+
+
+def _per_dimension(base: dict, cand: dict, common: list[Key], column: str, dimensions: list[str]) -> dict[str, dict[str, float]]:
+    """dimension -> baseline, candidate, difference (only for multi-dimension tasks; descriptive, untested)."""
+    if len(dimensions) < 2:
+        return {}
+    out = {}
+    for dimension in dimensions:
+        keys = [key for key in common if key[1] == dimension]
+        b = float(np.mean([base[key][column] for key in keys]))
+        c = float(np.mean([cand[key][column] for key in keys]))
+        out[dimension] = {"baseline": b, "candidate": c, "difference": c - b}
+    return out
+
+
+def _notes(base: RunResult, cand: RunResult, base_table: dict, cand_table: dict, common: list) -> list[str]:
+    notes = []
+    if base.config.dataset.fingerprint != cand.config.dataset.fingerprint:
+        notes.append("the runs' dataset fingerprints differ: paired on the examples they share")
+    if len(common) < max(len(base_table), len(cand_table)):
+        notes.append(
+            f"paired {len(common)} (example, dimension) units; baseline has {len(base_table)}, candidate {len(cand_table)}"
+        )
+    if base.config.swap != cand.config.swap:
+        notes.append("one run judged a single order: each example's score is the mean over the orders its run judged")
+    return notes
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}%"
+
+
+def _points(value: float) -> str:
+    return f"{100 * value:+.2f} points"
+
+
+def describe_test(comparison: Comparison) -> str:
+    """The test in one phrase: name, unit, n, p (and the resample count for Monte Carlo)."""
+    t = comparison.test
+    drawn = f", {t.resamples} seeded sign patterns" if t.resamples else ""
+    return f"{t.name}, unit example, n = {t.n} changed examples ({t.rose} rose, {t.fell} fell){drawn}, p = {t.p:.4g}"
+
+
+def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:
+    """A human summary: figures, the paired test, deltas, hashes, flips."""
+    if max_flips < 0:
+        raise JudgebenchError(f"--max-flips: expected a non-negative count, got {max_flips}")
+    c, base, cand = comparison, comparison.baseline, comparison.candidate
+    template_changed = "changed" if base.prompt_template_hash != cand.prompt_template_hash else "same"
+    verdict = f"significant at {ALPHA:g}" if c.significant else f"not significant at {ALPHA:g}"
+    lines = [
+        f"compare {c.task}: baseline {base.run_dir} ({base.judge}) vs candidate {cand.run_dir} ({cand.judge})",
+        f"  prompt template   baseline {base.prompt_template}@{base.prompt_template_hash[:10]}, "
+        f"candidate {cand.prompt_template}@{cand.prompt_template_hash[:10]} ({template_changed})",
+        f"  paired            {c.examples} examples, {c.judgments} judgments "
+        "(unit: the example, its orders and dimensions averaged)",
+        f"  {c.headline + ' (' + c.scope + ')':<17} {_pct(base.value)} -> {_pct(cand.value)}: {_points(c.difference)}, "
+        f"95% paired-bootstrap CI [{100 * c.ci_low:+.2f}, {100 * c.ci_high:+.2f}]",
+        f"  paired test       {describe_test(c)} ({verdict})",
+        f"  order consistency {_pct(base.order_consistency)} -> {_pct(cand.order_consistency)}"
+        + (
+            f" ({_points(cand.order_consistency - base.order_consistency)})"
+            if base.order_consistency is not None and cand.order_consistency is not None
+            else ""
+        ),
+        f"  invalid rate      {_pct(base.invalid_rate)} -> {_pct(cand.invalid_rate)} ({_points(cand.invalid_rate - base.invalid_rate)})",
+        f"  failed rate       {_pct(base.failed_rate)} -> {_pct(cand.failed_rate)} ({_points(cand.failed_rate - base.failed_rate)})",
+    ]
+    if c.per_dimension:
+        lines.append(f"  per dimension     {c.headline}, baseline -> candidate (descriptive; the test is per example)")
+    for dimension, values in c.per_dimension.items():
+        lines.append(
+            f"    {dimension}: {_pct(values['baseline'])} -> {_pct(values['candidate'])} ({_points(values['difference'])})"
+        )
+    lines.extend(comparison_lines(c.value_metrics))  # value-only catalogue metrics (value_metrics.py)
+    if cand.unrecorded or base.unrecorded:
+        lines.append(
+            f"  unrecorded prompts: candidate {cand.unrecorded}, baseline {base.unrecorded} "
+            "(replay had no recorded answer: the rendered prompt changed)"
+        )
+    lines.extend(_flip_lines(c.flips, max_flips))
+    lines.extend(f"  note: {note}" for note in c.notes)
+    return "\n".join(lines)
+
+
+def _flip_lines(flips: list[Flip], max_flips: int) -> list[str]:
+    counts = {kind: sum(f.change == kind for f in flips) for kind in ("fixed", "broken", "changed")}
+    lines = [
+        f"  flips             {len(flips)} examples changed: {counts['fixed']} fixed (score rose), "
+        f"{counts['broken']} broken (score fell), {counts['changed']} other (verdicts changed, same score)"
+    ]
+    shown = sorted(flips, key=lambda f: ({"broken": 0, "fixed": 1}.get(f.change, 2), f.example_id))[:max_flips]
+    if shown:
+        lines.append("    example | label | score baseline -> candidate | change | verdicts baseline -> candidate")
+        lines.extend(
+            f"    {f.example_id} | {f.label} | {f.baseline:.2f} -> {f.candidate:.2f} | {f.change} | {', '.join(f.judgments)}"
+            for f in shown
+        )
+    if len(flips) > len(shown):
+        lines.append(f"    ... {len(flips) - len(shown)} more (all in --output FILE)")
+    return lines
+
+
+def gate_message(comparison: Comparison, worse_by_points: float) -> tuple[bool, str]:
+    """(failed, one line) for --fail-if-worse-by: the decision uses the reported paired test."""
+    change = 100 * comparison.difference
+    test = describe_test(comparison)
+    if comparison.regressed(worse_by_points):
+        return True, (
+            f"regression: {comparison.headline} dropped {-change:.2f} points (> {worse_by_points:g}), "
+            f"significant ({test})"
+        )
+    if change >= 0:
+        why = "not a drop"
+    elif -change <= worse_by_points:
+        why = "not more than the threshold"
+    else:
+        why = f"not significant: {test}"
+    return False, f"gate passed: change {change:+.2f} points ({why}; threshold {worse_by_points:g} points)"
+
+
+def write_comparison(comparison: Comparison, path: Path) -> None:
+    from judgebench.core.files import write_atomic
+
+    write_atomic(path, json.dumps(comparison.to_json(), indent=2) + "\n")

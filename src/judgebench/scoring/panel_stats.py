@@ -1,0 +1,199 @@
+"""A panel's own figures (results.json `panel`), recomputed from the panel's samples alone.
+
+Every panel judgment records its members' votes (panel_rules), so each member's verdicts on the
+panel's judgments are known without its run directory. Reported:
+  cohen_kappa      pairwise Cohen's kappa (A / TIE / B), pooled over dimensions and orders, on the
+                   judgments both members answered
+  fleiss_kappa     Fleiss' kappa on the judgments every member answered (each judgment an item)
+  versus_best      the panel against the member with the best headline (the first listed on a
+                   draw): paired.py's test on per-example headline scores (unit = example: the
+                   mean over orders and dimensions, as `compare`)
+  figures          headline, coverage, position bias and longer-preferred rate of the panel and of
+                   each member, pooled over dimensions and orders: position bias = share of decisive
+                   verdicts picking the response shown first; longer-preferred = share of decisive
+                   verdicts on pairs of unequal length picking the longer response
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from judgebench.core.catalogue import metric
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import (
+    JudgmentRecord,
+    MemberFigures,
+    PanelSummary,
+    PanelVersusBest,
+    RunConfig,
+    swap_verdict,
+)
+from judgebench.scoring.judgment_table import CODE, example_table
+from judgebench.scoring.metrics import cohen_kappa
+from judgebench.scoring.panel_rules import ABSTAIN, decode_raw
+from judgebench.stats.paired import paired_test
+
+
+def fleiss_kappa(table: np.ndarray) -> float | None:
+    """Fleiss' kappa of an items x categories count table (the same number of raters per item)."""
+    counts = np.asarray(table, dtype=float)
+    if counts.ndim != 2 or counts.shape[0] == 0:
+        return None
+    raters = counts.sum(axis=1)
+    if raters.min() != raters.max() or raters[0] < 2:
+        return None
+    n, items = raters[0], counts.shape[0]
+    agreement = ((counts**2).sum(axis=1) - n) / (n * (n - 1))
+    shares = counts.sum(axis=0) / (items * n)
+    expected = float((shares**2).sum())
+    if expected >= 1.0:
+        return None
+    return float((agreement.mean() - expected) / (1.0 - expected))
+
+
+def member_records(records: Sequence[JudgmentRecord], index: int, judges: Sequence[str]) -> list[JudgmentRecord]:
+    """Member `index`'s judgments, rebuilt from the votes the panel records carry (no usage)."""
+    out = []
+    for record in records:
+        votes = decode_raw(record.raw, len(judges))
+        if votes is None:
+            raise JudgebenchError(
+                f"panel judgment {record.example_id}/{record.dimension}/{record.order}: raw is not the votes of {len(judges)} members"
+            )
+        vote = votes[index]
+        answered = vote not in ABSTAIN
+        out.append(
+            record.model_copy(
+                update={
+                    "judge": judges[index],
+                    "status": "ANSWERED" if answered else "FAILED" if vote == "FAILED" else "INVALID",
+                    "verdict": vote if answered else None,
+                    "verdict_shown": (vote if record.order == "AB" else swap_verdict(vote)) if answered else None,
+                    "tokens_in": None,
+                    "tokens_out": None,
+                    "cost_usd": None,
+                }
+            )
+        )
+    return out
+
+
+def example_scores(records: Sequence[JudgmentRecord], both_bad: str, column: str) -> dict[str, float]:
+    """example id -> headline score (exact or soft), the mean over orders and then over dimensions."""
+    per_example: dict[str, list[float]] = {}
+    for dimension in dict.fromkeys(r.dimension for r in records):
+        frame = example_table(records, dimension, both_bad)  # type: ignore[arg-type]
+        for example_id, value in zip(frame["example_id"], frame[column]):
+            per_example.setdefault(str(example_id), []).append(float(value))
+    return {example_id: float(np.mean(values)) for example_id, values in per_example.items()}
+
+
+def figures(records: Sequence[JudgmentRecord], judge: str, both_bad: str, column: str) -> MemberFigures:
+    scores = example_scores(records, both_bad, column)
+    answered = [r for r in records if r.status == "ANSWERED" and r.verdict is not None]
+    decisive = [r for r in answered if r.verdict_shown in ("A", "B")]
+    unequal = [r for r in decisive if r.length_a != r.length_b]
+    longer = sum((r.verdict == "A") == (r.length_a > r.length_b) for r in unequal)
+    return MemberFigures(
+        judge=judge,
+        headline=float(np.mean(list(scores.values()))) if scores else None,
+        coverage=len(answered) / len(records) if records else None,
+        position_bias=sum(r.verdict_shown == "A" for r in decisive) / len(decisive) if decisive else None,
+        longer_preferred_rate=longer / len(unequal) if unequal else None,
+    )
+
+
+def _codes(records: Sequence[JudgmentRecord]) -> list[int]:
+    return [CODE[r.verdict] if r.status == "ANSWERED" and r.verdict else -1 for r in records]
+
+
+def _kappas(members: list[list[int]]) -> tuple[list[list[float | None]], list[list[int]]]:
+    size = len(members)
+    kappa: list[list[float | None]] = [[None] * size for _ in range(size)]
+    counts = [[0] * size for _ in range(size)]
+    for i in range(size):
+        for j in range(size):
+            a, b = np.array(members[i]), np.array(members[j])
+            both = (a >= 0) & (b >= 0)
+            counts[i][j] = int(both.sum())
+            kappa[i][j] = cohen_kappa(a[both], b[both])
+    return kappa, counts
+
+
+def _fleiss(members: list[list[int]]) -> tuple[float | None, int]:
+    codes = np.array(members).T  # judgments x members
+    complete = codes[(codes >= 0).all(axis=1)] if codes.size else codes
+    if len(complete) == 0:
+        return None, 0
+    table = np.stack([(complete == c).sum(axis=1) for c in range(3)], axis=1)
+    return fleiss_kappa(table), len(complete)
+
+
+def _versus_best(panel: dict[str, float], best: MemberFigures, best_scores: dict[str, float], seed: int) -> PanelVersusBest:
+    ids = list(panel)
+    base = np.array([best_scores[i] for i in ids])
+    cand = np.array([panel[i] for i in ids])
+    test = paired_test(base, cand, seed=seed)
+    return PanelVersusBest(
+        best_member=best.judge,
+        best_value=float(base.mean()),
+        panel_value=float(cand.mean()),
+        difference=float(cand.mean() - base.mean()),
+        test=test.name,
+        n=test.n,
+        rose=test.rose,
+        fell=test.fell,
+        p=test.p,
+    )
+
+
+def panel_summary(records: Sequence[JudgmentRecord], config: RunConfig) -> PanelSummary:
+    """The `panel` section of a panel's results.json (see the module docstring)."""
+    records = list(records)
+    column = "soft" if metric(config.headline).credit == "soft" else "exact"
+    judges = [m.judge for m in config.members]
+    by_member = [member_records(records, i, judges) for i in range(len(judges))]
+    member_figures = [figures(m, judge, config.both_bad, column) for m, judge in zip(by_member, judges)]
+    kappa, kappa_n = _kappas([_codes(m) for m in by_member])
+    fleiss, fleiss_n = _fleiss([_codes(m) for m in by_member])
+    versus = None
+    if records and member_figures:
+        best_index = max(range(len(judges)), key=lambda i: (member_figures[i].headline or -1.0, -i))
+        panel_scores = example_scores(records, config.both_bad, column)
+        best_scores = example_scores(by_member[best_index], config.both_bad, column)
+        versus = _versus_best(panel_scores, member_figures[best_index], best_scores, config.seed)
+    return PanelSummary(
+        aggregate=config.aggregate or "majority",
+        judges=judges,
+        cohen_kappa=kappa,
+        cohen_kappa_n=kappa_n,
+        fleiss_kappa=fleiss,
+        fleiss_kappa_n=fleiss_n,
+        versus_best=versus,
+        figures=[figures(records, config.judge, config.both_bad, column), *member_figures],
+    )
+
+
+def format_panel(summary: PanelSummary) -> list[str]:
+    """The panel section as text lines (CLI summary and report.md): agreement, test, biases."""
+    pct = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"
+    num = lambda v: "n/a" if v is None else f"{v:.3f}"
+    lines = [f"Panel ({summary.aggregate}) of {len(summary.judges)} judges; Cohen's kappa (judgments both answered):"]
+    for i, judge in enumerate(summary.judges):
+        cells = " ".join(f"{num(k):>7}" for k in summary.cohen_kappa[i])
+        lines.append(f"  [{i + 1}] {cells}  {judge}")
+    lines.append(f"Fleiss' kappa {num(summary.fleiss_kappa)} (n = {summary.fleiss_kappa_n} judgments every member answered)")
+    v = summary.versus_best
+    if v is not None:
+        lines.append(
+            f"Panel vs best member {v.best_member}: {pct(v.panel_value)} vs {pct(v.best_value)} "
+            f"({100 * v.difference:+.2f} points); {v.test}, unit example, n = {v.n} ({v.rose} rose, {v.fell} fell), p = {v.p:.4g}"
+        )
+    lines.append("judge | headline | coverage | position bias | longer preferred")
+    lines.extend(
+        f"{f.judge} | {pct(f.headline)} | {pct(f.coverage)} | {pct(f.position_bias)} | {pct(f.longer_preferred_rate)}"
+        for f in summary.figures
+    )
+    return lines

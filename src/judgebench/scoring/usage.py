@@ -1,0 +1,131 @@
+"""Counts and usage of a run: judgments answered / invalid / failed, tokens, cost and latency per call."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable
+
+import numpy as np
+
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import Counts, JudgmentRecord, Usage
+from judgebench.scoring.judgment_table import group_by_dimension, is_answered
+
+
+def summarize_counts(records: Iterable[JudgmentRecord], n_examples: int) -> Counts:
+    """Judgment counts; calls = n_examples x dimensions x orders seen (duplicates: last wins)."""
+    grouped = group_by_dimension(records)
+    recs = [r for by_key in grouped.values() for r in by_key.values()]
+    orders = {r.order for r in recs}
+    expected = max(n_examples * len(grouped) * len(orders), len(recs))
+    statuses = Counter(r.status for r in recs)
+    answered = sum(is_answered(r) for r in recs) if statuses["ANSWERED"] else 0
+    return Counts(
+        examples=n_examples,
+        calls=expected,
+        answered=answered,
+        invalid=statuses["INVALID"],
+        failed=statuses["FAILED"],
+        cached=sum(r.cached for r in recs),
+        coverage=answered / expected if expected else 0.0,
+        truncated=sum(r.invalid_reason == "truncated" for r in recs if r.status == "INVALID") if statuses["INVALID"] else 0,
+    )
+
+
+def summarize_usage(records: Iterable[JudgmentRecord]) -> Usage:
+    """Tokens, cost and latency of this run's calls.
+
+    One call per distinct (example_id, order, prompt_hash): in joint mode the
+    records of all dimensions share it and are counted once. Duplicate records
+    of one judgment: the last wins, as in scoring. Cached calls cost nothing now
+    and are left out. cost_usd is None when any call that got a reply (status
+    not FAILED) has no price.
+    """
+    recs = [r for by_key in group_by_dimension(records).values() for r in by_key.values()]
+    keys = [(r.example_id, r.order, r.prompt_hash) for r in recs]
+    if len(set(keys)) == len(recs):  # one record per call (separate mode): the same figures, no grouping
+        return _usage([[r] for r in recs if not r.cached], [r.served_model or None for r in recs])
+    calls: dict[tuple[str, str, str], list[JudgmentRecord]] = {}
+    for key, r in zip(keys, recs):
+        calls.setdefault(key, []).append(r)
+    return _usage([g for g in calls.values() if not any(r.cached for r in g)],
+                  [next((r.served_model for r in g if r.served_model), None) for g in calls.values()])
+
+
+def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) -> Usage:
+    """Usage from the calls not served from the cache (each its records) and every call's served model."""
+    t_in = t_out = with_tokens = priced = unpriced = 0
+    cost = 0.0
+    latencies = []
+    for group in live:
+        if len(group) == 1:  # the usual call: its one record (the same choices as the general case)
+            one = group[0]
+            tok = one if one.tokens_in is not None or one.tokens_out is not None else None
+            cost_r, replied, latency = one.cost_usd, one.status != "FAILED", one.latency_s
+        else:
+            tok = next((x for x in group if x.tokens_in is not None or x.tokens_out is not None), None)
+            cost_r = next((x.cost_usd for x in group if x.cost_usd is not None), None)
+            replied, latency = any(x.status != "FAILED" for x in group), max(x.latency_s for x in group)
+        if tok is not None:
+            with_tokens += 1
+            t_in += tok.tokens_in or 0
+            t_out += tok.tokens_out or 0
+        if cost_r is not None:
+            priced += 1
+            cost += cost_r
+        elif replied:
+            unpriced += 1
+        latencies.append(latency)
+    total_cost = None if unpriced else cost
+    per_100 = 100 * total_cost / len(live) if live and total_cost is not None else None
+    check_cost_sums(total_cost, per_100)
+    reasoning = [r.reasoning_tokens for g in live for r in g if r.reasoning_tokens is not None]
+    served = Counter(served_per_call)
+    served.pop(None, None)
+    lat = np.asarray(latencies, dtype=float)
+    return Usage(
+        tokens_in=t_in,
+        tokens_out=t_out,
+        cost_usd=total_cost,
+        priced_calls=priced,
+        unpriced_calls=unpriced,
+        tokens_per_call=_per_call(t_in + t_out, with_tokens),
+        cost_per_100_calls=per_100,
+        latency_p50_s=float(np.percentile(lat, 50)) if lat.size else None,
+        latency_p95_s=float(np.percentile(lat, 95)) if lat.size else None,
+        reasoning_tokens=sum(reasoning) if reasoning else None,
+        served_models=dict(sorted(served.items())),
+    )
+
+
+def check_cost_sums(*figures: float | None) -> None:
+    """Sums of per-call costs (each finite) that overflowed a float: a crafted samples file, one line not a traceback."""
+    if not all(math.isfinite(x) for x in figures if x is not None):
+        raise JudgebenchError("samples: the calls' costs add up to more than a float holds (a cost_usd is absurdly large)")
+
+
+def _per_call(tokens: int, calls: int) -> float | None:
+    """Mean tokens per call (each record's count is at most records.COUNT_MAX, so every total fits a float)."""
+    return tokens / calls if calls else None
+
+
+def served_model_change(usage: Usage) -> str | None:
+    """'served snapshot changed mid-run: X (n calls), Y (m calls)' when the provider served more than one."""
+    if len(usage.served_models) < 2:
+        return None
+    seen = ", ".join(f"{model} ({n} calls)" for model, n in usage.served_models.items())
+    return f"the served model snapshot changed mid-run: {seen}"
+
+
+def run_notes(counts: Counts, usage: Usage) -> list[str]:
+    """Terminal lines about truncated answers (with the fix) and a served-snapshot change."""
+    from judgebench.judges.reasoning import TRUNCATED_FIX
+
+    notes = []
+    if counts.truncated:
+        notes.append(f"truncated {counts.truncated} of {counts.invalid} invalid: the token cap cut the answer off; fix: {TRUNCATED_FIX}")
+    change = served_model_change(usage)
+    if change:
+        notes.append(f"warning: {change}")
+    return notes

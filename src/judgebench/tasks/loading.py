@@ -1,0 +1,370 @@
+"""Loading a task's examples through `datasets` (Hub ids, local files and folders) into PairExamples.
+
+Bad data is one line naming the file, row and field: missing columns (the existing ones listed),
+unmapped labels, duplicate or non-scalar ids, a missing split (the existing ones listed), an empty,
+non-UTF-8 or malformed JSON Lines file. The bundled demo splits are read without `datasets`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from judgebench.core.bulk import trusted, trusts
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import open_regular, read_json_objects
+from judgebench.core.records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
+from judgebench.tasks.cell_types import csv_options, keep_cell_types, text_columns
+from judgebench.tasks.example_cache import load_rows
+from judgebench.tasks.registry import Dimension, TaskSpec
+from judgebench.tasks.stream_load import LazyExamples, RowSource, canonical, scan_wide
+from judgebench.tasks.vote_loading import label_rule, vote_columns, votes_to_examples
+
+# A row's example built again after its check (the chunk being judged): the same values, not validated twice
+# (bulk.trusted). Every field but `votes` (None here) is given.
+_TRUSTED = trusts(PairExample)
+_EXAMPLE_FIELDS = tuple(PairExample.model_fields)
+_DEFAULT_DIMENSIONS = (Dimension(name=DEFAULT_DIMENSION),)  # a task without dimensions (read only)
+LOCAL_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
+
+
+@dataclass
+class LoadedTask:
+    spec: TaskSpec
+    examples: Sequence[PairExample]  # a list, or stream_load.LazyExamples (load_examples(lazy=True))
+    dataset: DatasetInfo
+    warnings: list[str] = field(default_factory=list)  # e.g. empty responses, for the user to see
+
+
+def load_examples(
+    spec: TaskSpec,
+    *,
+    dataset_path: str | None = None,
+    split: str | None = None,
+    revision: str | None = None,
+    demo: bool = False,
+    limit: int | None = None,
+    lazy: bool = False,
+) -> LoadedTask:
+    """Load the task's examples through `datasets.load_dataset` and map them to PairExamples.
+
+    `lazy`: a wide-layout task's examples come as a `stream_load.LazyExamples` (every row checked now,
+    examples built chunk by chunk when judged); otherwise, and for long or votes layouts, a list.
+    """
+    if demo:
+        if spec.demo is None:
+            raise JudgebenchError(f"task {spec.name} has no demo split")
+        location, split_name, rev = str(spec.folder / spec.demo.path), "demo", None
+        source = f"{spec.name} demo ({spec.demo.path})"  # the same on every machine
+        rows, columns = read_demo_rows(Path(location))
+        rowsource, resolved = RowSource.from_rows(rows), None
+    else:
+        source = location = dataset_path or spec.dataset.path
+        split_name = split or spec.dataset.split
+        rev = revision or (None if dataset_path else spec.dataset.revision)
+        options = csv_options(spec) if Path(location).suffix.lower() == ".csv" else {}  # cell_types.py
+        load = lambda: _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev, options)  # noqa: E731
+        variant = ",".join(text_columns(spec)) if options else ""
+        cached = load_rows(location, split_name, LOCAL_BUILDERS, load, variant)  # example_cache.py: small local files
+        if cached is not None:
+            (rows, columns, resolved), rowsource = cached, RowSource.from_rows(cached[0])
+        else:  # a large file or a Hub dataset: streamed from datasets' Arrow files (stream_load.py)
+            table, resolved = load()
+            rowsource, columns = RowSource.from_dataset(table), table.column_names
+    _check_columns(spec, columns, location)
+    if not demo:  # a later cell of another type is read as its own value, as at row 1 (cell_types.py)
+        rowsource = keep_cell_types(Path(location), rowsource, columns, _mapped_columns(spec))
+    if spec.votes is None and spec.layout != "long":  # one example per row: checked in one bounded pass
+        build = partial(wide_example, spec, source=location)
+        scanned = scan_wide(build, rowsource, limit=limit)
+        examples: Sequence[PairExample] = LazyExamples(build, rowsource, 0, scanned.count)
+        fingerprint, warnings = scanned.fingerprint, _empty_warning(scanned.empty, scanned.first_empty, location)
+        if not lazy:
+            examples = list(examples)
+    else:
+        rows = [row for batch in rowsource.batches() for row in batch]
+        examples = _rows_to_examples(spec, rows, location)[:limit]
+        fingerprint, warnings = fingerprint_examples(examples), _empty_response_warnings(examples, location)
+    info = DatasetInfo(
+        source=source,
+        config=None if (demo or dataset_path) else spec.dataset.name,
+        split=split_name,
+        revision=rev,
+        resolved_revision=resolved,
+        fingerprint=fingerprint,
+        demo=demo,
+        license=spec.dataset.license,
+        label_rule=label_rule(spec),
+    )
+    return LoadedTask(spec=spec, examples=examples, dataset=info, warnings=warnings)
+
+
+def _empty_response_warnings(examples: list[PairExample], source: str) -> list[str]:
+    """One warning naming how many (and which first) examples have an empty response."""
+    empty = [e.id for e in examples if not e.response_a.strip() or not e.response_b.strip()]
+    return _empty_warning(len(empty), empty[0] if empty else None, source)
+
+
+def _empty_warning(count: int, first: str | None, source: str) -> list[str]:
+    if not count:
+        return []
+    return [f"{source}: {count} example(s) have an empty response (first: id {first}); they are judged as given"]
+
+
+def read_demo_rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """A bundled demo split (JSON Lines we wrote) read directly: the offline demo need not import
+    `datasets` (about 1.5 s). Rows and the union of their columns, as `datasets` would give them."""
+    if path.suffix.lower() != ".jsonl":
+        raise JudgebenchError(f"{path}: a demo split must be a .jsonl file")
+    check_local_file(path)
+    rows = [row for _, row in read_json_objects(path)]
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    return [{column: row.get(column) for column in columns} for row in rows], columns
+
+
+def _load_table(source: str, config: str | None, split: str, revision: str | None, options: dict[str, Any] | None = None):
+    """One split as a `datasets.Dataset`, plus the resolved Hub commit when known; `options` go to a local
+    file's builder."""
+    import datasets  # heavy import, only when loading
+
+    datasets.disable_progress_bars()
+    datasets.logging.set_verbosity(datasets.logging.CRITICAL)  # failures are reported as one line of ours
+    local = Path(source)
+    try:
+        if local.is_file():
+            builder = LOCAL_BUILDERS.get(local.suffix.lower())
+            if builder is None:
+                raise JudgebenchError(
+                    f"{source}: unsupported file type; use one of {', '.join(LOCAL_BUILDERS)}"
+                )
+            check_local_file(local)
+            try:
+                return datasets.load_dataset(builder, data_files={split: str(local)}, split=split, **(options or {})), None
+            except Exception as exc:
+                diagnose_local_file(local)  # raises with file and line when it can say what is wrong
+                raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None
+        if local.is_dir():
+            return datasets.load_dataset(str(local), split=split), None
+        if local.exists():  # a FIFO or device: `datasets` would wait on it
+            raise JudgebenchError(f"{source}: not a regular file")
+        if local.suffix.lower() in LOCAL_BUILDERS or source.startswith((".", "/")):
+            raise JudgebenchError(f"{source}: no such file or directory")
+        table = datasets.load_dataset(source, config, split=split, revision=revision)
+        return table, _resolve_revision(source, revision)
+    except JudgebenchError:
+        raise
+    except ValueError as exc:
+        match = re.search(r"Unknown split \"(.+?)\"\. Should be one of (\[.*?\])", str(exc))
+        if match:
+            raise JudgebenchError(_missing_split_message(source, match.group(1), match.group(2))) from None
+        raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None
+    except Exception as exc:  # datasets raises many types for unreachable or malformed sources
+        hint = "" if local.exists() else "; to run offline use --demo or --dataset-path FILE"
+        raise JudgebenchError(f"cannot load dataset '{source}' ({_first_line(exc)}){hint}") from None
+
+
+def _missing_split_message(source: str, split: str, listed: str) -> str:
+    """Name the splits that exist; with exactly one, give the exact flag to use."""
+    splits = re.findall(r"'([^']*)'", listed)
+    if len(splits) == 1:
+        return f"{source}: split '{split}' does not exist; the dataset has one split, '{splits[0]}': use --split {splits[0]}"
+    return f"{source}: split '{split}' does not exist; splits: {listed} (choose one with --split)"
+
+
+def check_local_file(path: Path, block: int = 1 << 20) -> None:
+    """Refuse an empty or non-UTF-8 text data file with one line naming it (read a block at a time)."""
+    if path.suffix.lower() == ".parquet":
+        return
+    blank, carry, base = True, b"", 0  # carry: a character cut at the block's end, completed by the next
+    with open_regular(path, "rb") as handle:
+        while True:
+            chunk = handle.read(block)
+            data = carry + chunk
+            blank = blank and not chunk.strip()
+            try:
+                data.decode("utf-8")
+                carry = b""
+            except UnicodeDecodeError as exc:
+                if chunk and exc.reason == "unexpected end of data" and len(data) - exc.start < 4:
+                    carry = data[exc.start :]
+                    base += exc.start
+                    continue
+                raise JudgebenchError(f"{path}: not UTF-8 text (invalid byte at offset {base + exc.start})") from None
+            base += len(data)
+            if not chunk:
+                break
+    if blank:
+        raise JudgebenchError(f"{path}: the file is empty")
+
+
+def diagnose_local_file(path: Path) -> None:
+    """After `datasets` failed on a JSON Lines file: raise naming the first malformed line."""
+    if path.suffix.lower() == ".jsonl":
+        read_json_objects(path)
+
+
+def _resolve_revision(source: str, revision: str | None) -> str | None:
+    """The commit sha of a Hub dataset at `revision` (None when it cannot be asked)."""
+    if revision and re.fullmatch(r"[0-9a-f]{40}", revision):
+        return revision
+    try:
+        from huggingface_hub import HfApi
+
+        return HfApi().dataset_info(source, revision=revision).sha
+    except Exception:
+        return None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def _mapped_columns(spec: TaskSpec) -> dict[str, str]:
+    """Source column -> the task key that maps it, for existence checks."""
+    cols = spec.columns
+    mapped = {
+        cols.id: "columns.id",
+        cols.question: "columns.question",
+        cols.response_a: "columns.response_a",
+        cols.response_b: "columns.response_b",
+    }
+    for key in ("label", "model_a", "model_b", "dimension"):
+        if getattr(cols, key):
+            mapped[getattr(cols, key)] = f"columns.{key}"
+    mapped.update({col: "columns.slices" for col in cols.slices})
+    mapped.update({col: f"columns.context.{name}" for name, col in cols.context.items()})
+    mapped.update(vote_columns(spec))
+    if spec.layout == "wide":
+        mapped.update({d.label_column: f"dimensions.{d.name}.label_column" for d in spec.dimensions if d.label_column})
+    return mapped
+
+
+def _check_columns(spec: TaskSpec, available: list[str], source: str) -> None:
+    for column, key in _mapped_columns(spec).items():
+        if column not in available:
+            raise JudgebenchError(
+                f"{source}: column '{column}' (task {spec.name}, {key}) does not exist; "
+                f"columns: {', '.join(available)}"
+            )
+
+
+def _text(row: dict[str, Any], column: str, row_ref: str, source: str) -> str:
+    value = row.get(column)
+    if not isinstance(value, str):
+        raise JudgebenchError(
+            f"{source}: {row_ref}: field '{column}' must be text, got {type(value).__name__}"
+        )
+    return value
+
+
+def _optional_text(row: dict[str, Any], column: str | None) -> str | None:
+    value = row.get(column) if column else None
+    return None if value is None else str(value)
+
+
+def _map_label(spec: TaskSpec, raw: Any, row_ref: str, column: str, source: str) -> Label:
+    key = str(raw) if raw is not None else "None"
+    if key not in spec.labels:
+        raise JudgebenchError(
+            f"{source}: {row_ref}: field '{column}' has label value {raw!r}, which task {spec.name} "
+            f"does not map (mapped values: {', '.join(map(repr, spec.labels))})"
+        )
+    return spec.labels[key]
+
+
+def _row_id(row: dict[str, Any], spec: TaskSpec, index: int, source: str) -> str:
+    value = row.get(spec.columns.id)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise JudgebenchError(f"{source}: row {index + 1}: field '{spec.columns.id}' (id) is empty")
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise JudgebenchError(
+            f"{source}: row {index + 1}: field '{spec.columns.id}' (id) must be text or an integer, "
+            f"got {type(value).__name__}"
+        )
+    return str(value)
+
+
+def _base_example(spec: TaskSpec, row: dict[str, Any], example_id: str, source: str) -> dict[str, Any]:
+    cols, ref = spec.columns, f"row id {example_id}"
+    slices = {}
+    for col in cols.slices:
+        if row.get(col) is not None:
+            slices[col] = str(row[col])
+    return {
+        "id": example_id,
+        "question": _text(row, cols.question, ref, source),
+        "response_a": _text(row, cols.response_a, ref, source),
+        "response_b": _text(row, cols.response_b, ref, source),
+        "model_a": _optional_text(row, cols.model_a),
+        "model_b": _optional_text(row, cols.model_b),
+        "slices": slices,
+        "context": {name: row.get(col) for name, col in cols.context.items()},
+    }
+
+
+def _rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str) -> list[PairExample]:
+    if spec.votes is not None:
+        mapper = lambda raw, ref, column: _map_label(spec, raw, ref, column, source)  # noqa: E731
+        return votes_to_examples(spec, rows, source, _row_id, _base_example, mapper)
+    if spec.layout == "long":
+        return _long_rows_to_examples(spec, rows, source)
+    seen: set[str] = set()
+    return [wide_example(spec, row, index, seen, source=source) for index, row in enumerate(rows)]
+
+
+def wide_example(spec: TaskSpec, row: dict[str, Any], index: int, seen: set[str] | None, *, source: str) -> PairExample:
+    """Row `index` (0-based) of a one-row-per-comparison table as a PairExample; `seen`: ids so far
+    (None: the rows were checked already)."""
+    example_id = _row_id(row, spec, index, source)
+    if seen is not None:
+        if example_id in seen:
+            raise JudgebenchError(f"{source}: row {index + 1}: duplicate id '{example_id}'")
+        seen.add(example_id)
+    base = _base_example(spec, row, example_id, source)
+    labels = {}
+    for dim in spec.dimensions or _DEFAULT_DIMENSIONS:
+        column = dim.label_column or spec.columns.label
+        labels[dim.name] = _map_label(spec, row.get(column), f"row id {example_id}", column, source)
+    if seen is None and _TRUSTED:  # checked already (stream_load.scan_wide validated this row's example)
+        values = {**base, "labels": labels}
+        return trusted(PairExample, {name: values.get(name) for name in _EXAMPLE_FIELDS}, set(values))
+    return PairExample(**base, labels=labels)
+
+
+def _long_rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str) -> list[PairExample]:
+    """Group one-row-per-dimension records into comparisons; responses must agree across rows."""
+    by_value = {(d.value or d.name): d.name for d in spec.dimensions}
+    grouped: dict[str, dict[str, Any]] = {}
+    for index, row in enumerate(rows):
+        example_id = _row_id(row, spec, index, source)
+        raw_dim = row.get(spec.columns.dimension)
+        ref = f"row {index + 1} (id {example_id})"
+        if str(raw_dim) not in by_value:
+            raise JudgebenchError(
+                f"{source}: {ref}: field '{spec.columns.dimension}' has dimension {raw_dim!r}, "
+                f"not one of {', '.join(map(repr, by_value))}"
+            )
+        dimension = by_value[str(raw_dim)]
+        base = _base_example(spec, row, example_id, source)
+        entry = grouped.setdefault(example_id, {**base, "labels": {}})
+        if any(entry[k] != base[k] for k in ("question", "response_a", "response_b")):
+            raise JudgebenchError(f"{source}: {ref}: question or responses differ from an earlier row with this id")
+        if dimension in entry["labels"]:
+            raise JudgebenchError(f"{source}: {ref}: duplicate id '{example_id}' for dimension {dimension}")
+        entry["labels"][dimension] = _map_label(spec, row.get(spec.columns.label), ref, spec.columns.label, source)
+    return [PairExample(**entry) for entry in grouped.values()]
+
+
+def fingerprint_examples(examples: list[PairExample]) -> str:
+    """sha256 over the canonical examples: what the judge saw and what it is scored against."""
+    digest = hashlib.sha256()
+    for example in sorted(examples, key=lambda e: e.id):
+        digest.update(canonical(example))  # data without votes hashes as before votes existed
+        digest.update(b"\n")
+    return digest.hexdigest()

@@ -1,0 +1,297 @@
+"""Task definitions: YAML files validated by pydantic, found by name (bundled or --include-path).
+
+A task maps a source's columns and label values onto judgebench's canonical
+PairExample. Two layouts are supported without code changes:
+  wide  one row per comparison; one label column per dimension
+  long  one row per comparison and dimension; a dimension column names it
+Loading a task's examples is in loading.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import functools
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from yaml import YAMLError
+
+from judgebench.core.catalogue import DEFAULT_HEADLINE, check_headline
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import describe_validation_error, load_yaml, regular_text
+from judgebench.core.records import DEFAULT_DIMENSION, Label, Verdict
+from judgebench.core.resources import tasks_dir
+
+
+class TaskModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DatasetSource(TaskModel):
+    path: str  # Hub id (or a local path)
+    name: str | None = None  # config name
+    split: str
+    revision: str | None = None  # pin a commit sha; a branch name is recorded as unpinned
+    license: str | None = None
+
+
+class DemoSource(TaskModel):
+    path: str  # relative to the task YAML's folder
+    note: str = "demo data written by the judgebench authors; not the released benchmark"
+
+
+class Columns(TaskModel):
+    id: str
+    question: str
+    response_a: str
+    response_b: str
+    label: str | None = None  # single-dimension wide layout, or the label column of a long layout
+    model_a: str | None = None
+    model_b: str | None = None
+    dimension: str | None = None  # long layout: the column naming the dimension
+    slices: list[str] = Field(default_factory=list)
+    context: dict[str, str] = Field(default_factory=dict)  # canonical name -> source column
+
+
+class VotesMapping(TaskModel):
+    """Annotator-level votes (see vote_loading.py): the pair label is derived from them by `rule`.
+
+    long  one row per vote; rows sharing columns.id are one pair (their texts must agree); `annotator`
+          names the annotator column, `timestamp` and `shown_order` (AB/BA) optional columns
+    list  each label column holds the pair's votes: a list of labels, or of {annotator, label[, timestamp]}
+    columns  one column per annotator (`annotator_columns`: annotator id -> column; empty = no vote),
+          single-dimension tasks
+    """
+
+    layout: Literal["long", "list", "columns"]
+    annotator: str | None = None  # long: the annotator id column
+    annotator_columns: dict[str, str] = Field(default_factory=dict)  # columns: annotator id -> its vote column
+    timestamp: str | None = None  # long: optional
+    shown_order: str | None = None  # long: optional, AB or BA
+    rule: Literal["majority"] = "majority"  # votes.MAJORITY_RULE
+
+    @model_validator(mode="after")
+    def _annotator_for_long(self) -> VotesMapping:
+        if self.layout == "long" and not self.annotator:
+            raise ValueError("votes.layout long needs votes.annotator (the annotator id column)")
+        if self.layout != "long" and (self.annotator or self.timestamp or self.shown_order):
+            raise ValueError(f"votes.layout {self.layout} takes no annotator, timestamp or shown_order column")
+        if (self.layout == "columns") != bool(self.annotator_columns):
+            raise ValueError("votes.annotator_columns (annotator id -> column) goes with votes.layout columns, and only there")
+        return self
+
+
+class Dimension(TaskModel):
+    name: str
+    criterion: str = ""
+    label_column: str | None = None  # wide layout: this dimension's label column
+    value: str | None = None  # long layout: this dimension's value in the dimension column
+
+
+class ReportedProtocol(TaskModel):
+    """How a published figure was computed, so runs can be scored the same way beside it."""
+
+    orders: Literal["AB", "both", "unstated"]  # AB: one order, as given; both: mean over AB and BA
+    invalid: Literal["excluded", "wrong", "unstated"]  # excluded: agree / (agree + disagree)
+    metric: Literal["accuracy", "soft_accuracy"]
+    prompt: str  # e.g. "the paper's own prompt"
+    dataset: str  # the data the figure is on (a Hub path, or a description)
+    split: str
+    size: int | None = None  # examples; None when not stated
+    note: str = ""
+
+    @property
+    def stated(self) -> bool:
+        """Whether runs can be scored under this protocol (orders and invalid rule known)."""
+        return self.orders != "unstated" and self.invalid != "unstated"
+
+
+class ReportedRow(TaskModel):
+    """A published result, shown on the leaderboard as 'reported' (never re-run)."""
+
+    judge: str
+    source: str
+    metrics: dict[str, float]  # dimension -> value in percent, under `protocol`
+    protocol: ReportedProtocol | None = None  # None: unknown, never ranked against runs
+    # Other published figures, shown as they are in `reported_<name>` columns (e.g. a human agreement
+    # row's weighted kappa, or a range over dimensions such as "0.586-0.609").
+    figures: dict[str, float | str] = Field(default_factory=dict)
+
+
+class TaskSpec(TaskModel):
+    name: str
+    version: str
+    description: str = ""
+    dataset: DatasetSource
+    demo: DemoSource | None = None
+    layout: Literal["wide", "long"] = "wide"
+    columns: Columns
+    labels: dict[str, Label]  # raw label value -> canonical label
+    verdicts: list[Verdict]
+    dimensions: list[Dimension] = Field(default_factory=list)
+    dimension_mode: Literal["single", "separate", "joint"] = "single"
+    prompt: str  # a file in prompts/ (or a path)
+    joint_prompt: str | None = None  # used with dimension_mode joint
+    headline: str = DEFAULT_HEADLINE  # one of catalogue.HEADLINES
+    both_bad: Literal["tie", "exclude"] = "tie"
+    reported: list[ReportedRow] = Field(default_factory=list)
+    model_families: dict[str, str] = Field(default_factory=dict)  # model-name prefix -> family (selfpref.py)
+    # Published human agreement figures (inter-annotator, self-consistency), shown as reported rows
+    # beside the judge rows; their values go in `figures` (docs/human.md).
+    human_reported: list[ReportedRow] = Field(default_factory=list)
+    votes: VotesMapping | None = None  # annotator-level votes instead of one label per pair
+    exclude_annotators: list[str] = Field(default_factory=list)  # votes by these are dropped (arena; recorded)
+    source_file: str | None = None  # set by the loader, not in YAML
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _label_keys_as_text(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {str(key): label for key, label in value.items()}
+        return value
+
+    _known_headline = field_validator("headline")(check_headline)
+
+    @field_validator("verdicts")
+    @classmethod
+    def _verdicts_decisive(cls, value: list[str]) -> list[str]:
+        if not {"A", "B"} <= set(value):
+            raise ValueError("must contain A and B")
+        return value
+
+    @model_validator(mode="after")
+    def _layout_consistent(self) -> TaskSpec:
+        if self.layout == "long":
+            if not self.columns.dimension or not self.columns.label:
+                raise ValueError("layout long needs columns.dimension and columns.label")
+            if not self.dimensions:
+                raise ValueError("layout long needs dimensions (with value)")
+        elif not self.dimensions and not self.columns.label and not (self.votes and self.votes.layout == "columns"):
+            raise ValueError("columns.label is required when no dimensions are listed")
+        for dim in self.dimensions:
+            if self.layout == "wide" and not (dim.label_column or self.columns.label):
+                raise ValueError(f"dimension {dim.name} needs label_column in layout wide")
+        if self.votes is not None and self.layout != "wide":
+            raise ValueError("votes need layout wide (one label column per dimension)")
+        if self.votes is not None and self.votes.layout == "columns" and self.dimensions:
+            raise ValueError("votes.layout columns is for single-dimension tasks (use long or list)")
+        if self.dimension_mode == "joint" and not self.joint_prompt:
+            raise ValueError("dimension_mode joint needs joint_prompt")
+        return self
+
+    @property
+    def dimension_names(self) -> list[str]:
+        return [d.name for d in self.dimensions] or [DEFAULT_DIMENSION]
+
+    @property
+    def folder(self) -> Path:
+        return Path(self.source_file).parent if self.source_file else tasks_dir()
+
+
+# ----------------------------------------------------------------------------- registry
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed_yaml(text: str) -> Any:
+    """load_yaml, once per distinct text (board, leaderboard and submit read the same task files many times).
+
+    Keyed by the text itself, so an edited file is parsed again; an error is raised each time, never cached."""
+    return load_yaml(text)
+
+
+def load_task_file(path: Path) -> TaskSpec:
+    """Parse and validate one task YAML; errors name the file and the key."""
+    try:
+        raw = copy.deepcopy(_parsed_yaml(regular_text(path)))  # parsed once per text
+    except UnicodeDecodeError as exc:
+        raise JudgebenchError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise JudgebenchError(f"{path}: cannot read ({exc.strerror})") from None
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise JudgebenchError(f"{path}:{where} invalid YAML ({getattr(exc, 'problem', exc)})") from None
+    if not isinstance(raw, dict):
+        raise JudgebenchError(f"{path}: a task file must be a YAML mapping")
+    if raw.get("kind") == "rubric":  # pointwise rubric tasks: judgebench.kinds.rubric (docs/rubric.md)
+        raise JudgebenchError(f"{path}: a rubric task (kind: rubric); run it with `judgebench rubric run --task {path.stem}`")
+    try:
+        spec = TaskSpec.model_validate(raw)
+    except ValidationError as exc:
+        raise JudgebenchError(f"{path}: {describe_validation_error(exc, TaskSpec)}") from None
+    return spec.model_copy(update={"source_file": str(path)})
+
+
+def task_files(include_paths: Iterable[Path] = ()) -> dict[str, Path]:
+    """Task name (file stem) -> YAML path; user folders (--include-path) override bundled ones."""
+    found: dict[str, Path] = {}
+    for folder in [tasks_dir(), *include_paths]:
+        if not Path(folder).is_dir():
+            raise JudgebenchError(f"--include-path {folder}: not a directory")
+        for path in sorted(Path(folder).glob("*.yaml")) + sorted(Path(folder).glob("*.yml")):
+            found[path.stem] = path
+    return found
+
+
+def get_task(name: str, include_paths: Iterable[Path] = ()) -> TaskSpec:
+    """A task by name (bundled or in an --include-path folder) or by the path of its YAML file.
+
+    Either way the YAML's `name` must equal the file's stem.
+    """
+    files = task_files(include_paths)
+    path = files.get(name)
+    if path is None:
+        candidate = Path(name)
+        if candidate.suffix not in (".yaml", ".yml") or not candidate.is_file():
+            hint = difflib.get_close_matches(name, list(files), n=1)
+            suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
+            raise JudgebenchError(f"unknown task '{name}'{suggestion} (known tasks: {', '.join(sorted(files))})")
+        path = candidate
+    spec = load_task_file(path)
+    if spec.name != path.stem:
+        raise JudgebenchError(f"{path}: key 'name' is '{spec.name}' but the file is {path.name}")
+    return spec
+
+
+def describe_tasks(include_paths: Iterable[Path] = ()) -> list[dict[str, str]]:
+    """One line of facts per task, for `judgebench tasks`."""
+    rows = []
+    for name, path in task_files(include_paths).items():
+        spec = load_task_file(path)
+        rows.append(
+            {
+                "name": name,
+                "version": spec.version,
+                "dataset": f"{spec.dataset.path}:{spec.dataset.split}@{spec.dataset.revision or 'unpinned'}",
+                "dimensions": ",".join(spec.dimension_names),
+                "verdicts": "/".join(spec.verdicts),
+                "demo": "yes" if spec.demo else "no",
+                "file": str(path),
+            }
+        )
+    return rows
+
+
+def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSpec:
+    """The run's task: installed or in --include-path, else the run's own copy (task.yaml)."""
+    from judgebench.core.rundir import TASK_FILE
+    try:
+        return get_task(task, include_paths)
+    except JudgebenchError:
+        copy = run_dir / TASK_FILE
+        if not copy.is_file():
+            raise
+        spec = load_task_file(copy)
+        if spec.name != task:
+            raise JudgebenchError(f"{copy}: key 'name' is '{spec.name}' but the run is of task {task}") from None
+        return spec

@@ -1,0 +1,170 @@
+"""Annotator-level votes: the record one human vote is, reading and writing votes files, and the
+rule that turns a pair's votes into its label.
+
+A votes file is JSON Lines (or CSV with the flat fields), one vote per line:
+
+    {"pair_id": "p1", "annotator": "ann-3", "choice": "A", "model_a": "gpt-4.1", "model_b": "o3",
+     "shown_order": "BA", "timestamp": "2026-11-30T10:02:11Z", "seconds": 41.5,
+     "slices": {"subject": "physics"}}
+
+`choice` is one of A, B, TIE, BOTH_BAD in the pair's stored positions (never the shown ones);
+multi-dimension votes give `choices` ({dimension: label}) instead. `shown_order` says which response
+the annotator saw on the left: AB (response_a on the left) or BA. Optional `length_a/b` (characters) and
+`citations_a/b` carry the responses' style features for arena's style control. The voting page (`annotate`)
+exports this layout; `arena`, the human ceiling and task YAMLs read it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from pydantic import Field, ValidationError, model_validator
+
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import (
+    atomic_path,
+    describe_validation_error,
+    open_regular,
+    read_json_objects,
+)
+from judgebench.core.records import (
+    DEFAULT_DIMENSION,
+    LABELS,
+    Label,
+    Order,
+    PairExample,
+    Strict,
+)
+
+MAJORITY_RULE = (
+    "majority: the label with the most votes; when two or more labels share the most votes "
+    "(e.g. one A and one B) the pair's label is TIE"
+)
+FLAT_FIELDS = ("pair_id", "annotator", "choice", "model_a", "model_b", "shown_order", "timestamp", "seconds", "comment",
+               "length_a", "length_b", "citations_a", "citations_b")
+
+
+class Vote(Strict):
+    """One annotator's vote on one pair, in the pair's stored A/B positions."""
+
+    pair_id: str = Field(min_length=1)
+    annotator: str = Field(min_length=1)
+    choice: Label | None = None  # single-dimension vote
+    choices: dict[str, Label] = Field(default_factory=dict)  # dimension -> label
+    model_a: str | None = None
+    model_b: str | None = None
+    shown_order: Order | None = None  # AB: response_a was shown on the left
+    timestamp: str | None = None  # ISO 8601
+    seconds: float | None = Field(default=None, ge=0)  # time on the page
+    slices: dict[str, str] = Field(default_factory=dict)
+    comment: str | None = None
+    # style features of the two responses (arena's style control); optional
+    length_a: int | None = Field(default=None, ge=0)  # characters
+    length_b: int | None = Field(default=None, ge=0)
+    citations_a: int | None = Field(default=None, ge=0)  # in-text citations
+    citations_b: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Vote:
+        if (self.choice is None) == (not self.choices):
+            raise ValueError("give exactly one of choice (one dimension) or choices (per dimension)")
+        return self
+
+    def label_for(self, dimension: str = DEFAULT_DIMENSION) -> Label | None:
+        """This vote's label on one dimension (None when the vote does not cover it)."""
+        if self.choice is not None:
+            return self.choice if dimension == DEFAULT_DIMENSION or not self.choices else None
+        return self.choices.get(dimension)
+
+
+def majority_label(labels: Sequence[str]) -> Label:
+    """The pair label from its votes under MAJORITY_RULE (a shared top count is a TIE)."""
+    if not labels:
+        raise ValueError("no votes")
+    counts = Counter(labels).most_common()
+    top = counts[0][1]
+    leaders = [label for label, count in counts if count == top]
+    return leaders[0] if len(leaders) == 1 else "TIE"  # type: ignore[return-value]
+
+
+def read_votes(path: Path) -> list[Vote]:
+    """Read a votes file (.jsonl or .csv); a bad row is one error naming the file and line."""
+    if not path.is_file():
+        raise JudgebenchError(f"votes file {path}: no such file")
+    if path.suffix == ".csv":
+        rows = _csv_rows(path)
+    else:
+        rows = read_json_objects(path, "votes file ")
+    votes = []
+    for line, row in rows:
+        try:
+            votes.append(Vote.model_validate(row))
+        except ValidationError as exc:
+            raise JudgebenchError(f"votes file {path}:{line}: {describe_validation_error(exc, Vote)}") from None
+    if not votes:
+        raise JudgebenchError(f"votes file {path}: no votes")
+    return votes
+
+
+def _csv_rows(path: Path) -> list[tuple[int, dict[str, object]]]:
+    try:
+        with open_regular(path, newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            rows = []
+            for line, row in enumerate(reader, start=2):
+                slices = {key[len("slice_"):]: value for key, value in row.items() if key and key.startswith("slice_")}
+                flat = {key: value for key, value in row.items() if key in FLAT_FIELDS and value not in ("", None)}
+                if extra := sorted(k for k in row if k and k not in FLAT_FIELDS and not k.startswith("slice_")):
+                    raise JudgebenchError(f"votes file {path}: unknown columns {extra}; allowed {list(FLAT_FIELDS)} and slice_*")
+                rows.append((line, {**flat, "slices": slices}))
+            return rows
+    except UnicodeDecodeError:
+        raise JudgebenchError(f"votes file {path}: not UTF-8 text") from None
+
+
+def write_votes(path: Path, votes: Iterable[Vote]) -> None:
+    """Write votes as JSON Lines, atomically."""
+    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8") as handle:
+        for vote in votes:
+            handle.write(json.dumps(vote.model_dump(exclude_defaults=True), ensure_ascii=False) + "\n")
+
+
+def votes_by_pair(votes: Iterable[Vote]) -> dict[str, list[Vote]]:
+    """Group votes by pair id, in first-seen order."""
+    grouped: dict[str, list[Vote]] = {}
+    for vote in votes:
+        grouped.setdefault(vote.pair_id, []).append(vote)
+    return grouped
+
+
+def dimension_votes(example: PairExample, dimension: str) -> dict[str, list[Label]] | None:
+    """A pair's votes on one dimension, compact (annotator -> labels in data order), for JudgmentRecord.votes."""
+    if not example.votes:
+        return None
+    out: dict[str, list[Label]] = {}
+    for vote in example.votes:
+        if dimension in vote.labels:
+            out.setdefault(vote.annotator, []).append(vote.labels[dimension])
+    return out
+
+
+def votes_of_examples(examples: Iterable[PairExample]) -> list[Vote]:
+    """A task's annotator-level votes (examples loaded with a `votes:` mapping) as Vote records."""
+    out = []
+    for example in examples:
+        for vote in example.votes or []:
+            single = list(vote.labels) == [DEFAULT_DIMENSION]
+            out.append(Vote(
+                pair_id=example.id, annotator=vote.annotator, model_a=example.model_a, model_b=example.model_b,
+                shown_order=vote.shown_order, timestamp=vote.timestamp, slices=example.slices,
+                **({"choice": vote.labels[DEFAULT_DIMENSION]} if single else {"choices": vote.labels}),
+            ))
+    return out
+
+
+__all__ = ["LABELS", "MAJORITY_RULE", "Vote", "dimension_votes", "majority_label", "read_votes", "votes_by_pair",
+           "votes_of_examples", "write_votes"]
