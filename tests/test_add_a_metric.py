@@ -20,8 +20,8 @@ import pytest
 
 from judgebench.core.catalogue import LEADERBOARD_EXTRAS, SUMMARY_METRICS, Metric
 from judgebench.core.records import JudgmentRecord
+from judgebench.scoring import metrics as value_module
 from judgebench.scoring.judgment_table import dimension_table
-from judgebench.scoring import value_metrics as value_module
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -27,8 +27,7 @@ from judgebench.core.records import (
 )
 from judgebench.core.rundir import read_run, write_run
 from judgebench.publish.verify import validate_run
-from judgebench.scoring.panel_rules import aggregate_votes
-from judgebench.scoring.panel_stats import fleiss_kappa
+from judgebench.scoring.panel_stats import aggregate_votes, fleiss_kappa
 from judgebench.scoring.score import rescore_run, score
 from judgebench.tasks.registry import run_task_spec
 

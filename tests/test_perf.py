@@ -15,9 +15,9 @@ from judgebench.core.records import PairExample
 from judgebench.core.resources import prompts_dir
 from judgebench.core.rundir import TEXT_FIELDS, read_samples
 from judgebench.judging.prompts import _ENV, build_request, load_prompt
+from judgebench.scoring import judgment_table
 from judgebench.scoring.diagnostics import diagnose
 from judgebench.scoring.metrics import confusion_matrix, score_records
-from judgebench.scoring import judgment_table
 
 EXAMPLE = PairExample(
     id="e1", question="Why {{ not }} rendered?", response_a="First <b>answer</b> [1].", response_b="Second, longer answer.",

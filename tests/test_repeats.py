@@ -181,7 +181,7 @@ def test_a_judgment_twice_in_the_repeats_file_is_refused(tmp_path, capsys):
 
 
 def test_the_repeats_cost_line_says_no_tokens_were_reported_rather_than_unpriced():
-    from judgebench.scoring.repeats import format_stability
+    from judgebench.publish.summary import format_stability
 
     records = [rec(e, r, "A", "A") for e in ("e1", "e2") for r in range(2)]  # no tokens, no cost: a built-in judge
     s = stability_summary(records, 2, headline="accuracy", both_bad="tie", allow_tie=False)

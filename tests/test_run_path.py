@@ -21,8 +21,12 @@ from judgebench.core.records import (
     PairVote,
 )
 from judgebench.judging import judgments, prompts
-from judgebench.judging.prompt_hash import chat_json, hash_messages
-from judgebench.judging.prompts import build_request, load_prompt
+from judgebench.judging.prompts import (
+    build_request,
+    chat_json,
+    hash_messages,
+    load_prompt,
+)
 from judgebench.tasks import loading
 from judgebench.tasks.loading import load_examples
 from judgebench.tasks.registry import get_task

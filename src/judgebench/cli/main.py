@@ -151,7 +151,7 @@ def dry_run_command(tasks: list[str], judges: list[Any], output_path: Path, opti
 
 def print_run(summary: Any) -> int:
     """A finished run's summary (and stability figures) on stdout, why it stopped on stderr; its exit code."""
-    from judgebench.scoring.repeats import stability_lines
+    from judgebench.publish.summary import stability_lines
 
     print("\n".join([format_summary(summary.result, summary.run_dir, summary.calls_made), *stability_lines(summary.result)]))
     if summary.stopped:
@@ -178,7 +178,7 @@ def _add_score_parser(sub: Any) -> None:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from judgebench.api import score_run
-    from judgebench.scoring.repeats import stability_lines
+    from judgebench.publish.summary import stability_lines
 
     result = score_run(args.run_dir, include_paths=args.include_path, n_resamples=args.bootstrap)
     print("\n".join([format_summary(result, args.run_dir), *stability_lines(result)]))
@@ -287,11 +287,7 @@ def _add_compare_parser(sub: Any) -> None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from judgebench.api import compare_runs
-    from judgebench.scoring.compare import (
-        format_comparison,
-        gate_message,
-        write_comparison,
-    )
+    from judgebench.publish.compare import format_comparison, gate_message, write_comparison
 
     comparison = compare_runs(args.baseline, args.candidate, seed=args.seed)
     print(format_comparison(comparison, args.max_flips))
@@ -337,7 +333,7 @@ def _add_panel_parser(sub: Any) -> None:
 
 def cmd_panel(args: argparse.Namespace) -> int:
     from judgebench.api import build_panel
-    from judgebench.scoring.panel_stats import format_panel
+    from judgebench.publish.summary import format_panel
 
     result = build_panel(args.run_dirs, args.output_path, aggregate=args.aggregate, include_paths=args.include_path, n_resamples=args.bootstrap)
     print(format_summary(result, args.output_path))

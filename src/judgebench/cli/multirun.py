@@ -23,7 +23,7 @@ def run_several(
     """Run every judge on `task` under `output_path` (multirun.py); the exit code (1: a judge stopped
     early or answered too little, or the panel could not be built)."""
     from judgebench.api import evaluate_judges
-    from judgebench.scoring.panel_stats import format_panel
+    from judgebench.publish.summary import format_panel
 
     codes: list[int] = []
     done = evaluate_judges(

@@ -32,7 +32,7 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
         f"failed {counts.failed} (coverage {counts.coverage:.3f}; {counts.cached} from cache{made})"
     )
     lines += [f"  {note}" for note in run_notes(result.counts, result.usage)]
-    from judgebench.publish.human_rows import summary_lines
+    from judgebench.publish.leaderboard import summary_lines
 
     lines += summary_lines(result)  # data with annotator-level votes: the human ceiling
     lines.append(f"  wrote {run_dir / 'results.json'} and {run_dir / 'samples.jsonl'}")

@@ -31,7 +31,7 @@ from judgebench.judging.pipeline import (
     _template_name,
 )
 from judgebench.judging.prompts import load_prompt
-from judgebench.scoring.repeats import expand_repeats
+from judgebench.judging.repeats import expand_repeats
 from judgebench.tasks.registry import get_task
 
 

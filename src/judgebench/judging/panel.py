@@ -40,7 +40,7 @@ from judgebench.core.rundir import (
     read_run,
     write_run,
 )
-from judgebench.scoring.panel_rules import (
+from judgebench.scoring.panel_stats import (
     AGGREGATES,
     aggregate_votes,
     encode_raw,

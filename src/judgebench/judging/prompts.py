@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 from dataclasses import dataclass
 from functools import cached_property
+from json.encoder import ESCAPE_DCT
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +22,7 @@ from judgebench.core.errors import JudgebenchError, squeezed
 from judgebench.core.files import load_yaml, regular_bytes
 from judgebench.core.records import JudgeRequest, Order, PairExample
 from judgebench.core.resources import prompts_dir
-from judgebench.judging.prompt_hash import hash_messages
 
-# Every template renders sandboxed: a template is data, possibly from a stranger (a submission, a
-# shared task folder), so attribute access to internals (`__globals__`, `__class__`, ...) and any
-# mutation of the variables are refused instead of executed.
 PROMPT_KEYS = ("name", "description", "system", "user")
 _TRUSTED = trusts(JudgeRequest)  # build_request(checked=True) builds without validating again
 _GIVEN = tuple(name for name in JudgeRequest.model_fields if name not in ("reask_reminder", "repeat"))  # build_request's fields
@@ -206,3 +204,67 @@ def _shown_context(context: dict[str, Any], order: Order) -> dict[str, Any]:
         else:
             swapped[key] = value
     return swapped
+
+
+# The prompt hash every record stores: sha256 of the messages' JSON, written without the json encoder.
+
+
+_ESCAPE_OF: dict[int, bytes] = {ord(c): e.encode() for c, e in ESCAPE_DCT.items() if ord(c) < 0x20 or c in '"\\'}
+_PLAIN = bytes(range(256)).translate(None, bytes(_ESCAPE_OF))  # the bytes never escaped
+_BACKSLASH = ord("\\")
+_OPEN, _MIDDLE, _CLOSE, _SEPARATOR = b'{"content": "', b'", "role": "', b'"}', b', {"content": "'
+
+
+def hash_messages(messages: list[dict[str, str]]) -> str:
+    """sha256 (hex) of the messages as `json.dumps(messages, sort_keys=True, ensure_ascii=False)`, UTF-8."""
+    data = chat_json(messages)
+    if data is None:
+        data = json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()
+    return hashlib.sha256(data).hexdigest()
+
+
+def chat_json(messages: object) -> bytes | None:
+    """`json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()` for a list of {content, role}
+    messages with text values; None for any other shape or text that is not valid UTF-8 (a lone surrogate)."""
+    if type(messages) is not list:
+        return None
+    pieces = [b"["]
+    for message in messages:
+        if type(message) is not dict or len(message) != 2:
+            return None
+        content, role = message.get("content"), message.get("role")
+        if type(content) is not str or type(role) is not str:
+            return None
+        try:
+            pieces += (_SEPARATOR if len(pieces) > 1 else _OPEN, _escaped(content), _MIDDLE, _escaped(role), _CLOSE)
+        except UnicodeEncodeError:
+            return None
+    pieces.append(b"]")
+    return b"".join(pieces)
+
+
+_SHORT: dict[str, bytes] = {}  # escapes of short texts that repeat (roles, a system prompt); at most 1,000
+
+
+def _escaped(text: str) -> bytes:
+    """escape_utf8, remembered for short texts."""
+    if len(text) > 256:
+        return escape_utf8(text)
+    data = _SHORT.get(text)
+    if data is None:
+        data = escape_utf8(text)
+        if len(_SHORT) < 1_000:
+            _SHORT[text] = data
+    return data
+
+
+def escape_utf8(text: str) -> bytes:
+    """The UTF-8 bytes of json's escape of `text` (ensure_ascii=False), without the quotes."""
+    data = text.encode()
+    present = set(data.translate(None, _PLAIN))  # the byte values to escape (one pass in C; usually a newline)
+    if _BACKSLASH in present:  # first: every other escape adds a backslash
+        present.discard(_BACKSLASH)
+        data = data.replace(b"\\", _ESCAPE_OF[_BACKSLASH])
+    for byte in present:
+        data = data.replace(bytes((byte,)), _ESCAPE_OF[byte])
+    return data

@@ -77,7 +77,7 @@ def stream_judgments(
     the others are returned for repeats.jsonl.
     """
     from judgebench.calls import run_requests
-    from judgebench.scoring.repeats import expand_repeats, split_repeats
+    from judgebench.judging.repeats import expand_repeats, split_repeats
 
     call = call or run_requests
     per_example = len(plan_requests(spec, list(examples[:1]), template, mode=mode, swap=swap)) or 1

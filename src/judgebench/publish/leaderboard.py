@@ -32,7 +32,12 @@ from judgebench.core.catalogue import (
 )
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import read_model_json
-from judgebench.core.records import JudgmentRecord, MetricValue, RunConfig, RunResult
+from judgebench.core.records import (
+    JudgmentRecord,
+    MetricValue,
+    RunConfig,
+    RunResult,
+)
 from judgebench.core.rundir import (
     SAMPLES_FILE,
     TASK_FILE,
@@ -42,15 +47,15 @@ from judgebench.core.rundir import (
 )
 from judgebench.publish.board import TASK_NAME_RE
 from judgebench.publish.costplot import cost_per_100_comparisons
-from judgebench.publish.human_rows import human_row
 from judgebench.publish.protocols import (
     describe_protocol,
     protocol_cells,
     protocol_columns,
     reported_protocols,
 )
-from judgebench.scoring.repeats import leaderboard_cells as stability_cells
-from judgebench.stats.resampling import DEFAULT_RESAMPLES
+from judgebench.stats.resampling import (
+    DEFAULT_RESAMPLES,
+)
 from judgebench.tasks.registry import TaskSpec, load_task_file, task_files
 
 BASELINE_SEED = 0  # the seed of the built-in judges whose choices the data-derived rows reuse
@@ -157,7 +162,7 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
         }
     )
     row.update(result.diagnostics.get("leaderboard", {}))
-    row.update(stability_cells(result))  # --repeats runs only (stability.py)
+    row.update(stability_cells(result))  # --repeats runs only (below)
     if records is not None:
         row.update(protocol_cells(records, spec, result.config.both_bad))
     return row
@@ -402,3 +407,79 @@ def columns_of(rows: list[dict[str, Any]]) -> list[str]:
     for row in sorted(rows, key=len, reverse=True):
         columns.extend(key for key in row if key not in columns)
     return columns
+
+
+# The leaderboard's `human` row: the human ceiling of a run's data (results.json `human`, ceiling.py),
+
+
+HUMAN_JUDGE = "human (leave one annotator out)"
+COLUMNS = ("annotator_kappa", "annotator_weighted_kappa", "annotator_alpha", "self_consistency",
+           "self_consistency_weighted_kappa")
+
+
+def human_row(result: RunResult, spec: TaskSpec, dataset: str) -> dict[str, Any] | None:
+    """The `human` row of a run's data (None when the run's data has no votes)."""
+    if not result.human:
+        return None
+    headline = spec.headline
+    row: dict[str, Any] = {"kind": "human", "judge": HUMAN_JUDGE, "dataset": dataset}
+    single = len(spec.dimension_names) == 1
+    for dimension, figures in result.human.items():
+        prefix = "" if single else f"{dimension}."
+        loo = "loo_accuracy" if headline == "accuracy" else f"loo_{headline}"
+        row.update(_cell(figures.get(loo), f"{prefix}{headline}"))
+        row.update(_cell(figures.get(loo), f"{prefix}{headline}_vs_majority"))
+        row.update(_cell(figures.get(f"{headline}_vs_annotators"), f"{prefix}{headline}_vs_annotators"))
+        for name in COLUMNS:
+            row.update(_cell(figures.get(name), f"{prefix}{name}"))
+        if dimension == next(iter(result.human)):
+            row["examples"] = figures[loo].n if loo in figures else None
+    return row
+
+
+def _cell(value: MetricValue | None, column: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    name = column.rpartition(".")[2]
+    percent = name in PERCENT_METRICS
+    scale = as_percent if percent else (lambda v: None if v is None else round(v, 4))
+    cells: dict[str, Any] = {column: scale(value.value)}
+    if percent and value.ci_low is not None:
+        cells[f"{column}_ci"] = [scale(value.ci_low), scale(value.ci_high)]
+    return cells
+
+
+def summary_lines(result: RunResult) -> list[str]:
+    """The CLI summary's lines on the human ceiling (none for data without votes)."""
+    lines = []
+    headline = result.config.headline
+    for dimension, figures in (result.human or {}).items():
+        loo, human = figures.get(f"loo_{headline}"), figures.get(f"{headline}_vs_annotators")
+        judge = result.metrics.get(dimension, {}).get(f"{headline}_vs_annotators")
+        if loo is None or loo.value is None:
+            continue
+        parts = [f"leave-one-out {headline} {loo.value:.3f} over {loo.n} pairs with 2+ annotators"]
+        if human is not None and human.value is not None and judge is not None and judge.value is not None:
+            parts.append(f"vs each annotator: judge {judge.value:.3f}, humans {human.value:.3f}")
+        for name in ("annotator_weighted_kappa", "annotator_alpha"):
+            if (value := figures.get(name)) is not None and value.value is not None:
+                parts.append(f"{name} {value.value:.3f}")
+        lines.append(f"  human ceiling ({dimension}): " + "; ".join(parts))
+    return lines
+
+
+def stability_cells(result: RunResult) -> dict[str, Any]:
+    """The leaderboard's stability columns for a run with --repeats N > 1 (none otherwise): N, the
+    mean exact agreement across repeats, and the headline's spread (max - min over repeats) and range,
+    in percent / percentage points."""
+    s = result.stability
+    if s is None:
+        return {}
+    spread = None if s.headline_min is None or s.headline_max is None else s.headline_max - s.headline_min
+    low, high = as_percent(s.headline_min), as_percent(s.headline_max)
+    return {
+        "repeats": s.repeats,
+        "repeat_agreement_pct": as_percent(s.agreement_mean),
+        "repeat_spread_pts": as_percent(spread),
+        "repeat_headline_range": None if low is None or high is None else f"{low:.2f}-{high:.2f}",
+    }

@@ -17,30 +17,31 @@ from typing import Any
 import pandas as pd
 
 from judgebench.core.background import prepared
-from judgebench.core.catalogue import SAMPLES_ONLY_HEADLINE
+from judgebench.core.catalogue import HEADLINES, SAMPLES_ONLY_HEADLINE
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import atomic_path, read_model_json, write_atomic, write_json
 from judgebench.core.records import JudgmentRecord, RunResult
 from judgebench.core.rundir import (
+    MEMBERS_DIR,
     REPORT_DIR,
     RESULTS_FILE,
     SAMPLES_FILE,
     check_samples_match,
     read_judgments,
 )
-from judgebench.publish.report_extra import extra_sections
-from judgebench.publish.report_frames import (
-    accuracy_frame,
-    bias_frame,
-    confusion_frame,
-    curve_frame,
-    flips_frame,
-    ratings_frame,
+from judgebench.publish.costplot import (
+    PLOT_STEM,
+    CostPoint,
+    mark_pareto,
+    markdown_lines,
+    plot_points,
+    run_point,
 )
 from judgebench.scoring.diagnostics import diagnose
-from judgebench.scoring.panel_stats import format_panel
-from judgebench.scoring.repeats import format_stability
+from judgebench.publish.summary import format_panel
+from judgebench.publish.summary import format_stability
 from judgebench.scoring.score import check_run_dimensions
+from judgebench.scoring.selfpref import format_self_preference, self_preference
 
 N_RESAMPLES = 1000
 
@@ -345,3 +346,111 @@ def _plots(out_dir: Path, slug: str, name: str, d: dict[str, Any], headline: str
         plot(frame, out_dir / f"{stem}.png", f"{title} ({name})")
         lines += [f"![{title}]({stem}.png)", "", f"Data: [{stem}.csv]({stem}.csv)", ""]
     return lines
+
+
+# The report's run-level sections of issue 13: self-preference (selfpref.py) and cost vs accuracy
+
+
+def extra_sections(
+    out_dir: Path, records: list[JudgmentRecord], result: RunResult | None, seed: int, n_resamples: int,
+    run_dir: Path | None = None,
+) -> str:
+    """Self-preference (selfpref.py; the run's stored figure, computed with its task's model_families)
+    and cost vs accuracy (costplot.py: the run's headline with its interval against its cost; a panel's
+    members beside it, the Pareto front marked)."""
+    stored = result.diagnostics.get("self_preference") if result else None
+    selfpref = stored or self_preference(records, records[0].judge, n_resamples=n_resamples, seed=seed)
+    points = cost_points(result, run_dir)
+    png = f"{PLOT_STEM}.png" if points else None
+    if points and png:
+        plot_points(points, out_dir / png, f"{points[0].judge}: cost vs accuracy", result.config.headline)  # type: ignore[union-attr]
+    headline = result.config.headline if result else SAMPLES_ONLY_HEADLINE
+    lines = ["## Self-preference and cost", "", *format_self_preference(selfpref)]
+    return "\n".join([*lines, *markdown_lines(points, headline, png)]) + "\n"
+
+
+def cost_points(result: RunResult | None, run_dir: Path | None) -> list[CostPoint]:
+    """The run's point; for a panel also its members' (from DIR/members/, the copies panel.py keeps),
+    each with a known cost only. More than one point: the Pareto front marked."""
+    point = run_point(result) if result else None
+    if point is None or result is None or result.config.kind != "panel" or run_dir is None:
+        return [point] if point else []
+    members = [read_model_json(path, RunResult) for path in sorted((run_dir / MEMBERS_DIR).glob(f"*/{RESULTS_FILE}"))]
+    return mark_pareto([point, *[p for p in map(run_point, members) if p is not None]])
+
+
+# The tables behind `report`'s plots (each also written as the plot's CSV), from one dimension's
+
+
+def flips_frame(diag: dict[str, Any]) -> pd.DataFrame:
+    rows = [{"dimension": name, **flip}
+            for name, d in diag["dimensions"].items() for flip in d["order"].get("flips", [])]
+    columns = ["dimension", "example_id", "label", "verdict_ab", "verdict_ba", "kind"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _stat_row(name: str, stat: dict[str, Any] | None, **extra: Any) -> dict[str, Any]:
+    stat = stat or {}
+    return {"metric": name, **extra, "value": stat.get("value"), "ci_low": stat.get("ci_low"),
+            "ci_high": stat.get("ci_high"), "n": stat.get("n")}
+
+
+def bias_frame(d: dict[str, Any]) -> pd.DataFrame:
+    """Position, length and citation rates with intervals (one row per rate)."""
+    order = d["order"]
+    rows = [_stat_row("position_bias", order.get("position_bias"), who="judge"),
+            _stat_row("label_a_share", order.get("label_a_share"), who="human")]
+    if order.get("order_consistency"):
+        rows += [_stat_row("order_consistency", order["order_consistency"], who="judge"),
+                 _stat_row("flip_rate", order["flip_rate"], who="judge")]
+    for style in ("length", "citations"):
+        section = d.get(style, {})
+        for key, tag in (("preferred_larger", "all"), ("preferred_larger_gap", "gap"),
+                         ("comparable", "comparable")):
+            if key in section and "skipped" not in section[key]:
+                for who in ("judge", "human"):
+                    rows.append(_stat_row(f"{style}_preferred_larger_{tag}", section[key][who],
+                                          who=who))
+    return pd.DataFrame(rows)
+
+
+def curve_frame(d: dict[str, Any]) -> pd.DataFrame:
+    """P(prefers A) by log length ratio bin, for the judge and for the humans."""
+    rows = []
+    for b in d["length"]["curve"]:
+        for who in ("judge", "human"):
+            rows.append(_stat_row("p_prefers_a", b[f"{who}_p_a"], who=who, bin=b["bin"],
+                                  x_mean=b["x_mean"], n_examples=b["n_examples"]))
+    return pd.DataFrame(rows)
+
+
+def confusion_frame(d: dict[str, Any]) -> pd.DataFrame:
+    """Human label (rows) by judge verdict (columns), judgments of both orders pooled."""
+    return pd.DataFrame(d["confusion"]).T.rename_axis("label")
+
+
+def accuracy_frame(d: dict[str, Any], headline: str) -> pd.DataFrame:
+    """Headline accuracy overall, per slice and per length / citation bucket."""
+    metric = headline if headline in HEADLINES else SAMPLES_ONLY_HEADLINE
+    acc = d["accuracy"]
+    rows = [_stat_row(metric, acc[metric], group="all", value_name="all")]
+    for column, values in acc["by_slice"].items():
+        rows += [_stat_row(metric, v[metric], group=column, value_name=k)
+                 for k, v in values.items()]
+    for style, group in (("length", "length_ratio"), ("citations", "citation_gap")):
+        for b in d.get(style, {}).get("by_bucket", []):
+            rows.append(_stat_row(metric, b[metric], group=group, value_name=b["bucket"]))
+    return pd.DataFrame(rows).rename(columns={"value_name": "slice"})
+
+
+def ratings_frame(d: dict[str, Any]) -> pd.DataFrame | None:
+    """Response-model ratings from the human labels and from the judge, side by side."""
+    system = d["system"]
+    if "skipped" in system:
+        return None
+    return pd.DataFrame([
+        {"model": r["model"], "battles": r["battles"],
+         **{f"{who}_{k}": r[who][k] for who in ("human", "judge")
+            for k in ("value", "ci_low", "ci_high")}}
+        for r in system["ratings"]
+    ])

@@ -25,15 +25,18 @@ The checks, in order (the first that fails rejects the run with a one-line reaso
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import math
+import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError, Rejected
-from judgebench.core.files import regular_bytes
+from judgebench.core.files import is_inside, regular_bytes
 from judgebench.core.records import (
     ORDERS,
     JudgeRequest,
@@ -44,7 +47,15 @@ from judgebench.core.records import (
     failure_of,
 )
 from judgebench.core.rundir import DuplicateJudgment, read_run
+from judgebench.judges.builtin import BUILTIN_JUDGES, make_builtin_judge
 from judgebench.judging.judgments import plan_requests
+from judgebench.judging.panel import (
+    MEMBERS_DIR,
+    Member,
+    answers_sha256,
+    check_compatible,
+    combine,
+)
 from judgebench.judging.prompts import PromptTemplate, load_prompt
 from judgebench.publish.board import (
     PROMPTS_DIR,
@@ -52,10 +63,8 @@ from judgebench.publish.board import (
     registered_task,
     registered_templates,
 )
-from judgebench.publish.verify_builtin import check_builtin_answers, check_judge_name
-from judgebench.publish.verify_data import check_data
-from judgebench.publish.verify_panel import check_panel
 from judgebench.scoring.score import rederive_record, score
+from judgebench.tasks.loading import LoadedTask, load_examples
 from judgebench.tasks.registry import TaskSpec
 from judgebench.tasks.votes import dimension_votes
 
@@ -349,3 +358,213 @@ def _labels(result: RunResult) -> list[str]:
     return labels
 
 
+# Verifying a built-in judge's run and reserving judge-id prefixes (part of verify.py's `task` and `verdicts`).
+
+
+RESERVED = re.compile(r"\W*(builtin|replay|panel)\W", re.IGNORECASE)
+
+
+def check_judge_name(result: RunResult) -> None:
+    """A reserved prefix only in its exact form and for the runs it names."""
+    config = result.config
+    judge = config.judge
+    if judge.startswith("replay/"):
+        raise Rejected("task", f"judge {judge} replays recorded answers: a regression check, not a judge result")
+    if judge.startswith("builtin/"):
+        if judge not in BUILTIN_JUDGES:
+            raise Rejected("task", f"judge {judge[:80]!r} is not a built-in judge ({', '.join(BUILTIN_JUDGES)})")
+        if config.kind == "panel" or config.judge_args:
+            raise Rejected("task", f"built-in judge {judge} takes no judge_args and is not a panel")
+        return
+    if judge.startswith("panel/"):
+        if config.kind != "panel":
+            raise Rejected("task", f"judge {judge[:80]!r}: the panel/ prefix is reserved for panel runs")
+        return
+    if RESERVED.match(judge):
+        raise Rejected(
+            "task",
+            f"judge {judge[:80]!r} looks like a reserved judge id (builtin/, panel/, replay/): choose another name",
+        )
+
+
+def check_builtin_answers(result: RunResult, records: list[JudgmentRecord], requests: list[JudgeRequest]) -> None:
+    """Every sample of a built-in judge's run carries exactly the answer that judge renders."""
+    judge = make_builtin_judge(result.config.judge, seed=result.config.seed)
+    expected: dict[tuple[str, str, str], str | None] = {}
+
+    async def answer_all() -> list[str | None]:
+        return [(await judge.judge(request)).text for request in requests]
+
+    for request, text in zip(requests, asyncio.run(answer_all())):
+        for dimension in request.dimensions:
+            expected[(request.example_id, dimension, request.order)] = text
+    for record in records:
+        key = (record.example_id, record.dimension, record.order)
+        if record.status == "FAILED" and (record.error or "").startswith("not attempted") and result.config.partial:
+            continue
+        if record.raw != expected.get(key):
+            raise Rejected(
+                "verdicts",
+                f"example {key[0]}, dimension {key[1]}, order {key[2]}: raw answer {str(record.raw)[:40]!r} is not "
+                f"what built-in judge {result.config.judge} answers ({str(expected.get(key))[:40]!r}); "
+                "a built-in judge's run is re-run on submission",
+            )
+
+
+# Verifying the data a submitted run claims: the examples reloaded, their fingerprint, the revision,
+
+
+SHA_RE = re.compile(r"[0-9a-f]{40}")
+
+
+def check_data(result: RunResult, spec: TaskSpec, dataset_path: str | None, known: list[RunResult]) -> LoadedTask:
+    """Reload the examples the run claims to have judged; fingerprints and revisions must agree."""
+    info, limit = result.config.dataset, result.config.limit
+    if info.demo:
+        if info.revision is not None or info.resolved_revision is not None:
+            raise Rejected("data", f"dataset revision {info.resolved_revision or info.revision!r} on a demo run: the bundled demo split has no revision")
+        loaded = _load(spec, demo=True, limit=limit)
+        where = "the task's bundled demo data"
+    else:
+        _check_revision(result, spec)
+        if dataset_path is None and info.source != spec.dataset.path:
+            raise Rejected(
+                "data",
+                f"the run judged {info.source!r}, not the task's dataset {spec.dataset.path!r}; "
+                "a local copy can be verified with --dataset-path",
+            )
+        revision = info.resolved_revision or info.revision
+        loaded = _load(spec, dataset_path=dataset_path, split=info.split, revision=revision, limit=limit)
+        where = f"the data loaded from {dataset_path or spec.dataset.path}"
+    if info.fingerprint != loaded.dataset.fingerprint:
+        raise Rejected(
+            "data",
+            f"dataset fingerprint {info.fingerprint[:12]} does not match {where} ({loaded.dataset.fingerprint[:12]})",
+        )
+    if not info.demo:
+        _check_known(result, spec, known)
+    return loaded
+
+
+def _check_revision(result: RunResult, spec: TaskSpec) -> None:
+    """On the task's own dataset: a pinned commit must be the one loaded; unpinned, the commit must be recorded.
+
+    Runs on a local copy are checked by fingerprint against accepted runs instead (_check_known).
+    """
+    info = result.config.dataset
+    if info.source != spec.dataset.path:
+        return
+    pinned = spec.dataset.revision
+    recorded = info.resolved_revision or info.revision
+    if pinned and SHA_RE.fullmatch(pinned):
+        if recorded != pinned:
+            raise Rejected("data", f"dataset revision {recorded!r} is not the task's pinned revision {pinned}")
+    elif not Path(info.source).exists():
+        if not (recorded and SHA_RE.fullmatch(recorded)):
+            raise Rejected(
+                "data",
+                f"dataset revision {recorded!r} is not a commit: the task is unpinned, so the run must "
+                "record the resolved commit it loaded",
+            )
+
+
+def _check_known(result: RunResult, spec: TaskSpec, known: list[RunResult]) -> None:
+    """Accepted runs on the same data (task source, revision, split, size) must share the fingerprint."""
+    info = result.config.dataset
+    same_source = info.source == spec.dataset.path
+    peers = [
+        other
+        for other in known
+        if not other.config.dataset.demo
+        and other.config.limit == result.config.limit
+        and other.config.dataset.split == info.split
+        and other.config.dataset.source == spec.dataset.path
+    ]
+    fingerprints = {other.config.dataset.fingerprint for other in peers}
+    if same_source:
+        revision = info.resolved_revision or info.revision
+        same_revision = {
+            other.config.dataset.fingerprint
+            for other in peers
+            if (other.config.dataset.resolved_revision or other.config.dataset.revision) == revision
+        }
+        if same_revision and info.fingerprint not in same_revision:
+            raise Rejected("data", f"dataset fingerprint {info.fingerprint[:12]} differs from accepted runs on {spec.dataset.path}@{revision}")
+    elif info.fingerprint not in fingerprints:
+        raise Rejected(
+            "data",
+            f"the run judged {info.source!r}, whose fingerprint {info.fingerprint[:12]} matches no accepted run "
+            f"of the task's dataset {spec.dataset.path}",
+        )
+
+
+def _load(spec: TaskSpec, **kwargs: Any) -> LoadedTask:
+    try:
+        return load_examples(spec, **kwargs)
+    except JudgebenchError as exc:
+        raise Rejected("data", f"cannot reload the examples to verify the run ({exc}); pass a local copy with --dataset-path") from None
+
+
+# Verifying a submitted panel (verify.py calls this in place of the prompt check).
+
+
+NAME_RE = re.compile(r"[0-9]+-[A-Za-z0-9._-]{1,60}")
+
+
+def check_panel(
+    run_dir: Path,
+    result: RunResult,
+    records: list[JudgmentRecord],
+    spec: TaskSpec,
+    validate: Callable[[Path], Any],
+) -> None:
+    """Raise Rejected("panel", ...) unless the panel follows from its verified members."""
+    config = result.config
+    if config.aggregate is None or len(config.members) < 2:
+        raise Rejected("panel", "a panel must name its aggregate and at least two members")
+    names, answers = [m.run_dir for m in config.members], [m.answers_sha256 for m in config.members]
+    if len(set(names)) < len(names) or len(set(answers)) < len(answers):
+        raise Rejected("panel", "two members are the same run (the same folder or the same answers): a run votes once")
+    members = [_verified_member(run_dir, recorded.run_dir, validate) for recorded in config.members]
+    for recorded, member in zip(config.members, members):
+        claimed = member.result.config
+        if (claimed.judge, claimed.prompt_template_hash) != (recorded.judge, recorded.prompt_template_hash):
+            raise Rejected("panel", f"member {recorded.run_dir} is judge {claimed.judge!r}; the panel records {recorded.judge!r}")
+        if answers_sha256(member.records) != recorded.answers_sha256:
+            raise Rejected("panel", f"member {recorded.run_dir}: its answers are not the ones the panel recorded")
+        if claimed.dataset.fingerprint != config.dataset.fingerprint or claimed.task != config.task or claimed.both_bad != config.both_bad:
+            raise Rejected("panel", f"member {recorded.run_dir} is not of the panel's task, data and Both-Bad rule")
+    try:
+        check_compatible(members)
+        expected = combine(members, config.aggregate, "TIE" in spec.verdicts)
+    except JudgebenchError as exc:
+        raise Rejected("panel", str(exc)) from None
+    _check_same_records(records, expected)
+
+
+def _verified_member(run_dir: Path, name: str, validate: Callable[[Path], Any]) -> Member:
+    root = run_dir / MEMBERS_DIR
+    folder = root / name
+    if not NAME_RE.fullmatch(name) or not is_inside(folder, root) or not folder.is_dir():
+        raise Rejected("panel", f"member {name[:80]!r} is not in {root}/: a panel is verified only with its members' run directories")
+    try:
+        verified = validate(folder)
+    except Rejected as exc:
+        raise Rejected("panel", f"member {name}: {exc.check}: {exc.reason}") from None
+    if verified.result.config.kind != "run":
+        raise Rejected("panel", f"member {name} is itself a panel")
+    return Member(folder, name, verified.result, verified.records)
+
+
+def _check_same_records(records: list[JudgmentRecord], expected: list[JudgmentRecord]) -> None:
+    mine = {(r.example_id, r.dimension, r.order): r for r in records}
+    theirs = {(r.example_id, r.dimension, r.order): r for r in expected}
+    if set(mine) != set(theirs):
+        extra = min(set(mine) ^ set(theirs))
+        raise Rejected("panel", f"the panel's judgments differ from its members' at {'/'.join(extra)}")
+    for key, record in mine.items():
+        want = theirs[key].model_dump()
+        got = record.model_dump()
+        for name, value in want.items():
+            if got[name] != value:
+                raise Rejected("panel", f"{'/'.join(key)}: {name} is {got[name]!r}; the members give {value!r}")

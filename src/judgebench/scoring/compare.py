@@ -11,7 +11,6 @@ that test gives p < ALPHA.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ import numpy as np
 from judgebench.core.catalogue import metric
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import JudgmentRecord, RunResult, failure_of
-from judgebench.scoring.value_metrics import comparison_lines, run_values
+from judgebench.scoring.metrics import run_values
 from judgebench.stats.paired import (
     ALPHA,
     BOOTSTRAP_RESAMPLES,
@@ -301,100 +300,3 @@ def _notes(base: RunResult, cand: RunResult, base_table: dict, cand_table: dict,
 # ----------------------------------------------------------------------------- output
 
 
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.2f}%"
-
-
-def _points(value: float) -> str:
-    return f"{100 * value:+.2f} points"
-
-
-def describe_test(comparison: Comparison) -> str:
-    """The test in one phrase: name, unit, n, p (and the resample count for Monte Carlo)."""
-    t = comparison.test
-    drawn = f", {t.resamples} seeded sign patterns" if t.resamples else ""
-    return f"{t.name}, unit example, n = {t.n} changed examples ({t.rose} rose, {t.fell} fell){drawn}, p = {t.p:.4g}"
-
-
-def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:
-    """A human summary: figures, the paired test, deltas, hashes, flips."""
-    if max_flips < 0:
-        raise JudgebenchError(f"--max-flips: expected a non-negative count, got {max_flips}")
-    c, base, cand = comparison, comparison.baseline, comparison.candidate
-    template_changed = "changed" if base.prompt_template_hash != cand.prompt_template_hash else "same"
-    verdict = f"significant at {ALPHA:g}" if c.significant else f"not significant at {ALPHA:g}"
-    lines = [
-        f"compare {c.task}: baseline {base.run_dir} ({base.judge}) vs candidate {cand.run_dir} ({cand.judge})",
-        f"  prompt template   baseline {base.prompt_template}@{base.prompt_template_hash[:10]}, "
-        f"candidate {cand.prompt_template}@{cand.prompt_template_hash[:10]} ({template_changed})",
-        f"  paired            {c.examples} examples, {c.judgments} judgments "
-        "(unit: the example, its orders and dimensions averaged)",
-        f"  {c.headline + ' (' + c.scope + ')':<17} {_pct(base.value)} -> {_pct(cand.value)}: {_points(c.difference)}, "
-        f"95% paired-bootstrap CI [{100 * c.ci_low:+.2f}, {100 * c.ci_high:+.2f}]",
-        f"  paired test       {describe_test(c)} ({verdict})",
-        f"  order consistency {_pct(base.order_consistency)} -> {_pct(cand.order_consistency)}"
-        + (
-            f" ({_points(cand.order_consistency - base.order_consistency)})"
-            if base.order_consistency is not None and cand.order_consistency is not None
-            else ""
-        ),
-        f"  invalid rate      {_pct(base.invalid_rate)} -> {_pct(cand.invalid_rate)} ({_points(cand.invalid_rate - base.invalid_rate)})",
-        f"  failed rate       {_pct(base.failed_rate)} -> {_pct(cand.failed_rate)} ({_points(cand.failed_rate - base.failed_rate)})",
-    ]
-    if c.per_dimension:
-        lines.append(f"  per dimension     {c.headline}, baseline -> candidate (descriptive; the test is per example)")
-    for dimension, values in c.per_dimension.items():
-        lines.append(
-            f"    {dimension}: {_pct(values['baseline'])} -> {_pct(values['candidate'])} ({_points(values['difference'])})"
-        )
-    lines.extend(comparison_lines(c.value_metrics))  # value-only catalogue metrics (value_metrics.py)
-    if cand.unrecorded or base.unrecorded:
-        lines.append(
-            f"  unrecorded prompts: candidate {cand.unrecorded}, baseline {base.unrecorded} "
-            "(replay had no recorded answer: the rendered prompt changed)"
-        )
-    lines.extend(_flip_lines(c.flips, max_flips))
-    lines.extend(f"  note: {note}" for note in c.notes)
-    return "\n".join(lines)
-
-
-def _flip_lines(flips: list[Flip], max_flips: int) -> list[str]:
-    counts = {kind: sum(f.change == kind for f in flips) for kind in ("fixed", "broken", "changed")}
-    lines = [
-        f"  flips             {len(flips)} examples changed: {counts['fixed']} fixed (score rose), "
-        f"{counts['broken']} broken (score fell), {counts['changed']} other (verdicts changed, same score)"
-    ]
-    shown = sorted(flips, key=lambda f: ({"broken": 0, "fixed": 1}.get(f.change, 2), f.example_id))[:max_flips]
-    if shown:
-        lines.append("    example | label | score baseline -> candidate | change | verdicts baseline -> candidate")
-        lines.extend(
-            f"    {f.example_id} | {f.label} | {f.baseline:.2f} -> {f.candidate:.2f} | {f.change} | {', '.join(f.judgments)}"
-            for f in shown
-        )
-    if len(flips) > len(shown):
-        lines.append(f"    ... {len(flips) - len(shown)} more (all in --output FILE)")
-    return lines
-
-
-def gate_message(comparison: Comparison, worse_by_points: float) -> tuple[bool, str]:
-    """(failed, one line) for --fail-if-worse-by: the decision uses the reported paired test."""
-    change = 100 * comparison.difference
-    test = describe_test(comparison)
-    if comparison.regressed(worse_by_points):
-        return True, (
-            f"regression: {comparison.headline} dropped {-change:.2f} points (> {worse_by_points:g}), "
-            f"significant ({test})"
-        )
-    if change >= 0:
-        why = "not a drop"
-    elif -change <= worse_by_points:
-        why = "not more than the threshold"
-    else:
-        why = f"not significant: {test}"
-    return False, f"gate passed: change {change:+.2f} points ({why}; threshold {worse_by_points:g} points)"
-
-
-def write_comparison(comparison: Comparison, path: Path) -> None:
-    from judgebench.core.files import write_atomic
-
-    write_atomic(path, json.dumps(comparison.to_json(), indent=2) + "\n")

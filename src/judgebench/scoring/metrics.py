@@ -20,14 +20,20 @@ Conventions
 
 from __future__ import annotations
 
+import math
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 import krippendorff
 import numpy as np
 
-from judgebench.core.catalogue import MEAN_METRICS, ORDERED_NAMES, SLICE_METRICS
-from judgebench.core.records import JudgmentRecord, MetricValue
+from judgebench.core.catalogue import (
+    MEAN_METRICS,
+    ORDERED_NAMES,
+    SLICE_METRICS,
+    VALUE_METRICS,
+)
+from judgebench.core.records import JudgmentRecord, MetricValue, RunResult
 from judgebench.scoring.judgment_table import (
     CATEGORIES,
     CODE,
@@ -38,11 +44,8 @@ from judgebench.scoring.judgment_table import (
     dimension_table,
     dimension_tables,
 )
-from judgebench.scoring.value_metrics import value_metrics
 from judgebench.stats.exact_sums import blas_for, row_types, sums_are_exact, type_counts
 from judgebench.stats.resampling import percentile_interval, resample_batches
-
-# --------------------------------------------------------------------------- scores
 
 
 def _code(value: str | None, what: str) -> int:
@@ -394,3 +397,34 @@ def score_records(
         slices = {d: _slice_metrics(t, slice_columns, n_resamples, seed, confidence)
                   for d, t in tables.items()}
     return metrics, slices
+
+
+# Value-only metrics: the catalogue entries that carry their own function (catalogue.Metric.value).
+
+
+def value_metrics(t: Table, names: Collection[str] | None = None) -> dict[str, MetricValue]:
+    """Catalogue name -> MetricValue for every value-only metric (of `names`, when given), in catalogue order.
+
+    A value that is None, NaN or infinite is reported as None (undefined), as metrics.py does.
+    """
+    out: dict[str, MetricValue] = {}
+    for m in VALUE_METRICS:
+        if names is not None and m.name not in names:
+            continue
+        value, n = m.value(t)  # type: ignore[misc]  # VALUE_METRICS holds only entries with a function
+        finite = value is not None and math.isfinite(value)
+        out[m.name] = MetricValue(value=float(value) if finite else None, n=int(n))  # type: ignore[arg-type]
+    return out
+
+
+def run_values(base: RunResult, cand: RunResult, scope: str) -> dict[str, dict[str, float | None]]:
+    """`compare`: each whole run's value of every value-only leaderboard metric in `scope` (absent: None)."""
+
+    def value(result: RunResult, name: str) -> float | None:
+        found = result.metrics.get(scope, {}).get(name)
+        return None if found is None else found.value
+
+    return {m.name: {"baseline": value(base, m.name), "candidate": value(cand, m.name)}
+            for m in VALUE_METRICS if m.leaderboard}
+
+

@@ -16,6 +16,8 @@ panel's judgments are known without its run directory. Reported:
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -32,7 +34,6 @@ from judgebench.core.records import (
 )
 from judgebench.scoring.judgment_table import CODE, example_table
 from judgebench.scoring.metrics import cohen_kappa
-from judgebench.scoring.panel_rules import ABSTAIN, decode_raw
 from judgebench.stats.paired import paired_test
 
 
@@ -176,24 +177,89 @@ def panel_summary(records: Sequence[JudgmentRecord], config: RunConfig) -> Panel
     )
 
 
-def format_panel(summary: PanelSummary) -> list[str]:
-    """The panel section as text lines (CLI summary and report.md): agreement, test, biases."""
-    pct = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"
-    num = lambda v: "n/a" if v is None else f"{v:.3f}"
-    lines = [f"Panel ({summary.aggregate}) of {len(summary.judges)} judges; Cohen's kappa (judgments both answered):"]
-    for i, judge in enumerate(summary.judges):
-        cells = " ".join(f"{num(k):>7}" for k in summary.cohen_kappa[i])
-        lines.append(f"  [{i + 1}] {cells}  {judge}")
-    lines.append(f"Fleiss' kappa {num(summary.fleiss_kappa)} (n = {summary.fleiss_kappa_n} judgments every member answered)")
-    v = summary.versus_best
-    if v is not None:
-        lines.append(
-            f"Panel vs best member {v.best_member}: {pct(v.panel_value)} vs {pct(v.best_value)} "
-            f"({100 * v.difference:+.2f} points); {v.test}, unit example, n = {v.n} ({v.rose} rose, {v.fell} fell), p = {v.p:.4g}"
-        )
-    lines.append("judge | headline | coverage | position bias | longer preferred")
-    lines.extend(
-        f"{f.judge} | {pct(f.headline)} | {pct(f.coverage)} | {pct(f.position_bias)} | {pct(f.longer_preferred_rate)}"
-        for f in summary.figures
+# How a panel turns its members' votes into one verdict, and the panel's raw-answer format.
+
+
+AGGREGATES: tuple[str, ...] = ("majority", "mean", "unanimous-else-tie")
+ABSTAIN: tuple[str, ...] = ("INVALID", "FAILED", "MISSING")
+VOTES: tuple[str, ...] = ("A", "B", "TIE", *ABSTAIN)
+_HALVES = {"A": 2, "TIE": 1, "B": 0}  # mean scores in halves: A=1, TIE=0.5, B=0
+
+
+def vote_of(record: JudgmentRecord | None) -> str:
+    """A member's vote on one judgment: its mapped verdict, or why it abstains."""
+    if record is None:
+        return "MISSING"
+    if record.status == "ANSWERED" and record.verdict is not None:
+        return record.verdict
+    return "FAILED" if record.status == "FAILED" else "INVALID"
+
+
+def aggregate_votes(votes: Sequence[str], aggregate: str, allow_tie: bool) -> str | None:
+    """The panel verdict (dataset positions) from the members' votes; None: the panel is INVALID."""
+    answered = [v for v in votes if v not in ABSTAIN]
+    if not answered:
+        return None
+    if aggregate == "majority":
+        return _majority(answered, allow_tie)
+    if aggregate == "mean":
+        return _mean(answered, allow_tie)
+    if aggregate == "unanimous-else-tie":
+        if len(set(answered)) == 1:
+            return answered[0]
+        return "TIE" if allow_tie else None
+    raise ValueError(f"unknown aggregate {aggregate!r}; known: {', '.join(AGGREGATES)}")
+
+
+def _majority(answered: list[str], allow_tie: bool) -> str:
+    counts = Counter(answered)
+    top = max(counts.values())
+    leaders = {v for v, c in counts.items() if c == top}
+    if len(leaders) == 1:
+        return leaders.pop()
+    return "TIE" if allow_tie else _chair(answered, leaders)
+
+
+def _chair(answered: list[str], leaders: set[str]) -> str:
+    """The split breaker of a binary task: the first member (in the order given) voting for a leader."""
+    return next(v for v in answered if v in leaders)
+
+
+def _mean(answered: list[str], allow_tie: bool) -> str:
+    """Exact integer comparisons of m = s / (2n), s the sum of the votes in halves."""
+    s, n = sum(_HALVES[v] for v in answered), len(answered)
+    if allow_tie:
+        return "A" if 3 * s > 4 * n else "B" if 3 * s < 2 * n else "TIE"
+    return "A" if s > n else "B" if s < n else _chair(answered, {"A", "B"})
+
+
+def encode_raw(aggregate: str, votes: Sequence[str]) -> str:
+    """The panel judgment's raw answer: its aggregate and the member votes, in the members' order."""
+    return json.dumps({"panel": aggregate, "votes": list(votes)}, separators=(", ", ": "))
+
+
+def decode_raw(raw: str | None, n_members: int) -> list[str] | None:
+    """The votes in a panel raw answer; None when it is not one (wrong shape, count or vote)."""
+    try:
+        data = json.loads(raw or "")
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or set(data) != {"panel", "votes"}:
+        return None
+    votes = data["votes"]
+    if not isinstance(votes, list) or len(votes) != n_members or any(v not in VOTES for v in votes):
+        return None
+    return votes
+
+
+def rederive(record: JudgmentRecord, aggregate: str, n_members: int, allow_tie: bool) -> JudgmentRecord:
+    """The panel record as its votes decide it: status, verdict, and the verdict in shown positions."""
+    votes = decode_raw(record.raw, n_members)
+    verdict = None if votes is None else aggregate_votes(votes, aggregate, allow_tie)
+    return record.model_copy(
+        update={
+            "status": "ANSWERED" if verdict is not None else "INVALID",
+            "verdict": verdict,
+            "verdict_shown": verdict if record.order == "AB" else swap_verdict(verdict),
+        }
     )
-    return lines

@@ -26,35 +26,23 @@ from typing import Any
 
 import numpy as np
 
-from judgebench.core.catalogue import as_percent, metric
+from judgebench.core.catalogue import metric
 from judgebench.core.records import (
-    JudgeRequest,
     JudgmentRecord,
     RepeatStability,
-    RunResult,
     swap_verdict,
 )
-from judgebench.scoring.panel_rules import ABSTAIN, aggregate_votes, vote_of
-from judgebench.scoring.panel_stats import example_scores
+from judgebench.scoring.panel_stats import (
+    ABSTAIN,
+    aggregate_votes,
+    example_scores,
+    vote_of,
+)
 from judgebench.scoring.usage import summarize_usage
 from judgebench.stats.resampling import percentile_interval, resample_batches
 
 Key = tuple[str, str, str]  # example, dimension, order
 RESAMPLE_BATCH = 500
-MAX_REPEATS = 100  # --repeats above this is refused (exit 2): a typo, not a stability study
-
-
-def expand_repeats(requests: Sequence[JudgeRequest], repeats: int) -> list[JudgeRequest]:
-    """Every request `repeats` times, repeat-major (repeat 0's requests are the ones given)."""
-    out = list(requests)
-    for r in range(1, repeats):
-        out += [request.model_copy(update={"repeat": r}) for request in requests]
-    return out
-
-
-def split_repeats(records: Sequence[JudgmentRecord]) -> tuple[list[JudgmentRecord], list[JudgmentRecord]]:
-    """(repeat 0's records, the other repeats' records), each in the order given."""
-    return [r for r in records if r.repeat == 0], [r for r in records if r.repeat != 0]
 
 
 def stability_summary(
@@ -177,42 +165,3 @@ def _repeat_interval(per_repeat: list[float | None], seed: int, n_resamples: int
     return float(low), float(high)
 
 
-def stability_lines(result: RunResult) -> list[str]:
-    """A run's stability figures as text lines; none for a run without --repeats."""
-    return format_stability(result.stability) if result.stability is not None else []
-
-
-def format_stability(s: RepeatStability) -> list[str]:
-    """The stability figures as text lines (the run's summary and report.md)."""
-    pct = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"
-    cost = f"${s.cost_usd_all:.4f}" if s.cost_usd_all is not None else (
-        "unpriced" if s.tokens_in_all or s.tokens_out_all else "n/a (no tokens reported, e.g. a built-in judge)")
-    ci = f", 95% CI of the mean [{pct(s.headline_ci_low)}, {pct(s.headline_ci_high)}]" if s.headline_ci_low is not None else ""
-    return [
-        f"Repeats: {s.repeats} samples per judgment (main metrics: repeat 0)",
-        f"  exact agreement across repeats: mean over examples {pct(s.agreement_mean)}; "
-        f"{pct(s.judgments_agreeing)} of {s.n_judgments} judgments",
-        f"  examples whose verdict flips between repeats: {pct(s.flip_rate)}",
-        f"  {s.headline} per repeat: {', '.join(pct(v) for v in s.headline_per_repeat)} "
-        f"(min {pct(s.headline_min)}, max {pct(s.headline_max)}, mean {pct(s.headline_mean)}{ci})",
-        f"  majority-of-{s.repeats}: {s.headline} {pct(s.majority_headline)} (coverage {pct(s.majority_coverage)})",
-        f"  all repeats: {s.judgments_all} judgments (answered {s.answered_all}, invalid {s.invalid_all}, "
-        f"failed {s.failed_all}); {s.tokens_in_all} tokens in, {s.tokens_out_all} out, cost {cost}",
-    ]
-
-
-def leaderboard_cells(result: RunResult) -> dict[str, Any]:
-    """The leaderboard's stability columns for a run with --repeats N > 1 (none otherwise): N, the
-    mean exact agreement across repeats, and the headline's spread (max - min over repeats) and range,
-    in percent / percentage points."""
-    s = result.stability
-    if s is None:
-        return {}
-    spread = None if s.headline_min is None or s.headline_max is None else s.headline_max - s.headline_min
-    low, high = as_percent(s.headline_min), as_percent(s.headline_max)
-    return {
-        "repeats": s.repeats,
-        "repeat_agreement_pct": as_percent(s.agreement_mean),
-        "repeat_spread_pts": as_percent(spread),
-        "repeat_headline_range": None if low is None or high is None else f"{low:.2f}-{high:.2f}",
-    }

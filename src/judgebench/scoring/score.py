@@ -109,7 +109,7 @@ def rederive_record(record: JudgmentRecord, spec: TaskSpec, config: RunConfig,
     """The record as its raw answer decides it: the parser for a run, the member votes for a panel.
     `memo`: a dict kept across the records of one run (reparse_record's parses)."""
     if config.kind == "panel":
-        from judgebench.scoring.panel_rules import rederive
+        from judgebench.scoring.panel_stats import rederive
 
         if config.aggregate is None:
             raise JudgebenchError("results.json: a panel (config.kind 'panel') must name its config.aggregate")

@@ -1,0 +1,53 @@
+"""A run's figures as text lines, shared by the terminal summary and report.md: repeats' stability and a
+panel's agreement."""
+
+from __future__ import annotations
+
+from judgebench.core.records import PanelSummary, RepeatStability, RunResult
+
+
+def stability_lines(result: RunResult) -> list[str]:
+    """A run's stability figures as text lines; none for a run without --repeats."""
+    return format_stability(result.stability) if result.stability is not None else []
+
+
+def format_stability(s: RepeatStability) -> list[str]:
+    """The stability figures as text lines (the run's summary and report.md)."""
+    pct = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"
+    cost = f"${s.cost_usd_all:.4f}" if s.cost_usd_all is not None else (
+        "unpriced" if s.tokens_in_all or s.tokens_out_all else "n/a (no tokens reported, e.g. a built-in judge)")
+    ci = f", 95% CI of the mean [{pct(s.headline_ci_low)}, {pct(s.headline_ci_high)}]" if s.headline_ci_low is not None else ""
+    return [
+        f"Repeats: {s.repeats} samples per judgment (main metrics: repeat 0)",
+        f"  exact agreement across repeats: mean over examples {pct(s.agreement_mean)}; "
+        f"{pct(s.judgments_agreeing)} of {s.n_judgments} judgments",
+        f"  examples whose verdict flips between repeats: {pct(s.flip_rate)}",
+        f"  {s.headline} per repeat: {', '.join(pct(v) for v in s.headline_per_repeat)} "
+        f"(min {pct(s.headline_min)}, max {pct(s.headline_max)}, mean {pct(s.headline_mean)}{ci})",
+        f"  majority-of-{s.repeats}: {s.headline} {pct(s.majority_headline)} (coverage {pct(s.majority_coverage)})",
+        f"  all repeats: {s.judgments_all} judgments (answered {s.answered_all}, invalid {s.invalid_all}, "
+        f"failed {s.failed_all}); {s.tokens_in_all} tokens in, {s.tokens_out_all} out, cost {cost}",
+    ]
+
+
+def format_panel(summary: PanelSummary) -> list[str]:
+    """The panel section as text lines (CLI summary and report.md): agreement, test, biases."""
+    pct = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"
+    num = lambda v: "n/a" if v is None else f"{v:.3f}"
+    lines = [f"Panel ({summary.aggregate}) of {len(summary.judges)} judges; Cohen's kappa (judgments both answered):"]
+    for i, judge in enumerate(summary.judges):
+        cells = " ".join(f"{num(k):>7}" for k in summary.cohen_kappa[i])
+        lines.append(f"  [{i + 1}] {cells}  {judge}")
+    lines.append(f"Fleiss' kappa {num(summary.fleiss_kappa)} (n = {summary.fleiss_kappa_n} judgments every member answered)")
+    v = summary.versus_best
+    if v is not None:
+        lines.append(
+            f"Panel vs best member {v.best_member}: {pct(v.panel_value)} vs {pct(v.best_value)} "
+            f"({100 * v.difference:+.2f} points); {v.test}, unit example, n = {v.n} ({v.rose} rose, {v.fell} fell), p = {v.p:.4g}"
+        )
+    lines.append("judge | headline | coverage | position bias | longer preferred")
+    lines.extend(
+        f"{f.judge} | {pct(f.headline)} | {pct(f.coverage)} | {pct(f.position_bias)} | {pct(f.longer_preferred_rate)}"
+        for f in summary.figures
+    )
+    return lines
