@@ -110,7 +110,7 @@ def test_help_still_adds_defaults_not_stated(capsys):
     with pytest.raises(SystemExit):
         main(["run", "--help"])
     out = " ".join(capsys.readouterr().out.split())
-    assert "judge calls in flight (default: 16)" in out
+    assert "calls in flight (default: 16)" in out
     assert "split to evaluate (default: the task's)" in out and "the task's) (default: None)" not in out
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from judgebench.calls.options import RunnerOptions
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import MAX_RESAMPLES
 from judgebench.judges.args import parse_judge_args  # noqa: F401  (flags' users import it from here)
@@ -162,14 +163,33 @@ def _kind(path: Path, text: str) -> str:
 
 
 def add_call_flags(p: argparse.ArgumentParser) -> None:
-    """The call layer's flags every judging command takes (`run`, `rubric run`)."""
-    p.add_argument("--concurrency", type=POSITIVE_INT, default=16, help="judge calls in flight")
-    p.add_argument("--timeout", type=POSITIVE_FLOAT, default=120.0, help="seconds per call attempt")
-    p.add_argument("--max-retries", type=NON_NEGATIVE_INT, default=5, help="retries on 429/5xx/timeouts/connection errors")
+    """The call layer's flags every command that calls a model takes (`run`, `rubric run`, `pairs`): one name
+    and one default each, the defaults being RunnerOptions' own."""
+    p.add_argument("--concurrency", type=POSITIVE_INT, default=RunnerOptions.concurrency, help="calls in flight")
+    p.add_argument("--timeout", type=POSITIVE_FLOAT, default=RunnerOptions.timeout_s, help="seconds per call attempt")
+    p.add_argument("--max-retries", type=NON_NEGATIVE_INT, default=RunnerOptions.max_retries,
+                   help="retries on 429/5xx/timeouts/connection errors")
     p.add_argument("--max-failures", type=POSITIVE_INT, help="stop cleanly after K failed calls")
     p.add_argument("--cache-dir", type=PATH, help="answer cache folder (default: the user cache dir)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the answer cache")
-    p.add_argument("--quiet", action="store_true", help="no progress bar (CI)")
+    p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", help="no progress bar (CI)")
+
+
+# RunnerOptions field <- the flag's argparse name, for the call flags a command may define (add_call_flags and
+# `run`'s own); `use_cache` and `progress` are the negations of --no-cache and --quiet.
+RUNNER_FLAGS = {"concurrency": "concurrency", "timeout_s": "timeout", "max_retries": "max_retries", "reask": "reask",
+                "max_failures": "max_failures", "rpm": "rpm", "tpm": "tpm", "refresh_cache": "refresh_cache",
+                "cache_dir": "cache_dir", "batch": "batch", "batch_poll_s": "batch_poll_s", "max_cost": "max_cost"}
+
+
+def runner_options(args: argparse.Namespace) -> RunnerOptions:
+    """The one place a command's flags become RunnerOptions (the flags it does not define keep the defaults)."""
+    values: dict[str, Any] = {name: getattr(args, flag) for name, flag in RUNNER_FLAGS.items() if hasattr(args, flag)}
+    if hasattr(args, "no_cache"):
+        values["use_cache"] = not args.no_cache
+    if hasattr(args, "quiet"):
+        values["progress"] = not args.quiet
+    return RunnerOptions(**values)
 
 
 def normalize_aliases(argv: Sequence[str]) -> list[str]:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from judgebench.calls.options import RunnerOptions
 from judgebench.cli import interrupts
 from judgebench.cli.arena import add_parser as _add_arena_parser
 from judgebench.cli.flags import (
@@ -28,6 +29,7 @@ from judgebench.cli.flags import (
     fraction,
     normalize_aliases,
     resamples,
+    runner_options,
 )
 from judgebench.cli.rubric import add_parser as add_rubric_parser
 from judgebench.cli.run_summary import format_summary
@@ -65,7 +67,7 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--both-bad", choices=["tie", "exclude"], help="how Both Bad labels are scored (default: the task's)")
     p.add_argument("--bootstrap", type=resamples, default=1000, help="bootstrap resamples for confidence intervals")
     add_call_flags(p)
-    p.add_argument("--reask", type=NON_NEGATIVE_INT, default=0, help="ask again up to N times when an answer does not parse")
+    p.add_argument("--reask", type=NON_NEGATIVE_INT, default=RunnerOptions.reask, help="ask again up to N times when an answer does not parse")
     p.add_argument("--min-coverage", type=fraction, help="exit 1 when the answered share of judgments is below this (default: fail only when nothing was answered)")
     p.add_argument("--rpm", type=POSITIVE_INT, help="requests per minute limit")
     p.add_argument("--tpm", type=POSITIVE_INT, help="tokens per minute limit")
@@ -73,7 +75,7 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--no-log-text", action="store_true", help="leave the question and responses out of samples.jsonl")
     p.add_argument("--batch", action="store_true", help="send the calls through the provider's batch API (openai/, azure/)")
     p.add_argument("--shard", help="K/N: judge only the K-th of N contiguous blocks of examples (see `judgebench merge`)")
-    p.add_argument("--batch-poll-s", type=POSITIVE_FLOAT, default=30.0, help="seconds between batch status polls")
+    p.add_argument("--batch-poll-s", type=POSITIVE_FLOAT, default=RunnerOptions.batch_poll_s, help="seconds between batch status polls")
     p.add_argument("--dry-run", action="store_true", help="print the calls, tokens and cost a run would spend; call nothing")
     p.add_argument("--max-cost", type=POSITIVE_FLOAT, help="USD: stop cleanly before the estimated spend would pass it (exit 1)")
     p.set_defaults(handler=cmd_run)
@@ -81,8 +83,6 @@ def _add_run_parser(sub: Any) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from judgebench.api import evaluate
-    from judgebench.calls import RunnerOptions
-
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
     if not tasks:
         raise JudgebenchError("--tasks: no task named")
@@ -91,22 +91,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     for flag, value in (("--split", args.split), ("--revision", args.revision)):
         if args.demo and value:
             warn(f"{flag} is ignored with --demo (the bundled demo split has no splits or revisions)")
-    runner = RunnerOptions(
-        concurrency=args.concurrency,
-        timeout_s=args.timeout,
-        max_retries=args.max_retries,
-        reask=args.reask,
-        max_failures=args.max_failures,
-        rpm=args.rpm,
-        tpm=args.tpm,
-        use_cache=not args.no_cache,
-        refresh_cache=args.refresh_cache,
-        cache_dir=args.cache_dir,
-        progress=not args.quiet,
-        batch=args.batch,
-        batch_poll_s=args.batch_poll_s,
-        max_cost=args.max_cost,
-    )
+    runner = runner_options(args)
     from judgebench.judging.multirun import judges_from_flags
 
     judges = judges_from_flags(args.judge, args.judge_args, args.judges_file)
@@ -287,7 +272,11 @@ def _add_compare_parser(sub: Any) -> None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from judgebench.api import compare_runs
-    from judgebench.publish.compare import format_comparison, gate_message, write_comparison
+    from judgebench.publish.compare import (
+        format_comparison,
+        gate_message,
+        write_comparison,
+    )
 
     comparison = compare_runs(args.baseline, args.candidate, seed=args.seed)
     print(format_comparison(comparison, args.max_flips))

@@ -11,10 +11,10 @@ from typing import Any
 from judgebench.cli.flags import (
     NON_NEGATIVE_INT,
     OUTPUT_DIR,
-    PATH,
-    POSITIVE_FLOAT,
     POSITIVE_INT,
+    add_call_flags,
     parse_judge_args,
+    runner_options,
 )
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.version import __version__
@@ -34,11 +34,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--question-column", default="question", help="the questions' text column")
     p.add_argument("--slices", default="", help="comma-separated slice columns to carry into the pairs")
     p.add_argument("--split", default="train", help="split of the questions dataset")
-    p.add_argument("--concurrency", type=POSITIVE_INT, default=16, help="calls in flight per model")
-    p.add_argument("--timeout", type=POSITIVE_FLOAT, default=120.0, help="seconds per call attempt")
-    p.add_argument("--max-retries", type=NON_NEGATIVE_INT, default=5, help="retries on 429/5xx/timeouts/connection errors")
-    p.add_argument("--cache-dir", type=PATH, help="answer cache folder (default: the user cache dir)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar (CI)")
+    add_call_flags(p)  # --concurrency is per model here
     p.set_defaults(handler=cmd_pairs)
 
 
@@ -57,7 +53,6 @@ def parse_models(models: str, model_args: list[str]) -> dict[str, dict[str, Any]
 
 
 def cmd_pairs(args: argparse.Namespace) -> int:
-    from judgebench.calls import RunnerOptions
     from judgebench.human.pairs import (
         generate_answers,
         make_pairs,
@@ -74,8 +69,7 @@ def cmd_pairs(args: argparse.Namespace) -> int:
                                slice_columns=slices, split=args.split)
     for judge in judges.values():
         judge.preflight()
-    options = RunnerOptions(concurrency=args.concurrency, timeout_s=args.timeout, max_retries=args.max_retries,
-                            progress=not args.no_progress, cache_dir=args.cache_dir)
+    options = runner_options(args)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     answers, calls, stopped = generate_answers(questions, models, options, args.system)
     pairs = make_pairs(questions, answers, per_question=args.per_question, seed=args.seed)

@@ -18,6 +18,7 @@ from judgebench.cli.flags import (
     fraction,
     parse_judge_args,
     resamples,
+    runner_options,
 )
 from judgebench.core.errors import JudgebenchError
 
@@ -84,7 +85,6 @@ def _add_run(rsub: Any) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from judgebench.calls import RunnerOptions
     from judgebench.kinds.rubric.run import RubricRunRequest, run_rubric
 
     if args.demo and args.dataset_path:
@@ -92,9 +92,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.batch:
         raise JudgebenchError("--batch: rubric runs cannot use the batch API (a rejected reply is re-asked in its "
                               "conversation, which a batch cannot do); run without --batch")
-    runner = RunnerOptions(concurrency=args.concurrency, timeout_s=args.timeout, max_retries=args.max_retries,
-                           reask=args.reask, max_failures=args.max_failures, use_cache=not args.no_cache,
-                           cache_dir=args.cache_dir, progress=not args.quiet)
+    runner = runner_options(args)
     summary = run_rubric(RubricRunRequest(
         task=args.task, judge=args.judge, output_path=args.output_path, judge_args=parse_judge_args(args.judge_args),
         include_paths=args.include_path, dataset_path=args.dataset_path, demo=args.demo, limit=args.limit,

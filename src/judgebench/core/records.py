@@ -41,6 +41,11 @@ def check_resamples(n_resamples: int) -> int:
 
 Label = Literal["A", "B", "TIE", "BOTH_BAD"]
 Verdict = Literal["A", "B", "TIE"]
+# One vocabulary: what a verdict is worth to the response in position A (a tie is half), and the judge-id
+# prefixes judgebench reserves for its own judges (built-in baselines, replays of recorded answers, panels).
+VERDICT_SCORE: dict[str, float] = {"A": 1.0, "TIE": 0.5, "B": 0.0}
+BUILTIN_PREFIX, REPLAY_PREFIX, PANEL_PREFIX = "builtin/", "replay/", "panel/"
+RESERVED_PREFIXES = (BUILTIN_PREFIX, REPLAY_PREFIX, PANEL_PREFIX)
 Status = Literal["ANSWERED", "INVALID", "FAILED"]
 # Why a FAILED judgment has no answer: its call failed, it was never sent (the run stopped first),
 # or a replay judge had no recorded answer for its prompt.

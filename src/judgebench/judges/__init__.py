@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import BUILTIN_PREFIX, REPLAY_PREFIX
 from judgebench.judges.base import Judge, JudgeCallError
 
 __all__ = ["Judge", "JudgeCallError", "make_judge"]
@@ -13,11 +14,11 @@ __all__ = ["Judge", "JudgeCallError", "make_judge"]
 def make_judge(judge_id: str, judge_args: dict[str, Any] | None = None, seed: int = 0) -> Judge:
     """Build a judge from its id: `builtin/NAME`, `replay/RECORDINGS`, or any litellm model id."""
     judge_args = dict(judge_args or {})
-    if judge_id.startswith("replay/"):
+    if judge_id.startswith(REPLAY_PREFIX):
         from judgebench.judges.replay import make_replay_judge
 
         return make_replay_judge(judge_id, judge_args)
-    if judge_id.startswith("builtin/"):
+    if judge_id.startswith(BUILTIN_PREFIX):
         from judgebench.judges.builtin import make_builtin_judge
 
         if judge_args:

@@ -32,13 +32,18 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError, squeezed
-from judgebench.core.records import JudgeReply, JudgeRequest
+from judgebench.core.records import (
+    BUILTIN_PREFIX,
+    REPLAY_PREFIX,
+    JudgeReply,
+    JudgeRequest,
+)
 from judgebench.core.secrets import environment_secrets, mask_credentials, redact_value
 from judgebench.judges.base import Judge, JudgeCallError
 from judgebench.judges.call_errors import scrub
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-]*)*")
-_RESERVED = ("builtin/", "replay/")
+_RESERVED = (BUILTIN_PREFIX, REPLAY_PREFIX)
 MAX_ID_LENGTH = 200
 
 Answer = str | JudgeReply

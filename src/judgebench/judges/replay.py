@@ -13,10 +13,10 @@ from typing import Any
 
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import read_json_objects
-from judgebench.core.records import UNRECORDED, JudgeReply, JudgeRequest
+from judgebench.core.records import REPLAY_PREFIX, UNRECORDED, JudgeReply, JudgeRequest
 from judgebench.judges.base import Judge, JudgeCallError
 
-PREFIX = "replay/"
+PREFIX = REPLAY_PREFIX
 
 
 def load_recordings(path: Path) -> dict[str, str]:

@@ -24,6 +24,7 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import is_inside, regular_text, write_atomic
 from judgebench.core.records import (
     ORDERS,
+    PANEL_PREFIX,
     JudgmentRecord,
     PanelMember,
     RunConfig,
@@ -95,7 +96,7 @@ def identity_sha256(records: Sequence[JudgmentRecord]) -> str:
 
 
 def panel_id(aggregate: str, judges: Sequence[str]) -> str:
-    return f"panel/{aggregate}({','.join(judges)})"
+    return f"{PANEL_PREFIX}{aggregate}({','.join(judges)})"
 
 
 def combined_hash(hashes: Sequence[str | None]) -> str:

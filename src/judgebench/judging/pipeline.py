@@ -25,10 +25,10 @@ from judgebench.core.version import __version__
 from judgebench.judges import make_judge
 from judgebench.judges.builtin import FeatureJudge
 from judgebench.judging.prompts import load_prompt
+from judgebench.judging.repeats import MAX_REPEATS
 from judgebench.judging.shards import parse_shard, select_shard, shard_text
 from judgebench.judging.streaming import finish_run, stream_judgments
 from judgebench.scoring.repeats import stability_summary
-from judgebench.judging.repeats import MAX_REPEATS
 from judgebench.scoring.score import coverage_failure, score
 from judgebench.tasks.loading import LoadedTask, load_examples
 from judgebench.tasks.registry import TaskSpec, get_task

@@ -33,6 +33,7 @@ from judgebench.core.catalogue import (
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import read_model_json
 from judgebench.core.records import (
+    BUILTIN_PREFIX,
     JudgmentRecord,
     MetricValue,
     RunConfig,
@@ -124,7 +125,7 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
     """One leaderboard row for a results file (with the reported rows' protocol columns when samples are given)."""
     config, headline = result.config, spec.headline
     row: dict[str, Any] = {
-        "kind": "baseline" if config.judge.startswith("builtin/") else "run",
+        "kind": "baseline" if config.judge.startswith(BUILTIN_PREFIX) else "run",
         "judge": config.judge,
         "dataset": _dataset_label(result),
         "task_version": config.task_version,

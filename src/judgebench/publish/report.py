@@ -37,9 +37,8 @@ from judgebench.publish.costplot import (
     plot_points,
     run_point,
 )
+from judgebench.publish.summary import format_panel, format_stability
 from judgebench.scoring.diagnostics import diagnose
-from judgebench.publish.summary import format_panel
-from judgebench.publish.summary import format_stability
 from judgebench.scoring.score import check_run_dimensions
 from judgebench.scoring.selfpref import format_self_preference, self_preference
 

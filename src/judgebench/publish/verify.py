@@ -38,7 +38,11 @@ from typing import Any
 from judgebench.core.errors import JudgebenchError, Rejected
 from judgebench.core.files import is_inside, regular_bytes
 from judgebench.core.records import (
+    BUILTIN_PREFIX,
     ORDERS,
+    PANEL_PREFIX,
+    REPLAY_PREFIX,
+    RESERVED_PREFIXES,
     JudgeRequest,
     JudgmentRecord,
     PairExample,
@@ -124,7 +128,7 @@ def validate_run(
         template = _find_template(result, spec, leaderboard_dir)
         requests = _plan(result, spec, loaded.examples, template)
         _check_prompts(records, _expected_hashes(requests), template)
-        if result.config.judge.startswith("builtin/"):
+        if result.config.judge.startswith(BUILTIN_PREFIX):
             check_builtin_answers(result, records, requests)
     _check_verdicts(records, spec, result.config)
     _check_metrics(result, records, spec)
@@ -361,22 +365,22 @@ def _labels(result: RunResult) -> list[str]:
 # Verifying a built-in judge's run and reserving judge-id prefixes (part of verify.py's `task` and `verdicts`).
 
 
-RESERVED = re.compile(r"\W*(builtin|replay|panel)\W", re.IGNORECASE)
+RESERVED = re.compile(r"\W*(" + "|".join(p.rstrip("/") for p in RESERVED_PREFIXES) + r")\W", re.IGNORECASE)
 
 
 def check_judge_name(result: RunResult) -> None:
     """A reserved prefix only in its exact form and for the runs it names."""
     config = result.config
     judge = config.judge
-    if judge.startswith("replay/"):
+    if judge.startswith(REPLAY_PREFIX):
         raise Rejected("task", f"judge {judge} replays recorded answers: a regression check, not a judge result")
-    if judge.startswith("builtin/"):
+    if judge.startswith(BUILTIN_PREFIX):
         if judge not in BUILTIN_JUDGES:
             raise Rejected("task", f"judge {judge[:80]!r} is not a built-in judge ({', '.join(BUILTIN_JUDGES)})")
         if config.kind == "panel" or config.judge_args:
             raise Rejected("task", f"built-in judge {judge} takes no judge_args and is not a panel")
         return
-    if judge.startswith("panel/"):
+    if judge.startswith(PANEL_PREFIX):
         if config.kind != "panel":
             raise Rejected("task", f"judge {judge[:80]!r}: the panel/ prefix is reserved for panel runs")
         return

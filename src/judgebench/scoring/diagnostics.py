@@ -26,7 +26,7 @@ import pandas as pd
 from judgebench.core.background import Pending, can_fork, here, in_background, later
 from judgebench.core.bulk import gc_paused
 from judgebench.core.errors import NumericError
-from judgebench.core.records import DEFAULT_DIMENSION, JudgmentRecord
+from judgebench.core.records import DEFAULT_DIMENSION, VERDICT_SCORE, JudgmentRecord
 from judgebench.scoring.judgment_table import BothBad, example_table, reuse_tables
 from judgebench.scoring.metrics import confusion_matrix
 from judgebench.stats.exact_sums import blas_for, row_types, sums_are_exact
@@ -52,7 +52,7 @@ LENGTH_BUCKETS = (1.0, 1.1, 1.25, 1.5, 2.0, math.inf)  # longer / shorter
 LENGTH_CURVE = (-math.inf, -1.0, -0.5, -0.25, -0.1, 0.1, 0.25, 0.5, 1.0, math.inf)  # log(La/Lb)
 CITATION_BUCKETS = (0, 1, 2, 4, 8, math.inf)  # |citations_a - citations_b|
 CITATION_CURVE = (-math.inf, -3, -1, 0, 1, 2, 4, math.inf)  # citations_a - citations_b
-_SCORE = {"A": 1.0, "TIE": 0.5, "B": 0.0}
+_SCORE = VERDICT_SCORE
 EXACT_BLOCK = 50  # exact ratio sums: rounds drawn (int32) and summed per block (memory ~ 200 bytes x examples)
 _CAP = 255  # a ratio round counts an example at most this often (the counts were held as uint8)
 TALLY_MAX_CELLS = 4_000_000  # the system bootstrap shares the ratio draws when units x rounds is at most this

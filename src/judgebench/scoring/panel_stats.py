@@ -25,6 +25,7 @@ import numpy as np
 from judgebench.core.catalogue import metric
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import (
+    VERDICT_SCORE,
     JudgmentRecord,
     MemberFigures,
     PanelSummary,
@@ -183,7 +184,7 @@ def panel_summary(records: Sequence[JudgmentRecord], config: RunConfig) -> Panel
 AGGREGATES: tuple[str, ...] = ("majority", "mean", "unanimous-else-tie")
 ABSTAIN: tuple[str, ...] = ("INVALID", "FAILED", "MISSING")
 VOTES: tuple[str, ...] = ("A", "B", "TIE", *ABSTAIN)
-_HALVES = {"A": 2, "TIE": 1, "B": 0}  # mean scores in halves: A=1, TIE=0.5, B=0
+_HALVES = {v: round(2 * s) for v, s in VERDICT_SCORE.items()}  # mean scores in halves: A=2, TIE=1, B=0
 
 
 def vote_of(record: JudgmentRecord | None) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from judgebench.core.records import JudgmentRecord
+from judgebench.core.records import VERDICT_SCORE, JudgmentRecord
 from judgebench.stats.resampling import percentile_interval, resample_batches
 
 FAMILY_PREFIXES: dict[str, str] = {
@@ -37,7 +37,7 @@ FAMILY_PREFIXES: dict[str, str] = {
     "phi": "microsoft", "kimi": "moonshot", "moonshot": "moonshot", "glm": "zhipu",
     "chatglm": "zhipu", "sonar": "perplexity", "nova": "amazon", "yi": "01-ai",
 }  # fmt: skip
-_SCORE = {"A": 1.0, "B": 0.0, "TIE": 0.5, "BOTH_BAD": 0.5}
+_SCORE = {**VERDICT_SCORE, "BOTH_BAD": 0.5}
 BATCH = 200
 
 

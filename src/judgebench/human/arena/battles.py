@@ -19,12 +19,12 @@ import numpy as np
 import pandas as pd
 
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.records import DEFAULT_DIMENSION, PairExample
+from judgebench.core.records import DEFAULT_DIMENSION, VERDICT_SCORE, PairExample
 from judgebench.tasks.features import count_citations, response_length
 from judgebench.tasks.votes import Vote
 
 BothBadRule = Literal["tie", "exclude"]
-OUTCOME = {"A": 1.0, "B": 0.0, "TIE": 0.5}
+OUTCOME = VERDICT_SCORE
 SLICE = "slice:"
 STYLE_COLUMNS = ("length_a", "length_b", "citations_a", "citations_b")
 TASK_ANNOTATOR = "label"  # the one "annotator" of a task's single label per pair

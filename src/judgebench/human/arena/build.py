@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import VERDICT_SCORE
 from judgebench.core.rundir import read_run
 from judgebench.human.arena.battles import Battles, make_battles
 from judgebench.human.arena.compare import judge_agreement, robustness
@@ -24,7 +25,7 @@ from judgebench.human.arena.fit import (
 )
 from judgebench.human.arena.voters import annotator_table, anomalies
 
-SCORE = {"A": 1.0, "B": 0.0, "TIE": 0.5}
+SCORE = VERDICT_SCORE
 
 
 @dataclass
