@@ -8,22 +8,20 @@ from __future__ import annotations
 
 import importlib.metadata
 from collections.abc import Callable
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from judgebench.calls import RunnerOptions, check_cache, prepared_calls, run_requests
-from judgebench.core import preload
-from judgebench.core.bulk import gc_paused, release_free_memory
+from judgebench.calls import RunnerOptions, check_cache, run_requests
+from judgebench.core.bulk import release_free_memory
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import check_output_dir
 from judgebench.core.records import RunConfig, RunResult, check_resamples
 from judgebench.core.rundir import SAMPLES_FILE
 from judgebench.core.version import __version__
 from judgebench.judges import make_judge
-from judgebench.judges.builtin import FeatureJudge
+from judgebench.judging.fastpath import fast_path
 from judgebench.judging.prompts import load_prompt
 from judgebench.judging.repeats import MAX_REPEATS
 from judgebench.judging.shards import parse_shard, select_shard, shard_text
@@ -113,21 +111,15 @@ def run_task(request: RunRequest) -> RunSummary:
     judge = request.judge_object or make_judge(request.judge, request.judge_args, seed=request.seed)
     judge.preflight()
     check_cache(judge, request.runner)
-    preload.need_later(*preload.SCORING)  # imported while the calls are in flight (preload.py)
-    builtin = isinstance(judge, FeatureJudge) and not request.runner.batch  # judged in this thread (streaming.py)
-    with ExitStack() as held:
-        with prepared_calls(judge, request.runner) as worker:  # warms up while the data loads
-            with gc_paused():  # bulk: every row becomes objects, no cycles (bulk.py)
-                loaded = _load(spec, request)
-            if builtin:  # one pause from the first chunk to results.json: the records are built, held, let go (bulk.py)
-                held.enter_context(gc_paused())
-            outcome = stream_judgments(  # chunk by chunk, appended to samples.jsonl (streaming.py)
-                spec, judge, loaded.examples, template, mode=mode, swap=request.swap, runner=request.runner,
-                samples_path=request.output_path / SAMPLES_FILE, worker=worker, log_text=request.log_text,
-                call=run_requests, repeats=request.repeats,
-            )
+    with fast_path(judge, request.runner) as plan:  # performance only: judging/fastpath.py
+        loaded = plan.load(lambda: _load(spec, request))
+        outcome = plan.judge(lambda worker: stream_judgments(  # chunk by chunk, appended to samples.jsonl
+            spec, judge, loaded.examples, template, mode=mode, swap=request.swap, runner=request.runner,
+            samples_path=request.output_path / SAMPLES_FILE, worker=worker, log_text=request.log_text,
+            call=run_requests, repeats=request.repeats,
+        ))
         summary = _score_and_write(request, spec, mode, template, judge, started, loaded, outcome)
-        del outcome  # the records go before the collector resumes (it would walk them once more)
+        del outcome  # the records go before the collector resumes (fastpath.py)
     return summary
 
 
