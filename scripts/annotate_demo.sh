@@ -40,7 +40,7 @@ wait %3 %4 %5 2>/dev/null || wait
 judgebench annotate --db votes.sqlite --export votes.jsonl
 
 # 5. Model ratings and voter checks from the exported votes; arena/flagged.txt lists the flagged voters
-# (at this size the chi-square test flags nobody, ann4 included: see docs/arena.md "Power"; the
+# (at this size the chi-square test flags nobody, ann4 included: see docs/guide/arena.md "Power"; the
 # annotator table still shows ann4's low agreement with the majority).
 judgebench arena votes.jsonl --output-dir arena --n-resamples 200
 

@@ -1,4 +1,4 @@
-"""The human-side validation (docs/validation-human.md), reproducible: write an annotated set the tests never saw (90 pairs,
+"""The human-side validation (docs/lab/validation-human.md), reproducible: write an annotated set the tests never saw (90 pairs,
 6 models, 8 annotators: six honest ones who follow a per-pair truth 88% of the time, a random voter and
 an always-left voter, three votes per pair, timestamps, shown orders, two slices), run it through a
 YAML-only task (`run` with a built-in judge, `arena --judge-run`), and print judgebench's figures beside

@@ -13,7 +13,7 @@ for task in sciarena_eval ideation_arena_eval; do
     judgebench submit "$work/$task-$judge" --leaderboard-dir "$work/board" >/dev/null
   done
 done
-for judge in full-credit length-proportional; do  # rubric judges (docs/rubric.md): their own table, leaderboards/rubric/
+for judge in full-credit length-proportional; do  # rubric judges (docs/guide/rubric.md): their own table, leaderboards/rubric/
   judgebench rubric run --task rubric_demo --judge "builtin/$judge" --demo --quiet --output-path "$work/rubric-$judge" >/dev/null
   judgebench rubric submit "$work/rubric-$judge" --leaderboard-dir "$work/board" >/dev/null
 done

@@ -1,4 +1,4 @@
-"""A cell of a local data file is read as its own type wherever it is (cell_types.py, docs/tasks.md).
+"""A cell of a local data file is read as its own type wherever it is (cell_types.py, docs/guide/tasks.md).
 
 `datasets` types a JSON Lines column from its first 10 MB block; these files are ~12 MB with the odd cell
 at row 3,000 (in the second block), so the tests fail where the late cell is cast or JSON-quoted.

@@ -1,4 +1,4 @@
-"""Regression tests for the issue-13 audit (docs/validation-judges.md): what an outside check of multi-judge
+"""Regression tests for the issue-13 audit (docs/lab/validation-judges.md): what an outside check of multi-judge
 runs, panels, repeats and --max-cost found, and the leftovers it finished. Against the local
 OpenAI-compatible server; nothing here touches the network."""
 

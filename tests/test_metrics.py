@@ -169,7 +169,8 @@ def test_single_order_run_no_swap():
     assert "order_consistency" not in m
     assert val(m, "accuracy") == val(m, "accuracy_ab") == 0.25  # 1/4
     assert val(m, "soft_accuracy") == 0.5  # (.5 + .5 + 1 + 0) / 4
-    assert val(m, "accuracy_consistent") == 0.25  # gating is trivial with one order
+    # "both orders agree and are right" is undefined with one order: absent, never the single-order figure
+    assert "accuracy_consistent" not in m and "soft_accuracy_consistent" not in m
     # decisive labels e2, e3, e4 with exact 0, 1, 0 -> 1/3
     assert val(m, "decisive_accuracy") == pytest.approx(1 / 3)
     assert m["decisive_accuracy"].n == 3

@@ -1,4 +1,4 @@
-"""The speed-ups of the second scale round (docs/perf.md) change no output: prompt rendering equals
+"""The speed-ups of the second scale round (docs/lab/perf.md) change no output: prompt rendering equals
 Jinja's own render, shared tables give the same figures, the lean reader keeps the strict reader's
 errors and values."""
 

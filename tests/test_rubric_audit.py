@@ -1,5 +1,5 @@
 """Outside audit of the rubric judges (issue 14, "How this will be checked"), written from README and
-docs/rubric.md alone: a graded set the other rubric tests never saw (30 responses, 2 exams, 10
+docs/guide/rubric.md alone: a graded set the other rubric tests never saw (30 responses, 2 exams, 10
 problems, nested rubric items with integer and text ids, other column names, rubric keys renamed,
 expert scores as a list), a scripted judge on the local OpenAI-compatible server whose errors
 against the experts are known, every calibration figure recomputed plainly with numpy/scipy from

@@ -1,4 +1,4 @@
-"""The run path's fast builders (docs/perf.md, "Fourth round") change no output: the prompt hash written
+"""The run path's fast builders (docs/lab/perf.md, "Fourth round") change no output: the prompt hash written
 without the json encoder equals json's, and requests, records and re-built examples made from validated
 parts without validating again (bulk.trusted) equal the validated ones, value for value and type for type."""
 

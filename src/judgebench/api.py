@@ -65,10 +65,10 @@ def evaluate(
 
     `summary.result` is the typed results.json; `summary.stopped` says why a run stopped early and
     `summary.coverage_failure` why its answered share is too low (both None when all went well).
-    `repeats=N` samples each judgment N times (`summary.result.stability`; docs/runner.md).
+    `repeats=N` samples each judgment N times (`summary.result.stability`; docs/guide/running-judges.md).
     `shard="K/N"` judges only the K-th of N blocks of examples (merge the shards with `judgebench merge`).
     `judge` is a judge id as on the command line, or your own `judgebench.Judge` object (or
-    `judgebench.function_judge(id, fn)`; docs/architecture.md, "How to add a judge").
+    `judgebench.function_judge(id, fn)`; docs/design/recipes.md, "How to add a judge").
     """
     options = dict(locals())  # exactly this function's parameters
     from judgebench.judging.pipeline import run_task

@@ -8,7 +8,7 @@ call worker or this process; signals), policy (retry, backoff, timeouts, rate li
 live (the live run: concurrency, re-asks, claims), totals (usage over attempts, re-ask
 messages), worker (the kill-safe forked call worker), batch (the provider's batch API),
 state (what the live and batch runs share), progress (the progress bar), cache (the
-SQLite reply cache). docs/runner.md describes the guarantees.
+SQLite reply cache). docs/guide/running-judges.md describes the guarantees.
 """
 
 from __future__ import annotations

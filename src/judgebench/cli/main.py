@@ -49,7 +49,7 @@ def _add_run_parser(sub: Any) -> None:
     p = sub.add_parser("run", help="judge every example of one or more tasks and score the judge")
     p.add_argument("--tasks", required=True, help="comma-separated task names (see `judgebench tasks`) or task YAML paths")
     p.add_argument("--judge", action="append", default=[], help="litellm model id (openai/gpt-4.1, ...) or builtin/NAME; repeat it for several judges (a folder each)")
-    p.add_argument("--judges-file", type=PATH, help="YAML list of {judge: ID, judge_args: {k: v}}: more judges (docs/runner.md)")
+    p.add_argument("--judges-file", type=PATH, help="YAML list of {judge: ID, judge_args: {k: v}}: more judges (docs/guide/running-judges.md)")
     p.add_argument("--panel", choices=["majority", "mean", "unanimous-else-tie"], help="with several judges: also build OUTPUT/panel from their runs (no new calls)")
     p.add_argument("--repeats", type=POSITIVE_INT, default=1, help="sample each judgment N times (stability figures; main metrics: repeat 0)")
     p.add_argument("--judge-args", help="k=v,... passed to the judge: temperature, max_tokens, api_base, ...")
@@ -313,7 +313,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _add_panel_parser(sub: Any) -> None:
     p = sub.add_parser("panel", help="build a panel of judges from finished runs (no judge calls)")
     p.add_argument("run_dirs", nargs="+", type=PATH, metavar="RUN_DIR", help="two or more finished runs of one task")
-    p.add_argument("--aggregate", choices=["majority", "mean", "unanimous-else-tie"], default="majority", help="how the members' votes become the panel's verdict (docs/panels.md)")
+    p.add_argument("--aggregate", choices=["majority", "mean", "unanimous-else-tie"], default="majority", help="how the members' votes become the panel's verdict (docs/guide/panels-and-repeats.md)")
     p.add_argument("--output-path", required=True, type=OUTPUT_DIR, help="the panel's run directory")
     p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
     p.add_argument("--bootstrap", type=resamples, help="bootstrap resamples for confidence intervals (default: the first member's)")

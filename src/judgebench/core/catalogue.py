@@ -7,7 +7,7 @@ HTML, report, export, compare and the CLI summary read this table.
 
 Adding a value-only metric (a number computed from the per-example table, judgment_table.Table, with no
 interval): one entry here whose `value` is its function, written beside it, plus a test
-(docs/architecture.md, "How to add a metric"). metrics.score_records computes it for every dimension (and
+(docs/design/recipes.md, "How to add a metric"). metrics.score_records computes it for every dimension (and
 every slice value when `per_slice`); results.json, the leaderboard row (`leaderboard`), the HTML page, the
 dataset card (`card`) and the terminal summary (`summary`) then show it. Metrics with bootstrap intervals
 (ratios of per-example arrays) are computed in metrics.py.

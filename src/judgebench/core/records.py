@@ -356,7 +356,7 @@ class PanelSummary(Strict):
 
 
 class RepeatStability(Strict):
-    """results.json `stability`: a run with --repeats N > 1 (stability.py; docs/runner.md).
+    """results.json `stability`: a run with --repeats N > 1 (stability.py; docs/guide/running-judges.md).
 
     Shares are fractions; the run's main metrics are repeat 0's."""
 

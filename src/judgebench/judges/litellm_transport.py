@@ -5,7 +5,7 @@ credential preflight.
 litellm is called with num_retries=0 / max_retries=0 (the runner retries), maps the
 arguments per provider and prices the call with `litellm.completion_cost` (None when the
 model is not priced). It costs ~8-10 ms of CPU per call and ~5 s to import on a 2-core
-machine (docs/runner.md), which is why OpenAI-compatible endpoints use the openai SDK.
+machine (docs/guide/running-judges.md), which is why OpenAI-compatible endpoints use the openai SDK.
 """
 
 from __future__ import annotations

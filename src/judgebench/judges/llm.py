@@ -13,7 +13,7 @@ openai_like, custom_openai) and litellm_transport.py (`litellm.acompletion`). au
 vLLM, a local server, a proxy), litellm otherwise (hosted APIs, anthropic/, gemini/,
 ollama/, ...). Why two: on a 2-core machine `import litellm` takes ~5 s and each
 `litellm.acompletion` costs ~8-10 ms of CPU, which caps one process well below what a
-local vLLM server at concurrency 64 answers; the SDK call costs ~3-4 ms (docs/runner.md).
+local vLLM server at concurrency 64 answers; the SDK call costs ~3-4 ms (docs/guide/running-judges.md).
 
 The public API used by the batch path (calls/batch.py): `split_provider()`,
 `request_body(messages)`, `client_args()`, `classify_error(exc)` and `scrub(message)`.

@@ -7,7 +7,7 @@ members' sums. The members are copied into DIR/members/<n>-<name>/ (results.json
 their task.yaml/prompt.yaml) so `submit` can verify them. Members must be runs (not panels) of one
 task and task version, data fingerprint, Both-Bad rule, headline, --limit and dimension set, with the
 same human labels; the orders judged are those every member ran; a judgment a member lacks is its
-abstention (MISSING). Rules and reasons: docs/panels.md.
+abstention (MISSING). Rules and reasons: docs/guide/panels-and-repeats.md.
 """
 
 from __future__ import annotations

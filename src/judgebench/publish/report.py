@@ -240,7 +240,7 @@ def _header(diag: dict[str, Any], result: RunResult | None, headline: str) -> st
     lines += [f"- Headline metric: {headline}; Both Bad counted as: {diag['both_bad']}",
               f"- Intervals: 95% percentile bootstrap, {diag['n_resamples']} resamples of the "
               f"examples, seed {diag['seed']}",
-              "- Definitions: docs/diagnostics.md. Data: diagnostics.json, flips.csv and a CSV "
+              "- Definitions: docs/guide/diagnostics.md. Data: diagnostics.json, flips.csv and a CSV "
               "next to each plot.", ""]
     if result and result.panel:  # a panel: its members' agreement, its test against the best, biases
         lines += ["## Panel", "", "```", *format_panel(result.panel), "```", ""]

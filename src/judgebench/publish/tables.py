@@ -47,7 +47,7 @@ def to_markdown(task: str, rows: list[dict[str, Any]], *, verified: bool = True)
         columns = [c for c in columns_of(group) if not c.endswith("_ci") and c not in META_COLUMNS]
         title = f"Data: {dataset}" + (f", Both Bad: {rule}" if rule else "")
         parts.append(_md_table(title, group, columns))
-    if human := [row for row in rows if row["kind"] == "reported-human"]:  # published human agreement (docs/human.md)
+    if human := [row for row in rows if row["kind"] == "reported-human"]:  # published human agreement (docs/guide/human-votes.md)
         parts.append(_md_table("Human agreement reported in the papers", human, [
             c for c in columns_of(human) if c not in ("dataset", "vs_reported")]))
     reported = [row for row in rows if row["kind"] == "reported"]

@@ -1,7 +1,7 @@
 """The human ceiling: how well annotators agree with each other, on the pairs a judge is scored on.
 
 Pure functions over JudgmentRecords whose `votes` carry the pair's annotator-level votes (tasks with a
-`votes:` mapping). Definitions (docs/human.md has them with examples):
+`votes:` mapping). Definitions (docs/guide/human-votes.md has them with examples):
 
 - Votes are coded A 0, TIE 1, B 2. Both Bad: under the run's rule "tie" a Both Bad vote is a TIE; under
   "exclude" pairs whose label is Both Bad are left out (as for the judge) and so are Both Bad votes.

@@ -5,7 +5,7 @@ Pure functions over ``list[JudgmentRecord]`` (one judge, one task), per dimensio
 Every rate comes with a seeded 95% percentile bootstrap interval over examples (both
 orders of an example move together); Bradley–Terry quantities come from
 :mod:`judgebench.stats.ratings`, resampling battles (one battle per example).
-See docs/diagnostics.md for the definitions.
+See docs/guide/diagnostics.md for the definitions.
 
 The module is long because every section reads the same per-example facts and the same
 resampling draws (one set per dimension, so all intervals are coherent); split apart, those
@@ -528,7 +528,7 @@ def _start_style_fits(a: np.ndarray, b: np.ndarray, outcomes: dict[str, np.ndarr
                       n_resamples: int, seed: int, probes: dict[str, float] | None = None
                       ) -> dict[str, BTFit] | _Deferred:
     """Paired BT fits with style terms. Up to STYLE_BOOTSTRAP_MAX examples: the plain bootstrap. Above it
-    (docs/diagnostics.md): point fits on every example; the resamples come from a seeded subsample of m
+    (docs/guide/diagnostics.md): point fits on every example; the resamples come from a seeded subsample of m
     examples, rescaled to n: theta_n + sqrt(m / n) (theta*_m - theta_m), the m-out-of-n bootstrap. Its
     first chunk of rounds (ratings.PairedBootstrap.solve) starts in a forked child (background.py) and the
     result is deferred: this process goes on with the other sections and, when the result is filled in, makes

@@ -182,11 +182,14 @@ def _ci_specs(t: Table, names: Sequence[str] | None = None) -> dict[str, Spec]:
     for k in keys:
         specs[f"accuracy_{k}"] = _mean_spec(t.f(f"exact_{k}"))
     specs["accuracy"] = _mean_spec(t.f("exact"))
-    specs["accuracy_consistent"] = _mean_spec(t.f("exact_consistent"))
+    both_orders = len(keys) == 2  # "both orders agree and are right" is undefined with one order: absent
+    if both_orders:
+        specs["accuracy_consistent"] = _mean_spec(t.f("exact_consistent"))
     for k in keys:
         specs[f"soft_accuracy_{k}"] = _mean_spec(t.f(f"soft_{k}"))
     specs["soft_accuracy"] = _mean_spec(t.f("soft"))
-    specs["soft_accuracy_consistent"] = _mean_spec(t.f("soft_consistent"))
+    if both_orders:
+        specs["soft_accuracy_consistent"] = _mean_spec(t.f("soft_consistent"))
     decisive = np.isin(t.cols["label_code"], (0, 2)).astype(float)  # human label A or B
     specs["decisive_accuracy"] = (t.f("exact") * decisive, decisive, int(decisive.sum()))
     if len(keys) == 2:

@@ -1,4 +1,4 @@
-"""A data cell is read as the type its file gives it, wherever it is in the file (the data rule, docs/tasks.md).
+"""A data cell is read as the type its file gives it, wherever it is in the file (the data rule, docs/guide/tasks.md).
 
 `datasets` reads a JSON Lines file in 10 MB blocks and types every column from the first block: a later
 cell of another type is cast (an int `response_a` at row 3,000 became the text "12345"), and a later block

@@ -147,7 +147,7 @@ class TaskSpec(TaskModel):
     reported: list[ReportedRow] = Field(default_factory=list)
     model_families: dict[str, str] = Field(default_factory=dict)  # model-name prefix -> family (selfpref.py)
     # Published human agreement figures (inter-annotator, self-consistency), shown as reported rows
-    # beside the judge rows; their values go in `figures` (docs/human.md).
+    # beside the judge rows; their values go in `figures` (docs/guide/human-votes.md).
     human_reported: list[ReportedRow] = Field(default_factory=list)
     votes: VotesMapping | None = None  # annotator-level votes instead of one label per pair
     exclude_annotators: list[str] = Field(default_factory=list)  # votes by these are dropped (arena; recorded)
@@ -223,7 +223,7 @@ def load_task_file(path: Path) -> TaskSpec:
         raise JudgebenchError(f"{path}:{where} invalid YAML ({getattr(exc, 'problem', exc)})") from None
     if not isinstance(raw, dict):
         raise JudgebenchError(f"{path}: a task file must be a YAML mapping")
-    if raw.get("kind") == "rubric":  # pointwise rubric tasks: judgebench.kinds.rubric (docs/rubric.md)
+    if raw.get("kind") == "rubric":  # pointwise rubric tasks: judgebench.kinds.rubric (docs/guide/rubric.md)
         raise JudgebenchError(f"{path}: a rubric task (kind: rubric); run it with `judgebench rubric run --task {path.stem}`")
     try:
         spec = TaskSpec.model_validate(raw)

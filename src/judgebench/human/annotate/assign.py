@@ -1,6 +1,6 @@
 """Which pair an annotator sees next, on which side each response goes, and progress (pure functions).
 
-Rules (docs/annotate.md):
+Rules (docs/guide/annotate.md):
 - Round 1: pairs this annotator has neither voted on nor skipped, with fewer than `target` round-1
   votes; fewest votes first, then an order seeded per annotator (so annotators spread over the pairs).
   An annotator with expertise tags sees only pairs one of whose slice values is among the tags.

@@ -3,5 +3,5 @@ control, slices, matrices), judge-induced rankings, voter quality and ranking ro
 
 Modules: battles (votes -> battles, aggregation), fit (ratings), voters (anomaly test, annotator
 table), compare (judge vs human rankings, robustness), build (the whole computation), write
-(outputs), command (CLI), synthetic (the demo votes generator). docs/arena.md has the details.
+(outputs), command (CLI), synthetic (the demo votes generator). docs/guide/arena.md has the details.
 """

@@ -12,7 +12,7 @@ h >= y when h's outcome is at most as frequent in H as y's (a conformal p-value 
 nonconformity score "rarity of the outcome"). The numeric order A > TIE > B would make the test
 one-sided: a voter who picks at random, or always the left side, would only be caught on half the
 pairs and, with 85/15 honest splits, stays below the chi-square bar (about 1.0 per vote against
-the 2 per vote needed). docs/arena.md works the numbers.
+the 2 per vote needed). docs/guide/arena.md works the numbers.
 """
 
 from __future__ import annotations
