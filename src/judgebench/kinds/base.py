@@ -82,7 +82,7 @@ class TaskKind(Protocol):
         ...
 
     def describe(self, spec: Any) -> dict[str, str]:
-        """The task's facts for `judgebench tasks` (keys among base.TASK_COLUMNS)."""
+        """The task's facts for `judgebench tasks`: keys among base.TASK_COLUMNS, "version" among them."""
         ...
 
     # ---- the job: plan -> assemble -> score (run does all of it and writes the run directory)

@@ -92,8 +92,8 @@ def list_tasks(include_paths: Iterable[Path] = ()) -> list[TaskEntry]:
         for name, path in kind.task_files(include).items():
             if of_file[path] != kind.name:
                 continue  # another kind's task in an --include-path folder
-            spec = kind.load_task(path)
-            entries.append(TaskEntry(name, kind.name, str(spec.version), path, kind.describe(spec)))
+            facts = kind.describe(kind.load_task(path))
+            entries.append(TaskEntry(name, kind.name, facts.get("version", "-"), path, facts))
     return entries
 
 
@@ -126,11 +126,8 @@ def kind_of_task(name: str, include_paths: Iterable[Path] = ()) -> TaskKind:
 
 def get_task(name: str, include_paths: Iterable[Path] = ()) -> tuple[TaskKind, Any]:
     """(its kind, its validated spec) of a task name or YAML path, whatever its kind."""
-    kind, path = resolve_task(name, include_paths)
-    spec = kind.load_task(path)
-    if spec.name != path.stem:
-        raise JudgebenchError(f"{path}: key 'name' is '{spec.name}' but the file is {path.name}")
-    return kind, spec
+    kind = kind_of_task(name, include_paths)
+    return kind, kind.get_task(name, include_paths)
 
 
 def run(request: Any) -> Any:
