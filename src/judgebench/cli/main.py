@@ -171,20 +171,20 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def _add_tasks_parser(sub: Any) -> None:
-    p = sub.add_parser("tasks", help="list the available tasks")
-    p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
+    p = sub.add_parser("tasks", help="list the available tasks of every kind (pairwise, rubric), with a kind column")
+    p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs (any kind)")
     p.set_defaults(handler=cmd_tasks)
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:
-    from judgebench.tasks.registry import describe_tasks
+    from judgebench.kinds.base import TASK_COLUMNS
+    from judgebench.kinds.registry import list_tasks
 
-    rows = describe_tasks(args.include_path)
-    columns = ["name", "version", "dimensions", "verdicts", "demo", "dataset", "file"]
-    widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in columns}
-    print("  ".join(c.ljust(widths[c]) for c in columns))
+    rows = [entry.row() for entry in list_tasks(args.include_path)]
+    widths = {c: max(len(c), *(len(r[c]) for r in rows)) for c in TASK_COLUMNS}
+    print("  ".join(c.ljust(widths[c]) for c in TASK_COLUMNS))
     for row in rows:
-        print("  ".join(row[c].ljust(widths[c]) for c in columns))
+        print("  ".join(row[c].ljust(widths[c]) for c in TASK_COLUMNS))
     return 0
 
 

@@ -11,13 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from judgebench.calls import RunnerOptions, check_cache, run_requests
 from judgebench.core.bulk import release_free_memory
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import check_output_dir
-from judgebench.core.records import RunConfig, RunResult, check_resamples
+from judgebench.core.records import RunConfig, RunResult
 from judgebench.core.rundir import SAMPLES_FILE
 from judgebench.core.version import __version__
 from judgebench.judges import make_judge
@@ -30,6 +30,9 @@ from judgebench.scoring.repeats import stability_summary
 from judgebench.scoring.score import coverage_failure, score
 from judgebench.tasks.loading import LoadedTask, load_examples
 from judgebench.tasks.registry import TaskSpec, get_task
+from judgebench.tasks.request import (
+    JobRequest,  # the shared fields (it lived here before)
+)
 
 if TYPE_CHECKING:
     from judgebench.judges.base import Judge
@@ -38,35 +41,10 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class JobRequest:
-    """What every judging command takes (`run`, `rubric run`), with the ranges the command line checks."""
-
-    task: str
-    judge: str
-    output_path: Path
-    judge_args: dict[str, Any] = field(default_factory=dict)
-    include_paths: list[Path] = field(default_factory=list)
-    dataset_path: str | None = None
-    demo: bool = False
-    limit: int | None = None
-    seed: int = 0
-    prompt: str | None = None
-    n_resamples: int = 1000
-    repeats: int = 1  # samples per judgment (stability.py)
-    min_coverage: float | None = None  # None: the run fails only when nothing was answered
-
-    def __post_init__(self) -> None:
-        """The same ranges the command line checks, for Python callers (named by their flag)."""
-        if self.limit is not None and self.limit < 1:
-            raise JudgebenchError(f"--limit: must be >= 1, got {self.limit}")
-        check_resamples(self.n_resamples)
-        if self.min_coverage is not None and not 0 <= self.min_coverage <= 1:
-            raise JudgebenchError(f"--min-coverage: must be a fraction between 0 and 1, got {self.min_coverage}")
-
-
-@dataclass
 class RunRequest(JobRequest):
-    """Everything `judgebench run` needs for one task."""
+    """Everything `judgebench run` needs for one task (the shared fields: tasks.request.JobRequest)."""
+
+    max_repeats: ClassVar[int | None] = MAX_REPEATS
 
     split: str | None = None
     revision: str | None = None
@@ -80,9 +58,7 @@ class RunRequest(JobRequest):
     judge_object: Judge | None = None  # the caller's own judge (Python API, judges/own.py); `judge` is its id
 
     def __post_init__(self) -> None:
-        super().__post_init__()
-        if not 1 <= self.repeats <= MAX_REPEATS:
-            raise JudgebenchError(f"--repeats: must be between 1 and {MAX_REPEATS}, got {self.repeats}")
+        super().__post_init__()  # the shared ranges; --repeats up to max_repeats
         if self.shard is not None:
             self.shard = shard_text(*parse_shard(self.shard))
 

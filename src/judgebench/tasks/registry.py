@@ -209,8 +209,11 @@ def _parsed_yaml(text: str) -> Any:
     return load_yaml(text)
 
 
-def load_task_file(path: Path) -> TaskSpec:
-    """Parse and validate one task YAML; errors name the file and the key."""
+DEFAULT_KIND = "pairwise"  # a task YAML without a `kind:` key (kinds/registry.py: every kind)
+
+
+def read_task_yaml(path: Path) -> dict[str, Any]:
+    """A task YAML's mapping (a copy: parsed once per text); errors name the file, and the line when known."""
     try:
         raw = copy.deepcopy(_parsed_yaml(regular_text(path)))  # parsed once per text
     except UnicodeDecodeError as exc:
@@ -223,8 +226,24 @@ def load_task_file(path: Path) -> TaskSpec:
         raise JudgebenchError(f"{path}:{where} invalid YAML ({getattr(exc, 'problem', exc)})") from None
     if not isinstance(raw, dict):
         raise JudgebenchError(f"{path}: a task file must be a YAML mapping")
-    if raw.get("kind") == "rubric":  # pointwise rubric tasks: judgebench.kinds.rubric (docs/guide/rubric.md)
+    return raw
+
+
+def task_kind_of(raw: dict[str, Any], default: str = DEFAULT_KIND) -> str:
+    """The kind a task YAML names with its `kind:` key, else `default` (its folder's kind)."""
+    kind = raw.get("kind", default)
+    return kind if isinstance(kind, str) else repr(kind)
+
+
+def load_task_file(path: Path) -> TaskSpec:
+    """Parse and validate one task YAML; errors name the file and the key."""
+    raw = read_task_yaml(path)
+    kind = task_kind_of(raw)
+    if kind == "rubric":  # pointwise rubric tasks: judgebench.kinds.rubric (docs/guide/rubric.md)
         raise JudgebenchError(f"{path}: a rubric task (kind: rubric); run it with `judgebench rubric run --task {path.stem}`")
+    if kind != DEFAULT_KIND:  # another kind's task (kinds/registry.py); `judgebench tasks` lists it with its kind
+        raise JudgebenchError(f"{path}: a task of kind {kind!r}, not a pairwise task (see `judgebench tasks`)")
+    raw.pop("kind", None)  # `kind: pairwise` may be written out
     try:
         spec = TaskSpec.model_validate(raw)
     except ValidationError as exc:
@@ -232,15 +251,20 @@ def load_task_file(path: Path) -> TaskSpec:
     return spec.model_copy(update={"source_file": str(path)})
 
 
-def task_files(include_paths: Iterable[Path] = ()) -> dict[str, Path]:
-    """Task name (file stem) -> YAML path; user folders (--include-path) override bundled ones."""
+def yaml_files(folders: Iterable[Path]) -> dict[str, Path]:
+    """Task name (file stem) -> YAML path over the folders (*.yaml, then *.yml); a later folder overrides."""
     found: dict[str, Path] = {}
-    for folder in [tasks_dir(), *include_paths]:
+    for folder in folders:
         if not Path(folder).is_dir():
             raise JudgebenchError(f"--include-path {folder}: not a directory")
         for path in sorted(Path(folder).glob("*.yaml")) + sorted(Path(folder).glob("*.yml")):
             found[path.stem] = path
     return found
+
+
+def task_files(include_paths: Iterable[Path] = ()) -> dict[str, Path]:
+    """Task name (file stem) -> YAML path; user folders (--include-path) override bundled ones."""
+    return yaml_files([tasks_dir(), *include_paths])
 
 
 def get_task(name: str, include_paths: Iterable[Path] = ()) -> TaskSpec:
@@ -263,23 +287,22 @@ def get_task(name: str, include_paths: Iterable[Path] = ()) -> TaskSpec:
     return spec
 
 
+def describe_task(spec: TaskSpec) -> dict[str, str]:
+    """One line of facts about a task, for `judgebench tasks` (kinds/registry.py adds its kind)."""
+    return {
+        "name": spec.name,
+        "version": spec.version,
+        "dataset": f"{spec.dataset.path}:{spec.dataset.split}@{spec.dataset.revision or 'unpinned'}",
+        "dimensions": ",".join(spec.dimension_names),
+        "verdicts": "/".join(spec.verdicts),
+        "demo": "yes" if spec.demo else "no",
+        "file": str(spec.source_file),
+    }
+
+
 def describe_tasks(include_paths: Iterable[Path] = ()) -> list[dict[str, str]]:
-    """One line of facts per task, for `judgebench tasks`."""
-    rows = []
-    for name, path in task_files(include_paths).items():
-        spec = load_task_file(path)
-        rows.append(
-            {
-                "name": name,
-                "version": spec.version,
-                "dataset": f"{spec.dataset.path}:{spec.dataset.split}@{spec.dataset.revision or 'unpinned'}",
-                "dimensions": ",".join(spec.dimension_names),
-                "verdicts": "/".join(spec.verdicts),
-                "demo": "yes" if spec.demo else "no",
-                "file": str(path),
-            }
-        )
-    return rows
+    """One line of facts per pairwise task (every kind's: kinds.registry.list_tasks)."""
+    return [{**describe_task(load_task_file(path)), "name": name} for name, path in task_files(include_paths).items()]
 
 
 def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSpec:

@@ -29,13 +29,7 @@ def split_runs(paths: list[Path]) -> tuple[list[Path], list[Path]]:
 def rubric_sections(run_dirs: list[Path], warnings: list[str]) -> tuple[dict[str, list[dict]], list[tuple[str, str, str]]]:
     """(task -> rubric rows, index.html sections): one section per rubric task, its table and links.
     An unreadable run is skipped with a warning, as the pairwise runs are."""
-    results = []
-    for run_dir in run_dirs:
-        try:
-            results.append(read_rubric_run(run_dir)[0])
-        except JudgebenchError as exc:
-            warnings.append(f"skipped {run_dir}: {exc}")
-    tables = leaderboard_rows(results)
+    tables = rubric_tables(run_dirs, warnings)
     sections = []
     for task, rows in sorted(tables.items()):
         name = html.escape(task)
@@ -44,6 +38,18 @@ def rubric_sections(run_dirs: list[Path], warnings: list[str]) -> tuple[dict[str
                  f'normalized MAE, lower is better, with its 95% interval. Tables: {links}</p>')
         sections.append((f"rubric-{task}", f"{task} (rubric)", f'{intro}\n<div class="scroll">{table_html(rows)}</div>'))
     return tables, sections
+
+
+def rubric_tables(run_dirs: list[Path], warnings: list[str]) -> dict[str, list[dict]]:
+    """Task -> rubric leaderboard rows of the readable runs; an unreadable one is a warning (the rubric kind's
+    board rows)."""
+    results = []
+    for run_dir in run_dirs:
+        try:
+            results.append(read_rubric_run(run_dir)[0])
+        except JudgebenchError as exc:
+            warnings.append(f"skipped {run_dir}: {exc}")
+    return leaderboard_rows(results)
 
 
 def write_rubric_tables(tables: dict[str, list[dict]], output_dir: Path) -> list[Path]:

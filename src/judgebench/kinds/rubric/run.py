@@ -17,13 +17,12 @@ from judgebench.core.files import (
     check_output_dir,
     read_model_json,
     read_models_jsonl,
-    regular_text,
     write_json,
 )
 from judgebench.core.rundir import RESULTS_FILE, SAMPLES_FILE, write_run
 from judgebench.core.version import __version__
-from judgebench.judging.pipeline import JobRequest
 from judgebench.judging.prompts import load_prompt
+from judgebench.kinds.base import results_kind
 from judgebench.kinds.rubric import scoring
 from judgebench.kinds.rubric.judges import make_rubric_judge
 from judgebench.kinds.rubric.judging import (
@@ -33,21 +32,20 @@ from judgebench.kinds.rubric.judging import (
 )
 from judgebench.kinds.rubric.records import RubricConfig, RubricRecord, RubricResult
 from judgebench.kinds.rubric.spec import data_path, fingerprint, load_responses
+from judgebench.tasks.request import JobRequest
 
 DEFAULT_REASK = 6  # ScienceArena's ledger: one initial call plus at most six retries
 
 
 @dataclass
 class RubricRunRequest(JobRequest):
-    """Everything `judgebench rubric run` needs (the shared fields: pipeline.JobRequest)."""
+    """Everything `judgebench rubric run` needs (the shared fields and range checks: tasks.request.JobRequest)."""
 
     within_k: float | None = None  # default: the task's
     runner: RunnerOptions = field(default_factory=lambda: RunnerOptions(reask=DEFAULT_REASK))
 
     def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.repeats < 1:
-            raise JudgebenchError(f"--repeats: must be >= 1, got {self.repeats}")
+        super().__post_init__()  # the shared ranges; --repeats >= 1
         if self.within_k is not None and not self.within_k > 0:
             raise JudgebenchError(f"--within-k: must be > 0, got {self.within_k}")
 
@@ -139,13 +137,7 @@ def write_rubric_run(run_dir: Path, result: RubricResult, records: list[RubricRe
 
 def is_rubric_run(run_dir: Path) -> bool:
     """Whether a folder holds a rubric run (results.json with config.kind "rubric")."""
-    import json
-
-    try:
-        data = json.loads(regular_text(run_dir / RESULTS_FILE))
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and isinstance(data.get("config"), dict) and data["config"].get("kind") == "rubric"
+    return results_kind(run_dir) == "rubric"
 
 
 def read_rubric_run(run_dir: Path) -> tuple[RubricResult, list[RubricRecord]]:

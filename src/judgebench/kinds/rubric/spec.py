@@ -1,7 +1,7 @@
 """Rubric task definitions (`kind: rubric` YAML) and loading their graded responses from a data file.
 
-Rubric tasks live in tasks/rubric/ (and in --include-path folders), so the pairwise registry
-never sees them. The data is a local JSON Lines, JSON array or CSV file (own strict reader) or, through
+Rubric tasks live in tasks/rubric/ (and in --include-path folders, by their `kind: rubric` key); the
+rubric kind (kind.py) lists them beside the other kinds' tasks in `judgebench tasks`. The data is a local JSON Lines, JSON array or CSV file (own strict reader) or, through
 `datasets` (hub.py), a Hub id, a Parquet file or a dataset folder; one graded response per row; the
 YAML maps its columns. Every bad row is one error naming the file, the row and the field.
 """
@@ -30,6 +30,7 @@ from judgebench.core.records import Strict
 from judgebench.core.resources import tasks_dir
 from judgebench.kinds.rubric.hub import OWN_READER, read_table_rows, uses_datasets
 from judgebench.kinds.rubric.records import TOTAL, Criterion, GradedResponse
+from judgebench.tasks.registry import yaml_files
 
 DEFAULT_NO_ANSWER = ("", "no answer", "[no answer]", "NO_ANSWER", "N/A")
 TOLERANCE = 1e-6  # expert totals vs the sum of expert item scores
@@ -125,13 +126,7 @@ def load_rubric_task_file(path: Path) -> RubricTaskSpec:
 
 def rubric_task_files(include_paths: Iterable[Path] = ()) -> dict[str, Path]:
     """Rubric task name -> YAML; --include-path folders override the bundled tasks/rubric/."""
-    found: dict[str, Path] = {}
-    for folder in [rubric_tasks_dir(), *include_paths]:
-        if not Path(folder).is_dir():
-            raise JudgebenchError(f"--include-path {folder}: not a directory")
-        for path in sorted(Path(folder).glob("*.yaml")) + sorted(Path(folder).glob("*.yml")):
-            found[path.stem] = path
-    return found
+    return yaml_files([rubric_tasks_dir(), *include_paths])
 
 
 def get_rubric_task(name: str, include_paths: Iterable[Path] = (), *, allow_path: bool = True) -> RubricTaskSpec:

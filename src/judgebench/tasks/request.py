@@ -1,0 +1,48 @@
+"""JobRequest: what every judging job of one task takes, whatever its kind (`run`, `rubric run`, a new kind's).
+
+It sits low (the tasks floor, light imports) so each kind's request extends it and the task-kind protocol
+(kinds/base.py) can name it: pairwise `judging.pipeline.RunRequest` and `kinds.rubric.run.RubricRunRequest`
+add only their own options (and their runner defaults: RunnerOptions is on a higher floor).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import check_resamples
+
+
+@dataclass
+class JobRequest:
+    """The fields every judging command shares, with the ranges the command line checks."""
+
+    max_repeats: ClassVar[int | None] = None  # a kind's upper bound on --repeats (None: only >= 1)
+
+    task: str
+    judge: str
+    output_path: Path
+    judge_args: dict[str, Any] = field(default_factory=dict)
+    include_paths: list[Path] = field(default_factory=list)
+    dataset_path: str | None = None
+    demo: bool = False
+    limit: int | None = None
+    seed: int = 0
+    prompt: str | None = None
+    n_resamples: int = 1000
+    repeats: int = 1  # samples per judgment (stability.py)
+    min_coverage: float | None = None  # None: the run fails only when nothing was answered
+
+    def __post_init__(self) -> None:
+        """The same ranges the command line checks, for Python callers (named by their flag)."""
+        if self.limit is not None and self.limit < 1:
+            raise JudgebenchError(f"--limit: must be >= 1, got {self.limit}")
+        check_resamples(self.n_resamples)
+        if self.min_coverage is not None and not 0 <= self.min_coverage <= 1:
+            raise JudgebenchError(f"--min-coverage: must be a fraction between 0 and 1, got {self.min_coverage}")
+        if self.max_repeats is not None and not 1 <= self.repeats <= self.max_repeats:
+            raise JudgebenchError(f"--repeats: must be between 1 and {self.max_repeats}, got {self.repeats}")
+        if self.repeats < 1:
+            raise JudgebenchError(f"--repeats: must be >= 1, got {self.repeats}")
