@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from judgebench.core.background import no_tqdm_monitor
 from judgebench.core.records import JudgeReply
 
 
@@ -14,6 +15,7 @@ class Progress:
     def __init__(self, total: int, desc: str = "judging"):
         from tqdm.auto import tqdm  # imported with the first bar, not with the package
 
+        no_tqdm_monitor()
         self.bar = tqdm(total=total, desc=desc, unit="call", dynamic_ncols=True)
         self.counts = {"invalid": 0, "failed": 0, "cached": 0}
 

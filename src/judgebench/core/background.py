@@ -44,6 +44,14 @@ def can_fork() -> bool:
     )
 
 
+def no_tqdm_monitor() -> None:
+    """tqdm starts a monitor thread with its first bar (ours, or one `datasets` makes inside a load even with its
+    bars off); the thread lives on, and `can_fork` then refuses every later child. Our bars need no monitor."""
+    from tqdm import std
+
+    std.tqdm.monitor_interval = 0
+
+
 class Pending:
     """The result of `in_background`: `result()` waits for it (once)."""
 

@@ -132,7 +132,7 @@ def _canonical_struct() -> type[msgspec.Struct]:
     """msgspec's mirror of `JudgmentRecord` for the lines `run` writes: every field required (a line
     missing one is not canonical), each of the model's types taken exactly (no coercion: "3" for an int is
     not canonical), unknown keys refused. What it accepts the model accepts with the same values
-    (tests/test_lean_records.py checks the edge cases); what it refuses goes to the model."""
+    (tests/core/test_lean_records.py checks the edge cases); what it refuses goes to the model."""
     fields = [(name, _mirrored(field.annotation, field.metadata, name))
               for name, field in JudgmentRecord.model_fields.items()]
     return msgspec.defstruct("CanonicalJudgment", fields, kw_only=True, forbid_unknown_fields=True, gc=False)

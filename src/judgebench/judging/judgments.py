@@ -26,7 +26,7 @@ from judgebench.tasks.registry import TaskSpec
 from judgebench.tasks.votes import dimension_votes
 
 # Records are built from validated parts (the example, the request, the reply, literals chosen here): without
-# validating them again (bulk.trusted; equal to the validated record: tests/test_run_path.py).
+# validating them again (bulk.trusted; equal to the validated record: tests/judging/test_run_path.py).
 _TRUSTED = trusts(JudgmentRecord)
 _RECORD_FIELDS = frozenset(JudgmentRecord.model_fields)
 

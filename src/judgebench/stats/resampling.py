@@ -25,7 +25,7 @@ def resample_batches(n: int, n_resamples: int, seed: int, batch: int, dtype: typ
 
     For n < 2**31 the indices are the same whatever the batch and whether `dtype` is np.int64 or
     np.int32: numpy draws each index of a 32-bit range from the generator's own 32-bit stream, whose
-    buffer is kept in the generator between calls (tests/test_resampling.py checks it). int32 halves the
+    buffer is kept in the generator between calls (tests/stats/test_resampling.py checks it). int32 halves the
     memory of a batch; `batch_free` says when a caller may choose its batch freely."""
     if n < 1 or n_resamples < 1:
         return

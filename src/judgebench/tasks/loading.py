@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from judgebench.core.background import no_tqdm_monitor
 from judgebench.core.bulk import trusted, trusts
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import open_regular, read_json_objects
@@ -132,6 +133,7 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
     file's builder."""
     import datasets  # heavy import, only when loading
 
+    no_tqdm_monitor()
     datasets.disable_progress_bars()
     datasets.logging.set_verbosity(datasets.logging.CRITICAL)  # failures are reported as one line of ours
     local = Path(source)

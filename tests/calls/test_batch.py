@@ -1,0 +1,166 @@
+"""`judgebench run --batch`: the provider batch API path (batch.py) through the real CLI,
+against the local fake server's /v1/files and /v1/batches endpoints (no network)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import sci_row, write_jsonl
+from openai_server import Behaviour, FakeOpenAIServer
+
+from judgebench.cli.main import main
+from judgebench.judges.llm import LiteLLMJudge
+
+SECRET = "sk-PLANTED-BATCH-SECRET-789"
+HEADER_SECRET = "HDR-BATCH-SECRET-321"
+N_ROWS = 6  # x2 orders = 12 judge calls
+
+
+def data_file(tmp_path: Path) -> Path:
+    return write_jsonl(tmp_path / "pairs.jsonl", [sci_row(i, vote="AB"[i % 2]) for i in range(N_ROWS)])
+
+
+def run(
+    server: FakeOpenAIServer, tmp_path: Path, out: str, *extra: str, cache: str = "cache", judge: str = "openai/judge-x"
+) -> int:
+    args = [
+        "run", "--tasks", "sciarena_eval", "--judge", judge,
+        "--dataset-path", str(data_file(tmp_path)), "--output-path", str(tmp_path / out),
+        "--cache-dir", str(tmp_path / cache), "--max-retries", "2", "--timeout", "10", "--quiet",
+    ]
+    if not judge.startswith("builtin/"):
+        args[5:5] = ["--judge-args", f"api_base={server.api_base},api_key={SECRET},extra_headers.X-Team-Token={HEADER_SECRET}"]
+    return main([*args, *extra])
+
+
+def samples(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run_dir / "samples.jsonl").read_text().splitlines() if line.strip()]
+
+
+def results(run_dir: Path) -> dict[str, Any]:
+    return json.loads((run_dir / "results.json").read_text())
+
+
+COMPARED = ("example_id", "dimension", "order", "prompt_hash", "status", "raw", "verdict", "tokens_in", "tokens_out", "cost_usd", "error")
+
+
+@pytest.mark.slow
+def test_batch_matches_normal_path_then_rerun_is_all_cached(tmp_path: Path) -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=0.1), watch_secrets=[SECRET]) as server:
+        assert run(server, tmp_path, "online", cache="cache-online") == 0
+        online_calls = server.stats().total
+        assert online_calls == 2 * N_ROWS
+        server.reset()
+        assert run(server, tmp_path, "batch", "--batch", "--batch-poll-s", "0.02") == 0
+        stats = server.stats()
+        assert stats.total == 2 * N_ROWS  # each batch line logged once
+        assert stats.duplicate_answers() == 0 and stats.leaks == []
+        assert len(server._app.batches) == 1  # type: ignore[union-attr]
+        server.reset()
+        assert run(server, tmp_path, "again", "--batch", "--batch-poll-s", "0.02") == 0
+        assert server.stats().total == 0  # all cached: nothing uploaded or sent
+        assert len(server._app.batches) == 1  # type: ignore[union-attr]
+    online, batch, again = samples(tmp_path / "online"), samples(tmp_path / "batch"), samples(tmp_path / "again")
+    assert len(online) == len(batch) == 2 * N_ROWS
+    assert [{k: r[k] for k in COMPARED} for r in batch] == [{k: r[k] for k in COMPARED} for r in online]
+    assert all(r["status"] == "ANSWERED" and not r["cached"] for r in batch)
+    assert all(r["cached"] for r in again)
+    assert [r["raw"] for r in again] == [r["raw"] for r in batch]
+    metrics = {
+        name: {dim: {m: v["value"] for m, v in ms.items()} for dim, ms in results(tmp_path / name)["metrics"].items()}
+        for name in ("online", "batch", "again")
+    }
+    assert metrics["batch"] == metrics["online"] == metrics["again"]
+    counts = results(tmp_path / "batch")["counts"]
+    assert counts["answered"] == 2 * N_ROWS and counts["failed"] == 0
+    for path in (p for p in tmp_path.rglob("*") if p.is_file()):
+        blob = path.read_bytes()
+        assert SECRET.encode() not in blob and HEADER_SECRET.encode() not in blob, path
+
+
+@pytest.mark.slow
+def test_batch_line_error_is_failed_and_malformed_is_invalid(tmp_path: Path) -> None:
+    def action(messages: list[dict[str, Any]]) -> int | str | None:
+        text = messages[-1]["content"]
+        if "Question 1 " in text:
+            return 500
+        if "Question 2 " in text:
+            return "malformed"
+        return None
+
+    with FakeOpenAIServer(Behaviour(answer="@hash", action_fn=action, batch_delay_s=0.05)) as server:
+        assert run(server, tmp_path, "batch", "--batch", "--batch-poll-s", "0.02", "--reask", "2") == 0
+        assert len(server._app.batches) == 1  # type: ignore[union-attr]  # no re-ask batch
+        failed = [r for r in samples(tmp_path / "batch") if r["status"] == "FAILED"]
+        invalid = [r for r in samples(tmp_path / "batch") if r["status"] == "INVALID"]
+        assert {r["example_id"] for r in failed} == {"q1"} and len(failed) == 2
+        assert all("HTTP 500" in r["error"] and "fake error 500" in r["error"] for r in failed)
+        assert {r["example_id"] for r in invalid} == {"q2"} and len(invalid) == 2
+        assert all(r["earlier_raw"] == [] for r in invalid)
+        counts = results(tmp_path / "batch")["counts"]
+        assert counts["failed"] == 2 and counts["invalid"] == 2 and counts["answered"] == 2 * N_ROWS - 4
+        # the rerun sends only the failed calls (failed replies are never cached)
+        server.reset()
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05))
+        assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 0
+        assert server.stats().total == 2
+    assert results(tmp_path / "rerun")["counts"]["failed"] == 0
+
+
+@pytest.mark.slow
+def test_expired_batch_marks_its_unanswered_calls_failed(tmp_path: Path) -> None:
+    behaviour = Behaviour(answer="[[A]]", batch_delay_s=0.05, batch_status="expired", batch_answer_limit=4)
+    with FakeOpenAIServer(behaviour) as server:
+        assert run(server, tmp_path, "batch", "--batch", "--batch-poll-s", "0.02") == 0
+    rows = samples(tmp_path / "batch")
+    failed = [r for r in rows if r["status"] == "FAILED"]
+    assert len(failed) == 2 * N_ROWS - 4
+    assert all("ended expired" in r["error"] for r in failed)
+    assert sum(r["status"] == "ANSWERED" for r in rows) == 4  # the answers an expired batch still returned
+
+
+def test_batch_with_builtin_judge_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(None, tmp_path, "out", "--batch", judge="builtin/longer") == 2  # type: ignore[arg-type]
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("judgebench: error: --batch") and "\n" not in err
+    assert not (tmp_path / "out" / "results.json").exists()
+
+
+@pytest.mark.slow  # measured over 1.5 s in the fast selection
+def test_batch_with_unsupported_provider_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main([
+        "run", "--tasks", "sciarena_eval", "--judge", "ollama_chat/llama3", "--dataset-path", str(data_file(tmp_path)),
+        "--output-path", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"), "--quiet", "--batch",
+    ])
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert "--batch" in err and "ollama_chat" in err and "\n" not in err
+
+
+def test_batch_auth_error_stops_at_once_without_retries(tmp_path: Path) -> None:
+    from openai_server import judge_request, verdict_parses
+
+    from judgebench.calls import RunnerOptions, run_requests
+
+    with FakeOpenAIServer(Behaviour(api_status=401)) as server:
+        judge = LiteLLMJudge("openai/judge-x", {"api_base": server.api_base, "api_key": "sk-t"})
+        options = RunnerOptions(batch=True, batch_poll_s=0.01, max_retries=4, backoff_base_s=0.01, cache_dir=tmp_path, progress=False)
+        out = run_requests([judge_request(i) for i in range(5)], judge, options, verdict_parses)
+        log = server.stats().requests
+    assert out.stopped is not None and "authentication failed" in out.stopped
+    assert [r.outcome for r in log] == ["error:401"]  # the upload, once: not retried
+    assert all(r is None for r in out.replies) and out.calls_made == 0
+
+
+def test_batch_refuses_concurrency_and_rate_limits_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        assert run(server, tmp_path, "batch", "--batch", "--concurrency", "8") == 2
+        err = capsys.readouterr().err
+        assert "--batch: --concurrency cannot apply" in err and "Traceback" not in err
+        assert run(server, tmp_path, "batch", "--batch", "--rpm", "60", "--max-failures", "3") == 2
+        assert "--batch: --rpm, --max-failures cannot apply" in capsys.readouterr().err
+        assert server.stats().total == 0
+        assert run(server, tmp_path, "batch", "--batch", "--concurrency", "16", "--batch-poll-s", "0.02") == 0

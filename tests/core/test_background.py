@@ -1,0 +1,295 @@
+"""background.py: a computation in a forked child gives what this process would have computed."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+
+import numpy as np
+import pytest
+from test_scale_diagnostics import _battles
+
+from judgebench.core import background
+from judgebench.core.errors import NumericError
+from judgebench.scoring import diagnostics
+from judgebench.stats.ratings import paired_bootstrap_bt
+
+
+def _forks(monkeypatch) -> list[int]:
+    """Count the forks background.py makes (each one still forks)."""
+    made: list[int] = []
+    real = os.fork
+
+    def fork() -> int:
+        pid = real()
+        if pid:
+            made.append(pid)
+        return pid
+
+    monkeypatch.setattr(background.os, "fork", fork)
+    return made
+
+
+def _fail(message: str) -> None:
+    raise NumericError(message)
+
+
+def test_a_child_returns_the_value_and_raises_the_error_of_the_function(monkeypatch):
+    forks = _forks(monkeypatch)
+    a, b, ys, xs = _battles(400)
+    got = background.in_background(paired_bootstrap_bt, a, b, ys, xs, n_resamples=30, seed=3).result()
+    want = paired_bootstrap_bt(a, b, ys, xs, n_resamples=30, seed=3)
+    for who in ys:
+        assert np.array_equal(got[who].beta_samples, want[who].beta_samples)  # bit for bit
+        assert np.array_equal(got[who].ratings, want[who].ratings)
+    with pytest.raises(NumericError, match="no battles here"):
+        background.in_background(_fail, "no battles here").result()
+    assert len(forks) == 2
+
+
+def test_a_child_that_dies_is_a_one_line_error_not_a_hang(monkeypatch):
+    from judgebench.core.errors import Stopped
+
+    _forks(monkeypatch)
+    with pytest.raises(Stopped, match=r"ended without a result \(exit status 3\); run it again, or with JUDGEBENCH_BACKGROUND=0"):
+        background.in_background(os._exit, 3).result()
+    with pytest.raises(Stopped, match=r"\(killed by signal 9\)"):
+        background.in_background(_kill_self).result()
+
+
+def test_a_killed_child_ends_the_command_with_1_not_the_bad_input_code(monkeypatch, capsys):
+    """Killed (e.g. by the out-of-memory killer) is not the input's fault: exit 1, one line."""
+    from judgebench.cli import main as cli
+    from judgebench.publish import report
+
+    def killed(*args):
+        return background.in_background(_kill_self).result()
+
+    _forks(monkeypatch)
+    monkeypatch.setattr(report, "write_report", killed)
+    assert cli.main(["report", "anywhere"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "killed by signal 9" in err
+
+
+def _kill_self() -> None:
+    os.kill(os.getpid(), 9)  # os.getpid() here runs in the child
+
+
+class _TwoArgError(Exception):
+    def __init__(self, a, b):
+        super().__init__(f"{a} and {b}")
+
+
+def _raise_two_arg():
+    raise _TwoArgError("left", "right")
+
+
+def test_an_exception_that_cannot_travel_back_keeps_its_type_name_and_text(monkeypatch):
+    _forks(monkeypatch)
+    with pytest.raises(RuntimeError, match="_TwoArgError: left and right"):
+        background.in_background(_raise_two_arg).result()
+
+
+def _sleep(seconds: float) -> None:
+    import time
+
+    time.sleep(seconds)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_an_interrupt_while_waiting_stops_the_child_at_once(monkeypatch):
+    import signal
+    import time
+
+    forks = _forks(monkeypatch)
+    pending = background.in_background(_sleep, 30)
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            pending.result()
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    assert time.monotonic() - started < 5 and not _alive(forks[0])  # killed and reaped, not waited for
+
+
+def test_a_result_never_asked_for_stops_its_child(monkeypatch):
+    forks = _forks(monkeypatch)
+    pending = background.in_background(_sleep, 30)
+    del pending
+    background._reap_left_over()
+    import time
+
+    for _ in range(50):
+        if not _alive(forks[0]):
+            break
+        time.sleep(0.05)
+        background._reap_left_over()
+    assert not _alive(forks[0])
+
+
+def test_no_fork_when_turned_off_or_beside_other_threads(monkeypatch):
+    forks = _forks(monkeypatch)
+    monkeypatch.setenv("JUDGEBENCH_BACKGROUND", "0")
+    assert background.in_background(sum, [1, 2, 3]).result() == 6
+    monkeypatch.delenv("JUDGEBENCH_BACKGROUND")
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not background.can_fork()
+        with pytest.raises(NumericError, match="inline"):
+            background.in_background(_fail, "inline").result()
+    finally:
+        stop.set()
+        other.join()
+    assert forks == []
+
+
+def test_large_run_diagnostics_are_identical_with_the_style_bootstrap_in_a_child(monkeypatch):
+    """diagnose() above STYLE_BOOTSTRAP_MAX: the same JSON, byte for byte, forked or not."""
+    from test_score_scale import _records  # a synthetic run's lean records
+
+    monkeypatch.setattr(diagnostics, "STYLE_BOOTSTRAP_MAX", 300)
+    records = _records(1200)
+    monkeypatch.setenv("JUDGEBENCH_BACKGROUND", "0")
+    inline = json.dumps(diagnostics.diagnose(records, n_resamples=200, seed=1), sort_keys=True)
+    monkeypatch.delenv("JUDGEBENCH_BACKGROUND")
+    forks = _forks(monkeypatch)
+    forked = json.dumps(diagnostics.diagnose(records, n_resamples=200, seed=1), sort_keys=True)
+    assert len(forks) >= 1  # the length coefficient's bootstrap ran in a child
+    assert forked == inline
+    assert '"beta"' in forked and "m-out-of-n" not in forked
+
+
+def _scaled(values, factor):
+    return [v * factor for v in values]
+
+
+def test_large_run_scores_are_identical_with_the_leaderboard_fits_in_a_child(monkeypatch):
+    """score() above STYLE_BOOTSTRAP_MAX forks the leaderboard diagnostics' fits while it bootstraps the
+    metrics: the same results JSON, byte for byte, and the same figures as leaderboard_diagnostics alone."""
+    from test_score_scale import _records
+
+    from judgebench.core.records import DatasetInfo, RunConfig
+    from judgebench.scoring.score import score
+    from judgebench.tasks.registry import get_task
+
+    monkeypatch.setattr(diagnostics, "STYLE_BOOTSTRAP_MAX", 300)
+    records, n_examples = _records(1200), 1200
+    spec = get_task("sciarena_eval", [])
+    config = RunConfig(task="synth", task_version="1", dataset=DatasetInfo(source="synth", split="test", fingerprint="f"),
+                       judge="builtin/test", prompt_template="p", prompt_template_hash="h", judgebench_version="0",
+                       started_at="2026-01-01T00:00:00Z", n_resamples=200, seed=3)
+
+    monkeypatch.setenv("JUDGEBENCH_BACKGROUND", "0")
+    inline = score(records, config, spec, n_examples=n_examples).model_dump_json()
+    monkeypatch.delenv("JUDGEBENCH_BACKGROUND")
+    forks = _forks(monkeypatch)
+    forked = score(records, config, spec, n_examples=n_examples)
+    assert len(forks) == 1  # the leaderboard's fits
+    assert forked.model_dump_json() == inline
+    assert forked.diagnostics["leaderboard"] == diagnostics.leaderboard_diagnostics(records, seed=config.seed)
+    assert set(forked.diagnostics["leaderboard"]) == {"position_bias", "longer_preferred_rate", "length_beta", "spearman_to_human"}
+
+
+def test_a_prepared_child_warms_up_then_computes_what_it_is_sent(monkeypatch):
+    forks = _forks(monkeypatch)
+    with background.prepared(_scaled, warm=lambda: __import__("json")) as child:
+        pending = child.send([1, 2, 3], 4)
+    assert pending.result() == [4, 8, 12] and len(forks) == 1
+    with background.prepared(_fail) as child:
+        pending = child.send("sent, then failed")
+    with pytest.raises(NumericError, match="sent, then failed"):
+        pending.result()
+    with background.prepared(_fail, warm=lambda: _fail("while warming")) as child:
+        pending = child.send("never reached")
+    with pytest.raises(NumericError, match="while warming"):
+        pending.result()
+
+
+def test_a_prepared_child_let_go_without_arguments_exits(monkeypatch):
+    forks = _forks(monkeypatch)
+    with background.prepared(_fail) as child:
+        pass  # e.g. the samples could not be read: the child gets EOF and exits without computing
+    assert len(forks) == 1
+    _, status = os.waitpid(forks[0], 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    child.pending.pid = 0  # reaped here by hand
+    background._RUNNING.discard(forks[0])
+
+
+def test_without_a_fork_a_prepared_function_runs_when_sent(monkeypatch):
+    forks = _forks(monkeypatch)
+    monkeypatch.setenv("JUDGEBENCH_BACKGROUND", "0")
+    child = background.prepared(_scaled)
+    assert child.send([1.5], 2).result() == [3.0] and forks == []
+
+
+@pytest.mark.slow
+def test_report_files_are_the_same_with_the_plots_drawn_in_a_child(tmp_path, monkeypatch):
+    import judgebench
+    from judgebench.publish.report import write_report
+
+    judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=tmp_path / "run", demo=True)
+    forks = _forks(monkeypatch)
+    forked = write_report(tmp_path / "run", tmp_path / "forked").parent
+    assert len(forks) == 1  # the plotting child (the demo is too small for the style child)
+    monkeypatch.setenv("JUDGEBENCH_BACKGROUND", "0")
+    inline = write_report(tmp_path / "run", tmp_path / "inline").parent
+    names = sorted(p.name for p in forked.iterdir())
+    assert names == sorted(p.name for p in inline.iterdir()) and any(n.endswith(".png") for n in names)
+    for name in names:
+        assert (forked / name).read_bytes() == (inline / name).read_bytes(), name
+
+
+def test_later_computes_at_the_first_result_once_and_raises_there():
+    calls: list[int] = []
+
+    def count(x: int) -> int:
+        calls.append(x)
+        return x * 2
+
+    pending = background.later(count, 21)
+    assert calls == []  # nothing yet: no inputs or outputs held for the caller meanwhile
+    assert pending.result() == 42 and pending.result() == 42 and calls == [21]
+    failing = background.later(_fail, "late")
+    with pytest.raises(NumericError, match="late"):
+        failing.result()
+
+
+@pytest.mark.slow  # measured over 1.5 s in the fast selection
+def test_no_tqdm_monitor_thread_outlives_a_progress_bar_or_a_data_load(tmp_path):
+    """tqdm's monitor thread (started by the first bar, ours or one `datasets` makes inside a load) lived on and
+    made can_fork refuse every later child in the process: after a bar and a load, this thread is alone."""
+    import subprocess
+    import sys
+
+    data = tmp_path / "rows.jsonl"
+    data.write_text('{"id": "1", "x": "a"}\n{"id": "2", "x": "b"}\n')
+    code = (
+        "import threading, tqdm.std\n"
+        "from judgebench.calls.progress import Progress\n"
+        "from judgebench.tasks.loading import _load_table\n"
+        "bar = Progress(3); bar.close()\n"
+        f"_load_table({str(data)!r}, None, 'train', None)\n"
+        "tqdm.std.tqdm(total=2, disable=False).close()  # a third-party bar after ours\n"
+        "print(sorted(t.name for t in threading.enumerate()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "['MainThread']"

@@ -1,0 +1,170 @@
+"""The voting page in headless Chromium: an annotator votes with the mouse and the keyboard, per
+dimension, skips; sides are recorded as shown; HTML in a response stays inert; no token, no page."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+import pytest
+from annotate_helpers import pair_rows, serving
+from helpers import start_chromium
+
+from judgebench.human.annotate.assign import Rules
+from judgebench.human.annotate.store import Store
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    driver = start_chromium(tmp_path_factory.mktemp("chromium-annotate"))
+    yield driver
+    driver.quit()
+
+
+def _by():
+    from selenium.webdriver.common.by import By
+
+    return By
+
+
+def _current_pair(browser) -> str | None:
+    found = browser.find_elements(_by().CSS_SELECTOR, "#vote-form input[name=pair_id]")
+    return found[0].get_attribute("value") if found else None
+
+
+def _after(browser, action, previous: str | None) -> None:
+    """Do `action`, then wait for the next page (another pair, or the end)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    action()
+    # the page may be replaced between finding the pair field and reading it: that read is retried
+    WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda b: b.title == "judgebench vote" and _current_pair(b) != previous or b.title == "All done")
+
+
+def _key(browser, key: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(browser).send_keys(key).perform()
+
+
+def _shown_left(browser, pairs: dict[str, dict]) -> str:
+    """Which stored response the page shows on the left: 'a' or 'b' (read from the page's text)."""
+    pair = pairs[_current_pair(browser)]
+    left = browser.find_element(_by().ID, "left").text
+    a, b = (pair[k].replace("**", "") for k in ("response_a", "response_b"))  # as rendered: **x** is bold x
+    assert (a in left) != (b in left)
+    return "a" if a in left else "b"
+
+
+@pytest.mark.slow
+def test_annotator_votes_with_mouse_and_keyboard_and_sides_are_recorded(browser, tmp_path: Path) -> None:
+    store = Store(tmp_path / "v.sqlite")
+    rows = pair_rows(5)
+    store.add_pairs(rows)
+    pairs = {p["id"]: p for p in rows}
+    token = store.add_annotator("ann", [])
+    seen: dict[str, tuple[str, str]] = {}  # pair -> (side shown on the left, what the annotator picked)
+    with serving(store, Rules(target=1)) as base:
+        browser.get(f"{base}/t/{token}")
+        assert "ann: 0 voted, 5 left" in browser.find_element(_by().ID, "progress").text
+        steps = [
+            ("LEFT", lambda: browser.find_element(_by().ID, "choice-LEFT").click()),  # mouse
+            ("RIGHT", lambda: _key(browser, "2")),  # keyboard
+            ("TIE", lambda: _key(browser, "3")),
+            ("SKIP", lambda: _key(browser, "s")),
+            ("BOTH_BAD", lambda: (browser.find_element(_by().ID, "comment").send_keys("1234 typed, not shortcuts"),
+                                  browser.execute_script("document.activeElement.blur()"), _key(browser, "4"))),
+        ]
+        for picked, action in steps:
+            pair_id = _current_pair(browser)
+            seen[pair_id] = (_shown_left(browser, pairs), picked)
+            _after(browser, action, pair_id)
+        assert browser.title == "All done"
+    votes = {v["pair_id"]: v for v in store.votes()}
+    assert len(votes) == 4 and [p for p, (_, k) in seen.items() if k == "SKIP"] == [s[1] for s in store.skips()]
+    for pair_id, (left, picked) in seen.items():
+        if picked == "SKIP":
+            continue
+        vote = votes[pair_id]
+        assert vote["shown_order"] == ("AB" if left == "a" else "BA")  # the side recorded is the side shown
+        expected = {"LEFT": left.upper(), "RIGHT": "B" if left == "a" else "A"}.get(picked, picked)
+        assert vote["choice"] == expected, (pair_id, left, picked)
+        assert vote["seconds"] is not None and vote["seconds"] >= 0
+    assert [v["comment"] for v in votes.values() if v["choice"] == "BOTH_BAD"] == ["1234 typed, not shortcuts"]
+
+
+@pytest.mark.slow
+def test_per_dimension_voting_with_keys_and_mouse(browser, tmp_path: Path) -> None:
+    store = Store(tmp_path / "v.sqlite")
+    rows = pair_rows(2)
+    store.add_pairs(rows)
+    store.put_setting("dimensions", json.dumps(["novelty", "feasibility"]))
+    pairs = {p["id"]: p for p in rows}
+    token = store.add_annotator("ann", [])
+    with serving(store, Rules(target=1)) as base:
+        browser.get(f"{base}/t/{token}")
+        first = _current_pair(browser)
+        left_first = _shown_left(browser, pairs)
+        _key(browser, "1")  # novelty: left
+        _key(browser, "2")  # feasibility: right
+        _after(browser, lambda: _key(browser, "\ue007"), first)  # Enter
+        second = _current_pair(browser)
+        left_second = _shown_left(browser, pairs)
+        browser.find_element(_by().CSS_SELECTOR, "input[name='dim:novelty'][value='TIE']").click()
+        browser.find_element(_by().CSS_SELECTOR, "input[name='dim:feasibility'][value='LEFT']").click()
+        _after(browser, lambda: browser.find_element(_by().ID, "submit").click(), second)
+    votes = {v["pair_id"]: v for v in store.votes()}
+    a_or_b = {"a": "A", "b": "B"}
+    other = {"a": "B", "b": "A"}
+    assert json.loads(votes[first]["choices"]) == {"novelty": a_or_b[left_first], "feasibility": other[left_first]}
+    assert json.loads(votes[second]["choices"]) == {"novelty": "TIE", "feasibility": a_or_b[left_second]}
+    assert all(v["choice"] is None for v in votes.values())
+
+
+@pytest.mark.slow
+def test_script_and_img_onerror_in_a_response_are_inert(browser, tmp_path: Path) -> None:
+    store = Store(tmp_path / "v.sqlite")
+    hostile = ("<script>window.pwned = 'script'</script> and <img src=x onerror=\"window.pwned = 'img'\"> "
+               "and <a href=\"javascript:window.pwned='link'\">click</a>")
+    store.add_pairs(pair_rows(1, response_a=hostile, response_b=hostile, question="**Q** <svg onload=\"window.pwned='svg'\">"))
+    token = store.add_annotator("ann", [])
+    with serving(store) as base:
+        browser.get(f"{base}/t/{token}")
+        assert browser.title == "judgebench vote"
+        assert browser.execute_script("return window.pwned === undefined")
+        assert browser.find_elements(_by().CSS_SELECTOR, "main img, main a, section svg, main script") == []
+        assert "<script>window.pwned = 'script'</script>" in browser.find_element(_by().ID, "left").text  # shown as text
+        with urllib.request.urlopen(urllib.request.Request(f"{base}/", headers={"Authorization": f"Bearer {token}"})) as page:
+            csp = page.headers["Content-Security-Policy"]
+            body = page.read().decode()
+    assert "script-src 'self'" in csp and "default-src 'none'" in csp
+    assert "<script>window" not in body and "&lt;img src=x onerror=" in body
+
+
+@pytest.mark.slow
+def test_no_page_without_a_token_and_admin_needs_an_admin_token(browser, tmp_path: Path) -> None:
+    store = Store(tmp_path / "v.sqlite")
+    store.add_pairs(pair_rows(4))
+    token = store.add_annotator("ann", ["bio"])
+    admin = store.add_annotator("boss", [], admin=True)
+    with serving(store, Rules(target=2)) as base:
+        browser.delete_all_cookies()
+        for path in ("/", "/admin", "/t/not-a-token"):
+            browser.get(base + path)
+            assert browser.title == "No access" and "Question" not in browser.page_source
+        browser.get(f"{base}/t/{token}")
+        assert browser.title == "judgebench vote"
+        assert _current_pair(browser) in ("p1", "p3")  # expertise bio: only the field=bio pairs
+        voted = _current_pair(browser)
+        _after(browser, lambda: browser.find_element(_by().ID, "choice-TIE").click(), voted)
+        browser.get(f"{base}/admin")
+        assert browser.title == "No access"  # an annotator's token does not open the admin view
+        browser.get(f"{base}/t/{admin}")
+        browser.get(f"{base}/admin")
+        rows = [r.text for r in browser.find_elements(_by().CSS_SELECTOR, "#annotators tbody tr")]
+        assert rows == ["ann 1 0 0", "boss 0 0 0"]
+        slices = [r.text for r in browser.find_elements(_by().CSS_SELECTOR, "#slices tbody tr")]
+        assert slices[0] == "(all) 4 1 0" and "field=bio 2 1 0" in slices  # ann (expertise bio) voted a bio pair

@@ -1,0 +1,98 @@
+"""`judgebench arena` end to end (in process): the demo votes file, a task, a judge run, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from judgebench.cli.main import main
+
+DEMO = Path(__file__).resolve().parents[2] / "tasks" / "demo" / "arena_votes_demo.jsonl"
+
+
+@pytest.mark.slow
+def test_arena_on_the_demo_votes_writes_every_output_and_excludes_flagged(tmp_path, capsys):
+    out = tmp_path / "arena"
+    assert main(["arena", str(DEMO), "--output-dir", str(out), "--n-resamples", "100",
+                 "--robustness-repeats", "3", "--exclude-flagged", "--anchor", "atlas-7b"]) == 0
+    for name in ("arena.json", "arena.md", "arena.html", "ratings.png", "winrate.png", "ratings.csv",
+                 "slices.csv", "style_coefficients.csv", "annotators.csv", "anomaly.csv",
+                 "robustness_subsampling.csv", "battle_counts.csv", "winrate.csv"):
+        assert (out / name).is_file(), name
+    s = json.loads((out / "arena.json").read_text())
+    assert s["config"]["excluded_annotators"] == ["planted-always-a", "planted-random"]
+    assert s["counts"]["dropped"] == {"annotator excluded (listed or flagged)": 600}
+    assert s["counts"]["battles"] == 3000
+    top = s["ratings"][0]
+    assert top["model"] == "fjord-large" and top["rank"] == 1
+    assert {e["value"] for e in s["slices"]} == {"Natural Science", "Healthcare", "Humanities & Social Science", "Engineering"}
+    assert "flagged voters (alpha 0.01): planted-always-a, planted-random (excluded)" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_arena_on_a_task_with_a_judge_run(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo",
+                 "--output-path", str(run), "--bootstrap", "0"]) == 0
+    out = tmp_path / "arena"
+    assert main(["arena", "sciarena_eval", "--demo", "--output-dir", str(out), "--n-resamples", "50",
+                 "--judge-run", str(run)]) == 0
+    s = json.loads((out / "arena.json").read_text())
+    judge = s["judges"][0]
+    assert judge["judge"] == "builtin/longer" and judge["battles"] == s["counts"]["battles"]
+    assert -1 <= judge["spearman"]["value"] <= 1
+    assert s["voters"]["skipped"].startswith("one annotator")
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"pair_id": "p1", "annotator": "u", "choice": "A"}', "has no model_a/model_b"),
+    ('{"pair_id": "p1", "annotator": "u", "choice": "MAYBE", "model_a": "x", "model_b": "y"}', ":1:"),
+    ('{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "x", "model_b": "y", "timestamp": "yesterday"}',
+     "timestamp 'yesterday' is not an ISO 8601"),
+])
+def test_bad_votes_are_one_line_errors(tmp_path, capsys, line, message):
+    path = tmp_path / "votes.jsonl"
+    path.write_text(line + "\n")
+    assert main(["arena", str(path), "--output-dir", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and str(path) in err
+
+
+@pytest.mark.slow
+def test_unknown_anchor_and_bad_alpha_are_flag_errors(tmp_path, capsys):
+    assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--anchor", "nobody",
+                 "--n-resamples", "0"]) == 2
+    assert "--anchor nobody: no such model" in capsys.readouterr().err
+    assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--alpha", "0"]) == 2
+    assert "--alpha" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_excluded_annotators_from_a_file_and_from_a_task_yaml_are_recorded(tmp_path, capsys):
+    votes = tmp_path / "votes.jsonl"
+    rows = [{"pair_id": f"p{i}", "annotator": who, "choice": c, "model_a": "x", "model_b": "y"}
+            for i, (who, c) in enumerate([("u", "A"), ("u", "A"), ("v", "B"), ("w", "A")])]
+    votes.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    listed = tmp_path / "flagged.txt"
+    listed.write_text("v\nnobody\n")
+    out = tmp_path / "o"
+    assert main(["arena", str(votes), "--output-dir", str(out), "--n-resamples", "0",
+                 "--exclude-annotators", str(listed)]) == 0
+    s = json.loads((out / "arena.json").read_text())
+    assert s["config"]["excluded_annotators"] == ["v"]  # "nobody" voted on nothing here
+    assert s["counts"]["dropped"] == {"annotator excluded (listed or flagged)": 1}
+    # x won all 3 remaining votes; the tiny L2 keeps the gap finite but large
+    assert s["ratings"][0]["model"] == "x" and s["counts"]["battles"] == 3
+    # a task YAML's exclude_annotators key: the task's one "annotator" is `label`
+    task = tmp_path / "tiny.yaml"
+    demo = Path(__file__).resolve().parents[2] / "tasks" / "demo" / "sciarena_eval_demo.jsonl"
+    task.write_text(
+        "name: tiny\nversion: '1'\ndataset: {path: x, split: train}\n"
+        f"demo: {{path: {demo}}}\n"
+        "columns: {id: id, question: question, response_a: responseA, response_b: responseB, label: vote,"
+        " model_a: modelA, model_b: modelB}\nlabels: {A: A, B: B}\nverdicts: [A, B]\n"
+        "prompt: sciarena_pairwise.yaml\nexclude_annotators: [label]\n")
+    assert main(["arena", str(task), "--demo", "--output-dir", str(tmp_path / "t"), "--n-resamples", "0"]) == 2
+    assert "no votes left to rate (dropped: {'annotator excluded (listed or flagged)': " in capsys.readouterr().err

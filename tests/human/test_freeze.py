@@ -1,0 +1,136 @@
+"""`judgebench freeze`: the split drawn by hand-checked rules, then run as a task."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from judgebench.cli.main import main
+from judgebench.human.freeze import freeze_split
+from judgebench.tasks.votes import Vote, write_votes
+
+FIELDS = ["phys", "bio"] * 4  # p0 phys, p1 bio, ...
+
+
+def _pairs() -> dict[str, dict]:
+    return {f"p{i}": {"id": f"p{i}", "question": f"Q{i}", "response_a": "short" if i % 3 else "a much longer answer",
+                      "response_b": "a longer answer" if i % 3 else "b", "model_a": "m1", "model_b": "m2",
+                      "slices": {"field": FIELDS[i]}} for i in range(8)}
+
+
+VOTES = [  # (pair, annotator, choice)
+    ("p0", "u1", "A"), ("p0", "u2", "A"), ("p0", "u3", "B"),  # A (2 of 3)
+    ("p1", "u1", "B"), ("p1", "u2", "B"),  # B
+    ("p2", "u1", "A"), ("p2", "u2", "B"),  # one each: TIE
+    ("p3", "u1", "A"),  # A
+    ("p4", "u2", "B"),  # B
+    ("p5", "u1", "BOTH_BAD"), ("p5", "u3", "BOTH_BAD"),  # BOTH_BAD
+    ("p6", "spam", "A"), ("p6", "u1", "B"),  # TIE, or B once spam is excluded
+    ("p7", "u3", "B"),  # B
+]
+
+
+def _votes() -> list[Vote]:
+    return [Vote(pair_id=p, annotator=a, choice=c) for p, a, c in VOTES]
+
+
+def test_split_is_balanced_by_slice_and_label_with_ties_dropped_and_flagged_voters_excluded() -> None:
+    frozen = freeze_split(_votes(), _pairs(), size=4, seed=1, flagged={"spam"})
+    # eligible without spam, ties dropped: p0 A phys, p1 B bio, p3 A bio, p4 B phys, p6 B phys, p7 B bio = 6
+    # strata phys/A {p0}, phys/B {p4, p6}, bio/A {p3}, bio/B {p1, p7}: 4 pairs -> one from each stratum
+    assert frozen.eligible == 6 and frozen.excluded_votes == 1
+    ids = {r["id"] for r in frozen.rows}
+    assert {"p0", "p3"} <= ids and len(ids & {"p4", "p6"}) == 1 and len(ids & {"p1", "p7"}) == 1
+    assert Counter(r["label_overall"] for r in frozen.rows) == {"A": 2, "B": 2}
+    assert Counter(r["slices"]["field"] for r in frozen.rows) == {"phys": 2, "bio": 2}
+    assert freeze_split(_votes(), _pairs(), size=4, seed=1, flagged={"spam"}).rows == frozen.rows  # seeded
+
+
+def test_ties_keep_min_votes_and_too_large_a_split() -> None:
+    # spam kept: p6 is A + B = TIE, dropped -> 5 eligible
+    assert freeze_split(_votes(), _pairs(), size=1, seed=0).eligible == 5
+    kept = freeze_split(_votes(), _pairs(), size=8, seed=0, ties="keep")
+    assert Counter(r["label_overall"] for r in kept.rows) == {"A": 2, "B": 3, "TIE": 2, "BOTH_BAD": 1}
+    # at least two votes: p0, p1, p2 (TIE), p5 (BOTH_BAD), p6 (TIE) -> decisive p0, p1
+    assert freeze_split(_votes(), _pairs(), size=2, seed=0, min_votes=2).eligible == 2
+    with pytest.raises(Exception, match="--split-size 7: only 6 pairs are eligible"):
+        freeze_split(_votes(), _pairs(), size=7, seed=0, flagged={"spam"})
+    with pytest.raises(Exception, match="pairs file does not hold"):
+        freeze_split([Vote(pair_id="zz", annotator="u", choice="A")], _pairs(), size=1, seed=0)
+
+
+def test_per_dimension_votes_get_a_label_per_dimension() -> None:
+    votes = [Vote(pair_id="p0", annotator="u1", choices={"novelty": "A", "feasibility": "B"}),
+             Vote(pair_id="p0", annotator="u2", choices={"novelty": "A", "feasibility": "TIE"}),
+             Vote(pair_id="p1", annotator="u1", choices={"novelty": "B", "feasibility": "B"})]
+    frozen = freeze_split(votes, _pairs(), size=2, seed=0)
+    rows = {r["id"]: r for r in frozen.rows}
+    # p0 feasibility: one B, one TIE -> shared top count -> TIE
+    assert rows["p0"]["label_novelty"] == "A" and rows["p0"]["label_feasibility"] == "TIE"
+    assert frozen.dimensions == ["novelty", "feasibility"]
+
+
+@pytest.mark.slow
+def test_freeze_cli_writes_a_task_that_run_accepts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pairs_file = tmp_path / "pairs.jsonl"
+    pairs_file.write_text("".join(json.dumps({**{k: v for k, v in p.items() if k != "slices"}, **p["slices"]}) + "\n"
+                                  for p in _pairs().values()))
+    write_votes(tmp_path / "votes.jsonl", _votes())
+    (tmp_path / "flagged.txt").write_text("# from judgebench arena\nspam\n")
+    out = tmp_path / "frozen"
+    assert main(["freeze", str(tmp_path / "votes.jsonl"), "--pairs", str(pairs_file), "--split-size", "4", "--seed", "1",
+                 "--exclude-annotators", str(tmp_path / "flagged.txt"), "--name", "my_eval", "--output", str(out)]) == 0
+    spec = yaml.safe_load((out / "my_eval.yaml").read_text())
+    assert spec["verdicts"] == ["A", "B"] and spec["columns"]["slices"] == ["field"]
+    card = (out / "README.md").read_text()
+    assert "annotators excluded: spam (1 votes dropped)" in card and "pairs: 4 drawn from 6 eligible" in card
+    assert main(["run", "--tasks", str(out / "my_eval.yaml"), "--judge", "builtin/longer", "--output-path", str(tmp_path / "run"),
+                 "--bootstrap", "10", "--quiet"]) == 0
+    result = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert result["counts"]["examples"] == 4
+    assert main(["freeze", str(tmp_path / "votes.jsonl"), "--pairs", str(pairs_file), "--split-size", "40",
+                 "--output", str(out)]) == 2
+    assert "--split-size 40: only 5 pairs are eligible" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_votes_cast_on_the_page_export_freeze_and_run(tmp_path: Path) -> None:
+    """The loop after voting: votes sent to the server (as left/right on the page) -> export -> freeze -> run."""
+    from annotate_helpers import pair_rows, post_vote, serving
+
+    from judgebench.human.annotate.assign import shown_order
+    from judgebench.human.annotate.export import export_votes
+    from judgebench.human.annotate.store import Store
+
+    rows = pair_rows(6)
+    store = Store(tmp_path / "v.sqlite")
+    store.add_pairs(rows)
+    tokens = {name: store.add_annotator(name, []) for name in ("u1", "u2", "u3")}
+    planned = {"p0": "AAB", "p1": "BBA", "p2": "ABT", "p3": "AAA", "p4": "BBB", "p5": "BAB"}  # T: tie
+    # majority: p0 A, p1 B, p2 one each of A, B, TIE -> TIE (dropped), p3 A, p4 B, p5 B
+    with serving(store) as base:
+        for pair_id, choices in planned.items():
+            for name, want in zip(tokens, choices):
+                left = "A" if shown_order(store.secret, name, pair_id, 1) == "AB" else "B"
+                page_choice = "TIE" if want == "T" else ("LEFT" if want == left else "RIGHT")
+                status, _ = post_vote(base, tokens[name], {"pair_id": pair_id, "round": "1", "vote_id": f"{name}-{pair_id}-vote", "choice": page_choice})
+                assert status == 200
+    export_votes(store, tmp_path / "votes.jsonl")
+    pairs_file = tmp_path / "pairs.jsonl"
+    pairs_file.write_text("".join(json.dumps({**{k: v for k, v in p.items() if k != "slices"}, **p["slices"]}) + "\n" for p in rows))
+    out = tmp_path / "frozen"
+    assert main(["freeze", str(tmp_path / "votes.jsonl"), "--pairs", str(pairs_file), "--split-size", "4", "--name", "mine",
+                 "--output", str(out)]) == 0
+    split = {r["id"]: r["label_overall"] for r in map(json.loads, (out / "mine.jsonl").read_text().splitlines())}
+    # strata: phys (even) A {p0}, phys B {p4}, bio (odd) A {p3}, bio B {p1, p5} -> one each
+    assert {k: v for k, v in split.items() if k != "p1" and k != "p5"} == {"p0": "A", "p3": "A", "p4": "B"}
+    assert len(split) == 4 and split.get("p1", split.get("p5")) == "B"
+    assert main(["run", "--tasks", str(out / "mine.yaml"), "--judge", "builtin/always-a", "--output-path", str(tmp_path / "run"),
+                 "--bootstrap", "10", "--quiet"]) == 0
+    metrics = json.loads((tmp_path / "run" / "results.json").read_text())["metrics"]["overall"]
+    # always the first shown: AB order picks A (right on p0, p3 = 2 of 4), BA order picks B (2 of 4) -> 0.5
+    assert metrics["accuracy"]["value"] == 0.5

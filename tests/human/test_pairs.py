@@ -1,0 +1,118 @@
+"""`judgebench pairs`: balanced pairing (by hand), the CLI against the local OpenAI-compatible server,
+and a SIGKILL mid-run followed by a rerun that repeats no answered call."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from helpers import write_jsonl
+from openai_server import Behaviour, FakeOpenAIServer
+
+from judgebench.cli.main import main
+from judgebench.human.pairs import Answer, Question, make_pairs
+
+MODELS = ["openai/m1", "openai/m2", "openai/m3", "openai/m4"]
+
+
+def _answers(questions: list[Question], models: list[str]) -> list[Answer]:
+    return [Answer(q.id, m, f"{m} on {q.id}", None, 1, 2, None, 0.1, False) for q in questions for m in models]
+
+
+def test_sampled_pairs_use_every_model_pair_and_side_equally() -> None:
+    questions = [Question(f"q{i}", f"question {i}") for i in range(12)]
+    pairs = make_pairs(questions, _answers(questions, MODELS), per_question=2, seed=7)
+    # 12 questions x 2 = 24 pairs over C(4,2) = 6 model pairs -> each model pair 24 / 6 = 4 times,
+    # alternating sides -> 2 times each way; each model is in 3 model pairs -> 12 pairs, 6 on A, 6 on B.
+    unordered = Counter(tuple(sorted((p["model_a"], p["model_b"]))) for p in pairs)
+    assert len(pairs) == 24 and set(unordered.values()) == {4}
+    ordered = Counter((p["model_a"], p["model_b"]) for p in pairs)
+    assert set(ordered.values()) == {2}
+    sides = Counter(p["model_a"] for p in pairs)
+    assert sides == {m: 6 for m in MODELS}
+    assert all(Counter(p["question_id"] for p in pairs)[q.id] == 2 for q in questions)
+    assert make_pairs(questions, _answers(questions, MODELS), per_question=2, seed=7) == pairs  # seeded
+
+
+def test_all_pairs_and_a_failed_answer_is_left_out() -> None:
+    questions = [Question("q1", "x"), Question("q2", "y")]
+    answers = _answers(questions, MODELS[:3])
+    answers[0].text, answers[0].error = None, "boom"  # q1 / m1 failed
+    pairs = make_pairs(questions, answers, per_question=None, seed=0)
+    # q1: only m2, m3 answered -> 1 pair; q2: C(3,2) = 3 pairs
+    assert Counter(p["question_id"] for p in pairs) == {"q1": 1, "q2": 3}
+
+
+def _questions_file(tmp_path: Path, n: int) -> Path:
+    return write_jsonl(tmp_path / "questions.jsonl", [{"id": f"q{i}", "question": f"Explain topic {i}.", "field": "ab"[i % 2]} for i in range(n)])
+
+
+def _command(tmp_path: Path, server: FakeOpenAIServer, questions: Path, out: str, *extra: str) -> list[str]:
+    args = [a for m in ("openai/m1", "openai/m2", "openai/m3")
+            for a in ("--model-args", f"{m}=api_base={server.api_base},api_key=sk-test,temperature=0.7")]
+    return ["pairs", str(questions), "--models", "openai/m1,openai/m2,openai/m3", *args, "--output", str(tmp_path / out),
+            "--cache-dir", str(tmp_path / "cache"), "--slices", "field", "--no-progress", *extra]
+
+
+@pytest.mark.slow
+def test_pairs_cli_against_the_local_server(tmp_path: Path) -> None:
+    questions = _questions_file(tmp_path, 4)
+    behaviours = {m: Behaviour(answer=lambda messages, m=m: f"**{m}** answers: {messages[-1]['content']}") for m in ("m1", "m2", "m3")}
+    with FakeOpenAIServer(Behaviour(), models=behaviours) as server:
+        assert main(_command(tmp_path, server, questions, "out", "--seed", "3")) == 0
+        assert server.stats().answered() == 12  # 4 questions x 3 models
+        assert main(_command(tmp_path, server, questions, "again", "--seed", "3")) == 0
+        assert server.stats().answered() == 12  # the rerun is served from the cache
+    pairs = [json.loads(line) for line in (tmp_path / "out" / "pairs.jsonl").read_text().splitlines()]
+    assert len(pairs) == 4 * 3 and pairs[0]["field"] in "ab"
+    assert all(p["response_a"].startswith(f"**{p['model_a'].split('/')[1]}**") for p in pairs)
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["counts"]["calls_sent"] == 12 and manifest["models"]["openai/m1"]["temperature"] == 0.7
+    assert "sk-test" not in (tmp_path / "out" / "manifest.json").read_text()
+    # 3 model pairs x 4 questions, alternating sides: each ordering twice -> each model 4 times on A, 4 on B
+    assert all(v == {"A": 4, "B": 4} for v in manifest["positions"].values())
+    assert (tmp_path / "again" / "pairs.jsonl").read_text() == (tmp_path / "out" / "pairs.jsonl").read_text()
+
+
+def test_bad_model_args_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    questions = _questions_file(tmp_path, 2)
+    code = main(["pairs", str(questions), "--models", "openai/a,openai/b", "--model-args", "openai/c=temperature=1", "--output", str(tmp_path / "o")])
+    assert code == 2 and "--model-args 'openai/c=temperature=1'" in capsys.readouterr().err
+    assert main(["pairs", str(questions), "--models", "openai/a", "--output", str(tmp_path / "o")]) == 2
+    assert main(["pairs", str(questions), "--models", "openai/a,openai/b", "--question-column", "prompt", "--output", str(tmp_path / "o")]) == 2
+    assert "no column 'prompt'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_pairs_killed_mid_run_then_rerun_repeats_no_answered_call(tmp_path: Path) -> None:
+    n = 30  # questions; 3 models -> 90 generation calls
+    questions = _questions_file(tmp_path, n)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    with FakeOpenAIServer(Behaviour(latency_s=0.2, jitter_s=0.1)) as server:
+        command = [sys.executable, "-m", "judgebench", *_command(tmp_path, server, questions, "out", "--concurrency", "6")]
+        proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 120
+        while server.stats().answered() < n and time.monotonic() < deadline:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()
+        assert proc.returncode == -signal.SIGKILL
+        deadline = time.monotonic() + 30
+        while any(r.ended is None for r in server.stats().requests) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        before = server.stats().answered()
+        assert n <= before < 3 * n
+        rerun = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        assert rerun.returncode == 0, rerun.stderr[-2000:]
+        stats = server.stats()
+    by_call = Counter((r.model, r.prompt_hash) for r in stats.requests if r.outcome == "answered")
+    assert len(by_call) == 3 * n and max(by_call.values()) == 1  # every (model, question) answered exactly once
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["counts"]["calls_sent"] == 3 * n - before and manifest["counts"]["pairs"] == 3 * n

@@ -1,0 +1,547 @@
+"""LiteLLMJudge against a real local OpenAI-compatible server, through both transports.
+
+The openai transport really goes through `openai.AsyncOpenAI(...).chat.completions.create`
+and the litellm transport through `litellm.acompletion` (no monkeypatching).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from openai_server import Behaviour, FakeOpenAIServer, judge_request, verdict_parses
+
+from judgebench.calls import RunnerOptions, run_requests
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.records import JudgeReply
+from judgebench.judges import make_judge
+from judgebench.judges.args import convert_judge_args
+from judgebench.judges.base import JudgeCallError
+from judgebench.judges.llm import LiteLLMJudge
+from judgebench.judges.openai_transport import OPENAI_CLIENTS_PER_LOOP
+from judgebench.judges.prices import cost_map_prices
+
+TRANSPORTS = ["openai", "litellm"]
+SECRET = "sk-PLANTED-SECRET-123"
+
+
+def call(judge: LiteLLMJudge, request=None) -> JudgeReply:  # type: ignore[no-untyped-def]
+    async def go() -> JudgeReply:
+        try:
+            return await judge.judge(request or judge_request(0))
+        finally:
+            await judge.aclose()
+
+    return asyncio.run(go())
+
+
+def error_of(judge: LiteLLMJudge) -> JudgeCallError:
+    with pytest.raises(JudgeCallError) as info:
+        call(judge)
+    return info.value
+
+
+# -- arguments
+def test_judge_args_are_converted_from_strings() -> None:
+    args, headers = convert_judge_args(
+        {
+            "temperature": "0.7",
+            "max_tokens": "256",
+            "seed": "3",
+            "top_p": "1",
+            "drop_params": "true",
+            "api_key": "12345",
+            "api_base": "http://h/v1",
+            "reasoning_effort": "low",
+            "chat_template_kwargs": '{"enable_thinking": false}',
+            "repetition_penalty": "1.05",
+            "skip_special_tokens": "false",
+            "stop": "END",
+            "extra_headers.X-Title": "judgebench",
+        }
+    )
+    assert args["temperature"] == 0.7 and args["max_tokens"] == 256 and args["seed"] == 3
+    assert args["top_p"] == 1.0 and isinstance(args["top_p"], float)
+    assert args["drop_params"] is True and args["skip_special_tokens"] is False
+    assert args["api_key"] == "12345"  # secrets stay text
+    assert args["chat_template_kwargs"] == {"enable_thinking": False}
+    assert args["stop"] == "END" and args["reasoning_effort"] == "low"
+    assert headers == {"X-Title": "judgebench"}
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        ({"max_tokens": "many"}, "expected an integer"),
+        ({"temperature": "hot"}, "expected a number"),
+        ({"timeout": "5"}, "--timeout"),
+        ({"num_retries": "2"}, "--max-retries"),
+        ({"drop_params": "maybe"}, "true or false"),
+        ({"transport": "carrier-pigeon"}, "transport"),
+        ({"extra_headers": "not json"}, "JSON object"),
+    ],
+)
+def test_bad_judge_args_are_one_line_errors(args: dict, fragment: str) -> None:
+    with pytest.raises(JudgebenchError, match=fragment):
+        LiteLLMJudge("openai/x", args)
+
+
+def test_identity_and_public_args_hold_no_secrets() -> None:
+    judge = make_judge(
+        "openai/gpt-x",
+        {
+            "api_key": SECRET,
+            "temperature": "0",
+            "api_base": "http://127.0.0.1:9/v1",
+            "aws_secret_access_key": "AWS-SECRET-1",
+            "extra_headers.Authorization-Extra": "HDR-SECRET-1",
+        },
+    )
+    assert isinstance(judge, LiteLLMJudge) and judge.cacheable
+    text = json.dumps(judge.cache_identity()) + json.dumps(judge.public_args()) + repr(judge)
+    for secret in (SECRET, "AWS-SECRET-1", "HDR-SECRET-1"):
+        assert secret not in text
+    assert judge.public_args()["temperature"] == 0
+    assert judge.public_args()["extra_headers"] == {"Authorization-Extra": "<redacted>"}
+    assert "api_key" not in judge.public_args()
+    hot = LiteLLMJudge("openai/gpt-x", {"temperature": "0.5"})
+    other = LiteLLMJudge("openai/gpt-y", {"temperature": "0"})
+    assert len({json.dumps(j.cache_identity(), sort_keys=True) for j in (judge, hot, other)}) == 3
+    with_user = LiteLLMJudge("openai/m", {"api_base": "http://bob:PASSWORD-1@host:8000/v1"})
+    assert with_user.public_args()["api_base"] == "http://***@host:8000/v1"
+    moved = LiteLLMJudge("openai/gpt-x", {"temperature": "0", "api_base": "http://other:8000/v1"})
+    assert moved.cache_identity()["args"] == {"temperature": 0}
+
+
+def test_transport_choice() -> None:
+    assert LiteLLMJudge("openai/m", {"api_base": "http://h/v1"}).uses_openai_transport()
+    assert LiteLLMJudge("hosted_vllm/Qwen/Qwen3-8B", {"api_base": "http://h/v1"}).uses_openai_transport()
+    assert not LiteLLMJudge("openai/gpt-4.1", {}).uses_openai_transport()
+    assert not LiteLLMJudge("anthropic/claude-x", {"api_base": "http://h"}).uses_openai_transport()
+    assert not LiteLLMJudge("ollama/llama3", {"api_base": "http://h"}).uses_openai_transport()
+    assert LiteLLMJudge("ollama/llama3", {"api_base": "http://h/v1", "transport": "openai"}).uses_openai_transport()
+    forced = LiteLLMJudge("openai/m", {"api_base": "http://h/v1", "transport": "litellm"})
+    assert not forced.uses_openai_transport()
+    assert forced.public_args()["transport"] == "litellm"
+
+
+# -- one call through each transport
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_answer_tokens_latency_and_unpriced_cost(transport: str) -> None:
+    with FakeOpenAIServer(Behaviour(latency_s=0.05, answer="[[B]]")) as server:
+        judge = LiteLLMJudge(
+            "openai/not-a-priced-model",
+            {"api_base": server.api_base, "api_key": "sk-t", "temperature": "0", "max_tokens": "50", "transport": transport},
+        )
+        reply = call(judge)
+        body_seen = server.stats().requests[0]
+    assert reply.text == "[[B]]" and reply.error is None
+    assert reply.tokens_in and reply.tokens_in > 0 and reply.tokens_out and reply.tokens_out > 0
+    assert reply.cost_usd is None  # not in litellm's cost map: unknown, never 0
+    assert 0.04 <= reply.latency_s < 5
+    assert body_seen.model == "not-a-priced-model"
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_priced_model_gets_a_cost(transport: str) -> None:
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        judge = LiteLLMJudge(
+            "openai/gpt-4o-mini", {"api_base": server.api_base, "api_key": "sk-t", "transport": transport}
+        )
+        reply = call(judge)
+    prices = cost_map_prices("gpt-4o-mini", "openai")
+    assert prices is not None
+    assert reply.cost_usd == pytest.approx(reply.tokens_in * prices[0] + reply.tokens_out * prices[1])  # type: ignore[operator]
+    assert reply.cost_usd > 0  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize(
+    "status, retryable",
+    [(429, True), (500, True), (502, True), (503, True), (400, False), (401, False), (403, False), (404, False)],
+)
+def test_http_errors_become_judge_call_errors(transport: str, status: int, retryable: bool) -> None:
+    with FakeOpenAIServer(Behaviour(status=status, retry_after_s=0.25)) as server:
+        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "api_key": "sk-t", "transport": transport})
+        error = error_of(judge)
+        seen = server.stats().total
+    assert error.retryable is retryable
+    assert seen == 1  # one attempt per call: litellm never retries behind the runner
+    if status in (429, 503):
+        assert error.retry_after_s == pytest.approx(0.25)
+    if not retryable:
+        assert getattr(error, "fatal", True) is True
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_connection_refused_is_retryable(transport: str) -> None:
+    judge = LiteLLMJudge("openai/m", {"api_base": "http://127.0.0.1:9/v1", "api_key": "sk-t", "transport": transport})
+    judge.timeout_s = 5
+    assert error_of(judge).retryable
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_hang_is_a_retryable_timeout(transport: str) -> None:
+    with FakeOpenAIServer(Behaviour(script=("hang",))) as server:
+        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "api_key": "sk-t", "transport": transport})
+        judge.timeout_s = 0.5
+        error = error_of(judge)
+    assert error.retryable and "timed out" in str(error).lower()
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_key_only_in_authorization_header_and_scrubbed_from_errors(transport: str) -> None:
+    with FakeOpenAIServer(Behaviour(status=401, echo_key_in_errors=True), watch_secrets=[SECRET]) as server:
+        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "api_key": SECRET, "transport": transport})
+        error = error_of(judge)
+        stats = server.stats()
+    assert stats.leaks == []
+    assert stats.requests[0].authorization == f"Bearer {SECRET}"
+    assert SECRET not in str(error)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_runner_end_to_end_with_faults(tmp_path: Path, transport: str) -> None:
+    requests = [judge_request(i) for i in range(12)]
+    beh = Behaviour(latency_s=0.01, script=(429, 500), retry_after_s=0.01, answer="@hash")
+    with FakeOpenAIServer(beh) as server:
+        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "api_key": "sk-t", "transport": transport})
+        options = RunnerOptions(
+            concurrency=4, timeout_s=5, backoff_base_s=0.01, backoff_max_s=0.02, cache_dir=tmp_path, progress=False
+        )
+        out = run_requests(requests, judge, options, verdict_parses)
+        assert out.calls_made == 36 and out.stopped is None
+        assert all(r is not None and r.text in ("[[A]]", "[[B]]") and r.attempts == 3 for r in out.replies)
+        again = run_requests(requests, judge, options, verdict_parses)
+        assert again.calls_made == 0 and server.stats().total == 36
+
+
+@pytest.mark.slow
+def test_openai_transport_does_not_import_litellm() -> None:
+    with FakeOpenAIServer() as server:
+        code = (
+            "import asyncio, sys\n"
+            "from openai_server import judge_request\n"
+            "from judgebench.judges import make_judge\n"
+            f"j = make_judge('openai/m', {{'api_base': '{server.api_base}', 'api_key': 'k'}})\n"
+            "async def go():\n"
+            "    r = await j.judge(judge_request(0))\n"
+            "    await j.aclose()\n"
+            "    return r\n"
+            "print(asyncio.run(go()).text, 'litellm' in sys.modules, 'openai' in sys.modules)\n"
+        )
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["[[A]]", "False", "True"]
+
+
+class CaptureServer:
+    """A stdlib HTTP server that records each request's headers and JSON body and answers
+    with a fixed status and body (the shared fake server logs only hashes of bodies)."""
+
+    def __init__(self, status: int = 200, body: object = None, content_type: str = "application/json"):
+        self.status, self.content_type = status, content_type
+        self.body = body if body is not None else {
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "[[A]]"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
+        }
+        self.seen: list[tuple[dict[str, str], dict]] = []
+
+    def __enter__(self) -> CaptureServer:
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                outer.seen.append(({k.lower(): v for k, v in self.headers.items()}, json.loads(raw)))
+                payload = outer.body if isinstance(outer.body, bytes) else json.dumps(outer.body).encode()
+                self.send_response(outer.status)
+                self.send_header("Content-Type", outer.content_type)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.api_base = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_vllm_style_extra_args_reach_the_body(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)  # an OpenAI key must not go to a vLLM server
+    monkeypatch.delenv("HOSTED_VLLM_API_KEY", raising=False)
+    with CaptureServer() as server:
+        judge = LiteLLMJudge(
+            "hosted_vllm/Qwen/Qwen3-8B",
+            {
+                "api_base": server.api_base,
+                "temperature": "0",
+                "max_tokens": "64",
+                "top_k": "20",
+                "min_p": "0.05",
+                "chat_template_kwargs": '{"enable_thinking": false}',
+                "extra_headers.X-Title": "judgebench",
+                "drop_params": "true",
+            },
+        )
+        assert judge.uses_openai_transport()
+        reply = call(judge)
+    assert reply.text == "[[A]]" and (reply.tokens_in, reply.tokens_out) == (10, 3)
+    (headers, body), = server.seen
+    # arguments the SDK knows and the ones it does not (through extra_body) land side by side
+    assert body["model"] == "Qwen/Qwen3-8B" and body["messages"] == judge_request(0).messages
+    assert body["temperature"] == 0 and body["max_tokens"] == 64
+    assert body["top_k"] == 20 and body["min_p"] == 0.05
+    assert body["chat_template_kwargs"] == {"enable_thinking": False}
+    assert "drop_params" not in body and "api_base" not in body and "stream" not in body
+    assert "authorization" not in headers  # no key given: none sent, $OPENAI_API_KEY neither
+    assert SECRET not in json.dumps(headers) + json.dumps(body)
+    assert headers["x-title"] == "judgebench"
+
+
+def test_openai_transport_sends_the_provider_key_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOSTED_VLLM_API_KEY", "vllm-key-1")
+    with CaptureServer() as server:
+        call(LiteLLMJudge("hosted_vllm/m", {"api_base": server.api_base}))
+    assert server.seen[0][0]["authorization"] == "Bearer vllm-key-1"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize(
+    "error",
+    [
+        {
+            "message": "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens.",
+            "type": "invalid_request_error",
+            "code": "context_length_exceeded",
+        },
+        {
+            "message": "The response was filtered due to the prompt triggering Azure OpenAI's content "
+            "management policy.",
+            "type": "invalid_request_error",
+            "code": "content_filter",
+        },
+    ],
+    ids=["context-length", "content-policy"],
+)
+def test_prompt_level_400_fails_the_call_not_the_run(transport: str, error: dict) -> None:
+    with CaptureServer(status=400, body={"error": error}) as server:
+        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "api_key": "sk-t", "transport": transport})
+        failure = error_of(judge)
+    assert not failure.retryable
+    assert getattr(failure, "fatal", True) is False
+    assert len(server.seen) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "body, content_type",
+    [
+        (b"<html>bad gateway page</html>", "text/html"),
+        (b'{"choices": [{"mess', "application/json"),
+        (b'{"object": "chat.completion", "choices": []}', "application/json"),
+    ],
+    ids=["html", "cut-off-json", "no-choices"],
+)
+def test_openai_transport_malformed_answer_is_retryable(body: bytes, content_type: str) -> None:
+    with CaptureServer(body=body, content_type=content_type) as server:
+        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "api_key": "sk-t"})
+        error = error_of(judge)
+    assert error.retryable and "malformed" in str(error)
+
+
+def test_openai_transport_reuses_its_clients_per_event_loop() -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "api_key": "sk-t"})
+
+        async def go() -> list[object]:
+            for i in range(10):
+                await judge.judge(judge_request(i))
+            (_, clients), = judge._clients.values()
+            await judge.aclose()
+            return list(clients)
+
+        first = asyncio.run(go())
+        assert len(first) == OPENAI_CLIENTS_PER_LOOP and judge._clients == {}
+        assert all(c.is_closed() for c in first)  # type: ignore[attr-defined]
+        second = asyncio.run(go())  # a new event loop gets its own clients
+        assert not {id(c) for c in first} & {id(c) for c in second}
+        assert server.stats().total == 20
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_transport_logs_no_key(
+    transport: str, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("DEBUG")
+    with FakeOpenAIServer(Behaviour(script=(500, 401), echo_key_in_errors=True)) as server:
+        judge = LiteLLMJudge(
+            "openai/m",
+            {"api_base": server.api_base, "api_key": SECRET, "extra_headers.X-Key": "HDR-SECRET-1", "transport": transport},
+        )
+        errors = [error_of(judge) for _ in range(2)]
+        reply = call(judge)
+    assert reply.text == "[[A]]"
+    assert [e.retryable for e in errors] == [True, False]
+    captured = capfd.readouterr()
+    # litellm's own DEBUG output prints extra header values (it redacts only known auth
+    # headers), so header secrets are checked on the openai transport only
+    secrets = (SECRET, "HDR-SECRET-1") if transport == "openai" else (SECRET,)
+    for secret in secrets:
+        assert secret not in captured.out and secret not in captured.err
+        assert secret not in caplog.text
+        assert all(secret not in str(e) for e in errors)
+
+
+# -- secrets inside URLs (userinfo, query-string values)
+URL_SECRETS = ("URLPASS-1", "TOK-SECRET-7", "SIG-SECRET-8")
+
+
+def test_redact_url_masks_userinfo_and_query_values() -> None:
+    from judgebench.core.secrets import redact_url
+
+    url = "https://bob:URLPASS-1@proxy.example/v1?token=TOK-SECRET-7&sig=SIG-SECRET-8&flag"
+    assert redact_url(url) == "https://***@proxy.example/v1?token=***&sig=***&flag"
+    assert redact_url(f"error calling {url}: refused") == (
+        "error calling https://***@proxy.example/v1?token=***&sig=***&flag: refused"
+    )
+    assert redact_url("http://h:8000/v1") == "http://h:8000/v1"
+    assert redact_url("http://h?key=abc#frag") == "http://h?key=***#frag"
+    assert redact_url("no url, key=value") == "no url, key=value"
+
+
+def test_url_secrets_stay_out_of_public_args_identity_and_errors() -> None:
+    base = "http://bob:URLPASS-1@127.0.0.1:9/v1?token=TOK-SECRET-7&sig=SIG-SECRET-8"
+    judge = LiteLLMJudge(
+        "openai/m", {"api_base": base, "callback_url": "https://h/cb?secret=SIG-SECRET-8", "transport": "openai"}
+    )
+    judge.timeout_s = 5
+    public = json.dumps(judge.public_args())
+    assert judge.public_args()["api_base"] == "http://***@127.0.0.1:9/v1?token=***&sig=***"
+    error = error_of(judge)  # connection refused: the message names the endpoint
+    text = public + json.dumps(judge.cache_identity()) + repr(judge) + str(error)
+    for secret in URL_SECRETS:
+        assert secret not in text, secret
+    assert judge.scrub(f"GET {base} failed; token TOK-SECRET-7") == (
+        "GET http://***@127.0.0.1:9/v1?token=***&sig=*** failed; token ***"
+    )
+
+
+def test_signed_api_base_keeps_its_query_on_the_openai_transport() -> None:
+    """A query-string api_base (a signed proxy URL) reaches the server as a query, the
+    answer comes back, and nothing reported holds the query values."""
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        base = f"{server.api_base}?token=TOK-SECRET-7&sig=SIG-SECRET-8"
+        judge = LiteLLMJudge("openai/m", {"api_base": base, "api_key": "sk-t"})
+        assert call(judge).text == "[[A]]"
+        assert server.stats().answered() == 1
+
+
+# -- credentials and authentication
+def test_preflight_names_the_missing_credential_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(JudgebenchError, match="OPENAI_API_KEY"):
+        LiteLLMJudge("openai/gpt-4o", {}).preflight()
+    with pytest.raises(JudgebenchError, match="ANTHROPIC_API_KEY"):
+        make_judge("anthropic/claude-x", {}).preflight()
+    LiteLLMJudge("openai/gpt-4o", {"api_key": "sk-given"}).preflight()  # explicit key
+    LiteLLMJudge("openai/m", {"api_base": "http://127.0.0.1:9/v1"}).preflight()  # self-hosted
+    LiteLLMJudge("hosted_vllm/m", {"api_base": "http://127.0.0.1:9/v1"}).preflight()
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID", raising=False)
+    LiteLLMJudge("bedrock/anthropic.claude-x", {}).preflight()  # may use a profile or a role
+    LiteLLMJudge("ollama/llama3", {}).preflight()  # local, no key
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    LiteLLMJudge("openai/gpt-4o", {}).preflight()
+
+
+def test_missing_credentials_is_permanent_not_retried(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """litellm reports a missing key as an InternalServerError (500): never retried."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeOpenAIServer() as server:
+        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "transport": "litellm"})
+        error = error_of(judge)
+        assert not error.retryable and error.fatal and "credentials" in str(error).lower()
+        options = RunnerOptions(max_retries=5, backoff_base_s=0.01, cache_dir=tmp_path, progress=False)
+        out = run_requests([judge_request(i) for i in range(20)], judge, options, verdict_parses)
+        assert server.stats().total == 0
+    assert out.stopped is not None and "authentication failed" in out.stopped
+    assert out.calls_made <= options.concurrency  # stopped at once, no retries
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize(
+    "status, message",
+    [(401, None), (403, None), (500, "Missing credentials. Please pass an `api_key`")],
+)
+def test_auth_errors_stop_the_run_without_retries(
+    tmp_path: Path, transport: str, status: int, message: str | None
+) -> None:
+    beh = Behaviour(status=status, error_message=message, latency_s=0.01)
+    with FakeOpenAIServer(beh) as server:
+        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "api_key": "sk-t", "transport": transport})
+        options = RunnerOptions(concurrency=2, max_retries=5, backoff_base_s=0.01, cache_dir=tmp_path, progress=False)
+        out = run_requests([judge_request(i) for i in range(30)], judge, options, verdict_parses)
+        seen = server.stats().total
+    assert out.stopped is not None and "authentication failed" in out.stopped
+    assert seen <= 2 and out.calls_made == seen  # the calls in flight, never a retry
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_signed_api_base_stays_out_of_debug_logs(
+    transport: str, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("DEBUG")
+    with FakeOpenAIServer(Behaviour(script=(500,))) as server:
+        base = server.api_base + "?token=TOK-SECRET-7&sig=SIG-SECRET-8"
+        if transport == "openai":  # (httpx refuses userinfo next to a bearer key on litellm's client)
+            base = base.replace("//", "//bob:URLPASS-1@")
+        judge = LiteLLMJudge("openai/m", {"api_base": base, "api_key": "sk-t", "transport": transport})
+        error = error_of(judge)  # the scripted 500 (litellm: a 404, it appends paths after the query)
+        if transport == "openai":  # the query travels as a query: answered
+            assert error.retryable and call(judge).text is not None
+    captured = capfd.readouterr()
+    assert "127.0.0.1" in caplog.text  # the requests were logged, redacted
+    for secret in URL_SECRETS:
+        assert secret not in caplog.text, secret
+        assert secret not in captured.out + captured.err, secret
+        assert secret not in str(error)
+
+
+def test_litellm_cost_is_read_from_the_response_when_litellm_priced_it() -> None:
+    from types import SimpleNamespace
+
+    from judgebench.judges.litellm_transport import _cost
+
+    def completion_cost(completion_response: object) -> float:
+        if getattr(completion_response, "unpriceable", False):
+            raise ValueError("model not in the cost map")
+        return 0.5
+
+    litellm = SimpleNamespace(completion_cost=completion_cost)
+    assert _cost(litellm, SimpleNamespace(_hidden_params={"response_cost": 0.25})) == 0.25
+    assert _cost(litellm, SimpleNamespace(_hidden_params={"response_cost": None})) is None  # unknown, not 0
+    assert _cost(litellm, SimpleNamespace(_hidden_params={})) == 0.5  # not priced by litellm yet: priced here
+    assert _cost(litellm, SimpleNamespace(unpriceable=True)) is None

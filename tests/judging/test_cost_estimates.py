@@ -1,0 +1,134 @@
+"""Cost before the spend (issue 13 §5): `run --dry-run` figures against the rendered prompts and a real
+run's own token counts, and `--max-cost` stopping at the cap, against the local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from openai_server import Behaviour, FakeOpenAIServer
+
+from judgebench.cli.main import main
+from judgebench.core.records import JudgeRequest
+from judgebench.judges.prices import cost_map_prices
+from judgebench.judges.tokens import DEFAULT_OUTPUT_BUDGET
+from judgebench.judging.judgments import plan_requests
+from judgebench.judging.prompts import load_prompt
+from judgebench.tasks.loading import load_examples
+from judgebench.tasks.registry import get_task
+
+
+def rendered(limit: int) -> list[JudgeRequest]:
+    """The sciarena_eval demo prompts a run renders for its first `limit` examples, both orders."""
+    spec = get_task("sciarena_eval")
+    examples = load_examples(spec, demo=True, limit=limit).examples
+    return plan_requests(spec, examples, load_prompt(spec.prompt, spec.folder), mode="single", swap=True)
+
+
+def chars_tokens(request: JudgeRequest) -> int:
+    # the documented estimate, computed here by hand: characters of the message contents // 4 + 1
+    return sum(len(m["content"]) for m in request.messages) // 4 + 1
+
+
+def run(api_base: str, out: Path, cache: Path, *extra: str, judge: str = "openai/m", limit: int = 3) -> int:
+    return main(
+        ["run", "--tasks", "sciarena_eval", "--demo", "--limit", str(limit), "--judge", judge,
+         "--judge-args", f"api_base={api_base},api_key=sk-t,max_tokens=64", "--output-path", str(out),
+         "--cache-dir", str(cache), "--quiet", "--max-retries", "0", *extra]
+    )  # fmt: skip
+
+
+def figure(out: str, pattern: str) -> int:
+    match = re.search(pattern, out)
+    assert match, out
+    return int(match.group(1))
+
+
+@pytest.mark.slow
+def test_dry_run_tokens_equal_the_rendered_prompts_and_the_runs_own_count(tmp_path: Path, capsys) -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        assert run(server.api_base, tmp_path / "dry", tmp_path / "cache", "--dry-run") == 0
+        dry = capsys.readouterr().out
+        assert server.stats().total == 0 and not (tmp_path / "dry").exists()  # nothing called, nothing written
+        assert run(server.api_base, tmp_path / "run", tmp_path / "cache") == 0
+        capsys.readouterr()
+    expected = sum(chars_tokens(r) for r in rendered(3))
+    assert figure(dry, r"input tokens: (\d+) \(estimate: characters / 4") == expected
+    assert "calls: 6 planned, 0 from the cache, 6 to send" in dry
+    assert "output budget: 384 tokens (6 calls x 64, max_tokens)" in dry
+    assert "estimated cost: unpriced" in dry
+    # the server counts prompt tokens the same way: the real run's tokens_in is the dry-run figure
+    assert json.loads((tmp_path / "run" / "results.json").read_text())["usage"]["tokens_in"] == expected
+
+
+@pytest.mark.slow
+def test_dry_run_subtracts_cached_calls(tmp_path: Path, capsys) -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        assert run(server.api_base, tmp_path / "run", tmp_path / "cache", limit=3) == 0
+        capsys.readouterr()
+        assert run(server.api_base, tmp_path / "dry", tmp_path / "cache", "--dry-run", limit=5) == 0
+        dry = capsys.readouterr().out
+    new = rendered(5)[6:]  # examples 4 and 5, both orders: the calls not in the cache
+    assert "calls: 10 planned, 6 from the cache, 4 to send" in dry
+    assert figure(dry, r"input tokens: (\d+)") == sum(chars_tokens(r) for r in new)
+
+
+@pytest.mark.slow
+def test_dry_run_uses_litellm_token_counter_and_prices_for_a_known_model(tmp_path: Path, capsys) -> None:
+    import litellm
+
+    assert run("http://127.0.0.1:9/v1", tmp_path / "dry", tmp_path / "cache", "--dry-run", judge="openai/gpt-4o-mini") == 0
+    dry = capsys.readouterr().out
+    requests = rendered(3)
+    tokens = sum(litellm.token_counter(model="gpt-4o-mini", messages=r.messages) for r in requests)
+    assert "litellm token_counter (gpt-4o-mini)" in dry
+    assert figure(dry, r"input tokens: (\d+)") == tokens
+    price_in, price_out = cost_map_prices("gpt-4o-mini", "openai")  # type: ignore[misc]
+    cost = tokens * price_in + 6 * 64 * price_out
+    assert f"estimated cost: ${cost:.4f}" in dry
+
+
+def test_dry_run_without_max_tokens_uses_the_documented_default(tmp_path: Path, capsys) -> None:
+    status = main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "2", "--judge", "openai/m",
+                   "--judge-args", "api_base=http://127.0.0.1:9/v1", "--output-path", str(tmp_path / "o"), "--dry-run",
+                   "--no-cache"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert status == 0 and f"{4 * DEFAULT_OUTPUT_BUDGET} tokens (4 calls x {DEFAULT_OUTPUT_BUDGET}" in out
+
+
+@pytest.mark.slow
+def test_max_cost_stops_at_the_cap_with_partial_results(tmp_path: Path, capsys) -> None:
+    price_in, price_out = cost_map_prices("gpt-4o-mini", "openai")  # type: ignore[misc]
+    requests = rendered(10)
+    # what each call costs: the server answers "[[A]]"/"[[B]]" (5 chars -> 5 // 4 + 1 = 2 tokens out);
+    # what the cap reserves before each call: the prompt estimate plus the whole max_tokens=64 budget
+    actual = [chars_tokens(r) * price_in + 2 * price_out for r in requests]
+    estimate = [chars_tokens(r) * price_in + 64 * price_out for r in requests]
+    cap = sum(actual[:5]) + estimate[5] - 1e-9  # call 6 no longer fits: exactly 5 calls are sent
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        status = run(server.api_base, tmp_path / "run", tmp_path / "cache", "--concurrency", "1",
+                     "--max-cost", repr(cap), judge="openai/gpt-4o-mini", limit=10)  # fmt: skip
+        sent = server.stats().total
+    err = capsys.readouterr().err
+    assert status == 1 and sent == 5
+    assert "run stopped early: max cost" in err and "5 calls sent" in err and "(partial results written)" in err
+    results = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert results["config"]["partial"] is True
+    assert results["counts"]["answered"] == 5 and results["counts"]["failed"] == 15
+    assert results["usage"]["cost_usd"] <= cap
+    assert abs(results["usage"]["cost_usd"] - sum(actual[:5])) < 1e-12
+
+
+@pytest.mark.slow
+def test_max_cost_with_an_unpriced_judge_is_refused_before_any_call(tmp_path: Path, capsys) -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        status = run(server.api_base, tmp_path / "run", tmp_path / "cache", "--max-cost", "5")
+        sent = server.stats().total
+    err = capsys.readouterr().err
+    assert status == 2 and sent == 0
+    assert err.strip() == (
+        "judgebench: error: --max-cost: judge openai/m is unpriced (not in litellm's cost map), "
+        "so its spend cannot be estimated; leave --max-cost out"
+    )

@@ -1,0 +1,127 @@
+"""A double Ctrl-C while the data loads ends the `judgebench` command with 130 and one line (interrupts.py).
+
+The run is a real `judgebench` process (cli.main without argv) whose data loader is replaced by a slow one
+that waits inside `exec` of source text, as `import datasets` builds its dataclasses, and whose teardown
+takes a while (one object's finalizer), as a process that imported datasets and pyarrow does. Markers on
+stderr and a file handshake, never sleeps, decide when each SIGINT is sent.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import judgebench
+
+CHILD = r"""
+import os, sys, time
+from pathlib import Path
+from judgebench.judging import pipeline
+from judgebench.cli.main import main
+
+SENT = Path(sys.argv.pop(1))
+
+class SlowTeardown:  # the interpreter's teardown: SIGINT is back to its default action by then
+    def __del__(self):
+        os.write(2, b"TEARDOWN\n")
+        deadline = time.monotonic() + 60
+        while not SENT.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)
+
+keep = SlowTeardown()
+
+def slow_load(*args, **kwargs):  # loading that lasts, interrupted inside exec() of text (marker written there)
+    exec("os.write(2, b'LOADING\\n')\nwhile True: time.sleep(0.02)", {"os": os, "time": time})
+
+class Finalized:  # an interrupt that lands in a finalizer (a weakref callback, a __del__)
+    def __del__(self):
+        os.write(2, b"IN_FINALIZER\n")
+        while not SENT.exists():
+            time.sleep(0.02)
+        time.sleep(0.2)
+
+def load_through_a_finalizer(*args, **kwargs):
+    item = Finalized()
+    del item  # Python prints "Exception ignored in ... KeyboardInterrupt" here and goes on loading
+    exec("while True: time.sleep(0.02)", {"time": time})
+
+pipeline.load_examples = load_through_a_finalizer if os.environ.get("IN_FINALIZER") else slow_load
+sys.exit(main())
+"""
+
+
+def _lines(stream, out: queue.Queue) -> None:
+    for line in stream:
+        out.put(line.rstrip("\n"))
+    out.put(None)
+
+
+def _wait_for(lines: queue.Queue, seen: list[str], marker: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while marker not in seen:
+        line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+        assert line is not None, f"the process ended before {marker!r}: {seen}"
+        seen.append(line)
+
+
+def _start(tmp_path: Path, sent: Path, **env: str) -> tuple[subprocess.Popen, queue.Queue]:
+    (tmp_path / "slow_loading_judgebench.py").write_text(CHILD, encoding="utf-8")
+    path = os.pathsep.join([str(Path(judgebench.__file__).parents[1]), str(tmp_path)])  # this judgebench
+    proc = subprocess.Popen(  # run as `python -m judgebench` is: a module as __main__
+        [sys.executable, "-m", "slow_loading_judgebench", str(sent), "run", "--tasks", "sciarena_eval",
+         "--judge", "builtin/longer", "--demo", "--output-path", str(tmp_path / "out")],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": path, **env},
+    )
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=_lines, args=(proc.stderr, lines), daemon=True).start()
+    return proc, lines
+
+
+@pytest.mark.slow
+def test_a_second_interrupt_while_loading_still_ends_with_130(tmp_path):
+    sent = tmp_path / "second-sent"
+    proc, lines = _start(tmp_path, sent)
+    seen: list[str] = []
+    try:
+        _wait_for(lines, seen, "LOADING")
+        proc.send_signal(signal.SIGINT)
+        _wait_for(lines, seen, "TEARDOWN")
+        proc.send_signal(signal.SIGINT)
+        sent.touch()
+        code = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    while (line := lines.get(timeout=10)) is not None:
+        seen.append(line)
+    assert code == 130, (code, seen)
+    assert [line for line in seen if line not in ("LOADING", "TEARDOWN")] == ["judgebench: interrupted"]
+    assert not any(path.is_file() for path in (tmp_path / "out").rglob("*"))  # nothing was paid for, nothing written
+
+
+@pytest.mark.slow
+def test_an_interrupt_in_a_finalizer_is_not_lost(tmp_path):
+    """Python prints such an interrupt as 'Exception ignored ... KeyboardInterrupt' and loading went on."""
+    sent = tmp_path / "sent"
+    proc, lines = _start(tmp_path, sent, IN_FINALIZER="1")
+    seen: list[str] = []
+    try:
+        _wait_for(lines, seen, "IN_FINALIZER")
+        proc.send_signal(signal.SIGINT)
+        sent.touch()
+        code = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    while (line := lines.get(timeout=10)) is not None:
+        seen.append(line)
+    assert code == 130 and [x for x in seen if x != "TEARDOWN"] == ["IN_FINALIZER", "judgebench: interrupted"], (code, seen)

@@ -1,0 +1,84 @@
+"""Sharded runs (`run --shard K/N`) and `judgebench merge`: the merged run equals one run of the whole task."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import judgebench
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.judging.shards import parse_shard, select_shard
+
+SAME_IN_BOTH = ("metrics", "slices", "counts", "usage", "diagnostics")
+
+
+def _run(tmp: Path, name: str, task: str = "ideation_arena_eval", judge: str = "builtin/random", shard=None):
+    return judgebench.evaluate(task, judge, output_path=tmp / name, demo=True, seed=3, shard=shard)
+
+
+def _results(path: Path) -> dict:
+    return json.loads((path / "results.json").read_text())
+
+
+def _samples(path: Path) -> list[str]:
+    return (path / "samples.jsonl").read_text().splitlines()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", ["ideation_arena_eval", "sciarena_eval"])
+def test_two_shards_merged_equal_one_run(tmp_path, task):
+    whole = _run(tmp_path, "whole", task)
+    first, second = _run(tmp_path, "s1", task, shard="1/2"), _run(tmp_path, "s2", task, shard="2/2")
+    assert 0 < first.result.counts.examples < whole.result.counts.examples
+    assert first.result.counts.examples + second.result.counts.examples == whole.result.counts.examples
+    assert first.result.config.shard == "1/2"
+    # the shards are given out of order: merge puts them in shard order
+    assert main(["merge", str(tmp_path / "s2"), str(tmp_path / "s1"), "--output-path", str(tmp_path / "merged")]) == 0
+    merged, single = _results(tmp_path / "merged"), _results(tmp_path / "whole")
+    for key in SAME_IN_BOTH:  # every figure, bootstrap intervals included
+        assert merged[key] == single[key], key
+    assert merged["config"]["shard"] is None
+    assert _samples(tmp_path / "merged") == _samples(tmp_path / "whole")  # same records, same order
+    assert judgebench.score_run(tmp_path / "merged").metrics == whole.result.metrics
+
+
+def test_select_shard_blocks_cover_everything_once():
+    items = list(range(10))
+    blocks = [select_shard(items, k, 3) for k in (1, 2, 3)]
+    assert blocks == [[0, 1, 2], [3, 4, 5], [6, 7, 8, 9]]  # floor(k*10/3): 3, 6, 10
+    assert select_shard(items, 1, 1) == items
+
+
+@pytest.mark.parametrize("text", ["0/2", "3/2", "1/0", "2", "a/b", "1/2/3", "-1/2"])
+def test_bad_shard_flag_is_one_line(text):
+    with pytest.raises(JudgebenchError, match="^--shard: "):
+        parse_shard(text)
+
+
+def test_bad_shard_on_the_command_line_exits_2(tmp_path, capsys):
+    code = main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", "builtin/longer",
+                 "--output-path", str(tmp_path / "r"), "--shard", "5/4"])
+    assert code == 2
+    assert capsys.readouterr().err.strip() == "judgebench: error: --shard: K must be between 1 and N (N >= 1), got 5/4"
+
+
+@pytest.mark.slow
+def test_merge_refuses_a_missing_a_repeated_or_a_foreign_shard(tmp_path, capsys):
+    _run(tmp_path, "s1", shard="1/2")
+    _run(tmp_path, "s2", shard="2/2")
+    _run(tmp_path, "other", judge="builtin/longer", shard="2/2")
+    _run(tmp_path, "whole")
+    cases = {
+        ("s1",): "merge: shard(s) 2/2 missing",
+        ("s1", "s1"): "shard 1/2 given twice",
+        ("s1", "other"): "not a shard of the same run",
+        ("s1", "whole"): "not a shard (results.json has no config.shard",
+    }
+    for dirs, message in cases.items():
+        code = main(["merge", *(str(tmp_path / d) for d in dirs), "--output-path", str(tmp_path / "m")])
+        err = capsys.readouterr().err.strip()
+        assert code == 2 and message in err and len(err.splitlines()) == 1, (dirs, err)
+    assert not (tmp_path / "m" / "results.json").exists()

@@ -1,0 +1,167 @@
+"""The rubric commands on the bundled demo: built-in baselines, score, report, leaderboard, compare, submit
+(and submit refusing tampered runs)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError, Rejected
+from judgebench.kinds.rubric.run import read_rubric_run
+from judgebench.kinds.rubric.spec import data_path, get_rubric_task, load_responses
+from judgebench.kinds.rubric.verify import verify_rubric_run
+
+
+def demo_run(tmp_path: Path, judge: str, name: str) -> Path:
+    out = tmp_path / name
+    assert main(["rubric", "run", "--task", "rubric_demo", "--judge", judge, "--demo", "--output-path", str(out),
+                 "--quiet", "--bootstrap", "200"]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def full_credit(tmp_path_factory) -> Path:
+    return demo_run(tmp_path_factory.mktemp("rubric"), "builtin/full-credit", "full")
+
+
+def test_demo_task_has_the_promised_shape():
+    spec = get_rubric_task("rubric_demo")
+    responses = load_responses(spec, data_path(spec, demo=True, dataset_path=None))
+    assert len(responses) >= 40
+    assert len({r.slices["subject"] for r in responses}) == 3 and len({r.model for r in responses}) == 3
+    assert all(len(r.rubric) >= 2 and r.expert_items is not None for r in responses)
+    partial = [v for r in responses for c in r.rubric for v in [r.expert_items[c.id]] if 0 < v < c.max]
+    assert len(partial) >= 20  # partial credit, not only all-or-nothing marks
+
+
+def test_full_credit_baseline_figures_follow_from_the_data(full_credit):
+    result, records = read_rubric_run(full_credit)
+    scored = [r for r in records if r.status == "ANSWERED"]
+    # full credit gives every item its maximum: bias = mean(max - expert) over answered items, plus the
+    # no-answer rows at zero (judge 0, expert 0)
+    items = [(c.max, r.expert_items[c.id]) for r in scored for c in r.rubric]
+    n_items = sum(len(r.rubric) for r in records)
+    assert result.metrics["item"]["bias"].value == pytest.approx(sum(a - b for a, b in items) / n_items)
+    assert result.metrics["item"]["bias"].value > 0 and result.counts.no_answer == 2
+    assert result.metrics["item"]["over_credit"].value == sum(a - b >= 0.5 for a, b in items)
+    assert result.system.passed is False and result.system.worst_pair
+
+
+@pytest.mark.slow
+def test_rubric_demo_baselines_run_score_report_leaderboard_and_submit(full_credit, tmp_path, capsys):
+    length = demo_run(tmp_path, "builtin/length-proportional", "length")
+    before = json.loads((length / "results.json").read_text())
+    assert main(["rubric", "score", str(length)]) == 0
+    assert json.loads((length / "results.json").read_text())["metrics"] == before["metrics"]
+    assert main(["rubric", "report", str(length)]) == 0
+    assert {p.name for p in (length / "report").iterdir()} >= {"report.md", "scatter.png", "slice_bias.png", "system_totals.png"}
+    assert main(["rubric", "leaderboard", str(full_credit), str(length), "--output-dir", str(tmp_path / "lb")]) == 0
+    rows = json.loads((tmp_path / "lb" / "rubric_demo.json").read_text())
+    values = [row["normalized_mae"] for row in rows]
+    assert values == sorted(values) and {row["kind"] for row in rows} == {"baseline"}
+    capsys.readouterr()
+    assert main(["rubric", "compare", str(full_credit), str(length)]) == 0
+    assert "paired test" in capsys.readouterr().out
+    board = tmp_path / "board"
+    assert main(["rubric", "submit", str(length), "--leaderboard-dir", str(board)]) == 0
+    assert (board / "rubric" / "rubric_demo.md").is_file()
+
+
+def tampered(run: Path, tmp_path: Path, edit) -> Path:
+    copy = tmp_path / "tampered"
+    shutil.copytree(run, copy)
+    lines = [json.loads(line) for line in (copy / "samples.jsonl").read_text().splitlines()]
+    edit(lines)
+    (copy / "samples.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return copy
+
+
+def test_verify_accepts_the_honest_run_and_refuses_tampered_ones(full_credit, tmp_path):
+    verify_rubric_run(full_credit, [])
+
+    def lower_a_score(lines):
+        line = next(x for x in lines if x["status"] == "ANSWERED")
+        line["scores"][next(iter(line["scores"]))] = 0.0
+
+    def no_answer_with_a_call(lines):
+        next(x for x in lines if x["status"] == "NO_ANSWER")["status"] = "ANSWERED"
+
+    def edit_expert(lines):
+        lines[0]["expert_total"] = 0.0
+
+    for edit, check in ((lower_a_score, "reparse"), (no_answer_with_a_call, "no-answer"), (edit_expert, "data")):
+        with pytest.raises(Rejected) as caught:
+            verify_rubric_run(tampered(full_credit, tmp_path / edit.__name__, edit), [])
+        assert caught.value.check == check
+
+
+def test_verify_refuses_edited_figures_and_an_edited_builtin_reply(full_credit, tmp_path):
+    figures = tmp_path / "figures"
+    shutil.copytree(full_credit, figures)
+    data = json.loads((figures / "results.json").read_text())
+    data["metrics"]["item"]["normalized_mae"]["value"] = 0.01
+    (figures / "results.json").write_text(json.dumps(data))
+    with pytest.raises(Rejected, match="figures"):
+        verify_rubric_run(figures, [])
+
+    def respaced(lines):
+        line = next(x for x in lines if x["status"] == "ANSWERED")
+        line["raw"] = line["attempts_raw"][-1] = " " + line["raw"]
+
+    with pytest.raises(Rejected, match="builtin"):
+        verify_rubric_run(tampered(full_credit, tmp_path / "b", respaced), [])
+
+
+def test_a_rubric_task_given_to_the_pairwise_run_points_to_the_rubric_command(tmp_path, capsys):
+    code = main(["run", "--tasks", str(Path(get_rubric_task("rubric_demo").source_file)), "--judge", "builtin/longer",
+                 "--output-path", str(tmp_path / "o")])
+    assert code == 2 and "judgebench rubric run" in capsys.readouterr().err
+
+
+def test_published_rubric_tables_are_rebuilt_by_code(tmp_path):
+    from judgebench.kinds.rubric.verify import rebuild
+
+    board = Path(__file__).resolve().parents[2] / "leaderboards"
+    written = rebuild(board, tmp_path)
+    assert written and all((board / "rubric" / p.name).read_text() == p.read_text() for p in written)
+
+
+def test_the_documented_worked_example_gives_the_hand_computed_figure(tmp_path, capsys):
+    example = Path(__file__).resolve().parents[2] / "docs" / "examples" / "rubric"
+    assert main(["rubric", "run", "--task", "lab_quiz", "--include-path", str(example), "--judge",
+                 "builtin/full-credit", "--output-path", str(tmp_path / "o"), "--quiet", "--bootstrap", "0"]) == 0
+    result, _ = read_rubric_run(tmp_path / "o")
+    # |max - expert| / max per item: a1 0, 0; a2 1, 1; a3 .5, .5; a4 0, 0; a5 .5, 1; a6 (no answer) 0, 0 -> 4.5 / 12
+    assert result.metrics["item"]["normalized_mae"].value == pytest.approx(4.5 / 12)
+    assert result.counts.no_answer == 1
+
+
+@pytest.mark.parametrize(("field", "value", "check"), [("task", "../rubric/rubric_demo", "task"), ("judge", "..", "judge")])
+def test_submit_refuses_names_that_would_leave_the_board(full_credit, tmp_path, field, value, check):
+    from judgebench.kinds.rubric.verify import submit_rubric
+
+    copy = tampered(full_credit, tmp_path, lambda lines: [line.update({field: value}) for line in lines])
+    data = json.loads((copy / "results.json").read_text())
+    data["config"][field] = value
+    data["config"]["judge"] = data["config"]["judge"] if field == "task" else value
+    (copy / "results.json").write_text(json.dumps(data))
+    with pytest.raises(Rejected) as caught:
+        submit_rubric(copy, tmp_path / "board", [])
+    assert caught.value.check == check
+    assert not (tmp_path / "board").exists()
+
+
+def test_agree_of_a_run_with_itself_is_perfect_and_different_data_is_refused(full_credit, tmp_path, capsys):
+    from judgebench.kinds.rubric.board import judge_agreement
+
+    run = read_rubric_run(full_credit)
+    rows = judge_agreement([run, run])
+    assert rows[0]["items"] == 135 and rows[0]["normalized_mae"] == 0.0 and rows[0]["exact_item_agreement"] == 1.0
+    other = (run[0].model_copy(update={"config": run[0].config.model_copy(update={"fingerprint": "x"})}), run[1])
+    with pytest.raises(JudgebenchError, match="fingerprint"):
+        judge_agreement([run, other])
+    assert main(["rubric", "agree", str(full_credit)]) == 2

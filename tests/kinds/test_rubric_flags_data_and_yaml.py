@@ -1,0 +1,152 @@
+"""Rubric leftovers and audit regressions: --min-coverage and --batch on `rubric run`, rubric data
+through the real `datasets` path (Parquet file, dataset folder, Hub id offline), YAML keys that
+would make a check vacuous, and a reply with a repeated JSON key."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from openai_server import Behaviour, FakeOpenAIServer, scripted_by_marker
+from test_rubric_server import FINAL, TASK_YAML, good, write_task
+
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.kinds.rubric.records import Criterion
+from judgebench.kinds.rubric.spec import get_rubric_task, load_responses
+from judgebench.kinds.rubric.validate import Accepted, validate_reply
+
+
+def _run_cli(tmp_path, extra, capsys, monkeypatch):
+    monkeypatch.setenv("JUDGEBENCH_CALL_WORKER", "0")
+    folder = write_task(tmp_path / "tasks")
+    script = {f"RESP-{rid}": [good(*FINAL[rid])] for rid in FINAL}
+    script["RESP-r2"] = [good(3.0, 0.0)]  # always out of range: INVALID after the re-asks
+    with FakeOpenAIServer(Behaviour(answer=scripted_by_marker(script))) as server:
+        code = main(["rubric", "run", "--task", "my_graded", "--include-path", str(folder), "--judge", "openai/s",
+                     "--judge-args", f"api_base={server.api_base},api_key=sk-t", "--output-path",
+                     str(tmp_path / "out"), "--quiet", "--no-cache", "--reask", "1", "--bootstrap", "20", *extra])
+    return code, capsys.readouterr()
+
+
+@pytest.mark.slow
+def test_min_coverage_exits_1_below_it_and_0_at_or_above(tmp_path, capsys, monkeypatch):
+    # 8 responses: 6 answered + 1 no-answer scored, r2 rejected twice -> coverage 7/8 = 0.875
+    code, out = _run_cli(tmp_path / "a", ["--min-coverage", "0.9"], capsys, monkeypatch)
+    assert code == 1
+    assert "coverage 0.875 is below --min-coverage 0.9 (rejected 1, failed 0 of 8 judgments)" in out.out
+    assert (tmp_path / "a" / "out" / "results.json").is_file()  # results written all the same
+    code, _ = _run_cli(tmp_path / "b", ["--min-coverage", "0.875"], capsys, monkeypatch)
+    assert code == 0
+
+
+def test_batch_is_refused_with_one_line(tmp_path, capsys):
+    folder = write_task(tmp_path / "tasks")
+    code = main(["rubric", "run", "--task", "my_graded", "--include-path", str(folder), "--judge",
+                 "builtin/full-credit", "--output-path", str(tmp_path / "o"), "--batch"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "--batch: rubric runs cannot use the batch API" in err
+    assert not (tmp_path / "o").exists()
+
+
+def _rows_with_uneven_marks() -> list[dict]:
+    """Expert scores as objects whose keys differ between rows: Arrow unifies them, adding nulls."""
+    return [
+        {"rid": "r1", "q": "Q1", "text": "A1", "who": "m1", "problem": "P1", "paper": "X", "area": "a",
+         "scheme": [{"id": "p1", "criterion": "c", "max": 2.0}, {"id": "p2", "criterion": "c", "max": 1.0}],
+         "marks": {"p1": 1.5, "p2": 0.0}},
+        {"rid": "r2", "q": "Q2", "text": "A2", "who": "m2", "problem": "P2", "paper": "X", "area": "a",
+         "scheme": [{"id": "k", "criterion": "c", "max": 3.0}], "marks": {"k": 2.0}},
+    ]
+
+
+@pytest.mark.slow
+def test_parquet_file_and_dataset_folder_load_through_datasets(tmp_path):
+    import datasets
+
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "my_graded.yaml").write_text(TASK_YAML.replace("graded.jsonl", "graded.parquet"), encoding="utf-8")
+    datasets.Dataset.from_list(_rows_with_uneven_marks()).to_parquet(str(folder / "graded.parquet"))
+    spec = get_rubric_task("my_graded", [folder])
+    from judgebench.kinds.rubric.spec import data_path
+
+    for path in (data_path(spec, demo=False, dataset_path=None), folder):  # the YAML's file; a folder (--dataset-path)
+        r1, r2 = load_responses(spec, path)
+        assert r1.expert_items == {"p1": 1.5, "p2": 0.0} and r1.expert_total == 1.5
+        assert r2.expert_items == {"k": 2.0} and [c.id for c in r2.rubric] == ["k"]  # Arrow's added nulls dropped
+    (folder / "bad.parquet").write_bytes(b"not parquet")
+    with pytest.raises(JudgebenchError, match="bad.parquet"):
+        load_responses(spec, folder / "bad.parquet")
+
+
+def test_a_hub_id_goes_to_datasets_and_fails_offline_in_one_line(tmp_path, capsys):
+    folder = write_task(tmp_path / "tasks")
+    (folder / "my_graded.yaml").write_text(TASK_YAML.replace("{path: graded.jsonl}",
+                                                             "{path: some-org/graded-rubric, split: test}"))
+    code = main(["rubric", "run", "--task", "my_graded", "--include-path", str(folder), "--judge",
+                 "builtin/full-credit", "--output-path", str(tmp_path / "o"), "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "some-org/graded-rubric" in err
+
+
+@pytest.mark.parametrize("key", ["within_k: .inf", "validation: {total_tolerance: .inf}",
+                                 "validation: {total_tolerance: .nan}"])
+def test_yaml_numbers_that_would_make_a_check_vacuous_are_refused(tmp_path, key):
+    folder = write_task(tmp_path / "tasks")
+    (folder / "my_graded.yaml").write_text(TASK_YAML.replace("within_k: 1.0\n", "") + key + "\n", encoding="utf-8")
+    with pytest.raises(JudgebenchError, match="my_graded.yaml: field '(within_k|validation.total_tolerance)'"):
+        get_rubric_task("my_graded", [folder])
+
+
+def test_a_reply_with_a_repeated_key_is_rejected_not_last_wins():
+    rubric = [Criterion(id="a", criterion="", max=2.0)]
+    item = '{"id": "a", "score": 1, "evidence": "q"}'
+    assert isinstance(validate_reply('{"sub_scores": [' + item + '], "total_score": 1}', rubric), Accepted)
+    twice_total = '{"sub_scores": [' + item + '], "total_score": 2, "total_score": 1}'
+    assert validate_reply(twice_total, rubric).startswith("repeated key 'total_score'")
+    twice_score = '{"sub_scores": [{"id": "a", "score": 9, "score": 1, "evidence": "q"}], "total_score": 1}'
+    assert validate_reply(twice_score, rubric).startswith("repeated key 'score'")  # 9 > 2 would have been hidden
+
+
+def test_rows_unchanged_for_the_own_reader(tmp_path):
+    """Local .jsonl keeps the strict reader (mixed integer and text item ids load; no datasets rewrite)."""
+    folder = write_task(tmp_path / "tasks")
+    rows = [json.loads(line) for line in (folder / "graded.jsonl").read_text().splitlines()]
+    rows[0]["scheme"] = [{"id": 1, "max": 2}, {"id": "2b", "max": 1}]
+    rows[0]["marks"] = [2.0, 1.0]
+    (folder / "graded.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    spec = get_rubric_task("my_graded", [folder])
+    first = load_responses(spec, folder / "graded.jsonl")[0]
+    assert [c.id for c in first.rubric] == ["1", "2b"] and first.expert_items == {"1": 2.0, "2b": 1.0}
+
+
+@pytest.mark.slow
+def test_a_stopped_run_writes_partial_results_and_an_incomplete_pass_says_so(tmp_path, capsys, monkeypatch):
+    """--max-failures stops the run: exit 1, partial results, every response accounted for; the system
+    criterion over the scored responses alone is labelled incomplete, not a plain pass."""
+    from judgebench.kinds.rubric.board import row_of
+    from judgebench.kinds.rubric.run import read_rubric_run
+
+    monkeypatch.setenv("JUDGEBENCH_CALL_WORKER", "0")
+    folder = write_task(tmp_path / "tasks")
+    script = {f"RESP-{rid}": [good(*FINAL[rid])] for rid in FINAL}
+
+    def fail_some(messages):
+        return 500 if any(f"RESP-{rid}" in str(messages) for rid in ("r3", "r4", "r5")) else None
+
+    with FakeOpenAIServer(Behaviour(answer=scripted_by_marker(script), action_fn=fail_some)) as server:
+        code = main(["rubric", "run", "--task", "my_graded", "--include-path", str(folder), "--judge", "openai/s",
+                     "--judge-args", f"api_base={server.api_base},api_key=sk-t", "--output-path", str(tmp_path / "o"),
+                     "--quiet", "--no-cache", "--max-retries", "0", "--max-failures", "2", "--concurrency", "1",
+                     "--bootstrap", "10"])
+    out = capsys.readouterr().out
+    assert code == 1 and "stopped early" in out and "(incomplete: totals over scored responses only)" in out
+    result, records = read_rubric_run(tmp_path / "o")
+    assert result.config.partial and len(records) == 8
+    statuses = {r.item_id: r.status for r in records}
+    assert statuses["r3"] == statuses["r4"] == "FAILED" and statuses["r8"] == "NO_ANSWER"
+    assert all(r.error for r in records if r.status == "FAILED")  # the error, or "not attempted", kept
+    assert result.counts.answered + result.counts.no_answer + result.counts.failed == 8
+    assert result.system.complete is False
+    assert row_of(result)["system_pass"].endswith("(incomplete: unscored responses)")

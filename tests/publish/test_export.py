@@ -1,0 +1,98 @@
+"""`judgebench export --format hf`: a Dataset on disk (and Parquet) with a card; pushing fails clearly offline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_submit import make_run
+
+from judgebench.cli.main import main
+from judgebench.core.files import read_models_jsonl
+from judgebench.core.records import JudgmentRecord
+from judgebench.publish.export import hub_license, records_to_rows, rows_to_records
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("export-runs")
+    return {
+        "sciarena_eval": make_run(folder / "sci", "sciarena_eval", "builtin/longer"),
+        "ideation_arena_eval": make_run(folder / "idea", "ideation_arena_eval", "builtin/more-citations"),
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", ["sciarena_eval", "ideation_arena_eval"])
+def test_export_then_load_from_disk_gives_the_same_rows(runs, task, tmp_path, capsys):
+    import datasets
+
+    out = tmp_path / "hf"
+    assert main(["export", str(runs[task]), "--format", "hf", "--output", str(out)]) == 0
+    assert "load_from_disk" in capsys.readouterr().out
+    records = read_models_jsonl(runs[task] / "samples.jsonl", JudgmentRecord)
+    loaded = datasets.load_from_disk(str(out))
+    assert loaded.num_rows == len(records)
+    rows, _ = records_to_rows(records)
+    assert loaded.to_list() == rows
+    assert rows_to_records(loaded.to_list()) == records  # lossless, slices included
+    parquet = datasets.load_dataset("parquet", data_files=str(out / "data" / "*.parquet"), split="train")
+    assert parquet.to_list() == rows
+
+
+def test_dataset_card_names_task_judge_prompt_metrics_and_licence(runs, tmp_path):
+    out = tmp_path / "hf"
+    assert main(["export", str(runs["sciarena_eval"]), "--output", str(out)]) == 0
+    card = (out / "README.md").read_text()
+    results = json.loads((runs["sciarena_eval"] / "results.json").read_text())
+    config = results["config"]
+    assert card.startswith("---\nlicense: mit\n")
+    assert "sciarena_eval" in card and "builtin/longer" in card
+    assert config["prompt_template_hash"] in card and config["dataset"]["fingerprint"] in card
+    accuracy = results["metrics"]["overall"]["accuracy"]["value"]
+    assert f"| overall | accuracy | {accuracy:.4f} |" in card
+    assert "licence: **MIT**" in card and "demo split" in card
+    assert hub_license("Apache-2.0") == "apache-2.0" and hub_license("unknown (see card)") == "other"
+
+
+def test_push_without_token_or_network_fails_with_one_line_and_writes_nothing(runs, tmp_path, monkeypatch, capsys):
+    import huggingface_hub.constants as hub
+
+    for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_OIDC_RESOURCE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(hub, "HF_TOKEN_PATH", str(tmp_path / "no-token"))  # no stored login either
+    monkeypatch.setattr(hub, "HF_STORED_TOKENS_PATH", str(tmp_path / "no-tokens"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    out = tmp_path / "hf"
+    push = ["export", str(runs["sciarena_eval"]), "--output", str(out), "--push-to-hub", "me/judgebench-samples"]
+    assert main(push) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("judgebench: error: --push-to-hub: no Hugging Face token")
+    assert not out.exists()
+    monkeypatch.setenv("HF_TOKEN", "hf_not_a_real_token")  # a token, but no network: still one clear line
+    assert main(push) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "HF_HUB_OFFLINE" in err
+    assert not out.exists()
+
+
+def test_export_errors_are_one_line(tmp_path, capsys):
+    assert main(["export", str(tmp_path), "--output", str(tmp_path / "x")]) == 2
+    assert "not a run directory" in capsys.readouterr().err
+
+
+def test_dataset_card_escapes_a_hostile_judge_id_and_marks_it_self_reported(runs):
+    import yaml
+
+    from judgebench.core.records import RunResult
+    from judgebench.publish.export import dataset_card
+
+    result = RunResult.model_validate_json((runs["sciarena_eval"] / "results.json").read_text())
+    hostile = 'x"\nlicense: apache-2.0\n| forged | row |<script>'
+    config = result.config.model_copy(update={"judge": hostile})
+    card = dataset_card(result.model_copy(update={"config": config}), 10)
+    front = yaml.safe_load(card.split("---\n")[1])
+    assert front["license"] == "mit" and set(front) == {"license", "pretty_name", "tags", "configs"}
+    assert "<script>" not in card and "| forged |" not in card
+    assert "| judge (self-reported) | x&quot;" in card or "| judge (self-reported) | x\"" in card

@@ -1,0 +1,157 @@
+"""The Markdown report: files written, plots readable, CSVs equal to the diagnostics."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import write_json, write_models_jsonl
+from judgebench.core.records import (
+    Counts,
+    DatasetInfo,
+    JudgmentRecord,
+    RunConfig,
+    RunResult,
+    Usage,
+    swap_verdict,
+)
+from judgebench.publish import report
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(autouse=True)
+def fewer_resamples(monkeypatch):
+    monkeypatch.setattr(report, "N_RESAMPLES", 100)
+
+
+def records(n: int = 60, *, policy: str = "first", names: bool = True,
+            dimensions: tuple[str, ...] = ("overall",)) -> list[JudgmentRecord]:
+    """Synthetic judgments: 'first' always picks the first-shown response, 'longer' the
+    longer one; labels alternate A/B/TIE; four models, two subjects, citation counts."""
+    rng = np.random.default_rng(0)
+    out = []
+    for i in range(n):
+        la, lb = (int(v) for v in rng.integers(100, 2000, 2))
+        label = ("A", "B", "TIE")[i % 3]
+        for dimension in dimensions:
+            for order in ("AB", "BA"):
+                if policy == "first":
+                    shown = "A"
+                    verdict = shown if order == "AB" else swap_verdict(shown)
+                else:
+                    verdict = "A" if la > lb else "B"
+                    shown = verdict if order == "AB" else swap_verdict(verdict)
+                out.append(JudgmentRecord(
+                    task="demo", example_id=f"e{i}", dimension=dimension, order=order,
+                    judge="builtin/test", prompt_hash="h", status="ANSWERED",
+                    verdict=verdict, verdict_shown=shown, label=label,
+                    model_a=f"m{i % 4}" if names else None,
+                    model_b=f"m{(i + 1 + i // 4) % 4}" if names else None,
+                    length_a=la, length_b=lb, citations_a=i % 5, citations_b=(i * 3) % 5,
+                    slices={"subject": ("bio", "cs")[i % 2]},
+                ))
+    return out
+
+
+def run_dir(tmp_path: Path, recs: list[JudgmentRecord], with_result: bool = False) -> Path:
+    folder = tmp_path / "run"
+    write_models_jsonl(folder / "samples.jsonl", recs)
+    if with_result:
+        config = RunConfig(
+            task="demo", task_version="1",
+            dataset=DatasetInfo(source="org/demo-set", split="test", fingerprint="f"),
+            judge="builtin/test", prompt_template="pairwise", prompt_template_hash="abcdef1234567",
+            judgebench_version="0.1.0", started_at="2026-01-01T00:00:00Z", seed=3,
+        )
+        result = RunResult(config=config, metrics={},
+                           counts=Counts(examples=1, calls=len(recs), answered=len(recs), invalid=0, failed=0,
+                                         coverage=1.0),
+                           usage=Usage(), diagnostics={"headline": "accuracy"})
+        write_json(folder / "results.json", result.model_dump(mode="json"))
+    return folder
+
+
+@pytest.mark.slow
+def test_report_files_from_samples_alone(tmp_path):
+    folder = run_dir(tmp_path, records())
+    path = report.write_report(folder)
+    out = folder / "report"
+    assert path == out / "report.md"
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# Judge diagnostics: builtin/test on demo")
+    for kind in ("bias", "length_curve", "confusion", "accuracy", "ratings"):
+        assert (out / f"overall_{kind}.png").read_bytes().startswith(PNG_MAGIC)
+        assert (out / f"overall_{kind}.csv").is_file()
+    for target in re.findall(r"\]\(([^)]+)\)", text):  # every image and CSV link resolves
+        assert (out / target).is_file(), target
+    assert (out / "diagnostics.json").is_file() and (out / "flips.csv").is_file()
+
+
+@pytest.mark.slow
+def test_csvs_carry_the_diagnostics_values(tmp_path):
+    folder = run_dir(tmp_path, records())
+    report.write_report(folder)
+    out = folder / "report"
+    diag = json.loads((out / "diagnostics.json").read_text())["dimensions"]["overall"]
+    bias = pd.read_csv(out / "overall_bias.csv").set_index(["metric", "who"])
+    # Always-first-shown judge: position bias 1, every example reversed with the order.
+    assert bias.loc[("position_bias", "judge"), "value"] == 1.0
+    assert bias.loc[("flip_rate", "judge"), "value"] == 1.0
+    assert bias.loc[("length_preferred_larger_all", "human"), "value"] == pytest.approx(
+        diag["length"]["preferred_larger"]["human"]["value"])
+    confusion = pd.read_csv(out / "overall_confusion.csv", index_col="label")
+    assert confusion.loc["A", "A"] == diag["confusion"]["A"]["A"]
+    assert int(confusion.to_numpy().sum()) == 120  # 60 examples x 2 orders
+    flips = pd.read_csv(out / "flips.csv")
+    assert len(flips) == 60 and set(flips["kind"]) == {"reversal"}
+    ratings = pd.read_csv(out / "overall_ratings.csv")
+    assert sorted(ratings["model"]) == ["m0", "m1", "m2", "m3"]
+    accuracy = pd.read_csv(out / "overall_accuracy.csv")
+    assert set(accuracy["group"]) >= {"all", "subject", "length_ratio", "citation_gap"}
+    assert accuracy.loc[accuracy["group"] == "all", "value"].item() == pytest.approx(
+        diag["accuracy"]["soft_accuracy"]["value"])
+
+
+@pytest.mark.slow
+def test_length_curve_for_an_always_longer_judge(tmp_path):
+    folder = run_dir(tmp_path, records(policy="longer"))
+    report.write_report(folder, tmp_path / "elsewhere")
+    curve = pd.read_csv(tmp_path / "elsewhere" / "overall_length_curve.csv")
+    judge = curve[(curve["who"] == "judge") & curve["value"].notna()]
+    # A is preferred exactly when it is longer: P(A) is 0 left of 0 and 1 right of it.
+    assert set(judge.loc[judge["x_mean"] < -0.1, "value"]) == {0.0}
+    assert set(judge.loc[judge["x_mean"] > 0.1, "value"]) == {1.0}
+    assert not (folder / "report").exists()
+
+
+@pytest.mark.slow
+def test_results_json_supplies_title_headline_and_seed(tmp_path):
+    folder = run_dir(tmp_path, records(), with_result=True)
+    text = report.write_report(folder).read_text(encoding="utf-8")
+    assert "org/demo-set" in text and "Headline metric: accuracy" in text
+    assert "seed 3" in text
+    accuracy = pd.read_csv(folder / "report" / "overall_accuracy.csv")
+    assert set(accuracy["metric"]) == {"accuracy"}
+
+
+@pytest.mark.slow
+def test_missing_model_names_leave_out_the_ratings_plot_with_a_reason(tmp_path):
+    folder = run_dir(tmp_path, records(names=False, dimensions=("overall", "novelty")))
+    text = report.write_report(folder).read_text(encoding="utf-8")
+    assert "## Dimension: overall" in text and "## Dimension: novelty" in text
+    assert not (folder / "report" / "overall_ratings.png").exists()
+    assert "not drawn (needs battles between at least 3 named models" in text
+    assert "Skipped: model names missing" not in text  # length section says it per row
+    assert "comparable-strength battles (≤ 100 Elo apart) | skipped: model names missing" in text
+
+
+def test_missing_samples_is_a_user_error(tmp_path):
+    with pytest.raises(JudgebenchError, match="samples.jsonl"):
+        report.write_report(tmp_path)

@@ -1,0 +1,394 @@
+"""`judgebench compare` and the replay regression gate.
+
+The replay check runs on both demo tasks against recordings kept in tests/recordings/ (demo runs
+of a deterministic fake LLM behind a real OpenAI-compatible server, regenerated with
+tests/recordings/make_recordings.py): the current prompts must reproduce the recorded verdicts
+exactly; a template edit must be caught.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+from test_submit import edit_samples, make_run
+
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import read_models_jsonl
+from judgebench.core.records import ORDERS, JudgmentRecord, swap_verdict
+from judgebench.judges.replay import ReplayJudge, load_recordings
+from judgebench.scoring.compare import compare_runs
+from judgebench.scoring.score import rescore_run
+from judgebench.stats.paired import (
+    mcnemar_exact,
+    paired_bootstrap_ci,
+    paired_test,
+    sign_flip_exact,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+RECORDINGS = Path(__file__).resolve().parents[1] / "recordings"
+DEMO_TASKS = ("sciarena_eval", "ideation_arena_eval")
+
+
+def samples(run_dir: Path) -> list[JudgmentRecord]:
+    return read_models_jsonl(run_dir / "samples.jsonl", JudgmentRecord)
+
+
+def results(run_dir: Path) -> dict:
+    return json.loads((run_dir / "results.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def longer_shorter(tmp_path_factory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("compare")
+    return make_run(folder / "longer", "sciarena_eval", "builtin/longer"), make_run(folder / "shorter", "sciarena_eval", "builtin/shorter")
+
+
+# ----------------------------------------------------------------------------- statistics
+
+
+def test_paired_bootstrap_and_mcnemar():
+    assert paired_bootstrap_ci(np.zeros(30)) == (0.0, 0.0)
+    low, high = paired_bootstrap_ci(np.array([-1.0] * 20 + [0.0] * 20), seed=3)
+    assert low < -0.5 < high < 0
+    assert paired_bootstrap_ci(np.array([1.0, 0.0, -1.0] * 5), seed=1) == paired_bootstrap_ci(np.array([1.0, 0.0, -1.0] * 5), seed=1)
+    assert mcnemar_exact(0, 0) == 1.0
+    assert mcnemar_exact(10, 0) == pytest.approx(2 * 0.5**10)
+    assert mcnemar_exact(7, 3) == pytest.approx(binomtest(3, 10, 0.5).pvalue)
+
+
+def test_sign_flip_tests():
+    # 4 of the 8 sign patterns of (1, 1, 0.5) reach |sum| >= 1.5: (+,+,-), (+,+,+), (-,-,+), (-,-,-)
+    assert sign_flip_exact(np.array([1.0, 1.0, -0.5])) == pytest.approx(4 / 8)
+    assert sign_flip_exact(np.array([0.5, 0.5, 0.5, 0.25])) == pytest.approx(2 / 16)
+    # binary per-example outcomes: McNemar on examples (5 rose, none fell)
+    test = paired_test(np.array([0.0] * 5 + [1.0, 0.0]), np.array([1.0] * 6 + [0.0]))
+    assert (test.name, test.unit, test.n, test.rose, test.fell) == ("McNemar exact", "example", 5, 5, 0)
+    assert test.p == pytest.approx(2 / 2**5) and test.resamples is None
+    # many nonzero differences of two magnitudes: seeded Monte Carlo, p = (1 + hits) / (1 + resamples)
+    test = paired_test(np.zeros(25), np.array([1.0] * 15 + [0.5] * 10), seed=0, resamples=2000)
+    assert (test.name, test.n, test.resamples) == ("sign-flip Monte Carlo", 25, 2000)
+    assert test.p == pytest.approx(1 / 2001)  # exact p is 2 / 2**25: no random pattern reaches it
+    mixed = np.array([1.0, -0.5, 0.5, 0.25] * 5 + [0.75])  # m = 21: Monte Carlo, close to the enumeration
+    test = paired_test(np.zeros(21), mixed, seed=1)
+    assert test.name == "sign-flip Monte Carlo" and test.resamples == 10_000
+    assert test.p == pytest.approx(sign_flip_exact(mixed), abs=0.02)
+    assert paired_test(np.ones(4), np.ones(4)).p == 1.0
+
+
+# ----------------------------------------------------------------------------- hand-built runs
+
+
+def hand_record(example_id: str, label: str, order: str, verdict: str, dimension: str = "overall") -> JudgmentRecord:
+    """An answered judgment; `verdict` is in the dataset's positions."""
+    shown = verdict if order == "AB" else swap_verdict(verdict)
+    return JudgmentRecord(
+        task="sciarena_eval", example_id=example_id, dimension=dimension, order=order, judge="hand",
+        prompt_hash="0" * 64, status="ANSWERED", raw=f"[[{shown}]]", verdict_shown=shown, verdict=verdict,
+        label=label, length_a=10, length_b=20,
+    )  # fmt: skip
+
+
+def hand_run(template: Path, run_dir: Path, records: list[JudgmentRecord], judge: str, headline: str) -> Path:
+    """A copy of a real run with hand-built samples, judge name and headline (compare never reads the metrics)."""
+    shutil.copytree(template, run_dir)
+    records = [r.model_copy(update={"judge": judge}) for r in records]  # samples name the run's judge
+    (run_dir / "samples.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in records))
+    data = results(run_dir)
+    data["config"]["judge"] = judge
+    data["config"]["headline"] = headline
+    data["counts"]["calls"] = len(records)  # a run's results count its samples' lines (rundir.read_run checks)
+    (run_dir / "results.json").write_text(json.dumps(data))
+    return run_dir
+
+
+@pytest.fixture(scope="module")
+def tie_vs_longer(longer_shorter, tmp_path_factory) -> tuple[Path, Path]:
+    """Issue 9: 18 examples (16 decisive labels, 2 ties), a judge answering TIE everywhere vs a longer-response judge.
+
+    The longer judge (response B is longer everywhere, so it answers B in both orders) is right on 4 decisive
+    examples, wrong on 12, and half right on the 2 ties. Soft scores per example: TIE judge 0.5 on decisive
+    labels and 1 on ties; longer judge 1, 0 and 0.5. Judgment-level McNemar saw 8 fixed vs 4 broken judgments.
+    """
+    folder = tmp_path_factory.mktemp("issue9")
+    labels = ["B"] * 4 + ["A"] * 12 + ["TIE"] * 2
+    tie = [hand_record(f"e{i:02d}", label, order, "TIE") for i, label in enumerate(labels) for order in ORDERS]
+    longer = [hand_record(f"e{i:02d}", label, order, "B") for i, label in enumerate(labels) for order in ORDERS]
+    template = longer_shorter[0]
+    return (
+        hand_run(template, folder / "tie", tie, "hand/tie", "soft_accuracy"),
+        hand_run(template, folder / "longer", longer, "hand/longer", "soft_accuracy"),
+    )
+
+
+def test_the_test_matches_the_soft_headline(tie_vs_longer, tmp_path, capsys):
+    tie, longer = tie_vs_longer
+    comparison = compare_runs(tie, longer)
+    assert comparison.baseline.value == pytest.approx(10 / 18) and comparison.candidate.value == pytest.approx(5 / 18)
+    assert comparison.difference == pytest.approx(-5 / 18) and comparison.ci_high < 0
+    # per-example differences: 4 x +0.5, 14 x -0.5; the exact sign-flip p counts the patterns with <= 4 (or >= 14) plus signs
+    p = 2 * sum(math.comb(18, k) for k in range(5)) / 2**18
+    test = comparison.test
+    assert (test.name, test.unit, test.n, test.rose, test.fell) == ("sign-flip exact", "example", 18, 4, 14)
+    assert test.p == pytest.approx(p) == pytest.approx(sign_flip_exact(np.array([0.5] * 4 + [-0.5] * 14)))
+    assert comparison.significant
+    changes = [f.change for f in comparison.flips]
+    assert (changes.count("fixed"), changes.count("broken"), len(changes)) == (4, 14, 18)
+    broken_tie = next(f for f in comparison.flips if f.example_id == "e17")
+    assert (broken_tie.label, broken_tie.baseline, broken_tie.candidate) == ("TIE", 1.0, 0.5)
+    assert broken_tie.judgments == ["AB+BA: TIE -> B"]
+
+    out = tmp_path / "cmp.json"
+    assert main(["compare", str(tie), str(longer), "--fail-if-worse-by", "2", "--output", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert f"sign-flip exact, unit example, n = 18 changed examples (4 rose, 14 fell), p = {p:.4g}" in captured.out
+    assert "4 fixed (score rose), 14 broken (score fell)" in captured.out
+    assert "regression: soft_accuracy dropped 27.78 points" in captured.err and f"p = {p:.4g}" in captured.err
+    data = json.loads(out.read_text())
+    assert data["test"] == {"name": "sign-flip exact", "unit": "example", "n": 18, "rose": 4, "fell": 14, "p": pytest.approx(p), "resamples": None}
+    assert data["significant"] is True and len(data["flips"]) == 18
+
+
+def test_gate_never_calls_an_improvement_a_regression(tie_vs_longer, capsys):
+    tie, longer = tie_vs_longer
+    reverse = compare_runs(longer, tie)
+    assert reverse.difference == pytest.approx(5 / 18) and reverse.significant
+    assert not reverse.regressed(0)
+    assert main(["compare", str(longer), str(tie), "--fail-if-worse-by", "0"]) == 0
+    assert "gate passed: change +27.78 points (not a drop" in capsys.readouterr().out
+
+
+def test_order_consistent_judge_counts_each_example_once(longer_shorter, tmp_path):
+    """Both orders move together: 9 changed examples are 18 changed judgments, the test's n is 9."""
+    labels = ["A"] * 12
+    before = [hand_record(f"e{i:02d}", "A", order, "B" if i < 9 else "A") for i in range(12) for order in ORDERS]
+    after = [hand_record(f"e{i:02d}", label, order, "A") for i, label in enumerate(labels) for order in ORDERS]
+    template = longer_shorter[0]
+    base = hand_run(template, tmp_path / "before", before, "hand/before", "accuracy")
+    cand = hand_run(template, tmp_path / "after", after, "hand/after", "accuracy")
+    comparison = compare_runs(base, cand)
+    assert len(comparison.flips) == 9 and comparison.judgments == 24
+    assert {f.judgments[0] for f in comparison.flips} == {"AB+BA: B -> A"}  # 18 changed judgments
+    test = comparison.test
+    assert (test.name, test.n, test.rose, test.fell) == ("McNemar exact", 9, 9, 0)
+    assert test.p == pytest.approx(2 / 2**9)  # not 2 / 2**18, as pooling both orders would give
+    assert comparison.difference == pytest.approx(9 / 12)
+
+
+def test_multi_dimension_unit_is_the_per_example_mean(longer_shorter, tmp_path):
+    """Two dimensions: gains in one and losses in the other cancel within an example."""
+    dims = ("novelty", "feasibility")
+
+    def judged(verdicts: dict[str, dict[str, str]]) -> list[JudgmentRecord]:
+        return [hand_record(e, "A", order, v[f"{dim} {order}"], dim) for e, v in verdicts.items() for dim in dims for order in ORDERS]
+
+    right, wrong = {"AB": "A", "BA": "A"}, {"AB": "B", "BA": "B"}
+
+    def example(novelty: dict[str, str], feasibility: dict[str, str]) -> dict[str, str]:
+        return {f"novelty {o}": novelty[o] for o in ORDERS} | {f"feasibility {o}": feasibility[o] for o in ORDERS}
+
+    base = {f"e{i}": example(wrong, right) for i in range(7)} | {"e7": example(right, right)}
+    cand = (
+        {f"e{i}": example(right, wrong) for i in range(3)}  # +1 novelty, -1 feasibility: difference 0
+        | {f"e{i}": example(right, right) for i in range(3, 6)}  # +1 novelty: difference +0.5
+        | {"e6": example({"AB": "A", "BA": "B"}, right)}  # novelty 0 -> 0.5: difference +0.25
+        | {"e7": example(right, right)}
+    )
+    template = longer_shorter[0]
+    comparison = compare_runs(
+        hand_run(template, tmp_path / "base", judged(base), "hand/base", "soft_accuracy"),
+        hand_run(template, tmp_path / "cand", judged(cand), "hand/cand", "soft_accuracy"),
+    )
+    assert comparison.scope == "mean" and comparison.examples == 8
+    assert comparison.difference == pytest.approx((3 * 0.5 + 0.25) / 8)
+    test = comparison.test
+    assert (test.name, test.n, test.rose, test.fell) == ("sign-flip exact", 4, 4, 0)
+    assert test.p == pytest.approx(2 / 2**4)  # (0.5, 0.5, 0.5, 0.25): only the two uniform sign patterns reach 1.75
+    assert comparison.per_dimension["feasibility"]["difference"] == pytest.approx(-3 / 8)
+    changes = {f.example_id: f.change for f in comparison.flips}
+    assert changes == {"e0": "changed", "e1": "changed", "e2": "changed", "e3": "fixed", "e4": "fixed", "e5": "fixed", "e6": "fixed"}
+    assert next(f for f in comparison.flips if f.example_id == "e6").judgments == ["novelty AB: B -> A", "novelty BA: B -> B"]
+    assert next(f for f in comparison.flips if f.example_id == "e0").judgments == ["feasibility AB+BA: A -> B", "novelty AB+BA: B -> A"]
+
+
+def test_compare_rejects_bad_options(longer_shorter, capsys):
+    longer, shorter = longer_shorter
+    with pytest.raises(JudgebenchError, match="--seed"):
+        compare_runs(longer, shorter, seed=-1)
+    assert main(["compare", str(longer), str(shorter), "--max-flips", "-1"]) == 2
+    assert "--max-flips" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- two real runs
+
+
+def test_compare_two_real_runs(longer_shorter, tmp_path, capsys):
+    longer, shorter = longer_shorter
+    comparison = compare_runs(longer, shorter)
+    base, cand = results(longer), results(shorter)
+    assert comparison.baseline.value == pytest.approx(base["metrics"]["overall"]["accuracy"]["value"])
+    assert comparison.candidate.value == pytest.approx(cand["metrics"]["overall"]["accuracy"]["value"])
+    assert comparison.difference == pytest.approx(comparison.candidate.value - comparison.baseline.value)
+    assert comparison.ci_low <= comparison.difference <= comparison.ci_high
+    # the longer and the shorter judge disagree wherever the lengths differ: every changed example is one flip
+    by_key = {(r.example_id, r.order): r for r in samples(longer)}
+    changed = [r for r in samples(shorter) if r.verdict != by_key[(r.example_id, r.order)].verdict]
+    assert len(comparison.flips) == len({r.example_id for r in changed}) > 0
+    assert {f.judgments[0].split(":")[0] for f in comparison.flips} == {"AB+BA"}  # order-consistent judges
+    fixed = sum(f.change == "fixed" for f in comparison.flips)
+    broken = sum(f.change == "broken" for f in comparison.flips)
+    assert (comparison.test.rose, comparison.test.fell, comparison.test.n) == (fixed, broken, fixed + broken)
+    # order-consistent judges, exact headline: binary per-example outcomes, each changed example counted once
+    assert comparison.test.name == "McNemar exact" and 2 * comparison.test.n == len(changed)
+    assert comparison.test.p == pytest.approx(binomtest(fixed, fixed + broken, 0.5).pvalue)
+    assert comparison.baseline.prompt_template_hash == base["config"]["prompt_template_hash"]
+    assert comparison.baseline.order_consistency == pytest.approx(base["metrics"]["overall"]["order_consistency"]["value"])
+    assert comparison.candidate.invalid_rate == pytest.approx(cand["counts"]["invalid"] / cand["counts"]["calls"])
+
+    out = tmp_path / "cmp.json"
+    assert main(["compare", str(longer), str(shorter), "--output", str(out), "--max-flips", "3"]) == 0
+    text = capsys.readouterr().out
+    assert f"{comparison.test.name}, unit example, n = {fixed + broken}" in text
+    assert "paired-bootstrap CI" in text and "more (all in --output FILE)" in text
+    data = json.loads(out.read_text())
+    assert len(data["flips"]) == len(comparison.flips) and data["test"]["p"] == pytest.approx(comparison.test.p)
+
+
+@pytest.mark.slow
+def test_gate_fails_only_on_a_significant_drop_beyond_the_threshold(longer_shorter, tmp_path, capsys):
+    longer, _ = longer_shorter
+    # identical runs: no change, passes even with a zero threshold
+    assert main(["compare", str(longer), str(longer), "--fail-if-worse-by", "0"]) == 0
+    assert "gate passed" in capsys.readouterr().out
+    # one judgment turned wrong: a drop above 0.5 points, but far from significant -> passes
+    worse = tmp_path / "worse"
+    shutil.copytree(longer, worse)
+
+    def break_one(rows):  # the judge answered the other way (raw answer and verdicts together)
+        row = next(r for r in rows if r["status"] == "ANSWERED" and r["verdict"] == r["label"])
+        flipped = {"A": "B", "B": "A"}
+        row["verdict"] = flipped[row["label"]]
+        row["verdict_shown"] = flipped[row["verdict_shown"]]
+        row["raw"] = f"[[{row['verdict_shown']}]]"
+
+    edit_samples(worse, break_one)
+    rescore_run(worse)
+    comparison = compare_runs(longer, worse)
+    assert comparison.difference < -0.005 and not comparison.significant
+    assert main(["compare", str(longer), str(worse), "--fail-if-worse-by", "0.5"]) == 0
+    assert "not significant" in capsys.readouterr().out
+    # every answer lost: large and significant -> exit 1, but not beyond a 100-point threshold
+    failed = tmp_path / "failed"
+    shutil.copytree(longer, failed)
+
+    def fail_all(rows):
+        for row in rows:
+            row.update(status="FAILED", raw=None, verdict=None, verdict_shown=None, error="boom")
+
+    edit_samples(failed, fail_all)
+    rescore_run(failed)
+    assert main(["compare", str(longer), str(failed), "--fail-if-worse-by", "2"]) == 1
+    assert "regression:" in capsys.readouterr().err
+    assert main(["compare", str(longer), str(failed), "--fail-if-worse-by", "100"]) == 0
+
+
+@pytest.mark.slow
+def test_compare_refuses_different_tasks(longer_shorter, tmp_path, capsys):
+    ideation = make_run(tmp_path / "idea", "ideation_arena_eval", "builtin/longer")
+    assert main(["compare", str(longer_shorter[0]), str(ideation)]) == 2
+    assert "different tasks" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- replay
+
+
+def test_replay_judge_serves_recordings_and_reports_unrecorded_prompts(longer_shorter):
+    import asyncio
+
+    from judgebench.core.records import JudgeRequest
+    from judgebench.judges import JudgeCallError, make_judge
+
+    longer, _ = longer_shorter
+    judge = make_judge(f"replay/{longer}")
+    assert isinstance(judge, ReplayJudge) and judge.answers == load_recordings(longer / "samples.jsonl")
+    first = samples(longer)[0]
+    request = JudgeRequest(
+        example_id="x", dimensions=["overall"], order="AB", question="q", first="a", second="b",
+        verdicts=["A", "B"], messages=[], prompt_hash=first.prompt_hash,
+    )  # fmt: skip
+    assert asyncio.run(judge.judge(request)).text == first.raw
+    with pytest.raises(JudgeCallError, match="no recorded answer for prompt ffff") as info:
+        asyncio.run(judge.judge(request.model_copy(update={"prompt_hash": "f" * 64})))
+    assert not info.value.retryable
+
+
+def replay(task: str, out: Path, *extra: str) -> Path:
+    """A demo run answered from the task's recordings."""
+    recorded = RECORDINGS / task / "samples.jsonl"
+    return make_run(out, task, f"replay/{recorded}", "--max-retries", "0", *extra)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", DEMO_TASKS)
+def test_replay_reproduces_the_recorded_runs(task, tmp_path, capsys):
+    """The project's own regression check: current prompts and parser give the recorded verdicts."""
+    recorded = RECORDINGS / task
+    candidate = replay(task, tmp_path / "replay")
+    assert main(["compare", str(recorded), str(candidate), "--fail-if-worse-by", "0"]) == 0
+    comparison = compare_runs(recorded, candidate)
+    assert comparison.flips == [] and comparison.candidate.unrecorded == 0
+    assert comparison.baseline.prompt_template_hash == comparison.candidate.prompt_template_hash
+    rescored = tmp_path / "recorded"  # scored by today's metrics code, like the candidate
+    shutil.copytree(recorded, rescored)
+    rescore_run(rescored)
+    assert results(candidate)["metrics"] == results(rescored)["metrics"]
+    assert results(candidate)["counts"] == results(rescored)["counts"]
+    assert [(r.prompt_hash, r.verdict) for r in samples(candidate)] == [(r.prompt_hash, r.verdict) for r in samples(recorded)]
+
+
+def test_prompt_template_edit_is_caught_by_the_replay_gate(tmp_path, capsys):
+    template = (REPO / "prompts" / "sciarena_pairwise.yaml").read_text()
+    edited = tmp_path / "sciarena_pairwise.yaml"
+    edited.write_text(template.replace("{{ question }}", "Question: {{ question }}", 1))
+    assert edited.read_text() != template
+    candidate = tmp_path / "edited"
+    code = main([
+        "run", "--tasks", "sciarena_eval", "--judge", f"replay/{RECORDINGS / 'sciarena_eval' / 'samples.jsonl'}",
+        "--demo", "--prompt", str(edited), "--max-retries", "0", "--output-path", str(candidate), "--quiet",
+    ])  # fmt: skip
+    assert code == 1  # nothing answered: the run itself fails loudly, and still writes its results
+    assert "no judgment was answered; most common causes: 96 x failed: no recorded answer" in capsys.readouterr().err
+    records = samples(candidate)
+    assert {r.status for r in records} == {"FAILED"}
+    assert all(r.error == f"no recorded answer for prompt {r.prompt_hash}" for r in records)
+    capsys.readouterr()
+    assert main(["compare", str(RECORDINGS / "sciarena_eval"), str(candidate), "--fail-if-worse-by", "1"]) == 1
+    captured = capsys.readouterr()
+    assert f"unrecorded prompts: candidate {len(records)}" in captured.out and "(changed)" in captured.out
+    assert "regression:" in captured.err
+
+
+@pytest.mark.slow
+def test_unrelated_change_passes_the_replay_gate(tmp_path):
+    """A task-file edit that does not touch prompts (description, reported rows) renders the same hashes."""
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    spec = (REPO / "tasks" / "ideation_arena_eval.yaml").read_text()
+    spec = spec.replace("description: Compare", "description: (edited) Compare").replace("72.56", "72.60")
+    spec = spec.replace("path: demo/", f"path: {REPO / 'tasks' / 'demo'}/")
+    (folder / "ideation_arena_eval.yaml").write_text(spec)
+    candidate = replay("ideation_arena_eval", tmp_path / "replay", "--include-path", str(folder), "--demo")
+    assert main(["compare", str(RECORDINGS / "ideation_arena_eval"), str(candidate), "--fail-if-worse-by", "0"]) == 0
+    assert compare_runs(RECORDINGS / "ideation_arena_eval", candidate).flips == []
+    # ...while a change to a criterion (part of the prompt) is caught as unrecorded prompts
+    (folder / "ideation_arena_eval.yaml").write_text(spec.replace("Which method is genuinely new", "Which method is most new"))
+    changed = replay("ideation_arena_eval", tmp_path / "changed", "--include-path", str(folder), "--demo")
+    unrecorded = compare_runs(RECORDINGS / "ideation_arena_eval", changed).candidate.unrecorded
+    assert unrecorded == 2 * 36  # both orders of every example for the novelty dimension

@@ -1,0 +1,95 @@
+"""A cell of a local data file is read as its own type wherever it is (cell_types.py, docs/guide/tasks.md).
+
+`datasets` types a JSON Lines column from its first 10 MB block; these files are ~12 MB with the odd cell
+at row 3,000 (in the second block), so the tests fail where the late cell is cast or JSON-quoted.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from helpers import sci_row, write_jsonl
+
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.tasks.loading import load_examples
+from judgebench.tasks.registry import get_task as load_task
+
+PAD = "x" * 4000  # ~4 KB per row: 3,000 rows are past datasets' first 10 MB block
+
+
+def big_file(path: Path, late: int, **cell: object) -> Path:
+    rows = [sci_row(i, vote="AB"[i % 2], question_type=PAD) for i in range(3_200)]
+    rows[late].update(cell)
+    return write_jsonl(path, rows)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cache", ["1", "0"])
+def test_a_late_int_response_is_the_row_1_error(tmp_path, monkeypatch, capsys, cache):
+    monkeypatch.setenv("JUDGEBENCH_EXAMPLE_CACHE", cache)
+    early = big_file(tmp_path / "early.jsonl", 0, responseA=12345)
+    late = big_file(tmp_path / "late.jsonl", 2_999, responseA=12345)
+    spec = load_task("sciarena_eval")
+    with pytest.raises(JudgebenchError) as first:
+        load_examples(spec, dataset_path=str(early))
+    assert str(first.value) == f"{early}: row id q0: field 'responseA' must be text, got int"
+    for lazy in (False, True):
+        with pytest.raises(JudgebenchError) as later:
+            load_examples(spec, dataset_path=str(late), lazy=lazy)
+        assert str(later.value) == f"{late}: row id q2999: field 'responseA' must be text, got int"
+    out = tmp_path / "out"
+    code = main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--dataset-path", str(late),
+                 "--output-path", str(out), "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err == [f"judgebench: error: {late}: row id q2999: field 'responseA' must be text, got int"]
+    assert not out.exists()
+
+
+@pytest.mark.slow  # measured over 1.5 s in the fast selection
+def test_a_late_number_in_a_text_column_keeps_the_other_rows_as_they_are(tmp_path):
+    """One int slice value at row 3,000: datasets rewrote the whole block's slices as JSON text ('"Healthcare"')."""
+    data = big_file(tmp_path / "slice.jsonl", 2_999, subject=7)
+    loaded = load_examples(load_task("sciarena_eval"), dataset_path=str(data))
+    subjects = [e.slices["subject"] for e in loaded.examples]
+    expected = [sci_row(i)["subject"] for i in range(3_200)]
+    expected[2_999] = "7"  # str(7): as a number at row 1 reads
+    assert subjects == expected
+    # the rows read here (cell_types) are the examples datasets gives for the same file with the text "7"
+    text = load_examples(load_task("sciarena_eval"), dataset_path=str(big_file(tmp_path / "t.jsonl", 2_999, subject="7")))
+    assert loaded.dataset.fingerprint == text.dataset.fingerprint
+
+
+def test_a_late_float_id_is_the_row_1_error(tmp_path):
+    data = big_file(tmp_path / "id.jsonl", 3_100, id=2.5)
+    with pytest.raises(JudgebenchError, match=r"row 3101: field 'id' \(id\) must be text or an integer, got float$"):
+        load_examples(load_task("sciarena_eval"), dataset_path=str(data))
+
+
+def test_csv_text_columns_are_text_in_every_row(tmp_path):
+    """A response "42" is the text "42" in row 1 too (it was an int there, an error, and text elsewhere)."""
+    path = tmp_path / "data.csv"
+    fields = ["id", "question", "responseA", "responseB", "vote"]
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(fields)
+        writer.writerow(["q0", "What is 6 x 7?", "42", "41", "A"])
+    spec = load_task("sciarena_eval")
+    spec = spec.model_copy(update={"columns": spec.columns.model_copy(
+        update={"model_a": None, "model_b": None, "slices": [], "context": {}})})
+    (example,) = load_examples(spec, dataset_path=str(path)).examples
+    assert (example.response_a, example.response_b) == ("42", "41")
+    path.write_text(path.read_text().replace("41", ""), encoding="utf-8")
+    with pytest.raises(JudgebenchError, match="row id q0: field 'responseB' must be text, got NoneType"):
+        load_examples(spec, dataset_path=str(path))
+
+
+def test_the_first_block_size_is_datasets_own():
+    """Files up to FIRST_BLOCK bytes are not checked: datasets must type them as one block."""
+    from datasets.packaged_modules.json.json import JsonConfig
+
+    from judgebench.tasks.cell_types import FIRST_BLOCK
+
+    assert JsonConfig().chunksize == FIRST_BLOCK
