@@ -72,14 +72,15 @@ def test_sign_flip_tests():
     test = paired_test(np.array([0.0] * 5 + [1.0, 0.0]), np.array([1.0] * 6 + [0.0]))
     assert (test.name, test.unit, test.n, test.rose, test.fell) == ("McNemar exact", "example", 5, 5, 0)
     assert test.p == pytest.approx(2 / 2**5) and test.resamples is None
-    # many nonzero differences of two magnitudes: seeded Monte Carlo, p = (1 + hits) / (1 + resamples)
+    # many nonzero differences of two magnitudes, on the grid of halves: exact (issue 28: Monte Carlo printed
+    # its floor 1/2001 here), p = 2 / 2**25 (only the all-plus and all-minus patterns are as extreme)
     test = paired_test(np.zeros(25), np.array([1.0] * 15 + [0.5] * 10), seed=0, resamples=2000)
-    assert (test.name, test.n, test.resamples) == ("sign-flip Monte Carlo", 25, 2000)
-    assert test.p == pytest.approx(1 / 2001)  # exact p is 2 / 2**25: no random pattern reaches it
-    mixed = np.array([1.0, -0.5, 0.5, 0.25] * 5 + [0.75])  # m = 21: Monte Carlo, close to the enumeration
+    assert (test.name, test.n, test.resamples) == ("sign-flip exact", 25, None)
+    assert test.p == pytest.approx(2 / 2**25, rel=1e-9)
+    mixed = np.array([1.0, -0.5, 0.5, 0.25] * 5 + [0.75])  # m = 21, quarters: exact, equal to the enumeration
     test = paired_test(np.zeros(21), mixed, seed=1)
-    assert test.name == "sign-flip Monte Carlo" and test.resamples == 10_000
-    assert test.p == pytest.approx(sign_flip_exact(mixed), abs=0.02)
+    assert test.name == "sign-flip exact" and test.resamples is None
+    assert test.p == pytest.approx(sign_flip_exact(mixed), abs=1e-12)
     assert paired_test(np.ones(4), np.ones(4)).p == 1.0
 
 

@@ -12,6 +12,7 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.scoring.compare import Comparison, Flip
 from judgebench.stats.paired import (
     ALPHA,
+    format_p,
 )
 
 
@@ -19,7 +20,7 @@ def describe_test(comparison: Comparison) -> str:
     """The test in one phrase: name, unit, n, p (and the resample count for Monte Carlo)."""
     t = comparison.test
     drawn = f", {t.resamples} seeded sign patterns" if t.resamples else ""
-    return f"{t.name}, unit example, n = {t.n} changed examples ({t.rose} rose, {t.fell} fell){drawn}, p = {t.p:.4g}"
+    return f"{t.name}, unit example, n = {t.n} changed examples ({t.rose} rose, {t.fell} fell){drawn}, {format_p(t)}"
 
 
 def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:

@@ -4,6 +4,7 @@ panel's agreement."""
 from __future__ import annotations
 
 from judgebench.core.records import PanelSummary, RepeatStability, RunResult
+from judgebench.stats.paired import MONTE_CARLO_RESAMPLES, PairedTest, format_p
 
 
 def stability_lines(result: RunResult) -> list[str]:
@@ -43,7 +44,8 @@ def format_panel(summary: PanelSummary) -> list[str]:
     if v is not None:
         lines.append(
             f"Panel vs best member {v.best_member}: {pct(v.panel_value)} vs {pct(v.best_value)} "
-            f"({100 * v.difference:+.2f} points); {v.test}, unit example, n = {v.n} ({v.rose} rose, {v.fell} fell), p = {v.p:.4g}"
+            f"({100 * v.difference:+.2f} points); {v.test}, unit example, n = {v.n} ({v.rose} rose, {v.fell} fell), "
+            f"{format_p(PairedTest(v.test, 'example', v.n, v.rose, v.fell, v.p, MONTE_CARLO_RESAMPLES if 'Monte' in v.test else None))}"
         )
     lines.append("judge | headline | coverage | position bias | longer preferred")
     lines.extend(

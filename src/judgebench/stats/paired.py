@@ -2,10 +2,13 @@
 
 The unit is the example (its headline score: the mean over orders and dimensions). The test:
 McNemar's exact test when every per-example score is 0 or 1 in both runs (binary outcomes);
-otherwise the exact sign-flip (paired permutation) test of the mean difference, enumerating all
-2^m sign patterns of the m nonzero differences (m <= EXACT_MAX_NONZERO, or any m when they share
-one magnitude: then it is a binomial test), else a seeded Monte-Carlo sign-flip test with
-MONTE_CARLO_RESAMPLES patterns. The interval: a seeded percentile bootstrap of the mean difference.
+otherwise the exact sign-flip (paired permutation) test of the mean difference: all 2^m sign patterns of
+the m nonzero differences enumerated (m <= EXACT_MAX_NONZERO), or, when they share one magnitude, a
+binomial test, or, when they lie on a grid (multiples of 1/G: quarters with both orders, 1/(4D) over D
+dimensions), the exact distribution of the signed sum counted on that grid (a convolution of binomials,
+one per distinct magnitude). Only differences on no small grid get a seeded Monte-Carlo sign-flip test
+with MONTE_CARLO_RESAMPLES patterns, whose smallest p is 1 / (resamples + 1) (`format_p` says "p < ..."
+there). The interval: a seeded percentile bootstrap of the mean difference.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ MONTE_CARLO_RESAMPLES = 10_000
 EXACT_MAX_NONZERO = 20  # enumerate all 2^m sign patterns up to this many nonzero differences
 ALPHA = 0.05
 DECIMALS = 12  # per-example scores are rounded before testing (means of 0, 0.5, 1)
+MAX_GRID = 10_000  # the finest grid 1/G tried for an exact test
+MAX_GRID_SUM = 4_000_000  # the most grid steps the signed sum may span (the counting array's size)
 
 
 @dataclass
@@ -82,6 +87,44 @@ def sign_flip_monte_carlo(nonzero: np.ndarray, *, seed: int, resamples: int) -> 
     return (1 + hits) / (1 + resamples)
 
 
+def grid_of(values: np.ndarray) -> int | None:
+    """The smallest G <= MAX_GRID with every value a multiple of 1/G (to 1e-9), else None."""
+    for grid in range(1, MAX_GRID + 1):
+        scaled = values * grid
+        if np.all(np.abs(scaled - np.round(scaled)) < 1e-9):
+            return grid
+    return None
+
+
+def sign_flip_grid_exact(nonzero: np.ndarray, grid: int) -> float | None:
+    """Two-sided exact sign-flip p for differences that are multiples of 1/grid: the signed sum's exact
+    distribution, counted on the grid. Each distinct magnitude v held by c differences adds v * (2k - c),
+    k ~ Binomial(c, 1/2); the distributions of the magnitudes are convolved. None when the sum spans more
+    than MAX_GRID_SUM grid steps."""
+    from scipy.stats import binom
+
+    steps = np.round(np.abs(nonzero) * grid).astype(np.int64)
+    total = int(steps.sum())
+    if total > MAX_GRID_SUM:
+        return None
+    dist = np.ones(1)  # P(sum of the magnitudes seen so far = -their total + index)
+    for value, count in zip(*np.unique(steps, return_counts=True)):
+        pmf = binom.pmf(np.arange(count + 1), count, 0.5)  # k positive signs: sum = value * (2k - count)
+        spread = np.zeros(2 * value * count + 1)
+        spread[:: 2 * value] = pmf
+        dist = np.convolve(dist, spread)
+    observed = abs(int(np.round(nonzero.sum() * grid)))
+    sums = np.arange(len(dist)) - total
+    return float(min(1.0, dist[np.abs(sums) >= observed].sum()))
+
+
+def format_p(test: PairedTest) -> str:
+    """p as printed: `p = 0.0004421`, or `p < 9.999e-05` where a Monte-Carlo test found no pattern as extreme."""
+    if test.resamples and test.p <= 1 / (test.resamples + 1) + 1e-15:
+        return f"p < {1 / (test.resamples + 1):.4g} (Monte Carlo, no pattern as extreme)"
+    return f"p = {test.p:.4g}"
+
+
 def paired_test(
     base_values: np.ndarray, cand_values: np.ndarray, *, seed: int = 0, resamples: int = MONTE_CARLO_RESAMPLES
 ) -> PairedTest:
@@ -96,5 +139,9 @@ def paired_test(
         return PairedTest(name, "example", len(nonzero), rose, fell, mcnemar_exact(fell, rose))
     if len(nonzero) <= EXACT_MAX_NONZERO:
         return PairedTest("sign-flip exact", "example", len(nonzero), rose, fell, sign_flip_exact(nonzero))
+    grid = grid_of(nonzero)
+    exact = sign_flip_grid_exact(nonzero, grid) if grid is not None else None
+    if exact is not None:
+        return PairedTest("sign-flip exact", "example", len(nonzero), rose, fell, exact)
     p = sign_flip_monte_carlo(nonzero, seed=seed, resamples=resamples)
     return PairedTest("sign-flip Monte Carlo", "example", len(nonzero), rose, fell, p, resamples)
