@@ -11,7 +11,11 @@ from scipy import stats
 
 from judgebench.core.errors import NumericError
 from judgebench.core.records import JudgmentRecord, swap_verdict
-from judgebench.scoring.diagnostics import diagnose, leaderboard_columns
+from judgebench.scoring.diagnostics import (
+    diagnose,
+    leaderboard_columns,
+    leaderboard_diagnostics,
+)
 from judgebench.stats.ratings import fit_bt
 
 
@@ -77,7 +81,7 @@ def dim(diag: dict, name: str = "overall") -> dict:
 # ---------------------------------------------------------------- checks from the issue
 
 
-def test_always_longer_judge_prefers_longer_every_time_with_large_beta():
+def test_always_longer_judge_prefers_longer_every_time_and_its_beta_is_separable():
     diag = diagnose(arena(300, 0, "longer"), n_resamples=100)
     length = dim(diag)["length"]
     judge = length["preferred_larger"]["judge"]
@@ -85,10 +89,15 @@ def test_always_longer_judge_prefers_longer_every_time_with_large_beta():
     assert judge["ci_low"] == judge["ci_high"] == 1.0
     assert length["preferred_larger_gap"]["judge"]["value"] == 1.0
     assert length["beta"]["judge"]["value"] > 10  # separated: huge, bounded by the L2 term
+    assert length["beta"]["judge"]["separable"] == "+inf (separable)"  # shown as such, not as that number
+    assert length["beta"]["excess"]["separable"] == "+inf (separable)"
+    assert "separable" not in length["beta"]["human"]  # the human labels are not separated by length
     assert length["beta"]["excess"]["ci_low"] > 0
     assert any("separated" in note for note in length["beta"]["notes"])
     columns = leaderboard_columns(diag)
-    assert columns["longer_preferred_rate"] == 100.0 and columns["length_beta"] > 10
+    assert columns["longer_preferred_rate"] == 100.0 and columns["length_beta"] == "+inf (separable)"
+    # the leaderboard's cheaper path (what `score` stores) says the same
+    assert leaderboard_diagnostics(arena(300, 0, "longer"))["length_beta"] == "+inf (separable)"
 
 
 def test_always_first_shown_has_position_bias_one_over_both_orders():

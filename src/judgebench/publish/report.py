@@ -221,6 +221,8 @@ def _fmt(stat: dict[str, Any] | None, pct: bool = True) -> str:
     """'52.3% [48.1, 56.0] (n=600)' or '—'."""
     if not stat or stat.get("value") is None:
         return "—"
+    if stat.get("separable"):  # no maximum-likelihood estimate exists (diagnostics._penalty_bound)
+        return stat["separable"] + (f" (n={stat['n']})" if stat.get("n") is not None else "")
     scale, unit = (100.0, "%") if pct else (1.0, "")
     text = f"{scale * stat['value']:.1f}{unit}" if pct else f"{stat['value']:.3f}"
     if stat.get("ci_low") is not None:

@@ -501,18 +501,22 @@ def _beta(facts: _Facts, style: _Style, keep: np.ndarray, n_resamples: int,
     def summary(fits: dict[str, BTFit]) -> dict[str, Any]:
         human, judge = fits["human"], fits["judge"]
         excess = judge.beta[0] - human.beta[0]
-        return {
+        betas = {who: (fit.beta[0], probes[who] if who in probes else
+                       fit_bt((a, b, outcomes[who]), features, l2=PENALTY_PROBE_L2).beta[0])
+                 for who, fit in (("judge", judge), ("human", human))}
+        stats = {
             "judge": _beta_stat(judge.beta[0], judge.beta_samples[:, 0], n_resamples, use.sum()),
             "human": _beta_stat(human.beta[0], human.beta_samples[:, 0], n_resamples, use.sum()),
             "excess": _beta_stat(excess, judge.beta_samples[:, 0] - human.beta_samples[:, 0],
                                  n_resamples, use.sum()),
-            "model_terms": model_terms,
-            "notes": _beta_notes(model_terms, {
-                who: (fit.beta[0], probes[who] if who in probes else
-                      fit_bt((a, b, outcomes[who]), features, l2=PENALTY_PROBE_L2).beta[0])
-                for who, fit in (("judge", judge), ("human", human))
-            }),
         }
+        for who in ("judge", "human"):
+            if _penalty_bound(*betas[who]):
+                stats[who]["separable"] = _infinity(betas[who][0])
+        if "separable" in stats["judge"] or "separable" in stats["human"]:
+            stats["excess"]["separable"] = "undefined" if all("separable" in stats[w] for w in ("judge", "human")) \
+                else _infinity(excess)
+        return {**stats, "model_terms": model_terms, "notes": _beta_notes(model_terms, betas)}
 
     return _then(_start_style_fits(a, b, outcomes, features, n_resamples, seed, probes), summary)
 
@@ -574,11 +578,22 @@ def _beta_notes(model_terms: bool, betas: dict[str, tuple[float, float]]) -> lis
     the penalty and shrinks visibly."""
     notes = [] if model_terms else ["model names missing: beta fitted without model terms"]
     for who, (beta, probe) in betas.items():
-        if abs(beta - probe) > 0.01 * abs(beta) + 1e-3:
+        if _penalty_bound(beta, probe):
             notes.append(f"{who}: outcomes (quasi-)perfectly separated by the feature; the MLE "
                          "is infinite and the value shown is bounded only by the fit's tiny L2 "
                          f"penalty ({beta:.3g}; {probe:.3g} with a 100x larger penalty)")
     return notes
+
+
+def _penalty_bound(beta: float, probe: float) -> bool:
+    """A coefficient a 100x larger L2 penalty moves visibly: the outcomes are (quasi-)separated by the feature,
+    the maximum-likelihood estimate does not exist (it is infinite) and the value is the penalty's."""
+    return abs(beta - probe) > 0.01 * abs(beta) + 1e-3
+
+
+def _infinity(beta: float) -> str:
+    """How a separated coefficient is shown wherever it appears: its sign, and why there is no number."""
+    return "+inf (separable)" if beta > 0 else "-inf (separable)"
 
 
 def _beta_stat(value: float, samples: np.ndarray, n_resamples: int, n: int) -> dict[str, Any]:
@@ -879,9 +894,13 @@ def _beta_point(facts: _Facts, style: _Style, keep: np.ndarray, seed: int) -> di
     model_terms = bool(facts.names_known()[use].all())
     a = facts.col("model_a")[use] if model_terms else np.full(use.sum(), "all")
     b = facts.col("model_b")[use] if model_terms else np.full(use.sum(), "all")
-    fits = _style_fits(a, b, {"human": facts.human[use], "judge": facts.judge[use]},
-                       {style.feature: style.x[use]}, 0, seed)
-    return _beta_stat(fits["judge"].beta[0], fits["judge"].beta_samples[:, 0], 0, use.sum())
+    features = {style.feature: style.x[use]}
+    fits = _style_fits(a, b, {"human": facts.human[use], "judge": facts.judge[use]}, features, 0, seed)
+    stat = _beta_stat(fits["judge"].beta[0], fits["judge"].beta_samples[:, 0], 0, use.sum())
+    beta, probe = fits["judge"].beta[0], fit_bt((a, b, facts.judge[use]), features, l2=PENALTY_PROBE_L2).beta[0]
+    if _penalty_bound(beta, probe):
+        stat["separable"] = _infinity(beta)
+    return stat
 
 
 def primary_dimension(diag: dict[str, Any]) -> str | None:
@@ -907,7 +926,7 @@ def leaderboard_columns(diag: dict[str, Any], dimension: str | None = None) -> d
     return {
         "position_bias": pct(_get(d, "order", "position_bias", "value")),
         "longer_preferred_rate": pct(_get(d, "length", "preferred_larger", "judge", "value")),
-        "length_beta": _round(_get(d, "length", "beta", "judge", "value"), 4),
+        "length_beta": _get(d, "length", "beta", "judge", "separable") or _round(_get(d, "length", "beta", "judge", "value"), 4),
         "spearman_to_human": _round(_get(d, "system", "spearman", "value"), 4),
     }
 
