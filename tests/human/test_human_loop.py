@@ -68,11 +68,11 @@ def test_exported_votes_feed_arena_freeze_and_a_run_with_the_human_row(tmp_path:
     assert results["config"]["dataset"]["label_rule"].startswith("majority")
     human = results["human"]["overall"]
     # split: p0 AAB, p3 AAA, p4 BBB and one of p1 BBA / p5 BAB (strata phys A, phys B, bio A, bio B).
-    # leave-one-out exact: AAB -> holding an A leaves {A,B} = TIE (0, twice), holding B leaves A (0) -> 0;
-    # AAA, BBB -> 1; BBA -> 0. Mean (0 + 1 + 1 + 0) / 4 = 0.5.
-    # soft: AAB -> (0.5 + 0.5 + 0) / 3 = 1/3; AAA, BBB -> 1; BBA -> 1/3. Mean (1/3 + 1 + 1 + 1/3) / 4 = 2/3.
+    # leave-one-out exact: AAB -> holding an A leaves {A,B}, a split: no reference (twice); holding B leaves
+    # A (0) -> 0; AAA, BBB -> 1; BBA -> 0. Mean (0 + 1 + 1 + 0) / 4 = 0.5.
+    # soft: AAB -> B vs A 0; AAA, BBB -> 1; BBA -> A vs B 0. Mean (0 + 1 + 1 + 0) / 4 = 1/2.
     assert human["loo_accuracy"]["value"] == pytest.approx(0.5) and human["loo_accuracy"]["n"] == 4
-    assert human["loo_soft_accuracy"]["value"] == pytest.approx(2 / 3)
+    assert human["loo_soft_accuracy"]["value"] == pytest.approx(1 / 2)
 
 
 def test_a_mistyped_flagged_file_is_an_error_not_an_annotator_name(tmp_path: Path) -> None:

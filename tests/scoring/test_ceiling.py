@@ -55,12 +55,15 @@ def _records(votes=VOTES, labels=LABELS, verdicts=VERDICTS, dimension="overall")
 def test_hand_computed_ceiling_on_a_small_table():
     figures = human_ceiling(pairs_of(_records(), "overall"), n_resamples=0)
     value = {name: v.value for name, v in figures.items()}
-    # Leave one out, exact (the rest's label by the majority rule, a split rest is a TIE):
-    # P1 1; P2 x: A vs {A,B}=TIE 0, y 0, z: B vs A 0 -> 0; P3 x: A vs {B,TIE}=TIE 0, y 0, z: TIE vs {A,B}=TIE 1
-    # -> 1/3; P4 (two annotators, first votes B, B) 1. Mean (1 + 0 + 1/3 + 1) / 4 = 7/12.
-    assert value["loo_accuracy"] == pytest.approx(7 / 12)
-    # Soft: P1 1; P2 (0.5 + 0.5 + 0) / 3 = 1/3; P3 (0.5 + 0.5 + 1) / 3 = 2/3; P4 1 -> (1 + 1/3 + 2/3 + 1) / 4 = 3/4.
-    assert value["loo_soft_accuracy"] == pytest.approx(3 / 4)
+    # Leave one out (the rest's label by the majority rule; a held-out unit whose rest is split has no
+    # reference and is left out): P1 1 (three units); P2 x: rest {A,B} split, y: split, z: B vs A 0 -> 0;
+    # P3 every rest is split -> no unit, the pair is left out; P4 (two annotators, first votes B, B) 1.
+    # Mean over the 3 pairs (1 + 0 + 1) / 3 = 2/3 (before, a split rest was a TIE: 7/12, charging x and y on
+    # P2 for a tie nobody voted).
+    assert value["loo_accuracy"] == pytest.approx(2 / 3)
+    # Soft: P1 1; P2 z: B vs A 0; P4 1 -> 2/3.
+    assert value["loo_soft_accuracy"] == pytest.approx(2 / 3)
+    assert figures["loo_accuracy"].n == 3
     # Pairwise: P1 1; P2 (1 + 0 + 0) / 3; P3 0; P4 1 -> 7/12. Soft: P3 (0 + 0.5 + 0.5) / 3 -> (1 + 1/3 + 1/3 + 1) / 4 = 2/3.
     assert value["accuracy_vs_annotators"] == pytest.approx(7 / 12)
     assert value["soft_accuracy_vs_annotators"] == pytest.approx(2 / 3)
@@ -78,7 +81,7 @@ def test_hand_computed_ceiling_on_a_small_table():
     assert value["annotator_alpha"] == pytest.approx(12 / 35)
     # Self-consistency: only x on P4, B then A: exact 0, soft 0, over one repeat.
     assert value["self_consistency"] == 0.0 and figures["self_consistency"].n == 1
-    assert figures["loo_accuracy"].n == 4 and figures["annotator_kappa"].n == 10
+    assert figures["annotator_kappa"].n == 10
 
 
 def test_judge_against_each_annotator_and_the_majority_hand_computed():
@@ -91,6 +94,11 @@ def test_judge_against_each_annotator_and_the_majority_hand_computed():
     # Against the pair label: P1 1, P2 (0 + 1) / 2, P3 (0 + 1) / 2, P4 1 -> 3/4 (soft the same).
     assert figures["accuracy_vs_majority"].value == pytest.approx(3 / 4)
     assert figures["soft_accuracy_vs_majority"].value == pytest.approx(3 / 4)
+    # On the human row's reference (leave one out: the same held-out units and references as the annotators):
+    # P1 refs A, A, A: 1 in both orders; P2 only z's unit, ref A: AB B 0, BA A 1 -> 1/2; P3 no unit (left out);
+    # P4 refs B, B: 1. Mean over the 3 pairs (1 + 1/2 + 1) / 3 = 5/6; soft the same (B vs A is 0 soft too).
+    assert figures["loo_accuracy"].value == pytest.approx(5 / 6) and figures["loo_accuracy"].n == 3
+    assert figures["loo_soft_accuracy"].value == pytest.approx(5 / 6)
 
 
 def test_both_bad_votes_follow_the_runs_rule():
@@ -153,7 +161,8 @@ def test_alpha_equals_the_krippendorff_package_on_the_reliability_matrix():
 
 
 def _plain_leave_one_out(votes_per_pair: list[dict[str, str]]) -> tuple[float, float]:
-    """An independent leave-one-annotator-out loop: majority of the rest, a shared top count is a tie."""
+    """An independent leave-one-annotator-out loop: the rest's majority; a held-out unit whose rest has a
+    shared top count (a split) has no reference and is skipped, and so is a pair left with no unit."""
     code = {"A": 0, "TIE": 1, "B": 2}
     exact_pairs, soft_pairs = [], []
     for votes in votes_per_pair:
@@ -164,11 +173,14 @@ def _plain_leave_one_out(votes_per_pair: list[dict[str, str]]) -> tuple[float, f
             counts = Counter(v for a, v in votes.items() if a != held_out)
             top = max(counts.values())
             leaders = [label for label, count in counts.items() if count == top]
-            rest = leaders[0] if len(leaders) == 1 else "TIE"
+            if len(leaders) > 1:
+                continue
+            rest = leaders[0]
             exact.append(1.0 if vote == rest else 0.0)
             soft.append(1.0 - abs(code[vote] - code[rest]) / 2)
-        exact_pairs.append(sum(exact) / len(exact))
-        soft_pairs.append(sum(soft) / len(soft))
+        if exact:
+            exact_pairs.append(sum(exact) / len(exact))
+            soft_pairs.append(sum(soft) / len(soft))
     return sum(exact_pairs) / len(exact_pairs), sum(soft_pairs) / len(soft_pairs)
 
 
@@ -192,8 +204,15 @@ def test_intervals_resample_pairs_and_are_seeded():
     # A naive bootstrap of the leave-one-out figure over pairs, same seeded draws (resampling.py, batch 100).
     from judgebench.stats.resampling import percentile_interval, resample_batches
 
-    per_pair = [_plain_leave_one_out([{a: v[0] for a, v in p.votes.items()}])[0] for p in pairs]
-    means = [np.mean([per_pair[i] for i in row]) for batch in resample_batches(len(pairs), 200, 7, 100) for row in batch]
+    def one(pair):  # None: the pair has no held-out unit with a reference (it weighs 0)
+        try:
+            return _plain_leave_one_out([{a: v[0] for a, v in pair.votes.items()}])[0]
+        except ZeroDivisionError:
+            return None
+
+    per_pair = [one(p) for p in pairs]
+    means = [np.mean([per_pair[i] for i in row if per_pair[i] is not None])
+             for batch in resample_batches(len(pairs), 200, 7, 100) for row in batch]
     low, high = percentile_interval(np.array(means))
     assert (first["loo_accuracy"].ci_low, first["loo_accuracy"].ci_high) == pytest.approx((low, high))
 

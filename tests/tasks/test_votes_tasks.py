@@ -162,15 +162,18 @@ def _three_votes_rows(seed: int = 5, n: int = 40) -> tuple[list[dict], dict[str,
 
 
 def _independent_loo(votes: dict[str, dict[str, str]]) -> float:
-    """Soft leave-one-annotator-out agreement, written plainly: majority of the rest, a split rest is a tie."""
+    """Soft leave-one-annotator-out agreement, written plainly: majority of the rest; a held-out vote whose rest
+    is split has no reference and is skipped (a pair with none is left out)."""
     code, pairs = {"A": 0, "tie": 1, "B": 2}, []
     for by_annotator in votes.values():
         credits = []
         for held_out, vote in by_annotator.items():
             counts = Counter(v for a, v in by_annotator.items() if a != held_out).most_common()
-            rest = counts[0][0] if len(counts) == 1 or counts[0][1] > counts[1][1] else "tie"
-            credits.append(1 - abs(code[vote] - code[rest]) / 2)
-        pairs.append(sum(credits) / len(credits))
+            if len(counts) > 1 and counts[0][1] == counts[1][1]:
+                continue
+            credits.append(1 - abs(code[vote] - code[counts[0][0]]) / 2)
+        if credits:
+            pairs.append(sum(credits) / len(credits))
     return sum(pairs) / len(pairs)
 
 
@@ -191,7 +194,8 @@ def test_yaml_only_three_votes_task_through_the_cli_gives_the_human_row(tmp_path
     human = [row for row in rows_out if row["kind"] == "human"]
     assert len(human) == 1
     human = human[0]
-    assert human["soft_accuracy"] == pytest.approx(round(100 * _independent_loo(votes), 2))
+    assert "soft_accuracy" not in human  # never in the headline column the judges are ranked by
+    assert human["loo_soft_accuracy"] == pytest.approx(round(100 * _independent_loo(votes), 2))
     # Kappa and alpha against scikit-learn and the krippendorff package, computed here from the raw votes.
     code = {"A": 0, "tie": 1, "B": 2}
     annotators = sorted({a for v in votes.values() for a in v})
@@ -206,15 +210,20 @@ def test_yaml_only_three_votes_task_through_the_cli_gives_the_human_row(tmp_path
             num += len(shared) * cohen_kappa_score(x, y, labels=[0, 1, 2], weights="linear")
             den += len(shared)
     assert human["annotator_weighted_kappa"] == pytest.approx(round(num / den, 4))
-    # The judge rows carry their agreement with each annotator beside their agreement with the majority.
+    # The judge rows carry the human row's two figures on the same reference: leave one annotator out and
+    # against each annotator.
     longer = next(row for row in rows_out if row["judge"] == "builtin/longer")
-    assert "soft_accuracy_vs_annotators" in longer and "soft_accuracy_vs_majority" in longer
-    assert longer["soft_accuracy_vs_majority"] == longer["soft_accuracy"]  # every pair has three annotators here
+    for column in ("loo_soft_accuracy", "soft_accuracy_vs_annotators"):
+        assert longer[column] == pytest.approx(round(100 * result.metrics["overall"][column].value, 2))
+        assert column in human
     # A run directory re-scores alone (the votes are in samples.jsonl): same human figures.
     before = result.human
     assert main(["score", str(tmp_path / "runs" / "builtin_longer")]) == 0
     again = RunResult.model_validate_json((tmp_path / "runs" / "builtin_longer" / "results.json").read_text())
-    assert again.human == before and again.human["overall"]["loo_soft_accuracy"].n == 40
+    # n: the 40 pairs less those where every held-out annotator's rest is split (all three votes differ)
+    three_way = sum(len(set(v.values())) == 3 for v in votes.values())
+    assert three_way > 0 and again.human == before
+    assert again.human["overall"]["loo_soft_accuracy"].n == 40 - three_way
 
 
 MULTI = """\
@@ -252,19 +261,20 @@ def test_multi_dimension_list_votes_give_a_human_row_per_dimension_and_mean(tmp_
     assert main(["run", "--tasks", "multi_votes", "--include-path", str(folder), "--judge", "builtin/longer",
                  "--output-path", str(out), "--quiet", "--both-bad", "exclude"]) == 0
     result = RunResult.model_validate_json((out / "results.json").read_text())
-    # Novelty leave one out, soft: x0 A,A,B: u1 A vs {A,B}=TIE .5, u2 .5, u3 B vs A 0 -> 1/3;
-    # x1 Tie,Tie,A: u1 Tie vs {Tie,A}=TIE 1, u2 1, u3 A vs Tie .5 -> 5/6; x2 all B -> 1. Mean (1/3 + 5/6 + 1) / 3 = 13/18.
-    assert result.human["novelty"]["loo_soft_accuracy"].value == pytest.approx(13 / 18)
+    # Novelty leave one out, soft (a split rest has no reference): x0 A,A,B: u1 rest {A,B} split, u2 split,
+    # u3 B vs A 0 -> 0; x1 Tie,Tie,A: u1, u2 split, u3 A vs Tie .5 -> 1/2; x2 all B -> 1. Mean (0 + 1/2 + 1) / 3 = 1/2.
+    assert result.human["novelty"]["loo_soft_accuracy"].value == pytest.approx(1 / 2)
     # Feasibility under --both-bad exclude: x2's label is Both Bad (two of three) so x2 is left out; x0 keeps
     # u1 A, u2 B (u3's Both Bad vote is dropped): each vs the other 0 -> 0; x1 B,B,B -> 1. Mean 1/2 over 2 pairs.
     assert result.human["feasibility"]["loo_soft_accuracy"].value == pytest.approx(1 / 2)
     assert result.human["feasibility"]["loo_soft_accuracy"].n == 2
-    assert result.human["mean"]["loo_soft_accuracy"].value == pytest.approx((13 / 18 + 1 / 2) / 2)
+    assert result.human["mean"]["loo_soft_accuracy"].value == pytest.approx((1 / 2 + 1 / 2) / 2)
     assert main(["leaderboard", str(out), "--include-path", str(folder), "--output-dir", str(tmp_path / "lb")]) == 0
     table = json.loads((tmp_path / "lb" / "multi_votes.json").read_text())
     human = next(row for row in (table["rows"] if isinstance(table, dict) else table) if row["kind"] == "human")
-    assert human["mean.soft_accuracy"] == pytest.approx(round(100 * (13 / 18 + 1 / 2) / 2, 2))
-    assert human["novelty.soft_accuracy"] == pytest.approx(round(100 * 13 / 18, 2))
+    assert human["mean.loo_soft_accuracy"] == pytest.approx(round(100 * (1 / 2 + 1 / 2) / 2, 2))
+    assert human["novelty.loo_soft_accuracy"] == pytest.approx(round(100 * 1 / 2, 2))
+    assert "novelty.soft_accuracy" not in human and "mean.soft_accuracy" not in human
 
 
 @pytest.mark.slow

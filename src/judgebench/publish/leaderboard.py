@@ -135,7 +135,7 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
         **_rule_cells(config, spec),
     }
     # the catalogue's leaderboard columns: the headline's family, then the others (order_consistency, ...)
-    vs_annotators = [f"{headline}_vs_majority", f"{headline}_vs_annotators"]  # data with votes (ceiling.py)
+    vs_annotators = human_reference_columns(headline)  # data with votes: the human row's columns (ceiling.py)
     full = [*headline_family(headline), *LEADERBOARD_EXTRAS, *vs_annotators]
     if len(result.metrics) == 1:
         row.update(_metric_cells(next(iter(result.metrics.values())), full))
@@ -413,13 +413,22 @@ def columns_of(rows: list[dict[str, Any]]) -> list[str]:
 # The leaderboard's `human` row: the human ceiling of a run's data (results.json `human`, ceiling.py),
 
 
-HUMAN_JUDGE = "human (leave one annotator out)"
+HUMAN_JUDGE = "human annotators (vs the other annotators)"
 COLUMNS = ("annotator_kappa", "annotator_weighted_kappa", "annotator_alpha", "self_consistency",
            "self_consistency_weighted_kappa")
 
 
+def human_reference_columns(headline: str) -> list[str]:
+    """The columns where the human row and the judge rows are measured on one reference: leave one annotator
+    out (each held-out annotator and the judge against the others' label) and pairwise (against each single
+    annotator)."""
+    return [f"loo_{headline}", f"{headline}_vs_annotators"]
+
+
 def human_row(result: RunResult, spec: TaskSpec, dataset: str) -> dict[str, Any] | None:
-    """The `human` row of a run's data (None when the run's data has no votes)."""
+    """The `human` row of a run's data (None when the run's data has no votes): only in the columns where the
+    judges are scored on the same reference (human_reference_columns), never in the headline's, so a human
+    figure is never ranked against a judge figure computed another way."""
     if not result.human:
         return None
     headline = spec.headline
@@ -427,10 +436,9 @@ def human_row(result: RunResult, spec: TaskSpec, dataset: str) -> dict[str, Any]
     single = len(spec.dimension_names) == 1
     for dimension, figures in result.human.items():
         prefix = "" if single else f"{dimension}."
-        loo = "loo_accuracy" if headline == "accuracy" else f"loo_{headline}"
-        row.update(_cell(figures.get(loo), f"{prefix}{headline}"))
-        row.update(_cell(figures.get(loo), f"{prefix}{headline}_vs_majority"))
-        row.update(_cell(figures.get(f"{headline}_vs_annotators"), f"{prefix}{headline}_vs_annotators"))
+        loo = f"loo_{headline}"
+        for column in human_reference_columns(headline):
+            row.update(_cell(figures.get(column), f"{prefix}{column}"))
         for name in COLUMNS:
             row.update(_cell(figures.get(name), f"{prefix}{name}"))
         if dimension == next(iter(result.human)):
@@ -456,12 +464,14 @@ def summary_lines(result: RunResult) -> list[str]:
     headline = result.config.headline
     for dimension, figures in (result.human or {}).items():
         loo, human = figures.get(f"loo_{headline}"), figures.get(f"{headline}_vs_annotators")
-        judge = result.metrics.get(dimension, {}).get(f"{headline}_vs_annotators")
+        judge_metrics = result.metrics.get(dimension, {})
+        judge_loo, judge = judge_metrics.get(f"loo_{headline}"), judge_metrics.get(f"{headline}_vs_annotators")
         if loo is None or loo.value is None:
             continue
-        parts = [f"leave-one-out {headline} {loo.value:.3f} over {loo.n} pairs with 2+ annotators"]
+        parts = [f"leave one annotator out ({headline}, {loo.n} pairs): humans {loo.value:.3f}"
+                 + (f", judge {judge_loo.value:.3f}" if judge_loo is not None and judge_loo.value is not None else "")]
         if human is not None and human.value is not None and judge is not None and judge.value is not None:
-            parts.append(f"vs each annotator: judge {judge.value:.3f}, humans {human.value:.3f}")
+            parts.append(f"vs each annotator: humans {human.value:.3f}, judge {judge.value:.3f}")
         for name in ("annotator_weighted_kappa", "annotator_alpha"):
             if (value := figures.get(name)) is not None and value.value is not None:
                 parts.append(f"{name} {value.value:.3f}")

@@ -8,14 +8,16 @@ Pure functions over JudgmentRecords whose `votes` carry the pair's annotator-lev
 - An annotator's vote on a pair is their first vote on it (data order); later votes by the same
   annotator on the same pair only enter self-consistency.
 - Only pairs with two or more annotators enter the ceiling; each such pair weighs 1.
-- loo_accuracy / loo_soft_accuracy (leave one annotator out): each annotator's vote scored against the
-  label of the other annotators' votes under the task's stated rule (votes.MAJORITY_RULE, so a split
-  among the rest is a TIE: a held-out A against a rest of one A and one B earns 0 exact, 0.5 soft),
-  exactly as a judge's verdict is scored against the pair label; averaged over the pair's annotators,
-  then over pairs.
+- loo_accuracy / loo_soft_accuracy (leave one annotator out), one reference for humans and judges: for each
+  held-out annotator of a pair, the label of the OTHER annotators' votes (votes.MAJORITY_RULE); the held-out
+  annotator's vote and the judge's verdict (averaged over the orders run, a missing verdict scoring 0) are
+  both scored against it. A held-out unit whose rest is split (two or more labels share the most votes, e.g.
+  one A and one B) has no reference and is left out for both, so an exact figure never charges an A/B vote
+  for a TIE nobody voted. Averaged over the pair's remaining held-out annotators, then over pairs; `n` counts
+  the pairs with at least one such unit.
 - accuracy_vs_majority / soft_accuracy_vs_majority (judges): the judge against the pair label on the
   pairs with two or more annotators, averaged over the orders run (a missing verdict scores 0): the
-  judge's headline on the ceiling's pairs. For the human row these are the leave-one-out figures.
+  judge's headline on the ceiling's pairs (the human row has no figure of this definition).
 - accuracy_vs_annotators / soft_accuracy_vs_annotators: for the human row, each annotator against each
   other annotator (pairwise agreement, mean over the pair's annotator pairs, then over pairs); for a
   judge, its verdict against each annotator (mean over annotators, then over the orders run, a missing
@@ -31,6 +33,7 @@ Intervals: percentile bootstrap over pairs (resampling.py), the run's seed and r
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -57,7 +60,7 @@ from judgebench.tasks.votes import majority_label
 RATIO_METRICS = ("loo_accuracy", "loo_soft_accuracy", "accuracy_vs_annotators", "soft_accuracy_vs_annotators",
                  "self_consistency", "self_consistency_soft")
 JUDGE_METRICS = ("accuracy_vs_annotators", "soft_accuracy_vs_annotators", "accuracy_vs_majority",
-                 "soft_accuracy_vs_majority")
+                 "soft_accuracy_vs_majority", "loo_accuracy", "loo_soft_accuracy")
 HUMAN_METRICS = (*RATIO_METRICS, "annotator_kappa", "annotator_weighted_kappa", "annotator_alpha",
                  "self_consistency_weighted_kappa")
 
@@ -104,17 +107,29 @@ def _rule(labels: Sequence[str], both_bad: str) -> list[str]:
 # ----------------------------------------------------------------------------- per-pair credits
 
 
-def loo_credit(pair: Pair) -> tuple[float, float] | None:
-    """(exact, soft) leave-one-annotator-out credit of a pair; None with fewer than two annotators."""
+def loo_references(pair: Pair) -> list[tuple[str, str]]:
+    """(held-out annotator's vote, the label of the others' votes) for each held-out annotator whose rest is
+    not split; empty with fewer than two annotators."""
     firsts = pair.firsts
     if len(firsts) < 2:
-        return None
-    exact, soft = [], []
+        return []
+    units = []
     for annotator, vote in firsts.items():
-        rest = majority_label([v for a, v in firsts.items() if a != annotator])
-        exact.append(exact_score(vote, rest))
-        soft.append(soft_score(vote, rest))
-    return sum(exact) / len(exact), sum(soft) / len(soft)
+        rest = [v for a, v in firsts.items() if a != annotator]
+        counts = sorted(Counter(rest).values(), reverse=True)
+        if len(counts) > 1 and counts[0] == counts[1]:
+            continue  # a split rest: no reference for this held-out unit
+        units.append((vote, majority_label(rest)))
+    return units
+
+
+def loo_credit(pair: Pair) -> tuple[float, float] | None:
+    """(exact, soft) leave-one-annotator-out credit of a pair; None when no held-out unit has a reference."""
+    units = loo_references(pair)
+    if not units:
+        return None
+    return (sum(exact_score(v, ref) for v, ref in units) / len(units),
+            sum(soft_score(v, ref) for v, ref in units) / len(units))
 
 
 def pairwise_credit(pair: Pair) -> tuple[float, float] | None:
@@ -126,19 +141,23 @@ def pairwise_credit(pair: Pair) -> tuple[float, float] | None:
     return sum(exact_score(a, b) for a, b in two) / len(two), sum(soft_score(a, b) for a, b in two) / len(two)
 
 
-def judge_credit(pair: Pair, orders: Sequence[str]) -> tuple[float, float, float, float] | None:
-    """(exact, soft) of the judge against each annotator (averaged over annotators), then (exact, soft)
-    against the pair label; each averaged over the orders run, a missing verdict scoring 0."""
+def judge_credit(pair: Pair, orders: Sequence[str]) -> tuple[float, ...] | None:
+    """(exact, soft) of the judge against each annotator (averaged over annotators), (exact, soft) against
+    the pair label, then (exact, soft) against each held-out annotator's reference (loo_references; NaN when
+    none has one); each averaged over the orders run, a missing verdict scoring 0."""
     firsts = list(pair.firsts.values())
     if len(firsts) < 2 or not orders:
         return None
+    references = [ref for _, ref in loo_references(pair)]
     credits = []
     for order in orders:
         verdict = pair.verdicts.get(order)
+        loo = ((sum(exact_score(verdict, r) for r in references) / len(references),
+                sum(soft_score(verdict, r) for r in references) / len(references)) if references else (np.nan, np.nan))
         credits.append((sum(exact_score(verdict, v) for v in firsts) / len(firsts),
                         sum(soft_score(verdict, v) for v in firsts) / len(firsts),
-                        exact_score(verdict, pair.label), soft_score(verdict, pair.label)))
-    return tuple(sum(c[i] for c in credits) / len(credits) for i in range(4))  # type: ignore[return-value]
+                        exact_score(verdict, pair.label), soft_score(verdict, pair.label), *loo))
+    return tuple(sum(c[i] for c in credits) / len(credits) for i in range(6))
 
 
 def self_credit(pair: Pair) -> tuple[float, float, int]:
@@ -201,11 +220,12 @@ def _statistics(pairs: list[Pair]) -> _Stats:
     loo = [loo_credit(p) for p in pairs]
     two = [pairwise_credit(p) for p in pairs]
     repeat = np.array([self_credit(p) for p in pairs], dtype=float).reshape(len(pairs), 3)
-    den = np.array([c is not None for c in loo], dtype=float)
+    den = np.array([c is not None for c in two], dtype=float)  # pairs with 2+ annotators
+    loo_den = np.array([c is not None for c in loo], dtype=float)  # ... and a held-out unit with a reference
     pick = lambda credits, i: np.array([c[i] if c is not None else 0.0 for c in credits])  # noqa: E731
     ratios = {
-        "loo_accuracy": (pick(loo, 0), den),
-        "loo_soft_accuracy": (pick(loo, 1), den),
+        "loo_accuracy": (pick(loo, 0), loo_den),
+        "loo_soft_accuracy": (pick(loo, 1), loo_den),
         "accuracy_vs_annotators": (pick(two, 0), den),
         "soft_accuracy_vs_annotators": (pick(two, 1), den),
         "self_consistency": (repeat[:, 0], repeat[:, 2]),
@@ -285,11 +305,14 @@ def human_ceiling(pairs: list[Pair], *, n_resamples: int = 1000, seed: int = 0) 
 def judge_versus_annotators(pairs: list[Pair], orders: Sequence[str], *, n_resamples: int = 1000, seed: int = 0) -> dict[str, MetricValue]:
     """The judge's JUDGE_METRICS on the pairs with 2+ annotators (the human ceiling's pairs)."""
     credits = [judge_credit(p, orders) for p in pairs]
-    den = np.array([c is not None for c in credits], dtype=float)
-    ratios = {name: (np.array([c[i] if c else 0.0 for c in credits]), den) for i, name in enumerate(JUDGE_METRICS)}
+    ratios = {}
+    for i, name in enumerate(JUDGE_METRICS):
+        values = np.array([c[i] if c else np.nan for c in credits], dtype=float)
+        den = np.isfinite(values).astype(float)  # loo_*: only pairs whose held-out units have a reference
+        ratios[name] = (np.nan_to_num(values), den)
     points = {name: float(v[0]) for name, v in _ratios(np.ones((1, len(pairs))), ratios).items()}
     samples = _bootstrap(len(pairs), n_resamples, seed, lambda w: _ratios(w, ratios))
-    return _with_intervals(points, samples, {name: int(den.sum()) for name in ratios})
+    return _with_intervals(points, samples, {name: int(den.sum()) for name, (_, den) in ratios.items()})
 
 
 def score_votes(
