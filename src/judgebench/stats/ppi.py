@@ -142,12 +142,12 @@ def _solve(strata: Sequence[Stratum], w: np.ndarray, lam: np.ndarray, l2: float,
             p = expit(X @ theta)
             grad += c * (X.T @ p)
             hess += c * (X.T * (p * (1 - p))) @ X
-        if np.max(np.abs(grad)) < 1e-12:
-            break
         try:
             step = np.linalg.solve(hess, grad)
         except np.linalg.LinAlgError:
             step = np.linalg.lstsq(hess, grad, rcond=None)[0]
+        if np.max(np.abs(grad)) < 1e-12 or grad @ step < 1e-24:  # Newton decrement: converged
+            break
         t = 1.0
         while t > 1e-10:
             new = theta - t * step
