@@ -16,7 +16,9 @@ itself, on unlabelled pairs the vote a human would have given). Labelled pairs
 Per replication: human-only (labelled votes, sandwich), judge-only (the judge's verdicts on all n + N pairs,
 sandwich), judge-assisted (PPI++, tuned lambda), stratified judge-assisted (one lambda per slice). Reported:
 coverage of the 95% intervals of the mean-centred ratings (each model's true rating inside its interval,
-over models and replications), the smallest per-model coverage, mean widths in Elo, mean lambda.
+over models and replications), the smallest per-model coverage, the share of replications in which every
+model's true rank lies in its rank set, mean widths in Elo, the effective number of labelled pairs
+(n x (human-only width / width)^2) and mean lambda.
 
 Usage: PYTHONPATH=src python scripts/validate_ppi.py [--reps 300] [--seed 0]
 """
@@ -36,6 +38,7 @@ from judgebench.stats.ppi import (
     elo_scale,
     ppi_logistic,
     ppi_logistic_stratified,
+    rank_sets,
     stratum,
 )
 
@@ -104,22 +107,28 @@ def run(n: int, N: int, judge: str, reps: int, seed: int) -> list[str]:
     target = truth(c, scale)
     rng = np.random.default_rng([seed, n, N, len(judge)])
     cover = {k: np.zeros(m) for k in ("human-only", "judge-only", "judge-assisted", "stratified")}
+    true_rank = np.argsort(np.argsort(-target)) + 1
+    ranks = {k: 0 for k in cover}
     width = {k: 0.0 for k in cover}
     lam = {k: [] for k in cover}
     for _ in range(reps):
         res = replicate(rng, n, N, judge, c, scale)
         for k, (lo, hi, lm) in res.items():
             cover[k] += (lo <= target) & (target <= hi)
+            best, worst = rank_sets(lo, hi)
+            ranks[k] += bool(np.all((best <= true_rank) & (true_rank <= worst)))
             width[k] += float(np.mean(hi - lo))
             lam[k].append(np.atleast_1d(lm))
     rows = []
+    human_width = width["human-only"] / reps
     for k in cover:
         cv = cover[k] / reps
         se = np.sqrt(cv.mean() * (1 - cv.mean()) / (reps * m))
         lam_text = ("/".join(f"{v:.2f}" for v in np.mean(lam[k], axis=0)) if k in ("judge-assisted", "stratified")
                     else "")
+        eff = f"{n * (human_width / (width[k] / reps)) ** 2:.0f}" if k in ("judge-assisted", "stratified") else ""
         rows.append(f"| {judge} | {n} | {N} | {k} | {cv.mean():.3f} (±{1.96 * se:.3f}) | {cv.min():.3f} | "
-                    f"{width[k] / reps:.1f} | {lam_text} |")
+                    f"{ranks[k] / reps:.3f} | {width[k] / reps:.1f} | {eff} | {lam_text} |")
     return rows
 
 
@@ -133,9 +142,9 @@ def main() -> None:
           + ", ".join(f"{v:.1f}" for v in truth(elo_contrasts(len(STRENGTH)), elo_scale())))
     print()
     print("| judge | n labelled | N unlabelled | method | coverage (mean over models, ±95% MC) | min over models "
-          "| mean width (Elo) | mean lambda (stratified: easy/hard) |")
-    print("|---|---|---|---|---|---|---|---|")
-    for judge, n, N in (("biased", 300, 5000), ("biased", 1000, 10000), ("useless", 300, 5000), ("good", 300, 5000),
+          "| all true ranks in rank sets | mean width (Elo) | ~effective n | mean lambda (stratified: easy/hard) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for judge, n, N in (("biased", 100, 5000), ("biased", 300, 5000), ("biased", 1000, 10000), ("useless", 300, 5000), ("good", 300, 5000),
                           ("perfect", 300, 5000)):
         for row in run(n, N, judge, args.reps, args.seed):
             print(row, flush=True)

@@ -214,3 +214,20 @@ def test_judge_gap_power_matches_the_normal_approximation():
     expected = 1 - norm.cdf(1.96 - gap / np.sqrt(var / n))
     assert got == pytest.approx(expected, abs=0.04)
     assert grid(50, 5000, 5) == [50, 158, 500, 1581, 5000]
+
+
+def test_ppi_accuracy_of_a_judge_with_a_proxy_label():
+    from judgebench.stats.ppi import ppi_accuracy
+
+    rng = np.random.default_rng(7)
+    big = 20000
+    human = rng.choice(["A", "B"], big)
+    proxy = np.where(rng.random(big) < 0.9, human, np.where(human == "A", "B", "A"))  # a strong reference judge
+    judge = np.where(rng.random(big) < 0.75, human, np.where(human == "A", "B", "A"))  # true accuracy 0.75
+    n = 300
+    est = ppi_accuracy(judge[:n], human[:n], proxy[:n], judge[n:], proxy[n:])
+    alone = ppi_accuracy(judge[:n], human[:n], proxy[:n], judge[n:], proxy[n:], lam=0.0)
+    assert alone.value == pytest.approx(np.mean(judge[:n] == human[:n]))
+    assert est.se < 0.8 * alone.se and est.lam > 0.5
+    lo, hi = est.interval()
+    assert lo < 0.75 < hi

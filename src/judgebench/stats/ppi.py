@@ -345,3 +345,17 @@ def ppi_mean(Y, Yhat, Yhatu, *, lam: float | None = None) -> MeanEstimate:
     value = lam * (fu.mean() if N else 0.0) + np.mean(y - lam * f)
     var = np.var(y - lam * f) / n + (lam ** 2 * np.var(fu) / N if N and lam else 0.0)  # ppi_py: ddof 0
     return MeanEstimate(float(value), float(math.sqrt(var)), float(lam), n, N)
+
+
+def ppi_accuracy(judge_labelled, human_labelled, proxy_labelled, judge_unlabelled, proxy_unlabelled, *,
+                 lam: float | None = None) -> MeanEstimate:
+    """A judge's accuracy against humans on a large set, from a small labelled set: PPI++ mean estimation
+    with Y = 1{judge == human} on the labelled pairs and the prediction Yhat = 1{judge == proxy}, where the
+    proxy is a label available everywhere (a stronger judge, a panel's majority). Verdicts are any
+    comparable codes (e.g. "A", "B", "TIE"). lam=0: the labelled accuracy alone."""
+    judge_l, human_l, proxy_l = (np.asarray(v, dtype=object) for v in (judge_labelled, human_labelled, proxy_labelled))
+    judge_u, proxy_u = np.asarray(judge_unlabelled, dtype=object), np.asarray(proxy_unlabelled, dtype=object)
+    if not (len(judge_l) == len(human_l) == len(proxy_l)) or len(judge_u) != len(proxy_u):
+        raise NumericError("ppi_accuracy: one judge verdict, human label and proxy label per pair")
+    return ppi_mean((judge_l == human_l).astype(float), (judge_l == proxy_l).astype(float),
+                    (judge_u == proxy_u).astype(float), lam=lam)
