@@ -123,7 +123,7 @@ def run(n: int, N: int, judge: str, reps: int, seed: int) -> list[str]:
     human_width = width["human-only"] / reps
     for k in cover:
         cv = cover[k] / reps
-        se = np.sqrt(cv.mean() * (1 - cv.mean()) / (reps * m))
+        se = np.sqrt(cv.mean() * (1 - cv.mean()) / reps)  # conservative: the m models of a replication are dependent
         lam_text = ("/".join(f"{v:.2f}" for v in np.mean(lam[k], axis=0)) if k in ("judge-assisted", "stratified")
                     else "")
         eff = f"{n * (human_width / (width[k] / reps)) ** 2:.0f}" if k in ("judge-assisted", "stratified") else ""
@@ -141,7 +141,7 @@ def main() -> None:
     print(f"{args.reps} replications per setting, seed {args.seed}; truth (Elo, mean 1000): "
           + ", ".join(f"{v:.1f}" for v in truth(elo_contrasts(len(STRENGTH)), elo_scale())))
     print()
-    print("| judge | n labelled | N unlabelled | method | coverage (mean over models, ±95% MC) | min over models "
+    print("| judge | n labelled | N unlabelled | method | coverage (mean over models, ±95% MC, conservative) | min over models "
           "| all true ranks in rank sets | mean width (Elo) | ~effective n | mean lambda (stratified: easy/hard) |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for judge, n, N in (("biased", 100, 5000), ("biased", 300, 5000), ("biased", 1000, 10000), ("useless", 300, 5000), ("good", 300, 5000),
