@@ -21,6 +21,7 @@ model's true rank lies in its rank set, mean widths in Elo, the effective number
 (n x (human-only width / width)^2) and mean lambda.
 
 Usage: PYTHONPATH=src python scripts/validate_ppi.py [--reps 300] [--seed 0]
+       PYTHONPATH=src python scripts/validate_ppi.py --power-model [--reps 200]   (checks --votes-needed's judge model)
 """
 
 from __future__ import annotations
@@ -132,12 +133,58 @@ def run(n: int, N: int, judge: str, reps: int, seed: int) -> list[str]:
     return rows
 
 
+def power_model_check(reps: int, seed: int) -> list[str]:
+    """Does `arena --votes-needed`'s judge model (verdicts drawn given the human outcome only, outcomes
+    Bradley–Terry from the fitted ratings) reproduce the interval shrinkage PPI achieves under the true
+    generative model? Width ratio (judge-assisted / human-only) both ways, n = 300, N = 5000."""
+    from judgebench.stats.power import JudgeModel, _draw, _judge
+
+    m = len(STRENGTH)
+    c = elo_contrasts(m)
+    a, b = np.meshgrid(np.arange(m), np.arange(m), indexing="ij")
+    keep = a != b
+    pa, pb = a[keep], b[keep]
+    nodes, weights = np.polynomial.hermite_e.hermegauss(60)
+    p_win = (expit((STRENGTH[pa] - STRENGTH[pb])[:, None] + SHOCK_SD * nodes[None, :]) * weights).sum(axis=1) / weights.sum()
+    theta = np.concatenate([[0.0], classical_logistic(bt_design(pa, pb, m), p_win, l2=0.0).params])
+    rows = []
+    for judge in ("biased", "good", "perfect"):
+        rng = np.random.default_rng([seed, 77, len(judge)])
+        _, y, f, _ = draw(rng, 20000, judge)
+        win = np.concatenate([f[y > 0.5], 1.0 - f[y < 0.5]])
+        model = JudgeModel(win, 1.0 - win, 5000)
+        true_ratio, model_ratio = [], []
+        for _ in range(reps):
+            x, y, f, _ = draw(rng, 300, judge)
+            xu, _, fu, _ = draw(rng, 5000, judge)
+            h, j = classical_logistic(x, y), ppi_logistic(x, y, f, xu, fu, contrasts=c)
+            true_ratio.append(np.mean(j.se(c)) / np.mean(h.se(c)))
+            x, y = _draw(rng, pa, pb, theta, 300, m)
+            xu, yu = _draw(rng, pa, pb, theta, 5000, m)
+            h = classical_logistic(x, y)
+            j = ppi_logistic(x, y, _judge(rng, model, y), xu, _judge(rng, model, yu), contrasts=c)
+            model_ratio.append(np.mean(j.se(c)) / np.mean(h.se(c)))
+        agree = float(np.mean(win > 0.5))
+        rows.append(f"| {judge} | {agree:.3f} | {np.mean(true_ratio):.3f} | {np.mean(model_ratio):.3f} |")
+    return rows
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--reps", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--power-model", action="store_true",
+                   help="instead: check the --votes-needed judge model against the true generative model")
     args = p.parse_args()
     start = time.time()
+    if args.power_model:
+        print(f"{args.reps} replications, n = 300, N = 5000\n")
+        print("| judge | agreement with the vote | width ratio, true model | width ratio, votes-needed model |")
+        print("|---|---|---|---|")
+        for row in power_model_check(args.reps, args.seed):
+            print(row, flush=True)
+        print(f"\n{time.time() - start:.0f} s")
+        return
     print(f"{args.reps} replications per setting, seed {args.seed}; truth (Elo, mean 1000): "
           + ", ".join(f"{v:.1f}" for v in truth(elo_contrasts(len(STRENGTH)), elo_scale())))
     print()
