@@ -22,6 +22,7 @@ from scipy.special import expit
 from scipy.stats import norm
 
 from judgebench.stats.ppi import bt_design, classical_logistic, ppi_logistic
+from judgebench.stats.ratings import single_threaded_blas
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,8 @@ def _targets_matrix(targets: Sequence[tuple[int, int]], m: int) -> np.ndarray:
 
 
 def bt_power(theta: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], n_grid: Sequence[int],
-                 targets: Sequence[tuple[int, int]], *, judge: JudgeModel | None = None, level: float = 0.95,
-                 reps: int = 200, seed: int = 0, first_k: int | None = None) -> dict[str, np.ndarray]:
+             targets: Sequence[tuple[int, int]], *, judge: JudgeModel | None = None, level: float = 0.95,
+             reps: int = 200, seed: int = 0, first_k: int | None = None) -> dict[str, np.ndarray]:
     """Power to separate each target (i, j) (theta_i > theta_j expected) and all of them in the same
     replication, for each number of labelled battles n in n_grid. pairs: the (a, b) model indices battles
     are drawn from (uniformly). Returns {"n", "each": len(n_grid) x len(targets), "all": len(n_grid),
@@ -54,11 +55,16 @@ def bt_power(theta: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], n_grid: Se
     c = _targets_matrix(targets, m)
     truth = c @ theta[1:]
     z = norm.ppf(0.5 + level / 2)
+    with single_threaded_blas():
+        return _simulate(theta, pa, pb, c, truth, z, n_grid, judge, reps, seed, len(targets) if first_k is None else first_k)
+
+
+def _simulate(theta, pa, pb, c, truth, z, n_grid, judge, reps, seed, k) -> dict[str, np.ndarray]:
+    m = len(theta)
     rng = np.random.default_rng([seed, 33])
-    each = np.zeros((len(n_grid), len(targets)))
+    each = np.zeros((len(n_grid), c.shape[0]))
     every = np.zeros(len(n_grid))
     top = np.zeros(len(n_grid))
-    k = len(targets) if first_k is None else first_k
     for g, n in enumerate(n_grid):
         for _ in range(reps):
             x, y = _draw(rng, pa, pb, theta, int(n), m)
