@@ -34,6 +34,8 @@ def test_assisted_ratings_on_the_demo_votes(tmp_path, capsys, judge_run):
     assert c["voted_pairs"] == 1000 and c["labelled_pairs"] == c["voted_pairs_kept_as_labelled"]
     assert c["unlabelled_pairs"] == 1500 + 1000 - c["labelled_pairs"]
     assert 0 <= a["lambda"] <= 1 and a["effective_human_pairs"] > 0
+    assert c["labelled_votes"] == 3 * c["labelled_pairs"]  # honest voters: 3 votes per pair
+    assert a["effective_human_votes"] == pytest.approx(3 * a["effective_human_pairs"])
     models = {r["model"] for r in a["human_only"]}
     assert len(models) == 6
     for method in ("human_only", "judge_only", "assisted"):

@@ -192,7 +192,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
         c = a["counts"]
         print(f"  judge-assisted ({a['judge']}): {c['labelled_pairs']} voted + {c['unlabelled_pairs']} judge-only pairs, "
               f"lambda {a['lambda']:.2f}, interval width x{a['width_ratio']:.2f} of human-only, worth "
-              f"{a['effective_human_pairs']:.0f} voted pairs")
+              f"{a['effective_human_pairs']:.0f} voted pairs (~{a['effective_human_votes']:.0f} votes; "
+              f"{c['labelled_votes']} votes used)")
     if "votes_needed" in s:
         v = s["votes_needed"]
         for curve in v["curves"]:

@@ -107,6 +107,7 @@ def make_units(table: pd.DataFrame, jp: JudgePairs, run: Path, label_share: floa
     same = (table["model_a"].to_numpy() == a_of.loc[table["pair_id"]].to_numpy())
     y_row = np.where(same, table["outcome"].to_numpy(), 1.0 - table["outcome"].to_numpy())
     y_pair = pd.Series(y_row).groupby(table["pair_id"].to_numpy()).mean()
+    votes_on = table.groupby("pair_id", sort=True).size()
     pairs = list(first.index)
     counts = {"voted_pairs": len(pairs)}
     keep = np.ones(len(pairs), dtype=bool)
@@ -140,7 +141,8 @@ def make_units(table: pd.DataFrame, jp: JudgePairs, run: Path, label_share: floa
     models = sorted({m for u in lab for m in u[1:3]})
     index = {m: i for i, m in enumerate(models)}
     usable = [u for u in unl if u[1] in index and u[2] in index]
-    counts.update({"labelled_pairs": len(lab), "unlabelled_pairs": len(usable),
+    counts.update({"labelled_pairs": len(lab), "labelled_votes": int(sum(votes_on[u[0]] for u in lab)),
+                   "unlabelled_pairs": len(usable),
                    "unlabelled_left_out_unvoted_model": len(unl) - len(usable),
                    "labelled_unanswered_by_judge": sum(1 for u in lab if u[0] not in jp.outcome
                                                       or not math.isfinite(jp.outcome[u[0]])),
@@ -216,6 +218,8 @@ def assisted_section(table: pd.DataFrame, run: Path, dimension: str, elo: dict[s
     out["assisted"] = _rows(ppi, c, u.models, elo)
     out["lambda"] = float(ppi.lam[0])
     out["effective_human_pairs"] = effective_labels(len(u.y), trace(human), trace(ppi))
+    # in votes, at the voted pairs' mean number of votes per pair
+    out["effective_human_votes"] = out["effective_human_pairs"] * u.counts["labelled_votes"] / len(u.y)
     out["width_ratio"] = math.sqrt(trace(ppi) / trace(human)) if trace(human) > 0 else None
     decisive = np.abs(u.y - 0.5) > 1e-9
     agree = np.sign(u.f[decisive] - 0.5) == np.sign(u.y[decisive] - 0.5)
