@@ -130,6 +130,8 @@ def options(args: argparse.Namespace) -> ArenaOptions:
     if args.votes_needed:
         if not (0 < args.power < 1 and 0 < args.confidence < 1):
             raise JudgebenchError("--power and --confidence: must be between 0 and 1 (exclusive)")
+        if not 0 < args.accuracy_gap <= 0.5:
+            raise JudgebenchError(f"--accuracy-gap {args.accuracy_gap}: must be above 0 and at most 0.5")
         if not -1 <= args.judge_correlation <= 1:
             raise JudgebenchError(f"--judge-correlation {args.judge_correlation}: must be between -1 and 1")
         needed = NeededOptions(power=args.power, confidence=args.confidence, max_votes=args.max_votes,

@@ -341,6 +341,8 @@ def ppi_mean(Y, Yhat, Yhatu, *, lam: float | None = None) -> MeanEstimate:
     n, N = len(y), len(fu)
     if n < 2 or len(f) != n:
         raise NumericError("ppi_mean: at least two labelled units with one prediction each")
+    if N == 0:
+        lam = 0.0  # nothing to rectify: the labelled mean
     if lam is None:
         if N == 0:
             lam = 0.0
