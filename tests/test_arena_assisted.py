@@ -73,3 +73,16 @@ def test_assisted_flags_need_a_judge_run_and_a_known_slice(tmp_path, capsys, jud
     assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--n-resamples", "0",
                  "--robustness-repeats", "1", "--judge-run", str(judge_run), "--strata", "nope"]) == 2
     assert "--strata nope: the votes have no slice 'nope'" in capsys.readouterr().err
+
+
+def test_two_judges_and_their_mean(tmp_path, capsys, judge_run):
+    other = tmp_path / "other"
+    demo_judge_run(other, read_votes(DEMO), extra_pairs=1500, seed=1, judge_id="synthetic/second")
+    out = tmp_path / "arena"
+    assert main(["arena", str(DEMO), "--output-dir", str(out), "--n-resamples", "0", "--robustness-repeats", "1",
+                 "--exclude-flagged", "--judge-run", str(judge_run), "--judge-run", str(other),
+                 "--label-share", "0.3"]) == 0
+    sections = json.loads((out / "arena.json").read_text())["assisted"]
+    assert [a["judge"] for a in sections] == [JUDGE_ID, "synthetic/second", f"mean of {JUDGE_ID}, synthetic/second"]
+    assert sections[2]["counts"]["unlabelled_pairs"] == sections[0]["counts"]["unlabelled_pairs"]
+    assert (out / "assisted_3.png").is_file()

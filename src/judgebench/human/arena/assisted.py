@@ -86,6 +86,25 @@ def read_judge_pairs(run_dir: Path, dimension: str) -> JudgePairs:
     return JudgePairs(result.config.judge, outcome, models, slices)
 
 
+def mean_judge(judges: list[JudgePairs]) -> JudgePairs:
+    """Several judges as one predictor: per pair, the mean outcome of the judges that answered it (each
+    oriented to the first run's model order), NaN when none did."""
+    models: dict[str, tuple] = {}
+    slices: dict[str, dict[str, str]] = {}
+    sums: dict[str, list[float]] = {}
+    for jp in judges:
+        for pair, names in jp.models.items():
+            first = models.setdefault(pair, names)
+            slices.setdefault(pair, jp.slices.get(pair, {}))
+            value = jp.outcome.get(pair, math.nan)
+            if not math.isfinite(value):
+                continue
+            flipped = names[0] is not None and names != first and names == (first[1], first[0])
+            sums.setdefault(pair, []).append(1.0 - value if flipped else value)
+    outcome = {p: (float(np.mean(sums[p])) if p in sums else math.nan) for p in models}
+    return JudgePairs("mean of " + ", ".join(j.judge for j in judges), outcome, models, slices)
+
+
 def _judge_value(jp: JudgePairs, pair: str, a: str, b: str, run: Path) -> float:
     """The judge's outcome on a pair in the (a, b) orientation; 0.5 when it did not answer."""
     if pair not in jp.outcome or not math.isfinite(jp.outcome[pair]):

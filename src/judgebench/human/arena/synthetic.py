@@ -81,7 +81,8 @@ def bt_battles(n: int, models: int, seed: int = 0, tie_share: float = 0.1) -> tu
 JUDGE_ID = "synthetic/length-biased"
 
 
-def demo_judge_run(run_dir, votes: list[Vote], extra_pairs: int = 4000, seed: int = 0) -> int:
+def demo_judge_run(run_dir, votes: list[Vote], extra_pairs: int = 4000, seed: int = 0,
+                   judge_id: str = JUDGE_ID) -> int:
     """Write a run directory of a synthetic, biased judge (written by us) over the voted pairs of `votes` and
     `extra_pairs` more pairs nobody voted on (same models, lengths and subjects as demo_votes draws), for the
     judge-assisted ratings (`arena --judge-run`). The judge sees one order (random) and prefers the response
@@ -102,6 +103,7 @@ def demo_judge_run(run_dir, votes: list[Vote], extra_pairs: int = 4000, seed: in
     from judgebench.core.version import __version__
 
     rng = np.random.default_rng([seed, 36])
+    extra_rng = np.random.default_rng([0, 37])  # the unvoted pairs are the same whatever the judge's seed
     pairs: dict[str, dict] = {}
     tally: dict[str, dict[str, int]] = {}
     for v in votes:
@@ -111,8 +113,8 @@ def demo_judge_run(run_dir, votes: list[Vote], extra_pairs: int = 4000, seed: in
             counts = tally.setdefault(v.pair_id, {})
             counts[v.choice] = counts.get(v.choice, 0) + 1
     for p in range(extra_pairs):
-        i, j = rng.choice(len(MODELS), 2, replace=False)
-        la, lb = (int(x) for x in rng.lognormal(7.3, 0.35, 2))
+        i, j = extra_rng.choice(len(MODELS), 2, replace=False)
+        la, lb = (int(x) for x in extra_rng.lognormal(7.3, 0.35, 2))
         pairs[f"unvoted-{p:05d}"] = {"a": MODELS[i], "b": MODELS[j], "la": la, "lb": lb,
                                      "subject": SUBJECTS[p % len(SUBJECTS)]}
     strength = dict(zip(MODELS, STRENGTHS))
@@ -127,13 +129,13 @@ def demo_judge_run(run_dir, votes: list[Vote], extra_pairs: int = 4000, seed: in
         votes_here = tally.get(pair_id)
         label = max(sorted(votes_here), key=votes_here.get) if votes_here else "TIE"
         records.append(JudgmentRecord(
-            task="arena_demo", example_id=pair_id, dimension="overall", order=shown, judge=JUDGE_ID,
+            task="arena_demo", example_id=pair_id, dimension="overall", order=shown, judge=judge_id,
             prompt_hash="synthetic", status="ANSWERED", raw=shown_verdict, verdict_shown=shown_verdict,
             verdict=verdict, label=label, model_a=q["a"], model_b=q["b"], slices={"subject": q["subject"]},
             length_a=int(q["la"] or 0), length_b=int(q["lb"] or 0)))
     config = RunConfig(task="arena_demo", task_version="1",
                        dataset=DatasetInfo(source="synthetic", split="demo", fingerprint="synthetic"),
-                       judge=JUDGE_ID, prompt_template="none", prompt_template_hash="synthetic", swap=False,
+                       judge=judge_id, prompt_template="none", prompt_template_hash="synthetic", swap=False,
                        seed=seed, judgebench_version=__version__, started_at="2026-12-01T00:00:00Z",
                        ended_at="2026-12-01T00:00:00Z", n_resamples=0)
     n = len(records)
