@@ -22,6 +22,7 @@ model's true rank lies in its rank set, mean widths in Elo, the effective number
 
 Usage: PYTHONPATH=src python scripts/validate_ppi.py [--reps 300] [--seed 0]
        PYTHONPATH=src python scripts/validate_ppi.py --power-model [--reps 200]   (checks --votes-needed's judge model)
+       PYTHONPATH=src python scripts/validate_ppi.py --arena-path [--reps 200]    (through human/arena/assisted.py)
 """
 
 from __future__ import annotations
@@ -169,14 +170,72 @@ def power_model_check(reps: int, seed: int) -> list[str]:
     return rows
 
 
+def arena_path_check(reps: int, seed: int, votes_per_pair: int = 3, n: int = 200, N: int = 3000) -> list[str]:
+    """The same coverage through the arena's code (human/arena/assisted.py): a battles table with several
+    votes per voted pair (clustered: they share the pair's quality), judge verdicts as a run would give
+    them, units built by make_units, the stratified section by slice."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    from judgebench.human.arena.assisted import JudgePairs, assisted_section
+
+    m = len(STRENGTH)
+    names = [f"model-{i}" for i in range(m)]
+    target = dict(zip(names, truth(elo_contrasts(m), elo_scale())))
+    elo = {"anchor_model": None, "anchor_rating": 1000.0, "scale": 400.0, "base": 10.0}
+    rng = np.random.default_rng([seed, 88])
+    hits = {k: 0.0 for k in ("human_only", "judge_only", "assisted", "stratified")}
+    width = {k: 0.0 for k in hits}
+    for _ in range(reps):
+        k = n + N
+        a = rng.integers(0, m, k)
+        b = (a + rng.integers(1, m, k)) % m
+        d = STRENGTH[a] - STRENGTH[b]
+        e = rng.normal(0, SHOCK_SD, k)
+        hard = rng.random(k) < 0.5
+        length = VERBOSITY[a] - VERBOSITY[b] + rng.normal(0, 0.15, k)
+        first = np.where(rng.random(k) < 0.5, 1.0, -1.0)
+        logit = np.where(hard, 0.3, 1.0) * (d + e) + np.where(hard, 2.4, 1.2) * length + 0.6 * first
+        f = (rng.random(k) < expit(logit)).astype(float)
+        ids = [f"p{i}" for i in range(k)]
+        rows = []
+        for i in range(n):  # the voted pairs, votes_per_pair votes each
+            for _ in range(votes_per_pair):
+                rows.append({"pair_id": ids[i], "model_a": names[a[i]], "model_b": names[b[i]],
+                             "outcome": float(rng.random() < expit(d[i] + e[i])),
+                             "slice:subject": "hard" if hard[i] else "easy"})
+        table = pd.DataFrame(rows)
+        jp = JudgePairs("synthetic", {ids[i]: float(f[i]) for i in range(k)},
+                        {ids[i]: (names[a[i]], names[b[i]]) for i in range(k)},
+                        {ids[i]: {"subject": "hard" if hard[i] else "easy"} for i in range(k)})
+        out, _ = assisted_section(table, Path("synthetic"), "overall", elo, strata_key="subject", jp=jp)
+        sections = {"human_only": out["human_only"], "judge_only": out["judge_only"], "assisted": out["assisted"],
+                    "stratified": out["stratified"]["ratings"]}
+        for key, ratings in sections.items():
+            hits[key] += np.mean([r["ci_low"] <= target[r["model"]] <= r["ci_high"] for r in ratings])
+            width[key] += np.mean([r["ci_high"] - r["ci_low"] for r in ratings])
+    return [f"| {key} | {hits[key] / reps:.3f} | {width[key] / reps:.1f} |" for key in hits]
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--reps", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--power-model", action="store_true",
                    help="instead: check the --votes-needed judge model against the true generative model")
+    p.add_argument("--arena-path", action="store_true",
+                   help="instead: coverage through human/arena/assisted.py with 3 votes per voted pair")
     args = p.parse_args()
     start = time.time()
+    if args.arena_path:
+        print(f"{args.reps} replications, biased judge, 200 voted pairs x 3 votes, 3000 judge-only pairs\n")
+        print("| method (arena code path) | coverage (mean over models) | mean width (Elo) |")
+        print("|---|---|---|")
+        for row in arena_path_check(args.reps, args.seed):
+            print(row, flush=True)
+        print(f"\n{time.time() - start:.0f} s")
+        return
     if args.power_model:
         print(f"{args.reps} replications, n = 300, N = 5000\n")
         print("| judge | agreement with the vote | width ratio, true model | width ratio, votes-needed model |")
