@@ -44,6 +44,24 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--exclude-flagged", action="store_true", help="leave flagged voters' votes out of every rating (recorded)")
     p.add_argument("--exclude-annotators", type=PATH, metavar="FILE", help="leave out the annotators listed in FILE, one per line (e.g. a previous run's flagged.txt; recorded)")
     p.add_argument("--judge-run", type=PATH, action="append", default=[], help="a judge run directory on the same pairs: judge-induced ratings and agreement (repeatable)")
+    p.add_argument("--label-share", type=fraction, metavar="F",
+                   help="judge-assisted ratings: keep the votes of a seeded share F of the voted pairs only; the others "
+                        "count as judge-only (to see what fewer votes would give)")
+    p.add_argument("--strata", metavar="SLICE", help="judge-assisted ratings: also stratified PPI by this slice "
+                                                     "(one power-tuning weight per slice value)")
+    p.add_argument("--votes-needed", action="store_true",
+                   help="simulate the votes needed to separate adjacent models and the top k, without and with "
+                        "each judge, and the pairs needed to tell two judges apart (votes_needed.png)")
+    p.add_argument("--power", type=fraction, default=0.8, help="--votes-needed: target power (default 0.8)")
+    p.add_argument("--confidence", type=fraction, default=0.95, help="--votes-needed: interval level (default 0.95)")
+    p.add_argument("--max-votes", type=POSITIVE_INT, default=20000, help="--votes-needed: largest vote count tried (default 20000)")
+    p.add_argument("--power-reps", type=POSITIVE_INT, default=100, help="--votes-needed: simulations per vote count (default 100)")
+    p.add_argument("--accuracy-gap", type=fraction, default=0.05,
+                   help="--votes-needed: accuracy difference between two judges to detect (default 0.05)")
+    p.add_argument("--judge-correlation", type=float, default=0.5,
+                   help="--votes-needed: correlation of two judges' correctness on the same pairs (default 0.5)")
+    p.add_argument("--judge-battles", type=NON_NEGATIVE_INT, metavar="N",
+                   help="--votes-needed: judge-only battles in the simulation (default: the run's unlabelled pairs)")
     p.add_argument("--robustness-repeats", type=POSITIVE_INT, default=DEFAULT_REPEATS, help="repeats per annotator share (default 20)")
     p.add_argument("--top-k", type=POSITIVE_INT, default=TOP_K, help="k of the top-k overlap (default 5)")
     p.add_argument("--demo", action="store_true", help="task input: use its bundled demo split")
@@ -100,11 +118,29 @@ def _frame(pair: tuple, source: str) -> tuple:
 def options(args: argparse.Namespace) -> ArenaOptions:
     from judgebench.human.arena.build import ArenaOptions
     from judgebench.human.arena.fit import FitOptions
+    from judgebench.human.arena.needed import NeededOptions
 
     fit = FitOptions(anchor=args.anchor, anchor_rating=args.anchor_rating, scale=args.scale, base=args.base,
                      n_resamples=args.n_resamples, seed=args.seed)
+    if (args.label_share is not None or args.strata is not None) and not args.judge_run:
+        raise JudgebenchError("--label-share and --strata need a --judge-run (judge-assisted ratings)")
+    if args.label_share is not None and args.label_share <= 0:
+        raise JudgebenchError(f"--label-share {args.label_share}: must be above 0")
+    needed = None
+    if args.votes_needed:
+        if not (0 < args.power < 1 and 0 < args.confidence < 1):
+            raise JudgebenchError("--power and --confidence: must be between 0 and 1 (exclusive)")
+        if not 0 < args.accuracy_gap <= 0.5:
+            raise JudgebenchError(f"--accuracy-gap {args.accuracy_gap}: must be above 0 and at most 0.5")
+        if not -1 <= args.judge_correlation <= 1:
+            raise JudgebenchError(f"--judge-correlation {args.judge_correlation}: must be between -1 and 1")
+        needed = NeededOptions(power=args.power, confidence=args.confidence, max_votes=args.max_votes,
+                               reps=args.power_reps, accuracy_gap=args.accuracy_gap,
+                               judge_correlation=args.judge_correlation, judge_battles=args.judge_battles,
+                               top_k=args.top_k, seed=args.seed)
     return ArenaOptions(fit=fit, alpha=args.alpha, exclude_flagged=args.exclude_flagged,
-                        judge_runs=list(args.judge_run), repeats=args.robustness_repeats, top_k=args.top_k)
+                        judge_runs=list(args.judge_run), repeats=args.robustness_repeats, top_k=args.top_k,
+                        label_share=args.label_share, strata=args.strata, needed=needed)
 
 
 def excluded_annotators(args: argparse.Namespace) -> list[str]:
@@ -151,5 +187,20 @@ def cmd_arena(args: argparse.Namespace) -> int:
         shown = "undefined (constant judge ratings)" if rho is None else f"Spearman {rho:.3f}, Kendall {tau:.3f}"
         print(f"  judge {j['judge']}: {shown} vs the human ranking "
               f"({j['answered_battles']}/{j['battles']} battles answered)")
+    for a in s.get("assisted", []):
+        if a.get("assisted") is None:
+            print(f"  judge-assisted ({a.get('judge', a['run'])}): skipped: {a['skipped']}")
+            continue
+        c = a["counts"]
+        print(f"  judge-assisted ({a['judge']}): {c['labelled_pairs']} voted + {c['unlabelled_pairs']} judge-only pairs, "
+              f"lambda {a['lambda']:.2f}, interval width x{a['width_ratio']:.2f} of human-only, worth "
+              f"{a['effective_human_pairs']:.0f} voted pairs (~{a['effective_human_votes']:.0f} votes; "
+              f"{c['labelled_votes']} votes used)")
+    if "votes_needed" in s:
+        v = s["votes_needed"]
+        for curve in v["curves"]:
+            got = curve["top_k"]["votes_needed"]
+            print(f"  votes needed ({curve['label']}): top {v['top_k']} separated at power {v['power']:g}: "
+                  f"{got if got is not None else '> ' + str(v['grid'][-1])}")
     print(f"  wrote {len(written)} files")
     return 0

@@ -1,1 +1,1 @@
-"""Statistics with no knowledge of judges or tasks: resampling, Bradley-Terry ratings, exact sums, agreement coefficients and paired tests."""
+"""Statistics with no knowledge of judges or tasks: resampling, Bradley-Terry ratings, exact sums, agreement coefficients, paired tests, prediction-powered inference (ppi) and power by simulation (power)."""

@@ -12,6 +12,7 @@ import pandas as pd
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import VERDICT_SCORE
 from judgebench.core.rundir import read_run
+from judgebench.human.arena.assisted import assisted_section, mean_judge, read_judge_pairs
 from judgebench.human.arena.battles import Battles, make_battles
 from judgebench.human.arena.compare import judge_agreement, robustness
 from judgebench.human.arena.defaults import DEFAULT_ALPHA, DEFAULT_REPEATS, TOP_K
@@ -23,6 +24,7 @@ from judgebench.human.arena.fit import (
     slice_sections,
     style_section,
 )
+from judgebench.human.arena.needed import NeededOptions, votes_needed
 from judgebench.human.arena.voters import annotator_table, anomalies
 
 SCORE = VERDICT_SCORE
@@ -37,6 +39,9 @@ class ArenaOptions:
     repeats: int = DEFAULT_REPEATS
     top_k: int = TOP_K
     exclude: list[str] = field(default_factory=list)  # annotators left out from the start (task / file)
+    label_share: float | None = None  # judge-assisted: keep votes on this share of the voted pairs only
+    strata: str | None = None  # judge-assisted: stratify by this slice
+    needed: NeededOptions | None = None  # --votes-needed
 
 
 @dataclass
@@ -80,7 +85,32 @@ def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: Are
         "robustness": robustness(table, battles.slice_keys, opts.fit, opts.repeats),
         "judges": [_judge_section(path, battles, opts) for path in opts.judge_runs],
     }
+    assisted, units = [], []
+    read = [(path, read_judge_pairs(path, battles.dimension)) for path in opts.judge_runs]
+    if len(read) > 1:  # every judge's mean verdict as one more predictor
+        read.append((Path(" + ".join(str(path) for path, _ in read)), mean_judge([jp for _, jp in read])))
+    for path, jp in read:
+        section, unit = _assisted(table, path, battles.dimension, opts, jp)
+        assisted.append(section)
+        if unit is not None and section.get("assisted") is not None:
+            units.append((section["judge"], unit))
+    summary["assisted"] = assisted
+    if opts.needed is not None:
+        summary["votes_needed"] = votes_needed(fit, table, units, opts.needed)
     return ArenaResult(summary, ratings, winrate, counts, fit)
+
+
+def _assisted(table: pd.DataFrame, path: Path, dimension: str, opts: ArenaOptions,
+              jp: Any) -> tuple[dict[str, Any], Any]:
+    """The judge-assisted section of one judge run (or of several judges' mean); when not asked for
+    explicitly (--label-share, --strata), a failure is recorded as skipped instead of stopping the arena."""
+    try:
+        return assisted_section(table, path, dimension, opts.fit.elo(opts.fit.anchor), label_share=opts.label_share,
+                                seed=opts.fit.seed, strata_key=opts.strata, jp=jp)
+    except JudgebenchError as exc:
+        if opts.label_share is not None or opts.strata is not None:
+            raise
+        return {"judge": jp.judge, "run": str(path), "assisted": None, "skipped": str(exc)}, None
 
 
 def _voters(battles: Battles) -> int:

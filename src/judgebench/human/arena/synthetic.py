@@ -76,3 +76,70 @@ def bt_battles(n: int, models: int, seed: int = 0, tie_share: float = 0.1) -> tu
     y = (rng.random(n) < 1 / (1 + np.exp(-(strength[a] - strength[b])))).astype(float)
     y[rng.random(n) < tie_share] = 0.5
     return a, b, y
+
+
+JUDGE_ID = "synthetic/length-biased"
+
+
+def demo_judge_run(run_dir, votes: list[Vote], extra_pairs: int = 4000, seed: int = 0,
+                   judge_id: str = JUDGE_ID) -> int:
+    """Write a run directory of a synthetic, biased judge (written by us) over the voted pairs of `votes` and
+    `extra_pairs` more pairs nobody voted on (same models, lengths and subjects as demo_votes draws), for the
+    judge-assisted ratings (`arena --judge-run`). The judge sees one order (random) and prefers the response
+    shown first (+0.5 log-odds), the longer one (+3 per unit of normalised length difference) and, on
+    Healthcare, is half as sensitive to the models' strengths. Each record's `label` is the pair's majority
+    vote (TIE on the unvoted pairs: arena reads only the verdicts). Returns the number of pairs judged."""
+    from pathlib import Path
+
+    from judgebench.core.records import (
+        Counts,
+        DatasetInfo,
+        JudgmentRecord,
+        RunConfig,
+        RunResult,
+        Usage,
+    )
+    from judgebench.core.rundir import write_run
+    from judgebench.core.version import __version__
+
+    rng = np.random.default_rng([seed, 36])
+    extra_rng = np.random.default_rng([0, 37])  # the unvoted pairs are the same whatever the judge's seed
+    pairs: dict[str, dict] = {}
+    tally: dict[str, dict[str, int]] = {}
+    for v in votes:
+        pairs.setdefault(v.pair_id, {"a": v.model_a, "b": v.model_b, "la": v.length_a, "lb": v.length_b,
+                                     "subject": v.slices.get("subject", SUBJECTS[0])})
+        if v.annotator.startswith("ann-"):
+            counts = tally.setdefault(v.pair_id, {})
+            counts[v.choice] = counts.get(v.choice, 0) + 1
+    for p in range(extra_pairs):
+        i, j = extra_rng.choice(len(MODELS), 2, replace=False)
+        la, lb = (int(x) for x in extra_rng.lognormal(7.3, 0.35, 2))
+        pairs[f"unvoted-{p:05d}"] = {"a": MODELS[i], "b": MODELS[j], "la": la, "lb": lb,
+                                     "subject": SUBJECTS[p % len(SUBJECTS)]}
+    strength = dict(zip(MODELS, STRENGTHS))
+    records = []
+    for pair_id, q in pairs.items():
+        skill = 0.5 if q["subject"] == "Healthcare" else 1.0
+        shown = "AB" if rng.random() < 0.5 else "BA"
+        x = (skill * (strength[q["a"]] - strength[q["b"]]) + 3.0 * (q["la"] - q["lb"]) / (q["la"] + q["lb"])
+             + (0.5 if shown == "AB" else -0.5))
+        verdict = "A" if rng.random() < 1 / (1 + np.exp(-x)) else "B"
+        shown_verdict = verdict if shown == "AB" else {"A": "B", "B": "A"}[verdict]
+        votes_here = tally.get(pair_id)
+        label = max(sorted(votes_here), key=votes_here.get) if votes_here else "TIE"
+        records.append(JudgmentRecord(
+            task="arena_demo", example_id=pair_id, dimension="overall", order=shown, judge=judge_id,
+            prompt_hash="synthetic", status="ANSWERED", raw=shown_verdict, verdict_shown=shown_verdict,
+            verdict=verdict, label=label, model_a=q["a"], model_b=q["b"], slices={"subject": q["subject"]},
+            length_a=int(q["la"] or 0), length_b=int(q["lb"] or 0)))
+    config = RunConfig(task="arena_demo", task_version="1",
+                       dataset=DatasetInfo(source="synthetic", split="demo", fingerprint="synthetic"),
+                       judge=judge_id, prompt_template="none", prompt_template_hash="synthetic", swap=False,
+                       seed=seed, judgebench_version=__version__, started_at="2026-12-01T00:00:00Z",
+                       ended_at="2026-12-01T00:00:00Z", n_resamples=0)
+    n = len(records)
+    result = RunResult(config=config, metrics={}, counts=Counts(examples=n, calls=n, answered=n, invalid=0,
+                                                                failed=0, coverage=1.0), usage=Usage())
+    write_run(Path(run_dir), result, records)
+    return len(pairs)

@@ -36,8 +36,16 @@ def write_outputs(result: ArenaResult, out: Path) -> list[Path]:
     write_atomic(out / "arena.html", page(s, tables))
     plot_ratings(result.ratings, out / "ratings.png")
     plot_winrate(result.winrate, out / "winrate.png")
+    extra = []
+    for i, section in enumerate(a for a in s.get("assisted", []) if a.get("assisted") is not None):
+        path = out / (f"assisted_{i + 1}.png" if i else "assisted.png")
+        plot_assisted(section, path)
+        extra.append(path)
+    if "votes_needed" in s:
+        plot_votes_needed(s["votes_needed"], out / "votes_needed.png")
+        extra.append(out / "votes_needed.png")
     return [out / "arena.json", out / "arena.md", out / "arena.html", out / "ratings.png",
-            out / "winrate.png", *written]
+            out / "winrate.png", *extra, *written]
 
 
 def _matrix_json(frame: pd.DataFrame) -> dict[str, dict[str, float | None]]:
@@ -68,7 +76,30 @@ def _tables(result: ArenaResult) -> dict[str, pd.DataFrame]:
         tables["robustness_leave_one_slice_out"] = pd.DataFrame(rob["leave_one_slice_out"])
     if s["judges"]:
         tables["judges"] = pd.DataFrame([_flat({k: v for k, v in j.items() if k != "ratings"}) for j in s["judges"]])
+    assisted = [{"judge": a["judge"], "method": method, **row} for a in s.get("assisted", [])
+                if a.get("assisted") is not None for method, rows in _methods(a) for row in rows]
+    if assisted:
+        tables["assisted"] = pd.DataFrame(assisted)
+    if "votes_needed" in s:
+        v = s["votes_needed"]
+        rows = []
+        for curve in v["curves"]:
+            rows += [{"setting": curve["label"], "target": f"{r['higher']} > {r['lower']}",
+                      "votes_needed": r["votes_needed"]} for r in curve["adjacent"]]
+            rows.append({"setting": curve["label"], "target": f"top {v['top_k']} ordered",
+                         "votes_needed": curve["top_k"]["votes_needed"]})
+        rows += [{"setting": f"two judges, accuracy {g['accuracy']:.3f} vs +{g['gap']:g}", "target": "pairs",
+                  "votes_needed": g["pairs_needed"]} for g in v["judge_gap"]]
+        tables["votes_needed"] = pd.DataFrame(rows)
     return tables
+
+
+def _methods(a: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
+    out = [("human_only", a["human_only"]), ("judge_only (not valid for the human ranking)", a["judge_only"]),
+           ("judge_assisted", a["assisted"])]
+    if "stratified" in a:
+        out.append((f"judge_assisted_stratified_by_{a['stratified']['slice']}", a["stratified"]["ratings"]))
+    return out
 
 
 def _flat(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -135,7 +166,105 @@ def markdown(s: dict[str, Any]) -> str:
                   f"- Spearman {_ci(j['spearman'], 'value', 3)}; Kendall {_ci(j['kendall'], 'value', 3)}",
                   f"- top-{j['top_k']['k']} overlap {_f(j['top_k']['overlap'], 2)}; mean rank displacement "
                   f"{_ci(j['rank_displacement'], 'value', 2)} (max {_f(j['rank_displacement']['max'], 0)})"]
+    lines += _assisted_markdown(s)
     return "\n".join(lines) + "\n"
+
+
+def _needed(v: Any, grid: list[int]) -> str:
+    return f"> {grid[-1]}" if v is None else str(v)
+
+
+def _assisted_markdown(s: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for a in s.get("assisted", []):
+        lines += ["", f"## Judge-assisted ratings: {a.get('judge', a['run'])}", ""]
+        if a.get("assisted") is None:
+            lines.append(f"Skipped: {a['skipped']}.")
+            continue
+        c = a["counts"]
+        lines += [f"{c['labelled_pairs']} voted pairs (labelled) and {c['unlabelled_pairs']} judge-only pairs; "
+                  f"power-tuning lambda {a['lambda']:.3f}; judge agreement with the votes {_f(a['judge_agreement'], 3)}. "
+                  f"Intervals {_f(a['width_ratio'], 2)} x the human-only width: the judge was worth "
+                  f"{_f(a['effective_human_pairs'], 0)} voted pairs (vs {c['labelled_pairs']}), about "
+                  f"{_f(a['effective_human_votes'], 0)} votes (vs {c['labelled_votes']}). "
+                  f"Method: {a['method']}. Judge-only: {a['judge_only_note']}.", "",
+                  "| model | human only [95% CI] (ranks) | judge only, not valid [95% CI] | judge-assisted [95% CI] (ranks) |",
+                  "|---|---|---|---|"]
+        by = {name: {r["model"]: r for r in rows} for name, rows in _methods(a)}
+        for r in a["assisted"]:
+            m = r["model"]
+            h, j = by["human_only"][m], by["judge_only (not valid for the human ranking)"][m]
+            lines.append(f"| {m} | {_ci(h)} ({h['rank_best']}-{h['rank_worst']}) | {_ci(j)} | "
+                         f"{_ci(r)} ({r['rank_best']}-{r['rank_worst']}) |")
+        if "stratified" in a:
+            st = a["stratified"]
+            lines += ["", f"Stratified by {st['slice']} (worth {_f(st['effective_human_pairs'], 0)} voted pairs):", ""]
+            lines += [f"- {x['stratum']}: {x['labelled']} voted + {x['unlabelled']} judge-only, lambda "
+                      f"{x['lambda']:.3f}, agreement {_f(x['judge_agreement'], 3)}" for x in st["strata"]]
+            lines += ["", "| model | stratified judge-assisted [95% CI] (ranks) |", "|---|---|"]
+            lines += [f"| {r['model']} | {_ci(r)} ({r['rank_best']}-{r['rank_worst']}) |" for r in st["ratings"]]
+    if "votes_needed" in s:
+        v = s["votes_needed"]
+        lines += ["", f"## Votes needed (power {v['power']:g}, {v['confidence']:g} intervals, {v['reps']} simulations per count)",
+                  "", f"Method: {v['method']}.", ""]
+        for curve in v["curves"]:
+            lines.append(f"- {curve['label']}: top {v['top_k']} ordered: {_needed(curve['top_k']['votes_needed'], v['grid'])} "
+                         f"votes; every adjacent pair: {_needed(curve['all_adjacent']['votes_needed'], v['grid'])}; "
+                         + "; ".join(f"{r['higher']} > {r['lower']}: {_needed(r['votes_needed'], v['grid'])}"
+                                     for r in curve["adjacent"]))
+        for g in v["judge_gap"]:
+            lines.append(f"- two judges at accuracy {g['accuracy']:.3f} and {g['accuracy'] + g['gap']:.3f} "
+                         f"(correctness correlation {g['correlation']:g}): {_needed(g['pairs_needed'], g['grid'])} "
+                         "labelled pairs")
+    return lines
+
+
+def plot_assisted(a: dict[str, Any], path: Path) -> None:
+    methods = [m for m in _methods(a)]
+    models = [r["model"] for r in a["assisted"]][::-1]
+    fig, ax = _figure(7.5, 0.45 * len(models) + 1.8, max(map(len, models), default=6))
+    for k, (name, rows) in enumerate(methods):
+        by = {r["model"]: r for r in rows}
+        y = np.arange(len(models)) + (k - (len(methods) - 1) / 2) * 0.18
+        frame = pd.DataFrame([by[m] for m in models]).rename(columns={"rating": "value"})
+        ax.errorbar(frame["value"], y, xerr=_errors(frame), fmt="o", capsize=2, markersize=3,
+                    label=name.replace("_", " "))
+    ax.set_yticks(np.arange(len(models)), models)
+    ax.set_xlabel("rating (Elo, 95% sandwich CI)")
+    ax.legend(fontsize=6, loc="best")
+    ax.set_title(f"Human-only, judge-only and judge-assisted: {a['judge']}", fontsize=10)
+    _save_png(fig, path)
+
+
+def plot_votes_needed(v: dict[str, Any], path: Path) -> None:
+    fig, (left, right) = _two_panels()
+    for curve in v["curves"]:
+        line = left.plot(v["grid"], curve["top_k"]["power"], marker="o", label=f"{curve['label']}: top {v['top_k']}")
+        for r in curve["adjacent"]:
+            left.plot(v["grid"], r["power"], color=line[0].get_color(), alpha=0.25, linewidth=0.8)
+    left.axhline(v["power"], color="grey", linestyle=":")
+    left.set_xscale("log")
+    left.set_xlabel("expert votes")
+    left.set_ylabel("power (thin: each adjacent pair)")
+    left.legend(fontsize=6)
+    left.set_title("Separating models", fontsize=9)
+    for g in v["judge_gap"]:
+        right.plot(g["grid"], g["power"], marker="o",
+                   label=f"{g['judge'] or 'judges'}: {g['accuracy']:.2f} vs {g['accuracy'] + g['gap']:.2f}")
+    right.axhline(v["power"], color="grey", linestyle=":")
+    right.set_xscale("log")
+    right.set_xlabel("labelled pairs")
+    right.legend(fontsize=6)
+    right.set_title("Telling two judges apart", fontsize=9)
+    _save_png(fig, path)
+
+
+def _two_panels():
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 4), dpi=100)
+    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.14, top=0.9, wspace=0.25)
+    return fig, fig.subplots(1, 2)
 
 
 def page(s: dict[str, Any], tables: dict[str, pd.DataFrame]) -> str:
@@ -152,7 +281,8 @@ def page(s: dict[str, Any], tables: dict[str, pd.DataFrame]) -> str:
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>"
             f"<style>{CSS}</style></head>\n<body>\n<section id=\"arena\" class=\"arena\">\n<h2>{title}</h2>\n"
             f"<p class=\"legend\">Generated by judgebench arena; Bradley–Terry ratings on the Elo scale with 95% bootstrap "
-            f"intervals; ranks by interval overlap. Plots: ratings.png, winrate.png.</p>\n"
+            f"intervals; ranks by interval overlap. Plots: ratings.png, winrate.png (and assisted.png, votes_needed.png "
+            f"when computed). The judge-only ratings in the assisted table estimate the judge's own ranking, not the human one.</p>\n"
             + "\n".join(blocks) + "\n</section>\n</body></html>\n")
 
 

@@ -1,0 +1,91 @@
+"""How many expert votes are needed (`arena --votes-needed`): power curves by simulation from the fitted
+ratings (stats/power.py), without and with each judge, and pairs needed to tell two judges apart."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from judgebench.human.arena.assisted import Units
+from judgebench.stats.power import JudgeModel, bt_power, grid, judge_gap_power, needed
+from judgebench.stats.ratings import BTFit
+
+
+@dataclass(frozen=True)
+class NeededOptions:
+    power: float = 0.8
+    confidence: float = 0.95
+    max_votes: int = 20000
+    reps: int = 100
+    accuracy_gap: float = 0.05
+    judge_correlation: float = 0.5
+    judge_battles: int | None = None  # N for the judge simulations (default: the run's unlabelled pairs)
+    top_k: int = 5
+    seed: int = 0
+
+
+def votes_needed(fit: BTFit, table: pd.DataFrame, judges: list[tuple[str, Units]],
+                 opts: NeededOptions) -> dict[str, Any]:
+    """Power to separate adjacent models and the top k, for n votes on a grid, human-only and per judge."""
+    order = np.argsort(-fit.ratings, kind="stable")
+    models = [fit.models[i] for i in order]
+    theta = fit.ratings[order] * math.log(fit.base) / fit.scale  # log-odds strengths, best first
+    index = {m: i for i, m in enumerate(models)}
+    pa = np.array([index[m] for m in table["model_a"]])
+    pb = np.array([index[m] for m in table["model_b"]])
+    adjacent = [(i, i + 1) for i in range(len(models) - 1)]
+    k = max(1, min(opts.top_k, len(adjacent)))
+    n_grid = grid(max(50, 2 * len(models)), opts.max_votes, 10)
+    curves = [_curve("human only", bt_power(theta, (pa, pb), n_grid, adjacent, level=opts.confidence,
+                                            reps=opts.reps, seed=opts.seed, first_k=k), adjacent, k, models, opts)]
+    gaps = []
+    for name, units in judges:
+        won, lost = units.f[units.y > 0.5], units.f[units.y < 0.5]
+        # the judge on the voted pairs, mirrored: verdicts given a loss are 1 - verdicts given a win
+        win = np.concatenate([won, 1.0 - lost]) if len(won) + len(lost) else np.array([0.5])
+        n_unl = opts.judge_battles if opts.judge_battles is not None else len(units.fu)
+        if n_unl < 1:
+            continue
+        jm = JudgeModel(win, 1.0 - win, int(n_unl))
+        curve = _curve(f"with {name} ({n_unl} judge-only battles)",
+                       bt_power(theta, (pa, pb), n_grid, adjacent, judge=jm, level=opts.confidence,
+                                reps=opts.reps, seed=opts.seed, first_k=k), adjacent, k, models, opts)
+        curves.append(curve)
+        decisive = np.abs(units.y - 0.5) > 1e-9
+        acc = float((np.sign(units.f[decisive] - 0.5) == np.sign(units.y[decisive] - 0.5)).mean()) \
+            if decisive.any() else 0.7
+        gaps.append(_gap(name, acc, opts))
+    if not judges:
+        gaps.append(_gap(None, 0.7, opts))
+    return {"power": opts.power, "confidence": opts.confidence, "reps": opts.reps, "grid": n_grid,
+            "top_k": k, "order": models, "curves": curves, "judge_gap": gaps,
+            "method": "simulation from the fitted human ratings: battles drawn from the observed pairs, "
+                      "outcomes Bradley-Terry (no ties), Wald intervals of each adjacent difference; with a "
+                      "judge, its verdicts drawn from its empirical verdicts given the human outcome on the "
+                      "voted pairs (mirrored), PPI++ with tuned lambda"}
+
+
+def _curve(label: str, result: dict[str, np.ndarray], adjacent: list, k: int, models: list[str],
+           opts: NeededOptions) -> dict[str, Any]:
+    n_grid = result["n"]
+    joint = result["first_k"]
+    return {"label": label,
+            "adjacent": [{"higher": models[i], "lower": models[j], "power": result["each"][:, r].tolist(),
+                          "votes_needed": needed(n_grid, result["each"][:, r], opts.power)}
+                         for r, (i, j) in enumerate(adjacent)],
+            "all_adjacent": {"power": result["all"].tolist(),
+                             "votes_needed": needed(n_grid, result["all"], opts.power)},
+            "top_k": {"power": joint.tolist(), "votes_needed": needed(n_grid, joint, opts.power)}}
+
+
+def _gap(name: str | None, accuracy: float, opts: NeededOptions) -> dict[str, Any]:
+    accuracy = float(np.clip(accuracy, 0.05, 0.95 - opts.accuracy_gap))
+    n_grid = grid(50, max(opts.max_votes, 1000) * 5, 12)
+    power = judge_gap_power(accuracy, opts.accuracy_gap, n_grid, correlation=opts.judge_correlation,
+                            level=opts.confidence, reps=2000, seed=opts.seed)
+    return {"judge": name, "accuracy": accuracy, "gap": opts.accuracy_gap, "correlation": opts.judge_correlation,
+            "grid": n_grid, "power": power.tolist(), "pairs_needed": needed(n_grid, power, opts.power)}

@@ -1,0 +1,369 @@
+"""Prediction-powered inference (PPI++) for logistic-regression (Bradley–Terry) parameters and means.
+
+Pure functions, no knowledge of judges or tasks. The setting: n labelled units (covariates X, a gold
+outcome Y and a prediction Yhat) and N unlabelled units (X~, Yhat~) drawn from the same distribution.
+
+Logistic M-estimation (PPI++, Angelopoulos, Duchi & Zrnic 2023, arXiv:2311.01453, section 4): with the
+loss l(theta; x, y) = -y x.theta + log(1 + exp(x.theta)) (y in [0, 1]: ties are 0.5), the estimate
+solves the rectified gradient equation
+
+    (1/n) sum_i x_i (s_i - y_i)  +  lam [ (1/N) sum_j x~_j (s~_j - yhat~_j) - (1/n) sum_i x_i (s_i - yhat_i) ] = 0,
+
+s = sigmoid(x.theta), i.e. it minimises the rectified loss (convex for lam in [0, 1]; solved by Newton).
+Its covariance is the sandwich
+
+    Sigma = H^-1 [ lam^2 Cov(g~) / N + Cov(g - lam ghat) / n ] H^-1,
+
+g = x (s - y), ghat = x (s - yhat), g~ = x~ (s~ - yhat~), H the mean Hessian s(1-s) x x' over labelled and
+unlabelled units (over the labelled ones only when lam = 0, the classical estimate). The power-tuning
+weight lam minimises the total variance of the reported contrasts C theta:
+
+    lam = tr(A Cov(g, ghat) A') / ((1 + n/N) tr(A Var(ghat) A')),  A = C H^-1,  clipped to [0, 1],
+
+with Var(ghat) over the labelled and unlabelled predictions together. These are ppi_py's conventions
+(`ppi_logistic_ci`): lam from the fit at lam = 1, refit, lam again, refit. lam = 0 is the labelled-only
+estimate (the predictions cost nothing); a useless prediction gives lam ~ 0, a perfect one lam ~ N/(n+N).
+
+Stratified PPI (Fisch et al. 2024, "Stratified Prediction-Powered Inference for Hybrid Language Model
+Evaluation"): strata k with population weights w_k (their share of all units), each with its own lam_k;
+the loss is sum_k w_k * (the rectified loss of stratum k), and
+
+    Sigma = H^-1 [ sum_k w_k^2 ( lam_k^2 Cov_k(g~) / N_k + Cov_k(g - lam_k ghat) / n_k ) ] H^-1,
+    H = sum_k w_k H_k,   lam_k = tr(A C_k A') / ((1 + n_k/N_k) tr(A V_k A')).
+
+One stratum is exactly the unstratified estimator.
+
+Means (PPI++ for a mean, e.g. a judge's accuracy): theta = lam mean(yhat~) + mean(y - lam yhat),
+Var = lam^2 Var(yhat~)/N + Var(y - lam yhat)/n, lam = Cov(y, yhat) / ((1 + n/N) Var(yhat)).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+from scipy.stats import norm
+
+from judgebench.core.errors import NumericError
+from judgebench.stats.ratings import single_threaded_blas
+
+DEFAULT_L2 = 1e-9  # keeps Newton finite under separation; negligible otherwise
+
+
+@dataclass(frozen=True)
+class Stratum:
+    """One stratum's data: labelled X, Y, Yhat and unlabelled Xu, Yhatu (rows are units)."""
+
+    X: np.ndarray
+    Y: np.ndarray
+    Yhat: np.ndarray
+    Xu: np.ndarray
+    Yhatu: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return int(len(self.Y))
+
+    @property
+    def N(self) -> int:
+        return int(len(self.Yhatu))
+
+
+@dataclass(frozen=True)
+class PPIEstimate:
+    """Parameters, their covariance, the power-tuning weight(s) and the sample sizes."""
+
+    params: np.ndarray  # d
+    cov: np.ndarray  # d x d
+    lam: np.ndarray  # one per stratum
+    n: int
+    N: int
+    weights: np.ndarray  # stratum weights (sum 1)
+
+    def se(self, contrasts: np.ndarray | None = None) -> np.ndarray:
+        """Standard errors of C params (C: rows are contrasts; default the parameters themselves)."""
+        c = np.eye(len(self.params)) if contrasts is None else np.atleast_2d(contrasts)
+        return np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", c, self.cov, c), 0.0))
+
+    def interval(self, contrasts: np.ndarray | None = None, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """Normal (Wald) intervals of C params."""
+        c = np.eye(len(self.params)) if contrasts is None else np.atleast_2d(contrasts)
+        z = norm.ppf(0.5 + level / 2)
+        centre, half = c @ self.params, z * self.se(c)
+        return centre - half, centre + half
+
+
+def _as(a, name: str, ndim: int) -> np.ndarray:
+    out = np.ascontiguousarray(a, dtype=float)  # strided views would miss BLAS in the Newton products
+    if ndim == 2 and out.ndim == 1:
+        out = out[:, None]
+    if out.ndim != ndim or not np.isfinite(out).all():
+        raise NumericError(f"{name}: expected a finite {ndim}-d array")
+    return out
+
+
+def stratum(X, Y, Yhat, Xu, Yhatu) -> Stratum:
+    """A validated stratum (X: n x d, Y, Yhat: n; Xu: N x d, Yhatu: N)."""
+    s = Stratum(_as(X, "X", 2), _as(Y, "Y", 1), _as(Yhat, "Yhat", 1), _as(Xu, "X_unlabelled", 2),
+                _as(Yhatu, "Yhat_unlabelled", 1))
+    if len(s.X) != s.n or len(s.Yhat) != s.n or len(s.Xu) != s.N:
+        raise NumericError("labelled (X, Y, Yhat) and unlabelled (X, Yhat) lengths disagree")
+    if s.X.shape[1] != s.Xu.shape[1]:
+        raise NumericError("labelled and unlabelled X have different columns")
+    return s
+
+
+# ---------------------------------------------------------------- the logistic M-estimator
+
+
+def _solve(strata: Sequence[Stratum], w: np.ndarray, lam: np.ndarray, l2: float,
+           start: np.ndarray | None = None) -> np.ndarray:
+    """Minimise sum_k w_k [(1-lam_k)/n_k sum log1pexp(X theta) + lam_k/N_k sum log1pexp(Xu theta)] - theta.b."""
+    d = strata[0].X.shape[1]
+    blocks, b = [], np.zeros(d)
+    for s, wk, lk in zip(strata, w, lam):
+        if s.n:
+            blocks.append((s.X, wk * (1 - lk) / s.n))
+            b += wk * (s.X.T @ (s.Y - lk * s.Yhat)) / s.n
+        if s.N and lk != 0:
+            blocks.append((s.Xu, wk * lk / s.N))
+            b += wk * lk * (s.Xu.T @ s.Yhatu) / s.N
+
+    def value(theta: np.ndarray) -> float:
+        return sum(c * np.logaddexp(0.0, X @ theta).sum() for X, c in blocks) - theta @ b + l2 / 2 * theta @ theta
+
+    theta = np.zeros(d) if start is None else start.copy()
+    f = value(theta)
+    for _ in range(200):
+        grad, hess = -b + l2 * theta, l2 * np.eye(d)
+        for X, c in blocks:
+            p = expit(X @ theta)
+            grad += c * (X.T @ p)
+            hess += c * (X.T * (p * (1 - p))) @ X
+        try:
+            step = np.linalg.solve(hess, grad)
+        except np.linalg.LinAlgError:
+            step = np.linalg.lstsq(hess, grad, rcond=None)[0]
+        if np.max(np.abs(grad)) < 1e-12 or grad @ step < 1e-24:  # Newton decrement: converged
+            break
+        t = 1.0
+        while t > 1e-10:
+            new = theta - t * step
+            fn = value(new)
+            if fn <= f + 1e-14 * abs(f):
+                break
+            t /= 2
+        if t <= 1e-10:
+            break
+        converged = np.max(np.abs(new - theta)) < 1e-12
+        theta, f = new, fn
+        if converged:
+            break
+    return theta
+
+
+def _grads(s: Stratum, theta: np.ndarray, pooled: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(g, ghat, g~, H_k) of one stratum at theta; H_k over labelled + unlabelled when pooled."""
+    p = expit(s.X @ theta)
+    pu = expit(s.Xu @ theta)
+    g = s.X * (p - s.Y)[:, None]
+    gh = s.X * (p - s.Yhat)[:, None]
+    gu = s.Xu * (pu - s.Yhatu)[:, None]
+    if pooled and s.N:
+        h = ((s.X.T * (p * (1 - p))) @ s.X + (s.Xu.T * (pu * (1 - pu))) @ s.Xu) / (s.n + s.N)
+    else:
+        h = (s.X.T * (p * (1 - p))) @ s.X / s.n
+    return g, gh, gu, h
+
+
+def _cov(a: np.ndarray) -> np.ndarray:
+    d = a.shape[1]
+    if len(a) < 2:
+        return np.zeros((d, d))
+    return np.cov(a.T).reshape(d, d)
+
+
+def _stats(strata: Sequence[Stratum], w: np.ndarray, theta: np.ndarray, lam: np.ndarray | None):
+    """Per-stratum gradients and the weighted Hessian inverse at theta."""
+    parts = [_grads(s, theta, lam is None or lk != 0) for s, lk in
+             zip(strata, lam if lam is not None else [None] * len(strata))]
+    h = sum(wk * part[3] for wk, part in zip(w, parts))
+    try:
+        hinv = np.linalg.inv(h)
+    except np.linalg.LinAlgError:
+        hinv = np.linalg.pinv(h)
+    return parts, hinv
+
+
+def _tuned_lam(strata: Sequence[Stratum], parts, hinv: np.ndarray, contrasts: np.ndarray | None) -> np.ndarray:
+    a = hinv if contrasts is None else contrasts @ hinv
+    out = []
+    for s, (g, gh, gu, _) in zip(strata, parts):
+        if s.N == 0 or s.n < 2:
+            out.append(0.0)
+            continue
+        gc, ghc = g - g.mean(axis=0), gh - gh.mean(axis=0)
+        cross = (gc.T @ ghc + ghc.T @ gc) / s.n
+        var = _cov(np.concatenate([gh, gu]))
+        denom = 2 * (1 + s.n / s.N) * np.trace(a @ var @ a.T)
+        lam = np.trace(a @ cross @ a.T) / denom if denom > 0 else 0.0
+        out.append(float(np.clip(lam, 0.0, 1.0)))
+    return np.array(out)
+
+
+def _sandwich(strata: Sequence[Stratum], w: np.ndarray, lam: np.ndarray, parts, hinv: np.ndarray) -> np.ndarray:
+    d = hinv.shape[0]
+    middle = np.zeros((d, d))
+    for s, wk, lk, (g, gh, gu, _) in zip(strata, w, lam, parts):
+        term = _cov(g - lk * gh) / s.n
+        if s.N and lk != 0:
+            term = term + lk ** 2 * _cov(gu) / s.N
+        middle += wk ** 2 * term
+    return hinv @ middle @ hinv
+
+
+def ppi_logistic_stratified(strata: Sequence[Stratum], *, lam: float | Sequence[float] | None = None,
+                            weights: Sequence[float] | None = None, contrasts: np.ndarray | None = None,
+                            l2: float = DEFAULT_L2) -> PPIEstimate:
+    """Stratified PPI++ logistic regression. lam: None tunes one lam per stratum (minimising the total
+    variance of `contrasts @ params`, default the parameters); a number or one per stratum fixes it.
+    weights: stratum weights (default each stratum's share of all labelled + unlabelled units)."""
+    strata = list(strata)
+    if not strata:
+        raise NumericError("no strata")
+    if any(s.n < 1 for s in strata):
+        raise NumericError("every stratum needs labelled units")
+    sizes = np.array([s.n + s.N for s in strata], dtype=float)
+    w = sizes / sizes.sum() if weights is None else np.asarray(weights, dtype=float) / np.sum(weights)
+    if contrasts is not None:
+        contrasts = np.atleast_2d(np.asarray(contrasts, dtype=float))
+    with single_threaded_blas():  # many small products: BLAS threads only contend (10-30x slower on 2 cores)
+        return _estimate(strata, w, lam, contrasts, l2)
+
+
+def _estimate(strata: list[Stratum], w: np.ndarray, lam, contrasts: np.ndarray | None, l2: float) -> PPIEstimate:
+    if lam is None:
+        theta = _solve(strata, w, np.ones(len(strata)), l2)
+        lams = np.ones(len(strata))
+        for _ in range(2):  # ppi_py's order: lam at the lam=1 fit, refit, lam again, refit
+            parts, hinv = _stats(strata, w, theta, None)
+            lams = _tuned_lam(strata, parts, hinv, contrasts)
+            theta = _solve(strata, w, lams, l2, start=theta)
+    else:
+        lams = np.broadcast_to(np.asarray(lam, dtype=float), (len(strata),)).copy()
+        theta = _solve(strata, w, lams, l2)
+    parts, hinv = _stats(strata, w, theta, lams)
+    cov = _sandwich(strata, w, lams, parts, hinv)
+    return PPIEstimate(theta, cov, lams, int(sum(s.n for s in strata)), int(sum(s.N for s in strata)), w)
+
+
+def ppi_logistic(X, Y, Yhat, Xu, Yhatu, *, lam: float | None = None, contrasts: np.ndarray | None = None,
+                 l2: float = DEFAULT_L2) -> PPIEstimate:
+    """PPI++ logistic regression (one stratum). lam=None tunes it; lam=0 is the classical labelled-only
+    estimate with its sandwich covariance; lam=1 is plain PPI."""
+    return ppi_logistic_stratified([stratum(X, Y, Yhat, Xu, Yhatu)], lam=lam, contrasts=contrasts, l2=l2)
+
+
+def classical_logistic(X, Y, *, l2: float = DEFAULT_L2) -> PPIEstimate:
+    """Labelled-only logistic regression with the sandwich (robust) covariance: PPI with lam = 0."""
+    X = _as(X, "X", 2)
+    Y = _as(Y, "Y", 1)
+    return ppi_logistic(X, Y, Y, X[:0], Y[:0], lam=0.0, l2=l2)
+
+
+def effective_labels(n: int, classical_var: float, ppi_var: float) -> float:
+    """How many labelled units the classical estimate would need for the PPI variance: n * V_cls / V_ppi."""
+    if not (ppi_var > 0 and math.isfinite(classical_var)):
+        return math.nan
+    return float(n * classical_var / ppi_var)
+
+
+# ---------------------------------------------------------------- Bradley–Terry on the Elo scale
+
+
+def bt_design(a: np.ndarray, b: np.ndarray, m: int) -> np.ndarray:
+    """Rows e_a - e_b over models 1..m-1 (model 0 is the reference, strength 0): units x (m-1)."""
+    a, b = np.asarray(a, dtype=int), np.asarray(b, dtype=int)
+    x = np.zeros((len(a), m))
+    rows = np.arange(len(a))
+    x[rows, a] += 1.0
+    x[rows, b] -= 1.0
+    return np.ascontiguousarray(x[:, 1:])
+
+
+def elo_contrasts(m: int, anchor: int | None = None) -> np.ndarray:
+    """m x (m-1) matrix turning reference-coded strengths into strengths centred on their mean (or
+    relative to the anchor model)."""
+    full = np.eye(m)
+    if anchor is None:
+        full = full - 1.0 / m
+    else:
+        full = full - np.eye(m)[anchor][None, :]
+    return full[:, 1:]
+
+
+def elo_scale(scale: float = 400.0, base: float = 10.0) -> float:
+    """Elo points per unit of log-odds strength."""
+    return scale / math.log(base)
+
+
+def rank_sets(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each model's set of plausible ranks from its interval: best = 1 + models wholly above it, worst =
+    m - models wholly below it."""
+    above = (low[None, :] > high[:, None]).sum(axis=1)
+    below = (high[None, :] < low[:, None]).sum(axis=1)
+    return 1 + above, len(low) - below
+
+
+# ---------------------------------------------------------------- means
+
+
+@dataclass(frozen=True)
+class MeanEstimate:
+    value: float
+    se: float
+    lam: float
+    n: int
+    N: int
+
+    def interval(self, level: float = 0.95) -> tuple[float, float]:
+        z = norm.ppf(0.5 + level / 2)
+        return self.value - z * self.se, self.value + z * self.se
+
+
+def ppi_mean(Y, Yhat, Yhatu, *, lam: float | None = None) -> MeanEstimate:
+    """PPI++ estimate of E[Y] from n labelled (Y, Yhat) and N unlabelled Yhat; lam=None tunes it (ppi_py's
+    `ppi_mean_ci` conventions), lam=0 is the labelled mean."""
+    y, f, fu = _as(Y, "Y", 1), _as(Yhat, "Yhat", 1), _as(Yhatu, "Yhat_unlabelled", 1)
+    n, N = len(y), len(fu)
+    if n < 2 or len(f) != n:
+        raise NumericError("ppi_mean: at least two labelled units with one prediction each")
+    if N == 0:
+        lam = 0.0  # nothing to rectify: the labelled mean
+    if lam is None:
+        if N == 0:
+            lam = 0.0
+        else:
+            cross = 2 * np.mean((y - y.mean()) * (f - f.mean()))
+            var = np.var(np.concatenate([f, fu]), ddof=1)
+            lam = float(np.clip(cross / (2 * (1 + n / N) * var), 0, 1)) if var > 0 else 0.0
+    value = lam * (fu.mean() if N else 0.0) + np.mean(y - lam * f)
+    var = np.var(y - lam * f) / n + (lam ** 2 * np.var(fu) / N if N and lam else 0.0)  # ppi_py: ddof 0
+    return MeanEstimate(float(value), float(math.sqrt(var)), float(lam), n, N)
+
+
+def ppi_accuracy(judge_labelled, human_labelled, proxy_labelled, judge_unlabelled, proxy_unlabelled, *,
+                 lam: float | None = None) -> MeanEstimate:
+    """A judge's accuracy against humans on a large set, from a small labelled set: PPI++ mean estimation
+    with Y = 1{judge == human} on the labelled pairs and the prediction Yhat = 1{judge == proxy}, where the
+    proxy is a label available everywhere (a stronger judge, a panel's majority). Verdicts are any
+    comparable codes (e.g. "A", "B", "TIE"). lam=0: the labelled accuracy alone."""
+    judge_l, human_l, proxy_l = (np.asarray(v, dtype=object) for v in (judge_labelled, human_labelled, proxy_labelled))
+    judge_u, proxy_u = np.asarray(judge_unlabelled, dtype=object), np.asarray(proxy_unlabelled, dtype=object)
+    if not (len(judge_l) == len(human_l) == len(proxy_l)) or len(judge_u) != len(proxy_u):
+        raise NumericError("ppi_accuracy: one judge verdict, human label and proxy label per pair")
+    return ppi_mean((judge_l == human_l).astype(float), (judge_l == proxy_l).astype(float),
+                    (judge_u == proxy_u).astype(float), lam=lam)

@@ -1,0 +1,88 @@
+"""`judgebench arena --judge-run` judge-assisted ratings (PPI++), --strata, --label-share and --votes-needed,
+end to end on the demo votes with a synthetic biased judge run over the voted pairs and unvoted ones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from judgebench.cli.main import main
+from judgebench.human.arena.synthetic import JUDGE_ID, demo_judge_run
+from judgebench.tasks.votes import read_votes
+
+DEMO = Path(__file__).resolve().parent.parent / "tasks" / "demo" / "arena_votes_demo.jsonl"
+
+
+@pytest.fixture(scope="module")
+def judge_run(tmp_path_factory):
+    run = tmp_path_factory.mktemp("judge") / "run"
+    demo_judge_run(run, read_votes(DEMO), extra_pairs=1500)
+    return run
+
+
+def test_assisted_ratings_on_the_demo_votes(tmp_path, capsys, judge_run):
+    out = tmp_path / "arena"
+    assert main(["arena", str(DEMO), "--output-dir", str(out), "--n-resamples", "0", "--robustness-repeats", "1",
+                 "--exclude-flagged", "--judge-run", str(judge_run), "--label-share", "0.3", "--strata", "subject",
+                 "--votes-needed", "--power-reps", "5", "--max-votes", "300"]) == 0
+    s = json.loads((out / "arena.json").read_text())
+    (a,) = s["assisted"]
+    assert a["judge"] == JUDGE_ID and "not a valid interval for the human ranking" in a["judge_only_note"]
+    c = a["counts"]
+    assert c["voted_pairs"] == 1000 and c["labelled_pairs"] == c["voted_pairs_kept_as_labelled"]
+    assert c["unlabelled_pairs"] == 1500 + 1000 - c["labelled_pairs"]
+    assert 0 <= a["lambda"] <= 1 and a["effective_human_pairs"] > 0
+    assert c["labelled_votes"] == 3 * c["labelled_pairs"]  # honest voters: 3 votes per pair
+    assert a["effective_human_votes"] == pytest.approx(3 * a["effective_human_pairs"])
+    models = {r["model"] for r in a["human_only"]}
+    assert len(models) == 6
+    for method in ("human_only", "judge_only", "assisted"):
+        for row in a[method]:
+            assert row["ci_low"] <= row["rating"] <= row["ci_high"] and 1 <= row["rank_best"] <= row["rank_worst"] <= 6
+    # lambda tuned on the total variance: never much wider than human-only
+    assert a["width_ratio"] <= 1.05
+    st = a["stratified"]
+    assert st["slice"] == "subject" and len(st["strata"]) == 4
+    assert all(0 <= x["lambda"] <= 1 for x in st["strata"])
+    v = s["votes_needed"]
+    assert [cv["label"].split(" ")[0] for cv in v["curves"]] == ["human", "with"]
+    assert v["judge_gap"][0]["judge"] == JUDGE_ID
+    for name in ("assisted.csv", "assisted.png", "votes_needed.csv", "votes_needed.png"):
+        assert (out / name).is_file(), name
+    md = (out / "arena.md").read_text()
+    assert "## Judge-assisted ratings: synthetic/length-biased" in md and "## Votes needed" in md
+    printed = capsys.readouterr().out
+    assert "judge-assisted (synthetic/length-biased):" in printed and "votes needed (human only)" in printed
+
+
+def test_judge_run_on_the_voted_pairs_only_skips_the_assisted_section(tmp_path, capsys):
+    run = tmp_path / "run"
+    demo_judge_run(run, read_votes(DEMO), extra_pairs=0)
+    out = tmp_path / "arena"
+    assert main(["arena", str(DEMO), "--output-dir", str(out), "--n-resamples", "0", "--robustness-repeats", "1",
+                 "--judge-run", str(run)]) == 0
+    (a,) = json.loads((out / "arena.json").read_text())["assisted"]
+    assert a["assisted"] is None and "no unlabelled pairs" in a["skipped"]
+
+
+def test_assisted_flags_need_a_judge_run_and_a_known_slice(tmp_path, capsys, judge_run):
+    assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--label-share", "0.5"]) == 2
+    assert "--label-share and --strata need a --judge-run" in capsys.readouterr().err
+    assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--n-resamples", "0",
+                 "--robustness-repeats", "1", "--judge-run", str(judge_run), "--strata", "nope"]) == 2
+    assert "--strata nope: the votes have no slice 'nope'" in capsys.readouterr().err
+
+
+def test_two_judges_and_their_mean(tmp_path, capsys, judge_run):
+    other = tmp_path / "other"
+    demo_judge_run(other, read_votes(DEMO), extra_pairs=1500, seed=1, judge_id="synthetic/second")
+    out = tmp_path / "arena"
+    assert main(["arena", str(DEMO), "--output-dir", str(out), "--n-resamples", "0", "--robustness-repeats", "1",
+                 "--exclude-flagged", "--judge-run", str(judge_run), "--judge-run", str(other),
+                 "--label-share", "0.3"]) == 0
+    sections = json.loads((out / "arena.json").read_text())["assisted"]
+    assert [a["judge"] for a in sections] == [JUDGE_ID, "synthetic/second", f"mean of {JUDGE_ID}, synthetic/second"]
+    assert sections[2]["counts"]["unlabelled_pairs"] == sections[0]["counts"]["unlabelled_pairs"]
+    assert (out / "assisted_3.png").is_file()
