@@ -12,7 +12,7 @@ from judgebench.cli.main import main
 from judgebench.human.arena.synthetic import JUDGE_ID, demo_judge_run
 from judgebench.tasks.votes import read_votes
 
-DEMO = Path(__file__).resolve().parent.parent / "tasks" / "demo" / "arena_votes_demo.jsonl"
+DEMO = Path(__file__).resolve().parents[2] / "tasks" / "demo" / "arena_votes_demo.jsonl"
 
 
 @pytest.fixture(scope="module")
