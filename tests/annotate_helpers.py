@@ -56,6 +56,15 @@ def serving(store: Store, rules: Rules | None = None) -> Iterator[str]:
         server.server_close()
 
 
+def served(store: Store, token: str, pair_id: str, round_: int = 1) -> str:
+    """Record that the server showed this pair to the token's annotator (as GET / would when the
+    assignment rules pick it) and return the opaque id its page carries. The server accepts a vote
+    only on a pair it showed (issue 27); tests that vote on chosen pairs show them first."""
+    who = store.annotator_for(token)
+    assert who is not None
+    return store.serve(who.name, pair_id, round_)["pid"]
+
+
 def post_vote(base: str, token: str, fields: dict[str, str], timeout: float = 30) -> tuple[int, dict[str, Any]]:
     """POST /vote as a script would (Bearer token, JSON answer): (status, body)."""
     data = "&".join(f"{k}={urllib.request.quote(v)}" for k, v in fields.items()).encode()

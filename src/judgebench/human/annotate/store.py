@@ -34,8 +34,12 @@ SCHEMA = (
     "round INTEGER NOT NULL, choice TEXT, choices TEXT, shown_order TEXT NOT NULL, shown_at TEXT, "
     "submitted_at TEXT NOT NULL, seconds DOUBLE PRECISION, comment TEXT, UNIQUE (annotator, pair_id, round))",
     "CREATE TABLE IF NOT EXISTS skips (annotator TEXT NOT NULL, pair_id TEXT NOT NULL, round INTEGER NOT NULL, "
-    "at TEXT NOT NULL, PRIMARY KEY (annotator, pair_id, round))",
+    "at TEXT NOT NULL, reason TEXT, PRIMARY KEY (annotator, pair_id, round))",
+    # what the server showed to whom: a vote is accepted only on a showing (issue 27)
+    "CREATE TABLE IF NOT EXISTS servings (annotator TEXT NOT NULL, pair_id TEXT NOT NULL, round INTEGER NOT NULL, "
+    "pid TEXT NOT NULL, shown_at TEXT NOT NULL, PRIMARY KEY (annotator, pair_id, round))",
 )
+KEYS = ("secret", "pid_key", "csrf_key")  # per-database random keys: sides and repeats; opaque pair ids; CSRF tokens
 VOTE_COLUMNS = ("vote_id", "pair_id", "annotator", "round", "choice", "choices", "shown_order", "shown_at",
                 "submitted_at", "seconds", "comment")
 
@@ -65,18 +69,29 @@ class Store:
         with self.connect() as db:
             for statement in SCHEMA:
                 db.execute(statement)
-            db.execute(self._sql("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING"),
-                       ("secret", secrets.token_hex(16)))
+            if self.postgres:
+                db.execute("ALTER TABLE skips ADD COLUMN IF NOT EXISTS reason TEXT")
+            elif not any(row[1] == "reason" for row in db.all("PRAGMA table_info(skips)", ())):
+                db.execute("ALTER TABLE skips ADD COLUMN reason TEXT")  # a database made before skip reasons
+            for key in KEYS:
+                db.execute(self._sql("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING"),
+                           (key, secrets.token_hex(16)))
         self.secret = self.setting("secret") or ""
+        self.pid_key = (self.setting("pid_key") or "").encode()
+        self.csrf_key = (self.setting("csrf_key") or "").encode()
 
     def _sql(self, statement: str) -> str:
         return statement.replace("?", "%s") if self.postgres else statement
 
     @contextmanager
-    def connect(self) -> Iterator[Any]:
-        """A connection in one transaction: committed on leaving, rolled back on an error."""
+    def connect(self, *, exclusive: bool = False) -> Iterator[Any]:
+        """A connection in one transaction: committed on leaving, rolled back on an error. `exclusive`:
+        the transaction holds the write lock from its start (SQLite BEGIN IMMEDIATE; a PostgreSQL
+        transaction-scoped advisory lock), so a check and the insert it allows cannot interleave."""
         db = self._open()
         try:
+            if exclusive:
+                db.execute("SELECT pg_advisory_xact_lock(27027)" if self.postgres else "BEGIN IMMEDIATE")
             yield _Cursor(db, self._sql)
             db.commit()
         except BaseException:
@@ -184,10 +199,78 @@ class Store:
             row = db.one("SELECT annotator FROM votes WHERE vote_id = ?", (vote["vote_id"],))
         return "duplicate" if row is not None and row[0] == vote["annotator"] else "conflict"
 
-    def add_skip(self, annotator: str, pair_id: str, round_: int) -> None:
+    def pid(self, annotator: str, pair_id: str) -> str:
+        """The opaque id a pair has on this annotator's page: a keyed HMAC (per-database key), so it
+        reveals neither the stored id nor the models, and differs between annotators."""
+        return hmac.new(self.pid_key, f"{annotator}\0{pair_id}".encode(), hashlib.sha256).hexdigest()[:20]
+
+    def serve(self, annotator: str, pair_id: str, round_: int) -> dict[str, Any]:
+        """Record that this pair (round) was shown to this annotator (the first showing's time is kept)."""
+        pid = self.pid(annotator, pair_id)
         with self.connect() as db:
-            db.execute("INSERT INTO skips (annotator, pair_id, round, at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                       (annotator, pair_id, round_, now_iso()))
+            db.execute("INSERT INTO servings (annotator, pair_id, round, pid, shown_at) VALUES (?, ?, ?, ?, ?) "
+                       "ON CONFLICT DO NOTHING", (annotator, pair_id, round_, pid, now_iso()))
+            row = db.one("SELECT shown_at FROM servings WHERE annotator = ? AND pair_id = ? AND round = ?",
+                         (annotator, pair_id, round_))
+        return {"pid": pid, "shown_at": row[0] if row else now_iso()}
+
+    def servings(self, annotator: str, pid: str) -> dict[int, tuple[str, str]]:
+        """round -> (pair id, shown_at) of what was shown to this annotator under this opaque id."""
+        with self.connect() as db:
+            rows = db.all("SELECT round, pair_id, shown_at FROM servings WHERE annotator = ? AND pid = ?", (annotator, pid))
+        return {r: (p, at) for r, p, at in rows}
+
+    def pending(self, annotator: str) -> list[tuple[str, int]]:
+        """(pair, round) shown to this annotator, neither voted nor skipped; latest first."""
+        with self.connect() as db:
+            rows = db.all(
+                "SELECT s.pair_id, s.round FROM servings s WHERE s.annotator = ? AND NOT EXISTS (SELECT 1 FROM votes v "
+                "WHERE v.annotator = s.annotator AND v.pair_id = s.pair_id AND v.round = s.round) AND NOT EXISTS "
+                "(SELECT 1 FROM skips k WHERE k.annotator = s.annotator AND k.pair_id = s.pair_id AND k.round = s.round) "
+                "ORDER BY s.shown_at DESC", (annotator,))
+        return [(r[0], r[1]) for r in rows]
+
+    def cast(self, vote: dict[str, Any], target: int | None) -> str:
+        """Store a vote under the write lock: 'duplicate' (this vote id is stored already, from this
+        annotator), 'conflict' (this annotator has a vote on this pair and round, or the vote id is
+        someone else's), 'full' (a round-1 vote on a pair that has `target` votes), else 'stored'."""
+        values = tuple(vote.get(c) for c in VOTE_COLUMNS)
+        with self.connect(exclusive=True) as db:
+            row = db.one("SELECT annotator FROM votes WHERE vote_id = ?", (vote["vote_id"],))
+            if row is not None:
+                return "duplicate" if row[0] == vote["annotator"] else "conflict"
+            if db.one("SELECT 1 FROM votes WHERE annotator = ? AND pair_id = ? AND round = ?",
+                      (vote["annotator"], vote["pair_id"], vote["round"])) is not None:
+                return "conflict"
+            if vote["round"] == 1 and target is not None:
+                count = (db.one("SELECT COUNT(*) FROM votes WHERE pair_id = ? AND round = 1", (vote["pair_id"],)) or (0,))[0]
+                if count >= target:
+                    return "full"
+            db.execute(f"INSERT INTO votes ({', '.join(VOTE_COLUMNS)}) VALUES ({', '.join('?' * len(VOTE_COLUMNS))})", values)
+        return "stored"
+
+    def add_skip(self, annotator: str, pair_id: str, round_: int, reason: str | None = None) -> None:
+        with self.connect() as db:
+            db.execute("INSERT INTO skips (annotator, pair_id, round, at, reason) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                       (annotator, pair_id, round_, now_iso(), reason))
+
+    def skip_reasons(self) -> list[tuple[str, str, int, str | None]]:
+        with self.connect() as db:
+            return [tuple(r) for r in db.all("SELECT annotator, pair_id, round, reason FROM skips ORDER BY at", ())]  # type: ignore[misc]
+
+    def undo(self, annotator: str, vote_id: str, window_s: float) -> bool:
+        """Delete this annotator's vote if it is their latest and at most `window_s` seconds old (the
+        showing stays, so the pair comes back to them)."""
+        with self.connect(exclusive=True) as db:
+            row = db.one("SELECT vote_id, submitted_at FROM votes WHERE annotator = ? ORDER BY submitted_at DESC, vote_id DESC",
+                         (annotator,))
+            if row is None or row[0] != vote_id:
+                return False
+            age = (datetime.now(timezone.utc) - datetime.fromisoformat(row[1].replace("Z", "+00:00"))).total_seconds()
+            if age > window_s:
+                return False
+            db.execute("DELETE FROM votes WHERE vote_id = ?", (vote_id,))
+        return True
 
     def votes(self) -> list[dict[str, Any]]:
         with self.connect() as db:
