@@ -44,9 +44,9 @@ def make_store(kind: str, tmp_path: Path) -> Store:
 
 
 @contextmanager
-def serving(store: Store, rules: Rules | None = None) -> Iterator[str]:
-    """The voting server in a thread of this process; yields its base URL."""
-    server = make_server(store, rules or Rules(), port=0)
+def serving(store: Store, rules: Rules | None = None, **options: Any) -> Iterator[str]:
+    """The voting server in a thread of this process; yields its base URL (options: make_server's)."""
+    server = make_server(store, rules or Rules(), port=0, **options)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
