@@ -259,8 +259,8 @@ class Store:
             return [tuple(r) for r in db.all("SELECT annotator, pair_id, round, reason FROM skips ORDER BY at", ())]  # type: ignore[misc]
 
     def undo(self, annotator: str, vote_id: str, window_s: float) -> bool:
-        """Delete this annotator's vote if it is their latest and at most `window_s` seconds old (the
-        showing stays, so the pair comes back to them)."""
+        """Delete this annotator's vote if it is their latest and at most `window_s` seconds old; its
+        showing stays and becomes the latest, so the pair comes back to them next."""
         with self.connect(exclusive=True) as db:
             row = db.one("SELECT vote_id, submitted_at FROM votes WHERE annotator = ? ORDER BY submitted_at DESC, vote_id DESC",
                          (annotator,))
@@ -269,7 +269,11 @@ class Store:
             age = (datetime.now(timezone.utc) - datetime.fromisoformat(row[1].replace("Z", "+00:00"))).total_seconds()
             if age > window_s:
                 return False
+            pair = db.one("SELECT pair_id, round FROM votes WHERE vote_id = ?", (vote_id,))
             db.execute("DELETE FROM votes WHERE vote_id = ?", (vote_id,))
+            if pair is not None:  # shown again now: first in line, timed afresh
+                db.execute("UPDATE servings SET shown_at = ? WHERE annotator = ? AND pair_id = ? AND round = ?",
+                           (now_iso(), annotator, pair[0], pair[1]))
         return True
 
     def votes(self) -> list[dict[str, Any]]:
