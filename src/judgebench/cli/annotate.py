@@ -77,6 +77,8 @@ def cmd_annotate(args: argparse.Namespace) -> int:
         done = export_votes(store, args.export)
         agreement = "" if done.agreement is None else f"; self-consistency {done.agreement:.1%}"
         print(f"wrote {done.votes} votes to {args.export} and {done.repeats} repeats to {done.repeats_path}{agreement}")
+        gold = f"{done.gold} votes on gold pairs beside them; " if done.gold else ""
+        print(f"{gold}annotators flagged by the quality thresholds: {', '.join(done.flagged) or 'none'} ({done.flagged_path})")
     if args.add_annotator or args.export:
         return 0
     return _serve(store, args)
