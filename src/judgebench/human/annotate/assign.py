@@ -69,9 +69,11 @@ def is_gold(pair: dict[str, Any]) -> bool:
 
 def next_showing(annotator: str, expertise: tuple[str, ...], pairs: list[dict[str, Any]], votes: list[dict[str, Any]],
                  skips: list[tuple[str, str, int]], rules: Rules, secret: str, now: datetime,
-                 pending: list[tuple[str, int]] | None = None) -> Showing | None:
+                 pending: list[tuple[str, int]] | None = None, reserved: dict[str, int] | None = None) -> Showing | None:
     """The next pair for this annotator under the module's rules, or None when none is left.
-    `pending`: (pair, round) shown to this annotator and not answered, latest first."""
+    `pending`: (pair, round) shown to this annotator and not answered, latest first. `reserved`: pair ->
+    showings to other annotators still open (recent ones): counted as votes to come when choosing, so
+    annotators voting at once spread over the pairs instead of racing for the last vote of one."""
     mine = {(v["pair_id"], v["round"]): v for v in votes if v["annotator"] == annotator}
     skipped = {(p, r) for a, p, r in skips if a == annotator}
     counts = Counter(v["pair_id"] for v in votes if v["round"] == 1)
@@ -91,13 +93,15 @@ def next_showing(annotator: str, expertise: tuple[str, ...], pairs: list[dict[st
             return Showing(pair_id, 2, shown_order(secret, annotator, pair_id, 2))
     fresh = [p for p in pairs if (p["id"], 1) not in mine and (p["id"], 1) not in skipped and routed(p, expertise)]
     candidates = [p["id"] for p in fresh if not is_gold(p) and counts[p["id"]] < rules.target]
+    coming = reserved or {}
     if not candidates:
         return None
     gold = [p["id"] for p in fresh if is_gold(p)]
     if gold and _unit(secret, "gold", annotator, len(mine)) < rules.gold_share:
         pick = min(gold, key=lambda pid: _unit(secret, "order", annotator, pid))
         return Showing(pick, 1, shown_order(secret, annotator, pick, 1))
-    best = min(candidates, key=lambda pid: (counts[pid], _unit(secret, "order", annotator, pid)))
+    best = min(candidates, key=lambda pid: (counts[pid] + coming.get(pid, 0) >= rules.target, counts[pid] + coming.get(pid, 0),
+                                           _unit(secret, "order", annotator, pid)))
     return Showing(best, 1, shown_order(secret, annotator, best, 1))
 
 

@@ -36,7 +36,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -66,6 +66,7 @@ MAX_BODY = 64 * 1024
 SIDE_TO_LABEL = {"AB": {"LEFT": "A", "RIGHT": "B"}, "BA": {"LEFT": "B", "RIGHT": "A"}}
 VOTE_ID = re.compile(r"[A-Za-z0-9-]{8,64}")
 UNDO_WINDOW_S = 60.0  # a vote can be taken back this long after it was cast
+RESERVE_S = 30 * 60.0  # an unanswered showing counts as a vote to come this long (assign.next_showing)
 
 
 class VoteError(Exception):
@@ -230,8 +231,10 @@ def _next_page(voting: Voting, who: Annotator, csrf: str, undone: bool) -> str:
     undo = None
     if last is not None and _age_s(last["submitted_at"]) <= voting.undo_window_s:
         undo = last["vote_id"]
-    showing = next_showing(who.name, who.expertise, pairs, votes, skips, rules, store.secret, datetime.now(timezone.utc),
-                           store.pending(who.name))
+    now = datetime.now(timezone.utc)
+    since = (now - timedelta(seconds=RESERVE_S)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    reserved = {pid: sum(n != who.name for n in names) for pid, names in store.reserved(since).items()}
+    showing = next_showing(who.name, who.expertise, pairs, votes, skips, rules, store.secret, now, store.pending(who.name), reserved)
     if showing is None:
         return message_page("All done", "No pair is waiting for your vote. Thank you!", undo=undo, csrf=csrf)
     pair = next(p for p in pairs if p["id"] == showing.pair_id)
@@ -410,6 +413,11 @@ class _Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            # the head and the body of an answer go out as two writes: without TCP_NODELAY the body
+            # waits for the client's delayed ACK of the head (40 ms per request on Linux)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._head_timer = self.loop.call_later(self.head_timeout, self._head_expired)
 
     def _head_expired(self) -> None:

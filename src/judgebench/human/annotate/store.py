@@ -1,6 +1,7 @@
 """Vote storage: SQLite (WAL, the default) or PostgreSQL (a `postgresql://` URL, psycopg), one SQL dialect.
 
-Every request opens its own connection and commits before it answers, so a vote the page
+Every request runs its own transactions (SQLite: on a connection kept per thread; PostgreSQL: a
+connection per transaction) and commits before it answers, so a vote the page
 acknowledged is on disk (SQLite WAL with synchronous=FULL; PostgreSQL's commit) and survives a
 kill -9 of the server. A vote carries a vote id made when its page was served: submitting it again
 (a retry, a double click, a resend after a lost answer) stores nothing new (INSERT ... ON CONFLICT
@@ -15,6 +16,7 @@ import hmac
 import json
 import secrets
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -66,6 +68,8 @@ class Store:
         self.location = str(location)
         self.postgres = self.location.startswith(("postgresql://", "postgres://"))
         self.shown = redact_url(self.location) if self.postgres else self.location
+        self._pairs: tuple[int, list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None
+        self._local = threading.local()
         with self.connect() as db:
             for statement in SCHEMA:
                 db.execute(statement)
@@ -88,7 +92,7 @@ class Store:
         """A connection in one transaction: committed on leaving, rolled back on an error. `exclusive`:
         the transaction holds the write lock from its start (SQLite BEGIN IMMEDIATE; a PostgreSQL
         transaction-scoped advisory lock), so a check and the insert it allows cannot interleave."""
-        db = self._open()
+        db = self._open() if self.postgres else self._sqlite()
         try:
             if exclusive:
                 db.execute("SELECT pg_advisory_xact_lock(27027)" if self.postgres else "BEGIN IMMEDIATE")
@@ -98,7 +102,15 @@ class Store:
             db.rollback()
             raise
         finally:
-            db.close()
+            if self.postgres:
+                db.close()
+
+    def _sqlite(self) -> Any:
+        """This thread's SQLite connection, opened once (opening one costs more than a short transaction)."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = self._local.db = self._open()
+        return db
 
     def _open(self) -> Any:
         if self.postgres:
@@ -147,10 +159,21 @@ class Store:
         return added
 
     def pairs(self) -> list[dict[str, Any]]:
+        """Every pair, in load order. Pairs are only ever added (never changed), so the decoded list is
+        kept and read again only when the count of stored pairs changed (another process loaded more)."""
         with self.connect() as db:
-            return [json.loads(row[0]) for row in db.all("SELECT data FROM pairs ORDER BY position", ())]
+            count = (db.one("SELECT COUNT(*) FROM pairs", ()) or (0,))[0]
+            cached = self._pairs
+            if cached is not None and cached[0] == count:
+                return list(cached[1])
+            pairs = [json.loads(row[0]) for row in db.all("SELECT data FROM pairs ORDER BY position", ())]
+        self._pairs = (len(pairs), pairs, {p["id"]: p for p in pairs})
+        return list(pairs)
 
     def pair(self, pair_id: str) -> dict[str, Any] | None:
+        cached = self._pairs
+        if cached is not None and pair_id in cached[2]:
+            return cached[2][pair_id]
         with self.connect() as db:
             row = db.one("SELECT data FROM pairs WHERE id = ?", (pair_id,))
         return json.loads(row[0]) if row else None
@@ -207,6 +230,11 @@ class Store:
     def serve(self, annotator: str, pair_id: str, round_: int) -> dict[str, Any]:
         """Record that this pair (round) was shown to this annotator (the first showing's time is kept)."""
         pid = self.pid(annotator, pair_id)
+        with self.connect() as db:  # a page shown again (a reload) is a read, not a write
+            row = db.one("SELECT shown_at FROM servings WHERE annotator = ? AND pair_id = ? AND round = ?",
+                         (annotator, pair_id, round_))
+            if row is not None:
+                return {"pid": pid, "shown_at": row[0]}
         with self.connect() as db:
             db.execute("INSERT INTO servings (annotator, pair_id, round, pid, shown_at) VALUES (?, ?, ?, ?, ?) "
                        "ON CONFLICT DO NOTHING", (annotator, pair_id, round_, pid, now_iso()))
@@ -229,6 +257,19 @@ class Store:
                 "(SELECT 1 FROM skips k WHERE k.annotator = s.annotator AND k.pair_id = s.pair_id AND k.round = s.round) "
                 "ORDER BY s.shown_at DESC", (annotator,))
         return [(r[0], r[1]) for r in rows]
+
+    def reserved(self, since: str) -> dict[str, list[str]]:
+        """pair -> annotators it was shown to in round 1 since `since` and not yet answered or skipped."""
+        with self.connect() as db:
+            rows = db.all(
+                "SELECT s.pair_id, s.annotator FROM servings s WHERE s.round = 1 AND s.shown_at >= ? AND NOT EXISTS "
+                "(SELECT 1 FROM votes v WHERE v.annotator = s.annotator AND v.pair_id = s.pair_id AND v.round = 1) "
+                "AND NOT EXISTS (SELECT 1 FROM skips k WHERE k.annotator = s.annotator AND k.pair_id = s.pair_id "
+                "AND k.round = 1)", (since,))
+        out: dict[str, list[str]] = {}
+        for pair_id, name in rows:
+            out.setdefault(pair_id, []).append(name)
+        return out
 
     def cast(self, vote: dict[str, Any], target: int | None) -> str:
         """Store a vote under the write lock: 'duplicate' (this vote id is stored already, from this
