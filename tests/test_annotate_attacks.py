@@ -11,7 +11,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from annotate_helpers import pair_rows, post_vote, served, serving
+from annotate_helpers import make_store, pair_rows, post_vote, served, serving
 
 from judgebench.human.annotate.assign import Rules
 from judgebench.human.annotate.export import export_votes
@@ -29,14 +29,15 @@ def _field(page: str, name: str) -> str:
     return page.split(f"name='{name}' value='")[1].split("'")[0]
 
 
-def _store(tmp_path: Path, n: int = 4, **overrides: object) -> Store:
-    store = Store(tmp_path / "v.sqlite")
+def _store(tmp_path: Path, n: int = 4, kind: str = "sqlite", **overrides: object) -> Store:
+    store = make_store(kind, tmp_path)
     store.add_pairs(pair_rows(n, **overrides))
     return store
 
 
-def test_a_vote_on_a_pair_never_shown_is_refused(tmp_path: Path) -> None:
-    store = _store(tmp_path)
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_a_vote_on_a_pair_never_shown_is_refused(kind: str, tmp_path: Path) -> None:
+    store = _store(tmp_path, kind=kind)
     ann, other = store.add_annotator("ann", []), store.add_annotator("other", [])
     with serving(store) as base:
         theirs = _field(_page(base, other), "pair_id")  # a pair shown to someone else, under their opaque id
@@ -57,8 +58,9 @@ def test_a_vote_outside_the_annotators_expertise_is_refused(tmp_path: Path) -> N
     assert store.votes() == []
 
 
-def test_a_vote_on_a_pair_already_at_target_is_refused(tmp_path: Path) -> None:
-    store = _store(tmp_path, n=1)
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_a_vote_on_a_pair_already_at_target_is_refused(kind: str, tmp_path: Path) -> None:
+    store = _store(tmp_path, n=1, kind=kind)
     first, late = store.add_annotator("first", []), store.add_annotator("late", [])
     with serving(store, Rules(target=1)) as base:
         page_first, page_late = _page(base, first), _page(base, late)  # both shown p0 while it had no vote

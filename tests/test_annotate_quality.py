@@ -76,3 +76,23 @@ def test_export_writes_gold_votes_quality_and_flagged_apart(tmp_path: Path, caps
     assert read_flagged(str(tmp_path / "votes.flagged.txt")) == {"bad"}  # straight into freeze --exclude-annotators
     figures = {q["annotator"]: q for q in json.loads((tmp_path / "votes.quality.json").read_text())}
     assert figures["bad"]["gold_accuracy"] == 0.0 and figures["ann"]["gold_accuracy"] == 1.0
+
+
+def test_pairs_file_gold_column_is_validated_and_guidelines_must_be_readable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from judgebench.human.annotate.source import pairs_from_file
+
+    rows = [{k: v for k, v in r.items() if k != "slices"} for r in pair_rows(3)]
+    rows[1]["gold"], rows[2]["gold"] = "B", {"novelty": "A", "clarity": "TIE"}
+    good = tmp_path / "pairs.jsonl"
+    good.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    pairs = pairs_from_file(good)
+    assert [p.get("gold") for p in pairs] == [None, "B", {"novelty": "A", "clarity": "TIE"}]
+    assert all("gold" not in p["slices"] for p in pairs)  # the known answer is not a slice shown anywhere
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({**rows[0], "gold": "LEFT"}) + "\n")
+    db = str(tmp_path / "v.sqlite")
+    assert main(["annotate", str(bad), "--db", db]) == 2
+    assert "bad.jsonl:1: 'gold' must be one of A, B, TIE, BOTH_BAD" in capsys.readouterr().err
+    assert main(["annotate", str(good), "--db", db, "--port", "0", "--gold-share", "0.1",
+                 "--guidelines", str(tmp_path / "missing.md")]) == 2
+    assert "--guidelines" in capsys.readouterr().err

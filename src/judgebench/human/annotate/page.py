@@ -105,14 +105,14 @@ def _inline_md(text: str) -> str:
     return str(_parser().renderInline(text))
 
 
-def _document(title: str, body: str, *, refresh: int | None = None) -> str:
+def _document(title: str, body: str, *, refresh: int | None = None, body_class: str = "") -> str:
     meta = f"<meta http-equiv='refresh' content='{refresh}'>" if refresh else ""
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"{meta}<title>{html.escape(title)}</title><link rel='stylesheet' href='/static/vote.css'>"
         "<script src='/static/vote.js' defer></script></head>"
-        f"<body>{body}</body></html>"
+        f"<body{f' class={body_class}' if body_class else ''}>{body}</body></html>"
     )
 
 
@@ -180,7 +180,7 @@ def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, 
         f"<select name='reason' id='skip-reason'>{reasons}</select><button type='submit' id='skip'>Skip [s]</button></form>"
         f"{_undo_form(undo, csrf)}</div></footer>"
     )
-    return _document("judgebench vote", body)
+    return _document("judgebench vote", body, body_class="vote")
 
 
 def message_page(title: str, text: str, *, undo: str | None = None, csrf: str | None = None) -> str:
@@ -273,34 +273,42 @@ document.addEventListener('submit', function (event) {
 """
 
 STYLE = """*{box-sizing:border-box}
-body{font-family:system-ui,sans-serif;margin:0;padding:0 1.5rem;max-width:120rem;line-height:1.45}
+body{font-family:system-ui,sans-serif;margin:0;padding:0 1.5rem;line-height:1.45}
+body.vote{height:100vh;display:flex;flex-direction:column;overflow:hidden;padding:0 1rem}
 header.top{position:sticky;top:0;z-index:2;background:#fff;display:flex;gap:1rem;align-items:center;
-  justify-content:space-between;color:#555;padding:.5rem 0;border-bottom:1px solid #ddd}
+  justify-content:space-between;color:#555;padding:.4rem 0;border-bottom:1px solid #ddd;flex:none}
 #progress-bar{flex:1;max-width:20rem}
-#question{max-height:30vh;overflow:auto}
-.responses{display:grid;grid-template-columns:1fr 1fr;gap:1.5rem}
-article{border:1px solid #ccc;border-radius:6px;padding:0 1rem;overflow:auto;max-height:calc(100vh - 22rem);
-  min-height:12rem;overflow-wrap:anywhere}
-article h2{position:sticky;top:0;background:#fff;margin:0;padding:.5rem 0;font-size:1.1rem}
-footer.bar{position:sticky;bottom:0;z-index:2;background:#fafafa;border-top:1px solid #ccc;padding:.5rem 0;
-  display:flex;gap:1rem;align-items:flex-start;flex-wrap:wrap}
-footer.bar #vote-form{flex:1}
+.note{color:#a50;margin:.25rem 0;flex:none}
+details#guidelines{border:1px solid #ccc;border-radius:6px;padding:.25rem 1rem;margin:.4rem 0;background:#fffbea;
+  flex:none;max-height:40vh;overflow:auto}
+#question{flex:none;max-height:22vh;overflow:auto}
+#question h2{font-size:1.1rem;margin:.4rem 0}
+.responses{display:grid;grid-template-columns:1fr 1fr;gap:1rem;flex:1;min-height:0}
+article{border:1px solid #ccc;border-radius:6px;padding:0 1rem;overflow:auto;min-height:0;overflow-wrap:anywhere}
+article h2{position:sticky;top:0;background:#fff;margin:0;padding:.4rem 0;font-size:1.05rem;border-bottom:1px solid #eee}
+footer.bar{flex:none;z-index:2;background:#fafafa;border-top:1px solid #ccc;padding:.4rem 0;
+  display:flex;gap:.75rem;align-items:flex-start}
+footer.bar #vote-form{flex:1;display:flex;flex-wrap:wrap;gap:.25rem .75rem;align-items:center}
+.choices{display:flex;flex-wrap:wrap;gap:.25rem;align-items:center}
+#comment{flex:1;min-width:12rem;height:2.2rem;margin:0}
 .side{display:flex;flex-direction:column;gap:.25rem}
 pre{white-space:pre-wrap;background:#f4f4f4;padding:.5rem}
 blockquote{border-left:3px solid #ccc;margin-left:0;padding-left:1rem;color:#444}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25rem .75rem}
-textarea{width:100%;height:2.5rem;margin:.25rem 0}
-.choices button,#skip,#submit,#undo{font-size:1.05rem;margin:.15rem;padding:.4rem .9rem}
+.choices button,#skip,#submit,#undo{font-size:1rem;padding:.35rem .8rem}
 .dimensions{display:flex;flex-wrap:wrap;gap:.25rem}
-fieldset{margin:0;padding:.2rem .5rem;border:1px solid #ccc}fieldset.current{border:2px solid #06c;background:#eef5ff}
-.note{color:#a50}sup.cite{color:#06c}.references{font-size:.9em;border-top:1px solid #eee}
-details#guidelines{border:1px solid #ccc;border-radius:6px;padding:.25rem 1rem;margin:.5rem 0;background:#fffbea}
+fieldset{margin:0;padding:.1rem .4rem;border:1px solid #ccc;font-size:.9rem}
+fieldset legend{font-weight:600}fieldset label{margin-right:.35rem;white-space:nowrap}
+fieldset.current{border:2px solid #06c;background:#eef5ff}
+sup.cite{color:#06c}.references{font-size:.9em;border-top:1px solid #eee}
+math[display=block]{margin:.5rem 0}
 tr.flagged td{background:#fde8e8}
+main.message,main.admin{max-width:70rem;margin:1rem auto}
 @media (max-width:800px){
-  body{padding:0 .5rem}
+  body.vote{height:auto;overflow:visible;display:block;padding:0 .5rem}
   .responses{grid-template-columns:1fr}
-  article{max-height:none}
   #question{max-height:none}
+  footer.bar{position:sticky;bottom:0;flex-direction:column}
   .keys{display:none}
 }
 """
