@@ -166,6 +166,9 @@ def test_malformed_and_oversized_requests_are_refused_quickly(tmp_path: Path) ->
         chunked = b"POST /vote HTTP/1.1\r\nHost: x\r\n" + auth + b"Transfer-Encoding: chunked\r\n\r\n"
         chunks = b"".join(b"%x\r\n" % 16384 + b"L" * 16384 + b"\r\n" for _ in range(6)) + b"0\r\n\r\n"
         assert _raw(base, chunked + chunks).startswith(b"HTTP/1.1 413")  # no Content-Length: capped while read
+        many = "&".join(f"f{i}=1" for i in range(100)).encode()
+        answer = _raw(base, b"POST /vote HTTP/1.1\r\nHost: x\r\n" + auth + f"Content-Length: {len(many)}\r\n\r\n".encode() + many)
+        assert answer.startswith(b"HTTP/1.1 400"), answer[:80]  # too many fields: refused, not a 500
         pid = _field(_page(base, ann), "pair_id")
         for shown_at in ("2026-12-01T10:00:00", "yesterday"):  # naive, garbage: a 400, never a 500
             status, body = post_vote(base, ann, {"pair_id": pid, "round": "1", "vote_id": "vote-time", "choice": "LEFT",

@@ -153,7 +153,10 @@ async def _form(request: Request) -> dict[str, str]:
         body += chunk
         if len(body) > MAX_BODY:
             raise VoteError("request too large", 413)
-    fields = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True, max_num_fields=64)
+    try:
+        fields = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True, max_num_fields=64)
+    except ValueError:
+        raise VoteError("too many form fields") from None
     return {key: values[0] for key, values in fields.items()}
 
 
