@@ -169,6 +169,8 @@ def test_malformed_and_oversized_requests_are_refused_quickly(tmp_path: Path) ->
         many = "&".join(f"f{i}=1" for i in range(100)).encode()
         answer = _raw(base, b"POST /vote HTTP/1.1\r\nHost: x\r\n" + auth + f"Content-Length: {len(many)}\r\n\r\n".encode() + many)
         assert answer.startswith(b"HTTP/1.1 400"), answer[:80]  # too many fields: refused, not a 500
+        assert _raw(base, b"POST /admin HTTP/1.1\r\nHost: x\r\n" + auth + b"Content-Length: 3\r\n\r\nx=1").startswith(b"HTTP/1.1 405")
+        assert _raw(base, b"POST /other HTTP/1.1\r\nHost: x\r\n" + auth + b"Content-Length: 3\r\n\r\nx=1").startswith(b"HTTP/1.1 404")
         pid = _field(_page(base, ann), "pair_id")
         for shown_at in ("2026-12-01T10:00:00", "yesterday"):  # naive, garbage: a 400, never a 500
             status, body = post_vote(base, ann, {"pair_id": pid, "round": "1", "vote_id": "vote-time", "choice": "LEFT",

@@ -288,7 +288,7 @@ def _admin_page(voting: Voting) -> str:
 
 @_guarded
 async def post(request: Request, voting: Voting) -> Response:
-    action = request.path_params["action"]
+    action = request.url.path.strip("/")
     request.state.form = await _form(request)
     who = await _who(request, voting, post=True)
     form = request.state.form
@@ -390,7 +390,9 @@ def make_app(voting: Voting) -> Starlette:
         Route("/", index),
         Route("/guidelines", guidelines),
         Route("/admin", admin),
-        Route("/{action:str}", post, methods=["POST"]),
+        Route("/vote", post, methods=["POST"]),
+        Route("/skip", post, methods=["POST"]),
+        Route("/undo", post, methods=["POST"]),
     ]
 
     async def not_found(request: Request, exc: Exception) -> Response:
