@@ -1,7 +1,6 @@
 """Vote storage: SQLite (WAL, the default) or PostgreSQL (a `postgresql://` URL, psycopg), one SQL dialect.
 
-Every request runs its own transactions (SQLite: on a connection kept per thread; PostgreSQL: a
-connection per transaction) and commits before it answers, so a vote the page
+Every request runs its own transactions (on a connection kept per thread) and commits before it answers, so a vote the page
 acknowledged is on disk (SQLite WAL with synchronous=FULL; PostgreSQL's commit) and survives a
 kill -9 of the server. A vote carries a vote id made when its page was served: submitting it again
 (a retry, a double click, a resend after a lost answer) stores nothing new (INSERT ... ON CONFLICT
@@ -88,27 +87,33 @@ class Store:
         return statement.replace("?", "%s") if self.postgres else statement
 
     @contextmanager
-    def connect(self, *, exclusive: bool = False) -> Iterator[Any]:
-        """A connection in one transaction: committed on leaving, rolled back on an error. `exclusive`:
-        the transaction holds the write lock from its start (SQLite BEGIN IMMEDIATE; a PostgreSQL
-        transaction-scoped advisory lock), so a check and the insert it allows cannot interleave."""
-        db = self._open() if self.postgres else self._sqlite()
+    def connect(self, *, exclusive: str | None = None) -> Iterator[Any]:
+        """A connection in one transaction: committed on leaving, rolled back on an error. `exclusive`
+        (a lock name): the transaction holds a lock from its start, so a check and the write it allows
+        cannot interleave with another holding the same lock (SQLite: BEGIN IMMEDIATE, the database's
+        one write lock; PostgreSQL: a transaction-scoped advisory lock on the name's hash)."""
+        db = self._connection()
         try:
-            if exclusive:
-                db.execute("SELECT pg_advisory_xact_lock(27027)" if self.postgres else "BEGIN IMMEDIATE")
+            if exclusive is not None:
+                if self.postgres:
+                    db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (exclusive,))
+                else:
+                    db.execute("BEGIN IMMEDIATE")
             yield _Cursor(db, self._sql)
             db.commit()
         except BaseException:
-            db.rollback()
+            try:
+                db.rollback()
+            finally:
+                if self.postgres and (db.closed or db.broken):  # a lost server: reconnect next time
+                    self._local.db = None
             raise
-        finally:
-            if self.postgres:
-                db.close()
 
-    def _sqlite(self) -> Any:
-        """This thread's SQLite connection, opened once (opening one costs more than a short transaction)."""
+    def _connection(self) -> Any:
+        """This thread's connection, opened once (opening one costs more than a short transaction:
+        about 4 ms for SQLite, more for PostgreSQL, where a connection is a server process)."""
         db = getattr(self._local, "db", None)
-        if db is None:
+        if db is None or (self.postgres and db.closed):
             db = self._local.db = self._open()
         return db
 
@@ -272,11 +277,11 @@ class Store:
         return out
 
     def cast(self, vote: dict[str, Any], target: int | None) -> str:
-        """Store a vote under the write lock: 'duplicate' (this vote id is stored already, from this
+        """Store a vote under its pair's lock: 'duplicate' (this vote id is stored already, from this
         annotator), 'conflict' (this annotator has a vote on this pair and round, or the vote id is
         someone else's), 'full' (a round-1 vote on a pair that has `target` votes), else 'stored'."""
         values = tuple(vote.get(c) for c in VOTE_COLUMNS)
-        with self.connect(exclusive=True) as db:
+        with self.connect(exclusive=f"pair:{vote['pair_id']}") as db:  # a vote id belongs to one pair
             row = db.one("SELECT annotator FROM votes WHERE vote_id = ?", (vote["vote_id"],))
             if row is not None:
                 return "duplicate" if row[0] == vote["annotator"] else "conflict"
@@ -287,8 +292,10 @@ class Store:
                 count = (db.one("SELECT COUNT(*) FROM votes WHERE pair_id = ? AND round = 1", (vote["pair_id"],)) or (0,))[0]
                 if count >= target:
                     return "full"
-            db.execute(f"INSERT INTO votes ({', '.join(VOTE_COLUMNS)}) VALUES ({', '.join('?' * len(VOTE_COLUMNS))})", values)
-        return "stored"
+            inserted = db.execute(f"INSERT INTO votes ({', '.join(VOTE_COLUMNS)}) VALUES "
+                                  f"({', '.join('?' * len(VOTE_COLUMNS))}) ON CONFLICT DO NOTHING", values)
+        # nothing inserted: the same vote id sent at once for another pair (under another pair's lock)
+        return "stored" if inserted else "conflict"
 
     def add_skip(self, annotator: str, pair_id: str, round_: int, reason: str | None = None) -> None:
         with self.connect() as db:
@@ -302,7 +309,7 @@ class Store:
     def undo(self, annotator: str, vote_id: str, window_s: float) -> bool:
         """Delete this annotator's vote if it is their latest and at most `window_s` seconds old; its
         showing stays and becomes the latest, so the pair comes back to them next."""
-        with self.connect(exclusive=True) as db:
+        with self.connect(exclusive=f"annotator:{annotator}") as db:
             row = db.one("SELECT vote_id, submitted_at FROM votes WHERE annotator = ? ORDER BY submitted_at DESC, vote_id DESC",
                          (annotator,))
             if row is None or row[0] != vote_id:
