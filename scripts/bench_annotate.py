@@ -28,6 +28,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import Counter
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -146,7 +147,9 @@ def main() -> int:
         finally:
             proc.terminate()
             proc.wait(30)
-        stored = [v["vote_id"] for v in store.votes()]
+        rows = store.votes()
+        stored = [v["vote_id"] for v in rows]
+        most = max(Counter(v["pair_id"] for v in rows if v["round"] == 1).values(), default=0)
         lost = set(out["acked"]) - set(stored)
         twice = len(stored) - len(set(stored))
         base_store = store if args.db else Store(Path(tmp) / "baseline.sqlite")  # PostgreSQL: the same database, other names
@@ -168,7 +171,8 @@ def main() -> int:
         refused[f"{status} {reason}"] = refused.get(f"{status} {reason}", 0) + 1
     print(f"acknowledged {len(out['acked'])}, stored {len(stored)}, lost {len(lost)}, stored twice {twice}, "
           f"refused {len(out['refused'])} {refused or ''}")
-    return 0 if not lost and not twice else 1
+    print(f"most votes on one pair: {most} (target {args.target})")
+    return 0 if not lost and not twice and most <= args.target else 1
 
 
 if __name__ == "__main__":

@@ -4,9 +4,11 @@ against the running server, and refused."""
 from __future__ import annotations
 
 import hashlib
+import json
 import socket
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -203,3 +205,37 @@ def test_idle_connections_are_closed(tmp_path: Path, connections: int) -> None:
             for sock in [*idle, slow, kept]:
                 sock.close()
         assert "judgebench vote" in _page(base, ann)  # and the server still serves
+
+
+def _post(base: str, token: str, path: str, fields: dict[str, str]) -> tuple[int, dict]:
+    data = urllib.parse.urlencode(fields).encode()
+    request = urllib.request.Request(base + path, data=data, method="POST", headers={
+        "Authorization": f"Bearer {token}", "Accept": "application/json"})
+    try:
+        with urllib.request.urlopen(request) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+def test_undo_takes_back_only_ones_own_last_vote_within_the_window_and_skips_keep_a_reason(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    ann, other = store.add_annotator("ann", []), store.add_annotator("other", [])
+    with serving(store, Rules(target=3)) as base:
+        pid = _field(_page(base, ann), "pair_id")
+        assert post_vote(base, ann, {"pair_id": pid, "round": "1", "vote_id": "vote-ann-1", "choice": "LEFT"})[0] == 200
+        assert _post(base, other, "/undo", {"vote_id": "vote-ann-1"})[0] == 409  # not theirs
+        assert _post(base, ann, "/undo", {"vote_id": "vote-ann-1"}) == (200, {"status": "undone"})
+        assert store.votes() == [] and _field(_page(base, ann), "pair_id") == pid  # the pair comes back
+        assert post_vote(base, ann, {"pair_id": pid, "round": "1", "vote_id": "vote-ann-2", "choice": "RIGHT"})[0] == 200
+        nxt = _field(_page(base, ann), "pair_id")
+        assert _post(base, ann, "/skip", {"pair_id": nxt, "round": "1", "reason": "the question is unclear"}) == (200, {"status": "skipped"})
+        assert post_vote(base, ann, {"pair_id": nxt, "round": "1", "vote_id": "vote-ann-x", "choice": "TIE"})[0] == 409  # skipped
+        third = _field(_page(base, ann), "pair_id")
+        assert third not in (pid, nxt)
+        assert post_vote(base, ann, {"pair_id": third, "round": "1", "vote_id": "vote-ann-3", "choice": "TIE"})[0] == 200
+        assert _post(base, ann, "/undo", {"vote_id": "vote-ann-2"})[0] == 409  # no longer the last vote
+    with serving(store, Rules(target=3), undo_window_s=0.0) as base:
+        assert _post(base, ann, "/undo", {"vote_id": "vote-ann-3"})[0] == 409  # past the window
+    assert [v["vote_id"] for v in store.votes()] == ["vote-ann-2", "vote-ann-3"]
+    assert [r[3] for r in store.skip_reasons()] == ["the question is unclear"]

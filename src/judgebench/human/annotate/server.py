@@ -10,7 +10,7 @@ GET /static/vote.js|css.
 The server enforces its own rules on every vote (issue 27), never trusting the form:
 - assignment: a vote names the opaque id the page carried (`store.pid`, a keyed HMAC per annotator
   and pair); it is accepted only for a pair and round the server showed to this annotator
-  (`servings`) and not yet answered; the side shown and the time shown are the server's;
+  (`servings`) and not yet answered (voted or skipped); the side shown and the time shown are the server's;
 - expertise: the pair must be routed to the annotator's tags; target: a round-1 vote on a pair
   that has `--target-votes` votes is refused ('full', checked under the write lock);
 - round 2 exists only when the server served the repeat (after the delay, for a picked pair);
@@ -325,6 +325,8 @@ def _showing(voting: Voting, who: Annotator, form: dict[str, str]) -> tuple[dict
         raise VoteError("unknown pair")
     if not routed(pair, who.expertise):
         raise VoteError("this pair is outside your expertise", 403)
+    if voting.store.skipped(who.name, pair_id, round_):
+        raise VoteError("you skipped this pair", 409)
     if form.get("shown_at"):
         _aware(form["shown_at"], "shown_at")  # validated only: the time shown is the server's
     return pair, round_, shown_at

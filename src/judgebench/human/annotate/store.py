@@ -302,6 +302,11 @@ class Store:
             db.execute("INSERT INTO skips (annotator, pair_id, round, at, reason) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                        (annotator, pair_id, round_, now_iso(), reason))
 
+    def skipped(self, annotator: str, pair_id: str, round_: int) -> bool:
+        with self.connect() as db:
+            return db.one("SELECT 1 FROM skips WHERE annotator = ? AND pair_id = ? AND round = ?",
+                          (annotator, pair_id, round_)) is not None
+
     def skip_reasons(self) -> list[tuple[str, str, int, str | None]]:
         with self.connect() as db:
             return [tuple(r) for r in db.all("SELECT annotator, pair_id, round, reason FROM skips ORDER BY at", ())]  # type: ignore[misc]
