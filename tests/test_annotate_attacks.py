@@ -71,6 +71,9 @@ def test_a_vote_on_a_pair_already_at_target_is_refused(kind: str, tmp_path: Path
         status, body = post_vote(base, late, {"pair_id": _field(page_late, "pair_id"), "round": "1", "vote_id": "vote-late",
                                               "choice": "RIGHT"})
         assert status == 409 and "all the votes" in body["error"]
+        # from the page itself (cookie, CSRF token): on to the next page with a note, nothing stored
+        form = f"pair_id={_field(page_late, 'pair_id')}&round=1&vote_id=vote-late-page&choice=RIGHT&csrf={csrf_token(store, late)}"
+        assert _cookie_post(base, late, form, base) == 303
         assert "All done" in _page(base, late)
     assert [v["annotator"] for v in store.votes()] == ["first"]
 

@@ -129,7 +129,7 @@ def _undo_form(undo: str | None, csrf: str | None) -> str:
 
 def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, vote_id: str, csrf: str,
               dimensions: list[str], voted: int, left: int, annotator: str, undo: str | None = None,
-              guidelines: str | None = None, first_visit: bool = False, undone: bool = False) -> str:
+              guidelines: str | None = None, first_visit: bool = False, undone: bool = False, full: bool = False) -> str:
     """The page for one pair: question, the two responses in `shown_order`, the choice form. The pair
     appears only under its opaque id `pid`; the time shown is kept by the server."""
     left_text, right_text = (pair["response_a"], pair["response_b"]) if shown_order == "AB" else (pair["response_b"], pair["response_a"])
@@ -156,6 +156,9 @@ def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, 
         notes += "<p class='note'>You have seen this pair before; judge it afresh.</p>"
     if undone:
         notes += "<p class='note' id='undone'>Your last vote was taken back: vote on this pair again.</p>"
+    if full:
+        notes += ("<p class='note' id='full'>The previous pair received all the votes it needed while you read it; "
+                  "your vote on it was not stored. Here is the next one.</p>")
     panel = ""
     if guidelines is not None:
         panel = (f"<details id='guidelines'{' open' if first_visit else ''}><summary>Guidelines [g]</summary>"

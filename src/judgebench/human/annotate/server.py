@@ -223,10 +223,10 @@ async def index(request: Request, voting: Voting) -> Response:
     who = await _who(request, voting)
     token, _ = _token(request)
     return _html(200, await run_in_threadpool(_next_page, voting, who, csrf_token(voting.store, token or ""),
-                                              request.query_params.get("undone") == "1"))
+                                              request.query_params.get("undone") == "1", request.query_params.get("full") == "1"))
 
 
-def _next_page(voting: Voting, who: Annotator, csrf: str, undone: bool) -> str:
+def _next_page(voting: Voting, who: Annotator, csrf: str, undone: bool, full: bool = False) -> str:
     store, rules = voting.store, voting.rules
     pairs, votes, skips = store.pairs(), store.votes(), store.skips()
     mine = [v for v in votes if v["annotator"] == who.name]
@@ -247,7 +247,7 @@ def _next_page(voting: Voting, who: Annotator, csrf: str, undone: bool) -> str:
                      vote_id=str(uuid.uuid4()), csrf=csrf, dimensions=voting.dimensions,
                      voted=sum(v["round"] == 1 for v in mine), left=left, annotator=who.name, undo=undo,
                      guidelines=voting.guidelines, first_visit=not mine and not skips_of(skips, who.name),
-                     undone=undone)
+                     undone=undone, full=full)
 
 
 def skips_of(skips: list[tuple[str, str, int]], name: str) -> bool:
@@ -301,6 +301,8 @@ async def post(request: Request, voting: Voting) -> Response:
     if status == "conflict":
         raise VoteError("you already voted on this pair", 409)
     if status == "full":
+        if not _wants_json(request):  # a person on the page: straight on to the next pair, with a note
+            return _redirect("/?full=1")
         raise VoteError("this pair has all the votes it needs; your next pair is waiting", 409)
     if _wants_json(request):
         return _json(200, {"status": status})
