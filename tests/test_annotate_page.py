@@ -1,11 +1,13 @@
 """The issue-32 voting page in headless Chromium: five dimensions by keyboard, undo, a gold pair feeding
 the admin page's quality table, guidelines on a first visit, full Markdown with math and citations
-(hostile markup inert), the narrow layout, and the issue-27 cross-port forged vote. Screenshots go
-to docs/guide/img/ (referenced from docs/guide/annotate.md)."""
+(hostile markup inert), the narrow layout, and the issue-27 cross-port forged vote. With JUDGEBENCH_SCREENSHOTS=1 the screenshots go to
+docs/guide/img/ (referenced from docs/guide/annotate.md)."""
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -17,7 +19,9 @@ from helpers import start_chromium
 from judgebench.human.annotate.assign import Rules
 from judgebench.human.annotate.store import Store
 
-IMG = Path(__file__).resolve().parents[1] / "docs" / "guide" / "img"
+# the guide's screenshots are remade with JUDGEBENCH_SCREENSHOTS=1; otherwise they go to a temporary folder
+IMG = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "img" if os.environ.get("JUDGEBENCH_SCREENSHOTS")
+       else Path(tempfile.gettempdir()) / "judgebench-annotate-screenshots")
 LONG = ("## Approach\n\nThe answer has a table, a formula and citations [1], [2].\n\n"
         "| method | accuracy | cost |\n|---|---:|---:|\n| pairwise | 0.81 | $1.20 |\n| pointwise | 0.74 | $0.60 |\n\n"
         "1. First, a list introduced by a sentence:\n   - nested item with `code`\n   - another, with $x^2 + y^2 = z^2$\n"
@@ -31,6 +35,7 @@ LONG = ("## Approach\n\nThe answer has a table, a formula and citations [1], [2]
 def browser(tmp_path_factory):
     driver = start_chromium(tmp_path_factory.mktemp("chromium-annotate-page"))
     driver.set_window_size(1400, 900)
+    IMG.mkdir(parents=True, exist_ok=True)
     yield driver
     driver.quit()
 
@@ -79,7 +84,6 @@ def test_five_dimensions_by_keyboard_with_undo_and_the_guidelines_on_a_first_vis
         assert browser.find_element(_by().CSS_SELECTOR, "fieldset.current").get_attribute("data-dimension") == "rigor"
         _key(browser, "2")
         _key(browser, "1")
-        IMG.mkdir(parents=True, exist_ok=True)
         browser.save_screenshot(str(IMG / "annotate-vote.png"))
         header_y = browser.find_element(_by().CSS_SELECTOR, "header.top").rect["y"]
         _key(browser, "\ue007")  # Enter submits
