@@ -44,9 +44,9 @@ def make_store(kind: str, tmp_path: Path) -> Store:
 
 
 @contextmanager
-def serving(store: Store, rules: Rules | None = None) -> Iterator[str]:
-    """The voting server in a thread of this process; yields its base URL."""
-    server = make_server(store, rules or Rules(), port=0)
+def serving(store: Store, rules: Rules | None = None, **options: Any) -> Iterator[str]:
+    """The voting server in a thread of this process; yields its base URL (options: make_server's)."""
+    server = make_server(store, rules or Rules(), port=0, **options)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -54,6 +54,15 @@ def serving(store: Store, rules: Rules | None = None) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def served(store: Store, token: str, pair_id: str, round_: int = 1) -> str:
+    """Record that the server showed this pair to the token's annotator (as GET / would when the
+    assignment rules pick it) and return the opaque id its page carries. The server accepts a vote
+    only on a pair it showed (issue 27); tests that vote on chosen pairs show them first."""
+    who = store.annotator_for(token)
+    assert who is not None
+    return store.serve(who.name, pair_id, round_)["pid"]
 
 
 def post_vote(base: str, token: str, fields: dict[str, str], timeout: float = 30) -> tuple[int, dict[str, Any]]:

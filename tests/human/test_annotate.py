@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from annotate_helpers import make_store, pair_rows, post_vote, serving
+from annotate_helpers import make_store, pair_rows, post_vote, served, serving
 
 from judgebench.cli.main import main
 from judgebench.human.annotate.assign import Rules, next_showing, shown_order
@@ -77,15 +77,16 @@ def test_votes_are_idempotent_tokens_required_and_export_reads_back(kind: str, t
             with pytest.raises(urllib.error.HTTPError) as denied:
                 urllib.request.urlopen(base + path)
             assert denied.value.code == 403
-        assert post_vote(base, "wrong-token", {"pair_id": "p0", "round": "1", "vote_id": "v-00000001", "choice": "LEFT"})[0] == 403
-        fields = {"pair_id": "p0", "round": "1", "vote_id": "v-00000001", "choice": "LEFT", "comment": "clear"}
+        p0, p1 = served(store, token, "p0"), served(store, token, "p1")  # shown to ann (opaque ids on the page)
+        assert post_vote(base, "wrong-token", {"pair_id": p0, "round": "1", "vote_id": "v-00000001", "choice": "LEFT"})[0] == 403
+        fields = {"pair_id": p0, "round": "1", "vote_id": "v-00000001", "choice": "LEFT", "comment": "clear"}
         assert post_vote(base, token, fields) == (200, {"status": "stored"})
         assert post_vote(base, token, fields) == (200, {"status": "duplicate"})  # a resend stores nothing
         again = post_vote(base, token, {**fields, "vote_id": "v-00000002"})
         assert again[0] == 409  # a second vote by the same annotator on the same pair
         assert post_vote(base, token, {**fields, "pair_id": "nope", "vote_id": "v-00000003"})[0] == 400
-        assert post_vote(base, token, {**fields, "pair_id": "p1", "vote_id": "v-00000004", "choice": "MAYBE"})[0] == 400
-        assert post_vote(base, token, {**fields, "pair_id": "p1", "vote_id": "v-00000005", "round": "2"})[0] == 400
+        assert post_vote(base, token, {**fields, "pair_id": p1, "vote_id": "v-00000004", "choice": "MAYBE"})[0] == 400
+        assert post_vote(base, token, {**fields, "pair_id": p1, "vote_id": "v-00000005", "round": "2"})[0] == 400
     rows = store.votes()
     assert len(rows) == 1
     # LEFT means response_a when the server showed the pair AB, response_b when BA

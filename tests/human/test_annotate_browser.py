@@ -64,7 +64,7 @@ def test_annotator_votes_with_mouse_and_keyboard_and_sides_are_recorded(browser,
     store = Store(tmp_path / "v.sqlite")
     rows = pair_rows(5)
     store.add_pairs(rows)
-    pairs = {p["id"]: p for p in rows}
+    pairs = {store.pid("ann", p["id"]): p for p in rows}  # the page carries opaque ids
     token = store.add_annotator("ann", [])
     seen: dict[str, tuple[str, str]] = {}  # pair -> (side shown on the left, what the annotator picked)
     with serving(store, Rules(target=1)) as base:
@@ -79,9 +79,9 @@ def test_annotator_votes_with_mouse_and_keyboard_and_sides_are_recorded(browser,
                                   browser.execute_script("document.activeElement.blur()"), _key(browser, "4"))),
         ]
         for picked, action in steps:
-            pair_id = _current_pair(browser)
-            seen[pair_id] = (_shown_left(browser, pairs), picked)
-            _after(browser, action, pair_id)
+            pid = _current_pair(browser)
+            seen[pairs[pid]["id"]] = (_shown_left(browser, pairs), picked)
+            _after(browser, action, pid)
         assert browser.title == "All done"
     votes = {v["pair_id"]: v for v in store.votes()}
     assert len(votes) == 4 and [p for p, (_, k) in seen.items() if k == "SKIP"] == [s[1] for s in store.skips()]
@@ -102,7 +102,7 @@ def test_per_dimension_voting_with_keys_and_mouse(browser, tmp_path: Path) -> No
     rows = pair_rows(2)
     store.add_pairs(rows)
     store.put_setting("dimensions", json.dumps(["novelty", "feasibility"]))
-    pairs = {p["id"]: p for p in rows}
+    pairs = {store.pid("ann", p["id"]): p for p in rows}
     token = store.add_annotator("ann", [])
     with serving(store, Rules(target=1)) as base:
         browser.get(f"{base}/t/{token}")
@@ -116,6 +116,7 @@ def test_per_dimension_voting_with_keys_and_mouse(browser, tmp_path: Path) -> No
         browser.find_element(_by().CSS_SELECTOR, "input[name='dim:novelty'][value='TIE']").click()
         browser.find_element(_by().CSS_SELECTOR, "input[name='dim:feasibility'][value='LEFT']").click()
         _after(browser, lambda: browser.find_element(_by().ID, "submit").click(), second)
+    first, second = pairs[first]["id"], pairs[second]["id"]
     votes = {v["pair_id"]: v for v in store.votes()}
     a_or_b = {"a": "A", "b": "B"}
     other = {"a": "B", "b": "A"}
@@ -157,7 +158,7 @@ def test_no_page_without_a_token_and_admin_needs_an_admin_token(browser, tmp_pat
             assert browser.title == "No access" and "Question" not in browser.page_source
         browser.get(f"{base}/t/{token}")
         assert browser.title == "judgebench vote"
-        assert _current_pair(browser) in ("p1", "p3")  # expertise bio: only the field=bio pairs
+        assert _current_pair(browser) in (store.pid("ann", "p1"), store.pid("ann", "p3"))  # expertise bio: only field=bio pairs
         voted = _current_pair(browser)
         _after(browser, lambda: browser.find_element(_by().ID, "choice-TIE").click(), voted)
         browser.get(f"{base}/admin")

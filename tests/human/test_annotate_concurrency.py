@@ -16,14 +16,15 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from annotate_helpers import make_store, pair_rows, post_vote
+from annotate_helpers import make_store, pair_rows, post_vote, served
 
 from judgebench.human.annotate.assign import shown_order
 
 
 def _start(location: str) -> tuple[subprocess.Popen[str], str]:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    proc = subprocess.Popen([sys.executable, "-m", "judgebench", "annotate", "--db", location, "--port", "0"],
+    proc = subprocess.Popen([sys.executable, "-m", "judgebench", "annotate", "--db", location, "--port", "0",
+                             "--target-votes", "8"],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline() if proc.stdout else ""
     match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
@@ -42,6 +43,8 @@ def test_concurrent_votes_survive_a_server_kill_exactly_once(kind: str, tmp_path
     # each annotator's votes, made once; two threads per annotator send the SAME votes (a double submit race)
     planned = {name: [(f"{name}-{uuid.uuid4()}", p["id"], "LEFT RIGHT TIE BOTH_BAD".split()[i % 4]) for i, p in enumerate(pairs)]
                for name in names}
+    # the server takes votes only on pairs it showed: every pair is shown to every annotator first
+    pids = {(name, p["id"]): served(store, tokens[name], p["id"]) for name in names for p in pairs}
     acked: Counter[str] = Counter()
     errors: list[object] = []  # an assert inside a thread only warns: collect and check after the join
     lock = threading.Lock()
@@ -49,7 +52,7 @@ def test_concurrent_votes_survive_a_server_kill_exactly_once(kind: str, tmp_path
 
     def voter(name: str) -> None:
         for vote_id, pair_id, choice in planned[name]:
-            fields = {"pair_id": pair_id, "round": "1", "vote_id": vote_id, "choice": choice}
+            fields = {"pair_id": pids[(name, pair_id)], "round": "1", "vote_id": vote_id, "choice": choice}
             try:
                 status, body = post_vote(base, tokens[name], fields, timeout=10)
             except OSError:  # the server was killed: this vote is unacknowledged
@@ -83,7 +86,8 @@ def test_concurrent_votes_survive_a_server_kill_exactly_once(kind: str, tmp_path
         for name in names:
             for vote_id, pair_id, choice in planned[name]:
                 if vote_id not in acked:
-                    status, body = post_vote(base, tokens[name], {"pair_id": pair_id, "round": "1", "vote_id": vote_id, "choice": choice})
+                    status, body = post_vote(base, tokens[name], {"pair_id": pids[(name, pair_id)], "round": "1", "vote_id": vote_id,
+                                                                  "choice": choice})
                     assert status == 200 and body["status"] in ("stored", "duplicate")
     finally:
         proc.send_signal(signal.SIGKILL)

@@ -100,7 +100,7 @@ def test_freeze_cli_writes_a_task_that_run_accepts(tmp_path: Path, capsys: pytes
 @pytest.mark.slow
 def test_votes_cast_on_the_page_export_freeze_and_run(tmp_path: Path) -> None:
     """The loop after voting: votes sent to the server (as left/right on the page) -> export -> freeze -> run."""
-    from annotate_helpers import pair_rows, post_vote, serving
+    from annotate_helpers import pair_rows, post_vote, served, serving
 
     from judgebench.human.annotate.assign import shown_order
     from judgebench.human.annotate.export import export_votes
@@ -117,7 +117,7 @@ def test_votes_cast_on_the_page_export_freeze_and_run(tmp_path: Path) -> None:
             for name, want in zip(tokens, choices):
                 left = "A" if shown_order(store.secret, name, pair_id, 1) == "AB" else "B"
                 page_choice = "TIE" if want == "T" else ("LEFT" if want == left else "RIGHT")
-                status, _ = post_vote(base, tokens[name], {"pair_id": pair_id, "round": "1", "vote_id": f"{name}-{pair_id}-vote", "choice": page_choice})
+                status, _ = post_vote(base, tokens[name], {"pair_id": served(store, tokens[name], pair_id), "round": "1", "vote_id": f"{name}-{pair_id}-vote", "choice": page_choice})
                 assert status == 200
     export_votes(store, tmp_path / "votes.jsonl")
     pairs_file = tmp_path / "pairs.jsonl"

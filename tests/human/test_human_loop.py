@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from annotate_helpers import pair_rows, post_vote, serving
+from annotate_helpers import pair_rows, post_vote, served, serving
 
 from judgebench.cli.main import main
 from judgebench.core.errors import JudgebenchError
@@ -25,9 +25,9 @@ def _cast(store: Store, base: str, tokens: dict[str, str]) -> None:
         for name, want in zip(("u1", "u2", "u3"), choices):
             left = "A" if shown_order(store.secret, name, pair_id, 1) == "AB" else "B"
             page = "TIE" if want == "T" else ("LEFT" if want == left else "RIGHT")
-            status, _ = post_vote(base, tokens[name], {"pair_id": pair_id, "round": "1", "vote_id": f"{name}-{pair_id}-vote", "choice": page})
+            status, _ = post_vote(base, tokens[name], {"pair_id": served(store, tokens[name], pair_id), "round": "1", "vote_id": f"{name}-{pair_id}-vote", "choice": page})
             assert status == 200
-        status, _ = post_vote(base, tokens["spam"], {"pair_id": pair_id, "round": "1", "vote_id": f"spam-{pair_id}-vote", "choice": "LEFT"})
+        status, _ = post_vote(base, tokens["spam"], {"pair_id": served(store, tokens["spam"], pair_id), "round": "1", "vote_id": f"spam-{pair_id}-vote", "choice": "LEFT"})
         assert status == 200
 
 

@@ -36,6 +36,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--target-votes", type=POSITIVE_INT, default=3, help="round-1 votes wanted per pair")
     p.add_argument("--repeat-share", type=fraction, default=0.0, help="share of voted pairs shown again (self-consistency)")
     p.add_argument("--repeat-delay-hours", type=NON_NEGATIVE_FLOAT, default=336.0, help="delay before a repeat (default two weeks)")
+    p.add_argument("--gold-share", type=fraction, default=0.0, help="share of showings that are gold pairs (pairs-file rows with 'gold')")
+    p.add_argument("--guidelines", type=PATH, metavar="MARKDOWN", help="guidelines shown in a panel (open on a first visit)")
     p.add_argument("--dimensions", help="comma-separated dimensions to vote on separately (pairs files)")
     p.add_argument("--slices", help="comma-separated slice columns of a pairs file (default: its other text columns)")
     p.add_argument("--demo", action="store_true", help="a task's bundled demo split")
@@ -75,6 +77,8 @@ def cmd_annotate(args: argparse.Namespace) -> int:
         done = export_votes(store, args.export)
         agreement = "" if done.agreement is None else f"; self-consistency {done.agreement:.1%}"
         print(f"wrote {done.votes} votes to {args.export} and {done.repeats} repeats to {done.repeats_path}{agreement}")
+        gold = f"{done.gold} votes on gold pairs beside them; " if done.gold else ""
+        print(f"{gold}annotators flagged by the quality thresholds: {', '.join(done.flagged) or 'none'} ({done.flagged_path})")
     if args.add_annotator or args.export:
         return 0
     return _serve(store, args)
@@ -105,14 +109,23 @@ def _serve(store: Any, args: argparse.Namespace) -> int:
         raise JudgebenchError(f"--db {store.shown}: no pairs yet; give a pairs file or task to load")
     if not store.annotators():
         print("no annotators yet: add one with `judgebench annotate --db ... --add-annotator NAME`")
-    rules = Rules(target=args.target_votes, repeat_share=args.repeat_share, repeat_delay_s=args.repeat_delay_hours * 3600)
+    rules = Rules(target=args.target_votes, repeat_share=args.repeat_share, repeat_delay_s=args.repeat_delay_hours * 3600,
+                  gold_share=args.gold_share)
+    guidelines = None
+    if args.guidelines is not None:
+        from judgebench.core.files import regular_bytes
+
+        try:
+            guidelines = regular_bytes(args.guidelines).decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise JudgebenchError(f"--guidelines {args.guidelines}: cannot read it ({exc})") from None
     try:
-        server = make_server(store, rules, args.host, args.port)
+        server = make_server(store, rules, args.host, args.port, guidelines=guidelines)
     except OSError as exc:
         raise JudgebenchError(f"--port {args.port}: cannot listen on {args.host} ({exc.strerror})") from None
     print(f"serving the voting page on http://{args.host}:{server.server_address[1]}/ (Ctrl-C stops)", flush=True)
     try:
-        server.serve_forever()
+        server.serve_forever()  # uvicorn: Ctrl-C or SIGTERM stops it gracefully
     except KeyboardInterrupt:
         pass
     finally:

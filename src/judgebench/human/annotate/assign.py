@@ -7,6 +7,11 @@ Rules (docs/guide/annotate.md):
 - Round 2 (self-consistency): a pair this annotator voted on is picked for a repeat when
   hash(secret, annotator, pair) falls below `repeat_share`; it is shown again once `repeat_delay_s`
   has passed since the first vote, before any new pair. No pair is shown twice otherwise.
+- Gold pairs (a pair with a known answer, `gold`): never counted toward a target nor in progress;
+  before each new pair, hash(secret, annotator, votes so far) below `gold_share` shows one of this
+  annotator's unseen gold pairs instead. The page shows them as any other pair.
+- A pair shown and neither answered nor skipped (a reload, an undone vote) is shown again first,
+  while it is still open.
 - Sides: which stored response is on the left is hash(secret, annotator, pair, round) - random per
   annotator and pair, reproducible, recorded with the vote as shown_order (AB: response_a on the left).
 """
@@ -27,6 +32,7 @@ class Rules:
     target: int = 3  # round-1 votes wanted per pair
     repeat_share: float = 0.0  # share of an annotator's voted pairs shown again
     repeat_delay_s: float = 14 * 24 * 3600.0  # SciArena repeats after two weeks
+    gold_share: float = 0.0  # share of showings that are gold pairs (when unseen gold pairs are left)
 
 
 @dataclass(frozen=True)
@@ -57,11 +63,27 @@ def routed(pair: dict[str, Any], expertise: tuple[str, ...]) -> bool:
     return any(str(v).casefold() in tags for v in pair.get("slices", {}).values())
 
 
+def is_gold(pair: dict[str, Any]) -> bool:
+    return pair.get("gold") is not None
+
+
 def next_showing(annotator: str, expertise: tuple[str, ...], pairs: list[dict[str, Any]], votes: list[dict[str, Any]],
-                 skips: list[tuple[str, str, int]], rules: Rules, secret: str, now: datetime) -> Showing | None:
-    """The next pair for this annotator under the module's rules, or None when none is left."""
+                 skips: list[tuple[str, str, int]], rules: Rules, secret: str, now: datetime,
+                 pending: list[tuple[str, int]] | None = None, reserved: dict[str, int] | None = None) -> Showing | None:
+    """The next pair for this annotator under the module's rules, or None when none is left.
+    `pending`: (pair, round) shown to this annotator and not answered, latest first. `reserved`: pair ->
+    showings to other annotators still open (recent ones): counted as votes to come when choosing, so
+    annotators voting at once spread over the pairs instead of racing for the last vote of one."""
     mine = {(v["pair_id"], v["round"]): v for v in votes if v["annotator"] == annotator}
     skipped = {(p, r) for a, p, r in skips if a == annotator}
+    counts = Counter(v["pair_id"] for v in votes if v["round"] == 1)
+    by_id = {p["id"]: p for p in pairs}
+    for pair_id, round_ in pending or []:
+        pair = by_id.get(pair_id)
+        if pair is None or (pair_id, round_) in mine or (pair_id, round_) in skipped or not routed(pair, expertise):
+            continue
+        if round_ == 2 and (pair_id, 1) in mine or round_ == 1 and (is_gold(pair) or counts[pair_id] < rules.target):
+            return Showing(pair_id, round_, shown_order(secret, annotator, pair_id, round_))
     for (pair_id, round_), vote in sorted(mine.items(), key=lambda item: item[1]["submitted_at"]):
         if round_ != 1 or (pair_id, 2) in mine or (pair_id, 2) in skipped:
             continue
@@ -69,14 +91,17 @@ def next_showing(annotator: str, expertise: tuple[str, ...], pairs: list[dict[st
         due = (now - first).total_seconds() >= rules.repeat_delay_s
         if due and picks_repeat(secret, annotator, pair_id, rules.repeat_share):
             return Showing(pair_id, 2, shown_order(secret, annotator, pair_id, 2))
-    counts = Counter(v["pair_id"] for v in votes if v["round"] == 1)
-    candidates = [
-        p["id"] for p in pairs
-        if (p["id"], 1) not in mine and (p["id"], 1) not in skipped and counts[p["id"]] < rules.target and routed(p, expertise)
-    ]
+    fresh = [p for p in pairs if (p["id"], 1) not in mine and (p["id"], 1) not in skipped and routed(p, expertise)]
+    candidates = [p["id"] for p in fresh if not is_gold(p) and counts[p["id"]] < rules.target]
+    coming = reserved or {}
     if not candidates:
         return None
-    best = min(candidates, key=lambda pid: (counts[pid], _unit(secret, "order", annotator, pid)))
+    gold = [p["id"] for p in fresh if is_gold(p)]
+    if gold and _unit(secret, "gold", annotator, len(mine)) < rules.gold_share:
+        pick = min(gold, key=lambda pid: _unit(secret, "order", annotator, pid))
+        return Showing(pick, 1, shown_order(secret, annotator, pick, 1))
+    best = min(candidates, key=lambda pid: (counts[pid] + coming.get(pid, 0) >= rules.target, counts[pid] + coming.get(pid, 0),
+                                           _unit(secret, "order", annotator, pid)))
     return Showing(best, 1, shown_order(secret, annotator, best, 1))
 
 
@@ -86,22 +111,5 @@ def open_for(annotator: str, expertise: tuple[str, ...], pairs: list[dict[str, A
     mine = {v["pair_id"] for v in votes if v["annotator"] == annotator and v["round"] == 1}
     skipped = {p for a, p, r in skips if a == annotator and r == 1}
     counts = Counter(v["pair_id"] for v in votes if v["round"] == 1)
-    return sum(1 for p in pairs if p["id"] not in mine | skipped and counts[p["id"]] < rules.target and routed(p, expertise))
-
-
-def admin_tables(pairs: list[dict[str, Any]], votes: list[dict[str, Any]], skips: list[tuple[str, str, int]],
-                 annotators: list[str], rules: Rules) -> dict[str, list[list[Any]]]:
-    """Progress per annotator (votes, repeats, skips) and per slice value (pairs, votes, pairs at target)."""
-    per_annotator = []
-    for name in annotators:
-        mine = [v for v in votes if v["annotator"] == name]
-        per_annotator.append([name, sum(v["round"] == 1 for v in mine), sum(v["round"] == 2 for v in mine),
-                              sum(a == name for a, _, _ in skips)])
-    counts = Counter(v["pair_id"] for v in votes if v["round"] == 1)
-    groups: dict[str, list[str]] = {"(all)": [p["id"] for p in pairs]}
-    for pair in pairs:
-        for key, value in sorted(pair.get("slices", {}).items()):
-            groups.setdefault(f"{key}={value}", []).append(pair["id"])
-    per_slice = [[name, len(ids), sum(counts[i] for i in ids), sum(counts[i] >= rules.target for i in ids)]
-                 for name, ids in groups.items()]
-    return {"annotators": per_annotator, "slices": per_slice}
+    return sum(1 for p in pairs if p["id"] not in mine | skipped and counts[p["id"]] < rules.target and routed(p, expertise)
+               and not is_gold(p))

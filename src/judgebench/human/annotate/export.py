@@ -1,15 +1,21 @@
 """`annotate --export`: the stored votes as votes.py Vote records (the layout arena, the human ceiling
 and freeze read). First votes go to the named file; self-consistency repeats (round 2) to
-`<name>.repeats.jsonl` beside it, so no annotator has two votes on one pair in the main file.
+`<name>.repeats.jsonl` beside it, so no annotator has two votes on one pair in the main file; votes
+on gold pairs (known answers, quality control only) to `<name>.gold.jsonl`. The quality figures of
+each annotator (quality.py) go to `<name>.quality.json`, and the names the thresholds flag, one a
+line, to `<name>.flagged.txt` (what `freeze --exclude-annotators` reads).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judgebench.core.files import write_atomic
+from judgebench.human.annotate.assign import is_gold
+from judgebench.human.annotate.quality import quality
 from judgebench.human.annotate.store import Store
 from judgebench.tasks.votes import Vote, write_votes
 
@@ -20,6 +26,9 @@ class Exported:
     repeats: int
     repeats_path: Path
     agreement: float | None  # share of repeats matching the first vote (self-consistency)
+    gold: int = 0
+    flagged: list[str] = field(default_factory=list)
+    flagged_path: Path | None = None
 
 
 def to_vote(row: dict[str, Any], pair: dict[str, Any]) -> Vote:
@@ -32,18 +41,32 @@ def to_vote(row: dict[str, Any], pair: dict[str, Any]) -> Vote:
     )
 
 
+def sibling(path: Path, kind: str) -> Path:
+    return path.with_name(f"{path.name.removesuffix('.jsonl')}.{kind}")
+
+
 def repeats_path(path: Path) -> Path:
-    return path.with_name(f"{path.name.removesuffix('.jsonl')}.repeats.jsonl")
+    return sibling(path, "repeats.jsonl")
 
 
 def export_votes(store: Store, path: Path) -> Exported:
     pairs = {p["id"]: p for p in store.pairs()}
     rows = store.votes()
-    first = [to_vote(r, pairs[r["pair_id"]]) for r in rows if r["round"] == 1]
-    again = [to_vote(r, pairs[r["pair_id"]]) for r in rows if r["round"] == 2]
+    gold_rows = [r for r in rows if is_gold(pairs[r["pair_id"]])]
+    study = [r for r in rows if not is_gold(pairs[r["pair_id"]])]
+    first = [to_vote(r, pairs[r["pair_id"]]) for r in study if r["round"] == 1]
+    again = [to_vote(r, pairs[r["pair_id"]]) for r in study if r["round"] == 2]
     write_votes(path, first)
     write_votes(repeats_path(path), again)
+    if gold_rows:
+        write_votes(sibling(path, "gold.jsonl"), [to_vote(r, pairs[r["pair_id"]]) for r in gold_rows])
     by_key = {(v.pair_id, v.annotator): v for v in first}
-    matched = [by_key[(v.pair_id, v.annotator)] for v in again if (v.pair_id, v.annotator) in by_key]
-    same = sum(a.choice == b.choice and a.choices == b.choices for a, b in zip(matched, [v for v in again if (v.pair_id, v.annotator) in by_key]))
-    return Exported(len(first), len(again), repeats_path(path), same / len(matched) if matched else None)
+    matched = [(by_key[(v.pair_id, v.annotator)], v) for v in again if (v.pair_id, v.annotator) in by_key]
+    same = sum(a.choice == b.choice and a.choices == b.choices for a, b in matched)
+    figures = quality(list(pairs.values()), rows, [a.name for a in store.annotators()])
+    flagged = [q.annotator for q in figures if q.flags]
+    write_atomic(sibling(path, "quality.json"), json.dumps([asdict(q) for q in figures], indent=1) + "\n")
+    flagged_path = sibling(path, "flagged.txt")
+    write_atomic(flagged_path, "".join(f"{name}\n" for name in flagged))
+    return Exported(len(first), len(again), repeats_path(path), same / len(matched) if matched else None,
+                    len(gold_rows), flagged, flagged_path)

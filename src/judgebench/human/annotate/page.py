@@ -1,80 +1,139 @@
 """The voting page, the admin page and their static script and style, as HTML text.
 
-Safety: every text from the data (question, responses, slice values, names) is HTML-escaped first;
-`markdown` then adds only its own tags, without attributes (no links, no images), so nothing in the
-data can become markup. The server also sends a Content-Security-Policy allowing only its own
-script and style files (no inline script), so even a rendering bug could not run a script.
+Rendering (docs/design/decisions.md, "The voting server on a web stack"): responses are Markdown
+rendered on the server by markdown-it-py (CommonMark + GFM tables and strikethrough; raw HTML is
+not enabled, so HTML in a response is shown as text), LaTeX between $...$ / $$...$$ (and \\(...\\),
+\\[...\\]) is turned into MathML by latex2mathml (Chromium and Firefox draw MathML natively: no
+KaTeX script, font or CDN), SciArena-style citations ([1] markers and a trailing numbered reference
+list) become superscripts and a numbered list, links and images are shown as their text (a voting
+page never leads elsewhere), and the result passes nh3 (ammonia) with a fixed allow-list of tags and
+attributes. The server also sends a Content-Security-Policy allowing only its own script and style
+files (no inline script or style), so even a rendering bug could not run a script.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from functools import lru_cache
 from typing import Any
 
 CHOICES = (("LEFT", "Left is better", "1"), ("RIGHT", "Right is better", "2"), ("TIE", "Tie", "3"),
            ("BOTH_BAD", "Both are bad", "4"))
-_BULLET = re.compile(r"^\s*[-*+]\s")
-_NUMBER = re.compile(r"^\s*\d+[.)]\s")
-_INLINE = (
-    (re.compile(r"`([^`]+)`"), r"<code>\1</code>"),
-    (re.compile(r"\*\*(.+?)\*\*"), r"<strong>\1</strong>"),
-    (re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])"), r"<em>\1</em>"),
-)
+SKIP_REASONS = ("", "I cannot judge this topic", "the question is unclear", "both responses are unreadable",
+                "something else (see comment)")
+MATH_TAGS = {"math", "mrow", "mi", "mo", "mn", "ms", "mtext", "mspace", "msup", "msub", "msubsup", "mfrac", "msqrt",
+             "mroot", "mover", "munder", "munderover", "mtable", "mtr", "mtd", "mstyle", "mpadded", "mphantom",
+             "menclose", "semantics", "annotation", "merror"}
+TAGS = {"p", "br", "hr", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "code", "em", "strong", "s",
+        "del", "table", "thead", "tbody", "tr", "th", "td", "sup", "span", "div", "section", *MATH_TAGS}
+ATTRIBUTES = {"ol": {"start", "class"}, "math": {"display"}, "span": {"class"}, "div": {"class"}, "sup": {"class"},
+              "code": {"class"}, "section": {"class"}, "mo": {"stretchy", "fence", "separator", "lspace", "rspace"},
+              "mstyle": {"displaystyle", "scriptlevel"}, "mspace": {"width"}, "mtd": {"columnalign"},
+              "mtable": {"columnalign", "rowspacing", "columnspacing"}, "menclose": {"notation"},
+              "mfrac": {"linethickness"}, "annotation": {"encoding"}, "th": {"align"}, "td": {"align"}}
+_REFERENCE = re.compile(r"^\s*\[(\d{1,3})\]\s+(.+)$")
+_MARKER = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\()")
+
+
+def _math(latex: str, display: bool) -> str:
+    try:
+        import latex2mathml.converter
+
+        return str(latex2mathml.converter.convert(latex, display="block" if display else "inline"))
+    except Exception:  # an expression latex2mathml cannot read is shown as its source
+        return f"<code class='math-source'>{html.escape(latex)}</code>"
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable(["table", "strikethrough"])
+    md.use(dollarmath_plugin, allow_labels=False, allow_space=True, allow_digits=False, double_inline=True,
+           renderer=lambda content, options: _math(content, bool(options.get("display_mode"))))
+
+    def as_text(tokens: Any, idx: int, options: Any, env: Any) -> str:  # links and images: their text only
+        token = tokens[idx]
+        if token.type == "image":
+            return html.escape(f"[image: {token.content}]")
+        return ""
+
+    md.add_render_rule("link_open", as_text)
+    md.add_render_rule("link_close", as_text)
+    md.add_render_rule("image", as_text)
+    md.disable("autolink")
+    return md
+
+
+def _citations(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """A trailing list of '[n] reference' lines split off the text (SciArena's citation layout)."""
+    lines = text.rstrip().splitlines()
+    refs: list[tuple[str, str]] = []
+    while lines and (m := _REFERENCE.match(lines[-1])):
+        refs.insert(0, (m.group(1), m.group(2)))
+        lines.pop()
+    while lines and lines[-1].strip().lower().rstrip(":") in ("references", "**references**", "## references",
+                                                              "### references", "sources", ""):
+        lines.pop()
+    return ("\n".join(lines), refs) if refs else (text, [])
 
 
 def markdown(text: str) -> str:
-    """A small, safe Markdown subset: paragraphs, #-headings, - and 1. lists, ``` blocks, `code`, **bold**, *italic*."""
-    out: list[str] = []
-    blocks = re.split(r"(```.*?(?:```|$))", text, flags=re.S)
-    for block in blocks:
-        if block.startswith("```"):
-            body = block[3:].split("\n", 1)[1] if "\n" in block else ""
-            out.append(f"<pre><code>{html.escape(body.removesuffix('```'))}</code></pre>")
-            continue
-        for para in re.split(r"\n\s*\n", block.strip("\n")):
-            if para.strip():
-                out.append(_paragraph(para))
-    return "\n".join(out)
+    """Markdown -> safe HTML: CommonMark, tables, strikethrough, math as MathML, citations; sanitised by nh3."""
+    import nh3
+
+    body, refs = _citations(text)
+    latex = re.sub(r"\\\[(.+?)\\\]", lambda m: f"$${m.group(1)}$$", body, flags=re.S)
+    latex = re.sub(r"\\\((.+?)\\\)", lambda m: f"${m.group(1)}$", latex, flags=re.S)
+    rendered = _parser().render(latex)
+    if refs:
+        rendered = _MARKER.sub(lambda m: f"<sup class='cite'>[{m.group(1)}]</sup>", rendered)
+        items = "".join(f"<li value='{n}'>{_inline_md(t)}</li>" for n, t in refs)
+        rendered += f"<section class='references'><h5>References</h5><ol>{items}</ol></section>"
+    # headings sit below the page's own
+    rendered = re.sub(r"<(/?)h([1-6])>", lambda m: f"<{m.group(1)}h{min(int(m.group(2)) + 2, 6)}>", rendered)
+    clean = nh3.clean(rendered, tags=TAGS, attributes={**ATTRIBUTES, "li": {"value"}}, link_rel=None, strip_comments=True)
+    clean = re.sub(r">\n(?=<)", ">", clean)  # no newline between tags (text inside <pre> is escaped: untouched)
+    # quotes in text escaped as well, as html.escape does: the output is safe even inside an attribute
+    return "".join(part if part.startswith("<") else part.replace('"', "&quot;").replace("'", "&#x27;")
+                   for part in re.split(r"(<[^>]*>)", clean))
 
 
-def _inline(text: str) -> str:
-    escaped = html.escape(text)
-    for pattern, repl in _INLINE:
-        escaped = pattern.sub(repl, escaped)
-    return escaped
+def _inline_md(text: str) -> str:
+    return str(_parser().renderInline(text))
 
 
-def _paragraph(para: str) -> str:
-    lines = para.strip().splitlines()
-    for marker, tag in ((_BULLET, "ul"), (_NUMBER, "ol")):
-        if all(marker.match(line) for line in lines):
-            items = "".join("<li>" + _inline(marker.sub("", line, count=1)) + "</li>" for line in lines)
-            return f"<{tag}>{items}</{tag}>"
-    heading = re.match(r"(#{1,6})\s+(.*)", lines[0])
-    if heading and len(lines) == 1:
-        level = min(len(heading.group(1)) + 2, 6)  # below the page's own headings
-        return f"<h{level}>{_inline(heading.group(2))}</h{level}>"
-    return "<p>" + "<br>".join(_inline(line) for line in lines) + "</p>"
-
-
-def _document(title: str, body: str) -> str:
+def _document(title: str, body: str, *, refresh: int | None = None, body_class: str = "") -> str:
+    meta = f"<meta http-equiv='refresh' content='{refresh}'>" if refresh else ""
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title><link rel='stylesheet' href='/static/vote.css'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"{meta}<title>{html.escape(title)}</title><link rel='stylesheet' href='/static/vote.css'>"
         "<script src='/static/vote.js' defer></script></head>"
-        f"<body>{body}</body></html>"
+        f"<body{f' class={body_class}' if body_class else ''}>{body}</body></html>"
     )
 
 
-def vote_page(pair: dict[str, Any], *, round_: int, shown_order: str, vote_id: str, shown_at: str,
-              dimensions: list[str], voted: int, left: int, annotator: str) -> str:
-    """The page for one pair: question, the two responses in `shown_order`, the choice form."""
+def _hidden(fields: dict[str, Any]) -> str:
+    return "".join(f"<input type='hidden' name='{k}' value='{html.escape(str(v), quote=True)}'>" for k, v in fields.items())
+
+
+def _undo_form(undo: str | None, csrf: str | None) -> str:
+    if not undo or csrf is None:
+        return ""
+    return (f"<form method='post' action='/undo' id='undo-form'>{_hidden({'vote_id': undo, 'csrf': csrf})}"
+            "<button type='submit' id='undo'>Undo last vote [u]</button></form>")
+
+
+def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, vote_id: str, csrf: str,
+              dimensions: list[str], voted: int, left: int, annotator: str, undo: str | None = None,
+              guidelines: str | None = None, first_visit: bool = False, undone: bool = False, full: bool = False) -> str:
+    """The page for one pair: question, the two responses in `shown_order`, the choice form. The pair
+    appears only under its opaque id `pid`; the time shown is kept by the server."""
     left_text, right_text = (pair["response_a"], pair["response_b"]) if shown_order == "AB" else (pair["response_b"], pair["response_a"])
-    hidden = "".join(
-        f"<input type='hidden' name='{k}' value='{html.escape(str(v), quote=True)}'>"
-        for k, v in (("pair_id", pair["id"]), ("round", round_), ("vote_id", vote_id), ("shown_at", shown_at))
-    )
+    hidden = _hidden({"pair_id": pid, "round": round_, "vote_id": vote_id, "csrf": csrf})
     if dimensions:
         rows = "".join(
             f"<fieldset class='dimension' data-dimension='{html.escape(d, quote=True)}'><legend>{html.escape(d)}</legend>"
@@ -83,68 +142,131 @@ def vote_page(pair: dict[str, Any], *, round_: int, shown_order: str, vote_id: s
             + "</fieldset>"
             for d in dimensions
         )
-        choices = rows + "<button type='submit' id='submit' name='action' value='vote'>Submit [Enter]</button>"
+        choices = (f"<div class='dimensions'>{rows}</div>"
+                   "<button type='submit' id='submit' name='action' value='vote'>Submit [Enter]</button>")
+        keys = "keys: 1-4 answer the highlighted dimension, Backspace goes back, Enter submits, s skip, u undo"
     else:
         choices = "".join(
             f"<button type='submit' id='choice-{v}' name='choice' value='{v}' data-key='{k}'>{t} [{k}]</button>"
             for v, t, k in CHOICES
         )
-    repeat = "<p class='note'>You have seen this pair before; judge it afresh.</p>" if round_ == 2 else ""
+        keys = "keys: 1 left, 2 right, 3 tie, 4 both bad, s skip, u undo"
+    notes = ""
+    if round_ == 2:
+        notes += "<p class='note'>You have seen this pair before; judge it afresh.</p>"
+    if undone:
+        notes += "<p class='note' id='undone'>Your last vote was taken back: vote on this pair again.</p>"
+    if full:
+        notes += ("<p class='note' id='full'>The previous pair received all the votes it needed while you read it; "
+                  "your vote on it was not stored. Here is the next one.</p>")
+    panel = ""
+    if guidelines is not None:
+        panel = (f"<details id='guidelines'{' open' if first_visit else ''}><summary>Guidelines [g]</summary>"
+                 f"<div class='guidelines-body'>{markdown(guidelines)}</div></details>")
+    reasons = "".join(f"<option value='{html.escape(r, quote=True)}'>{html.escape(r or 'skip reason (optional)')}</option>"
+                      for r in SKIP_REASONS)
+    done = voted + left
     body = (
-        f"<header><span id='progress'>{html.escape(annotator)}: {voted} voted, {left} left</span>"
-        "<span class='keys'>keys: 1 left, 2 right, 3 tie, 4 both bad, s skip</span></header>"
-        f"{repeat}<section id='question'><h2>Question</h2>{markdown(pair['question'])}</section>"
+        "<header class='top'>"
+        f"<span id='progress'>{html.escape(annotator)}: {voted} voted, {left} left</span>"
+        f"<progress id='progress-bar' max='{max(done, 1)}' value='{voted}'></progress>"
+        f"<span class='keys'>{keys}</span></header>"
+        f"{notes}{panel}"
+        f"<section id='question'><h2>Question</h2>{markdown(pair['question'])}</section>"
         f"<main class='responses'><article id='left'><h2>Response 1 (left)</h2>{markdown(left_text)}</article>"
         f"<article id='right'><h2>Response 2 (right)</h2>{markdown(right_text)}</article></main>"
+        "<footer class='bar'>"
         f"<form method='post' action='/vote' id='vote-form'>{hidden}"
-        "<textarea name='comment' id='comment' placeholder='optional comment' maxlength='4000'></textarea>"
-        f"<div class='choices'>{choices}</div></form>"
-        f"<form method='post' action='/skip' id='skip-form'>{hidden}<button type='submit' id='skip'>Skip [s]</button></form>"
+        f"<div class='choices'>{choices}</div>"
+        "<textarea name='comment' id='comment' placeholder='optional comment' maxlength='4000'></textarea></form>"
+        f"<div class='side'><form method='post' action='/skip' id='skip-form'>{hidden}"
+        f"<select name='reason' id='skip-reason'>{reasons}</select><button type='submit' id='skip'>Skip [s]</button></form>"
+        f"{_undo_form(undo, csrf)}</div></footer>"
     )
-    return _document("judgebench vote", body)
+    return _document("judgebench vote", body, body_class="vote")
 
 
-def message_page(title: str, text: str) -> str:
-    return _document(title, f"<main class='message'><h1>{html.escape(title)}</h1><p>{html.escape(text)}</p></main>")
+def message_page(title: str, text: str, *, undo: str | None = None, csrf: str | None = None) -> str:
+    return _document(title, f"<main class='message'><h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>"
+                            f"{_undo_form(undo, csrf)}</main>")
+
+
+def guidelines_page(text: str) -> str:
+    return _document("Guidelines", f"<main class='message guidelines-body'><h1>Guidelines</h1>{markdown(text)}"
+                                   "<p><a href='/'>Back to voting</a></p></main>")
 
 
 def admin_page(tables: dict[str, list[list[Any]]], rules_text: str) -> str:
+    from judgebench.human.annotate.quality import QUALITY_HEADER
+
     def table(header: list[str], rows: list[list[Any]], table_id: str) -> str:
         head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+        body = "".join(
+            f"<tr{' class=flagged' if table_id == 'quality' and row[-1] != 'ok' else ''}>"
+            + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
         return f"<table id='{table_id}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
     body = (
-        f"<h1>Annotation progress</h1><p>{html.escape(rules_text)}</p><h2>Annotators</h2>"
+        f"<main class='admin'><h1>Annotation progress</h1><p id='rules'>{html.escape(rules_text)}</p><h2>Annotators</h2>"
         + table(["annotator", "votes", "repeats", "skips"], tables["annotators"], "annotators")
         + "<h2>Slices</h2>"
         + table(["slice", "pairs", "votes", "pairs at target"], tables["slices"], "slices")
+        + "<h2>Quality</h2><p>Refreshed every 30 s. Gold pairs, repeats and shared pairs feed the figures; "
+          "a flag names the threshold an annotator crossed.</p>"
+        + table(QUALITY_HEADER, tables.get("quality", []), "quality")
+        + "</main>"
     )
-    return _document("judgebench annotate admin", body)
+    return _document("judgebench annotate admin", body, refresh=30)
 
 
 SCRIPT = """'use strict';
-// Keyboard shortcuts: 1 left, 2 right, 3 tie, 4 both bad, s skip; with dimensions 1-4 answer the
-// first unanswered dimension and Enter submits. Keys typed into the comment box are left alone.
+// Keyboard: 1 left, 2 right, 3 tie, 4 both bad, s skip, u undo, g guidelines. With dimensions, 1-4
+// answer the highlighted dimension and move on, Backspace goes back one, Enter submits. Keys typed
+// into the comment box or the skip reason are left alone.
+function dims() { return document.querySelectorAll('fieldset.dimension'); }
+function mark() {
+  var sets = dims(), done = false;
+  for (var i = 0; i < sets.length; i++) {
+    var current = !done && !sets[i].querySelector('input:checked');
+    sets[i].classList.toggle('current', current);
+    if (current) done = true;
+  }
+}
+document.addEventListener('DOMContentLoaded', mark);
+document.addEventListener('change', mark);
 document.addEventListener('keydown', function (event) {
-  if (event.target && event.target.tagName === 'TEXTAREA') return;
+  var tag = event.target && event.target.tagName;
+  if (tag === 'TEXTAREA' || tag === 'SELECT' || tag === 'INPUT' && event.target.type === 'text') return;
   if (event.ctrlKey || event.metaKey || event.altKey) return;
-  if (event.key === 's') { document.getElementById('skip').click(); return; }
+  var click = function (id) { var el = document.getElementById(id); if (el) el.click(); };
+  if (event.key === 's') { click('skip'); return; }
+  if (event.key === 'u') { click('undo'); return; }
+  if (event.key === 'g') { var g = document.getElementById('guidelines'); if (g) g.open = !g.open; return; }
   var values = {'1': 'LEFT', '2': 'RIGHT', '3': 'TIE', '4': 'BOTH_BAD'};
   var value = values[event.key];
-  var sets = document.querySelectorAll('fieldset.dimension');
+  var sets = dims();
   if (sets.length === 0) {
-    if (value) document.getElementById('choice-' + value).click();
+    if (value) click('choice-' + value);
     return;
   }
-  if (event.key === 'Enter') { event.preventDefault(); document.getElementById('submit').click(); return; }
+  if (event.key === 'Enter') { event.preventDefault(); click('submit'); return; }
+  if (event.key === 'Backspace') {
+    event.preventDefault();
+    for (var j = sets.length - 1; j >= 0; j--) {
+      var checked = sets[j].querySelector('input:checked');
+      if (checked) { checked.checked = false; break; }
+    }
+    mark();
+    return;
+  }
   if (!value) return;
   for (var i = 0; i < sets.length; i++) {
     if (!sets[i].querySelector('input:checked')) {
       sets[i].querySelector("input[value='" + value + "']").checked = true;
-      return;
+      break;
     }
   }
+  mark();
 });
 // One submit per page: a second click resends nothing (the server would ignore it anyway: same vote id).
 document.addEventListener('submit', function (event) {
@@ -153,13 +275,48 @@ document.addEventListener('submit', function (event) {
 });
 """
 
-STYLE = """body{font-family:system-ui,sans-serif;margin:1rem 2rem;max-width:110rem}
-header{display:flex;justify-content:space-between;color:#555;margin-bottom:1rem}
-.responses{display:grid;grid-template-columns:1fr 1fr;gap:1.5rem}
-article{border:1px solid #ccc;border-radius:6px;padding:0 1rem;overflow-wrap:anywhere}
+STYLE = """*{box-sizing:border-box}
+body{font-family:system-ui,sans-serif;margin:0;padding:0 1.5rem;line-height:1.45}
+body.vote{height:100vh;display:flex;flex-direction:column;overflow:hidden;padding:0 1rem}
+header.top{position:sticky;top:0;z-index:2;background:#fff;display:flex;gap:1rem;align-items:center;
+  justify-content:space-between;color:#555;padding:.4rem 0;border-bottom:1px solid #ddd;flex:none}
+#progress-bar{flex:1;max-width:20rem}
+.note{color:#a50;margin:.25rem 0;flex:none}
+details#guidelines{border:1px solid #ccc;border-radius:6px;padding:.25rem 1rem;margin:.4rem 0;background:#fffbea;
+  flex:none;max-height:40vh;overflow:auto}
+#question{flex:none;max-height:22vh;overflow:auto}
+#question h2{font-size:1.1rem;margin:.4rem 0}
+.responses{display:grid;grid-template-columns:1fr 1fr;gap:1rem;flex:1;min-height:0}
+article{border:1px solid #ccc;border-radius:6px;padding:0 1rem;overflow:auto;min-height:0;overflow-wrap:anywhere}
+article h2{position:sticky;top:0;background:#fff;margin:0;padding:.4rem 0;font-size:1.05rem;border-bottom:1px solid #eee}
+footer.bar{flex:none;z-index:2;background:#fafafa;border-top:1px solid #ccc;padding:.4rem 0;
+  display:flex;gap:.75rem;align-items:flex-start}
+footer.bar #vote-form{flex:1;display:flex;flex-wrap:wrap;gap:.25rem .75rem;align-items:center}
+.choices{display:flex;flex-wrap:wrap;gap:.25rem;align-items:center}
+#comment{flex:1;min-width:12rem;height:2.2rem;margin:0}
+.side{display:flex;flex-direction:column;gap:.25rem}
 pre{white-space:pre-wrap;background:#f4f4f4;padding:.5rem}
-textarea{width:100%;height:4rem;margin:1rem 0}
-.choices button,#skip,#submit{font-size:1.1rem;margin:.25rem;padding:.5rem 1rem}
-fieldset{margin:.25rem 0}.note{color:#a50}
+blockquote{border-left:3px solid #ccc;margin-left:0;padding-left:1rem;color:#444}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25rem .75rem}
+.choices button,#skip,#submit,#undo{font-size:1rem;padding:.35rem .8rem}
+.dimensions{display:flex;flex-wrap:wrap;gap:.25rem}
+fieldset{margin:0;padding:.1rem .4rem;border:1px solid #ccc;font-size:.9rem}
+fieldset legend{font-weight:600}fieldset label{margin-right:.35rem;white-space:nowrap}
+fieldset.current{border:2px solid #06c;background:#eef5ff}
+sup.cite{color:#06c}.references{font-size:.9em;border-top:1px solid #eee}
+math[display=block]{margin:.5rem 0}
+tr.flagged td{background:#fde8e8}
+main.message,main.admin{max-width:70rem;margin:1rem auto}
+@media (max-width:800px){
+  body.vote{height:auto;overflow:visible;display:block;padding:0 .5rem}
+  .responses{grid-template-columns:1fr}
+  #question{max-height:none}
+  footer.bar{position:sticky;bottom:0;flex-direction:column}
+  .keys{display:none}
+}
 """
+
+
+def asset(name: str) -> tuple[str, str] | None:
+    """A static file of the page: (text, media type)."""
+    return {"vote.js": (SCRIPT, "text/javascript; charset=utf-8"), "vote.css": (STYLE, "text/css; charset=utf-8")}.get(name)

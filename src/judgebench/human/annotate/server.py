@@ -1,50 +1,80 @@
-"""The voting web server: stdlib http.server (one thread per request) over a Store.
+"""The voting web server: a Starlette app served by uvicorn (h11) over a Store.
 
     server = make_server(store, rules, host="127.0.0.1", port=8080)
-    server.serve_forever()
+    server.serve_forever()          # or: a thread, then server.shutdown()
 
 Routes: GET /t/TOKEN (an invite link: sets an HttpOnly SameSite=Strict cookie, then /), GET / (the
-next pair), POST /vote, POST /skip, GET /admin (admin tokens only), GET /static/vote.js|css.
-Every page and every vote needs a valid token (cookie, or `Authorization: Bearer TOKEN` for
-scripts); a vote is acknowledged (303 to the next pair, or JSON with `Accept: application/json`)
-only after its transaction committed. The side shown and the round are decided by the server,
-never taken from the form.
+next pair), POST /vote, POST /skip, POST /undo, GET /admin (admin tokens only), GET /guidelines,
+GET /static/vote.js|css.
+
+The server enforces its own rules on every vote (issue 27), never trusting the form:
+- assignment: a vote names the opaque id the page carried (`store.pid`, a keyed HMAC per annotator
+  and pair); it is accepted only for a pair and round the server showed to this annotator
+  (`servings`) and not yet answered (voted or skipped); the side shown and the time shown are the server's;
+- expertise: the pair must be routed to the annotator's tags; target: a round-1 vote on a pair
+  that has `--target-votes` votes is refused ('full', checked under the write lock);
+- round 2 exists only when the server served the repeat (after the delay, for a picked pair);
+- a cookie-authenticated POST needs a same-origin `Origin` and the page's CSRF token (an HMAC of
+  the session token under a per-database key); `Authorization: Bearer` scripts need no CSRF token,
+  since a browser never attaches that header across origins;
+- bodies are capped at MAX_BODY (413), malformed headers are h11's 400, a connection that sends no
+  complete request within `head_timeout` seconds is closed, idle keep-alive after `idle_timeout`.
+A vote is acknowledged (303 to the next pair, or JSON with `Accept: application/json`) only after
+its transaction committed.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import hmac
 import json
 import re
+import socket
 import sys
+import threading
 import uuid
-from datetime import datetime, timezone
-from http import HTTPStatus
-from http.cookies import SimpleCookie
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from typing import Any
 from urllib.parse import parse_qs
 
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
 from judgebench.core.records import LABELS
-from judgebench.human.annotate.assign import Rules, next_showing, open_for, shown_order
+from judgebench.human.annotate.assign import Rules, is_gold, next_showing, open_for, routed, shown_order
 from judgebench.human.annotate.page import (
     SCRIPT,
     STYLE,
     admin_page,
+    guidelines_page,
     message_page,
     vote_page,
 )
 from judgebench.human.annotate.store import Annotator, Store, now_iso
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; form-action 'self'; img-src 'none'; "
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; form-action 'self'; img-src 'none'; "
        "base-uri 'none'; frame-ancestors 'none'")
 COOKIE = "jb_token"
 MAX_BODY = 64 * 1024
 SIDE_TO_LABEL = {"AB": {"LEFT": "A", "RIGHT": "B"}, "BA": {"LEFT": "B", "RIGHT": "A"}}
 VOTE_ID = re.compile(r"[A-Za-z0-9-]{8,64}")
+UNDO_WINDOW_S = 60.0  # a vote can be taken back this long after it was cast
+RESERVE_S = 30 * 60.0  # an unanswered showing counts as a vote to come this long (assign.next_showing)
 
 
 class VoteError(Exception):
-    """A refused vote: (status, one-line reason)."""
+    """A refused request: (one-line reason, HTTP status)."""
+
+    def __init__(self, reason: str, status: int = 400):
+        super().__init__(reason)
+        self.status = status
 
 
 def stored_label(shown: str, order: str) -> str:
@@ -52,198 +82,408 @@ def stored_label(shown: str, order: str) -> str:
     if shown in ("TIE", "BOTH_BAD"):
         return shown
     if shown not in ("LEFT", "RIGHT"):
-        raise VoteError(f"unknown choice {shown!r}")
+        raise VoteError(f"unknown choice {shown[:40]!r}")
     return SIDE_TO_LABEL[order][shown]
 
 
-def make_server(store: Store, rules: Rules, host: str = "127.0.0.1", port: int = 8080) -> ThreadingHTTPServer:
-    """A threading HTTP server for this store (port 0: any free port)."""
-    handler = type("VoteHandler", (VoteHandler,), {"store": store, "rules": rules,
-                                                   "dimensions": json.loads(store.setting("dimensions") or "[]")})
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
-    return server
+def csrf_token(store: Store, token: str) -> str:
+    """The CSRF token of a session: an HMAC of its invite token under the database's CSRF key."""
+    return hmac.new(store.csrf_key, token.encode(), hashlib.sha256).hexdigest()[:32]
 
 
-class VoteHandler(BaseHTTPRequestHandler):
+@dataclass
+class Voting:
+    """Everything a request needs: the store, the rules, the dimensions, the guidelines text."""
+
     store: Store
     rules: Rules
     dimensions: list[str]
-    server_version = "judgebench-annotate"
-    sys_version = ""
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
-        """No access log: request lines carry invite tokens."""
-
-    # plumbing
-
-    def _send(self, status: int, body: str, content_type: str = "text/html; charset=utf-8", headers: dict[str, str] | None = None) -> None:
-        data = body.encode()
-        self.send_response(status)
-        for key, value in {"Content-Type": content_type, "Content-Length": str(len(data)), "Content-Security-Policy": CSP,
-                           "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-                           "Cache-Control": "no-store", **(headers or {})}.items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _redirect(self, location: str, headers: dict[str, str] | None = None) -> None:
-        self._send(HTTPStatus.SEE_OTHER, "", headers={"Location": location, **(headers or {})})
-
-    def _token(self) -> str | None:
-        auth = self.headers.get("Authorization", "")
-        if auth.startswith("Bearer "):
-            return auth[7:].strip()
-        cookie = SimpleCookie(self.headers.get("Cookie", ""))
-        return cookie[COOKIE].value if COOKIE in cookie else None
-
-    def _annotator(self) -> Annotator | None:
-        who = self.store.annotator_for(self._token())
-        if who is None:
-            self._refuse(HTTPStatus.FORBIDDEN, "no access: open the invite link your organiser sent you")
-        return who
-
-    def _wants_json(self) -> bool:
-        return "application/json" in self.headers.get("Accept", "")
-
-    def _guard(self, action: Any) -> None:
-        try:
-            action()
-        except Exception as exc:  # one line to the log and the client, never a traceback
-            print(f"judgebench annotate: {self.command} {self.path.split('?')[0][:40]}: {type(exc).__name__}: {exc}", file=sys.stderr)
-            self._send(HTTPStatus.INTERNAL_SERVER_ERROR, message_page("Server error", "The request failed; try again."))
-
-    # routes
-
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        self._guard(self._get)
-
-    def do_POST(self) -> None:  # noqa: N802
-        self._guard(self._post)
-
-    def _get(self) -> None:
-        path = self.path.split("?", 1)[0]
-        if path == "/static/vote.js":
-            return self._send(HTTPStatus.OK, SCRIPT, "text/javascript; charset=utf-8")
-        if path == "/static/vote.css":
-            return self._send(HTTPStatus.OK, STYLE, "text/css; charset=utf-8")
-        if path.startswith("/t/"):
-            token = path[3:]
-            if self.store.annotator_for(token) is None:
-                return self._send(HTTPStatus.FORBIDDEN, message_page("No access", "This invite link is not valid."))
-            return self._redirect("/", {"Set-Cookie": f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"})
-        if path == "/":
-            if (who := self._annotator()) is not None:
-                self._next_page(who)
-            return None
-        if path == "/admin":
-            if (who := self._annotator()) is None:
-                return None
-            if not who.is_admin:
-                return self._send(HTTPStatus.FORBIDDEN, message_page("No access", "The admin view needs an admin token."))
-            return self._admin()
-        return self._send(HTTPStatus.NOT_FOUND, message_page("Not found", "No such page."))
-
-    def _state(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[tuple[str, str, int]]]:
-        return self.store.pairs(), self.store.votes(), self.store.skips()
-
-    def _next_page(self, who: Annotator) -> None:
-        pairs, votes, skips = self._state()
-        showing = next_showing(who.name, who.expertise, pairs, votes, skips, self.rules, self.store.secret, datetime.now(timezone.utc))
-        if showing is None:
-            return self._send(HTTPStatus.OK, message_page("All done", "No pair is waiting for your vote. Thank you!"))
-        pair = next(p for p in pairs if p["id"] == showing.pair_id)
-        voted = sum(v["annotator"] == who.name for v in votes)
-        left = open_for(who.name, who.expertise, pairs, votes, skips, self.rules)
-        page = vote_page(pair, round_=showing.round, shown_order=showing.shown_order, vote_id=str(uuid.uuid4()),
-                         shown_at=now_iso(), dimensions=self.dimensions, voted=voted, left=left, annotator=who.name)
-        return self._send(HTTPStatus.OK, page)
-
-    def _admin(self) -> None:
-        from judgebench.human.annotate.assign import admin_tables
-
-        pairs, votes, skips = self._state()
-        names = [a.name for a in self.store.annotators()]
-        rules = (f"target {self.rules.target} votes per pair; repeats: {self.rules.repeat_share:.0%} of voted pairs "
-                 f"after {self.rules.repeat_delay_s:g} s")
-        self._send(HTTPStatus.OK, admin_page(admin_tables(pairs, votes, skips, names, self.rules), rules))
-
-    def _form(self) -> dict[str, str]:
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY:
-            raise VoteError("request too large")
-        fields = parse_qs(self.rfile.read(length).decode("utf-8", "replace"), keep_blank_values=True)
-        return {key: values[0] for key, values in fields.items()}
-
-    def _post(self) -> None:
-        path = self.path.split("?", 1)[0]
-        if path not in ("/vote", "/skip"):
-            return self._send(HTTPStatus.NOT_FOUND, message_page("Not found", "No such page."))
-        if (who := self._annotator()) is None:
-            return None
-        try:
-            form = self._form()
-            if path == "/skip":
-                pair_id, round_ = self._pair_and_round(form, who)
-                self.store.add_skip(who.name, pair_id, round_)
-                status = "skipped"
-            else:
-                status = self.store.add_vote(self._vote(form, who))
-        except VoteError as exc:
-            return self._refuse(HTTPStatus.BAD_REQUEST, str(exc))
-        if status == "conflict":
-            return self._refuse(HTTPStatus.CONFLICT, "you already voted on this pair")
-        if self._wants_json():
-            return self._send(HTTPStatus.OK, json.dumps({"status": status}), "application/json")
-        return self._redirect("/")
-
-    def _refuse(self, status: int, reason: str) -> None:
-        if self._wants_json():
-            return self._send(status, json.dumps({"error": reason}), "application/json")
-        return self._send(status, message_page("No access" if status == HTTPStatus.FORBIDDEN else "Not recorded", reason))
-
-    def _pair_and_round(self, form: dict[str, str], who: Annotator) -> tuple[str, int]:
-        pair_id = form.get("pair_id", "")
-        if self.store.pair(pair_id) is None:
-            raise VoteError(f"unknown pair {pair_id[:80]!r}")
-        round_ = {"1": 1, "2": 2}.get(form.get("round", ""))
-        if round_ is None:
-            raise VoteError("round must be 1 or 2")
-        if round_ == 2 and not any(v["annotator"] == who.name and v["pair_id"] == pair_id and v["round"] == 1 for v in self.store.votes()):
-            raise VoteError("a repeat needs a first vote on this pair")
-        return pair_id, round_
-
-    def _vote(self, form: dict[str, str], who: Annotator) -> dict[str, Any]:
-        pair_id, round_ = self._pair_and_round(form, who)
-        vote_id = form.get("vote_id", "")
-        if not VOTE_ID.fullmatch(vote_id):
-            raise VoteError("vote_id must be 8-64 letters, digits or dashes")
-        order = shown_order(self.store.secret, who.name, pair_id, round_)
-        choice, choices = None, None
-        if self.dimensions:
-            picked = {d: stored_label(form.get(f"dim:{d}", ""), order) for d in self.dimensions}
-            choices = json.dumps(picked)
-        else:
-            choice = stored_label(form.get("choice", ""), order)
-        assert choice is None or choice in LABELS
-        submitted = now_iso()
-        return {"vote_id": vote_id, "pair_id": pair_id, "annotator": who.name, "round": round_, "choice": choice,
-                "choices": choices, "shown_order": order, "shown_at": _time(form.get("shown_at")),
-                "submitted_at": submitted, "seconds": _seconds(form.get("shown_at"), submitted),
-                "comment": (form.get("comment") or "").strip()[:4000] or None}
+    guidelines: str | None = None
+    undo_window_s: float = UNDO_WINDOW_S
 
 
-def _time(text: str | None) -> str | None:
+# ---------------------------------------------------------------- responses
+
+
+def _headers(extra: dict[str, str] | None = None) -> dict[str, str]:
+    return {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin",
+            "Cache-Control": "no-store", "X-Frame-Options": "DENY", **(extra or {})}
+
+
+def _html(status: int, body: str, headers: dict[str, str] | None = None) -> Response:
+    return Response(body, status, _headers(headers), media_type="text/html; charset=utf-8")
+
+
+def _json(status: int, data: Any) -> Response:
+    return Response(json.dumps(data), status, _headers(), media_type="application/json")
+
+
+def _redirect(location: str, headers: dict[str, str] | None = None) -> Response:
+    return Response("", 303, _headers({"Location": location, **(headers or {})}))
+
+
+def _wants_json(request: Request) -> bool:
+    return "application/json" in request.headers.get("accept", "")
+
+
+def _refuse(request: Request, status: int, reason: str) -> Response:
+    if _wants_json(request):
+        return _json(status, {"error": reason})
+    return _html(status, message_page("No access" if status == 403 else "Not recorded", reason))
+
+
+# ---------------------------------------------------------------- request plumbing
+
+
+def _token(request: Request) -> tuple[str | None, bool]:
+    """The session token and whether it came as a Bearer header (a script) rather than the cookie."""
+    auth = request.headers.get("authorization", "")
+    if auth.startswith("Bearer "):
+        return auth[7:].strip(), True
+    return request.cookies.get(COOKIE), False
+
+
+async def _form(request: Request) -> dict[str, str]:
+    """The urlencoded body, at most MAX_BODY bytes however it is framed (h11 refuses a malformed Content-Length)."""
+    length = request.headers.get("content-length")
+    if length is not None and int(length) > MAX_BODY:
+        raise VoteError("request too large", 413)
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise VoteError("request too large", 413)
     try:
-        return datetime.fromisoformat((text or "").replace("Z", "+00:00")).isoformat() if text else None
+        fields = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True, max_num_fields=64)
     except ValueError:
-        raise VoteError("shown_at is not an ISO time") from None
+        raise VoteError("too many form fields") from None
+    return {key: values[0] for key, values in fields.items()}
+
+
+def _same_origin(request: Request) -> bool:
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True  # not a browser's cross-site form or fetch (those always send Origin on POST)
+    return origin == f"{request.url.scheme}://{request.headers.get('host', '')}"
+
+
+def _guarded(endpoint: Callable[[Request, Voting], Any]) -> Callable[[Request], Any]:
+    async def wrapped(request: Request) -> Response:
+        voting: Voting = request.app.state.voting
+        try:
+            return await endpoint(request, voting)
+        except VoteError as exc:
+            return _refuse(request, exc.status, str(exc))
+        except Exception as exc:  # one line to the log and the client, never a traceback
+            print(f"judgebench annotate: {request.method} {request.url.path[:40]}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return _html(500, message_page("Server error", "The request failed; try again."))
+
+    return wrapped
+
+
+async def _who(request: Request, voting: Voting, *, post: bool = False) -> Annotator:
+    token, bearer = _token(request)
+    who = await run_in_threadpool(voting.store.annotator_for, token)
+    if who is None:
+        raise VoteError("no access: open the invite link your organiser sent you", 403)
+    if post and not _same_origin(request):
+        raise VoteError("refused: this form was sent from another site", 403)
+    if post and not bearer:
+        form = request.state.form
+        if not hmac.compare_digest(form.get("csrf", ""), csrf_token(voting.store, token or "")):
+            raise VoteError("refused: the page's security token is missing or stale; reload the page", 403)
+    return who
+
+
+# ---------------------------------------------------------------- routes
+
+
+async def static(request: Request) -> Response:
+    from judgebench.human.annotate.page import asset
+
+    name = request.path_params["name"]
+    found = asset(name)
+    if found is None:
+        return _html(404, message_page("Not found", "No such page."))
+    data, media = found
+    return Response(data, 200, _headers({"Cache-Control": "max-age=3600"}), media_type=media)
+
+
+@_guarded
+async def invite(request: Request, voting: Voting) -> Response:
+    token = request.path_params["token"]
+    if await run_in_threadpool(voting.store.annotator_for, token) is None:
+        return _html(403, message_page("No access", "This invite link is not valid."))
+    return _redirect("/", {"Set-Cookie": f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/",
+                           "Referrer-Policy": "no-referrer"})
+
+
+@_guarded
+async def index(request: Request, voting: Voting) -> Response:
+    who = await _who(request, voting)
+    token, _ = _token(request)
+    return _html(200, await run_in_threadpool(_next_page, voting, who, csrf_token(voting.store, token or ""),
+                                              request.query_params.get("undone") == "1", request.query_params.get("full") == "1"))
+
+
+def _next_page(voting: Voting, who: Annotator, csrf: str, undone: bool, full: bool = False) -> str:
+    store, rules = voting.store, voting.rules
+    pairs, votes, skips = store.pairs(), store.votes(), store.skips()
+    mine = [v for v in votes if v["annotator"] == who.name]
+    last = max(mine, key=lambda v: v["submitted_at"], default=None)
+    undo = None
+    if last is not None and _age_s(last["submitted_at"]) <= voting.undo_window_s:
+        undo = last["vote_id"]
+    now = datetime.now(timezone.utc)
+    since = (now - timedelta(seconds=RESERVE_S)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    reserved = {pid: sum(n != who.name for n in names) for pid, names in store.reserved(since).items()}
+    showing = next_showing(who.name, who.expertise, pairs, votes, skips, rules, store.secret, now, store.pending(who.name), reserved)
+    if showing is None:
+        return message_page("All done", "No pair is waiting for your vote. Thank you!", undo=undo, csrf=csrf)
+    pair = next(p for p in pairs if p["id"] == showing.pair_id)
+    served = store.serve(who.name, pair["id"], showing.round)
+    left = open_for(who.name, who.expertise, pairs, votes, skips, rules)
+    return vote_page(pair, pid=served["pid"], round_=showing.round, shown_order=showing.shown_order,
+                     vote_id=str(uuid.uuid4()), csrf=csrf, dimensions=voting.dimensions,
+                     voted=sum(v["round"] == 1 for v in mine), left=left, annotator=who.name, undo=undo,
+                     guidelines=voting.guidelines, first_visit=not mine and not skips_of(skips, who.name),
+                     undone=undone, full=full)
+
+
+def skips_of(skips: list[tuple[str, str, int]], name: str) -> bool:
+    return any(a == name for a, _, _ in skips)
+
+
+def _age_s(iso: str) -> float:
+    return (datetime.now(timezone.utc) - datetime.fromisoformat(iso.replace("Z", "+00:00"))).total_seconds()
+
+
+@_guarded
+async def guidelines(request: Request, voting: Voting) -> Response:
+    await _who(request, voting)
+    if voting.guidelines is None:
+        return _html(404, message_page("Not found", "No guidelines were given for this study."))
+    return _html(200, guidelines_page(voting.guidelines))
+
+
+@_guarded
+async def admin(request: Request, voting: Voting) -> Response:
+    who = await _who(request, voting)
+    if not who.is_admin:
+        return _html(403, message_page("No access", "The admin view needs an admin token."))
+    return _html(200, await run_in_threadpool(_admin_page, voting))
+
+
+def _admin_page(voting: Voting) -> str:
+    from judgebench.human.annotate.quality import admin_tables, human_duration
+
+    store, rules = voting.store, voting.rules
+    names = [a.name for a in store.annotators()]
+    text = (f"target {rules.target} votes per pair; repeats: {rules.repeat_share:.0%} of voted pairs "
+            f"after {human_duration(rules.repeat_delay_s)}")
+    if rules.gold_share:
+        text += f"; gold pairs: {rules.gold_share:.0%} of pairs shown"
+    return admin_page(admin_tables(store.pairs(), store.votes(), store.skips(), names, rules), text)
+
+
+@_guarded
+async def post(request: Request, voting: Voting) -> Response:
+    action = request.url.path.strip("/")
+    request.state.form = await _form(request)
+    who = await _who(request, voting, post=True)
+    form = request.state.form
+    if action == "undo":
+        status = await run_in_threadpool(_undo, voting, who, form)
+    elif action == "skip":
+        status = await run_in_threadpool(_skip, voting, who, form)
+    else:
+        status = await run_in_threadpool(_vote, voting, who, form)
+    if status == "conflict":
+        raise VoteError("you already voted on this pair", 409)
+    if status == "full":
+        if not _wants_json(request):  # a person on the page: straight on to the next pair, with a note
+            return _redirect("/?full=1")
+        raise VoteError("this pair has all the votes it needs; your next pair is waiting", 409)
+    if _wants_json(request):
+        return _json(200, {"status": status})
+    return _redirect("/?undone=1" if status == "undone" else "/")
+
+
+def _showing(voting: Voting, who: Annotator, form: dict[str, str]) -> tuple[dict[str, Any], int, str]:
+    """The pair, round and shown_at of the showing a form answers, checked against what was served."""
+    pid = form.get("pair_id", "")
+    round_ = {"1": 1, "2": 2}.get(form.get("round", ""))
+    if round_ is None:
+        raise VoteError("round must be 1 or 2")
+    served = voting.store.servings(who.name, pid) if pid else {}
+    if not served:
+        raise VoteError(f"unknown pair {pid[:80]!r}: vote on the pairs your page shows")
+    if round_ not in served:
+        raise VoteError("this pair was not shown to you again: a repeat is decided by the server" if round_ == 2
+                        else "this pair was not shown to you")
+    pair_id, shown_at = served[round_]
+    pair = voting.store.pair(pair_id)
+    if pair is None:
+        raise VoteError("unknown pair")
+    if not routed(pair, who.expertise):
+        raise VoteError("this pair is outside your expertise", 403)
+    if voting.store.skipped(who.name, pair_id, round_):
+        raise VoteError("you skipped this pair", 409)
+    if form.get("shown_at"):
+        _aware(form["shown_at"], "shown_at")  # validated only: the time shown is the server's
+    return pair, round_, shown_at
+
+
+def _vote(voting: Voting, who: Annotator, form: dict[str, str]) -> str:
+    pair, round_, shown_at = _showing(voting, who, form)
+    vote_id = form.get("vote_id", "")
+    if not VOTE_ID.fullmatch(vote_id):
+        raise VoteError("vote_id must be 8-64 letters, digits or dashes")
+    order = shown_order(voting.store.secret, who.name, pair["id"], round_)
+    choice, choices = None, None
+    if voting.dimensions:
+        picked = {d: stored_label(form.get(f"dim:{d}", ""), order) for d in voting.dimensions}
+        choices = json.dumps(picked)
+    else:
+        choice = stored_label(form.get("choice", ""), order)
+    assert choice is None or choice in LABELS
+    submitted = now_iso()
+    vote = {"vote_id": vote_id, "pair_id": pair["id"], "annotator": who.name, "round": round_, "choice": choice,
+            "choices": choices, "shown_order": order, "shown_at": shown_at, "submitted_at": submitted,
+            "seconds": _seconds(shown_at, submitted), "comment": (form.get("comment") or "").strip()[:4000] or None}
+    return voting.store.cast(vote, None if is_gold(pair) else voting.rules.target)
+
+
+def _skip(voting: Voting, who: Annotator, form: dict[str, str]) -> str:
+    pair, round_, _ = _showing(voting, who, form)
+    reason = (form.get("reason") or "").strip()[:200] or None
+    voting.store.add_skip(who.name, pair["id"], round_, reason)
+    return "skipped"
+
+
+def _undo(voting: Voting, who: Annotator, form: dict[str, str]) -> str:
+    vote_id = form.get("vote_id", "")
+    if not voting.store.undo(who.name, vote_id, voting.undo_window_s):
+        raise VoteError("only your last vote can be undone, within a minute of casting it", 409)
+    return "undone"
+
+
+def _aware(text: str, name: str) -> datetime:
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise VoteError(f"{name} is not an ISO time") from None
+    if when.tzinfo is None or when.utcoffset() is None:
+        raise VoteError(f"{name} has no time zone")
+    return when
 
 
 def _seconds(shown_at: str | None, submitted: str) -> float | None:
-    """Time on the page, from the time the server wrote into the page (clamped to [0, 1 day])."""
+    """Time on the page, from the time the server first served it (clamped to [0, 1 day])."""
     if not shown_at:
         return None
-    start = datetime.fromisoformat(shown_at.replace("Z", "+00:00"))
-    end = datetime.fromisoformat(submitted.replace("Z", "+00:00"))
+    start = _aware(shown_at, "shown_at")
+    end = _aware(submitted, "submitted_at")
     return round(min(max((end - start).total_seconds(), 0.0), 86400.0), 3)
+
+
+def make_app(voting: Voting) -> Starlette:
+    routes = [
+        Route("/static/{name}", static),
+        Route("/t/{token}", invite),
+        Route("/", index),
+        Route("/guidelines", guidelines),
+        Route("/admin", admin),
+        Route("/vote", post, methods=["POST"]),
+        Route("/skip", post, methods=["POST"]),
+        Route("/undo", post, methods=["POST"]),
+    ]
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return _html(404, message_page("Not found", "No such page."))
+
+    async def not_allowed(request: Request, exc: Exception) -> Response:
+        return _html(405, message_page("Not allowed", "This page does not take that request."))
+
+    app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed})
+    app.state.voting = voting
+    return app
+
+
+# ---------------------------------------------------------------- the server
+
+
+class _Protocol(H11Protocol):
+    """uvicorn's h11 protocol, plus a deadline for the first request: a connection that sends no
+    complete request head within `head_timeout` seconds is closed (uvicorn times out idle
+    keep-alive connections only after a response)."""
+
+    head_timeout: float = 10.0
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            # the head and the body of an answer go out as two writes: without TCP_NODELAY the body
+            # waits for the client's delayed ACK of the head (40 ms per request on Linux)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._head_timer = self.loop.call_later(self.head_timeout, self._head_expired)
+
+    def _head_expired(self) -> None:
+        if self.cycle is None and not self.transport.is_closing():
+            self.transport.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._head_timer.cancel()
+        super().connection_lost(exc)
+
+
+class VoteServer:
+    """uvicorn serving the app on a socket bound at construction (so port 0 is known at once)."""
+
+    def __init__(self, app: Starlette, host: str, port: int, *, head_timeout: float, idle_timeout: int, max_connections: int):
+        import uvicorn
+
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.socket = socket.socket(family, socket.SOCK_STREAM)
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            self.socket.bind((host, port))
+        except OSError:
+            self.socket.close()
+            raise
+        self.socket.listen(2048)
+        self.socket.set_inheritable(True)
+        self.server_address = self.socket.getsockname()[:2]
+        protocol = type("Protocol", (_Protocol,), {"head_timeout": head_timeout})
+        config = uvicorn.Config(app, http=protocol, lifespan="off", access_log=False, log_level="warning",
+                                timeout_keep_alive=idle_timeout, limit_concurrency=max_connections,
+                                h11_max_incomplete_event_size=16 * 1024, server_header=False, date_header=False)
+        self.server = uvicorn.Server(config)
+        self._done = threading.Event()
+
+    def serve_forever(self) -> None:
+        try:
+            self.server.run(sockets=[self.socket])
+        finally:
+            self._done.set()
+
+    def shutdown(self) -> None:
+        self.server.should_exit = True
+        self._done.wait(30)
+
+    def server_close(self) -> None:
+        self.socket.close()
+
+
+def make_server(store: Store, rules: Rules, host: str = "127.0.0.1", port: int = 8080, *, guidelines: str | None = None,
+                head_timeout: float = 10.0, idle_timeout: int = 5, max_connections: int = 1000,
+                undo_window_s: float = UNDO_WINDOW_S) -> VoteServer:
+    """The voting server for this store (port 0: any free port; `server_address` tells which)."""
+    voting = Voting(store, rules, json.loads(store.setting("dimensions") or "[]"), guidelines, undo_window_s)
+    return VoteServer(make_app(voting), host, port, head_timeout=head_timeout, idle_timeout=idle_timeout,
+                      max_connections=max_connections)
+
+
+__all__ = ["CSP", "COOKIE", "MAX_BODY", "VoteError", "VoteServer", "Voting", "csrf_token", "make_app", "make_server",
+           "stored_label"]

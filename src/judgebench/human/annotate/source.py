@@ -1,6 +1,8 @@
 """What `annotate` serves: pairs from a `judgebench pairs` file, or a task's examples (its labels unused).
 
-A pair is stored as {id, question, response_a, response_b, model_a, model_b, slices}; a task with
+A pair is stored as {id, question, response_a, response_b, model_a, model_b, slices[, gold]}; a
+pairs-file row with a `gold` field (A, B, TIE or BOTH_BAD, or one per dimension) is a gold pair, mixed
+in at --gold-share and never shown as such. A task with
 several dimensions (Ideation-Arena-Eval's five) is voted per dimension.
 """
 
@@ -13,7 +15,8 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import read_json_objects
 
 REQUIRED = ("id", "question", "response_a", "response_b")
-NOT_SLICES = {*REQUIRED, "model_a", "model_b", "question_id", "slices"}
+NOT_SLICES = {*REQUIRED, "model_a", "model_b", "question_id", "slices", "gold"}
+GOLD_LABELS = ("A", "B", "TIE", "BOTH_BAD")
 
 
 def pairs_from_file(path: Path, slice_columns: list[str] | None = None) -> list[dict[str, Any]]:
@@ -32,11 +35,19 @@ def pairs_from_file(path: Path, slice_columns: list[str] | None = None) -> list[
         seen.add(pair_id)
         columns = slice_columns if slice_columns is not None else [
             k for k, v in row.items() if k not in NOT_SLICES and isinstance(v, str)]
-        pairs.append({
+        pair = {
             "id": pair_id, "question": str(row["question"]), "response_a": str(row["response_a"]),
             "response_b": str(row["response_b"]), "model_a": row.get("model_a"), "model_b": row.get("model_b"),
             "slices": {c: str(row[c]) for c in columns if row.get(c) is not None},
-        })
+        }
+        gold = row.get("gold")
+        if gold is not None:  # a gold pair: its known answer (one label, or one per dimension)
+            values = gold.values() if isinstance(gold, dict) else [gold]
+            if not values or any(v not in GOLD_LABELS for v in values):
+                raise JudgebenchError(f"pairs file {path}:{line}: 'gold' must be one of {', '.join(GOLD_LABELS)} "
+                                      "(or an object of them per dimension)")
+            pair["gold"] = gold
+        pairs.append(pair)
     if not pairs:
         raise JudgebenchError(f"pairs file {path}: no pairs")
     return pairs

@@ -1,6 +1,6 @@
 """Vote storage: SQLite (WAL, the default) or PostgreSQL (a `postgresql://` URL, psycopg), one SQL dialect.
 
-Every request opens its own connection and commits before it answers, so a vote the page
+Every request runs its own transactions (on a connection kept per thread) and commits before it answers, so a vote the page
 acknowledged is on disk (SQLite WAL with synchronous=FULL; PostgreSQL's commit) and survives a
 kill -9 of the server. A vote carries a vote id made when its page was served: submitting it again
 (a retry, a double click, a resend after a lost answer) stores nothing new (INSERT ... ON CONFLICT
@@ -15,6 +15,7 @@ import hmac
 import json
 import secrets
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,8 +35,12 @@ SCHEMA = (
     "round INTEGER NOT NULL, choice TEXT, choices TEXT, shown_order TEXT NOT NULL, shown_at TEXT, "
     "submitted_at TEXT NOT NULL, seconds DOUBLE PRECISION, comment TEXT, UNIQUE (annotator, pair_id, round))",
     "CREATE TABLE IF NOT EXISTS skips (annotator TEXT NOT NULL, pair_id TEXT NOT NULL, round INTEGER NOT NULL, "
-    "at TEXT NOT NULL, PRIMARY KEY (annotator, pair_id, round))",
+    "at TEXT NOT NULL, reason TEXT, PRIMARY KEY (annotator, pair_id, round))",
+    # what the server showed to whom: a vote is accepted only on a showing (issue 27)
+    "CREATE TABLE IF NOT EXISTS servings (annotator TEXT NOT NULL, pair_id TEXT NOT NULL, round INTEGER NOT NULL, "
+    "pid TEXT NOT NULL, shown_at TEXT NOT NULL, PRIMARY KEY (annotator, pair_id, round))",
 )
+KEYS = ("secret", "pid_key", "csrf_key")  # per-database random keys: sides and repeats; opaque pair ids; CSRF tokens
 VOTE_COLUMNS = ("vote_id", "pair_id", "annotator", "round", "choice", "choices", "shown_order", "shown_at",
                 "submitted_at", "seconds", "comment")
 
@@ -62,28 +67,55 @@ class Store:
         self.location = str(location)
         self.postgres = self.location.startswith(("postgresql://", "postgres://"))
         self.shown = redact_url(self.location) if self.postgres else self.location
+        self._pairs: tuple[int, list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None
+        self._local = threading.local()
         with self.connect() as db:
             for statement in SCHEMA:
                 db.execute(statement)
-            db.execute(self._sql("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING"),
-                       ("secret", secrets.token_hex(16)))
+            if self.postgres:
+                db.execute("ALTER TABLE skips ADD COLUMN IF NOT EXISTS reason TEXT")
+            elif not any(row[1] == "reason" for row in db.all("PRAGMA table_info(skips)", ())):
+                db.execute("ALTER TABLE skips ADD COLUMN reason TEXT")  # a database made before skip reasons
+            for key in KEYS:
+                db.execute(self._sql("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING"),
+                           (key, secrets.token_hex(16)))
         self.secret = self.setting("secret") or ""
+        self.pid_key = (self.setting("pid_key") or "").encode()
+        self.csrf_key = (self.setting("csrf_key") or "").encode()
 
     def _sql(self, statement: str) -> str:
         return statement.replace("?", "%s") if self.postgres else statement
 
     @contextmanager
-    def connect(self) -> Iterator[Any]:
-        """A connection in one transaction: committed on leaving, rolled back on an error."""
-        db = self._open()
+    def connect(self, *, exclusive: str | None = None) -> Iterator[Any]:
+        """A connection in one transaction: committed on leaving, rolled back on an error. `exclusive`
+        (a lock name): the transaction holds a lock from its start, so a check and the write it allows
+        cannot interleave with another holding the same lock (SQLite: BEGIN IMMEDIATE, the database's
+        one write lock; PostgreSQL: a transaction-scoped advisory lock on the name's hash)."""
+        db = self._connection()
         try:
+            if exclusive is not None:
+                if self.postgres:
+                    db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (exclusive,))
+                else:
+                    db.execute("BEGIN IMMEDIATE")
             yield _Cursor(db, self._sql)
             db.commit()
         except BaseException:
-            db.rollback()
+            try:
+                db.rollback()
+            finally:
+                if self.postgres and (db.closed or db.broken):  # a lost server: reconnect next time
+                    self._local.db = None
             raise
-        finally:
-            db.close()
+
+    def _connection(self) -> Any:
+        """This thread's connection, opened once (opening one costs more than a short transaction:
+        about 4 ms for SQLite, more for PostgreSQL, where a connection is a server process)."""
+        db = getattr(self._local, "db", None)
+        if db is None or (self.postgres and db.closed):
+            db = self._local.db = self._open()
+        return db
 
     def _open(self) -> Any:
         if self.postgres:
@@ -132,10 +164,21 @@ class Store:
         return added
 
     def pairs(self) -> list[dict[str, Any]]:
+        """Every pair, in load order. Pairs are only ever added (never changed), so the decoded list is
+        kept and read again only when the count of stored pairs changed (another process loaded more)."""
         with self.connect() as db:
-            return [json.loads(row[0]) for row in db.all("SELECT data FROM pairs ORDER BY position", ())]
+            count = (db.one("SELECT COUNT(*) FROM pairs", ()) or (0,))[0]
+            cached = self._pairs
+            if cached is not None and cached[0] == count:
+                return list(cached[1])
+            pairs = [json.loads(row[0]) for row in db.all("SELECT data FROM pairs ORDER BY position", ())]
+        self._pairs = (len(pairs), pairs, {p["id"]: p for p in pairs})
+        return list(pairs)
 
     def pair(self, pair_id: str) -> dict[str, Any] | None:
+        cached = self._pairs
+        if cached is not None and pair_id in cached[2]:
+            return cached[2][pair_id]
         with self.connect() as db:
             row = db.one("SELECT data FROM pairs WHERE id = ?", (pair_id,))
         return json.loads(row[0]) if row else None
@@ -184,10 +227,107 @@ class Store:
             row = db.one("SELECT annotator FROM votes WHERE vote_id = ?", (vote["vote_id"],))
         return "duplicate" if row is not None and row[0] == vote["annotator"] else "conflict"
 
-    def add_skip(self, annotator: str, pair_id: str, round_: int) -> None:
+    def pid(self, annotator: str, pair_id: str) -> str:
+        """The opaque id a pair has on this annotator's page: a keyed HMAC (per-database key), so it
+        reveals neither the stored id nor the models, and differs between annotators."""
+        return hmac.new(self.pid_key, f"{annotator}\0{pair_id}".encode(), hashlib.sha256).hexdigest()[:20]
+
+    def serve(self, annotator: str, pair_id: str, round_: int) -> dict[str, Any]:
+        """Record that this pair (round) was shown to this annotator (the first showing's time is kept)."""
+        pid = self.pid(annotator, pair_id)
+        with self.connect() as db:  # a page shown again (a reload) is a read, not a write
+            row = db.one("SELECT shown_at FROM servings WHERE annotator = ? AND pair_id = ? AND round = ?",
+                         (annotator, pair_id, round_))
+            if row is not None:
+                return {"pid": pid, "shown_at": row[0]}
         with self.connect() as db:
-            db.execute("INSERT INTO skips (annotator, pair_id, round, at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                       (annotator, pair_id, round_, now_iso()))
+            db.execute("INSERT INTO servings (annotator, pair_id, round, pid, shown_at) VALUES (?, ?, ?, ?, ?) "
+                       "ON CONFLICT DO NOTHING", (annotator, pair_id, round_, pid, now_iso()))
+            row = db.one("SELECT shown_at FROM servings WHERE annotator = ? AND pair_id = ? AND round = ?",
+                         (annotator, pair_id, round_))
+        return {"pid": pid, "shown_at": row[0] if row else now_iso()}
+
+    def servings(self, annotator: str, pid: str) -> dict[int, tuple[str, str]]:
+        """round -> (pair id, shown_at) of what was shown to this annotator under this opaque id."""
+        with self.connect() as db:
+            rows = db.all("SELECT round, pair_id, shown_at FROM servings WHERE annotator = ? AND pid = ?", (annotator, pid))
+        return {r: (p, at) for r, p, at in rows}
+
+    def pending(self, annotator: str) -> list[tuple[str, int]]:
+        """(pair, round) shown to this annotator, neither voted nor skipped; latest first."""
+        with self.connect() as db:
+            rows = db.all(
+                "SELECT s.pair_id, s.round FROM servings s WHERE s.annotator = ? AND NOT EXISTS (SELECT 1 FROM votes v "
+                "WHERE v.annotator = s.annotator AND v.pair_id = s.pair_id AND v.round = s.round) AND NOT EXISTS "
+                "(SELECT 1 FROM skips k WHERE k.annotator = s.annotator AND k.pair_id = s.pair_id AND k.round = s.round) "
+                "ORDER BY s.shown_at DESC", (annotator,))
+        return [(r[0], r[1]) for r in rows]
+
+    def reserved(self, since: str) -> dict[str, list[str]]:
+        """pair -> annotators it was shown to in round 1 since `since` and not yet answered or skipped."""
+        with self.connect() as db:
+            rows = db.all(
+                "SELECT s.pair_id, s.annotator FROM servings s WHERE s.round = 1 AND s.shown_at >= ? AND NOT EXISTS "
+                "(SELECT 1 FROM votes v WHERE v.annotator = s.annotator AND v.pair_id = s.pair_id AND v.round = 1) "
+                "AND NOT EXISTS (SELECT 1 FROM skips k WHERE k.annotator = s.annotator AND k.pair_id = s.pair_id "
+                "AND k.round = 1)", (since,))
+        out: dict[str, list[str]] = {}
+        for pair_id, name in rows:
+            out.setdefault(pair_id, []).append(name)
+        return out
+
+    def cast(self, vote: dict[str, Any], target: int | None) -> str:
+        """Store a vote under its pair's lock: 'duplicate' (this vote id is stored already, from this
+        annotator), 'conflict' (this annotator has a vote on this pair and round, or the vote id is
+        someone else's), 'full' (a round-1 vote on a pair that has `target` votes), else 'stored'."""
+        values = tuple(vote.get(c) for c in VOTE_COLUMNS)
+        with self.connect(exclusive=f"pair:{vote['pair_id']}") as db:  # a vote id belongs to one pair
+            row = db.one("SELECT annotator FROM votes WHERE vote_id = ?", (vote["vote_id"],))
+            if row is not None:
+                return "duplicate" if row[0] == vote["annotator"] else "conflict"
+            if db.one("SELECT 1 FROM votes WHERE annotator = ? AND pair_id = ? AND round = ?",
+                      (vote["annotator"], vote["pair_id"], vote["round"])) is not None:
+                return "conflict"
+            if vote["round"] == 1 and target is not None:
+                count = (db.one("SELECT COUNT(*) FROM votes WHERE pair_id = ? AND round = 1", (vote["pair_id"],)) or (0,))[0]
+                if count >= target:
+                    return "full"
+            inserted = db.execute(f"INSERT INTO votes ({', '.join(VOTE_COLUMNS)}) VALUES "
+                                  f"({', '.join('?' * len(VOTE_COLUMNS))}) ON CONFLICT DO NOTHING", values)
+        # nothing inserted: the same vote id sent at once for another pair (under another pair's lock)
+        return "stored" if inserted else "conflict"
+
+    def add_skip(self, annotator: str, pair_id: str, round_: int, reason: str | None = None) -> None:
+        with self.connect() as db:
+            db.execute("INSERT INTO skips (annotator, pair_id, round, at, reason) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                       (annotator, pair_id, round_, now_iso(), reason))
+
+    def skipped(self, annotator: str, pair_id: str, round_: int) -> bool:
+        with self.connect() as db:
+            return db.one("SELECT 1 FROM skips WHERE annotator = ? AND pair_id = ? AND round = ?",
+                          (annotator, pair_id, round_)) is not None
+
+    def skip_reasons(self) -> list[tuple[str, str, int, str | None]]:
+        with self.connect() as db:
+            return [tuple(r) for r in db.all("SELECT annotator, pair_id, round, reason FROM skips ORDER BY at", ())]  # type: ignore[misc]
+
+    def undo(self, annotator: str, vote_id: str, window_s: float) -> bool:
+        """Delete this annotator's vote if it is their latest and at most `window_s` seconds old; its
+        showing stays and becomes the latest, so the pair comes back to them next."""
+        with self.connect(exclusive=f"annotator:{annotator}") as db:
+            row = db.one("SELECT vote_id, submitted_at FROM votes WHERE annotator = ? ORDER BY submitted_at DESC, vote_id DESC",
+                         (annotator,))
+            if row is None or row[0] != vote_id:
+                return False
+            age = (datetime.now(timezone.utc) - datetime.fromisoformat(row[1].replace("Z", "+00:00"))).total_seconds()
+            if age > window_s:
+                return False
+            pair = db.one("SELECT pair_id, round FROM votes WHERE vote_id = ?", (vote_id,))
+            db.execute("DELETE FROM votes WHERE vote_id = ?", (vote_id,))
+            if pair is not None:  # shown again now: first in line, timed afresh
+                db.execute("UPDATE servings SET shown_at = ? WHERE annotator = ? AND pair_id = ? AND round = ?",
+                           (now_iso(), annotator, pair[0], pair[1]))
+        return True
 
     def votes(self) -> list[dict[str, Any]]:
         with self.connect() as db:
