@@ -20,7 +20,7 @@ from judgebench.human.annotate.assign import Rules
 from judgebench.human.annotate.store import Store
 
 # the guide's screenshots are remade with JUDGEBENCH_SCREENSHOTS=1; otherwise they go to a temporary folder
-IMG = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "img" if os.environ.get("JUDGEBENCH_SCREENSHOTS")
+IMG = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "img" if os.environ.get("JUDGEBENCH_SCREENSHOTS")
        else Path(tempfile.gettempdir()) / "judgebench-annotate-screenshots")
 LONG = ("## Approach\n\nThe answer has a table, a formula and citations [1], [2].\n\n"
         "| method | accuracy | cost |\n|---|---:|---:|\n| pairwise | 0.81 | $1.20 |\n| pointwise | 0.74 | $0.60 |\n\n"
