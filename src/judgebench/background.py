@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import JudgebenchError, Stopped
+from .preload import imported
 
 _LEFT_OVER: list[int] = []  # children whose result was never asked for (reaped on the next start)
 _RUNNING: set[int] = set()  # children not yet collected: stopped with this process (interrupted, or leaving)
@@ -150,7 +151,7 @@ def _forked(pid: int) -> int:
 
 def in_background(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
     """fn(*args, **kwargs) in a forked child when one can be forked, else now (module docstring)."""
-    _reap_left_over()
+    reap_left_over()
     if not can_fork():
         return here(fn, *args, **kwargs)
     read_fd, write_fd = os.pipe()
@@ -167,7 +168,7 @@ class Prepared:
 
     def __init__(self, fn: Callable[..., Any], warm: Callable[[], Any] | None):
         self.fn, self.pending, self.args_fd = fn, Pending(), -1
-        _reap_left_over()
+        reap_left_over()
         if not can_fork():
             return  # send() computes here
         args_r, args_w = os.pipe()
@@ -261,7 +262,31 @@ def write_all(fd: int, payload: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _reap_left_over() -> None:
+def stop_idle_progress_monitor() -> None:
+    """Stop tqdm's monitor thread when no bar is open. tqdm starts it for every bar, a disabled one too
+    (`datasets` makes disabled bars while it loads a file), and stops it only when a shown bar closes: left
+    running, it is a second thread for the rest of the command, so nothing here forks (`can_fork`), and the
+    interpreter's shutdown freezes it wherever it stands. A later bar starts a new one."""
+    std = imported("tqdm.std")
+    if std is None:
+        return
+    tqdm, monitor_type = getattr(std, "tqdm", None), getattr(std, "TMonitor", None)
+    if tqdm is None or monitor_type is None or len(getattr(tqdm, "_instances", ())):
+        return  # a bar is open: its monitor stays
+    for thread in threading.enumerate():
+        if isinstance(thread, monitor_type):
+            thread.exit()  # wakes it and joins it
+
+
+def reap_later(pid: int) -> None:
+    """A child this process no longer waits for (it exits by itself): reaped without blocking at the next
+    fork (`reap_left_over`), never by a thread of its own (a thread would keep `can_fork` false meanwhile and
+    cross every fork; a zombie left at exit is reaped by the system)."""
+    _LEFT_OVER.append(pid)
+
+
+def reap_left_over() -> None:
+    """Reap the children of `reap_later` and `Pending.__del__` that have exited (never waits)."""
     for pid in list(_LEFT_OVER):
         try:
             done, _ = os.waitpid(pid, os.WNOHANG)

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import __version__, interrupts
+from . import __version__, interrupts, preload
 from .arena.command import add_parser as _add_arena_parser
 from .errors import JudgebenchError, NumericError, describe_os_error, one_line
 from .flags import (
@@ -368,7 +368,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt) if in_main_thread else None
     try:
         args = build_parser().parse_args(normalize_aliases(sys.argv[1:] if argv is None else argv))
-        return args.handler(args)
+        code = args.handler(args)
+        preload.stop()  # no import left running past the result (preload.py; atexit does it on the other ways out)
+        return code
     except (JudgebenchError, NumericError) as exc:
         print(f"judgebench: error: {one_line(str(exc))}", file=sys.stderr)
         return getattr(exc, "exit_code", EXIT_USAGE)  # 2: the input or usage; errors.Stopped: 1

@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from .background import stop_idle_progress_monitor
 from .bulk import trusted, trusts
 from .cell_types import csv_options, keep_cell_types, text_columns
 from .errors import JudgebenchError
@@ -166,6 +167,8 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
     except Exception as exc:  # datasets raises many types for unreachable or malformed sources
         hint = "" if local.exists() else "; to run offline use --demo or --dataset-path FILE"
         raise JudgebenchError(f"cannot load dataset '{source}' ({_first_line(exc)}){hint}") from None
+    finally:
+        stop_idle_progress_monitor()  # the thread datasets' (disabled) progress bars started (background.py)
 
 
 def _missing_split_message(source: str, split: str, listed: str) -> str:
