@@ -1,5 +1,5 @@
-"""Issue 27, "hard failures stay small": a run whose every call fails exits with its result: no traceback,
-no hang.
+"""Issue 27, "hard failures stay small": a typo'd provider or a broken api_base is one line before any call,
+and a run whose every call fails exits with its result: no traceback, no hang.
 
 The hang: the preload thread (preload.py) was still importing scipy when a run whose 16 calls had all failed
 reached its exit; the interpreter froze that daemon thread holding the import lock, and litellm's
@@ -20,7 +20,10 @@ import pytest
 from openai_server import Behaviour, FakeOpenAIServer
 
 from judgebench import preload
+from judgebench.cli import main
+from judgebench.errors import JudgebenchError
 from judgebench.judges import make_judge
+from judgebench.judges.providers import check_provider, known_providers
 
 EXIT_WITHIN_S = 30  # every command here ends in seconds; a hang is killed at this bound and fails the test
 
@@ -49,7 +52,97 @@ def _script(code: str, tmp_path: Path, timeout: float = EXIT_WITHIN_S) -> subpro
         pytest.fail(f"no exit within {timeout} s\n{exc.stderr!r}")
 
 
+def _messages(stderr: str) -> list[str]:
+    """The lines of stderr that are not the progress bar."""
+    return [line for line in stderr.replace("\r", "\n").splitlines() if line.strip() and not line.startswith("judging")]
+
+
+# ----------------------------------------------------------------------------- refused before any call
+
+
+def test_a_typo_in_the_provider_is_one_line_naming_the_flag_and_the_closest_provider(tmp_path: Path, capsys) -> None:
+    # the issue's command: 16 calls sent and failed, a traceback, then no exit (3 of 3 tries killed at 60 s)
+    status = main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", "opnai/gpt-4o",
+                   "--output-path", str(tmp_path / "out"), "--quiet"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert "--judge opnai/gpt-4o: unknown litellm provider 'opnai' (did you mean openai/gpt-4o?)" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_unknown_provider_is_refused_by_every_judge_flag() -> None:
+    with pytest.raises(JudgebenchError, match=r"--judge anthropc/claude-x: .*did you mean anthropic/claude-x\?"):
+        make_judge("anthropc/claude-x")
+    with pytest.raises(JudgebenchError, match=r"^--judge nosuchthing/m: unknown litellm provider 'nosuchthing'; a "):
+        make_judge("nosuchthing/m", {"api_key": "sk-t"})  # an api_key: no credential check, still refused
+    with pytest.raises(JudgebenchError, match=r"--judge-args custom_llm_provider=opnai: .*did you mean openai\?"):
+        make_judge("openai/gpt-4o", {"custom_llm_provider": "opnai"})
+    with pytest.raises(JudgebenchError, match=r"unknown litellm provider 'opnai'"):
+        make_judge("opnai/gpt-4o", {"api_base": "http://127.0.0.1:9/v1"})  # litellm transport: routed by the provider
+
+
+def test_every_provider_litellm_knows_is_accepted_and_read_without_importing_litellm(tmp_path: Path) -> None:
+    # the fast path: a known provider is looked up in litellm's files; litellm itself is not imported
+    done = _script("""
+        import sys
+        from judgebench.judges import make_judge
+        for judge in ("openai/gpt-4o", "anthropic/claude-x", "hosted_vllm/Qwen/Qwen3-8B", "ollama_chat/llama3",
+                      "bedrock/anthropic.claude-x", "publicai/m", "deepinfra/meta-llama/x"):
+            make_judge(judge, {"api_key": "sk-t"})
+        make_judge("opnai/gpt-4o", {"api_base": "http://127.0.0.1:9/v1", "transport": "openai"})  # provider unused
+        print("litellm" in sys.modules)
+    """, tmp_path)
+    assert done.returncode == 0 and done.stdout.split() == ["False"], done.stderr[-2000:]
+    import litellm
+
+    listed = {str(getattr(p, "value", p)) for p in litellm.provider_list}
+    assert listed <= known_providers(), sorted(listed - known_providers())
+
+
+def test_an_id_litellm_resolves_without_a_known_prefix_is_not_refused() -> None:
+    check_provider("ft:gpt-4o-2024-08-06:org::abc/x")  # litellm maps a fine-tuned gpt-4 id to openai by its name
+    with pytest.raises(JudgebenchError):
+        check_provider("opnai/gpt-4o")
+
+
+@pytest.mark.parametrize(
+    ("api_base", "says"),
+    [
+        ("http://[::1", "not a well-formed URL (Invalid IPv6 URL)"),
+        ("http://127.0.0.1:99999/v1", "port 99999 is not a number from 1 to 65535"),
+        ("notaurl", "expected an http(s) URL such as http://127.0.0.1:8000/v1"),
+        ("127.0.0.1:8000/v1", "expected an http(s) URL"),
+        ("http://h:0/v1", "port 0 is not"),
+        ("http://h ost/v1", "no spaces"),
+        ("http://u:PW-SECRET@h:99999/v1?token=TOK-SECRET", "api_base='http://***@h:99999/v1?token=***': port 99999"),
+    ],
+)
+def test_an_api_base_that_is_not_a_url_is_one_line_before_any_call(tmp_path: Path, capsys, api_base: str,
+                                                                    says: str) -> None:
+    # finding: a ValueError traceback ([::1), "ExceptionGroup" as the stop reason (port 99999), 554 retried calls
+    # and no end (notaurl); now exit 2 before anything is loaded or sent
+    for judge in ("openai/x", "anthropic/claude-x"):  # the openai transport and litellm
+        status = main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", judge, "--judge-args",
+                       f"api_base={api_base}", "--output-path", str(tmp_path / "out"), "--quiet"])  # fmt: skip
+        err = capsys.readouterr().err
+        assert status == 2 and len(err.strip().splitlines()) == 1 and says in err, err
+        assert "SECRET" not in err and not (tmp_path / "out").exists()
+
+
+def test_well_formed_api_bases_are_accepted() -> None:
+    for base in ("http://127.0.0.1:8000/v1", "https://x.openai.azure.com", "http://[::1]:8000/v1",
+                 "http://u:p@h/v1?token=t", "HTTP://H:65535"):
+        make_judge("openai/m", {"api_base": base})
+
+
 # ----------------------------------------------------------------------------- every call fails: exit, no traceback
+
+
+def test_the_typo_through_the_command_ends_at_once_without_a_traceback(tmp_path: Path) -> None:
+    done = _cli(["run", "--tasks", "sciarena_eval", "--demo", "--judge", "opnai/gpt-4o", "--output-path", "out"],
+                tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert _messages(done.stderr) == [_messages(done.stderr)[0]] and "did you mean openai/gpt-4o?" in done.stderr
 
 
 @pytest.mark.parametrize("transport", ["openai", "litellm"])
