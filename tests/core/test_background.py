@@ -131,14 +131,14 @@ def test_a_result_never_asked_for_stops_its_child(monkeypatch):
     forks = _forks(monkeypatch)
     pending = background.in_background(_sleep, 30)
     del pending
-    background._reap_left_over()
+    background.reap_left_over()
     import time
 
     for _ in range(50):
         if not _alive(forks[0]):
             break
         time.sleep(0.05)
-        background._reap_left_over()
+        background.reap_left_over()
     assert not _alive(forks[0])
 
 

@@ -30,7 +30,6 @@ import pickle
 import select
 import signal
 import struct
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -38,7 +37,7 @@ from typing import Any
 
 from judgebench.calls.live import LiveRun
 from judgebench.calls.options import INTERRUPTED, RunnerOptions, RunOutcome
-from judgebench.core.background import write_all
+from judgebench.core.background import reap_later, reap_left_over, write_all
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.preload import settle
 from judgebench.core.records import JudgeReply, JudgeRequest
@@ -59,6 +58,7 @@ class CallWorker:
         life_r, life_w = os.pipe()
         self.shared_calls = mmap.mmap(-1, 8)  # the worker's calls_made, shared across the fork
         settle()  # no import lock held by a preload thread crosses the fork (preload.py)
+        reap_left_over()  # call workers let go earlier, if they have exited
         pid = os.fork()
         if pid == 0:  # the call worker
             code = 0
@@ -124,7 +124,7 @@ class CallWorker:
             os.close(self.result_fd)
             self.result_fd = -1
         if self.pid:
-            threading.Thread(target=_reap, args=(self.pid,), daemon=True).start()
+            reap_later(self.pid)  # reaped at the next fork: no thread waits for it (background.py)
             self.pid = 0
 
 
@@ -203,13 +203,6 @@ class _LineReader:
             os.close(self.fd)
         except OSError:
             pass
-
-
-def _reap(pid: int) -> None:
-    try:
-        os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
 
 
 class _JobReader:

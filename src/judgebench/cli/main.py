@@ -33,6 +33,7 @@ from judgebench.cli.flags import (
 )
 from judgebench.cli.rubric import add_parser as add_rubric_parser
 from judgebench.cli.run_summary import format_summary
+from judgebench.core import preload
 from judgebench.core.errors import (
     JudgebenchError,
     NumericError,
@@ -404,7 +405,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt) if in_main_thread else None
     try:
         args = build_parser().parse_args(normalize_aliases(sys.argv[1:] if argv is None else argv))
-        return args.handler(args)
+        code = args.handler(args)
+        preload.stop()  # no import left running past the result (preload.py; atexit does it on the other ways out)
+        return code
     except (JudgebenchError, NumericError) as exc:
         print(f"judgebench: error: {one_line(str(exc))}", file=sys.stderr)
         return getattr(exc, "exit_code", EXIT_USAGE)  # 2: the input or usage; errors.Stopped: 1

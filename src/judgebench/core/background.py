@@ -158,7 +158,7 @@ def _forked(pid: int) -> int:
 
 def in_background(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
     """fn(*args, **kwargs) in a forked child when one can be forked, else now (module docstring)."""
-    _reap_left_over()
+    reap_left_over()
     if not can_fork():
         return here(fn, *args, **kwargs)
     read_fd, write_fd = os.pipe()
@@ -175,7 +175,7 @@ class Prepared:
 
     def __init__(self, fn: Callable[..., Any], warm: Callable[[], Any] | None):
         self.fn, self.pending, self.args_fd = fn, Pending(), -1
-        _reap_left_over()
+        reap_left_over()
         if not can_fork():
             return  # send() computes here
         args_r, args_w = os.pipe()
@@ -269,7 +269,15 @@ def write_all(fd: int, payload: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _reap_left_over() -> None:
+def reap_later(pid: int) -> None:
+    """A child this process no longer waits for (it exits by itself): reaped without blocking at the next
+    fork (`reap_left_over`), never by a thread of its own (a thread would keep `can_fork` false meanwhile and
+    cross every fork; a zombie left at exit is reaped by the system)."""
+    _LEFT_OVER.append(pid)
+
+
+def reap_left_over() -> None:
+    """Reap the children of `reap_later` and `Pending.__del__` that have exited (never waits)."""
     for pid in list(_LEFT_OVER):
         try:
             done, _ = os.waitpid(pid, os.WNOHANG)

@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from judgebench.core.preload import imported
+
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -51,11 +53,14 @@ def _malloc_trim() -> Callable[[int], int] | None:
 
 def release_free_memory() -> None:
     """Return free heap pages to the system (glibc's malloc_trim; pyarrow's pool when loaded). Frees nothing
-    in use; a no-op where neither exists. A 100,000-pair built-in run's peak RSS: 604 MB -> 544 MB."""
+    in use; a no-op where neither exists. A 100,000-pair built-in run's peak RSS: 604 MB -> 544 MB.
+
+    pyarrow is touched only once fully imported: the preload thread may be importing it right now (it is then
+    in sys.modules without `default_memory_pool`, and its pool holds nothing to give back yet)."""
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
-    pyarrow = sys.modules.get("pyarrow")
+    pyarrow = imported("pyarrow")
     if pyarrow is not None:
         pyarrow.default_memory_pool().release_unused()
 

@@ -7,14 +7,29 @@ layer, once the worker has the job) imports them in a daemon thread, so the tail
 the scoring itself. Nothing is imported that the command would not import anyway, and an import error is
 left for the real import to raise where it always did.
 
-Forking while that thread holds an import lock could leave the child waiting for the lock forever, so
-every fork of the call worker calls `settle()` first, which waits for the thread to finish.
+The thread must never be seen half-way through an import, nor outlive the command:
+
+- Forking while that thread holds an import lock could leave the child waiting for the lock forever, so
+  every fork of the call worker calls `settle()` first, which waits for the thread to finish (background.py
+  forks only when this process runs no other thread).
+- A module the thread is importing is in `sys.modules` before its body has run (pyarrow without
+  `default_memory_pool` yet). The `import` statement waits for it; code that looks a module up in
+  `sys.modules` instead uses `imported(name)`, which gives only a fully imported module.
+- A daemon thread still running when the interpreter shuts down is frozen where it stands, with any import
+  lock it holds: every later import (a finalizer's, litellm's `AsyncHTTPHandler.__del__` imports) then
+  waits forever, and the process never exits after printing its result (issue 27: a run whose calls all
+  failed at once reached its exit while scipy was still being preloaded). `stop()` lets the thread finish
+  the import it is in, skips the rest and joins it; `cli.main` calls it before returning and an atexit
+  handler calls it for every other way out (atexit handlers run before daemon threads are frozen).
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib
+import sys
 import threading
+from types import ModuleType
 
 # scoring.score's own imports (it imports them lazily, on every run): the pipeline names these
 SCORING = ("judgebench.core.bulk", "judgebench.scoring.ceiling", "judgebench.scoring.diagnostics", "judgebench.scoring.judgment_table",
@@ -23,6 +38,7 @@ SCORING = ("judgebench.core.bulk", "judgebench.scoring.ceiling", "judgebench.sco
 
 _wanted: list[str] = []
 _thread: threading.Thread | None = None
+_stopping = threading.Event()  # set by stop(): the thread imports nothing more
 
 
 def need_later(*modules: str) -> None:
@@ -36,20 +52,49 @@ def start() -> None:
     if _thread is not None or not _wanted:
         return
     modules, _wanted[:] = list(_wanted), []
+    _stopping.clear()
     _thread = threading.Thread(target=_import_all, args=(modules,), name="judgebench-preload", daemon=True)
     _thread.start()
 
 
 def settle() -> None:
-    """Wait for the preload thread (before a fork); later `start()` calls may run again."""
+    """Wait for the preload thread to import everything it was given (before a fork); later `start()` calls
+    may run again."""
     global _thread
     if _thread is not None:
         _thread.join()
         _thread = None
 
 
+def stop() -> None:
+    """The command is ending: the thread finishes the import it is in, imports nothing more, and is joined
+    (so no import lock is held by a thread the interpreter's shutdown would freeze). Safe to call any time."""
+    _stopping.set()
+    try:
+        settle()
+    finally:
+        _stopping.clear()
+
+
+atexit.register(stop)
+
+
+def imported(name: str) -> ModuleType | None:
+    """The module `name` when it is fully imported, else None (not imported, or its import still running in
+    this or another thread: its attributes may not exist yet)."""
+    module = sys.modules.get(name)
+    if module is None:
+        return None
+    spec = getattr(module, "__spec__", None)
+    if getattr(spec, "_initializing", False):  # what the import system itself checks (`import` waits on it)
+        return None
+    return module
+
+
 def _import_all(modules: list[str]) -> None:
     for name in modules:
+        if _stopping.is_set():
+            return
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - the real import, later, raises it where it always did

@@ -29,6 +29,7 @@ from typing import Any
 
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.secrets import is_secret_name
+from judgebench.judges.providers import check_api_base
 
 INT_ARGS = {"max_tokens", "max_completion_tokens", "seed", "top_k", "n", "top_logprobs"}
 FLOAT_ARGS = {
@@ -175,6 +176,7 @@ def convert_judge_args(raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, s
             elif name in ("base_url", "api_base"):
                 if "api_base" in args:
                     raise JudgebenchError("--judge-args: api_base is given twice (base_url is another name for it)")
+                check_api_base(value)  # a URL, or one line before any call (providers.py)
                 args["api_base"] = value
             else:
                 args[name] = _convert_value(name, value)

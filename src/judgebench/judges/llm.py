@@ -44,6 +44,7 @@ from judgebench.judges.litellm_transport import (
     import_litellm,
 )
 from judgebench.judges.openai_transport import OpenAITransport, make_shape
+from judgebench.judges.providers import check_provider
 
 OPENAI_COMPATIBLE = {"openai", "hosted_vllm", "openai_like", "custom_openai"}
 TRANSPORTS = ("auto", "litellm", "openai")
@@ -71,6 +72,8 @@ class LiteLLMJudge(Judge):
         self.timeout_s: float = 120.0  # set by the runner (--timeout)
         self._openai: OpenAITransport | None = None  # made on first use (openai transport)
         install_log_redaction()  # httpx logs request URLs (a signed api_base's query) at INFO
+        if not self.uses_openai_transport():  # litellm routes by the provider: a typo is refused before any call
+            check_provider(model, self._args.get("custom_llm_provider"), self._args.get("api_base"))
 
     def __repr__(self) -> str:
         return f"LiteLLMJudge({self.model!r}, {self.public_args()!r})"

@@ -48,10 +48,15 @@ from starlette.routing import Route
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from judgebench.core.records import LABELS
-from judgebench.human.annotate.assign import Rules, is_gold, next_showing, open_for, routed, shown_order
+from judgebench.human.annotate.assign import (
+    Rules,
+    is_gold,
+    next_showing,
+    open_for,
+    routed,
+    shown_order,
+)
 from judgebench.human.annotate.page import (
-    SCRIPT,
-    STYLE,
     admin_page,
     guidelines_page,
     message_page,

@@ -12,7 +12,11 @@ import pandas as pd
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import VERDICT_SCORE
 from judgebench.core.rundir import read_run
-from judgebench.human.arena.assisted import assisted_section, mean_judge, read_judge_pairs
+from judgebench.human.arena.assisted import (
+    assisted_section,
+    mean_judge,
+    read_judge_pairs,
+)
 from judgebench.human.arena.battles import Battles, make_battles
 from judgebench.human.arena.compare import judge_agreement, robustness
 from judgebench.human.arena.defaults import DEFAULT_ALPHA, DEFAULT_REPEATS, TOP_K

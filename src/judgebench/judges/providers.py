@@ -1,0 +1,120 @@
+"""Before any call: the provider of a litellm model id is one litellm knows, and api_base is a URL.
+
+    check_provider("opnai/gpt-4o", forced=None, api_base=None)
+    -> JudgebenchError: --judge opnai/gpt-4o: unknown litellm provider 'opnai' (did you mean openai/gpt-4o?) ...
+
+Without these checks a typo reached the first call: every call failed ("LLM Provider NOT provided"), and an
+api_base that is not a URL failed each call with a ValueError or was retried (issue 27).
+
+litellm's providers are read from its own files, without importing it (~5 s on a 2-core machine): the
+`LlmProviders` enum of litellm/types/utils.py (litellm.provider_list is built from it) and the providers
+configured in litellm/llms/openai_like/providers.json. A provider found there is accepted at once (the fast
+path, every valid id). One not found there is asked of litellm itself (`litellm.get_llm_provider`, which
+also resolves some ids by model name or api_base): refused only when litellm cannot resolve it either, so
+an id litellm accepts is never refused here.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib.util
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.secrets import redact_url
+
+PROVIDERS_DOC = "https://docs.litellm.ai/docs/providers"
+_ENUM = re.compile(r"^class LlmProviders\(str, Enum\):\n(?P<body>(?:[ \t]+\S.*\n|[ \t]*\n)+)", re.MULTILINE)
+_MEMBER = re.compile(r'^[ \t]+[A-Z][A-Z0-9_]*[ \t]*=[ \t]*"([^"]+)"', re.MULTILINE)
+
+
+@cache
+def known_providers() -> frozenset[str]:
+    """litellm's provider names read from its files (module docstring); empty when litellm is not installed
+    or its files are not where this reading expects them (then every provider is asked of litellm)."""
+    spec = importlib.util.find_spec("litellm")  # finds the package folder, imports nothing
+    names: set[str] = set()
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        root = Path(folder)
+        try:
+            found = _ENUM.search((root / "types" / "utils.py").read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            found = None
+        if found:
+            names.update(_MEMBER.findall(found.group("body")))
+        try:
+            configured = json.loads((root / "llms" / "openai_like" / "providers.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            configured = {}
+        if isinstance(configured, dict):
+            names.update(str(name) for name in configured)
+    return frozenset(names)
+
+
+def check_provider(model: str, forced: str | None = None, api_base: str | None = None) -> None:
+    """Refuse (JudgebenchError, one line naming the flag) a model id whose provider litellm does not know.
+    `forced`: the custom_llm_provider argument, which then names the provider."""
+    provider = str(forced) if forced else model.partition("/")[0]
+    if provider in known_providers() or _litellm_resolves(model, forced, api_base):
+        return
+    close = difflib.get_close_matches(provider.lower(), sorted(known_providers()), n=1, cutoff=0.6)
+    if forced:
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        where = f"--judge-args custom_llm_provider={forced}"
+    else:
+        hint = f" (did you mean {close[0]}/{model.partition('/')[2]}?)" if close else ""
+        where = f"--judge {model}"
+    raise JudgebenchError(
+        f"{where}: unknown litellm provider {provider!r}{hint}; a model id is PROVIDER/MODEL, "
+        f"e.g. openai/gpt-4.1 (providers: {PROVIDERS_DOC})"
+    )
+
+
+def _litellm_resolves(model: str, forced: str | None, api_base: str | None) -> bool:
+    """Whether litellm routes this id (True when litellm cannot be imported: the call says why). A forced
+    provider must be one of litellm's (`get_llm_provider` passes any through; the call then fails)."""
+    from judgebench.judges.litellm_transport import import_litellm
+
+    try:
+        litellm = import_litellm()
+    except ImportError:
+        return True
+    if forced:
+        listed = {str(getattr(p, "value", p)) for p in litellm.provider_list}
+        registered = {str(item.get("provider")) for item in getattr(litellm, "custom_provider_map", None) or []}
+        return str(forced) in listed | registered
+    try:
+        litellm.get_llm_provider(model=model, api_base=api_base or None)
+    except Exception:  # noqa: BLE001 - litellm's BadRequestError "LLM Provider NOT provided", or any other refusal
+        return False
+    return True
+
+
+def check_api_base(value: Any) -> None:
+    """Refuse (JudgebenchError, one line) an api_base that is not a well-formed http(s) URL with a host and a
+    port in range; the value is shown with its userinfo and query values redacted."""
+    shown = redact_url(str(value))
+    expected = "expected an http(s) URL such as http://127.0.0.1:8000/v1"
+    if not isinstance(value, str):
+        raise JudgebenchError(f"--judge-args api_base={shown!r}: {expected}")
+    text = value.strip()
+    if any(ch.isspace() or not ch.isprintable() for ch in text):
+        raise JudgebenchError(f"--judge-args api_base={shown!r}: a URL has no spaces or control characters; {expected}")
+    try:
+        parts = urlsplit(text)
+    except ValueError as exc:  # an unclosed [IPv6 address
+        raise JudgebenchError(f"--judge-args api_base={shown!r}: not a well-formed URL ({exc}); {expected}") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise JudgebenchError(f"--judge-args api_base={shown!r}: {expected}")
+    try:
+        port = parts.port  # ValueError when above 65535 or not a number
+    except ValueError:
+        port = -1
+    if port is not None and not 1 <= port <= 65535:
+        given = parts.netloc.rpartition(":")[2]  # after any userinfo: the port as written
+        raise JudgebenchError(f"--judge-args api_base={shown!r}: port {given} is not a number from 1 to 65535")
