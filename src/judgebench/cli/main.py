@@ -209,7 +209,7 @@ def _add_report_parser(sub: Any) -> None:
     p = sub.add_parser("report", help="write a Markdown diagnostics report with plots for a run")
     p.add_argument("run_dir", type=PATH, help="a run directory (results.json + samples.jsonl)")
     p.add_argument("--output-dir", type=OUTPUT_DIR, help="report folder (default: RUN_DIR/report)")
-    p.set_defaults(handler=cmd_report)
+    p.set_defaults(handler=cmd_report, owned_output="report")  # rundir.REPORT_DIR: --help stays fast
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -388,6 +388,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+NOT_INPUTS = {"cache_dir", "include_path", "help"}  # folders a command reads but never writes over from its outputs
+
+
+def guard_outputs(command: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Before any work: every output flag (typed OUTPUT_DIR / OUTPUT_FILE) against every path the command was
+    given (core/files.refuse_output_over_inputs). Positional path arguments and --judge-run are run folders
+    (or folders of runs): nothing may be written inside the runs they hold. A command's own output folder inside
+    its run (`report`'s RUN_DIR/report) is set by `owned_output` in its defaults."""
+    from judgebench.core.files import refuse_output_over_inputs
+
+    outputs: list[tuple[str, Path]] = []
+    inputs: list[Path] = []
+    runs: list[Path] = []
+    for action in command._actions:
+        value = getattr(args, action.dest, None)
+        if action.dest in NOT_INPUTS or value is None:
+            continue
+        values = value if isinstance(value, list) else [value]
+        paths = [Path(v) for v in values if isinstance(v, (str, Path)) and str(v).strip()]
+        if action.type in (OUTPUT_DIR, OUTPUT_FILE):
+            flag = next((o for o in action.option_strings if o.startswith("--")), action.dest)
+            outputs += [(flag, path) for path in paths]
+        elif not action.option_strings and action.type is PATH or action.dest == "judge_run":
+            runs += paths
+        else:
+            inputs += paths
+    owned = getattr(args, "owned_output", None)
+    allowed = [run / owned for run in runs] if owned else []
+    refuse_output_over_inputs(outputs, inputs, runs, allowed)
+
+
 def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
@@ -403,7 +434,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         interrupts.watch()
     previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt) if in_main_thread else None
     try:
-        args = build_parser().parse_args(normalize_aliases(sys.argv[1:] if argv is None else argv))
+        parser, given = build_parser(), normalize_aliases(sys.argv[1:] if argv is None else argv)
+        args = parser.parse_args(given)
+        guard_outputs(parser._command_parser(given), args)
         return args.handler(args)
     except (JudgebenchError, NumericError) as exc:
         print(f"judgebench: error: {one_line(str(exc))}", file=sys.stderr)

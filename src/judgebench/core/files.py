@@ -298,3 +298,48 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 def load_yaml(text: str | bytes) -> Any:
     """yaml.safe_load with duplicate keys refused (yaml.YAMLError)."""
     return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+
+
+RUN_FOLDER_MARKERS = ("results.json", "samples.jsonl")  # core/rundir's RESULTS_FILE, SAMPLES_FILE (same floor, no cycle)
+
+
+def _is_run_folder(folder: Path) -> bool:
+    return any((folder / name).is_file() for name in RUN_FOLDER_MARKERS)
+
+
+def refuse_output_over_inputs(
+    outputs: Iterable[tuple[str, Path]], inputs: Iterable[Path], runs: Iterable[Path] = (), allowed: Iterable[Path] = (),
+) -> None:
+    """The one check before a command writes (data loss otherwise: `compare A B --output B/results.json` replaced
+    run B's results). Each output (flag, path) is refused with one line naming the flag when it
+    - names an input (`inputs`: any file or folder the command was given), or
+    - lies inside a run folder (one holding results.json or samples.jsonl) that the command reads: a folder of
+      `runs` (the run folders, or folders of runs, the command takes) or under one, or the folder of an input file.
+    `allowed`: outputs the command owns inside its input (a report's RUN_DIR/report)."""
+    def existing(paths: Iterable[Path]) -> list[Path]:
+        found = []
+        for path in paths:
+            try:
+                if Path(path).exists():
+                    found.append(Path(path).resolve())
+            except (OSError, ValueError):
+                continue
+        return found
+
+    resolved, run_sources = existing(inputs), existing(runs)
+    resolved += [p for p in run_sources if p not in resolved]
+    run_roots = {p.parent for p in resolved if not p.is_dir() and _is_run_folder(p.parent)}
+    exempt = {Path(p).resolve() for p in allowed}
+    for flag, out in outputs:
+        target = Path(out).resolve()
+        if target in exempt:
+            continue
+        shown = one_line(str(out), 300)
+        if target in resolved:
+            raise JudgebenchError(f"{flag} {shown}: is one of this command's inputs; writing it would destroy it "
+                                  f"(choose a new path)")
+        for folder in [target, *target.parents]:
+            related = folder in run_roots or any(folder.is_relative_to(source) for source in run_sources)
+            if related and _is_run_folder(folder):
+                raise JudgebenchError(f"{flag} {shown}: lies inside the run folder {one_line(str(folder), 300)} that "
+                                      f"this command reads; writing there could replace its files (choose a path outside it)")
