@@ -86,6 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
     if not tasks:
         raise JudgebenchError("--tasks: no task named")
+    refuse_repeated_tasks(tasks)
     if args.demo and args.dataset_path:
         raise JudgebenchError("--demo and --dataset-path exclude each other")
     for flag, value in (("--split", args.split), ("--revision", args.revision)):
@@ -116,6 +117,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         if summary.stopped:
             break
     return status
+
+
+def refuse_repeated_tasks(tasks: list[str]) -> None:
+    """--tasks naming one task twice (by name, or two spellings of one YAML path) would judge it twice, paid,
+    into one folder, the second run replacing the first: refused before any call."""
+    seen: dict[str, str] = {}
+    for task in tasks:
+        key = str(Path(task).resolve()) if task.endswith((".yaml", ".yml")) and Path(task).is_file() else task
+        if key in seen:
+            same = "" if seen[key] == task else f" (as '{one_line(seen[key], 200)}')"
+            raise JudgebenchError(f"--tasks: '{one_line(task, 200)}' is named twice{same}; each task runs once")
+        seen[key] = task
 
 
 def dry_run_command(tasks: list[str], judges: list[Any], output_path: Path, options: dict[str, Any]) -> int:
