@@ -39,6 +39,7 @@ from judgebench.core.errors import (
     describe_os_error,
     one_line,
 )
+from judgebench.core.text import term_text
 from judgebench.core.version import __version__
 
 EXIT_STOPPED = 1
@@ -163,7 +164,7 @@ def print_run(summary: Any) -> int:
 
 def warn(message: str) -> None:
     """A one-line warning on stderr (the run goes on)."""
-    print(f"judgebench: warning: {message}", file=sys.stderr)
+    print(f"judgebench: warning: {term_text(message, 2000)}", file=sys.stderr)
 
 
 def _add_score_parser(sub: Any) -> None:
@@ -259,11 +260,12 @@ def cmd_submit(args: argparse.Namespace) -> int:
     for message in done.warnings:
         warn(message)
     config = done.verified.result.config
-    labels = f" [{', '.join(done.verified.labels)}]" if done.verified.labels else ""
-    print(f"accepted: {config.task} / {config.judge} / {config.prompt_template}@{config.prompt_template_hash[:10]}{labels}")
-    print(f"{'replaced' if done.replaced else 'stored'} {done.entry_dir}")
+    labels = f" [{', '.join(map(term_text, done.verified.labels))}]" if done.verified.labels else ""
+    print(f"accepted: {term_text(config.task)} / {term_text(config.judge)} / {term_text(config.prompt_template)}"
+          f"@{term_text(config.prompt_template_hash[:10])}{labels}")
+    print(f"{'replaced' if done.replaced else 'stored'} {term_text(done.entry_dir)}")
     for path in done.written:
-        print(f"wrote {path}")
+        print(f"wrote {term_text(path)}")
     return 0
 
 
