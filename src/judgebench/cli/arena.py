@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,42 @@ if TYPE_CHECKING:
 VOTE_SUFFIXES = (".jsonl", ".csv", ".json")
 
 
+RATING_LIMIT = 1e6  # stats/ratings.ELO_RATING_MAX (not imported: --help stays fast)
+
+
+def anchor_rating(text: str) -> float:
+    """--anchor-rating: a finite number within +-1e6 (nan, inf and -1e308 were written into arena.json)."""
+    value = _finite(text)
+    if abs(value) > RATING_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be between -{RATING_LIMIT:g} and {RATING_LIMIT:g}, got '{text}'")
+    return value
+
+
+def elo_base(text: str) -> float:
+    """--base: > 1 (a base of 1 divides by ln 1 = 0)."""
+    value = _finite(text)
+    if not value > 1:
+        raise argparse.ArgumentTypeError(f"must be > 1 (odds of BASE:1 per SCALE points), got '{text}'")
+    return value
+
+
+def elo_scale(text: str) -> float:
+    value = POSITIVE_FLOAT(text)
+    if value > RATING_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be <= {RATING_LIMIT:g}, got '{text}'")
+    return value
+
+
+def _finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got '{text}'")
+    return value
+
+
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("arena", help="model leaderboard (Bradley-Terry, Elo scale) and voter quality from raw votes")
     p.add_argument("source", metavar="VOTES_OR_TASK", help="a votes file (.jsonl/.csv, see votes.py) or a task name/YAML (one vote per pair)")
@@ -35,9 +72,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--dimension", default="overall",  # records.DEFAULT_DIMENSION, not imported: --help stays fast
                    help="which dimension's votes to rate (multi-dimension votes)")
     p.add_argument("--anchor", metavar="MODEL", help="pin this model at --anchor-rating (default: the models' mean is)")
-    p.add_argument("--anchor-rating", type=float, default=1000.0, help="the anchor's (or the mean) rating (default 1000)")
-    p.add_argument("--scale", type=POSITIVE_FLOAT, default=400.0, help="Elo scale: a difference of SCALE means BASE:1 odds (default 400)")
-    p.add_argument("--base", type=POSITIVE_FLOAT, default=10.0, help="Elo base (default 10)")
+    p.add_argument("--anchor-rating", type=anchor_rating, default=1000.0, help="the anchor's (or the mean) rating (default 1000)")
+    p.add_argument("--scale", type=elo_scale, default=400.0, help="Elo scale: a difference of SCALE means BASE:1 odds (default 400)")
+    p.add_argument("--base", type=elo_base, default=10.0, help="Elo base (default 10)")
     p.add_argument("--n-resamples", type=NON_NEGATIVE_INT, default=1000, help="bootstrap rounds (default 1000; 0: no intervals)")
     p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed of the bootstrap, checkpoints and subsampling")
     p.add_argument("--alpha", type=fraction, default=DEFAULT_ALPHA, help=f"anomalous-voter test level (default {DEFAULT_ALPHA})")

@@ -198,10 +198,28 @@ def read_json_objects(path: Path, label: str = "") -> list[tuple[int, dict[str, 
             if line.strip()]
 
 
+class _RepeatedKey(Exception):
+    """A JSON object with one key twice (json keeps the last silently)."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    row = dict(pairs)
+    if len(row) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return row
+
+
 def parse_json_object(line: str, where: str) -> dict[str, Any]:
     """One JSON Lines line as an object; anything else is one error starting with `where` (file:line)."""
     try:
-        row = json.loads(line)
+        row = json.loads(line, object_pairs_hook=_unique_pairs)
+    except _RepeatedKey as exc:
+        raise JudgebenchError(f"{where}: key '{one_line(str(exc), KEY_SHOWN_MAX)}' appears twice in one object "
+                              f"(which value is meant?)") from None
     except json.JSONDecodeError as exc:
         raise JudgebenchError(f"{where}: malformed JSON ({exc.msg}, column {exc.colno})") from None
     if not isinstance(row, dict):

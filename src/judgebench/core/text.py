@@ -56,3 +56,21 @@ def term_text(value: Any, limit: int = 300) -> str:
     one line, cut to `limit` characters."""
     text = visible(str(value))
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+# Letters of other scripts drawn like Latin ones (Unicode's confusables, the common part): a judge id
+# `buіltin/longer` with a Cyrillic і looks like the built-in judge on every page.
+_CONFUSABLE = str.maketrans({
+    "а": "a", "в": "b", "с": "c", "ԁ": "d", "е": "e", "һ": "h", "і": "i", "ӏ": "l", "ј": "j", "к": "k", "м": "m",
+    "н": "h", "о": "o", "р": "p", "ԛ": "q", "г": "r", "ѕ": "s", "т": "t", "ц": "u", "ѵ": "v", "ԝ": "w", "х": "x",
+    "у": "y", "ı": "i", "ɩ": "i", "ɑ": "a", "ο": "o", "α": "a", "ν": "v", "ι": "i", "κ": "k", "ρ": "p", "τ": "t",
+    "υ": "u", "χ": "x", "ε": "e", "ℓ": "l", "Ꭵ": "i", "ꓲ": "l", "ǀ": "l", "∕": "/", "⁄": "/", "／": "/",
+})
+_INVISIBLE = dict.fromkeys([*range(0x200B, 0x2010), 0x00AD, 0x2060, 0xFEFF])
+
+
+def skeleton(text: str) -> str:
+    """`text` as it looks: NFKC-folded, lower-cased, invisible characters dropped and look-alike letters of
+    other scripts mapped to Latin. Two ids with one skeleton are indistinguishable on a page."""
+    folded = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).lower()
+    return folded.translate(_CONFUSABLE)

@@ -51,6 +51,7 @@ from judgebench.core.records import (
     failure_of,
 )
 from judgebench.core.rundir import DuplicateJudgment, read_run
+from judgebench.core.text import skeleton
 from judgebench.judges.builtin import BUILTIN_JUDGES, make_builtin_judge
 from judgebench.judging.judgments import plan_requests
 from judgebench.judging.panel import (
@@ -114,6 +115,7 @@ def validate_run(
     """
     _check_min_coverage_value(min_coverage)
     result, records = _read(run_dir)
+    check_answer_sizes(records, run_dir)
     spec = _check_task(result, records, leaderboard_dir)
     known = known_results(leaderboard_dir, spec.name) if leaderboard_dir else []
     _check_subset(result, min_coverage)
@@ -133,6 +135,22 @@ def validate_run(
     _check_verdicts(records, spec, result.config)
     _check_metrics(result, records, spec)
     return Verified(result, records, spec, _labels(result))
+
+
+RAW_ANSWER_MAX = 200_000  # characters of one stored answer (raw, each earlier raw, reasoning) a board takes
+
+
+def check_answer_sizes(records: list[JudgmentRecord], run_dir: Path) -> None:
+    """A board holds every raw answer of every entry: one answer above RAW_ANSWER_MAX characters (a 40 MB
+    answer was accepted) is refused, naming the judgment. A verdict needs a few words; the longest answers
+    of reasoning judges are tens of thousands of characters."""
+    for number, record in enumerate(records, start=1):
+        for field_name, text in (("raw", record.raw), ("reasoning", record.reasoning),
+                                 *(("earlier_raw", t) for t in record.earlier_raw)):
+            if text is not None and len(text) > RAW_ANSWER_MAX:
+                raise Rejected("schema", f"{run_dir / 'samples.jsonl'}:{number}: judgment {record.example_id[:80]!r} "
+                                         f"({record.order}, {record.dimension[:40]}): {field_name} holds {len(text):,} "
+                                         f"characters, above the limit of {RAW_ANSWER_MAX:,} a leaderboard stores")
 
 
 def _check_min_coverage_value(min_coverage: float) -> None:
@@ -384,6 +402,9 @@ def check_judge_name(result: RunResult) -> None:
         if config.kind != "panel":
             raise Rejected("task", f"judge {judge[:80]!r}: the panel/ prefix is reserved for panel runs")
         return
+    if judge != skeleton(judge) and not judge.isascii() and RESERVED.match(skeleton(judge)):
+        raise Rejected("task", f"judge {ascii(judge[:80])} imitates a reserved judge id (builtin/, panel/, replay/) "
+                               "with look-alike characters of another script: choose another name")
     if RESERVED.match(judge):
         raise Rejected(
             "task",
