@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,7 @@ from judgebench.cli.flags import (
 )
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import regular_text
+from judgebench.core.text import term_text
 from judgebench.human.arena.defaults import DEFAULT_ALPHA, DEFAULT_REPEATS, TOP_K
 
 if TYPE_CHECKING:
@@ -167,6 +169,23 @@ def arena(args: argparse.Namespace) -> ArenaResult:
     return run_arena(raw, source, dict(dropped), opts, args.both_bad, args.dimension)
 
 
+def arena_warnings(summary: dict[str, Any]) -> list[str]:
+    """What the ratings cannot be trusted for: repeated votes counted once, and groups of models no battle
+    connects (their relative ranks are the regularisation's, not the voters')."""
+    from judgebench.human.arena.battles import REPEATED_VOTE
+
+    lines = []
+    repeated = summary["counts"]["dropped"].get(REPEATED_VOTE)
+    if repeated:
+        lines.append(f"{repeated} repeated votes of one annotator on one pair were counted once")
+    groups = summary.get("comparison_groups") or []
+    if len(groups) > 1:
+        shown = "; ".join("{" + ", ".join(map(term_text, g[:5])) + (", ..." if len(g) > 5 else "") + "}" for g in groups[:5])
+        lines.append(f"the models fall into {len(groups)} groups that no battle connects: {shown}; "
+                     "ranks across groups are not comparable")
+    return lines
+
+
 def cmd_arena(args: argparse.Namespace) -> int:
     from judgebench.human.arena.write import write_outputs
 
@@ -176,17 +195,19 @@ def cmd_arena(args: argparse.Namespace) -> int:
     written = write_outputs(result, args.output_dir)
     s = result.summary
     n = s["counts"]
-    print(f"arena: {n['battles']} battles, {n['models']} models, {n['annotators']} annotators -> {args.output_dir}")
+    for line in arena_warnings(s):
+        print(f"judgebench: warning: {line}", file=sys.stderr)
+    print(f"arena: {n['battles']} battles, {n['models']} models, {n['annotators']} annotators -> {term_text(args.output_dir)}")
     for row in s["ratings"][:10]:
         ci = "" if row["ci_low"] is None else f" [{row['ci_low']:.1f}, {row['ci_high']:.1f}]"
-        print(f"  {row['rank']:>3}  {row['model']:<30} {row['rating']:8.1f}{ci}")
+        print(f"  {row['rank']:>3}  {term_text(row['model'], 60):<30} {row['rating']:8.1f}{ci}")
     flagged = s["voters"]["flagged"]
-    print(f"  flagged voters (alpha {args.alpha:g}): {', '.join(flagged) or 'none'}"
+    print(f"  flagged voters (alpha {args.alpha:g}): {', '.join(map(term_text, flagged)) or 'none'}"
           + (" (excluded)" if args.exclude_flagged and flagged else ""))
     for j in s["judges"]:
         rho, tau = (j[k]["value"] for k in ("spearman", "kendall"))
         shown = "undefined (constant judge ratings)" if rho is None else f"Spearman {rho:.3f}, Kendall {tau:.3f}"
-        print(f"  judge {j['judge']}: {shown} vs the human ranking "
+        print(f"  judge {term_text(j['judge'])}: {shown} vs the human ranking "
               f"({j['answered_battles']}/{j['battles']} battles answered)")
     print(f"  wrote {len(written)} files")
     return 0

@@ -93,6 +93,14 @@ def _ci(row: dict[str, Any], key: str = "rating", digits: int = 1) -> str:
     return f"{_f(value, digits)} [{_f(row['ci_low'], digits)}, {_f(row['ci_high'], digits)}]"
 
 
+def _group_warning(groups: list[list[str]]) -> list[str]:
+    if len(groups) < 2:
+        return []
+    shown = "; ".join(md_text(", ".join(g)) for g in groups)
+    return [f"Warning: the models fall into {len(groups)} groups that no battle connects ({shown}); ranks across "
+            "groups are not comparable.", ""]
+
+
 def markdown(s: dict[str, Any]) -> str:
     c, n = s["config"], s["counts"]
     lines = [f"# Arena: model ratings from votes ({md_text(c['source'])})", "",
@@ -102,6 +110,7 @@ def markdown(s: dict[str, Any]) -> str:
              f"{'anchor ' + md_text(c['anchor_model']) if c['anchor_model'] else 'mean'} = {c['anchor_rating']:g}.",
              f"Dropped votes: {md_text(n['dropped']) if n['dropped'] else 'none'}. Excluded annotators: "
              f"{md_text(', '.join(map(str, c['excluded_annotators']))) if c['excluded_annotators'] else 'none'}.", "",
+             *_group_warning(s.get("comparison_groups") or []),
              "| rank | model | rating [95% CI] | battles | W/T/L |", "|---|---|---|---|---|"]
     lines += [f"| {r['rank']} | {md_cell(r['model'])} | {_ci(r)} | {r['battles']} | {r['wins']}/{r['ties']}/{r['losses']} |"
               for r in s["ratings"]]
