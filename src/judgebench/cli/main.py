@@ -447,6 +447,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     process = in_main_thread and argv is None
     if process:
         interrupts.watch()
+        from judgebench.calls.stopping import keep_held_until_exit
+
+        keep_held_until_exit()  # a second Ctrl-C after a run's first is held until the process exits
     previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt) if in_main_thread else None
     try:
         parser, given = build_parser(), normalize_aliases(sys.argv[1:] if argv is None else argv)
@@ -469,6 +472,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if in_main_thread:
             signal.signal(signal.SIGTERM, previous)
+            from judgebench.calls.stopping import interrupts_held, release_interrupts
+
+            held = interrupts_held()
+            release_interrupts(final=True)
+            if process and held:  # an interrupted run wrote its results and the process exits now:
+                interrupts.settle(exiting=True)  # a late Ctrl-C changes nothing (no death by SIGINT)
 
 
 if __name__ == "__main__":
