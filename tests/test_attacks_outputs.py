@@ -62,3 +62,23 @@ def test_allowed_outputs_still_work(runs, tmp_path, capsys):
     assert main(["report", str(a), "--output-dir", str(a / "report")]) == 0  # the report's own folder
     assert main(["compare", str(a), str(b), "--output", str(tmp_path / "cmp.json")]) == 0
     assert (tmp_path / "cmp.json").is_file()
+
+
+def test_a_folder_output_never_writes_over_an_input_file_of_the_same_name(tmp_path, capsys):
+    votes = Path(__file__).resolve().parent.parent / "tasks" / "demo" / "arena_votes_demo.jsonl"
+    out = tmp_path / "arena"
+    out.mkdir()
+    flagged = out / "flagged.txt"
+    flagged.write_text("planted-random\n")
+    code = main(["arena", str(votes), "--exclude-annotators", str(flagged), "--output-dir", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--output-dir" in err and "flagged.txt" in err, err
+    assert flagged.read_text() == "planted-random\n"
+    frozen = tmp_path / "frozen"
+    frozen.mkdir()
+    mine = frozen / "my_judge_eval.jsonl"
+    mine.write_text("{}\n")
+    code = main(["freeze", str(mine), "--pairs", str(votes), "--split-size", "5", "--output", str(frozen)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--output" in err and "my_judge_eval.jsonl" in err, err
+    assert mine.read_text() == "{}\n"

@@ -33,6 +33,12 @@ VOTE_SUFFIXES = (".jsonl", ".csv", ".json")
 RATING_LIMIT = 1e6  # stats/ratings.ELO_RATING_MAX (not imported: --help stays fast)
 
 
+def arena_writes(args: argparse.Namespace, name: str) -> bool:
+    """Whether `arena` writes a file of this name into --output-dir (human/arena/write.py): guard_outputs refuses
+    an input there (`--exclude-annotators OUT/flagged.txt` was overwritten by the new flagged.txt)."""
+    return name.startswith("arena.") or name == "flagged.txt" or name.endswith((".csv", ".png"))
+
+
 def anchor_rating(text: str) -> float:
     """--anchor-rating: a finite number within +-1e6 (nan, inf and -1e308 were written into arena.json)."""
     value = _finite(text)
@@ -89,7 +95,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--dataset-path", help="task input: a local file or another Hub id")
     p.add_argument("--split", help="task input: the split (default: the task's)")
     p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
-    p.set_defaults(handler=cmd_arena)
+    p.set_defaults(handler=cmd_arena, writes=arena_writes)
 
 
 def load_source(args: argparse.Namespace) -> tuple[pd.DataFrame, str, Counter]:

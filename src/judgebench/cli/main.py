@@ -431,7 +431,8 @@ def guard_outputs(command: argparse.ArgumentParser, args: argparse.Namespace) ->
             inputs += paths
     owned = getattr(args, "owned_output", None)
     allowed = [run / owned for run in runs] if owned else []
-    refuse_output_over_inputs(outputs, inputs, runs, allowed)
+    writes = getattr(args, "writes", None)  # (args, file name) -> whether the command writes that name in its folder
+    refuse_output_over_inputs(outputs, inputs, runs, allowed, writes=(lambda name: writes(args, name)) if writes else None)
 
 
 def _sigterm_as_interrupt(signum: int, frame: Any) -> None:

@@ -327,12 +327,15 @@ def _is_run_folder(folder: Path) -> bool:
 
 def refuse_output_over_inputs(
     outputs: Iterable[tuple[str, Path]], inputs: Iterable[Path], runs: Iterable[Path] = (), allowed: Iterable[Path] = (),
+    writes: Callable[[str], bool] | None = None,
 ) -> None:
     """The one check before a command writes (data loss otherwise: `compare A B --output B/results.json` replaced
     run B's results). Each output (flag, path) is refused with one line naming the flag when it
     - names an input (`inputs`: any file or folder the command was given), or
     - lies inside a run folder (one holding results.json or samples.jsonl) that the command reads: a folder of
       `runs` (the run folders, or folders of runs, the command takes) or under one, or the folder of an input file.
+    - is a folder holding an input file under a name the command writes there (`writes(name)`: `freeze` given
+      OUT/NAME.jsonl as its votes and --output OUT).
     `allowed`: outputs the command owns inside its input (a report's RUN_DIR/report)."""
     def existing(paths: Iterable[Path]) -> list[Path]:
         found = []
@@ -356,6 +359,10 @@ def refuse_output_over_inputs(
         if target in resolved:
             raise JudgebenchError(f"{flag} {shown}: is one of this command's inputs; writing it would destroy it "
                                   f"(choose a new path)")
+        for source in resolved:
+            if writes is not None and source.parent == target and not source.is_dir() and writes(source.name):
+                raise JudgebenchError(f"{flag} {shown}: this command writes {one_line(source.name, 200)} there, which is "
+                                      f"one of its inputs (choose another folder)")
         for folder in [target, *target.parents]:
             related = folder in run_roots or any(folder.is_relative_to(source) for source in run_sources)
             if related and _is_run_folder(folder):
