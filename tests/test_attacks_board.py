@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from test_submit import edit_results, edit_samples, honest, make_run, rejected, tampered  # noqa: F401
 from test_submit_attacks import llm_run
 

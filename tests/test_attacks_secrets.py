@@ -25,7 +25,7 @@ SECRETS = (ENV_KEY, ARG_KEY, HEADER, TOKEN, PATH_KEY, PASS)
 
 
 class Echo(BaseHTTPRequestHandler):
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         body = self.rfile.read(int(self.headers.get("content-length", 0)))
         echoed = json.dumps({"path": self.path, "headers": dict(self.headers), "body": body.decode()[:200]})
         answer = f"[[A]] I received: {echoed} and the key {ENV_KEY}"

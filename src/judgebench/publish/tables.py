@@ -6,7 +6,6 @@ Rows come from leaderboard.py; every path written stays under the output folder.
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import re
