@@ -261,15 +261,18 @@ def test_binary_split_follows_the_member_order_and_unanimous_abstains(binary, tm
 
 
 def test_orders_and_missing_judgments(binary, tmp_path):
-    # J4 ran order AB only and lacks e11 altogether: the panel judges AB only; J4's e11 vote is MISSING
-    votes = bin_votes("J3")
-    del votes["e11"]
-    single = hand_run(tmp_path / "J4", "sciarena_eval", "hand/J4", votes, BIN_LABELS, orders=("AB",))
+    # J4 ran order AB only: the panel judges AB only
+    single = hand_run(tmp_path / "J4", "sciarena_eval", "hand/J4", bin_votes("J3"), BIN_LABELS, orders=("AB",))
     result = build_panel([binary["J1"], binary["J2"], single], tmp_path / "p", n_resamples=50)
     _, records = read_run(tmp_path / "p")
     assert result.config.swap is False and {r.order for r in records} == {"AB"} and len(records) == 11
-    e11 = next(r for r in records if r.example_id == "e11")
-    assert json.loads(e11.raw)["votes"] == ["B", "B", "MISSING"] and e11.verdict == "B"
+    # a member that lacks an example altogether (a shard, a hand-edited run) is refused (issue 27 item 9):
+    # two shards with disjoint examples made a panel of one vote per example
+    votes = bin_votes("J3")
+    del votes["e11"]
+    lacking = hand_run(tmp_path / "J5", "sciarena_eval", "hand/J5", votes, BIN_LABELS, orders=("AB",))
+    with pytest.raises(JudgebenchError, match="must judge the same examples"):
+        build_panel([binary["J1"], binary["J2"], lacking], tmp_path / "p2", n_resamples=50)
 
 
 def test_mismatched_members_are_refused(binary, ternary, tmp_path):

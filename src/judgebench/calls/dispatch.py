@@ -34,6 +34,7 @@ from judgebench.calls.live import LiveRun
 from judgebench.calls.options import INTERRUPTED, RunnerOptions, RunOutcome
 from judgebench.calls.progress import Progress
 from judgebench.calls.state import in_event_loop, run_to_completion, uses_cache
+from judgebench.calls.stopping import hold_interrupts
 from judgebench.calls.worker import CallWorker
 from judgebench.core import preload
 from judgebench.core.records import JudgeRequest
@@ -199,10 +200,12 @@ def _run_here(
 
     try:
         run_to_completion(main)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):  # a second signal cancels the calls in flight
         run.stopped = run.stopped or INTERRUPTED
     if run.draining and run.stopped is None:
         run.stopped = INTERRUPTED
+    if run.stopped == INTERRUPTED:
+        hold_interrupts()  # a further Ctrl-C must not stop the partial results being written (stopping.py)
     return run.outcome()
 
 

@@ -14,6 +14,7 @@ from judgebench.calls.cache import ReplyCache
 from judgebench.calls.options import RunnerOptions, RunOutcome
 from judgebench.calls.progress import Progress
 from judgebench.core.records import JudgeReply, JudgeRequest
+from judgebench.core.secrets import run_secrets, scrub_reply
 from judgebench.judges.base import Judge
 
 
@@ -54,6 +55,7 @@ class RunState:
         self.options = options
         self.is_parseable = is_parseable
         self.replies: list[JudgeReply | None] = [None] * len(requests)
+        self.secrets = run_secrets(judge.secret_values())  # scrubbed from every reply before it is kept
         self.stopped: str | None = None
         self.calls_made = 0
         self.failed = 0
@@ -75,6 +77,7 @@ class RunState:
     def record(self, indices: list[int], reply: JudgeReply, *, cached: bool = False) -> None:
         """`reply` answers the requests at `indices`; the first one paid for it, the
         others (identical requests) are marked cached, as are replies from the cache."""
+        reply = scrub_reply(reply, self.secrets)
         for position, index in enumerate(indices):
             copy = cached or position > 0
             self.replies[index] = reply.model_copy(update={"cached": True}) if copy else reply
@@ -95,6 +98,7 @@ class RunState:
         and the run stops once the calls in flight are done. False when it failed."""
         if self.cache is None or self.cache_error or key is None or reply.text is None:
             return self.cache_error is None
+        reply = scrub_reply(reply, self.secrets)
         try:
             self.cache.put(key, reply, judge=self.judge.id, prompt_hash=request.prompt_hash)
         except (sqlite3.Error, OSError) as exc:

@@ -37,6 +37,7 @@ from typing import Any
 
 from judgebench.calls.live import LiveRun
 from judgebench.calls.options import INTERRUPTED, RunnerOptions, RunOutcome
+from judgebench.calls.stopping import hold_interrupts
 from judgebench.core.background import reap_later, reap_left_over, write_all
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.preload import settle
@@ -95,6 +96,7 @@ class CallWorker:
             for line in reader.lines():
                 collector.take(line)
         except KeyboardInterrupt:
+            hold_interrupts()  # a second Ctrl-C during the drain must not lose the replies (stopping.py)
             collector.stopped = INTERRUPTED
             self._close_lifeline()  # the worker finishes the calls in flight, caches them and exits
             # until the worker confirms it sends nothing new: the replies it sent are kept and

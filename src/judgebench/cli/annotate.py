@@ -144,7 +144,7 @@ def add_freeze_parser(sub: Any) -> None:
     p.add_argument("--exclude-annotators", metavar="FILE_OR_NAMES", help="flagged annotators: a file, one per line, or a,b,c")
     p.add_argument("--name", default="my_judge_eval", help="task name (also the file names)")
     p.add_argument("--output", type=OUTPUT_DIR, required=True, help="folder for NAME.jsonl, NAME.yaml and README.md")
-    p.set_defaults(handler=cmd_freeze)
+    p.set_defaults(handler=cmd_freeze, writes=lambda a, name: name in (f"{a.name}.jsonl", f"{a.name}.yaml", "README.md"))
 
 
 def cmd_freeze(args: argparse.Namespace) -> int:

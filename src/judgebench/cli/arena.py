@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import math
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +19,7 @@ from judgebench.cli.flags import (
 )
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import regular_text
+from judgebench.core.text import term_text
 from judgebench.human.arena.defaults import DEFAULT_ALPHA, DEFAULT_REPEATS, TOP_K
 
 if TYPE_CHECKING:
@@ -27,6 +30,48 @@ if TYPE_CHECKING:
 VOTE_SUFFIXES = (".jsonl", ".csv", ".json")
 
 
+RATING_LIMIT = 1e6  # stats/ratings.ELO_RATING_MAX (not imported: --help stays fast)
+
+
+def arena_writes(args: argparse.Namespace, name: str) -> bool:
+    """Whether `arena` writes a file of this name into --output-dir (human/arena/write.py): guard_outputs refuses
+    an input there (`--exclude-annotators OUT/flagged.txt` was overwritten by the new flagged.txt)."""
+    return name.startswith("arena.") or name == "flagged.txt" or name.endswith((".csv", ".png"))
+
+
+def anchor_rating(text: str) -> float:
+    """--anchor-rating: a finite number within +-1e6 (nan, inf and -1e308 were written into arena.json)."""
+    value = _finite(text)
+    if abs(value) > RATING_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be between -{RATING_LIMIT:g} and {RATING_LIMIT:g}, got '{text}'")
+    return value
+
+
+def elo_base(text: str) -> float:
+    """--base: > 1 (a base of 1 divides by ln 1 = 0)."""
+    value = _finite(text)
+    if not value > 1:
+        raise argparse.ArgumentTypeError(f"must be > 1 (odds of BASE:1 per SCALE points), got '{text}'")
+    return value
+
+
+def elo_scale(text: str) -> float:
+    value = POSITIVE_FLOAT(text)
+    if value > RATING_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be <= {RATING_LIMIT:g}, got '{text}'")
+    return value
+
+
+def _finite(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got '{text}'")
+    return value
+
+
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("arena", help="model leaderboard (Bradley-Terry, Elo scale) and voter quality from raw votes")
     p.add_argument("source", metavar="VOTES_OR_TASK", help="a votes file (.jsonl/.csv, see votes.py) or a task name/YAML (one vote per pair)")
@@ -35,9 +80,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--dimension", default="overall",  # records.DEFAULT_DIMENSION, not imported: --help stays fast
                    help="which dimension's votes to rate (multi-dimension votes)")
     p.add_argument("--anchor", metavar="MODEL", help="pin this model at --anchor-rating (default: the models' mean is)")
-    p.add_argument("--anchor-rating", type=float, default=1000.0, help="the anchor's (or the mean) rating (default 1000)")
-    p.add_argument("--scale", type=POSITIVE_FLOAT, default=400.0, help="Elo scale: a difference of SCALE means BASE:1 odds (default 400)")
-    p.add_argument("--base", type=POSITIVE_FLOAT, default=10.0, help="Elo base (default 10)")
+    p.add_argument("--anchor-rating", type=anchor_rating, default=1000.0, help="the anchor's (or the mean) rating (default 1000)")
+    p.add_argument("--scale", type=elo_scale, default=400.0, help="Elo scale: a difference of SCALE means BASE:1 odds (default 400)")
+    p.add_argument("--base", type=elo_base, default=10.0, help="Elo base (default 10)")
     p.add_argument("--n-resamples", type=NON_NEGATIVE_INT, default=1000, help="bootstrap rounds (default 1000; 0: no intervals)")
     p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed of the bootstrap, checkpoints and subsampling")
     p.add_argument("--alpha", type=fraction, default=DEFAULT_ALPHA, help=f"anomalous-voter test level (default {DEFAULT_ALPHA})")
@@ -68,7 +113,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--dataset-path", help="task input: a local file or another Hub id")
     p.add_argument("--split", help="task input: the split (default: the task's)")
     p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
-    p.set_defaults(handler=cmd_arena)
+    p.set_defaults(handler=cmd_arena, writes=arena_writes)
 
 
 def load_source(args: argparse.Namespace) -> tuple[pd.DataFrame, str, Counter]:
@@ -166,6 +211,23 @@ def arena(args: argparse.Namespace) -> ArenaResult:
     return run_arena(raw, source, dict(dropped), opts, args.both_bad, args.dimension)
 
 
+def arena_warnings(summary: dict[str, Any]) -> list[str]:
+    """What the ratings cannot be trusted for: repeated votes counted once, and groups of models no battle
+    connects (their relative ranks are the regularisation's, not the voters')."""
+    from judgebench.human.arena.battles import REPEATED_VOTE
+
+    lines = []
+    repeated = summary["counts"]["dropped"].get(REPEATED_VOTE)
+    if repeated:
+        lines.append(f"{repeated} repeated votes of one annotator on one pair were counted once")
+    groups = summary.get("comparison_groups") or []
+    if len(groups) > 1:
+        shown = "; ".join("{" + ", ".join(map(term_text, g[:5])) + (", ..." if len(g) > 5 else "") + "}" for g in groups[:5])
+        lines.append(f"the models fall into {len(groups)} groups that no battle connects: {shown}; "
+                     "ranks across groups are not comparable")
+    return lines
+
+
 def cmd_arena(args: argparse.Namespace) -> int:
     from judgebench.human.arena.write import write_outputs
 
@@ -175,17 +237,19 @@ def cmd_arena(args: argparse.Namespace) -> int:
     written = write_outputs(result, args.output_dir)
     s = result.summary
     n = s["counts"]
-    print(f"arena: {n['battles']} battles, {n['models']} models, {n['annotators']} annotators -> {args.output_dir}")
+    for line in arena_warnings(s):
+        print(f"judgebench: warning: {line}", file=sys.stderr)
+    print(f"arena: {n['battles']} battles, {n['models']} models, {n['annotators']} annotators -> {term_text(args.output_dir)}")
     for row in s["ratings"][:10]:
         ci = "" if row["ci_low"] is None else f" [{row['ci_low']:.1f}, {row['ci_high']:.1f}]"
-        print(f"  {row['rank']:>3}  {row['model']:<30} {row['rating']:8.1f}{ci}")
+        print(f"  {row['rank']:>3}  {term_text(row['model'], 60):<30} {row['rating']:8.1f}{ci}")
     flagged = s["voters"]["flagged"]
-    print(f"  flagged voters (alpha {args.alpha:g}): {', '.join(flagged) or 'none'}"
+    print(f"  flagged voters (alpha {args.alpha:g}): {', '.join(map(term_text, flagged)) or 'none'}"
           + (" (excluded)" if args.exclude_flagged and flagged else ""))
     for j in s["judges"]:
         rho, tau = (j[k]["value"] for k in ("spearman", "kendall"))
         shown = "undefined (constant judge ratings)" if rho is None else f"Spearman {rho:.3f}, Kendall {tau:.3f}"
-        print(f"  judge {j['judge']}: {shown} vs the human ranking "
+        print(f"  judge {term_text(j['judge'])}: {shown} vs the human ranking "
               f"({j['answered_battles']}/{j['battles']} battles answered)")
     for a in s.get("assisted", []):
         if a.get("assisted") is None:

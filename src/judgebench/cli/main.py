@@ -40,6 +40,7 @@ from judgebench.core.errors import (
     describe_os_error,
     one_line,
 )
+from judgebench.core.text import term_text
 from judgebench.core.version import __version__
 
 EXIT_STOPPED = 1
@@ -87,6 +88,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
     if not tasks:
         raise JudgebenchError("--tasks: no task named")
+    refuse_repeated_tasks(tasks)
     if args.demo and args.dataset_path:
         raise JudgebenchError("--demo and --dataset-path exclude each other")
     for flag, value in (("--split", args.split), ("--revision", args.revision)):
@@ -117,6 +119,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         if summary.stopped:
             break
     return status
+
+
+def refuse_repeated_tasks(tasks: list[str]) -> None:
+    """--tasks naming one task twice (by name, or two spellings of one YAML path) would judge it twice, paid,
+    into one folder, the second run replacing the first: refused before any call."""
+    seen: dict[str, str] = {}
+    for task in tasks:
+        key = str(Path(task).resolve()) if task.endswith((".yaml", ".yml")) and Path(task).is_file() else task
+        if key in seen:
+            same = "" if seen[key] == task else f" (as '{one_line(seen[key], 200)}')"
+            raise JudgebenchError(f"--tasks: '{one_line(task, 200)}' is named twice{same}; each task runs once")
+        seen[key] = task
 
 
 def dry_run_command(tasks: list[str], judges: list[Any], output_path: Path, options: dict[str, Any]) -> int:
@@ -151,7 +165,7 @@ def print_run(summary: Any) -> int:
 
 def warn(message: str) -> None:
     """A one-line warning on stderr (the run goes on)."""
-    print(f"judgebench: warning: {message}", file=sys.stderr)
+    print(f"judgebench: warning: {term_text(message, 2000)}", file=sys.stderr)
 
 
 def _add_score_parser(sub: Any) -> None:
@@ -210,7 +224,7 @@ def _add_report_parser(sub: Any) -> None:
     p = sub.add_parser("report", help="write a Markdown diagnostics report with plots for a run")
     p.add_argument("run_dir", type=PATH, help="a run directory (results.json + samples.jsonl)")
     p.add_argument("--output-dir", type=OUTPUT_DIR, help="report folder (default: RUN_DIR/report)")
-    p.set_defaults(handler=cmd_report)
+    p.set_defaults(handler=cmd_report, owned_output="report")  # rundir.REPORT_DIR: --help stays fast
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -247,11 +261,12 @@ def cmd_submit(args: argparse.Namespace) -> int:
     for message in done.warnings:
         warn(message)
     config = done.verified.result.config
-    labels = f" [{', '.join(done.verified.labels)}]" if done.verified.labels else ""
-    print(f"accepted: {config.task} / {config.judge} / {config.prompt_template}@{config.prompt_template_hash[:10]}{labels}")
-    print(f"{'replaced' if done.replaced else 'stored'} {done.entry_dir}")
+    labels = f" [{', '.join(map(term_text, done.verified.labels))}]" if done.verified.labels else ""
+    print(f"accepted: {term_text(config.task)} / {term_text(config.judge)} / {term_text(config.prompt_template)}"
+          f"@{term_text(config.prompt_template_hash[:10])}{labels}")
+    print(f"{'replaced' if done.replaced else 'stored'} {term_text(done.entry_dir)}")
     for path in done.written:
-        print(f"wrote {path}")
+        print(f"wrote {term_text(path)}")
     return 0
 
 
@@ -389,6 +404,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+NOT_INPUTS = {"cache_dir", "include_path", "help"}  # folders a command reads but never writes over from its outputs
+
+
+def guard_outputs(command: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Before any work: every output flag (typed OUTPUT_DIR / OUTPUT_FILE) against every path the command was
+    given (core/files.refuse_output_over_inputs). Positional path arguments and --judge-run are run folders
+    (or folders of runs): nothing may be written inside the runs they hold. A command's own output folder inside
+    its run (`report`'s RUN_DIR/report) is set by `owned_output` in its defaults."""
+    from judgebench.core.files import refuse_output_over_inputs
+
+    outputs: list[tuple[str, Path]] = []
+    inputs: list[Path] = []
+    runs: list[Path] = []
+    for action in command._actions:
+        value = getattr(args, action.dest, None)
+        if action.dest in NOT_INPUTS or value is None:
+            continue
+        values = value if isinstance(value, list) else [value]
+        paths = [Path(v) for v in values if isinstance(v, (str, Path)) and str(v).strip()]
+        if action.type in (OUTPUT_DIR, OUTPUT_FILE):
+            flag = next((o for o in action.option_strings if o.startswith("--")), action.dest)
+            outputs += [(flag, path) for path in paths]
+        elif not action.option_strings and action.type is PATH or action.dest == "judge_run":
+            runs += paths
+        else:
+            inputs += paths
+    owned = getattr(args, "owned_output", None)
+    allowed = [run / owned for run in runs] if owned else []
+    writes = getattr(args, "writes", None)  # (args, file name) -> whether the command writes that name in its folder
+    refuse_output_over_inputs(outputs, inputs, runs, allowed, writes=(lambda name: writes(args, name)) if writes else None)
+
+
 def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
@@ -402,9 +449,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     process = in_main_thread and argv is None
     if process:
         interrupts.watch()
+        from judgebench.calls.stopping import keep_held_until_exit
+
+        keep_held_until_exit()  # a second Ctrl-C after a run's first is held until the process exits
     previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt) if in_main_thread else None
     try:
-        args = build_parser().parse_args(normalize_aliases(sys.argv[1:] if argv is None else argv))
+        parser, given = build_parser(), normalize_aliases(sys.argv[1:] if argv is None else argv)
+        args = parser.parse_args(given)
+        guard_outputs(parser._command_parser(given), args)
         code = args.handler(args)
         preload.stop()  # no import left running past the result (preload.py; atexit does it on the other ways out)
         return code
@@ -424,6 +476,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if in_main_thread:
             signal.signal(signal.SIGTERM, previous)
+            from judgebench.calls.stopping import interrupts_held, release_interrupts
+
+            held = interrupts_held()
+            release_interrupts(final=True)
+            if process and held:  # an interrupted run wrote its results and the process exits now:
+                interrupts.settle(exiting=True)  # a late Ctrl-C changes nothing (no death by SIGINT)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--slices", default="", help="comma-separated slice columns to carry into the pairs")
     p.add_argument("--split", default="train", help="split of the questions dataset")
     add_call_flags(p)  # --concurrency is per model here
-    p.set_defaults(handler=cmd_pairs)
+    p.set_defaults(handler=cmd_pairs, writes=lambda a, name: name in ("pairs.jsonl", "answers.jsonl", "manifest.json"))
 
 
 def parse_models(models: str, model_args: list[str]) -> dict[str, dict[str, Any]]:

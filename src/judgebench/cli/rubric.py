@@ -43,7 +43,7 @@ def add_parser(sub: Any) -> None:
     r = rsub.add_parser("report", help="report.md with scatter, per-slice bias and model-exam totals plots")
     r.add_argument("run_dir", type=PATH)
     r.add_argument("--output-dir", type=OUTPUT_DIR, help="report folder (default: RUN_DIR/report)")
-    r.set_defaults(handler=cmd_report)
+    r.set_defaults(handler=cmd_report, owned_output="report")  # rundir.REPORT_DIR
     c = rsub.add_parser("compare", help="paired test on per-item absolute errors of two rubric runs")
     c.add_argument("baseline", type=PATH)
     c.add_argument("candidate", type=PATH)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from judgebench.core.catalogue import SUMMARY_METRICS, headline_family
+from judgebench.core.text import term_text
 
 
 def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) -> str:
@@ -15,7 +16,8 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
     config, counts = result.config, result.counts
     headline = result.config.headline
     lines = [
-        f"{config.task} v{config.task_version} | judge {config.judge} | data {'demo' if config.dataset.demo else config.dataset.source}"
+        f"{term_text(config.task)} v{term_text(config.task_version)} | judge {term_text(config.judge)} | "
+        f"data {'demo' if config.dataset.demo else term_text(config.dataset.source)}"
         + (" | PARTIAL" if config.partial else ""),
     ]
     for dimension, metrics in result.metrics.items():

@@ -198,10 +198,28 @@ def read_json_objects(path: Path, label: str = "") -> list[tuple[int, dict[str, 
             if line.strip()]
 
 
+class _RepeatedKey(Exception):
+    """A JSON object with one key twice (json keeps the last silently)."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    row = dict(pairs)
+    if len(row) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return row
+
+
 def parse_json_object(line: str, where: str) -> dict[str, Any]:
     """One JSON Lines line as an object; anything else is one error starting with `where` (file:line)."""
     try:
-        row = json.loads(line)
+        row = json.loads(line, object_pairs_hook=_unique_pairs)
+    except _RepeatedKey as exc:
+        raise JudgebenchError(f"{where}: key '{one_line(str(exc), KEY_SHOWN_MAX)}' appears twice in one object "
+                              f"(which value is meant?)") from None
     except json.JSONDecodeError as exc:
         raise JudgebenchError(f"{where}: malformed JSON ({exc.msg}, column {exc.colno})") from None
     if not isinstance(row, dict):
@@ -298,3 +316,55 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 def load_yaml(text: str | bytes) -> Any:
     """yaml.safe_load with duplicate keys refused (yaml.YAMLError)."""
     return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+
+
+RUN_FOLDER_MARKERS = ("results.json", "samples.jsonl")  # core/rundir's RESULTS_FILE, SAMPLES_FILE (same floor, no cycle)
+
+
+def _is_run_folder(folder: Path) -> bool:
+    return any((folder / name).is_file() for name in RUN_FOLDER_MARKERS)
+
+
+def refuse_output_over_inputs(
+    outputs: Iterable[tuple[str, Path]], inputs: Iterable[Path], runs: Iterable[Path] = (), allowed: Iterable[Path] = (),
+    writes: Callable[[str], bool] | None = None,
+) -> None:
+    """The one check before a command writes (data loss otherwise: `compare A B --output B/results.json` replaced
+    run B's results). Each output (flag, path) is refused with one line naming the flag when it
+    - names an input (`inputs`: any file or folder the command was given), or
+    - lies inside a run folder (one holding results.json or samples.jsonl) that the command reads: a folder of
+      `runs` (the run folders, or folders of runs, the command takes) or under one, or the folder of an input file.
+    - is a folder holding an input file under a name the command writes there (`writes(name)`: `freeze` given
+      OUT/NAME.jsonl as its votes and --output OUT).
+    `allowed`: outputs the command owns inside its input (a report's RUN_DIR/report)."""
+    def existing(paths: Iterable[Path]) -> list[Path]:
+        found = []
+        for path in paths:
+            try:
+                if Path(path).exists():
+                    found.append(Path(path).resolve())
+            except (OSError, ValueError):
+                continue
+        return found
+
+    resolved, run_sources = existing(inputs), existing(runs)
+    resolved += [p for p in run_sources if p not in resolved]
+    run_roots = {p.parent for p in resolved if not p.is_dir() and _is_run_folder(p.parent)}
+    exempt = {Path(p).resolve() for p in allowed}
+    for flag, out in outputs:
+        target = Path(out).resolve()
+        if target in exempt:
+            continue
+        shown = one_line(str(out), 300)
+        if target in resolved:
+            raise JudgebenchError(f"{flag} {shown}: is one of this command's inputs; writing it would destroy it "
+                                  f"(choose a new path)")
+        for source in resolved:
+            if writes is not None and source.parent == target and not source.is_dir() and writes(source.name):
+                raise JudgebenchError(f"{flag} {shown}: this command writes {one_line(source.name, 200)} there, which is "
+                                      f"one of its inputs (choose another folder)")
+        for folder in [target, *target.parents]:
+            related = folder in run_roots or any(folder.is_relative_to(source) for source in run_sources)
+            if related and _is_run_folder(folder):
+                raise JudgebenchError(f"{flag} {shown}: lies inside the run folder {one_line(str(folder), 300)} that "
+                                      f"this command reads; writing there could replace its files (choose a path outside it)")

@@ -38,6 +38,7 @@ from judgebench.core.files import (
 )
 from judgebench.core.lean_records import LeanRecord
 from judgebench.core.records import JudgmentRecord, RunResult
+from judgebench.core.resources import default_cache_dir
 
 RESULTS_FILE = "results.json"
 SAMPLES_FILE = "samples.jsonl"
@@ -99,15 +100,50 @@ def finish_run(
             write_atomic(run_dir / name, regular_text(source))
 
 
-def salvage(records: Sequence[BaseModel]) -> str:
-    """Write the judgments (answers kept, texts dropped: they are in the data) to a fresh temp folder."""
+UNKNOWN_CACHE = Path("<unknown>")  # salvage(cache=...): the caller does not know whether the run cached its answers
+
+
+def salvage(records: Sequence[BaseModel], cache: Path | None = UNKNOWN_CACHE) -> str:
+    """Write the judgments (answers kept, texts dropped: they are in the data) to a fresh folder: in the temp
+    folder, else in the answer cache folder (even with --no-cache), else the home folder, else the current one.
+    The message says where they are, and when no place took them, the truth about the answer cache: `cache` is
+    the folder the run's answers were cached in, None when they were not (--no-cache, an uncached judge)."""
     lean = [_without_texts(r) for r in records]
+    failures: list[str] = []
+    for base in _salvage_places():
+        folder = None
+        try:
+            base.mkdir(parents=True, exist_ok=True)
+            folder = Path(tempfile.mkdtemp(prefix="judgebench-salvage-", dir=base))
+            write_models_jsonl(folder / SAMPLES_FILE, lean)
+            return f"the {len(records)} judgments were saved to {folder / SAMPLES_FILE}"
+        except OSError as exc:
+            failures.append(f"{base}: {exc.strerror or exc}")
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+    tried = "; ".join(dict.fromkeys(failures))
+    if cache is None:
+        return (f"no salvage file could be written either ({tried}), and this run cached no answer (--no-cache): "
+                f"the answers of its {len(records)} judgments are lost")
+    if cache == UNKNOWN_CACHE:
+        return (f"no salvage file could be written either ({tried}); unless the run used --no-cache, the answers "
+                "of its calls are in the answer cache: a rerun with the same flags reuses them")
+    return (f"no salvage file could be written either ({tried}); the answers of its calls are in the answer "
+            f"cache {cache}: a rerun with the same flags reuses them")
+
+
+def _salvage_places() -> list[Path]:
+    places = [Path(tempfile.gettempdir())]
     try:
-        folder = Path(tempfile.mkdtemp(prefix="judgebench-salvage-"))
-        write_models_jsonl(folder / SAMPLES_FILE, lean)
-        return f"the {len(records)} judgments were saved to {folder / SAMPLES_FILE}"
-    except OSError:
-        return "the answers of cached judges are in the answer cache; a rerun with the same flags reuses them"
+        places.append(default_cache_dir() / "salvage")
+    except Exception:  # noqa: BLE001 - platformdirs without a home: one place fewer
+        pass
+    for where in (Path.home, Path.cwd):
+        try:
+            places.append(where())
+        except (OSError, RuntimeError):
+            continue
+    return list(dict.fromkeys(places))
 
 
 def _without_texts(record: BaseModel) -> BaseModel:

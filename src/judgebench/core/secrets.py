@@ -9,8 +9,10 @@ left as it is, so it can be applied to error messages as well as to single argum
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
+from collections.abc import Sequence
 from typing import Any
 
 # scheme://authority[/path][?query][#fragment]. The authority runs to the first / ? # or whitespace,
@@ -21,7 +23,7 @@ _PARAM_VALUE = re.compile(r"([?&;#][^=&;#?]*=)([^&;#]*)")  # query and fragment 
 # A name that holds a secret: api_key, x-api-key, authToken, client_secret, password, signature, ...
 _SECRET_WORDS = re.compile(
     r"(^|_)(api_?key|apikey|key|secret|password|passwd|pwd?|credentials?|token|authorization|auth|sig|signature"
-    r"|cookie)(_|$)"
+    r"|cookie|passphrase|session|bearer|jwt|pat|connection_?string|conn_?str|dsn|private_?key)(_|$)"
 )
 # A string that is a credential whatever its name: bearer/basic headers, provider key formats.
 _CREDENTIAL = re.compile(
@@ -39,11 +41,40 @@ def is_secret_name(name: str) -> bool:
     return bool(_SECRET_WORDS.search(words))
 
 
+KEYLIKE_MIN = 20  # characters of a path segment before it can look like a key
+
+
+def looks_like_key(segment: str) -> bool:
+    """Whether a URL path segment looks like a credential rather than a name (`/v1/<secret>`): long, of
+    key characters only, with letters and digits mixed and high entropy (`chat`, `completions`, `v1`,
+    `deployments`, `gpt-4o-mini-2024-07-18`, `Meta-Llama-3.1-70B-Instruct-Turbo` are not; `sk-proj-...`, a 32-hex token, a base64 key are)."""
+    if len(segment) < KEYLIKE_MIN or not re.fullmatch(r"[A-Za-z0-9_\-.~+=]+", segment):
+        return False
+    if _CREDENTIAL.search(segment):
+        return True
+    if max(len(chunk) for chunk in re.split(r"[-_.~]", segment)) < 16:  # dated model names: short parts
+        return False
+    digits, letters = sum(c.isdigit() for c in segment), sum(c.isalpha() for c in segment)
+    if digits < 2 or letters < 2:
+        return False
+    counts = {c: segment.count(c) for c in set(segment)}
+    entropy = -sum(n / len(segment) * math.log2(n / len(segment)) for n in counts.values())
+    words = re.findall(r"[A-Za-z]{4,}", segment)  # a readable name has long runs of letters (model names)
+    return entropy >= 3.5 and sum(map(len, words)) < len(segment) / 2
+
+
+def _path_redacted(path: str) -> str:
+    return "/".join(REDACTED if looks_like_key(part) else part for part in path.split("/"))
+
+
 def _redact_one(match: re.Match[str]) -> str:
     authority = match.group("authority")
     if "@" in authority:
         authority = REDACTED + "@" + authority.rsplit("@", 1)[1]
-    tail = _PARAM_VALUE.sub(lambda m: m.group(1) + (REDACTED if m.group(2) else ""), match.group("tail"))
+    tail = match.group("tail")
+    cut = min([i for i in (tail.find("?"), tail.find("#")) if i >= 0], default=len(tail))
+    tail = _path_redacted(tail[:cut]) + tail[cut:]
+    tail = _PARAM_VALUE.sub(lambda m: m.group(1) + (REDACTED if m.group(2) else ""), tail)
     return match.group("scheme") + authority + tail
 
 
@@ -63,7 +94,18 @@ def url_secrets(text: str) -> list[str]:
             found.extend(part for part in userinfo.split(":") if part)
         # values too short to be secrets (?v=1) would mangle every message they were scrubbed from
         found.extend(m.group(2) for m in _PARAM_VALUE.finditer(match.group("tail")) if len(m.group(2)) >= 4)
+        path = re.split(r"[?#]", match.group("tail"), maxsplit=1)[0]
+        found.extend(part for part in path.split("/") if looks_like_key(part))
     return found
+
+
+def scrub_text(text: str, secrets: Sequence[str]) -> str:
+    """`text` with every occurrence of each secret (longest first) replaced by ***: for what came back from a
+    provider (an answer may echo the key it was sent), before it is stored anywhere."""
+    for secret in sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True):
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
 
 
 SECRET_VALUE_MIN = 8  # shorter values of secret-named variables are not scrubbed from text (too common)
@@ -138,3 +180,35 @@ def install_log_redaction() -> None:
         logger = logging.getLogger(name)
         if _FILTER not in logger.filters:
             logger.addFilter(_FILTER)
+
+
+def scrub_reply(reply: Any, secrets: Sequence[str]) -> Any:
+    """The one boundary where a provider's reply becomes a record or a cache entry: every text in it (the
+    answer, earlier answers, reasoning, the error, the served model's name) with each secret the run knows
+    (`secrets`: the judge's key, header and URL values, the environment's secret variables) replaced by ***.
+    A server may echo the request back: its key then sat in samples.jsonl, the cache and the exports.
+    `reply` is a `records.JudgeReply` (any pydantic model with those fields); returned as is when clean."""
+    if not secrets:
+        return reply
+    update: dict[str, Any] = {}
+    for name in ("text", "error", "reasoning", "served_model", "finish_reason"):
+        value = getattr(reply, name, None)
+        if isinstance(value, str):
+            clean = scrub_text(value, secrets)
+            if clean != value:
+                update[name] = clean
+    earlier = getattr(reply, "earlier_texts", None) or []
+    cleaned = [scrub_text(t, secrets) for t in earlier]
+    if cleaned != list(earlier):
+        update["earlier_texts"] = cleaned
+    return reply.model_copy(update=update) if update else reply
+
+
+def run_secrets(judge_secrets: Sequence[str]) -> list[str]:
+    """Every secret a run knows: its judge's (`Judge.secret_values`) and the environment's
+    (`environment_secrets`), each with its URL-quoted form; longest first."""
+    from urllib.parse import quote
+
+    found = {s for s in [*judge_secrets, *environment_secrets()] if s and len(s) >= 4}
+    found |= {quote(s, safe="") for s in found}
+    return sorted(found, key=len, reverse=True)

@@ -27,6 +27,7 @@ from typing import Any
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import regular_text
 from judgebench.core.records import DEFAULT_DIMENSION
+from judgebench.core.text import md_cell, md_text
 from judgebench.tasks.votes import MAJORITY_RULE, Vote, majority_label, votes_by_pair
 
 TIE_RULES = {
@@ -156,15 +157,15 @@ def task_yaml(name: str, data_file: Path, frozen: Frozen, ties: str, slice_names
 def dataset_card(name: str, frozen: Frozen, args: argparse.Namespace, votes_sha: str, flagged: set[str]) -> str:
     labels = Counter(r[f"label_{frozen.dimensions[0] if frozen.dimensions else DEFAULT_DIMENSION}"] for r in frozen.rows)
     lines = [
-        f"# {name}", "", "A pairwise human-preference evaluation split frozen by `judgebench freeze`.", "",
+        f"# {md_text(name)}", "", "A pairwise human-preference evaluation split frozen by `judgebench freeze`.", "",
         f"- pairs: {len(frozen.rows)} drawn from {frozen.eligible} eligible (seed {args.seed})",
-        f"- votes file: `{args.votes.name}` (sha256 {votes_sha})",
+        f"- votes file: {md_text(args.votes.name)} (sha256 {votes_sha})",
         f"- label rule: {MAJORITY_RULE}",
         f"- ties rule (`--ties {args.ties}`): {TIE_RULES[args.ties]}",
         f"- minimum votes per pair: {args.min_votes}",
-        f"- annotators excluded: {', '.join(sorted(flagged)) or 'none'} ({frozen.excluded_votes} votes dropped)",
-        f"- labels: {dict(sorted(labels.items()))}", "", "## Strata (slice values and label)", "",
-        "| stratum | pairs |", "|---|---|", *[f"| {k} | {n} |" for k, n in frozen.strata.items()], "",
+        f"- annotators excluded: {md_text(', '.join(sorted(flagged))) if flagged else 'none'} ({frozen.excluded_votes} votes dropped)",
+        f"- labels: {md_text(dict(sorted(labels.items())))}", "", "## Strata (slice values and label)", "",
+        "| stratum | pairs |", "|---|---|", *[f"| {md_cell(k)} | {n} |" for k, n in frozen.strata.items()], "",
         "## Columns", "",
         "`id`, `question`, `response_a`, `response_b`, `model_a`, `model_b`, one column per slice, "
         "`label_<dimension>` (A, B, TIE or BOTH_BAD, in the stored positions), `n_votes` and "

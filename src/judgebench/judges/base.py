@@ -45,6 +45,11 @@ class Judge(ABC):
         """Arguments safe to write to results (no secrets). Default: none."""
         return {}
 
+    def secret_values(self) -> list[str]:
+        """The secrets this judge sends (keys, header values, URL query values): scrubbed from whatever comes
+        back before it is stored (core/secrets.scrub_reply). Default: none."""
+        return []
+
     async def warm_up(self) -> None:
         """Prepare before the first timed attempt (imports, clients). Default: nothing."""
 

@@ -107,6 +107,9 @@ class LiteLLMJudge(Judge):
         values += url_secrets(json.dumps(self._args, default=str))
         return sorted({v for v in values if len(v) >= 4}, key=len, reverse=True)
 
+    def secret_values(self) -> list[str]:
+        return self._secret_values()
+
     def scrub(self, message: str) -> str:
         """The message without any secret: URL userinfo/query values, keys, header values."""
         return scrub(message, self._secret_values())

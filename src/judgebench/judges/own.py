@@ -39,6 +39,7 @@ from judgebench.core.records import (
     JudgeRequest,
 )
 from judgebench.core.secrets import environment_secrets, mask_credentials, redact_value
+from judgebench.core.text import skeleton
 from judgebench.judges.base import Judge, JudgeCallError
 from judgebench.judges.call_errors import scrub
 
@@ -59,7 +60,7 @@ def check_judge_id(judge_id: Any) -> str:
             f"judge id {judge_id[:80]!r}: use letters, digits and . _ + - in parts separated by '/', "
             f"each part starting with a letter or digit, at most {MAX_ID_LENGTH} characters"
         )
-    if judge_id.lower().startswith(_RESERVED):
+    if skeleton(judge_id).startswith(_RESERVED):  # also a look-alike of another script (core/text.skeleton)
         raise JudgebenchError(f"judge id {judge_id!r}: 'builtin/' and 'replay/' name judgebench's own judges; choose another prefix")
     return judge_id
 

@@ -141,6 +141,13 @@ def check_compatible(members: Sequence[Member]) -> None:
         dims, first_dims = {r.dimension for r in member.records}, {r.dimension for r in first.records}
         if dims != first_dims:
             raise JudgebenchError(f"panel: {member.run_dir} judged dimensions {sorted(dims)}, {first.run_dir} {sorted(first_dims)}")
+        examples, first_examples = {r.example_id for r in member.records}, {r.example_id for r in first.records}
+        if examples != first_examples:  # two shards of one run: a panel of half the examples each, never one vote
+            common = len(examples & first_examples)
+            raise JudgebenchError(
+                f"panel: {member.run_dir} judged {len(examples)} examples and {first.run_dir} {len(first_examples)}, "
+                f"{common} of them in common: members must judge the same examples (merge shards first: `judgebench merge`)"
+            )
 
 
 def common_orders(members: Sequence[Member]) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from judgebench.calls import RunnerOptions, check_cache, run_requests
+from judgebench.calls.stopping import release_interrupts
 from judgebench.core.bulk import release_free_memory
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import check_output_dir
@@ -87,15 +88,18 @@ def run_task(request: RunRequest) -> RunSummary:
     judge = request.judge_object or make_judge(request.judge, request.judge_args, seed=request.seed)
     judge.preflight()
     check_cache(judge, request.runner)
-    with fast_path(judge, request.runner) as plan:  # performance only: judging/fastpath.py
-        loaded = plan.load(lambda: _load(spec, request))
-        outcome = plan.judge(lambda worker: stream_judgments(  # chunk by chunk, appended to samples.jsonl
-            spec, judge, loaded.examples, template, mode=mode, swap=request.swap, runner=request.runner,
-            samples_path=request.output_path / SAMPLES_FILE, worker=worker, log_text=request.log_text,
-            call=run_requests, repeats=request.repeats,
-        ))
-        summary = _score_and_write(request, spec, mode, template, judge, started, loaded, outcome)
-        del outcome  # the records go before the collector resumes (fastpath.py)
+    try:
+        with fast_path(judge, request.runner) as plan:  # performance only: judging/fastpath.py
+            loaded = plan.load(lambda: _load(spec, request))
+            outcome = plan.judge(lambda worker: stream_judgments(  # chunk by chunk, appended to samples.jsonl
+                spec, judge, loaded.examples, template, mode=mode, swap=request.swap, runner=request.runner,
+                samples_path=request.output_path / SAMPLES_FILE, worker=worker, log_text=request.log_text,
+                call=run_requests, repeats=request.repeats,
+            ))
+            summary = _score_and_write(request, spec, mode, template, judge, started, loaded, outcome)
+            del outcome  # the records go before the collector resumes (fastpath.py)
+    finally:
+        release_interrupts()  # an interrupted run held further Ctrl-C until its results were written
     return summary
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import threading
+import time
 from dataclasses import dataclass
 from functools import cached_property
 from json.encoder import ESCAPE_DCT
@@ -26,7 +28,61 @@ from judgebench.core.resources import prompts_dir
 PROMPT_KEYS = ("name", "description", "system", "user")
 _TRUSTED = trusts(JudgeRequest)  # build_request(checked=True) builds without validating again
 _GIVEN = tuple(name for name in JudgeRequest.model_fields if name not in ("reask_reminder", "repeat"))  # build_request's fields
-_ENV = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
+LOOP_BUDGET = 1_000_000  # loop iterations in one render of one template part (all loops together)
+RENDER_SECONDS = 5.0  # wall time of one render
+OUTPUT_MAX = 10_000_000  # characters one rendered part, or one string or list an expression builds, may hold
+_LOOP_GUARD = "_judgebench_loop_budget"  # the name every for loop's iterable is wrapped in (_budgeted)
+
+
+class TemplateBudget(Exception):
+    """A template render went past its budget (loops, time, output size)."""
+
+
+class _BudgetedEnvironment(ImmutableSandboxedEnvironment):
+    """The sandbox, plus a cap on the size of a string or list built by `*` and on `**`: `'x' * 10**10` in a
+    template would otherwise fill the memory before any check on the output."""
+
+    intercepted_binops = frozenset(["*", "**"])
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "**" and isinstance(right, (int, float)) and abs(right) > 1024:
+            raise TemplateBudget(f"exponent {right} is above the limit of 1024")
+        if operator == "*":
+            for seq, times in ((left, right), (right, left)):
+                if isinstance(seq, (str, list, tuple)) and isinstance(times, int) and len(seq) * times > OUTPUT_MAX:
+                    raise TemplateBudget(f"a repeated text or list of more than {OUTPUT_MAX:,} items")
+        return super().call_binop(context, operator, left, right)
+
+
+_ENV = _BudgetedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
+_BUDGET = threading.local()
+
+
+def _loop_budget(iterable: Any) -> Any:
+    """Every for loop's items, counted against the render's budget (`_render` sets it): nested
+    `range(100000)` loops hung `run` before its first call."""
+    state = getattr(_BUDGET, "state", None)
+    for n, item in enumerate(iterable):
+        if state is not None:
+            state[0] -= 1
+            if state[0] < 0:
+                raise TemplateBudget(f"more than {LOOP_BUDGET:,} loop iterations in one render")
+            if not n & 1023 and time.monotonic() > state[1]:
+                raise TemplateBudget(f"rendering took more than {RENDER_SECONDS:g} s")
+        yield item
+
+
+_ENV.globals[_LOOP_GUARD] = _loop_budget
+
+
+def _budgeted(text: str) -> nodes.Template:
+    """The parsed template with every for loop's iterable wrapped in `_loop_budget`."""
+    tree = _ENV.parse(text)
+    for loop in tree.find_all(nodes.For):
+        call = nodes.Call(nodes.Name(_LOOP_GUARD, "load"), [loop.iter], [], None, None, lineno=loop.lineno)
+        call.set_environment(_ENV)
+        loop.iter = call
+    return tree
 
 
 @dataclass(frozen=True)
@@ -43,7 +99,7 @@ class PromptTemplate:
         globals' ChainMap into a new dict on every call: most of a render's time for short templates),
         and, for a part that is plain text (no expression, tag or variable), its text rendered once."""
         parts = [("system", self.system), ("user", self.user)]
-        compiled = [(role, _ENV.from_string(text), _is_plain(text)) for role, text in parts if text]
+        compiled = [(role, _ENV.from_string(_budgeted(text)), _is_plain(text)) for role, text in parts if text]
         return [(role, t, dict(t.globals), _render(t, dict(t.globals)) if plain else None) for role, t, plain in compiled]
 
     def render(self, variables: dict[str, Any]) -> list[dict[str, str]]:
@@ -63,7 +119,14 @@ class PromptTemplate:
 
 
 def _render(template: jinja2.Template, parent: dict[str, Any]) -> str:
-    return _ENV.concat(template.root_render_func(_context(template, parent))).strip()  # type: ignore[attr-defined]
+    _BUDGET.state = [LOOP_BUDGET, time.monotonic() + RENDER_SECONDS]  # _loop_budget's counters for this render
+    try:
+        text = _ENV.concat(template.root_render_func(_context(template, parent)))  # type: ignore[attr-defined]
+    finally:
+        _BUDGET.state = None
+    if len(text) > OUTPUT_MAX:
+        raise TemplateBudget(f"the rendered text is longer than {OUTPUT_MAX:,} characters")
+    return text.strip()
 
 
 def _is_plain(text: str) -> bool:

@@ -88,7 +88,13 @@ def stream_judgments(
     stopped: str | None = None
     calls = 0
     paused = gc_paused() if builtin else nullcontext()  # bulk building, the chunks' examples too (bulk.py); LLM runs keep the collector
-    with _appender(samples_path) as sink, paused:
+    from judgebench.calls.state import (
+        uses_cache,  # deferred: the call layer's imports are heavier
+    )
+    from judgebench.core.resources import default_cache_dir
+
+    cached_in = (runner.cache_dir or default_cache_dir()) if uses_cache(judge, runner) else None  # for a salvage message
+    with _appender(samples_path, cached_in) as sink, paused:
         for part in chunked(examples, chunk):  # a lazy load builds only this chunk's examples (stream_load.py)
             requests = expand_repeats(plan_requests(spec, part, template, mode=mode, swap=swap), repeats)
             replies: list[JudgeReply | None]
@@ -122,7 +128,7 @@ def _drop_texts(record: JudgmentRecord) -> JudgmentRecord:
 
 
 @contextmanager
-def _appender(path: Path) -> Iterator[Callable[[str, Callable[[], list[JudgmentRecord]]], None]]:
+def _appender(path: Path, cache: Path | None = None) -> Iterator[Callable[[str, Callable[[], list[JudgmentRecord]]], None]]:
     """Append text to `path`, created (replacing an older file) at the first write; flushed each time.
     A write failure is one line naming the file; every judgment so far goes to a salvage file."""
     handle: IO[str] | None = None
@@ -139,7 +145,7 @@ def _appender(path: Path) -> Iterator[Callable[[str, Callable[[], list[JudgmentR
             handle.write(text)
             handle.flush()
         except OSError as exc:
-            raise JudgebenchError(f"cannot write {path} ({exc.strerror or exc}); {salvage(so_far())}") from None
+            raise JudgebenchError(f"cannot write {path} ({exc.strerror or exc}); {salvage(so_far(), cache)}") from None
 
     try:
         yield write

@@ -9,6 +9,7 @@ from judgebench.core.catalogue import (
     metric,
 )
 from judgebench.core.errors import JudgebenchError
+from judgebench.core.text import term_text
 from judgebench.scoring.compare import Comparison, Flip
 from judgebench.stats.paired import (
     ALPHA,
@@ -31,7 +32,8 @@ def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:
     template_changed = "changed" if base.prompt_template_hash != cand.prompt_template_hash else "same"
     verdict = f"significant at {ALPHA:g}" if c.significant else f"not significant at {ALPHA:g}"
     lines = [
-        f"compare {c.task}: baseline {base.run_dir} ({base.judge}) vs candidate {cand.run_dir} ({cand.judge})",
+        f"compare {term_text(c.task)}: baseline {term_text(base.run_dir)} ({term_text(base.judge)}) vs candidate "
+        f"{term_text(cand.run_dir)} ({term_text(cand.judge)})",
         f"  prompt template   baseline {base.prompt_template}@{base.prompt_template_hash[:10]}, "
         f"candidate {cand.prompt_template}@{cand.prompt_template_hash[:10]} ({template_changed})",
         f"  paired            {c.examples} examples, {c.judgments} judgments "

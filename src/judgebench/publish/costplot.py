@@ -21,6 +21,7 @@ from typing import Any
 
 from judgebench.core.files import atomic_path
 from judgebench.core.records import RunResult
+from judgebench.core.text import md_text
 
 PLOT_STEM = "cost_accuracy"
 
@@ -158,6 +159,6 @@ def markdown_lines(points: list[CostPoint], headline: str, png: str | None) -> l
     if not points:
         return [*lines, f"Not drawn: {NOT_DRAWN.split(': ', 1)[1]}.", ""]
     for p in points:
-        lines.append(f"- {p.judge}: {headline} {p.headline:.2f}%{_ci(p)} at ${p.cost_per_100:.4f} per 100 comparisons"
+        lines.append(f"- {md_text(p.judge)}: {headline} {p.headline:.2f}%{_ci(p)} at ${p.cost_per_100:.4f} per 100 comparisons"
                      + (" (Pareto front)" if p.pareto else ""))
     return [*lines, "", f"![Cost vs accuracy]({png})", ""] if png else [*lines, ""]

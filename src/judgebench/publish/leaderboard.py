@@ -66,7 +66,11 @@ SELF_REPORTED_NOTE = (
     "Self-reported (recorded by the submitter, verifiable by nobody): the judge id and its arguments, "
     "tokens, cost and latency. Verified on submission: the task and its version, the data (fingerprint, "
     "revision), the human labels and example facts, complete coverage, every prompt (re-rendered from a "
-    "registered template), every verdict (re-parsed from the raw answer) and every metric (recomputed)."
+    "registered template), every verdict (re-parsed from the raw answer) and every metric (recomputed), "
+    "stability figures included (from repeats.jsonl); an entry with any failed judgment is labelled partial. "
+    "Not verifiable: that the raw answers came from the named judge. The copy check compares answers reduced "
+    "to their words, so another entry's answers with a word appended to each (\" ok\") under a new judge name "
+    "pass it."
 )
 LOCAL_NOTE = (
     "Built locally by `judgebench leaderboard` from results files as they are: nothing was verified "

@@ -29,6 +29,7 @@ from judgebench.core.rundir import (
     check_samples_match,
     read_judgments,
 )
+from judgebench.core.text import md_cell, md_text, visible
 from judgebench.publish.costplot import (
     PLOT_STEM,
     CostPoint,
@@ -213,8 +214,13 @@ def _write_csv(path: Path, frame: pd.DataFrame, index: bool = False) -> None:
 
 
 def _cell(text: str) -> str:
-    """Text safe inside a Markdown table cell."""
-    return text.replace("|", "\\|")
+    """Text safe inside a Markdown table cell (the one escape: core/text.md_cell)."""
+    return md_cell(text)
+
+
+def _fenced(lines: list[str]) -> list[str]:
+    """Lines shown inside a ``` block: control characters made visible, no backquote to close the block."""
+    return [visible(line).replace("`", "'") for line in lines]
 
 
 def _fmt(stat: dict[str, Any] | None, pct: bool = True) -> str:
@@ -232,12 +238,12 @@ def _fmt(stat: dict[str, Any] | None, pct: bool = True) -> str:
 
 
 def _header(diag: dict[str, Any], result: RunResult | None, headline: str) -> str:
-    lines = [f"# Judge diagnostics: {diag['judge']} on {diag['task']}", ""]
+    lines = [f"# Judge diagnostics: {md_text(diag['judge'])} on {md_text(diag['task'])}", ""]
     if result:
         config = result.config
-        lines += [f"- Dataset: {config.dataset.source} (split {config.dataset.split}"
+        lines += [f"- Dataset: {md_text(config.dataset.source)} (split {md_text(config.dataset.split)}"
                   f"{', demo' if config.dataset.demo else ''})",
-                  f"- Prompt: {config.prompt_template} ({config.prompt_template_hash[:10]}), "
+                  f"- Prompt: {md_text(config.prompt_template)} ({config.prompt_template_hash[:10]}), "
                   f"orders: {'both' if config.swap else 'single'}"]
     lines += [f"- Headline metric: {headline}; Both Bad counted as: {diag['both_bad']}",
               f"- Intervals: 95% percentile bootstrap, {diag['n_resamples']} resamples of the "
@@ -245,15 +251,15 @@ def _header(diag: dict[str, Any], result: RunResult | None, headline: str) -> st
               "- Definitions: docs/guide/diagnostics.md. Data: diagnostics.json, flips.csv and a CSV "
               "next to each plot.", ""]
     if result and result.panel:  # a panel: its members' agreement, its test against the best, biases
-        lines += ["## Panel", "", "```", *format_panel(result.panel), "```", ""]
+        lines += ["## Panel", "", "```", *_fenced(format_panel(result.panel)), "```", ""]
     if result and result.stability:  # --repeats: agreement across repeats, the headline's spread, majority-of-N
-        lines += ["## Repeats and stability", "", "```", *format_stability(result.stability), "```", ""]
+        lines += ["## Repeats and stability", "", "```", *_fenced(format_stability(result.stability)), "```", ""]
     return "\n".join(lines) + "\n"
 
 
 def _dimension_section(out_dir: Path, name: str, d: dict[str, Any], headline: str) -> str:
     slug = _slug(name)
-    lines = [f"## Dimension: {name}", "",
+    lines = [f"## Dimension: {md_text(name)}", "",
              f"{d['n_examples']} examples, {d['n_judged_examples']} with at least one "
              "answered judgment.", ""]
     lines += _order_lines(d)

@@ -143,7 +143,7 @@ def submit_run(
     for name in (SAMPLES_FILE, RESULTS_FILE):
         target = safe_path(entry_dir / name, entry_dir)
         text = regular_text(run_dir / name)
-        write_atomic(target, _public_results(text) if name == RESULTS_FILE else text)
+        write_atomic(target, _public_results(text, partial="partial" in verified.labels) if name == RESULTS_FILE else text)
         written.append(target)
     write_json(
         safe_path(entry_dir / SUBMISSION_FILE, entry_dir),
@@ -175,14 +175,16 @@ def _check_planned_writes(leaderboard_dir: Path, entry_dir: Path, task: str) -> 
             raise Rejected("storage", f"{path} is a symbolic link: submit writes only regular files under the leaderboard directory")
 
 
-def _public_results(text: str) -> str:
-    """results.json as stored: its self-reported judge_args without secrets (secrets.redact_value)."""
+def _public_results(text: str, partial: bool = False) -> str:
+    """results.json as stored: its self-reported judge_args without secrets (secrets.redact_value), and
+    marked partial when its samples show failed judgments (verify._labels), whatever it said."""
     data = json.loads(text)
     args = data.get("config", {}).get("judge_args") or {}
     public = redact_value(args)
-    if public == args:
+    if public == args and (not partial or data["config"].get("partial")):
         return text  # stored byte for byte
     data["config"]["judge_args"] = public
+    data["config"]["partial"] = bool(data["config"].get("partial")) or partial
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -6,7 +6,6 @@ Rows come from leaderboard.py; every path written stays under the output folder.
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import re
@@ -16,6 +15,7 @@ from typing import Any
 
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import write_atomic
+from judgebench.core.text import md_cell
 from judgebench.publish.board import TASK_NAME_RE, managed_board
 from judgebench.publish.costplot import (
     PLOT_STEM,
@@ -90,23 +90,7 @@ def _md_table(title: str, group: list[dict[str, Any]], columns: list[str]) -> st
     return f"## {md_escape(title)}\n\n" + "\n".join(lines) + "\n"
 
 
-MD_ALWAYS = re.compile(r"[\[\]*~!@]")  # links, images, footnotes, emphasis, strikethrough, email autolinks
-MD_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")  # intraword `_` is no emphasis in GFM
-MD_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(:)(?=//)|(?<![a-z0-9])(www)(\.)")  # bare-URL autolinks
-
-
-def md_escape(value: Any) -> str:
-    """Text safe in a Markdown table cell: no HTML, no cell-splitting `|`, no line breaks, and no
-    Markdown construct (link, image, autolink, emphasis, strikethrough, code) formed from the text.
-
-    The text's own backslashes become `&#92;`, so the backslash escapes added here are the only ones.
-    """
-    text = " ".join(str(value).split())
-    text = html.escape(text, quote=False).replace("\\", "&#92;").replace("|", "&#124;")
-    text = text.replace("`", "&#96;")
-    text = MD_ALWAYS.sub(lambda m: "\\" + m.group(0), text)
-    text = MD_EDGE_UNDERSCORE.sub(r"\\_", text)
-    return MD_AUTOLINK.sub(lambda m: "\\:" if m.group(1) else m.group(2) + "\\.", text)
+md_escape = md_cell  # the one Markdown escape (core/text.py); the name kept for its importers
 
 
 def _groups_by_dataset(rows: list[dict[str, Any]]) -> list[tuple[tuple[str, str | None], list[dict[str, Any]]]]:

@@ -50,7 +50,13 @@ from judgebench.core.records import (
     RunResult,
     failure_of,
 )
-from judgebench.core.rundir import DuplicateJudgment, read_run
+from judgebench.core.rundir import (
+    REPEATS_FILE,
+    DuplicateJudgment,
+    read_repeats,
+    read_run,
+)
+from judgebench.core.text import skeleton
 from judgebench.judges.builtin import BUILTIN_JUDGES, make_builtin_judge
 from judgebench.judging.judgments import plan_requests
 from judgebench.judging.panel import (
@@ -114,6 +120,7 @@ def validate_run(
     """
     _check_min_coverage_value(min_coverage)
     result, records = _read(run_dir)
+    check_answer_sizes(records, run_dir)
     spec = _check_task(result, records, leaderboard_dir)
     known = known_results(leaderboard_dir, spec.name) if leaderboard_dir else []
     _check_subset(result, min_coverage)
@@ -132,7 +139,24 @@ def validate_run(
             check_builtin_answers(result, records, requests)
     _check_verdicts(records, spec, result.config)
     _check_metrics(result, records, spec)
-    return Verified(result, records, spec, _labels(result))
+    check_stability(run_dir, result, records, spec)
+    return Verified(result, records, spec, _labels(result, records))
+
+
+RAW_ANSWER_MAX = 200_000  # characters of one stored answer (raw, each earlier raw, reasoning) a board takes
+
+
+def check_answer_sizes(records: list[JudgmentRecord], run_dir: Path) -> None:
+    """A board holds every raw answer of every entry: one answer above RAW_ANSWER_MAX characters (a 40 MB
+    answer was accepted) is refused, naming the judgment. A verdict needs a few words; the longest answers
+    of reasoning judges are tens of thousands of characters."""
+    for number, record in enumerate(records, start=1):
+        for field_name, text in (("raw", record.raw), ("reasoning", record.reasoning),
+                                 *(("earlier_raw", t) for t in record.earlier_raw)):
+            if text is not None and len(text) > RAW_ANSWER_MAX:
+                raise Rejected("schema", f"{run_dir / 'samples.jsonl'}:{number}: judgment {record.example_id[:80]!r} "
+                                         f"({record.order}, {record.dimension[:40]}): {field_name} holds {len(text):,} "
+                                         f"characters, above the limit of {RAW_ANSWER_MAX:,} a leaderboard stores")
 
 
 def _check_min_coverage_value(min_coverage: float) -> None:
@@ -327,6 +351,50 @@ def _check_metrics(result: RunResult, records: list[JudgmentRecord], spec: TaskS
         )
 
 
+def check_stability(run_dir: Path, result: RunResult, records: list[JudgmentRecord], spec: TaskSpec) -> None:
+    """A `stability` block (--repeats N) is recomputed from the samples and repeats.jsonl, each answer re-parsed,
+    or refused: a forged block on a single-sample run showed "repeats 5, agreement 100.00" on a board."""
+    stability = result.stability
+    if stability is None:
+        return
+    config = result.config
+    if result.config.kind == "panel":
+        raise Rejected("metrics", "results.json has a stability block, but a panel has no repeats")
+    expected = stability.judgments_all - len(records) if stability.judgments_all else None
+    try:
+        repeats = read_repeats(run_dir, config.task, config.judge, expected)
+    except JudgebenchError as exc:
+        raise Rejected("metrics", str(exc)) from None
+    if not repeats or stability.repeats < 2:
+        raise Rejected("metrics", f"results.json has a stability block ({stability.repeats} repeats) but the run has no "
+                                  f"{REPEATS_FILE} to recompute it from: nothing shows the run was repeated")
+    n = 1 + max(r.repeat for r in repeats)
+    planned = {(r.example_id, r.dimension, r.order) for r in records}
+    for r in repeats:
+        if (r.example_id, r.dimension, r.order) not in planned:
+            raise Rejected("coverage", f"{REPEATS_FILE}: {_key((r.example_id, r.dimension, r.order))} (repeat {r.repeat}) "
+                                       "is not a judgment of samples.jsonl")
+    if n != stability.repeats or len(repeats) != len(records) * (n - 1):
+        raise Rejected("coverage", f"{REPEATS_FILE}: {len(repeats):,} judgments over repeats 1..{n - 1}; "
+                                   f"{stability.repeats} repeats of {len(records):,} judgments need "
+                                   f"{len(records) * (stability.repeats - 1):,}")
+    again = [rederive_record(r, spec, config) for r in repeats]
+    for before, after in zip(repeats, again):
+        if (before.status, before.verdict) != (after.status, after.verdict):
+            raise Rejected("verdicts", f"{REPEATS_FILE}: {_key((before.example_id, before.dimension, before.order))} "
+                                       f"repeat {before.repeat}: recorded {before.status} {before.verdict}, but its raw "
+                                       f"answer parses to {after.status} {after.verdict}")
+    from judgebench.scoring.repeats import stability_summary
+
+    fresh = stability_summary([*records, *again], n, headline=config.headline, both_bad=config.both_bad,
+                              allow_tie="TIE" in spec.verdicts, seed=config.seed, n_resamples=config.n_resamples)
+    difference = first_difference(stability.model_dump(mode="json"), fresh.model_dump(mode="json"), "stability")
+    if difference is not None:
+        path, a, b = difference
+        raise Rejected("metrics", f"{path} is {a!r} in results.json but {b!r} recomputed from samples.jsonl and "
+                                  f"{REPEATS_FILE}")
+
+
 def first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
     """The first (path, a, b) where two JSON values differ (floats within TOLERANCE), else None."""
     if isinstance(a, dict) and isinstance(b, dict):
@@ -350,12 +418,16 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _labels(result: RunResult) -> list[str]:
+def _labels(result: RunResult, records: list[JudgmentRecord] | None = None) -> list[str]:
+    """The entry's labels. `partial` is the run's flag or what its samples show: any judgment that failed
+    (an error, a timeout, never attempted) makes the entry partial, whatever results.json says, since the
+    cause written in a sample is the submitter's text (not-attempted lines relabelled as timeouts hid it)."""
     config = result.config
     labels = []
     if not config.swap:
         labels.append("single-order")
-    if config.partial:
+    failed = sum(r.status == "FAILED" for r in records or [])
+    if config.partial or failed:
         labels.append("partial")
     if config.dataset.demo:
         labels.append("demo data")
@@ -384,6 +456,9 @@ def check_judge_name(result: RunResult) -> None:
         if config.kind != "panel":
             raise Rejected("task", f"judge {judge[:80]!r}: the panel/ prefix is reserved for panel runs")
         return
+    if judge != skeleton(judge) and not judge.isascii() and RESERVED.match(skeleton(judge)):
+        raise Rejected("task", f"judge {ascii(judge[:80])} imitates a reserved judge id (builtin/, panel/, replay/) "
+                               "with look-alike characters of another script: choose another name")
     if RESERVED.match(judge):
         raise Rejected(
             "task",

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from judgebench.core.records import VERDICT_SCORE, JudgmentRecord
+from judgebench.core.text import md_cell, md_text
 from judgebench.stats.resampling import percentile_interval, resample_batches
 
 FAMILY_PREFIXES: dict[str, str] = {
@@ -127,12 +128,12 @@ def format_self_preference(result: dict[str, Any]) -> list[str]:
     lines = ["### Self-preference (own model family)", ""]
     if not result.get("applicable"):
         return [*lines, f"Not applicable: {result.get('reason')}.", ""]
-    lines += [f"Judge family: {result['judge_family']}.", "", "| dimension | examples | judge win rate | human win rate | judge - human [95% CI] |", "|---|---|---|---|---|"]
+    lines += [f"Judge family: {md_text(result['judge_family'])}.", "", "| dimension | examples | judge win rate | human win rate | judge - human [95% CI] |", "|---|---|---|---|---|"]
     for dimension, d in result["dimensions"].items():
         if not d.get("applicable"):
-            lines.append(f"| {dimension} | 0 | - | - | not applicable: {d['reason']} |")
+            lines.append(f"| {md_cell(dimension)} | 0 | - | - | not applicable: {d['reason']} |")
             continue
         s = d["self_preference"]
         ci = f" [{s['ci_low']:+.3f}, {s['ci_high']:+.3f}]" if s["ci_low"] is not None else ""
-        lines.append(f"| {dimension} | {d['n']} | {d['judge_win_rate']:.3f} | {d['human_win_rate']:.3f} | {s['value']:+.3f}{ci} |")
+        lines.append(f"| {md_cell(dimension)} | {d['n']} | {d['judge_win_rate']:.3f} | {d['human_win_rate']:.3f} | {s['value']:+.3f}{ci} |")
     return [*lines, ""]

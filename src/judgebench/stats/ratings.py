@@ -464,11 +464,30 @@ def _lbfgs(design: _Design, n: np.ndarray, s: np.ndarray, start: np.ndarray,
 # ---------------------------------------------------------------- Elo conversion
 
 
+ELO_RATING_MAX = 1e6  # |anchor rating|: beyond it a rating's digits are lost to rounding (1e308 + 400 == 1e308)
+ELO_SCALE_MAX = 1e6
+
+
+def check_elo_scale(anchor_rating: float, scale: float, base: float) -> None:
+    """The Elo conversion's constants, else NumericError: a base of 1 divides by ln 1 = 0, a NaN or infinite
+    anchor writes NaN ratings, and an anchor of -1e308 leaves no digit of the differences."""
+    for name, value in (("anchor rating", anchor_rating), ("scale", scale), ("base", base)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise NumericError(f"Elo {name} must be a finite number, got {value!r}")
+    if abs(anchor_rating) > ELO_RATING_MAX:
+        raise NumericError(f"Elo anchor rating must be between -{ELO_RATING_MAX:g} and {ELO_RATING_MAX:g}, got {anchor_rating:g}")
+    if not 0 < scale <= ELO_SCALE_MAX:
+        raise NumericError(f"Elo scale must be > 0 and <= {ELO_SCALE_MAX:g}, got {scale:g}")
+    if not base > 1:
+        raise NumericError(f"Elo base must be > 1 (odds of BASE:1 per SCALE points), got {base:g}")
+
+
 def _to_elo(
     theta: np.ndarray, present: np.ndarray, models: tuple[str, ...], anchor_model: str | None,
     anchor_rating: float, scale: float, base: float,
 ) -> np.ndarray:
     """Elo ratings (rounds x models) from theta (models x rounds); NaN where absent."""
+    check_elo_scale(anchor_rating, scale, base)
     theta = np.where(present, theta, np.nan).T
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

@@ -205,9 +205,26 @@ def check_local_file(path: Path, block: int = 1 << 20) -> None:
 
 
 def diagnose_local_file(path: Path) -> None:
-    """After `datasets` failed on a JSON Lines file: raise naming the first malformed line."""
-    if path.suffix.lower() == ".jsonl":
+    """After `datasets` failed on a local file: raise naming the file and the first bad row when it can say
+    what is wrong (a malformed JSON Lines line or one with a key given twice; a CSV with a header and no row)."""
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
         read_json_objects(path)
+    elif suffix == ".csv":
+        import csv
+
+        try:
+            with open_regular(path, encoding="utf-8", newline="") as handle:
+                reader = csv.reader(handle)
+                header = next(reader, None)
+                rows = sum(1 for row in reader if any(cell.strip() for cell in row))
+        except (OSError, csv.Error, UnicodeDecodeError) as exc:
+            raise JudgebenchError(f"{path}: cannot read as CSV ({exc})") from None
+        if header is not None and rows == 0:
+            raise JudgebenchError(f"{path}: a header row ({len(header)} columns) and no data rows")
+        if header is not None and len(set(header)) != len(header):
+            repeated = next(name for name in header if header.count(name) > 1)
+            raise JudgebenchError(f"{path}: row 1 (the header): column '{repeated}' appears twice")
 
 
 def _resolve_revision(source: str, revision: str | None) -> str | None:

@@ -170,6 +170,28 @@ class TaskSpec(TaskModel):
         return value
 
     @model_validator(mode="after")
+    def _no_duplicates(self) -> TaskSpec:
+        """A keyed list naming one key twice is refused at load: two dimensions of one name were each judged
+        (twice the calls paid) and then counted once, so `score` and `report` refused the run afterwards."""
+        keyed: list[tuple[str, list[Any]]] = [
+            ("dimensions (name)", [d.name for d in self.dimensions]),
+            ("dimensions (value)", [d.value for d in self.dimensions if d.value is not None]),
+            ("verdicts", list(self.verdicts)),
+            ("columns.slices", list(self.columns.slices)),
+            ("reported (judge, source)", [(r.judge, r.source) for r in self.reported]),
+            ("human_reported (judge, source)", [(r.judge, r.source) for r in self.human_reported]),
+            ("exclude_annotators", list(self.exclude_annotators)),
+        ]
+        for what, keys in keyed:
+            seen: set[Any] = set()
+            for key in keys:
+                if key in seen:
+                    shown = " / ".join(map(str, key)) if isinstance(key, tuple) else str(key)
+                    raise ValueError(f"{what}: '{shown}' is listed twice (each must be unique)")
+                seen.add(key)
+        return self
+
+    @model_validator(mode="after")
     def _layout_consistent(self) -> TaskSpec:
         if self.layout == "long":
             if not self.columns.dimension or not self.columns.label:

@@ -27,6 +27,7 @@ BothBadRule = Literal["tie", "exclude"]
 OUTCOME = VERDICT_SCORE
 SLICE = "slice:"
 STYLE_COLUMNS = ("length_a", "length_b", "citations_a", "citations_b")
+REPEATED_VOTE = "repeated vote of one annotator on one pair (the first counted)"
 TASK_ANNOTATOR = "label"  # the one "annotator" of a task's single label per pair
 
 
@@ -104,6 +105,10 @@ def make_battles(raw: pd.DataFrame, source: str, both_bad: BothBadRule, dimensio
     if "order" not in table:
         table["order"] = np.arange(1, len(table) + 1)
     table["time"] = _times(table, source)
+    repeated = table.duplicated(subset=["pair_id", "annotator"], keep="first")
+    if repeated.any():  # one annotator's second vote on one pair (a double submit, a forged file): counted once
+        dropped[REPEATED_VOTE] += int(repeated.sum())
+        table = table[~repeated]
     excluded = sorted(set(exclude) & set(table["annotator"]))
     if excluded:
         out = table["annotator"].isin(excluded)
@@ -179,3 +184,22 @@ def aggregate(table: pd.DataFrame, features: pd.DataFrame | None = None,
     counts = frame.groupby(keys, dropna=False, sort=True).size().rename("count").reset_index()
     counts["model_a"], counts["model_b"] = names[counts["model_a"]], names[counts["model_b"]]
     return counts
+
+
+def comparison_groups(table: pd.DataFrame) -> list[list[str]]:
+    """The models in groups that no battle connects (each sorted, largest group first): ratings of models in
+    different groups are not comparable, whatever the fit prints (only the regularisation relates them)."""
+    parent: dict[str, str] = {}
+
+    def root(model: str) -> str:
+        while parent.setdefault(model, model) != model:
+            parent[model] = parent[parent[model]]
+            model = parent[model]
+        return model
+
+    for a, b in zip(table["model_a"], table["model_b"]):
+        parent[root(a)] = root(b)
+    groups: dict[str, list[str]] = {}
+    for model in parent:
+        groups.setdefault(root(model), []).append(model)
+    return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g))

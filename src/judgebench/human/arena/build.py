@@ -17,7 +17,7 @@ from judgebench.human.arena.assisted import (
     mean_judge,
     read_judge_pairs,
 )
-from judgebench.human.arena.battles import Battles, make_battles
+from judgebench.human.arena.battles import Battles, comparison_groups, make_battles
 from judgebench.human.arena.compare import judge_agreement, robustness
 from judgebench.human.arena.defaults import DEFAULT_ALPHA, DEFAULT_REPEATS, TOP_K
 from judgebench.human.arena.fit import (
@@ -70,6 +70,7 @@ def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: Are
     table = battles.table
     if opts.fit.anchor is not None and opts.fit.anchor not in set(table["model_a"]) | set(table["model_b"]):
         raise JudgebenchError(f"--anchor {opts.fit.anchor}: no such model in the votes")
+    groups = comparison_groups(table)
     fit = rate(table, opts.fit, anchor=opts.fit.anchor)
     ratings = rating_rows(fit, table)
     style = style_section(table, opts.fit)
@@ -80,6 +81,7 @@ def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: Are
         "counts": {"votes_read": int(len(raw)), "battles": int(len(table)), "models": len(fit.models),
                    "annotators": _voters(battles), "pairs": int(table["pair_id"].nunique()),
                    "dropped": battles.dropped},
+        "comparison_groups": groups if len(groups) > 1 else [],  # disconnected: ranks across groups mean nothing
         "ratings": ratings,
         "style_control": style,
         "slices": slice_sections(table, battles.slice_keys, opts.fit),

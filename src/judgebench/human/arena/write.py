@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from judgebench.core.files import write_atomic, write_json
+from judgebench.core.text import md_cell, md_text
 from judgebench.human.arena.build import ArenaResult
 from judgebench.publish.html import CSS
 from judgebench.publish.report import _errors, _figure, _save_png
@@ -123,35 +124,45 @@ def _ci(row: dict[str, Any], key: str = "rating", digits: int = 1) -> str:
     return f"{_f(value, digits)} [{_f(row['ci_low'], digits)}, {_f(row['ci_high'], digits)}]"
 
 
+def _group_warning(groups: list[list[str]]) -> list[str]:
+    if len(groups) < 2:
+        return []
+    shown = "; ".join(md_text(", ".join(g)) for g in groups)
+    return [f"Warning: the models fall into {len(groups)} groups that no battle connects ({shown}); ranks across "
+            "groups are not comparable.", ""]
+
+
 def markdown(s: dict[str, Any]) -> str:
     c, n = s["config"], s["counts"]
-    lines = [f"# Arena: model ratings from votes ({c['source']})", "",
+    lines = [f"# Arena: model ratings from votes ({md_text(c['source'])})", "",
              f"{n['battles']} battles ({n['votes_read']} votes read) over {n['models']} models, "
              f"{n['pairs']} pairs, {n['annotators']} annotators. Both Bad: {c['both_bad']}; ties half a win; "
              f"{c['n_resamples']} bootstrap rounds (seed {c['seed']}); Elo scale {c['scale']:g}/ln {c['base']:g}, "
-             f"{'anchor ' + str(c['anchor_model']) if c['anchor_model'] else 'mean'} = {c['anchor_rating']:g}.",
-             f"Dropped votes: {n['dropped'] or 'none'}. Excluded annotators: {c['excluded_annotators'] or 'none'}.", "",
+             f"{'anchor ' + md_text(c['anchor_model']) if c['anchor_model'] else 'mean'} = {c['anchor_rating']:g}.",
+             f"Dropped votes: {md_text(n['dropped']) if n['dropped'] else 'none'}. Excluded annotators: "
+             f"{md_text(', '.join(map(str, c['excluded_annotators']))) if c['excluded_annotators'] else 'none'}.", "",
+             *_group_warning(s.get("comparison_groups") or []),
              "| rank | model | rating [95% CI] | battles | W/T/L |", "|---|---|---|---|---|"]
-    lines += [f"| {r['rank']} | {r['model']} | {_ci(r)} | {r['battles']} | {r['wins']}/{r['ties']}/{r['losses']} |"
+    lines += [f"| {r['rank']} | {md_cell(r['model'])} | {_ci(r)} | {r['battles']} | {r['wins']}/{r['ties']}/{r['losses']} |"
               for r in s["ratings"]]
     style = s["style_control"]
     lines += ["", "## Style control", ""]
     if "skipped" in style:
-        lines.append(f"Skipped: {style['skipped']}.")
+        lines.append(f"Skipped: {md_text(style['skipped'])}.")
     else:
-        lines += [f"- {f}: {_ci(v, 'value', 3)} log-odds per standard deviation" for f, v in style["coefficients"].items()]
-        lines += [f"- {note}" for note in style["notes"]]
+        lines += [f"- {md_text(f)}: {_ci(v, 'value', 3)} log-odds per standard deviation" for f, v in style["coefficients"].items()]
+        lines += [f"- {md_text(note)}" for note in style["notes"]]
         lines += ["", "| rank | model | style-controlled rating [95% CI] |", "|---|---|---|"]
-        lines += [f"| {r['rank']} | {r['model']} | {_ci(r)} |" for r in style["ratings"]]
+        lines += [f"| {r['rank']} | {md_cell(r['model'])} | {_ci(r)} |" for r in style["ratings"]]
     v = s["voters"]
     lines += ["", f"## Voters (anomaly test at alpha {v['alpha']:g})", ""]
     if v.get("skipped"):
-        lines.append(f"Skipped: {v['skipped']}.")
+        lines.append(f"Skipped: {md_text(v['skipped'])}.")
     else:
-        lines += [f"Flagged: {', '.join(v['flagged']) or 'none'}.", "",
+        lines += [f"Flagged: {md_text(', '.join(map(str, v['flagged']))) if v['flagged'] else 'none'}.", "",
                   "| annotator | votes | agreement with others' majority | tie rate | left chosen | median s | flagged |",
                   "|---|---|---|---|---|---|---|"]
-        lines += [f"| {a['annotator']} | {a['votes']} | {_f(a['agreement'], 3)} | {_f(a['tie_rate'], 3)} | "
+        lines += [f"| {md_cell(a['annotator'])} | {a['votes']} | {_f(a['agreement'], 3)} | {_f(a['tie_rate'], 3)} | "
                   f"{_f(a['left_chosen'], 3)} | {_f(a['median_seconds'])} | {'yes' if a['flagged'] else ''} |"
                   for a in v["annotators"]]
     rob = s["robustness"]
@@ -159,9 +170,9 @@ def markdown(s: dict[str, Any]) -> str:
     lines += [f"- {int(r['fraction'] * 100)}% of annotators ({r['annotators']}), {rob['repeats']} repeats: "
               f"mean {_f(r['spearman']['mean'], 3)} [{_f(r['spearman']['ci_low'], 3)}, {_f(r['spearman']['ci_high'], 3)}]"
               for r in rob["subsampling"]]
-    lines += [f"- without {r['slice']} = {r['left_out']}: {_f(r['spearman'], 3)}" for r in rob["leave_one_slice_out"]]
+    lines += [f"- without {md_text(r['slice'])} = {md_cell(r['left_out'])}: {_f(r['spearman'], 3)}" for r in rob["leave_one_slice_out"]]
     for j in s["judges"]:
-        lines += ["", f"## Judge-induced ranking: {j['judge']}", "",
+        lines += ["", f"## Judge-induced ranking: {md_text(j['judge'])}", "",
                   f"{j['answered_battles']} of {j['battles']} battles answered; human ratings on all battles.", "",
                   f"- Spearman {_ci(j['spearman'], 'value', 3)}; Kendall {_ci(j['kendall'], 'value', 3)}",
                   f"- top-{j['top_k']['k']} overlap {_f(j['top_k']['overlap'], 2)}; mean rank displacement "

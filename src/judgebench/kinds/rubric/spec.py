@@ -53,6 +53,13 @@ class RubricColumns(Strict):
     rubric_keys: dict[Literal["id", "criterion", "max"], str] = Field(default_factory=dict)  # e.g. {max: points}
 
     @model_validator(mode="after")
+    def _unique_slices(self) -> RubricColumns:
+        repeated = sorted({s for s in self.slices if self.slices.count(s) > 1})
+        if repeated:
+            raise ValueError(f"columns.slices: '{repeated[0]}' is listed twice (each must be unique)")
+        return self
+
+    @model_validator(mode="after")
     def _enough(self) -> RubricColumns:
         if (self.rubric is None) == (self.max_score is None):
             raise ValueError("give exactly one of columns.rubric (items with maxima) and columns.max_score")

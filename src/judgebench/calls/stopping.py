@@ -1,0 +1,52 @@
+"""After a run's first interrupt: further Ctrl-C only say the run is already stopping, so that its partial
+results are written (issue 27: two Ctrl-C 0.3 s apart left a partial samples.jsonl and no results.json, or a
+CancelledError traceback and no output at all).
+
+`hold_interrupts` replaces the SIGINT handler (main thread only) until `release_interrupts` restores it: the
+pipeline releases when the run directory is written (`judging/pipeline.run_task`), the command line when the
+command ends. SIGTERM keeps its handler (a supervisor's second SIGTERM still stops the process), and Ctrl-\\
+(SIGQUIT) still ends it at once.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from typing import Any
+
+_HELD: list[Any] = []  # the SIGINT handler replaced while a stopped run writes its partial results
+_KEEP: list[bool] = []  # set by the command line: the process ends after the command, keep holding till then
+STOPPING = "judgebench: already stopping: writing the partial results (Ctrl-\\ ends the process now)"
+
+
+def _note(signum: int, frame: Any) -> None:
+    print(STOPPING, file=sys.stderr, flush=True)
+
+
+def hold_interrupts() -> None:
+    """From the first interrupt of a run on: a further SIGINT prints one line and changes nothing."""
+    if _HELD or threading.current_thread() is not threading.main_thread():
+        return
+    _HELD.append(signal.signal(signal.SIGINT, _note))
+
+
+def interrupts_held() -> bool:
+    return bool(_HELD)
+
+
+def keep_held_until_exit() -> None:
+    """The `judgebench` process: a held interrupt stays held after the run (the summary is printed, the process
+    exits with 1; a Ctrl-C then would kill it by SIGINT): `release_interrupts(final=True)` at the very end."""
+    _KEEP.append(True)
+
+
+def release_interrupts(*, final: bool = False) -> None:
+    """The SIGINT handler as it was before `hold_interrupts` (nothing when nothing is held; nothing before the
+    command line's `final` release when it keeps the hold until the process exits)."""
+    if _KEEP and not final:
+        return
+    if final:
+        _KEEP.clear()
+    if _HELD and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _HELD.pop())

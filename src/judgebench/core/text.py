@@ -1,0 +1,76 @@
+"""The one escape of user-supplied text for each place it is shown: Markdown (`md_cell`, `md_text`) and the
+terminal (`term_text`). Model names, judge ids, slice values and annotator ids come from files anyone can
+write: raw, a `|` or newline forges a table row, `<img onerror=...>` or `[x](javascript:...)` becomes live
+on a rendered page, and ESC/BEL sequences repaint or retitle a terminal."""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from typing import Any
+
+MD_ALWAYS = re.compile(r"[\[\]*~!@]")  # links, images, footnotes, emphasis, strikethrough, email autolinks
+MD_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")  # intraword `_` is no emphasis in GFM
+MD_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(:)(?=//)|(?<![a-z0-9])(www)(\.)")  # bare-URL autolinks
+MD_LINE_START = re.compile(r"^([#>+\-=]|\d+[.)])")  # a heading, quote, list or setext line made by the text
+
+
+def visible(text: str) -> str:
+    """`text` with every control or format character (ESC, BEL, NUL, bidi overrides, zero-width marks) shown
+    as its escape (`\\x1b`), and every kind of line break as a space: nothing in it acts on a terminal or page."""
+    out = []
+    for char in text:
+        if char in "\n\r\t\v\f\u2028\u2029\x85":
+            out.append(" ")
+        elif unicodedata.category(char) in ("Cc", "Cf", "Co", "Cs", "Cn") or not char.isprintable():
+            out.append(char.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def md_cell(value: Any) -> str:
+    """Text safe in a Markdown table cell: one line, no HTML, no cell-splitting `|`, no control character, and
+    no Markdown construct (link, image, autolink, emphasis, strikethrough, code) formed from the text.
+
+    The text's own backslashes become `&#92;`, so the backslash escapes added here are the only ones.
+    """
+    text = " ".join(visible(str(value)).split())
+    text = html.escape(text, quote=False).replace("\\", "&#92;").replace("|", "&#124;")
+    text = text.replace("`", "&#96;")
+    text = MD_ALWAYS.sub(lambda m: "\\" + m.group(0), text)
+    text = MD_EDGE_UNDERSCORE.sub(r"\\_", text)
+    return MD_AUTOLINK.sub(lambda m: "\\:" if m.group(1) else m.group(2) + "\\.", text)
+
+
+def md_text(value: Any) -> str:
+    """Text safe anywhere in a Markdown line (a heading, a list item, a paragraph): `md_cell`, and a leading
+    `#`, `>`, `-`, `+`, `=` or `1.` that would start a block of its own is escaped."""
+    text = md_cell(value)
+    return MD_LINE_START.sub(lambda m: "\\" + m.group(0), text)
+
+
+def term_text(value: Any, limit: int = 300) -> str:
+    """A user-supplied id or name safe to print on a terminal: control characters shown escaped (`visible`),
+    one line, cut to `limit` characters."""
+    text = visible(str(value))
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+# Letters of other scripts drawn like Latin ones (Unicode's confusables, the common part): a judge id
+# `buіltin/longer` with a Cyrillic і looks like the built-in judge on every page.
+_CONFUSABLE = str.maketrans({
+    "а": "a", "в": "b", "с": "c", "ԁ": "d", "е": "e", "һ": "h", "і": "i", "ӏ": "l", "ј": "j", "к": "k", "м": "m",
+    "н": "h", "о": "o", "р": "p", "ԛ": "q", "г": "r", "ѕ": "s", "т": "t", "ц": "u", "ѵ": "v", "ԝ": "w", "х": "x",
+    "у": "y", "ı": "i", "ɩ": "i", "ɑ": "a", "ο": "o", "α": "a", "ν": "v", "ι": "i", "κ": "k", "ρ": "p", "τ": "t",
+    "υ": "u", "χ": "x", "ε": "e", "ℓ": "l", "Ꭵ": "i", "ꓲ": "l", "ǀ": "l", "∕": "/", "⁄": "/", "／": "/",
+})
+_INVISIBLE = dict.fromkeys([*range(0x200B, 0x2010), 0x00AD, 0x2060, 0xFEFF])
+
+
+def skeleton(text: str) -> str:
+    """`text` as it looks: NFKC-folded, lower-cased, invisible characters dropped and look-alike letters of
+    other scripts mapped to Latin. Two ids with one skeleton are indistinguishable on a page."""
+    folded = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).lower()
+    return folded.translate(_CONFUSABLE)

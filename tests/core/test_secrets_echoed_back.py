@@ -1,0 +1,108 @@
+"""Issue 27 item 6: a server that echoes the request back inside a 200 answer. Every secret the run knows (the
+environment's key, `--judge-args api_key`, a header value, a `?token=` value, a key-like api_base path
+segment, a `passphrase` argument) must be absent from every file the run, the cache, score, report and the
+HF export write."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from judgebench.cli.main import main
+from judgebench.core.secrets import is_secret_name, redact_url
+
+
+@pytest.fixture(autouse=True)
+def no_threads_left():
+    """Later tests fork only from a single-threaded process (core/background.py): wait for the preload thread
+    a run with the call worker starts, and stop tqdm's monitor thread (a progress bar of `datasets`)."""
+    yield
+    from tqdm import tqdm
+    from tqdm._monitor import TMonitor
+
+    from judgebench.core import preload
+
+    preload.settle()
+    for thread in threading.enumerate():
+        if isinstance(thread, TMonitor):
+            thread.exit()
+    tqdm.monitor = None
+
+
+ENV_KEY = "sk-envsecretAAAA1111bbbb2222"
+ARG_KEY = "sk-argsecretCCCC3333dddd4444"
+HEADER = "hdrsecret-EEEE5555ffff6666"
+TOKEN = "toksecretGGGG7777hhhh8888"
+PATH_KEY = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+PASS = "passsecretIIII9999jjjj0000"
+SECRETS = (ENV_KEY, ARG_KEY, HEADER, TOKEN, PATH_KEY, PASS)
+
+
+class Echo(BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("content-length", 0)))
+        echoed = json.dumps({"path": self.path, "headers": dict(self.headers), "body": body.decode()[:200]})
+        answer = f"[[A]] I received: {echoed} and the key {ENV_KEY}"
+        reply = {"id": "x", "object": "chat.completion", "created": 0, "model": f"echo-{ARG_KEY}",
+                 "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": answer}}],
+                 "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def echo_server():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def leaks(folder: Path) -> list[tuple[str, str]]:
+    found = []
+    for path in folder.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            found += [(str(path), s) for s in SECRETS if s.encode() in data]
+    return found
+
+
+def test_echoed_secrets_never_reach_disk(tmp_path, echo_server, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
+    run = tmp_path / "run"
+    api_base = f"{echo_server}/v1/{PATH_KEY}?token={TOKEN}"
+    args = f"api_base={api_base},api_key={ARG_KEY},extra_headers.X-Custom={HEADER},passphrase={PASS}"
+    code = main(["run", "--tasks", "sciarena_eval", "--judge", "openai/gpt-4o-mini", "--judge-args", args, "--demo",
+                 "--limit", "3", "--output-path", str(run), "--cache-dir", str(tmp_path / "cache"), "--quiet"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert main(["score", str(run)]) == 0
+    assert main(["report", str(run)]) == 0
+    assert main(["export", str(run), "--output", str(tmp_path / "hf")]) == 0
+    out2 = capsys.readouterr()
+    assert not [s for s in SECRETS if s in out.out + out.err + out2.out + out2.err]
+    samples = (run / "samples.jsonl").read_text()
+    assert "[[A]] I received" in samples  # the answers are kept, scrubbed
+    assert leaks(tmp_path) == []
+
+
+def test_secret_names_and_key_like_path_segments():
+    for name in ("passphrase", "session", "bearer", "jwt", "pat", "connection_string", "connectionString", "db_dsn"):
+        assert is_secret_name(name), name
+    for name in ("temperature", "max_tokens", "api_base", "patience"):
+        assert not is_secret_name(name), name
+    assert PATH_KEY not in redact_url(f"http://h/v1/{PATH_KEY}/chat")
+    kept = "https://x/openai/deployments/gpt-4o-mini-2024-07-18/chat/completions"
+    assert redact_url(kept) == kept
