@@ -35,7 +35,16 @@ def test_min_coverage_exits_1_below_it_and_0_at_or_above(tmp_path, capsys, monke
     code, out = _run_cli(tmp_path / "a", ["--min-coverage", "0.9"], capsys, monkeypatch)
     assert code == 1
     assert "coverage 0.875 is below --min-coverage 0.9 (rejected 1, failed 0 of 8 judgments)" in out.out
+    # the failure leads, before any headline figure, and no system-level "pass" is claimed over 7 of 8
+    first = out.out.splitlines()[0]
+    assert first.startswith("judgebench: FAILED: coverage 0.875 is below --min-coverage 0.9")
+    assert "over the scored responses only" in first
+    assert "-> pass on the 87.5% scored" in out.out  # not a bare "pass"
     assert (tmp_path / "a" / "out" / "results.json").is_file()  # results written all the same
+    from judgebench.kinds.rubric.report import write_rubric_report
+
+    report = next(p for p in write_rubric_report(tmp_path / "a" / "out") if p.suffix == ".md").read_text()
+    assert report.index("**Coverage 87.5%") < report.index("| level | metric |")
     code, _ = _run_cli(tmp_path / "b", ["--min-coverage", "0.875"], capsys, monkeypatch)
     assert code == 0
 

@@ -98,15 +98,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         include_paths=args.include_path, dataset_path=args.dataset_path, demo=args.demo, limit=args.limit,
         repeats=args.repeats, seed=args.seed, prompt=args.prompt, n_resamples=args.bootstrap,
         within_k=args.within_k, min_coverage=args.min_coverage, runner=runner))
+    if summary.failure:  # the run's verdict leads: its figures below cover only what was scored
+        print(f"judgebench: FAILED: {summary.failure}; the figures below are over the scored responses only")
     _print_summary(summary.result)
     print(f"calls sent: {summary.calls_made}; results in {summary.run_dir}")
     if summary.stopped:
         print(f"judgebench: stopped early: {summary.stopped} (partial results written)")
         return EXIT_STOPPED
-    if summary.failure:
-        print(f"judgebench: {summary.failure}")
-        return EXIT_STOPPED
-    return 0
+    return EXIT_STOPPED if summary.failure else 0
 
 
 def _print_summary(result: Any) -> None:
@@ -123,6 +122,8 @@ def _print_summary(result: Any) -> None:
               f"over-credit {figures['over_credit'].value:.0f}")
     s = result.system
     verdict = {True: "pass", False: f"FAIL, worst {s.worst_pair}", None: "no pairs"}[s.passed]
+    if c.coverage < 1 and s.passed:  # a pass over a fraction of the responses is not a pass of the judge
+        verdict = f"pass on the {100 * c.coverage:.1f}% scored"
     if not s.complete and s.passed is not None:
         verdict += " (incomplete: totals over scored responses only)"
     print(f"system level: max |judge - expert| total {s.max_abs_difference} -> {verdict} (within {s.within_k:g})")

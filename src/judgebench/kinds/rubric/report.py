@@ -98,8 +98,11 @@ def _markdown(result: RubricResult, images: list[str]) -> str:
     lines = [f"# Rubric report: {md_escape(result.config.task)}, judge {md_escape(result.config.judge)}", "",
              f"Responses {c.responses}, judgments {c.judgments}: answered {c.answered}, no answer {c.no_answer} "
              f"(scored zero without a call), rejected after every re-ask {c.invalid}, failed {c.failed}; "
-             f"replies received {c.calls}; coverage {c.coverage:.3f}.", "",
-             "| level | metric | value | 95% interval | n |", "|---|---|---|---|---|"]
+             f"replies received {c.calls}; coverage {c.coverage:.3f}.", ""]
+    if c.coverage < 1:  # the coverage leads: every figure below is over the scored responses only
+        lines[2:2] = [f"**Coverage {100 * c.coverage:.1f}%: every figure below is over the scored responses only**; "
+                      "a low coverage is a failed run however good the figures look.", ""]
+    lines += ["| level | metric | value | 95% interval | n |", "|---|---|---|---|---|"]
     for level, figures in result.metrics.items():
         for name, v in figures.items():
             interval = f"[{v.ci_low:.4f}, {v.ci_high:.4f}]" if v.ci_low is not None else ""
