@@ -286,14 +286,19 @@ def test_rubric_compare_direction_below_zero_means_candidate_closer(audited, tmp
     assert main(["rubric", "compare", str(tmp / "out"), str(tmp_path / "oracle")]) == 0
     out = capsys.readouterr().out
     oracle_error = 0.0
-    j, e, top, _ = _level_arrays({u: r for u, r in rows.items()}, "item")
+    j, e, top, cluster = _level_arrays({u: r for u, r in rows.items()}, "item")
     scripted_error = np.mean(np.abs(j - e) / top)  # over the items both scored (19 left out by the scripted run)
     assert f"candidate openai/oracle {oracle_error:.4f}" in out
     assert f"baseline openai/audit-judge {scripted_error:.4f}" in out
     assert f"difference {oracle_error - scripted_error:+.4f}" in out and oracle_error - scripted_error < 0
     assert "below 0: candidate closer to the experts" in out
-    wrong = int(np.sum(np.abs(j - e) > 0))  # items the scripted judge got wrong: the oracle is better on each
-    assert f"{wrong} items changed, candidate error higher on 0, lower on {wrong}" in out
+    # the paired test's unit is the problem (the task maps `group: problem`), its items' mean error: the items
+    # of one problem are not independent. Problems where the scripted judge got an item wrong: the oracle is
+    # better on each of them.
+    wrong = len({c for c, err in zip(cluster, np.abs(j - e)) if err > 0})
+    problems = len(set(cluster))
+    assert f"unit = problem, its items' mean error; {problems} problems" in out
+    assert f"{wrong} changed, candidate error higher on 0, lower on {wrong}" in out
     # swapped: the scripted judge as candidate is farther from the experts, above 0
     assert main(["rubric", "compare", str(tmp_path / "oracle"), str(tmp / "out")]) == 0
     swapped = capsys.readouterr().out

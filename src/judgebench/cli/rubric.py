@@ -169,6 +169,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from judgebench.kinds.rubric.board import compare_rubric
+    from judgebench.stats.paired import format_p
     from judgebench.kinds.rubric.run import read_rubric_run
 
     cmp = compare_rubric(read_rubric_run(args.baseline), read_rubric_run(args.candidate), seed=args.seed)
@@ -178,8 +179,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
               f"candidate {cmp.candidate} {cmp.candidate_error:.4f}, difference {cmp.difference:+.4f} "
               f"[{cmp.ci[0]:+.4f}, {cmp.ci[1]:+.4f}] (below 0: candidate closer to the experts)")
         t = cmp.test
-        print(f"paired test ({t.name}, unit = rubric item): {t.n} items changed, candidate error higher on {t.rose}, "
-              f"lower on {t.fell}; p = {t.p:.4g}")
+        print(f"paired test and interval ({t.name}, unit = {cmp.unit}, its items' mean error; {cmp.clusters} {cmp.unit}s): "
+              f"{t.n} changed, candidate error higher on {t.rose}, lower on {t.fell}; {format_p(t)}")
     figures = ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in cmp.judges.items())
     print(f"judge vs judge: {figures}")
     return 0

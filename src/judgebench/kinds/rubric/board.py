@@ -153,6 +153,8 @@ class RubricComparison:
     ci: tuple[float, float] | None
     test: PairedTest | None
     judges: dict[str, float | int | None]  # the two judges against each other
+    unit: str = "problem"  # what the paired test and interval resample: problems (`group`), else responses
+    clusters: int = 0  # how many of them
 
 
 def item_errors(records: list[RubricRecord]) -> dict[tuple[str, str], float]:
@@ -172,11 +174,28 @@ def compare_rubric(base: tuple[RubricResult, list[RubricRecord]], cand: tuple[Ru
     if not keys:
         return RubricComparison(rb.config.task, rb.config.judge, rc.config.judge, 0, None, None, None, None, None, judges)
     xb, xc = np.array([eb[k] for k in keys]), np.array([ec[k] for k in keys])
+    unit, cb, cc = _per_cluster(keys, recb, eb, ec)  # items of one problem are not independent
     return RubricComparison(
         task=rb.config.task, baseline=rb.config.judge, candidate=rc.config.judge, units=len(keys),
         baseline_error=float(xb.mean()), candidate_error=float(xc.mean()), difference=float((xc - xb).mean()),
-        ci=paired_bootstrap_ci(xc - xb, seed=seed), test=paired_test(xb, xc, seed=seed), judges=judges,
+        ci=paired_bootstrap_ci(cc - cb, seed=seed), test=paired_test(cb, cc, seed=seed), judges=judges,
+        unit=unit, clusters=len(cb),
     )
+
+
+def _per_cluster(keys: list[tuple[str, str]], records: list[RubricRecord], eb: dict, ec: dict
+                 ) -> tuple[str, np.ndarray, np.ndarray]:
+    """The paired test's unit, as the scoring's intervals resample (scoring.py): a problem (`group`) when the
+    task maps one, else a response; each unit's errors are the mean over its rubric items."""
+    group = {r.item_id: r.group for r in records if r.repeat == 0}
+    by_problem = all(group.get(response) is not None for response, _ in keys)
+    unit = "problem" if by_problem else "response"
+    clusters: dict[str, list[tuple[str, str]]] = {}
+    for key in keys:
+        clusters.setdefault(group[key[0]] if by_problem else key[0], []).append(key)
+    names = sorted(clusters)
+    mean = lambda errors, name: float(np.mean([errors[k] for k in clusters[name]]))  # noqa: E731
+    return unit, np.array([mean(eb, n) for n in names]), np.array([mean(ec, n) for n in names])
 
 
 def judge_agreement(runs: list[tuple[RubricResult, list[RubricRecord]]]) -> list[dict[str, Any]]:
