@@ -155,3 +155,25 @@ def test_missing_model_names_leave_out_the_ratings_plot_with_a_reason(tmp_path):
 def test_missing_samples_is_a_user_error(tmp_path):
     with pytest.raises(JudgebenchError, match="samples.jsonl"):
         report.write_report(tmp_path)
+
+
+@pytest.mark.slow
+def test_report_has_a_human_section_and_results_store_each_annotator(tmp_path):
+    """Data with annotator votes: report.md shows the humans and the judge on the same references, and each
+    annotator against the others and the judge (results.json `annotators`, recomputed by submit like the rest)."""
+    from judgebench.cli.main import main
+
+    run = tmp_path / "run"
+    assert main(["run", "--tasks", "human_votes_demo", "--judge", "builtin/longer", "--demo", "--quiet",
+                 "--output-path", str(run)]) == 0
+    result = json.loads((run / "results.json").read_text())
+    annotators = result["annotators"]["overall"]
+    assert len(annotators) >= 3 and all(a["pairs"] > 0 for a in annotators)
+    assert main(["report", str(run)]) == 0
+    text = (run / "report" / "report.md").read_text()
+    section = text.split("## Humans and the judge", 1)[1].split("\n## ", 1)[0]
+    loo = result["human"]["overall"]["loo_soft_accuracy"]["value"]
+    judge_loo = result["metrics"]["overall"]["loo_soft_accuracy"]["value"]
+    assert f"| {100 * loo:.1f}% [" in section and f"| {100 * judge_loo:.1f}% [" in section
+    for a in annotators:
+        assert f"| {a['annotator']} | {a['pairs']} |" in section

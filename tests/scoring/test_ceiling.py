@@ -234,3 +234,21 @@ def test_the_resamples_alpha_formula_equals_the_package_on_weighted_pairs():
         expected = krippendorff.alpha(value_counts=np.repeat(counts, w, axis=0), value_domain=[0, 1, 2],
                                       level_of_measurement="ordinal")
         assert alpha_from_coincidences(w @ coincidences(counts)) == pytest.approx(expected)
+
+
+def test_per_annotator_agreement_hand_computed():
+    from judgebench.scoring.ceiling import annotator_agreement
+
+    rows = {a.annotator: a for a in annotator_agreement(pairs_of(_records(), "overall"), ["AB", "BA"])}
+    # x voted P1-P4. Against the others: P1 A vs {A,A} 1; P2 and P3 rests split (no reference); P4 B vs {B} 1
+    # -> 2/2. The judge against x (mean of AB, BA): P1 1; P2 (B vs A 0 + A vs A 1) / 2; P3 (missing 0 + TIE vs A 0)
+    # / 2 = 0; P4 1 -> 2.5 / 4; soft P3 (0 + 0.5) / 2 -> 2.75 / 4.
+    x = rows["x"]
+    assert (x.pairs, x.loo_accuracy, x.judge_accuracy, x.judge_soft_accuracy) == (4, 1.0, 0.625, 0.6875)
+    # y: the same shape (P3 y = B: TIE vs B soft 0.5 in BA).
+    assert (rows["y"].loo_accuracy, rows["y"].judge_accuracy, rows["y"].judge_soft_accuracy) == (1.0, 0.625, 0.6875)
+    # z voted P1-P3: against the others P1 A vs A 1, P2 B vs {A,A} 0, P3 split -> 1/2; the judge against z:
+    # P1 1, P2 (B vs B 1 + A vs B 0) / 2, P3 (0 + TIE vs TIE 1) / 2 -> 2/3 (soft the same).
+    z = rows["z"]
+    assert z.pairs == 3 and z.loo_accuracy == 0.5 and z.loo_soft_accuracy == 0.5
+    assert z.judge_accuracy == pytest.approx(2 / 3) and z.judge_soft_accuracy == pytest.approx(2 / 3)

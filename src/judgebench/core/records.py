@@ -355,6 +355,18 @@ class PanelSummary(Strict):
     figures: list[MemberFigures]  # the panel first, then each member
 
 
+class AnnotatorAgreement(Strict):
+    """One annotator on the pairs with 2+ annotators (ceiling.py): against the others (leave one out) and the
+    judge against this annotator."""
+
+    annotator: str
+    pairs: int  # pairs this annotator voted among the ceiling's pairs
+    loo_accuracy: float | None  # this annotator's vote against the others' label (a split rest: left out)
+    loo_soft_accuracy: float | None
+    judge_accuracy: float | None  # the judge's verdict against this annotator's vote, mean over the orders run
+    judge_soft_accuracy: float | None
+
+
 class RepeatStability(Strict):
     """results.json `stability`: a run with --repeats N > 1 (stability.py; docs/guide/running-judges.md).
 
@@ -410,3 +422,4 @@ class RunResult(Strict):
     panel: PanelSummary | None = None  # panels only
     stability: RepeatStability | None = None  # runs with --repeats N > 1 only
     human: dict[str, dict[str, MetricValue]] | None = None  # data with votes: dimension -> ceiling.py figures
+    annotators: dict[str, list[AnnotatorAgreement]] | None = None  # data with votes: dimension -> per annotator

@@ -254,7 +254,37 @@ def _header(diag: dict[str, Any], result: RunResult | None, headline: str) -> st
         lines += ["## Panel", "", "```", *_fenced(format_panel(result.panel)), "```", ""]
     if result and result.stability:  # --repeats: agreement across repeats, the headline's spread, majority-of-N
         lines += ["## Repeats and stability", "", "```", *_fenced(format_stability(result.stability)), "```", ""]
+    if result and result.human:  # data with votes: the ceiling and the judge on the same references
+        lines += _human_lines(result, headline)
     return "\n".join(lines) + "\n"
+
+
+def _human_lines(result: RunResult, headline: str) -> list[str]:
+    """The human section: per dimension the humans' and the judge's figures on the same references, then
+    each annotator against the others and the judge against each annotator (docs/guide/human-votes.md)."""
+    pct = lambda v: "—" if v is None or v.value is None else _fmt(v.model_dump(), pct=True)  # noqa: E731
+    num = lambda v: "—" if v is None or v.value is None else f"{v.value:.3f}"  # noqa: E731
+    share = lambda v: "—" if v is None else f"{100 * v:.1f}%"  # noqa: E731
+    lines = ["## Humans and the judge", "",
+             "Pairs with two or more annotators; the judge is scored on the same references as the people "
+             "(leave one annotator out, and against each single annotator).", ""]
+    for dimension, human in result.human.items():
+        judge = result.metrics.get(dimension, {})
+        lines += [f"### {md_text(dimension)}", "", "| figure | humans | judge |", "|---|---|---|",
+                  f"| leave one annotator out (`loo_{headline}`) | {pct(human.get(f'loo_{headline}'))} | "
+                  f"{pct(judge.get(f'loo_{headline}'))} |",
+                  f"| against each annotator (`{headline}_vs_annotators`) | {pct(human.get(f'{headline}_vs_annotators'))} | "
+                  f"{pct(judge.get(f'{headline}_vs_annotators'))} |"]
+        lines += [f"| {name} | {num(human.get(name))} | — |" for name in
+                  ("annotator_weighted_kappa", "annotator_alpha", "self_consistency")]
+        annotators = (result.annotators or {}).get(dimension, [])
+        if annotators:
+            lines += ["", "| annotator | pairs | vs the others (exact) | judge vs this annotator (exact) | (soft) |",
+                      "|---|---|---|---|---|"]
+            lines += [f"| {md_cell(a.annotator)} | {a.pairs} | {share(a.loo_accuracy)} | {share(a.judge_accuracy)} | "
+                      f"{share(a.judge_soft_accuracy)} |" for a in annotators]
+        lines.append("")
+    return lines
 
 
 def _dimension_section(out_dir: Path, name: str, d: dict[str, Any], headline: str) -> str:

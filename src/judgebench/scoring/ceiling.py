@@ -41,7 +41,7 @@ from itertools import combinations
 import numpy as np
 from scipy import sparse
 
-from judgebench.core.records import JudgmentRecord, MetricValue
+from judgebench.core.records import AnnotatorAgreement, JudgmentRecord, MetricValue
 from judgebench.scoring.judgment_table import CATEGORIES, CODE
 from judgebench.scoring.metrics import exact_score, soft_score
 from judgebench.stats.agreement import (
@@ -116,11 +116,15 @@ def loo_references(pair: Pair) -> list[tuple[str, str]]:
     units = []
     for annotator, vote in firsts.items():
         rest = [v for a, v in firsts.items() if a != annotator]
-        counts = sorted(Counter(rest).values(), reverse=True)
-        if len(counts) > 1 and counts[0] == counts[1]:
-            continue  # a split rest: no reference for this held-out unit
-        units.append((vote, majority_label(rest)))
+        if not _is_split(rest):  # a split rest: no reference for this held-out unit
+            units.append((vote, majority_label(rest)))
     return units
+
+
+def _is_split(votes: Sequence[str]) -> bool:
+    """Two or more labels share the most votes (the majority rule would make it a TIE nobody voted)."""
+    counts = sorted(Counter(votes).values(), reverse=True)
+    return len(counts) > 1 and counts[0] == counts[1]
 
 
 def loo_credit(pair: Pair) -> tuple[float, float] | None:
@@ -313,6 +317,48 @@ def judge_versus_annotators(pairs: list[Pair], orders: Sequence[str], *, n_resam
     points = {name: float(v[0]) for name, v in _ratios(np.ones((1, len(pairs))), ratios).items()}
     samples = _bootstrap(len(pairs), n_resamples, seed, lambda w: _ratios(w, ratios))
     return _with_intervals(points, samples, {name: int(den.sum()) for name, (_, den) in ratios.items()})
+
+
+def annotator_agreement(pairs: list[Pair], orders: Sequence[str]) -> list[AnnotatorAgreement]:
+    """Per annotator, over the pairs with 2+ annotators they voted: their leave-one-out agreement (their
+    held-out units with a reference, as loo_references) and the judge's agreement with their vote (mean over
+    the orders run, a missing verdict scoring 0); sorted by annotator."""
+    sums: dict[str, list[float]] = {}  # annotator -> [pairs, loo units, loo exact, loo soft, judge exact, judge soft]
+    for pair in pairs:
+        firsts = pair.firsts
+        if len(firsts) < 2:
+            continue
+        references = {a: majority_label([v for b, v in firsts.items() if b != a]) for a in firsts}
+        split = {a for a in firsts if _is_split([v for b, v in firsts.items() if b != a])}
+        for annotator, vote in firsts.items():
+            row = sums.setdefault(annotator, [0.0] * 6)
+            row[0] += 1
+            if annotator not in split:
+                row[1] += 1
+                row[2] += exact_score(vote, references[annotator])
+                row[3] += soft_score(vote, references[annotator])
+            if orders:
+                row[4] += sum(exact_score(pair.verdicts.get(o), vote) for o in orders) / len(orders)
+                row[5] += sum(soft_score(pair.verdicts.get(o), vote) for o in orders) / len(orders)
+    ratio = lambda num, den: num / den if den else None  # noqa: E731
+    return [AnnotatorAgreement(annotator=a, pairs=int(row[0]), loo_accuracy=ratio(row[2], row[1]),
+                               loo_soft_accuracy=ratio(row[3], row[1]), judge_accuracy=ratio(row[4], row[0] if orders else 0),
+                               judge_soft_accuracy=ratio(row[5], row[0] if orders else 0))
+            for a, row in sorted(sums.items())]
+
+
+def annotator_figures(records: list[JudgmentRecord], dimensions: Sequence[str], both_bad: str = "tie"
+                      ) -> dict[str, list[AnnotatorAgreement]] | None:
+    """results.json `annotators`: annotator_agreement per dimension; None for data without votes."""
+    if not any(r.votes for r in records):
+        return None
+    out = {}
+    for dimension in dimensions:
+        pairs = pairs_of(records, dimension, both_bad)
+        if pairs:
+            orders = sorted({r.order for r in records if r.dimension == dimension})
+            out[dimension] = annotator_agreement(pairs, orders)
+    return out
 
 
 def score_votes(

@@ -41,7 +41,7 @@ def score(
     resampling; their intervals are in `report`.
     """
     from judgebench.core.bulk import gc_paused
-    from judgebench.scoring.ceiling import human_figures
+    from judgebench.scoring.ceiling import annotator_figures, human_figures
     from judgebench.scoring.diagnostics import start_leaderboard_diagnostics
     from judgebench.scoring.judgment_table import reuse_tables
     from judgebench.scoring.metrics import score_records
@@ -60,6 +60,7 @@ def score(
         )
         human = human_figures(records, spec.dimension_names, metrics, both_bad=config.both_bad,
                               n_resamples=config.n_resamples, seed=config.seed)
+        annotators = annotator_figures(records, spec.dimension_names, both_bad=config.both_bad) if human else None
         counts, usage = summarize_counts(records, n_examples), summarize_usage(records)  # the same grouping
     panel = None
     if config.kind == "panel":
@@ -80,6 +81,7 @@ def score(
         },
         panel=panel,
         human=human,
+        annotators=annotators,
     )
 
 
