@@ -42,7 +42,9 @@ def fast(cache_dir: Path, **kw: object) -> RunnerOptions:
 
 
 def judge_for(server: FakeOpenAIServer, model: str = "openai/judge-x", **args: object) -> LiteLLMJudge:
-    return LiteLLMJudge(model, {"api_base": server.api_base, "api_key": "sk-test", **args})
+    # every fake server of these tests stands for one endpoint (a new port each time): the answer cache's
+    # endpoint identity is the fingerprint, as for a server that moves (issue 29)
+    return LiteLLMJudge(model, {"api_base": server.api_base, "api_key": "sk-test", "endpoint_fingerprint": "fake", **args})
 
 
 def cache_rows(cache_dir: Path) -> int:

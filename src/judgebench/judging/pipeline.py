@@ -56,6 +56,7 @@ class RunRequest(JobRequest):
     shard: str | None = None  # "K/N": judge only the K-th of N contiguous blocks of examples (shards.py)
     on_warning: Callable[[str], None] | None = None  # told about inapplicable flags, empty responses
     judge_object: Judge | None = None  # the caller's own judge (Python API, judges/own.py); `judge` is its id
+    judge_name: str | None = None  # the judge configuration's display name (judges/config.py)
 
     def __post_init__(self) -> None:
         super().__post_init__()  # the shared ranges; --repeats up to max_repeats
@@ -113,13 +114,16 @@ def _score_and_write(
         dataset=loaded.dataset,
         judge=judge.id,
         judge_args=judge.public_args(),
+        judge_name=request.judge_name or None,
+        judge_config_hash=configuration_hash(judge, template.sha256),
         prompt_template=template.name,
         prompt_template_hash=template.sha256,
         dimension_mode=mode,
         both_bad=request.both_bad or spec.both_bad,
         swap=request.swap,
         seed=request.seed,
-        limit=request.limit,
+        limit=loaded.limit if loaded.limit is not None else _int_limit(request.limit),
+        limit_fraction=request.limit if isinstance(request.limit, float) else None,
         judgebench_version=__version__,
         litellm_version=_version("litellm"),
         datasets_version=_version("datasets"),
@@ -148,6 +152,22 @@ def _score_and_write(
         coverage_failure=coverage_failure(records, result.counts.coverage, request.min_coverage),
         warnings=_warnings(spec, request, loaded),
     )
+
+
+def configuration_hash(judge: Judge, prompt_hash: str) -> str:
+    """The judge configuration's hash (judges/config.py): public arguments and prompt, with the header
+    values' hash folded in when the judge sends headers (their values are never written)."""
+    from judgebench.judges.config import config_hash
+
+    args = dict(judge.public_args())
+    identity = judge.cache_identity() if judge.cacheable else {}
+    if "header_values_sha256" in identity:
+        args["extra_headers"] = identity["header_values_sha256"]
+    return config_hash(judge.id, args, prompt_hash)
+
+
+def _int_limit(limit: int | float | None) -> int | None:
+    return limit if isinstance(limit, int) else None
 
 
 def _load(spec: TaskSpec, request: RunRequest) -> LoadedTask:

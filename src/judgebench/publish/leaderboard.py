@@ -17,6 +17,7 @@ shares). Rendering the rows as Markdown, CSV, JSON and HTML is in tables.py and 
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections import defaultdict
@@ -46,6 +47,7 @@ from judgebench.core.rundir import (
     is_member_copy,
     read_samples,
 )
+from judgebench.judges.config import answer_args, args_text, config_hash
 from judgebench.publish.board import TASK_NAME_RE
 from judgebench.publish.costplot import cost_per_100_comparisons
 from judgebench.publish.protocols import (
@@ -127,6 +129,11 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
     row: dict[str, Any] = {
         "kind": "baseline" if config.judge.startswith(BUILTIN_PREFIX) else "run",
         "judge": config.judge,
+        "label": config.judge_name or config.judge,
+        "name": config.judge_name,
+        "judge_args": args_text(config.judge_args, limit=200) or None,
+        "config_hash": config_hash_of(config),
+        ARGS_KEY: answer_args(config.judge_args),  # for label_rows; removed once the labels are made
         "dataset": _dataset_label(result),
         "task_version": config.task_version,
         "prompt": f"{config.prompt_template}@{config.prompt_template_hash[:10]}",
@@ -134,6 +141,8 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
         "partial": config.partial,
         **_rule_cells(config, spec),
     }
+    if config.limit is not None:  # a subset: marked, and ranked only among other subsets (_sort_key)
+        row["subset"] = subset_marker(config, result.counts.examples)
     # the catalogue's leaderboard columns: the headline's family, then the others (order_consistency, ...)
     vs_annotators = [f"{headline}_vs_majority", f"{headline}_vs_annotators"]  # data with votes (ceiling.py)
     full = [*headline_family(headline), *LEADERBOARD_EXTRAS, *vs_annotators]
@@ -167,6 +176,48 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
     if records is not None:
         row.update(protocol_cells(records, spec, result.config.both_bad))
     return row
+
+
+def config_hash_of(config: RunConfig) -> str:
+    """The run's judge configuration hash: as recorded, else derived from its public arguments and prompt
+    (runs written before the hash was recorded)."""
+    return config.judge_config_hash or config_hash(config.judge, config.judge_args, config.prompt_template_hash)
+
+
+def subset_marker(config: RunConfig, examples: int) -> str:
+    """`subset: 200 examples (--limit 200)` / `(--limit 0.1)`: a run on part of its data."""
+    given = config.limit_fraction if config.limit_fraction is not None else config.limit
+    return f"subset: {examples} examples (--limit {given:g})"
+
+
+ARGS_KEY = "_answer_args"
+
+
+def label_rows(rows: list[dict[str, Any]]) -> None:
+    """Make every run row's `label` distinct within its table: rows sharing a label (one model id, no
+    name) get the arguments that differ between them (`openai/o4-mini [reasoning_effort=high]`), then,
+    if still alike, their configuration hash (`#1a2b3c4d`)."""
+    runs = [row for row in rows if ARGS_KEY in row]
+    by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in runs:
+        by_label[row["label"]].append(row)
+    for group in by_label.values():
+        if len({row["config_hash"] for row in group}) < 2:
+            continue
+        keys = sorted({key for row in group for key in row[ARGS_KEY]})
+        differing = [k for k in keys if len({json.dumps(row[ARGS_KEY].get(k), sort_keys=True, default=str) for row in group}) > 1]
+        for row in group:
+            if not row.get("name") and differing:
+                shown = {k: row[ARGS_KEY][k] for k in differing if k in row[ARGS_KEY]}
+                row["label"] = f"{row['judge']} [{args_text(shown, limit=60) or 'defaults'}]"
+        seen: dict[str, set[str]] = defaultdict(set)
+        for row in group:
+            seen[row["label"]].add(row["config_hash"])
+        for row in group:
+            if len(seen[row["label"]]) > 1:
+                row["label"] = f"{row['label']} #{row['config_hash'][:8]}"
+    for row in runs:
+        del row[ARGS_KEY]
 
 
 def _first_dimension(slices: dict[str, Any]) -> dict[str, Any]:
@@ -377,6 +428,7 @@ def collect_tables(
             except (JudgebenchError, KeyError, ValueError, TypeError) as exc:
                 warnings.append(f"no baseline rows from {path}: {' '.join(str(exc).split())[:200]}")
         rows.extend(reported_rows(spec))
+        label_rows(rows)
         tables[task] = sorted(rows, key=lambda row: _sort_key(row, spec))
     return tables, warnings
 
@@ -394,7 +446,9 @@ def _sort_key(row: dict[str, Any], spec: TaskSpec) -> tuple:
     best headline first within each."""
     value = row.get(headline_column(spec), row.get(f"{spec.dimension_names[0]}.{spec.headline}"))
     section = 2 if row["kind"] in ("reported", "reported-human") else 1 if row["dataset"] == "demo" else 0
-    return (section, row["dataset"], row.get("both_bad") or "", -(value if isinstance(value, (int, float)) else -1.0), row["judge"])
+    subset = "subset" in row  # a --limit run: after the full runs, never ranked among them
+    return (section, row["dataset"], row.get("both_bad") or "", subset,
+            -(value if isinstance(value, (int, float)) else -1.0), row.get("label", row["judge"]), row["judge"])
 
 
 def headline_column(spec: TaskSpec) -> str:
