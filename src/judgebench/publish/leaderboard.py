@@ -161,6 +161,7 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
         {
             "examples": counts.examples,
             "calls": counts.calls,
+            "coverage_pct": as_percent(counts.coverage),
             "invalid_rate_pct": as_percent(counts.invalid / counts.calls) if counts.calls else None,
             "failed_rate_pct": as_percent(counts.failed / counts.calls) if counts.calls else None,
             "tokens_per_call": usage.tokens_per_call,
@@ -176,6 +177,14 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
     if records is not None:
         row.update(protocol_cells(records, spec, result.config.both_bad))
     return row
+
+
+def short_source(dataset: str) -> str:
+    """A data label without a local folder: `/home/me/data/x.jsonl:train@unpinned` -> `x.jsonl:train@unpinned`."""
+    source, sep, rest = dataset.partition(":") if not re.match(r"^[A-Za-z]:[\\/]", dataset) else (dataset, "", "")
+    if "/" in source and (source.startswith(("/", "~", ".")) or "\\" in source):
+        source = source.rstrip("/").rsplit("/", 1)[-1]
+    return f"{source}{sep}{rest}"
 
 
 def config_hash_of(config: RunConfig) -> str:
@@ -276,6 +285,8 @@ def section_baselines(result: RunResult, records: list[JudgmentRecord] | None, s
         rows.append(human)
     for row in rows:
         row.update(_rule_cells(result.config, spec))
+        if result.config.limit is not None:  # computed on a subset's examples: a subset row too
+            row["subset"] = subset_marker(result.config, result.counts.examples)
     return rows
 
 
