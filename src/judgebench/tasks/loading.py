@@ -66,7 +66,8 @@ def load_examples(
         rows, columns = read_demo_rows(Path(location))
         rowsource, resolved = RowSource.from_rows(rows), None
     else:
-        source = location = dataset_path or spec.dataset.path
+        source = dataset_path or spec.dataset.path  # recorded as written: portable, no local folder
+        location = dataset_path or spec.data_location()  # a relative path resolves beside the task YAML
         split_name = split or spec.dataset.split
         rev = revision or (None if dataset_path else spec.dataset.revision)
         options = csv_options(spec) if Path(location).suffix.lower() == ".csv" else {}  # cell_types.py

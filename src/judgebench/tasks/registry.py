@@ -197,6 +197,17 @@ class TaskSpec(TaskModel):
     def folder(self) -> Path:
         return Path(self.source_file).parent if self.source_file else tasks_dir()
 
+    def data_location(self) -> str:
+        """Where dataset.path is: a relative path that exists beside the task YAML resolves against the
+        YAML's folder (a frozen split copied elsewhere runs unchanged); anything else as written (an
+        absolute path, a path relative to the working folder, a Hub id)."""
+        path = self.dataset.path
+        if not Path(path).is_absolute() and self.source_file:
+            beside = self.folder / path
+            if beside.exists():
+                return str(beside)
+        return path
+
 
 # ----------------------------------------------------------------------------- registry
 
