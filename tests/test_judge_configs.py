@@ -221,3 +221,15 @@ def test_the_cache_never_stores_header_values(tmp_path: Path, capsys) -> None:
     dump = "\n".join(sqlite3.connect(tmp_path / "cache" / CACHE_FILENAME).iterdump())
     assert "tenant-PLANTED" not in dump
     assert "tenant-PLANTED" not in (tmp_path / "o" / "results.json").read_text()
+
+
+def test_answers_reused_under_a_shared_fingerprint_from_another_endpoint_are_named(tmp_path: Path, capsys) -> None:
+    cache = tmp_path / "cache"
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as one, FakeOpenAIServer(Behaviour(answer="@hash")) as two:
+        for server, out in ((one, "one"), (two, "two")):
+            assert main([*BASE, "--limit", "2", "--judge", "openai/m", "--judge-args",
+                         f"api_base={server.api_base},api_key=sk-t,endpoint_fingerprint=lab-vllm",
+                         "--output-path", str(tmp_path / out), "--cache-dir", str(cache)]) == 0
+        assert two.stats().total == 0  # the fingerprint says they are one endpoint: answers reused
+    err = capsys.readouterr().err
+    assert "4 answers from the cache were recorded under another endpoint" in err and one.api_base in err

@@ -118,6 +118,11 @@ class LiteLLMJudge(Judge):
         parts += [f"{name}={self._args[name]}" for name in ("api_version", "organization") if self._args.get(name)]
         return " ".join(parts) or None
 
+    def served_endpoint(self) -> str | None:
+        """The api_base this judge calls (secrets redacted), whatever its fingerprint; None: the default."""
+        base = self._args.get("api_base")
+        return redact_url(str(base).strip().rstrip("/")) if base else None
+
     def header_values_hash(self) -> str:
         """sha256 of the extra headers (names lowered, sorted) with their values: never stored in clear."""
         blob = json.dumps(sorted((k.lower(), v) for k, v in self._headers.items()), separators=(",", ":"))

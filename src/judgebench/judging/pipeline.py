@@ -144,13 +144,22 @@ def _score_and_write(
     finish_run(
         request.output_path, result, task_file=spec.source_file, prompt_file=template.path, repeats=outcome.repeats
     )
+    warnings = _warnings(spec, request, loaded)
+    if result.counts.cached:  # answers recorded under another endpoint (a shared endpoint_fingerprint): said so
+        from judgebench.calls.dispatch import cache_endpoint_note
+
+        note = cache_endpoint_note(judge, request.runner, sorted({r.prompt_hash for r in records if r.cached}))
+        if note:
+            warnings.append(note)
+            if request.on_warning:
+                request.on_warning(note)
     return RunSummary(
         result,
         request.output_path,
         outcome.stopped,
         outcome.calls_made,
         coverage_failure=coverage_failure(records, result.counts.coverage, request.min_coverage),
-        warnings=_warnings(spec, request, loaded),
+        warnings=warnings,
     )
 
 
