@@ -233,3 +233,18 @@ def test_answers_reused_under_a_shared_fingerprint_from_another_endpoint_are_nam
         assert two.stats().total == 0  # the fingerprint says they are one endpoint: answers reused
     err = capsys.readouterr().err
     assert "4 answers from the cache were recorded under another endpoint" in err and one.api_base in err
+
+
+def test_a_panel_of_two_servers_under_one_model_name_tells_its_members_apart(tmp_path: Path, capsys) -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as one, FakeOpenAIServer(Behaviour(answer="[[A]]")) as two:
+        config = tmp_path / "panel.yaml"
+        config.write_text("".join(f"- judge: openai/stub-model\n  judge_args: {{api_base: '{s.api_base}', api_key: sk-t}}\n"
+                                  for s in (one, two)) + "- builtin/longer\n")
+        status = main([*BASE, "--limit", "4", "--judges-file", str(config), "--panel", "majority",
+                       "--output-path", str(tmp_path / "o"), "--cache-dir", str(tmp_path / "cache")])
+    assert status == 0, capsys.readouterr().err
+    panel = results(tmp_path / "o" / "panel")
+    members = panel["config"]["members"]
+    assert members[0]["config_hash"] != members[1]["config_hash"]
+    labels = [f["judge"] for f in panel["panel"]["figures"][1:]]
+    assert len(set(labels)) == 3 and labels[0].startswith("openai/stub-model #")

@@ -248,6 +248,17 @@ class PanelMember(Strict):
     prompt_template: str
     prompt_template_hash: str
     answers_sha256: str  # sha256 of the member's (example, dimension, order, status, raw, verdict) rows
+    name: str | None = None  # the member run's judge configuration name (judges/config.py), when it had one
+    config_hash: str | None = Field(None, pattern=r"^[0-9a-f]{16}$")  # the member's judge configuration hash
+
+    @model_serializer(mode="wrap")
+    def _without_unset(self, handler: Any) -> dict[str, Any]:
+        """name and config_hash are written only when set: older panels' results.json stay as they were."""
+        data = handler(self)
+        for key in ("name", "config_hash"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
 
 class RunConfig(Strict):

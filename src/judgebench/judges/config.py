@@ -178,3 +178,20 @@ def display_label(judge: str, args: dict[str, Any] | None = None, name: str | No
         return name
     text = args_text(args or {}, limit=60)
     return f"{judge} [{text}]" if text else judge
+
+
+def run_config_hash(config: Any) -> str:
+    """A run's configuration hash (a RunConfig): as recorded, else derived from its public arguments and
+    prompt hash (runs written before the hash was recorded)."""
+    recorded = getattr(config, "judge_config_hash", None)
+    return recorded or config_hash(config.judge, config.judge_args, config.prompt_template_hash)
+
+
+def member_labels(members: list[Any]) -> list[str]:
+    """Distinct display labels of panel members (PanelMember): the name, else the judge id; two alike get
+    their configuration hash (`openai/stub-model #1a2b3c4d`)."""
+    labels = [m.name or m.judge for m in members]
+    for i, member in enumerate(members):
+        if labels.count(labels[i]) > 1 and member.config_hash:
+            labels[i] = f"{labels[i]} #{member.config_hash[:8]}"
+    return labels

@@ -47,7 +47,7 @@ from judgebench.core.rundir import (
     is_member_copy,
     read_samples,
 )
-from judgebench.judges.config import answer_args, args_text, config_hash
+from judgebench.judges.config import answer_args, args_text, run_config_hash
 from judgebench.publish.board import TASK_NAME_RE
 from judgebench.publish.costplot import cost_per_100_comparisons
 from judgebench.publish.protocols import (
@@ -190,7 +190,7 @@ def short_source(dataset: str) -> str:
 def config_hash_of(config: RunConfig) -> str:
     """The run's judge configuration hash: as recorded, else derived from its public arguments and prompt
     (runs written before the hash was recorded)."""
-    return config.judge_config_hash or config_hash(config.judge, config.judge_args, config.prompt_template_hash)
+    return run_config_hash(config)
 
 
 def subset_marker(config: RunConfig, examples: int) -> str:
