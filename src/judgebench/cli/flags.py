@@ -111,8 +111,9 @@ def limit_value(text: str) -> int | float:
     """--limit: N examples (an integer >= 1) or a fraction 0 < f < 1 of them (lm-eval's convention)."""
     try:
         return POSITIVE_INT(text)
-    except argparse.ArgumentTypeError:
-        pass
+    except argparse.ArgumentTypeError as exc:
+        if re.fullmatch(r"\s*[+-]?\d+\s*", text):  # an integer below 1
+            raise argparse.ArgumentTypeError(f"{exc} (or a fraction between 0 and 1)") from None
     try:
         value = float(text)
     except ValueError:

@@ -124,15 +124,51 @@ def _errors(frame: pd.DataFrame) -> list[list[float]]:
     return [low.tolist(), high.tolist()]
 
 
+READABLE = {  # the plots' names for the report's rates (the CSVs keep the keys)
+    "position_bias": "picks the response shown first",
+    "label_a_share": "labels: A share of decisive labels",
+    "order_consistency": "same verdict in both orders",
+    "flip_rate": "verdict flips with the order",
+    "p_prefers_a": "P(prefers A), ties half",
+}
+
+
+def readable(name: str) -> str:
+    """A metric key as a reader's label: READABLE, else the key with spaces (`accuracy_ab` -> `accuracy, order AB`)."""
+    if name in READABLE:
+        return READABLE[name]
+    for style in ("length", "citations"):
+        if name.startswith(f"{style}_preferred_larger_"):
+            tag = name.rsplit("_", 1)[1]
+            which = {"all": "all pairs", "gap": "clear gaps", "comparable": "comparable pairs"}.get(tag, tag)
+            return f"prefers the {'longer' if style == 'length' else 'more-cited'} response ({which})"
+    return name.replace("_ab", ", order AB").replace("_ba", ", order BA").replace("_", " ")
+
+
+def _n_labels(ax: Any, frame: pd.DataFrame) -> None:
+    """`n=…` of each horizontal bar in a column right of the 0-1 scale (the axis is widened to 1.14)."""
+    for i, n in enumerate(frame["n"]):
+        if n is not None and not pd.isna(n):
+            ax.text(1.015, i, f"n={int(n)}", va="center", fontsize=7, color="#57606a")
+    ax.set_xlim(0, 1.14)
+    ax.set_xticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    ax.axvline(1.0, color="#d0d7de", lw=0.8)
+
+
 def plot_bias(frame: pd.DataFrame, path: Path, title: str) -> None:
+    from matplotlib.patches import Patch
+
     frame = frame.dropna(subset=["value"]).iloc[::-1]
-    labels = [f"{m} ({w})" for m, w in zip(frame["metric"], frame["who"])]
-    fig, ax = _figure(9.0, 0.35 * len(frame) + 1.5, max(map(len, labels), default=6))
+    labels = [f"{readable(m)} ({'judge' if w == 'judge' else 'labels'})" for m, w in zip(frame["metric"], frame["who"])]
+    fig, ax = _figure(9.0, 0.35 * len(frame) + 1.8, max(map(len, labels), default=6))
     colors = ["tab:blue" if w == "judge" else "tab:gray" for w in frame["who"]]
     ax.barh(labels, frame["value"], xerr=_errors(frame), color=colors, capsize=3)
     ax.axvline(0.5, color="black", lw=0.8, ls="--")
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("rate (95% bootstrap CI); dashed line: no preference")
+    _n_labels(ax, frame)
+    ax.set_xlabel("rate (share of judgments, 95% bootstrap interval)")
+    ax.legend(handles=[Patch(color="tab:blue", label="judge"), Patch(color="tab:gray", label="the data's labels"),
+                       Patch(facecolor="none", edgecolor="black", linestyle="--", label="0.5: no preference")],
+              loc="lower right", fontsize=7)
     ax.set_title(title, fontsize=10)
     _save_png(fig, path)
 
@@ -142,13 +178,13 @@ def plot_curve(frame: pd.DataFrame, path: Path, title: str) -> None:
     for who, color in (("judge", "tab:blue"), ("human", "tab:gray")):
         part = frame[(frame["who"] == who)].dropna(subset=["value", "x_mean"])
         ax.errorbar(part["x_mean"], part["value"], yerr=_errors(part), marker="o",
-                    color=color, capsize=3, label=who)
+                    color=color, capsize=3, label="judge" if who == "judge" else "the data's labels")
     ax.axhline(0.5, color="black", lw=0.8, ls="--")
     ax.axvline(0.0, color="black", lw=0.5, ls=":")
     ax.set_ylim(0, 1)
     ax.set_xlabel("log(length A / length B), binned (mean of bin)")
     ax.set_ylabel("P(prefers A), ties half")
-    ax.legend()
+    ax.legend(fontsize=8)
     ax.set_title(title, fontsize=10)
     _save_png(fig, path)
 
@@ -160,7 +196,7 @@ def plot_confusion(frame: pd.DataFrame, path: Path, title: str) -> None:
     ax.set_xticks(range(values.shape[1]), list(frame.columns))
     ax.set_yticks(range(values.shape[0]), list(frame.index))
     ax.set_xlabel("judge verdict")
-    ax.set_ylabel("human label")
+    ax.set_ylabel("label in the data")
     top = values.max() if values.size else 0
     for i in range(values.shape[0]):
         for j in range(values.shape[1]):
@@ -174,9 +210,12 @@ def plot_accuracy(frame: pd.DataFrame, path: Path, title: str) -> None:
     frame = frame.dropna(subset=["value"]).iloc[::-1]
     labels = [f"{g}: {s}" if g != "all" else "all" for g, s in zip(frame["group"], frame["slice"])]
     fig, ax = _figure(7.5, 0.3 * len(frame) + 1.5, max(map(len, labels), default=6))
-    ax.barh(labels, frame["value"], xerr=_errors(frame), color="tab:blue", capsize=3)
-    ax.set_xlim(0, 1)
-    ax.set_xlabel(f"{frame['metric'].iat[0] if len(frame) else 'accuracy'} (95% bootstrap CI)")
+    ax.barh(labels, frame["value"], xerr=_errors(frame), color="tab:blue", capsize=3, label="judge (95% interval)")
+    ax.axvline(0.5, color="black", lw=0.8, ls="--", label="50%")
+    _n_labels(ax, frame)
+    name = readable(frame["metric"].iat[0]) if len(frame) else "accuracy"
+    ax.set_xlabel(f"{name[:1].upper() + name[1:]} (share of judgments, 95% bootstrap interval)")
+    ax.legend(loc="lower right", fontsize=7)
     ax.set_title(title, fontsize=10)
     _save_png(fig, path)
 
