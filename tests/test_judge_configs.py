@@ -248,3 +248,17 @@ def test_a_panel_of_two_servers_under_one_model_name_tells_its_members_apart(tmp
     assert members[0]["config_hash"] != members[1]["config_hash"]
     labels = [f["judge"] for f in panel["panel"]["figures"][1:]]
     assert len(set(labels)) == 3 and labels[0].startswith("openai/stub-model #")
+
+
+def test_gold_label_data_is_called_gold_in_the_report(tmp_path: Path, capsys) -> None:
+    """Issue 29 item 6: a task field says whether its labels are human votes or objective gold answers."""
+    from judgebench.publish.report import write_report
+
+    assert main([*BASE, "--limit", "6", "--judge", "builtin/longer", "--output-path", str(tmp_path / "run")]) == 0
+    capsys.readouterr()
+    human = write_report(tmp_path / "run", tmp_path / "human").read_text()
+    assert "Human label vs judge verdict" in human
+    task = tmp_path / "run" / "task.yaml"
+    task.write_text(task.read_text() + "\nlabel_source: gold\n")
+    gold = write_report(tmp_path / "run", tmp_path / "gold").read_text()
+    assert "Gold label vs judge verdict" in gold and "Human label" not in gold

@@ -67,7 +67,7 @@ def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
         diag = diagnose(records, both_bad=both_bad, n_resamples=N_RESAMPLES, seed=seed)
         out_dir.mkdir(parents=True, exist_ok=True)
         headline = result.config.headline if result else SAMPLES_ONLY_HEADLINE
-        sections = plotter.send(out_dir, diag, headline)  # plots and their tables, while we write the rest
+        sections = plotter.send(out_dir, diag, headline, label_noun(run_dir))  # plots and their tables, while we write the rest
         write_json(out_dir / "diagnostics.json", diag)
         _write_csv(out_dir / "flips.csv", flips_frame(diag))
         text = _header(diag, result, headline) + extra_sections(out_dir, records, result, seed, N_RESAMPLES, run_dir) \
@@ -77,8 +77,23 @@ def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
     return path
 
 
-def _dimension_sections(out_dir: Path, diag: dict[str, Any], headline: str) -> list[str]:
-    return [_dimension_section(out_dir, name, d, headline) for name, d in diag["dimensions"].items()]
+def _dimension_sections(out_dir: Path, diag: dict[str, Any], headline: str, noun: str = "human labels") -> list[str]:
+    return [_dimension_section(out_dir, name, d, headline, noun) for name, d in diag["dimensions"].items()]
+
+
+def label_noun(run_dir: Path) -> str:
+    """"gold labels" when the run's task says its labels are objective gold answers (label_source: gold),
+    else "human labels" (also when the run folder has no readable task copy)."""
+    from judgebench.core.rundir import TASK_FILE
+    from judgebench.tasks.registry import load_task_file
+
+    path = run_dir / TASK_FILE
+    try:
+        if path.is_file() and not path.is_symlink():
+            return "gold labels" if load_task_file(path).label_source == "gold" else "human labels"
+    except (JudgebenchError, OSError, ValueError):
+        pass
+    return "human labels"
 
 
 def _import_plotting() -> None:
@@ -220,7 +235,7 @@ def plot_accuracy(frame: pd.DataFrame, path: Path, title: str) -> None:
     _save_png(fig, path)
 
 
-def plot_ratings(frame: pd.DataFrame, path: Path, title: str) -> None:
+def plot_ratings(frame: pd.DataFrame, path: Path, title: str, noun: str = "human labels") -> None:
     fig, ax = _figure(5.5, 5.0, 5)
     x, y = frame["human_value"].astype(float), frame["judge_value"].astype(float)
 
@@ -234,7 +249,7 @@ def plot_ratings(frame: pd.DataFrame, path: Path, title: str) -> None:
         ax.annotate(str(model), (xi, yi), fontsize=7, xytext=(3, 3), textcoords="offset points")
     lo, hi = min(x.min(), y.min()), max(x.max(), y.max())
     ax.plot([lo, hi], [lo, hi], color="black", lw=0.8, ls="--")
-    ax.set_xlabel("rating from human labels (Elo)")
+    ax.set_xlabel(f"rating from {noun} (Elo)")
     ax.set_ylabel("rating from judge verdicts (Elo)")
     ax.set_title(title, fontsize=10)
     _save_png(fig, path)
@@ -288,7 +303,7 @@ def _header(diag: dict[str, Any], result: RunResult | None, headline: str) -> st
     return "\n".join(lines) + "\n"
 
 
-def _dimension_section(out_dir: Path, name: str, d: dict[str, Any], headline: str) -> str:
+def _dimension_section(out_dir: Path, name: str, d: dict[str, Any], headline: str, noun: str = "human labels") -> str:
     slug = _slug(name)
     lines = [f"## Dimension: {name}", "",
              f"{d['n_examples']} examples, {d['n_judged_examples']} with at least one "
@@ -297,7 +312,7 @@ def _dimension_section(out_dir: Path, name: str, d: dict[str, Any], headline: st
     lines += _style_lines(d, "length", "longer")
     lines += _style_lines(d, "citations", "more-cited")
     lines += _system_lines(d)
-    lines += _plots(out_dir, slug, name, d, headline)
+    lines += _plots(out_dir, slug, name, d, headline, noun)
     return "\n".join(lines) + "\n"
 
 
@@ -364,15 +379,15 @@ def _system_lines(d: dict[str, Any]) -> list[str]:
         f"{pct(sep['judge'])} |", ""]
 
 
-def _plots(out_dir: Path, slug: str, name: str, d: dict[str, Any], headline: str) -> list[str]:
+def _plots(out_dir: Path, slug: str, name: str, d: dict[str, Any], headline: str, noun: str = "human labels") -> list[str]:
     """Write each plot and its CSV; return the Markdown that shows them."""
     lines = ["### Plots", ""]
     plots = [
         ("bias", bias_frame(d), plot_bias, "Position, length and citation rates"),
         ("length_curve", curve_frame(d), plot_curve, "P(prefers A) vs length ratio"),
-        ("confusion", confusion_frame(d), plot_confusion, "Human label vs judge verdict"),
+        ("confusion", confusion_frame(d), plot_confusion, f"{noun[:1].upper()}{noun[1:-1]} vs judge verdict"),
         ("accuracy", accuracy_frame(d, headline), plot_accuracy, "Accuracy by slice"),
-        ("ratings", ratings_frame(d), plot_ratings, "Model ratings: humans vs judge"),
+        ("ratings", ratings_frame(d), plot_ratings, f"Model ratings: {noun} vs judge"),
     ]
     for kind, frame, plot, title in plots:
         if frame is None or frame.empty:
@@ -381,7 +396,7 @@ def _plots(out_dir: Path, slug: str, name: str, d: dict[str, Any], headline: str
             continue
         stem = f"{slug}_{kind}"
         _write_csv(out_dir / f"{stem}.csv", frame, index=kind == "confusion")
-        plot(frame, out_dir / f"{stem}.png", f"{title} ({name})")
+        plot(frame, out_dir / f"{stem}.png", f"{title} ({name})", **({"noun": noun} if kind == "ratings" else {}))
         lines += [f"![{title}]({stem}.png)", "", f"Data: [{stem}.csv]({stem}.csv)", ""]
     return lines
 

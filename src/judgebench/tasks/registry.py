@@ -150,6 +150,9 @@ class TaskSpec(TaskModel):
     # beside the judge rows; their values go in `figures` (docs/guide/human-votes.md).
     human_reported: list[ReportedRow] = Field(default_factory=list)
     votes: VotesMapping | None = None  # annotator-level votes instead of one label per pair
+    # where the labels come from: human preference votes, or objective gold answers (a correct response
+    # known by construction); reports and plots call them "human labels" or "gold labels" accordingly
+    label_source: Literal["human", "gold"] = "human"
     exclude_annotators: list[str] = Field(default_factory=list)  # votes by these are dropped (arena; recorded)
     source_file: str | None = None  # set by the loader, not in YAML
 
