@@ -56,7 +56,6 @@ class RunRequest(JobRequest):
     shard: str | None = None  # "K/N": judge only the K-th of N contiguous blocks of examples (shards.py)
     on_warning: Callable[[str], None] | None = None  # told about inapplicable flags, empty responses
     judge_object: Judge | None = None  # the caller's own judge (Python API, judges/own.py); `judge` is its id
-    judge_name: str | None = None  # the judge configuration's display name (judges/config.py)
 
     def __post_init__(self) -> None:
         super().__post_init__()  # the shared ranges; --repeats up to max_repeats

@@ -34,6 +34,7 @@ class JobRequest:
     n_resamples: int = 1000
     repeats: int = 1  # samples per judgment (stability.py)
     min_coverage: float | None = None  # None: the run fails only when nothing was answered
+    judge_name: str | None = None  # the judge configuration's display name (judges/config.py); pairwise runs record it
 
     def __post_init__(self) -> None:
         """The same ranges the command line checks, for Python callers (named by their flag)."""
