@@ -262,3 +262,23 @@ def test_gold_label_data_is_called_gold_in_the_report(tmp_path: Path, capsys) ->
     task.write_text(task.read_text() + "\nlabel_source: gold\n")
     gold = write_report(tmp_path / "run", tmp_path / "gold").read_text()
     assert "Gold label vs judge verdict" in gold and "Human label" not in gold
+
+
+def test_tables_show_a_local_data_path_short_and_a_published_board_never_holds_it(tmp_path: Path) -> None:
+    from judgebench.publish.html import to_html
+    from judgebench.publish.tables import write_leaderboards
+
+    local = "/home/someone/projects/very/long/local/folder/of/data/my_split.jsonl:test@unpinned"
+    row = {"kind": "run", "judge": "openai/x", "label": "openai/x", "dataset": local, "accuracy": 61.25,
+           "accuracy_ci": [53.75, 68.5], "coverage_pct": 100.0, "examples": 40}
+    markdown, page = to_markdown("sciarena_eval", [row]), to_html({"sciarena_eval": [row]}, verified=False)
+    assert "## Data: my_split.jsonl:test\\@unpinned" in markdown and "/home/someone" not in markdown
+    assert f'title="{local}"' in page  # a local board: the full source on hover
+    published = to_html({"sciarena_eval": [row]}, verified=True)
+    assert "/home/someone" not in published
+    write_leaderboards({"sciarena_eval": [row]}, tmp_path / "board", managed=True)
+    for name in ("sciarena_eval.json", "sciarena_eval.csv", "sciarena_eval.md", "index.html"):
+        assert "/home/someone" not in (tmp_path / "board" / name).read_text(), name
+    text = (tmp_path / "board" / "sciarena_eval.csv").read_text()
+    header, line = text.splitlines()[:2]
+    assert "accuracy_ci_low" in header and "accuracy_ci_high" in header and "[" not in line

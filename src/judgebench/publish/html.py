@@ -215,6 +215,8 @@ def _cell(row: dict[str, Any], column: Column, index: int, rank: int | None = No
         title = f' title="{html.escape(tip)}"' if tip and tip != label else ""
         return f'<td data-col="{index}" data-value="{html.escape(label)}" class="sticky judge"{title}{hidden}>{html.escape(label)}</td>'
     value = row.get(column.key)
+    if column.key == "dataset" and verified and isinstance(value, str):
+        value = short_source(value)  # a published board never carries a local folder, not even for sorting
     ci = row.get(f"{column.key}_ci")
     attrs = f' data-col="{index}" data-value="{html.escape(_sort_value(value))}"'
     attrs += hidden

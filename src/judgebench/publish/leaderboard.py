@@ -180,10 +180,14 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
 
 
 def short_source(dataset: str) -> str:
-    """A data label without a local folder: `/home/me/data/x.jsonl:train@unpinned` -> `x.jsonl:train@unpinned`."""
-    source, sep, rest = dataset.partition(":") if not re.match(r"^[A-Za-z]:[\\/]", dataset) else (dataset, "", "")
-    if "/" in source and (source.startswith(("/", "~", ".")) or "\\" in source):
-        source = source.rstrip("/").rsplit("/", 1)[-1]
+    """A data label without a local folder: `/home/me/data/x.jsonl:train@unpinned` -> `x.jsonl:train@unpinned`
+    (a Hub id such as `org/name:test@abc` and a bare file name are kept as they are)."""
+    source, sep, rest = dataset.rpartition(":")
+    if not sep or "@" not in rest:
+        source, sep, rest = dataset, "", ""
+    local = source.startswith(("/", "~", ".")) or "\\" in source or bool(re.match(r"^[A-Za-z]:", source))
+    if local:
+        source = re.split(r"[\\/]", source.rstrip("/\\"))[-1] or source
     return f"{source}{sep}{rest}"
 
 

@@ -228,6 +228,9 @@ def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path
             "choose another --output-dir"
         )
     written = []
+    if managed:  # a published board never carries a local folder: data sources as short labels
+        tables = {task: [{**row, "dataset": short_source(row["dataset"])} if isinstance(row.get("dataset"), str) else row
+                         for row in rows] for task, rows in tables.items()}
     for task, rows in tables.items():
         if not TASK_NAME_RE.fullmatch(task):
             raise JudgebenchError(f"task {task[:80]!r} is not a task name: no table written for it")
