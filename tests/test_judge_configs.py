@@ -282,3 +282,16 @@ def test_tables_show_a_local_data_path_short_and_a_published_board_never_holds_i
     text = (tmp_path / "board" / "sciarena_eval.csv").read_text()
     header, line = text.splitlines()[:2]
     assert "accuracy_ci_low" in header and "accuracy_ci_high" in header and "[" not in line
+
+
+def test_dry_run_prices_a_self_hosted_judge_given_a_price(tmp_path: Path, capsys) -> None:
+    args = "api_base=http://127.0.0.1:9/v1,max_tokens=64"
+    assert main([*BASE, "--limit", "2", "--judge", "openai/self-hosted", "--judge-args", args, "--dry-run", "--no-cache",
+                 "--output-path", str(tmp_path / "a")]) == 0
+    assert "estimated cost: unpriced" in capsys.readouterr().out
+    config = tmp_path / "priced.yaml"
+    config.write_text(f"name: local qwen\njudge: openai/self-hosted\njudge_args: '{args}'\n"
+                      "price: {input_per_mtok: 2, output_per_mtok: 8}\n")
+    assert main([*BASE, "--limit", "2", "--judge", str(config), "--dry-run", "--no-cache", "--output-path", str(tmp_path / "b")]) == 0
+    out = capsys.readouterr().out
+    assert "estimated cost: $" in out and "local qwen (openai/self-hosted)" in out
