@@ -45,6 +45,7 @@ class RunRequest(JobRequest):
     """Everything `judgebench run` needs for one task (the shared fields: tasks.request.JobRequest)."""
 
     max_repeats: ClassVar[int | None] = MAX_REPEATS
+    fractional_limit: ClassVar[bool] = True  # --limit 0.1: lm-eval's convention (tasks/loading.py)
 
     split: str | None = None
     revision: str | None = None

@@ -20,6 +20,7 @@ class JobRequest:
     """The fields every judging command shares, with the ranges the command line checks."""
 
     max_repeats: ClassVar[int | None] = None  # a kind's upper bound on --repeats (None: only >= 1)
+    fractional_limit: ClassVar[bool] = False  # the kind takes --limit 0.1 (a share of the examples)
 
     task: str
     judge: str
@@ -40,6 +41,8 @@ class JobRequest:
         """The same ranges the command line checks, for Python callers (named by their flag)."""
         if isinstance(self.limit, float) and self.limit.is_integer() and self.limit >= 1:
             self.limit = int(self.limit)
+        if isinstance(self.limit, float) and not self.fractional_limit:
+            raise JudgebenchError(f"--limit: must be an integer >= 1, got {self.limit}")
         if isinstance(self.limit, float) and not 0 < self.limit < 1:
             raise JudgebenchError(f"--limit: a fraction must be between 0 and 1 (exclusive), got {self.limit}")
         if self.limit is not None and self.limit < 1 and not isinstance(self.limit, float):
