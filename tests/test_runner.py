@@ -413,7 +413,7 @@ KILL_SCRIPT = textwrap.dedent(  # the judge id below must match judge_for()
     from judgebench.calls import RunnerOptions, run_requests
 
     requests = [judge_request(i) for i in range({n})]
-    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test"}})
+    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test", "endpoint_fingerprint": "fake"}})
     options = RunnerOptions(concurrency={c}, timeout_s=10, cache_dir={cache!r}, progress=False)
     out = run_requests(requests, judge, options, verdict_parses)
     print("DONE", out.calls_made, sum(r is not None and r.text is not None for r in out.replies))
@@ -678,7 +678,7 @@ FULL_DISK_SCRIPT = textwrap.dedent(
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
     resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))  # a disk that fills up
     requests = [judge_request(i) for i in range({n})]
-    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test"}})
+    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test", "endpoint_fingerprint": "fake"}})
     options = RunnerOptions(timeout_s=10, cache_dir={cache!r}, progress=False, {extra})
     out = run_requests(requests, judge, options, verdict_parses)
     print(sum(r is not None and r.text is not None for r in out.replies), out.calls_made)
@@ -751,7 +751,7 @@ UNWRITABLE_SCRIPT = textwrap.dedent(
 
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))  # the disk is (nearly) full
-    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test"}})
+    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test", "endpoint_fingerprint": "fake"}})
     options = RunnerOptions(cache_dir={cache!r}, progress=False)
     try:
         run_requests([judge_request(i) for i in range(5)], judge, options, verdict_parses)
