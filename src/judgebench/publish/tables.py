@@ -49,13 +49,14 @@ def to_markdown(task: str, rows: list[dict[str, Any]], *, verified: bool = True)
         title = f"Data: {short_source(dataset)}" + (f", Both Bad: {rule}" if rule else "")
         ranked = [row for row in group if "subset" not in row]
         subsets = [row for row in group if "subset" in row]
+        parts.append(f"## {md_escape(title)}\n")
         if ranked:
-            parts.append(_md_headline_table(title, ranked, headline, ranked=True))
-        if subsets:
-            parts.append(_md_headline_table(f"{title}: subset runs (--limit), not ranked among full runs", subsets,
-                                            headline, ranked=False))
+            parts.append(_md_headline_table(None, ranked, headline, ranked=True))
+        if subsets:  # level-3 headings: one "## Data:" section per dataset and rule
+            parts.append(_md_headline_table(f"Subset runs (--limit), not ranked among full runs: {title[6:]}", subsets,
+                                            headline, ranked=False, level="###"))
         columns = [c for c in columns_of(group) if not c.endswith("_ci") and c not in (*META_COLUMNS, *HEADLINE_ONLY)]
-        parts.append(_md_table(f"{title}: all columns", group, columns))
+        parts.append(_md_table(f"All columns: {title[6:]}", group, columns, level="###"))
     if human := [row for row in rows if row["kind"] == "reported-human"]:  # published human agreement (docs/guide/human-votes.md)
         parts.append(_md_table("Human agreement reported in the papers", human, [
             c for c in columns_of(human) if c not in ("dataset", "vs_reported")]))
@@ -69,7 +70,7 @@ HEADLINE_ONLY = ("label", "coverage_pct")  # shown in the headline table, not re
 RANK_KINDS = ("run", "baseline", "human")
 
 
-def _md_headline_table(title: str, group: list[dict[str, Any]], headline: str, *, ranked: bool) -> str:
+def _md_headline_table(title: str | None, group: list[dict[str, Any]], headline: str, *, ranked: bool, level: str = "##") -> str:
     """rank, judge configuration, headline [95% interval], coverage, cost per 100 comparisons, examples, kind."""
     label = f"{headline} % (95% interval)"
     lines = ["| " + " | ".join(md_escape(c) for c in ("rank" if ranked else "subset", "judge configuration", label,
@@ -86,7 +87,8 @@ def _md_headline_table(title: str, group: list[dict[str, Any]], headline: str, *
                  _fmt(row.get("coverage_pct"), "{:.1f}"), _fmt(row.get("cost_per_100_comparisons_usd"), "${:.4f}"),
                  _fmt(row.get("examples"), "{:d}"), md_escape(row["kind"])]
         lines.append("| " + " | ".join(cells) + " |")
-    return f"## {md_escape(title)}\n\n" + "\n".join(lines) + "\n"
+    heading = f"{level} {md_escape(title)}\n\n" if title else ""
+    return heading + "\n".join(lines) + "\n"
 
 
 def _md_percent(row: dict[str, Any], column: str) -> str:
@@ -134,11 +136,11 @@ def _descending(value: Any) -> tuple:
     return (0, -value) if isinstance(value, (int, float)) else (1, 0)
 
 
-def _md_table(title: str, group: list[dict[str, Any]], columns: list[str]) -> str:
+def _md_table(title: str, group: list[dict[str, Any]], columns: list[str], *, level: str = "##") -> str:
     columns = [c for c in columns if any(row.get(c) is not None for row in group)]
     lines = ["| " + " | ".join(md_escape(c) for c in columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(_md_cell(row, c) for c in columns) + " |" for row in group]
-    return f"## {md_escape(title)}\n\n" + "\n".join(lines) + "\n"
+    return f"{level} {md_escape(title)}\n\n" + "\n".join(lines) + "\n"
 
 
 MD_ALWAYS = re.compile(r"[\[\]*~!@]")  # links, images, footnotes, emphasis, strikethrough, email autolinks
