@@ -42,6 +42,7 @@ def evaluate(
     *,
     output_path: str | Path,
     judge_args: dict[str, Any] | None = None,
+    judge_name: str | None = None,
     demo: bool = False,
     dataset_path: str | None = None,
     split: str | None = None,
@@ -67,6 +68,7 @@ def evaluate(
     `summary.coverage_failure` why its answered share is too low (both None when all went well).
     `repeats=N` samples each judgment N times (`summary.result.stability`; docs/guide/running-judges.md).
     `shard="K/N"` judges only the K-th of N blocks of examples (merge the shards with `judgebench merge`).
+    `judge_name` is the judge configuration's display name (tables show it; judges/config.py).
     `judge` is a judge id as on the command line, or your own `judgebench.Judge` object (or
     `judgebench.function_judge(id, fn)`; docs/design/recipes.md, "How to add a judge").
     """
@@ -87,7 +89,7 @@ def evaluate_judges(
 ) -> MultiSummary:
     """Several judges on one task: OUT/<judge>/ per judge, OUT/judges.json, and with `panel` OUT/panel/.
 
-    `judges`: ids, (id, judge_args) pairs or Judge objects; `options`: every other keyword of `evaluate`. `on_run`
+    `judges`: ids, (id, judge_args) pairs, `JudgeConfig`s (judges/config.py) or Judge objects; `options`: every other keyword of `evaluate`. `on_run`
     is called with each judge's RunSummary as it finishes (multirun.py).
     """
     from judgebench.judging.multirun import run_judges
@@ -104,6 +106,8 @@ def _judge_choice(judge: Any) -> JudgeChoice:
     """A multirun.JudgeChoice from an id, an (id, judge_args) pair (any two-item sequence) or a Judge object."""
     from judgebench.judging.multirun import JudgeChoice
 
+    if isinstance(judge, JudgeChoice):
+        return judge
     if isinstance(judge, str):
         return JudgeChoice(judge)
     args: dict[str, Any] | None = None

@@ -42,7 +42,9 @@ def fast(cache_dir: Path, **kw: object) -> RunnerOptions:
 
 
 def judge_for(server: FakeOpenAIServer, model: str = "openai/judge-x", **args: object) -> LiteLLMJudge:
-    return LiteLLMJudge(model, {"api_base": server.api_base, "api_key": "sk-test", **args})
+    # every fake server of these tests stands for one endpoint (a new port each time): the answer cache's
+    # endpoint identity is the fingerprint, as for a server that moves (issue 29)
+    return LiteLLMJudge(model, {"api_base": server.api_base, "api_key": "sk-test", "endpoint_fingerprint": "fake", **args})
 
 
 def cache_rows(cache_dir: Path) -> int:
@@ -418,7 +420,7 @@ KILL_SCRIPT = textwrap.dedent(  # the judge id below must match judge_for()
     from judgebench.calls import RunnerOptions, run_requests
 
     requests = [judge_request(i) for i in range({n})]
-    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test"}})
+    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test", "endpoint_fingerprint": "fake"}})
     options = RunnerOptions(concurrency={c}, timeout_s=10, cache_dir={cache!r}, progress=False)
     out = run_requests(requests, judge, options, verdict_parses)
     print("DONE", out.calls_made, sum(r is not None and r.text is not None for r in out.replies))
@@ -690,7 +692,7 @@ FULL_DISK_SCRIPT = textwrap.dedent(
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
     resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))  # a disk that fills up
     requests = [judge_request(i) for i in range({n})]
-    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test"}})
+    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test", "endpoint_fingerprint": "fake"}})
     options = RunnerOptions(timeout_s=10, cache_dir={cache!r}, progress=False, {extra})
     out = run_requests(requests, judge, options, verdict_parses)
     print(sum(r is not None and r.text is not None for r in out.replies), out.calls_made)
@@ -765,7 +767,7 @@ UNWRITABLE_SCRIPT = textwrap.dedent(
 
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))  # the disk is (nearly) full
-    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test"}})
+    judge = LiteLLMJudge("openai/judge-x", {{"api_base": {api_base!r}, "api_key": "sk-test", "endpoint_fingerprint": "fake"}})
     options = RunnerOptions(cache_dir={cache!r}, progress=False)
     try:
         run_requests([judge_request(i) for i in range(5)], judge, options, verdict_parses)

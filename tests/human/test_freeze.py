@@ -134,3 +134,30 @@ def test_votes_cast_on_the_page_export_freeze_and_run(tmp_path: Path) -> None:
     metrics = json.loads((tmp_path / "run" / "results.json").read_text())["metrics"]["overall"]
     # always the first shown: AB order picks A (right on p0, p3 = 2 of 4), BA order picks B (2 of 4) -> 0.5
     assert metrics["accuracy"]["value"] == 0.5
+
+
+def test_a_frozen_folder_moved_elsewhere_runs_unchanged(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29 item 7: freeze writes dataset.path relative to the task YAML, and the registry resolves a
+    relative path beside the YAML, so a frozen folder copied elsewhere (and run from another folder) works."""
+    import shutil
+
+    pairs_file = tmp_path / "pairs.jsonl"
+    pairs_file.write_text("".join(json.dumps({**{k: v for k, v in p.items() if k != "slices"}, **p["slices"]}) + "\n"
+                                  for p in _pairs().values()))
+    write_votes(tmp_path / "votes.jsonl", _votes())
+    out = tmp_path / "frozen"
+    assert main(["freeze", str(tmp_path / "votes.jsonl"), "--pairs", str(pairs_file), "--split-size", "4", "--seed", "1",
+                 "--name", "my_eval", "--output", str(out)]) == 0
+    spec = yaml.safe_load((out / "my_eval.yaml").read_text())
+    assert not Path(spec["dataset"]["path"]).is_absolute() and str(tmp_path) not in (out / "my_eval.yaml").read_text()
+    moved = tmp_path / "elsewhere" / "copy"
+    shutil.copytree(out, moved)
+    shutil.rmtree(out)
+    other = tmp_path / "cwd"
+    other.mkdir()
+    monkeypatch.chdir(other)
+    assert main(["run", "--tasks", str(moved / "my_eval.yaml"), "--judge", "builtin/longer", "--output-path",
+                 str(tmp_path / "run"), "--bootstrap", "10", "--quiet"]) == 0
+    result = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert result["counts"]["examples"] == 4 and not Path(result["config"]["dataset"]["source"]).is_absolute()

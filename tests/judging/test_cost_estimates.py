@@ -130,5 +130,6 @@ def test_max_cost_with_an_unpriced_judge_is_refused_before_any_call(tmp_path: Pa
     assert status == 2 and sent == 0
     assert err.strip() == (
         "judgebench: error: --max-cost: judge openai/m is unpriced (not in litellm's cost map), "
-        "so its spend cannot be estimated; leave --max-cost out"
+        "so its spend cannot be estimated; give it a price (--judge-args input_cost_per_mtok=USD,output_cost_per_mtok=USD, "
+        "or price: in its configuration) or leave --max-cost out"  # issue 29: the way to give a price is named
     )

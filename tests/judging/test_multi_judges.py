@@ -149,7 +149,7 @@ def test_judge_folder_names_are_safe_and_distinct():
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("{judge: x}", "expected a non-empty list"),
+        ("{judges: x}", "expected a non-empty list"),  # issue 29: {judge: x} is now one judge configuration
         ("[]", "expected a non-empty list"),
         ("- {judge: builtin/longer, model_args: x}", "entry 1: unknown key 'model_args'"),
         ("- builtin/longer\n- {judge_args: {temperature: 0}}", "entry 2: 'judge' must be a judge id"),

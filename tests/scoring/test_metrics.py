@@ -511,10 +511,11 @@ def test_usage_unpriced_and_cached():
     recs = [*_joint("e1", "AB"), *_joint("e1", "BA", cost=None),
             *_joint("e2", "AB", cached=True, latency=0.0)]
     u = summarize_usage(recs)
-    # cached call left out; one answered call without a price -> total unknown
+    # issue 29: the cached call counts with its recorded figures (told apart); one answered call without a
+    # price -> total unknown
     assert u.cost_usd is None and u.cost_per_100_calls is None
-    assert (u.priced_calls, u.unpriced_calls) == (1, 1)
-    assert u.tokens_in == 200
+    assert (u.priced_calls, u.unpriced_calls) == (2, 1)
+    assert u.tokens_in == 300 and u.cached_calls == 1
     assert u.latency_p50_s == 1.0
 
 

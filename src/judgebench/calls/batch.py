@@ -108,7 +108,8 @@ class _BatchRun(RunState):
     ):
         super().__init__(requests, judge, options, is_parseable)
         self.provider, self.model_name = judge.split_provider()
-        self.prices = cost_map_prices(self.model_name, self.provider, batch=True)
+        override = getattr(judge, "price_override", None)
+        self.prices = override if override is not None else cost_map_prices(self.model_name, self.provider, batch=True)
         judge.timeout_s = options.timeout_s
 
     async def _call(self, what: str, fn: Callable[..., Awaitable[Any]], **kwargs: Any) -> Any:

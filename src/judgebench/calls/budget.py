@@ -7,7 +7,8 @@ actual cost (the estimate again when the answer is not priced). An attempt whose
 bring spent + reserved past the cap is not sent: the run drains (the calls in flight finish and
 are kept) and stops with a reason naming the cap; the pipeline writes partial results (exit 1).
 Cached answers cost nothing and are not counted. A judge without a price cannot be capped: refused
-before any call (check_cap, exit 2).
+before any call (check_cap, exit 2); a self-hosted judge is given one with input_cost_per_mtok /
+output_cost_per_mtok (judges/llm.py).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ def check_cap(judge: Judge, max_cost: float | None) -> tuple[float, float] | Non
     if prices is None:
         raise JudgebenchError(
             f"--max-cost: judge {judge.id} is unpriced (not in litellm's cost map), so its spend cannot be "
-            "estimated; leave --max-cost out"
+            "estimated; give it a price (--judge-args input_cost_per_mtok=USD,output_cost_per_mtok=USD, or price: in "
+            "its configuration) or leave --max-cost out"
         )
     return prices
 

@@ -1,7 +1,8 @@
 """A crash-safe cache of judge replies: SQLite in WAL mode, one row per answered request.
 
-Key: sha256 over the judge's cache identity (model id and every generation argument,
-never API keys or headers) and the rendered prompt's hash (and the repeat index r of
+Key: sha256 over the judge's cache identity (model id, every generation argument, the endpoint
+(api_base without secrets, or the judge's endpoint_fingerprint) and one sha256 of the header
+values; never API keys, never a header value in clear) and the rendered prompt's hash (and the repeat index r of
 `--repeats`, for r > 0 only), so an answer can never be
 served for another model, setting or prompt.
 
@@ -9,7 +10,8 @@ Each answered call is committed the moment it returns (WAL + synchronous=NORMAL:
 committed row survives the process being killed, SIGKILL included). Only replies that
 carry text are stored; a failed call is never cached, so the next run retries it.
 The row holds the reply only (text, earlier unparseable texts, tokens, cost, latency,
-attempts) plus the judge id and prompt hash for inspection: no keys, no headers.
+attempts) plus the judge id, prompt hash and the endpoint it was answered by (api_base
+redacted) for inspection: no keys, no headers.
 
 Claims (table `inflight`): before a call, the process making it claims the key (its pid,
 an expiry). Another process (a second run on the same cache, a rerun while a killed run's
@@ -95,6 +97,9 @@ class ReplyCache:
                 " created REAL NOT NULL,"
                 " updated REAL NOT NULL)"
             )
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(replies)")}
+            if "endpoint" not in columns:  # added by issue 29: where each answer was recorded (no secrets)
+                self._db.execute("ALTER TABLE replies ADD COLUMN endpoint TEXT")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS inflight ("
                 " key TEXT PRIMARY KEY, pid INTEGER NOT NULL, expires REAL NOT NULL)"
@@ -147,18 +152,33 @@ class ReplyCache:
                     continue
         return found
 
-    def put(self, key: str, reply: JudgeReply, *, judge: str, prompt_hash: str) -> None:
-        """Store (or replace) an answered reply and commit at once."""
+    def put(self, key: str, reply: JudgeReply, *, judge: str, prompt_hash: str, endpoint: str | None = None) -> None:
+        """Store (or replace) an answered reply and commit at once. `endpoint`: where it was answered
+        (api_base with its secrets redacted; None: the provider's default), for `endpoints`."""
         if reply.text is None:
             raise ValueError("only replies with text are cached")
         stored = reply.model_copy(update={"cached": False, "error": None})
         now = time.time()
         self._db.execute(
-            "INSERT INTO replies (key, judge, prompt_hash, reply, created, updated)"
-            " VALUES (?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT(key) DO UPDATE SET reply = excluded.reply, updated = excluded.updated",
-            (key, judge, prompt_hash, stored.model_dump_json(), now, now),
+            "INSERT INTO replies (key, judge, prompt_hash, reply, created, updated, endpoint)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(key) DO UPDATE SET reply = excluded.reply, updated = excluded.updated,"
+            " endpoint = excluded.endpoint",
+            (key, judge, prompt_hash, stored.model_dump_json(), now, now, endpoint),
         )
+
+    def endpoints(self, keys: list[str]) -> dict[str | None, int]:
+        """Where the answers under these keys were recorded: endpoint -> how many (None: not recorded)."""
+        counts: dict[str | None, int] = {}
+        unique = list(dict.fromkeys(keys))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for endpoint, n in self._db.execute(
+                f"SELECT endpoint, COUNT(*) FROM replies WHERE key IN ({marks}) GROUP BY endpoint", chunk
+            ):
+                counts[endpoint] = counts.get(endpoint, 0) + int(n)
+        return counts
 
     # -- claims: the process making a call for a key holds it; others wait for its answer
     def try_claim(self, key: str, pid: int, expires: float) -> tuple[int, float] | None:

@@ -49,6 +49,26 @@ def check_cache(judge: Judge, options: RunnerOptions) -> None:
         ReplyCache(options.cache_dir).close()
 
 
+def cache_endpoint_note(judge: Judge, options: RunnerOptions, prompt_hashes: list[str]) -> str | None:
+    """A line when answers taken from the cache were recorded under another endpoint than the judge's
+    api_base (possible only when judges share an endpoint_fingerprint); None otherwise."""
+    from judgebench.calls.cache import cache_key
+    from judgebench.calls.state import served_endpoint
+
+    if not prompt_hashes or not uses_cache(judge, options):
+        return None
+    identity = judge.cache_identity()
+    here = served_endpoint(judge)
+    with ReplyCache(options.cache_dir) as cache:
+        found = cache.endpoints([cache_key(identity, h) for h in prompt_hashes])
+    other = {endpoint: n for endpoint, n in found.items() if endpoint is not None and endpoint != here}
+    if not other:
+        return None
+    where = ", ".join(f"{endpoint} ({n})" for endpoint, n in sorted(other.items()))
+    return (f"{sum(other.values())} answers from the cache were recorded under another endpoint than "
+            f"{here or 'the default'}: {where} (same endpoint_fingerprint)")
+
+
 @contextmanager
 def prepared_calls(judge: Judge, options: RunnerOptions) -> Iterator[CallWorker | None]:
     """Start the call worker now, when the run will use one, so that it imports the SDK

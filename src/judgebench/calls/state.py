@@ -100,7 +100,8 @@ class RunState:
             return self.cache_error is None
         reply = scrub_reply(reply, self.secrets)
         try:
-            self.cache.put(key, reply, judge=self.judge.id, prompt_hash=request.prompt_hash)
+            self.cache.put(key, reply, judge=self.judge.id, prompt_hash=request.prompt_hash,
+                           endpoint=served_endpoint(self.judge))
         except (sqlite3.Error, OSError) as exc:
             self.cache_broken(exc)
             return False
@@ -127,3 +128,9 @@ class RunState:
 
     def outcome(self) -> RunOutcome:
         return RunOutcome(list(self.replies), self.stopped, self.calls_made)
+
+
+def served_endpoint(judge: Any) -> str | None:
+    """The api_base (secrets redacted) a judge's answers come from; None: the provider's default."""
+    address = getattr(judge, "served_endpoint", None)
+    return address() if callable(address) else None

@@ -105,6 +105,22 @@ def fraction(text: str) -> float:
 
 
 POSITIVE_INT = _number(int, 1)
+
+
+def limit_value(text: str) -> int | float:
+    """--limit: N examples (an integer >= 1) or a fraction 0 < f < 1 of them (lm-eval's convention)."""
+    try:
+        return POSITIVE_INT(text)
+    except argparse.ArgumentTypeError as exc:
+        if re.fullmatch(r"\s*[+-]?\d+\s*", text):  # an integer below 1
+            raise argparse.ArgumentTypeError(f"{exc} (or a fraction between 0 and 1)") from None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1 or a fraction between 0 and 1, got '{text}'") from None
+    if not (math.isfinite(value) and 0 < value < 1):
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1 or a fraction between 0 and 1, got '{text}'")
+    return value
 NON_NEGATIVE_INT = _number(int, 0)
 POSITIVE_FLOAT = _number(float, 0.0, strict=True)
 NON_NEGATIVE_FLOAT = _number(float, 0.0)

@@ -27,6 +27,7 @@ from judgebench.cli.flags import (
     Parser,
     add_call_flags,
     fraction,
+    limit_value,
     normalize_aliases,
     resamples,
     runner_options,
@@ -50,8 +51,8 @@ EXIT_USAGE = 2
 def _add_run_parser(sub: Any) -> None:
     p = sub.add_parser("run", help="judge every example of one or more tasks and score the judge")
     p.add_argument("--tasks", required=True, help="comma-separated task names (see `judgebench tasks`) or task YAML paths")
-    p.add_argument("--judge", action="append", default=[], help="litellm model id (openai/gpt-4.1, ...) or builtin/NAME; repeat it for several judges (a folder each)")
-    p.add_argument("--judges-file", type=PATH, help="YAML list of {judge: ID, judge_args: {k: v}}: more judges (docs/guide/running-judges.md)")
+    p.add_argument("--judge", action="append", default=[], help="litellm model id (openai/gpt-4.1, ...), builtin/NAME, or a judge configuration CONFIG.yaml / a folder of them; repeat it for several judges (a folder each)")
+    p.add_argument("--judges-file", type=PATH, help="YAML judge configurations {judge: ID, judge_args: {k: v}, name: ..., prompt: ..., price: ...}: more judges (docs/guide/running-judges.md)")
     p.add_argument("--panel", choices=["majority", "mean", "unanimous-else-tie"], help="with several judges: also build OUTPUT/panel from their runs (no new calls)")
     p.add_argument("--repeats", type=POSITIVE_INT, default=1, help="sample each judgment N times (stability figures; main metrics: repeat 0)")
     p.add_argument("--judge-args", help="k=v,... passed to the judge: temperature, max_tokens, api_base, ...")
@@ -61,7 +62,7 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--split", help="split to evaluate (default: the task's)")
     p.add_argument("--revision", help="Hub revision to load (default: the task's pinned one)")
     p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
-    p.add_argument("--limit", type=POSITIVE_INT, help="evaluate only the first N examples")
+    p.add_argument("--limit", type=limit_value, help="evaluate only the first N examples, or a fraction 0<f<1 of them (marked, never ranked among full runs)")
     p.add_argument("--no-swap", action="store_true", help="judge only the dataset's order (no A/B swap)")
     p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed for random judges and bootstrap intervals")
     p.add_argument("--prompt", help="prompt template file (default: the task's)")
@@ -114,7 +115,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
             status = max(status, run_several(task, judges, run_dir, args.panel, options, print_run))
             continue
-        summary = evaluate(task, judges[0].judge, output_path=run_dir, judge_args=judges[0].judge_args, **options)
+        one = judges[0]
+        summary = evaluate(task, one.judge, output_path=run_dir, judge_args=one.judge_args, judge_name=one.name,
+                           **{**options, "prompt": one.prompt or options["prompt"]})
         status = max(status, print_run(summary))
         if summary.stopped:
             break
@@ -140,8 +143,8 @@ def dry_run_command(tasks: list[str], judges: list[Any], output_path: Path, opti
     from judgebench.judging.dryrun import estimate_run, format_estimates
 
     estimates = [
-        estimate_run(_run_request(task=task, judge=choice.judge, judge_args=choice.judge_args,
-                                  output_path=output_path, **options))
+        estimate_run(_run_request(task=task, judge=choice.judge, judge_args=choice.judge_args, judge_name=choice.name,
+                                  output_path=output_path, **{**options, "prompt": choice.prompt or options["prompt"]}))
         for task in tasks
         for choice in judges
     ]
@@ -262,7 +265,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         warn(message)
     config = done.verified.result.config
     labels = f" [{', '.join(map(term_text, done.verified.labels))}]" if done.verified.labels else ""
-    print(f"accepted: {term_text(config.task)} / {term_text(config.judge)} / {term_text(config.prompt_template)}"
+    named = f" ({term_text(config.judge_name)})" if config.judge_name else ""
+    print(f"accepted: {term_text(config.task)} / {term_text(config.judge)}{named} / {term_text(config.prompt_template)}"
           f"@{term_text(config.prompt_template_hash[:10])}{labels}")
     print(f"{'replaced' if done.replaced else 'stored'} {term_text(done.entry_dir)}")
     for path in done.written:

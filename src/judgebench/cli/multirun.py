@@ -27,7 +27,7 @@ def run_several(
 
     codes: list[int] = []
     done = evaluate_judges(
-        task, [(j.judge, j.judge_args) for j in judges], output_path=output_path, panel=panel,
+        task, list(judges), output_path=output_path, panel=panel,
         on_run=lambda summary: codes.append(print_run(summary)), **options,
     )
     if done.not_run:

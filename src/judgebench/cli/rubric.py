@@ -169,8 +169,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from judgebench.kinds.rubric.board import compare_rubric
-    from judgebench.stats.paired import format_p
     from judgebench.kinds.rubric.run import read_rubric_run
+    from judgebench.stats.paired import format_p
 
     cmp = compare_rubric(read_rubric_run(args.baseline), read_rubric_run(args.candidate), seed=args.seed)
     print(f"{cmp.task}: {cmp.units} rubric items scored by both")

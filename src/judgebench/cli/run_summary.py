@@ -15,10 +15,16 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
 
     config, counts = result.config, result.counts
     headline = result.config.headline
+    named = f" ({term_text(config.judge_name)})" if getattr(config, "judge_name", None) else ""
+    subset = ""
+    if getattr(config, "limit", None) is not None:
+        from judgebench.publish.leaderboard import subset_marker
+
+        subset = f" | {subset_marker(config, counts.examples)}, not ranked among full runs"
     lines = [
-        f"{term_text(config.task)} v{term_text(config.task_version)} | judge {term_text(config.judge)} | "
+        f"{term_text(config.task)} v{term_text(config.task_version)} | judge {term_text(config.judge)}{named} | "
         f"data {'demo' if config.dataset.demo else term_text(config.dataset.source)}"
-        + (" | PARTIAL" if config.partial else ""),
+        + (" | PARTIAL" if config.partial else "") + subset,
     ]
     for dimension, metrics in result.metrics.items():
         parts = []
@@ -33,9 +39,30 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
         f"  judgments {counts.calls}: answered {counts.answered}, invalid {counts.invalid}, "
         f"failed {counts.failed} (coverage {counts.coverage:.3f}; {counts.cached} from cache{made})"
     )
+    usage_line = format_usage(result.usage)
+    if usage_line:
+        lines.append(usage_line)
     lines += [f"  {note}" for note in run_notes(result.counts, result.usage)]
     from judgebench.publish.leaderboard import summary_lines
 
     lines += summary_lines(result)  # data with annotator-level votes: the human ceiling
     lines.append(f"  wrote {run_dir / 'results.json'} and {run_dir / 'samples.jsonl'}")
     return "\n".join(lines)
+
+
+def format_usage(usage: Any) -> str | None:
+    """`  tokens 12,345 in / 678 out; cost $0.0123 (of it $0.0100 from the cache, not paid again)`."""
+    if usage is None or not hasattr(usage, "tokens_in"):
+        return None
+    if not (usage.tokens_in or usage.tokens_out or usage.priced_calls):  # built-in judges: no tokens, no line
+        return None
+    if usage.cost_usd is not None:
+        cost = f"cost ${usage.cost_usd:.4f}"
+    else:
+        cost = f"cost unknown ({usage.unpriced_calls} calls unpriced; give a price: docs/guide/cost-and-reasoning.md)"
+    cached = getattr(usage, "cached_calls", None)
+    if cached and usage.cost_usd is not None and usage.cached_cost_usd is not None:
+        cost += f" (of it ${usage.cached_cost_usd:.4f} for {cached} answers from the cache, not paid again)"
+    elif cached:
+        cost += f" ({cached} answers from the cache, not paid again)"
+    return f"  tokens {usage.tokens_in:,} in / {usage.tokens_out:,} out; {cost}"

@@ -248,6 +248,17 @@ class PanelMember(Strict):
     prompt_template: str
     prompt_template_hash: str
     answers_sha256: str  # sha256 of the member's (example, dimension, order, status, raw, verdict) rows
+    name: str | None = None  # the member run's judge configuration name (judges/config.py), when it had one
+    config_hash: str | None = Field(None, pattern=r"^[0-9a-f]{16}$")  # the member's judge configuration hash
+
+    @model_serializer(mode="wrap")
+    def _without_unset(self, handler: Any) -> dict[str, Any]:
+        """name and config_hash are written only when set: older panels' results.json stay as they were."""
+        data = handler(self)
+        for key in ("name", "config_hash"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
 
 class RunConfig(Strict):
@@ -256,6 +267,8 @@ class RunConfig(Strict):
     dataset: DatasetInfo
     judge: str
     judge_args: dict[str, Any] = Field(default_factory=dict)  # secrets removed
+    judge_name: str | None = Field(None, max_length=120)  # the configuration's display name (judges/config.py)
+    judge_config_hash: str | None = Field(None, pattern=r"^[0-9a-f]{16}$")  # what changes answers (judges/config.py)
     prompt_template: str
     prompt_template_hash: str
     dimension_mode: Literal["single", "separate", "joint"] = "single"
@@ -263,6 +276,7 @@ class RunConfig(Strict):
     swap: bool = True
     seed: int = Field(0, ge=0)  # numpy's generators take no negative seed
     limit: int | None = Field(None, ge=1)
+    limit_fraction: float | None = Field(None, gt=0, lt=1)  # --limit 0.1: the share of the examples asked for
     judgebench_version: str
     litellm_version: str | None = None
     datasets_version: str | None = None
@@ -281,10 +295,12 @@ class RunConfig(Strict):
 
     @model_serializer(mode="wrap")
     def _without_unset_markers(self, handler: Any) -> dict[str, Any]:
-        """own_judge is written only when set: every other run's results.json stays as it was."""
+        """own_judge, judge_name, judge_config_hash and limit_fraction are written only when set: every
+        other run's results.json stays as it was."""
         data = handler(self)
-        if data.get("own_judge") is None:
-            data.pop("own_judge", None)
+        for name in ("own_judge", "judge_name", "judge_config_hash", "limit_fraction"):
+            if data.get(name) is None:
+                data.pop(name, None)
         return data
 
 
@@ -313,6 +329,8 @@ class Usage(Strict):
     latency_p95_s: Amount | None = None
     reasoning_tokens: int | None = Field(None, ge=0)  # None: no call reported any
     served_models: dict[str, int] = Field(default_factory=dict)  # snapshot served -> calls; >1 key: it changed mid-run
+    cached_calls: int | None = Field(None, ge=0)  # of the calls summed above, answered from the cache (None: older runs, which left them out)
+    cached_cost_usd: Amount | None = None  # the recorded cost of those cached answers (not paid again)
 
 
 class MemberFigures(Strict):

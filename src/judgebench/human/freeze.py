@@ -18,6 +18,7 @@ The split is drawn the way SciArena-Eval was (500 pairs per discipline, 250 A / 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -127,13 +128,19 @@ def _row(pair: dict[str, Any], labels: dict[str, str], dimensions: list[str], gr
     return row
 
 
-def task_yaml(name: str, data_file: Path, frozen: Frozen, ties: str, slice_names: list[str]) -> dict[str, Any]:
-    """The task definition `judgebench run --tasks DIR/NAME.yaml` accepts (data: the split file beside it)."""
+def task_yaml(name: str, data_file: Path, frozen: Frozen, ties: str, slice_names: list[str],
+              yaml_dir: Path | None = None) -> dict[str, Any]:
+    """The task definition `judgebench run --tasks DIR/NAME.yaml` accepts (data: the split file beside it).
+
+    dataset.path is relative to the folder the YAML is written to (`yaml_dir`, by default the data file's):
+    the registry resolves it there, so the frozen folder runs unchanged wherever it is copied."""
+    folder = (yaml_dir or data_file.parent).resolve()
+    data_path = Path(os.path.relpath(data_file.resolve(), folder)).as_posix()
     binary = ties == "drop"
     spec: dict[str, Any] = {
         "name": name, "version": "1",
         "description": f"Frozen from annotator votes by judgebench freeze ({'A/B only' if binary else 'with ties'}).",
-        "dataset": {"path": str(data_file.resolve()), "split": "test", "license": "see README.md"},
+        "dataset": {"path": data_path, "split": "test", "license": "see README.md"},
         "layout": "wide",
         "columns": {"id": "id", "question": "question", "response_a": "response_a", "response_b": "response_b",
                     "model_a": "model_a", "model_b": "model_b", "slices": slice_names},

@@ -21,13 +21,20 @@ The public API used by the batch path (calls/batch.py): `split_provider()`,
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import os
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import JudgeReply, JudgeRequest
-from judgebench.core.secrets import install_log_redaction, redact_value, url_secrets
+from judgebench.core.secrets import (
+    install_log_redaction,
+    redact_url,
+    redact_value,
+    url_secrets,
+)
 from judgebench.judges.args import (
     CONNECTION_ARGS,
     body_args,
@@ -37,6 +44,7 @@ from judgebench.judges.args import (
 )
 from judgebench.judges.base import Judge, JudgeCallError
 from judgebench.judges.call_errors import scrub
+from judgebench.judges.config import PRICE_ARGS
 from judgebench.judges.litellm_transport import (
     call_litellm,
     check_credentials,
@@ -44,6 +52,7 @@ from judgebench.judges.litellm_transport import (
     import_litellm,
 )
 from judgebench.judges.openai_transport import OpenAITransport, make_shape
+from judgebench.judges.prices import price
 from judgebench.judges.providers import check_provider
 
 OPENAI_COMPATIBLE = {"openai", "hosted_vllm", "openai_like", "custom_openai"}
@@ -66,6 +75,9 @@ class LiteLLMJudge(Judge):
                 f"--judge-args transport={self.transport!r}: expected one of {', '.join(TRANSPORTS)}"
             )
         self._api_key: str | None = args.pop("api_key", None)
+        fingerprint = args.pop("endpoint_fingerprint", None)
+        self.endpoint_fingerprint: str | None = None if fingerprint in (None, "") else str(fingerprint)
+        self.price_override = _price_override(args)  # USD per token (in, out), or None: the cost map's
         self._secrets = {k: v for k, v in args.items() if is_secret_arg(k)}
         self._args = {k: v for k, v in args.items() if not is_secret_arg(k)}
         self._headers = headers
@@ -80,15 +92,44 @@ class LiteLLMJudge(Judge):
 
     # -- identity and reporting (no secrets)
     def cache_identity(self) -> dict[str, Any]:
-        """Model id and every generation argument. Where the model is served (api_base,
-        api_version, organization) and secrets are left out: moving a server to another
-        port or host keeps its cache."""
+        """Model id, every generation argument, the endpoint and the header values (hashed).
+
+        The endpoint: the `endpoint_fingerprint` argument when given (a name you choose for a server,
+        kept when it moves), else api_base (secrets redacted, trailing / dropped) with api_version and
+        organization. A judge on the provider's default endpoint with no headers keeps the identity it
+        always had ({judge, args, header_names}), so caches written before the endpoint was in the key
+        stay valid for it. Header values enter as one sha256, never in clear; API keys never."""
         args = {k: v for k, v in sorted(self._args.items()) if k not in CONNECTION_ARGS}
-        return {
+        identity: dict[str, Any] = {
             "judge": self.model,
             "args": redact_value(args),  # URL userinfo and query values never reach the cache
             "header_names": sorted(h.lower() for h in self._headers),
         }
+        endpoint = self.endpoint()
+        if endpoint is not None:
+            identity["endpoint"] = endpoint
+        if self._headers:
+            identity["header_values_sha256"] = self.header_values_hash()
+        return identity
+
+    def endpoint(self) -> str | None:
+        """Where the model is served, as the cache and the configuration know it (no secrets); None:
+        the provider's default endpoint."""
+        if self.endpoint_fingerprint is not None:
+            return f"fingerprint:{self.endpoint_fingerprint}"
+        parts = [redact_url(str(self._args["api_base"]).strip().rstrip("/"))] if self._args.get("api_base") else []
+        parts += [f"{name}={self._args[name]}" for name in ("api_version", "organization") if self._args.get(name)]
+        return " ".join(parts) or None
+
+    def served_endpoint(self) -> str | None:
+        """The api_base this judge calls (secrets redacted), whatever its fingerprint; None: the default."""
+        base = self._args.get("api_base")
+        return redact_url(str(base).strip().rstrip("/")) if base else None
+
+    def header_values_hash(self) -> str:
+        """sha256 of the extra headers (names lowered, sorted) with their values: never stored in clear."""
+        blob = json.dumps(sorted((k.lower(), v) for k, v in self._headers.items()), separators=(",", ":"))
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
     def public_args(self) -> dict[str, Any]:
         """Arguments safe to write to results: secrets removed, header values redacted, and
@@ -98,6 +139,10 @@ class LiteLLMJudge(Judge):
             out["extra_headers"] = {name: "<redacted>" for name in sorted(self._headers)}
         if self.transport != "auto":
             out["transport"] = self.transport
+        if self.endpoint_fingerprint is not None:
+            out["endpoint_fingerprint"] = self.endpoint_fingerprint
+        if self.price_override is not None:
+            out[PRICE_ARGS[0]], out[PRICE_ARGS[1]] = (round(p * 1e6, 9) for p in self.price_override)
         return out
 
     def _secret_values(self) -> list[str]:
@@ -184,6 +229,7 @@ class LiteLLMJudge(Judge):
                 api_key=self._api_key,
                 organization=self._args.get("organization"),
                 headers=self._headers,
+                prices=self.price_override,
             )
             self._openai = OpenAITransport(shape, self.scrub)
         return self._openai
@@ -201,9 +247,32 @@ class LiteLLMJudge(Judge):
             kwargs["api_key"] = self._api_key
         if self._headers:
             kwargs["extra_headers"] = dict(self._headers)
-        return await call_litellm(self.model, request.messages, kwargs, self.timeout_s, self.classify_error)
+        reply = await call_litellm(self.model, request.messages, kwargs, self.timeout_s, self.classify_error)
+        if self.price_override is not None:  # your price, not litellm's (or its None for a self-hosted model)
+            reply = reply.model_copy(update={"cost_usd": price(self.price_override, reply.tokens_in, reply.tokens_out)})
+        return reply
 
     async def aclose(self) -> None:
         """Close the openai SDK clients (called by the runner when a run ends)."""
         if self._openai is not None:
             await self._openai.aclose()
+
+
+def _price_override(args: dict[str, Any]) -> tuple[float, float] | None:
+    """input_cost_per_mtok / output_cost_per_mtok (USD per million tokens, both or neither) popped from
+    the arguments, as USD per token."""
+    given = {name: args.pop(name) for name in PRICE_ARGS if name in args}
+    if not given:
+        return None
+    if len(given) != 2:
+        raise JudgebenchError(f"--judge-args: give both {PRICE_ARGS[0]} and {PRICE_ARGS[1]} (USD per million tokens)")
+    values = []
+    for name in PRICE_ARGS:
+        try:
+            value = float(given[name])
+        except (TypeError, ValueError):
+            raise JudgebenchError(f"--judge-args {name}={given[name]!r}: expected a number (USD per million tokens)") from None
+        if not math.isfinite(value) or value < 0:
+            raise JudgebenchError(f"--judge-args {name}={given[name]!r}: expected a price >= 0 (USD per million tokens)")
+        values.append(value / 1e6)
+    return values[0], values[1]

@@ -88,6 +88,7 @@ def make_shape(
     api_key: str | None,
     organization: str | None,
     headers: dict[str, str],
+    prices: tuple[float, float] | None = None,
 ) -> OpenAIShape:
     """Split the body arguments into those `create` knows and `extra_body`, pick the key."""
     known = sdk_create_params()
@@ -105,7 +106,8 @@ def make_shape(
         params["extra_headers"] = {"Authorization": openai.Omit()}
     base, query = split_query(api_base)
     return OpenAIShape(
-        base, query, model, key or "no-key", organization, dict(headers), params, cost_map_prices(model, provider)
+        base, query, model, key or "no-key", organization, dict(headers), params,
+        prices if prices is not None else cost_map_prices(model, provider),
     )
 
 

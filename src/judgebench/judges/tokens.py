@@ -58,7 +58,11 @@ def token_counter(judge: Judge) -> tuple[Callable[[Messages], int], str]:
 
 def judge_prices(judge: Judge, *, batch: bool = False) -> tuple[float, float] | None:
     """(input, output) USD per token of this judge from litellm's cost map (batch prices with
-    `batch`, as the batch path charges); None: unpriced."""
+    `batch`, as the batch path charges); None: unpriced. A price given with the judge
+    (input_cost_per_mtok / output_cost_per_mtok) wins, batch or not."""
+    override = getattr(judge, "price_override", None)
+    if override is not None:
+        return override
     pair = _provider_model(judge)
     return cost_map_prices(pair[1], pair[0], batch=batch) if pair is not None else None
 

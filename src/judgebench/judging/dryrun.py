@@ -72,7 +72,10 @@ def estimate_run(request: RunRequest) -> Estimate:
     judge = make_judge(request.judge, request.judge_args, seed=request.seed)
     loaded = _load(spec, request)
     requests = expand_repeats(plan_requests(spec, loaded.examples, template, mode=mode, swap=request.swap), request.repeats)
-    return estimate_requests(spec.name, requests, judge, request.runner)
+    estimate = estimate_requests(spec.name, requests, judge, request.runner)
+    if request.judge_name:  # a named configuration: two configurations of one model read apart
+        estimate.judge = f"{request.judge_name} ({judge.id})"
+    return estimate
 
 
 def _to_send(requests: list[JudgeRequest], judge: Judge, options: RunnerOptions) -> list[JudgeRequest]:

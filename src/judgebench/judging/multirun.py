@@ -25,10 +25,9 @@ non-cached calls' recorded cost), and the judge that reaches it ends the run lik
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,25 +35,18 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import (
     check_output_dir,
     is_inside,
-    load_yaml,
-    regular_bytes,
     write_json,
 )
 from judgebench.core.records import Aggregate, RunResult
 from judgebench.judges.args import parse_judge_args
+from judgebench.judges.config import JudgeConfig, is_config_path, read_judge_configs
 
 SUMMARY_FILE = "judges.json"
 PANEL_DIR = "panel"
 JUDGE_KEYS = ("judge", "judge_args")
 
 
-@dataclass(frozen=True)
-class JudgeChoice:
-    """One judge of a multi-judge run: its id and its `--judge-args`."""
-
-    judge: str
-    judge_args: dict[str, Any] = field(default_factory=dict)
-    judge_object: Any = None  # the caller's own judge (judges/own.py); `judge` is its id
+JudgeChoice = JudgeConfig  # one judge of a multi-judge run: its id, `--judge-args`, name, prompt (judges/config.py)
 
 
 @dataclass
@@ -70,9 +62,15 @@ class MultiSummary:
 
 
 def judges_from_flags(judges: Sequence[str], judge_args: str | None, judges_file: Path | None) -> list[JudgeChoice]:
-    """The judges named by repeated --judge (all with --judge-args) and by --judges-file, in that order."""
+    """The judges named by repeated --judge (ids, with --judge-args; or configuration files and folders,
+    --judge-args under their own arguments) and by --judges-file, in that order."""
     shared = parse_judge_args(judge_args)
-    chosen = [JudgeChoice(j, dict(shared)) for j in judges]
+    chosen: list[JudgeChoice] = []
+    for value in judges:
+        if is_config_path(value):
+            chosen += [replace(c, judge_args={**shared, **c.judge_args}) for c in read_judge_configs(Path(value))]
+        else:
+            chosen.append(JudgeChoice(value, dict(shared)))
     if judges_file is not None:
         chosen += read_judges_file(judges_file)
     if not chosen:
@@ -81,50 +79,9 @@ def judges_from_flags(judges: Sequence[str], judge_args: str | None, judges_file
 
 
 def read_judges_file(path: Path) -> list[JudgeChoice]:
-    """A YAML list of {judge: ID, judge_args: {k: v} or "k=v,..."}; one-line errors naming the file and entry."""
-    try:
-        data = load_yaml(regular_bytes(path))
-    except OSError as exc:
-        raise JudgebenchError(f"--judges-file {path}: cannot read ({exc.strerror or exc})") from None
-    except Exception as exc:  # yaml errors: one line
-        raise JudgebenchError(f"--judges-file {path}: not valid YAML ({str(exc).splitlines()[0]})") from None
-    if not isinstance(data, list) or not data:
-        raise JudgebenchError(f"--judges-file {path}: expected a non-empty list of {{judge: ID, judge_args: ...}}")
-    return [_judge_entry(path, number, entry) for number, entry in enumerate(data, start=1)]
-
-
-def _judge_entry(path: Path, number: int, entry: Any) -> JudgeChoice:
-    where = f"--judges-file {path}: entry {number}"
-    if isinstance(entry, str) and entry.strip():
-        return JudgeChoice(entry.strip())
-    if not isinstance(entry, dict):
-        raise JudgebenchError(f"{where}: expected a judge id or a mapping with keys {', '.join(JUDGE_KEYS)}")
-    unknown = [str(k) for k in entry if k not in JUDGE_KEYS]
-    if unknown:
-        raise JudgebenchError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(JUDGE_KEYS)})")
-    judge = entry.get("judge")
-    if not isinstance(judge, str) or not judge.strip():
-        raise JudgebenchError(f"{where}: 'judge' must be a judge id (text)")
-    args = entry.get("judge_args") or {}
-    if isinstance(args, str):
-        try:
-            return JudgeChoice(judge.strip(), parse_judge_args(args))
-        except JudgebenchError as exc:
-            raise JudgebenchError(f"{where}: {exc}") from None
-    if not isinstance(args, dict):
-        raise JudgebenchError(f"{where}: 'judge_args' must be a mapping or 'k=v,...' text")
-    return JudgeChoice(judge.strip(), {str(k): _as_text(v) for k, v in args.items()})
-
-
-def _as_text(value: Any) -> str:
-    """A YAML value as --judge-args would give it (the judge types it the same way)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (dict, list)):
-        return json.dumps(value)
-    return str(value)
+    """Judge configurations (judges/config.py: one, a list, or a folder of files); one-line errors naming
+    the file and entry."""
+    return read_judge_configs(path, "--judges-file")
 
 
 def judge_dir_names(judges: Sequence[str]) -> list[str]:
@@ -156,7 +113,7 @@ def run_judges(
 
     root = base.output_path
     check_output_dir(root)
-    names = judge_dir_names([j.judge for j in judges])
+    names = judge_dir_names([j.name or j.judge for j in judges])
     cap = base.runner.max_cost
     for choice in judges:  # every judge buildable, priced under --max-cost, credentials present before any call
         judge = choice.judge_object or make_judge(choice.judge, choice.judge_args, seed=base.seed)
@@ -172,7 +129,8 @@ def run_judges(
             break  # the cap is spent: the judges left are listed as not run
         runner = base.runner if cap is None else replace(base.runner, max_cost=cap - spent)
         one = replace(base, judge=choice.judge, judge_args=dict(choice.judge_args), output_path=folder, runner=runner,
-                      judge_object=choice.judge_object)
+                      judge_object=choice.judge_object, judge_name=choice.name or base.judge_name,
+                      prompt=choice.prompt or base.prompt)
         summary = run_task(one)
         runs.append(summary)
         spent += new_spend(folder)
@@ -180,7 +138,7 @@ def run_judges(
             on_run(summary)
         if summary.stopped and summary.stopped.startswith(("interrupted", "max cost")):
             break
-    not_run = [j.judge for j in judges[len(runs):]]
+    not_run = [j.name or j.judge for j in judges[len(runs):]]
     done = MultiSummary(runs, not_run, root / SUMMARY_FILE)
     if panel is not None:
         _add_panel(done, panel, root, base)
@@ -231,6 +189,8 @@ def summary_json(done: MultiSummary, names: Sequence[str]) -> dict[str, Any]:
         rows.append(
             {
                 "judge": result.config.judge,
+                "name": result.config.judge_name,
+                "config_hash": result.config.judge_config_hash,
                 "run_dir": name,
                 "headline": headline,
                 "headline_value": value.value if value else None,  # over "mean" of several dimensions

@@ -41,6 +41,7 @@ from judgebench.core.rundir import (
     read_run,
     write_run,
 )
+from judgebench.judges.config import run_config_hash
 from judgebench.scoring.panel_stats import (
     AGGREGATES,
     aggregate_votes,
@@ -226,6 +227,8 @@ def panel_config(members: Sequence[Member], aggregate: str) -> RunConfig:
                     prompt_template=m.result.config.prompt_template,
                     prompt_template_hash=m.result.config.prompt_template_hash,
                     answers_sha256=answers_sha256(m.records),
+                    name=m.result.config.judge_name,
+                    config_hash=run_config_hash(m.result.config) if m.result.config.kind == "run" else None,
                 )
                 for m in members
             ],

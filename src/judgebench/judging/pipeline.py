@@ -46,6 +46,7 @@ class RunRequest(JobRequest):
     """Everything `judgebench run` needs for one task (the shared fields: tasks.request.JobRequest)."""
 
     max_repeats: ClassVar[int | None] = MAX_REPEATS
+    fractional_limit: ClassVar[bool] = True  # --limit 0.1: lm-eval's convention (tasks/loading.py)
 
     split: str | None = None
     revision: str | None = None
@@ -117,13 +118,16 @@ def _score_and_write(
         dataset=loaded.dataset,
         judge=judge.id,
         judge_args=judge.public_args(),
+        judge_name=request.judge_name or None,
+        judge_config_hash=configuration_hash(judge, template.sha256),
         prompt_template=template.name,
         prompt_template_hash=template.sha256,
         dimension_mode=mode,
         both_bad=request.both_bad or spec.both_bad,
         swap=request.swap,
         seed=request.seed,
-        limit=request.limit,
+        limit=loaded.limit if loaded.limit is not None else _int_limit(request.limit),
+        limit_fraction=request.limit if isinstance(request.limit, float) else None,
         judgebench_version=__version__,
         litellm_version=_version("litellm"),
         datasets_version=_version("datasets"),
@@ -144,14 +148,39 @@ def _score_and_write(
     finish_run(
         request.output_path, result, task_file=spec.source_file, prompt_file=template.path, repeats=outcome.repeats
     )
+    warnings = _warnings(spec, request, loaded)
+    if result.counts.cached:  # answers recorded under another endpoint (a shared endpoint_fingerprint): said so
+        from judgebench.calls.dispatch import cache_endpoint_note
+
+        note = cache_endpoint_note(judge, request.runner, sorted({r.prompt_hash for r in records if r.cached}))
+        if note:
+            warnings.append(note)
+            if request.on_warning:
+                request.on_warning(note)
     return RunSummary(
         result,
         request.output_path,
         outcome.stopped,
         outcome.calls_made,
         coverage_failure=coverage_failure(records, result.counts.coverage, request.min_coverage),
-        warnings=_warnings(spec, request, loaded),
+        warnings=warnings,
     )
+
+
+def configuration_hash(judge: Judge, prompt_hash: str) -> str:
+    """The judge configuration's hash (judges/config.py): public arguments and prompt, with the header
+    values' hash folded in when the judge sends headers (their values are never written)."""
+    from judgebench.judges.config import config_hash
+
+    args = dict(judge.public_args())
+    identity = judge.cache_identity() if judge.cacheable else {}
+    if "header_values_sha256" in identity:
+        args["extra_headers"] = identity["header_values_sha256"]
+    return config_hash(judge.id, args, prompt_hash)
+
+
+def _int_limit(limit: int | float | None) -> int | None:
+    return limit if isinstance(limit, int) else None
 
 
 def _load(spec: TaskSpec, request: RunRequest) -> LoadedTask:

@@ -78,8 +78,17 @@ def points_from_rows(rows: list[dict[str, Any]], headline: str) -> list[CostPoin
         if row.get("kind") != "run" or not isinstance(value, (int, float)) or not isinstance(cost, (int, float)):
             continue
         ci = row.get(f"{headline}_ci") or [None, None]
-        points.append(CostPoint(str(row.get("judge")), float(value), ci[0], ci[1], float(cost)))
+        points.append(CostPoint(str(row.get("label") or row.get("judge")), float(value), ci[0], ci[1], float(cost)))
     return mark_pareto(points)
+
+
+def axis_label(key: str) -> str:
+    """A metric column as a reader's axis label: `mean.soft_accuracy` -> `Soft accuracy, mean over dimensions (%)`."""
+    prefix, _, name = key.rpartition(".")
+    text = name.replace("_ab", " (order AB)").replace("_ba", " (order BA)").replace("_", " ")
+    text = text[:1].upper() + text[1:]
+    where = "" if not prefix else (", mean over dimensions" if prefix == "mean" else f", {prefix.replace('_', ' ')}")
+    return f"{text} vs the labels{where} (%)"
 
 
 def plot_points(points: list[CostPoint], path: Path, title: str, headline: str) -> None:
@@ -95,19 +104,26 @@ def png_bytes(points: list[CostPoint], title: str, headline: str) -> bytes:
 
     fig = Figure(figsize=(6.4, 4.2), dpi=100)
     ax = fig.add_subplot()
-    for p in points:
+    costs = [p.cost_per_100 for p in points]
+    middle = (min(costs) + max(costs)) / 2 if costs else 0.0
+    for number, p in enumerate(sorted(points, key=lambda q: (q.cost_per_100, q.headline))):
         below = p.headline - p.ci_low if p.ci_low is not None else 0.0
         above = p.ci_high - p.headline if p.ci_high is not None else 0.0
-        ax.errorbar([p.cost_per_100], [p.headline], yerr=[[below], [above]], fmt="o", color="#1f77b4", capsize=3)
-        ax.annotate(p.judge, (p.cost_per_100, p.headline), textcoords="offset points", xytext=(5, 5), fontsize=7)
+        ax.errorbar([p.cost_per_100], [p.headline], yerr=[[below], [above]], fmt="o", color="#1f77b4", capsize=3,
+                    label="judge (95% interval)" if number == 0 else None)
+        right = len(points) > 1 and p.cost_per_100 > middle  # names of the dearer half written leftwards: never clipped
+        offset = ((-5 if right else 5), (6 if number % 2 == 0 else -11))  # alternate heights: neighbours do not overlap
+        ax.annotate(p.judge, (p.cost_per_100, p.headline), textcoords="offset points", xytext=offset, fontsize=7,
+                    ha="right" if right else "left")
+    ax.axhline(50, color="#8c959f", linestyle=":", linewidth=1, label="50% (a coin flip on A/B)")
     front = sorted((p for p in points if p.pareto), key=lambda p: p.cost_per_100)
     if front:
         ax.plot([p.cost_per_100 for p in front], [p.headline for p in front], "--", color="#d62728", label="Pareto front")
         ax.scatter([p.cost_per_100 for p in front], [p.headline for p in front], s=120, facecolors="none", edgecolors="#d62728")
-        ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="lower right", fontsize=8)
     ax.margins(x=0.3, y=0.1)  # room for the judge names
-    ax.set_xlabel("cost per 100 comparisons (USD)")
-    ax.set_ylabel(f"{headline} (%)")
+    ax.set_xlabel("Cost per 100 comparisons (USD)")
+    ax.set_ylabel(axis_label(headline))
     ax.set_title(title, fontsize=10)
     fig.subplots_adjust(left=0.12, right=0.97, bottom=0.13, top=0.91)
     buffer = io.BytesIO()

@@ -11,6 +11,7 @@ protocol beside the runs on the same released data; self-reported columns are ma
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,10 +23,14 @@ from judgebench.publish.leaderboard import (
     PROTOCOL_COLUMN,
     SELF_REPORTED,
     provenance_note,
+    short_source,
 )
 
-IDENTITY = ("kind", "judge", "dataset", "both_bad", "prompt", "orders", "partial", "task_version")
-IDENTITY_VISIBLE = ("kind", "judge", "dataset", "both_bad", "prompt", "orders", "partial")
+IDENTITY = ("kind", "judge", "dataset", "both_bad", "prompt", "orders", "partial", "task_version", "label", "name",
+            "judge_args", "config_hash", "subset")
+IDENTITY_VISIBLE = ("kind", "dataset", "both_bad", "partial", "subset")
+LEADING = ("coverage_pct", "cost_per_100_comparisons_usd")  # after rank, judge and the headline
+LEADING_LABELS = {"coverage_pct": "coverage %", "cost_per_100_comparisons_usd": "USD / 100 comparisons"}
 EXTRA_METRICS = ("random_baseline", "cohen_kappa")
 DIAGNOSTICS_VISIBLE = ("position_bias", "examples", "invalid_rate_pct", "repeats", "repeat_agreement_pct", "repeat_spread_pts")
 
@@ -45,6 +50,20 @@ class TableView:
     headline: str
     columns: list[Column]
     rows: list[tuple[int, dict[str, Any]]]  # (index in the JSON rows, row)
+    rank: dict[int, int] | None = None  # JSON row index -> rank by the headline (full runs and baselines only)
+
+
+RANK = "#rank"  # a column computed for the page, not a key of the JSON rows
+JUDGE_LABEL = "#judge"  # the row's label (the configuration's name or distinguishing arguments), else its judge
+
+
+def ranks(rows: list[tuple[int, dict[str, Any]]], headline: str) -> dict[int, int]:
+    """1, 2, ... by the headline (best first) for the rows ranked: not reported figures, not subsets."""
+    eligible = [(i, row[headline]) for i, row in rows
+                if row.get("kind") not in ("reported", "reported-human") and "subset" not in row
+                and isinstance(row.get(headline), (int, float)) and not isinstance(row.get(headline), bool)]
+    ordered = sorted(eligible, key=lambda item: -item[1])
+    return {index: place for place, (index, _) in enumerate(ordered, start=1)}
 
 
 # ----------------------------------------------------------------------------- layout
@@ -98,16 +117,20 @@ def table_views(task: str, rows: list[dict[str, Any]]) -> list[TableView]:
         prefix = f"{dimension}." if dimension else ""
         core, extra = _metric_names(headline)
         present = set(_keys(rows))
-        columns = [Column(k, k, False, k in IDENTITY_VISIBLE) for k in IDENTITY if k in present]
-        columns += [Column(prefix + m, m, False, True) for m in core if prefix + m in present]
+        columns = [Column(RANK, "rank", False, True), Column(JUDGE_LABEL, "judge", False, True)]
+        columns += [Column(prefix + m, m, False, True) for m in core[:1] if prefix + m in present]
+        columns += [Column(k, LEADING_LABELS[k], False, True) for k in LEADING if k in present]
+        columns += [Column(k, k, k not in IDENTITY_VISIBLE, k in IDENTITY_VISIBLE) for k in IDENTITY
+                    if k in present and k not in ("judge", "label")]
+        columns += [Column(prefix + m, m, False, True) for m in core[1:] if prefix + m in present]
         own = [k for k in _keys(rows) if k.startswith(prefix) and not k.endswith("_ci")] if prefix else []
         rest = [m for m in extra if prefix + m in present]
         rest += [k[len(prefix):] for k in own if k[len(prefix):] not in core + extra]
         columns += [Column(prefix + m, m, True, _shown(m)) for m in rest if m not in META_COLUMNS]
-        columns += [Column(k, k, True, _shown(k)) for k in shared]
+        columns += [Column(k, k, True, _shown(k)) for k in shared if k not in LEADING]
         metric_columns = [prefix + m for m in core + extra]
         kept = [(i, row) for i, row in enumerate(rows) if any(row.get(k) is not None for k in metric_columns)]
-        views.append(TableView(task, dimension, headline, columns, kept))
+        views.append(TableView(task, dimension, headline, columns, kept, ranks(kept, prefix + headline)))
     reported = reported_view(task, rows)
     return views + ([reported] if reported else [])
 
@@ -172,30 +195,60 @@ def _sort_value(value: Any) -> str:
     return repr(value) if isinstance(value, (int, float)) else str(value)
 
 
-def _cell(row: dict[str, Any], column: Column, index: int) -> str:
+def metric_format(key: str, value: Any) -> str:
+    """One number format per metric: percentages with 2 decimals, other figures with 4, counts as integers."""
+    name = key.rpartition(".")[2]
+    if isinstance(value, float) and not isinstance(value, bool) and math.isfinite(value):
+        if name in PERCENT_METRICS or name.endswith(("_pct", "_pts")) or "=" in name or name.startswith("reported_"):
+            return f"{value:.2f}"
+        return f"{value:.4f}"
+    return format_value(value)
+
+
+def _cell(row: dict[str, Any], column: Column, index: int, rank: int | None = None, *, verified: bool = False) -> str:
+    hidden = "" if column.visible else " hidden"
+    if column.key == RANK:
+        return f'<td data-col="{index}" data-value="{rank if rank is not None else ""}" class="rank"{hidden}>{rank or ""}</td>'
+    if column.key == JUDGE_LABEL:
+        label = str(row.get("label") or row.get("judge", ""))
+        tip = " ".join(str(row.get(k)) for k in ("judge", "judge_args", "config_hash") if row.get(k))
+        title = f' title="{html.escape(tip)}"' if tip and tip != label else ""
+        return f'<td data-col="{index}" data-value="{html.escape(label)}" class="sticky judge"{title}{hidden}>{html.escape(label)}</td>'
     value = row.get(column.key)
+    if column.key == "dataset" and verified and isinstance(value, str):
+        value = short_source(value)  # a published board never carries a local folder, not even for sorting
     ci = row.get(f"{column.key}_ci")
     attrs = f' data-col="{index}" data-value="{html.escape(_sort_value(value))}"'
-    attrs += "" if column.visible else " hidden"
-    text = html.escape(format_value(value))
+    attrs += hidden
+    text = html.escape(metric_format(column.key, value))
+    if column.key == "dataset" and isinstance(value, str):
+        short = short_source(value)
+        if short != value:
+            text = html.escape(short)
+            if not verified:  # a published board never shows a local path, even on hover
+                attrs += f' title="{html.escape(value)}"'
+    if column.key == "subset" and value:
+        text = f'<span class="badge badge-partial">{html.escape(str(value))}</span>'
+
     if column.key == "kind":
         text = f'<span class="badge badge-{html.escape(str(value))}">{text}</span>'
     elif column.key == "partial" and value:
         text = '<span class="badge badge-partial">partial</span>'
     if ci and ci[0] is not None and value is not None:
-        text += f' <span class="ci">[{format_value(ci[0])}, {format_value(ci[1])}]</span>'
+        text += f' <span class="ci">[{metric_format(column.key, ci[0])}, {metric_format(column.key, ci[1])}]</span>'
     return f"<td{attrs}>{text}</td>"
 
 
 # ----------------------------------------------------------------------------- page
 
 
-def _table(view: TableView, table_id: str) -> str:
+def _table(view: TableView, table_id: str, *, verified: bool = False) -> str:
     heads = []
     for index, column in enumerate(view.columns):
         hidden = "" if column.visible else " hidden"
         mark = ' class="self-reported" title="self-reported: recorded by the submitter, not verifiable"'
-        mark = mark if column.label in SELF_REPORTED else ""
+        mark = mark if column.label in SELF_REPORTED or column.key in SELF_REPORTED else ""
+        mark += {JUDGE_LABEL: ' data-sticky="judge"', RANK: ' data-sticky="rank"'}.get(column.key, "")
         heads.append(
             f'<th data-col="{index}" aria-sort="none"{mark}{hidden}><button type="button" title="sort by '
             f'{html.escape(column.key)}">{html.escape(column.label)}</button></th>'
@@ -203,7 +256,8 @@ def _table(view: TableView, table_id: str) -> str:
     body = []
     for row_index, row in view.rows:
         kind = html.escape(str(row.get("kind", "run")))
-        cells = "".join(_cell(row, column, i) for i, column in enumerate(view.columns))
+        rank = (view.rank or {}).get(row_index)
+        cells = "".join(_cell(row, column, i, rank, verified=verified) for i, column in enumerate(view.columns))
         body.append(f'<tr class="kind-{kind}" data-row="{row_index}">{cells}</tr>')
     chooser = "".join(
         f'<label><input type="checkbox" data-col="{i}"{" checked" if c.visible else ""}> {html.escape(c.label)}</label>'
@@ -218,7 +272,7 @@ def _table(view: TableView, table_id: str) -> str:
         f'data-dimension="{html.escape(view.dimension or "")}">\n'
         f"<h3>{html.escape(title)} <small>{'ranked by' if view.dimension == 'reported' else 'headline:'} "
         f"{html.escape(view.headline)} (%)</small></h3>\n"
-        f'<details class="chooser"><summary>Diagnostics columns</summary>{chooser}</details>\n'
+        f'<details class="chooser"><summary>More columns (diagnostics, configuration, slices)</summary>{chooser}</details>\n'
         f'<div class="scroll"><table><thead><tr>{"".join(heads)}</tr></thead>\n'
         f"<tbody>\n" + "\n".join(body) + "\n</tbody></table></div>\n</section>"
     )
@@ -230,7 +284,7 @@ def to_html(tables: dict[str, list[dict[str, Any]]], extra: Sequence[tuple[str, 
     sections = []
     for task, rows in tables.items():
         views = table_views(task, rows)
-        boards = "\n".join(_table(view, f"{task}--{view.dimension or 'overall'}") for view in views)
+        boards = "\n".join(_table(view, f"{task}--{view.dimension or 'overall'}", verified=verified) for view in views)
         key = cost_key(rows)
         boards += "\n" + html_section(task, points_from_rows(rows, key), key)
         sections.append(f'<h2 id="{html.escape(task)}">{html.escape(task)}</h2>\n{boards}')
@@ -247,7 +301,11 @@ h3{font-size:1.05rem;margin:1.2rem 0 .4rem}h3 small{font-weight:normal;color:#57
 .legend{color:#57606a;margin:.3rem 0 1rem}.scroll{overflow-x:auto}
 table{border-collapse:collapse;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;white-space:nowrap}
-th{background:#f6f8fa;position:sticky;top:0}
+th{background:#f6f8fa;position:sticky;top:0;z-index:2}
+td.rank,th[data-sticky=rank]{position:sticky;left:0;min-width:2.2em;width:2.2em;text-align:right;background:#fff;z-index:1}
+td.judge,th[data-sticky=judge]{position:sticky;left:3.2em;background:#fff;z-index:1;box-shadow:2px 0 0 #d0d7de}
+th[data-sticky]{background:#f6f8fa;z-index:3}
+tr.kind-baseline td.rank,tr.kind-baseline td.judge{background:#f3f4f6}tr.kind-reported td.judge{background:#fff8e6}
 th button{font:inherit;font-weight:600;background:none;border:0;padding:0;cursor:pointer;color:inherit}
 th[aria-sort=ascending] button::after{content:" \\25B2"}th[aria-sort=descending] button::after{content:" \\25BC"}
 .ci{color:#57606a;font-size:.85em}

@@ -17,6 +17,7 @@ shares). Rendering the rows as Markdown, CSV, JSON and HTML is in tables.py and 
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections import defaultdict
@@ -46,6 +47,7 @@ from judgebench.core.rundir import (
     is_member_copy,
     read_samples,
 )
+from judgebench.judges.config import answer_args, args_text, run_config_hash
 from judgebench.publish.board import TASK_NAME_RE
 from judgebench.publish.costplot import cost_per_100_comparisons
 from judgebench.publish.protocols import (
@@ -131,6 +133,11 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
     row: dict[str, Any] = {
         "kind": "baseline" if config.judge.startswith(BUILTIN_PREFIX) else "run",
         "judge": config.judge,
+        "label": config.judge_name or config.judge,
+        "name": config.judge_name,
+        "judge_args": args_text(config.judge_args, limit=200) or None,
+        "config_hash": config_hash_of(config),
+        ARGS_KEY: answer_args(config.judge_args),  # for label_rows; removed once the labels are made
         "dataset": _dataset_label(result),
         "task_version": config.task_version,
         "prompt": f"{config.prompt_template}@{config.prompt_template_hash[:10]}",
@@ -138,6 +145,8 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
         "partial": config.partial,
         **_rule_cells(config, spec),
     }
+    if config.limit is not None:  # a subset: marked, and ranked only among other subsets (_sort_key)
+        row["subset"] = subset_marker(config, result.counts.examples)
     # the catalogue's leaderboard columns: the headline's family, then the others (order_consistency, ...)
     vs_annotators = human_reference_columns(headline)  # data with votes: the human row's columns (ceiling.py)
     full = [*headline_family(headline), *LEADERBOARD_EXTRAS, *vs_annotators]
@@ -156,6 +165,7 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
         {
             "examples": counts.examples,
             "calls": counts.calls,
+            "coverage_pct": as_percent(counts.coverage),
             "invalid_rate_pct": as_percent(counts.invalid / counts.calls) if counts.calls else None,
             "failed_rate_pct": as_percent(counts.failed / counts.calls) if counts.calls else None,
             "tokens_per_call": usage.tokens_per_call,
@@ -171,6 +181,60 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
     if records is not None:
         row.update(protocol_cells(records, spec, result.config.both_bad))
     return row
+
+
+def short_source(dataset: str) -> str:
+    """A data label without a local folder: `/home/me/data/x.jsonl:train@unpinned` -> `x.jsonl:train@unpinned`
+    (a Hub id such as `org/name:test@abc` and a bare file name are kept as they are)."""
+    source, sep, rest = dataset.rpartition(":")
+    if not sep or "@" not in rest:
+        source, sep, rest = dataset, "", ""
+    local = source.startswith(("/", "~", ".")) or "\\" in source or bool(re.match(r"^[A-Za-z]:", source))
+    if local:
+        source = re.split(r"[\\/]", source.rstrip("/\\"))[-1] or source
+    return f"{source}{sep}{rest}"
+
+
+def config_hash_of(config: RunConfig) -> str:
+    """The run's judge configuration hash: as recorded, else derived from its public arguments and prompt
+    (runs written before the hash was recorded)."""
+    return run_config_hash(config)
+
+
+def subset_marker(config: RunConfig, examples: int) -> str:
+    """`subset: 200 examples (--limit 200)` / `(--limit 0.1)`: a run on part of its data."""
+    given = config.limit_fraction if config.limit_fraction is not None else config.limit
+    return f"subset: {examples} examples (--limit {given:g})"
+
+
+ARGS_KEY = "_answer_args"
+
+
+def label_rows(rows: list[dict[str, Any]]) -> None:
+    """Make every run row's `label` distinct within its table: rows sharing a label (one model id, no
+    name) get the arguments that differ between them (`openai/o4-mini [reasoning_effort=high]`), then,
+    if still alike, their configuration hash (`#1a2b3c4d`)."""
+    runs = [row for row in rows if ARGS_KEY in row]
+    by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in runs:
+        by_label[row["label"]].append(row)
+    for group in by_label.values():
+        if len({row["config_hash"] for row in group}) < 2:
+            continue
+        keys = sorted({key for row in group for key in row[ARGS_KEY]})
+        differing = [k for k in keys if len({json.dumps(row[ARGS_KEY].get(k), sort_keys=True, default=str) for row in group}) > 1]
+        for row in group:
+            if not row.get("name") and differing:
+                shown = {k: row[ARGS_KEY][k] for k in differing if k in row[ARGS_KEY]}
+                row["label"] = f"{row['judge']} [{args_text(shown, limit=60) or 'defaults'}]"
+        seen: dict[str, set[str]] = defaultdict(set)
+        for row in group:
+            seen[row["label"]].add(row["config_hash"])
+        for row in group:
+            if len(seen[row["label"]]) > 1:
+                row["label"] = f"{row['label']} #{row['config_hash'][:8]}"
+    for row in runs:
+        del row[ARGS_KEY]
 
 
 def _first_dimension(slices: dict[str, Any]) -> dict[str, Any]:
@@ -229,6 +293,8 @@ def section_baselines(result: RunResult, records: list[JudgmentRecord] | None, s
         rows.append(human)
     for row in rows:
         row.update(_rule_cells(result.config, spec))
+        if result.config.limit is not None:  # computed on a subset's examples: a subset row too
+            row["subset"] = subset_marker(result.config, result.counts.examples)
     return rows
 
 
@@ -381,6 +447,7 @@ def collect_tables(
             except (JudgebenchError, KeyError, ValueError, TypeError) as exc:
                 warnings.append(f"no baseline rows from {path}: {' '.join(str(exc).split())[:200]}")
         rows.extend(reported_rows(spec))
+        label_rows(rows)
         tables[task] = sorted(rows, key=lambda row: _sort_key(row, spec))
     return tables, warnings
 
@@ -398,7 +465,9 @@ def _sort_key(row: dict[str, Any], spec: TaskSpec) -> tuple:
     best headline first within each."""
     value = row.get(headline_column(spec), row.get(f"{spec.dimension_names[0]}.{spec.headline}"))
     section = 2 if row["kind"] in ("reported", "reported-human") else 1 if row["dataset"] == "demo" else 0
-    return (section, row["dataset"], row.get("both_bad") or "", -(value if isinstance(value, (int, float)) else -1.0), row["judge"])
+    subset = "subset" in row  # a --limit run: after the full runs, never ranked among them
+    return (section, row["dataset"], row.get("both_bad") or "", subset,
+            -(value if isinstance(value, (int, float)) else -1.0), row.get("label", row["judge"]), row["judge"])
 
 
 def headline_column(spec: TaskSpec) -> str:

@@ -68,7 +68,7 @@ def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
         diag = diagnose(records, both_bad=both_bad, n_resamples=N_RESAMPLES, seed=seed)
         out_dir.mkdir(parents=True, exist_ok=True)
         headline = result.config.headline if result else SAMPLES_ONLY_HEADLINE
-        sections = plotter.send(out_dir, diag, headline)  # plots and their tables, while we write the rest
+        sections = plotter.send(out_dir, diag, headline, label_noun(run_dir))  # plots and their tables, while we write the rest
         write_json(out_dir / "diagnostics.json", diag)
         _write_csv(out_dir / "flips.csv", flips_frame(diag))
         text = _header(diag, result, headline) + extra_sections(out_dir, records, result, seed, N_RESAMPLES, run_dir) \
@@ -78,8 +78,23 @@ def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
     return path
 
 
-def _dimension_sections(out_dir: Path, diag: dict[str, Any], headline: str) -> list[str]:
-    return [_dimension_section(out_dir, name, d, headline) for name, d in diag["dimensions"].items()]
+def _dimension_sections(out_dir: Path, diag: dict[str, Any], headline: str, noun: str = "human labels") -> list[str]:
+    return [_dimension_section(out_dir, name, d, headline, noun) for name, d in diag["dimensions"].items()]
+
+
+def label_noun(run_dir: Path) -> str:
+    """"gold labels" when the run's task says its labels are objective gold answers (label_source: gold),
+    else "human labels" (also when the run folder has no readable task copy)."""
+    from judgebench.core.rundir import TASK_FILE
+    from judgebench.tasks.registry import load_task_file
+
+    path = run_dir / TASK_FILE
+    try:
+        if path.is_file() and not path.is_symlink():
+            return "gold labels" if load_task_file(path).label_source == "gold" else "human labels"
+    except (JudgebenchError, OSError, ValueError):
+        pass
+    return "human labels"
 
 
 def _import_plotting() -> None:
@@ -125,15 +140,51 @@ def _errors(frame: pd.DataFrame) -> list[list[float]]:
     return [low.tolist(), high.tolist()]
 
 
+READABLE = {  # the plots' names for the report's rates (the CSVs keep the keys)
+    "position_bias": "picks the response shown first",
+    "label_a_share": "labels: A share of decisive labels",
+    "order_consistency": "same verdict in both orders",
+    "flip_rate": "verdict flips with the order",
+    "p_prefers_a": "P(prefers A), ties half",
+}
+
+
+def readable(name: str) -> str:
+    """A metric key as a reader's label: READABLE, else the key with spaces (`accuracy_ab` -> `accuracy, order AB`)."""
+    if name in READABLE:
+        return READABLE[name]
+    for style in ("length", "citations"):
+        if name.startswith(f"{style}_preferred_larger_"):
+            tag = name.rsplit("_", 1)[1]
+            which = {"all": "all pairs", "gap": "clear gaps", "comparable": "comparable pairs"}.get(tag, tag)
+            return f"prefers the {'longer' if style == 'length' else 'more-cited'} response ({which})"
+    return name.replace("_ab", ", order AB").replace("_ba", ", order BA").replace("_", " ")
+
+
+def _n_labels(ax: Any, frame: pd.DataFrame) -> None:
+    """`n=…` of each horizontal bar in a column right of the 0-1 scale (the axis is widened to 1.14)."""
+    for i, n in enumerate(frame["n"]):
+        if n is not None and not pd.isna(n):
+            ax.text(1.015, i, f"n={int(n)}", va="center", fontsize=7, color="#57606a")
+    ax.set_xlim(0, 1.14)
+    ax.set_xticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    ax.axvline(1.0, color="#d0d7de", lw=0.8)
+
+
 def plot_bias(frame: pd.DataFrame, path: Path, title: str) -> None:
+    from matplotlib.patches import Patch
+
     frame = frame.dropna(subset=["value"]).iloc[::-1]
-    labels = [f"{m} ({w})" for m, w in zip(frame["metric"], frame["who"])]
-    fig, ax = _figure(9.0, 0.35 * len(frame) + 1.5, max(map(len, labels), default=6))
+    labels = [f"{readable(m)} ({'judge' if w == 'judge' else 'labels'})" for m, w in zip(frame["metric"], frame["who"])]
+    fig, ax = _figure(9.0, 0.35 * len(frame) + 1.8, max(map(len, labels), default=6))
     colors = ["tab:blue" if w == "judge" else "tab:gray" for w in frame["who"]]
     ax.barh(labels, frame["value"], xerr=_errors(frame), color=colors, capsize=3)
     ax.axvline(0.5, color="black", lw=0.8, ls="--")
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("rate (95% bootstrap CI); dashed line: no preference")
+    _n_labels(ax, frame)
+    ax.set_xlabel("rate (share of judgments, 95% bootstrap interval)")
+    ax.legend(handles=[Patch(color="tab:blue", label="judge"), Patch(color="tab:gray", label="the data's labels"),
+                       Patch(facecolor="none", edgecolor="black", linestyle="--", label="0.5: no preference")],
+              loc="lower right", fontsize=7)
     ax.set_title(title, fontsize=10)
     _save_png(fig, path)
 
@@ -143,13 +194,13 @@ def plot_curve(frame: pd.DataFrame, path: Path, title: str) -> None:
     for who, color in (("judge", "tab:blue"), ("human", "tab:gray")):
         part = frame[(frame["who"] == who)].dropna(subset=["value", "x_mean"])
         ax.errorbar(part["x_mean"], part["value"], yerr=_errors(part), marker="o",
-                    color=color, capsize=3, label=who)
+                    color=color, capsize=3, label="judge" if who == "judge" else "the data's labels")
     ax.axhline(0.5, color="black", lw=0.8, ls="--")
     ax.axvline(0.0, color="black", lw=0.5, ls=":")
     ax.set_ylim(0, 1)
     ax.set_xlabel("log(length A / length B), binned (mean of bin)")
     ax.set_ylabel("P(prefers A), ties half")
-    ax.legend()
+    ax.legend(fontsize=8)
     ax.set_title(title, fontsize=10)
     _save_png(fig, path)
 
@@ -161,7 +212,7 @@ def plot_confusion(frame: pd.DataFrame, path: Path, title: str) -> None:
     ax.set_xticks(range(values.shape[1]), list(frame.columns))
     ax.set_yticks(range(values.shape[0]), list(frame.index))
     ax.set_xlabel("judge verdict")
-    ax.set_ylabel("human label")
+    ax.set_ylabel("label in the data")
     top = values.max() if values.size else 0
     for i in range(values.shape[0]):
         for j in range(values.shape[1]):
@@ -175,14 +226,17 @@ def plot_accuracy(frame: pd.DataFrame, path: Path, title: str) -> None:
     frame = frame.dropna(subset=["value"]).iloc[::-1]
     labels = [f"{g}: {s}" if g != "all" else "all" for g, s in zip(frame["group"], frame["slice"])]
     fig, ax = _figure(7.5, 0.3 * len(frame) + 1.5, max(map(len, labels), default=6))
-    ax.barh(labels, frame["value"], xerr=_errors(frame), color="tab:blue", capsize=3)
-    ax.set_xlim(0, 1)
-    ax.set_xlabel(f"{frame['metric'].iat[0] if len(frame) else 'accuracy'} (95% bootstrap CI)")
+    ax.barh(labels, frame["value"], xerr=_errors(frame), color="tab:blue", capsize=3, label="judge (95% interval)")
+    ax.axvline(0.5, color="black", lw=0.8, ls="--", label="50%")
+    _n_labels(ax, frame)
+    name = readable(frame["metric"].iat[0]) if len(frame) else "accuracy"
+    ax.set_xlabel(f"{name[:1].upper() + name[1:]} (share of judgments, 95% bootstrap interval)")
+    ax.legend(loc="lower right", fontsize=7)
     ax.set_title(title, fontsize=10)
     _save_png(fig, path)
 
 
-def plot_ratings(frame: pd.DataFrame, path: Path, title: str) -> None:
+def plot_ratings(frame: pd.DataFrame, path: Path, title: str, noun: str = "human labels") -> None:
     fig, ax = _figure(5.5, 5.0, 5)
     x, y = frame["human_value"].astype(float), frame["judge_value"].astype(float)
 
@@ -196,7 +250,7 @@ def plot_ratings(frame: pd.DataFrame, path: Path, title: str) -> None:
         ax.annotate(str(model), (xi, yi), fontsize=7, xytext=(3, 3), textcoords="offset points")
     lo, hi = min(x.min(), y.min()), max(x.max(), y.max())
     ax.plot([lo, hi], [lo, hi], color="black", lw=0.8, ls="--")
-    ax.set_xlabel("rating from human labels (Elo)")
+    ax.set_xlabel(f"rating from {noun} (Elo)")
     ax.set_ylabel("rating from judge verdicts (Elo)")
     ax.set_title(title, fontsize=10)
     _save_png(fig, path)
@@ -287,7 +341,7 @@ def _human_lines(result: RunResult, headline: str) -> list[str]:
     return lines
 
 
-def _dimension_section(out_dir: Path, name: str, d: dict[str, Any], headline: str) -> str:
+def _dimension_section(out_dir: Path, name: str, d: dict[str, Any], headline: str, noun: str = "human labels") -> str:
     slug = _slug(name)
     lines = [f"## Dimension: {md_text(name)}", "",
              f"{d['n_examples']} examples, {d['n_judged_examples']} with at least one "
@@ -296,7 +350,7 @@ def _dimension_section(out_dir: Path, name: str, d: dict[str, Any], headline: st
     lines += _style_lines(d, "length", "longer")
     lines += _style_lines(d, "citations", "more-cited")
     lines += _system_lines(d)
-    lines += _plots(out_dir, slug, name, d, headline)
+    lines += _plots(out_dir, slug, name, d, headline, noun)
     return "\n".join(lines) + "\n"
 
 
@@ -363,15 +417,15 @@ def _system_lines(d: dict[str, Any]) -> list[str]:
         f"{pct(sep['judge'])} |", ""]
 
 
-def _plots(out_dir: Path, slug: str, name: str, d: dict[str, Any], headline: str) -> list[str]:
+def _plots(out_dir: Path, slug: str, name: str, d: dict[str, Any], headline: str, noun: str = "human labels") -> list[str]:
     """Write each plot and its CSV; return the Markdown that shows them."""
     lines = ["### Plots", ""]
     plots = [
         ("bias", bias_frame(d), plot_bias, "Position, length and citation rates"),
         ("length_curve", curve_frame(d), plot_curve, "P(prefers A) vs length ratio"),
-        ("confusion", confusion_frame(d), plot_confusion, "Human label vs judge verdict"),
+        ("confusion", confusion_frame(d), plot_confusion, f"{noun[:1].upper()}{noun[1:-1]} vs judge verdict"),
         ("accuracy", accuracy_frame(d, headline), plot_accuracy, "Accuracy by slice"),
-        ("ratings", ratings_frame(d), plot_ratings, "Model ratings: humans vs judge"),
+        ("ratings", ratings_frame(d), plot_ratings, f"Model ratings: {noun} vs judge"),
     ]
     for kind, frame, plot, title in plots:
         if frame is None or frame.empty:
@@ -380,7 +434,7 @@ def _plots(out_dir: Path, slug: str, name: str, d: dict[str, Any], headline: str
             continue
         stem = f"{slug}_{kind}"
         _write_csv(out_dir / f"{stem}.csv", frame, index=kind == "confusion")
-        plot(frame, out_dir / f"{stem}.png", f"{title} ({name})")
+        plot(frame, out_dir / f"{stem}.png", f"{title} ({name})", **({"noun": noun} if kind == "ratings" else {}))
         lines += [f"![{title}]({stem}.png)", "", f"Data: [{stem}.csv]({stem}.csv)", ""]
     return lines
 

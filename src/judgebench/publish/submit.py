@@ -30,6 +30,7 @@ from judgebench.core.files import regular_text, write_atomic, write_json
 from judgebench.core.records import JudgmentRecord, RunResult
 from judgebench.core.rundir import RESULTS_FILE, SAMPLES_FILE, read_samples
 from judgebench.core.secrets import redact_value
+from judgebench.judges.config import answer_args
 from judgebench.judging.panel import answers_sha256, identity_sha256
 from judgebench.publish.board import (
     ENTRIES,
@@ -39,6 +40,7 @@ from judgebench.publish.board import (
     entries,
     safe_path,
 )
+from judgebench.publish.leaderboard import config_hash_of
 from judgebench.publish.verify import (
     CHECKS,
     DEFAULT_MIN_COVERAGE,
@@ -52,14 +54,19 @@ __all__ = ["Rejected", "Submission", "entry_name", "rebuild_tables", "submit_run
 
 
 def entry_name(result: RunResult) -> str:
-    """`<judge-slug>-<judge-hash8>__<prompt-hash10>` (+ `__demo`): one folder per exact judge id and prompt.
+    """`<judge-slug>-<hash8>__<prompt-hash10>` (+ `__demo`): one folder per judge configuration and prompt.
 
-    The hash of the exact judge id keeps lookalikes (`openai:gpt-4.1`, `openai/gpt-4.1`) apart;
+    hash8: the judge configuration's hash (judges/config.py) when the judge has arguments that change
+    answers (two reasoning efforts of one model are two entries), else the hash of the exact judge id
+    (the name entries always had). Either keeps lookalikes (`openai:gpt-4.1`, `openai/gpt-4.1`) apart;
     `__demo` keeps a demo run from ever replacing a real one.
     """
     judge = result.config.judge
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", judge).strip("-.")[:60].strip("-.") or "judge"
-    digest = hashlib.sha256(judge.encode()).hexdigest()[:8]
+    if answer_args(result.config.judge_args):
+        digest = config_hash_of(result.config)[:8]
+    else:
+        digest = hashlib.sha256(judge.encode()).hexdigest()[:8]
     prompt = re.sub(r"[^0-9a-f]", "", result.config.prompt_template_hash.lower())[:10] or "noprompt"
     name = f"{slug}-{digest}__{prompt}"
     return f"{name}__demo" if result.config.dataset.demo else name
@@ -96,6 +103,12 @@ def _check_identity(verified: Verified, leaderboard_dir: Path, entry_dir: Path) 
 
 
 def _check_replacement(new: RunResult, old: RunResult, folder: Path) -> None:
+    if answer_args(new.config.judge_args) and config_hash_of(new.config) != config_hash_of(old.config):
+        raise Rejected(
+            "identity",
+            f"entry {folder.name} holds judge configuration {config_hash_of(old.config)}, this run "
+            f"{config_hash_of(new.config)}: an entry is replaced only by a run of the same configuration",
+        )
     if new.counts.examples < old.counts.examples or new.counts.calls < old.counts.calls:
         raise Rejected(
             "identity",

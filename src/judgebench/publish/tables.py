@@ -29,6 +29,7 @@ from judgebench.publish.leaderboard import (
     PROTOCOL_COLUMN,
     columns_of,
     provenance_note,
+    short_source,
 )
 
 
@@ -43,10 +44,19 @@ def to_markdown(task: str, rows: list[dict[str, Any]], *, verified: bool = True)
         provenance_note(verified) + "\n",
     ]
     runs = [row for row in rows if row["kind"] not in ("reported", "reported-human")]
+    headline = cost_key(rows)
     for (dataset, rule), group in _groups_by_dataset(runs):
-        columns = [c for c in columns_of(group) if not c.endswith("_ci") and c not in META_COLUMNS]
-        title = f"Data: {dataset}" + (f", Both Bad: {rule}" if rule else "")
-        parts.append(_md_table(title, group, columns))
+        title = f"Data: {short_source(dataset)}" + (f", Both Bad: {rule}" if rule else "")
+        ranked = [row for row in group if "subset" not in row]
+        subsets = [row for row in group if "subset" in row]
+        parts.append(f"## {md_escape(title)}\n")
+        if ranked:
+            parts.append(_md_headline_table(None, ranked, headline, ranked=True))
+        if subsets:  # level-3 headings: one "## Data:" section per dataset and rule
+            parts.append(_md_headline_table(f"Subset runs (--limit), not ranked among full runs: {title[6:]}", subsets,
+                                            headline, ranked=False, level="###"))
+        columns = [c for c in columns_of(group) if not c.endswith("_ci") and c not in (*META_COLUMNS, *HEADLINE_ONLY)]
+        parts.append(_md_table(f"All columns: {title[6:]}", group, columns, level="###"))
     if human := [row for row in rows if row["kind"] == "reported-human"]:  # published human agreement (docs/guide/human-votes.md)
         parts.append(_md_table("Human agreement reported in the papers", human, [
             c for c in columns_of(human) if c not in ("dataset", "vs_reported")]))
@@ -54,6 +64,49 @@ def to_markdown(task: str, rows: list[dict[str, Any]], *, verified: bool = True)
     if reported:
         parts.append(_md_reported(reported, [row for row in runs if row.get("vs_reported")]))
     return "\n".join(parts)
+
+
+HEADLINE_ONLY = ("label", "coverage_pct")  # shown in the headline table, not repeated in the full one
+RANK_KINDS = ("run", "baseline", "human")
+
+
+def _md_headline_table(title: str | None, group: list[dict[str, Any]], headline: str, *, ranked: bool, level: str = "##") -> str:
+    """rank, judge configuration, headline [95% interval], coverage, cost per 100 comparisons, examples, kind."""
+    label = f"{headline} % (95% interval)"
+    lines = ["| " + " | ".join(md_escape(c) for c in ("rank" if ranked else "subset", "judge configuration", label,
+                                                       "coverage %", "cost / 100 comparisons", "examples", "kind")) + " |",
+             "|" + "---|" * 7]
+    rank = 0
+    for row in group:
+        if ranked and isinstance(row.get(headline), (int, float)):
+            rank += 1
+            first = str(rank)
+        else:
+            first = "" if ranked else md_escape(str(row.get("subset", "")).removeprefix("subset: "))
+        cells = [first, md_escape(row.get("label") or row["judge"]), _md_percent(row, headline),
+                 _fmt(row.get("coverage_pct"), "{:.1f}"), _fmt(row.get("cost_per_100_comparisons_usd"), "${:.4f}"),
+                 _fmt(row.get("examples"), "{:d}"), md_escape(row["kind"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    heading = f"{level} {md_escape(title)}\n\n" if title else ""
+    return heading + "\n".join(lines) + "\n"
+
+
+def _md_percent(row: dict[str, Any], column: str) -> str:
+    value, ci = row.get(column), row.get(f"{column}_ci")
+    if not isinstance(value, (int, float)):
+        return ""
+    if ci and ci[0] is not None:
+        return f"{value:.1f} [{ci[0]:.1f}, {ci[1]:.1f}]"
+    return f"{value:.1f}"
+
+
+def _fmt(value: Any, pattern: str) -> str:
+    if value is None or isinstance(value, bool):
+        return ""
+    try:
+        return pattern.format(value)
+    except (TypeError, ValueError):
+        return md_escape(value)
 
 
 def _md_reported(reported: list[dict[str, Any]], comparable: list[dict[str, Any]]) -> str:
@@ -83,11 +136,11 @@ def _descending(value: Any) -> tuple:
     return (0, -value) if isinstance(value, (int, float)) else (1, 0)
 
 
-def _md_table(title: str, group: list[dict[str, Any]], columns: list[str]) -> str:
+def _md_table(title: str, group: list[dict[str, Any]], columns: list[str], *, level: str = "##") -> str:
     columns = [c for c in columns if any(row.get(c) is not None for row in group)]
     lines = ["| " + " | ".join(md_escape(c) for c in columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(_md_cell(row, c) for c in columns) + " |" for row in group]
-    return f"## {md_escape(title)}\n\n" + "\n".join(lines) + "\n"
+    return f"{level} {md_escape(title)}\n\n" + "\n".join(lines) + "\n"
 
 
 md_escape = md_cell  # the one Markdown escape (core/text.py); the name kept for its importers
@@ -111,12 +164,25 @@ def _md_cell(row: dict[str, Any], column: str) -> str:
     return f"{value:.2f}" if isinstance(value, float) else md_escape(value)
 
 
+def with_interval_columns(row: dict[str, Any]) -> dict[str, Any]:
+    """The row with each 95% interval `X_ci: [low, high]` also as two numbers, `X_ci_low` and `X_ci_high`."""
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        out[key] = value
+        if key.endswith("_ci") and isinstance(value, list) and len(value) == 2:
+            out[f"{key}_low"], out[f"{key}_high"] = value
+    return out
+
+
 def to_csv(rows: list[dict[str, Any]]) -> str:
-    """CSV of the rows; text cells a spreadsheet would run as a formula get a leading apostrophe."""
+    """CSV of the rows; intervals as numeric `X_ci_low` / `X_ci_high` columns; text cells a spreadsheet
+    would run as a formula get a leading apostrophe."""
+    flat = [{k: v for k, v in with_interval_columns(row).items() if not (k.endswith("_ci") and isinstance(v, list))}
+            for row in rows]
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns_of(rows), lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=columns_of(flat), lineterminator="\n")
     writer.writeheader()
-    for row in rows:
+    for row in flat:
         writer.writerow({k: json.dumps(v) if isinstance(v, list) else _csv_text(v) for k, v in row.items()})
     return buffer.getvalue()
 
@@ -148,13 +214,16 @@ def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path
             "choose another --output-dir"
         )
     written = []
+    if managed:  # a published board never carries a local folder: data sources as short labels
+        tables = {task: [{**row, "dataset": short_source(row["dataset"])} if isinstance(row.get("dataset"), str) else row
+                         for row in rows] for task, rows in tables.items()}
     for task, rows in tables.items():
         if not TASK_NAME_RE.fullmatch(task):
             raise JudgebenchError(f"task {task[:80]!r} is not a task name: no table written for it")
         for suffix, text in (
             (".md", to_markdown(task, rows, verified=managed)),
             (".csv", to_csv(rows)),
-            (".json", json.dumps({"task": task, "rows": rows}, indent=2) + "\n"),
+            (".json", json.dumps({"task": task, "rows": [with_interval_columns(row) for row in rows]}, indent=2) + "\n"),
         ):
             written.append(_write_under(output_dir, f"{task}{suffix}", text))
         written += _write_cost_plot(output_dir, task, rows)

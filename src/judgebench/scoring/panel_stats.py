@@ -33,6 +33,7 @@ from judgebench.core.records import (
     RunConfig,
     swap_verdict,
 )
+from judgebench.judges.config import member_labels
 from judgebench.scoring.judgment_table import CODE, example_table
 from judgebench.scoring.metrics import cohen_kappa
 from judgebench.stats.paired import paired_test
@@ -157,7 +158,8 @@ def panel_summary(records: Sequence[JudgmentRecord], config: RunConfig) -> Panel
     column = "soft" if metric(config.headline).credit == "soft" else "exact"
     judges = [m.judge for m in config.members]
     by_member = [member_records(records, i, judges) for i in range(len(judges))]
-    member_figures = [figures(m, judge, config.both_bad, column) for m, judge in zip(by_member, judges)]
+    labels = member_labels(list(config.members))  # names, and configurations of one model told apart
+    member_figures = [figures(m, label, config.both_bad, column) for m, label in zip(by_member, labels)]
     kappa, kappa_n = _kappas([_codes(m) for m in by_member])
     fleiss, fleiss_n = _fleiss([_codes(m) for m in by_member])
     versus = None

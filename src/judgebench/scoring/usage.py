@@ -38,27 +38,30 @@ def summarize_usage(records: Iterable[JudgmentRecord]) -> Usage:
 
     One call per distinct (example_id, order, prompt_hash): in joint mode the
     records of all dimensions share it and are counted once. Duplicate records
-    of one judgment: the last wins, as in scoring. Cached calls cost nothing now
-    and are left out. cost_usd is None when any call that got a reply (status
-    not FAILED) has no price.
+    of one judgment: the last wins, as in scoring. Answers from the cache count
+    with the tokens, cost and latency recorded when they were first made, so a
+    rerun from the cache reports what the run costs (issue 29); `cached_calls`
+    and `cached_cost_usd` say how much of it was not paid again. cost_usd is
+    None when any call that got a reply (status not FAILED) has no price.
     """
     recs = [r for by_key in group_by_dimension(records).values() for r in by_key.values()]
     keys = [(r.example_id, r.order, r.prompt_hash) for r in recs]
     if len(set(keys)) == len(recs):  # one record per call (separate mode): the same figures, no grouping
-        return _usage([[r] for r in recs if not r.cached], [r.served_model or None for r in recs])
+        return _usage([[r] for r in recs], [r.served_model or None for r in recs])
     calls: dict[tuple[str, str, str], list[JudgmentRecord]] = {}
     for key, r in zip(keys, recs):
         calls.setdefault(key, []).append(r)
-    return _usage([g for g in calls.values() if not any(r.cached for r in g)],
-                  [next((r.served_model for r in g if r.served_model), None) for g in calls.values()])
+    return _usage(list(calls.values()), [next((r.served_model for r in g if r.served_model), None) for g in calls.values()])
 
 
 def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) -> Usage:
-    """Usage from the calls not served from the cache (each its records) and every call's served model."""
+    """Usage from every call (each its records; cached ones counted and told apart) and every call's served model."""
     t_in = t_out = with_tokens = priced = unpriced = 0
-    cost = 0.0
+    cost = cached_cost = 0.0
+    cached_calls = 0
     latencies = []
     for group in live:
+        cached = any(x.cached for x in group)
         if len(group) == 1:  # the usual call: its one record (the same choices as the general case)
             one = group[0]
             tok = one if one.tokens_in is not None or one.tokens_out is not None else None
@@ -74,9 +77,11 @@ def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) 
         if cost_r is not None:
             priced += 1
             cost += cost_r
+            cached_cost += cost_r if cached else 0.0
         elif replied:
             unpriced += 1
         latencies.append(latency)
+        cached_calls += cached
     total_cost = None if unpriced else cost
     per_100 = 100 * total_cost / len(live) if live and total_cost is not None else None
     check_cost_sums(total_cost, per_100)
@@ -96,6 +101,8 @@ def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) 
         latency_p95_s=float(np.percentile(lat, 95)) if lat.size else None,
         reasoning_tokens=sum(reasoning) if reasoning else None,
         served_models=dict(sorted(served.items())),
+        cached_calls=cached_calls,
+        cached_cost_usd=None if total_cost is None else cached_cost,
     )
 
 

@@ -40,6 +40,7 @@ class LoadedTask:
     examples: Sequence[PairExample]  # a list, or stream_load.LazyExamples (load_examples(lazy=True))
     dataset: DatasetInfo
     warnings: list[str] = field(default_factory=list)  # e.g. empty responses, for the user to see
+    limit: int | None = None  # a fractional --limit resolved to its count of examples (else None)
 
 
 def load_examples(
@@ -49,11 +50,12 @@ def load_examples(
     split: str | None = None,
     revision: str | None = None,
     demo: bool = False,
-    limit: int | None = None,
+    limit: int | float | None = None,
     lazy: bool = False,
 ) -> LoadedTask:
     """Load the task's examples through `datasets.load_dataset` and map them to PairExamples.
 
+    `limit`: the first N examples, or a fraction 0 < f < 1 of them (lm-eval's convention: ceil(f x N)).
     `lazy`: a wide-layout task's examples come as a `stream_load.LazyExamples` (every row checked now,
     examples built chunk by chunk when judged); otherwise, and for long or votes layouts, a list.
     """
@@ -65,7 +67,8 @@ def load_examples(
         rows, columns = read_demo_rows(Path(location))
         rowsource, resolved = RowSource.from_rows(rows), None
     else:
-        source = location = dataset_path or spec.dataset.path
+        source = dataset_path or spec.dataset.path  # recorded as written: portable, no local folder
+        location = dataset_path or spec.data_location()  # a relative path resolves beside the task YAML
         split_name = split or spec.dataset.split
         rev = revision or (None if dataset_path else spec.dataset.revision)
         options = csv_options(spec) if Path(location).suffix.lower() == ".csv" else {}  # cell_types.py
@@ -82,6 +85,8 @@ def load_examples(
         rowsource = keep_cell_types(Path(location), rowsource, columns, _mapped_columns(spec))
     if spec.votes is None and spec.layout != "long":  # one example per row: checked in one bounded pass
         build = partial(wide_example, spec, source=location)
+        if isinstance(limit, float):
+            limit = resolved_limit = fraction_count(limit, rowsource.n_rows)
         scanned = scan_wide(build, rowsource, limit=limit)
         examples: Sequence[PairExample] = LazyExamples(build, rowsource, 0, scanned.count)
         fingerprint, warnings = scanned.fingerprint, _empty_warning(scanned.empty, scanned.first_empty, location)
@@ -89,7 +94,10 @@ def load_examples(
             examples = list(examples)
     else:
         rows = [row for batch in rowsource.batches() for row in batch]
-        examples = _rows_to_examples(spec, rows, location)[:limit]
+        mapped = _rows_to_examples(spec, rows, location)
+        if isinstance(limit, float):
+            limit = resolved_limit = fraction_count(limit, len(mapped))
+        examples = mapped[:limit]
         fingerprint, warnings = fingerprint_examples(examples), _empty_response_warnings(examples, location)
     info = DatasetInfo(
         source=source,
@@ -102,7 +110,15 @@ def load_examples(
         license=spec.dataset.license,
         label_rule=label_rule(spec),
     )
-    return LoadedTask(spec=spec, examples=examples, dataset=info, warnings=warnings)
+    return LoadedTask(spec=spec, examples=examples, dataset=info, warnings=warnings,
+                      limit=locals().get("resolved_limit"))
+
+
+def fraction_count(fraction: float, total: int) -> int:
+    """A fractional --limit as a count of examples: ceil(fraction x total), at least 1."""
+    import math
+
+    return max(1, math.ceil(fraction * total))
 
 
 def _empty_response_warnings(examples: list[PairExample], source: str) -> list[str]:

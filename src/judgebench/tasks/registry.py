@@ -150,6 +150,9 @@ class TaskSpec(TaskModel):
     # beside the judge rows; their values go in `figures` (docs/guide/human-votes.md).
     human_reported: list[ReportedRow] = Field(default_factory=list)
     votes: VotesMapping | None = None  # annotator-level votes instead of one label per pair
+    # where the labels come from: human preference votes, or objective gold answers (a correct response
+    # known by construction); reports and plots call them "human labels" or "gold labels" accordingly
+    label_source: Literal["human", "gold"] = "human"
     exclude_annotators: list[str] = Field(default_factory=list)  # votes by these are dropped (arena; recorded)
     source_file: str | None = None  # set by the loader, not in YAML
 
@@ -218,6 +221,17 @@ class TaskSpec(TaskModel):
     @property
     def folder(self) -> Path:
         return Path(self.source_file).parent if self.source_file else tasks_dir()
+
+    def data_location(self) -> str:
+        """Where dataset.path is: a relative path that exists beside the task YAML resolves against the
+        YAML's folder (a frozen split copied elsewhere runs unchanged); anything else as written (an
+        absolute path, a path relative to the working folder, a Hub id)."""
+        path = self.dataset.path
+        if not Path(path).is_absolute() and self.source_file:
+            beside = self.folder / path
+            if beside.exists():
+                return str(beside)
+        return path
 
 
 # ----------------------------------------------------------------------------- registry

@@ -20,6 +20,7 @@ class JobRequest:
     """The fields every judging command shares, with the ranges the command line checks."""
 
     max_repeats: ClassVar[int | None] = None  # a kind's upper bound on --repeats (None: only >= 1)
+    fractional_limit: ClassVar[bool] = False  # the kind takes --limit 0.1 (a share of the examples)
 
     task: str
     judge: str
@@ -28,16 +29,23 @@ class JobRequest:
     include_paths: list[Path] = field(default_factory=list)
     dataset_path: str | None = None
     demo: bool = False
-    limit: int | None = None
+    limit: int | float | None = None  # the first N examples, or a fraction 0 < f < 1 of them
     seed: int = 0
     prompt: str | None = None
     n_resamples: int = 1000
     repeats: int = 1  # samples per judgment (stability.py)
     min_coverage: float | None = None  # None: the run fails only when nothing was answered
+    judge_name: str | None = None  # the judge configuration's display name (judges/config.py); pairwise runs record it
 
     def __post_init__(self) -> None:
         """The same ranges the command line checks, for Python callers (named by their flag)."""
-        if self.limit is not None and self.limit < 1:
+        if isinstance(self.limit, float) and self.limit.is_integer() and self.limit >= 1:
+            self.limit = int(self.limit)
+        if isinstance(self.limit, float) and not self.fractional_limit:
+            raise JudgebenchError(f"--limit: must be an integer >= 1, got {self.limit}")
+        if isinstance(self.limit, float) and not 0 < self.limit < 1:
+            raise JudgebenchError(f"--limit: a fraction must be between 0 and 1 (exclusive), got {self.limit}")
+        if self.limit is not None and self.limit < 1 and not isinstance(self.limit, float):
             raise JudgebenchError(f"--limit: must be >= 1, got {self.limit}")
         check_resamples(self.n_resamples)
         if self.min_coverage is not None and not 0 <= self.min_coverage <= 1:

@@ -1,0 +1,197 @@
+"""Named judge configurations: a judge is a model id + its arguments + a prompt (+ a display name, a price).
+
+One format for `run --judge CONFIG.yaml`, `run --judge FOLDER/` (every *.yaml / *.yml in it, sorted: a
+folder of configurations is a registry) and `--judges-file`:
+
+    name: o4-mini (low effort)          # optional display name (alias: id)
+    judge: openai/o4-mini               # the model id (alias: model)
+    judge_args: {reasoning_effort: low} # as --judge-args (alias: args); a mapping or "k=v,..." text
+    prompt: pairwise_v1                 # optional: a prompt template name or file
+    price: {input_per_mtok: 0.2, output_per_mtok: 0.6}   # optional: USD per million tokens
+
+A file holds one such mapping, a list of them (a bare judge id is an entry too), or `{judges: [...]}`.
+
+Every run records two things about its configuration (results.json `config`):
+
+- `judge_name`: the display name given, if any;
+- `judge_config_hash`: sha256 (16 hex) of everything that changes the answers: the model id, its public
+  arguments (the endpoint included, secrets redacted, header values as one salted hash), and the prompt
+  template's hash. The display name, the price and the transport are left out: renaming a judge or
+  correcting its price keeps the hash. `submit` replaces an entry only when the hash is the same.
+
+`display_label(judge, args, name)` is what a table shows: the name, else the model id followed by the
+arguments that change answers (`openai/o4-mini [reasoning_effort=high]`); tables add what still tells
+two rows apart (`label_rows`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import load_yaml, regular_bytes
+
+CONFIG_KEYS = ("name", "id", "judge", "model", "judge_args", "args", "prompt", "price")
+PRICE_ARGS = ("input_cost_per_mtok", "output_cost_per_mtok")
+# arguments that never change what the judge answers: not in the configuration hash or the label
+NOT_ANSWER_ARGS = {"transport", *PRICE_ARGS, "drop_params"}
+HASH_LENGTH = 16
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """One judge of a run: its model id, `--judge-args` (as text or typed), display name, prompt, object."""
+
+    judge: str
+    judge_args: dict[str, Any] = field(default_factory=dict)
+    judge_object: Any = None  # the caller's own judge (judges/own.py); `judge` is its id
+    name: str | None = None
+    prompt: str | None = None
+    source: str | None = None  # the file it was read from (for messages)
+
+
+def is_config_path(value: str) -> bool:
+    """Whether a `--judge` value names a configuration file or folder rather than a model id."""
+    return value.lower().endswith(YAML_SUFFIXES) or Path(value).is_dir()
+
+
+def read_judge_configs(path: Path, flag: str = "--judge") -> list[JudgeConfig]:
+    """The judge configurations of a YAML file, or of every YAML file in a folder (sorted by name)."""
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.suffix.lower() in YAML_SUFFIXES and p.is_file())
+        if not files:
+            raise JudgebenchError(f"{flag} {path}: the folder holds no .yaml judge configuration")
+        return [config for file in files for config in read_judge_configs(file, flag)]
+    try:
+        data = load_yaml(regular_bytes(path))
+    except OSError as exc:
+        raise JudgebenchError(f"{flag} {path}: cannot read ({exc.strerror or exc})") from None
+    except JudgebenchError:
+        raise
+    except Exception as exc:  # yaml errors: one line
+        raise JudgebenchError(f"{flag} {path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    if isinstance(data, dict) and set(data) == {"judges"}:
+        data = data["judges"]
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list) or not data:
+        raise JudgebenchError(
+            f"{flag} {path}: expected a non-empty list of judge configurations {{judge: ID, judge_args: ..., name: ...}}, or one"
+        )
+    return [config_entry(path, number, entry, flag) for number, entry in enumerate(data, start=1)]
+
+
+def config_entry(path: Path, number: int, entry: Any, flag: str = "--judges-file") -> JudgeConfig:
+    """One entry of a configuration file; one-line errors naming the file and the entry."""
+    from judgebench.judges.args import parse_judge_args
+
+    where = f"{flag} {path}: entry {number}"
+    if isinstance(entry, str) and entry.strip():
+        return JudgeConfig(entry.strip(), source=str(path))
+    if not isinstance(entry, dict):
+        raise JudgebenchError(f"{where}: expected a judge id or a mapping with keys {', '.join(CONFIG_KEYS)}")
+    unknown = [str(k) for k in entry if k not in CONFIG_KEYS]
+    if unknown:
+        raise JudgebenchError(f"{where}: unknown key '{unknown[0]}' (known: {', '.join(CONFIG_KEYS)})")
+    for a, b in (("judge", "model"), ("judge_args", "args"), ("name", "id")):
+        if a in entry and b in entry:
+            raise JudgebenchError(f"{where}: give '{a}' or '{b}', not both")
+    judge = entry.get("judge", entry.get("model"))
+    if not isinstance(judge, str) or not judge.strip():
+        raise JudgebenchError(f"{where}: 'judge' must be a judge id (text)")
+    name = entry.get("name", entry.get("id"))
+    if name is not None and (not isinstance(name, (str, int, float)) or not str(name).strip() or len(str(name)) > 120):
+        raise JudgebenchError(f"{where}: 'name' must be a short text (1-120 characters)")
+    prompt = entry.get("prompt")
+    if prompt is not None and (not isinstance(prompt, str) or not prompt.strip()):
+        raise JudgebenchError(f"{where}: 'prompt' must be a prompt template name or file")
+    if prompt is not None and not Path(prompt).is_absolute() and prompt.lower().endswith(YAML_SUFFIXES):
+        candidate = path.parent / prompt  # a template file next to the configuration
+        if candidate.is_file():
+            prompt = str(candidate)
+    raw = entry.get("judge_args", entry.get("args")) or {}
+    if isinstance(raw, str):
+        try:
+            args: dict[str, Any] = parse_judge_args(raw)
+        except JudgebenchError as exc:
+            raise JudgebenchError(f"{where}: {exc}") from None
+    elif isinstance(raw, dict):
+        args = {str(k): as_text(v) for k, v in raw.items()}
+    else:
+        raise JudgebenchError(f"{where}: 'judge_args' must be a mapping or 'k=v,...' text")
+    args.update(_price_args(entry.get("price"), where))
+    return JudgeConfig(judge.strip(), args, name=None if name is None else str(name).strip(), prompt=prompt, source=str(path))
+
+
+def _price_args(price: Any, where: str) -> dict[str, str]:
+    if price is None:
+        return {}
+    aliases = {"input_per_mtok": PRICE_ARGS[0], "output_per_mtok": PRICE_ARGS[1], "input": PRICE_ARGS[0],
+               "output": PRICE_ARGS[1], PRICE_ARGS[0]: PRICE_ARGS[0], PRICE_ARGS[1]: PRICE_ARGS[1]}
+    if not isinstance(price, dict) or not price or any(k not in aliases for k in price):
+        raise JudgebenchError(f"{where}: 'price' must be a mapping {{input_per_mtok: USD, output_per_mtok: USD}}")
+    return {aliases[str(k)]: as_text(v) for k, v in price.items()}
+
+
+def as_text(value: Any) -> str:
+    """A YAML value as --judge-args would give it (the judge types it the same way)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value)
+    return str(value)
+
+
+def answer_args(public_args: dict[str, Any]) -> dict[str, Any]:
+    """The public arguments that change answers (price, transport and drop_params left out)."""
+    return {k: v for k, v in sorted(public_args.items()) if k not in NOT_ANSWER_ARGS}
+
+
+def config_hash(judge: str, public_args: dict[str, Any], prompt_hash: str) -> str:
+    """The configuration's hash: model id, answer-changing public arguments, prompt hash (16 hex)."""
+    blob = json.dumps({"judge": judge, "args": answer_args(public_args), "prompt": prompt_hash},
+                      sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:HASH_LENGTH]
+
+
+def args_text(args: dict[str, Any], *, limit: int = 80) -> str:
+    """`k=v, k=v` of the answer-changing arguments, cut to `limit` characters."""
+    parts = []
+    for key, value in answer_args(args).items():
+        if isinstance(value, dict):
+            value = json.dumps(value, sort_keys=True, separators=(",", ":"))
+        parts.append(f"{key}={value}")
+    text = ", ".join(parts)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def display_label(judge: str, args: dict[str, Any] | None = None, name: str | None = None) -> str:
+    """A row's judge label: the given name, else the id with its answer-changing arguments."""
+    if name:
+        return name
+    text = args_text(args or {}, limit=60)
+    return f"{judge} [{text}]" if text else judge
+
+
+def run_config_hash(config: Any) -> str:
+    """A run's configuration hash (a RunConfig): as recorded, else derived from its public arguments and
+    prompt hash (runs written before the hash was recorded)."""
+    recorded = getattr(config, "judge_config_hash", None)
+    return recorded or config_hash(config.judge, config.judge_args, config.prompt_template_hash)
+
+
+def member_labels(members: list[Any]) -> list[str]:
+    """Distinct display labels of panel members (PanelMember): the name, else the judge id; two alike get
+    their configuration hash (`openai/stub-model #1a2b3c4d`)."""
+    labels = [m.name or m.judge for m in members]
+    for i, member in enumerate(members):
+        if labels.count(labels[i]) > 1 and member.config_hash:
+            labels[i] = f"{labels[i]} #{member.config_hash[:8]}"
+    return labels

@@ -1,0 +1,297 @@
+"""Issue 29: a judge is a configuration (id + model + arguments + prompt + name + price), the answer cache
+knows the endpoint, cost survives a cached rerun, and a --limit run is marked and never ranked among full
+runs. Against the local OpenAI-compatible server (tests/openai_server.py)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from openai_server import Behaviour, FakeOpenAIServer
+
+from judgebench.calls.cache import CACHE_FILENAME
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+from judgebench.judges import make_judge
+from judgebench.judges.config import config_hash, display_label, read_judge_configs
+from judgebench.publish.leaderboard import collect_tables
+from judgebench.publish.submit import submit_run
+from judgebench.publish.tables import to_csv, to_markdown
+
+BASE = ["run", "--tasks", "sciarena_eval", "--demo", "--quiet", "--max-retries", "0"]
+
+
+def results(folder: Path) -> dict:
+    return json.loads((folder / "results.json").read_text())
+
+
+def two_efforts(tmp_path: Path, bases: tuple[str, str], *, names: bool) -> Path:
+    """One YAML file holding two configurations of one model (reasoning_effort low and high); the fake
+    server answers from the prompt only, so each effort has its own server (answers that differ)."""
+    path = tmp_path / "judges.yaml"
+    entries = []
+    for effort, api_base in zip(("low", "high"), bases):
+        entries.append(
+            (f"- name: stub {effort}\n" if names else "- ")
+            + ("  " if names else "")
+            + f"judge: openai/stub-model\n  judge_args: {{api_base: '{api_base}', api_key: sk-t, reasoning_effort: {effort}}}\n"
+        )
+    path.write_text("".join(entries))
+    return path
+
+
+def test_configuration_file_formats_and_refusals(tmp_path: Path) -> None:
+    one = tmp_path / "one.yaml"
+    one.write_text("name: my judge\nmodel: openai/x\nargs: 'temperature=0'\nprice: {input_per_mtok: 1, output_per_mtok: 2}\n")
+    (config,) = read_judge_configs(one)
+    assert (config.judge, config.name) == ("openai/x", "my judge")
+    assert config.judge_args == {"temperature": "0", "input_cost_per_mtok": "1", "output_cost_per_mtok": "2"}
+    folder = tmp_path / "registry"
+    folder.mkdir()
+    (folder / "b.yaml").write_text("judges:\n  - builtin/longer\n  - {judge: builtin/always-a, name: first}\n")
+    (folder / "a.yml").write_text("judge: builtin/random\n")
+    (folder / "notes.txt").write_text("not a judge")
+    assert [(c.judge, c.name) for c in read_judge_configs(folder)] == [
+        ("builtin/random", None), ("builtin/longer", None), ("builtin/always-a", "first")]
+    bad = tmp_path / "bad.yaml"
+    for text, message in (("judge: x\nmodel: y\n", "give 'judge' or 'model', not both"),
+                          ("judge: openai/x\nprice: 3\n", "'price' must be a mapping"),
+                          ("judge: openai/x\nname: ''\n", "'name' must be a short text")):
+        bad.write_text(text)
+        with pytest.raises(JudgebenchError, match=message):
+            read_judge_configs(bad)
+
+
+def test_the_configuration_hash_changes_with_answers_not_with_name_price_or_transport() -> None:
+    base = config_hash("openai/o4-mini", {"reasoning_effort": "low"}, "p" * 64)
+    assert base != config_hash("openai/o4-mini", {"reasoning_effort": "high"}, "p" * 64)
+    assert base != config_hash("openai/o4-mini", {"reasoning_effort": "low"}, "q" * 64)
+    assert base == config_hash("openai/o4-mini", {"reasoning_effort": "low", "transport": "litellm",
+                                                  "input_cost_per_mtok": 1.0, "output_cost_per_mtok": 2.0}, "p" * 64)
+    assert display_label("openai/o4-mini", {"reasoning_effort": "high"}) == "openai/o4-mini [reasoning_effort=high]"
+    assert display_label("openai/o4-mini", {"reasoning_effort": "high"}, "fast") == "fast"
+
+
+def test_two_configurations_of_one_model_are_two_named_rows_and_two_entries(tmp_path: Path, capsys) -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as low, FakeOpenAIServer(Behaviour(answer="[[B]]")) as high:
+        for names in (True, False):
+            out = tmp_path / f"runs-{names}"
+            bases = (low.api_base, high.api_base)
+            status = main([*BASE, "--judges-file", str(two_efforts(tmp_path, bases, names=names)),
+                           "--output-path", str(out), "--cache-dir", str(tmp_path / "cache")])  # fmt: skip
+            assert status == 0, capsys.readouterr().err
+        capsys.readouterr()
+    named = tmp_path / "runs-True"
+    low, high = results(named / "stub-low"), results(named / "stub-high")
+    assert (low["config"]["judge_name"], high["config"]["judge_name"]) == ("stub low", "stub high")
+    assert low["config"]["judge_config_hash"] != high["config"]["judge_config_hash"]
+    summary = json.loads((named / "judges.json").read_text())
+    assert [row["name"] for row in summary["judges"]] == ["stub low", "stub high"]
+
+    # unnamed: the label shows the argument that tells the rows apart; judge_args in md, csv and json
+    tables, warnings = collect_tables([tmp_path / "runs-False"])
+    runs = [row for row in tables["sciarena_eval"] if row["kind"] == "run"]
+    assert len({row["label"] for row in runs}) == 2
+    assert all(row["label"].startswith("openai/stub-model [") for row in runs)
+    assert any("reasoning_effort=high" in row["label"] for row in runs)
+    assert all("reasoning_effort=" in row["judge_args"] for row in runs)
+    markdown, text = to_markdown("sciarena_eval", tables["sciarena_eval"]), to_csv(tables["sciarena_eval"])
+    assert "reasoning\\_effort=high" in markdown or "reasoning_effort=high" in markdown
+    assert {r["judge_args"] for r in csv.DictReader(io.StringIO(text)) if r["kind"] == "run"} == {
+        row["judge_args"] for row in runs}
+    tables, _ = collect_tables([named])
+    assert sorted(r["label"] for r in tables["sciarena_eval"] if r["kind"] == "run") == ["stub high", "stub low"]
+
+    # submit: the second configuration does not replace the first
+    board = tmp_path / "board"
+    first = submit_run(named / "stub-low", board, min_coverage=0.0)
+    second = submit_run(named / "stub-high", board, min_coverage=0.0)
+    assert first.entry_dir != second.entry_dir and not second.replaced
+    assert (first.entry_dir / "results.json").is_file() and (second.entry_dir / "results.json").is_file()
+    again = submit_run(named / "stub-low", board, min_coverage=0.0)  # the same configuration replaces itself
+    assert again.entry_dir == first.entry_dir and again.replaced
+
+
+def test_two_servers_under_one_model_name_never_share_answers(tmp_path: Path, capsys) -> None:
+    cache = tmp_path / "cache"
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as one, FakeOpenAIServer(Behaviour(answer="[[B]]")) as two:
+        for server, out in ((one, tmp_path / "one"), (two, tmp_path / "two")):
+            status = main([*BASE, "--limit", "3", "--judge", "openai/stub-model", "--judge-args",
+                           f"api_base={server.api_base},api_key=sk-t", "--output-path", str(out), "--cache-dir", str(cache)])
+            assert status == 0, capsys.readouterr().err
+        assert one.stats().total == 6 and two.stats().total == 6  # the second server got every call
+    capsys.readouterr()
+    verdicts = {name: {json.loads(line)["verdict_shown"] for line in (tmp_path / name / "samples.jsonl").read_text().splitlines()}
+                for name in ("one", "two")}
+    assert verdicts == {"one": {"A"}, "two": {"B"}}
+    tables, _ = collect_tables([tmp_path / "one", tmp_path / "two"])
+    labels = sorted(r["label"] for r in tables["sciarena_eval"] if r["kind"] == "run")
+    assert len(set(labels)) == 2 and all(label.startswith("openai/stub-model [api_base=http://127.0.0.1:") for label in labels)
+
+
+def test_header_values_and_the_endpoint_are_in_the_cache_identity_never_in_clear() -> None:
+    plain = make_judge("openai/gpt-4.1", {"temperature": "0"}).cache_identity()
+    assert plain == {"judge": "openai/gpt-4.1", "args": {"temperature": 0.0}, "header_names": []}  # unchanged: old caches stay valid
+    a = make_judge("openai/m", {"api_base": "http://h:1/v1", "extra_headers.X-Tenant": "alpha-secret"}).cache_identity()
+    b = make_judge("openai/m", {"api_base": "http://h:1/v1", "extra_headers.X-Tenant": "beta-secret"}).cache_identity()
+    c = make_judge("openai/m", {"api_base": "http://h:2/v1", "extra_headers.X-Tenant": "alpha-secret"}).cache_identity()
+    assert a != b and a != c and a["endpoint"] == "http://h:1/v1"
+    assert "alpha-secret" not in json.dumps(a)
+    moved = make_judge("openai/m", {"api_base": "http://h:2/v1", "endpoint_fingerprint": "lab-vllm"}).cache_identity()
+    same = make_judge("openai/m", {"api_base": "http://h:3/v1", "endpoint_fingerprint": "lab-vllm"}).cache_identity()
+    assert moved == same and moved["endpoint"] == "fingerprint:lab-vllm"
+    keyed = make_judge("openai/m", {"api_base": "https://u:pw@h/v1?key=abc"}).cache_identity()
+    assert "pw" not in keyed["endpoint"] and "abc" not in keyed["endpoint"]
+
+
+def test_a_cached_rerun_reports_the_same_cost_as_the_first_run(tmp_path: Path, capsys) -> None:
+    price = "input_cost_per_mtok=1.5,output_cost_per_mtok=6"
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        for out in ("first", "again"):
+            status = main([*BASE, "--limit", "3", "--judge", "openai/self-hosted", "--judge-args",
+                           f"api_base={server.api_base},api_key=sk-t,{price}", "--output-path", str(tmp_path / out),
+                           "--cache-dir", str(tmp_path / "cache")])  # fmt: skip
+            assert status == 0
+        assert server.stats().total == 6  # the rerun made no call
+    printed = capsys.readouterr().out
+    first, again = results(tmp_path / "first")["usage"], results(tmp_path / "again")["usage"]
+    assert first["cost_usd"] > 0 and again["cost_usd"] == pytest.approx(first["cost_usd"])
+    assert again["tokens_in"] == first["tokens_in"] and again["latency_p50_s"] is not None
+    assert (first["cached_calls"], again["cached_calls"]) == (0, 6)
+    assert again["cached_cost_usd"] == pytest.approx(first["cost_usd"])
+    assert "tokens " in printed and f"cost ${first['cost_usd']:.4f}" in printed and "from the cache, not paid again" in printed
+    assert results(tmp_path / "first")["config"]["judge_args"]["input_cost_per_mtok"] == 1.5
+
+
+def test_a_self_hosted_judge_with_a_price_is_capped_by_max_cost(tmp_path: Path, capsys) -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        status = main([*BASE, "--limit", "10", "--judge", "openai/self-hosted", "--judge-args",
+                       f"api_base={server.api_base},api_key=sk-t,max_tokens=64,input_cost_per_mtok=10,output_cost_per_mtok=10",
+                       "--max-cost", "0.02", "--concurrency", "1", "--output-path", str(tmp_path / "run"),
+                       "--cache-dir", str(tmp_path / "cache")])  # fmt: skip
+        sent = server.stats().total
+    err = capsys.readouterr().err
+    assert status == 1 and 0 < sent < 20 and "max cost" in err
+    assert results(tmp_path / "run")["usage"]["cost_usd"] <= 0.02
+
+
+def test_a_price_needs_both_halves(tmp_path: Path, capsys) -> None:
+    status = main([*BASE, "--judge", "openai/x", "--judge-args", "api_base=http://127.0.0.1:9/v1,input_cost_per_mtok=1",
+                   "--output-path", str(tmp_path / "o"), "--no-cache"])
+    assert status == 2 and "give both input_cost_per_mtok and output_cost_per_mtok" in capsys.readouterr().err
+
+
+def test_a_limited_run_is_marked_and_never_ranked_among_full_runs(tmp_path: Path, capsys) -> None:
+    assert main([*BASE, "--judge", "builtin/always-a", "--output-path", str(tmp_path / "full")]) == 0
+    assert main([*BASE, "--limit", "0.1", "--judge", "builtin/longer", "--output-path", str(tmp_path / "part")]) == 0
+    printed = capsys.readouterr().out
+    assert "subset: 5 examples (--limit 0.1), not ranked among full runs" in printed
+    config = results(tmp_path / "part")["config"]
+    assert (config["limit"], config["limit_fraction"]) == (5, 0.1)
+    tables, _ = collect_tables([tmp_path / "full", tmp_path / "part"])
+    rows = tables["sciarena_eval"]
+    part = next(r for r in rows if r["judge"] == "builtin/longer" and r["kind"] != "run" and "subset" in r)
+    full = next(r for r in rows if r["judge"] == "builtin/always-a")
+    assert part["subset"] == "subset: 5 examples (--limit 0.1)" and "subset" not in full
+    assert rows.index(part) > rows.index(full)
+    markdown = to_markdown("sciarena_eval", rows)
+    assert "not ranked" in markdown and markdown.index("builtin/always-a") < markdown.index("not ranked")
+    assert main([*BASE, "--limit", "1.5", "--judge", "builtin/longer", "--output-path", str(tmp_path / "x")]) == 2
+    assert "fraction between 0 and 1" in capsys.readouterr().err
+
+
+def test_judge_accepts_a_configuration_file(tmp_path: Path, capsys) -> None:
+    config = tmp_path / "judge.yaml"
+    config.write_text("name: longest answer\njudge: builtin/longer\n")
+    assert main([*BASE, "--limit", "3", "--judge", str(config), "--output-path", str(tmp_path / "o")]) == 0
+    assert "judge builtin/longer (longest answer)" in capsys.readouterr().out
+    assert results(tmp_path / "o")["config"]["judge_name"] == "longest answer"
+
+
+def test_the_cache_never_stores_header_values(tmp_path: Path, capsys) -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        assert main([*BASE, "--limit", "2", "--judge", "openai/m", "--judge-args",
+                     f"api_base={server.api_base},api_key=sk-t,extra_headers.X-Tenant=tenant-PLANTED",
+                     "--output-path", str(tmp_path / "o"), "--cache-dir", str(tmp_path / "cache")]) == 0
+    capsys.readouterr()
+    dump = "\n".join(sqlite3.connect(tmp_path / "cache" / CACHE_FILENAME).iterdump())
+    assert "tenant-PLANTED" not in dump
+    assert "tenant-PLANTED" not in (tmp_path / "o" / "results.json").read_text()
+
+
+def test_answers_reused_under_a_shared_fingerprint_from_another_endpoint_are_named(tmp_path: Path, capsys) -> None:
+    cache = tmp_path / "cache"
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as one, FakeOpenAIServer(Behaviour(answer="@hash")) as two:
+        for server, out in ((one, "one"), (two, "two")):
+            assert main([*BASE, "--limit", "2", "--judge", "openai/m", "--judge-args",
+                         f"api_base={server.api_base},api_key=sk-t,endpoint_fingerprint=lab-vllm",
+                         "--output-path", str(tmp_path / out), "--cache-dir", str(cache)]) == 0
+        assert two.stats().total == 0  # the fingerprint says they are one endpoint: answers reused
+    err = capsys.readouterr().err
+    assert "4 answers from the cache were recorded under another endpoint" in err and one.api_base in err
+
+
+def test_a_panel_of_two_servers_under_one_model_name_tells_its_members_apart(tmp_path: Path, capsys) -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as one, FakeOpenAIServer(Behaviour(answer="[[A]]")) as two:
+        config = tmp_path / "panel.yaml"
+        config.write_text("".join(f"- judge: openai/stub-model\n  judge_args: {{api_base: '{s.api_base}', api_key: sk-t}}\n"
+                                  for s in (one, two)) + "- builtin/longer\n")
+        status = main([*BASE, "--limit", "4", "--judges-file", str(config), "--panel", "majority",
+                       "--output-path", str(tmp_path / "o"), "--cache-dir", str(tmp_path / "cache")])
+    assert status == 0, capsys.readouterr().err
+    panel = results(tmp_path / "o" / "panel")
+    members = panel["config"]["members"]
+    assert members[0]["config_hash"] != members[1]["config_hash"]
+    labels = [f["judge"] for f in panel["panel"]["figures"][1:]]
+    assert len(set(labels)) == 3 and labels[0].startswith("openai/stub-model #")
+
+
+def test_gold_label_data_is_called_gold_in_the_report(tmp_path: Path, capsys) -> None:
+    """Issue 29 item 6: a task field says whether its labels are human votes or objective gold answers."""
+    from judgebench.publish.report import write_report
+
+    assert main([*BASE, "--limit", "6", "--judge", "builtin/longer", "--output-path", str(tmp_path / "run")]) == 0
+    capsys.readouterr()
+    human = write_report(tmp_path / "run", tmp_path / "human").read_text()
+    assert "Human label vs judge verdict" in human
+    task = tmp_path / "run" / "task.yaml"
+    task.write_text(task.read_text() + "\nlabel_source: gold\n")
+    gold = write_report(tmp_path / "run", tmp_path / "gold").read_text()
+    assert "Gold label vs judge verdict" in gold and "Human label" not in gold
+
+
+def test_tables_show_a_local_data_path_short_and_a_published_board_never_holds_it(tmp_path: Path) -> None:
+    from judgebench.publish.html import to_html
+    from judgebench.publish.tables import write_leaderboards
+
+    local = "/home/someone/projects/very/long/local/folder/of/data/my_split.jsonl:test@unpinned"
+    row = {"kind": "run", "judge": "openai/x", "label": "openai/x", "dataset": local, "accuracy": 61.25,
+           "accuracy_ci": [53.75, 68.5], "coverage_pct": 100.0, "examples": 40}
+    markdown, page = to_markdown("sciarena_eval", [row]), to_html({"sciarena_eval": [row]}, verified=False)
+    assert "## Data: my_split.jsonl:test\\@unpinned" in markdown and "/home/someone" not in markdown
+    assert f'title="{local}"' in page  # a local board: the full source on hover
+    published = to_html({"sciarena_eval": [row]}, verified=True)
+    assert "/home/someone" not in published
+    write_leaderboards({"sciarena_eval": [row]}, tmp_path / "board", managed=True)
+    for name in ("sciarena_eval.json", "sciarena_eval.csv", "sciarena_eval.md", "index.html"):
+        assert "/home/someone" not in (tmp_path / "board" / name).read_text(), name
+    text = (tmp_path / "board" / "sciarena_eval.csv").read_text()
+    header, line = text.splitlines()[:2]
+    assert "accuracy_ci_low" in header and "accuracy_ci_high" in header and "[" not in line
+
+
+def test_dry_run_prices_a_self_hosted_judge_given_a_price(tmp_path: Path, capsys) -> None:
+    args = "api_base=http://127.0.0.1:9/v1,max_tokens=64"
+    assert main([*BASE, "--limit", "2", "--judge", "openai/self-hosted", "--judge-args", args, "--dry-run", "--no-cache",
+                 "--output-path", str(tmp_path / "a")]) == 0
+    assert "estimated cost: unpriced" in capsys.readouterr().out
+    config = tmp_path / "priced.yaml"
+    config.write_text(f"name: local qwen\njudge: openai/self-hosted\njudge_args: '{args}'\n"
+                      "price: {input_per_mtok: 2, output_per_mtok: 8}\n")
+    assert main([*BASE, "--limit", "2", "--judge", str(config), "--dry-run", "--no-cache", "--output-path", str(tmp_path / "b")]) == 0
+    out = capsys.readouterr().out
+    assert "estimated cost: $" in out and "local qwen (openai/self-hosted)" in out
