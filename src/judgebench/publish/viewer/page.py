@@ -1,0 +1,18 @@
+"""The viewer's static assets (package data: static/) and its Content-Security-Policy."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+def asset(name: str) -> str:
+    return resources.files("judgebench.publish.viewer").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def page_html(source: str) -> str:
+    """index.html for data read from data/*.js files ("files") or from the local server's JSON ("api")."""
+    assert source in ("files", "api")
+    return asset("index.html").replace("__SOURCE__", source)
