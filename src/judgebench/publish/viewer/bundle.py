@@ -5,20 +5,17 @@ page works when opened from disk (file://), where a page cannot fetch JSON."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 from judgebench.core.files import write_atomic
 from judgebench.publish.viewer.data import View, example_detail, index_row
-from judgebench.publish.viewer.page import asset, page_html
+from judgebench.publish.viewer.page import asset, dumps, page_html
 
 CHUNK_BYTES = 2_000_000  # a data file's size cap (bytes)
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+_dumps = dumps
 
 
 def chunked(items: Iterable[tuple[int, str]], cap: int) -> Iterator[tuple[int, list[str]]]:

@@ -29,7 +29,14 @@ import msgspec
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import read_model_json, regular_bytes
 from judgebench.core.records import RunResult
-from judgebench.core.rundir import MEMBERS_DIR, PROMPT_FILE, REPEATS_FILE, RESULTS_FILE, SAMPLES_FILE, TASK_FILE
+from judgebench.core.rundir import (
+    MEMBERS_DIR,
+    PROMPT_FILE,
+    REPEATS_FILE,
+    RESULTS_FILE,
+    SAMPLES_FILE,
+    TASK_FILE,
+)
 
 SNIPPET = 160  # characters of the question kept in the index for the text search and the list
 VERDICT_CODE = {"A": "A", "B": "B", "TIE": "T"}

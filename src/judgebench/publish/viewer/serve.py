@@ -9,14 +9,13 @@ Every response carries the Content-Security-Policy and nosniff; anything else is
 
 from __future__ import annotations
 
-import json
 import re
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError
 from judgebench.publish.viewer.data import View, example_detail, index_row
-from judgebench.publish.viewer.page import CSP, asset, page_html
+from judgebench.publish.viewer.page import CSP, asset, dumps, page_html
 
 INDEX_ROWS = 20_000
 _TYPES = {"viewer.js": "text/javascript; charset=utf-8", "viewer.css": "text/css; charset=utf-8"}
@@ -48,9 +47,9 @@ def make_server(view: View, port: int = 0, host: str = "127.0.0.1") -> Threading
             self.wfile.write(body)
 
         def _json(self, value: Any) -> None:
-            self._send(200, "application/json", json.dumps(value, ensure_ascii=True, allow_nan=False).encode())
+            self._send(200, "application/json", dumps(value).encode())
 
-        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
             if path in static:
                 self._send(200, *static[path])
