@@ -287,15 +287,6 @@
       Object.keys(ex.votes).forEach(function (a) { const tr = el("tr"); tr.appendChild(el("td", null, a)); tr.appendChild(el("td", null, ex.votes[a].join(", "))); t.appendChild(tr); });
       wrap.appendChild(el("h4", null, "Annotators' votes")); wrap.appendChild(t);
     }
-    wrap.appendChild(el("h4", null, "Question"));
-    wrap.appendChild(ex.question === undefined || ex.question === null ? el("p", {cls: "muted"}, "not stored (--no-log-text)") : markdown(ex.question));
-    const pair = el("div", {cls: "pair"});
-    [["Response A", ex.response_a, ex.model_a], ["Response B", ex.response_b, ex.model_b]].forEach(function (x) {
-      const s = el("section"); s.appendChild(el("h3", null, x[0] + (x[2] ? " (" + x[2] + ")" : "")));
-      s.appendChild(x[1] === undefined || x[1] === null ? el("p", {cls: "muted"}, "not stored") : markdown(x[1]));
-      pair.appendChild(s);
-    });
-    wrap.appendChild(pair);
     if (S.meta.runs.length > 1 && S.mode === "all") {
       const t = el("table", {id: "runs-compare"}); const hr = el("tr");
       ["run", "AB", "BA", "matches the label"].forEach(function (h) { hr.appendChild(el("th", null, h)); }); t.appendChild(hr);
@@ -311,6 +302,15 @@
       });
       wrap.appendChild(t);
     }
+    wrap.appendChild(el("h4", null, "Question"));
+    wrap.appendChild(ex.question === undefined || ex.question === null ? el("p", {cls: "muted"}, "not stored (--no-log-text)") : markdown(ex.question));
+    const pair = el("div", {cls: "pair"});
+    [["Response A", ex.response_a, ex.model_a], ["Response B", ex.response_b, ex.model_b]].forEach(function (x) {
+      const s = el("section"); s.appendChild(el("h3", null, x[0] + (x[2] ? " (" + x[2] + ")" : "")));
+      s.appendChild(x[1] === undefined || x[1] === null ? el("p", {cls: "muted"}, "not stored") : markdown(x[1]));
+      pair.appendChild(s);
+    });
+    wrap.appendChild(pair);
     const cols = el("div", {cls: "cols"});
     ex.runs.forEach(function (run, r) { if (S.mode === "all" || r === S.run) cols.appendChild(runSection(ex, r, run)); });
     wrap.appendChild(cols);
@@ -319,6 +319,7 @@
 
   function show(n) {
     S.cur = n;
+    if (document.activeElement && document.activeElement !== document.body) document.activeElement.blur();  // keys go to the page
     $("listview").classList.add("hidden"); $("exview").classList.remove("hidden");
     loadExample(n).then(function (by) { if (S.cur === n) drawExample(by[n]); })
       .catch(function (e) { clear($("exview")); $("exview").appendChild(el("p", {cls: "bad"}, String(e))); });
@@ -380,7 +381,8 @@
       if (location.hash) location.hash = ""; apply();
     });
     document.addEventListener("keydown", function (e) {
-      if (e.target && (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") || e.ctrlKey || e.metaKey || e.altKey) return;
+      const t = e.target, typing = t && ((t.tagName === "INPUT" && (t.type === "search" || t.type === "text")) || t.tagName === "SELECT" || t.tagName === "TEXTAREA");
+      if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
       if (e.key === "j") act("next"); else if (e.key === "k") act("prev"); else if (e.key === "n") act("nextdis");
       else if (e.key === "u" || e.key === "Escape") act("back");
     });
