@@ -6,6 +6,8 @@ orders; texts of about 1.5 KB per line, like the demo's), then, each timed:
   example    one example's details read on demand by byte offset (what the server does per page)
   bundle     write_bundle: the static bundle, every example's details in data files of at most 2 MB
 
+Wall and CPU seconds are printed: on a shared machine the CPU figure is the one to compare.
+
 The run has no prompt.yaml copy, so no prompt is re-rendered (a run with one pays a Jinja render and a hash
 per judgment in `bundle`, not in `index`). Figures: docs/lab/viewer-scale.md.
 
@@ -75,9 +77,9 @@ def make_run(folder: Path, judgments: int, seed: int = 0) -> None:
 
 
 def timed(label: str, fn):
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     value = fn()
-    print(f"{label:<44} {time.perf_counter() - started:7.2f} s")
+    print(f"{label:<44} {time.perf_counter() - started:7.2f} s wall  {time.process_time() - cpu:7.2f} s CPU")
     return value
 
 

@@ -233,3 +233,49 @@ def test_cli_writes_a_bundle(one_run, tmp_path, capsys):
     assert main(["view", str(one_run), "--output-dir", str(tmp_path / "out")]) == 0
     assert "6 examples" in capsys.readouterr().out
     assert (tmp_path / "out" / "index.html").is_file() and (tmp_path / "out" / "data" / "ex-0.js").is_file()
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_panel_members_and_repeats_on_the_example(tmp_path):
+    from judgebench.core.records import PanelMember
+
+    panel = write_run(tmp_path / "panel", hand_records("panel/majority(j/one,j/two)"), judge="panel/majority(j/one,j/two)")
+    data = json.loads((panel / "results.json").read_text())
+    data["config"]["kind"] = "panel"
+    data["config"]["members"] = [PanelMember(judge=j, run_dir=d, prompt_template="p", prompt_template_hash="h",
+                                             answers_sha256="s").model_dump() for j, d in (("j/one", "1-one"), ("j/two", "2-two"))]
+    (panel / "results.json").write_text(json.dumps(data))
+    write_run(panel / "members" / "1-one", hand_records("j/one"))
+    two = hand_records("j/two")
+    two[2:4] = [rec("e2", "AB", "A", "A", judge="j/two"), rec("e2", "BA", "TIE", "A", judge="j/two")]
+    write_run(panel / "members" / "2-two", two, judge="j/two")
+    run = write_run(tmp_path / "rep", hand_records())
+    write_models_jsonl(run / "repeats.jsonl", [rec("e2", o, "A", "A", repeat=1) for o in ("AB", "BA")])
+    view = build_view([panel, run])
+    assert view.meta()["runs"][0]["members"] == ["j/one", "j/two"] and view.meta()["runs"][1]["repeats"]
+    detail = example_detail(view, 1)
+    assert detail["runs"][0]["members"] == [{"name": "j/one", "AB": "B", "BA": "B"}, {"name": "j/two", "AB": "A", "BA": "T"}]
+    assert detail["runs"][1]["repeats"] == [{"repeat": 1, "AB": "A", "BA": "A"}]
+    assert "repeats" not in detail["runs"][0] and "members" not in detail["runs"][1]
+
+
+def test_a_prompt_is_shown_only_when_it_renders_to_the_recorded_hash(tmp_path):
+    import shutil
+
+    from judgebench.judging.prompts import build_request, load_prompt
+    from judgebench.core.records import PairExample
+
+    run = write_run(tmp_path / "run", hand_records())
+    shutil.copy(ROOT / "tasks" / "sciarena_eval.yaml", run / "task.yaml")
+    shutil.copy(ROOT / "prompts" / "sciarena_pairwise.yaml", run / "prompt.yaml")
+    view = build_view([run])
+    assert "another prompt than the judge saw" in example_detail(view, 0)["runs"][0]["orders"]["AB"]["prompt"]["note"]
+    example = PairExample(id="e1", question="question of e1", response_a="answer a", response_b="answer b", labels={})
+    request = build_request(load_prompt(str(run / "prompt.yaml")), example, "BA", [("overall", "")], ["A", "B", "TIE"])
+    records = [r.model_copy(update={"prompt_hash": request.prompt_hash}) if (r.example_id, r.order) == ("e1", "BA") else r
+               for r in hand_records()]
+    write_models_jsonl(run / "samples.jsonl", records)
+    shown = example_detail(build_view([run]), 0)["runs"][0]["orders"]["BA"]["prompt"]
+    assert shown["messages"] == request.messages and "answer b" in shown["messages"][-1]["content"]

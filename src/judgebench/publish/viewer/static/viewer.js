@@ -197,9 +197,13 @@
   }
   function loadExample(n) {
     const name = exChunk(n);
-    if (exCache[name]) return Promise.resolve(exCache[name]);
-    if (source === "api") return get(name, "api/" + name).then(function (d) { exCache[name] = {}; exCache[name][n] = d; return exCache[name]; });
-    return get(name, null).then(function (d) { const by = {}; d.forEach(function (x) { by[x.n] = x; }); exCache[name] = by; return by; });
+    if (!exCache[name]) {  // the promise is kept: a chunk is loaded once however fast the keys are pressed
+      exCache[name] = source === "api"
+        ? get(name, "api/" + name).then(function (d) { const by = {}; by[n] = d; return by; })
+        : get(name, null).then(function (d) { const by = {}; d.forEach(function (x) { by[x.n] = x; }); return by; });
+      exCache[name].catch(function () { delete exCache[name]; });
+    }
+    return exCache[name];
   }
 
   function kv(rows) {
@@ -325,7 +329,7 @@
       .catch(function (e) { clear($("exview")); $("exview").appendChild(el("p", {cls: "bad"}, String(e))); });
   }
   function showList() {
-    S.cur = S.cur; $("exview").classList.add("hidden"); $("listview").classList.remove("hidden"); drawList();
+    $("exview").classList.add("hidden"); $("listview").classList.remove("hidden"); drawList();
   }
   function act(what) {
     if (what === "back") { location.hash = ""; return; }
