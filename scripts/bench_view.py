@@ -29,7 +29,7 @@ from judgebench.core.records import Counts, DatasetInfo, RunConfig, RunResult, U
 from judgebench.publish.viewer.bundle import write_bundle
 from judgebench.publish.viewer.data import build_view, example_detail
 
-WORDS = "the judge prefers a longer answer with more citations while experts weigh accuracy and scope".split()
+WORDS = ["the", "judge", "prefers", "a", "longer", "answer", "with", "more", "citations", "while", "experts", "weigh", "accuracy", "and", "scope"]
 
 
 def text(rng: random.Random, n_chars: int) -> str:

@@ -12,9 +12,23 @@ from pathlib import Path
 import pytest
 
 from judgebench.core.files import write_json, write_models_jsonl
-from judgebench.core.records import Counts, DatasetInfo, JudgmentRecord, RunConfig, RunResult, Usage
+from judgebench.core.records import (
+    Counts,
+    DatasetInfo,
+    JudgmentRecord,
+    RunConfig,
+    RunResult,
+    Usage,
+)
 from judgebench.publish.viewer.bundle import write_bundle
-from judgebench.publish.viewer.data import Filters, build_view, confusion, example_detail, filter_rows, flag_counts
+from judgebench.publish.viewer.data import (
+    Filters,
+    build_view,
+    confusion,
+    example_detail,
+    filter_rows,
+    flag_counts,
+)
 from judgebench.publish.viewer.serve import make_server
 
 HOSTILE_Q = '<script>window.__pwned=1</script> What? <img src=x onerror="window.__pwned=2">'
@@ -50,7 +64,7 @@ def write_run(folder: Path, records: list[JudgmentRecord], judge: str = "j/one")
 def hand_records(judge: str = "j/one") -> list[JudgmentRecord]:
     """e1 agrees; e2 disagrees in both orders; e3 flips (AB agrees, BA not); e4 invalid in BA (truncated);
     e5 failed in AB; e6 (slice cs) disagrees with the label but agrees with the annotators' majority."""
-    r = lambda *a, **k: rec(*a, judge=judge, **k)  # noqa: E731
+    r = lambda *a, **k: rec(*a, judge=judge, **k)
     return [
         r("e1", "AB", "A", "A"), r("e1", "BA", "A", "A"),
         r("e2", "AB", "B", "A"), r("e2", "BA", "B", "A"),
@@ -264,8 +278,8 @@ def test_panel_members_and_repeats_on_the_example(tmp_path):
 def test_a_prompt_is_shown_only_when_it_renders_to_the_recorded_hash(tmp_path):
     import shutil
 
-    from judgebench.judging.prompts import build_request, load_prompt
     from judgebench.core.records import PairExample
+    from judgebench.judging.prompts import build_request, load_prompt
 
     run = write_run(tmp_path / "run", hand_records())
     shutil.copy(ROOT / "tasks" / "sciarena_eval.yaml", run / "task.yaml")
