@@ -293,3 +293,25 @@ def test_a_prompt_is_shown_only_when_it_renders_to_the_recorded_hash(tmp_path):
     write_models_jsonl(run / "samples.jsonl", records)
     shown = example_detail(build_view([run]), 0)["runs"][0]["orders"]["BA"]["prompt"]
     assert shown["messages"] == request.messages and "answer b" in shown["messages"][-1]["content"]
+
+
+@pytest.mark.slow
+def test_cli_serves_on_127_0_0_1_until_stopped(one_run):
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    process = subprocess.Popen([sys.executable, "-m", "judgebench", "view", str(one_run), "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = process.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert url, line
+        status, _, body = _get(url[0] + "api/meta")
+        assert status == 200 and json.loads(body)["rows"] == 6
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 130

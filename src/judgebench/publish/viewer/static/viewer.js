@@ -106,7 +106,8 @@
       tr.appendChild(el("td", null, NAMES[row[3]] || row[3]));
       tr.appendChild(el("td", null, row[4] ? NAMES[row[4]] : ""));
       row[7].forEach(function (code, r) {
-        const td = el("td", {cls: "code"}, code.split("").map(function (c) { return NAMES[c]; }).join(" / "));
+        const why = row[8][r] ? " (" + row[8][r].replace(/,/g, ", ") + ")" : "";
+        const td = el("td", {cls: "code"}, code.split("").map(function (c) { return NAMES[c]; }).join(" / ") + why);
         if (flagsOf(row, r).has("disagree_label")) td.classList.add("bad");
         tr.appendChild(td);
       });
