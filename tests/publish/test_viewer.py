@@ -133,7 +133,7 @@ def test_two_runs_side_by_side(tmp_path):
     other[3] = rec("e2", "BA", "A", "A", judge="j/two")
     second = write_run(tmp_path / "b" / "run", other, judge="j/two")
     view = build_view([first, second])
-    assert [r["name"] for r in view.meta()["runs"]] == ["a/run", "b/run"]
+    assert [r["name"] for r in view.meta()["runs"]] == ["a/run", "b/run"] and view.meta()["warnings"] == []
     assert ids(filter_rows(view, Filters(flags=("runs_differ",)))) == ["e2"]
     assert ids(filter_rows(view, Filters(run=1, flags=("disagree_label",)))) == ["e3", "e6"]
     detail = example_detail(view, 1)
@@ -229,6 +229,10 @@ def test_served_page_and_endpoints_keep_hostile_text_as_json_text(tmp_path):
         assert json.loads(_get(base + "/api/index/0")[2])[0][1] == "h1"
         assert json.loads(_get(base + "/api/meta")[2])["index_chunks"] == 1
         assert _get(base + "/api/example/7")[0] == 404 and _get(base + "/../results.json")[0] == 404
+        rebound = urllib.request.Request(base + "/api/example/0", headers={"Host": "evil.example:80"})
+        with pytest.raises(urllib.error.HTTPError, match="403"):
+            urllib.request.urlopen(rebound, timeout=10)
+        assert _get(base.replace("127.0.0.1", "localhost") + "/api/meta")[0] == 200
     finally:
         server.shutdown()
         server.server_close()
@@ -315,3 +319,15 @@ def test_cli_serves_on_127_0_0_1_until_stopped(one_run):
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=20) == 130
+
+
+def test_runs_on_other_data_are_shown_with_a_warning(tmp_path):
+    first = write_run(tmp_path / "a", hand_records())
+    second = write_run(tmp_path / "b", hand_records("j/two")[:4], judge="j/two")
+    data = json.loads((second / "results.json").read_text())
+    data["config"]["dataset"]["fingerprint"] = "other"
+    (second / "results.json").write_text(json.dumps(data))
+    view = build_view([first, second])
+    assert [r["v"][1] for r in view.rows] == ["AA", "BB", "--", "--", "--", "--"]
+    assert view.meta()["warnings"] == ["b was run on other data than a (dataset fingerprints differ): "
+                                       "examples only one run has show '-' for the other"]

@@ -155,6 +155,9 @@ class View:
             "dimensions": self.dimensions,
             "slices": {c: sorted(v) for c, v in slices.items()},
             "rows": len(self.rows),
+            "warnings": [f"{r.name} was run on other data than {self.runs[0].name} (dataset fingerprints differ): "
+                         "examples only one run has show '-' for the other" for r in self.runs[1:]
+                         if r.result.config.dataset.fingerprint != first.dataset.fingerprint],
         }
 
 

@@ -4,7 +4,8 @@ GET /                 the page          GET /viewer.js, /viewer.css   the assets
 GET /api/meta         runs, dimensions, slices, how many index chunks
 GET /api/index/K      the K-th chunk of index rows (INDEX_ROWS each)
 GET /api/example/N    row N's details, read from the run files by byte offset when asked
-Every response carries the Content-Security-Policy and nosniff; anything else is 404.
+Every response carries the Content-Security-Policy and nosniff; anything else is 404, and a request whose
+Host header is not 127.0.0.1 / localhost is 403 (a web page that rebinds its own name to 127.0.0.1 reads nothing).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from judgebench.publish.viewer.data import View, example_detail, index_row
 from judgebench.publish.viewer.page import CSP, asset, dumps, page_html
 
 INDEX_ROWS = 20_000
+LOCAL_NAMES = ("127.0.0.1", "localhost", "::1")  # the Host a request may name: another name is a DNS rebinding
 _TYPES = {"viewer.js": "text/javascript; charset=utf-8", "viewer.css": "text/css; charset=utf-8"}
 
 
@@ -51,7 +53,9 @@ def make_server(view: View, port: int = 0, host: str = "127.0.0.1") -> Threading
 
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
-            if path in static:
+            if self.headers.get("Host", "").rsplit(":", 1)[0].strip("[]") not in LOCAL_NAMES:
+                self._send(403, "text/plain; charset=utf-8", b"forbidden: this viewer answers 127.0.0.1 / localhost only")
+            elif path in static:
                 self._send(200, *static[path])
             elif path == "/api/meta":
                 self._json(meta)
@@ -66,6 +70,6 @@ def make_server(view: View, port: int = 0, host: str = "127.0.0.1") -> Threading
             else:
                 self._send(404, "text/plain; charset=utf-8", b"not found")
 
-    if host not in ("127.0.0.1", "localhost", "::1"):
+    if host not in LOCAL_NAMES:
         raise JudgebenchError(f"--host {host}: the viewer serves this machine only (127.0.0.1)")
     return ThreadingHTTPServer((host, port), Handler)

@@ -330,6 +330,8 @@
       .catch(function (e) { clear($("exview")); $("exview").appendChild(el("p", {cls: "bad"}, String(e))); });
   }
   function showList() {
+    const pos = S.list.findIndex(function (r) { return r[0] === S.cur; });
+    if (pos >= 0) S.page = Math.floor(pos / PAGE);  // back on the page of the example just read
     $("exview").classList.add("hidden"); $("listview").classList.remove("hidden"); drawList();
   }
   function act(what) {
@@ -360,6 +362,7 @@
     const meta = S.meta;
     $("task").textContent = "task " + meta.task + " · " + meta.rows + " examples";
     $("runs").textContent = meta.runs.map(function (r, i) { return (i + 1) + ". " + r.name + " = " + r.judge; }).join("  ");
+    (meta.warnings || []).forEach(function (w) { $("warnings").appendChild(el("div", {cls: "bad"}, w)); });
     meta.runs.forEach(function (r, i) { $("run").appendChild(el("option", {value: i}, r.name)); });
     FLAGS.forEach(function (f) {
       if (f[0] === "runs_differ" && meta.runs.length < 2) return;
