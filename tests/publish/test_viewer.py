@@ -329,5 +329,5 @@ def test_runs_on_other_data_are_shown_with_a_warning(tmp_path):
     (second / "results.json").write_text(json.dumps(data))
     view = build_view([first, second])
     assert [r["v"][1] for r in view.rows] == ["AA", "BB", "--", "--", "--", "--"]
-    assert view.meta()["warnings"] == ["b was run on other data than a (dataset fingerprints differ): "
-                                       "examples only one run has show '-' for the other"]
+    assert view.meta()["warnings"] == [("b was run on other data than a (dataset fingerprints differ): "
+                                        "examples only one run has show '-' for the other")]
