@@ -34,6 +34,7 @@ from judgebench.cli.flags import (
 )
 from judgebench.cli.rubric import add_parser as add_rubric_parser
 from judgebench.cli.run_summary import format_summary
+from judgebench.cli.view import add_parser as _add_view_parser
 from judgebench.core import preload
 from judgebench.core.errors import (
     JudgebenchError,
@@ -392,6 +393,7 @@ PARSERS: list[Callable[[Any], None]] = [
     add_rubric_parser,  # rubric judges (issue 14): judgebench/rubric/cli.py
     _add_arena_parser,
     _add_merge_parser,
+    _add_view_parser,  # the run viewer (issue 31): cli/view.py
 ]
 
 

@@ -82,6 +82,7 @@ def _flip_lines(flips: list[Flip], max_flips: int) -> list[str]:
         )
     if len(flips) > len(shown):
         lines.append(f"    ... {len(flips) - len(shown)} more (all in --output FILE)")
+    lines += ["    read them side by side: judgebench view BASELINE CANDIDATE, filter 'runs differ'"] if flips else []  # issue 31
     return lines
 
 
