@@ -29,7 +29,7 @@ from judgebench.human.arena.fit import (
     style_section,
 )
 from judgebench.human.arena.needed import NeededOptions, votes_needed
-from judgebench.human.arena.voters import annotator_table, anomalies
+from judgebench.human.arena.voters import annotator_table, anomalies, voter_tests
 
 SCORE = VERDICT_SCORE
 
@@ -85,9 +85,7 @@ def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: Are
         "ratings": ratings,
         "style_control": style,
         "slices": slice_sections(table, battles.slice_keys, opts.fit),
-        "voters": {"alpha": opts.alpha, "anomaly": flags, "flagged": flagged,
-                   "annotators": annotator_table(everyone.table, set(flagged)) if _voters(everyone) > 1 else [],
-                   **({} if _voters(everyone) > 1 else {"skipped": "one annotator: no voter statistics"})},
+        "voters": _voters_section(everyone, flags, flagged, opts.alpha),
         "robustness": robustness(table, battles.slice_keys, opts.fit, opts.repeats),
         "judges": [_judge_section(path, battles, opts) for path in opts.judge_runs],
     }
@@ -121,6 +119,15 @@ def _assisted(table: pd.DataFrame, path: Path, dimension: str, opts: ArenaOption
 
 def _voters(battles: Battles) -> int:
     return int(battles.table["annotator"].nunique())
+
+
+def _voters_section(everyone: Battles, flags: list[dict[str, Any]], flagged: list[str], alpha: float) -> dict[str, Any]:
+    """The anomaly test as SciArena states it, the per-annotator table, and the tests with stated power."""
+    if _voters(everyone) <= 1:
+        return {"alpha": alpha, "anomaly": flags, "flagged": flagged, "annotators": [],
+                "skipped": "one annotator: no voter statistics"}
+    rows = annotator_table(everyone.table, set(flagged))
+    return {"alpha": alpha, "anomaly": flags, "flagged": flagged, "annotators": rows, "tests": voter_tests(rows, alpha)}
 
 
 def _config(battles: Battles, opts: ArenaOptions, flagged: list[str]) -> dict[str, Any]:

@@ -141,3 +141,57 @@ def _timestamp_gaps(table: pd.DataFrame) -> dict[str, float]:
 
 def _ratio(num: float, den: float) -> float | None:
     return float(num / den) if den else None
+
+
+# Voter checks with power on the per-annotator evidence (beside SciArena's anomaly test, which keeps its
+# definition): an annotator's agreement with the others' majority against the other annotators' pooled rate
+# (one-sided binomial, low), and the share of left votes against 1/2 (two-sided binomial); Bonferroni over the
+# annotators. Their power at this data's size is exact (binomial), for two planted voters: a random clicker
+# (uniform over the k choices the data's votes use: A, B, and TIE / Both Bad where voters use them, so it
+# matches any majority with probability 1/k) and an always-left voter.
+POWER_VOTES = (25, 50, 100, 200, 400)
+
+
+def voter_tests(rows: list[dict[str, Any]], alpha: float) -> dict[str, Any]:
+    """Per annotator (annotator_table rows): the agreement and side tests' p-values and flags; the honest rate
+    each is tested against; and their power at POWER_VOTES and at the median votes per annotator."""
+    from scipy.stats import binom, binomtest
+
+    level = alpha / max(len(rows), 1)
+    tests = []
+    for row in rows:
+        others = [r for r in rows if r is not row and r["agreement"] is not None]
+        agree_n = sum(r["compared"] for r in others)
+        base = sum(r["agreement"] * r["compared"] for r in others) / agree_n if agree_n else None
+        agree_p = (float(binom.cdf(round(row["agreement"] * row["compared"]), row["compared"], base))
+                   if base is not None and row["compared"] and row["agreement"] is not None else None)
+        side_p = (float(binomtest(round(row["left_chosen"] * row["position_votes"]), row["position_votes"]).pvalue)
+                  if row["position_votes"] and row["left_chosen"] is not None else None)
+        flags = [name for name, p in (("agreement", agree_p), ("side", side_p)) if p is not None and p < level]
+        tests.append({"annotator": row["annotator"], "agreement_p": agree_p, "honest_agreement": base,
+                      "side_p": side_p, "flagged_by": flags})
+    return {"level": level, "annotators": tests, "power": voter_power(rows, level)}
+
+
+def voter_power(rows: list[dict[str, Any]], level: float) -> list[dict[str, Any]]:
+    """Exact power of the two tests against the planted voters, at POWER_VOTES and the data's median votes."""
+    from scipy.stats import binom
+
+    compared = sum(r["compared"] for r in rows if r["agreement"] is not None)
+    if not compared:
+        return []
+    honest = sum(r["agreement"] * r["compared"] for r in rows if r["agreement"] is not None) / compared
+    choices = 2 + any(r["tie_rate"] for r in rows) + any(r.get("both_bad_rate") for r in rows)
+    clicker = 1 / choices  # a uniform random click matches whatever the others' majority is with 1/k
+    sizes = sorted({*POWER_VOTES, int(np.median([r["votes"] for r in rows]))} - {0})
+    out = []
+    for n in sizes:
+        critical = int(binom.ppf(level, n, honest))  # largest k with P(X <= k) <= level, found below
+        while critical >= 0 and binom.cdf(critical, n, honest) > level:
+            critical -= 1
+        clicker_power = float(binom.cdf(critical, n, clicker)) if critical >= 0 else 0.0
+        left = n if n else 0  # an always-left voter: every decisive vote left
+        left_power = 1.0 if 2 * float(binom.sf(left - 1, n, 0.5)) < level else 0.0
+        out.append({"votes": n, "random_clicker": clicker_power, "always_left": left_power,
+                    "honest_agreement": honest, "clicker_agreement": clicker})
+    return out

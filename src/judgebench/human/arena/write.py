@@ -165,6 +165,7 @@ def markdown(s: dict[str, Any]) -> str:
         lines += [f"| {md_cell(a['annotator'])} | {a['votes']} | {_f(a['agreement'], 3)} | {_f(a['tie_rate'], 3)} | "
                   f"{_f(a['left_chosen'], 3)} | {_f(a['median_seconds'])} | {'yes' if a['flagged'] else ''} |"
                   for a in v["annotators"]]
+        lines += _voter_test_lines(v.get("tests"))
     rob = s["robustness"]
     lines += ["", "## Robustness of the ranking (Spearman to the full ranking)", ""]
     lines += [f"- {int(r['fraction'] * 100)}% of annotators ({r['annotators']}), {rob['repeats']} repeats: "
@@ -179,6 +180,22 @@ def markdown(s: dict[str, Any]) -> str:
                   f"{_ci(j['rank_displacement'], 'value', 2)} (max {_f(j['rank_displacement']['max'], 0)})"]
     lines += _assisted_markdown(s)
     return "\n".join(lines) + "\n"
+
+
+def _voter_test_lines(tests: dict[str, Any] | None) -> list[str]:
+    """The per-annotator tests with their power at this data's size (voters.voter_tests)."""
+    if not tests:
+        return []
+    by = {name: [md_text(a["annotator"]) for a in tests["annotators"] if name in a["flagged_by"]] for name in ("agreement", "side")}
+    lines = ["", f"Per-annotator tests (Bonferroni level {tests['level']:.2g}): low agreement with the others' majority: "
+             f"{', '.join(by['agreement']) or 'none'}; side preference: {', '.join(by['side']) or 'none'}.", ""]
+    if tests["power"]:
+        lines += ["Power at these tests' level (exact binomial; the anomaly test's own power is not computed, so "
+                  "its 'none' is not a clean bill):", "",
+                  "| votes per voter | random clicker flagged | always-left flagged |", "|---|---|---|"]
+        lines += [f"| {row['votes']} | {100 * row['random_clicker']:.1f}% | {100 * row['always_left']:.0f}% |"
+                  for row in tests["power"]]
+    return lines
 
 
 def _needed(v: Any, grid: list[int]) -> str:

@@ -1,0 +1,66 @@
+"""Voter checks with stated power (issue 28 item 5): beside SciArena's anomaly test, an annotator's agreement
+with the others' majority is tested against the other annotators' pooled rate (one-sided binomial) and their
+share of left votes against 1/2 (two-sided), Bonferroni over the annotators; the power against a random clicker
+and an always-left voter is exact (binomial). Expected values are computed here with integers."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb
+from pathlib import Path
+
+import pytest
+
+from judgebench.human.arena.voters import voter_power, voter_tests
+
+
+def _row(name, votes, agreement, left, ties=0.0):
+    return {"annotator": name, "votes": votes, "compared": votes, "agreement": agreement, "tie_rate": ties,
+            "position_votes": votes, "left_chosen": left}
+
+
+def _cdf(k: int, n: int, p: Fraction) -> float:
+    return float(sum(comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1)))
+
+
+def test_a_low_agreement_and_an_always_left_voter_are_flagged_with_exact_p_values():
+    rows = [_row("h1", 20, 0.9, 0.5), _row("h2", 20, 0.9, 0.5), _row("bad", 20, 0.5, 1.0)]
+    tests = {t["annotator"]: t for t in voter_tests(rows, alpha=0.05)["annotators"]}
+    bad = tests["bad"]
+    # the others agree 36 of 40 times: P(X <= 10 | 20, 0.9) by hand
+    assert bad["honest_agreement"] == pytest.approx(0.9)
+    assert bad["agreement_p"] == pytest.approx(_cdf(10, 20, Fraction(9, 10)), rel=1e-9)
+    assert bad["side_p"] == pytest.approx(2 / 2**20, rel=1e-9)  # 20 of 20 left
+    assert bad["flagged_by"] == ["agreement", "side"]  # both below 0.05 / 3
+    # an honest voter: 18 of 20 against the others' 28 of 40 (h2 and bad) is not low; 10 of 20 left is not a side
+    assert tests["h1"]["flagged_by"] == []
+
+
+def test_power_against_a_random_clicker_is_the_binomial_tail_at_the_critical_value():
+    rows = [_row("h1", 20, 0.9, 0.5), _row("h2", 20, 0.9, 0.5), _row("h3", 20, 0.8, 0.5)]
+    level = 0.05 / 3
+    honest = Fraction(18 + 18 + 16, 60)  # pooled agreement of the honest voters
+    for row in voter_power(rows, level):
+        n = row["votes"]
+        critical = max((k for k in range(n + 1) if _cdf(k, n, honest) <= level), default=-1)
+        expected = _cdf(critical, n, Fraction(1, 2)) if critical >= 0 else 0.0  # A or B only: a clicker matches 1/2
+        assert row["random_clicker"] == pytest.approx(expected, abs=1e-9), n
+        assert row["always_left"] == (1.0 if 2 / 2**n < level else 0.0)
+    # with ties in the data a uniform clicker has three choices: it matches the majority 1/3 of the time
+    tied = [{**r, "tie_rate": 0.1} for r in rows]
+    row = voter_power(tied, level)[1]
+    critical = max((k for k in range(26) if _cdf(k, 25, honest) <= level), default=-1)
+    assert row["votes"] == 25 and row["random_clicker"] == pytest.approx(_cdf(critical, 25, Fraction(1, 3)), abs=1e-9)
+    sizes = [row["votes"] for row in voter_power(rows, level)]
+    assert sizes == [20, 25, 50, 100, 200, 400]  # the data's median votes per voter joins the table
+
+
+@pytest.mark.slow
+def test_arena_md_states_the_power_beside_the_verdict(tmp_path):
+    from judgebench.cli.main import main
+
+    demo = Path(__file__).resolve().parents[2] / "tasks" / "demo" / "arena_votes_demo.jsonl"
+    assert main(["arena", str(demo), "--output-dir", str(tmp_path / "a"), "--n-resamples", "20"]) == 0
+    text = (tmp_path / "a" / "arena.md").read_text()
+    assert "Per-annotator tests (Bonferroni level" in text and "| votes per voter | random clicker flagged |" in text
+    assert "not a clean bill" in text
