@@ -21,3 +21,21 @@ os.environ.setdefault("JUDGEBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="judgebenc
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: left out of the fast selection (-m 'not slow'); CI runs it")
+
+
+@pytest.fixture(autouse=True)
+def no_threads_left():
+    """Every test leaves a single-threaded process, so later tests that fork do (core/background.can_fork): wait
+    for the preload thread a run with the call worker starts, and stop any tqdm monitor thread."""
+    yield
+    import sys
+    import threading
+
+    preload = sys.modules.get("judgebench.core.preload")
+    if preload is not None:
+        preload.settle()
+    monitor = sys.modules.get("tqdm._monitor")
+    if monitor is not None:
+        for thread in threading.enumerate():
+            if isinstance(thread, monitor.TMonitor):
+                thread.exit()

@@ -8,31 +8,11 @@ import json
 import os
 import shutil
 import tempfile
-import threading
 from pathlib import Path
 
-import pytest
 from openai_server import Behaviour, FakeOpenAIServer
 
 from judgebench.cli.main import main
-
-
-@pytest.fixture(autouse=True)
-def no_threads_left():
-    """Later tests fork only from a single-threaded process (core/background.py): wait for the preload thread
-    a run with the call worker starts, and stop tqdm's monitor thread (a progress bar of `datasets`)."""
-    yield
-    from tqdm import tqdm
-    from tqdm._monitor import TMonitor
-
-    from judgebench.core import preload
-
-    preload.settle()
-    for thread in threading.enumerate():
-        if isinstance(thread, TMonitor):
-            thread.exit()
-    tqdm.monitor = None
-
 
 BROKEN = "/dev/null/cannot-be-a-folder"
 

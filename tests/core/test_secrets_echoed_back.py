@@ -15,24 +15,6 @@ import pytest
 from judgebench.cli.main import main
 from judgebench.core.secrets import is_secret_name, redact_url
 
-
-@pytest.fixture(autouse=True)
-def no_threads_left():
-    """Later tests fork only from a single-threaded process (core/background.py): wait for the preload thread
-    a run with the call worker starts, and stop tqdm's monitor thread (a progress bar of `datasets`)."""
-    yield
-    from tqdm import tqdm
-    from tqdm._monitor import TMonitor
-
-    from judgebench.core import preload
-
-    preload.settle()
-    for thread in threading.enumerate():
-        if isinstance(thread, TMonitor):
-            thread.exit()
-    tqdm.monitor = None
-
-
 ENV_KEY = "sk-envsecretAAAA1111bbbb2222"
 ARG_KEY = "sk-argsecretCCCC3333dddd4444"
 HEADER = "hdrsecret-EEEE5555ffff6666"
