@@ -10,7 +10,7 @@ from scipy.special import expit
 from test_score_scale import _records
 
 from judgebench.scoring import diagnostics
-from judgebench.stats import exact_sums, ratings
+from judgebench.stats import exact_sums, ratings, ratio_bootstrap
 from judgebench.stats.resampling import batch_free, resample_batches
 
 # ---------------------------------------------------------------- draws and compact columns
@@ -29,20 +29,20 @@ def test_draws_do_not_depend_on_the_batch_or_int32(n):
 
 def test_compact_columns_hold_every_value_exactly_or_stay_float64():
     counts = np.array([0.0, 1.0, 2.0, 0.25, 0.5, -0.0, 2048.0])
-    assert diagnostics._compact(counts).dtype == np.float16
-    assert diagnostics._compact(np.array([True, False])).dtype == np.float16
-    assert diagnostics._compact(np.array([1e6 + 1, 0.0])).dtype == np.float32  # above float16's range
+    assert ratio_bootstrap.compact(counts).dtype == np.float16
+    assert ratio_bootstrap.compact(np.array([True, False])).dtype == np.float16
+    assert ratio_bootstrap.compact(np.array([1e6 + 1, 0.0])).dtype == np.float32  # above float16's range
     for kept in ([1 / 3, 0.0], [0.1], [np.nan, 1.0], [1e300]):  # not exact in a narrower type (NaN never equal)
-        assert diagnostics._compact(np.array(kept)).dtype == np.float64
-    back = diagnostics._f64(diagnostics._compact(counts))
+        assert ratio_bootstrap.compact(np.array(kept)).dtype == np.float64
+    back = ratio_bootstrap.as_f64(ratio_bootstrap.compact(counts))
     assert back.dtype == np.float64 and np.array_equal(back, counts)
     assert np.signbit(back[5])  # even the sign of zero
 
 
 def _original_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     """The original layout: float64 columns, draws in chunks of 200 rounds of int64."""
-    monkeypatch.setattr(diagnostics, "_compact", lambda values: np.asarray(values, dtype=float))
-    monkeypatch.setattr(diagnostics, "batch_free", lambda n: False)
+    monkeypatch.setattr(diagnostics, "compact", lambda values: np.asarray(values, dtype=float))
+    monkeypatch.setattr(ratio_bootstrap, "batch_free", lambda n: False)
 
 
 @pytest.mark.parametrize("share", [None, 1.0])  # the share of distinct rows below which rows are grouped
@@ -51,10 +51,10 @@ def test_diagnostics_in_blocks_equal_the_original_chunks(monkeypatch, share):
     if share is not None:
         monkeypatch.setattr(exact_sums, "_MAX_TYPE_SHARE", share)
     seen = []
-    real = diagnostics.resample_batches
-    monkeypatch.setattr(diagnostics, "resample_batches", lambda *a, **k: seen.append(a[3]) or real(*a, **k))
+    real = ratio_bootstrap.resample_batches
+    monkeypatch.setattr(ratio_bootstrap, "resample_batches", lambda *a, **k: seen.append(a[3]) or real(*a, **k))
     fast = diagnostics.diagnose(recs, n_resamples=230, seed=2)  # 230: a last block and chunk shorter than the rest
-    assert diagnostics.EXACT_BLOCK in seen, "the block path was not taken"
+    assert ratio_bootstrap.EXACT_BLOCK in seen, "the block path was not taken"
     _original_columns(monkeypatch)
     assert diagnostics.diagnose(recs, n_resamples=230, seed=2) == fast
 
@@ -64,8 +64,8 @@ def test_diagnostics_that_are_not_exact_keep_the_original_chunks(monkeypatch):
     recs = _records(300, seed=1, dimensions=("a", "b", "c"))
     monkeypatch.setattr(diagnostics, "sums_are_exact", lambda *args: False)
     seen = []
-    real = diagnostics.resample_batches
-    monkeypatch.setattr(diagnostics, "resample_batches", lambda *a, **k: seen.append(a[3]) or real(*a, **k))
+    real = ratio_bootstrap.resample_batches
+    monkeypatch.setattr(ratio_bootstrap, "resample_batches", lambda *a, **k: seen.append(a[3]) or real(*a, **k))
     fast = diagnostics.diagnose(recs, n_resamples=120, seed=3)
     assert seen and set(seen) == {200}
     _original_columns(monkeypatch)
@@ -82,12 +82,12 @@ def test_a_block_above_the_cap_is_counted_per_example_like_its_chunk(monkeypatch
     draws[70, :300] = 0
 
     def fixed(self, exact=True):
-        step = diagnostics.EXACT_BLOCK if exact else 200
+        step = ratio_bootstrap.EXACT_BLOCK if exact else 200
         return iter([draws[lo : lo + step] for lo in range(0, rounds, step)])
 
-    monkeypatch.setattr(diagnostics._Resampler, "_blocks", fixed)
+    monkeypatch.setattr(ratio_bootstrap.Resampler, "_blocks", fixed)
     monkeypatch.setattr(exact_sums, "_MAX_TYPE_SHARE", 1.0)
-    got = diagnostics._Resampler(n, rounds, 5).ratio_samples(num, den, exact=True)
+    got = ratio_bootstrap.Resampler(n, rounds, 5).ratio_samples(num, den, exact=True)
     capped = np.minimum([np.bincount(row, minlength=n) for row in draws], 255).astype(float)
     want = (capped @ np.column_stack(num)) / (capped @ np.column_stack(den))
     assert np.array_equal(got, want)
@@ -126,10 +126,10 @@ def test_tallies_count_the_ratio_draws_with_or_without_a_ratio_pass():
     n, rounds, seed = 1_000, 130, 8
     keys = np.arange(n) % 37
     want = _unit_counts(keys, 37, n, rounds, seed)
-    alone = diagnostics._Resampler(n, rounds, seed).tally(keys, 37)
+    alone = ratio_bootstrap.Resampler(n, rounds, seed).tally(keys, 37)
     assert np.array_equal(alone.counts(), want)  # no ratio pass: one of its own
     for exact in (True, False):
-        resampler = diagnostics._Resampler(n, rounds, seed)
+        resampler = ratio_bootstrap.Resampler(n, rounds, seed)
         tally = resampler.tally(keys, 37)
         resampler.ratio_samples([np.arange(n) % 2 * 1.0], [np.ones(n)], exact=exact)
         assert tally.filled and np.array_equal(tally.counts(), want)
@@ -139,8 +139,8 @@ def test_the_system_section_counted_in_the_ratio_pass_equals_its_own_draws(monke
     recs = [r for r in _records(600, seed=3) if r.model_a != r.model_b]  # every example a battle
     monkeypatch.setattr(ratings, "_CHUNK_CELLS", 30_000)  # the rounds solved in several chunks
     tallied = []
-    real = diagnostics._Resampler.tally
-    monkeypatch.setattr(diagnostics._Resampler, "tally", lambda self, *a: tallied.append(a) or real(self, *a))
+    real = ratio_bootstrap.Resampler.tally
+    monkeypatch.setattr(ratio_bootstrap.Resampler, "tally", lambda self, *a: tallied.append(a) or real(self, *a))
     shared = diagnostics.diagnose(recs, n_resamples=230, seed=2)
     assert tallied, "the system bootstrap did not share the ratio draws"
     monkeypatch.setattr(diagnostics, "TALLY_MAX_CELLS", 0)  # its own draws, as before

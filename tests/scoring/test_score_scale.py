@@ -21,7 +21,7 @@ from judgebench.scoring.judgment_table import (
     reuse_tables,
 )
 from judgebench.scoring.usage import summarize_counts, summarize_usage
-from judgebench.stats import exact_sums, ratings
+from judgebench.stats import exact_sums, ratings, ratio_bootstrap
 
 
 def _records(n: int, *, seed: int = 0, dimensions: tuple[str, ...] = ("overall",),
@@ -115,8 +115,8 @@ def test_diagnostics_fast_path_equals_the_reference(monkeypatch):
     recs = _records(1200)
     monkeypatch.setattr(exact_sums, "_MAX_TYPE_SHARE", 1.0)  # group whatever the share of distinct rows
     grouped = []
-    real = diagnostics.row_types
-    monkeypatch.setattr(diagnostics, "row_types", lambda *a: grouped.append(real(*a)) or grouped[-1])
+    real = ratio_bootstrap.row_types
+    monkeypatch.setattr(ratio_bootstrap, "row_types", lambda *a: grouped.append(real(*a)) or grouped[-1])
     fast = diagnostics.diagnose(recs, n_resamples=200, seed=3)
     assert any(g is not None for g in grouped), "the grouped path was not taken"
     _reference(monkeypatch)

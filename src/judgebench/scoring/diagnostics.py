@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,11 +25,12 @@ import pandas as pd
 
 from judgebench.core.background import Pending, can_fork, here, in_background, later
 from judgebench.core.bulk import gc_paused
+from judgebench.core.deferred import Deferred, Ref, fill, then
 from judgebench.core.errors import NumericError
 from judgebench.core.records import DEFAULT_DIMENSION, VERDICT_SCORE, JudgmentRecord
 from judgebench.scoring.judgment_table import BothBad, example_table, reuse_tables
 from judgebench.scoring.metrics import confusion_matrix
-from judgebench.stats.exact_sums import blas_for, row_types, sums_are_exact
+from judgebench.stats.exact_sums import sums_are_exact
 from judgebench.stats.ratings import (
     DEFAULT_L2,
     BTFit,
@@ -39,7 +40,8 @@ from judgebench.stats.ratings import (
     fit_bt_penalties,
     paired_bootstrap_bt,
 )
-from judgebench.stats.resampling import batch_free, resample_batches, subsample
+from judgebench.stats.ratio_bootstrap import Resampler, as_f64, compact
+from judgebench.stats.resampling import subsample
 
 SCHEMA = "judgebench.diagnostics/1"
 MIN_LENGTH_RATIO = 1.1  # "with a minimum length gap": longer / shorter >= this
@@ -53,129 +55,10 @@ LENGTH_CURVE = (-math.inf, -1.0, -0.5, -0.25, -0.1, 0.1, 0.25, 0.5, 1.0, math.in
 CITATION_BUCKETS = (0, 1, 2, 4, 8, math.inf)  # |citations_a - citations_b|
 CITATION_CURVE = (-math.inf, -3, -1, 0, 1, 2, 4, math.inf)  # citations_a - citations_b
 _SCORE = VERDICT_SCORE
-EXACT_BLOCK = 50  # exact ratio sums: rounds drawn (int32) and summed per block (memory ~ 200 bytes x examples)
-_CAP = 255  # a ratio round counts an example at most this often (the counts were held as uint8)
 TALLY_MAX_CELLS = 4_000_000  # the system bootstrap shares the ratio draws when units x rounds is at most this
 
 
 # ---------------------------------------------------------------- bootstrap of ratios
-
-
-class _Resampler:
-    """Multinomial resampling counts of examples (rounds x examples, capped at 255), shared by
-    every ratio statistic of a dimension so that all its intervals use the same draws. The draws are
-    made when the ratios are resolved (`ratio_samples`, called once), chunk by chunk; the same pass
-    counts each round's draws per key for the `tally` requests (the system section's battle units)."""
-
-    def __init__(self, n_examples: int, n_resamples: int, seed: int, chunk: int = 200):
-        self.n, self.rounds, self.chunk, self.seed = n_examples, n_resamples, chunk, seed
-        self.tallies: list[_Tally] = []
-
-    def tally(self, keys: np.ndarray, n_keys: int) -> _Tally:
-        """Request how often each key (keys: one per example, in 0..n_keys-1) is drawn in each round."""
-        made = _Tally(np.asarray(keys, dtype=np.int64), n_keys, np.empty((self.rounds, n_keys)), self)
-        self.tallies.append(made)
-        return made
-
-    def _draws(self) -> Iterator[np.ndarray]:
-        """Resampled example indices (rows x examples) per chunk, from the one seeded stream."""
-        return resample_batches(self.n, self.rounds, self.seed, self.chunk)
-
-    def _blocks(self, exact: bool) -> Iterator[np.ndarray]:
-        """The same indices, for exact sums in blocks of EXACT_BLOCK rounds of int32 (resampling.batch_free):
-        a sum exact in any order is the same whatever the rows of a product. Sums that are not exact keep
-        the original chunks (BLAS may group rows differently)."""
-        if exact and batch_free(self.n):
-            return resample_batches(self.n, self.rounds, self.seed, EXACT_BLOCK, dtype=np.int32)
-        return self._draws()
-
-    def _rows(self, first: int, draws: np.ndarray) -> Iterator[np.ndarray]:
-        """How often each example is drawn in each row of a block (n counts per row, int64), counted into
-        the tallies (rounds first, first + 1, ...) on the way; a row at a time, so its counts stay in cache."""
-        for row, indices in enumerate(draws):
-            drawn = np.bincount(indices, minlength=self.n)
-            for made in self.tallies:  # integer counts summed in floats: exact, the same in any order
-                made.rows[first + row] = np.bincount(made.keys, weights=drawn, minlength=made.n_keys)
-            yield drawn
-
-    def ratio_samples(self, num: list[np.ndarray], den: list[np.ndarray], exact: bool) -> np.ndarray:
-        """sum(w * num) / sum(w * den) per round for the k columns of num and of den (per-example arrays),
-        w an example's draw count in the round capped at 255 (the counts were first held as uint8).
-
-        `exact` (exact_sums.sums_are_exact of the columns): then one BLAS thread, blocks of EXACT_BLOCK
-        rounds, and when the examples fall into few distinct rows of (num, den) the capped counts are summed
-        per distinct row first: the same sums, as every sum is exact. Otherwise the product of the capped
-        counts and the columns, a chunk of rounds at a time. The columns may be stored compactly (`_compact`)."""
-        columns = [*num, *den]
-        grouped = row_types(columns) if exact else None
-        per_type = None if grouped is None else np.column_stack([_f64(c[grouped[0]]) for c in columns])
-        both = None if grouped is not None else np.column_stack([_f64(c) for c in columns])
-        parts = []
-        first = 0
-        with blas_for(exact):
-            for draws in self._blocks(exact):
-                if grouped is not None:
-                    types, n_types = grouped[1], len(grouped[0])
-                    sums = np.empty((len(draws), n_types))
-                    for row, drawn in enumerate(self._rows(first, draws)):
-                        sums[row] = np.bincount(types, weights=np.minimum(drawn, _CAP), minlength=n_types)
-                    parts.append(sums @ per_type)
-                else:
-                    capped = np.empty((len(draws), self.n), dtype=np.uint8)
-                    for row, drawn in enumerate(self._rows(first, draws)):
-                        capped[row] = np.minimum(drawn, _CAP)
-                    parts.append(capped.astype(np.float64) @ both)
-                first += len(draws)
-        for made in self.tallies:
-            made.filled = True
-        sums = np.vstack(parts) if parts else np.zeros((self.rounds, len(columns)))  # no examples: 0 / 0
-        k = len(num)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return sums[:, :k] / sums[:, k:]
-
-    def count_tallies(self) -> None:
-        """Fill the tallies by a pass of their own (when no ratio pass ran): the same draws, the same counts."""
-        first = 0
-        for draws in resample_batches(self.n, self.rounds, self.seed, EXACT_BLOCK, dtype=np.int32):
-            for _ in self._rows(first, draws):
-                pass
-            first += len(draws)
-        for made in self.tallies:
-            made.filled = True
-
-
-@dataclass
-class _Tally:
-    """Per-round draw counts per key (`_Resampler.tally`), filled by the resampler's pass."""
-
-    keys: np.ndarray
-    n_keys: int
-    rows: np.ndarray  # rounds x n_keys
-    resampler: _Resampler
-    filled: bool = False
-
-    def counts(self) -> np.ndarray:
-        """n_keys x rounds (float64 integers), the pass made first when none ran."""
-        if not self.filled:
-            self.resampler.count_tallies()
-        return self.rows.T
-
-
-def _compact(values: Any) -> np.ndarray:
-    """A per-example column as float64 values held in the narrowest float type that holds every one of
-    them exactly (float16 for counts, masks and quarters): 1/8 of the memory of ~200 columns at 1M examples."""
-    full = np.asarray(values, dtype=float)
-    with np.errstate(over="ignore", invalid="ignore"):
-        for kind in (np.float16, np.float32):
-            narrow = full.astype(kind)
-            if np.array_equal(narrow, full):  # NaN never compares equal: such columns stay float64
-                return narrow
-    return full
-
-
-def _f64(values: np.ndarray) -> np.ndarray:
-    """A `_compact` column back as float64 (the same values)."""
-    return np.asarray(values, dtype=np.float64)
 
 
 def _stat(value: float | None, samples: np.ndarray | None, n: int) -> dict[str, Any]:
@@ -200,11 +83,11 @@ class _Ratios:
     """Collects named per-example (numerator, denominator) pairs, then computes every
     ratio and its interval in one pass over the shared resamples."""
 
-    resampler: _Resampler
+    resampler: Resampler
     specs: dict[str, tuple[np.ndarray, np.ndarray]]
 
     def add(self, name: str, num: np.ndarray, den: np.ndarray) -> str:
-        self.specs[name] = (_compact(num), _compact(den))
+        self.specs[name] = (compact(num), compact(den))
         return name
 
     def resolve(self) -> dict[str, dict[str, Any]]:
@@ -215,46 +98,14 @@ class _Ratios:
         exact = sums_are_exact([*num, *den], self.resampler.n)  # then every sum is the same in any order
         samples = self.resampler.ratio_samples(num, den, exact) if self.resampler.rounds else None
         if not exact:  # the original sums: columns of the stacked matrices
-            num_m, den_m = np.column_stack([_f64(c) for c in num]), np.column_stack([_f64(c) for c in den])
+            num_m, den_m = np.column_stack([as_f64(c) for c in num]), np.column_stack([as_f64(c) for c in den])
             num, den = [num_m[:, i] for i in range(len(names))], [den_m[:, i] for i in range(len(names))]
         out = {}
         for i, name in enumerate(names):
-            total = _f64(den[i]).sum()
-            value = _f64(num[i]).sum() / total if total > 0 else None
+            total = as_f64(den[i]).sum()
+            value = as_f64(num[i]).sum() / total if total > 0 else None
             out[name] = _stat(value, None if samples is None else samples[:, i], round(total))
         return out
-
-
-def _fill(tree: Any, values: dict[str, dict[str, Any]]) -> Any:
-    """Replace _Ref placeholders in a nested structure by resolved statistics, and _Deferred ones by their
-    results."""
-    if isinstance(tree, _Ref):
-        return values[tree.name]
-    if isinstance(tree, _Deferred):
-        return _fill(tree.compute(), values)
-    if isinstance(tree, dict):
-        return {k: _fill(v, values) for k, v in tree.items()}
-    if isinstance(tree, list):
-        return [_fill(v, values) for v in tree]
-    return tree
-
-
-@dataclass(frozen=True)
-class _Ref:
-    name: str
-
-
-@dataclass(frozen=True)
-class _Deferred:
-    """A section part computed when the tree is filled (after the ratios), e.g. while a child computes its
-    bootstrap (background.py)."""
-
-    compute: Callable[[], Any]
-
-
-def _then(value: Any, step: Callable[[Any], Any]) -> Any:
-    """step(value), deferred when value is."""
-    return _Deferred(lambda: step(value.compute())) if isinstance(value, _Deferred) else step(value)
 
 
 # ---------------------------------------------------------------- per-example facts
@@ -324,9 +175,9 @@ def _order_section(facts: _Facts, ratios: _Ratios, dimension: str) -> dict[str, 
     t = facts.table
     out: dict[str, Any] = {
         "orders": list(facts.orders),
-        "position_bias": _Ref(ratios.add(f"{dimension}/position_bias",
+        "position_bias": Ref(ratios.add(f"{dimension}/position_bias",
                                          t["shown_first"], t["shown_decisive"])),
-        "label_a_share": _Ref(ratios.add(f"{dimension}/label_a_share", facts.human == 1,
+        "label_a_share": Ref(ratios.add(f"{dimension}/label_a_share", facts.human == 1,
                                          facts.human != 0.5)),
     }
     if set(facts.orders) != {"AB", "BA"}:
@@ -337,8 +188,8 @@ def _order_section(facts: _Facts, ratios: _Ratios, dimension: str) -> dict[str, 
     both = t["both_answered"].to_numpy(dtype=bool)
     same = both & (ab == ba)
     reversal = both & (((ab == "A") & (ba == "B")) | ((ab == "B") & (ba == "A")))
-    out["order_consistency"] = _Ref(ratios.add(f"{dimension}/order_consistency", same, both))
-    out["flip_rate"] = _Ref(ratios.add(f"{dimension}/flip_rate", reversal, both))
+    out["order_consistency"] = Ref(ratios.add(f"{dimension}/order_consistency", same, both))
+    out["flip_rate"] = Ref(ratios.add(f"{dimension}/flip_rate", reversal, both))
     ids, labels = t["example_id"].to_numpy(), t["label"].to_numpy()
     out["flips"] = [
         {"example_id": str(ids[i]), "label": str(labels[i]), "verdict_ab": ab[i],
@@ -415,7 +266,7 @@ def _bins(values: np.ndarray, edges: Sequence[float], fmt: str, last: str,
 
 def _style_section(facts: _Facts, style: _Style, keep: np.ndarray, ratios: _Ratios,
                    human_elo: dict[str, float] | None, elo_skip: str | None, dimension: str,
-                   beta: dict[str, Any] | _Deferred) -> dict[str, Any]:
+                   beta: dict[str, Any] | Deferred) -> dict[str, Any]:
     """Larger-side preference rates (judge vs humans), BT beta (`_beta`, begun by the caller), accuracy by
     bucket, curve."""
     key = f"{dimension}/{style.name}"
@@ -425,8 +276,8 @@ def _style_section(facts: _Facts, style: _Style, keep: np.ndarray, ratios: _Rati
 
     def rates(tag: str, mask: np.ndarray) -> dict[str, Any]:
         return {
-            "judge": _Ref(ratios.add(f"{key}/{tag}/judge", j_larger * mask, j_dec * mask)),
-            "human": _Ref(ratios.add(f"{key}/{tag}/human", h_larger * mask, h_dec * mask)),
+            "judge": Ref(ratios.add(f"{key}/{tag}/judge", j_larger * mask, j_dec * mask)),
+            "human": Ref(ratios.add(f"{key}/{tag}/human", h_larger * mask, h_dec * mask)),
         }
 
     out: dict[str, Any] = {
@@ -456,10 +307,10 @@ def _bucket(facts, ratios, key, label, mask, j_larger, j_dec, h_larger, h_dec):
     return {
         "bucket": label,
         "n_examples": int(mask.sum()),
-        "soft_accuracy": _Ref(ratios.add(f"{key}/soft", soft * mask, mask)),
-        "accuracy": _Ref(ratios.add(f"{key}/exact", exact * mask, mask)),
-        "judge_preferred_larger": _Ref(ratios.add(f"{key}/jl", j_larger * mask, j_dec * mask)),
-        "human_preferred_larger": _Ref(ratios.add(f"{key}/hl", h_larger * mask, h_dec * mask)),
+        "soft_accuracy": Ref(ratios.add(f"{key}/soft", soft * mask, mask)),
+        "accuracy": Ref(ratios.add(f"{key}/exact", exact * mask, mask)),
+        "judge_preferred_larger": Ref(ratios.add(f"{key}/jl", j_larger * mask, j_dec * mask)),
+        "human_preferred_larger": Ref(ratios.add(f"{key}/hl", h_larger * mask, h_dec * mask)),
     }
 
 
@@ -470,8 +321,8 @@ def _curve_bin(facts, ratios, key, label, mask, x):
         "bin": label,
         "x_mean": _num(x[mask].mean()) if mask.any() else None,
         "n_examples": int(mask.sum()),
-        "judge_p_a": _Ref(ratios.add(f"{key}/judge", a_score * mask, answered * mask)),
-        "human_p_a": _Ref(ratios.add(f"{key}/human", facts.human * mask, mask)),
+        "judge_p_a": Ref(ratios.add(f"{key}/judge", a_score * mask, answered * mask)),
+        "human_p_a": Ref(ratios.add(f"{key}/human", facts.human * mask, mask)),
     }
 
 
@@ -485,7 +336,7 @@ def _comparable(facts: _Facts, human_elo: dict[str, float]) -> np.ndarray:
 
 
 def _beta(facts: _Facts, style: _Style, keep: np.ndarray, n_resamples: int,
-          seed: int) -> dict[str, Any] | _Deferred:
+          seed: int) -> dict[str, Any] | Deferred:
     """Style coefficient fitted on the judge's verdicts and on the human labels (paired); deferred on
     large runs (its bootstrap runs on the other core meanwhile: `_style_fits`)."""
     use = keep & np.isfinite(facts.judge)
@@ -518,19 +369,19 @@ def _beta(facts: _Facts, style: _Style, keep: np.ndarray, n_resamples: int,
                 else _infinity(excess)
         return {**stats, "model_terms": model_terms, "notes": _beta_notes(model_terms, betas)}
 
-    return _then(_start_style_fits(a, b, outcomes, features, n_resamples, seed, probes), summary)
+    return then(_start_style_fits(a, b, outcomes, features, n_resamples, seed, probes), summary)
 
 
 def _style_fits(a: np.ndarray, b: np.ndarray, outcomes: dict[str, np.ndarray], features: dict[str, np.ndarray],
                 n_resamples: int, seed: int, probes: dict[str, float] | None = None) -> dict[str, BTFit]:
     """The fits of `_start_style_fits`, waited for."""
     fits = _start_style_fits(a, b, outcomes, features, n_resamples, seed, probes)
-    return fits.compute() if isinstance(fits, _Deferred) else fits
+    return fits.compute() if isinstance(fits, Deferred) else fits
 
 
 def _start_style_fits(a: np.ndarray, b: np.ndarray, outcomes: dict[str, np.ndarray], features: dict[str, np.ndarray],
                       n_resamples: int, seed: int, probes: dict[str, float] | None = None
-                      ) -> dict[str, BTFit] | _Deferred:
+                      ) -> dict[str, BTFit] | Deferred:
     """Paired BT fits with style terms. Up to STYLE_BOOTSTRAP_MAX examples: the plain bootstrap. Above it
     (docs/guide/diagnostics.md): point fits on every example; the resamples come from a seeded subsample of m
     examples, rescaled to n: theta_n + sqrt(m / n) (theta*_m - theta_m), the m-out-of-n bootstrap. Its
@@ -561,7 +412,7 @@ def _start_style_fits(a: np.ndarray, b: np.ndarray, outcomes: dict[str, np.ndarr
             out[who] = dataclasses.replace(fit, beta_samples=shifted)
         return out
 
-    return _Deferred(finish)
+    return Deferred(finish)
 
 
 def _first_chunk(a: np.ndarray, b: np.ndarray, outcomes: dict[str, np.ndarray], features: dict[str, np.ndarray],
@@ -620,7 +471,7 @@ def _human_ratings(facts: _Facts) -> tuple[dict[str, float] | None, str | None]:
 
 
 def _system_section(facts: _Facts, n_resamples: int, seed: int,
-                    resampler: _Resampler | None = None) -> dict[str, Any] | _Deferred:
+                    resampler: Resampler | None = None) -> dict[str, Any] | Deferred:
     """Human vs judge BT ratings of the response models. The human ratings are fitted on
     every battle (so they are the same whichever judge is read against them); the judge's
     on the battles it answered; the bootstrap resamples all battles for both (paired).
@@ -640,7 +491,7 @@ def _system_section(facts: _Facts, n_resamples: int, seed: int,
     if (resampler is not None and use.all() and plan.draws_as(resampler.n, resampler.rounds, resampler.seed)
             and plan.n_units * resampler.rounds <= TALLY_MAX_CELLS):
         tally = resampler.tally(plan.battle_unit, plan.n_units)
-        return _Deferred(lambda: _system_summary(plan.fits(tally.counts()), facts, use, answered, n_resamples))
+        return Deferred(lambda: _system_summary(plan.fits(tally.counts()), facts, use, answered, n_resamples))
     return _system_summary(plan.fits(), facts, use, answered, n_resamples)
 
 
@@ -743,17 +594,17 @@ def _accuracy_section(facts: _Facts, ratios: _Ratios, dimension: str) -> dict[st
     soft, exact = facts.col("soft").astype(float), facts.col("exact").astype(float)
     ones = np.ones(facts.n)
     out: dict[str, Any] = {
-        "soft_accuracy": _Ref(ratios.add(f"{dimension}/acc/soft", soft, ones)),
-        "accuracy": _Ref(ratios.add(f"{dimension}/acc/exact", exact, ones)),
+        "soft_accuracy": Ref(ratios.add(f"{dimension}/acc/soft", soft, ones)),
+        "accuracy": Ref(ratios.add(f"{dimension}/acc/exact", exact, ones)),
         "by_slice": {},
     }
     for column in [c for c in facts.table.columns if c.startswith("slice_")]:
         values = facts.table[column]
         out["by_slice"][column[len("slice_"):]] = {
             str(v): {
-                "soft_accuracy": _Ref(ratios.add(f"{dimension}/{column}/{v}/soft",
+                "soft_accuracy": Ref(ratios.add(f"{dimension}/{column}/{v}/soft",
                                                  soft * (values == v), values == v)),
-                "accuracy": _Ref(ratios.add(f"{dimension}/{column}/{v}/exact",
+                "accuracy": Ref(ratios.add(f"{dimension}/{column}/{v}/exact",
                                             exact * (values == v), values == v)),
             }
             for v in sorted(values.dropna().unique(), key=str)
@@ -769,7 +620,7 @@ def diagnose_dimension(records: list[JudgmentRecord], dimension: str, *,
                        seed: int = 0) -> dict[str, Any]:
     """All diagnostics of one dimension (JSON-serialisable)."""
     facts = _facts(records, dimension, both_bad)
-    ratios = _Ratios(_Resampler(facts.n, n_resamples, seed), {})
+    ratios = _Ratios(Resampler(facts.n, n_resamples, seed), {})
     length, length_keep = _length_style(facts), np.ones(facts.n, dtype=bool)
     cited = np.isfinite(facts.col("citations_a").astype(float)) & \
         np.isfinite(facts.col("citations_b").astype(float))
@@ -793,8 +644,8 @@ def diagnose_dimension(records: list[JudgmentRecord], dimension: str, *,
     out["system"] = _system_section(facts, n_resamples, seed, ratios.resampler)
     out["confusion"] = confusion_matrix(records, dimension, both_bad)
     values = ratios.resolve()
-    out["system"] = _fill(out["system"], values)  # its rounds now, before waiting for a child's (the style's)
-    return _fill(out, values)
+    out["system"] = fill(out["system"], values)  # its rounds now, before waiting for a child's (the style's)
+    return fill(out, values)
 
 
 def diagnose(records: Iterable[JudgmentRecord], *, both_bad: BothBad = "tie",
@@ -869,7 +720,7 @@ def _primary_facts(records: Iterable[JudgmentRecord], both_bad: BothBad) -> tupl
 
 def _leaderboard_columns(facts: _Facts, dimension: str, seed: int) -> dict[str, Any]:
     with gc_paused():
-        ratios = _Ratios(_Resampler(facts.n, 0, seed), {})
+        ratios = _Ratios(Resampler(facts.n, 0, seed), {})
         style, keep = _length_style(facts), np.ones(facts.n, dtype=bool)
         j_dec, j_larger = _judge_choice(facts, style.size_a, style.size_b)
         differ = keep & (style.size_a != style.size_b)
