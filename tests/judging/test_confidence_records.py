@@ -1,0 +1,83 @@
+"""Confidence per judgment in the records (issue 34): token log-probabilities through both transports and the
+whole run, vote shares across --repeats, mapped back to the dataset's positions."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from pathlib import Path
+
+import pytest
+from openai_server import Behaviour, FakeOpenAIServer, judge_request
+
+from judgebench.cli.main import main
+from judgebench.core.records import JudgeReply, JudgmentRecord
+from judgebench.judges.llm import LiteLLMJudge
+from judgebench.judging.repeats import with_repeat_confidence
+
+
+def call(judge: LiteLLMJudge) -> JudgeReply:
+    async def go() -> JudgeReply:
+        try:
+            return await judge.judge(judge_request(0))
+        finally:
+            await judge.aclose()
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("transport", ["openai", "litellm"])
+def test_both_transports_return_the_verdict_tokens_log_probabilities(transport: str) -> None:
+    beh = Behaviour(answer="[[A]]", verdict_probs={"A": 0.7, "B": 0.2, "C": 0.1})
+    with FakeOpenAIServer(beh) as server:
+        args = {"api_base": server.api_base, "api_key": "sk-t", "transport": transport, "logprobs": True,
+                "top_logprobs": 5}
+        reply = call(LiteLLMJudge("openai/m", args))
+        plain = call(LiteLLMJudge("openai/m", {"api_base": server.api_base, "api_key": "sk-t", "transport": transport}))
+    assert reply.top_logprobs is not None
+    chosen, lp, top = reply.top_logprobs[-1]
+    assert chosen == "A" and lp == pytest.approx(math.log(0.7))
+    assert top == pytest.approx({"A": math.log(0.7), "B": math.log(0.2), "C": math.log(0.1)})
+    assert plain.top_logprobs is None  # not requested: nothing returned, nothing stored
+    assert JudgeReply.model_validate_json(reply.model_dump_json()) == reply  # survives the cache
+
+
+def run_cli(server: FakeOpenAIServer, out: Path, cache: Path, *extra: str, args: str = "") -> int:
+    return main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "3", "--judge", "openai/m",
+                 "--judge-args", f"api_base={server.api_base},api_key=sk-t{args}",
+                 "--output-path", str(out), "--cache-dir", str(cache), "--quiet", "--max-retries", "0", *extra])
+
+
+def samples(run_dir: Path, name: str = "samples.jsonl") -> list[JudgmentRecord]:
+    return [JudgmentRecord.model_validate_json(line) for line in (run_dir / name).read_text().splitlines()]
+
+
+@pytest.mark.slow
+def test_a_run_records_logprob_confidence_in_dataset_positions(tmp_path: Path) -> None:
+    beh = Behaviour(answer="[[A]]", verdict_probs={"A": 0.75, "B": 0.25})
+    with FakeOpenAIServer(beh) as server:
+        assert run_cli(server, tmp_path / "run", tmp_path / "cache", args=",logprobs=true,top_logprobs=5") == 0
+    records = samples(tmp_path / "run")
+    assert len(records) == 6
+    for r in records:
+        assert r.confidence_source == "logprobs"
+        # shown A is 0.75 sure: order AB -> dataset A 0.75; order BA (A shown is the dataset's B) -> B 0.75
+        expected = {"A": 0.75, "B": 0.25} if r.order == "AB" else {"A": 0.25, "B": 0.75}
+        assert r.confidence == pytest.approx(expected)
+
+
+def record(order: str, verdict: str | None, repeat: int = 0, status: str = "ANSWERED") -> JudgmentRecord:
+    return JudgmentRecord(task="t", example_id="e", dimension="overall", order=order, judge="j", prompt_hash="h",
+                          status=status, verdict=verdict, label="A", length_a=1, length_b=1, repeat=repeat)
+
+
+def test_repeats_give_the_share_of_votes() -> None:
+    first = [record("AB", "A"), record("BA", "B")]
+    others = [record("AB", "A", 1), record("AB", "B", 2), record("AB", None, 3, "INVALID"),
+              record("BA", None, 1, "INVALID"), record("BA", None, 2, "INVALID")]
+    ab, ba = with_repeat_confidence(first, others)
+    assert ab.confidence == pytest.approx({"A": 2 / 3, "B": 1 / 3, "TIE": 0.0}) and ab.confidence_source == "repeats"
+    assert ba.confidence == {"A": 0.0, "B": 1.0, "TIE": 0.0}  # one answered vote of three
+    logprob = record("AB", "A").model_copy(update={"confidence": {"A": 0.9, "B": 0.1}, "confidence_source": "logprobs"})
+    assert with_repeat_confidence([logprob], others)[0].confidence == {"A": 0.9, "B": 0.1}  # its own kept
+    assert with_repeat_confidence(first, []) == first
