@@ -81,3 +81,39 @@ def test_repeats_give_the_share_of_votes() -> None:
     logprob = record("AB", "A").model_copy(update={"confidence": {"A": 0.9, "B": 0.1}, "confidence_source": "logprobs"})
     assert with_repeat_confidence([logprob], others)[0].confidence == {"A": 0.9, "B": 0.1}  # its own kept
     assert with_repeat_confidence(first, []) == first
+
+
+def _probs_by_prompt(messages: list[dict]) -> dict[str, float]:
+    """A judge whose certainty varies by prompt (0.55 to 0.95), seen by the whole pipeline."""
+    import hashlib
+
+    sure = 0.55 + (int(hashlib.sha256(str(messages).encode()).hexdigest()[:4], 16) % 5) / 10
+    return {"A": sure, "B": (1 - sure) * 0.8, "C": (1 - sure) * 0.2}
+
+
+@pytest.mark.slow
+def test_logprob_confidence_reaches_results_the_report_and_the_board(tmp_path: Path) -> None:
+    import json
+
+    beh = Behaviour(answer="[[A]]", verdict_probs_fn=_probs_by_prompt)
+    with FakeOpenAIServer(beh) as server:
+        out = tmp_path / "run"
+        assert main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "12", "--judge", "openai/m",
+                     "--judge-args", f"api_base={server.api_base},api_key=sk-t,logprobs=true,top_logprobs=5",
+                     "--output-path", str(out), "--cache-dir", str(tmp_path / "cache"), "--quiet"]) == 0
+    records = samples(out)
+    assert all(r.confidence_source == "logprobs" for r in records)
+    results = json.loads((out / "results.json").read_text())
+    overall = results["metrics"]["overall"]
+    for name in ("brier_score", "log_loss", "ece", "selective_auc", "handoff_accuracy"):
+        assert overall[name]["value"] is not None, name
+    assert overall["confidence_coverage"]["value"] == 1.0
+    assert main(["report", str(out)]) == 0
+    report = (out / "report" / "report.md").read_text()
+    assert "## Confidence and calibration" in report and "ECE (10 equal-width bins)" in report
+    assert (out / "report" / "reliability_overall.png").stat().st_size > 0
+    assert (out / "report" / "selective_overall.png").stat().st_size > 0
+    assert main(["leaderboard", str(out), "--output-dir", str(tmp_path / "board")]) == 0
+    board = (tmp_path / "board").glob("*.csv")
+    header = next(iter(board)).read_text().splitlines()[0]
+    assert "brier_score" in header and "ece" in header and "selective_auc" in header
