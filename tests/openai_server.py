@@ -115,6 +115,11 @@ class Behaviour:
     # overriding it per prompt; other tokens are sure (logprob 0). Cut to the request's top_logprobs.
     verdict_probs: dict[str, float] | None = None
     verdict_probs_fn: Callable[[list[dict[str, Any]]], dict[str, float] | None] | None = None
+    # reasoning budgets: the reasoning text per request `reasoning_effort` (replacing reasoning_content for
+    # that effort); honour_max_tokens: a request whose max_tokens is below the reasoning tokens + answer tokens
+    # is cut off (finish_reason "length", the answer cut to what is left: empty once reasoning used it all)
+    reasoning_by_effort: dict[str, str] | None = None
+    honour_max_tokens: bool = False
 
     def to_json(self) -> dict[str, Any]:
         if callable(self.answer) or self.action_fn is not None or self.verdict_probs_fn is not None:
@@ -170,6 +175,16 @@ def _completion(beh: Behaviour, model: str, text: str, prompt_chars: int, answer
     for after, name in beh.served_models:
         if answers_before >= after:
             served = name
+    reasoning, finish = beh.reasoning_content, beh.finish_reason
+    if beh.reasoning_by_effort and body and body.get("reasoning_effort") in beh.reasoning_by_effort:
+        reasoning = beh.reasoning_by_effort[body["reasoning_effort"]]
+    cap = body.get("max_tokens") if body and beh.honour_max_tokens else None
+    if isinstance(cap, int):
+        thought_tokens = len(reasoning) // 4 + 1 if reasoning is not None else 0
+        left = cap - thought_tokens
+        if len(text) // 4 + 1 > left:
+            text, finish = (text[: max(left, 0) * 4] if left > 0 else ""), "length"
+    beh = dataclasses.replace(beh, reasoning_content=reasoning, finish_reason=finish)
     message: dict[str, Any] = {"role": "assistant", "content": text}
     usage: dict[str, Any] = {
         "prompt_tokens": prompt_chars // 4 + 1,
