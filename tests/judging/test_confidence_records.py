@@ -117,3 +117,14 @@ def test_logprob_confidence_reaches_results_the_report_and_the_board(tmp_path: P
     board = (tmp_path / "board").glob("*.csv")
     header = next(iter(board)).read_text().splitlines()[0]
     assert "brier_score" in header and "ece" in header and "selective_auc" in header
+
+
+def test_a_panel_judgment_carries_its_members_vote_share() -> None:
+    from judgebench.judging.panel import _panel_confidence
+
+    # three members: A, A, and one that abstained (INVALID): 2 of 2 answered votes say A
+    assert _panel_confidence(["A", "A", "INVALID"]) == {"confidence": {"A": 1.0, "B": 0.0, "TIE": 0.0},
+                                                        "confidence_source": "panel"}
+    got = _panel_confidence(["A", "B", "TIE", "A"])  # A 2/4, B 1/4, TIE 1/4
+    assert got["confidence"] == {"A": 0.5, "B": 0.25, "TIE": 0.25}
+    assert _panel_confidence(["FAILED", "MISSING"]) == {"confidence": None, "confidence_source": None}

@@ -96,3 +96,19 @@ def test_the_pure_curves_by_hand() -> None:
     assert bins == [(0.5, 0.6, 2, pytest.approx(0.565), 0.5), (0.9, 1.0, 2, pytest.approx(0.975), 1.0)]
     # ECE: 2/4 * |.5 - .565| + 2/4 * |1 - .975| = .0325 + .0125
     assert expected_calibration_error([0.55, 0.58, 0.95, 1.0], [1, 0, 1, 1]) == pytest.approx(0.045)
+
+
+def test_the_report_curves_against_the_vote_shares_by_hand() -> None:
+    from judgebench.scoring.calibration import calibration_curves
+
+    two = {"x": ["A"], "y": ["B"]}  # experts split 1/2
+    three = {"x": ["A"], "y": ["A"], "z": ["A"]}  # unanimous A
+    records = [rec("e1", o, "A", "TIE", {"A": 0.55, "B": 0.45}, two) for o in ("AB", "BA")]
+    records += [rec("e2", o, "A", "A", {"A": 0.95, "B": 0.05}, three) for o in ("AB", "BA")]
+    curves = calibration_curves(records, n_resamples=50)["overall"]
+    # P(A) .55 -> bin [.5, .6) with share .5; P(A) .95 -> bin [.9, 1] with share 1
+    assert curves["vote_curve"] == [[0.5, 0.6, 1, pytest.approx(0.55), 0.5], [0.9, 1.0, 1, pytest.approx(0.95), 1.0]]
+    assert curves["n"] == 2 and curves["sources"] == ["logprobs"]
+    # top-label .55 (A, label TIE: wrong) and .95 (right): ECE (.55 + .05) / 2
+    assert curves["ece"] == pytest.approx(0.3)
+    assert curves["handoff"][0] == [0.0, pytest.approx(0.5)] and curves["handoff"][-1] == [0.5, pytest.approx(1.0)]

@@ -30,8 +30,16 @@ def _save(fig: Any, path: Path) -> None:
 def plot_reliability(curve: dict[str, Any], path: Path, title: str) -> None:
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(5.0, 4.6), dpi=100)
-    ax = fig.add_subplot()
+    votes = curve.get("vote_curve") or []
+    fig = Figure(figsize=(10.0 if votes else 5.0, 4.6), dpi=100)
+    ax = fig.add_subplot(1, 2 if votes else 1, 1)
+    if votes:  # the judge's P(A) against the share of experts who chose A
+        vx = fig.add_subplot(1, 2, 2)
+        vx.plot([0, 1], [0, 1], color="black", lw=0.8, ls="--", label="as split as the experts")
+        vx.plot([b[3] for b in votes], [b[4] for b in votes], marker="o", color="tab:green", label="judge")
+        vx.set_xlim(0, 1), vx.set_ylim(0, 1.02)
+        vx.set_xlabel("judge's P(A) (bin mean)"), vx.set_ylabel("share of annotators choosing A")
+        vx.set_title("against the experts' vote shares", fontsize=9), vx.legend(loc="upper left", fontsize=8)
     ax.plot([0, 1], [0, 1], color="black", lw=0.8, ls="--", label="perfect calibration")
     bins = curve["reliability"]
     ax.plot([b[3] for b in bins], [b[4] for b in bins], marker="o", label="judge")
@@ -88,6 +96,9 @@ def confidence_section(out_dir: Path, records: list[JudgmentRecord], result: Run
                      + "".join(",".join(f"{v:.6g}" for v in b) + "\n" for b in c["reliability"]))
         write_atomic(out_dir / f"{sel}.csv", "coverage,accuracy\n"
                      + "".join(f"{a:.6g},{b:.6g}\n" for a, b in c["selective"]))
+        if c["vote_curve"]:
+            write_atomic(out_dir / f"vote_shares_{slug}.csv", "low,high,n,mean_judge_p_a,mean_vote_share_a\n"
+                         + "".join(",".join(f"{v:.6g}" for v in b) + "\n" for b in c["vote_curve"]))
         write_atomic(out_dir / f"handoff_{slug}.csv", "share_to_humans,accuracy\n"
                      + "".join(f"{a:.6g},{b:.6g}\n" for a, b in c["handoff"]))
         lines += ["", f"![Reliability diagram]({rel}.png)", "", f"![Selective accuracy]({sel}.png)", "",

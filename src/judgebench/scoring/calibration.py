@@ -39,11 +39,19 @@ def ece_interval(conf: np.ndarray, correct: np.ndarray, n_resamples: int, seed: 
     return float(low), float(high)
 
 
+def vote_share_curve(p_a: np.ndarray, share_a: np.ndarray, bins: int = ECE_BINS) -> list[list[float]]:
+    """Against the experts' spread: (low, high, n, mean judge P(A), mean share of annotators choosing A) per
+    non-empty equal-width bin of the judge's P(A) (dataset positions). On the diagonal: the judge is as split
+    as the experts (reliability_bins' rule with the vote share in place of correctness)."""
+    return [list(b) for b in reliability_bins(p_a, share_a, bins)]
+
+
 def calibration_curves(records: Iterable[JudgmentRecord], *, both_bad: str = "tie", n_resamples: int = 1000,
                        seed: int = 0) -> dict[str, dict[str, Any]]:
     """dimension -> the curves of its examples with a confidence (dimensions without any left out):
     n, ece and its interval, `reliability` (low, high, n, mean confidence, accuracy per bin), `selective`
-    (coverage, accuracy), `handoff` (share to humans, accuracy of judge + humans)."""
+    (coverage, accuracy), `handoff` (share to humans, accuracy of judge + humans), `vote_curve` (on pairs with
+    2+ annotators: `vote_share_curve`; empty without votes)."""
     out: dict[str, dict[str, Any]] = {}
     for dimension, t in dimension_tables(records, both_bad).items():
         rows = t.cols["has_confidence"]
@@ -55,6 +63,9 @@ def calibration_curves(records: Iterable[JudgmentRecord], *, both_bad: str = "ti
         keep = sorted({*range(step - 1, len(coverage), step), len(coverage) - 1})
         low, high = ece_interval(conf, correct, n_resamples, seed)
         sources = [r.confidence_source for r in records if r.dimension == dimension and r.confidence_source]
+        voted = t.cols["has_vote_shares"]
+        vote_curve = (vote_share_curve(t.cols["conf_a"][voted], t.cols["vote_share_a"][voted])
+                      if voted.any() else [])
         out[dimension] = {
             "n": int(rows.sum()),
             "sources": sorted(set(sources)),
@@ -65,5 +76,6 @@ def calibration_curves(records: Iterable[JudgmentRecord], *, both_bad: str = "ti
             "reliability": [list(b) for b in reliability_bins(conf, correct)],
             "selective": [[float(coverage[i]), float(accuracy[i])] for i in keep],
             "handoff": [[share, handoff_accuracy(conf, exact, share)] for share in HANDOFF_SHARES],
+            "vote_curve": vote_curve,
         }
     return out
