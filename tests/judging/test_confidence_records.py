@@ -128,3 +128,16 @@ def test_a_panel_judgment_carries_its_members_vote_share() -> None:
     got = _panel_confidence(["A", "B", "TIE", "A"])  # A 2/4, B 1/4, TIE 1/4
     assert got["confidence"] == {"A": 0.5, "B": 0.25, "TIE": 0.25}
     assert _panel_confidence(["FAILED", "MISSING"]) == {"confidence": None, "confidence_source": None}
+
+
+@pytest.mark.slow
+def test_a_prompt_asking_for_a_confidence_gives_a_verbalised_one(tmp_path: Path) -> None:
+    with FakeOpenAIServer(Behaviour(answer="B is sharper.\n[[B]]\nConfidence: 70%")) as server:
+        assert run_cli(server, tmp_path / "run", tmp_path / "cache", "--prompt", "prompts/pairwise_confidence.yaml") == 0
+    records = samples(tmp_path / "run")
+    assert all(r.confidence_source == "verbalised" for r in records)
+    # sciarena_eval's verdicts are A and B: shown B 0.7, shown A the rest 0.3; order BA maps shown B to dataset A
+    ab = next(r for r in records if r.order == "AB")
+    ba = next(r for r in records if r.order == "BA")
+    assert ab.confidence == pytest.approx({"A": 0.3, "B": 0.7})
+    assert ba.confidence == pytest.approx({"A": 0.7, "B": 0.3})
