@@ -27,24 +27,14 @@ def parse_sweep(text: str) -> tuple[str, list[str]]:
 
 def run_sweep(sweep: str, task: str, judge: Any, output_path: Path, options: dict[str, Any],
               print_run: Callable[[Any], int]) -> int:
-    """Run `judge` at each setting, then write sweep.json, sweep.md and sweep.png; the worst exit code."""
-    from judgebench.api import evaluate
-    from judgebench.core.rundir import SAMPLES_FILE, read_samples
-    from judgebench.publish.sweep import setting_folder, sweep_row, write_sweep
+    """Run `judge` at each setting (api.sweep), printing each run; the worst exit code."""
+    from judgebench.api import sweep as run_settings
 
     key, settings = parse_sweep(sweep)
     if key in judge.judge_args:
         raise JudgebenchError(f"--sweep: {key} is also in --judge-args (give it once)")
-    status, rows = 0, []
-    for value in settings:
-        folder = setting_folder(key, value)
-        summary = evaluate(task, judge.judge, output_path=output_path / folder,
-                           judge_args={**judge.judge_args, key: value}, **options)
-        status = max(status, print_run(summary))
-        records = read_samples(output_path / folder / SAMPLES_FILE, lean=True)
-        rows.append(sweep_row(key, value, folder, summary.result, summary.stopped, records))
-        if summary.stopped:
-            break
-    write_sweep(output_path, rows)
+    statuses: list[int] = []
+    rows = run_settings(task, judge.judge, key, settings, output_path=output_path, judge_args=judge.judge_args,
+                        on_run=lambda summary: statuses.append(print_run(summary)), **options)
     print(f"wrote {output_path / 'sweep.md'} ({len(rows)} of {len(settings)} settings)")
-    return status
+    return max(statuses, default=0)
