@@ -60,8 +60,8 @@ import hashlib
 import json
 import math
 import os
-import re
 import random
+import re
 import subprocess
 import sys
 import threading

@@ -7,7 +7,13 @@ import math
 
 import pytest
 
-from judgebench.core.confidence import from_logprobs, to_dataset, token_verdict, verbalised_confidence, vote_shares
+from judgebench.core.confidence import (
+    from_logprobs,
+    to_dataset,
+    token_verdict,
+    verbalised_confidence,
+    vote_shares,
+)
 
 AB = ("A", "B")
 ABT = ("A", "B", "TIE")

@@ -77,7 +77,11 @@ def stream_judgments(
     the others are returned for repeats.jsonl.
     """
     from judgebench.calls import run_requests
-    from judgebench.judging.repeats import expand_repeats, split_repeats, with_repeat_confidence
+    from judgebench.judging.repeats import (
+        expand_repeats,
+        split_repeats,
+        with_repeat_confidence,
+    )
 
     call = call or run_requests
     per_example = len(plan_requests(spec, list(examples[:1]), template, mode=mode, swap=swap)) or 1

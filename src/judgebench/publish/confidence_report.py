@@ -75,16 +75,16 @@ def confidence_section(out_dir: Path, records: list[JudgmentRecord], result: Run
     if not curves:
         return ""
     lines = ["## Confidence and calibration", "",
-             "How sure the judge is (docs/guide/confidence.md): its P(A), P(Tie), P(B) per example, the mean of the "
-             "orders' confidence. Calibration is against the majority label; `brier_vs_votes` against the "
-             "annotators' vote shares.", ""]
+             ("How sure the judge is (docs/guide/confidence.md): its P(A), P(Tie), P(B) per example, the mean of "
+              "the orders' confidence. Calibration is against the majority label; `brier_vs_votes` against the "
+              "annotators' vote shares."), ""]
     for dimension, c in curves.items():
         slug = "".join(ch if ch.isalnum() else "_" for ch in dimension)
         metrics = result.metrics.get(dimension, {}) if result else {}
         lines += [f"### {dimension}", "",
                   f"- examples with a confidence: {c['n']} (source: {', '.join(c['sources']) or 'n/a'})",
-                  f"- ECE ({c['bins']} equal-width bins): {_pct(c['ece'])} "
-                  f"[{_pct(c['ece_ci_low'])}, {_pct(c['ece_ci_high'])}]"]
+                  (f"- ECE ({c['bins']} equal-width bins): {_pct(c['ece'])} "
+                   f"[{_pct(c['ece_ci_low'])}, {_pct(c['ece_ci_high'])}]")]
         for name in ("brier_score", "log_loss", "brier_vs_votes", "selective_auc", "selective_accuracy",
                      "handoff_accuracy"):
             if name in metrics:

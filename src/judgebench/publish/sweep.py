@@ -84,8 +84,8 @@ def sweep_markdown(rows: list[dict[str, Any]]) -> str:
     key = rows[0]["key"] if rows else "setting"
     head = rows[0]["headline"] if rows else "headline"
     lines = [f"# Sweep over {key}", "",
-             f"| {key} | {head} [95% CI] | coverage | truncated | cost (USD) | latency p50 (s) | thinking tokens / call "
-             "| answer tokens / call |", "|---|---|---|---|---|---|---|---|"]
+             (f"| {key} | {head} [95% CI] | coverage | truncated | cost (USD) | latency p50 (s) | thinking tokens / "
+              "call | answer tokens / call |"), "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ci = f" [{_fmt(r['ci_low'], True)}, {_fmt(r['ci_high'], True)}]" if r["ci_low"] is not None else ""
         lines.append(f"| {r['value']} | {_fmt(r['headline_value'], True)}{ci} | {_fmt(r['coverage'], True)} | "
