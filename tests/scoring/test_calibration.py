@@ -112,3 +112,15 @@ def test_the_report_curves_against_the_vote_shares_by_hand() -> None:
     # top-label .55 (A, label TIE: wrong) and .95 (right): ECE (.55 + .05) / 2
     assert curves["ece"] == pytest.approx(0.3)
     assert curves["handoff"][0] == [0.0, pytest.approx(0.5)] and curves["handoff"][-1] == [0.5, pytest.approx(1.0)]
+
+
+def test_bootstrap_intervals_of_the_binned_statistics() -> None:
+    from judgebench.scoring.calibration import bootstrap_interval, ece_interval
+
+    # a constant statistic has a point interval; fewer than 2 examples or 0 resamples: none
+    assert bootstrap_interval(lambda x: 0.25, (np.arange(5.0),), 100, 0) == (0.25, 0.25)
+    assert bootstrap_interval(lambda x: 0.25, (np.arange(1.0),), 100, 0) == (None, None)
+    # always sure and always right: every resample has ECE 0
+    assert ece_interval(np.ones(10), np.ones(10), 200, 0) == (0.0, 0.0)
+    low, high = ece_interval(np.full(20, 0.9), np.array([1.0] * 14 + [0.0] * 6), 500, 1)
+    assert low <= 0.2 <= high  # ECE |.7 - .9| = .2 inside its interval

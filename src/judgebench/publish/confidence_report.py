@@ -84,8 +84,10 @@ def confidence_section(out_dir: Path, records: list[JudgmentRecord], result: Run
         lines += [f"### {dimension}", "",
                   f"- examples with a confidence: {c['n']} (source: {', '.join(c['sources']) or 'n/a'})",
                   (f"- ECE ({c['bins']} equal-width bins): {_pct(c['ece'])} "
-                   f"[{_pct(c['ece_ci_low'])}, {_pct(c['ece_ci_high'])}]")]
-        for name in ("brier_score", "log_loss", "brier_vs_votes", "selective_auc", "selective_accuracy",
+                   f"[{_pct(c['ece_ci_low'])}, {_pct(c['ece_ci_high'])}]"),
+                  (f"- area under accuracy vs coverage: {_pct(c['selective_auc'])} "
+                   f"[{_pct(c['selective_auc_ci_low'])}, {_pct(c['selective_auc_ci_high'])}]")]
+        for name in ("brier_score", "log_loss", "brier_vs_votes", "selective_accuracy",
                      "handoff_accuracy"):
             if name in metrics:
                 lines.append(f"- {name}: {_num(metrics[name])}")

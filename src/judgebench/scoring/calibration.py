@@ -6,7 +6,7 @@ defined once in core/catalogue.py; this module only evaluates them over ranges f
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -16,6 +16,7 @@ from judgebench.core.catalogue import (
     expected_calibration_error,
     handoff_accuracy,
     reliability_bins,
+    selective_area,
     selective_curve,
 )
 from judgebench.core.records import JudgmentRecord
@@ -26,17 +27,23 @@ HANDOFF_SHARES = tuple(k / 20 for k in range(11))  # 0%, 5%, ..., 50% of the exa
 CURVE_POINTS = 50  # the accuracy-coverage curve is reported at up to this many coverages
 
 
+def bootstrap_interval(statistic: Callable[..., float | None], columns: Sequence[np.ndarray], n_resamples: int,
+                       seed: int) -> tuple[float | None, float | None]:
+    """Percentile bootstrap interval (95%) of `statistic(*columns)`, resampling examples (rows) together."""
+    n = len(columns[0])
+    if n < 2 or n_resamples < 1:
+        return None, None
+    batch = max(1, min(n_resamples, 1_000_000 // n))
+    values = [statistic(*(c[idx] for c in columns)) for rows in resample_batches(n, n_resamples, seed, batch)
+              for idx in rows]
+    low, high = percentile_interval(np.array([np.nan if v is None else v for v in values], dtype=float))
+    return (float(low), float(high)) if np.isfinite(low) and np.isfinite(high) else (None, None)
+
+
 def ece_interval(conf: np.ndarray, correct: np.ndarray, n_resamples: int, seed: int,
                  bins: int = ECE_BINS) -> tuple[float | None, float | None]:
     """Percentile bootstrap interval (95%) of the ECE, resampling examples."""
-    n = len(conf)
-    if n < 2 or n_resamples < 1:
-        return None, None
-    values = [expected_calibration_error(conf[idx], correct[idx], bins)
-              for batch in resample_batches(n, n_resamples, seed, max(1, min(n_resamples, 1_000_000 // n)))
-              for idx in batch]
-    low, high = percentile_interval(np.array(values, dtype=float))
-    return float(low), float(high)
+    return bootstrap_interval(lambda c, k: expected_calibration_error(c, k, bins), (conf, correct), n_resamples, seed)
 
 
 def vote_share_curve(p_a: np.ndarray, share_a: np.ndarray, bins: int = ECE_BINS) -> list[list[float]]:
@@ -62,6 +69,7 @@ def calibration_curves(records: Iterable[JudgmentRecord], *, both_bad: str = "ti
         step = max(1, len(coverage) // CURVE_POINTS)
         keep = sorted({*range(step - 1, len(coverage), step), len(coverage) - 1})
         low, high = ece_interval(conf, correct, n_resamples, seed)
+        auc_low, auc_high = bootstrap_interval(selective_area, (conf, exact), n_resamples, seed)
         sources = [r.confidence_source for r in records if r.dimension == dimension and r.confidence_source]
         voted = t.cols["has_vote_shares"]
         vote_curve = (vote_share_curve(t.cols["conf_a"][voted], t.cols["vote_share_a"][voted])
@@ -72,6 +80,9 @@ def calibration_curves(records: Iterable[JudgmentRecord], *, both_bad: str = "ti
             "ece": expected_calibration_error(conf, correct),
             "ece_ci_low": low,
             "ece_ci_high": high,
+            "selective_auc": selective_area(conf, exact),
+            "selective_auc_ci_low": auc_low,
+            "selective_auc_ci_high": auc_high,
             "bins": ECE_BINS,
             "reliability": [list(b) for b in reliability_bins(conf, correct)],
             "selective": [[float(coverage[i]), float(accuracy[i])] for i in keep],
