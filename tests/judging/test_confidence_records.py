@@ -141,3 +141,20 @@ def test_a_prompt_asking_for_a_confidence_gives_a_verbalised_one(tmp_path: Path)
     ba = next(r for r in records if r.order == "BA")
     assert ab.confidence == pytest.approx({"A": 0.3, "B": 0.7})
     assert ba.confidence == pytest.approx({"A": 0.7, "B": 0.3})
+
+
+@pytest.mark.slow
+def test_a_run_with_repeats_records_the_share_of_votes(tmp_path: Path) -> None:
+    import itertools
+    import json
+
+    answers = itertools.cycle(["[[A]]", "[[A]]", "[[B]]"])
+    with FakeOpenAIServer(Behaviour(answer=lambda messages: next(answers))) as server:
+        assert run_cli(server, tmp_path / "run", tmp_path / "cache", "--repeats", "3", args=",temperature=1") == 0
+    records = samples(tmp_path / "run")
+    assert len(records) == 6 and all(r.confidence_source == "repeats" for r in records)
+    for r in records:  # three votes each: every share is a third of a whole
+        assert sorted(r.confidence) == ["A", "B", "TIE"] and r.confidence["TIE"] == 0
+        assert round(3 * r.confidence["A"], 9) in (0, 1, 2, 3) and r.confidence["A"] + r.confidence["B"] == 1
+    overall = json.loads((tmp_path / "run" / "results.json").read_text())["metrics"]["overall"]
+    assert overall["confidence_coverage"]["value"] == 1.0 and overall["brier_score"]["value"] is not None
