@@ -77,7 +77,8 @@ def test_the_catalogue_flags_give_todays_columns_and_summary():
     # issue 34 added the judge's calibration and selective accuracy (blank for runs without a confidence)
     assert LEADERBOARD_EXTRAS == ("order_consistency", "position_bias", "cohen_kappa", "brier_score", "ece",
                                   "selective_auc")
-    assert SUMMARY_METRICS == ("order_consistency", "position_bias")
+    # brier_score and ece are printed only by runs whose judgments carry a confidence (None is never printed)
+    assert SUMMARY_METRICS == ("order_consistency", "position_bias", "brier_score", "ece")
 
 
 # ----------------------------------------------------------------------------- one file in a scratch copy
