@@ -58,8 +58,10 @@ import asyncio
 import dataclasses
 import hashlib
 import json
+import math
 import os
 import random
+import re
 import subprocess
 import sys
 import threading
@@ -107,12 +109,24 @@ class Behaviour:
     reasoning_content: str | None = None
     served_models: Sequence[tuple[int, str]] = ()
     usage: dict[str, Any] | None = None  # replaces these usage fields of every answer (a provider's nonsense figures)
+    # log-probabilities (a request with "logprobs": true): every answer token gets a logprob; the verdict token
+    # (the letter inside [[X]]) gets these probabilities for its top alternatives (token -> probability; by
+    # default the chosen letter 0.9 and the others 0.1 shared), `verdict_probs_fn(messages)` (thread mode)
+    # overriding it per prompt; other tokens are sure (logprob 0). Cut to the request's top_logprobs.
+    verdict_probs: dict[str, float] | None = None
+    verdict_probs_fn: Callable[[list[dict[str, Any]]], dict[str, float] | None] | None = None
+    # reasoning budgets: the reasoning text per request `reasoning_effort` (replacing reasoning_content for
+    # that effort); honour_max_tokens: a request whose max_tokens is below the reasoning tokens + answer tokens
+    # is cut off (finish_reason "length", the answer cut to what is left: empty once reasoning used it all)
+    reasoning_by_effort: dict[str, str] | None = None
+    honour_max_tokens: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        if callable(self.answer) or self.action_fn is not None:
+        if callable(self.answer) or self.action_fn is not None or self.verdict_probs_fn is not None:
             raise ValueError("callables (answer, action_fn) work in thread mode only")
         data = dataclasses.asdict(self)
         data.pop("action_fn")
+        data.pop("verdict_probs_fn")
         data["error_statuses"] = list(self.error_statuses)
         data["script"] = list(self.script)
         data["served_models"] = [list(pair) for pair in self.served_models]
@@ -122,19 +136,55 @@ class Behaviour:
     def from_json(cls, data: dict[str, Any]) -> Behaviour:
         data = dict(data)
         data.pop("action_fn", None)
+        data.pop("verdict_probs_fn", None)
         data["error_statuses"] = tuple(data.get("error_statuses", (429, 500)))
         data["script"] = tuple(data.get("script", ()))
         data["served_models"] = tuple((int(n), str(name)) for n, name in data.get("served_models", ()))
         return cls(**data)
 
 
-def _completion(beh: Behaviour, model: str, text: str, prompt_chars: int, answers_before: int) -> dict[str, Any]:
+_TOKENS = re.compile(r"\[\[|\]\]|\w+|\s+|.", re.DOTALL)
+
+
+def _logprobs(beh: Behaviour, text: str, top_n: int, messages: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """An OpenAI-shaped `logprobs` object for `text`: the token after "[[" gets the verdict probabilities."""
+    content = []
+    tokens = _TOKENS.findall(text)
+    for i, token in enumerate(tokens):
+        probs = {token: 1.0}
+        if i > 0 and tokens[i - 1] == "[[" and token in ("A", "B", "C", "TIE"):
+            probs = (beh.verdict_probs_fn(messages or []) if beh.verdict_probs_fn else None) or beh.verdict_probs
+            if probs is None:
+                others = [t for t in ("A", "B", "C") if t != token]
+                probs = {token: 0.9, **{t: 0.1 / len(others) for t in others}}
+        chosen = math.log(probs[token]) if probs.get(token, 0) > 0 else -9999.0
+        top = sorted(probs.items(), key=lambda kv: -kv[1])[: max(top_n, 0)]
+        content.append({
+            "token": token, "logprob": chosen, "bytes": list(token.encode()),
+            "top_logprobs": [{"token": t, "logprob": math.log(p) if p > 0 else -9999.0, "bytes": list(t.encode())}
+                             for t, p in top],
+        })
+    return {"content": content}
+
+
+def _completion(beh: Behaviour, model: str, text: str, prompt_chars: int, answers_before: int,
+                body: dict[str, Any] | None = None) -> dict[str, Any]:
     """The chat completion fields besides id/object/created: model, choices, usage. Tokens:
     prompt_chars // 4 + 1 in (what judgebench's chars-per-token estimate counts), len(text) // 4 + 1 out."""
     served = model
     for after, name in beh.served_models:
         if answers_before >= after:
             served = name
+    reasoning, finish = beh.reasoning_content, beh.finish_reason
+    if beh.reasoning_by_effort and body and body.get("reasoning_effort") in beh.reasoning_by_effort:
+        reasoning = beh.reasoning_by_effort[body["reasoning_effort"]]
+    cap = body.get("max_tokens") if body and beh.honour_max_tokens else None
+    if isinstance(cap, int):
+        thought_tokens = len(reasoning) // 4 + 1 if reasoning is not None else 0
+        left = cap - thought_tokens
+        if len(text) // 4 + 1 > left:
+            text, finish = (text[: max(left, 0) * 4] if left > 0 else ""), "length"
+    beh = dataclasses.replace(beh, reasoning_content=reasoning, finish_reason=finish)
     message: dict[str, Any] = {"role": "assistant", "content": text}
     usage: dict[str, Any] = {
         "prompt_tokens": prompt_chars // 4 + 1,
@@ -148,9 +198,12 @@ def _completion(beh: Behaviour, model: str, text: str, prompt_chars: int, answer
         usage["total_tokens"] += thought
         usage["completion_tokens_details"] = {"reasoning_tokens": thought}
     usage.update(beh.usage or {})
+    choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": beh.finish_reason}
+    if body and body.get("logprobs"):
+        choice["logprobs"] = _logprobs(beh, text, int(body.get("top_logprobs") or 0), body.get("messages"))
     return {
         "model": served,
-        "choices": [{"index": 0, "message": message, "finish_reason": beh.finish_reason}],
+        "choices": [choice],
         "usage": usage,
     }
 
@@ -565,7 +618,7 @@ class _App:
                 "id": f"chatcmpl-{prompt_hash[:12]}-{step}",
                 "object": "chat.completion",
                 "created": int(started),
-                **_completion(beh, model, text, prompt_chars, answers_before),
+                **_completion(beh, model, text, prompt_chars, answers_before, body),
             }
             data = json.dumps(payload).encode()
             if request.transport is None or request.transport.is_closing():

@@ -233,3 +233,41 @@ def build_panel(
         include_paths=[Path(p) for p in include_paths],
         n_resamples=n_resamples,
     )
+
+
+def sweep(
+    task: str,
+    judge: str,
+    key: str,
+    values: Iterable[Any],
+    *,
+    output_path: str | Path,
+    judge_args: dict[str, Any] | None = None,
+    on_run: Callable[[RunSummary], Any] | None = None,
+    **options: Any,
+) -> list[dict[str, Any]]:
+    """`run --sweep KEY=V1,V2,...` from Python (docs/guide/confidence.md): `judge` run at each value of the judge
+    argument `key`, each in OUTPUT/KEY=VALUE/ through the shared cache, then sweep.json, sweep.md and sweep.png
+    in `output_path`. Returns sweep.json's rows; `on_run` gets each setting's RunSummary; `options` are
+    `evaluate`'s. Stops after a setting that stopped early (its row says why)."""
+    from judgebench.core.rundir import SAMPLES_FILE, read_samples
+    from judgebench.publish.sweep import setting_folder, sweep_row, write_sweep
+
+    settings = [str(v) for v in values]
+    if not settings or len(set(settings)) != len(settings):
+        raise JudgebenchError(f"sweep: give distinct values of {key}")
+    if key in (judge_args or {}):
+        raise JudgebenchError(f"sweep: {key} is also in judge_args (give it once)")
+    out, rows = Path(output_path), []
+    for value in settings:
+        folder = setting_folder(key, value)
+        summary = evaluate(task, judge, output_path=out / folder, judge_args={**(judge_args or {}), key: value},
+                           **options)
+        if on_run is not None:
+            on_run(summary)
+        records = read_samples(out / folder / SAMPLES_FILE, lean=True)
+        rows.append(sweep_row(key, value, folder, summary.result, summary.stopped, records))
+        if summary.stopped:
+            break
+    write_sweep(out, rows)
+    return rows

@@ -60,8 +60,10 @@ def test_details_from_a_batch_line_body_and_anthropic_thinking_blocks() -> None:
         "reasoning": "first\n\nsecond",
         "reasoning_tokens": 7,
         "served_model": "claude-x-20250101",
+        "top_logprobs": None,  # no logprobs in the body (issue 34)
     }
-    assert response_details({}) == {"finish_reason": None, "reasoning": None, "reasoning_tokens": None, "served_model": None}
+    assert response_details({}) == {"finish_reason": None, "reasoning": None, "reasoning_tokens": None, "served_model": None,
+                                      "top_logprobs": None}
 
 
 @pytest.mark.parametrize(

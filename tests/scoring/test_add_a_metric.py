@@ -74,8 +74,11 @@ def test_a_value_metric_can_be_neither_a_headline_nor_a_mean_over_dimensions():
 
 def test_the_catalogue_flags_give_todays_columns_and_summary():
     # the leaderboard and the page showed these besides the headline family before the catalogue drove them
-    assert LEADERBOARD_EXTRAS == ("order_consistency", "position_bias", "cohen_kappa")
-    assert SUMMARY_METRICS == ("order_consistency", "position_bias")
+    # issue 34 added the judge's calibration and selective accuracy (blank for runs without a confidence)
+    assert LEADERBOARD_EXTRAS == ("order_consistency", "position_bias", "cohen_kappa", "brier_score", "ece",
+                                  "selective_auc")
+    # brier_score and ece are printed only by runs whose judgments carry a confidence (None is never printed)
+    assert SUMMARY_METRICS == ("order_consistency", "position_bias", "brier_score", "ece")
 
 
 # ----------------------------------------------------------------------------- one file in a scratch copy

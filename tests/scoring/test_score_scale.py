@@ -224,6 +224,7 @@ def _reference_table(by_key, both_bad):
         CODE,
         ORDER_KEYS,
         ORDERS,
+        _confidence_columns,
         _derived_columns,
         is_answered,
     )
@@ -262,6 +263,7 @@ def _reference_table(by_key, both_bad):
         cols[c] = np.array([getattr(r, c) for r in firsts], dtype=float)
     for k in sorted({k for r in firsts for k in r.slices}):
         cols[f"slice_{k}"] = np.array([r.slices.get(k) for r in firsts], dtype=object)
+    cols.update(_confidence_columns(pairs, firsts))  # issue 34
     cols.update(_derived_columns(cols, orders))
     return cols, orders
 

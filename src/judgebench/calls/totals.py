@@ -89,4 +89,5 @@ class Totals:
 
 def _last_details(reply: JudgeReply) -> dict[str, Any]:
     """What describes the answer itself (kept from the last answer of a re-ask chain)."""
-    return {"finish_reason": reply.finish_reason, "reasoning": reply.reasoning, "served_model": reply.served_model}
+    return {"finish_reason": reply.finish_reason, "reasoning": reply.reasoning, "served_model": reply.served_model,
+            "top_logprobs": reply.top_logprobs}

@@ -82,6 +82,7 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--batch-poll-s", type=POSITIVE_FLOAT, default=RunnerOptions.batch_poll_s, help="seconds between batch status polls")
     p.add_argument("--dry-run", action="store_true", help="print the calls, tokens and cost a run would spend; call nothing")
     p.add_argument("--max-cost", type=POSITIVE_FLOAT, help="USD: stop cleanly before the estimated spend would pass it (exit 1)")
+    p.add_argument("--sweep", help="KEY=V1,V2,...: run the judge at each value of one judge argument (OUTPUT/KEY=V/, sweep.md/json/png)")
     p.set_defaults(handler=cmd_run)
 
 
@@ -106,6 +107,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         dimension_mode=args.dimension_mode, both_bad=args.both_bad, n_resamples=args.bootstrap, repeats=args.repeats,
         runner=runner, min_coverage=args.min_coverage, log_text=not args.no_log_text, on_warning=warn, shard=args.shard,
     )
+    if getattr(args, "sweep", None):  # issue 34: budgets as curves (cli/sweep.py)
+        if len(tasks) > 1 or len(judges) > 1 or args.panel or args.dry_run:
+            raise JudgebenchError("--sweep: one task and one judge, without --panel or --dry-run")
+        from judgebench.cli.sweep import run_sweep
+
+        return run_sweep(args.sweep, tasks[0], judges[0], args.output_path, options, print_run)
     if args.dry_run:
         return dry_run_command(tasks, judges, args.output_path, options)
     status = 0

@@ -111,6 +111,140 @@ METRICS: tuple[Metric, ...] = (
     Metric("self_consistency_weighted_kappa", "Linearly weighted kappa between annotators' first and second votes",
            unit="coefficient"),
 )
+_CORE_METRICS = METRICS
+
+# --------------------------------------------------------------------------- confidence (issue 34)
+# How sure the judge is (docs/guide/confidence.md): per example, the judge's P(A), P(TIE), P(B) (the mean of
+# the orders' `confidence`), read from the per-example table columns judgment_table._calibration_columns
+# writes. Pure functions of numpy arrays, so the report's curves and the metrics are one definition.
+
+ECE_BINS = 10  # equal-width bins of the top-label confidence: [0, 0.1), ..., [0.9, 1.0]
+SELECTIVE_COVERAGE = 0.8  # selective_accuracy: the most confident 80% of the examples
+HANDOFF_SHARE = 0.2  # handoff_accuracy: the least confident 20% sent to humans
+
+
+def reliability_bins(conf, correct, bins: int = ECE_BINS) -> list[tuple[float, float, int, float, float]]:
+    """(low, high, n, mean confidence, accuracy) of each non-empty equal-width bin of `conf` in [0, 1]
+    (the last bin closed): the reliability diagram's points."""
+    import numpy as np
+
+    conf, correct = np.asarray(conf, dtype=float), np.asarray(correct, dtype=float)
+    index = np.minimum((conf * bins).astype(int), bins - 1)
+    out = []
+    for b in range(bins):
+        rows = index == b
+        if rows.any():
+            out.append((b / bins, (b + 1) / bins, int(rows.sum()), float(conf[rows].mean()), float(correct[rows].mean())))
+    return out
+
+
+def expected_calibration_error(conf, correct, bins: int = ECE_BINS) -> float | None:
+    """sum over bins of (n_bin / n) * |accuracy_bin - mean confidence_bin|; None without examples."""
+    points = reliability_bins(conf, correct, bins)
+    n = sum(p[2] for p in points)
+    return sum(p[2] / n * abs(p[4] - p[3]) for p in points) if n else None
+
+
+def selective_curve(conf, score):
+    """(coverage, accuracy) when the judge keeps its k most confident examples, k = 1..n: accuracy is the mean
+    `score` of the kept ones. Examples tied on confidence are kept in a random order, so each point is the
+    expected accuracy (the tied group's mean score per place), not one arbitrary order's."""
+    import numpy as np
+
+    conf, score = np.asarray(conf, dtype=float), np.asarray(score, dtype=float)
+    n = len(conf)
+    if n == 0:
+        return np.zeros(0), np.zeros(0)
+    values, inverse = np.unique(-conf, return_inverse=True)  # most confident first
+    group_n = np.bincount(inverse, minlength=len(values))
+    group_mean = np.bincount(inverse, weights=score, minlength=len(values)) / group_n
+    ends = np.cumsum(group_n)
+    before_n = ends - group_n
+    before_sum = np.cumsum(group_n * group_mean) - group_n * group_mean
+    k = np.arange(1, n + 1)
+    g = np.searchsorted(ends, k)  # the group the k-th kept example falls in
+    kept = before_sum[g] + (k - before_n[g]) * group_mean[g]
+    return k / n, kept / k
+
+
+def selective_area(conf, score) -> float | None:
+    """Area under the accuracy-coverage curve: the mean of the curve's accuracies over k = 1..n (1 - AURC)."""
+    _, accuracy = selective_curve(conf, score)
+    return float(accuracy.mean()) if len(accuracy) else None
+
+
+def selective_accuracy_at(conf, score, coverage: float) -> float | None:
+    """Accuracy on the round(coverage * n) most confident examples (at least one)."""
+    _, accuracy = selective_curve(conf, score)
+    if not len(accuracy):
+        return None
+    k = min(len(accuracy), max(1, int(coverage * len(accuracy) + 0.5)))
+    return float(accuracy[k - 1])
+
+
+def handoff_accuracy(conf, score, share: float, human_score: float = 1.0) -> float | None:
+    """Accuracy of judge + humans when the round(share * n) least confident examples go to humans, each scored
+    `human_score` (1: the humans give the reference label, an upper bound), the rest the judge's score."""
+    _, accuracy = selective_curve(conf, score)
+    n = len(accuracy)
+    if not n:
+        return None
+    handed = min(n, int(share * n + 0.5))
+    kept = n - handed
+    judge_sum = float(accuracy[kept - 1]) * kept if kept else 0.0
+    return (judge_sum + human_score * handed) / n
+
+
+def _confident(t):
+    rows = t.cols["has_confidence"]
+    return t.cols["top_conf"][rows], t.cols["conf_correct"][rows], t.cols["exact"][rows]
+
+
+def _ece(t) -> tuple[float | None, int]:
+    conf, correct, _ = _confident(t)
+    return expected_calibration_error(conf, correct), len(conf)
+
+
+def _selective_area(t) -> tuple[float | None, int]:
+    conf, _, exact = _confident(t)
+    return selective_area(conf, exact), len(conf)
+
+
+def _selective_accuracy(t) -> tuple[float | None, int]:
+    conf, _, exact = _confident(t)
+    return selective_accuracy_at(conf, exact, SELECTIVE_COVERAGE), len(conf)
+
+
+def _handoff(t) -> tuple[float | None, int]:
+    conf, _, exact = _confident(t)
+    return handoff_accuracy(conf, exact, HANDOFF_SHARE), len(conf)
+
+
+def _confidence_coverage(t) -> tuple[float | None, int]:
+    n = len(t.cols["has_confidence"])
+    return (float(t.cols["has_confidence"].mean()) if n else None), n
+
+
+CONFIDENCE_METRICS: tuple[Metric, ...] = (
+    # with intervals (ratios of per-example arrays: scoring/metrics._ci_specs), over examples with a confidence
+    Metric("brier_score", "Multi-class Brier score of the judge's P(A), P(Tie), P(B) against the label (0 best, 2 "
+           "worst)", unit="coefficient", higher_is_better=False, leaderboard=True, summary=True),
+    Metric("log_loss", "Mean -ln P(label) of the judge's confidence (P floored at 1e-15)", unit="coefficient",
+           higher_is_better=False),
+    Metric("brier_vs_votes", "Brier score of the judge's P(A), P(Tie), P(B) against the annotators' vote shares "
+           "(pairs with 2+ annotators)", unit="coefficient", higher_is_better=False),
+    # value-only
+    Metric("ece", f"Expected calibration error of the top-label confidence, {ECE_BINS} equal-width bins",
+           higher_is_better=False, leaderboard=True, summary=True, value=_ece),
+    Metric("selective_auc", "Area under accuracy vs coverage as the judge abstains below a confidence threshold",
+           leaderboard=True, value=_selective_area),
+    Metric("selective_accuracy", f"Accuracy on the {SELECTIVE_COVERAGE:.0%} most confident examples",
+           value=_selective_accuracy),
+    Metric("handoff_accuracy", f"Accuracy of judge + humans when the {HANDOFF_SHARE:.0%} least confident examples "
+           "go to humans (scored as the label)", value=_handoff),
+    Metric("confidence_coverage", "Share of examples with a judge confidence (log-probabilities, repeats, a "
+           "panel, or stated)", higher_is_better=None, value=_confidence_coverage),
+)
 
 # Rubric judges (judgebench.kinds.rubric): calibration against expert scores, per level (item / total).
 # Kept apart from METRICS so pairwise tables, headlines and cards are unchanged.
@@ -130,6 +264,7 @@ RUBRIC_METRICS: tuple[Metric, ...] = (
     Metric("coverage", "Share of responses scored (answered, or a no-answer scored zero without a call)"),
 )
 RUBRIC_BY_NAME: dict[str, Metric] = {m.name: m for m in RUBRIC_METRICS}
+METRICS = (*_CORE_METRICS, *CONFIDENCE_METRICS)
 RUBRIC_HEADLINE = "normalized_mae"  # on the item level: lower is better
 
 BY_NAME: dict[str, Metric] = {m.name: m for m in METRICS}

@@ -26,6 +26,7 @@ from pydantic import (
 )
 
 from judgebench.core.catalogue import DEFAULT_HEADLINE, check_headline
+from judgebench.core.confidence import ConfidenceSource
 from judgebench.core.errors import JudgebenchError
 
 MAX_RESAMPLES = 100_000  # --bootstrap above this is refused before any call (a typo would hang scoring)
@@ -150,6 +151,9 @@ class JudgeReply(Strict):
     reasoning: str | None = None  # provider-returned reasoning text (reasoning_content, thinking blocks)
     reasoning_tokens: int | None = None  # when the provider reports them
     served_model: str | None = None  # the response's `model`: the snapshot actually served
+    # logprobs=true (issue 34, core/confidence.py): the answer's verdict-like token positions, each
+    # (chosen token, its logprob, top alternatives token -> logprob); None when not requested or not returned
+    top_logprobs: list[tuple[str, float, dict[str, float]]] | None = None
 
 
 class JudgmentRecord(Strict):
@@ -200,6 +204,11 @@ class JudgmentRecord(Strict):
     # Annotator-level votes on this dimension (annotator -> labels, in data order; two or more when the
     # annotator voted the pair again), for the human ceiling and judge-vs-annotator agreement.
     votes: dict[str, list[Label]] | None = None
+    # How sure the judge is (core/confidence.py, docs/guide/confidence.md): P(verdict) over the verdicts the
+    # task allows, in the dataset's positions, and where it came from; None when the judge gave nothing to
+    # read it from.
+    confidence: dict[str, float] | None = None
+    confidence_source: ConfidenceSource | None = None
 
 
 def failure_from_error(error: str) -> Failure:

@@ -10,8 +10,10 @@ litellm). Reasoning tokens: `usage.completion_tokens_details.reasoning_tokens` (
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from judgebench.core.confidence import verdictish
 from judgebench.core.records import JudgeReply, reported_count
 
 # finish reasons that mean the token cap cut the answer off ("max_tokens": Anthropic's own name)
@@ -65,7 +67,38 @@ def response_details(response: Any) -> dict[str, Any]:
         "reasoning": reasoning_text(_get(choice, "message")),
         "reasoning_tokens": reported_count(tokens),
         "served_model": model if isinstance(model, str) and model else None,
+        "top_logprobs": choice_logprobs(choice),
     }
+
+
+def _finite(value: Any) -> bool:
+    """A log-probability worth keeping: a finite number (JSON has no NaN; a reply must survive the cache)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+MAX_LOGPROB_POSITIONS = 64  # the last verdict-like positions kept per answer (the verdict is read from the last)
+
+
+def choice_logprobs(choice: Any) -> list[tuple[str, float, dict[str, float]]] | None:
+    """The verdict-like token positions of a choice's `logprobs.content` (OpenAI-compatible; returned with
+    logprobs=true): (chosen token, logprob, top alternatives); positions whose chosen token and alternatives
+    name no verdict are dropped (core/confidence.py). None when the response has no log-probabilities."""
+    content = _get(_get(choice, "logprobs"), "content")
+    if not isinstance(content, list):
+        return None
+    kept: list[tuple[str, float, dict[str, float]]] = []
+    for item in content:
+        token, logprob = _get(item, "token"), _get(item, "logprob")
+        if not isinstance(token, str) or not _finite(logprob):
+            continue
+        top: dict[str, float] = {}
+        for alt in _get(item, "top_logprobs") or []:
+            alt_token, alt_lp = _get(alt, "token"), _get(alt, "logprob")
+            if isinstance(alt_token, str) and _finite(alt_lp):
+                top.setdefault(alt_token, float(alt_lp))
+        if verdictish(token) or any(map(verdictish, top)):
+            kept.append((token, float(logprob), top))
+    return kept[-MAX_LOGPROB_POSITIONS:]
 
 
 def is_truncated(reply: JudgeReply) -> bool:

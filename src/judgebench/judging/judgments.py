@@ -6,6 +6,7 @@ task -> requests (plan_requests) -> calls (runner) -> records (assemble_records)
 from __future__ import annotations
 
 from judgebench.core.bulk import trusted, trusts
+from judgebench.core.confidence import from_logprobs, to_dataset, verbalised_confidence
 from judgebench.core.parsing import parse_reply
 from judgebench.core.records import (
     NOT_ATTEMPTED,
@@ -153,10 +154,27 @@ def _record(
         "response_a": example.response_a if log_text else None,
         "response_b": example.response_b if log_text else None,
         "votes": dimension_votes(example, dimension),
+        **_confidence(request, reply, verdict_shown),
     }
     if _TRUSTED and len(values) == len(_RECORD_FIELDS):  # every value comes from validated models
         return trusted(JudgmentRecord, values, set(_RECORD_FIELDS))
     return JudgmentRecord(**values)
+
+
+def _confidence(request: JudgeRequest, reply: JudgeReply, verdict_shown: str | None) -> dict[str, object]:
+    """`confidence` (dataset positions) and `confidence_source` of one judgment (core/confidence.py): the
+    verdict token's log-probabilities when the reply has them, else a confidence the answer states; a joint
+    answer (several dimensions in one call) has one verdict token per dimension, so only a single-dimension
+    request reads log-probabilities."""
+    shown = None
+    source = None
+    if verdict_shown is not None and len(request.dimensions) == 1:
+        shown = from_logprobs(reply.top_logprobs, verdict_shown, request.verdicts)
+        source = "logprobs" if shown is not None else None
+    if shown is None and verdict_shown is not None:
+        shown = verbalised_confidence(reply.text, verdict_shown, request.verdicts)
+        source = "verbalised" if shown is not None else None
+    return {"confidence": to_dataset(shown, request.order), "confidence_source": source}
 
 
 def _measure(example: PairExample) -> tuple[int, int, int, int]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from judgebench.core.confidence import VERDICT_KEYS, vote_shares
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import is_inside, regular_text, write_atomic
 from judgebench.core.records import (
@@ -196,8 +197,15 @@ def _panel_record(
             "attempts": 1,
             "cached": False,
             "error": None,
+            # the share of the members' answered votes (issue 34, core/confidence.py)
+            **_panel_confidence(votes),
         }
     )
+
+
+def _panel_confidence(votes: list[str]) -> dict[str, object]:
+    shares = vote_shares(votes, VERDICT_KEYS)
+    return {"confidence": shares, "confidence_source": "panel" if shares is not None else None}
 
 
 def _total(values: list[int | None]) -> int | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from judgebench.core.confidence import VERDICT_KEYS, vote_shares
 from judgebench.core.records import JudgeRequest, JudgmentRecord
 
 MAX_REPEATS = 100  # --repeats above this is refused (exit 2): a typo, not a stability study
@@ -21,3 +22,26 @@ def expand_repeats(requests: Sequence[JudgeRequest], repeats: int) -> list[Judge
 def split_repeats(records: Sequence[JudgmentRecord]) -> tuple[list[JudgmentRecord], list[JudgmentRecord]]:
     """(repeat 0's records, the other repeats' records), each in the order given."""
     return [r for r in records if r.repeat == 0], [r for r in records if r.repeat != 0]
+
+
+def with_repeat_confidence(records: Sequence[JudgmentRecord],
+                           others: Sequence[JudgmentRecord]) -> list[JudgmentRecord]:
+    """Repeat 0's records, each without a confidence of its own (log-probabilities, a stated one) given the
+    share of every repeat's answered verdicts of its judgment as `confidence` (source "repeats"; issue 34).
+    A judgment no repeat answered keeps none. Without repeats the records are returned as they are."""
+    if not others:
+        return list(records)
+    verdicts: dict[tuple[str, str, str], list[str | None]] = {}
+    for r in others:
+        verdicts.setdefault((r.example_id, r.dimension, r.order), []).append(
+            r.verdict if r.status == "ANSWERED" else None)
+    out = []
+    for r in records:
+        if r.confidence is None:
+            votes = [r.verdict if r.status == "ANSWERED" else None,
+                     *verdicts.get((r.example_id, r.dimension, r.order), [])]
+            shares = vote_shares(votes, VERDICT_KEYS)
+            if shares is not None:
+                r = r.model_copy(update={"confidence": shares, "confidence_source": "repeats"})
+        out.append(r)
+    return out

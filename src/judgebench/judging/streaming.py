@@ -77,7 +77,11 @@ def stream_judgments(
     the others are returned for repeats.jsonl.
     """
     from judgebench.calls import run_requests
-    from judgebench.judging.repeats import expand_repeats, split_repeats
+    from judgebench.judging.repeats import (
+        expand_repeats,
+        split_repeats,
+        with_repeat_confidence,
+    )
 
     call = call or run_requests
     per_example = len(plan_requests(spec, list(examples[:1]), template, mode=mode, swap=swap)) or 1
@@ -107,6 +111,7 @@ def stream_judgments(
             records, again = split_repeats(
                 assemble_records(spec.name, judge.id, requests, replies, part, stopped, log_text=log_text)
             )
+            records = with_repeat_confidence(records, again)  # --repeats: the share of votes (issue 34)
             text = "".join(r.model_dump_json() + "\n" for r in records)
             kept.extend(_drop_texts(r) for r in records)  # slotted copies; the pydantic records go with the chunk
             others.extend(again)

@@ -54,6 +54,7 @@ def features() -> Any:
         "model_a": text, "model_b": text, "length_a": integer, "length_b": integer,
         "citations_a": integer, "citations_b": integer,
         "question": text, "response_a": text, "response_b": text,
+        "confidence": {"A": number, "B": number, "TIE": number}, "confidence_source": text,  # issue 34
     }  # fmt: skip
 
 
@@ -68,6 +69,8 @@ def records_to_rows(records: list[JudgmentRecord]) -> tuple[list[dict[str, Any]]
             row["votes"] = json.dumps(record.votes, ensure_ascii=False) if record.votes else None
         if names:
             row["slices"] = {name: record.slices.get(name) for name in names}
+        if row.get("confidence") is not None:  # one struct column: a verdict the task does not allow is null
+            row["confidence"] = {v: row["confidence"].get(v) for v in ("A", "B", "TIE")}
         rows.append(row)
     return rows, names
 
@@ -80,6 +83,8 @@ def rows_to_records(rows: list[dict[str, Any]]) -> list[JudgmentRecord]:
         data["slices"] = {k: v for k, v in (data.get("slices") or {}).items() if v is not None}
         if isinstance(data.get("votes"), str):
             data["votes"] = json.loads(data["votes"])
+        if isinstance(data.get("confidence"), dict):
+            data["confidence"] = {k: v for k, v in data["confidence"].items() if v is not None}
         records.append(JudgmentRecord.model_validate(data))
     return records
 

@@ -30,6 +30,7 @@ from judgebench.core.rundir import (
     read_judgments,
 )
 from judgebench.core.text import md_cell, md_text, visible
+from judgebench.publish.confidence_report import confidence_section
 from judgebench.publish.costplot import (
     PLOT_STEM,
     CostPoint,
@@ -72,7 +73,7 @@ def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
         write_json(out_dir / "diagnostics.json", diag)
         _write_csv(out_dir / "flips.csv", flips_frame(diag))
         text = _header(diag, result, headline) + extra_sections(out_dir, records, result, seed, N_RESAMPLES, run_dir) \
-            + "\n".join(sections.result())
+            + "\n".join(sections.result()) + confidence_section(out_dir, records, result, seed, N_RESAMPLES)
     path = out_dir / "report.md"
     write_atomic(path, text)
     return path

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import TYPE_CHECKING, Literal
 
@@ -127,6 +127,7 @@ class _Extracted:
     codes: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]  # order key -> status, verdict, shown codes
     facts: dict[str, np.ndarray]  # example_id, task, judge, models, lengths, citations
     slices: list[dict[str, str]]
+    confidence: dict[str, np.ndarray] = field(default_factory=dict)  # _confidence_columns (issue 34)
 
 
 _FACTS = ("example_id", "label", "task", "judge", "model_a", "model_b", "length_a", "length_b",
@@ -146,7 +147,40 @@ def extract(by_key: dict[tuple[str, str], JudgmentRecord]) -> _Extracted:
     values = list(zip(*map(attrgetter(*_FACTS), firsts))) or [()] * len(_FACTS)
     facts = {c: np.array(v, dtype=_FACT_TYPES.get(c, object)) for c, v in zip(_FACTS, values)}
     codes = {ORDER_KEYS[o]: _codes([p[i] for p in pairs]) for i, o in enumerate(ORDERS)}
-    return _Extracted(orders, facts.pop("label"), codes, facts, list(facts.pop("slices")))
+    return _Extracted(orders, facts.pop("label"), codes, facts, list(facts.pop("slices")),
+                      _confidence_columns(pairs, firsts))
+
+
+_CONFIDENCE, _VOTES = attrgetter("confidence"), attrgetter("votes")
+CONFIDENCE_COLUMNS = ("conf_a", "conf_tie", "conf_b")  # in code order A 0, TIE 1, B 2
+VOTE_SHARE_COLUMNS = ("vote_share_a", "vote_share_tie", "vote_share_b")
+
+
+def _confidence_columns(pairs: list[list[JudgmentRecord | None]],
+                        firsts: list[JudgmentRecord]) -> dict[str, np.ndarray]:
+    """Per example (issue 34, docs/guide/confidence.md): the judge's P(A), P(TIE), P(B) in the dataset's
+    positions, the mean of the orders' `confidence` (a verdict missing from a distribution counts 0; NaN when no
+    order has one); the annotators' vote shares (each annotator's first vote, Both Bad counted as a tie; NaN
+    without votes) and `n_annotators`."""
+    n = len(pairs)
+    conf = np.full((n, 3), np.nan)
+    shares = np.full((n, 3), np.nan)
+    annotators = np.zeros(n, dtype=np.int64)
+    for i, pair in enumerate(pairs):
+        found = [c for c in (_CONFIDENCE(r) for r in pair if r is not None) if c]
+        if found:
+            conf[i] = [sum(c.get(v, 0.0) for c in found) / len(found) for v in CATEGORIES]
+    for i, first in enumerate(firsts):
+        votes = _VOTES(first)
+        if votes:
+            firsts_votes = ["TIE" if v[0] == "BOTH_BAD" else v[0] for v in votes.values() if v]
+            if firsts_votes:
+                annotators[i] = len(firsts_votes)
+                shares[i] = [firsts_votes.count(v) / len(firsts_votes) for v in CATEGORIES]
+    out = {name: conf[:, k] for k, name in enumerate(CONFIDENCE_COLUMNS)}
+    out.update({name: shares[:, k] for k, name in enumerate(VOTE_SHARE_COLUMNS)})
+    out["n_annotators"] = annotators
+    return out
 
 
 def _codes(recs: list[JudgmentRecord | None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -187,6 +221,7 @@ def build_table(by_key: dict[tuple[str, str], JudgmentRecord], both_bad: str,
     slices = x.slices if rows is None else [x.slices[i] for i in rows]
     for k in sorted({k for sl in slices for k in sl}):
         cols[f"slice_{k}"] = np.array([sl.get(k) for sl in slices], dtype=object)
+    cols.update({c: pick(a) for c, a in x.confidence.items()})
     cols.update(_derived_columns(cols, x.orders))
     return Table(cols, x.orders)
 
@@ -227,6 +262,7 @@ def _derived_columns(cols: dict[str, np.ndarray], orders: tuple[str, ...]) -> di
     exact = sum((cols[f"exact_{k}"] for k in keys), np.zeros(n)) / m if keys else np.full(n, np.nan)
     soft = sum((cols[f"soft_{k}"] for k in keys), np.zeros(n)) / m if keys else np.full(n, np.nan)
     out.update(exact=exact, soft=soft)
+    out.update(_calibration_columns(cols))
     if len(keys) == 2:
         both = ans["ab"] & ans["ba"]
         same = both & (cols["verdict_code_ab"] == cols["verdict_code_ba"])
@@ -240,6 +276,42 @@ def _derived_columns(cols: dict[str, np.ndarray], orders: tuple[str, ...]) -> di
         out.update(both_answered=np.zeros(n, dtype=bool), agree=np.full(n, np.nan),
                    exact_consistent=exact, soft_consistent=soft)
     return out
+
+
+LOG_LOSS_FLOOR = 1e-15  # a probability of 0 on the label scores -ln(1e-15) = 34.5, not infinity
+
+
+def _calibration_columns(cols: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Per example, from the judge's confidence (issue 34; catalogue.py defines the metrics over them):
+    `has_confidence` (a confidence and a label A/TIE/B), `top_conf` (the largest of P(A), P(TIE), P(B); NaN
+    without), `conf_correct` (its verdict, the first of A, TIE, B at the largest, is the label), `brier`
+    (sum over A, TIE, B of (P - 1[label])^2: 0 to 2), `log_loss` (-ln max(P(label), 1e-15)), and against the
+    annotators' vote shares on examples with 2+ annotators: `has_vote_shares`, `brier_votes` (sum of
+    (P - share)^2). 0 where undefined, so that sums over examples are the metrics' numerators."""
+    n = len(cols["example_id"])
+    if "conf_a" not in cols:  # a table built without records' confidence
+        nan = np.full(n, np.nan)
+        cols = {**cols, **{c: nan for c in ("conf_a", "conf_tie", "conf_b", "vote_share_a", "vote_share_tie",
+                                            "vote_share_b")}, "n_annotators": np.zeros(n, dtype=np.int64)}
+    probs = np.column_stack([cols["conf_a"], cols["conf_tie"], cols["conf_b"]]).astype(float).reshape(n, 3)
+    label = cols["label_code"]
+    has = ~np.isnan(probs[:, 0]) & (label >= 0)
+    p = np.where(has[:, None], np.nan_to_num(probs), 0.0)
+    onehot = (np.arange(3)[None, :] == label[:, None]).astype(float)
+    rows = np.arange(n)
+    p_label = p[rows, np.clip(label, 0, 2)]
+    shares = np.nan_to_num(np.column_stack([cols["vote_share_a"], cols["vote_share_tie"],
+                                            cols["vote_share_b"]]).astype(float).reshape(n, 3))
+    has_votes = has & (cols["n_annotators"] >= 2)
+    return {
+        "has_confidence": has,
+        "top_conf": np.where(has, p.max(axis=1, initial=0.0), np.nan),
+        "conf_correct": np.where(has, (p.argmax(axis=1) == label).astype(float), 0.0),
+        "brier": np.where(has, ((p - onehot) ** 2).sum(axis=1), 0.0),
+        "log_loss": np.where(has, -np.log(np.maximum(p_label, LOG_LOSS_FLOOR)), 0.0),
+        "has_vote_shares": has_votes,
+        "brier_votes": np.where(has_votes, ((p - shares) ** 2).sum(axis=1), 0.0),
+    }
 
 
 def _to_frame(table: Table, dimension: str, both_bad: str) -> pd.DataFrame:

@@ -199,6 +199,14 @@ def _ci_specs(t: Table, names: Sequence[str] | None = None) -> dict[str, Spec]:
     specs["position_bias"] = (t.f("shown_first"), sd, int(sd.sum()))
     expected = t.f("n_expected")
     specs["coverage"] = (t.f("n_answered"), expected, int(expected.sum()))
+    has_conf = t.cols.get("has_confidence")
+    if has_conf is not None and has_conf.any():  # issue 34: only runs whose judgments carry a confidence
+        den = has_conf.astype(float)
+        specs["brier_score"] = (t.f("brier"), den, int(den.sum()))
+        specs["log_loss"] = (t.f("log_loss"), den, int(den.sum()))
+        voted = t.cols["has_vote_shares"].astype(float)
+        if voted.any():
+            specs["brier_vs_votes"] = (t.f("brier_votes"), voted, int(voted.sum()))
     if names is not None:
         specs = {m: specs[m] for m in names if m in specs}
     return specs

@@ -1,0 +1,40 @@
+"""`run --sweep KEY=V1,V2,...`: one judge run at each setting of one judge argument (publish/sweep.py writes
+the curves). Every setting is an ordinary run in OUT/<KEY>=<V>/ through the shared answer cache."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from judgebench.core.errors import JudgebenchError
+from judgebench.judges.args import RUNNER_ARGS
+
+
+def parse_sweep(text: str) -> tuple[str, list[str]]:
+    """'reasoning_effort=low,medium,high' -> ('reasoning_effort', ['low', 'medium', 'high'])."""
+    key, sep, values = text.partition("=")
+    key = key.strip()
+    settings = [v.strip() for v in values.split(",") if v.strip()]
+    if not sep or not key or not settings:
+        raise JudgebenchError(f"--sweep: expected KEY=V1,V2,..., got {text!r}")
+    if key in RUNNER_ARGS:
+        raise JudgebenchError(f"--sweep: {key} belongs to the runner ({RUNNER_ARGS[key]}), not the judge")
+    if len(set(settings)) != len(settings):
+        raise JudgebenchError(f"--sweep: a value of {key} is given twice")
+    return key, settings
+
+
+def run_sweep(sweep: str, task: str, judge: Any, output_path: Path, options: dict[str, Any],
+              print_run: Callable[[Any], int]) -> int:
+    """Run `judge` at each setting (api.sweep), printing each run; the worst exit code."""
+    from judgebench.api import sweep as run_settings
+
+    key, settings = parse_sweep(sweep)
+    if key in judge.judge_args:
+        raise JudgebenchError(f"--sweep: {key} is also in --judge-args (give it once)")
+    statuses: list[int] = []
+    rows = run_settings(task, judge.judge, key, settings, output_path=output_path, judge_args=judge.judge_args,
+                        on_run=lambda summary: statuses.append(print_run(summary)), **options)
+    print(f"wrote {output_path / 'sweep.md'} ({len(rows)} of {len(settings)} settings)")
+    return max(statuses, default=0)

@@ -1,0 +1,55 @@
+"""`run --sweep` (issue 34 item 4): one judge at several settings, through the cache, as curves."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from openai_server import Behaviour, FakeOpenAIServer
+
+from judgebench.cli.main import main
+from judgebench.cli.sweep import parse_sweep
+from judgebench.core.errors import JudgebenchError
+
+THINK = "x" * 396  # 396 // 4 + 1 = 100 reasoning tokens
+
+
+def test_parse_sweep() -> None:
+    assert parse_sweep("reasoning_effort=low, medium,high") == ("reasoning_effort", ["low", "medium", "high"])
+    for bad in ("temperature", "=1,2", "timeout=1,2", "temperature=0,0"):
+        with pytest.raises(JudgebenchError):
+            parse_sweep(bad)
+
+
+@pytest.mark.slow
+def test_a_max_tokens_sweep_draws_truncation_thinking_tokens_and_reuses_the_cache(tmp_path: Path, capsys) -> None:
+    beh = Behaviour(answer="[[A]]", reasoning_content=THINK, honour_max_tokens=True)
+    out, cache = tmp_path / "sweep", tmp_path / "cache"
+    with FakeOpenAIServer(beh) as server:
+        argv = ["run", "--tasks", "sciarena_eval", "--demo", "--limit", "3", "--judge", "openai/m",
+                "--judge-args", f"api_base={server.api_base},api_key=sk-t", "--output-path", str(out),
+                "--cache-dir", str(cache), "--quiet", "--max-retries", "0", "--sweep", "max_tokens=50,200"]
+        status = main(argv)
+        first = server.stats().total
+        assert main([*argv[:-1], "max_tokens=50,200"]) == status  # again: every answer from the cache
+        assert server.stats().total == first == 12  # 3 examples x 2 orders x 2 settings
+    sweep = json.loads((out / "sweep.json").read_text())
+    assert sweep["key"] == "max_tokens" and [r["value"] for r in sweep["settings"]] == ["50", "200"]
+    low, high = sweep["settings"]
+    # 50 tokens: the 100 reasoning tokens use the cap, every answer cut off (truncated) and nothing answered
+    assert low["truncation_rate"] == 1.0 and low["coverage"] == 0.0
+    # 200 tokens: room for the answer "[[A]]" (2 tokens): no truncation
+    assert high["truncation_rate"] == 0.0 and high["coverage"] == 1.0
+    assert high["reasoning_tokens_per_call"] == 100 and high["answer_tokens_per_call"] == 2
+    assert (out / "max_tokens=50" / "results.json").exists() and (out / "max_tokens=200" / "samples.jsonl").exists()
+    assert (out / "sweep.png").stat().st_size > 0
+    assert "| 200 |" in (out / "sweep.md").read_text()
+
+
+def test_sweep_refuses_several_judges_and_a_key_given_twice(tmp_path: Path, capsys) -> None:
+    base = ["run", "--tasks", "sciarena_eval", "--demo", "--output-path", str(tmp_path / "o")]
+    assert main([*base, "--judge", "builtin/longer", "--judge", "builtin/shorter", "--sweep", "seed=1,2"]) == 2
+    assert main([*base, "--judge", "openai/m", "--judge-args", "temperature=0", "--sweep", "temperature=0,1"]) == 2
+    err = capsys.readouterr().err
+    assert "one task and one judge" in err and "also in --judge-args" in err
