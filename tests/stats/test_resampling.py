@@ -43,8 +43,37 @@ def test_metric_intervals_equal_scipy_bootstrap_percentile(n):
             (np.arange(n),), _ratio_statistic(num, den), n_resamples=1000, batch=max(1, min(1000, 1_000_000 // n)),
             vectorized=True, method="percentile", confidence_level=0.95, rng=np.random.default_rng(7),
         ).confidence_interval
-    np.testing.assert_allclose(low, reference.low, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(high, reference.high, rtol=0, atol=1e-12)
+        distribution = stats.bootstrap(
+            (np.arange(n),), _ratio_statistic(num, den), n_resamples=1000, batch=max(1, min(1000, 1_000_000 // n)),
+            vectorized=True, method="percentile", confidence_level=0.95, rng=np.random.default_rng(7),
+        ).bootstrap_distribution
+    # scipy's interval is NaN as soon as one resample is undefined (a zero denominator, likely at n = 3); ours
+    # follows the one documented rule: the percentile interval over the defined resamples when at least 10 and
+    # at least half of them are defined
+    for j in range(3):
+        defined = distribution[j][np.isfinite(distribution[j])]
+        if len(defined) == 1000:
+            expected = (reference.low[j], reference.high[j])
+        elif len(defined) >= 500:
+            expected = tuple(np.quantile(defined, [0.025, 0.975]))
+        else:
+            expected = (np.nan, np.nan)
+        np.testing.assert_allclose((low[j], high[j]), expected, rtol=0, atol=1e-12)
+
+
+def test_undefined_resamples_follow_one_rule():
+    values = np.arange(40, dtype=float)
+    some = values.copy()
+    some[:15] = np.nan  # 25 of 40 defined: at least 10 and at least half
+    low, high = percentile_interval(some)
+    assert (float(low), float(high)) == pytest.approx(tuple(np.quantile(values[15:], [0.025, 0.975])), abs=1e-12)
+    most = values.copy()
+    most[:21] = np.nan  # 19 of 40 defined: below half
+    assert all(np.isnan(percentile_interval(most)))
+    rows = np.vstack([some, most, values])  # row by row along the last axis
+    low, high = percentile_interval(rows)
+    assert np.isnan(low[1]) and low[0] == pytest.approx(np.quantile(values[15:], 0.025))
+    assert low[2] == pytest.approx(np.quantile(values, 0.025))
 
 
 def _run(tmp_path, name, *extra, judge="builtin/shorter"):

@@ -41,7 +41,7 @@ from judgebench.stats.ratings import (
     paired_bootstrap_bt,
 )
 from judgebench.stats.ratio_bootstrap import Resampler, as_f64, compact
-from judgebench.stats.resampling import subsample
+from judgebench.stats.resampling import percentile_interval, subsample
 
 SCHEMA = "judgebench.diagnostics/1"
 MIN_LENGTH_RATIO = 1.1  # "with a minimum length gap": longer / shorter >= this
@@ -64,10 +64,10 @@ TALLY_MAX_CELLS = 4_000_000  # the system bootstrap shares the ratio draws when 
 def _stat(value: float | None, samples: np.ndarray | None, n: int) -> dict[str, Any]:
     """{value, ci_low, ci_high, n}: a point estimate and its 95% percentile interval."""
     lo = hi = None
-    if samples is not None and value is not None:
-        finite = samples[np.isfinite(samples)]
-        if len(finite) >= max(10, len(samples) // 2):
-            lo, hi = (float(q) for q in np.percentile(finite, [2.5, 97.5]))
+    if samples is not None and value is not None and len(samples):
+        low, high = percentile_interval(samples)  # the one rule for undefined resamples (resampling.py)
+        if np.isfinite(low) and np.isfinite(high):
+            lo, hi = float(low), float(high)
     return {"value": _num(value), "ci_low": lo, "ci_high": hi, "n": int(n)}
 
 

@@ -133,7 +133,7 @@ def _bootstrap_ci(
     with blas_for(sums_are_exact(np.hstack([num, den]), n)):  # one BLAS thread when order cannot matter
         samples = np.concatenate([statistic(idx) for idx in resample_batches(n, n_resamples, seed, batch)],
                                  axis=-1)
-    low, high = percentile_interval(samples, confidence)  # a resample with a zero denominator: NaN -> None
+    low, high = percentile_interval(samples, confidence)  # resamples with a zero denominator: resampling's rule
     return np.atleast_1d(low), np.atleast_1d(high)
 
 

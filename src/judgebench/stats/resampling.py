@@ -12,6 +12,7 @@ aggregated into counts (arena) are resampled by multinomial_counts.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 
 import numpy as np
@@ -47,11 +48,29 @@ def subsample(n: int, m: int, seed: int) -> np.ndarray:
     return np.sort(np.random.default_rng([seed, n, m]).choice(n, size=m, replace=False))
 
 
+MIN_DEFINED = 10  # undefined resamples: the interval needs at least this many defined ones ...
+MIN_DEFINED_SHARE = 0.5  # ... and at least this share of all of them
+
+
 def percentile_interval(samples: np.ndarray, confidence: float = CONFIDENCE) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) percentile interval along the last axis; a NaN among the samples gives NaN."""
+    """(low, high) percentile interval along the last axis, by the one rule for undefined resamples that every
+    family follows (metrics, the human ceiling, diagnostics, rubric, repeats, calibration): a resample whose
+    statistic is undefined (NaN or infinite: a zero denominator, a constant side of a correlation) is left out,
+    and the interval is taken over the defined ones when they are at least MIN_DEFINED and at least
+    MIN_DEFINED_SHARE of all; otherwise it is NaN (reported as no interval). With every resample defined the
+    interval is the plain percentile interval."""
+    samples = np.asarray(samples, dtype=float)
     tail = (1 - confidence) / 2
-    low, high = np.quantile(samples, [tail, 1 - tail], axis=-1)
-    return low, high
+    finite = np.isfinite(samples)
+    if finite.all():
+        low, high = np.quantile(samples, [tail, 1 - tail], axis=-1)
+        return low, high
+    n = samples.shape[-1]
+    enough = finite.sum(axis=-1) >= max(MIN_DEFINED, int(np.ceil(n * MIN_DEFINED_SHARE)))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN row: NaN, as reported
+        low, high = np.nanquantile(np.where(finite, samples, np.nan), [tail, 1 - tail], axis=-1)
+    return np.where(enough, low, np.nan), np.where(enough, high, np.nan)
 
 
 def multinomial_counts(rng: np.random.Generator, counts: np.ndarray, rounds: int) -> np.ndarray:

@@ -66,9 +66,10 @@ def level_metrics(u: Units, k: float, n_resamples: int, seed: int) -> dict[str, 
     out = {}
     for name, value in point.items():
         low = high = None
-        if name in draws and value is not None and not np.isnan(draws[name]).any():
-            lo, hi = percentile_interval(draws[name])
-            low, high = float(lo), float(hi)
+        if name in draws and value is not None:
+            lo, hi = percentile_interval(draws[name])  # the one rule for undefined resamples (resampling.py)
+            if np.isfinite(lo) and np.isfinite(hi):
+                low, high = float(lo), float(hi)
         out[name] = MetricValue(value=value, ci_low=low, ci_high=high, n=len(u.judge))
     return out
 
