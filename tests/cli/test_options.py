@@ -64,3 +64,20 @@ def test_every_runner_flag_names_a_runner_option_and_run_defines_each():
     assert set(RUNNER_FLAGS.values()) <= dests
     # the rest are the two negated flags and the backoff settings (Python only)
     assert fields - set(RUNNER_FLAGS) == {"use_cache", "progress", "backoff_base_s", "backoff_max_s"}
+
+
+def test_every_run_option_has_its_run_flag_and_is_mapped_in_one_place(tmp_path, monkeypatch):
+    from judgebench.cli.flags import PER_JUDGE, RUN_FLAG_NAMES, RUN_NEGATED, run_options
+
+    run = _subparser("run")
+    dests = {a.dest for a in run._actions}
+    fields = {f.name for f in dataclasses.fields(RunRequest)}
+    for name in fields - PER_JUDGE:
+        assert RUN_NEGATED.get(name, RUN_FLAG_NAMES.get(name, name)) in dests, name
+    monkeypatch.chdir(tmp_path)
+    args = build_parser().parse_args(["run", "--tasks", "t", "--output-path", "o", "--judge", "j", "--no-swap",
+                                      "--bootstrap", "200", "--limit", "0.5", "--include-path", str(tmp_path)])
+    options = run_options(args, fields)
+    assert set(options) == fields - PER_JUDGE
+    assert (options["swap"], options["n_resamples"], options["limit"], options["include_paths"]) == (
+        False, 200, 0.5, [tmp_path])

@@ -8,7 +8,7 @@ import difflib
 import math
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -196,6 +196,19 @@ def add_call_flags(p: argparse.ArgumentParser) -> None:
 RUNNER_FLAGS = {"concurrency": "concurrency", "timeout_s": "timeout", "max_retries": "max_retries", "reask": "reask",
                 "max_failures": "max_failures", "rpm": "rpm", "tpm": "tpm", "refresh_cache": "refresh_cache",
                 "cache_dir": "cache_dir", "batch": "batch", "batch_poll_s": "batch_poll_s", "max_cost": "max_cost"}
+
+
+# A run's options (judging.pipeline.RunRequest's fields) <- the `run` flags: the same names but for these two, and
+# two negations; PER_JUDGE fields are set per task and judge, not from one flag.
+RUN_FLAG_NAMES = {"include_paths": "include_path", "n_resamples": "bootstrap"}
+RUN_NEGATED = {"swap": "no_swap", "log_text": "no_log_text"}
+PER_JUDGE = {"task", "judge", "output_path", "judge_args", "judge_object", "judge_name", "runner", "on_warning"}
+
+
+def run_options(args: argparse.Namespace, fields: Iterable[str]) -> dict[str, Any]:
+    """The one place the `run` flags become the run's options (RunRequest's field names, as `evaluate` takes them)."""
+    return {name: (not getattr(args, RUN_NEGATED[name])) if name in RUN_NEGATED else getattr(args, RUN_FLAG_NAMES.get(name, name))
+            for name in fields if name not in PER_JUDGE}
 
 
 def runner_options(args: argparse.Namespace) -> RunnerOptions:

@@ -30,6 +30,7 @@ from judgebench.cli.flags import (
     limit_value,
     normalize_aliases,
     resamples,
+    run_options,
     runner_options,
 )
 from judgebench.cli.rubric import add_parser as add_rubric_parser
@@ -101,12 +102,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from judgebench.judging.multirun import judges_from_flags
 
     judges = judges_from_flags(args.judge, args.judge_args, args.judges_file)
-    options = dict(
-        include_paths=args.include_path, dataset_path=args.dataset_path, split=args.split, revision=args.revision,
-        demo=args.demo, limit=args.limit, swap=not args.no_swap, seed=args.seed, prompt=args.prompt,
-        dimension_mode=args.dimension_mode, both_bad=args.both_bad, n_resamples=args.bootstrap, repeats=args.repeats,
-        runner=runner, min_coverage=args.min_coverage, log_text=not args.no_log_text, on_warning=warn, shard=args.shard,
-    )
+    from dataclasses import fields
+
+    from judgebench.judging.pipeline import RunRequest
+
+    options = {**run_options(args, (f.name for f in fields(RunRequest))), "runner": runner, "on_warning": warn}
     if getattr(args, "sweep", None):  # issue 34: budgets as curves (cli/sweep.py)
         if len(tasks) > 1 or len(judges) > 1 or args.panel or args.dry_run:
             raise JudgebenchError("--sweep: one task and one judge, without --panel or --dry-run")
