@@ -18,7 +18,6 @@ from judgebench.cli.flags import (
     fraction,
 )
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.files import regular_text
 from judgebench.core.text import term_text
 from judgebench.human.arena.defaults import DEFAULT_ALPHA, DEFAULT_REPEATS, TOP_K
 
@@ -193,6 +192,9 @@ def excluded_annotators(args: argparse.Namespace) -> list[str]:
     names = list(getattr(args, "task_excluded", []))
     path = args.exclude_annotators
     if path is not None:
+        from judgebench.core.files import (
+            regular_text,  # here: the parser needs no yaml/pydantic
+        )
         if not path.is_file():
             raise JudgebenchError(f"--exclude-annotators {path}: no such file")
         try:
