@@ -99,3 +99,20 @@ def test_anything_not_plain_is_read_line_by_line_as_before(tmp_path, monkeypatch
     fast, slow, taken = _both(path, monkeypatch)
     assert not taken
     _same(fast, slow)
+
+
+def test_comparison_groups_from_distinct_pairs_are_the_groups_of_every_battle(monkeypatch):
+    """comparison_groups joins each distinct (model_a, model_b) once (issue 30): the same groups as every row."""
+    import numpy as np
+
+    from judgebench.human.arena import battles
+
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        n, m = int(rng.integers(1, 300)), int(rng.integers(2, 40))
+        table = pd.DataFrame({"model_a": [f"m{x}" for x in rng.integers(0, m, n)],
+                              "model_b": [f"m{x}" for x in rng.integers(0, m, n)]})
+        fast = battles.comparison_groups(table)
+        with monkeypatch.context() as patch:
+            patch.setattr(battles, "_distinct_pairs", lambda t: list(zip(t["model_a"], t["model_b"])))
+            assert fast == battles.comparison_groups(table)

@@ -197,9 +197,23 @@ def comparison_groups(table: pd.DataFrame) -> list[list[str]]:
             model = parent[model]
         return model
 
-    for a, b in zip(table["model_a"], table["model_b"]):
+    for a, b in _distinct_pairs(table):
         parent[root(a)] = root(b)
     groups: dict[str, list[str]] = {}
     for model in parent:
         groups.setdefault(root(model), []).append(model)
     return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g))
+
+
+def _distinct_pairs(table: pd.DataFrame) -> list[tuple[str, str]]:
+    """Each (model_a, model_b) of the table once, in order of first appearance: the groups depend only on which
+    pairs battled (and are sorted), so this is the loop's input without its millions of repeats."""
+    n = len(table)
+    codes, names = pd.factorize(pd.concat([table["model_a"], table["model_b"]], ignore_index=True))
+    if n == 0 or (codes < 0).any():  # a missing name: the plain loop, as before
+        return list(zip(table["model_a"], table["model_b"]))
+    keys = codes[:n].astype(np.int64) * len(names) + codes[n:]
+    _, first = np.unique(keys, return_index=True)
+    first.sort()
+    names = np.asarray(names, dtype=object)
+    return list(zip(names[codes[:n][first]], names[codes[n:][first]]))
