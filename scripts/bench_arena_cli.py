@@ -75,6 +75,7 @@ def main() -> int:
     parser.add_argument("--models", type=int, default=100)
     parser.add_argument("--before", help="a baseline source tree (PYTHONPATH)")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--point", action="store_true", help="also: after, --n-resamples 0 --no-plots")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/judgebench-bench-arena"))
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
@@ -89,22 +90,25 @@ def main() -> int:
         out = args.workdir / f"arena-{label}"
         jobs[f"{label}: judgebench arena"] = ([sys.executable, "-m", "judgebench", "arena", str(votes),
                                               "--output-dir", str(out)], dict(os.environ, PYTHONPATH=src))
+    if args.point:  # point ratings only: no bootstrap, no plots (what the plain pipeline computes, and more)
+        jobs["after: arena, point, no plots"] = ([sys.executable, "-m", "judgebench", "arena", str(votes), "--output-dir",
+                                                  str(args.workdir / "arena-point"), "--n-resamples", "0", "--no-plots"],
+                                                 dict(os.environ, PYTHONPATH=trees["after"]))
     walls: dict[str, list[float]] = {name: [] for name in jobs}
     peaks: dict[str, list[float]] = {name: [] for name in jobs}
     for _ in range(args.rounds):
         for name, (cmd, env) in jobs.items():
-            for out in args.workdir.glob("arena-*"):
-                if name.split(":")[0] in out.name:
-                    shutil.rmtree(out)
+            if "--output-dir" in cmd:  # this job's own folder, written afresh
+                shutil.rmtree(cmd[cmd.index("--output-dir") + 1], ignore_errors=True)
             wall, peak = timed(cmd, env)
             walls[name].append(wall)
             peaks[name].append(peak)
     base = statistics.median(walls["plain pyarrow+scipy BT"])
     print(f"{args.votes:,} votes over {args.models} models; load average {os.getloadavg()[0]:.2f}; {args.rounds} interleaved rounds")
-    print(f"{'command':28} {'min s':>7} {'median s':>9} {'x plain':>8} {'peak MB':>8}")
+    print(f"{'command':32} {'min s':>7} {'median s':>9} {'x plain':>8} {'peak MB':>8}")
     for name in jobs:
         med = statistics.median(walls[name])
-        print(f"{name:28} {min(walls[name]):7.2f} {med:9.2f} {med / base:8.2f} {max(peaks[name]):8.0f}")
+        print(f"{name:32} {min(walls[name]):7.2f} {med:9.2f} {med / base:8.2f} {max(peaks[name]):8.0f}")
     if args.before:
         same = [json.loads((args.workdir / f"arena-{t}" / "arena.json").read_text()) for t in ("before", "after")]
         print("arena.json identical before/after:", same[0] == same[1])
