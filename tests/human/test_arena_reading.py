@@ -116,3 +116,19 @@ def test_comparison_groups_from_distinct_pairs_are_the_groups_of_every_battle(mo
         with monkeypatch.context() as patch:
             patch.setattr(battles, "_distinct_pairs", lambda t: list(zip(t["model_a"], t["model_b"])))
             assert fast == battles.comparison_groups(table)
+
+
+def test_p_values_by_counting_equal_the_merged_ones_to_the_bit():
+    """voters.p_values counts with arrays (issue 30); the merged computation stays for tables with missing keys."""
+    import numpy as np
+
+    from judgebench.human.arena import voters
+
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        n, people, actions = int(rng.integers(1, 400)), int(rng.integers(1, 30)), int(rng.integers(1, 20))
+        votes = pd.DataFrame({"annotator": [f"u{x}" for x in rng.integers(0, people, n)],
+                              "action": [f"a{x}" for x in rng.integers(0, actions, n)],
+                              "value": rng.choice(["A", "B", "TIE", "BOTH_BAD"][: int(rng.integers(1, 5))], n)})
+        fast, merged = voters._p_values_counted(votes), voters._p_values_merged(votes)
+        assert fast.dtype == merged.dtype and np.array_equal(fast, merged)
