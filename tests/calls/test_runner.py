@@ -965,3 +965,42 @@ def test_the_call_worker_gets_an_llm_judge_s_requests_without_their_texts(tmp_pa
     assert outcome.calls_made == 6 and all(r is not None and r.text for r in outcome.replies)
     assert len(sent) == 1 and [r.first for r in sent[0]] == [""] * 6
     assert [r.messages for r in sent[0]] == [r.messages for r in requests]
+
+
+class _SlowWarmUpJudge(Judge):
+    """A judge whose warm-up (the SDK import, in a real one) takes far longer than the test waits."""
+
+    id = "test/slow-warm-up"
+    cacheable = True
+
+    async def warm_up(self) -> None:
+        time.sleep(30)  # synchronous, as an import is: the worker's event loop cannot run meanwhile
+
+    async def judge(self, request: JudgeRequest) -> JudgeReply:
+        raise AssertionError("never asked")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the call worker is forked on Linux only")
+def test_a_call_worker_let_go_before_a_job_exits_without_finishing_its_warm_up(tmp_path: Path) -> None:
+    """A fully cached run lets its early-started worker go before sending a job: the worker exits at once
+    (code 0) instead of spending seconds of CPU on an import nobody will use (issue 30)."""
+    from judgebench.calls.worker import CallWorker
+
+    worker = CallWorker(_SlowWarmUpJudge(), fast(tmp_path))
+    pid = worker.pid
+    time.sleep(0.3)  # the worker is in its warm-up
+    worker.close()
+    deadline = time.monotonic() + 10
+    status = None
+    while time.monotonic() < deadline:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere (background.reap_left_over): it has exited
+            break
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail("the let-go worker was still warming up after 10 s")
+    assert status is None or os.waitstatus_to_exitcode(status) == 0

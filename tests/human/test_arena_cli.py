@@ -96,3 +96,15 @@ def test_excluded_annotators_from_a_file_and_from_a_task_yaml_are_recorded(tmp_p
         "prompt: sciarena_pairwise.yaml\nexclude_annotators: [label]\n")
     assert main(["arena", str(task), "--demo", "--output-dir", str(tmp_path / "t"), "--n-resamples", "0"]) == 2
     assert "no votes left to rate (dropped: {'annotator excluded (listed or flagged)': " in capsys.readouterr().err
+
+
+def test_no_plots_writes_every_other_file_the_same(tmp_path, capsys):
+    outs = {}
+    for name, extra in (("plots", []), ("none", ["--no-plots"])):
+        outs[name] = tmp_path / name
+        assert main(["arena", str(DEMO), "--output-dir", str(outs[name]), "--n-resamples", "20",
+                     "--robustness-repeats", "2", *extra]) == 0
+    assert not list(outs["none"].glob("*.png")) and {"ratings.png", "winrate.png"} <= {p.name for p in outs["plots"].glob("*.png")}
+    for path in outs["none"].iterdir():
+        assert path.read_bytes() == (outs["plots"] / path.name).read_bytes(), path.name
+    assert len(list(outs["none"].iterdir())) == len(list(outs["plots"].iterdir())) - 2

@@ -210,3 +210,29 @@ def test_preload_names_only_what_scoring_imports():
         else:  # a library a point fit imports where it is used
             package, module = name.rsplit(".", 1)
             assert f"from {package} import {module}" in fits, name
+
+
+# ----------------------------------------------------------------------------- the parser's imports (issue 30)
+
+
+def test_help_imports_no_pydantic_yaml_or_records():
+    """Building the parser imports what the parsers need; the handlers import the rest (pydantic, YAML, records)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "judgebench", "--help"], env=env, check=False,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "usage:" in done.stdout, done.stderr[-500:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "judgebench.cli.main" in imported
+    for module in ("pydantic", "yaml", "judgebench.core.records", "judgebench.calls.dispatch"):
+        assert module not in imported, module
+
+
+def test_the_lazy_calls_package_gives_the_same_names():
+    from judgebench import calls
+    from judgebench.calls import dispatch, options, policy, totals
+
+    assert calls.RunnerOptions is options.RunnerOptions and calls.run_requests is dispatch.run_requests
+    assert calls.TokenBucket is policy.TokenBucket and calls.reask_messages is totals.reask_messages
+    assert sorted(calls.__all__) == sorted(calls._WHERE)
+    with pytest.raises(AttributeError):
+        calls.no_such_name  # noqa: B018

@@ -13,10 +13,32 @@ SQLite reply cache). docs/guide/running-judges.md describes the guarantees.
 
 from __future__ import annotations
 
-from judgebench.calls.dispatch import check_cache, prepared_calls, run_requests
-from judgebench.calls.options import RunnerOptions, RunOutcome
-from judgebench.calls.policy import TokenBucket
-from judgebench.calls.totals import REASK_TEMPLATE, reask_messages
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from judgebench.calls.dispatch import check_cache, prepared_calls, run_requests
+    from judgebench.calls.options import RunnerOptions, RunOutcome
+    from judgebench.calls.policy import TokenBucket
+    from judgebench.calls.totals import REASK_TEMPLATE, reask_messages
+
+# Imported when first asked for (PEP 562): the CLI's parsers import calls.options (RunnerOptions' defaults)
+# and must not pull in dispatch -> batch -> cache -> records (pydantic) for `--help`.
+_WHERE = {
+    "check_cache": "dispatch", "prepared_calls": "dispatch", "run_requests": "dispatch",
+    "RunnerOptions": "options", "RunOutcome": "options", "TokenBucket": "policy",
+    "REASK_TEMPLATE": "totals", "reask_messages": "totals",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "REASK_TEMPLATE",

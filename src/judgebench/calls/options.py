@@ -5,9 +5,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.records import JudgeReply
+
+if TYPE_CHECKING:  # the CLI's parser imports this module: no pydantic for --help
+    from judgebench.core.records import JudgeReply
 
 DEFAULT_CONCURRENCY = 16
 INTERRUPTED = "interrupted"

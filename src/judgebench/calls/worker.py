@@ -30,6 +30,7 @@ import pickle
 import select
 import signal
 import struct
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -244,16 +245,40 @@ async def _receive_job(judge: Judge, lifeline_fd: int) -> tuple[list[JudgeReques
             arrived.set_result(None)
 
     loop.add_reader(lifeline_fd, readable)
+    warming = threading.Event()
+    warming.set()
+    threading.Thread(target=_exit_if_let_go, args=(lifeline_fd, reader, warming), daemon=True).start()
     try:
         try:  # imports and clients, on this core, while the parent loads the data
             await judge.warm_up()
         except Exception:  # an optimisation: the first call reports the problem
             pass
+        finally:
+            warming.clear()
         await arrived
     finally:
         loop.remove_reader(lifeline_fd)
     payload = reader.job()
     return None if payload is None else pickle.loads(payload)
+
+
+def _exit_if_let_go(lifeline_fd: int, reader: _JobReader, warming: threading.Event) -> None:
+    """While the worker warms up (the SDK import takes seconds of CPU): when the parent closes the lifeline
+    before sending any byte of a job (every answer was cached, or the run stopped first), exit now rather
+    than finish an import nobody will use, which on a busy machine takes CPU from the parent's scoring.
+    The same exit as `_receive_job` returning None after the warm-up: code 0, nothing written. Any byte of a
+    job (POLLIN) leaves the worker to the normal path, which reads it."""
+    poller = select.poll()
+    poller.register(lifeline_fd, select.POLLIN | select.POLLHUP)
+    while warming.is_set():
+        events = poller.poll(50)  # ms; releases the GIL
+        if not events:
+            continue
+        if events[0][1] & select.POLLIN:  # a job is arriving (or arrived, then the parent went): read it
+            return
+        if events[0][1] & (select.POLLHUP | select.POLLERR) and warming.is_set() and not reader.buffer:
+            os._exit(0)
+        return
 
 
 def _worker_main(

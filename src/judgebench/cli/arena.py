@@ -18,7 +18,6 @@ from judgebench.cli.flags import (
     fraction,
 )
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.files import regular_text
 from judgebench.core.text import term_text
 from judgebench.human.arena.defaults import DEFAULT_ALPHA, DEFAULT_REPEATS, TOP_K
 
@@ -108,6 +107,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--judge-battles", type=NON_NEGATIVE_INT, metavar="N",
                    help="--votes-needed: judge-only battles in the simulation (default: the run's unlabelled pairs)")
     p.add_argument("--robustness-repeats", type=POSITIVE_INT, default=DEFAULT_REPEATS, help="repeats per annotator share (default 20)")
+    p.add_argument("--no-plots", action="store_true", help="write no PNG plots (every other file the same; faster on large arenas)")
     p.add_argument("--top-k", type=POSITIVE_INT, default=TOP_K, help="k of the top-k overlap (default 5)")
     p.add_argument("--demo", action="store_true", help="task input: use its bundled demo split")
     p.add_argument("--dataset-path", help="task input: a local file or another Hub id")
@@ -193,6 +193,9 @@ def excluded_annotators(args: argparse.Namespace) -> list[str]:
     names = list(getattr(args, "task_excluded", []))
     path = args.exclude_annotators
     if path is not None:
+        from judgebench.core.files import (
+            regular_text,  # here: the parser needs no yaml/pydantic
+        )
         if not path.is_file():
             raise JudgebenchError(f"--exclude-annotators {path}: no such file")
         try:
@@ -234,7 +237,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
     if args.alpha <= 0 or args.alpha >= 1:
         raise JudgebenchError(f"--alpha {args.alpha}: must be between 0 and 1 (exclusive)")
     result = arena(args)
-    written = write_outputs(result, args.output_dir)
+    written = write_outputs(result, args.output_dir, plots=not getattr(args, "no_plots", False))
     s = result.summary
     n = s["counts"]
     for line in arena_warnings(s):

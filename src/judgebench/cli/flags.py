@@ -14,7 +14,7 @@ from typing import Any
 
 from judgebench.calls.options import RunnerOptions
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.records import MAX_RESAMPLES
+from judgebench.core.names import MAX_RESAMPLES
 from judgebench.judges.args import parse_judge_args  # noqa: F401  (flags' users import it from here)
 
 # Spellings users type from lm-eval habit -> ours (accepted as aliases: rewritten before parsing).

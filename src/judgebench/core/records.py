@@ -28,8 +28,12 @@ from pydantic import (
 from judgebench.core.catalogue import DEFAULT_HEADLINE, check_headline
 from judgebench.core.confidence import ConfidenceSource
 from judgebench.core.errors import JudgebenchError
-
-MAX_RESAMPLES = 100_000  # --bootstrap above this is refused before any call (a typo would hang scoring)
+from judgebench.core.names import (  # defined there, for the CLI's parsers (no pydantic for --help)
+    BUILTIN_PREFIX,
+    MAX_RESAMPLES,
+    PANEL_PREFIX,
+    REPLAY_PREFIX,
+)
 
 
 def check_resamples(n_resamples: int) -> int:
@@ -45,7 +49,6 @@ Verdict = Literal["A", "B", "TIE"]
 # One vocabulary: what a verdict is worth to the response in position A (a tie is half), and the judge-id
 # prefixes judgebench reserves for its own judges (built-in baselines, replays of recorded answers, panels).
 VERDICT_SCORE: dict[str, float] = {"A": 1.0, "TIE": 0.5, "B": 0.0}
-BUILTIN_PREFIX, REPLAY_PREFIX, PANEL_PREFIX = "builtin/", "replay/", "panel/"
 RESERVED_PREFIXES = (BUILTIN_PREFIX, REPLAY_PREFIX, PANEL_PREFIX)
 Status = Literal["ANSWERED", "INVALID", "FAILED"]
 # Why a FAILED judgment has no answer: its call failed, it was never sent (the run stopped first),

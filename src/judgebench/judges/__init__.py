@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.records import BUILTIN_PREFIX, REPLAY_PREFIX
+from judgebench.core.names import BUILTIN_PREFIX, REPLAY_PREFIX
 from judgebench.judges.base import Judge, JudgeCallError
 
 __all__ = ["Judge", "JudgeCallError", "make_judge"]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from judgebench.core.records import JudgeReply, JudgeRequest
+if TYPE_CHECKING:  # annotations only: the CLI's parser reaches this package (judges.args)
+    from judgebench.core.records import JudgeReply, JudgeRequest
 
 
 class JudgeCallError(Exception):

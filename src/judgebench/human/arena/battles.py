@@ -109,7 +109,8 @@ def make_battles(raw: pd.DataFrame, source: str, both_bad: BothBadRule, dimensio
     if repeated.any():  # one annotator's second vote on one pair (a double submit, a forged file): counted once
         dropped[REPEATED_VOTE] += int(repeated.sum())
         table = table[~repeated]
-    excluded = sorted(set(exclude) & set(table["annotator"]))
+    wanted_out = set(exclude)  # the annotators' distinct names, not every vote's, are compared (issue 30)
+    excluded = sorted(wanted_out & set(table["annotator"].unique())) if wanted_out else []
     if excluded:
         out = table["annotator"].isin(excluded)
         dropped["annotator excluded (listed or flagged)"] += int(out.sum())
@@ -122,12 +123,20 @@ def make_battles(raw: pd.DataFrame, source: str, both_bad: BothBadRule, dimensio
     if both_bad == "exclude" and bad.any():
         dropped["Both Bad (excluded by rule)"] += int(bad.sum())
         table = table[~bad]
-    table = table.assign(outcome=table["choice"].map(lambda c: OUTCOME.get(c, 0.5)).astype(float))
+    table = table.assign(outcome=_outcomes(table["choice"]))
     for column in ("seconds", *STYLE_COLUMNS):
         table[column] = pd.to_numeric(table[column], errors="coerce").astype(float)
     if table.empty:
         raise JudgebenchError(f"{source}: no votes left to rate (dropped: {dict(dropped)})")
     return Battles(table.reset_index(drop=True), source, both_bad, dimension, dict(dropped), excluded)
+
+
+def _outcomes(choice: pd.Series) -> pd.Series:
+    """OUTCOME of each choice (0.5 for any other), as floats: looked up once per distinct choice."""
+    codes, labels = pd.factorize(choice)
+    if (codes < 0).any():  # a missing choice: per vote, as before
+        return choice.map(lambda c: OUTCOME.get(c, 0.5)).astype(float)
+    return pd.Series(np.array([OUTCOME.get(c, 0.5) for c in labels], dtype=float)[codes], index=choice.index)
 
 
 def _times(table: pd.DataFrame, source: str) -> np.ndarray:
@@ -197,9 +206,23 @@ def comparison_groups(table: pd.DataFrame) -> list[list[str]]:
             model = parent[model]
         return model
 
-    for a, b in zip(table["model_a"], table["model_b"]):
+    for a, b in _distinct_pairs(table):
         parent[root(a)] = root(b)
     groups: dict[str, list[str]] = {}
     for model in parent:
         groups.setdefault(root(model), []).append(model)
     return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g))
+
+
+def _distinct_pairs(table: pd.DataFrame) -> list[tuple[str, str]]:
+    """Each (model_a, model_b) of the table once, in order of first appearance: the groups depend only on which
+    pairs battled (and are sorted), so this is the loop's input without its millions of repeats."""
+    n = len(table)
+    codes, names = pd.factorize(pd.concat([table["model_a"], table["model_b"]], ignore_index=True))
+    if n == 0 or (codes < 0).any():  # a missing name: the plain loop, as before
+        return list(zip(table["model_a"], table["model_b"]))
+    keys = codes[:n].astype(np.int64) * len(names) + codes[n:]
+    _, first = np.unique(keys, return_index=True)
+    first.sort()
+    names = np.asarray(names, dtype=object)
+    return list(zip(names[codes[:n][first]], names[codes[n:][first]]))

@@ -43,6 +43,33 @@ def action_values(table: pd.DataFrame) -> pd.DataFrame:
 
 def p_values(votes: pd.DataFrame) -> np.ndarray:
     """Per vote, the p-value against the other annotators' votes on the same action."""
+    keys = votes[["annotator", "action", "value"]]
+    if len(votes) and not keys.isna().to_numpy().any():
+        return _p_values_counted(votes)
+    return _p_values_merged(votes)
+
+
+def _p_values_counted(votes: pd.DataFrame) -> np.ndarray:
+    """`_p_values_merged` by counting arrays (issue 30: the merges took seconds at millions of votes): per vote
+    and outcome h, n_h = the action's votes for h less the annotator's own; the p-value sums the n_h no larger
+    than n_y (y the vote's own outcome). An outcome no vote on the action took adds 0 to either sum, so every
+    outcome is counted; the sums are integers, so the result is the same to the bit."""
+    action, _ = pd.factorize(votes["action"])
+    value, outcomes = pd.factorize(votes["value"])
+    annotator, _ = pd.factorize(votes["annotator"])
+    k, n_actions = len(outcomes), int(action.max()) + 1
+    total = np.bincount(action * k + value, minlength=n_actions * k).reshape(n_actions, k)
+    mine, _ = pd.factorize(annotator.astype(np.int64) * n_actions + action)
+    own = np.bincount(mine * k + value, minlength=(int(mine.max()) + 1) * k).reshape(-1, k)
+    n_h = total[action] - own[mine]
+    n_y = n_h[np.arange(len(votes)), value]
+    size = n_h.sum(axis=1)
+    at_least = np.where(n_h <= n_y[:, None], n_h, 0).sum(axis=1)
+    return (at_least + 1) / (size + 1)
+
+
+def _p_values_merged(votes: pd.DataFrame) -> np.ndarray:
+    """The p-values by merging the group counts (any table, missing keys included)."""
     total = votes.groupby(["action", "value"]).size().rename("total")
     own = votes.groupby(["annotator", "action", "value"]).size().rename("own")
     # history counts for every (vote, candidate outcome h) on the vote's action

@@ -18,8 +18,9 @@ from judgebench.publish.html import CSS
 from judgebench.publish.report import _errors, _figure, _save_png
 
 
-def write_outputs(result: ArenaResult, out: Path) -> list[Path]:
-    """Write every output file into `out`; returns the paths written."""
+def write_outputs(result: ArenaResult, out: Path, *, plots: bool = True) -> list[Path]:
+    """Write every output file into `out`; returns the paths written. plots=False (`--no-plots`): no PNG
+    (seconds of matplotlib on a large arena); every other file the same."""
     out.mkdir(parents=True, exist_ok=True)
     s = result.summary
     tables = _tables(result)
@@ -35,6 +36,8 @@ def write_outputs(result: ArenaResult, out: Path) -> list[Path]:
     md = markdown(s)
     write_atomic(out / "arena.md", md)
     write_atomic(out / "arena.html", page(s, tables))
+    if not plots:
+        return [out / "arena.json", out / "arena.md", out / "arena.html", *written]
     plot_ratings(result.ratings, out / "ratings.png")
     plot_winrate(result.winrate, out / "winrate.png")
     extra = []

@@ -1,0 +1,9 @@
+"""Constants the command line's parsers need, in a module that imports nothing (no pydantic for `--help`).
+
+`core/records.py` re-exports them; define them here only.
+"""
+
+from __future__ import annotations
+
+MAX_RESAMPLES = 100_000  # --bootstrap above this is refused before any call (a typo would hang scoring)
+BUILTIN_PREFIX, REPLAY_PREFIX, PANEL_PREFIX = "builtin/", "replay/", "panel/"

@@ -1,0 +1,134 @@
+"""The columnar read of a votes file (issue 30): Arrow's table gives the same vote table as the line-by-line
+reader, or leaves the file to it (which gives the same errors and validations as before)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from judgebench.core.errors import JudgebenchError
+from judgebench.human.arena import reading
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _both(path: Path, monkeypatch) -> tuple[object, object, bool]:
+    """(columnar result or error text, line-by-line result or error text, whether Arrow took the file)."""
+    def read() -> object:
+        try:
+            return reading.read_vote_table(path, "votes", "overall")
+        except JudgebenchError as exc:
+            return str(exc)
+        except UnicodeError as exc:  # a lone surrogate: what the line-by-line reader raised before, unchanged
+            return f"{type(exc).__name__}: {exc}"
+
+    taken = reading._read_columnar(path) is not None
+    fast = read()
+    with monkeypatch.context() as patch:
+        patch.setattr(reading, "_read_columnar", lambda path: None)
+        slow = read()
+    return fast, slow, taken
+
+
+def _same(fast: object, slow: object) -> None:
+    if isinstance(slow, str):
+        assert fast == slow
+        return
+    assert not isinstance(fast, str), fast
+    pd.testing.assert_frame_equal(fast[0], slow[0], check_exact=True)  # type: ignore[index]
+    assert list(fast[0].columns) == list(slow[0].columns)  # type: ignore[index]
+    assert fast[1] == slow[1]  # type: ignore[index]
+
+
+def _write(tmp_path: Path, rows: list[dict | str], name: str = "votes.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def vote(i: int, **extra: object) -> dict:
+    return {"pair_id": f"p{i}", "annotator": f"u{i % 3}", "choice": "ABT"[i % 3].replace("T", "TIE"),
+            "model_a": f"m{i % 4}", "model_b": f"m{(i + 1) % 4}", **extra}
+
+
+def test_the_demo_votes_are_read_by_arrow_into_the_same_table(monkeypatch):
+    fast, slow, taken = _both(REPO / "tasks" / "demo" / "arena_votes_demo.jsonl", monkeypatch)
+    assert taken
+    _same(fast, slow)
+
+
+def test_plain_votes_with_every_optional_field_give_the_same_table(tmp_path, monkeypatch):
+    rows = [vote(i, seconds=[1, 2.5, None, 0][i % 4], shown_order=[None, "AB", "BA"][i % 3],
+                 timestamp="2026-01-02T03:04:05Z", comment=None if i % 2 else "fine", length_a=i, length_b=None,
+                 slices={"subject": "x" if i % 2 else "y", "kind": "z"})
+            for i in range(40)]
+    path = _write(tmp_path, [*rows[:20], "", "  ", *rows[20:]])
+    fast, slow, taken = _both(path, monkeypatch)
+    assert taken
+    _same(fast, slow)
+    only_ints = _write(tmp_path, [vote(i, seconds=i) for i in range(9)], "ints.jsonl")
+    fast, slow, taken = _both(only_ints, monkeypatch)
+    assert taken
+    _same(fast, slow)
+
+
+@pytest.mark.parametrize("odd", [
+    '{"pair_id": "p1", "pair_id": "p2", "annotator": "u", "choice": "A", "model_a": "a", "model_b": "b"}',  # twice
+    '{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "a"}',  # no model_b
+    '{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "", "model_b": "b"}',
+    '{"pair_id": 7, "annotator": "u", "choice": "A", "model_a": "a", "model_b": "b"}',
+    '{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "a", "model_b": "b", "seconds": true}',
+    '{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "a", "model_b": "b", "seconds": -1}',
+    '{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "a", "model_b": "b", "length_a": 2.0}',
+    '{"pair_id": "p1", "annotator": "u", "choice": "maybe", "model_a": "a", "model_b": "b"}',
+    '{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "a", "model_b": "b", "shown_order": "XY"}',
+    '{"pair_id": "p1", "annotator": "u", "choices": {"overall": "A"}, "model_a": "a", "model_b": "b"}',
+    '{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "a", "model_b": "b", "extra": 1}',
+    '{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "a\\ud800", "model_b": "b"}',
+    '{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "a", "model_b": "b", "slices": {"k": null}}',
+    '{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "a", "model_b": "b", "slices": {"other": "v"}}',
+    '{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "a", "model_b": "b"',  # malformed
+    '[1, 2]',
+])
+def test_anything_not_plain_is_read_line_by_line_as_before(tmp_path, monkeypatch, odd):
+    rows = [vote(i, slices={"k": "v"}) for i in range(6)]
+    path = _write(tmp_path, [*rows[:3], odd, *rows[3:]])
+    fast, slow, taken = _both(path, monkeypatch)
+    assert not taken
+    _same(fast, slow)
+
+
+def test_comparison_groups_from_distinct_pairs_are_the_groups_of_every_battle(monkeypatch):
+    """comparison_groups joins each distinct (model_a, model_b) once (issue 30): the same groups as every row."""
+    import numpy as np
+
+    from judgebench.human.arena import battles
+
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        n, m = int(rng.integers(1, 300)), int(rng.integers(2, 40))
+        table = pd.DataFrame({"model_a": [f"m{x}" for x in rng.integers(0, m, n)],
+                              "model_b": [f"m{x}" for x in rng.integers(0, m, n)]})
+        fast = battles.comparison_groups(table)
+        with monkeypatch.context() as patch:
+            patch.setattr(battles, "_distinct_pairs", lambda t: list(zip(t["model_a"], t["model_b"])))
+            assert fast == battles.comparison_groups(table)
+
+
+def test_p_values_by_counting_equal_the_merged_ones_to_the_bit():
+    """voters.p_values counts with arrays (issue 30); the merged computation stays for tables with missing keys."""
+    import numpy as np
+
+    from judgebench.human.arena import voters
+
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        n, people, actions = int(rng.integers(1, 400)), int(rng.integers(1, 30)), int(rng.integers(1, 20))
+        votes = pd.DataFrame({"annotator": [f"u{x}" for x in rng.integers(0, people, n)],
+                              "action": [f"a{x}" for x in rng.integers(0, actions, n)],
+                              "value": rng.choice(["A", "B", "TIE", "BOTH_BAD"][: int(rng.integers(1, 5))], n)})
+        fast, merged = voters._p_values_counted(votes), voters._p_values_merged(votes)
+        assert fast.dtype == merged.dtype and np.array_equal(fast, merged)
