@@ -56,6 +56,31 @@ def test_nested_range_template_stops_with_one_line(tmp_path, capsys):
     assert str(huge) in err
 
 
+MEMORY_BOMBS = {  # each built gigabytes before any check on the output (found by the outside re-run)
+    "doubling ~": "{% set ns = namespace(s='x') %}{% for i in range(30) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}",
+    "doubling +": "{% set ns = namespace(s='x') %}{% for i in range(30) %}{% set ns.s = ns.s + ns.s %}{% endfor %}{{ ns.s }}",
+    "center filter": "{{ 'x'|center(3000000000) }}",
+    "format filter": "{{ '%0*d'|format(2000000000, 1) }}",
+    "str method": "{{ 'x'.center(3000000000) }}",
+    "% operator": "{{ '%0*d' % (2000000000, 1) }}",
+}
+
+
+@pytest.mark.parametrize("bomb", sorted(MEMORY_BOMBS))
+def test_a_template_cannot_build_a_huge_text(tmp_path, capsys, bomb):
+    import resource
+
+    prompt = tmp_path / "bomb.yaml"
+    prompt.write_text(json.dumps({"user": MEMORY_BOMBS[bomb] + "{{ question }}"}))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    err = one_line_error(capsys, main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo",
+                                       "--limit", "2", "--prompt", str(prompt), "--output-path", str(tmp_path / "out"),
+                                       "--quiet"]))
+    assert str(prompt) in err and "TemplateBudget" in err
+    grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kb < 200_000  # refused before the memory is taken (each bomb wanted 1.6 to 3 GB)
+
+
 def test_header_only_csv_and_duplicate_json_key(tmp_path, capsys):
     row = json.loads((DEMO / "sciarena_eval_demo.jsonl").read_text().splitlines()[0])
     header = tmp_path / "header.csv"

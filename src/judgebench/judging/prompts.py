@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
 import threading
@@ -17,6 +18,7 @@ import jinja2
 import jinja2.runtime
 import yaml
 from jinja2 import nodes
+from jinja2.compiler import CodeGenerator
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from judgebench.core.bulk import trusted, trusts
@@ -38,11 +40,40 @@ class TemplateBudget(Exception):
     """A template render went past its budget (loops, time, output size)."""
 
 
-class _BudgetedEnvironment(ImmutableSandboxedEnvironment):
-    """The sandbox, plus a cap on the size of a string or list built by `*` and on `**`: `'x' * 10**10` in a
-    template would otherwise fill the memory before any check on the output."""
+def _sized(value: Any) -> Any:
+    """`value`, unless it is a text or list longer than OUTPUT_MAX."""
+    if isinstance(value, (str, list, tuple)) and len(value) > OUTPUT_MAX:
+        raise TemplateBudget(f"a text or list of more than {OUTPUT_MAX:,} items")
+    return value
 
-    intercepted_binops = frozenset(["*", "**"])
+
+def _no_huge_numbers(args: Any) -> None:
+    """A width, padding or count above OUTPUT_MAX (`center(3e9)`, `'%0*d' % (2e9, 1)`) is refused before the call
+    allocates it."""
+    for arg in args:
+        if isinstance(arg, (int, float)) and not isinstance(arg, bool) and abs(arg) > OUTPUT_MAX:
+            raise TemplateBudget(f"a number above {OUTPUT_MAX:,} given to a call")
+
+
+class _BudgetedCodeGenerator(CodeGenerator):
+    """`a ~ b` joins through the environment's size check (a doubling loop of `~` built gigabytes)."""
+
+    def visit_Concat(self, node: nodes.Concat, frame: Any) -> None:
+        self.write("environment.sized_join((")
+        for arg in node.nodes:
+            self.visit(arg, frame)
+            self.write(", ")
+        self.write("))")
+
+
+class _BudgetedEnvironment(ImmutableSandboxedEnvironment):
+    """The sandbox, plus a cap on what one expression may build, checked before the memory is taken: `*`, `+`,
+    `%` and `~` on texts and lists, `**`, and every call's numeric arguments and result (methods such as
+    `'x'.center(n)` and every filter). Without it `'x' * 10**10`, a doubling loop or `center(3e9)` filled the
+    memory before any check on the output."""
+
+    code_generator_class = _BudgetedCodeGenerator
+    intercepted_binops = frozenset(["*", "**", "+", "%"])
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         if operator == "**" and isinstance(right, (int, float)) and abs(right) > 1024:
@@ -51,10 +82,42 @@ class _BudgetedEnvironment(ImmutableSandboxedEnvironment):
             for seq, times in ((left, right), (right, left)):
                 if isinstance(seq, (str, list, tuple)) and isinstance(times, int) and len(seq) * times > OUTPUT_MAX:
                     raise TemplateBudget(f"a repeated text or list of more than {OUTPUT_MAX:,} items")
-        return super().call_binop(context, operator, left, right)
+        if (operator == "+" and isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple))
+                and len(left) + len(right) > OUTPUT_MAX):
+            raise TemplateBudget(f"a text or list of more than {OUTPUT_MAX:,} items")
+        if operator == "%" and isinstance(left, str):
+            _no_huge_numbers(right if isinstance(right, tuple) else (right,))
+        return _sized(super().call_binop(context, operator, left, right))
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805 (jinja's signature)
+        _no_huge_numbers((*args, *kwargs.values()))
+        return _sized(super().call(__context, __obj, *args, **kwargs))
+
+    def sized_join(self, parts: Any) -> str:
+        total = 0
+        texts = []
+        for part in parts:
+            text = str(part)
+            total += len(text)
+            if total > OUTPUT_MAX:
+                raise TemplateBudget(f"a joined text of more than {OUTPUT_MAX:,} characters")
+            texts.append(text)
+        return "".join(texts)
+
+
+def _sized_filter(name: str, function: Any) -> Any:
+    """A filter with the same checks as a call (its numeric arguments, then its result's size)."""
+
+    @functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        _no_huge_numbers((*args[1:], *kwargs.values()))
+        return _sized(function(*args, **kwargs))
+
+    return checked
 
 
 _ENV = _BudgetedEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
+_ENV.filters.update({name: _sized_filter(name, f) for name, f in _ENV.filters.items()})
 _BUDGET = threading.local()
 
 
