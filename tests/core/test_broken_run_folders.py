@@ -196,6 +196,22 @@ def test_a_key_given_twice_in_results_json_is_refused(tmp_path, demo_run, capsys
         assert one_error_line(capsys).endswith(f"{run / 'results.json'}: key 'seed' appears twice in one object")
 
 
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_or_infinity_in_results_json_is_refused(tmp_path, demo_run, capsys, constant):
+    """Found by the outside re-run: a hand-edited NaN reached the leaderboard's JSON (not JSON) and showed as 'nan'."""
+    import re
+
+    run = copy_run(demo_run, tmp_path / "run")
+    text = (run / "results.json").read_text()
+    edited = re.sub(r'("accuracy_ab": \{\s*"value": )[0-9.]+', lambda m: m.group(1) + constant, text, count=1)
+    assert edited != text
+    (run / "results.json").write_text(edited)
+    for command in (["score", run], ["report", run], ["compare", run, demo_run]):
+        assert run_cli(*command) == 2, command
+        assert one_error_line(capsys).endswith(f"{run / 'results.json'}: {constant} is not a JSON number (judgebench never writes it)")
+    assert run_cli("leaderboard", run, "--output-dir", tmp_path / "lb") == 2  # skipped, and nothing was left
+
+
 @pytest.mark.parametrize(("field", "value", "says"), [("seed", -1, "field 'config.seed'"), ("limit", 0, "field 'config.limit'")])
 def test_a_negative_seed_or_empty_limit_in_results_json_is_refused(tmp_path, demo_run, capsys, field, value, says):
     run = copy_run(demo_run, tmp_path / "run")

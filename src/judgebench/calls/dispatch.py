@@ -100,7 +100,7 @@ def run_requests(
     if options.batch:  # the provider's batch API: same cache and records
         with _SigtermAsInterrupt() as signals:
             outcome = run_batch(requests, judge, options, is_parseable)
-        return _name_interrupt(outcome, signals)
+        return _name_interrupt(outcome, signals, options)
     if isinstance(judge, FeatureJudge):  # deterministic, no network: answered here, no event loop
         return RunOutcome(list(answer_directly(judge, requests)), None, len(requests))
     check_cache(judge, options)
@@ -111,7 +111,7 @@ def run_requests(
             outcome = _run_with_worker(requests, judge, options, is_parseable, worker)
         else:
             outcome = _run_here(requests, judge, options, is_parseable, signals)
-    return _name_interrupt(outcome, signals)
+    return _name_interrupt(outcome, signals, options)
 
 
 def _run_with_worker(
@@ -164,13 +164,12 @@ def _picklable(is_parseable: Callable[[JudgeRequest, str], bool]) -> bool:
     return True
 
 
-def _name_interrupt(outcome: RunOutcome, signals: _SigtermAsInterrupt) -> RunOutcome:
-    """An interrupted outcome says which signal and how many calls were sent."""
+def _name_interrupt(outcome: RunOutcome, signals: _SigtermAsInterrupt, options: RunnerOptions) -> RunOutcome:
+    """An interrupted outcome says which signal, how many calls were sent, and where the answers in flight go
+    (nowhere with --no-cache: the outside re-run found the message claiming the cache then)."""
     if outcome.stopped == INTERRUPTED:
-        outcome.stopped = (
-            f"interrupted ({signals.received or 'SIGINT'}): {outcome.calls_made} calls sent; "
-            "answers still in flight go to the cache"
-        )
+        where = "go to the cache" if options.use_cache else "are not kept (--no-cache)"
+        outcome.stopped = f"interrupted ({signals.received or 'SIGINT'}): {outcome.calls_made} calls sent; answers still in flight {where}"
     return outcome
 
 

@@ -230,7 +230,7 @@ def parse_json_object(line: str, where: str) -> dict[str, Any]:
 def read_model_json(path: Path, model: type[M]) -> M:
     """A JSON file of ours (results.json, ...) as `model`, validated strictly (`"5"` or `true` for an int is
     refused, not coerced); a bad field or a key given twice in one object (the last would silently win) is one
-    error naming the file."""
+    error naming the file, and so is NaN or Infinity (JSON has neither)."""
     text = read_text(path)
     _refuse_duplicate_keys(text, path)
     try:
@@ -248,8 +248,11 @@ def _refuse_duplicate_keys(text: str, path: Path) -> None:
             seen.add(key)
         return dict(pairs)
 
+    def no_constant(name: str) -> None:  # NaN, Infinity: not JSON, never written by us, shown as "nan" on a board
+        raise JudgebenchError(f"{path}: {name} is not a JSON number (judgebench never writes it)")
+
     try:
-        json.loads(text, object_pairs_hook=unique)
+        json.loads(text, object_pairs_hook=unique, parse_constant=no_constant)
     except (ValueError, RecursionError):  # JSONDecodeError is a ValueError; so is a 5,000-digit integer
         pass  # not JSON that json reads (malformed, nested too deep, an integer too long): the model's parser says why
 
