@@ -304,7 +304,8 @@ def page(s: dict[str, Any], tables: dict[str, pd.DataFrame]) -> str:
     for name, frame in tables.items():
         shown = frame.reset_index() if name in ("winrate", "battle_counts") else frame
         head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
-        body = "\n".join("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row) + "</tr>"
+        formats = [_column_format(shown[c]) for c in shown.columns]
+        body = "\n".join("<tr>" + "".join(f"<td>{html.escape(_cell(v, f))}</td>" for v, f in zip(row, formats)) + "</tr>"
                          for row in shown.itertuples(index=False))
         blocks.append(f"<h3>{html.escape(name.replace('_', ' '))}</h3>\n<div class=\"scroll\"><table>"
                       f"<thead><tr>{head}</tr></thead>\n<tbody>{body}</tbody></table></div>")
@@ -317,9 +318,21 @@ def page(s: dict[str, Any], tables: dict[str, pd.DataFrame]) -> str:
             + "\n".join(blocks) + "\n</section>\n</body></html>\n")
 
 
-def _cell(value: Any) -> str:
-    if isinstance(value, float):
-        return "" if not math.isfinite(value) else f"{value:.4g}"
+def _column_format(column: pd.Series) -> str:
+    """One number format per column: counts as integers, shares and correlations (all within [-1, 1]) with three
+    decimals, ratings and other figures with one (the page mixed 2312 / 746.2 / 0.004975)."""
+    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+    values = values[np.isfinite(values)]
+    if not len(values):
+        return "{}"
+    if np.all(values == np.round(values)) and np.abs(values).max() > 1:
+        return "{:.0f}"
+    return "{:.3f}" if np.abs(values).max() <= 1 else "{:.1f}"
+
+
+def _cell(value: Any, number_format: str = "{:.4g}") -> str:
+    if isinstance(value, (float, int, np.integer, np.floating)) and not isinstance(value, bool):
+        return "" if not math.isfinite(float(value)) else number_format.format(float(value))
     return "" if value is None else str(value)
 
 
@@ -340,5 +353,11 @@ def plot_winrate(frame: pd.DataFrame, path: Path) -> None:
     ticks = np.arange(len(frame))
     ax.set_xticks(ticks, [str(c) for c in frame.columns], rotation=90, fontsize=7)
     ax.set_yticks(ticks, [str(r) for r in frame.index], fontsize=7)
-    ax.set_title("Win rate of row model vs column model (ties half)", fontsize=10)
+    if len(frame) <= 20:  # the values in the cells, readable up to 20 models
+        values = frame.to_numpy(dtype=float)
+        for i, j in np.ndindex(values.shape):
+            if np.isfinite(values[i, j]):
+                ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=6,
+                        color="white" if abs(values[i, j] - 0.5) > 0.3 else "black")
+    ax.set_title("Win rate, row vs column model\n(ties count half)", fontsize=9)
     _save_png(fig, path)
