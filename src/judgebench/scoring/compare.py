@@ -4,9 +4,9 @@ The unit of every paired figure is the example: its headline score is the mean o
 dimensions (as in the run's headline); the comparison works on the per-example differences candidate - baseline.
 Reported: their mean with a paired-bootstrap CI, one significance test of that same difference (`paired_test`),
 the flips (score or verdicts changed), order-consistency and invalid/failed-rate deltas, template hashes, and
-each run's value-only catalogue metrics. The test and the interval are in paired.py. The gate
-(`--fail-if-worse-by X`, percentage points) fails only when the difference is negative, larger than X, and
-that test gives p < ALPHA.
+each run's value-only catalogue metrics. The test and the interval are in stats/paired.py; the text, the gate
+(`--fail-if-worse-by X`, percentage points: it fails only when the difference is negative, larger than X, and
+that test gives p < ALPHA) and the output file are in publish/compare.py.
 """
 
 from __future__ import annotations

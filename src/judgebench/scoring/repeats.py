@@ -1,6 +1,6 @@
 """Repeats and stability (`run --repeats N`): each judgment sampled N times, and how much the N agree.
 
-A run with N > 1 plans every request N times (repeat 0, then 1, ...: an interrupted run has its first
+A run with N > 1 plans every request N times (judging/repeats.py) (repeat 0, then 1, ...: an interrupted run has its first
 repeat whole first). The cache key of repeat r > 0 includes r (calls/cache.py), so a rerun reuses every
 repeat and a larger N pays only for the new ones. samples.jsonl holds repeat 0 and the run's main
 metrics are repeat 0's (the same figures as a single-sample run, so leaderboards, `compare`, `panel`
