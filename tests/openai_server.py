@@ -874,3 +874,15 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def judge_once(judge: Any) -> Any:
+    """One call of `judge` on judge_request(0), its clients closed after (the reply as the call layer gets it)."""
+
+    async def go() -> Any:
+        try:
+            return await judge.judge(judge_request(0))
+        finally:
+            await judge.aclose()
+
+    return asyncio.run(go())

@@ -3,12 +3,11 @@ text and tokens, the served snapshot, truncated answers, reasoning arguments in 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 import pytest
-from openai_server import Behaviour, FakeOpenAIServer, judge_request
+from openai_server import Behaviour, FakeOpenAIServer, judge_once
 
 from judgebench.calls.cache import cache_key
 from judgebench.cli.main import main
@@ -20,14 +19,7 @@ from judgebench.scoring.score import rescore_run
 THOUGHT = "Let me weigh both. Response B looks better at first: [[B]]. On reflection, A."
 
 
-def call(judge: LiteLLMJudge) -> JudgeReply:
-    async def go() -> JudgeReply:
-        try:
-            return await judge.judge(judge_request(0))
-        finally:
-            await judge.aclose()
-
-    return asyncio.run(go())
+call = judge_once  # one call, clients closed after (openai_server.judge_once)
 
 
 @pytest.mark.parametrize("transport", ["openai", "litellm"])

@@ -3,27 +3,18 @@ whole run, vote shares across --repeats, mapped back to the dataset's positions.
 
 from __future__ import annotations
 
-import asyncio
 import math
 from pathlib import Path
 
 import pytest
-from openai_server import Behaviour, FakeOpenAIServer, judge_request
+from openai_server import Behaviour, FakeOpenAIServer, judge_once
 
 from judgebench.cli.main import main
 from judgebench.core.records import JudgeReply, JudgmentRecord
 from judgebench.judges.llm import LiteLLMJudge
 from judgebench.judging.repeats import with_repeat_confidence
 
-
-def call(judge: LiteLLMJudge) -> JudgeReply:
-    async def go() -> JudgeReply:
-        try:
-            return await judge.judge(judge_request(0))
-        finally:
-            await judge.aclose()
-
-    return asyncio.run(go())
+call = judge_once  # one call, clients closed after (openai_server.judge_once)
 
 
 @pytest.mark.parametrize("transport", ["openai", "litellm"])

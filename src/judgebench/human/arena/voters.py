@@ -185,11 +185,14 @@ def voter_tests(rows: list[dict[str, Any]], alpha: float) -> dict[str, Any]:
     from scipy.stats import binom, binomtest
 
     level = alpha / max(len(rows), 1)
+    rated = [r for r in rows if r["agreement"] is not None]
+    total_n = sum(r["compared"] for r in rated)
+    total_agree = sum(r["agreement"] * r["compared"] for r in rated)
     tests = []
     for row in rows:
-        others = [r for r in rows if r is not row and r["agreement"] is not None]
-        agree_n = sum(r["compared"] for r in others)
-        base = sum(r["agreement"] * r["compared"] for r in others) / agree_n if agree_n else None
+        own = row["agreement"] is not None  # the others' pooled rate: the totals less this annotator's own
+        agree_n = total_n - (row["compared"] if own else 0)
+        base = (total_agree - (row["agreement"] * row["compared"] if own else 0)) / agree_n if agree_n else None
         agree_p = (float(binom.cdf(round(row["agreement"] * row["compared"]), row["compared"], base))
                    if base is not None and row["compared"] and row["agreement"] is not None else None)
         side_p = (float(binomtest(round(row["left_chosen"] * row["position_votes"]), row["position_votes"]).pvalue)
@@ -217,8 +220,7 @@ def voter_power(rows: list[dict[str, Any]], level: float) -> list[dict[str, Any]
         while critical >= 0 and binom.cdf(critical, n, honest) > level:
             critical -= 1
         clicker_power = float(binom.cdf(critical, n, clicker)) if critical >= 0 else 0.0
-        left = n if n else 0  # an always-left voter: every decisive vote left
-        left_power = 1.0 if 2 * float(binom.sf(left - 1, n, 0.5)) < level else 0.0
+        left_power = 1.0 if 2 * 0.5**n < level else 0.0  # an always-left voter: all n decisive votes left
         out.append({"votes": n, "random_clicker": clicker_power, "always_left": left_power,
                     "honest_agreement": honest, "clicker_agreement": clicker})
     return out
