@@ -227,6 +227,26 @@ def test_help_imports_no_pydantic_yaml_or_records():
         assert module not in imported, module
 
 
+
+@pytest.mark.slow
+def test_a_rerun_scores_without_pandas(tmp_path, cache_home):
+    """A run's scoring (metrics and the stored diagnostics) reads numpy columns: pandas (0.25 s to import) is
+    left to the commands that make frames. The second run reads its examples from the example cache, so
+    nothing else brings pandas in (the first goes through `datasets`, which imports it)."""
+    data = write_jsonl(tmp_path / "pairs.jsonl", [sci_row(i, vote="AB"[i % 2]) for i in range(8)])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    imported = []
+    for run in ("one", "two"):
+        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "judgebench", "run", "--tasks", "sciarena_eval",
+                               "--judge", "builtin/longer", "--dataset-path", str(data), "--quiet",
+                               "--output-path", str(tmp_path / run)], env=env, check=False, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-800:]
+        imported.append({line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+                         if line.startswith("import time:")})
+    assert "judgebench.scoring.diagnostics" in imported[1] and "datasets" not in imported[1]
+    assert "pandas" in imported[0] and "pandas" not in imported[1]
+
 def test_the_lazy_calls_package_gives_the_same_names():
     from judgebench import calls
     from judgebench.calls import dispatch, options, policy, totals

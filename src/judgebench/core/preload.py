@@ -1,7 +1,7 @@
 """Import what a command needs after its calls while the calls are in flight.
 
-A run's main process waits while the call worker talks to the server; scoring then imports pandas,
-scipy and the scoring modules (1-2 s on this 2-core machine), all of it between the last answer and the
+A run's main process waits while the call worker talks to the server; scoring then imports scipy
+and the scoring modules (about 1 s on this 2-core machine), all of it between the last answer and the
 exit. `need_later(...)` names those modules (the pipeline does, before the calls); `start()` (the call
 layer, once the worker has the job) imports them in a daemon thread, so the tail after the last answer is
 the scoring itself. Nothing is imported that the command would not import anyway, and an import error is

@@ -21,14 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from judgebench.core.background import Pending, can_fork, here, in_background, later
 from judgebench.core.bulk import gc_paused
 from judgebench.core.deferred import Deferred, Ref, fill, then
 from judgebench.core.errors import NumericError
 from judgebench.core.records import DEFAULT_DIMENSION, VERDICT_SCORE, JudgmentRecord
-from judgebench.scoring.judgment_table import BothBad, example_table, reuse_tables
+from judgebench.scoring.judgment_table import BothBad, Table, check_both_bad, dimension_table, reuse_tables
 from judgebench.scoring.metrics import confusion_matrix
 from judgebench.stats.exact_sums import sums_are_exact
 from judgebench.stats.ratings import (
@@ -113,9 +112,9 @@ class _Ratios:
 
 @dataclass(frozen=True)
 class _Facts:
-    """Per-example arrays of one dimension, from metrics.example_table."""
+    """Per-example arrays of one dimension, from judgment_table.dimension_table (None where unknown)."""
 
-    table: pd.DataFrame
+    table: Table
     orders: tuple[str, ...]
     verdicts: dict[str, np.ndarray]  # order key -> mapped verdict (None unless answered)
     human: np.ndarray  # human outcome: 1 A, 0.5 tie (and Both Bad under "tie"), 0 B
@@ -128,18 +127,26 @@ class _Facts:
         return len(self.table)
 
     def col(self, name: str) -> np.ndarray:
-        return self.table[name].to_numpy()
+        return self.table.cols[name]
 
     def names_known(self) -> np.ndarray:
-        a, b = self.table["model_a"], self.table["model_b"]
-        return (a.notna() & b.notna()).to_numpy()
+        return _known(self.col("model_a")) & _known(self.col("model_b"))
+
+    def slice_columns(self) -> list[str]:
+        return [c for c in self.table.cols if c.startswith("slice_")]
+
+
+def _known(values: np.ndarray) -> np.ndarray:
+    """Per entry of an object column: not None (the table's mark for unknown)."""
+    return values != None  # noqa: E711 - elementwise on an object array
 
 
 def _facts(records: list[JudgmentRecord], dimension: str, both_bad: BothBad) -> _Facts:
-    table = example_table(records, dimension, both_bad)
-    orders = tuple(table.attrs.get("orders", ()))
-    verdicts = {o: table[f"verdict_{o.lower()}"].to_numpy(dtype=object) for o in orders}
-    human = np.array([_SCORE[x] for x in table["label"]], dtype=float)
+    check_both_bad(both_bad)
+    table = dimension_table(records, dimension, both_bad)
+    orders = table.orders
+    verdicts = {o: table.cols[f"verdict_{o.lower()}"] for o in orders}
+    human = np.array([_SCORE[x] for x in table.cols["label"]], dtype=float)
     scores = np.array([[_SCORE[v] if v else np.nan for v in verdicts[o]] for o in orders],
                       dtype=float).reshape(len(orders), len(table))
     answered = np.isfinite(scores).sum(axis=0).astype(float)
@@ -172,7 +179,7 @@ def _human_choice(facts: _Facts, size_a: np.ndarray, size_b: np.ndarray):
 
 def _order_section(facts: _Facts, ratios: _Ratios, dimension: str) -> dict[str, Any]:
     """Position bias, order consistency, flip rate and the flipped examples."""
-    t = facts.table
+    t = facts.table.cols
     out: dict[str, Any] = {
         "orders": list(facts.orders),
         "position_bias": Ref(ratios.add(f"{dimension}/position_bias",
@@ -185,12 +192,12 @@ def _order_section(facts: _Facts, ratios: _Ratios, dimension: str) -> dict[str, 
                    skipped="one order only: consistency and flips need both orders")
         return out
     ab, ba = facts.verdicts["AB"], facts.verdicts["BA"]
-    both = t["both_answered"].to_numpy(dtype=bool)
+    both = t["both_answered"].astype(bool)
     same = both & (ab == ba)
     reversal = both & (((ab == "A") & (ba == "B")) | ((ab == "B") & (ba == "A")))
     out["order_consistency"] = Ref(ratios.add(f"{dimension}/order_consistency", same, both))
     out["flip_rate"] = Ref(ratios.add(f"{dimension}/flip_rate", reversal, both))
-    ids, labels = t["example_id"].to_numpy(), t["label"].to_numpy()
+    ids, labels = t["example_id"], t["label"]
     out["flips"] = [
         {"example_id": str(ids[i]), "label": str(labels[i]), "verdict_ab": ab[i],
          "verdict_ba": ba[i], "kind": "reversal" if reversal[i] else "tie_change"}
@@ -568,7 +575,8 @@ def _separability(fit: BTFit) -> float | None:
 def _ratings_rows(human: BTFit, judge: BTFit, facts: _Facts, use: np.ndarray) -> list[dict]:
     """One row per response model: human and judge ratings with intervals, battles."""
     a, b = facts.col("model_a")[use], facts.col("model_b")[use]
-    battles = pd.Series(np.concatenate([a, b])).value_counts()
+    names, counts = np.unique(np.concatenate([a, b]).astype(str), return_counts=True)
+    battles = dict(zip(names.tolist(), counts.tolist()))
     rows = []
     for i, model in enumerate(human.models):
         rows.append({
@@ -598,8 +606,8 @@ def _accuracy_section(facts: _Facts, ratios: _Ratios, dimension: str) -> dict[st
         "accuracy": Ref(ratios.add(f"{dimension}/acc/exact", exact, ones)),
         "by_slice": {},
     }
-    for column in [c for c in facts.table.columns if c.startswith("slice_")]:
-        values = facts.table[column]
+    for column in facts.slice_columns():
+        values = facts.col(column)
         out["by_slice"][column[len("slice_"):]] = {
             str(v): {
                 "soft_accuracy": Ref(ratios.add(f"{dimension}/{column}/{v}/soft",
@@ -607,7 +615,7 @@ def _accuracy_section(facts: _Facts, ratios: _Ratios, dimension: str) -> dict[st
                 "accuracy": Ref(ratios.add(f"{dimension}/{column}/{v}/exact",
                                             exact * (values == v), values == v)),
             }
-            for v in sorted(values.dropna().unique(), key=str)
+            for v in sorted(set(values[_known(values)]), key=str)
         }
     return out
 
@@ -724,7 +732,7 @@ def _leaderboard_columns(facts: _Facts, dimension: str, seed: int) -> dict[str, 
         style, keep = _length_style(facts), np.ones(facts.n, dtype=bool)
         j_dec, j_larger = _judge_choice(facts, style.size_a, style.size_b)
         differ = keep & (style.size_a != style.size_b)
-        ratios.add("position_bias", facts.table["shown_first"], facts.table["shown_decisive"])
+        ratios.add("position_bias", facts.col("shown_first"), facts.col("shown_decisive"))
         ratios.add("preferred_larger", j_larger * differ, j_dec * differ)
         values = ratios.resolve()
         beta = _beta_point(facts, style, keep, seed)

@@ -37,18 +37,21 @@ from __future__ import annotations
 
 import contextlib
 import math
+import sys
 import warnings
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
-import pandas as pd
 from scipy import sparse
 from scipy.special import expit
 
 from judgebench.core.errors import NumericError
 from judgebench.stats.resampling import batch_free, multinomial_counts
+
+if TYPE_CHECKING:  # imported where a frame is made: a run's scoring never needs pandas
+    import pandas as pd
 
 DEFAULT_L2 = 1e-6
 _CHUNK_CELLS = 4_000_000  # rounds x groups per Newton batch (memory bound)
@@ -57,9 +60,9 @@ _BLOCK = 100  # bootstrap rounds drawn per block (memory- and cache-friendly)
 _DENSE_CELLS = 4_000_000  # design matrices up to this size are kept dense
 _COMPACT = 0.9  # chord: compact the active rounds once fewer than this share remain
 
-Battles = pd.DataFrame | tuple[Sequence[Any], Sequence[Any], Sequence[float]]
+Battles: TypeAlias = "pd.DataFrame | tuple[Sequence[Any], Sequence[Any], Sequence[float]]"
 Solved = dict[int, list[tuple[np.ndarray, np.ndarray]]]  # bootstrap chunk -> per column (params, presence)
-Features = np.ndarray | pd.DataFrame | Mapping[str, Sequence[float]] | None
+Features: TypeAlias = "np.ndarray | pd.DataFrame | Mapping[str, Sequence[float]] | None"
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,8 @@ class BTFit:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per model, best first: model, rating, ci_low, ci_high."""
+        import pandas as pd
+
         frame = pd.DataFrame({"model": list(self.models), "rating": self.ratings})
         if self.ci_low is not None and self.ci_high is not None:
             frame["ci_low"], frame["ci_high"] = self.ci_low, self.ci_high
@@ -163,7 +168,7 @@ def _finite(value: float) -> float | None:
 
 def _battle_arrays(battles: Battles) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(model_a, model_b, outcome) arrays from a DataFrame or a 3-tuple of sequences."""
-    if isinstance(battles, pd.DataFrame):
+    if _is_frame(battles):
         missing = {"model_a", "model_b", "outcome"} - set(battles.columns)
         if missing:
             raise NumericError(f"battles: missing column(s) {sorted(missing)}")
@@ -173,9 +178,25 @@ def _battle_arrays(battles: Battles) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return _models_array(a), _models_array(b), _outcome_array(y, len(a))
 
 
+def _is_frame(value: Any) -> bool:
+    """Whether `value` is a pandas DataFrame (none can exist before its caller imported pandas)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
+
+
+def _missing(values: np.ndarray) -> np.ndarray:
+    """pandas' isna where pandas is loaded (only then can its own markers, NA and NaT, exist); else None
+    and float NaN, the only missing markers there are without it."""
+    pandas = sys.modules.get("pandas")
+    if pandas is not None:
+        return pandas.isna(values)
+    return np.fromiter((v is None or (isinstance(v, float) and math.isnan(v)) for v in values.ravel()),
+                       dtype=bool, count=values.size)
+
+
 def _models_array(values: Sequence[Any]) -> np.ndarray:
     array = np.asarray(values, dtype=object)
-    if pd.isna(array).any():
+    if _missing(array).any():
         raise NumericError("battles: a model name is missing")
     return array.astype(str)
 
@@ -196,7 +217,7 @@ def _feature_matrix(
     """An n x k float matrix of feature differences and its column names."""
     if features is None:
         return np.zeros((n, 0)), ()
-    if isinstance(features, pd.DataFrame):
+    if _is_frame(features):
         names = names or [str(c) for c in features.columns]
         matrix = features.to_numpy(dtype=float)
     elif isinstance(features, Mapping):
