@@ -82,3 +82,19 @@ def test_a_folder_output_never_writes_over_an_input_file_of_the_same_name(tmp_pa
     err = capsys.readouterr().err
     assert code == 2 and "--output" in err and "my_judge_eval.jsonl" in err, err
     assert mine.read_text() == "{}\n"
+
+
+def test_the_python_api_refuses_the_same_outputs(tmp_path):
+    """`evaluate` (and `rubric run` from Python) runs the same check as the command line: its output folder is
+    neither its data file nor the run folder that file lies in; the run is intact and nothing was called."""
+    from judgebench.api import evaluate
+    from judgebench.core.errors import JudgebenchError
+
+    run = make_run(tmp_path / "B", "sciarena_eval", "builtin/shorter")
+    before = digest(run)
+    with pytest.raises(JudgebenchError, match=r"--output-path .*inside the run folder"):
+        evaluate("sciarena_eval", "builtin/longer", output_path=run, dataset_path=str(run / "samples.jsonl"))
+    with pytest.raises(JudgebenchError, match=r"--output-path .*is one of this command's inputs"):
+        evaluate("sciarena_eval", "builtin/longer", output_path=run / "samples.jsonl",
+                 dataset_path=str(run / "samples.jsonl"))
+    assert digest(run) == before

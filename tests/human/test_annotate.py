@@ -14,6 +14,7 @@ from annotate_helpers import make_store, pair_rows, post_vote, served, serving
 from judgebench.cli.main import main
 from judgebench.human.annotate.assign import Rules, next_showing, shown_order
 from judgebench.human.annotate.export import export_votes
+from judgebench.human.annotate.store import Store
 from judgebench.human.annotate.page import markdown
 from judgebench.tasks.votes import majority_label, read_votes
 
@@ -114,6 +115,26 @@ def test_cli_annotate_loads_a_pairs_file_and_exports(tmp_path: Path, capsys: pyt
     assert main(["annotate", "--db", db, "--export", str(tmp_path / "v.jsonl")]) == 0
     assert "wrote 0 votes" in capsys.readouterr().out
     assert main(["annotate", "--db", str(tmp_path / "no" / "v.sqlite"), "--export", str(tmp_path / "v.jsonl")]) == 2
+
+
+def test_export_never_writes_over_the_pairs_file_the_database_or_the_guidelines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--export and the files written beside it (NAME.repeats.jsonl, .gold.jsonl, .quality.json, .flagged.txt)
+    are refused, in one line naming --export, when one of them is an input; every input is left as it was."""
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps(p) + "\n" for p in pair_rows(2)))
+    db = tmp_path / "v.sqlite"
+    guidelines = tmp_path / "votes.quality.json"
+    guidelines.write_text("# guidelines\n")
+    assert main(["annotate", str(pairs), "--db", str(db), "--add-annotator", "ann"]) == 0
+    capsys.readouterr()
+    before = {path: path.read_bytes() for path in (pairs, guidelines)}  # the database: read back below
+    for export, extra in ((pairs, []), (db, []), (tmp_path / "votes.jsonl", ["--guidelines", str(guidelines)])):
+        code = main(["annotate", str(pairs), "--db", str(db), *extra, "--export", str(export)])
+        err = capsys.readouterr().err
+        assert code == 2 and err.startswith("judgebench: error: --export ") and err.count("\n") == 1, err
+    assert {path: path.read_bytes() for path in before} == before
+    assert main(["annotate", "--db", str(db), "--export", str(tmp_path / "elsewhere.jsonl")]) == 0  # still exports
+    assert "wrote 0 votes" in capsys.readouterr().out and len(Store(str(db)).pairs()) == 2
 
 
 def test_repeat_is_served_by_the_server_and_exported_apart(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from judgebench.cli.flags import (
     NON_NEGATIVE_FLOAT,
     NON_NEGATIVE_INT,
     OUTPUT_DIR,
+    OUTPUT_FILE,
     PATH,
     POSITIVE_INT,
     fraction,
@@ -46,7 +47,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--add-annotator", metavar="NAME", help="create an annotator and print its invite link")
     p.add_argument("--expertise", default="", help="with --add-annotator: comma-separated slice values routed to them")
     p.add_argument("--admin", action="store_true", help="with --add-annotator: may open /admin")
-    p.add_argument("--export", type=PATH, metavar="VOTES_JSONL", help="write the votes (votes.py layout) and exit")
+    p.add_argument("--export", type=OUTPUT_FILE, metavar="VOTES_JSONL", help="write the votes (votes.py layout) and exit")
     p.set_defaults(handler=cmd_annotate)
 
 
@@ -60,6 +61,12 @@ def port_number(text: str) -> int:
 def cmd_annotate(args: argparse.Namespace) -> int:
     from judgebench.human.annotate.store import Store
 
+    if args.export:  # the files beside the votes too (cli.main's guard checked --export itself)
+        from judgebench.core.files import refuse_output_over_inputs
+        from judgebench.human.annotate.export import exported_files
+
+        inputs = [Path(path) for path in (args.source, args.db, args.guidelines) if path]
+        refuse_output_over_inputs([("--export", path) for path in exported_files(args.export)], inputs)
     store = Store(args.db)
     if args.source:
         _load_source(store, args)

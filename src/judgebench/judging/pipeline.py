@@ -17,7 +17,6 @@ from judgebench.calls import RunnerOptions, check_cache, run_requests
 from judgebench.calls.stopping import release_interrupts
 from judgebench.core.bulk import release_free_memory
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.files import check_output_dir
 from judgebench.core.records import RunConfig, RunResult
 from judgebench.core.rundir import SAMPLES_FILE
 from judgebench.core.version import __version__
@@ -82,7 +81,7 @@ def run_task(request: RunRequest) -> RunSummary:
     folder, the task, the prompt template, the judge's credentials and the answer cache.
     """
     started = _now()
-    check_output_dir(request.output_path)
+    request.check_outputs()
     spec = get_task(request.task, request.include_paths)
     mode = _dimension_mode(spec, request.dimension_mode)
     template = load_prompt(request.prompt or _template_name(spec, mode), spec.folder)

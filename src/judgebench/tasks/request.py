@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from judgebench.core.errors import JudgebenchError
+from judgebench.core.files import check_output_dir, refuse_output_over_inputs
 from judgebench.core.records import check_resamples
 
 
@@ -54,3 +55,11 @@ class JobRequest:
             raise JudgebenchError(f"--repeats: must be between 1 and {self.max_repeats}, got {self.repeats}")
         if self.repeats < 1:
             raise JudgebenchError(f"--repeats: must be >= 1, got {self.repeats}")
+
+    def check_outputs(self) -> None:
+        """Before any work, for Python callers as on the command line (where cli.main's guard runs first): the
+        output folder can be written, and it is none of the files the job reads (its data or prompt file) nor
+        the run folder one of them lies in."""
+        inputs = [Path(path) for path in (self.dataset_path, self.prompt) if path]
+        refuse_output_over_inputs([("--output-path", self.output_path)], inputs)
+        check_output_dir(self.output_path)

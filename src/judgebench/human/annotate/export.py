@@ -49,6 +49,13 @@ def repeats_path(path: Path) -> Path:
     return sibling(path, "repeats.jsonl")
 
 
+def exported_files(path: Path) -> list[Path]:
+    """Every file `export_votes(store, path)` may write: the votes, the repeats, the gold votes, the quality
+    figures and the flagged annotators (checked against the command's inputs before anything is written)."""
+    return [path, repeats_path(path), sibling(path, "gold.jsonl"), sibling(path, "quality.json"),
+            sibling(path, "flagged.txt")]
+
+
 def export_votes(store: Store, path: Path) -> Exported:
     pairs = {p["id"]: p for p in store.pairs()}
     rows = store.votes()

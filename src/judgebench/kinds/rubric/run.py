@@ -14,7 +14,6 @@ from pathlib import Path
 from judgebench.calls import RunnerOptions, check_cache, run_requests
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import (
-    check_output_dir,
     read_model_json,
     read_models_jsonl,
     write_json,
@@ -64,7 +63,7 @@ def run_rubric(request: RubricRunRequest) -> RubricRunSummary:
     from judgebench.kinds.rubric.spec import get_rubric_task
 
     started = _now()
-    check_output_dir(request.output_path)
+    request.check_outputs()
     spec = get_rubric_task(request.task, request.include_paths)
     template = load_prompt(request.prompt or spec.prompt, spec.folder)
     judge = make_rubric_judge(request.judge, request.judge_args, seed=request.seed)
