@@ -5,6 +5,7 @@ HF export write."""
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,11 +25,18 @@ PASS = "passsecretIIII9999jjjj0000"
 SECRETS = (ENV_KEY, ARG_KEY, HEADER, TOKEN, PATH_KEY, PASS)
 
 
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+ENCODED = (_b64(ENV_KEY), _b64(HEADER).rstrip("="))  # what a reply may echo instead of the plain value
+
+
 class Echo(BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("content-length", 0)))
         echoed = json.dumps({"path": self.path, "headers": dict(self.headers), "body": body.decode()[:200]})
-        answer = f"[[A]] I received: {echoed} and the key {ENV_KEY}"
+        answer = f"[[A]] I received: {echoed} and the key {ENV_KEY}, as base64 {_b64(ENV_KEY)}, {_b64(HEADER).rstrip('=')}"
         reply = {"id": "x", "object": "chat.completion", "created": 0, "model": f"echo-{ARG_KEY}",
                  "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": answer}}],
                  "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
@@ -57,7 +65,7 @@ def leaks(folder: Path) -> list[tuple[str, str]]:
     for path in folder.rglob("*"):
         if path.is_file():
             data = path.read_bytes()
-            found += [(str(path), s) for s in SECRETS if s.encode() in data]
+            found += [(str(path), s) for s in (*SECRETS, *ENCODED) if s.encode() in data]
     return found
 
 
@@ -74,7 +82,7 @@ def test_echoed_secrets_never_reach_disk(tmp_path, echo_server, monkeypatch, cap
     assert main(["report", str(run)]) == 0
     assert main(["export", str(run), "--output", str(tmp_path / "hf")]) == 0
     out2 = capsys.readouterr()
-    assert not [s for s in SECRETS if s in out.out + out.err + out2.out + out2.err]
+    assert not [s for s in (*SECRETS, *ENCODED) if s in out.out + out.err + out2.out + out2.err]
     samples = (run / "samples.jsonl").read_text()
     assert "[[A]] I received" in samples  # the answers are kept, scrubbed
     assert leaks(tmp_path) == []

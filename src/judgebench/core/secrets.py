@@ -206,9 +206,18 @@ def scrub_reply(reply: Any, secrets: Sequence[str]) -> Any:
 
 def run_secrets(judge_secrets: Sequence[str]) -> list[str]:
     """Every secret a run knows: its judge's (`Judge.secret_values`) and the environment's
-    (`environment_secrets`), each with its URL-quoted form; longest first."""
+    (`environment_secrets`), each also as a reply may echo it transformed: URL-quoted, and base64 (standard
+    and URL-safe, with and without padding: a `user:password` userinfo is an HTTP Basic header); longest first."""
     from urllib.parse import quote
 
     found = {s for s in [*judge_secrets, *environment_secrets()] if s and len(s) >= 4}
-    found |= {quote(s, safe="") for s in found}
+    found |= {quote(s, safe="") for s in found} | {form for s in found for form in _base64_forms(s)}
     return sorted(found, key=len, reverse=True)
+
+
+def _base64_forms(secret: str) -> set[str]:
+    import base64
+
+    data = secret.encode("utf-8", "surrogatepass")
+    forms = {base64.b64encode(data).decode(), base64.urlsafe_b64encode(data).decode()}
+    return forms | {form.rstrip("=") for form in forms}
