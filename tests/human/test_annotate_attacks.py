@@ -17,7 +17,7 @@ from annotate_helpers import make_store, pair_rows, post_vote, served, serving
 
 from judgebench.human.annotate.assign import Rules
 from judgebench.human.annotate.export import export_votes
-from judgebench.human.annotate.server import MAX_BODY, csrf_token
+from judgebench.human.annotate.server import MAX_BODY, SESSION_S, csrf_token
 from judgebench.human.annotate.store import Store
 
 
@@ -92,11 +92,16 @@ def test_round_two_right_after_round_one_is_refused(tmp_path: Path) -> None:
     assert (done.votes, done.repeats, done.agreement) == (1, 0, None)  # no made-up 100% self-consistency
 
 
-def _cookie_post(base: str, token: str, body: str, origin: str | None) -> int:
+def _cookie_post(base: str, token: str, body: str, origin: str | None, path: str = "/vote") -> int:
+    return _cookie_answer(base, token, body, origin, path)[0]
+
+
+def _cookie_answer(base: str, token: str, body: str, origin: str | None, path: str) -> tuple[int, str]:
+    """(status, Set-Cookie header) of a cookie-authenticated form POST, redirects not followed."""
     headers = {"Cookie": f"jb_token={token}", "Content-Type": "application/x-www-form-urlencoded"}
     if origin is not None:
         headers["Origin"] = origin
-    request = urllib.request.Request(base + "/vote", data=body.encode(), method="POST", headers=headers)
+    request = urllib.request.Request(base + path, data=body.encode(), method="POST", headers=headers)
 
     class NoRedirect(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, *args: object, **kwargs: object) -> None:
@@ -104,9 +109,30 @@ def _cookie_post(base: str, token: str, body: str, origin: str | None) -> int:
 
     try:
         with urllib.request.build_opener(NoRedirect).open(request) as answer:
-            return answer.status
+            return answer.status, answer.headers.get("Set-Cookie", "")
     except urllib.error.HTTPError as exc:
-        return exc.code
+        return exc.code, exc.headers.get("Set-Cookie", "")
+
+
+def test_the_session_cookie_expires_and_sign_out_clears_it(tmp_path: Path) -> None:
+    """The invite link's cookie lasts SESSION_S (two weeks), not for ever; the page's Sign out form (same
+    origin, CSRF token) clears it; a sign-out posted from another site or without the token is refused."""
+    store = _store(tmp_path)
+    ann = store.add_annotator("ann", [])
+    with serving(store) as base:
+        opener = urllib.request.build_opener(type("NoRedirect", (urllib.request.HTTPRedirectHandler,),
+                                                  {"redirect_request": lambda *a, **k: None}))
+        with pytest.raises(urllib.error.HTTPError) as invited:
+            opener.open(base + f"/t/{ann}")
+        assert invited.value.code == 303
+        assert f"Max-Age={SESSION_S};" in invited.value.headers["Set-Cookie"] and SESSION_S == 14 * 24 * 3600
+        page = _page(base, ann)
+        csrf = _field(page, "csrf")
+        assert "action='/logout'" in page
+        assert _cookie_answer(base, ann, f"csrf={csrf}", "http://127.0.0.1:18099", "/logout")[0] == 403
+        assert _cookie_answer(base, ann, "", base, "/logout")[0] == 403
+        status, cookie = _cookie_answer(base, ann, f"csrf={csrf}", base, "/logout")
+        assert status == 200 and cookie.startswith("jb_token=;") and "Max-Age=0;" in cookie
 
 
 def test_a_cookie_session_needs_the_same_origin_and_the_csrf_token(tmp_path: Path) -> None:

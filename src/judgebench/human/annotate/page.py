@@ -170,7 +170,9 @@ def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, 
         "<header class='top'>"
         f"<span id='progress'>{html.escape(annotator)}: {voted} voted, {left} left</span>"
         f"<progress id='progress-bar' max='{max(done, 1)}' value='{voted}'></progress>"
-        f"<span class='keys'>{keys}</span></header>"
+        f"<span class='keys'>{keys}</span>"
+        f"<form method='post' action='/logout' id='logout-form'>{_hidden({'csrf': csrf})}"
+        "<button type='submit' id='logout'>Sign out</button></form></header>"
         f"{notes}{panel}"
         f"<section id='question'><h2>Question</h2>{markdown(pair['question'])}</section>"
         f"<main class='responses'><article id='left'><h2>Response 1 (left)</h2>{markdown(left_text)}</article>"
@@ -281,6 +283,7 @@ body.vote{height:100vh;display:flex;flex-direction:column;overflow:hidden;paddin
 header.top{position:sticky;top:0;z-index:2;background:#fff;display:flex;gap:1rem;align-items:center;
   justify-content:space-between;color:#555;padding:.4rem 0;border-bottom:1px solid #ddd;flex:none}
 #progress-bar{flex:1;max-width:20rem}
+#logout-form{margin:0}#logout{font-size:.85rem;padding:.15rem .5rem}
 .note{color:#a50;margin:.25rem 0;flex:none}
 details#guidelines{border:1px solid #ccc;border-radius:6px;padding:.25rem 1rem;margin:.4rem 0;background:#fffbea;
   flex:none;max-height:40vh;overflow:auto}

@@ -3,9 +3,9 @@
     server = make_server(store, rules, host="127.0.0.1", port=8080)
     server.serve_forever()          # or: a thread, then server.shutdown()
 
-Routes: GET /t/TOKEN (an invite link: sets an HttpOnly SameSite=Strict cookie, then /), GET / (the
-next pair), POST /vote, POST /skip, POST /undo, GET /admin (admin tokens only), GET /guidelines,
-GET /static/vote.js|css.
+Routes: GET /t/TOKEN (an invite link: sets an HttpOnly SameSite=Strict cookie for SESSION_S, then /), GET / (the
+next pair), POST /vote, POST /skip, POST /undo, POST /logout (clears the cookie on this browser; the invite
+link signs in again), GET /admin (admin tokens only), GET /guidelines, GET /static/vote.js|css.
 
 The server enforces its own rules on every vote (issue 27), never trusting the form:
 - assignment: a vote names the opaque id the page carried (`store.pid`, a keyed HMAC per annotator
@@ -67,6 +67,7 @@ from judgebench.human.annotate.store import Annotator, Store, now_iso
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; font-src 'self'; form-action 'self'; img-src 'none'; "
        "base-uri 'none'; frame-ancestors 'none'")
 COOKIE = "jb_token"
+SESSION_S = 14 * 24 * 3600  # the cookie's lifetime: a browser left signed in forgets it after two weeks
 MAX_BODY = 64 * 1024
 SIDE_TO_LABEL = {"AB": {"LEFT": "A", "RIGHT": "B"}, "BA": {"LEFT": "B", "RIGHT": "A"}}
 VOTE_ID = re.compile(r"[A-Za-z0-9-]{8,64}")
@@ -219,8 +220,20 @@ async def invite(request: Request, voting: Voting) -> Response:
     token = request.path_params["token"]
     if await run_in_threadpool(voting.store.annotator_for, token) is None:
         return _html(403, message_page("No access", "This invite link is not valid."))
-    return _redirect("/", {"Set-Cookie": f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/",
-                           "Referrer-Policy": "no-referrer"})
+    return _redirect("/", {"Set-Cookie": _cookie(token, SESSION_S), "Referrer-Policy": "no-referrer"})
+
+
+def _cookie(value: str, max_age_s: int) -> str:
+    return f"{COOKIE}={value}; Max-Age={max_age_s}; HttpOnly; SameSite=Strict; Path=/"
+
+
+@_guarded
+async def logout(request: Request, voting: Voting) -> Response:
+    """Sign this browser out (same-origin form with the page's CSRF token): the cookie is cleared."""
+    request.state.form = await _form(request)
+    await _who(request, voting, post=True)
+    page = message_page("Signed out", "This browser is signed out. Open your invite link to vote again.")
+    return _html(200, page, {"Set-Cookie": _cookie("", 0)})
 
 
 @_guarded
@@ -402,6 +415,7 @@ def make_app(voting: Voting) -> Starlette:
         Route("/vote", post, methods=["POST"]),
         Route("/skip", post, methods=["POST"]),
         Route("/undo", post, methods=["POST"]),
+        Route("/logout", logout, methods=["POST"]),
     ]
 
     async def not_found(request: Request, exc: Exception) -> Response:
@@ -490,5 +504,5 @@ def make_server(store: Store, rules: Rules, host: str = "127.0.0.1", port: int =
                       max_connections=max_connections)
 
 
-__all__ = ["CSP", "COOKIE", "MAX_BODY", "VoteError", "VoteServer", "Voting", "csrf_token", "make_app", "make_server",
+__all__ = ["CSP", "COOKIE", "MAX_BODY", "SESSION_S", "VoteError", "VoteServer", "Voting", "csrf_token", "make_app", "make_server",
            "stored_label"]
