@@ -301,3 +301,17 @@ def test_several_judges_are_refused():
                                                                  judge="other")
     with pytest.raises(NumericError, match="several judges"):
         diagnose(recs)
+
+
+@pytest.mark.parametrize("name", ["model_a", "length_a", "example_id", "soft"])
+def test_a_facts_column_is_the_tables_converted_once(name):
+    """`_Facts.col` (the model names are asked for a dozen times): the table's column, converted once."""
+    from judgebench.scoring.diagnostics import _facts
+
+    recs = [r for i in range(12) for r in both_orders(f"e{i}", "A", "B" if i % 3 else "A", ("A", "B", "TIE")[i % 3],
+                                                        100 + 7 * i, 300 - 5 * i, model_a=f"m{i % 3}",
+                                                        model_b=f"m{(i + 1) % 3}")]
+    facts = _facts(recs, "overall", "tie")
+    first = facts.col(name)
+    assert np.array_equal(first, facts.table[name].to_numpy()) and first.dtype == facts.table[name].to_numpy().dtype
+    assert facts.col(name) is first

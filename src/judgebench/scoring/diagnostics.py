@@ -122,13 +122,18 @@ class _Facts:
     judge: np.ndarray  # judge outcome averaged over answered orders (NaN if none)
     judge_sum: np.ndarray  # sum of judge outcomes over answered orders
     judge_answered: np.ndarray  # number of answered orders
+    columns: dict[str, np.ndarray] = dataclasses.field(default_factory=dict, repr=False, compare=False)
 
     @property
     def n(self) -> int:
         return len(self.table)
 
     def col(self, name: str) -> np.ndarray:
-        return self.table[name].to_numpy()
+        """A column of the table as an array (read-only), converted once: the sections ask for the model names
+        a dozen times, and pandas holds text columns as Arrow strings that each `to_numpy` converts again."""
+        if name not in self.columns:
+            self.columns[name] = self.table[name].to_numpy()
+        return self.columns[name]
 
     def names_known(self) -> np.ndarray:
         a, b = self.table["model_a"], self.table["model_b"]
