@@ -35,7 +35,6 @@ from judgebench.stats.ratings import (
     DEFAULT_L2,
     BTFit,
     PairedBootstrap,
-    Solved,
     fit_bt,
     fit_bt_penalties,
     paired_bootstrap_bt,
