@@ -94,6 +94,34 @@ def test_a_block_above_the_cap_is_counted_per_example_like_its_chunk(monkeypatch
     assert capped[70, 0] == 255  # the cap applied
 
 
+@pytest.mark.parametrize("share", [1.0, 0.0])  # rows grouped by type, or the per-example product
+@pytest.mark.parametrize("capped", [False, True])
+def test_counts_converted_once_give_the_integer_counts_sums(monkeypatch, share, capped):
+    """The round's counts are converted to float64 once (issue 30, sixth round): the grouped sums, the per-example
+    product and the tallies equal those of the integer counts, with and without an example above the cap."""
+    n, rounds = 400, 120
+    num = [np.arange(n) % 2 * 1.0, np.ones(n)]
+    den = [np.ones(n), np.full(n, 2.0)]
+    draws = np.vstack(list(resample_batches(n, rounds, 5, 200))).astype(np.int64)
+    if capped:
+        draws[70, :300] = 0
+    monkeypatch.setattr(ratio_bootstrap.Resampler, "_blocks", lambda self, exact=True: iter(
+        [draws[lo : lo + ratio_bootstrap.EXACT_BLOCK] for lo in range(0, rounds, ratio_bootstrap.EXACT_BLOCK)]))
+    monkeypatch.setattr(exact_sums, "_MAX_TYPE_SHARE", share)
+    keys = np.arange(n) % 37
+    resampler = ratio_bootstrap.Resampler(n, rounds, 5)
+    tally = resampler.tally(keys, 37)
+    got = resampler.ratio_samples(num, den, exact=True)
+    counts = [np.bincount(row, minlength=n) for row in draws]  # int64, as before
+    cut = np.minimum(counts, 255).astype(float)
+    assert np.array_equal(got, (cut @ np.column_stack(num)) / (cut @ np.column_stack(den)))
+    assert np.array_equal(tally.counts(), np.stack([np.bincount(keys, weights=c, minlength=37) for c in counts]).T)
+    assert (cut.max() == 255) == capped
+    row = np.bincount(draws[70], minlength=n).astype(np.float64)
+    assert np.array_equal(ratio_bootstrap.capped_counts(row), np.minimum(row, 255))
+    assert (ratio_bootstrap.capped_counts(row) is row) != capped  # no copy unless a count is above the cap
+
+
 # ---------------------------------------------------------------- the system bootstrap counted in the ratio pass
 
 

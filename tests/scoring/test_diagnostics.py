@@ -301,3 +301,4 @@ def test_several_judges_are_refused():
                                                                  judge="other")
     with pytest.raises(NumericError, match="several judges"):
         diagnose(recs)
+

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgebench.core.background import prepared
+from judgebench.core.background import Prepared, prepared
 from judgebench.core.catalogue import HEADLINES, SAMPLES_ONLY_HEADLINE
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import atomic_path, read_model_json, write_atomic, write_json
@@ -41,6 +41,7 @@ from judgebench.publish.costplot import (
 )
 from judgebench.publish.summary import format_panel, format_stability
 from judgebench.scoring.diagnostics import diagnose
+from judgebench.scoring.judgment_table import reuse_tables
 from judgebench.scoring.score import check_run_dimensions
 from judgebench.scoring.selfpref import format_self_preference, self_preference
 
@@ -60,23 +61,29 @@ def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
     out_dir = Path(out_dir) if out_dir is not None else default
     with prepared(_dimension_sections, warm=_import_plotting) as plotter:  # its imports while we read (background.py)
         records = _read_samples(run_dir)
-        results = run_dir / RESULTS_FILE  # a FIFO or folder there is read, and refused as not a regular file
-        result = read_model_json(results, RunResult) if results.exists() or results.is_symlink() else None
-        if result is not None:
-            check_samples_match(result, records, run_dir / SAMPLES_FILE)  # as `score` reads a run
-        check_run_dimensions(run_dir, records, result.config.task if result else records[0].task)  # as `score` does
-        both_bad, seed = (result.config.both_bad, result.config.seed) if result else ("tie", 0)
-        diag = diagnose(records, both_bad=both_bad, n_resamples=N_RESAMPLES, seed=seed)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        headline = result.config.headline if result else SAMPLES_ONLY_HEADLINE
-        sections = plotter.send(out_dir, diag, headline, label_noun(run_dir))  # plots and their tables, while we write the rest
-        write_json(out_dir / "diagnostics.json", diag)
-        _write_csv(out_dir / "flips.csv", flips_frame(diag))
-        text = _header(diag, result, headline) + extra_sections(out_dir, records, result, seed, N_RESAMPLES, run_dir) \
-            + "\n".join(sections.result()) + confidence_section(out_dir, records, result, seed, N_RESAMPLES)
+        with reuse_tables(records):  # the tables the diagnostics build, read again by the confidence section
+            text = _report_text(run_dir, out_dir, records, plotter)
     path = out_dir / "report.md"
     write_atomic(path, text)
     return path
+
+
+def _report_text(run_dir: Path, out_dir: Path, records: list[JudgmentRecord], plotter: Prepared) -> str:
+    """The diagnostics of the records read, every file of the report but report.md, and report.md's text."""
+    results = run_dir / RESULTS_FILE  # a FIFO or folder there is read, and refused as not a regular file
+    result = read_model_json(results, RunResult) if results.exists() or results.is_symlink() else None
+    if result is not None:
+        check_samples_match(result, records, run_dir / SAMPLES_FILE)  # as `score` reads a run
+    check_run_dimensions(run_dir, records, result.config.task if result else records[0].task)  # as `score` does
+    both_bad, seed = (result.config.both_bad, result.config.seed) if result else ("tie", 0)
+    diag = diagnose(records, both_bad=both_bad, n_resamples=N_RESAMPLES, seed=seed)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    headline = result.config.headline if result else SAMPLES_ONLY_HEADLINE
+    sections = plotter.send(out_dir, diag, headline, label_noun(run_dir))  # plots and their tables, while we write the rest
+    write_json(out_dir / "diagnostics.json", diag)
+    _write_csv(out_dir / "flips.csv", flips_frame(diag))
+    return _header(diag, result, headline) + extra_sections(out_dir, records, result, seed, N_RESAMPLES, run_dir) \
+        + "\n".join(sections.result()) + confidence_section(out_dir, records, result, seed, N_RESAMPLES)
 
 
 def _dimension_sections(out_dir: Path, diag: dict[str, Any], headline: str, noun: str = "human labels") -> list[str]:

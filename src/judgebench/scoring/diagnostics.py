@@ -34,7 +34,6 @@ from judgebench.stats.ratings import (
     DEFAULT_L2,
     BTFit,
     PairedBootstrap,
-    Solved,
     fit_bt,
     fit_bt_penalties,
     paired_bootstrap_bt,
@@ -391,17 +390,19 @@ def _start_style_fits(a: np.ndarray, b: np.ndarray, outcomes: dict[str, np.ndarr
                       ) -> dict[str, BTFit] | Deferred:
     """Paired BT fits with style terms. Up to STYLE_BOOTSTRAP_MAX examples: the plain bootstrap. Above it
     (docs/guide/diagnostics.md): point fits on every example; the resamples come from a seeded subsample of m
-    examples, rescaled to n: theta_n + sqrt(m / n) (theta*_m - theta_m), the m-out-of-n bootstrap. Its
-    first chunk of rounds (ratings.PairedBootstrap.solve) starts in a forked child (background.py) and the
-    result is deferred: this process goes on with the other sections and, when the result is filled in, makes
-    the point fits and solves the other chunks (a chunk's solves are the same in either process)."""
+    examples, rescaled to n: theta_n + sqrt(m / n) (theta*_m - theta_m), the m-out-of-n bootstrap. The
+    subsample's design and fits are prepared here, once; its first chunk of rounds (ratings.PairedBootstrap.solve)
+    starts in a forked child (background.py), which shares them, and the result is deferred: this process goes
+    on with the other sections and, when the result is filled in, makes the point fits and solves the other
+    chunks (a chunk's solves are the same in either process)."""
     n, m = len(a), STYLE_BOOTSTRAP_MAX
     if n <= m or n_resamples == 0:
         return paired_bootstrap_bt(a, b, outcomes, features, n_resamples=max(n_resamples, 1), seed=seed)
     rows = subsample(n, m, seed)
     part_args = (a[rows], b[rows], {who: y[rows] for who, y in outcomes.items()},
                  {name: x[rows] for name, x in features.items()})
-    pending = in_background(_first_chunk, *part_args, n_resamples=n_resamples, seed=seed)
+    plan = PairedBootstrap.prepare(*part_args, n_resamples=n_resamples, seed=seed)
+    pending = in_background(plan.solve, chunks=[0])  # the child's share: the first chunk of rounds
 
     def finish() -> dict[str, BTFit]:
         penalties = (DEFAULT_L2,) if probes is None else (DEFAULT_L2, PENALTY_PROBE_L2)
@@ -409,7 +410,6 @@ def _start_style_fits(a: np.ndarray, b: np.ndarray, outcomes: dict[str, np.ndarr
         full = {who: fits[0] for who, fits in both.items()}  # = fit_bt((a, b, y), features), one design for both L2s
         if probes is not None:  # `_beta`'s penalty probe: the first coefficient at PENALTY_PROBE_L2
             probes.update({who: fits[1].beta[0] for who, fits in both.items()})
-        plan = PairedBootstrap.prepare(*part_args, n_resamples=n_resamples, seed=seed)  # as the child's
         mine = plan.solve(chunks=range(1, plan.n_chunks))  # the other chunks of rounds, while the child solves its
         part = plan.fits_of({**pending.result(), **mine})
         scale = math.sqrt(m / n)
@@ -420,12 +420,6 @@ def _start_style_fits(a: np.ndarray, b: np.ndarray, outcomes: dict[str, np.ndarr
         return out
 
     return Deferred(finish)
-
-
-def _first_chunk(a: np.ndarray, b: np.ndarray, outcomes: dict[str, np.ndarray], features: dict[str, np.ndarray],
-                 n_resamples: int, seed: int) -> Solved:
-    """The first chunk of rounds of `paired_bootstrap_bt(a, b, outcomes, features, ...)` (a child's share)."""
-    return PairedBootstrap.prepare(a, b, outcomes, features, n_resamples=n_resamples, seed=seed).solve(chunks=[0])
 
 
 def _beta_notes(model_terms: bool, betas: dict[str, tuple[float, float]]) -> list[str]:

@@ -46,10 +46,11 @@ class Resampler:
         return self._draws()
 
     def _rows(self, first: int, draws: np.ndarray) -> Iterator[np.ndarray]:
-        """How often each example is drawn in each row of a block (n counts per row, int64), counted into
-        the tallies (rounds first, first + 1, ...) on the way; a row at a time, so its counts stay in cache."""
+        """How often each example is drawn in each row of a block (n counts per row, as float64: the weights
+        np.bincount converts integer counts to, converted once here for every use), counted into the tallies
+        (rounds first, first + 1, ...) on the way; a row at a time, so its counts stay in cache."""
         for row, indices in enumerate(draws):
-            drawn = np.bincount(indices, minlength=self.n)
+            drawn = np.bincount(indices, minlength=self.n).astype(np.float64)  # integers below 2**53: exact
             for made in self.tallies:  # integer counts summed in floats: exact, the same in any order
                 made.rows[first + row] = np.bincount(made.keys, weights=drawn, minlength=made.n_keys)
             yield drawn
@@ -74,7 +75,7 @@ class Resampler:
                     types, n_types = grouped[1], len(grouped[0])
                     sums = np.empty((len(draws), n_types))
                     for row, drawn in enumerate(self._rows(first, draws)):
-                        sums[row] = np.bincount(types, weights=np.minimum(drawn, CAP), minlength=n_types)
+                        sums[row] = np.bincount(types, weights=capped_counts(drawn), minlength=n_types)
                     parts.append(sums @ per_type)
                 else:
                     capped = np.empty((len(draws), self.n), dtype=np.uint8)
@@ -98,6 +99,13 @@ class Resampler:
             first += len(draws)
         for made in self.tallies:
             made.filled = True
+
+
+def capped_counts(drawn: np.ndarray) -> np.ndarray:
+    """A row's draw counts (float64) with each at most CAP: the row itself when none is above (a round in which
+    an example is drawn more than CAP times is never seen on real data), else a capped copy; the same values
+    either way, without a copy of the row per round."""
+    return drawn if drawn.max(initial=0.0) <= CAP else np.minimum(drawn, CAP)
 
 
 @dataclass

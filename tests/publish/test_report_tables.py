@@ -1,0 +1,79 @@
+"""`report` reads each dimension's per-example table once (issue 30, sixth round): the confidence section reuses
+the tables the diagnostics built, and every file it writes is the same as with tables built afresh for it."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from judgebench.core.files import write_models_jsonl
+from judgebench.core.records import JudgmentRecord, swap_verdict
+from judgebench.publish import confidence_report, report
+from judgebench.scoring import judgment_table
+
+
+def _records(n: int = 40) -> list[JudgmentRecord]:
+    """Two dimensions, both orders, four models; a confidence on most judgments (so the confidence section is
+    written) and none on every fifth example."""
+    rng = np.random.default_rng(5)
+    out = []
+    for i in range(n):
+        la, lb = (int(v) for v in rng.integers(100, 2000, 2))
+        label = ("A", "B", "TIE")[i % 3]
+        for dimension in ("overall", "clarity"):
+            for order in ("AB", "BA"):
+                verdict = ("A" if la > lb else "B") if rng.random() < 0.7 else ("A", "B", "TIE")[i % 3]
+                p = float(rng.uniform(0.4, 0.95))
+                confidence = None if i % 5 == 0 else {verdict: p, swap_verdict(verdict) if verdict != "TIE" else "A": 1 - p}
+                out.append(JudgmentRecord(
+                    task="demo", example_id=f"e{i}", dimension=dimension, order=order, judge="builtin/test",
+                    prompt_hash="h", status="ANSWERED", verdict=verdict,
+                    verdict_shown=verdict if order == "AB" else swap_verdict(verdict), label=label,
+                    model_a=f"m{i % 4}", model_b=f"m{(i + 1 + i // 4) % 4}", length_a=la, length_b=lb,
+                    citations_a=i % 5, citations_b=(i * 3) % 5, slices={"subject": ("bio", "cs")[i % 2]},
+                    confidence=confidence, confidence_source="logprobs" if confidence else None,
+                ))
+    return out
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> tuple[Path, list[int]]:
+    """A run folder of `_records`, fewer resamples, everything in this process, and the extractions counted."""
+    monkeypatch.setattr(report, "N_RESAMPLES", 20)
+    monkeypatch.setenv("JUDGEBENCH_BACKGROUND", "0")  # every table is built in this process, where it is counted
+    run = tmp_path / "run"
+    write_models_jsonl(run / "samples.jsonl", _records())
+    built: list[int] = []
+    real = judgment_table.extract
+    monkeypatch.setattr(judgment_table, "extract", lambda by_key: built.append(len(by_key)) or real(by_key))
+    return run, built
+
+
+def test_the_confidence_section_reads_the_diagnostics_tables(tmp_path, monkeypatch):
+    run, built = _counted(monkeypatch, tmp_path)
+    monkeypatch.setattr(report, "_dimension_sections", lambda *args: [])  # no plots: the tables alone
+    monkeypatch.setattr(confidence_report, "plot_reliability", lambda *args: None)
+    monkeypatch.setattr(confidence_report, "plot_selective", lambda *args: None)
+    text = report.write_report(run).read_text(encoding="utf-8")
+    assert "## Confidence and calibration" in text and "### clarity" in text
+    assert len(built) == 2, "one extraction per dimension for the whole report"
+
+
+@pytest.mark.slow  # two whole reports with their plots: about 4 s
+def test_the_report_builds_each_table_once_and_writes_what_separate_tables_write(tmp_path, monkeypatch):
+    run, built = _counted(monkeypatch, tmp_path)
+    shared = report.write_report(run, tmp_path / "shared").parent
+    assert len(built) == 2, "one extraction per dimension for the whole report"
+    assert (shared / "reliability_overall.png").is_file() and (shared / "reliability_clarity.csv").is_file()
+
+    built.clear()
+    monkeypatch.setattr(report, "reuse_tables", lambda records: contextlib.nullcontext())  # the report before
+    alone = report.write_report(run, tmp_path / "alone").parent
+    assert len(built) == 4, "the diagnostics' tables, then the confidence section's own"
+    assert _files(shared) == _files(alone)  # every file byte for byte, the plots too
