@@ -107,7 +107,7 @@ def make_battles(raw: pd.DataFrame, source: str, both_bad: BothBadRule, dimensio
     applied once; the battles keep the codes of their rows."""
     dropped = Counter(dropped or {})
     coded = coded if coded is not None else Coded(raw)
-    table = raw.copy()
+    table = raw.copy(deep=False)  # columns are added and replaced, never changed in place: raw stays as it is
     for column in ("shown_order", "timestamp", "seconds", *STYLE_COLUMNS):
         if column not in table:
             table[column] = None
@@ -147,10 +147,13 @@ def make_battles(raw: pd.DataFrame, source: str, both_bad: BothBadRule, dimensio
 
 
 def _repeated(coded: Coded) -> np.ndarray:
-    """Whether each vote repeats an earlier vote of its annotator on its pair."""
-    annotator, names = coded.annotators
-    key = coded.pairs * max(len(names), 1) + annotator
-    return pd.Series(key).duplicated(keep="first").to_numpy()
+    """Whether each vote repeats an earlier vote of its annotator on its pair: its (pair, annotator) code is not
+    new (codes are numbered in order of first appearance, so a new one is above every earlier one)."""
+    codes = coded.pair_annotators
+    if not len(codes):
+        return np.zeros(0, dtype=bool)
+    earlier = np.maximum.accumulate(np.concatenate([[-1], codes[:-1]]))
+    return codes <= earlier
 
 
 def _numbers(column: pd.Series) -> np.ndarray:

@@ -50,6 +50,13 @@ class Coded:
         return codes.astype(np.int64, copy=False)
 
     @cached_property
+    def pair_annotators(self) -> np.ndarray:
+        """Each vote's (pair, annotator) as a code, in order of first appearance (a repeated vote shares it)."""
+        annotator, names = self.annotators
+        codes, _ = pd.factorize(self.pairs * max(len(names), 1) + annotator)
+        return codes.astype(np.int64, copy=False)
+
+    @cached_property
     def choices(self) -> tuple[np.ndarray, np.ndarray]:
         """(codes, labels): each vote's choice as an index into the distinct labels; -1 when missing."""
         codes, labels = pd.factorize(self.table["choice"])
@@ -71,6 +78,7 @@ class Coded:
             if name in done:
                 codes, names = done[name]
                 out.__dict__[name] = (codes[keep], names)
-        if "pairs" in done:
-            out.__dict__["pairs"] = self.pairs[keep]
+        for name in ("pairs", "pair_annotators"):
+            if name in done:
+                out.__dict__[name] = done[name][keep]
         return out

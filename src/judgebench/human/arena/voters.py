@@ -60,9 +60,8 @@ def _p_values_counted(votes: pd.DataFrame) -> np.ndarray:
     and outcome h, n_h = the action's votes for h less the annotator's own; the p-value sums the n_h no larger
     than n_y (y the vote's own outcome). An outcome no vote on the action took adds 0 to either sum, so every
     outcome is counted; the sums are integers, so the result is the same to the bit."""
-    action, _ = pd.factorize(votes["action"])
+    action, annotator = _compact(votes["action"]), _compact(votes["annotator"])
     value, outcomes = pd.factorize(votes["value"])
-    annotator, _ = pd.factorize(votes["annotator"])
     k, n_actions = len(outcomes), int(action.max()) + 1
     total = np.bincount(action * k + value, minlength=n_actions * k).reshape(n_actions, k)
     mine, _ = pd.factorize(annotator.astype(np.int64) * n_actions + action)
@@ -72,6 +71,15 @@ def _p_values_counted(votes: pd.DataFrame) -> np.ndarray:
     size = n_h.sum(axis=1)
     at_least = np.where(n_h <= n_y[:, None], n_h, 0).sum(axis=1)
     return (at_least + 1) / (size + 1)
+
+
+def _compact(column: pd.Series) -> np.ndarray:
+    """The column as codes 0..n-1 for counting: small non-negative ints (action_values' codes) as they are (only
+    which votes share a key matters), anything else factorised."""
+    values = column.to_numpy()
+    if values.dtype.kind in "iu" and len(values) and values.min() >= 0 and values.max() < 4 * len(values):
+        return values.astype(np.int64, copy=False)
+    return pd.factorize(column)[0]
 
 
 def _p_values_merged(votes: pd.DataFrame) -> np.ndarray:
@@ -180,9 +188,7 @@ def _majority_codes(coded: Coded) -> np.ndarray:
     """leave_one_out_majority as an index in LABELS (-1: nobody else voted on the pair). Counts per (pair,
     label) minus the annotator's own counts on that pair."""
     codes = _label_codes(coded)
-    pair = coded.pairs
-    annotator, names = coded.annotators
-    own, _ = pd.factorize(pair * max(len(names), 1) + annotator)
+    pair, own = coded.pairs, coded.pair_annotators
     n_labels = len(LABELS)
     counted = codes >= 0  # a choice outside LABELS is no label's count (as pd.Categorical left it)
     per_pair = np.bincount(pair[counted] * n_labels + codes[counted],
