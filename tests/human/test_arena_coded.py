@@ -5,8 +5,6 @@ under either rule, excluded annotators, self pairs, slices, missing and shared t
 
 from __future__ import annotations
 
-import zlib
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -67,7 +65,7 @@ def old_anomalies(table: pd.DataFrame, alpha: float, seed: int) -> list[dict]:
         js = checkpoints(str(annotator), len(m), seed)
         ratio = m[js - 1] / chi2.ppf(1 - alpha / N_CHECKPOINTS, 2 * js)
         hit = js[ratio >= 1]
-        out.append({"annotator": str(annotator), "votes": int(len(m)), "checkpoints": js.tolist(),
+        out.append({"annotator": str(annotator), "votes": len(m), "checkpoints": js.tolist(),
                     "max_ratio": float(ratio.max()), "flagged": bool(len(hit)),
                     "flagged_at": int(hit[0]) if len(hit) else None})
     return out

@@ -126,7 +126,7 @@ def anomalies(table: pd.DataFrame, alpha: float = DEFAULT_ALPHA, seed: int = 0,
         bars = chi2.ppf(1 - alpha / N_CHECKPOINTS, 2 * js)
         ratio = m[js - 1] / bars
         hit = js[ratio >= 1]
-        out.append({"annotator": str(name), "votes": int(len(m)), "checkpoints": js.tolist(),
+        out.append({"annotator": str(name), "votes": len(m), "checkpoints": js.tolist(),
                     "max_ratio": float(ratio.max()), "flagged": bool(len(hit)),
                     "flagged_at": int(hit[0]) if len(hit) else None})
     return out
