@@ -157,8 +157,7 @@ def _read_columnar(path: Path) -> tuple[dict[str, Any], int] | None:
     )
     if not plain:
         return None
-    columns = {c: _column(table[c]) if c in table.column_names else np.full(count, None, dtype=object)
-               for c in _COLUMNS}
+    columns = {c: _column(table[c]) if c in table.column_names else _nones(count) for c in _COLUMNS}
     return {**columns, **{SLICE + k: _column(v) for k, v in slices.items()}}, count
 
 
@@ -169,8 +168,13 @@ def _column(values: Any) -> pd.Series:
     import pyarrow as pa  # imported by _read_columnar already
 
     if pa.types.is_null(values.type) or values.null_count == len(values):
-        return pd.Series(np.full(len(values), None, dtype=object))
+        return _nones(len(values))
     return values.to_pandas()
+
+
+def _nones(count: int) -> pd.Series:
+    """A column of `count` Nones (object dtype, given: inferring it looks at every value)."""
+    return pd.Series(np.full(count, None, dtype=object), dtype=object, copy=False)
 
 
 def _every_slice(table: Any, pa: Any) -> dict[str, Any] | None:
