@@ -192,7 +192,7 @@ def test_the_coded_computations_equal_the_earlier_ones(seed, both_bad, exclude):
 def test_codes_taken_for_a_subset_equal_the_subsets_own():
     raw = odd_raw(2)
     coded = Coded(raw)
-    for name in ("models", "annotators", "pairs", "choices"):
+    for name in ("models", "annotators", "pairs", "pair_annotators", "choices"):
         getattr(coded, name)
     keep = np.random.default_rng(0).random(len(raw)) < 0.5
     part = raw[keep].reset_index(drop=True)
@@ -203,3 +203,12 @@ def test_codes_taken_for_a_subset_equal_the_subsets_own():
     assert np.array_equal(taken.annotators[1][taken.annotators[0]], own.annotators[1][own.annotators[0]])
     assert np.array_equal(taken.choices[1][taken.choices[0]], own.choices[1][own.choices[0]])
     assert np.array_equal(pd.factorize(taken.pairs)[0], own.pairs)  # the same pairs, first appearance order
+    assert np.array_equal(pd.factorize(taken.pair_annotators)[0], own.pair_annotators)
+
+
+def test_with_one_vote_per_pair_the_pair_codes_are_the_pair_annotator_codes():
+    for raw in (odd_raw(3), odd_raw(3).drop_duplicates("pair_id").reset_index(drop=True)):
+        coded = Coded(raw)
+        annotator, names = coded.annotators
+        expected, _ = pd.factorize(coded.pairs * len(names) + annotator)
+        assert np.array_equal(coded.pair_annotators, expected)

@@ -13,6 +13,9 @@ import numpy as np
 import pandas as pd
 
 
+_CACHED = ("models", "annotators", "pairs", "pair_annotators", "choices")  # the cached properties below
+
+
 class Coded:
     """Integer codes of a battle table's columns, aligned with its rows, computed on first use."""
 
@@ -52,8 +55,11 @@ class Coded:
     @cached_property
     def pair_annotators(self) -> np.ndarray:
         """Each vote's (pair, annotator) as a code, in order of first appearance (a repeated vote shares it)."""
+        pairs = self.pairs
+        if not len(pairs) or pairs.max() + 1 == len(pairs):  # one vote per pair (an arena's battles): the pair's code
+            return pairs
         annotator, names = self.annotators
-        codes, _ = pd.factorize(self.pairs * max(len(names), 1) + annotator)
+        codes, _ = pd.factorize(pairs * max(len(names), 1) + annotator)
         return codes.astype(np.int64, copy=False)
 
     @cached_property
@@ -69,8 +75,12 @@ class Coded:
         return codes == found[0] if len(found) else np.zeros(len(codes), dtype=bool)
 
     def subset(self, keep: np.ndarray, table: pd.DataFrame) -> Coded:
-        """The codes of `table`, the rows of this one's table where `keep`: the codes computed so far, taken."""
+        """The codes of `table`, the rows of this one's table where `keep`: the codes computed so far, taken (shared
+        when every row is kept)."""
         out, done = Coded(table), self.__dict__
+        if keep.dtype == bool and keep.all():
+            out.__dict__.update({name: done[name] for name in _CACHED if name in done})
+            return out
         if "models" in done:
             a, b, names = self.models
             out.__dict__["models"] = (a[keep], b[keep], names)
