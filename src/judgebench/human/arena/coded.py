@@ -12,7 +12,6 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-
 _CACHED = ("models", "annotators", "pairs", "pair_annotators", "choices")  # the cached properties below
 
 
