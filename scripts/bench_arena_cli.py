@@ -5,6 +5,7 @@ beside an independent plain pipeline (pyarrow reads the JSON Lines, counts aggre
 command on another source tree. Interleaved rounds; min and median; arena.json compared between trees.
 
     python scripts/bench_arena_cli.py --votes 200000 --before /tmp/base/src --rounds 3
+    python scripts/bench_arena_cli.py --votes 2000000 --before /tmp/base/src --rounds 1 --point --plain-rounds 1000
 """
 
 from __future__ import annotations
@@ -38,6 +39,14 @@ def f(theta):
     return loss, grad
 theta = minimize(f, np.zeros(len(names)), jac=True, method="L-BFGS-B").x
 ratings = 1000 + 400 / np.log(10) * (theta - theta.mean())
+rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 0  # bootstrap: multinomial draws on the counts, refits
+rng, counts, samples = np.random.default_rng(0), n, []
+for _ in range(rounds):
+    n = rng.multinomial(int(counts.sum()), counts / counts.sum()).astype(float)
+    t = minimize(f, theta, jac=True, method="L-BFGS-B").x
+    samples.append(1000 + 400 / np.log(10) * (t - t.mean()))
+if rounds:
+    low, high = np.percentile(np.array(samples), [2.5, 97.5], axis=0)
 print(len(names), round(float(ratings.max()), 1))
 """
 
@@ -75,7 +84,10 @@ def main() -> int:
     parser.add_argument("--models", type=int, default=100)
     parser.add_argument("--before", help="a baseline source tree (PYTHONPATH)")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--point", action="store_true", help="also: after, --n-resamples 0 --no-plots")
+    parser.add_argument("--point", action="store_true",
+                        help="also, after: --no-plots; --n-resamples 0 --no-plots; and that with --robustness-repeats 0")
+    parser.add_argument("--plain-rounds", type=int, default=0,
+                        help="also: the plain pipeline with this many bootstrap rounds (multinomial redraws, refits)")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/judgebench-bench-arena"))
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
@@ -86,14 +98,20 @@ def main() -> int:
     if args.before:
         trees = {"before": args.before, **trees}
     jobs = {"plain pyarrow+scipy BT": ([sys.executable, "-c", PLAIN, str(votes)], dict(os.environ))}
+    if args.plain_rounds:
+        jobs[f"plain, {args.plain_rounds} rounds"] = ([sys.executable, "-c", PLAIN, str(votes), str(args.plain_rounds)],
+                                                   dict(os.environ))
     for label, src in trees.items():
         out = args.workdir / f"arena-{label}"
         jobs[f"{label}: judgebench arena"] = ([sys.executable, "-m", "judgebench", "arena", str(votes),
                                               "--output-dir", str(out)], dict(os.environ, PYTHONPATH=src))
-    if args.point:  # point ratings only: no bootstrap, no plots (what the plain pipeline computes, and more)
-        jobs["after: arena, point, no plots"] = ([sys.executable, "-m", "judgebench", "arena", str(votes), "--output-dir",
-                                                  str(args.workdir / "arena-point"), "--n-resamples", "0", "--no-plots"],
-                                                 dict(os.environ, PYTHONPATH=trees["after"]))
+    if args.point:  # no plots; point ratings only (what the plain pipeline computes, and more); no subsampling
+        for name, extra in (("after: arena, no plots", ["--no-plots"]),
+                            ("after: arena, point, no plots", ["--n-resamples", "0", "--no-plots"]),
+                            ("after: point, no plots/subsampling", ["--n-resamples", "0", "--no-plots",
+                                                                    "--robustness-repeats", "0"])):
+            jobs[name] = ([sys.executable, "-m", "judgebench", "arena", str(votes), "--output-dir",
+                           str(args.workdir / f"arena-{len(jobs)}"), *extra], dict(os.environ, PYTHONPATH=trees["after"]))
     walls: dict[str, list[float]] = {name: [] for name in jobs}
     peaks: dict[str, list[float]] = {name: [] for name in jobs}
     for _ in range(args.rounds):
@@ -105,13 +123,13 @@ def main() -> int:
             peaks[name].append(peak)
     base = statistics.median(walls["plain pyarrow+scipy BT"])
     print(f"{args.votes:,} votes over {args.models} models; load average {os.getloadavg()[0]:.2f}; {args.rounds} interleaved rounds")
-    print(f"{'command':32} {'min s':>7} {'median s':>9} {'x plain':>8} {'peak MB':>8}")
+    print(f"{'command':36} {'min s':>7} {'median s':>9} {'x plain':>8} {'peak MB':>8}")
     for name in jobs:
         med = statistics.median(walls[name])
-        print(f"{name:32} {min(walls[name]):7.2f} {med:9.2f} {med / base:8.2f} {max(peaks[name]):8.0f}")
+        print(f"{name:36} {min(walls[name]):7.2f} {med:9.2f} {med / base:8.2f} {max(peaks[name]):8.0f}")
     if args.before:
-        same = [json.loads((args.workdir / f"arena-{t}" / "arena.json").read_text()) for t in ("before", "after")]
-        print("arena.json identical before/after:", same[0] == same[1])
+        same = [(args.workdir / f"arena-{t}" / "arena.json").read_bytes() for t in ("before", "after")]
+        print("arena.json byte-identical before/after:", same[0] == same[1])
     return 0
 
 

@@ -257,15 +257,20 @@ def test_vectorised_leave_one_out_majority_equals_the_stated_rule_per_vote():
 
 
 def test_robustness_subset_fits_equal_fits_on_the_subset_and_full_data_correlates_perfectly():
-    from judgebench.human.arena.compare import _Coded, robustness
+    from judgebench.human.arena.compare import _Cells, robustness
 
     table, *_ = _workload(seed=4, n=3000)
     table["annotator"] = [f"u{i % 7}" for i in range(len(table))]
     table["slice:subject"] = np.where(np.arange(len(table)) % 2 == 0, "a", "b")
     mask = table["annotator"].isin(["u1", "u2", "u5"]).to_numpy()
-    coded = _Coded(table).fit(mask, FitOptions())
+    cells = _Cells(table)
+    coded = cells.fit(mask, FitOptions())
     direct = rate(table[mask], FitOptions(n_resamples=0))
     assert np.abs(coded.ratings - direct.ratings).max() < 1e-6
+    who, names = pd.factorize(table["annotator"])
+    chosen = np.isin(names, ["u1", "u2", "u5"])
+    by_annotator = cells.fit_annotators(cells.by_annotator(who, len(names)), chosen, FitOptions())
+    assert np.array_equal(by_annotator.ratings, coded.ratings)  # the same counts, so the same fit
     rob = robustness(table, ["subject"], FitOptions(), repeats=4)
     assert [r["annotators"] for r in rob["subsampling"]] == [4, 5, 6]  # round(0.5 * 7) = 4 (banker's), 5.25, 6.3
     assert {r["left_out"] for r in rob["leave_one_slice_out"]} == {"a", "b"}

@@ -108,3 +108,16 @@ def test_no_plots_writes_every_other_file_the_same(tmp_path, capsys):
     for path in outs["none"].iterdir():
         assert path.read_bytes() == (outs["plots"] / path.name).read_bytes(), path.name
     assert len(list(outs["none"].iterdir())) == len(list(outs["plots"].iterdir())) - 2
+
+
+def test_robustness_repeats_0_skips_only_the_annotator_subsampling(tmp_path, capsys):
+    outs = {}
+    for name, repeats in (("some", "2"), ("none", "0")):
+        outs[name] = tmp_path / name
+        assert main(["arena", str(DEMO), "--output-dir", str(outs[name]), "--n-resamples", "0", "--no-plots",
+                     "--robustness-repeats", repeats]) == 0
+    some, none = (json.loads((outs[k] / "arena.json").read_text()) for k in ("some", "none"))
+    assert none["robustness"] == {"repeats": 0, "subsampling": [], "leave_one_slice_out": some["robustness"]["leave_one_slice_out"],
+                                  "subsampling_skipped": "--robustness-repeats 0"}
+    assert some["robustness"]["subsampling"] and not (outs["none"] / "robustness_subsampling.csv").exists()
+    assert {k: v for k, v in none.items() if k != "robustness"} == {k: v for k, v in some.items() if k != "robustness"}

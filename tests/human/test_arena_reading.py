@@ -114,7 +114,8 @@ def test_comparison_groups_from_distinct_pairs_are_the_groups_of_every_battle(mo
                               "model_b": [f"m{x}" for x in rng.integers(0, m, n)]})
         fast = battles.comparison_groups(table)
         with monkeypatch.context() as patch:
-            patch.setattr(battles, "_distinct_pairs", lambda t: list(zip(t["model_a"], t["model_b"])))
+            patch.setattr(battles, "_distinct_pairs", lambda coded: list(zip(coded.table["model_a"],
+                                                                             coded.table["model_b"])))
             assert fast == battles.comparison_groups(table)
 
 

@@ -106,7 +106,8 @@ def add_parser(sub: Any) -> None:
                    help="--votes-needed: correlation of two judges' correctness on the same pairs (default 0.5)")
     p.add_argument("--judge-battles", type=NON_NEGATIVE_INT, metavar="N",
                    help="--votes-needed: judge-only battles in the simulation (default: the run's unlabelled pairs)")
-    p.add_argument("--robustness-repeats", type=POSITIVE_INT, default=DEFAULT_REPEATS, help="repeats per annotator share (default 20)")
+    p.add_argument("--robustness-repeats", type=NON_NEGATIVE_INT, default=DEFAULT_REPEATS,
+                   help="repeats per annotator share (default 20; 0: no annotator subsampling, faster on large arenas)")
     p.add_argument("--no-plots", action="store_true", help="write no PNG plots (every other file the same; faster on large arenas)")
     p.add_argument("--top-k", type=POSITIVE_INT, default=TOP_K, help="k of the top-k overlap (default 5)")
     p.add_argument("--demo", action="store_true", help="task input: use its bundled demo split")

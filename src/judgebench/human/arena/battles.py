@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -20,6 +20,7 @@ import pandas as pd
 
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import DEFAULT_DIMENSION, VERDICT_SCORE, PairExample
+from judgebench.human.arena.coded import Coded
 from judgebench.tasks.features import count_citations, response_length
 from judgebench.tasks.votes import Vote
 
@@ -39,6 +40,11 @@ class Battles:
     dimension: str
     dropped: dict[str, int] = field(default_factory=dict)  # reason -> votes
     excluded_annotators: list[str] = field(default_factory=list)
+    codes: InitVar[Coded | None] = None  # the table's codes when the caller has them (make_battles does)
+    coded: Coded = field(init=False, repr=False)  # the table's codes (each column factorised on first use)
+
+    def __post_init__(self, codes: Coded | None) -> None:
+        self.coded = codes if codes is not None else Coded(self.table)
 
     @property
     def slice_keys(self) -> list[str]:
@@ -95,53 +101,73 @@ def examples_as_votes(examples: Iterable[PairExample], dimension: str) -> list[V
 
 
 def make_battles(raw: pd.DataFrame, source: str, both_bad: BothBadRule, dimension: str = DEFAULT_DIMENSION,
-                 dropped: Counter | None = None, exclude: Iterable[str] = ()) -> Battles:
-    """Apply the Both-Bad rule, annotator exclusions and the self-pair rule to a raw vote table."""
+                 dropped: Counter | None = None, exclude: Iterable[str] = (), coded: Coded | None = None) -> Battles:
+    """Apply the Both-Bad rule, annotator exclusions and the self-pair rule to a raw vote table. Each rule is a
+    mask over the raw votes' codes (`coded`: the raw table's, when the caller has them), counted in turn and
+    applied once; the battles keep the codes of their rows."""
     dropped = Counter(dropped or {})
-    table = raw.copy()
+    coded = coded if coded is not None else Coded(raw)
+    table = raw.copy(deep=False)  # columns are added and replaced, never changed in place: raw stays as it is
     for column in ("shown_order", "timestamp", "seconds", *STYLE_COLUMNS):
         if column not in table:
             table[column] = None
     if "order" not in table:
         table["order"] = np.arange(1, len(table) + 1)
     table["time"] = _times(table, source)
-    repeated = table.duplicated(subset=["pair_id", "annotator"], keep="first")
-    if repeated.any():  # one annotator's second vote on one pair (a double submit, a forged file): counted once
-        dropped[REPEATED_VOTE] += int(repeated.sum())
-        table = table[~repeated]
+    keep = np.ones(len(table), dtype=bool)
+
+    def drop(out: np.ndarray, reason: str) -> None:  # the votes still kept that this rule leaves out
+        out = out & keep
+        if out.any():
+            dropped[reason] += int(out.sum())
+            keep[out] = False
+
+    # one annotator's second vote on one pair (a double submit, a forged file): counted once
+    drop(_repeated(coded), REPEATED_VOTE)
+    codes, names = coded.annotators
     wanted_out = set(exclude)  # the annotators' distinct names, not every vote's, are compared (issue 30)
-    excluded = sorted(wanted_out & set(table["annotator"].unique())) if wanted_out else []
+    excluded = sorted(wanted_out & set(names[np.unique(codes)])) if wanted_out else []
     if excluded:
-        out = table["annotator"].isin(excluded)
-        dropped["annotator excluded (listed or flagged)"] += int(out.sum())
-        table = table[~out]
-    same = table["model_a"] == table["model_b"]
-    if same.any():
-        dropped["same model on both sides"] += int(same.sum())
-        table = table[~same]
-    bad = table["choice"] == "BOTH_BAD"
-    if both_bad == "exclude" and bad.any():
-        dropped["Both Bad (excluded by rule)"] += int(bad.sum())
-        table = table[~bad]
-    table = table.assign(outcome=_outcomes(table["choice"]))
+        drop(np.isin(names, excluded)[codes], "annotator excluded (listed or flagged)")
+    a, b, _ = coded.models
+    drop(a == b, "same model on both sides")
+    if both_bad == "exclude":
+        drop(coded.choice_is("BOTH_BAD"), "Both Bad (excluded by rule)")
+    if not keep.all():
+        table = table[keep]
+    choice, labels = coded.choices
+    outcome = np.array([OUTCOME.get(c, 0.5) for c in labels], dtype=float)[choice[keep]]
+    table = table.assign(outcome=np.where(choice[keep] < 0, 0.5, outcome))  # a missing choice: 0.5
     for column in ("seconds", *STYLE_COLUMNS):
-        table[column] = pd.to_numeric(table[column], errors="coerce").astype(float)
+        table[column] = _numbers(table[column])
     if table.empty:
         raise JudgebenchError(f"{source}: no votes left to rate (dropped: {dict(dropped)})")
-    return Battles(table.reset_index(drop=True), source, both_bad, dimension, dict(dropped), excluded)
+    table = table.reset_index(drop=True)
+    return Battles(table, source, both_bad, dimension, dict(dropped), excluded, coded.subset(keep, table))
 
 
-def _outcomes(choice: pd.Series) -> pd.Series:
-    """OUTCOME of each choice (0.5 for any other), as floats: looked up once per distinct choice."""
-    codes, labels = pd.factorize(choice)
-    if (codes < 0).any():  # a missing choice: per vote, as before
-        return choice.map(lambda c: OUTCOME.get(c, 0.5)).astype(float)
-    return pd.Series(np.array([OUTCOME.get(c, 0.5) for c in labels], dtype=float)[codes], index=choice.index)
+def _repeated(coded: Coded) -> np.ndarray:
+    """Whether each vote repeats an earlier vote of its annotator on its pair: its (pair, annotator) code is not
+    new (codes are numbered in order of first appearance, so a new one is above every earlier one)."""
+    codes = coded.pair_annotators
+    if not len(codes):
+        return np.zeros(0, dtype=bool)
+    earlier = np.maximum.accumulate(np.concatenate([[-1], codes[:-1]]))
+    return codes <= earlier
+
+
+def _numbers(column: pd.Series) -> np.ndarray:
+    """The column as floats (NaN where not a number); an all-missing column without converting each value."""
+    if column.dtype == object and column.isna().all():
+        return np.full(len(column), np.nan)
+    return pd.to_numeric(column, errors="coerce").astype(float).to_numpy()
 
 
 def _times(table: pd.DataFrame, source: str) -> np.ndarray:
     """Timestamps as float seconds (NaN when absent); a malformed one is an error naming the vote."""
     raw = table["timestamp"]
+    if not raw.notna().any():  # no timestamps (without turning millions of Nones into text)
+        return np.full(len(raw), np.nan)
     present = raw.notna() & (raw.astype(str) != "")
     parsed = pd.to_datetime(raw.where(present), utc=True, errors="coerce", format="ISO8601")
     broken = present & parsed.isna()
@@ -153,33 +179,16 @@ def _times(table: pd.DataFrame, source: str) -> np.ndarray:
     return seconds.to_numpy(dtype=float)
 
 
-def canonical(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(model_a, model_b, swapped) with each pair in sorted order (swapped: the vote's A is model_b)."""
-    lo, hi, swap, names = canonical_codes(table)
-    return names[lo], names[hi], swap
-
-
-def canonical_codes(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Integer codes of the sorted pair (hash-based factorize: fast on millions of votes)."""
-    n = len(table)
-    codes, uniques = pd.factorize(pd.concat([table["model_a"], table["model_b"]], ignore_index=True).astype(str))
-    names = np.asarray(uniques, dtype=str)
-    rank = np.empty(len(names), dtype=np.int64)
-    rank[np.argsort(names, kind="stable")] = np.arange(len(names))
-    ia, ib = rank[codes[:n]], rank[codes[n:]]
-    swap = ia > ib
-    return np.where(swap, ib, ia), np.where(swap, ia, ib), swap, np.sort(names)
-
-
 def aggregate(table: pd.DataFrame, features: pd.DataFrame | None = None,
-              extra: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
+              extra: dict[str, np.ndarray] | None = None, coded: Coded | None = None) -> pd.DataFrame:
     """Battles as counts per (pair, outcome[, features][, extra outcome columns]).
 
     Pairs are put in sorted order (outcome mirrored, features negated), so the table has at most
     (pairs x outcomes x distinct feature rows) rows whatever the number of votes. Extra columns
-    (e.g. a judge's outcome, NaN where it has none) are mirrored too and kept as keys.
+    (e.g. a judge's outcome, NaN where it has none) are mirrored too and kept as keys. `coded`: the
+    table's codes, when the caller has them.
     """
-    lo, hi, swap, names = canonical_codes(table)
+    lo, hi, swap, names = (coded if coded is not None else Coded(table)).canonical()
     data = {"model_a": lo, "model_b": hi,
             "outcome": np.where(swap, 1.0 - table["outcome"].to_numpy(), table["outcome"].to_numpy())}
     for name, values in (extra or {}).items():
@@ -195,7 +204,7 @@ def aggregate(table: pd.DataFrame, features: pd.DataFrame | None = None,
     return counts
 
 
-def comparison_groups(table: pd.DataFrame) -> list[list[str]]:
+def comparison_groups(table: pd.DataFrame, coded: Coded | None = None) -> list[list[str]]:
     """The models in groups that no battle connects (each sorted, largest group first): ratings of models in
     different groups are not comparable, whatever the fit prints (only the regularisation relates them)."""
     parent: dict[str, str] = {}
@@ -206,7 +215,7 @@ def comparison_groups(table: pd.DataFrame) -> list[list[str]]:
             model = parent[model]
         return model
 
-    for a, b in _distinct_pairs(table):
+    for a, b in _distinct_pairs(coded if coded is not None else Coded(table)):
         parent[root(a)] = root(b)
     groups: dict[str, list[str]] = {}
     for model in parent:
@@ -214,15 +223,10 @@ def comparison_groups(table: pd.DataFrame) -> list[list[str]]:
     return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g))
 
 
-def _distinct_pairs(table: pd.DataFrame) -> list[tuple[str, str]]:
-    """Each (model_a, model_b) of the table once, in order of first appearance: the groups depend only on which
-    pairs battled (and are sorted), so this is the loop's input without its millions of repeats."""
-    n = len(table)
-    codes, names = pd.factorize(pd.concat([table["model_a"], table["model_b"]], ignore_index=True))
-    if n == 0 or (codes < 0).any():  # a missing name: the plain loop, as before
-        return list(zip(table["model_a"], table["model_b"]))
-    keys = codes[:n].astype(np.int64) * len(names) + codes[n:]
-    _, first = np.unique(keys, return_index=True)
-    first.sort()
-    names = np.asarray(names, dtype=object)
-    return list(zip(names[codes[:n][first]], names[codes[n:][first]]))
+def _distinct_pairs(coded: Coded) -> list[tuple[str, str]]:
+    """Each (model_a, model_b) of the table once: the groups depend only on which pairs battled (and are
+    sorted), so this is the loop's input without its millions of repeats."""
+    a, b, names = coded.models
+    keys = np.unique(a * len(names) + b)
+    first, second = np.divmod(keys, max(len(names), 1))
+    return list(zip(names[first].tolist(), names[second].tolist()))

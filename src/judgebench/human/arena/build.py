@@ -18,6 +18,7 @@ from judgebench.human.arena.assisted import (
     read_judge_pairs,
 )
 from judgebench.human.arena.battles import Battles, comparison_groups, make_battles
+from judgebench.human.arena.coded import Coded
 from judgebench.human.arena.compare import judge_agreement, robustness
 from judgebench.human.arena.defaults import DEFAULT_ALPHA, DEFAULT_REPEATS, TOP_K
 from judgebench.human.arena.fit import (
@@ -60,33 +61,36 @@ class ArenaResult:
 def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: ArenaOptions,
               both_bad: str, dimension: str) -> ArenaResult:
     """Everything `judgebench arena` reports, from the raw vote table."""
-    everyone = make_battles(raw, source, both_bad, dimension, dropped, exclude=opts.exclude)  # type: ignore[arg-type]
-    flags = anomalies(everyone.table, opts.alpha, opts.fit.seed) if _voters(everyone) > 1 else []
+    coded = Coded(raw)  # the raw votes factorised once, for both make_battles calls
+    everyone = make_battles(raw, source, both_bad, dimension, dropped, exclude=opts.exclude,  # type: ignore[arg-type]
+                            coded=coded)
+    flags = anomalies(everyone.table, opts.alpha, opts.fit.seed, everyone.coded) if _voters(everyone) > 1 else []
     flagged = sorted(r["annotator"] for r in flags if r["flagged"])
     battles = everyone
     if opts.exclude_flagged and flagged:
         battles = make_battles(raw, source, both_bad, dimension, dropped,  # type: ignore[arg-type]
-                               exclude=[*opts.exclude, *flagged])
-    table = battles.table
-    if opts.fit.anchor is not None and opts.fit.anchor not in set(table["model_a"]) | set(table["model_b"]):
+                               exclude=[*opts.exclude, *flagged], coded=coded)
+    table, codes = battles.table, battles.coded
+    a, b, names = codes.models
+    if opts.fit.anchor is not None and opts.fit.anchor not in set(names[np.unique(np.concatenate([a, b]))]):
         raise JudgebenchError(f"--anchor {opts.fit.anchor}: no such model in the votes")
-    groups = comparison_groups(table)
-    fit = rate(table, opts.fit, anchor=opts.fit.anchor)
-    ratings = rating_rows(fit, table)
-    style = style_section(table, opts.fit)
+    groups = comparison_groups(table, codes)
+    fit = rate(table, opts.fit, anchor=opts.fit.anchor, coded=codes)
+    ratings = rating_rows(fit, table, codes)
+    style = style_section(table, opts.fit, codes)
     style.pop("fit", None)
-    winrate, counts = matrices(table, [r["model"] for r in ratings])
+    winrate, counts = matrices(table, [r["model"] for r in ratings], codes)
     summary = {
         "config": _config(battles, opts, flagged),
         "counts": {"votes_read": int(len(raw)), "battles": int(len(table)), "models": len(fit.models),
-                   "annotators": _voters(battles), "pairs": int(table["pair_id"].nunique()),
+                   "annotators": _voters(battles), "pairs": _distinct(codes.pairs),
                    "dropped": battles.dropped},
         "comparison_groups": groups if len(groups) > 1 else [],  # disconnected: ranks across groups mean nothing
         "ratings": ratings,
         "style_control": style,
-        "slices": slice_sections(table, battles.slice_keys, opts.fit),
+        "slices": slice_sections(table, battles.slice_keys, opts.fit, codes),
         "voters": _voters_section(everyone, flags, flagged, opts.alpha),
-        "robustness": robustness(table, battles.slice_keys, opts.fit, opts.repeats),
+        "robustness": robustness(table, battles.slice_keys, opts.fit, opts.repeats, codes),
         "judges": [_judge_section(path, battles, opts) for path in opts.judge_runs],
     }
     assisted, units = [], []
@@ -118,7 +122,13 @@ def _assisted(table: pd.DataFrame, path: Path, dimension: str, opts: ArenaOption
 
 
 def _voters(battles: Battles) -> int:
-    return int(battles.table["annotator"].nunique())
+    """The number of distinct annotators among the battles."""
+    return _distinct(battles.coded.annotators[0])
+
+
+def _distinct(codes: np.ndarray) -> int:
+    """The number of distinct codes."""
+    return int(np.count_nonzero(np.bincount(codes))) if len(codes) else 0
 
 
 def _voters_section(everyone: Battles, flags: list[dict[str, Any]], flagged: list[str], alpha: float) -> dict[str, Any]:
@@ -126,7 +136,7 @@ def _voters_section(everyone: Battles, flags: list[dict[str, Any]], flagged: lis
     if _voters(everyone) <= 1:
         return {"alpha": alpha, "anomaly": flags, "flagged": flagged, "annotators": [],
                 "skipped": "one annotator: no voter statistics"}
-    rows = annotator_table(everyone.table, set(flagged))
+    rows = annotator_table(everyone.table, set(flagged), everyone.coded)
     return {"alpha": alpha, "anomaly": flags, "flagged": flagged, "annotators": rows, "tests": voter_tests(rows, alpha)}
 
 

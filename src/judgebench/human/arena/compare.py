@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgebench.human.arena.battles import SLICE, aggregate, canonical_codes
+from judgebench.human.arena.battles import SLICE, aggregate
+from judgebench.human.arena.coded import Coded
 from judgebench.human.arena.defaults import DEFAULT_REPEATS, FRACTIONS, TOP_K  # noqa: F401
 from judgebench.human.arena.fit import FitOptions
 from judgebench.scoring.diagnostics import _rank_correlations, _top_k_overlap
@@ -76,18 +77,34 @@ def _num(v: float) -> float | None:
     return float(v) if np.isfinite(v) else None
 
 
-class _Coded:
-    """Battles as integer keys (sorted pair, outcome), so a subset's counts are one bincount."""
+class _Cells:
+    """Battles as integer cells (sorted pair, outcome), so a subset's counts are one bincount, and an annotator
+    subset's one sparse product over the annotators' cell counts (built once)."""
 
-    def __init__(self, table: pd.DataFrame):
-        lo, hi, swap, self.names = canonical_codes(table)
+    def __init__(self, table: pd.DataFrame, coded: Coded | None = None):
+        lo, hi, swap, self.names = (coded if coded is not None else Coded(table)).canonical()
         y = table["outcome"].to_numpy()
         y = np.where(swap, 1.0 - y, y)
         self.m = len(self.names)
         self.key = (lo * self.m + hi) * 3 + np.rint(y * 2).astype(np.int64)  # outcomes 0, 0.5, 1
 
     def fit(self, mask: np.ndarray, opts: FitOptions) -> BTFit:
-        counts = np.bincount(self.key[mask], minlength=self.m * self.m * 3)
+        """The fit on the battles where mask."""
+        return self._fit(np.bincount(self.key[mask], minlength=self.m * self.m * 3), opts)
+
+    def by_annotator(self, who: np.ndarray, n: int) -> Any:
+        """Per annotator (rows, codes `who` < n), the count of each cell: a sparse matrix."""
+        from scipy.sparse import csr_matrix
+
+        ones = np.ones(len(who), dtype=np.int64)
+        return csr_matrix((ones, (who, self.key)), shape=(n, self.m * self.m * 3))
+
+    def fit_annotators(self, per_annotator: Any, chosen: np.ndarray, opts: FitOptions) -> BTFit:
+        """The fit on the chosen annotators' battles (the same counts as `fit` on their votes' mask)."""
+        counts = np.asarray(per_annotator[np.flatnonzero(chosen)].sum(axis=0)).ravel()
+        return self._fit(counts, opts)
+
+    def _fit(self, counts: np.ndarray, opts: FitOptions) -> BTFit:
         cells = np.flatnonzero(counts)
         pair, outcome = np.divmod(cells, 3)
         lo, hi = np.divmod(pair, self.m)
@@ -111,20 +128,24 @@ def _correlation_summary(full: np.ndarray, rows: np.ndarray) -> dict[str, Any]:
 
 
 def robustness(table: pd.DataFrame, slice_keys: list[str], opts: FitOptions,
-               repeats: int = DEFAULT_REPEATS) -> dict[str, Any]:
+               repeats: int = DEFAULT_REPEATS, coded: Coded | None = None) -> dict[str, Any]:
     """Rank correlation of the full human ranking with the ranking from (a) a random share of the
     annotators (each share `repeats` times; mean and 2.5-97.5 percentile range over the repeats)
-    and (b) the votes without one slice value (one figure per left-out value)."""
-    coded = _Coded(table)
-    full_fit = coded.fit(np.ones(len(table), dtype=bool), opts)
+    and (b) the votes without one slice value (one figure per left-out value). repeats=0: no subsampling."""
+    coded = coded if coded is not None else Coded(table)
+    cells = _Cells(table, coded)
+    full_fit = cells.fit(np.ones(len(table), dtype=bool), opts)
     full = full_fit.ratings
-    who, _ = pd.factorize(table["annotator"])  # annotator codes: a subset is one boolean lookup
-    annotators = np.arange(int(table["annotator"].nunique()))
+    who, _ = pd.factorize(coded.annotators[0])  # in order of first appearance, as the draws have always used
+    annotators = np.arange(int(who.max()) + 1 if len(who) else 0)
     out: dict[str, Any] = {"repeats": repeats, "subsampling": [], "leave_one_slice_out": []}
-    if len(annotators) < 2:
+    if repeats == 0:  # asked for none: the subset fits take seconds whatever the vote count
+        out["subsampling_skipped"] = "--robustness-repeats 0"
+    elif len(annotators) < 2:
         out["subsampling_skipped"] = "fewer than 2 annotators"
     else:
         rng = np.random.default_rng([opts.seed, 12])
+        per_annotator = cells.by_annotator(who, len(annotators))
         for fraction in FRACTIONS:
             size = max(1, int(round(fraction * len(annotators))))
             rows = []
@@ -132,7 +153,7 @@ def robustness(table: pd.DataFrame, slice_keys: list[str], opts: FitOptions,
                 keep = rng.choice(annotators, size=size, replace=False)
                 chosen = np.zeros(len(annotators), dtype=bool)
                 chosen[keep] = True
-                rows.append(_aligned(coded.fit(chosen[who], opts), full_fit.models))
+                rows.append(_aligned(cells.fit_annotators(per_annotator, chosen, opts), full_fit.models))
             out["subsampling"].append({"fraction": fraction, "annotators": size,
                                        **_correlation_summary(full, np.array(rows))})
     for key in slice_keys:
@@ -140,7 +161,7 @@ def robustness(table: pd.DataFrame, slice_keys: list[str], opts: FitOptions,
             keep = (table[SLICE + key] != value).to_numpy()
             if not keep.any():
                 continue
-            row = _aligned(coded.fit(keep, opts), full_fit.models)[None, :]
+            row = _aligned(cells.fit(keep, opts), full_fit.models)[None, :]
             rho, tau = _rank_correlations(full[None, :], row)
             out["leave_one_slice_out"].append({"slice": key, "left_out": str(value), "votes_left": int(keep.sum()),
                                                "spearman": _num(rho[0]), "kendall": _num(tau[0])})

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from judgebench.human.arena.battles import SLICE, aggregate
+from judgebench.human.arena.coded import Coded
 from judgebench.stats.ratings import BTFit, bootstrap_bt, fit_bt
 
 STYLE_GRID = 0.01  # style features (normalised differences) are rounded to this before aggregating
@@ -31,10 +32,11 @@ class FitOptions:
 
 
 def rate(table: pd.DataFrame, opts: FitOptions, features: pd.DataFrame | None = None,
-         bootstrap: bool = True, anchor: str | None = None) -> BTFit:
-    """BT fit (with intervals when bootstrap) on the battles aggregated to counts."""
+         bootstrap: bool = True, anchor: str | None = None, coded: Coded | None = None) -> BTFit:
+    """BT fit (with intervals when bootstrap) on the battles aggregated to counts (`coded`: the table's codes,
+    when the caller has them)."""
     names = list(features.columns) if features is not None else None
-    return rate_counts(aggregate(table, features), opts, names, bootstrap, anchor)
+    return rate_counts(aggregate(table, features, coded=coded), opts, names, bootstrap, anchor)
 
 
 def rate_counts(agg: pd.DataFrame, opts: FitOptions, names: list[str] | None = None,
@@ -60,19 +62,24 @@ def ci_ranks(fit: BTFit) -> np.ndarray:
     return 1 + (fit.ci_low[None, :] > fit.ci_high[:, None]).sum(axis=1)
 
 
-def record_counts(table: pd.DataFrame) -> pd.DataFrame:
-    """Per model: battles, wins, ties (incl. Both Bad counted as ties), losses."""
-    a, b, y = table["model_a"].to_numpy(), table["model_b"].to_numpy(), table["outcome"].to_numpy()
-    frame = pd.DataFrame({"model": np.concatenate([a, b]), "score": np.concatenate([y, 1 - y])})
-    g = frame.groupby("model")["score"]
-    return pd.DataFrame({"battles": g.size(), "wins": g.apply(lambda s: int((s == 1).sum())),
-                         "ties": g.apply(lambda s: int((s == 0.5).sum())),
-                         "losses": g.apply(lambda s: int((s == 0).sum()))})
+def record_counts(table: pd.DataFrame, coded: Coded | None = None) -> pd.DataFrame:
+    """Per model (that battled): battles, wins, ties (incl. Both Bad counted as ties), losses."""
+    a, b, names = (coded if coded is not None else Coded(table)).models
+    y = table["outcome"].to_numpy()
+
+    def count(score: float) -> np.ndarray:  # battles the model scored `score` in, as model_a or model_b
+        return (np.bincount(a[y == score], minlength=len(names))
+                + np.bincount(b[1 - y == score], minlength=len(names)))
+
+    battles = np.bincount(a, minlength=len(names)) + np.bincount(b, minlength=len(names))
+    frame = pd.DataFrame({"battles": battles, "wins": count(1), "ties": count(0.5), "losses": count(0)},
+                         index=pd.Index(names, name="model"))
+    return frame[battles > 0]
 
 
-def rating_rows(fit: BTFit, table: pd.DataFrame) -> list[dict[str, Any]]:
+def rating_rows(fit: BTFit, table: pd.DataFrame, coded: Coded | None = None) -> list[dict[str, Any]]:
     """One row per model, best first: rank (by CI overlap), rating, interval, battle record."""
-    counts = record_counts(table)
+    counts = record_counts(table, coded)
     ranks = ci_ranks(fit)
     rows = []
     for i, model in enumerate(fit.models):
@@ -106,45 +113,63 @@ def style_features(table: pd.DataFrame) -> tuple[pd.DataFrame | None, list[str]]
     return (pd.DataFrame(columns, index=table.index) if columns else None), notes
 
 
-def style_section(table: pd.DataFrame, opts: FitOptions) -> dict[str, Any]:
+def style_section(table: pd.DataFrame, opts: FitOptions, coded: Coded | None = None) -> dict[str, Any]:
     """Style-controlled ratings and the style coefficients, with intervals."""
     features, notes = style_features(table)
     if features is None:
         return {"skipped": "; ".join(notes) or "no style features"}
-    fit = rate(table, opts, features, anchor=opts.anchor)
+    fit = rate(table, opts, features, anchor=opts.anchor, coded=coded)
     coef = {f: {"value": _num(fit.beta[j]),
                 "ci_low": None if fit.beta_ci_low is None else _num(fit.beta_ci_low[j]),
                 "ci_high": None if fit.beta_ci_high is None else _num(fit.beta_ci_high[j])}
             for j, f in enumerate(fit.feature_names)}
     return {"features": list(fit.feature_names), "coefficients": coef, "notes": notes,
-            "ratings": rating_rows(fit, table), "fit": fit}
+            "ratings": rating_rows(fit, table, coded), "fit": fit}
 
 
-def slice_sections(table: pd.DataFrame, slice_keys: list[str], opts: FitOptions) -> list[dict[str, Any]]:
+def slice_sections(table: pd.DataFrame, slice_keys: list[str], opts: FitOptions,
+                   coded: Coded | None = None) -> list[dict[str, Any]]:
     """Ratings per slice value (e.g. discipline); the anchor applies where the slice has it."""
+    coded = coded if coded is not None else Coded(table)
     out = []
     for key in slice_keys:
-        for value, part in table.groupby(SLICE + key, sort=True):
-            models = set(part["model_a"]) | set(part["model_b"])
+        for value, rows in table.groupby(SLICE + key, sort=True).indices.items():
+            part = table.iloc[rows]
+            part_coded = coded.subset(rows, part)
+            a, b, names = part_coded.models
+            models = set(names[np.unique(np.concatenate([a, b]))])
             entry: dict[str, Any] = {"slice": key, "value": str(value), "votes": int(len(part))}
             if len(models) < MIN_SLICE_MODELS:
                 out.append({**entry, "skipped": f"fewer than {MIN_SLICE_MODELS} models"})
                 continue
             anchor = opts.anchor if opts.anchor in models else None
-            fit = rate(part, opts, anchor=anchor)
-            out.append({**entry, "anchor": anchor, "ratings": rating_rows(fit, part)})
+            fit = rate(part, opts, anchor=anchor, coded=part_coded)
+            out.append({**entry, "anchor": anchor, "ratings": rating_rows(fit, part, part_coded)})
     return out
 
 
-def matrices(table: pd.DataFrame, models: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def matrices(table: pd.DataFrame, models: list[str], coded: Coded | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Win rate of the row model against the column model (ties half; NaN when they never met)
     and the number of battles between them, in the given model order."""
-    a, b, y = table["model_a"].to_numpy(), table["model_b"].to_numpy(), table["outcome"].to_numpy()
-    frame = pd.DataFrame({"row": np.concatenate([a, b]), "col": np.concatenate([b, a]),
-                          "score": np.concatenate([y, 1 - y])})
-    g = frame.groupby(["row", "col"])["score"]
-    battles = g.size().unstack().reindex(index=models, columns=models).fillna(0).astype(int)
-    wins = g.sum().unstack().reindex(index=models, columns=models)
+    a, b, names = (coded if coded is not None else Coded(table)).models
+    y = table["outcome"].to_numpy()
+    n = len(names)
+
+    def cells(weights: np.ndarray | None) -> np.ndarray:  # (row, col) sums, the row model on either side
+        first = np.bincount(a * n + b, weights=weights, minlength=n * n)
+        second = np.bincount(b * n + a, weights=None if weights is None else 1 - weights, minlength=n * n)
+        return (first + second).reshape(n, n)
+
+    index = {name: i for i, name in enumerate(names)}
+    where = np.array([index.get(m, n) for m in models], dtype=np.int64)  # n: a model that never battled
+
+    def framed(values: np.ndarray, fill: float) -> pd.DataFrame:
+        padded = np.pad(values, ((0, 1), (0, 1)), constant_values=fill)[np.ix_(where, where)]
+        return pd.DataFrame(padded, index=pd.Index(models, name="row"),
+                            columns=pd.Index(models, name="col"))
+
+    battles = framed(cells(None), 0).astype(int)
+    wins = framed(cells(y.astype(float)), np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         rate_ = wins / battles.where(battles > 0)
     return rate_, battles

@@ -25,20 +25,26 @@ import pandas as pd
 from scipy.stats import chi2
 
 from judgebench.core.records import LABELS
-from judgebench.human.arena.battles import canonical
+from judgebench.human.arena.coded import Coded
 from judgebench.human.arena.defaults import DEFAULT_ALPHA  # noqa: F401 (re-exported)
 
 N_CHECKPOINTS = 5
 _MIRROR = {"A": "B", "B": "A"}
 
 
-def action_values(table: pd.DataFrame) -> pd.DataFrame:
-    """annotator, action (sorted pair), value (the vote's label on the sorted pair), time, order."""
-    a, b, swap = canonical(table)
-    choice = table["choice"].to_numpy(dtype=object)
-    value = np.where(swap, [_MIRROR.get(c, c) for c in choice], choice)
-    return pd.DataFrame({"annotator": table["annotator"].to_numpy(), "action": np.char.add(np.char.add(a, "\x1f"), b),
-                         "value": value, "time": table["time"].to_numpy(), "order": table["order"].to_numpy()})
+def action_values(table: pd.DataFrame, coded: Coded | None = None) -> pd.DataFrame:
+    """annotator, action (sorted pair), value (the vote's label on the sorted pair), time, order: the keys as
+    integer codes (`coded`: the table's, when the caller has them); a missing choice's value is NaN."""
+    coded = coded if coded is not None else Coded(table)
+    lo, hi, swap, names = coded.canonical()
+    choice, labels = coded.choices
+    labels = list(labels)
+    labels += [m for m in (_MIRROR.get(c, c) for c in labels) if m not in labels]  # a mirror no vote chose
+    mirror = np.array([labels.index(_MIRROR.get(c, c)) for c in labels], dtype=np.int64)
+    value = np.where(swap & (choice >= 0), mirror[choice], choice)
+    return pd.DataFrame({"annotator": coded.annotators[0], "action": lo * len(names) + hi,
+                         "value": np.where(choice >= 0, value, np.nan) if (choice < 0).any() else value,
+                         "time": table["time"].to_numpy(), "order": table["order"].to_numpy()})
 
 
 def p_values(votes: pd.DataFrame) -> np.ndarray:
@@ -54,9 +60,8 @@ def _p_values_counted(votes: pd.DataFrame) -> np.ndarray:
     and outcome h, n_h = the action's votes for h less the annotator's own; the p-value sums the n_h no larger
     than n_y (y the vote's own outcome). An outcome no vote on the action took adds 0 to either sum, so every
     outcome is counted; the sums are integers, so the result is the same to the bit."""
-    action, _ = pd.factorize(votes["action"])
+    action, annotator = _compact(votes["action"]), _compact(votes["annotator"])
     value, outcomes = pd.factorize(votes["value"])
-    annotator, _ = pd.factorize(votes["annotator"])
     k, n_actions = len(outcomes), int(action.max()) + 1
     total = np.bincount(action * k + value, minlength=n_actions * k).reshape(n_actions, k)
     mine, _ = pd.factorize(annotator.astype(np.int64) * n_actions + action)
@@ -66,6 +71,15 @@ def _p_values_counted(votes: pd.DataFrame) -> np.ndarray:
     size = n_h.sum(axis=1)
     at_least = np.where(n_h <= n_y[:, None], n_h, 0).sum(axis=1)
     return (at_least + 1) / (size + 1)
+
+
+def _compact(column: pd.Series) -> np.ndarray:
+    """The column as codes 0..n-1 for counting: small non-negative ints (action_values' codes) as they are (only
+    which votes share a key matters), anything else factorised."""
+    values = column.to_numpy()
+    if values.dtype.kind in "iu" and len(values) and values.min() >= 0 and values.max() < 4 * len(values):
+        return values.astype(np.int64, copy=False)
+    return pd.factorize(column)[0]
 
 
 def _p_values_merged(votes: pd.DataFrame) -> np.ndarray:
@@ -92,71 +106,100 @@ def checkpoints(annotator: str, n: int, seed: int) -> np.ndarray:
     return np.sort(rng.choice(np.arange(1, n + 1), size=min(N_CHECKPOINTS, n), replace=False))
 
 
-def anomalies(table: pd.DataFrame, alpha: float = DEFAULT_ALPHA, seed: int = 0) -> list[dict[str, Any]]:
-    """Per annotator: votes, checkpoints, the largest M_j / threshold, flagged."""
-    votes = action_values(table).reset_index(drop=True)
-    votes["p"] = p_values(votes)
+def anomalies(table: pd.DataFrame, alpha: float = DEFAULT_ALPHA, seed: int = 0,
+              coded: Coded | None = None) -> list[dict[str, Any]]:
+    """Per annotator: votes, checkpoints, the largest M_j / threshold, flagged. Each annotator's votes in time
+    order (file order among equal or missing times) come from one sort of every vote."""
+    coded = coded if coded is not None else Coded(table)
+    votes = action_values(table, coded)
+    p = p_values(votes)
+    annotator, names = coded.annotators
+    order = np.lexsort((votes["order"].to_numpy(), votes["time"].to_numpy(), annotator))  # NaN times last
+    starts = np.searchsorted(annotator[order], np.arange(len(names) + 1))
+    log_p = np.log(p[order])
     out = []
-    for annotator, mine in votes.groupby("annotator", sort=True):
-        mine = mine.sort_values(["time", "order"], na_position="last", kind="stable")
-        m = -2 * np.cumsum(np.log(mine["p"].to_numpy()))
-        js = checkpoints(str(annotator), len(m), seed)
+    for code, name in enumerate(names):
+        if starts[code] == starts[code + 1]:
+            continue  # an annotator whose votes are all dropped
+        m = -2 * np.cumsum(log_p[starts[code]:starts[code + 1]])
+        js = checkpoints(str(name), len(m), seed)
         bars = chi2.ppf(1 - alpha / N_CHECKPOINTS, 2 * js)
         ratio = m[js - 1] / bars
         hit = js[ratio >= 1]
-        out.append({"annotator": str(annotator), "votes": int(len(m)), "checkpoints": js.tolist(),
+        out.append({"annotator": str(name), "votes": len(m), "checkpoints": js.tolist(),
                     "max_ratio": float(ratio.max()), "flagged": bool(len(hit)),
                     "flagged_at": int(hit[0]) if len(hit) else None})
     return out
 
 
-def annotator_table(table: pd.DataFrame, flagged: set[str]) -> list[dict[str, Any]]:
+def annotator_table(table: pd.DataFrame, flagged: set[str], coded: Coded | None = None) -> list[dict[str, Any]]:
     """Per annotator: votes, agreement with the majority of the other annotators' votes on the same
     pairs, tie and Both Bad rates, position preference, median seconds per vote, flagged.
-    Vectorised (grouped sums), so it scales to millions of votes."""
-    choice, shown = table["choice"], table["shown_order"]
-    majority = leave_one_out_majority(table)
-    known = majority.notna()
-    decisive = choice.isin(["A", "B"]) & shown.isin(["AB", "BA"])
-    left = ((choice == "A") & (shown == "AB")) | ((choice == "B") & (shown == "BA"))
-    frame = pd.DataFrame({"annotator": table["annotator"].astype(str), "known": known,
-                          "agree": known & (choice == majority), "tie": choice == "TIE",
-                          "bad": choice == "BOTH_BAD", "decisive": decisive, "left": left & decisive,
-                          "seconds": table["seconds"]})
-    sums = frame.groupby("annotator", sort=True).agg(
-        votes=("tie", "size"), compared=("known", "sum"), agree=("agree", "sum"), tie=("tie", "sum"),
-        bad=("bad", "sum"), decisive=("decisive", "sum"), left=("left", "sum"), seconds=("seconds", "median"))
+    Counted per annotator code (`np.bincount`), so it scales to millions of votes."""
+    coded = coded if coded is not None else Coded(table)
+    annotator, names = coded.annotators
+    majority = _majority_codes(coded)
+    choice = _label_codes(coded)
+    shown = table["shown_order"]
+    a, b, tie, both_bad = (LABELS.index(label) for label in ("A", "B", "TIE", "BOTH_BAD"))
+    decisive = ((choice == a) | (choice == b)) & shown.isin(["AB", "BA"]).to_numpy()  # shown in a known order
+    left = ((choice == a) & (shown == "AB").to_numpy()) | ((choice == b) & (shown == "BA").to_numpy())
+
+    def total(mask: np.ndarray | None = None) -> np.ndarray:
+        return np.bincount(annotator, weights=mask, minlength=len(names)).astype(np.int64)
+
+    known = majority >= 0
+    votes, compared, agree = total(), total(known), total(known & (choice == majority))
+    ties, bad, shown_known, lefts = total(choice == tie), total(choice == both_bad), total(decisive), total(left & decisive)
+    medians = pd.Series(table["seconds"].to_numpy(dtype=float)).groupby(annotator).median()
     gaps = _timestamp_gaps(table)
     rows = []
-    for name, r in sums.iterrows():
-        seconds = r["seconds"] if pd.notna(r["seconds"]) else gaps.get(name)
+    for code in np.flatnonzero(votes):
+        name = str(names[code])
+        seconds = medians.get(code, np.nan)
+        seconds = seconds if pd.notna(seconds) else gaps.get(name)
         rows.append({
-            "annotator": str(name), "votes": int(r["votes"]), "compared": int(r["compared"]),
-            "agreement": _ratio(r["agree"], r["compared"]), "tie_rate": _ratio(r["tie"], r["votes"]),
-            "both_bad_rate": _ratio(r["bad"], r["votes"]), "position_votes": int(r["decisive"]),
-            "left_chosen": _ratio(r["left"], r["decisive"]),
+            "annotator": name, "votes": int(votes[code]), "compared": int(compared[code]),
+            "agreement": _ratio(agree[code], compared[code]), "tie_rate": _ratio(ties[code], votes[code]),
+            "both_bad_rate": _ratio(bad[code], votes[code]), "position_votes": int(shown_known[code]),
+            "left_chosen": _ratio(lefts[code], shown_known[code]),
             "median_seconds": None if seconds is None or pd.isna(seconds) else float(seconds),
-            "flagged": str(name) in flagged,
+            "flagged": name in flagged,
         })
     return rows
 
 
-def leave_one_out_majority(table: pd.DataFrame) -> pd.Series:
+def leave_one_out_majority(table: pd.DataFrame, coded: Coded | None = None) -> pd.Series:
     """For each vote, votes.majority_label of the other annotators' votes on its pair (a shared top
-    count is TIE); NaN when nobody else voted on the pair. Counts per (pair, label) minus the
-    annotator's own counts on that pair."""
-    codes = pd.Categorical(table["choice"], categories=LABELS).codes
-    pair, _ = pd.factorize(table["pair_id"])
-    annotator, names = pd.factorize(table["annotator"])
-    own, _ = pd.factorize(pair.astype(np.int64) * max(len(names), 1) + annotator)
+    count is TIE); NaN when nobody else voted on the pair."""
+    majority = _majority_codes(coded if coded is not None else Coded(table))
+    labels = np.array([*LABELS, None], dtype=object)
+    return pd.Series(labels[majority], index=table.index, dtype=object)  # -1: the None at the end
+
+
+def _label_codes(coded: Coded) -> np.ndarray:
+    """Each vote's choice as its index in LABELS (-1: another value or none)."""
+    choice, labels = coded.choices
+    index = np.array([LABELS.index(c) if c in LABELS else -1 for c in labels] + [-1], dtype=np.int64)
+    return index[choice]  # a missing choice (-1) takes the -1 at the end
+
+
+def _majority_codes(coded: Coded) -> np.ndarray:
+    """leave_one_out_majority as an index in LABELS (-1: nobody else voted on the pair). Counts per (pair,
+    label) minus the annotator's own counts on that pair."""
+    codes = _label_codes(coded)
+    pair, own = coded.pairs, coded.pair_annotators
     n_labels = len(LABELS)
-    per_pair = np.bincount(pair * n_labels + codes, minlength=(pair.max() + 1) * n_labels).reshape(-1, n_labels)
-    per_own = np.bincount(own * n_labels + codes, minlength=(own.max() + 1) * n_labels).reshape(-1, n_labels)
+    counted = codes >= 0  # a choice outside LABELS is no label's count (as pd.Categorical left it)
+    per_pair = np.bincount(pair[counted] * n_labels + codes[counted],
+                           minlength=(int(pair.max(initial=-1)) + 1) * n_labels).reshape(-1, n_labels)
+    per_own = np.bincount(own[counted] * n_labels + codes[counted],
+                          minlength=(int(own.max(initial=-1)) + 1) * n_labels).reshape(-1, n_labels)
     others = per_pair[pair] - per_own[own]
-    top = others.max(axis=1)
+    top = others.max(axis=1, initial=0)
     leaders = (others == top[:, None]).sum(axis=1)
-    label = np.where(leaders == 1, np.array(LABELS, dtype=object)[others.argmax(axis=1)], "TIE")
-    return pd.Series(np.where(others.sum(axis=1) > 0, label, None), index=table.index, dtype=object)
+    label = np.where(leaders == 1, others.argmax(axis=1), LABELS.index("TIE"))
+    return np.where(others.sum(axis=1) > 0, label, -1)
 
 
 def _timestamp_gaps(table: pd.DataFrame) -> dict[str, float]:

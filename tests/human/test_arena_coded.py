@@ -1,0 +1,214 @@
+"""The battle table factorised once (human/arena/coded.py, issue 30): the battles, the voter statistics, the
+record counts and matrices and the comparison groups computed from the codes equal the earlier pandas
+computations (kept here as references) on the demo votes and on odd tables: repeated votes, ties, Both Bad
+under either rule, excluded annotators, self pairs, slices, missing and shared timestamps."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import chi2
+
+from judgebench.core.records import LABELS, VERDICT_SCORE
+from judgebench.human.arena.battles import comparison_groups, make_battles, votes_frame
+from judgebench.human.arena.coded import Coded
+from judgebench.human.arena.fit import matrices, record_counts
+from judgebench.human.arena.synthetic import demo_votes
+from judgebench.human.arena.voters import (
+    N_CHECKPOINTS,
+    annotator_table,
+    anomalies,
+    checkpoints,
+    leave_one_out_majority,
+    p_values,
+)
+
+# --- the earlier computations (pandas over the string columns), as references ---------------------------------
+
+
+def old_battles(raw: pd.DataFrame, both_bad: str, exclude: list[str]) -> tuple[pd.DataFrame, dict]:
+    from collections import Counter
+
+    dropped: Counter = Counter()
+    table = raw.copy()
+    repeated = table.duplicated(subset=["pair_id", "annotator"], keep="first")
+    dropped["repeated"] += int(repeated.sum())
+    table = table[~repeated]
+    out = table["annotator"].isin(exclude)
+    dropped["excluded"] += int(out.sum())
+    table = table[~out]
+    same = table["model_a"] == table["model_b"]
+    dropped["same"] += int(same.sum())
+    table = table[~same]
+    bad = table["choice"] == "BOTH_BAD"
+    if both_bad == "exclude":
+        dropped["bad"] += int(bad.sum())
+        table = table[~bad]
+    table = table.assign(outcome=table["choice"].map(lambda c: VERDICT_SCORE.get(c, 0.5)).astype(float))
+    return table.reset_index(drop=True), {k: v for k, v in dropped.items() if v}
+
+
+def old_anomalies(table: pd.DataFrame, alpha: float, seed: int) -> list[dict]:
+    a, b = table["model_a"].to_numpy(str), table["model_b"].to_numpy(str)
+    swap = a > b
+    mirror = {"A": "B", "B": "A"}
+    choice = table["choice"].to_numpy(dtype=object)
+    votes = pd.DataFrame({"annotator": table["annotator"].to_numpy(), "action": np.where(swap, b + "|" + a, a + "|" + b),
+                          "value": np.where(swap, [mirror.get(c, c) for c in choice], choice),
+                          "time": table["time"].to_numpy(), "order": table["order"].to_numpy()})
+    votes["p"] = p_values(votes)
+    out = []
+    for annotator, mine in votes.groupby("annotator", sort=True):
+        mine = mine.sort_values(["time", "order"], na_position="last", kind="stable")
+        m = -2 * np.cumsum(np.log(mine["p"].to_numpy()))
+        js = checkpoints(str(annotator), len(m), seed)
+        ratio = m[js - 1] / chi2.ppf(1 - alpha / N_CHECKPOINTS, 2 * js)
+        hit = js[ratio >= 1]
+        out.append({"annotator": str(annotator), "votes": len(m), "checkpoints": js.tolist(),
+                    "max_ratio": float(ratio.max()), "flagged": bool(len(hit)),
+                    "flagged_at": int(hit[0]) if len(hit) else None})
+    return out
+
+
+def old_majority(table: pd.DataFrame) -> pd.Series:
+    codes = pd.Categorical(table["choice"], categories=LABELS).codes
+    pair, _ = pd.factorize(table["pair_id"])
+    annotator, names = pd.factorize(table["annotator"])
+    own, _ = pd.factorize(pair.astype(np.int64) * max(len(names), 1) + annotator)
+    k = len(LABELS)
+    per_pair = np.bincount(pair * k + codes, minlength=(pair.max() + 1) * k).reshape(-1, k)
+    per_own = np.bincount(own * k + codes, minlength=(own.max() + 1) * k).reshape(-1, k)
+    others = per_pair[pair] - per_own[own]
+    top = others.max(axis=1)
+    label = np.where((others == top[:, None]).sum(axis=1) == 1, np.array(LABELS, dtype=object)[others.argmax(axis=1)],
+                     "TIE")
+    return pd.Series(np.where(others.sum(axis=1) > 0, label, None), index=table.index, dtype=object)
+
+
+def old_annotator_sums(table: pd.DataFrame) -> pd.DataFrame:
+    choice, shown = table["choice"], table["shown_order"]
+    majority = old_majority(table)
+    known = majority.notna()
+    decisive = choice.isin(["A", "B"]) & shown.isin(["AB", "BA"])
+    left = ((choice == "A") & (shown == "AB")) | ((choice == "B") & (shown == "BA"))
+    frame = pd.DataFrame({"annotator": table["annotator"].astype(str), "known": known,
+                          "agree": known & (choice == majority), "tie": choice == "TIE",
+                          "bad": choice == "BOTH_BAD", "decisive": decisive, "left": left & decisive,
+                          "seconds": table["seconds"]})
+    return frame.groupby("annotator", sort=True).agg(
+        votes=("tie", "size"), compared=("known", "sum"), agree=("agree", "sum"), tie=("tie", "sum"),
+        bad=("bad", "sum"), decisive=("decisive", "sum"), left=("left", "sum"), seconds=("seconds", "median"))
+
+
+def old_record_counts(table: pd.DataFrame) -> pd.DataFrame:
+    a, b, y = table["model_a"].to_numpy(), table["model_b"].to_numpy(), table["outcome"].to_numpy()
+    g = pd.DataFrame({"model": np.concatenate([a, b]), "score": np.concatenate([y, 1 - y])}).groupby("model")["score"]
+    return pd.DataFrame({"battles": g.size(), "wins": g.apply(lambda s: int((s == 1).sum())),
+                         "ties": g.apply(lambda s: int((s == 0.5).sum())), "losses": g.apply(lambda s: int((s == 0).sum()))})
+
+
+def old_matrices(table: pd.DataFrame, models: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    a, b, y = table["model_a"].to_numpy(), table["model_b"].to_numpy(), table["outcome"].to_numpy()
+    g = pd.DataFrame({"row": np.concatenate([a, b]), "col": np.concatenate([b, a]),
+                      "score": np.concatenate([y, 1 - y])}).groupby(["row", "col"])["score"]
+    battles = g.size().unstack().reindex(index=models, columns=models).fillna(0).astype(int)
+    wins = g.sum().unstack().reindex(index=models, columns=models)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return wins / battles.where(battles > 0), battles
+
+
+def old_groups(table: pd.DataFrame) -> list[list[str]]:
+    parent: dict[str, str] = {}
+
+    def root(m: str) -> str:
+        while parent.setdefault(m, m) != m:
+            m = parent[m]
+        return m
+
+    for a, b in zip(table["model_a"], table["model_b"]):
+        parent[root(a)] = root(b)
+    groups: dict[str, list[str]] = {}
+    for m in parent:
+        groups.setdefault(root(m), []).append(m)
+    return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g))
+
+
+# --- the inputs ---------------------------------------------------------------------------------------------
+
+
+def odd_raw(seed: int) -> pd.DataFrame:
+    """The demo votes with repeated votes, self pairs, Both Bad votes, slices, and timestamps only on some votes
+    (several equal), in shuffled order."""
+    rng = np.random.default_rng(seed)
+    raw, _ = votes_frame(demo_votes(seed, n_pairs=120, planted_votes=40), "demo")
+    repeats = raw.sample(25, random_state=seed).assign(choice="BOTH_BAD")  # second votes: dropped
+    raw = pd.concat([raw, repeats], ignore_index=True)
+    raw.loc[rng.choice(len(raw), 15, replace=False), "model_b"] = raw["model_a"].iloc[0]
+    raw.loc[rng.choice(len(raw), 40, replace=False), "choice"] = "BOTH_BAD"
+    raw.loc[rng.choice(len(raw), 60, replace=False), "timestamp"] = None
+    raw.loc[rng.choice(len(raw), 30, replace=False), "timestamp"] = "2026-11-01T00:00:00Z"
+    raw["slice:kind"] = rng.choice(["x", "y", "z"], len(raw))
+    raw = raw.sample(frac=1, random_state=seed).reset_index(drop=True)
+    raw["order"] = np.arange(1, len(raw) + 1)
+    return raw
+
+
+CASES = [(seed, both_bad, exclude) for seed in (0, 1) for both_bad in ("tie", "exclude")
+         for exclude in ([], ["ann-03", "planted-random", "nobody"])]
+
+
+@pytest.mark.parametrize(("seed", "both_bad", "exclude"), CASES)
+def test_the_coded_computations_equal_the_earlier_ones(seed, both_bad, exclude):
+    raw = odd_raw(seed)
+    battles = make_battles(raw, "odd", both_bad, exclude=exclude)
+    table = battles.table
+    expected, dropped = old_battles(raw, both_bad, exclude)
+    columns = ["pair_id", "annotator", "model_a", "model_b", "choice", "outcome", "order", "slice:kind"]
+    pd.testing.assert_frame_equal(table[columns], expected[columns])
+    assert list(battles.dropped.values()) == list(dropped.values())  # the same counts, in the same order
+    assert battles.excluded_annotators == sorted(set(exclude) & set(raw["annotator"]))
+
+    assert anomalies(table, 0.05, seed) == old_anomalies(table, 0.05, seed)
+    old_majority_ = old_majority(table)
+    assert leave_one_out_majority(table).tolist() == old_majority_.tolist()
+    sums = old_annotator_sums(table)
+    rows = annotator_table(table, {"planted-random"})
+    assert [r["annotator"] for r in rows] == sums.index.tolist()
+    for row, (_, old) in zip(rows, sums.iterrows()):
+        assert (row["votes"], row["compared"], row["position_votes"]) == (old["votes"], old["compared"], old["decisive"])
+        assert row["agreement"] == (float(old["agree"] / old["compared"]) if old["compared"] else None)
+        assert row["tie_rate"] == float(old["tie"] / old["votes"])
+        assert row["both_bad_rate"] == float(old["bad"] / old["votes"])
+        assert row["left_chosen"] == (float(old["left"] / old["decisive"]) if old["decisive"] else None)
+
+    pd.testing.assert_frame_equal(record_counts(table), old_record_counts(table), check_index_type=False)
+    models = sorted(set(table["model_a"]) | set(table["model_b"]))[::-1] + ["never-battled"]
+    for new, old in zip(matrices(table, models), old_matrices(table, models)):
+        pd.testing.assert_frame_equal(new, old)
+    assert comparison_groups(table) == old_groups(table)
+
+
+def test_codes_taken_for_a_subset_equal_the_subsets_own():
+    raw = odd_raw(2)
+    coded = Coded(raw)
+    for name in ("models", "annotators", "pairs", "pair_annotators", "choices"):
+        getattr(coded, name)
+    keep = np.random.default_rng(0).random(len(raw)) < 0.5
+    part = raw[keep].reset_index(drop=True)
+    taken, own = coded.subset(keep, part), Coded(part)
+    a, b, names = taken.models
+    a2, b2, names2 = own.models
+    assert np.array_equal(names[a], names2[a2]) and np.array_equal(names[b], names2[b2])
+    assert np.array_equal(taken.annotators[1][taken.annotators[0]], own.annotators[1][own.annotators[0]])
+    assert np.array_equal(taken.choices[1][taken.choices[0]], own.choices[1][own.choices[0]])
+    assert np.array_equal(pd.factorize(taken.pairs)[0], own.pairs)  # the same pairs, first appearance order
+    assert np.array_equal(pd.factorize(taken.pair_annotators)[0], own.pair_annotators)
+
+
+def test_with_one_vote_per_pair_the_pair_codes_are_the_pair_annotator_codes():
+    for raw in (odd_raw(3), odd_raw(3).drop_duplicates("pair_id").reset_index(drop=True)):
+        coded = Coded(raw)
+        annotator, names = coded.annotators
+        expected, _ = pd.factorize(coded.pairs * len(names) + annotator)
+        assert np.array_equal(coded.pair_annotators, expected)
