@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import sys
 import warnings
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -48,6 +47,7 @@ from scipy import sparse
 from scipy.special import expit
 
 from judgebench.core.errors import NumericError
+from judgebench.core.preload import imported
 from judgebench.stats.resampling import batch_free, multinomial_counts
 
 if TYPE_CHECKING:  # imported where a frame is made: a run's scoring never needs pandas
@@ -180,14 +180,14 @@ def _battle_arrays(battles: Battles) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 def _is_frame(value: Any) -> bool:
     """Whether `value` is a pandas DataFrame (none can exist before its caller imported pandas)."""
-    pandas = sys.modules.get("pandas")
+    pandas = imported("pandas")
     return pandas is not None and isinstance(value, pandas.DataFrame)
 
 
 def _missing(values: np.ndarray) -> np.ndarray:
     """pandas' isna where pandas is loaded (only then can its own markers, NA and NaT, exist); else None
     and float NaN, the only missing markers there are without it."""
-    pandas = sys.modules.get("pandas")
+    pandas = imported("pandas")
     if pandas is not None:
         return pandas.isna(values)
     return np.fromiter((v is None or (isinstance(v, float) and math.isnan(v)) for v in values.ravel()),
