@@ -16,13 +16,14 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from bench_start import print_rounds  # noqa: E402
 PLAIN = """
 import json, sqlite3, sys
 import numpy as np
@@ -74,12 +75,7 @@ def main() -> int:
             if "judgebench" in name:
                 counts = json.loads((folder / f"rerun-{name.split(':')[0]}" / "results.json").read_text())["counts"]
                 assert counts["cached"] == counts["calls"] == 2000, counts
-    base = statistics.median(times["plain cached rerun"])
-    print(f"load average {os.getloadavg()[0]:.2f}; {args.rounds} interleaved rounds")
-    print(f"{'command':34} {'min s':>7} {'median s':>9} {'x plain':>8}")
-    for name, values in times.items():
-        med = statistics.median(values)
-        print(f"{name:34} {min(values):7.3f} {med:9.3f} {med / base:8.2f}")
+    print_rounds(times, "plain cached rerun")
     return 0
 
 

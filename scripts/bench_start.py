@@ -51,13 +51,19 @@ def main() -> int:
     for _ in range(args.rounds):
         for name, (cmd, src) in jobs.items():
             times[name].append(timed(cmd, src))
-    base = statistics.median(times["plain argparse --help"])
-    print(f"load average {os.getloadavg()[0]:.2f}; {args.rounds} interleaved rounds")
-    print(f"{'command':32} {'min s':>7} {'median s':>9} {'x plain':>8}")
+    print_rounds(times, "plain argparse --help")
+    return 0
+
+
+def print_rounds(times: dict[str, list[float]], plain: str) -> None:
+    """The load, then min, median and median / the plain baseline's median of each command's wall times."""
+    base = statistics.median(times[plain])
+    width = max(map(len, times)) + 2
+    print(f"load average {os.getloadavg()[0]:.2f}; {len(times[plain])} interleaved rounds")
+    print(f"{'command':{width}} {'min s':>7} {'median s':>9} {'x plain':>8}")
     for name, values in times.items():
         med = statistics.median(values)
-        print(f"{name:32} {min(values):7.3f} {med:9.3f} {med / base:8.2f}")
-    return 0
+        print(f"{name:{width}} {min(values):7.3f} {med:9.3f} {med / base:8.2f}")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -139,10 +140,7 @@ class ReplyCache:
 
     def get_many(self, keys: list[str]) -> dict[str, JudgeReply]:
         found: dict[str, JudgeReply] = {}
-        unique = list(dict.fromkeys(keys))
-        for start in range(0, len(unique), 500):
-            chunk = unique[start : start + 500]
-            marks = ",".join("?" * len(chunk))
+        for marks, chunk in _key_chunks(keys):
             for key, text in self._db.execute(
                 f"SELECT key, reply FROM replies WHERE key IN ({marks})", chunk
             ):
@@ -170,10 +168,7 @@ class ReplyCache:
     def endpoints(self, keys: list[str]) -> dict[str | None, int]:
         """Where the answers under these keys were recorded: endpoint -> how many (None: not recorded)."""
         counts: dict[str | None, int] = {}
-        unique = list(dict.fromkeys(keys))
-        for start in range(0, len(unique), 500):
-            chunk = unique[start : start + 500]
-            marks = ",".join("?" * len(chunk))
+        for marks, chunk in _key_chunks(keys):
             for endpoint, n in self._db.execute(
                 f"SELECT endpoint, COUNT(*) FROM replies WHERE key IN ({marks}) GROUP BY endpoint", chunk
             ):
@@ -222,3 +217,11 @@ class ReplyCache:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _key_chunks(keys: list[str], size: int = 500) -> Iterator[tuple[str, list[str]]]:
+    """The distinct keys in chunks of `size` (SQLite's bound on variables), each with its `?,?,...` marks."""
+    unique = list(dict.fromkeys(keys))
+    for start in range(0, len(unique), size):
+        chunk = unique[start : start + size]
+        yield ",".join("?" * len(chunk)), chunk
