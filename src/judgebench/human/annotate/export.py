@@ -41,19 +41,22 @@ def to_vote(row: dict[str, Any], pair: dict[str, Any]) -> Vote:
     )
 
 
+REPEATS, GOLD, QUALITY, FLAGGED = "repeats.jsonl", "gold.jsonl", "quality.json", "flagged.txt"
+BESIDE = (REPEATS, GOLD, QUALITY, FLAGGED)  # written beside the votes NAME.jsonl: NAME.<kind>
+
+
 def sibling(path: Path, kind: str) -> Path:
     return path.with_name(f"{path.name.removesuffix('.jsonl')}.{kind}")
 
 
 def repeats_path(path: Path) -> Path:
-    return sibling(path, "repeats.jsonl")
+    return sibling(path, REPEATS)
 
 
 def exported_files(path: Path) -> list[Path]:
     """Every file `export_votes(store, path)` may write: the votes, the repeats, the gold votes, the quality
     figures and the flagged annotators (checked against the command's inputs before anything is written)."""
-    return [path, repeats_path(path), sibling(path, "gold.jsonl"), sibling(path, "quality.json"),
-            sibling(path, "flagged.txt")]
+    return [path, *(sibling(path, kind) for kind in BESIDE)]
 
 
 def export_votes(store: Store, path: Path) -> Exported:
@@ -66,14 +69,14 @@ def export_votes(store: Store, path: Path) -> Exported:
     write_votes(path, first)
     write_votes(repeats_path(path), again)
     if gold_rows:
-        write_votes(sibling(path, "gold.jsonl"), [to_vote(r, pairs[r["pair_id"]]) for r in gold_rows])
+        write_votes(sibling(path, GOLD), [to_vote(r, pairs[r["pair_id"]]) for r in gold_rows])
     by_key = {(v.pair_id, v.annotator): v for v in first}
     matched = [(by_key[(v.pair_id, v.annotator)], v) for v in again if (v.pair_id, v.annotator) in by_key]
     same = sum(a.choice == b.choice and a.choices == b.choices for a, b in matched)
     figures = quality(list(pairs.values()), rows, [a.name for a in store.annotators()])
     flagged = [q.annotator for q in figures if q.flags]
-    write_atomic(sibling(path, "quality.json"), json.dumps([asdict(q) for q in figures], indent=1) + "\n")
-    flagged_path = sibling(path, "flagged.txt")
+    write_atomic(sibling(path, QUALITY), json.dumps([asdict(q) for q in figures], indent=1) + "\n")
+    flagged_path = sibling(path, FLAGGED)
     write_atomic(flagged_path, "".join(f"{name}\n" for name in flagged))
     return Exported(len(first), len(again), repeats_path(path), same / len(matched) if matched else None,
                     len(gold_rows), flagged, flagged_path)
