@@ -159,3 +159,24 @@ def test_repeat_is_served_by_the_server_and_exported_apart(tmp_path: Path) -> No
     # one first vote (TIE) and one repeat (LEFT: A or B) -> 0 of 1 repeats agree
     assert (done.votes, done.repeats, done.agreement) == (1, 1, 0.0)
     assert [v.choice for v in read_votes(tmp_path / "votes.repeats.jsonl")] in (["A"], ["B"])
+
+
+def test_the_annotate_command_leaves_its_votes_in_the_database_file(tmp_path: Path) -> None:
+    """After the process exits, the SQLite database holds everything (its WAL checkpointed, no -wal/-shm left):
+    a copy of votes.sqlite alone is the whole store. The exit must let the connections close."""
+    import os
+    import subprocess
+    import sys
+
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps(p) + "\n" for p in pair_rows(2)))
+    db = tmp_path / "v.sqlite"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run([sys.executable, "-m", "judgebench", "annotate", str(pairs), "--db", str(db), "--add-annotator", "ann"],
+                          env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-500:]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pairs.jsonl", "v.sqlite"]
+    copy = tmp_path / "copy" / "v.sqlite"
+    copy.parent.mkdir()
+    copy.write_bytes(db.read_bytes())
+    assert len(Store(str(copy)).pairs()) == 2 and [a.name for a in Store(str(copy)).annotators()] == ["ann"]

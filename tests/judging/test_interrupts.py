@@ -1,9 +1,8 @@
 """A double Ctrl-C while the data loads ends the `judgebench` command with 130 and one line (interrupts.py).
 
 The run is a real `judgebench` process (cli.main without argv) whose data loader is replaced by a slow one
-that waits inside `exec` of source text, as `import datasets` builds its dataclasses, and whose exit
-takes a while (an atexit handler; the command skips the last collection, so objects' finalizers do not run
-at exit: cli.main), as a process that imported datasets and pyarrow did. Markers on
+that waits inside `exec` of source text, as `import datasets` builds its dataclasses, and whose teardown
+takes a while (one object's finalizer), as a process that imported datasets and pyarrow does. Markers on
 stderr and a file handshake, never sleeps, decide when each SIGINT is sent.
 """
 
@@ -23,21 +22,22 @@ import pytest
 import judgebench
 
 CHILD = r"""
-import atexit, os, sys, time
+import os, sys, time
 from pathlib import Path
 from judgebench.judging import pipeline
 from judgebench.cli.main import main
 
 SENT = Path(sys.argv.pop(1))
 
-def slow_teardown():  # the interpreter's exit (its atexit handlers): SIGINT is back to its default action by then
-    os.write(2, b"TEARDOWN\n")
-    deadline = time.monotonic() + 60
-    while not SENT.exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(0.2)
+class SlowTeardown:  # the interpreter's teardown: SIGINT is back to its default action by then
+    def __del__(self):
+        os.write(2, b"TEARDOWN\n")
+        deadline = time.monotonic() + 60
+        while not SENT.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)
 
-atexit.register(slow_teardown)  # first registered, so it runs last
+keep = SlowTeardown()
 
 def slow_load(*args, **kwargs):  # loading that lasts, interrupted inside exec() of text (marker written there)
     exec("os.write(2, b'LOADING\\n')\nwhile True: time.sleep(0.02)", {"os": os, "time": time})

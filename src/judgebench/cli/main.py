@@ -495,19 +495,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             release_interrupts(final=True)
             if process and held:  # an interrupted run wrote its results and the process exits now:
                 interrupts.settle(exiting=True)  # a late Ctrl-C changes nothing (no death by SIGINT)
-        if process:
-            _exit_without_a_last_collection()
-
-
-def _exit_without_a_last_collection() -> None:
-    """The command is done and the process exits next: the interpreter's teardown would walk and free every
-    object it holds (0.3 s once `datasets`, pyarrow or pandas are loaded, against 0.05 s), memory the OS takes
-    back anyway. Frozen objects are left alone: atexit handlers and the flush of stdout/stderr still run, but
-    the finalizers (`__del__`) of objects still alive do not, as after `os._exit`. Nothing depends on them:
-    every file is written atomically and closed, and the reply cache's database is closed, before this."""
-    import gc
-
-    gc.freeze()
 
 
 if __name__ == "__main__":
