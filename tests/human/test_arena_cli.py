@@ -121,3 +121,25 @@ def test_robustness_repeats_0_skips_only_the_annotator_subsampling(tmp_path, cap
                                   "subsampling_skipped": "--robustness-repeats 0"}
     assert some["robustness"]["subsampling"] and not (outs["none"] / "robustness_subsampling.csv").exists()
     assert {k: v for k, v in none.items() if k != "robustness"} == {k: v for k, v in some.items() if k != "robustness"}
+
+
+@pytest.mark.parametrize("exclude", [[], ["--exclude-flagged"]])
+def test_the_voter_checks_and_robustness_in_forked_children_write_the_same_files(tmp_path, capsys, monkeypatch, exclude):
+    """From BACKGROUND_MIN_VOTES votes on, the voter checks and robustness run in forked children (issue 30):
+    every file is the one the in-process computation writes, and the children were forked."""
+    from judgebench.core import background
+    from judgebench.human.arena import build
+
+    assert background.can_fork(), "another thread is running: no child can be forked"
+    forks = []
+    real_fork = background.os.fork
+    monkeypatch.setattr(background.os, "fork", lambda: forks.append(1) or real_fork())
+    outs = {}
+    for name, least in (("here", 10**9), ("children", 0)):
+        monkeypatch.setattr(build, "BACKGROUND_MIN_VOTES", least)
+        outs[name] = tmp_path / name
+        assert main(["arena", str(DEMO), "--output-dir", str(outs[name]), "--n-resamples", "20",
+                     "--robustness-repeats", "2", "--no-plots", *exclude]) == 0
+        assert len(forks) == (2 if name == "children" else 0)
+    for path in outs["here"].iterdir():
+        assert path.read_bytes() == (outs["children"] / path.name).read_bytes(), path.name

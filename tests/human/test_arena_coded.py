@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import chi2
 
 from judgebench.core.records import LABELS, VERDICT_SCORE
-from judgebench.human.arena.battles import comparison_groups, make_battles, votes_frame
+from judgebench.human.arena.battles import aggregate, comparison_groups, make_battles, votes_frame
 from judgebench.human.arena.coded import Coded
 from judgebench.human.arena.fit import matrices, record_counts
 from judgebench.human.arena.synthetic import demo_votes
@@ -212,3 +212,28 @@ def test_with_one_vote_per_pair_the_pair_codes_are_the_pair_annotator_codes():
         annotator, names = coded.annotators
         expected, _ = pd.factorize(coded.pairs * len(names) + annotator)
         assert np.array_equal(coded.pair_annotators, expected)
+
+
+def old_aggregate(table: pd.DataFrame) -> pd.DataFrame:
+    """Battles as counts per (sorted pair, outcome) by a groupby over the canonical names."""
+    swap = table["model_a"].to_numpy(dtype=str) > table["model_b"].to_numpy(dtype=str)
+    y = table["outcome"].to_numpy()
+    frame = pd.DataFrame({"model_a": np.where(swap, table["model_b"], table["model_a"]),
+                          "model_b": np.where(swap, table["model_a"], table["model_b"]),
+                          "outcome": np.where(swap, 1.0 - y, y)})
+    return frame.groupby(["model_a", "model_b", "outcome"], sort=True).size().rename("count").reset_index()
+
+
+@pytest.mark.parametrize(("seed", "both_bad", "exclude"), CASES)
+def test_counting_the_cells_aggregates_as_the_groupby_did(seed, both_bad, exclude):
+    """aggregate's counts of battle cells (issue 30: the groupby took 0.4 s at 2,000,000 votes) are the groupby's
+    rows in its sorted order, with its dtypes; with features or extra columns the groupby still runs."""
+    table = make_battles(odd_raw(seed), "odd", both_bad, exclude=exclude).table
+    new, old = aggregate(table), old_aggregate(table)
+    pd.testing.assert_frame_equal(new.astype({"model_a": object, "model_b": object}),
+                                  old.astype({"model_a": object, "model_b": object}))
+    assert new["count"].dtype == np.int64 and new["outcome"].dtype == np.float64
+    grouped = aggregate(table, features=pd.DataFrame(index=table.index))  # no feature columns: the groupby path
+    pd.testing.assert_frame_equal(new, grouped)
+    judge = np.where(np.arange(len(table)) % 3 == 0, np.nan, table["outcome"].to_numpy())
+    assert aggregate(table, extra={"judge": judge})["count"].sum() == len(table)

@@ -126,10 +126,12 @@ def test_p_values_by_counting_equal_the_merged_ones_to_the_bit():
     from judgebench.human.arena import voters
 
     rng = np.random.default_rng(0)
-    for _ in range(60):
+    for round in range(120):  # names, or integer codes (action_values' own) spread over a small or large key space
         n, people, actions = int(rng.integers(1, 400)), int(rng.integers(1, 30)), int(rng.integers(1, 20))
-        votes = pd.DataFrame({"annotator": [f"u{x}" for x in rng.integers(0, people, n)],
-                              "action": [f"a{x}" for x in rng.integers(0, actions, n)],
+        who, what = rng.integers(0, people, n), rng.integers(0, actions, n) * int(rng.choice([1, 7, 1000]))
+        named = round % 2 == 0
+        votes = pd.DataFrame({"annotator": [f"u{x}" for x in who] if named else who,
+                              "action": [f"a{x}" for x in what] if named else what,
                               "value": rng.choice(["A", "B", "TIE", "BOTH_BAD"][: int(rng.integers(1, 5))], n)})
         fast, merged = voters._p_values_counted(votes), voters._p_values_merged(votes)
         assert fast.dtype == merged.dtype and np.array_equal(fast, merged)

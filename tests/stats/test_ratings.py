@@ -15,6 +15,7 @@ from judgebench.stats.ratings import (
     _resample_chunks,
     bootstrap_bt,
     fit_bt,
+    fit_bt_coded,
     paired_bootstrap_bt,
 )
 
@@ -290,3 +291,28 @@ def test_an_interrupt_while_the_design_lists_the_models_is_not_lost():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_fit_on_model_positions_is_the_fit_on_their_names_to_the_bit(seed):
+    """fit_bt_coded (the arena's robustness refits) builds the design fit_bt builds from the names; some models of
+    the list are in no battle (a subset's fit), names sort as text (model-10 before model-9), weights are counts."""
+    rng = np.random.default_rng(seed)
+    names = sorted(f"model-{i}" for i in rng.choice(40, size=int(rng.integers(3, 12)), replace=False))
+    n = int(rng.integers(5, 300))
+    a = rng.integers(0, len(names), n)
+    b = (a + rng.integers(1, len(names), n)) % len(names)
+    y = rng.choice([0.0, 0.5, 1.0], n)
+    w = rng.integers(1, 20, n).astype(float)
+    anchor = names[int(a[0])] if seed % 2 else None
+    coded = fit_bt_coded(a, b, y, names, weights=w, anchor_model=anchor, scale=300.0)
+    named = fit_bt((np.array(names)[a], np.array(names)[b], y), weights=w, anchor_model=anchor, scale=300.0)
+    assert coded.models == named.models and set(coded.models) <= set(names)
+    assert np.array_equal(coded.ratings, named.ratings) and coded.mean_log_loss == named.mean_log_loss
+
+
+def test_a_fit_on_model_positions_refuses_unsorted_names_and_positions_outside_them():
+    with pytest.raises(NumericError, match="sorted"):
+        fit_bt_coded(np.array([0]), np.array([1]), [1.0], ["b", "a"])
+    with pytest.raises(NumericError, match="outside"):
+        fit_bt_coded(np.array([0]), np.array([2]), [1.0], ["a", "b"])

@@ -207,9 +207,9 @@ def excluded_annotators(args: argparse.Namespace) -> list[str]:
 
 
 def arena(args: argparse.Namespace) -> ArenaResult:
-    from judgebench.human.arena.build import run_arena
-
     raw, source, dropped = load_source(args)
+    from judgebench.human.arena.build import run_arena  # after the read: preloaded meanwhile (cmd_arena)
+
     opts = options(args)
     opts.exclude = excluded_annotators(args)
     return run_arena(raw, source, dict(dropped), opts, args.both_bad, args.dimension)
@@ -233,11 +233,15 @@ def arena_warnings(summary: dict[str, Any]) -> list[str]:
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
-    from judgebench.human.arena.write import write_outputs
+    from judgebench.core import preload
 
     if args.alpha <= 0 or args.alpha >= 1:
         raise JudgebenchError(f"--alpha {args.alpha}: must be between 0 and 1 (exclusive)")
+    preload.need_later("judgebench.human.arena.write")  # the computation's and outputs' imports (scipy's stats
+    preload.start()  # among them) in a thread, while Arrow reads the votes without the GIL (preload.py)
     result = arena(args)
+    from judgebench.human.arena.write import write_outputs
+
     written = write_outputs(result, args.output_dir, plots=not getattr(args, "no_plots", False))
     s = result.summary
     n = s["counts"]

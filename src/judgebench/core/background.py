@@ -12,9 +12,10 @@ style bootstrap on large runs, and its plots, whose imports are done while the s
 
 The child is a fork of this process: it sees the same arrays (copy on write) and runs the same code, so
 its result is the one this process would have computed; it is sent back pickled through a pipe (our own
-process's bytes, never a file's). The child runs BLAS on one thread, as the fits do anyway. Without a
-safe fork (not Linux, other threads running, inside such a child, JUDGEBENCH_BACKGROUND=0) the function
-runs right here instead, at `in_background` or at `send`, with the same result.
+process's bytes, never a file's). The child runs BLAS on one thread, as the fits do anyway. A preload
+thread (preload.py) is let finish its imports before the fork. Without a safe fork (not Linux, other threads
+running, inside such a child, JUDGEBENCH_BACKGROUND=0) the function runs right here instead, at
+`in_background` or at `send`, with the same result.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from judgebench.core import preload
 from judgebench.core.errors import JudgebenchError, Stopped
 
 _LEFT_OVER: list[int] = []  # children whose result was never asked for (reaped on the next start)
@@ -159,6 +161,7 @@ def _forked(pid: int) -> int:
 def in_background(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
     """fn(*args, **kwargs) in a forked child when one can be forked, else now (module docstring)."""
     reap_left_over()
+    preload.settle()  # its thread's imports finished first: a fork must not cross a thread
     if not can_fork():
         return here(fn, *args, **kwargs)
     read_fd, write_fd = os.pipe()
@@ -176,6 +179,7 @@ class Prepared:
     def __init__(self, fn: Callable[..., Any], warm: Callable[[], Any] | None):
         self.fn, self.pending, self.args_fd = fn, Pending(), -1
         reap_left_over()
+        preload.settle()
         if not can_fork():
             return  # send() computes here
         args_r, args_w = os.pipe()

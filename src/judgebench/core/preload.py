@@ -10,8 +10,8 @@ left for the real import to raise where it always did.
 The thread must never be seen half-way through an import, nor outlive the command:
 
 - Forking while that thread holds an import lock could leave the child waiting for the lock forever, so
-  every fork of the call worker calls `settle()` first, which waits for the thread to finish (background.py
-  forks only when this process runs no other thread).
+  every fork (the call worker's, and background.py's children) calls `settle()` first, which waits for the
+  thread to finish (background.py forks only when this process then runs no other thread).
 - A module the thread is importing is in `sys.modules` before its body has run (pyarrow without
   `default_memory_pool` yet). The `import` statement waits for it; code that looks a module up in
   `sys.modules` instead uses `imported(name)`, which gives only a fully imported module.

@@ -308,6 +308,13 @@ def _build_design(
     names = np.array(models, dtype=str) if models else np.zeros(0, dtype=str)
     ia = np.searchsorted(names, a).astype(np.int64)  # a, b are str arrays (_models_array): exact positions
     ib = np.searchsorted(names, b).astype(np.int64)
+    return _coded_design(ia, ib, models, ys, x, weights)
+
+
+def _coded_design(
+    ia: np.ndarray, ib: np.ndarray, models: tuple[str, ...], ys: np.ndarray, x: np.ndarray, weights: np.ndarray
+) -> _Design:
+    """`_build_design` on battles given as positions in `models` (sorted names, each one in some battle)."""
     swap = ia > ib
     ia, ib = np.where(swap, ib, ia), np.where(swap, ia, ib)
     ys = np.where(swap[:, None], 1.0 - ys, ys)
@@ -563,12 +570,53 @@ def fit_bt_penalties(
     """`fit_bt(battles, features, l2=l2, ...)` for each L2 penalty of `l2s`, the design built once."""
     a, b, y = _battle_arrays(battles)
     x, names = _feature_matrix(features, len(a), feature_names)
-    w = np.ones(len(a)) if weights is None else np.asarray(weights, dtype=float)
-    if len(w) != len(a) or np.any(w < 0):
-        raise NumericError("weights: one non-negative weight per battle")
-    design = _prepare(a, b, y[:, None], x, w, anchor_model)
+    design = _prepare(a, b, y[:, None], x, _battle_weights(weights, len(a)), anchor_model)
     elo = {"anchor_model": anchor_model, "anchor_rating": anchor_rating, "scale": scale,
            "base": base}
+    return _point_fits(design, names, l2s, elo)
+
+
+def fit_bt_coded(
+    a: np.ndarray,
+    b: np.ndarray,
+    outcome: Sequence[float],
+    models: Sequence[str],
+    *,
+    weights: Sequence[float] | None = None,
+    anchor_model: str | None = None,
+    anchor_rating: float = 1000.0,
+    scale: float = 400.0,
+    base: float = 10.0,
+    l2: float = DEFAULT_L2,
+) -> BTFit:
+    """`fit_bt((models[a], models[b], outcome), weights=weights, ...)` for battles given as positions in `models`
+    (distinct names, sorted): the same design, so the same fit, without a name per battle (issue 30: the arena's
+    robustness refits spent half their time turning names back into positions)."""
+    names = np.asarray(models, dtype=str)
+    if len(names) > 1 and not (names[:-1] < names[1:]).all():
+        raise NumericError("models: distinct names in sorted order")
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    used = np.unique(np.concatenate([a, b]))  # a design's models are its battles' (fit_bt's are)
+    if len(used) and (used[0] < 0 or used[-1] >= len(names)):
+        raise NumericError("battles: a model position outside the models")
+    x, _ = _feature_matrix(None, len(a), None)
+    y = _outcome_array(outcome, len(a))
+    design = _prepare(np.searchsorted(used, a), np.searchsorted(used, b), y[:, None], x,
+                      _battle_weights(weights, len(a)), anchor_model, models=tuple(names[used].tolist()))
+    elo = {"anchor_model": anchor_model, "anchor_rating": anchor_rating, "scale": scale, "base": base}
+    return _point_fits(design, (), (l2,), elo)[0]
+
+
+def _battle_weights(weights: Sequence[float] | None, n: int) -> np.ndarray:
+    """One non-negative weight per battle (1 each when none are given)."""
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    if len(w) != n or np.any(w < 0):
+        raise NumericError("weights: one non-negative weight per battle")
+    return w
+
+
+def _point_fits(design: _Design, names: tuple[str, ...], l2s: Sequence[float], elo: dict[str, Any]) -> list[BTFit]:
+    """The full-data fit of the design's first outcome column for each L2 penalty."""
     with single_threaded_blas():
         return [_make_fit(design, 0, _point_params(design, 0, l2), names, elo) for l2 in l2s]
 
@@ -725,10 +773,11 @@ def _frequency_weights(weights: Sequence[float], n: int) -> np.ndarray:
     return w
 
 
-def _prepare(a, b, ys, x, w, anchor_model) -> _Design:
+def _prepare(a, b, ys, x, w, anchor_model, models: tuple[str, ...] | None = None) -> _Design:
+    """The design of the battles (a, b: names; or positions in `models`, _coded_design's)."""
     if len(a) == 0:
         raise NumericError("battles: none to fit")
-    design = _build_design(a, b, ys, x, w)
+    design = _build_design(a, b, ys, x, w) if models is None else _coded_design(a, b, models, ys, x, w)
     if anchor_model is not None and anchor_model not in design.models:
         raise NumericError(f"anchor model {anchor_model!r} is not in the battles")
     return design

@@ -188,9 +188,17 @@ def aggregate(table: pd.DataFrame, features: pd.DataFrame | None = None,
     (e.g. a judge's outcome, NaN where it has none) are mirrored too and kept as keys. `coded`: the
     table's codes, when the caller has them.
     """
-    lo, hi, swap, names = (coded if coded is not None else Coded(table)).canonical()
+    coded = coded if coded is not None else Coded(table)
+    lo, hi, swap, names = coded.canonical()
     data = {"model_a": lo, "model_b": hi,
             "outcome": np.where(swap, 1.0 - table["outcome"].to_numpy(), table["outcome"].to_numpy())}
+    if features is None and not extra and np.isin(data["outcome"], OUTCOMES).all():  # the counts of the cells
+        cells, counts = cell_counts(cell_keys(coded, table["outcome"].to_numpy()), len(names))
+        pair, outcome = np.divmod(cells, len(OUTCOMES))  # in key order: the groupby's sorted order
+        data = {"model_a": pair // len(names), "model_b": pair % len(names), "outcome": OUTCOMES[outcome]}
+        frame = pd.DataFrame({**data, "count": counts})
+        frame["model_a"], frame["model_b"] = names[frame["model_a"]], names[frame["model_b"]]
+        return frame
     for name, values in (extra or {}).items():
         data[name] = np.where(swap, 1.0 - values, values)
     keys = list(data)
@@ -202,6 +210,24 @@ def aggregate(table: pd.DataFrame, features: pd.DataFrame | None = None,
     counts = frame.groupby(keys, dropna=False, sort=True).size().rename("count").reset_index()
     counts["model_a"], counts["model_b"] = names[counts["model_a"]], names[counts["model_b"]]
     return counts
+
+
+OUTCOMES = np.array([0.0, 0.5, 1.0])  # a battle's outcome for model_a: loss, tie (or Both Bad), win
+
+
+def cell_keys(coded: Coded, outcome: np.ndarray) -> np.ndarray:
+    """Each battle's cell (sorted pair, outcome for the pair's first model) as one integer, in the order of
+    (first model, second model, outcome) codes: (lo * models + hi) * 3 + outcome index (outcomes in OUTCOMES)."""
+    lo, hi, swap, names = coded.canonical()
+    y = np.where(swap, 1.0 - outcome, outcome)
+    return (lo * len(names) + hi) * len(OUTCOMES) + np.rint(y * 2).astype(np.int64)
+
+
+def cell_counts(keys: np.ndarray, n_models: int) -> tuple[np.ndarray, np.ndarray]:
+    """(cells, counts): the cells (cell_keys) that hold a battle, ascending, and how many each holds."""
+    counts = np.bincount(keys, minlength=n_models * n_models * len(OUTCOMES))
+    cells = np.flatnonzero(counts)
+    return cells, counts[cells]
 
 
 def comparison_groups(table: pd.DataFrame, coded: Coded | None = None) -> list[list[str]]:

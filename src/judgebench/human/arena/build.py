@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgebench.core.background import here, in_background
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import VERDICT_SCORE
 from judgebench.core.rundir import read_run
@@ -33,6 +34,7 @@ from judgebench.human.arena.needed import NeededOptions, votes_needed
 from judgebench.human.arena.voters import annotator_table, anomalies, voter_tests
 
 SCORE = VERDICT_SCORE
+BACKGROUND_MIN_VOTES = 50_000  # from here on, the voter checks and robustness run in forked children (issue 30)
 
 
 @dataclass
@@ -64,13 +66,14 @@ def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: Are
     coded = Coded(raw)  # the raw votes factorised once, for both make_battles calls
     everyone = make_battles(raw, source, both_bad, dimension, dropped, exclude=opts.exclude,  # type: ignore[arg-type]
                             coded=coded)
-    flags = anomalies(everyone.table, opts.alpha, opts.fit.seed, everyone.coded) if _voters(everyone) > 1 else []
-    flagged = sorted(r["annotator"] for r in flags if r["flagged"])
+    aside = in_background if len(raw) >= BACKGROUND_MIN_VOTES else here  # the second core (background.py)
+    voters = aside(voter_checks, everyone, opts.alpha, opts.fit.seed)
     battles = everyone
-    if opts.exclude_flagged and flagged:
+    if opts.exclude_flagged and voters.result()[0]:
         battles = make_battles(raw, source, both_bad, dimension, dropped,  # type: ignore[arg-type]
-                               exclude=[*opts.exclude, *flagged], coded=coded)
+                               exclude=[*opts.exclude, *voters.result()[0]], coded=coded)
     table, codes = battles.table, battles.coded
+    robust = aside(robustness, table, battles.slice_keys, opts.fit, opts.repeats, codes)
     a, b, names = codes.models
     if opts.fit.anchor is not None and opts.fit.anchor not in set(names[np.unique(np.concatenate([a, b]))]):
         raise JudgebenchError(f"--anchor {opts.fit.anchor}: no such model in the votes")
@@ -80,6 +83,7 @@ def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: Are
     style = style_section(table, opts.fit, codes)
     style.pop("fit", None)
     winrate, counts = matrices(table, [r["model"] for r in ratings], codes)
+    flagged, voters_section = voters.result()
     summary = {
         "config": _config(battles, opts, flagged),
         "counts": {"votes_read": int(len(raw)), "battles": int(len(table)), "models": len(fit.models),
@@ -89,8 +93,8 @@ def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: Are
         "ratings": ratings,
         "style_control": style,
         "slices": slice_sections(table, battles.slice_keys, opts.fit, codes),
-        "voters": _voters_section(everyone, flags, flagged, opts.alpha),
-        "robustness": robustness(table, battles.slice_keys, opts.fit, opts.repeats, codes),
+        "voters": voters_section,
+        "robustness": robust.result(),
         "judges": [_judge_section(path, battles, opts) for path in opts.judge_runs],
     }
     assisted, units = [], []
@@ -131,13 +135,17 @@ def _distinct(codes: np.ndarray) -> int:
     return int(np.count_nonzero(np.bincount(codes))) if len(codes) else 0
 
 
-def _voters_section(everyone: Battles, flags: list[dict[str, Any]], flagged: list[str], alpha: float) -> dict[str, Any]:
-    """The anomaly test as SciArena states it, the per-annotator table, and the tests with stated power."""
+def voter_checks(everyone: Battles, alpha: float, seed: int) -> tuple[list[str], dict[str, Any]]:
+    """(the flagged annotators, the voters section): the anomaly test as SciArena states it, the
+    per-annotator table, and the tests with stated power, on every battle before any exclusion by flag."""
     if _voters(everyone) <= 1:
-        return {"alpha": alpha, "anomaly": flags, "flagged": flagged, "annotators": [],
-                "skipped": "one annotator: no voter statistics"}
+        return [], {"alpha": alpha, "anomaly": [], "flagged": [], "annotators": [],
+                    "skipped": "one annotator: no voter statistics"}
+    flags = anomalies(everyone.table, alpha, seed, everyone.coded)
+    flagged = sorted(r["annotator"] for r in flags if r["flagged"])
     rows = annotator_table(everyone.table, set(flagged), everyone.coded)
-    return {"alpha": alpha, "anomaly": flags, "flagged": flagged, "annotators": rows, "tests": voter_tests(rows, alpha)}
+    return flagged, {"alpha": alpha, "anomaly": flags, "flagged": flagged, "annotators": rows,
+                     "tests": voter_tests(rows, alpha)}
 
 
 def _config(battles: Battles, opts: ArenaOptions, flagged: list[str]) -> dict[str, Any]:

@@ -13,12 +13,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgebench.human.arena.battles import SLICE, aggregate
+from judgebench.human.arena.battles import OUTCOMES, SLICE, aggregate, cell_counts, cell_keys
 from judgebench.human.arena.coded import Coded
 from judgebench.human.arena.defaults import DEFAULT_REPEATS, FRACTIONS, TOP_K  # noqa: F401
 from judgebench.human.arena.fit import FitOptions
 from judgebench.scoring.diagnostics import _rank_correlations, _top_k_overlap
-from judgebench.stats.ratings import BTFit, fit_bt, paired_bootstrap_bt
+from judgebench.stats.ratings import BTFit, fit_bt_coded, paired_bootstrap_bt
 
 
 def ordinal_ranks(x: np.ndarray) -> np.ndarray:
@@ -78,37 +78,36 @@ def _num(v: float) -> float | None:
 
 
 class _Cells:
-    """Battles as integer cells (sorted pair, outcome), so a subset's counts are one bincount, and an annotator
+    """Battles as integer cells (battles.cell_keys), so a subset's counts are one bincount, and an annotator
     subset's one sparse product over the annotators' cell counts (built once)."""
 
     def __init__(self, table: pd.DataFrame, coded: Coded | None = None):
-        lo, hi, swap, self.names = (coded if coded is not None else Coded(table)).canonical()
-        y = table["outcome"].to_numpy()
-        y = np.where(swap, 1.0 - y, y)
+        coded = coded if coded is not None else Coded(table)
+        self.names = coded.canonical()[3]
         self.m = len(self.names)
-        self.key = (lo * self.m + hi) * 3 + np.rint(y * 2).astype(np.int64)  # outcomes 0, 0.5, 1
+        self.key = cell_keys(coded, table["outcome"].to_numpy())
 
     def fit(self, mask: np.ndarray, opts: FitOptions) -> BTFit:
         """The fit on the battles where mask."""
-        return self._fit(np.bincount(self.key[mask], minlength=self.m * self.m * 3), opts)
+        return self._fit(*cell_counts(self.key[mask], self.m), opts)
 
     def by_annotator(self, who: np.ndarray, n: int) -> Any:
         """Per annotator (rows, codes `who` < n), the count of each cell: a sparse matrix."""
         from scipy.sparse import csr_matrix
 
         ones = np.ones(len(who), dtype=np.int64)
-        return csr_matrix((ones, (who, self.key)), shape=(n, self.m * self.m * 3))
+        return csr_matrix((ones, (who, self.key)), shape=(n, self.m * self.m * len(OUTCOMES)))
 
     def fit_annotators(self, per_annotator: Any, chosen: np.ndarray, opts: FitOptions) -> BTFit:
         """The fit on the chosen annotators' battles (the same counts as `fit` on their votes' mask)."""
         counts = np.asarray(per_annotator[np.flatnonzero(chosen)].sum(axis=0)).ravel()
-        return self._fit(counts, opts)
-
-    def _fit(self, counts: np.ndarray, opts: FitOptions) -> BTFit:
         cells = np.flatnonzero(counts)
-        pair, outcome = np.divmod(cells, 3)
+        return self._fit(cells, counts[cells], opts)
+
+    def _fit(self, cells: np.ndarray, counts: np.ndarray, opts: FitOptions) -> BTFit:
+        pair, outcome = np.divmod(cells, len(OUTCOMES))
         lo, hi = np.divmod(pair, self.m)
-        return fit_bt((self.names[lo], self.names[hi], outcome / 2.0), weights=counts[cells], **opts.elo(None))
+        return fit_bt_coded(lo, hi, OUTCOMES[outcome], self.names, weights=counts, **opts.elo(None))
 
 
 def _aligned(fit: BTFit, models: tuple[str, ...]) -> np.ndarray:

@@ -42,7 +42,8 @@ def read_vote_table(path: Path, source: str, dimension: str) -> tuple[pd.DataFra
     fast = _read_columnar(path)
     if fast is not None:  # every line a plain vote: the same columns, read by Arrow in C
         columns, count = fast
-        frame = pd.DataFrame(columns)
+        frame = pd.concat(list(columns.values()), axis=1, keys=list(columns))  # pd.DataFrame(columns) without
+        # joining the all-None columns into one 2-D block (a copy of them all: 0.3-0.4 s at 2,000,000 votes)
         frame["order"] = range(1, count + 1)
         _release_arrow_memory()
         return frame, Counter()
