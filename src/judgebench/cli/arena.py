@@ -233,16 +233,23 @@ def arena_warnings(summary: dict[str, Any]) -> list[str]:
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
+    from contextlib import nullcontext
+
     from judgebench.core import preload
+    from judgebench.core.background import prepared
+    from judgebench.human.arena.plots import draw, import_plotting
 
     if args.alpha <= 0 or args.alpha >= 1:
         raise JudgebenchError(f"--alpha {args.alpha}: must be between 0 and 1 (exclusive)")
-    preload.need_later("judgebench.human.arena.write")  # the computation's and outputs' imports (scipy's stats
-    preload.start()  # among them) in a thread, while Arrow reads the votes without the GIL (preload.py)
-    result = arena(args)
-    from judgebench.human.arena.write import write_outputs
+    # the plots' child, forked while this process is small: it imports matplotlib now, draws at the end
+    with nullcontext() if args.no_plots else prepared(draw, warm=import_plotting) as plotter:
+        # the computation's and outputs' imports (scipy's stats and optimize among them) in a thread, while
+        preload.need_later("judgebench.human.arena.write", "scipy.optimize")  # Arrow reads the votes without
+        preload.start()  # the GIL (preload.py)
+        result = arena(args)
+        from judgebench.human.arena.write import write_outputs
 
-    written = write_outputs(result, args.output_dir, plots=not getattr(args, "no_plots", False))
+        written = write_outputs(result, args.output_dir, plotter)
     s = result.summary
     n = s["counts"]
     for line in arena_warnings(s):

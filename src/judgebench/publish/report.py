@@ -19,7 +19,7 @@ import pandas as pd
 from judgebench.core.background import Prepared, prepared
 from judgebench.core.catalogue import HEADLINES, SAMPLES_ONLY_HEADLINE
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.files import atomic_path, read_model_json, write_atomic, write_json
+from judgebench.core.files import read_model_json, write_atomic, write_json
 from judgebench.core.records import JudgmentRecord, RunResult
 from judgebench.core.rundir import (
     MEMBERS_DIR,
@@ -39,6 +39,7 @@ from judgebench.publish.costplot import (
     plot_points,
     run_point,
 )
+from judgebench.publish.figures import error_bars, figure, import_plotting, save_png
 from judgebench.publish.summary import format_panel, format_stability
 from judgebench.scoring.diagnostics import diagnose
 from judgebench.scoring.judgment_table import reuse_tables
@@ -59,7 +60,7 @@ def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
         what = "a symlink" if default.is_symlink() else "not a directory"  # written only inside the run folder
         raise JudgebenchError(f"{default}: is {what} (remove it, or name a folder with --output-dir)")
     out_dir = Path(out_dir) if out_dir is not None else default
-    with prepared(_dimension_sections, warm=_import_plotting) as plotter:  # its imports while we read (background.py)
+    with prepared(_dimension_sections, warm=import_plotting) as plotter:  # its imports while we read (background.py)
         records = _read_samples(run_dir)
         with reuse_tables(records):  # the tables the diagnostics build, read again by the confidence section
             text = _report_text(run_dir, out_dir, records, plotter)
@@ -105,11 +106,6 @@ def label_noun(run_dir: Path) -> str:
     return "human labels"
 
 
-def _import_plotting() -> None:
-    import matplotlib.backends.backend_agg  # noqa: F401  (what _figure and savefig use)
-    import matplotlib.figure  # noqa: F401
-
-
 def _read_samples(run_dir: Path) -> list[JudgmentRecord]:
     path = run_dir / SAMPLES_FILE
     if not path.is_file():
@@ -119,33 +115,6 @@ def _read_samples(run_dir: Path) -> list[JudgmentRecord]:
 
 
 # ---------------------------------------------------------------- plots
-
-
-def _figure(width: float = 6.4, height: float = 4.0, left_chars: int = 6):
-    """A figure with fixed margins; `left_chars` is the longest y tick label.
-
-    Margins are set by hand rather than by a layout engine: constrained layout draws
-    every figure twice, which doubled the report's time."""
-    from matplotlib.figure import Figure  # imported here: keep the CLI start fast
-
-    fig = Figure(figsize=(width, height), dpi=100)
-    left = (0.35 + 0.075 * left_chars) / width
-    fig.subplots_adjust(left=min(left, 0.7), right=1 - 0.3 / width, bottom=0.65 / height,
-                        top=1 - 0.45 / height)
-    return fig, fig.add_subplot()
-
-
-def _save_png(fig: Any, path: Path) -> None:
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, format="png")
-
-
-def _errors(frame: pd.DataFrame) -> list[list[float]]:
-    """Asymmetric error bars (below, above) from value/ci columns; 0 where unknown."""
-    value = frame["value"].astype(float)
-    low = (value - frame["ci_low"].astype(float)).fillna(0).clip(lower=0)
-    high = (frame["ci_high"].astype(float) - value).fillna(0).clip(lower=0)
-    return [low.tolist(), high.tolist()]
 
 
 READABLE = {  # the plots' names for the report's rates (the CSVs keep the keys)
@@ -184,9 +153,9 @@ def plot_bias(frame: pd.DataFrame, path: Path, title: str) -> None:
 
     frame = frame.dropna(subset=["value"]).iloc[::-1]
     labels = [f"{readable(m)} ({'judge' if w == 'judge' else 'labels'})" for m, w in zip(frame["metric"], frame["who"])]
-    fig, ax = _figure(9.0, 0.35 * len(frame) + 1.8, max(map(len, labels), default=6))
+    fig, ax = figure(9.0, 0.35 * len(frame) + 1.8, max(map(len, labels), default=6))
     colors = ["tab:blue" if w == "judge" else "tab:gray" for w in frame["who"]]
-    ax.barh(labels, frame["value"], xerr=_errors(frame), color=colors, capsize=3)
+    ax.barh(labels, frame["value"], xerr=error_bars(frame), color=colors, capsize=3)
     ax.axvline(0.5, color="black", lw=0.8, ls="--")
     _n_labels(ax, frame)
     ax.set_xlabel("rate (share of judgments, 95% bootstrap interval)")
@@ -194,14 +163,14 @@ def plot_bias(frame: pd.DataFrame, path: Path, title: str) -> None:
                        Patch(facecolor="none", edgecolor="black", linestyle="--", label="0.5: no preference")],
               loc="lower right", fontsize=7)
     ax.set_title(title, fontsize=10)
-    _save_png(fig, path)
+    save_png(fig, path)
 
 
 def plot_curve(frame: pd.DataFrame, path: Path, title: str) -> None:
-    fig, ax = _figure()
+    fig, ax = figure()
     for who, color in (("judge", "tab:blue"), ("human", "tab:gray")):
         part = frame[(frame["who"] == who)].dropna(subset=["value", "x_mean"])
-        ax.errorbar(part["x_mean"], part["value"], yerr=_errors(part), marker="o",
+        ax.errorbar(part["x_mean"], part["value"], yerr=error_bars(part), marker="o",
                     color=color, capsize=3, label="judge" if who == "judge" else "the data's labels")
     ax.axhline(0.5, color="black", lw=0.8, ls="--")
     ax.axvline(0.0, color="black", lw=0.5, ls=":")
@@ -210,11 +179,11 @@ def plot_curve(frame: pd.DataFrame, path: Path, title: str) -> None:
     ax.set_ylabel("P(prefers A), ties half")
     ax.legend(fontsize=8)
     ax.set_title(title, fontsize=10)
-    _save_png(fig, path)
+    save_png(fig, path)
 
 
 def plot_confusion(frame: pd.DataFrame, path: Path, title: str) -> None:
-    fig, ax = _figure(5.0, 4.0, 8)
+    fig, ax = figure(5.0, 4.0, 8)
     values = frame.to_numpy(dtype=float)
     ax.imshow(values, cmap="Blues")
     ax.set_xticks(range(values.shape[1]), list(frame.columns))
@@ -227,30 +196,30 @@ def plot_confusion(frame: pd.DataFrame, path: Path, title: str) -> None:
             ax.text(j, i, f"{int(values[i, j])}", ha="center", va="center",
                     color="white" if values[i, j] > top / 2 else "black")
     ax.set_title(title, fontsize=10)
-    _save_png(fig, path)
+    save_png(fig, path)
 
 
 def plot_accuracy(frame: pd.DataFrame, path: Path, title: str) -> None:
     frame = frame.dropna(subset=["value"]).iloc[::-1]
     labels = [f"{g}: {s}" if g != "all" else "all" for g, s in zip(frame["group"], frame["slice"])]
-    fig, ax = _figure(7.5, 0.3 * len(frame) + 1.5, max(map(len, labels), default=6))
-    ax.barh(labels, frame["value"], xerr=_errors(frame), color="tab:blue", capsize=3, label="judge (95% interval)")
+    fig, ax = figure(7.5, 0.3 * len(frame) + 1.5, max(map(len, labels), default=6))
+    ax.barh(labels, frame["value"], xerr=error_bars(frame), color="tab:blue", capsize=3, label="judge (95% interval)")
     ax.axvline(0.5, color="black", lw=0.8, ls="--", label="50%")
     _n_labels(ax, frame)
     name = readable(frame["metric"].iat[0]) if len(frame) else "accuracy"
     ax.set_xlabel(f"{name[:1].upper() + name[1:]} (share of judgments, 95% bootstrap interval)")
     ax.legend(loc="lower right", fontsize=7)
     ax.set_title(title, fontsize=10)
-    _save_png(fig, path)
+    save_png(fig, path)
 
 
 def plot_ratings(frame: pd.DataFrame, path: Path, title: str, noun: str = "human labels") -> None:
-    fig, ax = _figure(5.5, 5.0, 5)
+    fig, ax = figure(5.5, 5.0, 5)
     x, y = frame["human_value"].astype(float), frame["judge_value"].astype(float)
 
     def err(who: str) -> list[list[float]]:
         part = frame.rename(columns={f"{who}_{k}": k for k in ("value", "ci_low", "ci_high")})
-        return _errors(part)
+        return error_bars(part)
 
     ax.errorbar(x, y, xerr=err("human"), yerr=err("judge"), fmt="o", color="tab:blue",
                 ecolor="lightgray", capsize=2)
@@ -261,7 +230,7 @@ def plot_ratings(frame: pd.DataFrame, path: Path, title: str, noun: str = "human
     ax.set_xlabel(f"rating from {noun} (Elo)")
     ax.set_ylabel("rating from judge verdicts (Elo)")
     ax.set_title(title, fontsize=10)
-    _save_png(fig, path)
+    save_png(fig, path)
 
 
 # ---------------------------------------------------------------- Markdown

@@ -11,18 +11,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgebench.core.background import Prepared
 from judgebench.core.files import write_atomic, write_json
 from judgebench.core.text import md_cell, md_text
 from judgebench.human.arena.build import ArenaResult
+from judgebench.human.arena.plots import assisted_methods
 from judgebench.publish.html import CSS
-from judgebench.publish.report import _errors, _figure, _save_png
 
 
-def write_outputs(result: ArenaResult, out: Path, *, plots: bool = True) -> list[Path]:
-    """Write every output file into `out`; returns the paths written. plots=False (`--no-plots`): no PNG
-    (seconds of matplotlib on a large arena); every other file the same."""
+def write_outputs(result: ArenaResult, out: Path, plotter: Prepared | None = None) -> list[Path]:
+    """Write every output file into `out`; returns the paths written. The PNGs are drawn by `plotter` (a child
+    prepared with plots.draw, drawing while this process writes the rest); without one (`--no-plots`: seconds
+    of matplotlib on a large arena) there are none, and every other file is the same."""
     out.mkdir(parents=True, exist_ok=True)
     s = result.summary
+    pending = plotter.send(out, result.ratings, result.winrate, s) if plotter is not None else None
     tables = _tables(result)
     written = []
     for name, frame in tables.items():
@@ -36,20 +39,8 @@ def write_outputs(result: ArenaResult, out: Path, *, plots: bool = True) -> list
     md = markdown(s)
     write_atomic(out / "arena.md", md)
     write_atomic(out / "arena.html", page(s, tables))
-    if not plots:
-        return [out / "arena.json", out / "arena.md", out / "arena.html", *written]
-    plot_ratings(result.ratings, out / "ratings.png")
-    plot_winrate(result.winrate, out / "winrate.png")
-    extra = []
-    for i, section in enumerate(a for a in s.get("assisted", []) if a.get("assisted") is not None):
-        path = out / (f"assisted_{i + 1}.png" if i else "assisted.png")
-        plot_assisted(section, path)
-        extra.append(path)
-    if "votes_needed" in s:
-        plot_votes_needed(s["votes_needed"], out / "votes_needed.png")
-        extra.append(out / "votes_needed.png")
-    return [out / "arena.json", out / "arena.md", out / "arena.html", out / "ratings.png",
-            out / "winrate.png", *extra, *written]
+    plots = pending.result() if pending is not None else []
+    return [out / "arena.json", out / "arena.md", out / "arena.html", *plots, *written]
 
 
 def _matrix_json(frame: pd.DataFrame) -> dict[str, dict[str, float | None]]:
@@ -81,7 +72,7 @@ def _tables(result: ArenaResult) -> dict[str, pd.DataFrame]:
     if s["judges"]:
         tables["judges"] = pd.DataFrame([_flat({k: v for k, v in j.items() if k != "ratings"}) for j in s["judges"]])
     assisted = [{"judge": a["judge"], "method": method, **row} for a in s.get("assisted", [])
-                if a.get("assisted") is not None for method, rows in _methods(a) for row in rows]
+                if a.get("assisted") is not None for method, rows in assisted_methods(a) for row in rows]
     if assisted:
         tables["assisted"] = pd.DataFrame(assisted)
     if "votes_needed" in s:
@@ -96,14 +87,6 @@ def _tables(result: ArenaResult) -> dict[str, pd.DataFrame]:
                   "votes_needed": g["pairs_needed"]} for g in v["judge_gap"]]
         tables["votes_needed"] = pd.DataFrame(rows)
     return tables
-
-
-def _methods(a: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
-    out = [("human_only", a["human_only"]), ("judge_only (not valid for the human ranking)", a["judge_only"]),
-           ("judge_assisted", a["assisted"])]
-    if "stratified" in a:
-        out.append((f"judge_assisted_stratified_by_{a['stratified']['slice']}", a["stratified"]["ratings"]))
-    return out
 
 
 def _flat(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -221,7 +204,7 @@ def _assisted_markdown(s: dict[str, Any]) -> list[str]:
                   f"Method: {a['method']}. Judge-only: {a['judge_only_note']}.", "",
                   "| model | human only [95% CI] (ranks) | judge only, not valid [95% CI] | judge-assisted [95% CI] (ranks) |",
                   "|---|---|---|---|"]
-        by = {name: {r["model"]: r for r in rows} for name, rows in _methods(a)}
+        by = {name: {r["model"]: r for r in rows} for name, rows in assisted_methods(a)}
         for r in a["assisted"]:
             m = r["model"]
             h, j = by["human_only"][m], by["judge_only (not valid for the human ranking)"][m]
@@ -248,54 +231,6 @@ def _assisted_markdown(s: dict[str, Any]) -> list[str]:
                          f"(correctness correlation {g['correlation']:g}): {_needed(g['pairs_needed'], g['grid'])} "
                          "labelled pairs")
     return lines
-
-
-def plot_assisted(a: dict[str, Any], path: Path) -> None:
-    methods = [m for m in _methods(a)]
-    models = [r["model"] for r in a["assisted"]][::-1]
-    fig, ax = _figure(7.5, 0.45 * len(models) + 1.8, max(map(len, models), default=6))
-    for k, (name, rows) in enumerate(methods):
-        by = {r["model"]: r for r in rows}
-        y = np.arange(len(models)) + (k - (len(methods) - 1) / 2) * 0.18
-        frame = pd.DataFrame([by[m] for m in models]).rename(columns={"rating": "value"})
-        ax.errorbar(frame["value"], y, xerr=_errors(frame), fmt="o", capsize=2, markersize=3,
-                    label=name.replace("_", " "))
-    ax.set_yticks(np.arange(len(models)), models)
-    ax.set_xlabel("rating (Elo, 95% sandwich CI)")
-    ax.legend(fontsize=6, loc="best")
-    ax.set_title(f"Human-only, judge-only and judge-assisted: {a['judge']}", fontsize=10)
-    _save_png(fig, path)
-
-
-def plot_votes_needed(v: dict[str, Any], path: Path) -> None:
-    fig, (left, right) = _two_panels()
-    for curve in v["curves"]:
-        line = left.plot(v["grid"], curve["top_k"]["power"], marker="o", label=f"{curve['label']}: top {v['top_k']}")
-        for r in curve["adjacent"]:
-            left.plot(v["grid"], r["power"], color=line[0].get_color(), alpha=0.25, linewidth=0.8)
-    left.axhline(v["power"], color="grey", linestyle=":")
-    left.set_xscale("log")
-    left.set_xlabel("expert votes")
-    left.set_ylabel("power (thin: each adjacent pair)")
-    left.legend(fontsize=6)
-    left.set_title("Separating models", fontsize=9)
-    for g in v["judge_gap"]:
-        right.plot(g["grid"], g["power"], marker="o",
-                   label=f"{g['judge'] or 'judges'}: {g['accuracy']:.2f} vs {g['accuracy'] + g['gap']:.2f}")
-    right.axhline(v["power"], color="grey", linestyle=":")
-    right.set_xscale("log")
-    right.set_xlabel("labelled pairs")
-    right.legend(fontsize=6)
-    right.set_title("Telling two judges apart", fontsize=9)
-    _save_png(fig, path)
-
-
-def _two_panels():
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(10, 4), dpi=100)
-    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.14, top=0.9, wspace=0.25)
-    return fig, fig.subplots(1, 2)
 
 
 def page(s: dict[str, Any], tables: dict[str, pd.DataFrame]) -> str:
@@ -336,28 +271,3 @@ def _cell(value: Any, number_format: str = "{:.4g}") -> str:
     return "" if value is None else str(value)
 
 
-def plot_ratings(rows: list[dict[str, Any]], path: Path) -> None:
-    frame = pd.DataFrame(rows).iloc[::-1].rename(columns={"rating": "value"})
-    fig, ax = _figure(7.0, 0.3 * len(frame) + 1.5, max(map(len, frame["model"]), default=6))
-    ax.errorbar(frame["value"], frame["model"], xerr=_errors(frame), fmt="o", capsize=3)
-    ax.set_xlabel("rating (Elo, 95% bootstrap CI)")
-    ax.set_title("Model ratings from votes", fontsize=10)
-    _save_png(fig, path)
-
-
-def plot_winrate(frame: pd.DataFrame, path: Path) -> None:
-    size = 0.45 * len(frame) + 2.5
-    fig, ax = _figure(size, size, max(map(len, map(str, frame.index)), default=6))
-    image = ax.imshow(frame.to_numpy(dtype=float), vmin=0, vmax=1, cmap="RdBu")
-    fig.colorbar(image, ax=ax, shrink=0.8, label="win rate")
-    ticks = np.arange(len(frame))
-    ax.set_xticks(ticks, [str(c) for c in frame.columns], rotation=90, fontsize=7)
-    ax.set_yticks(ticks, [str(r) for r in frame.index], fontsize=7)
-    if len(frame) <= 20:  # the values in the cells, readable up to 20 models
-        values = frame.to_numpy(dtype=float)
-        for i, j in np.ndindex(values.shape):
-            if np.isfinite(values[i, j]):
-                ax.text(j, i, f"{values[i, j]:.2f}", ha="center", va="center", fontsize=6,
-                        color="white" if abs(values[i, j] - 0.5) > 0.3 else "black")
-    ax.set_title("Win rate, row vs column model\n(ties count half)", fontsize=9)
-    _save_png(fig, path)
