@@ -147,6 +147,22 @@ def test_unique_rows_equal_numpy_unique_on_rows():
     assert not np.signbit(got[0, 0])
 
 
+def test_rows_already_sorted_and_distinct_are_taken_as_they_are_and_others_sorted():
+    """unique_rows' shortcut for rows already in order (a subset's sorted cells) gives np.unique's answer; rows
+    out of order, repeated, or equal up to the sign of a zero take the sort."""
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        rows = np.unique(rng.integers(0, 4, (int(rng.integers(1, 40)), int(rng.integers(1, 4)))).astype(float), axis=0)
+        if rng.random() < 0.5 and len(rows) > 1:  # out of order, or one row repeated
+            rows = rows[rng.permutation(len(rows))] if rng.random() < 0.5 else np.vstack([rows, rows[-1:]])
+        if rng.random() < 0.2:
+            rows[rows == 0] = -0.0
+        want, want_inverse = np.unique(rows + 0.0, axis=0, return_inverse=True)
+        got, inverse = ratings.unique_rows(rows)
+        assert np.array_equal(got, want) and np.array_equal(inverse, want_inverse.reshape(-1))
+        assert not np.signbit(got).any()
+
+
 def test_bootstrap_draws_equal_one_bincount_over_round_unit_cells():
     rng = np.random.default_rng(8)
     a, b = rng.integers(0, 5, 400).astype(str), rng.integers(5, 9, 400).astype(str)

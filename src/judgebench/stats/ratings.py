@@ -289,6 +289,8 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rows = rows + 0.0  # -0.0 -> 0.0: np.unique kept whichever of two equal rows its sort met first
     if len(rows) == 0 or rows.shape[1] == 0:
         return np.unique(rows, axis=0, return_inverse=True)
+    if _strictly_increasing(rows):  # already the sorted distinct rows (counts of sorted cells): no sort needed
+        return rows, np.arange(len(rows), dtype=np.int64)
     order = np.lexsort(rows.T[::-1])
     ordered = rows[order]
     starts = np.empty(len(rows), dtype=bool)
@@ -297,6 +299,15 @@ def unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     inverse = np.empty(len(rows), dtype=np.int64)
     inverse[order] = np.cumsum(starts) - 1
     return ordered[starts], inverse
+
+
+def _strictly_increasing(rows: np.ndarray) -> bool:
+    """Whether each row is lexicographically above the one before it."""
+    earlier, later = rows[:-1], rows[1:]
+    differ = earlier != later
+    first = differ.argmax(axis=1)  # the first column where two neighbours differ
+    at = np.arange(len(first))
+    return bool(differ.any(axis=1).all() and (later[at, first] > earlier[at, first]).all())
 
 
 def _build_design(

@@ -211,11 +211,13 @@ def _majority_codes(coded: Coded) -> np.ndarray:
                            minlength=(int(pair.max(initial=-1)) + 1) * n_labels).reshape(-1, n_labels)
     per_own = np.bincount(own[counted] * n_labels + codes[counted],
                           minlength=(int(own.max(initial=-1)) + 1) * n_labels).reshape(-1, n_labels)
-    others = per_pair[pair] - per_own[own]
+    shared = np.flatnonzero(per_pair.sum(axis=1)[pair] > per_own.sum(axis=1)[own])  # others voted on the pair
+    others = per_pair[pair[shared]] - per_own[own[shared]]  # (an arena's battles: one vote per pair, none)
     top = others.max(axis=1, initial=0)
     leaders = (others == top[:, None]).sum(axis=1)
-    label = np.where(leaders == 1, others.argmax(axis=1), LABELS.index("TIE"))
-    return np.where(others.sum(axis=1) > 0, label, -1)
+    majority = np.full(len(pair), -1, dtype=np.int64)
+    majority[shared] = np.where(leaders == 1, others.argmax(axis=1), LABELS.index("TIE"))
+    return majority
 
 
 def _timestamp_gaps(table: pd.DataFrame) -> dict[str, float]:
