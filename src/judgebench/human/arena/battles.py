@@ -112,8 +112,8 @@ def make_battles(raw: pd.DataFrame, source: str, both_bad: BothBadRule, dimensio
         if column not in table:
             table[column] = None
     if "order" not in table:
-        table["order"] = np.arange(1, len(table) + 1)
-    table["time"] = _times(table, source)
+        table["order"] = _held(table, np.arange(1, len(table) + 1))
+    table["time"] = _held(table, _times(table, source))
     keep = np.ones(len(table), dtype=bool)
 
     def drop(out: np.ndarray, reason: str) -> None:  # the votes still kept that this rule leaves out
@@ -137,13 +137,19 @@ def make_battles(raw: pd.DataFrame, source: str, both_bad: BothBadRule, dimensio
         table = table[keep]
     choice, labels = coded.choices
     outcome = np.array([OUTCOME.get(c, 0.5) for c in labels], dtype=float)[choice[keep]]
-    table = table.assign(outcome=np.where(choice[keep] < 0, 0.5, outcome))  # a missing choice: 0.5
+    table = table.assign(outcome=_held(table, np.where(choice[keep] < 0, 0.5, outcome)))  # a missing choice: 0.5
     for column in ("seconds", *STYLE_COLUMNS):
-        table[column] = _numbers(table[column])
+        table[column] = _held(table, _numbers(table[column]))
     if table.empty:
         raise JudgebenchError(f"{source}: no votes left to rate (dropped: {dict(dropped)})")
     table = table.reset_index(drop=True)
     return Battles(table, source, both_bad, dimension, dict(dropped), excluded, coded.subset(keep, table))
+
+
+def _held(table: pd.DataFrame, values: np.ndarray) -> pd.Series:
+    """A new column's array as a Series the table can hold without copying (a DataFrame copies an array it is
+    given: 16 copies of 2,000,000 values were a third of make_battles)."""
+    return pd.Series(values, index=table.index, copy=False)
 
 
 def _repeated(coded: Coded) -> np.ndarray:
