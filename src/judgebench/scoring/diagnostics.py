@@ -18,6 +18,7 @@ import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -145,14 +146,31 @@ def _facts(records: list[JudgmentRecord], dimension: str, both_bad: BothBad) -> 
     table = dimension_table(records, dimension, both_bad)
     orders = table.orders
     verdicts = {o: table.cols[f"verdict_{o.lower()}"] for o in orders}
-    human = np.array([_SCORE[x] for x in table.cols["label"]], dtype=float)
-    scores = np.array([[_SCORE[v] if v else np.nan for v in verdicts[o]] for o in orders],
-                      dtype=float).reshape(len(orders), len(table))
+    human = _label_outcomes(table)
+    scores = np.array([_verdict_outcomes(table, o) for o in orders], dtype=float).reshape(len(orders), len(table))
     answered = np.isfinite(scores).sum(axis=0).astype(float)
     total = np.nansum(scores, axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         judge = np.where(answered > 0, total / answered, np.nan)
     return _Facts(table, orders, verdicts, human, judge, total, answered)
+
+
+_CODE_SCORE = np.array([_SCORE["A"], _SCORE["TIE"], _SCORE["B"], np.nan])  # by code A 0, TIE 1, B 2; -1: none
+
+
+def _label_outcomes(table: Table) -> np.ndarray:
+    """Per example, the human outcome of its label (1 A, 0.5 TIE, 0 B): `[_SCORE[x] for x in labels]` read from
+    the label codes without a loop; a label with no code is looked up as before (its KeyError)."""
+    codes = table.cols["label_code"]
+    if (codes < 0).any():
+        return np.array([_SCORE[x] for x in table.cols["label"]], dtype=float)
+    return _CODE_SCORE[codes]
+
+
+def _verdict_outcomes(table: Table, order: str) -> np.ndarray:
+    """Per example, the outcome of one order's mapped verdict, NaN without one: `[_SCORE[v] if v else nan ...]`
+    read from the verdict codes (the verdict column is `_VERDICTS[code]`: None exactly where the code is -1)."""
+    return _CODE_SCORE[table.cols[f"verdict_code_{order.lower()}"]]
 
 
 def _judge_choice(facts: _Facts, size_a: np.ndarray, size_b: np.ndarray):
@@ -271,10 +289,10 @@ def _bins(values: np.ndarray, edges: Sequence[float], fmt: str, last: str,
 
 
 def _style_section(facts: _Facts, style: _Style, keep: np.ndarray, ratios: _Ratios,
-                   human_elo: dict[str, float] | None, elo_skip: str | None, dimension: str,
+                   strength: tuple[np.ndarray | None, str | None], dimension: str,
                    beta: dict[str, Any] | Deferred) -> dict[str, Any]:
     """Larger-side preference rates (judge vs humans), BT beta (`_beta`, begun by the caller), accuracy by
-    bucket, curve."""
+    bucket, curve. `strength`: the comparable-strength examples, or None and why (`_comparable_strength`)."""
     key = f"{dimension}/{style.name}"
     j_dec, j_larger = _judge_choice(facts, style.size_a, style.size_b)
     h_dec, h_larger = _human_choice(facts, style.size_a, style.size_b)
@@ -292,10 +310,11 @@ def _style_section(facts: _Facts, style: _Style, keep: np.ndarray, ratios: _Rati
         "preferred_larger": rates("all", differ),
         "preferred_larger_gap": {**rates("gap", differ & style.gap), "rule": style.gap_rule},
     }
-    if human_elo is None:
+    close, elo_skip = strength
+    if close is None:
         out["comparable"] = {"skipped": elo_skip}
     else:
-        comparable = differ & _comparable(facts, human_elo)
+        comparable = differ & close
         out["comparable"] = {**rates("comparable", comparable), "max_elo_gap": MAX_ELO_GAP,
                              "n_examples": int(comparable.sum())}
     out["beta"] = beta
@@ -332,13 +351,26 @@ def _curve_bin(facts, ratios, key, label, mask, x):
     }
 
 
+def _comparable_strength(facts: _Facts) -> tuple[np.ndarray | None, str | None]:
+    """The examples whose two models' human-derived ratings (`_human_ratings`) differ by at most MAX_ELO_GAP,
+    computed once for every style section; (None, why) when there are no such ratings."""
+    human_elo, elo_skip = _human_ratings(facts)
+    return (None, elo_skip) if human_elo is None else (_comparable(facts, human_elo), None)
+
+
 def _comparable(facts: _Facts, human_elo: dict[str, float]) -> np.ndarray:
-    """Examples whose two models' human-derived ratings differ by at most MAX_ELO_GAP."""
+    """Examples whose two models' human-derived ratings differ by at most MAX_ELO_GAP: the same model twice
+    (named) always; two models both rated when |elo_a - elo_b| <= MAX_ELO_GAP (the same IEEE subtraction and
+    absolute value as Python's floats); any other pair never."""
     a, b = facts.col("model_a"), facts.col("model_b")
-    gap = np.array([0.0 if x == y and x is not None
-                    else abs(human_elo[x] - human_elo[y]) if x in human_elo and y in human_elo
-                    else math.inf for x, y in zip(a, b)])
-    return gap <= MAX_ELO_GAP
+    same = _known(a) & (a == b)
+    with np.errstate(invalid="ignore"):  # NaN for a model without a rating: never comparable
+        return same | (np.abs(_elo_of(a, human_elo) - _elo_of(b, human_elo)) <= MAX_ELO_GAP)
+
+
+def _elo_of(models: np.ndarray, human_elo: dict[str, float]) -> np.ndarray:
+    """Each entry's rating looked up by the dict itself (Python str equality; NaN for None or an unrated name)."""
+    return np.fromiter(map(human_elo.get, models.tolist(), repeat(math.nan)), dtype=float, count=len(models))
 
 
 def _beta(facts: _Facts, style: _Style, keep: np.ndarray, n_resamples: int,
@@ -630,17 +662,16 @@ def diagnose_dimension(records: list[JudgmentRecord], dimension: str, *,
     # The style coefficients first: on large runs their bootstraps start in children now (`_beta`)
     betas = {style.name: _beta(facts, style, keep, n_resamples, seed)
              for style, keep in ((length, length_keep), (citations, cited)) if style is not None}
-    human_elo, elo_skip = _human_ratings(facts)
+    strength = _comparable_strength(facts)
     out: dict[str, Any] = {
         "n_examples": facts.n,
         "n_judged_examples": int(np.isfinite(facts.judge).sum()),
         "accuracy": _accuracy_section(facts, ratios, dimension),
         "order": _order_section(facts, ratios, dimension),
-        "length": _style_section(facts, length, length_keep, ratios, human_elo, elo_skip, dimension,
-                                 betas[length.name]),
+        "length": _style_section(facts, length, length_keep, ratios, strength, dimension, betas[length.name]),
     }
     out["citations"] = (
-        _style_section(facts, citations, cited, ratios, human_elo, elo_skip, dimension, betas[citations.name])
+        _style_section(facts, citations, cited, ratios, strength, dimension, betas[citations.name])
         if citations is not None else {"skipped": "no citation counts in the records"}
     )
     out["system"] = _system_section(facts, n_resamples, seed, ratios.resampler)

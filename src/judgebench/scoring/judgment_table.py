@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from operator import attrgetter
+from functools import partial
+from itertools import chain
+from operator import attrgetter, is_not
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -166,11 +168,12 @@ def _confidence_columns(pairs: list[list[JudgmentRecord | None]],
     conf = np.full((n, 3), np.nan)
     shares = np.full((n, 3), np.nan)
     annotators = np.zeros(n, dtype=np.int64)
-    for i, pair in enumerate(pairs):
+    given = any(map(_CONFIDENCE, filter(partial(is_not, None), chain.from_iterable(pairs))))
+    for i, pair in enumerate(pairs if given else ()):  # none given (most runs): every row stays NaN, no loop
         found = [c for c in (_CONFIDENCE(r) for r in pair if r is not None) if c]
         if found:
             conf[i] = [sum(c.get(v, 0.0) for c in found) / len(found) for v in CATEGORIES]
-    for i, first in enumerate(firsts):
+    for i, first in enumerate(firsts if any(map(_VOTES, firsts)) else ()):  # the same for votes
         votes = _VOTES(first)
         if votes:
             firsts_votes = ["TIE" if v[0] == "BOTH_BAD" else v[0] for v in votes.values() if v]

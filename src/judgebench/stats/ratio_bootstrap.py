@@ -128,6 +128,8 @@ class Tally:
 def compact(values: Any) -> np.ndarray:
     """A per-example column as float64 values held in the narrowest float type that holds every one of
     them exactly (float16 for counts, masks and quarters): 1/8 of the memory of ~200 columns at 1M examples."""
+    if isinstance(values, np.ndarray) and values.dtype == np.bool_:  # masks: 0 and 1, exact in float16 (no checks)
+        return values.astype(np.float16)
     full = np.asarray(values, dtype=float)
     with np.errstate(over="ignore", invalid="ignore"):
         for kind in (np.float16, np.float32):
