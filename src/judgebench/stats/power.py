@@ -19,9 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit
-from scipy.stats import norm
 
-from judgebench.stats.ppi import bt_design, classical_logistic, ppi_logistic
+from judgebench.stats.ppi import bt_design, classical_logistic, ppi_logistic, two_sided_z
 from judgebench.stats.ratings import single_threaded_blas
 
 
@@ -54,7 +53,7 @@ def bt_power(theta: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], n_grid: Se
     pa, pb = (np.asarray(p, dtype=int) for p in pairs)
     c = _targets_matrix(targets, m)
     truth = c @ theta[1:]
-    z = norm.ppf(0.5 + level / 2)
+    z = two_sided_z(level)
     with single_threaded_blas():
         return _simulate(theta, pa, pb, c, truth, z, n_grid, judge, reps, seed, len(targets) if first_k is None else first_k)
 
@@ -115,7 +114,7 @@ def judge_gap_power(accuracy: float, gap: float, n_grid: Sequence[int], *, corre
     p11 = p1 * p2 + correlation * np.sqrt(p1 * (1 - p1) * p2 * (1 - p2))
     p11 = float(np.clip(p11, max(0.0, p1 + p2 - 1), min(p1, p2)))
     probs = np.array([p11, p1 - p11, p2 - p11, 1 - p1 - p2 + p11])  # both, only 1, only 2, neither
-    z = norm.ppf(0.5 + level / 2)
+    z = two_sided_z(level)
     rng = np.random.default_rng([seed, 34])
     out = np.zeros(len(n_grid))
     for g, n in enumerate(n_grid):

@@ -45,12 +45,19 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit
-from scipy.stats import norm
 
 from judgebench.core.errors import NumericError
 from judgebench.stats.ratings import single_threaded_blas
 
 DEFAULT_L2 = 1e-9  # keeps Newton finite under separation; negligible otherwise
+
+
+def two_sided_z(level: float) -> float:
+    """The standard normal quantile at 0.5 + level / 2 (a two-sided interval's z). scipy.stats is imported here,
+    on first use (about 0.5 s): `arena` imports this module, and needs it only for judge-assisted ratings."""
+    from scipy.stats import norm
+
+    return norm.ppf(0.5 + level / 2)
 
 
 @dataclass(frozen=True)
@@ -91,7 +98,7 @@ class PPIEstimate:
     def interval(self, contrasts: np.ndarray | None = None, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """Normal (Wald) intervals of C params."""
         c = np.eye(len(self.params)) if contrasts is None else np.atleast_2d(contrasts)
-        z = norm.ppf(0.5 + level / 2)
+        z = two_sided_z(level)
         centre, half = c @ self.params, z * self.se(c)
         return centre - half, centre + half
 
@@ -330,7 +337,7 @@ class MeanEstimate:
     N: int
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
-        z = norm.ppf(0.5 + level / 2)
+        z = two_sided_z(level)
         return self.value - z * self.se, self.value + z * self.se
 
 

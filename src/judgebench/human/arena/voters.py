@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import chi2
 
 from judgebench.core.records import LABELS
 from judgebench.human.arena.coded import Coded
@@ -126,6 +125,8 @@ def anomalies(table: pd.DataFrame, alpha: float = DEFAULT_ALPHA, seed: int = 0,
               coded: Coded | None = None) -> list[dict[str, Any]]:
     """Per annotator: votes, checkpoints, the largest M_j / threshold, flagged. Each annotator's votes in time
     order (file order among equal or missing times) come from one sort of every vote."""
+    from scipy.stats import chi2  # here: `arena` runs the voter checks in a child, which imports it (0.5 s)
+
     coded = coded if coded is not None else Coded(table)
     votes = action_values(table, coded)
     p = p_values(votes)
