@@ -233,6 +233,31 @@ def test_a_prepared_child_let_go_without_arguments_exits(monkeypatch):
     background._RUNNING.discard(forks[0])
 
 
+def _released(fd: int) -> str:
+    """Wait (up to 20 s) until the test writes to the pipe `fd` reads."""
+    import select
+
+    ready, _, _ = select.select([fd], [], [], 20)
+    return "released" if ready else "timed out"
+
+
+def test_a_prepared_child_computes_when_sent_while_a_later_child_still_runs(monkeypatch):
+    """A child forked after a prepared one used to keep a copy of the prepared child's argument pipe open, so the
+    prepared child (arena's and report's plots) saw its arguments end only when that later child exited. The
+    later child here waits until the prepared child's result is back: with the copy it times out first."""
+    forks = _forks(monkeypatch)
+    read_fd, write_fd = os.pipe()
+    try:
+        with background.prepared(_scaled) as child:
+            later = background.in_background(_released, read_fd)
+            assert child.send([1.5], 2).result() == [3.0]
+            os.write(write_fd, b"x")
+            assert later.result() == "released" and len(forks) == 2
+    finally:
+        os.close(read_fd)
+        os.close(write_fd)
+
+
 def test_without_a_fork_a_prepared_function_runs_when_sent(monkeypatch):
     forks = _forks(monkeypatch)
     monkeypatch.setenv("JUDGEBENCH_BACKGROUND", "0")

@@ -34,6 +34,8 @@ from judgebench.core.errors import JudgebenchError, Stopped
 
 _LEFT_OVER: list[int] = []  # children whose result was never asked for (reaped on the next start)
 _RUNNING: set[int] = set()  # children not yet collected: stopped with this process (interrupted, or leaving)
+_PARENT_ENDS: set[int] = set()  # this process's ends of its children's pipes, closed in every later child: a
+# prepared child sees the end of its arguments only when no copy of their write end is left open elsewhere
 
 
 def can_fork() -> bool:
@@ -76,7 +78,7 @@ class Pending:
             _stop(self.pid)
             raise
         finally:
-            os.close(self.fd)
+            _close_end(self.fd)
             _, status = os.waitpid(self.pid, 0)
             _RUNNING.discard(self.pid)
             self.pid, self.fd = 0, -1
@@ -92,10 +94,7 @@ class Pending:
 
     def __del__(self) -> None:  # never asked for: stop the child and reap it later
         if self.pid:
-            try:
-                os.close(self.fd)
-            except OSError:
-                pass
+            _close_end(self.fd)
             _stop(self.pid, reap=False)
             _LEFT_OVER.append(self.pid)
 
@@ -153,6 +152,35 @@ def later(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
     return _Later(fn, args, kwargs)
 
 
+def _fork() -> int:
+    """os.fork(); in the child, this process's ends of earlier children's pipes are closed (`_PARENT_ENDS`):
+    a prepared child forked earlier would otherwise wait for this one to exit before it saw its arguments end."""
+    pid = os.fork()
+    if pid == 0:
+        for fd in _PARENT_ENDS:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        _PARENT_ENDS.clear()
+    return pid
+
+
+def _parent_end(fd: int) -> int:
+    """`fd`, one of this process's ends of a child's pipe (closed in every later child)."""
+    _PARENT_ENDS.add(fd)
+    return fd
+
+
+def _close_end(fd: int) -> None:
+    """Close one of this process's ends of a child's pipe."""
+    _PARENT_ENDS.discard(fd)
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
 def _forked(pid: int) -> int:
     _RUNNING.add(pid)
     return pid
@@ -165,12 +193,12 @@ def in_background(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
     if not can_fork():
         return here(fn, *args, **kwargs)
     read_fd, write_fd = os.pipe()
-    pid = os.fork()
+    pid = _fork()
     if pid == 0:  # the child: compute, send, exit without running the parent's exit handlers
         os.close(read_fd)
         _child(lambda: fn(*args, **kwargs), write_fd)
     os.close(write_fd)
-    return Pending(pid=_forked(pid), fd=read_fd)
+    return Pending(pid=_forked(pid), fd=_parent_end(read_fd))
 
 
 class Prepared:
@@ -184,14 +212,14 @@ class Prepared:
             return  # send() computes here
         args_r, args_w = os.pipe()
         result_r, result_w = os.pipe()
-        pid = os.fork()
+        pid = _fork()
         if pid == 0:
             os.close(args_w)
             os.close(result_r)
             _child(lambda: _call_with_args(fn, warm, args_r), result_w)
         os.close(args_r)
         os.close(result_w)
-        self.pending, self.args_fd = Pending(pid=_forked(pid), fd=result_r), args_w
+        self.pending, self.args_fd = Pending(pid=_forked(pid), fd=_parent_end(result_r)), _parent_end(args_w)
 
     def send(self, *args: Any) -> Pending:
         if self.args_fd < 0:  # no child: the function runs here, now
@@ -208,7 +236,7 @@ class Prepared:
     def close(self) -> None:
         """Let the child go (EOF before arguments: it exits without computing)."""
         if self.args_fd >= 0:
-            os.close(self.args_fd)
+            _close_end(self.args_fd)
             self.args_fd = -1
 
     def __enter__(self) -> Prepared:
