@@ -195,16 +195,11 @@ def aggregate(table: pd.DataFrame, features: pd.DataFrame | None = None,
     table's codes, when the caller has them.
     """
     coded = coded if coded is not None else Coded(table)
+    if features is None and not extra and np.isin(table["outcome"].to_numpy(), OUTCOMES).all():
+        return _cell_frame(coded, table["outcome"].to_numpy())
     lo, hi, swap, names = coded.canonical()
     data = {"model_a": lo, "model_b": hi,
             "outcome": np.where(swap, 1.0 - table["outcome"].to_numpy(), table["outcome"].to_numpy())}
-    if features is None and not extra and np.isin(data["outcome"], OUTCOMES).all():  # the counts of the cells
-        cells, counts = cell_counts(cell_keys(coded, table["outcome"].to_numpy()), len(names))
-        pair, outcome = np.divmod(cells, len(OUTCOMES))  # in key order: the groupby's sorted order
-        data = {"model_a": pair // len(names), "model_b": pair % len(names), "outcome": OUTCOMES[outcome]}
-        frame = pd.DataFrame({**data, "count": counts})
-        frame["model_a"], frame["model_b"] = names[frame["model_a"]], names[frame["model_b"]]
-        return frame
     for name, values in (extra or {}).items():
         data[name] = np.where(swap, 1.0 - values, values)
     keys = list(data)
@@ -234,6 +229,18 @@ def cell_counts(keys: np.ndarray, n_models: int) -> tuple[np.ndarray, np.ndarray
     counts = np.bincount(keys, minlength=n_models * n_models * len(OUTCOMES))
     cells = np.flatnonzero(counts)
     return cells, counts[cells]
+
+
+def _cell_frame(coded: Coded, outcome: np.ndarray) -> pd.DataFrame:
+    """`aggregate` without features or extra columns, by counting the battles' cells: the cells in key order are
+    the groupby's rows in its sorted order (model_a, model_b codes, then the outcome)."""
+    names = coded.canonical()[3]
+    cells, counts = cell_counts(cell_keys(coded, outcome), len(names))
+    pair, index = np.divmod(cells, len(OUTCOMES))
+    frame = pd.DataFrame({"model_a": pair // len(names), "model_b": pair % len(names), "outcome": OUTCOMES[index],
+                          "count": counts})
+    frame["model_a"], frame["model_b"] = names[frame["model_a"]], names[frame["model_b"]]
+    return frame
 
 
 def comparison_groups(table: pd.DataFrame, coded: Coded | None = None) -> list[list[str]]:

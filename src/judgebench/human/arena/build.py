@@ -73,10 +73,10 @@ def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: Are
         battles = make_battles(raw, source, both_bad, dimension, dropped,  # type: ignore[arg-type]
                                exclude=[*opts.exclude, *voters.result()[0]], coded=coded)
     table, codes = battles.table, battles.coded
-    robust = aside(robustness, table, battles.slice_keys, opts.fit, opts.repeats, codes)
     a, b, names = codes.models
     if opts.fit.anchor is not None and opts.fit.anchor not in set(names[np.unique(np.concatenate([a, b]))]):
         raise JudgebenchError(f"--anchor {opts.fit.anchor}: no such model in the votes")
+    robust = aside(robustness, table, battles.slice_keys, opts.fit, opts.repeats, codes)
     groups = comparison_groups(table, codes)
     fit = rate(table, opts.fit, anchor=opts.fit.anchor, coded=codes)
     ratings = rating_rows(fit, table, codes)
