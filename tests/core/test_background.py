@@ -258,6 +258,66 @@ def test_a_prepared_child_computes_when_sent_while_a_later_child_still_runs(monk
         os.close(write_fd)
 
 
+def _write_slowly(path: str) -> str:
+    """Write a file atomically, and stall half-way (until stopped)."""
+    import time
+    from pathlib import Path
+
+    from judgebench.core.files import atomic_path
+
+    with atomic_path(Path(path), suffix=".png") as tmp:
+        tmp.write_bytes(b"half a plot")
+        time.sleep(30)
+    return path
+
+
+def test_a_child_stopped_by_its_parent_leaves_no_temporary_file(tmp_path, monkeypatch):
+    """An error or Ctrl-C in the parent stops its children (SIGTERM, SIGKILL only after a grace period): a plots
+    child stopped half-way through a PNG removes its temporary (it was SIGKILLed, leaving `.plot.png.XXXX.png`)."""
+    import time
+
+    forks = _forks(monkeypatch)
+    with background.prepared(_write_slowly) as child:
+        pending = child.send(str(tmp_path / "plot.png"))
+        deadline = time.monotonic() + 20
+        while not list(tmp_path.iterdir()) and time.monotonic() < deadline:  # the child is writing
+            time.sleep(0.01)
+        assert list(tmp_path.iterdir()), "the child never started its file"
+        started = time.monotonic()
+        background._stop_running()  # what leaving on an error or an interrupt does
+    assert list(tmp_path.iterdir()) == [] and len(forks) == 1
+    assert time.monotonic() - started < background.STOP_GRACE_S  # it left on SIGTERM, not on the SIGKILL
+    pending.pid = 0  # reaped by _stop_running
+
+
+def test_a_stop_before_the_childs_work_ends_the_child_never_the_parents_handler(tmp_path):
+    """A stop that reaches a child before it is inside `_child` must not run the parent's SIGTERM handler there:
+    the command line's raises KeyboardInterrupt, and the child went on running the parent's code (here: a copy
+    of pytest). The child below waits in the parent's code; stopped, it must exit 1, not raise."""
+    import signal
+    import time
+
+    def interrupt(signum, frame):  # what cli.main installs for SIGTERM
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        pid = background._fork()
+        if pid == 0:
+            try:
+                time.sleep(20)  # still in the parent's code, before any work
+            except BaseException:
+                (tmp_path / "escaped").write_text("")
+            os._exit(0)
+        time.sleep(0.3)
+        os.kill(pid, signal.SIGTERM)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert not (tmp_path / "escaped").exists()
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1
+
+
 def test_without_a_fork_a_prepared_function_runs_when_sent(monkeypatch):
     forks = _forks(monkeypatch)
     monkeypatch.setenv("JUDGEBENCH_BACKGROUND", "0")

@@ -143,3 +143,18 @@ def test_the_voter_checks_and_robustness_in_forked_children_write_the_same_files
         assert len(forks) == (2 if name == "children" else 0)
     for path in outs["here"].iterdir():
         assert path.read_bytes() == (outs["children"] / path.name).read_bytes(), path.name
+
+
+@pytest.mark.parametrize("background", ["1", "0"])
+def test_a_write_that_fails_leaves_no_temporary_plot_and_without_a_child_no_plot(tmp_path, capsys, monkeypatch,
+                                                                                  background):
+    """arena.html cannot be written (a folder there): one line, exit 2. The plots' child is stopped without leaving
+    a temporary PNG; without a child the PNGs come last, so none is written."""
+    monkeypatch.setenv("JUDGEBENCH_BACKGROUND", background)
+    out = tmp_path / "arena"
+    (out / "arena.html").mkdir(parents=True)
+    assert main(["arena", str(DEMO), "--output-dir", str(out), "--n-resamples", "20", "--robustness-repeats", "2"]) == 2
+    assert "arena.html" in capsys.readouterr().err
+    assert not [p.name for p in out.iterdir() if p.name.startswith(".")]
+    if background == "0":
+        assert not list(out.glob("*.png"))

@@ -13,7 +13,9 @@ style bootstrap on large runs, and its plots, whose imports are done while the s
 The child is a fork of this process: it sees the same arrays (copy on write) and runs the same code, so
 its result is the one this process would have computed; it is sent back pickled through a pipe (our own
 process's bytes, never a file's). The child runs BLAS on one thread, as the fits do anyway. A preload
-thread (preload.py) is let finish its imports before the fork. Without a safe fork (not Linux, other threads
+thread (preload.py) is let finish its imports before the fork. A child whose result is no longer wanted (an error
+or an interrupt in this process) is stopped with SIGTERM, on which it unwinds through its `finally` blocks (a
+file it was writing atomically leaves no temporary), and SIGKILLed only after STOP_GRACE_S. Without a safe fork (not Linux, other threads
 running, inside such a child, JUDGEBENCH_BACKGROUND=0) the function runs right here instead, at
 `in_background` or at `send`, with the same result.
 """
@@ -26,6 +28,7 @@ import pickle
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +37,7 @@ from judgebench.core.errors import JudgebenchError, Stopped
 
 _LEFT_OVER: list[int] = []  # children whose result was never asked for (reaped on the next start)
 _RUNNING: set[int] = set()  # children not yet collected: stopped with this process (interrupted, or leaving)
+STOP_GRACE_S = 2.0  # a stopped child's time to remove its temporary files (after SIGTERM) before SIGKILL
 _PARENT_ENDS: set[int] = set()  # this process's ends of its children's pipes, closed in every later child: a
 # prepared child sees the end of its arguments only when no copy of their write end is left open elsewhere
 
@@ -75,13 +79,14 @@ class Pending:
             while chunk := os.read(self.fd, 1 << 20):
                 chunks.append(chunk)
         except BaseException:  # interrupted while waiting: the child's work is not wanted any more
-            _stop(self.pid)
-            raise
-        finally:
             _close_end(self.fd)
-            _, status = os.waitpid(self.pid, 0)
-            _RUNNING.discard(self.pid)
+            _stop(self.pid, reap=True)
             self.pid, self.fd = 0, -1
+            raise
+        _close_end(self.fd)
+        _, status = os.waitpid(self.pid, 0)
+        _RUNNING.discard(self.pid)
+        self.pid, self.fd = 0, -1
         payload = b"".join(chunks)
         if not payload:
             self.error = Stopped(
@@ -106,14 +111,26 @@ def _how(status: int) -> str:
 
 
 def _stop(pid: int, reap: bool = False) -> None:
-    """Kill a child whose result is not wanted (SIGKILL: it holds nothing that needs a clean exit)."""
+    """Stop a child whose result is not wanted: SIGTERM, on which it leaves through its `finally` blocks (a file
+    it was writing atomically leaves no temporary behind: a plots child); `reap`: wait for it, and SIGKILL it
+    if it has not gone after STOP_GRACE_S (stuck in a long C call)."""
     _RUNNING.discard(pid)
     try:
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, signal.SIGTERM)
         if reap:
-            os.waitpid(pid, 0)
+            deadline = time.monotonic() + STOP_GRACE_S
+            while not os.waitpid(pid, os.WNOHANG)[0]:
+                if time.monotonic() > deadline:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    return
+                time.sleep(0.005)
     except (ProcessLookupError, ChildProcessError):
         pass
+
+
+class _StoppedByParent(BaseException):
+    """Raised in a child by its parent's SIGTERM (`_stop`) or a Ctrl-C: unwinds it through its `finally` blocks."""
 
 
 @atexit.register
@@ -152,18 +169,39 @@ def later(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
     return _Later(fn, args, kwargs)
 
 
+_STOPPING = (signal.SIGTERM, signal.SIGINT)  # a child's: its parent stopping it, or a Ctrl-C to the group
+_armed = False  # in a child: inside `_child`, where a stop unwinds to its exit (never into the parent's code)
+
+
 def _fork() -> int:
-    """os.fork(); in the child, this process's ends of earlier children's pipes are closed (`_PARENT_ENDS`):
-    a prepared child forked earlier would otherwise wait for this one to exit before it saw its arguments end."""
-    pid = os.fork()
-    if pid == 0:
-        for fd in _PARENT_ENDS:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        _PARENT_ENDS.clear()
+    """os.fork(). The child takes SIGTERM and SIGINT as `_child_stopped` from its first instruction (they are
+    blocked across the fork: the parent's handlers would raise KeyboardInterrupt in the child, which would then
+    go on running the parent's code), and closes this process's ends of earlier children's pipes
+    (`_PARENT_ENDS`: a prepared child forked earlier would otherwise see its arguments end only when this one
+    exits)."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+    try:
+        pid = os.fork()
+        if pid == 0:
+            for signum in _STOPPING:
+                signal.signal(signum, _child_stopped)
+            for fd in _PARENT_ENDS:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            _PARENT_ENDS.clear()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     return pid
+
+
+def _child_stopped(signum: int, frame: Any) -> None:
+    """In a child: stopped by its parent (SIGTERM) or a Ctrl-C. Inside `_child` it unwinds through the work's
+    `finally` blocks (an atomic write removes its temporary) to the child's exit; before that, it exits now."""
+    if _armed:
+        raise _StoppedByParent
+    os._exit(1)
 
 
 def _parent_end(fd: int) -> int:
@@ -221,6 +259,11 @@ class Prepared:
         os.close(result_w)
         self.pending, self.args_fd = Pending(pid=_forked(pid), fd=_parent_end(result_r)), _parent_end(args_w)
 
+    @property
+    def forked(self) -> bool:
+        """Whether a child waits for the arguments (else `send` computes here)."""
+        return self.args_fd >= 0
+
     def send(self, *args: Any) -> Pending:
         if self.args_fd < 0:  # no child: the function runs here, now
             self.pending = here(self.fn, *args)
@@ -270,8 +313,10 @@ class _LetGo(Exception):
 def _child(compute: Callable[[], Any], write_fd: int) -> None:
     """In a forked child: compute, send (True, value) or (False, exception) pickled, exit without running the
     parent's exit handlers."""
+    global _armed
     code = 0
     try:
+        _armed = True  # a stop from here on unwinds to the `finally` below (`_child_stopped`)
         os.environ["JUDGEBENCH_BACKGROUND"] = "0"  # no grandchildren
         try:
             message = (True, compute())

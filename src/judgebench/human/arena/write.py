@@ -21,11 +21,13 @@ from judgebench.publish.html import CSS
 
 def write_outputs(result: ArenaResult, out: Path, plotter: Prepared | None = None) -> list[Path]:
     """Write every output file into `out`; returns the paths written. The PNGs are drawn by `plotter` (a child
-    prepared with plots.draw, drawing while this process writes the rest); without one (`--no-plots`: seconds
-    of matplotlib on a large arena) there are none, and every other file is the same."""
+    prepared with plots.draw draws them while this process writes the rest; without a child, they are drawn
+    here last); without a plotter (`--no-plots`: seconds of matplotlib on a large arena) there are none, and
+    every other file is the same."""
     out.mkdir(parents=True, exist_ok=True)
     s = result.summary
-    pending = plotter.send(out, result.ratings, result.winrate, s) if plotter is not None else None
+    plots = (out, result.ratings, result.winrate, s)
+    pending = plotter.send(*plots) if plotter is not None and plotter.forked else None  # drawn meanwhile
     tables = _tables(result)
     written = []
     for name, frame in tables.items():
@@ -39,8 +41,10 @@ def write_outputs(result: ArenaResult, out: Path, plotter: Prepared | None = Non
     md = markdown(s)
     write_atomic(out / "arena.md", md)
     write_atomic(out / "arena.html", page(s, tables))
-    plots = pending.result() if pending is not None else []
-    return [out / "arena.json", out / "arena.md", out / "arena.html", *plots, *written]
+    if plotter is not None and pending is None:  # no child: the PNGs last, as before
+        pending = plotter.send(*plots)
+    pngs = pending.result() if pending is not None else []
+    return [out / "arena.json", out / "arena.md", out / "arena.html", *pngs, *written]
 
 
 def _matrix_json(frame: pd.DataFrame) -> dict[str, dict[str, float | None]]:
