@@ -51,6 +51,8 @@ def test_arena_on_a_task_with_a_judge_run(tmp_path, capsys):
     ('{"pair_id": "p1", "annotator": "u", "choice": "MAYBE", "model_a": "x", "model_b": "y"}', ":1:"),
     ('{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "x", "model_b": "y", "timestamp": "yesterday"}',
      "timestamp 'yesterday' is not an ISO 8601"),
+    ('{"pair_id": "p1", "annotator": "u", "choice": {"overall": "A"}, "model_a": "x", "model_b": "y"}',
+     ":1: field 'choice'"),  # a dict where a label belongs (was a TypeError traceback: unhashable)
 ])
 def test_bad_votes_are_one_line_errors(tmp_path, capsys, line, message):
     path = tmp_path / "votes.jsonl"
@@ -158,3 +160,14 @@ def test_a_write_that_fails_leaves_no_temporary_plot_and_without_a_child_no_plot
     assert not [p.name for p in out.iterdir() if p.name.startswith(".")]
     if background == "0":
         assert not list(out.glob("*.png"))
+
+
+def test_model_names_that_are_one_identifier_once_normalised_are_two_models(tmp_path, capsys):
+    """'é' and 'e' + a combining accent: two models (the HTML tables took model names as namedtuple fields, and
+    Python normalises identifiers: a SyntaxError traceback)."""
+    path = tmp_path / "votes.jsonl"
+    path.write_text("".join(json.dumps({"pair_id": f"p{i}", "annotator": f"u{i % 3}", "choice": "AB"[i % 2],
+                                        "model_a": "\u00e9", "model_b": "e\u0301"}) + "\n" for i in range(12)))
+    assert main(["arena", str(path), "--output-dir", str(tmp_path / "o"), "--n-resamples", "10", "--no-plots"]) == 0
+    assert json.loads((tmp_path / "o" / "arena.json").read_text())["counts"]["models"] == 2
+    assert "e\u0301" in (tmp_path / "o" / "arena.html").read_text(encoding="utf-8")

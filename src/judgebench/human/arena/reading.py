@@ -220,7 +220,10 @@ def _plain(row: dict[str, Any], allowed=frozenset(_ALLOWED), labels=frozenset(LA
     """Whether the row is a valid single-choice Vote on its face (exact types, nothing to coerce).
     Written as plain loops: it runs once per vote."""
     get = row.get
-    if not allowed.issuperset(row) or get("choice") not in labels or get("shown_order") not in orders:
+    choice, shown = get("choice"), get("shown_order")
+    if type(choice) is not str or type(shown) not in (str, type(None)):  # a dict or list is no label: the Vote
+        return False  # record words its error (they are unhashable: `in labels` raised TypeError)
+    if not allowed.issuperset(row) or choice not in labels or shown not in orders:
         return False
     for key in ("pair_id", "annotator"):
         value = get(key)

@@ -245,7 +245,8 @@ def page(s: dict[str, Any], tables: dict[str, pd.DataFrame]) -> str:
         head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
         formats = [_column_format(shown[c]) for c in shown.columns]
         body = "\n".join("<tr>" + "".join(f"<td>{html.escape(_cell(v, f))}</td>" for v, f in zip(row, formats)) + "</tr>"
-                         for row in shown.itertuples(index=False))
+                         for row in shown.itertuples(index=False, name=None))  # plain tuples: model names
+        # as field names failed (two names that are one identifier once NFKC-normalised: 'é', 'e\u0301')
         blocks.append(f"<h3>{html.escape(name.replace('_', ' '))}</h3>\n<div class=\"scroll\"><table>"
                       f"<thead><tr>{head}</tr></thead>\n<tbody>{body}</tbody></table></div>")
     title = html.escape(f"Arena: model ratings from votes ({s['config']['source']})")
