@@ -171,3 +171,20 @@ def test_model_names_that_are_one_identifier_once_normalised_are_two_models(tmp_
     assert main(["arena", str(path), "--output-dir", str(tmp_path / "o"), "--n-resamples", "10", "--no-plots"]) == 0
     assert json.loads((tmp_path / "o" / "arena.json").read_text())["counts"]["models"] == 2
     assert "e\u0301" in (tmp_path / "o" / "arena.html").read_text(encoding="utf-8")
+
+
+def test_a_model_name_ending_in_nul_is_a_one_line_error_and_dollars_are_drawn_as_text(tmp_path, capsys):
+    """'a' + NUL: numpy's text drops the NUL, merging two models (a TypeError traceback); refused in one line.
+    Names with `$` (matplotlib's math marks) are drawn as written, not parsed (`$\\frac{x$` raised ValueError)."""
+    def votes(a: str, b: str) -> Path:
+        path = tmp_path / f"votes{len(list(tmp_path.iterdir()))}.jsonl"
+        path.write_text("".join(json.dumps({"pair_id": f"p{i}", "annotator": f"u{i % 3}", "choice": "AB"[i % 2],
+                                            "model_a": a, "model_b": b}) + "\n" for i in range(12)))
+        return path
+
+    assert main(["arena", str(votes("a", "a\x00")), "--output-dir", str(tmp_path / "o1"), "--n-resamples", "10"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "ends in a NUL character" in err and len(err.splitlines()) == 1
+    out = tmp_path / "o2"
+    assert main(["arena", str(votes("$\\frac{x$", "cost $5 and $6")), "--output-dir", str(out), "--n-resamples", "10"]) == 0
+    assert (out / "ratings.png").stat().st_size and (out / "winrate.png").stat().st_size

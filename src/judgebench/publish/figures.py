@@ -48,3 +48,9 @@ def error_bars(frame: pd.DataFrame) -> list[list[float]]:
     low = (value - frame["ci_low"].astype(float)).fillna(0).clip(lower=0)
     high = (frame["ci_high"].astype(float) - value).fillna(0).clip(lower=0)
     return [low.tolist(), high.tolist()]
+
+
+def literal(text: str) -> str:
+    """Text matplotlib draws as it is: a `$` escaped (a model name with two of them was parsed as math, and one
+    like `$\\frac{x$` ended the plot with a ValueError). Text without `$` is unchanged."""
+    return text.replace("$", r"\$")

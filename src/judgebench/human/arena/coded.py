@@ -12,6 +12,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from judgebench.core.errors import JudgebenchError
+
 _CACHED = ("models", "annotators", "pairs", "pair_annotators", "choices")  # the cached properties below
 
 
@@ -29,6 +31,10 @@ class Coded:
         codes, uniques = pd.factorize(pd.concat([self.table["model_a"], self.table["model_b"]],
                                                 ignore_index=True).astype(str))
         names = np.asarray(uniques, dtype=str)
+        nul = [str(u) for u in uniques if str(u).endswith("\0")]  # numpy's text drops it: 'a\0' would become 'a'
+        if nul:
+            raise JudgebenchError(f"model name {min(nul)!r} ends in a NUL character, which would be dropped (and "
+                                  "the name taken for another): rename the model")
         rank = np.empty(len(names), dtype=np.int64)
         rank[np.argsort(names, kind="stable")] = np.arange(len(names))
         return rank[codes[:n]], rank[codes[n:]], np.sort(names)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgebench.publish.figures import error_bars, figure, import_plotting, save_png
+from judgebench.publish.figures import error_bars, figure, import_plotting, literal, save_png
 
 __all__ = ["assisted_methods", "draw", "import_plotting"]
 
@@ -34,7 +34,7 @@ def draw(out: Path, ratings: list[dict[str, Any]], winrate: pd.DataFrame, summar
 def plot_ratings(rows: list[dict[str, Any]], path: Path) -> None:
     frame = pd.DataFrame(rows).iloc[::-1].rename(columns={"rating": "value"})
     fig, ax = figure(7.0, 0.3 * len(frame) + 1.5, max(map(len, frame["model"]), default=6))
-    ax.errorbar(frame["value"], frame["model"], xerr=error_bars(frame), fmt="o", capsize=3)
+    ax.errorbar(frame["value"], [literal(m) for m in frame["model"]], xerr=error_bars(frame), fmt="o", capsize=3)
     ax.set_xlabel("rating (Elo, 95% bootstrap CI)")
     ax.set_title("Model ratings from votes", fontsize=10)
     save_png(fig, path)
@@ -46,8 +46,8 @@ def plot_winrate(frame: pd.DataFrame, path: Path) -> None:
     image = ax.imshow(frame.to_numpy(dtype=float), vmin=0, vmax=1, cmap="RdBu")
     fig.colorbar(image, ax=ax, shrink=0.8, label="win rate")
     ticks = np.arange(len(frame))
-    ax.set_xticks(ticks, [str(c) for c in frame.columns], rotation=90, fontsize=7)
-    ax.set_yticks(ticks, [str(r) for r in frame.index], fontsize=7)
+    ax.set_xticks(ticks, [literal(str(c)) for c in frame.columns], rotation=90, fontsize=7)
+    ax.set_yticks(ticks, [literal(str(r)) for r in frame.index], fontsize=7)
     if len(frame) <= 20:  # the values in the cells, readable up to 20 models
         values = frame.to_numpy(dtype=float)
         for i, j in np.ndindex(values.shape):
@@ -68,17 +68,17 @@ def plot_assisted(a: dict[str, Any], path: Path) -> None:
         frame = pd.DataFrame([by[m] for m in models]).rename(columns={"rating": "value"})
         ax.errorbar(frame["value"], y, xerr=error_bars(frame), fmt="o", capsize=2, markersize=3,
                     label=name.replace("_", " "))
-    ax.set_yticks(np.arange(len(models)), models)
+    ax.set_yticks(np.arange(len(models)), [literal(m) for m in models])
     ax.set_xlabel("rating (Elo, 95% sandwich CI)")
     ax.legend(fontsize=6, loc="best")
-    ax.set_title(f"Human-only, judge-only and judge-assisted: {a['judge']}", fontsize=10)
+    ax.set_title(literal(f"Human-only, judge-only and judge-assisted: {a['judge']}"), fontsize=10)
     save_png(fig, path)
 
 
 def plot_votes_needed(v: dict[str, Any], path: Path) -> None:
     fig, (left, right) = _two_panels()
     for curve in v["curves"]:
-        line = left.plot(v["grid"], curve["top_k"]["power"], marker="o", label=f"{curve['label']}: top {v['top_k']}")
+        line = left.plot(v["grid"], curve["top_k"]["power"], marker="o", label=literal(f"{curve['label']}: top {v['top_k']}"))
         for r in curve["adjacent"]:
             left.plot(v["grid"], r["power"], color=line[0].get_color(), alpha=0.25, linewidth=0.8)
     left.axhline(v["power"], color="grey", linestyle=":")
@@ -89,7 +89,7 @@ def plot_votes_needed(v: dict[str, Any], path: Path) -> None:
     left.set_title("Separating models", fontsize=9)
     for g in v["judge_gap"]:
         right.plot(g["grid"], g["power"], marker="o",
-                   label=f"{g['judge'] or 'judges'}: {g['accuracy']:.2f} vs {g['accuracy'] + g['gap']:.2f}")
+                   label=literal(f"{g['judge'] or 'judges'}: {g['accuracy']:.2f} vs {g['accuracy'] + g['gap']:.2f}"))
     right.axhline(v["power"], color="grey", linestyle=":")
     right.set_xscale("log")
     right.set_xlabel("labelled pairs")
