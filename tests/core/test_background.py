@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -271,23 +272,30 @@ def _write_slowly(path: str) -> str:
     return path
 
 
-def test_a_child_stopped_by_its_parent_leaves_no_temporary_file(tmp_path, monkeypatch):
+@pytest.mark.parametrize("how", ["leaving", "the block failed"])
+def test_a_child_stopped_by_its_parent_leaves_no_temporary_file(tmp_path, monkeypatch, how):
     """An error or Ctrl-C in the parent stops its children (SIGTERM, SIGKILL only after a grace period): a plots
-    child stopped half-way through a PNG removes its temporary (it was SIGKILLed, leaving `.plot.png.XXXX.png`)."""
+    child stopped half-way through a PNG removes its temporary (it was SIGKILLed, leaving `.plot.png.XXXX.png`).
+    Leaving the process stops every child (atexit); a `with prepared(...)` block that fails stops and reaps its
+    own child before the error goes on."""
     import time
 
     forks = _forks(monkeypatch)
-    with background.prepared(_write_slowly) as child:
-        pending = child.send(str(tmp_path / "plot.png"))
-        deadline = time.monotonic() + 20
-        while not list(tmp_path.iterdir()) and time.monotonic() < deadline:  # the child is writing
-            time.sleep(0.01)
-        assert list(tmp_path.iterdir()), "the child never started its file"
-        started = time.monotonic()
-        background._stop_running()  # what leaving on an error or an interrupt does
+    started = 0.0
+    with pytest.raises(RuntimeError) if how == "the block failed" else contextlib.nullcontext():
+        with background.prepared(_write_slowly) as child:
+            pending = child.send(str(tmp_path / "plot.png"))
+            deadline = time.monotonic() + 20
+            while not list(tmp_path.iterdir()) and time.monotonic() < deadline:  # the child is writing
+                time.sleep(0.01)
+            assert list(tmp_path.iterdir()), "the child never started its file"
+            started = time.monotonic()
+            if how == "the block failed":
+                raise RuntimeError("the parent failed")
+            background._stop_running()  # what leaving on an error or an interrupt does
+            pending.pid = 0  # reaped by _stop_running
     assert list(tmp_path.iterdir()) == [] and len(forks) == 1
     assert time.monotonic() - started < background.STOP_GRACE_S  # it left on SIGTERM, not on the SIGKILL
-    pending.pid = 0  # reaped by _stop_running
 
 
 def test_a_stop_before_the_childs_work_ends_the_child_never_the_parents_handler(tmp_path):

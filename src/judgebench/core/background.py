@@ -79,9 +79,7 @@ class Pending:
             while chunk := os.read(self.fd, 1 << 20):
                 chunks.append(chunk)
         except BaseException:  # interrupted while waiting: the child's work is not wanted any more
-            _close_end(self.fd)
-            _stop(self.pid, reap=True)
-            self.pid, self.fd = 0, -1
+            self.cancel()
             raise
         _close_end(self.fd)
         _, status = os.waitpid(self.pid, 0)
@@ -96,6 +94,13 @@ class Pending:
             return
         ok, value = pickle.loads(payload)
         self.value, self.error = (value, None) if ok else (None, value)
+
+    def cancel(self) -> None:
+        """The result is not wanted: stop the child and reap it here (it leaves through its `finally` blocks)."""
+        if self.pid:
+            _close_end(self.fd)
+            _stop(self.pid, reap=True)
+            self.pid, self.fd = 0, -1
 
     def __del__(self) -> None:  # never asked for: stop the child and reap it later
         if self.pid:
@@ -285,8 +290,10 @@ class Prepared:
     def __enter__(self) -> Prepared:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         self.close()
+        if kind is not None:  # the block failed: the child's work is not wanted (e.g. half-drawn plots: stopped
+            self.pending.cancel()  # and reaped before the error goes on, so no temporary file outlives it)
 
 
 def prepared(fn: Callable[..., Any], *, warm: Callable[[], Any] | None = None) -> Prepared:
