@@ -582,9 +582,7 @@ def fit_bt_penalties(
     a, b, y = _battle_arrays(battles)
     x, names = _feature_matrix(features, len(a), feature_names)
     design = _prepare(a, b, y[:, None], x, _battle_weights(weights, len(a)), anchor_model)
-    elo = {"anchor_model": anchor_model, "anchor_rating": anchor_rating, "scale": scale,
-           "base": base}
-    return _point_fits(design, names, l2s, elo)
+    return _point_fits(design, names, l2s, _elo(anchor_model, anchor_rating, scale, base))
 
 
 def fit_bt_coded(
@@ -614,8 +612,12 @@ def fit_bt_coded(
     y = _outcome_array(outcome, len(a))
     design = _prepare(np.searchsorted(used, a), np.searchsorted(used, b), y[:, None], x,
                       _battle_weights(weights, len(a)), anchor_model, models=tuple(names[used].tolist()))
-    elo = {"anchor_model": anchor_model, "anchor_rating": anchor_rating, "scale": scale, "base": base}
-    return _point_fits(design, (), (l2,), elo)[0]
+    return _point_fits(design, (), (l2,), _elo(anchor_model, anchor_rating, scale, base))[0]
+
+
+def _elo(anchor_model: str | None, anchor_rating: float, scale: float, base: float) -> dict[str, Any]:
+    """The Elo conversion's arguments, as a fit carries them (`_make_fit`, `_to_elo`)."""
+    return {"anchor_model": anchor_model, "anchor_rating": anchor_rating, "scale": scale, "base": base}
 
 
 def _battle_weights(weights: Sequence[float] | None, n: int) -> np.ndarray:
@@ -725,7 +727,7 @@ class PairedBootstrap:
         design = _prepare(a, b, ys, x, w, anchor_model)
         if weights is not None:
             design = replace(design, multinomial=True)
-        elo = {"anchor_model": anchor_model, "anchor_rating": anchor_rating, "scale": scale, "base": base}
+        elo = _elo(anchor_model, anchor_rating, scale, base)
         with single_threaded_blas():
             starts = tuple(_point_params(design, column, l2) for column in range(len(keys)))
         return cls(design, keys, names, starts, elo, l2, n_resamples, seed)
