@@ -326,6 +326,19 @@ def test_a_stop_before_the_childs_work_ends_the_child_never_the_parents_handler(
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1
 
 
+def test_leaving_waits_for_a_child_whose_result_was_dropped(monkeypatch):
+    """A dropped result stops its child without waiting (SIGTERM); leaving the process waits for it, so no child
+    goes on computing after the command has returned (as it did for a moment after an interrupted report)."""
+    import time
+
+    forks = _forks(monkeypatch)
+    pending = background.in_background(time.sleep, 30)
+    del pending  # never asked for
+    background._stop_running()
+    with pytest.raises(ChildProcessError):  # reaped already
+        os.waitpid(forks[0], os.WNOHANG)
+
+
 def test_without_a_fork_a_prepared_function_runs_when_sent(monkeypatch):
     forks = _forks(monkeypatch)
     monkeypatch.setenv("JUDGEBENCH_BACKGROUND", "0")

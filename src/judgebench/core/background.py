@@ -140,9 +140,11 @@ class _StoppedByParent(BaseException):
 
 @atexit.register
 def _stop_running() -> None:
-    """This process is leaving (an error, Ctrl-C): its children's work is not wanted."""
-    for pid in list(_RUNNING):
+    """This process is leaving (an error, Ctrl-C): its children's work is not wanted. Those whose result was
+    dropped (already sent SIGTERM) are waited for too, so that no child outlives the command."""
+    for pid in [*_RUNNING, *_LEFT_OVER]:
         _stop(pid, reap=True)
+    _LEFT_OVER.clear()
 
 
 def here(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
