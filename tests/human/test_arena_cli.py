@@ -188,3 +188,14 @@ def test_a_model_name_ending_in_nul_is_a_one_line_error_and_dollars_are_drawn_as
     out = tmp_path / "o2"
     assert main(["arena", str(votes("$\\frac{x$", "cost $5 and $6")), "--output-dir", str(out), "--n-resamples", "10"]) == 0
     assert (out / "ratings.png").stat().st_size and (out / "winrate.png").stat().st_size
+
+
+def test_a_votes_file_that_is_a_fifo_or_a_folder_is_named_as_not_a_regular_file(tmp_path, capsys):
+    """Neither is read (a FIFO would wait for a writer); the line said 'no such file' for both."""
+    import os
+
+    os.mkfifo(tmp_path / "fifo.jsonl")
+    (tmp_path / "folder.jsonl").mkdir()
+    for name in ("fifo.jsonl", "folder.jsonl"):
+        assert main(["arena", str(tmp_path / name), "--output-dir", str(tmp_path / "o")]) == 2
+        assert capsys.readouterr().err.strip().endswith(f"{name}: not a regular file")

@@ -38,7 +38,7 @@ def read_vote_table(path: Path, source: str, dimension: str) -> tuple[pd.DataFra
     if path.suffix == ".csv":
         return votes_frame(read_votes(path), source, dimension)
     if not path.is_file():
-        raise JudgebenchError(f"votes file {path}: no such file")
+        raise JudgebenchError(f"votes file {path}: " + ("not a regular file" if path.exists() else "no such file"))
     fast = _read_columnar(path)
     if fast is not None:  # every line a plain vote: the same columns, read by Arrow in C
         columns, count = fast
