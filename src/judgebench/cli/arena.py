@@ -244,7 +244,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
     # the plots' child, forked while this process is small: it imports matplotlib now, draws at the end
     with nullcontext() if args.no_plots else prepared(draw, warm=import_plotting) as plotter:
         # the computation's and outputs' imports (scipy's stats and optimize among them) in a thread, while
-        preload.need_later("judgebench.human.arena.write", "scipy.optimize")  # Arrow reads the votes without
+        preload.need_later("judgebench.human.arena.write", "scipy.optimize", "scipy.stats")  # Arrow reads the votes without
         preload.start()  # the GIL (preload.py)
         result = arena(args)
         from judgebench.human.arena.write import write_outputs

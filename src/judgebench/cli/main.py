@@ -6,6 +6,7 @@ Exit codes: 0 done; 1 a run stopped early (partial results written); 2 bad input
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -449,6 +450,17 @@ def guard_outputs(command: argparse.ArgumentParser, args: argparse.Namespace) ->
     refuse_output_over_inputs(outputs, inputs, runs, allowed, writes=(lambda name: writes(args, name)) if writes else None)
 
 
+def use_system_allocator_for_arrow() -> None:
+    """Arrow's allocations (the votes' JSON read, pandas' Arrow-backed str columns) from the C library's malloc
+    instead of the pyarrow wheel's mimalloc, for this process, unless $ARROW_DEFAULT_MEMORY_POOL says otherwise.
+
+    mimalloc hands the pages of freed buffers back to the kernel, which zeroes them again on the next use: at
+    2,000,000 votes `arena` spent 1.2-1.5 s of system time in that zeroing (docs/lab/perf.md, eighth round).
+    Arrow reads the variable when it creates its default pool, which no import before a command's handler does.
+    The `judgebench` process only: a Python caller keeps its own process's choice."""
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+
+
 def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
@@ -461,6 +473,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     in_main_thread = threading.current_thread() is threading.main_thread()
     process = in_main_thread and argv is None
     if process:
+        use_system_allocator_for_arrow()
         interrupts.watch()
         from judgebench.calls.stopping import keep_held_until_exit
 
