@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -228,41 +227,3 @@ def test_permanent_auth_error_stops_at_once(tmp_path, capsys):
     counts = results_of(tmp_path / "out")["counts"]
     assert counts["failed"] == counts["calls"] == 16  # one real failure, fifteen never attempted
 
-
-_POOL_AFTER = """
-import os, sys
-from judgebench.cli.main import main
-given = sys.argv[1:]
-if given[0] == "--python-caller":
-    code = main(given[1:])
-else:
-    sys.argv = ["judgebench", *given]
-    code = main()
-import pyarrow as pa
-print(code, pa.default_memory_pool().backend_name, os.environ.get("ARROW_DEFAULT_MEMORY_POOL"))
-"""
-
-
-def _pool_after(tmp_path, *first: str, env: dict[str, str] | None = None) -> list[str]:
-    """(exit code, Arrow's pool, $ARROW_DEFAULT_MEMORY_POOL) after an arena command on the demo votes."""
-    votes = Path(__file__).resolve().parents[2] / "tasks" / "demo" / "arena_votes_demo.jsonl"
-    clean = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
-    done = subprocess.run([sys.executable, "-c", _POOL_AFTER, *first, "arena", str(votes), "--output-dir",
-                           str(tmp_path / "arena"), "--no-plots", "--n-resamples", "0"],
-                          capture_output=True, text=True, timeout=120, env={**clean, **(env or {})})
-    return done.stdout.splitlines()[-1].split()
-
-
-def test_the_judgebench_process_reads_arrow_with_the_system_allocator(tmp_path):
-    # mimalloc's page returns cost 1.2-1.5 s of system time at 2,000,000 votes (docs/lab/perf.md, eighth round)
-    assert _pool_after(tmp_path) == ["0", "system", "system"]
-
-
-def test_an_arrow_pool_chosen_by_the_user_or_a_python_caller_stands(tmp_path):
-    import pyarrow as pa
-
-    if not hasattr(pa, "mimalloc_memory_pool") or not pa.mimalloc_memory_pool:
-        pytest.skip("this pyarrow has no mimalloc")
-    assert _pool_after(tmp_path, env={"ARROW_DEFAULT_MEMORY_POOL": "mimalloc"}) == ["0", "mimalloc", "mimalloc"]
-    code, pool, variable = _pool_after(tmp_path / "api", "--python-caller")
-    assert (code, variable) == ("0", "None") and pool != "system"  # main(argv): the caller's process, untouched

@@ -6,7 +6,6 @@ Exit codes: 0 done; 1 a run stopped early (partial results written); 2 bad input
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
 import threading
@@ -37,7 +36,7 @@ from judgebench.cli.flags import (
 from judgebench.cli.rubric import add_parser as add_rubric_parser
 from judgebench.cli.run_summary import format_summary
 from judgebench.cli.view import add_parser as _add_view_parser
-from judgebench.core import preload
+from judgebench.core import allocator, preload
 from judgebench.core.errors import (
     JudgebenchError,
     NumericError,
@@ -185,7 +184,7 @@ def _add_score_parser(sub: Any) -> None:
     p.add_argument("run_dir", type=PATH, help="a run directory (results.json + samples.jsonl)")
     p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs (default: the run's own task.yaml copy when the task is not installed)")
     p.add_argument("--bootstrap", type=resamples, help="bootstrap resamples for confidence intervals (default: the run's own)")
-    p.set_defaults(handler=cmd_score)
+    p.set_defaults(handler=cmd_score, array_heavy=True)  # core/allocator.py
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -236,7 +235,7 @@ def _add_report_parser(sub: Any) -> None:
     p = sub.add_parser("report", help="write a Markdown diagnostics report with plots for a run")
     p.add_argument("run_dir", type=PATH, help="a run directory (results.json + samples.jsonl)")
     p.add_argument("--output-dir", type=OUTPUT_DIR, help="report folder (default: RUN_DIR/report)")
-    p.set_defaults(handler=cmd_report, owned_output="report")  # rundir.REPORT_DIR: --help stays fast
+    p.set_defaults(handler=cmd_report, owned_output="report", array_heavy=True)  # rundir.REPORT_DIR: --help stays fast
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -450,17 +449,6 @@ def guard_outputs(command: argparse.ArgumentParser, args: argparse.Namespace) ->
     refuse_output_over_inputs(outputs, inputs, runs, allowed, writes=(lambda name: writes(args, name)) if writes else None)
 
 
-def use_system_allocator_for_arrow() -> None:
-    """Arrow's allocations (the votes' JSON read, pandas' Arrow-backed str columns) from the C library's malloc
-    instead of the pyarrow wheel's mimalloc, for this process, unless $ARROW_DEFAULT_MEMORY_POOL says otherwise.
-
-    mimalloc hands the pages of freed buffers back to the kernel, which zeroes them again on the next use: at
-    2,000,000 votes `arena` spent 1.2-1.5 s of system time in that zeroing (docs/lab/perf.md, eighth round).
-    Arrow reads the variable when it creates its default pool, which no import before a command's handler does.
-    The `judgebench` process only: a Python caller keeps its own process's choice."""
-    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
-
-
 def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
@@ -473,7 +461,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     in_main_thread = threading.current_thread() is threading.main_thread()
     process = in_main_thread and argv is None
     if process:
-        use_system_allocator_for_arrow()
+        allocator.use_system_allocator_for_arrow()  # before any import of pyarrow (allocator.py)
         interrupts.watch()
         from judgebench.calls.stopping import keep_held_until_exit
 
@@ -483,6 +471,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser, given = build_parser(), normalize_aliases(sys.argv[1:] if argv is None else argv)
         args = parser.parse_args(given)
         guard_outputs(parser._command_parser(given), args)
+        if process and getattr(args, "array_heavy", False):
+            allocator.keep_freed_memory()
         code = args.handler(args)
         preload.stop()  # no import left running past the result (preload.py; atexit does it on the other ways out)
         return code

@@ -1,0 +1,80 @@
+"""The judgebench process's allocators (core/allocator.py): Arrow on the system allocator, glibc keeping freed
+memory for the array-heavy commands; a user's or a Python caller's choice stands."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from judgebench.core import allocator
+
+VOTES = Path(__file__).resolve().parents[2] / "tasks" / "demo" / "arena_votes_demo.jsonl"
+
+# after the command: Arrow's pool, the variable, and whether a freed 64 MB array's memory left the process
+_AFTER = """
+import os, sys
+import numpy as np
+from judgebench.cli.main import main
+given = sys.argv[1:]
+if given[0] == "--python-caller":
+    code = main(given[1:])
+else:
+    sys.argv = ["judgebench", *given]
+    code = main()
+import pyarrow as pa
+def resident():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+block = np.ones(64 << 20, dtype=np.uint8)
+held = resident()
+del block
+kept = resident() > held - (32 << 20)
+print(code, pa.default_memory_pool().backend_name, os.environ.get("ARROW_DEFAULT_MEMORY_POOL"), kept)
+"""
+
+
+def _after(tmp_path: Path, *command: str, env: dict[str, str] | None = None) -> list[str]:
+    clean = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    done = subprocess.run([sys.executable, "-c", _AFTER, *command], capture_output=True, text=True, timeout=120,
+                          env={**clean, **(env or {})}, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-800:]
+    return done.stdout.splitlines()[-1].split()
+
+
+def _arena(tmp_path: Path) -> tuple[str, ...]:
+    return "arena", str(VOTES), "--output-dir", str(tmp_path / "arena"), "--no-plots", "--n-resamples", "0"
+
+
+glibc = pytest.mark.skipif(not allocator._is_glibc() or not Path("/proc/self/statm").exists(),
+                           reason="glibc's mallopt and /proc: Linux with glibc")
+
+
+@glibc
+def test_arena_reads_arrow_with_the_system_allocator_and_keeps_freed_memory(tmp_path):
+    # mimalloc's page returns and glibc's unmapping of freed arrays: 2-3 s of kernel page zeroing at 2,000,000
+    # votes (docs/lab/perf.md, eighth round)
+    assert _after(tmp_path, *_arena(tmp_path)) == ["0", "system", "system", "True"]
+
+
+@glibc
+def test_a_command_that_is_not_array_heavy_gives_freed_memory_back(tmp_path):
+    assert _after(tmp_path, "tasks") == ["0", "system", "system", "False"]
+
+
+@glibc
+def test_a_python_caller_keeps_its_own_allocators(tmp_path):
+    code, pool, variable, kept = _after(tmp_path, "--python-caller", *_arena(tmp_path))
+    assert (code, variable, kept) == ("0", "None", "False") and pool != "system"
+
+
+def test_an_arrow_pool_chosen_by_the_user_stands(tmp_path):
+    import pyarrow as pa
+
+    if not getattr(pa, "mimalloc_memory_pool", None):
+        pytest.skip("this pyarrow has no mimalloc")
+    assert _after(tmp_path, *_arena(tmp_path), env={"ARROW_DEFAULT_MEMORY_POOL": "mimalloc"})[1:3] == ["mimalloc",
+                                                                                                    "mimalloc"]
