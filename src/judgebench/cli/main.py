@@ -461,7 +461,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     in_main_thread = threading.current_thread() is threading.main_thread()
     process = in_main_thread and argv is None
     if process:
-        allocator.use_system_allocator_for_arrow()  # before any import of pyarrow (allocator.py)
         interrupts.watch()
         from judgebench.calls.stopping import keep_held_until_exit
 
@@ -471,8 +470,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser, given = build_parser(), normalize_aliases(sys.argv[1:] if argv is None else argv)
         args = parser.parse_args(given)
         guard_outputs(parser._command_parser(given), args)
-        if process and getattr(args, "array_heavy", False):
-            allocator.keep_freed_memory()
+        if process and getattr(args, "array_heavy", False):  # arena, report, score (allocator.py)
+            allocator.for_large_arrays()
         code = args.handler(args)
         preload.stop()  # no import left running past the result (preload.py; atexit does it on the other ways out)
         return code

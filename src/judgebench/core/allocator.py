@@ -5,13 +5,14 @@ and frees arrays of tens of megabytes many times. Two allocators hand such memor
 and the kernel zeroes it again, page by page, on its next use: at 2,000,000 votes `arena` spent 2-3 s of its
 CPU there (docs/lab/perf.md, eighth round).
 
-- `use_system_allocator_for_arrow`: Arrow allocates from the C library's malloc, not the pyarrow wheel's
-  mimalloc, unless $ARROW_DEFAULT_MEMORY_POOL says otherwise. Every command of the process; Arrow reads the
-  variable when it makes its default pool, which no import before a command's handler does.
-- `keep_freed_memory`: glibc serves every allocation from its heap (no separate mapping per large array) and
-  keeps what is freed there for the next one. Only for the commands that ask for it (`array_heavy`): a
-  long-running server should give memory back. The peak is unchanged (it is the live arrays'); the process
-  simply does not shrink before it exits.
+`for_large_arrays` sets both, for the commands that ask for it (`array_heavy`: arena, report, score):
+- Arrow allocates from the C library's malloc, not the pyarrow wheel's mimalloc, unless
+  $ARROW_DEFAULT_MEMORY_POOL says otherwise (Arrow reads it when it makes its default pool: no import before a
+  command's handler does);
+- glibc serves every allocation from its heap (no separate mapping per large array) and keeps what is freed
+  there for the next one. The peak is unchanged (it is the live arrays'); the process simply does not shrink
+  before it exits, which is why a long-running server or `run` (whose 1,000,000-pair memory target is close)
+  is left as it is.
 
 Only the `judgebench` command calls these: a Python caller keeps its own process's allocators. Nothing
 computed depends on them.
@@ -27,9 +28,10 @@ _M_MMAP_MAX = -4
 _KEEP_UP_TO = 2**31 - 1  # bytes free at the heap's top before glibc trims it (mallopt takes an int)
 
 
-def use_system_allocator_for_arrow() -> None:
-    """Arrow's default pool: the system allocator, unless the user chose one."""
+def for_large_arrays() -> None:
+    """Both settings (before the command imports pyarrow)."""
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    keep_freed_memory()
 
 
 def keep_freed_memory() -> bool:
