@@ -226,4 +226,3 @@ def test_permanent_auth_error_stops_at_once(tmp_path, capsys):
     assert "permanent error" in err and "401" in err
     counts = results_of(tmp_path / "out")["counts"]
     assert counts["failed"] == counts["calls"] == 16  # one real failure, fifteen never attempted
-
