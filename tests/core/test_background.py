@@ -399,3 +399,41 @@ def test_no_tqdm_monitor_thread_outlives_a_progress_bar_or_a_data_load(tmp_path)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "['MainThread']"
+
+
+_ORPHANED = """
+import sys, time
+from pathlib import Path
+from judgebench.core import background
+
+def late_write(path):
+    time.sleep(2.0)
+    Path(path).write_text("written after the parent died")
+
+pending = background.in_background(late_write, sys.argv[1])
+print(pending.pid, flush=True)
+time.sleep(30)
+"""
+
+
+def test_a_child_stops_when_its_parent_is_killed(tmp_path):
+    """`kill -9` of a command runs none of its exit handlers; the child gets SIGTERM from the kernel (Linux's
+    parent-death signal) instead of going on to write its files (arena's plots child wrote PNGs seconds later)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    if not background.can_fork():
+        pytest.skip("no fork here")
+    marker = tmp_path / "late.txt"
+    parent = subprocess.Popen([sys.executable, "-c", _ORPHANED, str(marker)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert int(parent.stdout.readline()) > 0  # the child is forked (its work starts at once)
+        time.sleep(0.3)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(timeout=10)
+        time.sleep(3.0)  # past the child's 2 s of work
+    finally:
+        parent.kill()
+    assert not marker.exists()

@@ -23,6 +23,7 @@ running, inside such a child, JUDGEBENCH_BACKGROUND=0) the function runs right h
 from __future__ import annotations
 
 import atexit
+import ctypes
 import os
 import pickle
 import signal
@@ -177,6 +178,7 @@ def later(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Pending:
 
 
 _STOPPING = (signal.SIGTERM, signal.SIGINT)  # a child's: its parent stopping it, or a Ctrl-C to the group
+_PR_SET_PDEATHSIG = 1  # prctl(2)
 _armed = False  # in a child: inside `_child`, where a stop unwinds to its exit (never into the parent's code)
 
 
@@ -187,11 +189,13 @@ def _fork() -> int:
     (`_PARENT_ENDS`: a prepared child forked earlier would otherwise see its arguments end only when this one
     exits)."""
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+    parent = os.getpid()
     try:
         pid = os.fork()
         if pid == 0:
             for signum in _STOPPING:
                 signal.signal(signum, _child_stopped)
+            _stopped_with(parent)
             for fd in _PARENT_ENDS:
                 try:
                     os.close(fd)
@@ -201,6 +205,18 @@ def _fork() -> int:
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     return pid
+
+
+def _stopped_with(parent: int) -> None:
+    """In a child: SIGTERM when its parent dies, by SIGKILL too (nothing of the parent's is left to stop it: a
+    plots child went on and wrote its PNGs seconds after `kill -9` of `arena`), and now if it already has. Linux's
+    parent-death signal follows the forking thread, which is this process's only one (`can_fork`)."""
+    try:
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM))
+    except (OSError, AttributeError):  # no prctl: the parent's exit handlers still stop it
+        return
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)  # held by the fork's mask until `_fork` lifts it
 
 
 def _child_stopped(signum: int, frame: Any) -> None:
