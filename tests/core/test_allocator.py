@@ -38,7 +38,8 @@ print(code, pa.default_memory_pool().backend_name, os.environ.get("ARROW_DEFAULT
 
 
 def _after(tmp_path: Path, *command: str, env: dict[str, str] | None = None) -> list[str]:
-    clean = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    clean = {k: v for k, v in os.environ.items()  # the allocators' own settings from the environment left out
+             if k not in ("ARROW_DEFAULT_MEMORY_POOL", "GLIBC_TUNABLES") and not k.startswith("MALLOC_")}
     done = subprocess.run([sys.executable, "-c", _AFTER, *command], capture_output=True, text=True, timeout=120,
                           env={**clean, **(env or {})}, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-800:]
@@ -49,7 +50,7 @@ def _arena(tmp_path: Path) -> tuple[str, ...]:
     return "arena", str(VOTES), "--output-dir", str(tmp_path / "arena"), "--no-plots", "--n-resamples", "0"
 
 
-glibc = pytest.mark.skipif(not allocator._is_glibc() or not Path("/proc/self/statm").exists(),
+glibc = pytest.mark.skipif(allocator._glibc() is None or not Path("/proc/self/statm").exists(),
                            reason="glibc's mallopt and /proc: Linux with glibc")
 
 
@@ -79,3 +80,24 @@ def test_an_arrow_pool_chosen_by_the_user_stands(tmp_path):
         pytest.skip("this pyarrow has no mimalloc")
     assert _after(tmp_path, *_arena(tmp_path), env={"ARROW_DEFAULT_MEMORY_POOL": "mimalloc"})[1:3] == ["mimalloc",
                                                                                                     "mimalloc"]
+
+
+@glibc
+def test_an_empty_pool_variable_counts_as_unset(tmp_path):
+    assert _after(tmp_path, *_arena(tmp_path), env={"ARROW_DEFAULT_MEMORY_POOL": ""}) == ["0", "system", "system",
+                                                                                            "True"]
+
+
+def test_arena_hands_the_computations_pages_back_before_its_outputs(tmp_path, monkeypatch):
+    """The plots' child peaks while the outputs are written: the parent must not keep the computation's freed
+    pages beside it (with glibc keeping freed memory, the processes' total grew by about 0.5 GB at 2,000,000
+    votes; found attacking)."""
+    from judgebench.cli.main import main
+    from judgebench.human.arena import write
+
+    seen: list[str] = []
+    monkeypatch.setattr(allocator, "release_free_memory", lambda: seen.append("released"))
+    real = write.write_outputs
+    monkeypatch.setattr(write, "write_outputs", lambda *a, **k: (seen.append("writing"), real(*a, **k))[1])
+    assert main(list(_arena(tmp_path))) == 0
+    assert seen == ["released", "writing"]

@@ -50,9 +50,9 @@ def test_free_heap_pages_go_back_to_the_system():
     """Holes left between live heap blocks are returned by release_free_memory (glibc's malloc_trim)."""
     import pytest
 
-    from judgebench.core.bulk import _malloc_trim, release_free_memory
+    from judgebench.core.allocator import _glibc, release_free_memory
 
-    if _malloc_trim() is None:
+    if _glibc() is None:
         pytest.skip("glibc only")
     keep, holes = [], []
     for i in range(5000):  # 16 KB blocks (heap, below the mmap threshold) between 600-byte ones that stay

@@ -4,7 +4,7 @@ and a run whose every call fails exits with its result: no traceback, no hang.
 The hang: the preload thread (preload.py) was still importing scipy when a run whose 16 calls had all failed
 reached its exit; the interpreter froze that daemon thread holding the import lock, and litellm's
 `AsyncHTTPHandler.__del__`, importing during shutdown, waited for it forever. The traceback: the same thread
-was half-way through `import pyarrow` when bulk.release_free_memory looked pyarrow up in sys.modules.
+was half-way through `import pyarrow` when allocator.release_free_memory looked pyarrow up in sys.modules.
 """
 
 from __future__ import annotations
@@ -230,7 +230,7 @@ def test_a_module_the_preload_thread_is_importing_is_not_used_half_imported(tmp_
         import sys, time
         sys.path.insert(0, {str(fake.parent)!r})
         from judgebench.core import preload
-        from judgebench.core.bulk import release_free_memory
+        from judgebench.core.allocator import release_free_memory
 
         preload.need_later("pyarrow")
         preload.start()

@@ -236,6 +236,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
     from contextlib import nullcontext
 
     from judgebench.core import preload
+    from judgebench.core.allocator import release_free_memory
     from judgebench.core.background import prepared
     from judgebench.human.arena.plots import draw, import_plotting
 
@@ -247,6 +248,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
         preload.need_later("judgebench.human.arena.write", "scipy.optimize", "scipy.stats")  # Arrow reads the votes without
         preload.start()  # the GIL (preload.py)
         result = arena(args)
+        release_free_memory()  # the computation's pages: the plots' child peaks next (allocator.py)
         from judgebench.human.arena.write import write_outputs
 
         written = write_outputs(result, args.output_dir, plotter)

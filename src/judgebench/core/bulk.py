@@ -6,22 +6,20 @@ which cost as much as the reading itself (5.6 s against 2.5 s for 200,000 lean r
 `gc_paused()` the collector is off; it is restored (and collects whatever cycles appeared) on exit.
 Nothing is freed later than it would be: reference counting still frees every acyclic object at once.
 
-`release_free_memory()` hands the heap's free pages back to the system after such a phase (the chunks' texts
-and objects were freed, but the C allocator kept their pages between the lean records still held).
+After such a phase, `allocator.release_free_memory()` hands the heap's free pages back to the system (the
+chunks' texts and objects were freed, but the C allocator kept their pages between the lean records still held).
 """
 
 from __future__ import annotations
 
-import functools
 import gc
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from judgebench.core.preload import imported
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -36,33 +34,6 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-@functools.lru_cache(maxsize=1)
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's malloc_trim, loaded once; None elsewhere (not Linux, or musl, which has none)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        return ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):
-        return None
-
-
-def release_free_memory() -> None:
-    """Return free heap pages to the system (glibc's malloc_trim; pyarrow's pool when loaded). Frees nothing
-    in use; a no-op where neither exists. A 100,000-pair built-in run's peak RSS: 604 MB -> 544 MB.
-
-    pyarrow is touched only once fully imported: the preload thread may be importing it right now (it is then
-    in sys.modules without `default_memory_pool`, and its pool holds nothing to give back yet)."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-    pyarrow = imported("pyarrow")
-    if pyarrow is not None:
-        pyarrow.default_memory_pool().release_unused()
 
 
 _FIELD_SETS: dict[frozenset[str], set[str]] = {}

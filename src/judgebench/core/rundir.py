@@ -24,7 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from judgebench.core.bulk import release_free_memory
+from judgebench.core.allocator import release_free_memory
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import (
     atomic_path,
@@ -200,7 +200,7 @@ def read_samples(path: Path, *, lean: bool = False) -> list[JudgmentRecord]:
     records = (read_models_jsonl(path, JudgmentRecord, hold=LeanRecord.of, fast=LeanRecord.of_canonical_line) if lean
                else read_models_jsonl(path, JudgmentRecord))
     if lean:
-        release_free_memory()  # the validated full records' pages, freed between the lean ones (bulk.py)
+        release_free_memory()  # the validated full records' pages, freed between the lean ones (allocator.py)
     keys = set(map(attrgetter("example_id", "dimension", "order"), records))  # (example, dimension, order)
     if len(keys) == len(records):  # the usual case, in one set; else find the first repeated one below
         return records

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from judgebench.calls import RunnerOptions, check_cache, run_requests
 from judgebench.calls.stopping import release_interrupts
-from judgebench.core.bulk import release_free_memory
+from judgebench.core.allocator import release_free_memory
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import RunConfig, RunResult
 from judgebench.core.rundir import SAMPLES_FILE
@@ -110,7 +110,7 @@ def _score_and_write(
     """Score the judged records, write results.json (and repeats.jsonl), sum the run up."""
     records, n_examples = outcome.records, len(loaded.examples)
     loaded.examples = []  # the texts are in samples.jsonl: scoring needs only the lean records
-    release_free_memory()  # the chunks' pages, freed between the lean records, before scoring's own (bulk.py)
+    release_free_memory()  # the chunks' pages, freed between the lean records, before scoring's own (allocator.py)
     config = RunConfig(
         task=spec.name,
         task_version=spec.version,
