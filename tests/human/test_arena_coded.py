@@ -237,3 +237,14 @@ def test_counting_the_cells_aggregates_as_the_groupby_did(seed, both_bad, exclud
     pd.testing.assert_frame_equal(new, grouped)
     judge = np.where(np.arange(len(table)) % 3 == 0, np.nan, table["outcome"].to_numpy())
     assert aggregate(table, extra={"judge": judge})["count"].sum() == len(table)
+
+
+def test_one_vote_per_pair_has_no_leave_one_out_majority_as_before():
+    """Every pair voted once (an arena's battles): the shortcut (nobody else voted) equals the earlier counts."""
+    raw = odd_raw(3)
+    raw = raw.assign(pair_id=[f"battle-{i}" for i in range(len(raw))])
+    table = make_battles(raw, "odd", "tie").table
+    coded = Coded(table)
+    assert coded.pair_annotators is coded.pairs  # the shortcut's case
+    assert leave_one_out_majority(table, coded).tolist() == old_majority(table).tolist()
+    assert set(leave_one_out_majority(table).tolist()) == {None}
