@@ -61,11 +61,16 @@ class Coded:
     def pair_annotators(self) -> np.ndarray:
         """Each vote's (pair, annotator) as a code, in order of first appearance (a repeated vote shares it)."""
         pairs = self.pairs
-        if not len(pairs) or pairs.max() + 1 == len(pairs):  # one vote per pair (an arena's battles): the pair's code
+        if self.one_vote_per_pair():  # (an arena's battles): the pair's code
             return pairs
         annotator, names = self.annotators
         codes, _ = pd.factorize(pairs * max(len(names), 1) + annotator)
         return codes.astype(np.int64, copy=False)
+
+    def one_vote_per_pair(self) -> bool:
+        """Whether every vote is on a pair of its own (pair codes number pairs in order of first appearance)."""
+        pairs = self.pairs
+        return not len(pairs) or int(pairs.max()) + 1 == len(pairs)
 
     @cached_property
     def choices(self) -> tuple[np.ndarray, np.ndarray]:

@@ -207,8 +207,8 @@ def _majority_codes(coded: Coded) -> np.ndarray:
     """leave_one_out_majority as an index in LABELS (-1: nobody else voted on the pair). Counts per (pair,
     label) minus the annotator's own counts on that pair."""
     pair, own = coded.pairs, coded.pair_annotators
-    if own is pair:  # one vote per pair (Coded gives the pair codes themselves): nobody else voted on any
-        return np.full(len(pair), -1, dtype=np.int64)  # (two bincounts of every vote: 0.2 s at 2,000,000)
+    if coded.one_vote_per_pair():  # nobody else voted on any pair (two bincounts of every vote: 0.2 s at 2,000,000)
+        return np.full(len(pair), -1, dtype=np.int64)
     codes = _label_codes(coded)
     n_labels = len(LABELS)
     counted = codes >= 0  # a choice outside LABELS is no label's count (as pd.Categorical left it)
