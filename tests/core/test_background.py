@@ -437,3 +437,19 @@ def test_a_child_stops_when_its_parent_is_killed(tmp_path):
     finally:
         parent.kill()
     assert not marker.exists()
+
+
+def test_a_child_killed_while_sending_its_result_is_a_stop_not_a_traceback(monkeypatch):
+    """A result larger than the pipe holds is cut when its child is killed mid-send: the truncated bytes are
+    no result (UnpicklingError was a traceback; found attacking)."""
+    import signal
+    import time
+
+    from judgebench.core.errors import Stopped
+
+    _forks(monkeypatch)
+    pending = background.in_background(bytes, 50_000_000)  # blocks in write_all until read
+    time.sleep(1.0)
+    os.kill(pending.pid, signal.SIGKILL)
+    with pytest.raises(Stopped, match="ended without a result"):
+        pending.result()

@@ -71,6 +71,14 @@ def test_unknown_anchor_and_bad_alpha_are_flag_errors(tmp_path, capsys):
     assert "--alpha" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("flag", "value"), [("--n-resamples", "99999999999999999999"),
+                                             ("--robustness-repeats", "999999999999")])
+def test_a_resample_or_repeat_count_that_would_never_end_is_a_flag_error(tmp_path, capsys, flag, value):
+    code = main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), flag, value])  # both ran for minutes
+    err = capsys.readouterr().err  # on 300 votes (found attacking)
+    assert code == 2 and "must be <=" in err and flag in err and not (tmp_path / "o").exists()
+
+
 @pytest.mark.slow
 def test_excluded_annotators_from_a_file_and_from_a_task_yaml_are_recorded(tmp_path, capsys):
     votes = tmp_path / "votes.jsonl"

@@ -135,3 +135,54 @@ def test_p_values_by_counting_equal_the_merged_ones_to_the_bit():
                               "value": rng.choice(["A", "B", "TIE", "BOTH_BAD"][: int(rng.integers(1, 5))], n)})
         fast, merged = voters._p_values_counted(votes), voters._p_values_merged(votes)
         assert fast.dtype == merged.dtype and np.array_equal(fast, merged)
+
+
+def _vote_line(i: int, **fields: str) -> bytes:
+    row = {"pair_id": f"p{i}", "annotator": f"u{i % 3}", "choice": "AB"[i % 2], "model_a": "m1", "model_b": "m2"}
+    return json.dumps({**row, **fields}).encode() + b"\n"
+
+
+def _votes_with(tmp_path: Path, last: bytes) -> Path:
+    path = tmp_path / "votes.jsonl"
+    path.write_bytes(b"".join(_vote_line(i) for i in range(40)) + last)
+    return path
+
+
+@pytest.mark.parametrize("last", [
+    b'{"pair_id": "q", "annotator": "a", "choice": "A", "model_a": "x\xc3", "model_b": "y"}\n',  # cut UTF-8
+    b'{"pair_id": "p\xff", "annotator": "a", "choice": "A", "model_a": "x", "model_b": "y"}\n',
+    b'{"pair_id": "q", "annotator": "a", "choice": "A", "model_a": "caf\xe9", "model_b": "y"}\n',  # Latin-1
+])
+def test_bytes_that_are_not_utf8_are_refused_whatever_the_column(tmp_path, last):
+    # Arrow's reader took them into its strings (a traceback, or a name silently re-decoded; found attacking)
+    with pytest.raises(JudgebenchError, match="not UTF-8 text"):
+        reading.read_vote_table(_votes_with(tmp_path, last), "votes", "overall")
+
+
+def test_a_lone_surrogate_escape_is_refused_with_its_line(tmp_path):
+    last = b'{"pair_id": "q\\ud800", "annotator": "a", "choice": "A", "model_a": "x", "model_b": "y"}\n'
+    with pytest.raises(JudgebenchError, match=r"votes.jsonl:41: .*lone UTF-16 surrogate"):
+        reading.read_vote_table(_votes_with(tmp_path, last), "votes", "overall")
+    paired = b'{"pair_id": "q\\ud83d\\ude00", "annotator": "a", "choice": "A", "model_a": "x", "model_b": "y"}\n'
+    frame, _ = reading.read_vote_table(_votes_with(tmp_path, paired), "votes", "overall")
+    assert frame["pair_id"].iloc[-1] == "q\U0001f600"  # a pair of escapes is one character
+
+
+@pytest.mark.parametrize(("last", "message"), [
+    (_vote_line(40).rstrip(b"\n") + _vote_line(41), "votes.jsonl:41: malformed JSON"),  # two objects, one line
+    (json.dumps(json.loads(_vote_line(40)), indent=1).encode() + b"\n", "votes.jsonl:41: malformed JSON"),
+])
+def test_a_line_that_is_not_one_object_is_refused_as_the_line_reader_does(tmp_path, last, message):
+    with pytest.raises(JudgebenchError, match=message):  # Arrow read them as votes (found attacking)
+        reading.read_vote_table(_votes_with(tmp_path, last), "votes", "overall")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("pair_id,annotator,choice,model_a,model_b,model_a\np1,a1,A,x,y,z\n", "'model_a' appears twice"),
+    ("pair_id,annotator,choice,model_a,model_b\np1,a1,A,x,y\np2,a2,B,x,y,extra\n", "votes.csv:3: 6 fields"),
+])
+def test_a_csv_whose_rows_and_header_disagree_is_refused(tmp_path, text, message):
+    path = tmp_path / "votes.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(JudgebenchError, match=message):  # the last column won, an extra value was dropped
+        reading.read_vote_table(path, "votes", "overall")

@@ -16,6 +16,7 @@ from judgebench.cli.flags import (
     POSITIVE_FLOAT,
     POSITIVE_INT,
     fraction,
+    resamples,
 )
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.text import term_text
@@ -36,6 +37,17 @@ def arena_writes(args: argparse.Namespace, name: str) -> bool:
     """Whether `arena` writes a file of this name into --output-dir (human/arena/write.py): guard_outputs refuses
     an input there (`--exclude-annotators OUT/flagged.txt` was overwritten by the new flagged.txt)."""
     return name.startswith("arena.") or name == "flagged.txt" or name.endswith((".csv", ".png"))
+
+
+MAX_REPEATS = 1000  # --robustness-repeats: 60 refits at the default 20; a typo of millions would never end
+
+
+def robustness_repeats(text: str) -> int:
+    """--robustness-repeats: 0 to MAX_REPEATS."""
+    value = NON_NEGATIVE_INT(text)
+    if value > MAX_REPEATS:
+        raise argparse.ArgumentTypeError(f"must be <= {MAX_REPEATS}, got '{text}'")
+    return value
 
 
 def anchor_rating(text: str) -> float:
@@ -82,7 +94,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--anchor-rating", type=anchor_rating, default=1000.0, help="the anchor's (or the mean) rating (default 1000)")
     p.add_argument("--scale", type=elo_scale, default=400.0, help="Elo scale: a difference of SCALE means BASE:1 odds (default 400)")
     p.add_argument("--base", type=elo_base, default=10.0, help="Elo base (default 10)")
-    p.add_argument("--n-resamples", type=NON_NEGATIVE_INT, default=1000, help="bootstrap rounds (default 1000; 0: no intervals)")
+    p.add_argument("--n-resamples", type=resamples, default=1000, help="bootstrap rounds (default 1000; 0: no intervals)")
     p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed of the bootstrap, checkpoints and subsampling")
     p.add_argument("--alpha", type=fraction, default=DEFAULT_ALPHA, help=f"anomalous-voter test level (default {DEFAULT_ALPHA})")
     p.add_argument("--exclude-flagged", action="store_true", help="leave flagged voters' votes out of every rating (recorded)")
@@ -106,7 +118,7 @@ def add_parser(sub: Any) -> None:
                    help="--votes-needed: correlation of two judges' correctness on the same pairs (default 0.5)")
     p.add_argument("--judge-battles", type=NON_NEGATIVE_INT, metavar="N",
                    help="--votes-needed: judge-only battles in the simulation (default: the run's unlabelled pairs)")
-    p.add_argument("--robustness-repeats", type=NON_NEGATIVE_INT, default=DEFAULT_REPEATS,
+    p.add_argument("--robustness-repeats", type=robustness_repeats, default=DEFAULT_REPEATS,
                    help="repeats per annotator share (default 20; 0: no annotator subsampling, faster on large arenas)")
     p.add_argument("--no-plots", action="store_true", help="write no PNG plots (every other file the same; faster on large arenas)")
     p.add_argument("--top-k", type=POSITIVE_INT, default=TOP_K, help="k of the top-k overlap (default 5)")

@@ -87,8 +87,8 @@ class Pending:
         _RUNNING.discard(self.pid)
         self.pid, self.fd = 0, -1
         payload = b"".join(chunks)
-        if not payload:
-            self.error = Stopped(
+        if not payload or not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):  # killed mid-send: a
+            self.error = Stopped(  # truncated payload is no result (UnpicklingError was a traceback)
                 f"a computation this command ran in a forked child ended without a result ({_how(status)}); "
                 "run it again, or with JUDGEBENCH_BACKGROUND=0 to compute everything in one process"
             )

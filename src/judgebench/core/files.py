@@ -6,6 +6,7 @@ import difflib
 import errno
 import json
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -224,7 +225,30 @@ def parse_json_object(line: str, where: str) -> dict[str, Any]:
         raise JudgebenchError(f"{where}: malformed JSON ({exc.msg}, column {exc.colno})") from None
     if not isinstance(row, dict):
         raise JudgebenchError(f"{where}: expected a JSON object, got {type(row).__name__}")
+    if "\\u" in line and _SURROGATE_ESCAPE.search(line):
+        _refuse_lone_surrogates(row, where)
     return row
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # an escaped UTF-16 surrogate: paired, one character
+
+
+def _refuse_lone_surrogates(value: Any, where: str) -> None:
+    """A `\\ud800`-style escape without its pair decodes to half a character, which no file can hold (pandas and
+    every writer failed on it with a traceback): one error naming the line."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise JudgebenchError(f"{where}: a \\u escape names half a character (a lone UTF-16 surrogate), "
+                                  "not text") from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_lone_surrogates(key, where)
+            _refuse_lone_surrogates(item, where)
+    elif isinstance(value, list):
+        for item in value:
+            _refuse_lone_surrogates(item, where)
 
 
 def read_model_json(path: Path, model: type[M]) -> M:

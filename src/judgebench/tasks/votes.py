@@ -114,8 +114,15 @@ def _csv_rows(path: Path) -> list[tuple[int, dict[str, object]]]:
     try:
         with open_regular(path, newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
+            header = reader.fieldnames or []
+            if repeated := sorted({name for name in header if header.count(name) > 1}):
+                raise JudgebenchError(f"votes file {path}: column {repeated[0]!r} appears twice in the header "
+                                      "(which one is meant?)")
             rows = []
             for line, row in enumerate(reader, start=2):
+                if None in row:  # more fields than the header names: the extra values would be dropped
+                    raise JudgebenchError(f"votes file {path}:{line}: {len(header) + len(row[None])} fields, "
+                                          f"the header names {len(header)}")
                 slices = {key[len("slice_"):]: value for key, value in row.items() if key and key.startswith("slice_")}
                 flat = {key: value for key, value in row.items() if key in FLAT_FIELDS and value not in ("", None)}
                 if extra := sorted(k for k in row if k and k not in FLAT_FIELDS and not k.startswith("slice_")):
