@@ -94,7 +94,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--anchor-rating", type=anchor_rating, default=1000.0, help="the anchor's (or the mean) rating (default 1000)")
     p.add_argument("--scale", type=elo_scale, default=400.0, help="Elo scale: a difference of SCALE means BASE:1 odds (default 400)")
     p.add_argument("--base", type=elo_base, default=10.0, help="Elo base (default 10)")
-    p.add_argument("--n-resamples", type=resamples, default=1000, help="bootstrap rounds (default 1000; 0: no intervals)")
+    p.add_argument("--n-resamples", type=resamples, default=1000, help="bootstrap rounds (default 1000, at most 100000; 0: no intervals)")
     p.add_argument("--seed", type=NON_NEGATIVE_INT, default=0, help="seed of the bootstrap, checkpoints and subsampling")
     p.add_argument("--alpha", type=fraction, default=DEFAULT_ALPHA, help=f"anomalous-voter test level (default {DEFAULT_ALPHA})")
     p.add_argument("--exclude-flagged", action="store_true", help="leave flagged voters' votes out of every rating (recorded)")
@@ -119,7 +119,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--judge-battles", type=NON_NEGATIVE_INT, metavar="N",
                    help="--votes-needed: judge-only battles in the simulation (default: the run's unlabelled pairs)")
     p.add_argument("--robustness-repeats", type=robustness_repeats, default=DEFAULT_REPEATS,
-                   help="repeats per annotator share (default 20; 0: no annotator subsampling, faster on large arenas)")
+                   help="repeats per annotator share (default 20, at most 1000; 0: no annotator subsampling, faster on large arenas)")
     p.add_argument("--no-plots", action="store_true", help="write no PNG plots (every other file the same; faster on large arenas)")
     p.add_argument("--top-k", type=POSITIVE_INT, default=TOP_K, help="k of the top-k overlap (default 5)")
     p.add_argument("--demo", action="store_true", help="task input: use its bundled demo split")
