@@ -1,5 +1,3 @@
-import sys
+from judgebench.cli.main import console
 
-from judgebench.cli.main import main
-
-sys.exit(main())
+console()

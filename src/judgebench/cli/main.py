@@ -11,7 +11,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from judgebench.calls.options import RunnerOptions
 from judgebench.cli import interrupts
@@ -499,5 +499,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 interrupts.settle(exiting=True)  # a late Ctrl-C changes nothing (no death by SIGINT)
 
 
+def console() -> NoReturn:
+    """The `judgebench` command (the console script, `python -m judgebench`): main() as the process, then its exit
+    (an array-heavy command's without the interpreter's teardown: allocator.leave)."""
+    allocator.leave(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()
