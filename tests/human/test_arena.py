@@ -269,8 +269,12 @@ def test_robustness_subset_fits_equal_fits_on_the_subset_and_full_data_correlate
     assert np.abs(coded.ratings - direct.ratings).max() < 1e-6
     who, names = pd.factorize(table["annotator"])
     chosen = np.isin(names, ["u1", "u2", "u5"])
-    by_annotator = cells.fit_annotators(cells.by_annotator(who, len(names)), chosen, FitOptions())
-    assert np.array_equal(by_annotator.ratings, coded.ratings)  # the same counts, so the same fit
+    per_cell = cells.by_annotator(who, len(names))
+    everyone = np.ones(len(names), dtype=bool)
+    fits = cells.fit_annotators(per_cell, [chosen, everyone, chosen], FitOptions())
+    assert np.array_equal(fits[0].ratings, coded.ratings)  # the same counts, so the same fit
+    assert np.array_equal(fits[1].ratings, cells.fit_all(FitOptions()).ratings)  # every cell: the shared design
+    assert np.array_equal(fits[2].ratings, coded.ratings)  # in the order given
     rob = robustness(table, ["subject"], FitOptions(), repeats=4)
     assert [r["annotators"] for r in rob["subsampling"]] == [4, 5, 6]  # round(0.5 * 7) = 4 (banker's), 5.25, 6.3
     assert {r["left_out"] for r in rob["leave_one_slice_out"]} == {"a", "b"}

@@ -191,9 +191,9 @@ def test_the_coded_computations_equal_the_earlier_ones(seed, both_bad, exclude):
 
 def test_codes_taken_for_a_subset_equal_the_subsets_own():
     raw = odd_raw(2)
+    raw["outcome"] = np.random.default_rng(1).choice([0.0, 0.5, 1.0], len(raw))
     coded = Coded(raw)
-    for name in ("models", "annotators", "pairs", "pair_annotators", "choices"):
-        getattr(coded, name)
+    coded.compute("models", "annotators", "pairs", "pair_annotators", "choices", "cells")
     keep = np.random.default_rng(0).random(len(raw)) < 0.5
     part = raw[keep].reset_index(drop=True)
     taken, own = coded.subset(keep, part), Coded(part)
@@ -204,6 +204,15 @@ def test_codes_taken_for_a_subset_equal_the_subsets_own():
     assert np.array_equal(taken.choices[1][taken.choices[0]], own.choices[1][own.choices[0]])
     assert np.array_equal(pd.factorize(taken.pairs)[0], own.pairs)  # the same pairs, first appearance order
     assert np.array_equal(pd.factorize(taken.pair_annotators)[0], own.pair_annotators)
+    lo, hi, swap, names = taken.canonical()
+    lo2, hi2, swap2, names2 = own.canonical()
+    assert np.array_equal(names[lo], names2[lo2]) and np.array_equal(names[hi], names2[hi2])
+    assert np.array_equal(swap, swap2)
+    pair, outcome = np.divmod(taken.cells, 3)
+    pair2, outcome2 = np.divmod(own.cells, 3)
+    assert np.array_equal(outcome, outcome2)
+    assert np.array_equal(names[pair // len(names)], names2[pair2 // len(names2)])
+    assert np.array_equal(names[pair % len(names)], names2[pair2 % len(names2)])
 
 
 def test_with_one_vote_per_pair_the_pair_codes_are_the_pair_annotator_codes():

@@ -16,6 +16,7 @@ from judgebench.stats.ratings import (
     bootstrap_bt,
     fit_bt,
     fit_bt_coded,
+    fit_bt_coded_weights,
     paired_bootstrap_bt,
 )
 
@@ -309,6 +310,26 @@ def test_a_fit_on_model_positions_is_the_fit_on_their_names_to_the_bit(seed):
     named = fit_bt((np.array(names)[a], np.array(names)[b], y), weights=w, anchor_model=anchor, scale=300.0)
     assert coded.models == named.models and set(coded.models) <= set(names)
     assert np.array_equal(coded.ratings, named.ratings) and coded.mean_log_loss == named.mean_log_loss
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fits_of_the_same_battles_weighted_in_turn_are_each_weights_own_fit_to_the_bit(seed):
+    """fit_bt_coded_weights builds the design once (the arena's 60 robustness refits): each fit is fit_bt_coded's
+    with that weight vector, repeated duplicates and all (several battles per unit), in the order given."""
+    rng = np.random.default_rng(seed)
+    names = [f"m{i}" for i in range(int(rng.integers(3, 9)))]
+    n = int(rng.integers(10, 200))
+    a = rng.integers(0, len(names), n)
+    b = (a + rng.integers(1, len(names), n)) % len(names)
+    y = rng.choice([0.0, 0.5, 1.0], n)
+    weights = [rng.integers(1, 30, n).astype(float) for _ in range(4)]
+    shared = list(fit_bt_coded_weights(a, b, y, names, weights, scale=300.0))
+    for w, fit in zip(weights, shared, strict=True):
+        alone = fit_bt_coded(a, b, y, names, weights=w, scale=300.0)
+        assert np.array_equal(fit.ratings, alone.ratings) and fit.mean_log_loss == alone.mean_log_loss
+        assert fit.n_battles == alone.n_battles == w.sum()
+    with pytest.raises(NumericError, match="weight"):
+        list(fit_bt_coded_weights(a, b, y, names, [weights[0], -weights[1]]))
 
 
 def test_a_fit_on_model_positions_refuses_unsorted_names_and_positions_outside_them():

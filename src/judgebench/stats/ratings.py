@@ -38,7 +38,7 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -353,7 +353,7 @@ def _coded_design(
         x=groups[:, 2 : 2 + k],
         battle_unit=unit_of.astype(np.int32),
         unit_y=np.maximum(unit_y, 0.0),
-        unit_count=np.bincount(unit_of, weights=weights, minlength=n_units),
+        unit_count=_unit_counts(unit_of, weights, n_units),
         to_group=sparse.csr_matrix(
             (np.ones(n_units), (unit_group, np.arange(n_units))), shape=(n_groups, n_units)
         ),
@@ -367,6 +367,16 @@ def _coded_design(
         pair_a=pairs[:, 0].astype(np.int64),
         pair_b=pairs[:, 1].astype(np.int64),
     )
+
+
+def _unit_counts(unit_of: np.ndarray, weights: np.ndarray, n_units: int) -> np.ndarray:
+    """Each unit's weight: its battles' weights summed."""
+    return np.bincount(unit_of, weights=weights, minlength=n_units)
+
+
+def _weighted(design: _Design, weights: np.ndarray) -> _Design:
+    """The same battles' design with other weights (one per battle)."""
+    return replace(design, unit_count=_unit_counts(design.battle_unit, weights, len(design.unit_count)))
 
 
 # ---------------------------------------------------------------- objective (params x rounds)
@@ -601,6 +611,26 @@ def fit_bt_coded(
     """`fit_bt((models[a], models[b], outcome), weights=weights, ...)` for battles given as positions in `models`
     (distinct names, sorted): the same design, so the same fit, without a name per battle (issue 30: the arena's
     robustness refits spent half their time turning names back into positions)."""
+    return next(fit_bt_coded_weights(a, b, outcome, models, [weights], anchor_model=anchor_model,
+                                     anchor_rating=anchor_rating, scale=scale, base=base, l2=l2))
+
+
+def fit_bt_coded_weights(
+    a: np.ndarray,
+    b: np.ndarray,
+    outcome: Sequence[float],
+    models: Sequence[str],
+    weights: Iterable[Sequence[float] | None],
+    *,
+    anchor_model: str | None = None,
+    anchor_rating: float = 1000.0,
+    scale: float = 400.0,
+    base: float = 10.0,
+    l2: float = DEFAULT_L2,
+) -> Iterator[BTFit]:
+    """`fit_bt_coded(a, b, outcome, models, weights=w, ...)` for each w of `weights`, one at a time: the same
+    battles weighted in turn. The design (groups, units, matrices) depends on the battles, not on their weights,
+    so it is built once (issue 30: the arena's 60 robustness refits of the same cells built it 60 times)."""
     names = np.asarray(models, dtype=str)
     if len(names) > 1 and not (names[:-1] < names[1:]).all():
         raise NumericError("models: distinct names in sorted order")
@@ -610,9 +640,16 @@ def fit_bt_coded(
         raise NumericError("battles: a model position outside the models")
     x, _ = _feature_matrix(None, len(a), None)
     y = _outcome_array(outcome, len(a))
-    design = _prepare(np.searchsorted(used, a), np.searchsorted(used, b), y[:, None], x,
-                      _battle_weights(weights, len(a)), anchor_model, models=tuple(names[used].tolist()))
-    return _point_fits(design, (), (l2,), _elo(anchor_model, anchor_rating, scale, base))[0]
+    elo = _elo(anchor_model, anchor_rating, scale, base)
+    design = None
+    for w in weights:
+        w = _battle_weights(w, len(a))
+        if design is None:
+            design = _prepare(np.searchsorted(used, a), np.searchsorted(used, b), y[:, None], x, w, anchor_model,
+                              models=tuple(names[used].tolist()))
+        else:
+            design = _weighted(design, w)
+        yield _point_fits(design, (), (l2,), elo)[0]
 
 
 def _elo(anchor_model: str | None, anchor_rating: float, scale: float, base: float) -> dict[str, Any]:

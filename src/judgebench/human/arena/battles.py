@@ -20,7 +20,7 @@ import pandas as pd
 
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import DEFAULT_DIMENSION, VERDICT_SCORE, PairExample
-from judgebench.human.arena.coded import Coded
+from judgebench.human.arena.coded import OUTCOMES, Coded
 from judgebench.tasks.features import count_citations, response_length
 from judgebench.tasks.votes import Vote
 
@@ -196,7 +196,7 @@ def aggregate(table: pd.DataFrame, features: pd.DataFrame | None = None,
     """
     coded = coded if coded is not None else Coded(table)
     if features is None and not extra and np.isin(table["outcome"].to_numpy(), OUTCOMES).all():
-        return _cell_frame(coded, table["outcome"].to_numpy())
+        return _cell_frame(coded)
     lo, hi, swap, names = coded.canonical()
     data = {"model_a": lo, "model_b": hi,
             "outcome": np.where(swap, 1.0 - table["outcome"].to_numpy(), table["outcome"].to_numpy())}
@@ -213,29 +213,18 @@ def aggregate(table: pd.DataFrame, features: pd.DataFrame | None = None,
     return counts
 
 
-OUTCOMES = np.array([0.0, 0.5, 1.0])  # a battle's outcome for model_a: loss, tie (or Both Bad), win
-
-
-def cell_keys(coded: Coded, outcome: np.ndarray) -> np.ndarray:
-    """Each battle's cell (sorted pair, outcome for the pair's first model) as one integer, in the order of
-    (first model, second model, outcome) codes: (lo * models + hi) * 3 + outcome index (outcomes in OUTCOMES)."""
-    lo, hi, swap, names = coded.canonical()
-    y = np.where(swap, 1.0 - outcome, outcome)
-    return (lo * len(names) + hi) * len(OUTCOMES) + np.rint(y * 2).astype(np.int64)
-
-
 def cell_counts(keys: np.ndarray, n_models: int) -> tuple[np.ndarray, np.ndarray]:
-    """(cells, counts): the cells (cell_keys) that hold a battle, ascending, and how many each holds."""
+    """(cells, counts): the cells (Coded.cells) that hold a battle, ascending, and how many each holds."""
     counts = np.bincount(keys, minlength=n_models * n_models * len(OUTCOMES))
     cells = np.flatnonzero(counts)
     return cells, counts[cells]
 
 
-def _cell_frame(coded: Coded, outcome: np.ndarray) -> pd.DataFrame:
+def _cell_frame(coded: Coded) -> pd.DataFrame:
     """`aggregate` without features or extra columns, by counting the battles' cells: the cells in key order are
     the groupby's rows in its sorted order (model_a, model_b codes, then the outcome)."""
     names = coded.canonical()[3]
-    cells, counts = cell_counts(cell_keys(coded, outcome), len(names))
+    cells, counts = cell_counts(coded.cells, len(names))
     pair, index = np.divmod(cells, len(OUTCOMES))
     frame = pd.DataFrame({"model_a": pair // len(names), "model_b": pair % len(names), "outcome": OUTCOMES[index],
                           "count": counts})

@@ -67,6 +67,7 @@ def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: Are
     everyone = make_battles(raw, source, both_bad, dimension, dropped, exclude=opts.exclude,  # type: ignore[arg-type]
                             coded=coded)
     aside = in_background if len(raw) >= BACKGROUND_MIN_VOTES else here  # the second core (background.py)
+    everyone.coded.compute("cells")  # the sorted pairs and cells: used by both children and by this process
     voters = aside(voter_checks, everyone, opts.alpha, opts.fit.seed)
     battles = everyone
     if opts.exclude_flagged and voters.result()[0]:

@@ -14,7 +14,8 @@ import pandas as pd
 
 from judgebench.core.errors import JudgebenchError
 
-_CACHED = ("models", "annotators", "pairs", "pair_annotators", "choices")  # the cached properties below
+_CACHED = ("models", "annotators", "pairs", "pair_annotators", "choices", "_canonical", "cells")  # cached below
+OUTCOMES = np.array([0.0, 0.5, 1.0])  # a battle's outcome for model_a: loss, tie (or Both Bad), win
 
 
 class Coded:
@@ -41,9 +42,23 @@ class Coded:
 
     def canonical(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(lo, hi, swapped, names): each vote's pair in sorted order (swapped: the vote's A is model_b)."""
+        return self._canonical
+
+    @cached_property
+    def _canonical(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         a, b, names = self.models
         swap = a > b
         return np.where(swap, b, a), np.where(swap, a, b), swap, names
+
+    @cached_property
+    def cells(self) -> np.ndarray:
+        """Each battle's cell (sorted pair, outcome for the pair's first model: the table's `outcome` column) as one
+        integer, in the order of (first model, second model, outcome) codes: (lo * models + hi) * 3 + outcome
+        index (outcomes in OUTCOMES)."""
+        lo, hi, swap, names = self.canonical()
+        outcome = self.table["outcome"].to_numpy()
+        y = np.where(swap, 1.0 - outcome, outcome)
+        return (lo * len(names) + hi) * len(OUTCOMES) + np.rint(y * 2).astype(np.int64)
 
     @cached_property
     def annotators(self) -> tuple[np.ndarray, np.ndarray]:
@@ -84,6 +99,11 @@ class Coded:
         found = np.flatnonzero(labels == label)
         return codes == found[0] if len(found) else np.zeros(len(codes), dtype=bool)
 
+    def compute(self, *names: str) -> None:
+        """Compute these codes now (before forking children that each use them: computed once, shared)."""
+        for name in names:
+            getattr(self, name)
+
     def subset(self, keep: np.ndarray, table: pd.DataFrame) -> Coded:
         """The codes of `table`, the rows of this one's table where `keep`: the codes computed so far, taken (shared
         when every row is kept)."""
@@ -91,14 +111,15 @@ class Coded:
         if keep.dtype == bool and keep.all():
             out.__dict__.update({name: done[name] for name in _CACHED if name in done})
             return out
-        if "models" in done:
-            a, b, names = self.models
-            out.__dict__["models"] = (a[keep], b[keep], names)
+        for name in ("models", "_canonical"):
+            if name in done:
+                *codes, names = done[name]
+                out.__dict__[name] = (*(c[keep] for c in codes), names)
         for name in ("annotators", "choices"):
             if name in done:
                 codes, names = done[name]
                 out.__dict__[name] = (codes[keep], names)
-        for name in ("pairs", "pair_annotators"):
+        for name in ("pairs", "pair_annotators", "cells"):
             if name in done:
                 out.__dict__[name] = done[name][keep]
         return out

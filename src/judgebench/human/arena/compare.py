@@ -8,17 +8,18 @@ two rankings, over the models both rank.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from judgebench.human.arena.battles import OUTCOMES, SLICE, aggregate, cell_counts, cell_keys
-from judgebench.human.arena.coded import Coded
+from judgebench.human.arena.battles import SLICE, aggregate, cell_counts
+from judgebench.human.arena.coded import OUTCOMES, Coded
 from judgebench.human.arena.defaults import DEFAULT_REPEATS, FRACTIONS, TOP_K  # noqa: F401
 from judgebench.human.arena.fit import FitOptions
 from judgebench.scoring.diagnostics import _rank_correlations, _top_k_overlap
-from judgebench.stats.ratings import BTFit, fit_bt_coded, paired_bootstrap_bt
+from judgebench.stats.ratings import BTFit, fit_bt_coded_weights, paired_bootstrap_bt
 
 
 def ordinal_ranks(x: np.ndarray) -> np.ndarray:
@@ -78,36 +79,54 @@ def _num(v: float) -> float | None:
 
 
 class _Cells:
-    """Battles as integer cells (battles.cell_keys), so a subset's counts are one bincount, and an annotator
+    """Battles as integer cells (Coded.cells), so a subset's counts are one bincount, and an annotator
     subset's one sparse product over the annotators' cell counts (built once)."""
 
     def __init__(self, table: pd.DataFrame, coded: Coded | None = None):
         coded = coded if coded is not None else Coded(table)
         self.names = coded.canonical()[3]
         self.m = len(self.names)
-        self.key = cell_keys(coded, table["outcome"].to_numpy())
+        self.key = coded.cells
+        self.cells, self.counts = cell_counts(self.key, self.m)  # the cells of every battle
 
     def fit(self, mask: np.ndarray, opts: FitOptions) -> BTFit:
         """The fit on the battles where mask."""
         return self._fit(*cell_counts(self.key[mask], self.m), opts)
 
+    def fit_all(self, opts: FitOptions) -> BTFit:
+        """The fit on every battle."""
+        return self._fit(self.cells, self.counts, opts)
+
     def by_annotator(self, who: np.ndarray, n: int) -> Any:
-        """Per annotator (rows, codes `who` < n), the count of each cell: a sparse matrix."""
+        """Per cell (rows) and annotator (columns, codes `who` < n), the count of battles: a sparse matrix."""
         from scipy.sparse import csr_matrix
 
         ones = np.ones(len(who), dtype=np.int64)
-        return csr_matrix((ones, (who, self.key)), shape=(n, self.m * self.m * len(OUTCOMES)))
+        return csr_matrix((ones, (self.key, who)), shape=(self.m * self.m * len(OUTCOMES), n))
 
-    def fit_annotators(self, per_annotator: Any, chosen: np.ndarray, opts: FitOptions) -> BTFit:
-        """The fit on the chosen annotators' battles (the same counts as `fit` on their votes' mask)."""
-        counts = np.asarray(per_annotator[np.flatnonzero(chosen)].sum(axis=0)).ravel()
-        cells = np.flatnonzero(counts)
-        return self._fit(cells, counts[cells], opts)
+    def fit_annotators(self, per_annotator: Any, chosen: list[np.ndarray], opts: FitOptions) -> list[BTFit]:
+        """The fit on each chosen set of annotators' battles (the same counts as `fit` on their votes' mask). The
+        sets whose battles fill every cell of the whole data are the same battles weighted otherwise: their fits
+        share one design (fit_bt_coded_weights)."""
+        counts = [per_annotator @ mask.astype(np.int64) for mask in chosen]  # one pass over the matrix each
+        fits: list[BTFit | None] = [None] * len(counts)
+        filled = [i for i, c in enumerate(counts) if c[self.cells].all()]  # (a subset's cells are among them)
+        shared = self._fits(self.cells, (counts[i][self.cells] for i in filled), opts)
+        for i, fit in zip(filled, shared):
+            fits[i] = fit
+        for i, c in enumerate(counts):
+            if fits[i] is None:
+                cells = np.flatnonzero(c)
+                fits[i] = self._fit(cells, c[cells], opts)
+        return fits  # type: ignore[return-value]
 
     def _fit(self, cells: np.ndarray, counts: np.ndarray, opts: FitOptions) -> BTFit:
+        return next(self._fits(cells, [counts], opts))
+
+    def _fits(self, cells: np.ndarray, counts: Iterable[np.ndarray], opts: FitOptions) -> Iterator[BTFit]:
         pair, outcome = np.divmod(cells, len(OUTCOMES))
         lo, hi = np.divmod(pair, self.m)
-        return fit_bt_coded(lo, hi, OUTCOMES[outcome], self.names, weights=counts, **opts.elo(None))
+        return fit_bt_coded_weights(lo, hi, OUTCOMES[outcome], self.names, counts, **opts.elo(None))
 
 
 def _aligned(fit: BTFit, models: tuple[str, ...]) -> np.ndarray:
@@ -133,7 +152,7 @@ def robustness(table: pd.DataFrame, slice_keys: list[str], opts: FitOptions,
     and (b) the votes without one slice value (one figure per left-out value). repeats=0: no subsampling."""
     coded = coded if coded is not None else Coded(table)
     cells = _Cells(table, coded)
-    full_fit = cells.fit(np.ones(len(table), dtype=bool), opts)
+    full_fit = cells.fit_all(opts)
     full = full_fit.ratings
     who, _ = pd.factorize(coded.annotators[0])  # in order of first appearance, as the draws have always used
     annotators = np.arange(int(who.max()) + 1 if len(who) else 0)
@@ -147,12 +166,12 @@ def robustness(table: pd.DataFrame, slice_keys: list[str], opts: FitOptions,
         per_annotator = cells.by_annotator(who, len(annotators))
         for fraction in FRACTIONS:
             size = max(1, int(round(fraction * len(annotators))))
-            rows = []
+            chosen = []
             for _ in range(repeats):
                 keep = rng.choice(annotators, size=size, replace=False)
-                chosen = np.zeros(len(annotators), dtype=bool)
-                chosen[keep] = True
-                rows.append(_aligned(cells.fit_annotators(per_annotator, chosen, opts), full_fit.models))
+                chosen.append(np.zeros(len(annotators), dtype=bool))
+                chosen[-1][keep] = True
+            rows = [_aligned(fit, full_fit.models) for fit in cells.fit_annotators(per_annotator, chosen, opts)]
             out["subsampling"].append({"fraction": fraction, "annotators": size,
                                        **_correlation_summary(full, np.array(rows))})
     for key in slice_keys:
