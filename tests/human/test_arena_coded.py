@@ -257,3 +257,18 @@ def test_one_vote_per_pair_has_no_leave_one_out_majority_as_before():
     assert coded.one_vote_per_pair()  # the shortcut's case
     assert leave_one_out_majority(table, coded).tolist() == old_majority(table).tolist()
     assert set(leave_one_out_majority(table).tolist()) == {None}
+
+
+def test_the_votes_time_order_is_the_lexsort_of_annotator_time_and_file_order():
+    """voters._time_order: one radix sort of the annotator codes when there are no times and the votes are in file
+    order (0.13 -> 0.01 s at 2,000,000 votes); the lexsort otherwise (times, shuffled order, 70,000 annotators)."""
+    from judgebench.human.arena.voters import _time_order
+
+    rng = np.random.default_rng(0)
+    for case in range(40):
+        n = int(rng.integers(1, 3000))
+        people = 70_000 if case % 10 == 9 else int(rng.integers(1, 50))
+        annotator = rng.integers(0, people, n)
+        time = np.full(n, np.nan) if case % 2 else np.where(rng.random(n) < 0.3, np.nan, rng.integers(0, 20, n) * 1.0)
+        order = np.arange(1, n + 1) if case % 4 < 2 else rng.permutation(n) + 1
+        assert np.array_equal(_time_order(annotator, time, order), np.lexsort((order, time, annotator)))

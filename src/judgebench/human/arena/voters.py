@@ -62,9 +62,8 @@ def _p_values_counted(votes: pd.DataFrame) -> np.ndarray:
     than n_y (y the vote's own outcome). An outcome no vote on the action took adds 0 to either sum, so every
     outcome is counted; the sums are integers, so the result is the same to the bit. One outcome column at a
     time, in int32 while the counts fit (a third of the memory traffic of the votes x outcomes table)."""
-    action, annotator = _compact(votes["action"]), _compact(votes["annotator"])
-    value, outcomes = pd.factorize(votes["value"])
-    k, n_actions = len(outcomes), int(action.max()) + 1
+    action, annotator, value = (_compact(votes[c]) for c in ("action", "annotator", "value"))
+    k, n_actions = int(value.max()) + 1, int(action.max()) + 1
     mine = _pair_codes(annotator, action, n_actions)
     kind = np.int32 if len(votes) < 2**31 else np.int64
     total = np.bincount(action * k + value, minlength=n_actions * k).astype(kind).reshape(n_actions, k)
@@ -87,7 +86,9 @@ def _pair_codes(first: np.ndarray, second: np.ndarray, n_second: int) -> np.ndar
         return pd.factorize(key)[0]
     seen = np.zeros(space, dtype=bool)
     seen[key] = True
-    return (np.cumsum(seen) - 1)[key]
+    codes = np.cumsum(seen, dtype=np.int32 if space < 2**31 else np.int64)  # (half the fresh memory of int64)
+    codes -= 1
+    return codes[key].astype(np.int64, copy=False)
 
 
 def _compact(column: pd.Series) -> np.ndarray:
@@ -133,7 +134,7 @@ def anomalies(table: pd.DataFrame, alpha: float = DEFAULT_ALPHA, seed: int = 0,
     votes = action_values(table, coded)
     p = p_values(votes)
     annotator, names = coded.annotators
-    order = np.lexsort((votes["order"].to_numpy(), votes["time"].to_numpy(), annotator))  # NaN times last
+    order = _time_order(annotator, votes["time"].to_numpy(), votes["order"].to_numpy())
     starts = np.searchsorted(annotator[order], np.arange(len(names) + 1))
     log_p = np.log(p[order])
     out = []
@@ -149,6 +150,15 @@ def anomalies(table: pd.DataFrame, alpha: float = DEFAULT_ALPHA, seed: int = 0,
                     "max_ratio": float(ratio.max()), "flagged": bool(len(hit)),
                     "flagged_at": int(hit[0]) if len(hit) else None})
     return out
+
+
+def _time_order(annotator: np.ndarray, time: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """The votes sorted by annotator, then time (NaN last), then file order: without times and with the votes in
+    file order, one stable sort of the annotator codes (a radix sort when they fit 16 bits: 0.13 -> 0.01 s at
+    2,000,000 votes)."""
+    if len(order) and np.isnan(time).all() and (order[1:] > order[:-1]).all() and annotator.max() < 2**16:
+        return np.argsort(annotator.astype(np.uint16), kind="stable")
+    return np.lexsort((order, time, annotator))
 
 
 def annotator_table(table: pd.DataFrame, flagged: set[str], coded: Coded | None = None) -> list[dict[str, Any]]:
