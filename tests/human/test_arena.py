@@ -256,6 +256,27 @@ def test_vectorised_leave_one_out_majority_equals_the_stated_rule_per_vote():
         assert fast[i] == expected, (i, fast[i], expected)
 
 
+@pytest.mark.parametrize("models", [6, 160])  # 160: more cells than 16 bits count (the sort is not a radix sort)
+def test_the_annotators_cell_matrix_counts_each_subsets_battles_per_cell(models):
+    """_Cells.by_annotator lists each battle's annotator under its cell (repeats unsummed): a product with a
+    subset's indicator is that subset's count per cell, as counting its votes' cells gives it."""
+    from judgebench.human.arena.compare import _Cells
+    from judgebench.human.arena.coded import Coded
+
+    rng = np.random.default_rng(models)
+    n = 3000
+    a = rng.integers(0, models, n)
+    b = (a + rng.integers(1, models, n)) % models
+    who = rng.integers(0, 9, n)  # 9 annotators, many repeated (cell, annotator)
+    table = pd.DataFrame({"model_a": [f"m{i:03d}" for i in a], "model_b": [f"m{i:03d}" for i in b],
+                          "outcome": rng.choice([0.0, 0.5, 1.0], n)})
+    cells = _Cells(table, Coded(table))
+    matrix = cells.by_annotator(who, 9)
+    for chosen in (np.ones(9, dtype=bool), rng.random(9) < 0.5, np.zeros(9, dtype=bool)):
+        expected = np.bincount(cells.key[chosen[who]], minlength=matrix.shape[0])
+        assert np.array_equal(matrix @ chosen.astype(np.int64), expected)
+
+
 def test_robustness_subset_fits_equal_fits_on_the_subset_and_full_data_correlates_perfectly():
     from judgebench.human.arena.compare import _Cells, robustness
 

@@ -255,6 +255,10 @@ def _distinct_pairs(coded: Coded) -> list[tuple[str, str]]:
     """Each (model_a, model_b) of the table once: the groups depend only on which pairs battled (and are
     sorted), so this is the loop's input without its millions of repeats."""
     a, b, names = coded.models
-    keys = np.unique(a * len(names) + b)
+    keys, space = a * len(names) + b, len(names) ** 2
+    if space <= max(4 * len(keys), 1 << 20):  # the keys present, ascending: by counting (np.unique sorts them)
+        keys = np.flatnonzero(np.bincount(keys, minlength=space))
+    else:
+        keys = np.unique(keys)
     first, second = np.divmod(keys, max(len(names), 1))
     return list(zip(names[first].tolist(), names[second].tolist()))

@@ -98,11 +98,16 @@ class _Cells:
         return self._fit(self.cells, self.counts, opts)
 
     def by_annotator(self, who: np.ndarray, n: int) -> Any:
-        """Per cell (rows) and annotator (columns, codes `who` < n), the count of battles: a sparse matrix."""
+        """Per cell (rows) and annotator (columns, codes `who` < n), the count of battles: a sparse matrix whose rows
+        list each battle's annotator (a repeated one is summed by a product, like an explicit count; building it by
+        one stable sort of the cells, a radix sort when they fit 16 bits, halves scipy's build with summing)."""
         from scipy.sparse import csr_matrix
 
-        ones = np.ones(len(who), dtype=np.int64)
-        return csr_matrix((ones, (self.key, who)), shape=(self.m * self.m * len(OUTCOMES), n))
+        rows = self.m * self.m * len(OUTCOMES)
+        order = np.argsort(self.key.astype(np.uint16) if rows <= 2**16 else self.key, kind="stable")
+        starts = np.zeros(rows + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.key, minlength=rows), out=starts[1:])
+        return csr_matrix((np.ones(len(who), dtype=np.int64), who[order], starts), shape=(rows, n))
 
     def fit_annotators(self, per_annotator: Any, chosen: list[np.ndarray], opts: FitOptions) -> list[BTFit]:
         """The fit on each chosen set of annotators' battles (the same counts as `fit` on their votes' mask). The

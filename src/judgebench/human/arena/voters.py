@@ -171,8 +171,9 @@ def annotator_table(table: pd.DataFrame, flagged: set[str], coded: Coded | None 
     choice = _label_codes(coded)
     shown = table["shown_order"]
     a, b, tie, both_bad = (LABELS.index(label) for label in ("A", "B", "TIE", "BOTH_BAD"))
-    decisive = ((choice == a) | (choice == b)) & shown.isin(["AB", "BA"]).to_numpy()  # shown in a known order
-    left = ((choice == a) & (shown == "AB").to_numpy()) | ((choice == b) & (shown == "BA").to_numpy())
+    ab, ba = (shown == "AB").to_numpy(), (shown == "BA").to_numpy()
+    decisive = ((choice == a) | (choice == b)) & (ab | ba)  # shown in a known order
+    left = ((choice == a) & ab) | ((choice == b) & ba)
 
     def total(mask: np.ndarray | None = None) -> np.ndarray:
         return np.bincount(annotator, weights=mask, minlength=len(names)).astype(np.int64)
