@@ -93,6 +93,7 @@ def test_excluded_annotators_from_a_file_and_from_a_task_yaml_are_recorded(tmp_p
     s = json.loads((out / "arena.json").read_text())
     assert s["config"]["excluded_annotators"] == ["v"]  # "nobody" voted on nothing here
     assert s["counts"]["dropped"] == {"annotator excluded (listed or flagged)": 1}
+    assert "warning: --exclude-annotators: 1 listed annotators cast no vote here: nobody" in capsys.readouterr().err
     # x won all 3 remaining votes; the tiny L2 keeps the gap finite but large
     assert s["ratings"][0]["model"] == "x" and s["counts"]["battles"] == 3
     # a task YAML's exclude_annotators key: the task's one "annotator" is `label`
@@ -204,6 +205,21 @@ def test_a_votes_file_that_is_a_fifo_or_a_folder_is_named_as_not_a_regular_file(
 
     os.mkfifo(tmp_path / "fifo.jsonl")
     (tmp_path / "folder.jsonl").mkdir()
-    for name in ("fifo.jsonl", "folder.jsonl"):
+    (tmp_path / "folder.csv").mkdir()
+    for name in ("fifo.jsonl", "folder.jsonl", "folder.csv"):
         assert main(["arena", str(tmp_path / name), "--output-dir", str(tmp_path / "o")]) == 2
         assert capsys.readouterr().err.strip().endswith(f"{name}: not a regular file")
+    assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--exclude-annotators",
+                 str(tmp_path / "folder.csv")]) == 2
+    assert capsys.readouterr().err.strip().endswith("folder.csv: not a regular file")
+
+
+def test_votes_with_one_model_on_both_sides_are_left_out_with_a_warning(tmp_path, capsys):
+    """Counted in arena.json's dropped votes, and now said on stderr too (they were left out silently)."""
+    votes = tmp_path / "votes.jsonl"
+    rows = [{"pair_id": f"p{i}", "annotator": "u", "choice": "A", "model_a": "x", "model_b": "x" if i < 2 else "y"}
+            for i in range(5)]
+    votes.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["arena", str(votes), "--output-dir", str(tmp_path / "o"), "--n-resamples", "0", "--no-plots"]) == 0
+    assert "warning: 2 votes with the same model on both sides were left out" in capsys.readouterr().err
+    assert json.loads((tmp_path / "o" / "arena.json").read_text())["counts"]["dropped"] == {"same model on both sides": 2}

@@ -6,6 +6,7 @@ import argparse
 import math
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -208,13 +209,16 @@ def excluded_annotators(args: argparse.Namespace) -> list[str]:
     if path is not None:
         from judgebench.core.files import (
             regular_text,  # here: the parser needs no yaml/pydantic
+            why_not_a_file,
         )
         if not path.is_file():
-            raise JudgebenchError(f"--exclude-annotators {path}: no such file")
+            raise JudgebenchError(f"--exclude-annotators {path}: {why_not_a_file(path)}")
         try:
-            names += [line.strip() for line in regular_text(path).splitlines() if line.strip()]
+            listed = [line.strip() for line in regular_text(path).splitlines() if line.strip()]
         except UnicodeDecodeError:
             raise JudgebenchError(f"--exclude-annotators {path}: not UTF-8 text") from None
+        args.listed_out = listed  # arena_warnings names those who cast no vote here (a typo, another file's names)
+        names += listed
     return sorted(set(names))
 
 
@@ -227,15 +231,22 @@ def arena(args: argparse.Namespace) -> ArenaResult:
     return run_arena(raw, source, dict(dropped), opts, args.both_bad, args.dimension)
 
 
-def arena_warnings(summary: dict[str, Any]) -> list[str]:
-    """What the ratings cannot be trusted for: repeated votes counted once, and groups of models no battle
-    connects (their relative ranks are the regularisation's, not the voters')."""
-    from judgebench.human.arena.battles import REPEATED_VOTE
+def arena_warnings(summary: dict[str, Any], listed_out: Sequence[str] = ()) -> list[str]:
+    """What the ratings cannot be trusted for: repeated votes counted once, votes with one model on both sides
+    left out, annotators listed to leave out (`listed_out`, --exclude-annotators) who cast no vote here, and
+    groups of models no battle connects (their relative ranks are the regularisation's, not the voters')."""
+    from judgebench.human.arena.battles import REPEATED_VOTE, SAME_MODEL
 
     lines = []
-    repeated = summary["counts"]["dropped"].get(REPEATED_VOTE)
-    if repeated:
-        lines.append(f"{repeated} repeated votes of one annotator on one pair were counted once")
+    dropped = summary["counts"]["dropped"]
+    if dropped.get(REPEATED_VOTE):
+        lines.append(f"{dropped[REPEATED_VOTE]} repeated votes of one annotator on one pair were counted once")
+    if dropped.get(SAME_MODEL):
+        lines.append(f"{dropped[SAME_MODEL]} votes with the same model on both sides were left out")
+    absent = sorted(set(listed_out) - set(summary["config"]["excluded_annotators"]))
+    if absent:
+        shown = ", ".join(map(term_text, absent[:5])) + (", ..." if len(absent) > 5 else "")
+        lines.append(f"--exclude-annotators: {len(absent)} listed annotators cast no vote here: {shown}")
     groups = summary.get("comparison_groups") or []
     if len(groups) > 1:
         shown = "; ".join("{" + ", ".join(map(term_text, g[:5])) + (", ..." if len(g) > 5 else "") + "}" for g in groups[:5])
@@ -266,7 +277,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
         written = write_outputs(result, args.output_dir, plotter)
     s = result.summary
     n = s["counts"]
-    for line in arena_warnings(s):
+    for line in arena_warnings(s, getattr(args, "listed_out", [])):
         print(f"judgebench: warning: {line}", file=sys.stderr)
     print(f"arena: {n['battles']} battles, {n['models']} models, {n['annotators']} annotators -> {term_text(args.output_dir)}")
     for row in s["ratings"][:10]:

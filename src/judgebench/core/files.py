@@ -94,6 +94,11 @@ class NotRegularFile(OSError):
     """A path to read is a FIFO, device, socket or folder: reading it would block, never end or fail later."""
 
 
+def why_not_a_file(path: Path) -> str:
+    """Why a path that is not a regular file cannot be read as one: "no such file" or "not a regular file"."""
+    return "not a regular file" if path.exists() else "no such file"
+
+
 def open_regular(path: str | os.PathLike[str], mode: str = "r", **options: Any) -> IO[Any]:
     """`open(path, mode)` for reading, refusing anything but a regular file (`NotRegularFile`, an OSError
     whose strerror is "not a regular file"). Opened without blocking first, so a FIFO never hangs the

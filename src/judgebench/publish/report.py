@@ -19,7 +19,7 @@ import pandas as pd
 from judgebench.core.background import Prepared, prepared
 from judgebench.core.catalogue import HEADLINES, SAMPLES_ONLY_HEADLINE
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.files import read_model_json, write_atomic, write_json
+from judgebench.core.files import read_model_json, why_not_a_file, write_atomic, write_json
 from judgebench.core.records import JudgmentRecord, RunResult
 from judgebench.core.rundir import (
     MEMBERS_DIR,
@@ -109,7 +109,7 @@ def label_noun(run_dir: Path) -> str:
 def _read_samples(run_dir: Path) -> list[JudgmentRecord]:
     path = run_dir / SAMPLES_FILE
     if not path.is_file():
-        problem = "not a regular file" if path.exists() else "no such file"
+        problem = why_not_a_file(path)
         raise JudgebenchError(f"{path}: {problem} (is {run_dir} a run folder?)")
     return read_judgments(path, lean=True)
 

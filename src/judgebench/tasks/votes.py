@@ -30,6 +30,7 @@ from judgebench.core.files import (
     describe_validation_error,
     open_regular,
     read_json_objects,
+    why_not_a_file,
 )
 from judgebench.core.records import (
     DEFAULT_DIMENSION,
@@ -94,7 +95,7 @@ def majority_label(labels: Sequence[str]) -> Label:
 def read_votes(path: Path) -> list[Vote]:
     """Read a votes file (.jsonl or .csv); a bad row is one error naming the file and line."""
     if not path.is_file():
-        raise JudgebenchError(f"votes file {path}: no such file")
+        raise JudgebenchError(f"votes file {path}: {why_not_a_file(path)}")
     if path.suffix == ".csv":
         rows = _csv_rows(path)
     else:

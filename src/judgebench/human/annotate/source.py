@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.files import read_json_objects
+from judgebench.core.files import read_json_objects, why_not_a_file
 
 REQUIRED = ("id", "question", "response_a", "response_b")
 NOT_SLICES = {*REQUIRED, "model_a", "model_b", "question_id", "slices", "gold"}
@@ -23,7 +23,7 @@ def pairs_from_file(path: Path, slice_columns: list[str] | None = None) -> list[
     """Pairs from a JSON Lines pairs file; slices: the named columns, else every other text column
     (token, cost and latency columns excepted)."""
     if not path.is_file():
-        raise JudgebenchError(f"pairs file {path}: no such file")
+        raise JudgebenchError(f"pairs file {path}: {why_not_a_file(path)}")
     pairs, seen = [], set()
     for line, row in read_json_objects(path, "pairs file "):
         for key in REQUIRED:

@@ -29,6 +29,7 @@ OUTCOME = VERDICT_SCORE
 SLICE = "slice:"
 STYLE_COLUMNS = ("length_a", "length_b", "citations_a", "citations_b")
 REPEATED_VOTE = "repeated vote of one annotator on one pair (the first counted)"
+SAME_MODEL = "same model on both sides"
 TASK_ANNOTATOR = "label"  # the one "annotator" of a task's single label per pair
 
 
@@ -130,7 +131,7 @@ def make_battles(raw: pd.DataFrame, source: str, both_bad: BothBadRule, dimensio
     if excluded:
         drop(np.isin(names, excluded)[codes], "annotator excluded (listed or flagged)")
     a, b, _ = coded.models
-    drop(a == b, "same model on both sides")
+    drop(a == b, SAME_MODEL)
     if both_bad == "exclude":
         drop(coded.choice_is("BOTH_BAD"), "Both Bad (excluded by rule)")
     if not keep.all():

@@ -22,6 +22,7 @@ from judgebench.core.files import (
     describe_validation_error,
     open_regular,
     parse_json_object,
+    why_not_a_file,
 )
 from judgebench.core.records import LABELS
 from judgebench.human.arena.battles import SLICE, STYLE_COLUMNS, votes_frame
@@ -38,7 +39,7 @@ def read_vote_table(path: Path, source: str, dimension: str) -> tuple[pd.DataFra
     if path.suffix == ".csv":
         return votes_frame(read_votes(path), source, dimension)
     if not path.is_file():
-        raise JudgebenchError(f"votes file {path}: " + ("not a regular file" if path.exists() else "no such file"))
+        raise JudgebenchError(f"votes file {path}: {why_not_a_file(path)}")
     fast = _read_columnar(path)
     if fast is not None:  # every line a plain vote: the same columns, read by Arrow in C
         columns, count = fast
