@@ -228,12 +228,13 @@ def test_streaming_reader_equals_the_vote_record_path(tmp_path):
     votes = demo_votes(4, n_pairs=60, planted_votes=10)
     path = tmp_path / "votes.jsonl"
     write_votes(path, votes)
-    # lines the fast path leaves to the Vote record: a multi-dimension vote, a numeric string pydantic accepts
+    # lines the fast path leaves to the Vote record: a multi-dimension vote (then every line goes through the
+    # line reader), an integer for the float seconds (taken: a JSON number; "12", a string, is refused)
     with path.open("a") as handle:
         handle.write('{"pair_id": "m1", "annotator": "u", "choices": {"overall": "B", "novelty": "A"}, '
                      '"model_a": "x", "model_b": "y"}\n')
         handle.write('{"pair_id": "m2", "annotator": "u", "choice": "A", "model_a": "x", "model_b": "y", '
-                     '"seconds": "12"}\n')
+                     '"seconds": 12}\n')
     fast, _ = read_vote_table(Path(path), "v", "overall")
     slow, _ = votes_frame(read_votes(path), "v")
     slow = slow[fast.columns]

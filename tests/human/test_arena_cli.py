@@ -53,6 +53,15 @@ def test_arena_on_a_task_with_a_judge_run(tmp_path, capsys):
      "timestamp 'yesterday' is not an ISO 8601"),
     ('{"pair_id": "p1", "annotator": "u", "choice": {"overall": "A"}, "model_a": "x", "model_b": "y"}',
      ":1: field 'choice'"),  # a dict where a label belongs (was a TypeError traceback: unhashable)
+    # a JSON value of another type, or not finite, was taken as a number ("12", true: 1.0, 1e400: inf); NaN was
+    # said to be negative; a blank model name was a model
+    *[('{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "x", "model_b": "y", "seconds": %s}' % value,
+       f":1: field 'seconds': Input should be a {kind}") for value, kind in (('"12"', "valid number"),
+       ("true", "valid number"), ("1e400", "finite number"), ("Infinity", "finite number"), ("NaN", "finite number"))],
+    ('{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": " ", "model_b": "y"}',
+     ":1: field 'model_a': Value error, is blank (whitespace only)"),
+    ('{"pair_id": "\\u2003", "annotator": "u", "choice": "A", "model_a": "x", "model_b": "y"}',
+     ":1: field 'pair_id': Value error, is blank (whitespace only)"),
 ])
 def test_bad_votes_are_one_line_errors(tmp_path, capsys, line, message):
     path = tmp_path / "votes.jsonl"
@@ -223,3 +232,28 @@ def test_votes_with_one_model_on_both_sides_are_left_out_with_a_warning(tmp_path
     assert main(["arena", str(votes), "--output-dir", str(tmp_path / "o"), "--n-resamples", "0", "--no-plots"]) == 0
     assert "warning: 2 votes with the same model on both sides were left out" in capsys.readouterr().err
     assert json.loads((tmp_path / "o" / "arena.json").read_text())["counts"]["dropped"] == {"same model on both sides": 2}
+
+
+@pytest.mark.parametrize("bad", ['"model_a": "\\t"', '"annotator": "\\u3000"', '"seconds": 1e400', '"seconds": "7"'])
+def test_the_columnar_read_refuses_what_the_vote_record_refuses(tmp_path, capsys, bad):
+    """Arrow's read of a whole votes file (arena at scale) hands a file with one such vote to the line reader,
+    whose Vote record words the error: the fast read takes nothing the record refuses."""
+    rows = [json.dumps({"pair_id": f"p{i}", "annotator": "u", "choice": "A", "model_a": "x", "model_b": "y"})
+            for i in range(50)]
+    rows[37] = rows[37][:-1] + ", " + bad + "}"
+    rows[37] = rows[37].replace('"model_a": "x", ', "") if "model_a" in bad else rows[37]
+    rows[37] = rows[37].replace('"annotator": "u", ', "") if "annotator" in bad else rows[37]
+    path = tmp_path / "votes.jsonl"
+    path.write_text("\n".join(rows) + "\n")
+    assert main(["arena", str(path), "--output-dir", str(tmp_path / "o"), "--n-resamples", "0", "--no-plots"]) == 2
+    assert f"votes.jsonl:38: field '{bad.split(chr(34))[1]}'" in capsys.readouterr().err
+
+
+def test_a_csv_votes_file_is_text_its_numbers_parsed_and_infinity_refused(tmp_path, capsys):
+    path = tmp_path / "votes.csv"
+    path.write_text("pair_id,annotator,choice,model_a,model_b,seconds\np1,u,A,x,y,12\np2,u,B,x,y,3.5\n")
+    assert main(["arena", str(path), "--output-dir", str(tmp_path / "o"), "--n-resamples", "0", "--no-plots"]) == 0
+    assert json.loads((tmp_path / "o" / "arena.json").read_text())["voters"]["annotators"] == []  # one annotator
+    path.write_text("pair_id,annotator,choice,model_a,model_b,seconds\np1,u,A,x,y,inf\n")
+    assert main(["arena", str(path), "--output-dir", str(tmp_path / "o2")]) == 2
+    assert "votes.csv:2: field 'seconds': Input should be a finite number" in capsys.readouterr().err

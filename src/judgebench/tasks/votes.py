@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import (
@@ -60,7 +60,7 @@ class Vote(Strict):
     model_b: str | None = None
     shown_order: Order | None = None  # AB: response_a was shown on the left
     timestamp: str | None = None  # ISO 8601
-    seconds: float | None = Field(default=None, ge=0)  # time on the page
+    seconds: float | None = Field(default=None, ge=0, allow_inf_nan=False)  # time on the page
     slices: dict[str, str] = Field(default_factory=dict)
     comment: str | None = None
     # style features of the two responses (arena's style control); optional
@@ -68,6 +68,13 @@ class Vote(Strict):
     length_b: int | None = Field(default=None, ge=0)
     citations_a: int | None = Field(default=None, ge=0)  # in-text citations
     citations_b: int | None = Field(default=None, ge=0)
+
+    @field_validator("pair_id", "annotator", "model_a", "model_b")
+    @classmethod
+    def _not_blank(cls, value: str | None) -> str | None:
+        if value is not None and value.isspace():  # (an empty one: min_length, or no name given)
+            raise ValueError("is blank (whitespace only)")
+        return value
 
     @model_validator(mode="after")
     def _one_form(self) -> Vote:
@@ -101,9 +108,10 @@ def read_votes(path: Path) -> list[Vote]:
     else:
         rows = read_json_objects(path, "votes file ")
     votes = []
+    strict = path.suffix != ".csv"  # a JSON value of its own type ("12" or true for seconds refused); CSV is text
     for line, row in rows:
         try:
-            votes.append(Vote.model_validate(row))
+            votes.append(Vote.model_validate(row, strict=strict))
         except ValidationError as exc:
             raise JudgebenchError(f"votes file {path}:{line}: {describe_validation_error(exc, Vote)}") from None
     if not votes:

@@ -27,8 +27,8 @@ def pairs_from_file(path: Path, slice_columns: list[str] | None = None) -> list[
     pairs, seen = [], set()
     for line, row in read_json_objects(path, "pairs file "):
         for key in REQUIRED:
-            if not isinstance(row.get(key), (str, int)) or str(row.get(key)) == "":
-                raise JudgebenchError(f"pairs file {path}:{line}: '{key}' is missing or not text")
+            if not isinstance(row.get(key), (str, int)) or not str(row.get(key)).strip():  # blank: missing too
+                raise JudgebenchError(f"pairs file {path}:{line}: '{key}' is missing, blank or not text")
         pair_id = str(row["id"])
         if pair_id in seen:
             raise JudgebenchError(f"pairs file {path}:{line}: duplicate id {pair_id!r}")

@@ -145,6 +145,10 @@ def _read_columnar(path: Path) -> tuple[dict[str, Any], int] | None:
             return False
         return not required or (table[name].null_count == 0 and not pc.any(pc.equal(table[name], "")).as_py())
 
+    def unblank(name: str) -> bool:  # no value of whitespace only (Arrow's utf8_is_space is Python's str.isspace)
+        found = kind(name)
+        return found is None or pa.types.is_null(found) or not pc.any(pc.utf8_is_space(table[name])).as_py()
+
     def within(name: str, allowed: list[str]) -> bool:  # non-null values among `allowed`
         column = table[name].drop_null()
         return bool(pc.all(pc.is_in(column, value_set=pa.array(allowed))).as_py()) if len(column) else True
@@ -164,6 +168,7 @@ def _read_columnar(path: Path) -> tuple[dict[str, Any], int] | None:
 
     plain = (
         all(strings(c, required=True) for c in ("pair_id", "annotator", "choice", "model_a", "model_b"))
+        and all(unblank(c) for c in ("pair_id", "annotator", "model_a", "model_b"))
         and all(strings(c, required=False) for c in ("timestamp", "comment", "shown_order"))
         and within("choice", list(LABELS))
         and ("shown_order" not in table.column_names or pa.types.is_null(kind("shown_order"))
@@ -242,12 +247,14 @@ def _plain(row: dict[str, Any], allowed=frozenset(_ALLOWED), labels=frozenset(LA
         return False
     for key in ("pair_id", "annotator"):
         value = get(key)
-        if type(value) is not str or not value:
+        if type(value) is not str or not value or value.isspace():
             return False
     for key in _STRINGS:
         value = get(key)
         if value is not None and type(value) is not str:
             return False
+    if any(type(get(key)) is str and get(key).isspace() for key in ("model_a", "model_b")):
+        return False  # a blank name: the Vote record words the error
     seconds = get("seconds")
     if seconds is not None and not (type(seconds) in (int, float) and 0 <= seconds < float("inf")):
         return False
@@ -269,7 +276,7 @@ def _plain(row: dict[str, Any], allowed=frozenset(_ALLOWED), labels=frozenset(LA
 def _validated(row: dict[str, Any], path: Path, number: int, dimension: str) -> dict[str, Any] | None:
     """The row through the Vote record (its error names the line); None when it has no vote on dimension."""
     try:
-        vote = Vote.model_validate(row)
+        vote = Vote.model_validate(row, strict=True)  # a JSON value of its own type, as votes.read_votes reads them
     except ValidationError as exc:
         raise JudgebenchError(f"votes file {path}:{number}: {describe_validation_error(exc, Vote)}") from None
     choice = vote.label_for(dimension)
