@@ -239,9 +239,12 @@ def _add_report_parser(sub: Any) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from judgebench.publish.report import write_report
+    from judgebench.publish.report import samples_only_note, write_report
 
     path = write_report(args.run_dir, args.output_dir)
+    note = samples_only_note(args.run_dir)
+    if note:  # results.json is optional; what the report assumed without it is said, not left silent
+        warn(note)
     print(f"wrote {path}")
     return 0
 

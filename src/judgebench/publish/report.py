@@ -268,8 +268,20 @@ def _fmt(stat: dict[str, Any] | None, pct: bool = True) -> str:
     return text + (f" (n={stat['n']})" if stat.get("n") is not None else "")
 
 
+def samples_only_note(run_dir: Path) -> str | None:
+    """What a report of a folder without results.json assumes (None when it has one)."""
+    results = Path(run_dir) / RESULTS_FILE
+    if results.exists() or results.is_symlink():
+        return None
+    return (f"{results}: no such file; the report reads samples.jsonl alone (Both Bad counted as tie, seed 0, "
+            f"headline {SAMPLES_ONLY_HEADLINE})")
+
+
 def _header(diag: dict[str, Any], result: RunResult | None, headline: str) -> str:
     lines = [f"# Judge diagnostics: {md_text(diag['judge'])} on {md_text(diag['task'])}", ""]
+    if result is None:
+        lines += [f"- Run settings: no {RESULTS_FILE} in the run folder; read from samples.jsonl alone, with "
+                  "Both Bad counted as tie, seed 0 and the headline below"]
     if result:
         config = result.config
         lines += [f"- Dataset: {md_text(config.dataset.source)} (split {md_text(config.dataset.split)}"
