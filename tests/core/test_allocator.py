@@ -129,7 +129,9 @@ console()
 
 
 def _exit(tmp_path: Path, *command: str) -> tuple[int, list[str]]:
-    done = subprocess.run([sys.executable, "-c", _EXIT, *command], capture_output=True, text=True, timeout=120,
+    script = tmp_path / "judgebench"  # what the console script is called (allocator._is_the_process)
+    script.write_text(_EXIT)
+    done = subprocess.run([sys.executable, str(script), *command], capture_output=True, text=True, timeout=120,
                           cwd=tmp_path)
     return done.returncode, done.stdout.splitlines()
 
@@ -154,3 +156,21 @@ def test_every_other_command_and_outcome_takes_the_usual_exit(tmp_path, case):
     code, lines = _exit(tmp_path, *extra, *args)
     assert lines[-2:] == ["exit handlers ran", "torn down"]
     assert code == (2 if case[-1] == "bad" else 0)
+
+
+def test_a_profiler_or_a_program_running_the_command_gets_the_usual_exit(tmp_path):
+    """cProfile writes its file after the command returns, and a program that runs `python -m judgebench` with
+    runpy goes on after its SystemExit: an exit without teardown took both away (found attacking)."""
+    profiled = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(tmp_path / "prof.out"), "-m",
+                               "judgebench", *_arena(tmp_path)], capture_output=True, text=True, timeout=180,
+                              cwd=tmp_path)
+    assert profiled.returncode == 0 and (tmp_path / "prof.out").stat().st_size > 0
+    caller = ("import runpy, sys\nsys.argv = ['judgebench', *sys.argv[1:]]\ntry:\n"
+              "    runpy.run_module('judgebench', run_name='__main__')\nexcept SystemExit as done:\n"
+              "    print('the caller goes on, exit', done.code)\n")
+    ran = subprocess.run([sys.executable, "-c", caller, *_arena(tmp_path)], capture_output=True, text=True,
+                         timeout=180, cwd=tmp_path)
+    assert ran.stdout.splitlines()[-1] == "the caller goes on, exit 0"
+    module = subprocess.run([sys.executable, "-m", "judgebench", *_arena(tmp_path)], capture_output=True, text=True,
+                            timeout=180, cwd=tmp_path)  # `python -m judgebench` itself: without the teardown
+    assert module.returncode == 0 and "wrote" in module.stdout

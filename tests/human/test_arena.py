@@ -301,3 +301,23 @@ def test_robustness_subset_fits_equal_fits_on_the_subset_and_full_data_correlate
     assert [r["annotators"] for r in rob["subsampling"]] == [4, 5, 6]  # round(0.5 * 7) = 4 (banker's), 5.25, 6.3
     assert {r["left_out"] for r in rob["leave_one_slice_out"]} == {"a", "b"}
     assert all(-1 <= r["spearman"]["mean"] <= 1 for r in rob["subsampling"])
+
+
+def test_the_win_rate_matrix_of_many_models_is_one_block():
+    """With 160 models the win-rate frame was 160 column blocks: writing arena.html printed pandas'
+    PerformanceWarning on stderr (found attacking)."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 160, 5000)
+    b = (a + rng.integers(1, 160, 5000)) % 160
+    table = pd.DataFrame({"model_a": [f"m{i:03d}" for i in a], "model_b": [f"m{i:03d}" for i in b],
+                          "outcome": rng.choice([0.0, 0.5, 1.0], 5000)})
+    models = sorted(set(table["model_a"]) | set(table["model_b"]))
+    rate_, battles = matrices(table, models)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rate_.reset_index(), battles.reset_index()
+    both = battles.to_numpy() > 0
+    assert np.allclose(rate_.to_numpy()[both] + rate_.to_numpy().T[both], 1.0)  # a pair's two rates sum to 1
+    assert np.isnan(rate_.to_numpy()[~both]).all()

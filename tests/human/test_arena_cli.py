@@ -60,6 +60,14 @@ def test_arena_on_a_task_with_a_judge_run(tmp_path, capsys):
        ("true", "valid number"), ("1e400", "finite number"), ("Infinity", "finite number"), ("NaN", "finite number"))],
     ('{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": " ", "model_b": "y"}',
      ":1: field 'model_a': Value error, is blank (whitespace only)"),
+    # an int past the largest float, a count past 64 bits: tracebacks (OverflowError); a null where a mapping
+    # belongs was taken (found attacking)
+    ('{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "x", "model_b": "y", "seconds": 1%s}' % ("0" * 309),
+     ":1: field 'seconds': Input should be a valid number"),
+    ('{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "x", "model_b": "y", "length_a": 1%s}' % ("0" * 400),
+     ":1: field 'length_a': Input should be less than or equal to 9223372036854775807"),
+    ('{"pair_id": "p1", "annotator": "u", "choice": "A", "model_a": "x", "model_b": "y", "slices": null}',
+     ":1: field 'slices': Input should be a valid dictionary"),
     ('{"pair_id": "\\u2003", "annotator": "u", "choice": "A", "model_a": "x", "model_b": "y"}',
      ":1: field 'pair_id': Value error, is blank (whitespace only)"),
 ])
@@ -257,3 +265,21 @@ def test_a_csv_votes_file_is_text_its_numbers_parsed_and_infinity_refused(tmp_pa
     path.write_text("pair_id,annotator,choice,model_a,model_b,seconds\np1,u,A,x,y,inf\n")
     assert main(["arena", str(path), "--output-dir", str(tmp_path / "o2")]) == 2
     assert "votes.csv:2: field 'seconds': Input should be a finite number" in capsys.readouterr().err
+
+
+def test_a_votes_line_ends_at_a_line_feed_only_whichever_reader_reads_it(tmp_path, capsys):
+    """A carriage return is JSON whitespace: inside an object it ended the line for the line-by-line reader only,
+    so the same line was taken or refused depending on whether another line sent the file there; a file of
+    CR-ended lines is one line of several objects for every reader (found attacking)."""
+    first = '{"pair_id": "p1", "annotator": "a", "model_a": "x", "model_b": "y",\r"choice": "A"}\n'
+    second = '{"pair_id": "p2", "annotator": "b", "choice": "B", "model_a": "x", "model_b": "y"}\n'
+    per_dimension = '{"pair_id": "p3", "annotator": "c", "choices": {"overall": "A"}, "model_a": "x", "model_b": "y"}\n'
+    for i, text in enumerate([first + second, first + second + per_dimension]):  # columnar, then line by line
+        path = tmp_path / f"v{i}.jsonl"
+        path.write_bytes(text.encode())
+        assert main(["arena", str(path), "--output-dir", str(tmp_path / f"o{i}"), "--n-resamples", "0",
+                     "--no-plots"]) == 0
+    path = tmp_path / "cr.jsonl"
+    path.write_bytes((first.replace("\r", " ") + second).replace("\n", "\r").encode())
+    assert main(["arena", str(path), "--output-dir", str(tmp_path / "o"), "--n-resamples", "0"]) == 2
+    assert "cr.jsonl:1: malformed JSON (Extra data" in capsys.readouterr().err

@@ -19,7 +19,9 @@ CPU there (docs/lab/perf.md, eighth round).
 The same commands leave without the interpreter's teardown (`leave`): once such a command has succeeded and
 its outputs are written, freeing its 1,400 modules' objects one by one took 0.3-0.4 s of `arena`'s exit. The
 exit handlers run and the output is flushed first; a command that failed, was interrupted, still runs another
-thread or opened an SQLite database (whose connections are closed by their finalizers) takes the usual exit.
+thread or opened an SQLite database (whose connections are closed by their finalizers) takes the usual exit,
+and so does a process that is not the `judgebench` script or `python -m judgebench` itself, or that a
+profiler, tracer, debugger or coverage tool watches (they write their results after the command returns).
 
 Only the `judgebench` command calls `for_large_arrays` and `leave`: a Python caller keeps its own process's
 allocators and exit. Nothing computed depends on any of this.
@@ -79,11 +81,31 @@ def release_free_memory() -> None:
 def leave(code: int) -> NoReturn:
     """End the process with `code`: an array-heavy command that succeeded without the interpreter's teardown
     (after the exit handlers and a flush of the output), any other the usual way."""
-    if code == 0 and _large and _alone() and "sqlite3" not in sys.modules and _flushed():
+    if (code == 0 and _large and _is_the_process() and not _observed() and _alone()
+            and "sqlite3" not in sys.modules and _flushed()):
         atexit._run_exitfuncs()  # preload's and background's, logging's: what the usual exit runs first
         if _flushed():
             os._exit(0)
     sys.exit(code)
+
+
+def _is_the_process() -> bool:
+    """Whether the process's main module is the `judgebench` script or `python -m judgebench` (not a program that
+    runs it, e.g. with runpy, and goes on after its SystemExit)."""
+    path = getattr(sys.modules.get("__main__"), "__file__", None) or ""
+    name, folder = os.path.basename(path), os.path.basename(os.path.dirname(path))
+    return name in ("judgebench", "judgebench.exe") or (name == "__main__.py" and folder == "judgebench")
+
+
+def _observed() -> bool:
+    """Whether a profiler, tracer, debugger or coverage tool watches this process (cProfile, trace, pdb, coverage):
+    each writes or reports after the command returns, which an exit without teardown would skip."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return True
+    if threading.getprofile() is not None or threading.gettrace() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)  # Python 3.12+
+    return monitoring is not None and any(monitoring.get_tool(tool) is not None for tool in range(6))
 
 
 def _alone() -> bool:

@@ -49,6 +49,9 @@ FLAT_FIELDS = ("pair_id", "annotator", "choice", "model_a", "model_b", "shown_or
                "length_a", "length_b", "citations_a", "citations_b")
 
 
+COUNT_MAX = 2**63 - 1  # a length or citation count is a 64-bit integer (a larger one overflowed arena's tables)
+
+
 class Vote(Strict):
     """One annotator's vote on one pair, in the pair's stored A/B positions."""
 
@@ -64,10 +67,10 @@ class Vote(Strict):
     slices: dict[str, str] = Field(default_factory=dict)
     comment: str | None = None
     # style features of the two responses (arena's style control); optional
-    length_a: int | None = Field(default=None, ge=0)  # characters
-    length_b: int | None = Field(default=None, ge=0)
-    citations_a: int | None = Field(default=None, ge=0)  # in-text citations
-    citations_b: int | None = Field(default=None, ge=0)
+    length_a: int | None = Field(default=None, ge=0, le=COUNT_MAX)  # characters
+    length_b: int | None = Field(default=None, ge=0, le=COUNT_MAX)
+    citations_a: int | None = Field(default=None, ge=0, le=COUNT_MAX)  # in-text citations
+    citations_b: int | None = Field(default=None, ge=0, le=COUNT_MAX)
 
     @field_validator("pair_id", "annotator", "model_a", "model_b")
     @classmethod

@@ -163,16 +163,17 @@ def matrices(table: pd.DataFrame, models: list[str], coded: Coded | None = None)
     index = {name: i for i, name in enumerate(names)}
     where = np.array([index.get(m, n) for m in models], dtype=np.int64)  # n: a model that never battled
 
-    def framed(values: np.ndarray, fill: float) -> pd.DataFrame:
-        padded = np.pad(values, ((0, 1), (0, 1)), constant_values=fill)[np.ix_(where, where)]
-        return pd.DataFrame(padded, index=pd.Index(models, name="row"),
-                            columns=pd.Index(models, name="col"))
+    def ordered(values: np.ndarray, fill: float) -> np.ndarray:  # in the given model order
+        return np.pad(values, ((0, 1), (0, 1)), constant_values=fill)[np.ix_(where, where)]
 
-    battles = framed(cells(None), 0).astype(int)
-    wins = framed(cells(y.astype(float)), np.nan)
+    def framed(values: np.ndarray) -> pd.DataFrame:
+        return pd.DataFrame(values, index=pd.Index(models, name="row"), columns=pd.Index(models, name="col"))
+
+    battles = ordered(cells(None), 0).astype(int)
+    wins = ordered(cells(y.astype(float)), np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
-        rate_ = wins / battles.where(battles > 0)
-    return rate_, battles
+        rate_ = wins / np.where(battles > 0, battles, np.nan)  # one array (the frames' division made a column each)
+    return framed(rate_), framed(battles)
 
 
 def _num(value: float) -> float | None:

@@ -26,7 +26,7 @@ from judgebench.core.files import (
 )
 from judgebench.core.records import LABELS
 from judgebench.human.arena.battles import SLICE, STYLE_COLUMNS, votes_frame
-from judgebench.tasks.votes import Vote, read_votes
+from judgebench.tasks.votes import COUNT_MAX, Vote, read_votes
 
 _STRINGS = ("model_a", "model_b", "timestamp", "comment")
 _ALLOWED = {"pair_id", "annotator", "choice", "shown_order", "seconds", "slices", *_STRINGS, *STYLE_COLUMNS}
@@ -54,8 +54,9 @@ def read_vote_table(path: Path, source: str, dimension: str) -> tuple[pd.DataFra
     appenders = [(columns[c].append, c) for c in _COLUMNS]
     count = 0
     try:
-        with open_regular(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
+        with open_regular(path, "rb") as handle:  # lines end at a line feed only (a CR is JSON whitespace), as
+            for number, raw in enumerate(handle, start=1):  # Arrow's read and votes.read_votes split them
+                line = raw.decode("utf-8")
                 if not line.strip():
                     continue
                 row = parse_json_object(line, f"votes file {path}:{number}")
@@ -235,6 +236,9 @@ def _add_slices(slices: dict[str, list[Any]], found: dict[str, str], count: int)
             values.append(None)
 
 
+_LARGEST_FLOAT_INT = int(np.finfo(np.float64).max)  # an int above it does not convert to a finite float
+
+
 def _plain(row: dict[str, Any], allowed=frozenset(_ALLOWED), labels=frozenset(LABELS),
            orders=frozenset((None, "AB", "BA"))) -> bool:
     """Whether the row is a valid single-choice Vote on its face (exact types, nothing to coerce).
@@ -256,15 +260,16 @@ def _plain(row: dict[str, Any], allowed=frozenset(_ALLOWED), labels=frozenset(LA
     if any(type(get(key)) is str and get(key).isspace() for key in ("model_a", "model_b")):
         return False  # a blank name: the Vote record words the error
     seconds = get("seconds")
-    if seconds is not None and not (type(seconds) in (int, float) and 0 <= seconds < float("inf")):
-        return False
+    if seconds is not None and not (type(seconds) in (int, float) and 0 <= seconds < float("inf")
+                                    and (type(seconds) is float or seconds <= _LARGEST_FLOAT_INT)):
+        return False  # (an int past the largest float is not a finite number: the Vote record refuses it)
     for key in STYLE_COLUMNS:
         value = get(key)
-        if value is not None and not (type(value) is int and value >= 0):
+        if value is not None and not (type(value) is int and 0 <= value <= COUNT_MAX):
             return False
     found = get("slices")
     if found is None:
-        return True
+        return "slices" not in row  # "slices": null is no mapping: the Vote record refuses it
     if type(found) is not dict:
         return False
     for key, value in found.items():
