@@ -20,7 +20,6 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-
 M = TypeVar("M", bound=BaseModel)
 
 

@@ -76,7 +76,7 @@ def _report_text(run_dir: Path, out_dir: Path, records: list[JudgmentRecord], pl
     if result is not None:
         check_samples_match(result, records, run_dir / SAMPLES_FILE)  # as `score` reads a run
     check_run_dimensions(run_dir, records, result.config.task if result else records[0].task)  # as `score` does
-    both_bad, seed = (result.config.both_bad, result.config.seed) if result else ("tie", 0)
+    both_bad, seed = (result.config.both_bad, result.config.seed) if result else SAMPLES_ONLY_SETTINGS
     diag = diagnose(records, both_bad=both_bad, n_resamples=N_RESAMPLES, seed=seed)
     out_dir.mkdir(parents=True, exist_ok=True)
     headline = result.config.headline if result else SAMPLES_ONLY_HEADLINE
@@ -109,8 +109,7 @@ def label_noun(run_dir: Path) -> str:
 def _read_samples(run_dir: Path) -> list[JudgmentRecord]:
     path = run_dir / SAMPLES_FILE
     if not path.is_file():
-        problem = why_not_a_file(path)
-        raise JudgebenchError(f"{path}: {problem} (is {run_dir} a run folder?)")
+        raise JudgebenchError(f"{path}: {why_not_a_file(path)} (is {run_dir} a run folder?)")
     return read_judgments(path, lean=True)
 
 
@@ -268,20 +267,23 @@ def _fmt(stat: dict[str, Any] | None, pct: bool = True) -> str:
     return text + (f" (n={stat['n']})" if stat.get("n") is not None else "")
 
 
+SAMPLES_ONLY_SETTINGS = ("tie", 0)  # a report without results.json: the Both-Bad rule and seed it assumes
+_ASSUMED = (f"Both Bad counted as {SAMPLES_ONLY_SETTINGS[0]}, seed {SAMPLES_ONLY_SETTINGS[1]}, "
+            f"headline {SAMPLES_ONLY_HEADLINE}")
+
+
 def samples_only_note(run_dir: Path) -> str | None:
     """What a report of a folder without results.json assumes (None when it has one)."""
     results = Path(run_dir) / RESULTS_FILE
     if results.exists() or results.is_symlink():
         return None
-    return (f"{results}: no such file; the report reads samples.jsonl alone (Both Bad counted as tie, seed 0, "
-            f"headline {SAMPLES_ONLY_HEADLINE})")
+    return f"{results}: no such file; the report reads samples.jsonl alone ({_ASSUMED})"
 
 
 def _header(diag: dict[str, Any], result: RunResult | None, headline: str) -> str:
     lines = [f"# Judge diagnostics: {md_text(diag['judge'])} on {md_text(diag['task'])}", ""]
     if result is None:
-        lines += [f"- Run settings: no {RESULTS_FILE} in the run folder; read from samples.jsonl alone, with "
-                  "Both Bad counted as tie, seed 0 and the headline below"]
+        lines += [f"- Run settings: no {RESULTS_FILE} in the run folder; read from samples.jsonl alone ({_ASSUMED})"]
     if result:
         config = result.config
         lines += [f"- Dataset: {md_text(config.dataset.source)} (split {md_text(config.dataset.split)}"
