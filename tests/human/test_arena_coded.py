@@ -272,3 +272,56 @@ def test_the_votes_time_order_is_the_lexsort_of_annotator_time_and_file_order():
         time = np.full(n, np.nan) if case % 2 else np.where(rng.random(n) < 0.3, np.nan, rng.integers(0, 20, n) * 1.0)
         order = np.arange(1, n + 1) if case % 4 < 2 else rng.permutation(n) + 1
         assert np.array_equal(_time_order(annotator, time, order), np.lexsort((order, time, annotator)))
+
+
+def arrow_strings(values: list[str], *, large: bool = False, chunks: int = 1, offset: int = 0) -> pd.Series:
+    """`values` as an Arrow-backed string column: in `chunks` chunks, each a slice of a longer array (starting
+    `offset` values in: a slice's bytes lie inside its parent's data buffer)."""
+    import pyarrow as pa
+
+    kind = pa.large_string() if large else pa.string()
+    bounds = np.linspace(0, len(values), chunks + 1).astype(int)
+    parts = [pa.array(["pad"] * offset + values[lo:hi] + ["pad"], type=kind).slice(offset, hi - lo)
+             for lo, hi in zip(bounds[:-1], bounds[1:])]
+    array = pd.arrays.ArrowStringArray(pa.chunked_array(parts, type=kind))
+    return pd.Series(array, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
+
+
+STRING_CASES = [
+    ["p1", "p2", "p3"],
+    ["p1", "p2", "p1"],  # repeated
+    ["", "a", "a\0"],  # the empty string; one value the other's bytes and a NUL
+    ["a", "a\0", "a"],
+    ["x" * 8, "x" * 8 + "y", "x" * 16, "x" * 15 + "y", "x" * 17],  # differing only past the first 8 bytes
+    ["same-prefix-" + "z" * 30 + "1", "same-prefix-" + "z" * 30 + "2"],
+    ["same-prefix-" + "z" * 30 + "1", "same-prefix-" + "z" * 30 + "1"],
+    ["é", "e\u0301", "日本", "日本語", "🙂"],  # multi-byte UTF-8, one composed and one decomposed
+    [f"pair-{i}" for i in range(5000)],
+    [f"pair-{i % 4999}" for i in range(5000)],  # the last one repeats the first
+]
+
+
+@pytest.mark.parametrize("values", STRING_CASES)
+@pytest.mark.parametrize(("large", "chunks", "offset"), [(False, 1, 0), (True, 1, 0), (False, 3, 5), (True, 2, 7)])
+def test_the_pair_hash_says_distinct_exactly_when_the_values_are(values, large, chunks, offset):
+    """`Coded.pairs` numbers the votes in order without a hash table when `_distinct_strings` says every pair id
+    differs (issue 30): never for repeated values, whatever the chunking, slicing and string width."""
+    from judgebench.human.arena.coded import _distinct_strings
+
+    column = arrow_strings(values, large=large, chunks=min(chunks, len(values)), offset=offset)
+    assert column.tolist() == values  # the column is what it should be
+    assert _distinct_strings(column) == (len(set(values)) == len(values))
+    codes = Coded(pd.DataFrame({"pair_id": column})).pairs
+    assert np.array_equal(codes, pd.factorize(np.array(values, dtype=object))[0])
+
+
+def test_the_pair_hash_is_not_used_where_it_cannot_be():
+    """Columns not held by Arrow, or with a missing id, are factorised (a missing id is a pair of its own)."""
+    from judgebench.human.arena.coded import _distinct_strings
+
+    assert not _distinct_strings(pd.Series(["a", "b"], dtype=object))
+    with_missing = arrow_strings(["a", "b", "c"])
+    with_missing.iloc[1] = np.nan
+    assert not _distinct_strings(with_missing)
+    assert Coded(pd.DataFrame({"pair_id": with_missing})).pairs.tolist() == [0, 1, 2]
+    assert _distinct_strings(arrow_strings([])) and Coded(pd.DataFrame({"pair_id": arrow_strings([])})).pairs.tolist() == []

@@ -179,8 +179,9 @@ def _read_columnar(path: Path) -> tuple[dict[str, Any], int] | None:
     )
     if not plain:
         return None
-    columns = {c: _column(table[c]) if c in table.column_names else _nones(count) for c in _COLUMNS}
-    return {**columns, **{SLICE + k: _column(v) for k, v in slices.items()}}, count
+    nones = _nones(count)  # one column for every absent one (shared: pandas copies it before a change)
+    columns = {c: _column(table[c], nones) if c in table.column_names else nones for c in _COLUMNS}
+    return {**columns, **{SLICE + k: _column(v, nones) for k, v in slices.items()}}, count
 
 
 _BLANK_LINE = re.compile(rb"^[ \t\r]*(?:\n|\Z)", re.MULTILINE)  # JSON whitespace only (Arrow skips such lines)
@@ -192,19 +193,20 @@ def _content_lines(data: bytes) -> int:
     return data.count(b"\n") + 1 - len(_BLANK_LINE.findall(data))
 
 
-def _column(values: Any) -> pd.Series:
+def _column(values: Any, nones: pd.Series) -> pd.Series:
     """An Arrow column as the pandas column its Python list would give: strings as pandas' str dtype (NaN for
     null), ints as int64 (float64 with NaN when one is null), floats as float64, an all-null column as None
-    objects. Tested equal to the lists (tests/human/test_arena_reading.py)."""
+    objects (`nones`). Tested equal to the lists (tests/human/test_arena_reading.py)."""
     import pyarrow as pa  # imported by _read_columnar already
 
     if pa.types.is_null(values.type) or values.null_count == len(values):
-        return _nones(len(values))
+        return nones
     return values.to_pandas()
 
 
 def _nones(count: int) -> pd.Series:
-    """A column of `count` Nones (object dtype, given: inferring it looks at every value)."""
+    """A column of `count` Nones (object dtype, given: inferring it looks at every value); the absent columns share
+    it (each was 16 MB faulted in afresh at 2,000,000 votes: issue 30)."""
     return pd.Series(np.full(count, None, dtype=object), dtype=object, copy=False)
 
 
