@@ -139,25 +139,6 @@ def test_p_values_by_counting_equal_the_merged_ones_to_the_bit():
         assert fast.dtype == merged.dtype and np.array_equal(fast, merged)
 
 
-def test_p_values_of_votes_alone_on_their_action_and_of_the_others_equal_the_merged_ones():
-    """A vote that is its annotator's only one on its action takes its cell's p-value (issue 30); every vote
-    alone, none alone, and a mix give the merged computation's values to the bit."""
-    import numpy as np
-
-    from judgebench.human.arena import voters
-
-    rng = np.random.default_rng(1)
-    n = 3000
-    for people, actions in ((3000, 40), (2, 3), (60, 50)):  # every vote alone (one per annotator); none; a mix
-        who = np.arange(n) if people == n else rng.integers(0, people, n)
-        votes = pd.DataFrame({"annotator": who, "action": rng.integers(0, actions, n),
-                              "value": rng.choice([0, 1, 3], n, p=[0.6, 0.3, 0.1])})
-        alone = voters._alone(votes["annotator"].to_numpy(), votes["action"].to_numpy(), actions)
-        assert alone.all() if people == n else (not alone.any() if people == 2 else 0 < alone.mean() < 1)
-        fast, merged = voters._p_values_counted(votes), voters._p_values_merged(votes)
-        assert np.array_equal(fast, merged)
-
-
 def _vote_line(i: int, **fields: str) -> bytes:
     row = {"pair_id": f"p{i}", "annotator": f"u{i % 3}", "choice": "AB"[i % 2], "model_a": "m1", "model_b": "m2"}
     return json.dumps({**row, **fields}).encode() + b"\n"

@@ -60,53 +60,16 @@ def _p_values_counted(votes: pd.DataFrame) -> np.ndarray:
     """`_p_values_merged` by counting arrays (issue 30: the merges took seconds at millions of votes): per vote
     and outcome h, n_h = the action's votes for h less the annotator's own; the p-value sums the n_h no larger
     than n_y (y the vote's own outcome). An outcome no vote on the action took adds 0 to either sum, so every
-    outcome is counted; the sums are integers, so the result is the same to the bit. A vote that is its
-    annotator's only one on its action has as own counts itself alone: its p-value is its (action, outcome)
-    cell's, computed once per cell; the other votes count their own votes as well."""
+    outcome is counted; the sums are integers, so the result is the same to the bit. One outcome column at a
+    time, in int32 while the counts fit (a third of the memory traffic of the votes x outcomes table)."""
     action, annotator, value = (_compact(votes[c]) for c in ("action", "annotator", "value"))
     k, n_actions = int(value.max()) + 1, int(action.max()) + 1
+    mine = _pair_codes(annotator, action, n_actions)
     kind = np.int32 if len(votes) < 2**31 else np.int64
     total = np.bincount(action * k + value, minlength=n_actions * k).astype(kind).reshape(n_actions, k)
-    alone = _alone(annotator, action, n_actions)
-    p = _lone_p_values(total)[action * k + value]
-    rest = np.flatnonzero(~alone)
-    if len(rest):
-        p[rest] = _p_values_with_own(total, action[rest], annotator[rest], value[rest])
-    return p
-
-
-def _alone(first: np.ndarray, second: np.ndarray, n_second: int) -> np.ndarray:
-    """Whether each row's (first, second) codes occur in no other row."""
-    key = first.astype(np.int64) * n_second + second
-    if (int(first.max()) + 1) * n_second > 4 * len(key):
-        key = pd.factorize(key)[0]
-    return np.bincount(key)[key] == 1
-
-
-def _lone_p_values(total: np.ndarray) -> np.ndarray:
-    """Per (action, outcome y) cell, flattened: the p-value of a vote for y that is its annotator's only vote on the
-    action (n_h = total_h, less 1 for h = y)."""
-    k = total.shape[1]
-    p = np.empty(total.shape, dtype=float)
-    for y in range(k):
-        others = total.astype(np.int64)
-        others[:, y] -= 1
-        size = others.sum(axis=1)
-        at_least = np.where(others <= others[:, [y]], others, 0).sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):  # (0/0 in a cell no vote took: never read)
-            p[:, y] = (at_least + 1) / (size + 1)
-    return p.ravel()
-
-
-def _p_values_with_own(total: np.ndarray, action: np.ndarray, annotator: np.ndarray, value: np.ndarray) -> np.ndarray:
-    """The p-values of these votes, their annotator's own votes on the action counted out (every vote of the
-    annotator on the action among them). One outcome column at a time, in the counts' integer type (int32 while
-    they fit: a third of the memory traffic of the votes x outcomes table)."""
-    n_actions, k = total.shape
-    mine = _pair_codes(annotator, action, n_actions)
-    own = np.bincount(mine * k + value, minlength=(int(mine.max()) + 1) * k).astype(total.dtype).reshape(-1, k)
+    own = np.bincount(mine * k + value, minlength=(int(mine.max()) + 1) * k).astype(kind).reshape(-1, k)
     n_y = total.ravel()[action * k + value] - own.ravel()[mine * k + value]
-    size, at_least = np.zeros(len(action), dtype=np.int64), np.zeros(len(action), dtype=np.int64)
+    size, at_least = np.zeros(len(votes), dtype=np.int64), np.zeros(len(votes), dtype=np.int64)
     for h in range(k):
         n_h = total[:, h][action] - own[:, h][mine]
         size += n_h
