@@ -325,3 +325,15 @@ def test_the_pair_hash_is_not_used_where_it_cannot_be():
     assert not _distinct_strings(with_missing)
     assert Coded(pd.DataFrame({"pair_id": with_missing})).pairs.tolist() == [0, 1, 2]
     assert _distinct_strings(arrow_strings([])) and Coded(pd.DataFrame({"pair_id": arrow_strings([])})).pairs.tolist() == []
+
+
+def test_a_pair_id_longer_than_the_hashed_length_is_factorised():
+    """The hash reads a value 8 bytes a round: a column holding a value past _LONGEST_HASHED bytes (one 1 MB id in a
+    file) is factorised instead, whatever its chunking, with the same codes."""
+    from judgebench.human.arena.coded import _LONGEST_HASHED, _distinct_strings
+
+    values = [f"p{i}" for i in range(50)]
+    for long_value in ("x" * _LONGEST_HASHED, "x" * (_LONGEST_HASHED + 1), "y" * 1_000_000):
+        column = arrow_strings([*values, long_value], chunks=3)
+        assert _distinct_strings(column) == (len(long_value) <= _LONGEST_HASHED)
+        assert Coded(pd.DataFrame({"pair_id": column})).pairs.tolist() == list(range(51))
