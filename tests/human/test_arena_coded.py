@@ -337,3 +337,14 @@ def test_a_pair_id_longer_than_the_hashed_length_is_factorised():
         column = arrow_strings([*values, long_value], chunks=3)
         assert _distinct_strings(column) == (len(long_value) <= _LONGEST_HASHED)
         assert Coded(pd.DataFrame({"pair_id": column})).pairs.tolist() == list(range(51))
+
+
+def test_the_pair_hash_reads_only_offsets_and_bytes():
+    """An Arrow string held otherwise (a string view, whose buffers are not offsets) is never hashed: the column is
+    factorised."""
+    import pyarrow as pa
+
+    from judgebench.human.arena.coded import _string_hashes
+
+    assert _string_hashes(pa.array(["a", "a"], type=pa.string_view()), pa) is None
+    assert len(_string_hashes(pa.array(["a", "a"], type=pa.string()), pa)) == 2

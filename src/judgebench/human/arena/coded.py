@@ -46,7 +46,9 @@ def _distinct_strings(column: pd.Series) -> bool:
 def _string_hashes(chunk: Any, pa: Any) -> np.ndarray | None:
     """A 64-bit hash of each value of an Arrow string array (no nulls): its byte length, then each 8-byte word of
     its bytes (the last one zero-padded), mixed in turn. A function of the value's bytes alone. None when a value
-    is longer than _LONGEST_HASHED bytes."""
+    is longer than _LONGEST_HASHED bytes, or when the array is not held as offsets and bytes (a string view)."""
+    if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
+        return None
     _, offsets_buffer, data_buffer = chunk.buffers()
     width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
     offsets = np.frombuffer(offsets_buffer, dtype=width, count=len(chunk) + 1,
