@@ -298,6 +298,8 @@ STRING_CASES = [
     ["é", "e\u0301", "日本", "日本語", "🙂"],  # multi-byte UTF-8, one composed and one decomposed
     [f"pair-{i}" for i in range(5000)],
     [f"pair-{i % 4999}" for i in range(5000)],  # the last one repeats the first
+    ["abc", "a-value-longer-than-one-word", "abc", "x", "y", "z"],  # a repeat in chunks of different longest values
+    ["x" * 9, "y" * 40, "p", "q", "p", "r"],
 ]
 
 
@@ -313,6 +315,24 @@ def test_the_pair_hash_says_distinct_exactly_when_the_values_are(values, large, 
     assert _distinct_strings(column) == (len(set(values)) == len(values))
     codes = Coded(pd.DataFrame({"pair_id": column})).pairs
     assert np.array_equal(codes, pd.factorize(np.array(values, dtype=object))[0])
+
+
+def test_a_values_hash_is_its_own_whatever_its_neighbours():
+    """Each value's hash is a function of its bytes alone: the same alone, beside longer or shorter values, and at
+    any offset in a sliced chunk (a hash that mixed a round per 8 bytes of the chunk's longest value gave the
+    same id in two chunks two hashes, and a repeated pair id was taken for distinct)."""
+    import pyarrow as pa
+
+    from judgebench.human.arena.coded import _string_hashes
+
+    values = ["", "a", "abc", "x" * 8, "x" * 9, "é" * 7, "z" * 40]
+    alone = {v: int(_string_hashes(pa.array([v]), pa)[0]) for v in values}
+    for neighbours in ([], ["q" * 200], ["w" * 17, ""], ["pad"] * 3):
+        for offset in (0, 2):
+            chunk = pa.array(["o"] * offset + neighbours + values).slice(offset)
+            hashes = _string_hashes(chunk, pa)[len(neighbours):]
+            assert [int(h) for h in hashes] == [alone[v] for v in values]
+    assert len(set(alone.values())) == len(values)
 
 
 def test_the_pair_hash_is_not_used_where_it_cannot_be():

@@ -45,7 +45,8 @@ def _distinct_strings(column: pd.Series) -> bool:
 
 def _string_hashes(chunk: Any, pa: Any) -> np.ndarray | None:
     """A 64-bit hash of each value of an Arrow string array (no nulls): its byte length, then each 8-byte word of
-    its bytes (the last one zero-padded), mixed in turn. A function of the value's bytes alone. None when a value
+    its bytes (the last one zero-padded), mixed in turn. A function of the value's bytes alone (the same in every
+    chunk, whatever the other values' lengths). None when a value
     is longer than _LONGEST_HASHED bytes, or when the array is not held as offsets and bytes (a string view)."""
     if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
         return None
@@ -62,12 +63,14 @@ def _string_hashes(chunk: Any, pa: Any) -> np.ndarray | None:
     if last > first:
         data[:last - first] = np.frombuffer(data_buffer, dtype=np.uint8, count=last - first, offset=first)
     words = np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))  # the 8 bytes from each byte on
-    hashes = (end - start).astype(np.uint64) * _MIX
-    for skip in range(0, longest, 8):
-        left = np.clip(end - start - skip, 0, 8).astype(np.uint64)  # the value's bytes in this word
+    lengths = end - start
+    hashes = lengths.astype(np.uint64) * _MIX
+    for skip in range(0, longest, 8):  # a value's own words only: its hash must not depend on its chunk's longest
+        left = np.clip(lengths - skip, 0, 8).astype(np.uint64)  # the value's bytes in this word
         mask = np.where(left == 8, _ALL_BITS, (np.uint64(1) << (left * np.uint64(8))) - np.uint64(1))
-        hashes = (hashes ^ (words[np.minimum(start + skip, len(words) - 1)] & mask)) * _MIX
-        hashes ^= hashes >> np.uint64(29)
+        mixed = (hashes ^ (words[np.minimum(start + skip, len(words) - 1)] & mask)) * _MIX
+        mixed ^= mixed >> np.uint64(29)
+        hashes = np.where(lengths > skip, mixed, hashes)
     return hashes
 
 
