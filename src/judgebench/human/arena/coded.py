@@ -46,8 +46,8 @@ def _distinct_strings(column: pd.Series) -> bool:
 def _string_hashes(chunk: Any, pa: Any) -> np.ndarray | None:
     """A 64-bit hash of each value of an Arrow string array (no nulls): its byte length, then each 8-byte word of
     its bytes (the last one zero-padded), mixed in turn. A function of the value's bytes alone (the same in every
-    chunk, whatever the other values' lengths). None when a value
-    is longer than _LONGEST_HASHED bytes, or when the array is not held as offsets and bytes (a string view)."""
+    chunk, whatever the other values' lengths). None when a value is longer than _LONGEST_HASHED bytes, or when
+    the array is not held as offsets and bytes (a string view)."""
     if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
         return None
     _, offsets_buffer, data_buffer = chunk.buffers()
