@@ -114,7 +114,8 @@ def _read_columnar(path: Path) -> tuple[dict[str, Any], int] | None:
             data = handle.read()
     except OSError:
         return None  # the line-by-line reader words the error
-    if data.startswith(b"\xef\xbb\xbf") or _SURROGATE.search(data):
+    if data.startswith(b"\xef\xbb\xbf") or (b"\\" in data and _SURROGATE.search(data)):  # (memchr first: 0.02 s
+        # against the pattern's 0.15 s at 2,000,000 votes, and most files hold no backslash)
         return None
     try:
         texts = pa.schema([(c, pa.string()) for c in ("pair_id", "annotator", "choice", "shown_order", *_STRINGS)])
@@ -123,7 +124,7 @@ def _read_columnar(path: Path) -> tuple[dict[str, Any], int] | None:
         table.validate(full=True)  # Arrow's JSON reader takes bytes that are not UTF-8 into its strings as they are
     except (pa.ArrowException, ValueError):
         return None
-    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    lines = _newlines(data) + (not data.endswith(b"\n"))
     one_per_line = table.num_rows == lines or table.num_rows == _content_lines(data)  # (blank lines)
     del data
     if not one_per_line:  # two objects on a line, or one over several lines: the line-by-line reader words them
@@ -144,7 +145,8 @@ def _read_columnar(path: Path) -> tuple[dict[str, Any], int] | None:
             return not required
         if not pa.types.is_string(found) and not pa.types.is_large_string(found):
             return False
-        return not required or (table[name].null_count == 0 and not pc.any(pc.equal(table[name], "")).as_py())
+        return not required or (table[name].null_count == 0 and pc.min(pc.binary_length(table[name])).as_py() != 0)
+        # (an empty string is one of no bytes: its length from the offsets, where pc.equal's first call costs 0.15 s)
 
     def unblank(name: str) -> bool:  # no value of whitespace only (Arrow's utf8_is_space is Python's str.isspace)
         found = kind(name)
@@ -182,6 +184,13 @@ def _read_columnar(path: Path) -> tuple[dict[str, Any], int] | None:
     nones = _nones(count)  # one column for every absent one (shared: pandas copies it before a change)
     columns = {c: _column(table[c], nones) if c in table.column_names else nones for c in _COLUMNS}
     return {**columns, **{SLICE + k: _column(v, nones) for k, v in slices.items()}}, count
+
+
+def _newlines(data: bytes) -> int:
+    """The line feeds in `data`, counted by numpy a block at a time (bytes.count: 0.1 s at 2,000,000 votes, this
+    0.04 s)."""
+    view, block = np.frombuffer(data, dtype=np.uint8), 1 << 22
+    return sum(int(np.count_nonzero(view[i:i + block] == 10)) for i in range(0, len(view), block))
 
 
 _BLANK_LINE = re.compile(rb"^[ \t\r]*(?:\n|\Z)", re.MULTILINE)  # JSON whitespace only (Arrow skips such lines)
