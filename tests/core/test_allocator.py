@@ -88,6 +88,44 @@ def test_an_empty_pool_variable_counts_as_unset(tmp_path):
                                                                                             "True"]
 
 
+# after the command: the variable, and the thread counts of the OpenBLAS libraries numpy and scipy loaded
+_BLAS = """
+import os, sys
+from judgebench.cli.main import main
+sys.argv = ["judgebench", *sys.argv[1:]]
+code = main()
+import scipy.linalg
+from threadpoolctl import threadpool_info
+threads = sorted({i["num_threads"] for i in threadpool_info() if i["internal_api"] == "openblas"})
+print(code, os.environ.get("OPENBLAS_NUM_THREADS"), ",".join(map(str, threads)) or "none")
+"""
+
+
+def _blas(tmp_path: Path, *command: str, env: dict[str, str] | None = None) -> list[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS",
+                                                              "OMP_NUM_THREADS")}
+    done = subprocess.run([sys.executable, "-c", _BLAS, *command], capture_output=True, text=True, timeout=120,
+                          env={**clean, **(env or {})}, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-800:]
+    return done.stdout.splitlines()[-1].split()
+
+
+def test_arena_runs_openblas_without_worker_threads(tmp_path):
+    # each library's workers started at import and after every fork, and each spun on a core for 0.1 s: 0.33 s
+    # of CPU at 2,000,000 votes (docs/lab/perf.md, twelfth round)
+    code, variable, threads = _blas(tmp_path, *_arena(tmp_path))
+    assert (code, variable) == ("0", "1") and threads in ("1", "none")
+
+
+def test_a_blas_thread_count_chosen_by_the_user_stands(tmp_path):
+    assert _blas(tmp_path, *_arena(tmp_path), env={"OMP_NUM_THREADS": "2"})[:2] == ["0", "None"]
+    assert _blas(tmp_path, *_arena(tmp_path), env={"OPENBLAS_NUM_THREADS": "2"})[:2] == ["0", "2"]
+
+
+def test_a_command_that_is_not_array_heavy_keeps_blas_threads(tmp_path):
+    assert _blas(tmp_path, "tasks")[:2] == ["0", "None"]
+
+
 def test_arena_hands_the_computations_pages_back_before_its_outputs(tmp_path, monkeypatch):
     """The plots' child peaks while the outputs are written: the parent must not keep the computation's freed
     pages beside it (with glibc keeping freed memory, the processes' total grew by about 0.5 GB at 2,000,000
