@@ -337,3 +337,26 @@ def test_a_fit_on_model_positions_refuses_unsorted_names_and_positions_outside_t
         fit_bt_coded(np.array([0]), np.array([1]), [1.0], ["b", "a"])
     with pytest.raises(NumericError, match="outside"):
         fit_bt_coded(np.array([0]), np.array([2]), [1.0], ["a", "b"])
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_the_linear_predictor_without_features_is_the_design_product_to_the_bit(dense, monkeypatch):
+    # _eta reads params[A] - params[B] for a design without features (issue 30): the same values as the product
+    # with the groups x models matrix, dense (BLAS) or sparse, over many rounds, self pairs and signed zeros
+    from judgebench.stats import ratings
+
+    if not dense:
+        monkeypatch.setattr(ratings, "_DENSE_CELLS", 0)
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 12, 3000), rng.integers(0, 12, 3000)  # self pairs among them
+    design = ratings._coded_design(a, b, tuple(f"m{i:02d}" for i in range(12)), rng.choice([0.0, 0.5, 1.0], (3000, 1)),
+                                   np.zeros((3000, 0)), np.ones(3000))
+    assert design.group_a is not None and (design.group_a == design.group_b).any()
+    assert isinstance(design.full, np.ndarray) == dense
+    params = rng.normal(0, 3, (12, 40)) * 10.0 ** rng.integers(-300, 300, (12, 40))
+    params[:, :4] = rng.choice([0.0, -0.0, 1e-310, -1e-310, 1.0, 1.0 + 2**-52], (12, 4))
+    params[:3, 4] = params[3:6, 4]  # equal strengths: differences of exactly 0
+    expected = design.full @ params
+    got = ratings._eta(design, params)
+    assert got.tobytes() == np.asarray(expected).tobytes()
+    assert ratings._eta(design, params[:, 0]).tobytes() == np.asarray(design.full @ params[:, 0]).tobytes()

@@ -263,6 +263,8 @@ class _Design:
     pair_b: np.ndarray
     observed: np.ndarray | None = None  # units x columns (False: outcome missing); None: all seen
     multinomial: bool = False  # bootstrap: multinomial draws on unit counts (frequency weights)
+    group_a: np.ndarray | None = None  # without features: each group's A and B model (its row of `full`: +1, -1)
+    group_b: np.ndarray | None = None
 
     @property
     def n_models(self) -> int:
@@ -366,6 +368,8 @@ def _coded_design(
         ),
         pair_a=pairs[:, 0].astype(np.int64),
         pair_b=pairs[:, 1].astype(np.int64),
+        group_a=g_a if k == 0 else None,
+        group_b=g_b if k == 0 else None,
     )
 
 
@@ -383,8 +387,15 @@ def _weighted(design: _Design, weights: np.ndarray) -> _Design:
 
 
 def _eta(design: _Design, params: np.ndarray) -> np.ndarray:
-    """Linear predictor, groups x rounds."""
-    return design.full @ params
+    """Linear predictor, groups x rounds. Without features a group's row of `full` is +1 at A and -1 at B (none for
+    a self-pair), so its product is params[A] - params[B], the same value (the zeros add exactly, the one rounding is
+    the same; `+ 0.0` gives the product's 0.0 where the difference is -0.0), read from two rows instead of the whole
+    groups x models matrix (issue 30: a tenth of the arena's robustness refits). Finite parameters (the fits')."""
+    if design.group_a is None:
+        return design.full @ params
+    eta = params[design.group_a] - params[design.group_b]
+    eta += 0.0
+    return eta
 
 
 def _loss(design: _Design, eta: np.ndarray, n: np.ndarray, s: np.ndarray, params: np.ndarray,
