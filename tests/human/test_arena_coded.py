@@ -189,6 +189,22 @@ def test_the_coded_computations_equal_the_earlier_ones(seed, both_bad, exclude):
     assert comparison_groups(table) == old_groups(table)
 
 
+@pytest.mark.parametrize("outcomes", [(0.0, 0.5, 1.0), (0.0, 0.25, 0.5, 1.0)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_record_counts_and_matrices_from_the_cells_equal_the_sums_over_the_battles(seed, outcomes):
+    # both orientations of each pair and self pairs; an outcome that is no loss, tie or win: the per-battle sums
+    rng = np.random.default_rng(seed)
+    names = np.array(["m0", "m1", "m2", "m3", "m4"])
+    table = pd.DataFrame({"model_a": names[rng.integers(0, 5, 400)], "model_b": names[rng.integers(0, 5, 400)],
+                          "outcome": rng.choice(outcomes, 400)})
+    assert (table["model_a"] == table["model_b"]).any()
+    assert (Coded(table).outcome_counts() is None) == (0.25 in outcomes)
+    pd.testing.assert_frame_equal(record_counts(table), old_record_counts(table), check_index_type=False)
+    models = [*names[::-1], "never-battled"]
+    for new, old in zip(matrices(table, models), old_matrices(table, models)):
+        pd.testing.assert_frame_equal(new, old)
+
+
 def test_codes_taken_for_a_subset_equal_the_subsets_own():
     raw = odd_raw(2)
     raw["outcome"] = np.random.default_rng(1).choice([0.0, 0.5, 1.0], len(raw))

@@ -15,7 +15,8 @@ import pandas as pd
 
 from judgebench.core.errors import JudgebenchError
 
-_CACHED = ("models", "annotators", "pairs", "pair_annotators", "choices", "_canonical", "cells")  # cached below
+_CACHED = ("models", "annotators", "pairs", "pair_annotators", "choices", "_canonical", "cells",
+           "_outcome_counts")  # cached below
 OUTCOMES = np.array([0.0, 0.5, 1.0])  # a battle's outcome for model_a: loss, tie (or Both Bad), win
 
 
@@ -115,6 +116,19 @@ class Coded:
         outcome = self.table["outcome"].to_numpy()
         y = np.where(swap, 1.0 - outcome, outcome)
         return (lo * len(names) + hi) * len(OUTCOMES) + np.rint(y * 2).astype(np.int64)
+
+    def outcome_counts(self) -> np.ndarray | None:
+        """Battles per cell as a models x models x outcomes array: [lo, hi, i] counts the battles of the sorted pair
+        (lo, hi) whose outcome for lo is OUTCOMES[i]; None unless every outcome is a loss, a tie or a win. A sum of
+        whole and half points over it is exact, so it equals the same sum over the battles (in any order)."""
+        return self._outcome_counts
+
+    @cached_property
+    def _outcome_counts(self) -> np.ndarray | None:
+        if not np.isin(self.table["outcome"].to_numpy(), OUTCOMES).all():
+            return None
+        n = len(self.canonical()[3])
+        return np.bincount(self.cells, minlength=n * n * len(OUTCOMES)).reshape(n, n, len(OUTCOMES))
 
     @cached_property
     def annotators(self) -> tuple[np.ndarray, np.ndarray]:

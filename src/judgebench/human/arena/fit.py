@@ -64,15 +64,23 @@ def ci_ranks(fit: BTFit) -> np.ndarray:
 
 def record_counts(table: pd.DataFrame, coded: Coded | None = None) -> pd.DataFrame:
     """Per model (that battled): battles, wins, ties (incl. Both Bad counted as ties), losses."""
-    a, b, names = (coded if coded is not None else Coded(table)).models
-    y = table["outcome"].to_numpy()
+    coded = coded if coded is not None else Coded(table)
+    a, b, names = coded.models
+    per_cell = coded.outcome_counts()
+    if per_cell is not None:  # from the cells' counts (a sorted pair's first model: [..., 0] lost, [..., 2] won)
+        loss, tie, win = (per_cell[..., i] for i in range(3))
+        battles, wins = per_cell.sum(axis=(1, 2)) + per_cell.sum(axis=(0, 2)), win.sum(1) + loss.sum(0)
+        ties, losses = tie.sum(1) + tie.sum(0), loss.sum(1) + win.sum(0)
+    else:  # an outcome that is no loss, tie or win: per battle
+        y = table["outcome"].to_numpy()
 
-    def count(score: float) -> np.ndarray:  # battles the model scored `score` in, as model_a or model_b
-        return (np.bincount(a[y == score], minlength=len(names))
-                + np.bincount(b[1 - y == score], minlength=len(names)))
+        def count(score: float) -> np.ndarray:  # battles the model scored `score` in, as model_a or model_b
+            return (np.bincount(a[y == score], minlength=len(names))
+                    + np.bincount(b[1 - y == score], minlength=len(names)))
 
-    battles = np.bincount(a, minlength=len(names)) + np.bincount(b, minlength=len(names))
-    frame = pd.DataFrame({"battles": battles, "wins": count(1), "ties": count(0.5), "losses": count(0)},
+        battles = np.bincount(a, minlength=len(names)) + np.bincount(b, minlength=len(names))
+        wins, ties, losses = count(1), count(0.5), count(0)
+    frame = pd.DataFrame({"battles": battles, "wins": wins, "ties": ties, "losses": losses},
                          index=pd.Index(names, name="model"))
     return frame[battles > 0]
 
@@ -151,11 +159,18 @@ def slice_sections(table: pd.DataFrame, slice_keys: list[str], opts: FitOptions,
 def matrices(table: pd.DataFrame, models: list[str], coded: Coded | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Win rate of the row model against the column model (ties half; NaN when they never met)
     and the number of battles between them, in the given model order."""
-    a, b, names = (coded if coded is not None else Coded(table)).models
+    coded = coded if coded is not None else Coded(table)
+    a, b, names = coded.models
     y = table["outcome"].to_numpy()
     n = len(names)
+    per_cell = coded.outcome_counts()
 
-    def cells(weights: np.ndarray | None) -> np.ndarray:  # (row, col) sums, the row model on either side
+    def cells(points: bool) -> np.ndarray:  # (row, col) battles, or the row model's points, the row on either side
+        if per_cell is not None:  # the sorted pairs' counts: (lo, hi) holds lo's points, (hi, lo) hi's
+            loss, tie, win = (per_cell[..., i] for i in range(3))
+            first, second = (win + 0.5 * tie, loss + 0.5 * tie) if points else (per_cell.sum(axis=2),) * 2
+            return first + second.T
+        weights = y.astype(float) if points else None
         first = np.bincount(a * n + b, weights=weights, minlength=n * n)
         second = np.bincount(b * n + a, weights=None if weights is None else 1 - weights, minlength=n * n)
         return (first + second).reshape(n, n)
@@ -169,8 +184,8 @@ def matrices(table: pd.DataFrame, models: list[str], coded: Coded | None = None)
     def framed(values: np.ndarray) -> pd.DataFrame:
         return pd.DataFrame(values, index=pd.Index(models, name="row"), columns=pd.Index(models, name="col"))
 
-    battles = ordered(cells(None), 0).astype(int)
-    wins = ordered(cells(y.astype(float)), np.nan)
+    battles = ordered(cells(points=False), 0).astype(int)
+    wins = ordered(cells(points=True), np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         rate_ = wins / np.where(battles > 0, battles, np.nan)  # one array (the frames' division made a column each)
     return framed(rate_), framed(battles)
