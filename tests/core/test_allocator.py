@@ -160,6 +160,14 @@ if given[0] == "--with-thread":  # a thread that is no daemon, still running whe
 if given[0] == "--with-sqlite":
     given = given[1:]
     import sqlite3
+if given[0] == "--sigint-at-exit":  # Ctrl-C while the exit handlers run (this one runs last: registered first)
+    given = given[1:]
+    def interrupted():
+        import os, signal, time
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)
+        print("the handler finished", flush=True)
+    atexit.register(interrupted)
 sys.argv = ["judgebench", *given]
 from judgebench.cli.main import console
 console()
@@ -180,6 +188,13 @@ def test_an_array_heavy_command_that_succeeded_leaves_without_the_teardown(tmp_p
     assert code == 0 and lines[-2].startswith("  wrote ") and lines[-1] == "exit handlers ran"  # flushed
     assert "torn down" not in lines
     assert (tmp_path / "arena" / "arena.json").is_file()
+
+
+def test_a_ctrl_c_while_the_exit_handlers_run_cuts_none_short(tmp_path):
+    # it was raised inside the running handler, which stopped there, reported to nobody, and the exit was 0
+    code, lines = _exit(tmp_path, "--sigint-at-exit", *_arena(tmp_path))
+    assert code == 0 and lines[-2:] == ["the handler finished", "exit handlers ran"]
+    assert "torn down" not in lines
 
 
 @pytest.mark.parametrize("case", [("tasks",), ("--with-thread", "arena"), ("--with-sqlite", "arena"), ("arena", "bad")])

@@ -23,7 +23,8 @@ CPU there (docs/lab/perf.md, eighth round).
 
 The same commands leave without the interpreter's teardown (`leave`): once such a command has succeeded and
 its outputs are written, freeing its 1,400 modules' objects one by one took 0.3-0.4 s of `arena`'s exit. The
-exit handlers run and the output is flushed first; a command that failed, was interrupted, still runs another
+exit handlers run (Ctrl-C ignored: one landing in a handler cut it short, silently) and the output is flushed
+first; a command that failed, was interrupted, still runs another
 thread or opened an SQLite database (whose connections are closed by their finalizers) takes the usual exit,
 and so does a process that is not the `judgebench` script or `python -m judgebench` itself, or that a
 profiler, tracer, debugger or coverage tool watches (they write their results after the command returns).
@@ -37,6 +38,7 @@ from __future__ import annotations
 import atexit
 import functools
 import os
+import signal
 import sys
 import threading
 from typing import Any, NoReturn
@@ -94,6 +96,8 @@ def leave(code: int) -> NoReturn:
     (after the exit handlers and a flush of the output), any other the usual way."""
     if (code == 0 and _large and _is_the_process() and not _observed() and _alone()
             and "sqlite3" not in sys.modules and _flushed()):
+        if threading.current_thread() is threading.main_thread():  # (console's: the command is done; a Ctrl-C
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # now would only cut an exit handler short, exit 0 anyway)
         atexit._run_exitfuncs()  # preload's and background's, logging's: what the usual exit runs first
         if _flushed():
             os._exit(0)
