@@ -122,8 +122,14 @@ def test_a_blas_thread_count_chosen_by_the_user_stands(tmp_path):
     assert _blas(tmp_path, *_arena(tmp_path), env={"OPENBLAS_NUM_THREADS": "2"})[:2] == ["0", "2"]
 
 
-def test_a_command_that_is_not_array_heavy_keeps_blas_threads(tmp_path):
+def test_other_commands_keep_blas_threads(tmp_path):
+    # score's and report's bootstrap products that are not exact sums run on OpenBLAS's threads: one thread sums
+    # in another order, and a confidence run's Brier interval changed in its last bit (found attacking)
     assert _blas(tmp_path, "tasks")[:2] == ["0", "None"]
+    run = tmp_path / "run"
+    assert _blas(tmp_path, "run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo",
+                 "--output-path", str(run))[:2] == ["0", "None"]
+    assert _blas(tmp_path, "score", str(run))[:2] == ["0", "None"]
 
 
 def test_arena_hands_the_computations_pages_back_before_its_outputs(tmp_path, monkeypatch):

@@ -127,7 +127,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--dataset-path", help="task input: a local file or another Hub id")
     p.add_argument("--split", help="task input: the split (default: the task's)")
     p.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra task YAMLs")
-    p.set_defaults(handler=cmd_arena, writes=arena_writes, array_heavy=True)  # core/allocator.py
+    p.set_defaults(handler=cmd_arena, writes=arena_writes, array_heavy=True, one_blas_thread=True)  # allocator.py
 
 
 def load_source(args: argparse.Namespace) -> tuple[pd.DataFrame, str, Counter]:

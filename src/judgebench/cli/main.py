@@ -474,7 +474,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(given)
         guard_outputs(parser._command_parser(given), args)
         if process and getattr(args, "array_heavy", False):  # arena, report, score (allocator.py)
-            allocator.for_large_arrays()
+            allocator.for_large_arrays(one_blas_thread=getattr(args, "one_blas_thread", False))
         code = args.handler(args)
         preload.stop()  # no import left running past the result (preload.py; atexit does it on the other ways out)
         return code

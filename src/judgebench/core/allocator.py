@@ -6,7 +6,7 @@ and frees arrays of tens of megabytes many times. Two allocators hand such memor
 and the kernel zeroes it again, page by page, on its next use: at 2,000,000 votes `arena` spent 2-3 s of its
 CPU there (docs/lab/perf.md, eighth round).
 
-`for_large_arrays` sets three things, for the commands that ask for it (`array_heavy`: arena, report, score):
+`for_large_arrays` sets these, for the commands that ask for it (`array_heavy`: arena, report, score):
 - Arrow allocates from the C library's malloc, not the pyarrow wheel's mimalloc, unless
   $ARROW_DEFAULT_MEMORY_POOL names another pool (Arrow reads it when it makes its default pool: no import
   before a command's handler does);
@@ -15,11 +15,13 @@ CPU there (docs/lab/perf.md, eighth round).
   calls it once its computation is done, so its plots' child does not peak beside a parent still holding the
   computation's pages; reading a run's samples calls it too). A long-running server and `run` (whose
   1,000,000-pair memory target is close) keep glibc's defaults;
-- OpenBLAS (numpy's and scipy's) starts no worker threads ($OPENBLAS_NUM_THREADS=1, unless the user set it or
-  $GOTO_NUM_THREADS / $OMP_NUM_THREADS). The fits run BLAS on one thread anyway (ratings.single_threaded_blas),
-  but each library's workers were started at import and again after every fork (OpenBLAS shuts its pool down
-  before one), and each new worker spun on a core for 0.1 s: 0.33 s of CPU in arena's 2,000,000-vote point
-  command, on two cores shared with Arrow's read and arena's children (docs/lab/perf.md, twelfth round).
+- for `arena` only (`one_blas_thread`), OpenBLAS (numpy's and scipy's) starts no worker threads
+  ($OPENBLAS_NUM_THREADS=1, unless the user set it or $GOTO_NUM_THREADS / $OMP_NUM_THREADS). Its fits run BLAS
+  on one thread anyway (ratings.single_threaded_blas), but each library's workers were started at import and
+  again after every fork (OpenBLAS shuts its pool down before one), and each new worker spun on a core for
+  0.1 s: 0.33 s of CPU in the 2,000,000-vote point command (docs/lab/perf.md, twelfth round). Not for `score`
+  and `report`: their bootstrap products that are not exact sums run on OpenBLAS's threads, and one thread
+  sums in another order (a figure's last bit changed; found attacking).
 
 The same commands leave without the interpreter's teardown (`leave`): once such a command has succeeded and
 its outputs are written, freeing its 1,400 modules' objects one by one took 0.3-0.4 s of `arena`'s exit. The
@@ -56,15 +58,15 @@ _large = False  # for_large_arrays was called: this process is an array-heavy co
 _BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")  # what OpenBLAS reads, in its order
 
 
-def for_large_arrays() -> None:
-    """Arrow on the system allocator (unless the user named a pool), glibc keeping freed memory, and OpenBLAS
-    without worker threads (unless the user set its thread count)."""
+def for_large_arrays(*, one_blas_thread: bool = False) -> None:
+    """Arrow on the system allocator (unless the user named a pool), glibc keeping freed memory, and with
+    `one_blas_thread` OpenBLAS without worker threads (unless the user set its thread count)."""
     global _large
     _large = True
     if not os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):  # unset or empty (Arrow takes empty as unset)
         os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
     keep_freed_memory()
-    if not any(os.environ.get(name) for name in _BLAS_THREADS) and "numpy" not in sys.modules:
+    if one_blas_thread and not any(os.environ.get(n) for n in _BLAS_THREADS) and "numpy" not in sys.modules:
         os.environ["OPENBLAS_NUM_THREADS"] = "1"  # read when numpy and scipy load their OpenBLAS: not imported yet
 
 
