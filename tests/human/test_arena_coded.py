@@ -198,11 +198,20 @@ def test_record_counts_and_matrices_from_the_cells_equal_the_sums_over_the_battl
     table = pd.DataFrame({"model_a": names[rng.integers(0, 5, 400)], "model_b": names[rng.integers(0, 5, 400)],
                           "outcome": rng.choice(outcomes, 400)})
     assert (table["model_a"] == table["model_b"]).any()
-    assert (Coded(table).outcome_counts() is None) == (0.25 in outcomes)
+    assert (Coded(table).outcome_counts() is None) == (0.25 in outcomes)  # (5 models: 75 cells for 400 battles)
     pd.testing.assert_frame_equal(record_counts(table), old_record_counts(table), check_index_type=False)
     models = [*names[::-1], "never-battled"]
     for new, old in zip(matrices(table, models), old_matrices(table, models)):
         pd.testing.assert_frame_equal(new, old)
+
+
+def test_a_few_battles_of_many_models_are_counted_per_battle():
+    # a slice of few votes among many models: at 3,000 models a 27,000,000-cell array per call took 0.2 s (found
+    # attacking); here 200 battles of 400 models, 480,000 cells
+    names = np.array([f"m{i:04d}" for i in range(3000)])
+    table = pd.DataFrame({"model_a": names[:200], "model_b": names[200:400], "outcome": np.full(200, 1.0)})
+    assert Coded(table).outcome_counts() is None
+    pd.testing.assert_frame_equal(record_counts(table), old_record_counts(table), check_index_type=False)
 
 
 def test_codes_taken_for_a_subset_equal_the_subsets_own():

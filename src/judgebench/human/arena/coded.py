@@ -119,16 +119,18 @@ class Coded:
 
     def outcome_counts(self) -> np.ndarray | None:
         """Battles per cell as a models x models x outcomes array: [lo, hi, i] counts the battles of the sorted pair
-        (lo, hi) whose outcome for lo is OUTCOMES[i]; None unless every outcome is a loss, a tie or a win. A sum of
-        whole and half points over it is exact, so it equals the same sum over the battles (in any order)."""
+        (lo, hi) whose outcome for lo is OUTCOMES[i]; None unless every outcome is a loss, a tie or a win, and when
+        the cells outnumber the battles fourfold (a small slice of many models: counting per battle is cheaper).
+        A sum of whole and half points over it is exact, so it equals the same sum over the battles (in any order)."""
         return self._outcome_counts
 
     @cached_property
     def _outcome_counts(self) -> np.ndarray | None:
-        if not np.isin(self.table["outcome"].to_numpy(), OUTCOMES).all():
-            return None
         n = len(self.canonical()[3])
-        return np.bincount(self.cells, minlength=n * n * len(OUTCOMES)).reshape(n, n, len(OUTCOMES))
+        cells = n * n * len(OUTCOMES)
+        if cells > 4 * len(self.table) or not np.isin(self.table["outcome"].to_numpy(), OUTCOMES).all():
+            return None
+        return np.bincount(self.cells, minlength=cells).reshape(n, n, len(OUTCOMES))
 
     @cached_property
     def annotators(self) -> tuple[np.ndarray, np.ndarray]:
