@@ -360,3 +360,13 @@ def test_the_linear_predictor_without_features_is_the_design_product_to_the_bit(
     got = ratings._eta(design, params)
     assert got.tobytes() == np.asarray(expected).tobytes()
     assert ratings._eta(design, params[:, 0]).tobytes() == np.asarray(design.full @ params[:, 0]).tobytes()
+
+
+@pytest.mark.parametrize("bad", [{"weights": [1.0, float("nan")]}, {"weights": [1.0, float("inf")]},
+                                 {"l2": -1.0}, {"l2": float("nan")}, {"l2": float("inf")}])
+def test_a_weight_or_penalty_that_is_no_finite_non_negative_number_is_refused(bad):
+    # they led the fit to non-finite parameters, where the design product and its shortcut differ (found attacking)
+    with pytest.raises(NumericError):
+        fit_bt((["x", "y"], ["y", "x"], [1.0, 0.0]), **bad)
+    with pytest.raises(NumericError):
+        bootstrap_bt((["x", "y"], ["y", "x"], [1.0, 0.0]), n_resamples=5, **bad)

@@ -671,8 +671,8 @@ def _elo(anchor_model: str | None, anchor_rating: float, scale: float, base: flo
 def _battle_weights(weights: Sequence[float] | None, n: int) -> np.ndarray:
     """One non-negative weight per battle (1 each when none are given)."""
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-    if len(w) != n or np.any(w < 0):
-        raise NumericError("weights: one non-negative weight per battle")
+    if len(w) != n or not np.all((w >= 0) & np.isfinite(w)):  # (NaN and infinity: no weight; found attacking)
+        raise NumericError("weights: one non-negative finite weight per battle")
     return w
 
 
@@ -829,7 +829,7 @@ class PairedBootstrap:
 
 def _frequency_weights(weights: Sequence[float], n: int) -> np.ndarray:
     w = np.asarray(weights, dtype=float).reshape(-1)
-    if len(w) != n or not np.all((w >= 0) & (w == np.round(w))):
+    if len(w) != n or not np.all((w >= 0) & (w == np.round(w)) & np.isfinite(w)):
         raise NumericError("weights: one non-negative integer count per battle")
     return w
 
@@ -847,6 +847,8 @@ def _prepare(a, b, ys, x, w, anchor_model, models: tuple[str, ...] | None = None
 def _point_params(design: _Design, column: int, l2: float) -> np.ndarray:
     """Full-data parameters (theta then beta) for one outcome column: L-BFGS with an
     analytic gradient, polished by Newton steps to a step size below 1e-9."""
+    if not (l2 >= 0 and math.isfinite(l2)):  # (the fits assume finite parameters: _eta; found attacking)
+        raise NumericError(f"l2: {l2!r}; the penalty is a finite number, 0 or above")
     n, s = design.group_stats(design.unit_count[:, None], column)
     start = _lbfgs(design, n[:, 0], s[:, 0], np.zeros(design.n_params), l2)
     polished, ok = _newton(design, n, s, start[:, None], l2)
