@@ -37,6 +37,7 @@ from typing import Any
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import JudgeReply
 from judgebench.core.resources import default_cache_dir
+from judgebench.core.sqlite import use_wal
 
 CACHE_FILENAME = "replies.sqlite3"
 SCHEMA_VERSION = 1
@@ -71,6 +72,9 @@ def cache_key(identity: dict[str, Any], prompt_hash: str, repeat: int = 0) -> st
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+BUSY_S = 30.0  # how long a writer waits for another process's write (and a new file's switch to WAL)
+
+
 class ReplyCache:
     """One SQLite file of replies. Use from one thread; several processes may share it."""
 
@@ -79,10 +83,10 @@ class ReplyCache:
         self.path = self.directory / CACHE_FILENAME
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db = sqlite3.connect(self.path, timeout=BUSY_S, isolation_level=None)
+            use_wal(self._db, BUSY_S)
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA busy_timeout=30000")
+            self._db.execute(f"PRAGMA busy_timeout={int(BUSY_S * 1000)}")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version not in (0, SCHEMA_VERSION):
                 raise JudgebenchError(

@@ -25,6 +25,7 @@ from typing import Any
 
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.secrets import redact_url
+from judgebench.core.sqlite import use_wal
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -132,7 +133,7 @@ class Store:
             raise JudgebenchError(f"--db {path}: folder {path.parent} does not exist")
         try:
             db = sqlite3.connect(path, timeout=60, isolation_level="DEFERRED", check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
+            use_wal(db, 60.0)
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA busy_timeout=60000")
         except sqlite3.DatabaseError as exc:
