@@ -87,29 +87,36 @@ class ReplyCache:
             use_wal(self._db, BUSY_S)
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(f"PRAGMA busy_timeout={int(BUSY_S * 1000)}")
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, SCHEMA_VERSION):
-                raise JudgebenchError(
-                    f"cache {self.path} has schema version {version}, this judgebench "
-                    f"expects {SCHEMA_VERSION}: use another --cache-dir or delete the file"
+            self._db.execute("BEGIN IMMEDIATE")  # the schema, one process at a time: two starting together both
+            try:  # found no `endpoint` column and both added it ("duplicate column name")
+                version = self._db.execute("PRAGMA user_version").fetchone()[0]
+                if version not in (0, SCHEMA_VERSION):
+                    raise JudgebenchError(
+                        f"cache {self.path} has schema version {version}, this judgebench "
+                        f"expects {SCHEMA_VERSION}: use another --cache-dir or delete the file"
+                    )
+                self._db.execute(
+                    "CREATE TABLE IF NOT EXISTS replies ("
+                    " key TEXT PRIMARY KEY,"
+                    " judge TEXT NOT NULL,"
+                    " prompt_hash TEXT NOT NULL,"
+                    " reply TEXT NOT NULL,"
+                    " created REAL NOT NULL,"
+                    " updated REAL NOT NULL)"
                 )
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS replies ("
-                " key TEXT PRIMARY KEY,"
-                " judge TEXT NOT NULL,"
-                " prompt_hash TEXT NOT NULL,"
-                " reply TEXT NOT NULL,"
-                " created REAL NOT NULL,"
-                " updated REAL NOT NULL)"
-            )
-            columns = {row[1] for row in self._db.execute("PRAGMA table_info(replies)")}
-            if "endpoint" not in columns:  # added by issue 29: where each answer was recorded (no secrets)
-                self._db.execute("ALTER TABLE replies ADD COLUMN endpoint TEXT")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS inflight ("
-                " key TEXT PRIMARY KEY, pid INTEGER NOT NULL, expires REAL NOT NULL)"
-            )
-            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+                columns = {row[1] for row in self._db.execute("PRAGMA table_info(replies)")}
+                if "endpoint" not in columns:  # added by issue 29: where each answer was recorded (no secrets)
+                    self._db.execute("ALTER TABLE replies ADD COLUMN endpoint TEXT")
+                self._db.execute(
+                    "CREATE TABLE IF NOT EXISTS inflight ("
+                    " key TEXT PRIMARY KEY, pid INTEGER NOT NULL, expires REAL NOT NULL)"
+                )
+                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
             self._probe_write()
             self._db.execute("DELETE FROM inflight WHERE expires < ?", (time.time(),))  # stale claims
         except sqlite3.DatabaseError as exc:
