@@ -70,8 +70,8 @@ class Store:
         self.shown = redact_url(self.location) if self.postgres else self.location
         self._pairs: tuple[int, list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None
         self._local = threading.local()
-        with self.connect() as db:
-            for statement in SCHEMA:
+        with self.connect(exclusive="schema") as db:  # one process at a time: two opening an older database
+            for statement in SCHEMA:  # together could both add the same column
                 db.execute(statement)
             if self.postgres:
                 db.execute("ALTER TABLE skips ADD COLUMN IF NOT EXISTS reason TEXT")
