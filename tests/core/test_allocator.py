@@ -37,13 +37,20 @@ print(code, pa.default_memory_pool().backend_name, os.environ.get("ARROW_DEFAULT
 """
 
 
-def _after(tmp_path: Path, *command: str, env: dict[str, str] | None = None) -> list[str]:
-    clean = {k: v for k, v in os.environ.items()  # the allocators' own settings from the environment left out
-             if k not in ("ARROW_DEFAULT_MEMORY_POOL", "GLIBC_TUNABLES") and not k.startswith("MALLOC_")}
-    done = subprocess.run([sys.executable, "-c", _AFTER, *command], capture_output=True, text=True, timeout=120,
+def _last_line(tmp_path: Path, script: str, command: tuple[str, ...], env: dict[str, str] | None,
+               left_out: tuple[str, ...]) -> list[str]:
+    """The words of the script's last line after the command, run with the settings `left_out` of the environment
+    (and the MALLOC_ ones) and `env` added."""
+    clean = {k: v for k, v in os.environ.items() if k not in left_out and not k.startswith("MALLOC_")}
+    done = subprocess.run([sys.executable, "-c", script, *command], capture_output=True, text=True, timeout=120,
                           env={**clean, **(env or {})}, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-800:]
     return done.stdout.splitlines()[-1].split()
+
+
+def _after(tmp_path: Path, *command: str, env: dict[str, str] | None = None) -> list[str]:
+    # the allocators' own settings from the environment left out
+    return _last_line(tmp_path, _AFTER, command, env, ("ARROW_DEFAULT_MEMORY_POOL", "GLIBC_TUNABLES"))
 
 
 def _arena(tmp_path: Path) -> tuple[str, ...]:
@@ -102,12 +109,7 @@ print(code, os.environ.get("OPENBLAS_NUM_THREADS"), ",".join(map(str, threads)) 
 
 
 def _blas(tmp_path: Path, *command: str, env: dict[str, str] | None = None) -> list[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS",
-                                                              "OMP_NUM_THREADS")}
-    done = subprocess.run([sys.executable, "-c", _BLAS, *command], capture_output=True, text=True, timeout=120,
-                          env={**clean, **(env or {})}, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-800:]
-    return done.stdout.splitlines()[-1].split()
+    return _last_line(tmp_path, _BLAS, command, env, ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"))
 
 
 def test_arena_runs_openblas_without_worker_threads(tmp_path):

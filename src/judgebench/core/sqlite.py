@@ -21,6 +21,6 @@ def use_wal(db: sqlite3.Connection, timeout_s: float) -> None:
             db.execute("PRAGMA journal_mode=WAL").fetchall()
             return
         except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() >= deadline:
+            if str(exc) != "database is locked" or time.monotonic() >= deadline:  # (SQLITE_BUSY's message)
                 raise
             time.sleep(RETRY_S)
