@@ -27,6 +27,14 @@ def pair_rows(n: int, **overrides: Any) -> list[dict[str, Any]]:
              "model_a": "m1", "model_b": "m2", "slices": {"field": "bio" if i % 2 else "phys"}, **overrides} for i in range(n)]
 
 
+def shown_pair(browser: Any) -> str | None:
+    """The pair id the voting page carries (None on a page without one), read in one script: finding the field and
+    then reading it could meet a page replaced in between, which Chromium reports as a stale element or as "Node
+    with given id does not belong to the document" (a failed CI run)."""
+    return browser.execute_script(
+        "const field = document.querySelector('#vote-form input[name=pair_id]'); return field ? field.value : null;")
+
+
 def fresh_postgres_url() -> str:
     """A new empty database on the server named by JUDGEBENCH_TEST_POSTGRES_URL (skip when unset)."""
     base = os.environ.get(POSTGRES_ENV)

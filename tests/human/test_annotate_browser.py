@@ -8,7 +8,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from annotate_helpers import pair_rows, serving
+from annotate_helpers import pair_rows, serving, shown_pair
 from helpers import start_chromium
 
 from judgebench.human.annotate.assign import Rules
@@ -28,11 +28,6 @@ def _by():
     return By
 
 
-def _current_pair(browser) -> str | None:
-    found = browser.find_elements(_by().CSS_SELECTOR, "#vote-form input[name=pair_id]")
-    return found[0].get_attribute("value") if found else None
-
-
 def _after(browser, action, previous: str | None) -> None:
     """Do `action`, then wait for the next page (another pair, or the end)."""
     from selenium.common.exceptions import StaleElementReferenceException
@@ -41,7 +36,7 @@ def _after(browser, action, previous: str | None) -> None:
     action()
     # the page may be replaced between finding the pair field and reading it: that read is retried
     WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException,)).until(
-        lambda b: b.title == "judgebench vote" and _current_pair(b) != previous or b.title == "All done")
+        lambda b: b.title == "judgebench vote" and shown_pair(b) != previous or b.title == "All done")
 
 
 def _key(browser, key: str) -> None:
@@ -52,7 +47,7 @@ def _key(browser, key: str) -> None:
 
 def _shown_left(browser, pairs: dict[str, dict]) -> str:
     """Which stored response the page shows on the left: 'a' or 'b' (read from the page's text)."""
-    pair = pairs[_current_pair(browser)]
+    pair = pairs[shown_pair(browser)]
     left = browser.find_element(_by().ID, "left").text
     a, b = (pair[k].replace("**", "") for k in ("response_a", "response_b"))  # as rendered: **x** is bold x
     assert (a in left) != (b in left)
@@ -79,7 +74,7 @@ def test_annotator_votes_with_mouse_and_keyboard_and_sides_are_recorded(browser,
                                   browser.execute_script("document.activeElement.blur()"), _key(browser, "4"))),
         ]
         for picked, action in steps:
-            pid = _current_pair(browser)
+            pid = shown_pair(browser)
             seen[pairs[pid]["id"]] = (_shown_left(browser, pairs), picked)
             _after(browser, action, pid)
         assert browser.title == "All done"
@@ -106,12 +101,12 @@ def test_per_dimension_voting_with_keys_and_mouse(browser, tmp_path: Path) -> No
     token = store.add_annotator("ann", [])
     with serving(store, Rules(target=1)) as base:
         browser.get(f"{base}/t/{token}")
-        first = _current_pair(browser)
+        first = shown_pair(browser)
         left_first = _shown_left(browser, pairs)
         _key(browser, "1")  # novelty: left
         _key(browser, "2")  # feasibility: right
         _after(browser, lambda: _key(browser, "\ue007"), first)  # Enter
-        second = _current_pair(browser)
+        second = shown_pair(browser)
         left_second = _shown_left(browser, pairs)
         browser.find_element(_by().CSS_SELECTOR, "input[name='dim:novelty'][value='TIE']").click()
         browser.find_element(_by().CSS_SELECTOR, "input[name='dim:feasibility'][value='LEFT']").click()
@@ -158,8 +153,8 @@ def test_no_page_without_a_token_and_admin_needs_an_admin_token(browser, tmp_pat
             assert browser.title == "No access" and "Question" not in browser.page_source
         browser.get(f"{base}/t/{token}")
         assert browser.title == "judgebench vote"
-        assert _current_pair(browser) in (store.pid("ann", "p1"), store.pid("ann", "p3"))  # expertise bio: only field=bio pairs
-        voted = _current_pair(browser)
+        assert shown_pair(browser) in (store.pid("ann", "p1"), store.pid("ann", "p3"))  # expertise bio: only field=bio pairs
+        voted = shown_pair(browser)
         _after(browser, lambda: browser.find_element(_by().ID, "choice-TIE").click(), voted)
         browser.get(f"{base}/admin")
         assert browser.title == "No access"  # an annotator's token does not open the admin view

@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from annotate_helpers import pair_rows, serving
+from annotate_helpers import pair_rows, serving, shown_pair
 from helpers import start_chromium
 
 from judgebench.human.annotate.assign import Rules
@@ -46,11 +46,6 @@ def _by():
     return By
 
 
-def _pid(browser) -> str | None:
-    found = browser.find_elements(_by().CSS_SELECTOR, "#vote-form input[name=pair_id]")
-    return found[0].get_attribute("value") if found else None
-
-
 def _key(browser, key: str) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
 
@@ -77,7 +72,7 @@ def test_five_dimensions_by_keyboard_with_undo_and_the_guidelines_on_a_first_vis
         panel = browser.find_element(_by().ID, "guidelines")
         assert panel.get_attribute("open") is not None and "Judge substance" in panel.text  # open on a first visit
         _key(browser, "g")  # closes it
-        first = _pid(browser)
+        first = shown_pair(browser)
         for key in "1234":
             _key(browser, key)
         _key(browser, "\ue003")  # Backspace: the fourth answer is taken back
@@ -87,7 +82,7 @@ def test_five_dimensions_by_keyboard_with_undo_and_the_guidelines_on_a_first_vis
         browser.save_screenshot(str(IMG / "annotate-vote.png"))
         header_y = browser.find_element(_by().CSS_SELECTOR, "header.top").rect["y"]
         _key(browser, "\ue007")  # Enter submits
-        _wait(browser, lambda b: _pid(b) not in (None, first) or b.title == "All done")
+        _wait(browser, lambda b: shown_pair(b) not in (None, first) or b.title == "All done")
         assert browser.find_element(_by().ID, "guidelines").get_attribute("open") is None  # not a first visit now
         assert header_y == 0
         [vote] = store.votes()
@@ -95,13 +90,13 @@ def test_five_dimensions_by_keyboard_with_undo_and_the_guidelines_on_a_first_vis
         side = {"LEFT": "A" if order == "AB" else "B", "RIGHT": "B" if order == "AB" else "A"}
         assert json.loads(vote["choices"]) == {"novelty": side["LEFT"], "feasibility": side["RIGHT"], "clarity": "TIE",
                                                "rigor": side["RIGHT"], "impact": side["LEFT"]}
-        second = _pid(browser)
+        second = shown_pair(browser)
         _key(browser, "u")  # undo: the vote is taken back and its pair comes back
         _wait(browser, lambda b: b.find_elements(_by().ID, "undone"))
-        assert _pid(browser) == first and store.votes() == []
+        assert shown_pair(browser) == first and store.votes() == []
         for key in "33333\ue007":
             _key(browser, key)
-        _wait(browser, lambda b: _pid(b) == second)
+        _wait(browser, lambda b: shown_pair(b) == second)
         assert [json.loads(v["choices"]) for v in store.votes()] == [dict.fromkeys(dims, "TIE")]
 
 
@@ -115,11 +110,11 @@ def test_a_gold_pair_is_not_marked_and_feeds_the_admin_quality_table(browser, tm
     with serving(store, Rules(target=2, gold_share=1.0, repeat_delay_s=14 * 86400)) as base:
         browser.get(f"{base}/t/{token}")
         for _ in range(3):  # gold share 1: the three gold pairs come first; the annotator picks the wrong one
-            pid = _pid(browser)
+            pid = shown_pair(browser)
             assert "gold" not in browser.page_source.lower()
             left = browser.find_element(_by().ID, "left").text
             _key(browser, "2" if "Correct" in left else "1")
-            _wait(browser, lambda b, pid=pid: _pid(b) != pid)
+            _wait(browser, lambda b, pid=pid: shown_pair(b) != pid)
         assert {v["pair_id"] for v in store.votes()} == {"g0", "g1", "g2"}
         # to the annotator a gold vote is a vote like any other; "left" counts the pairs still wanted
         assert "careless: 3 voted, 3 left" in browser.find_element(_by().ID, "progress").text
@@ -157,7 +152,7 @@ def test_a_page_on_another_port_cannot_vote_with_the_annotators_cookie(browser, 
     token = store.add_annotator("ann", [])
     with serving(store) as base:
         browser.get(f"{base}/t/{token}")  # the annotator's session cookie is set
-        pid = _pid(browser)  # even knowing the pair's id (the CSRF token it cannot read)
+        pid = shown_pair(browser)  # even knowing the pair's id (the CSRF token it cannot read)
         handler = type("Attacker", (_Attacker,), {"target": base, "fields": {
             "pair_id": pid, "round": "1", "vote_id": "forged-vote-1", "choice": "LEFT"}})
         evil = ThreadingHTTPServer(("127.0.0.1", 0), handler)
