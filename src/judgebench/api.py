@@ -58,6 +58,7 @@ def evaluate(
     repeats: int = 1,
     min_coverage: float | None = None,
     log_text: bool = True,
+    judge_unlabelled: bool = False,
     runner: RunnerOptions | None = None,
     shard: str | None = None,
     on_warning: Callable[[str], None] | None = None,
@@ -69,6 +70,8 @@ def evaluate(
     `repeats=N` samples each judgment N times (`summary.result.stability`; docs/guide/running-judges.md).
     `shard="K/N"` judges only the K-th of N blocks of examples (merge the shards with `judgebench merge`).
     `judge_name` is the judge configuration's display name (tables show it; judges/config.py).
+    `judge_unlabelled=True` judges examples without a label too, into unlabelled.jsonl (counted in
+    `summary.result.unlabelled`, never scored; `arena --judge-run` reads them).
     `judge` is a judge id as on the command line, or your own `judgebench.Judge` object (or
     `judgebench.function_judge(id, fn)`; docs/design/recipes.md, "How to add a judge").
     """

@@ -78,6 +78,8 @@ def _add_run_parser(sub: Any) -> None:
     p.add_argument("--tpm", type=POSITIVE_INT, help="tokens per minute limit")
     p.add_argument("--refresh-cache", action="store_true", help="ignore cached answers, store new ones")
     p.add_argument("--no-log-text", action="store_true", help="leave the question and responses out of samples.jsonl")
+    p.add_argument("--judge-unlabelled", action="store_true",
+                   help="judge examples without a label too, into unlabelled.jsonl (never scored; for arena --judge-run)")
     p.add_argument("--batch", action="store_true", help="send the calls through the provider's batch API (openai/, azure/)")
     p.add_argument("--shard", help="K/N: judge only the K-th of N contiguous blocks of examples (see `judgebench merge`)")
     p.add_argument("--batch-poll-s", type=POSITIVE_FLOAT, default=RunnerOptions.batch_poll_s, help="seconds between batch status polls")

@@ -46,8 +46,21 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
     from judgebench.publish.leaderboard import summary_lines
 
     lines += summary_lines(result)  # data with annotator-level votes: the human ceiling
-    lines.append(f"  wrote {run_dir / 'results.json'} and {run_dir / 'samples.jsonl'}")
+    lines += _unlabelled_lines(getattr(result, "unlabelled", None))
+    lines.append(f"  wrote {run_dir / 'results.json'} and {run_dir / 'samples.jsonl'}"
+                 + (f" (and {run_dir / 'unlabelled.jsonl'})" if getattr(result, "unlabelled", None) else ""))
     return "\n".join(lines)
+
+
+def _unlabelled_lines(unlabelled: Any) -> list[str]:
+    """`run --judge-unlabelled`: the unlabelled examples' judgments, counted and costed, never scored."""
+    if unlabelled is None:
+        return []
+    counts = unlabelled.counts
+    lines = [f"  unlabelled examples {unlabelled.examples} (not scored): judgments {counts.calls}, answered "
+             f"{counts.answered}, invalid {counts.invalid}, failed {counts.failed} ({counts.cached} from cache)"]
+    usage_line = format_usage(unlabelled.usage)
+    return lines + ([usage_line.replace("  ", "    ", 1)] if usage_line else [])
 
 
 def format_usage(usage: Any) -> str | None:

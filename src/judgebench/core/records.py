@@ -104,7 +104,7 @@ class PairExample(Strict):
     question: str
     response_a: str
     response_b: str
-    labels: dict[str, Label]  # dimension -> human label
+    labels: dict[str, Label]  # dimension -> human label; {} for an unlabelled example (run --judge-unlabelled)
     model_a: str | None = None
     model_b: str | None = None
     slices: dict[str, str] = Field(default_factory=dict)  # e.g. subject, question_type
@@ -177,7 +177,7 @@ class JudgmentRecord(Strict):
     earlier_raw: list[str] = Field(default_factory=list)
     verdict_shown: Verdict | None = None  # in the positions the judge saw
     verdict: Verdict | None = None  # mapped back to the dataset's positions
-    label: Label
+    label: Label | None  # None only in unlabelled.jsonl (run --judge-unlabelled); samples.jsonl always has one
     tokens_in: Count | None = None  # as the provider reported them (judgments.py: anything else is None)
     tokens_out: Count | None = None
     cost_usd: Amount | None = None
@@ -427,6 +427,15 @@ class RepeatStability(Strict):
     cost_usd_all: float | None = None  # None when any repeat has an unpriced call
 
 
+class UnlabelledJudgments(Strict):
+    """results.json `unlabelled` (run --judge-unlabelled): the judgments of examples without a human label, kept
+    in unlabelled.jsonl for arena's judge-assisted ratings and never scored; counted and costed here."""
+
+    examples: int
+    counts: Counts
+    usage: Usage
+
+
 class RunResult(Strict):
     """results.json, modelled on lm-eval's results file."""
 
@@ -453,3 +462,12 @@ class RunResult(Strict):
     stability: RepeatStability | None = None  # runs with --repeats N > 1 only
     human: dict[str, dict[str, MetricValue]] | None = None  # data with votes: dimension -> ceiling.py figures
     annotators: dict[str, list[AnnotatorAgreement]] | None = None  # data with votes: dimension -> per annotator
+    unlabelled: UnlabelledJudgments | None = None  # run --judge-unlabelled only
+
+    @model_serializer(mode="wrap")
+    def _without_unlabelled(self, handler: Any) -> dict[str, Any]:
+        """`unlabelled` is written only when set: every other run's results.json stays as it was."""
+        data = handler(self)
+        if data.get("unlabelled") is None:
+            data.pop("unlabelled", None)
+        return data

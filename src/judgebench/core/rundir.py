@@ -3,6 +3,8 @@
 results.json   the run's config, metrics, counts and usage (RunResult)
 samples.jsonl  one JudgmentRecord per judgment: the source of truth for every re-score
 repeats.jsonl  `run --repeats N`: the judgments of repeats 1..N-1 (samples.jsonl holds repeat 0)
+unlabelled.jsonl  `run --judge-unlabelled`: the judgments of examples without a human label (every repeat),
+               never scored; `arena --judge-run` reads them with samples.jsonl
 task.yaml      a copy of the resolved task definition, so the run can be re-scored alone
 prompt.yaml    a copy of the prompt template the run rendered
 report/        `judgebench report` output
@@ -43,10 +45,12 @@ from judgebench.core.resources import default_cache_dir
 RESULTS_FILE = "results.json"
 SAMPLES_FILE = "samples.jsonl"
 REPEATS_FILE = "repeats.jsonl"
+UNLABELLED_FILE = "unlabelled.jsonl"
 TASK_FILE = "task.yaml"
 PROMPT_FILE = "prompt.yaml"
 REPORT_DIR = "report"
 MEMBERS_DIR = "members"  # a panel's copies of its member runs: members/<n>-<name>/
+STALE_FILES = (RESULTS_FILE, REPEATS_FILE, UNLABELLED_FILE)  # an earlier run's, removed when a new run writes
 TEXT_FIELDS = ("question", "response_a", "response_b")  # in samples.jsonl for people; scoring never reads them
 
 
@@ -58,8 +62,9 @@ def write_run(
     task_file: str | Path | None = None,
     prompt_file: str | Path | None = None,
     repeats: Sequence[BaseModel] | None = None,
+    unlabelled: Sequence[BaseModel] | None = None,
 ) -> None:
-    """samples.jsonl first (and repeats.jsonl), then results.json, then copies of the task YAML and
+    """samples.jsonl first (and repeats.jsonl, unlabelled.jsonl), then results.json, then copies of the task YAML and
     prompt; each atomic. Pairwise and rubric runs alike (any record model).
 
     A write failure is one line naming the path; the judgments are then saved to a salvage
@@ -70,18 +75,20 @@ def write_run(
         write_models_jsonl(run_dir / SAMPLES_FILE, records)
         if repeats:
             write_models_jsonl(run_dir / REPEATS_FILE, repeats)
+        if unlabelled:
+            write_models_jsonl(run_dir / UNLABELLED_FILE, unlabelled)
         finish_run(run_dir, result, task_file=task_file, prompt_file=prompt_file)
     except OSError as exc:
         where = getattr(exc, "filename", None) or run_dir
-        saved = salvage([*records, *(repeats or [])])
+        saved = salvage([*records, *(repeats or []), *(unlabelled or [])])
         raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); {saved}") from None
 
 
 def clear_previous_run(run_dir: Path) -> None:
     """Remove what an earlier run in this folder wrote that would no longer match the new samples:
-    results.json, repeats.jsonl and its report/ (only a folder `report` made: it holds report.md; a symlinked
-    report/ loses the link only)."""
-    for stale in (RESULTS_FILE, REPEATS_FILE):
+    results.json, repeats.jsonl, unlabelled.jsonl and its report/ (only a folder `report` made: it holds
+    report.md; a symlinked report/ loses the link only)."""
+    for stale in STALE_FILES:
         (run_dir / stale).unlink(missing_ok=True)
     report = run_dir / REPORT_DIR
     if report.is_symlink():
@@ -201,6 +208,7 @@ def read_samples(path: Path, *, lean: bool = False) -> list[JudgmentRecord]:
                else read_models_jsonl(path, JudgmentRecord))
     if lean:
         release_free_memory()  # the validated full records' pages, freed between the lean ones (allocator.py)
+    _check_labels(records, path, labelled=True)
     keys = set(map(attrgetter("example_id", "dimension", "order"), records))  # (example, dimension, order)
     if len(keys) == len(records):  # the usual case, in one set; else find the first repeated one below
         return records
@@ -225,6 +233,56 @@ def read_judgments(path: Path, *, lean: bool = False) -> list[JudgmentRecord]:
     return records
 
 
+def _check_labels(records: Sequence[JudgmentRecord], path: Path, *, labelled: bool) -> None:
+    """samples.jsonl and repeats.jsonl hold labelled judgments only, unlabelled.jsonl unlabelled ones: a line
+    in the wrong file is one error naming it (scoring never meets a judgment without a label)."""
+    if labelled and None not in map(attrgetter("label"), records):  # the usual case, in one pass
+        return
+    wrong = next(((n, r) for n, r in enumerate(records, start=1) if (r.label is None) == labelled), None)
+    if wrong is not None:
+        number, record = wrong
+        where = f"{path}: judgment {number} ({record.example_id}/{record.dimension}/{record.order})"
+        if labelled:
+            raise JudgebenchError(f"{where} has no label: a judgment without one belongs in {UNLABELLED_FILE}")
+        raise JudgebenchError(f"{where} has a label: {UNLABELLED_FILE} holds judgments of unlabelled examples only")
+
+
+def read_unlabelled(run_dir: Path, result: RunResult) -> list[JudgmentRecord]:
+    """unlabelled.jsonl (`run --judge-unlabelled`), or nothing when the run has none: each line must be an
+    unlabelled judgment of the run's task and judge, given once, and as many as results.json's `unlabelled`
+    counts of repeat 0 (else one error naming the file)."""
+    path = run_dir / UNLABELLED_FILE
+    there = path.exists() or path.is_symlink()  # a FIFO or folder there is read, and refused as not a regular file
+    expected = result.unlabelled.counts.calls if result.unlabelled is not None else 0
+    if not there:
+        if expected:
+            raise JudgebenchError(f"{run_dir}: {RESULTS_FILE} counts {expected:,} unlabelled judgments, but {UNLABELLED_FILE} is missing")
+        return []
+    records = read_models_jsonl(path, JudgmentRecord)
+    _check_labels(records, path, labelled=False)
+    task, judge = result.config.task, result.config.judge
+    seen: set[tuple[str, str, str, int]] = set()
+    for number, r in enumerate(records, start=1):
+        key = (r.example_id, r.dimension, r.order, r.repeat)
+        problem = (f"is task {r.task!r}, judge {r.judge!r}, not the run's" if (r.task, r.judge) != (task, judge)
+                   else "repeats an earlier judgment" if key in seen else None)
+        if problem:
+            raise JudgebenchError(f"{path}: judgment {number} ({r.example_id}/{r.dimension}/{r.order}, repeat {r.repeat}) {problem}")
+        seen.add(key)
+    first = sum(1 for r in records if r.repeat == 0)  # `unlabelled.counts` counts repeat 0, as `counts` does
+    if first != expected:
+        raise JudgebenchError(f"{path}: {first:,} judgments of repeat 0, but {RESULTS_FILE} counts {expected:,}: "
+                              "lines were removed or added after the run (rerun it, or restore the file)")
+    return records
+
+
+def read_verdicts(run_dir: Path) -> tuple[RunResult, list[JudgmentRecord]]:
+    """A run's judgments of repeat 0, labelled (samples.jsonl) and unlabelled (unlabelled.jsonl): every verdict
+    the judge gave once per (example, dimension, order), for readers that need no label (arena's judge runs)."""
+    result, records = read_run(run_dir)
+    return result, [*records, *(r for r in read_unlabelled(run_dir, result) if r.repeat == 0)]
+
+
 def read_repeats(run_dir: Path, task: str, judge: str, expected: int | None = None) -> list[JudgmentRecord]:
     """repeats.jsonl (repeats 1..N-1 of `run --repeats N`), or nothing when the run has none; a record of
     repeat 0, of another task or judge, or given twice is a one-line error naming it, and so is a count other
@@ -232,6 +290,7 @@ def read_repeats(run_dir: Path, task: str, judge: str, expected: int | None = No
     path = run_dir / REPEATS_FILE
     there = path.exists() or path.is_symlink()  # a FIFO or folder there is read, and refused as not a regular file
     records = read_models_jsonl(path, JudgmentRecord) if there else []
+    _check_labels(records, path, labelled=True)
     seen: set[tuple[str, str, str, int]] = set()
     for number, r in enumerate(records, start=1):
         key = (r.example_id, r.dimension, r.order, r.repeat)

@@ -112,6 +112,9 @@ def run_judges(
     from judgebench.judging.pipeline import run_task
 
     root = base.output_path
+    if panel is not None and getattr(base, "judge_unlabelled", False):
+        raise JudgebenchError("--panel with --judge-unlabelled: a panel is built from its members' scored judgments "
+                              "only; run the judges without --panel, and give arena each --judge-run")
     check_output_dir(root)
     names = judge_dir_names([j.name or j.judge for j in judges])
     cap = base.runner.max_cost
@@ -147,11 +150,11 @@ def run_judges(
 
 
 def new_spend(run_dir: Path) -> float:
-    """USD paid by this run's calls (samples and repeats; answers from the cache cost nothing)."""
+    """USD paid by this run's calls (samples, repeats and unlabelled judgments; answers from the cache cost nothing)."""
     from judgebench.core.files import read_json_objects
 
     total = 0.0
-    for name in ("samples.jsonl", "repeats.jsonl"):
+    for name in ("samples.jsonl", "repeats.jsonl", "unlabelled.jsonl"):
         path = run_dir / name
         if path.exists():
             rows = (row for _, row in read_json_objects(path))

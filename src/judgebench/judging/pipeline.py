@@ -18,7 +18,7 @@ from judgebench.calls.stopping import release_interrupts
 from judgebench.core.allocator import release_free_memory
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import RunConfig, RunResult
-from judgebench.core.rundir import SAMPLES_FILE
+from judgebench.core.rundir import SAMPLES_FILE, UNLABELLED_FILE
 from judgebench.core.version import __version__
 from judgebench.judges import make_judge
 from judgebench.judging.fastpath import fast_path
@@ -28,6 +28,7 @@ from judgebench.judging.shards import parse_shard, select_shard, shard_text
 from judgebench.judging.streaming import finish_run, stream_judgments
 from judgebench.scoring.repeats import stability_summary
 from judgebench.scoring.score import coverage_failure, score
+from judgebench.scoring.usage import summarize_unlabelled
 from judgebench.tasks.loading import LoadedTask, load_examples
 from judgebench.tasks.registry import TaskSpec, get_task
 from judgebench.tasks.request import (
@@ -54,6 +55,7 @@ class RunRequest(JobRequest):
     both_bad: Literal["tie", "exclude"] | None = None
     runner: RunnerOptions = field(default_factory=RunnerOptions)
     log_text: bool = True  # question and responses in samples.jsonl
+    judge_unlabelled: bool = False  # examples without a label judged too, into unlabelled.jsonl (never scored)
     shard: str | None = None  # "K/N": judge only the K-th of N contiguous blocks of examples (shards.py)
     on_warning: Callable[[str], None] | None = None  # told about inapplicable flags, empty responses
     judge_object: Judge | None = None  # the caller's own judge (Python API, judges/own.py); `judge` is its id
@@ -108,7 +110,11 @@ def _score_and_write(
     loaded: LoadedTask, outcome: StreamOutcome,
 ) -> RunSummary:
     """Score the judged records, write results.json (and repeats.jsonl), sum the run up."""
-    records, n_examples = outcome.records, len(loaded.examples)
+    records, n_examples = outcome.records, len(loaded.examples) - outcome.unlabelled_examples
+    if not records and outcome.unlabelled:  # a shard of unlabelled examples only (load_examples refuses a whole task)
+        raise JudgebenchError(f"task {spec.name}: no example of shard {request.shard} has a label, so there is nothing to "
+                              f"score; its {len(outcome.unlabelled):,} unlabelled judgments are in {UNLABELLED_FILE} "
+                              "(shard the task so that each shard holds labelled examples)")
     loaded.examples = []  # the texts are in samples.jsonl: scoring needs only the lean records
     release_free_memory()  # the chunks' pages, freed between the lean records, before scoring's own (allocator.py)
     config = RunConfig(
@@ -139,6 +145,7 @@ def _score_and_write(
         own_judge=True if request.judge_object is not None else None,
     )
     result = score(records, config, spec, n_examples=n_examples)
+    result.unlabelled = summarize_unlabelled(outcome.unlabelled, outcome.unlabelled_examples)
     if request.repeats > 1:
         result.stability = stability_summary(
             [*records, *outcome.repeats], request.repeats, headline=spec.headline, both_bad=config.both_bad,
@@ -192,6 +199,7 @@ def _load(spec: TaskSpec, request: RunRequest) -> LoadedTask:
         demo=request.demo,
         limit=request.limit,
         lazy=True,  # examples built chunk by chunk while judging (stream_load.py)
+        unlabelled=request.judge_unlabelled,
     )
     if request.shard is not None:
         loaded.examples = select_shard(loaded.examples, *parse_shard(request.shard))

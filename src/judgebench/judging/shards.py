@@ -9,7 +9,8 @@ a hash of the id, so that concatenating the shards' samples in shard order gives
 single run's samples in the single run's order, and every figure (bootstrap intervals included,
 which resample examples in table order) equals the single run's. `merge` checks that the shards are
 the N shards of one run configuration (same task, judge, arguments, prompt, data, seed, ...), each
-exactly once, then re-scores the concatenated samples (no calls) and writes one run directory.
+exactly once, then re-scores the concatenated samples (no calls) and writes one run directory; the shards'
+unlabelled.jsonl (`--judge-unlabelled`) are concatenated in shard order too.
 """
 
 from __future__ import annotations
@@ -95,18 +96,23 @@ def merge_runs(
         PROMPT_FILE,
         TASK_FILE,
         read_run,
+        read_unlabelled,
         write_run,
     )
     from judgebench.scoring.score import score
+    from judgebench.scoring.usage import summarize_unlabelled
     from judgebench.tasks.registry import run_task_spec
 
     runs = [(Path(d), *read_run(Path(d))) for d in shard_dirs]
     ordered = check_shards([(path, result) for path, result, _ in runs])
+    unlabelled_of = {path: read_unlabelled(path, result) for path, result, _ in runs}
     records_of = {path: records for path, _, records in runs}
     records: list[JudgmentRecord] = []
+    unlabelled: list[JudgmentRecord] = []
     for path, _ in ordered:
         records.extend(records_of[path])
-    _check_disjoint(records, [path for path, _ in ordered], records_of)
+        unlabelled.extend(unlabelled_of[path])
+    _check_disjoint([path for path, _ in ordered], {path: [*records_of[path], *unlabelled_of[path]] for path in records_of})
     first_path, first = ordered[0]
     configs = [result.config for _, result in ordered]
     config = first.config.model_copy(
@@ -119,15 +125,17 @@ def merge_runs(
     )
     spec = run_task_spec(first_path, config.task, include_paths or [])
     result = score(records, config, spec, n_examples=sum(r.counts.examples for _, r in ordered))
+    result.unlabelled = summarize_unlabelled(unlabelled, sum(r.unlabelled.examples for _, r in ordered if r.unlabelled))
     try:
         output_path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise JudgebenchError(f"--output-path {output_path}: cannot write there ({exc.strerror or exc})") from None
-    write_run(output_path, result, records, task_file=first_path / TASK_FILE, prompt_file=first_path / PROMPT_FILE)
+    write_run(output_path, result, records, task_file=first_path / TASK_FILE, prompt_file=first_path / PROMPT_FILE,
+              unlabelled=unlabelled)
     return result
 
 
-def _check_disjoint(records: list[JudgmentRecord], order: list[Path], records_of: dict[Path, list[JudgmentRecord]]) -> None:
+def _check_disjoint(order: list[Path], records_of: dict[Path, list[JudgmentRecord]]) -> None:
     """No example is judged in two shards (shards of one run never overlap)."""
     owner: dict[str, Path] = {}
     for path in order:

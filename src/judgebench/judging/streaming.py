@@ -9,7 +9,8 @@ judges are answered there directly, without an event loop; every other judge kee
 retries and signals as before), assemble its records (assemble_records) and append them to samples.jsonl, flushed. Only
 lean copies of the records stay in memory for scoring (question and responses dropped: they are in
 samples.jsonl). Chunks are processed in plan order, so the finished samples.jsonl has today's
-schema and today's order: nothing is re-sorted. A killed run leaves samples.jsonl with every chunk it
+schema and today's order: nothing is re-sorted. The judgments of unlabelled examples (`run --judge-unlabelled`)
+go to unlabelled.jsonl instead, every repeat, and are held apart (`StreamOutcome.unlabelled`): never scored. A killed run leaves samples.jsonl with every chunk it
 finished (the last line may be cut short) and no results.json; rerunning the command rewrites the
 run, taking every answer already paid for from the answer cache.
 
@@ -30,7 +31,7 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import write_models_jsonl
 from judgebench.core.lean_records import LeanRecord
 from judgebench.core.records import JudgeReply, JudgmentRecord, PairExample, RunResult
-from judgebench.core.rundir import REPEATS_FILE, RESULTS_FILE, salvage
+from judgebench.core.rundir import REPEATS_FILE, STALE_FILES, UNLABELLED_FILE, salvage
 from judgebench.core.rundir import finish_run as write_results
 from judgebench.judges.builtin import FeatureJudge
 from judgebench.judging.judgments import assemble_records, parses_fully, plan_requests
@@ -53,6 +54,8 @@ class StreamOutcome:
     stopped: str | None
     calls_made: int
     repeats: list[JudgmentRecord] = field(default_factory=list)  # --repeats: repeats 1..N-1, for repeats.jsonl
+    unlabelled: list[JudgmentRecord] = field(default_factory=list)  # lean, every repeat: unlabelled.jsonl's
+    unlabelled_examples: int = 0  # examples without labels among those judged
 
 
 def stream_judgments(
@@ -89,6 +92,8 @@ def stream_judgments(
     chunk = max(1, (CHUNK_REQUESTS_BUILTIN if builtin else CHUNK_REQUESTS_LLM) // (per_example * repeats))
     kept: list[JudgmentRecord] = []
     others: list[JudgmentRecord] = []
+    unlabelled: list[JudgmentRecord] = []
+    unlabelled_examples = 0
     stopped: str | None = None
     calls = 0
     paused = gc_paused() if builtin else nullcontext()  # bulk building, the chunks' examples too (bulk.py); LLM runs keep the collector
@@ -98,7 +103,9 @@ def stream_judgments(
     from judgebench.core.resources import default_cache_dir
 
     cached_in = (runner.cache_dir or default_cache_dir()) if uses_cache(judge, runner) else None  # for a salvage message
-    with _appender(samples_path, cached_in) as sink, paused:
+    so_far = lambda: [*kept, *others, *unlabelled]  # noqa: E731  # every judgment, listed only for a salvage file
+    with _appender(samples_path, cached_in, STALE_FILES) as sink, \
+            _appender(samples_path.parent / UNLABELLED_FILE, cached_in) as unlabelled_sink, paused:
         for part in chunked(examples, chunk):  # a lazy load builds only this chunk's examples (stream_load.py)
             requests = expand_repeats(plan_requests(spec, part, template, mode=mode, swap=swap), repeats)
             replies: list[JudgeReply | None]
@@ -112,11 +119,24 @@ def stream_judgments(
                 assemble_records(spec.name, judge.id, requests, replies, part, stopped, log_text=log_text)
             )
             records = with_repeat_confidence(records, again)  # --repeats: the share of votes (issue 34)
+            unlabelled_examples += sum(1 for example in part if not example.labels)
+            records, judged_only = _split_unlabelled(records)
+            again, judged_only_again = _split_unlabelled(again)
             text = "".join(r.model_dump_json() + "\n" for r in records)
             kept.extend(_drop_texts(r) for r in records)  # slotted copies; the pydantic records go with the chunk
             others.extend(again)
-            sink(text, lambda: [*kept, *others])  # the judgments so far, listed only for a salvage file
-    return StreamOutcome(kept, stopped, calls, others)
+            sink(text, so_far)  # first: its first write removes an earlier run's files (unlabelled.jsonl too)
+            if judged_only or judged_only_again:
+                unlabelled.extend(_drop_texts(r) for r in [*judged_only, *judged_only_again])
+                unlabelled_sink("".join(r.model_dump_json() + "\n" for r in [*judged_only, *judged_only_again]), so_far)
+    return StreamOutcome(kept, stopped, calls, others, unlabelled, unlabelled_examples)
+
+
+def _split_unlabelled(records: list[JudgmentRecord]) -> tuple[list[JudgmentRecord], list[JudgmentRecord]]:
+    """(labelled, unlabelled) judgments, each in its order; the list itself when every one has a label."""
+    if all(r.label is not None for r in records):
+        return records, []
+    return [r for r in records if r.label is not None], [r for r in records if r.label is None]
 
 
 def lean(record: JudgmentRecord) -> JudgmentRecord:
@@ -133,9 +153,10 @@ def _drop_texts(record: JudgmentRecord) -> JudgmentRecord:
 
 
 @contextmanager
-def _appender(path: Path, cache: Path | None = None) -> Iterator[Callable[[str, Callable[[], list[JudgmentRecord]]], None]]:
-    """Append text to `path`, created (replacing an older file) at the first write; flushed each time.
-    A write failure is one line naming the file; every judgment so far goes to a salvage file."""
+def _appender(path: Path, cache: Path | None = None, stale: tuple[str, ...] = ()) -> Iterator[Callable[[str, Callable[[], list[JudgmentRecord]]], None]]:
+    """Append text to `path`, created (replacing an older file, and removing the `stale` files beside it) at the
+    first write; flushed each time. A write failure is one line naming the file; every judgment so far goes to a
+    salvage file."""
     handle: IO[str] | None = None
 
     def write(text: str, so_far: Callable[[], list[JudgmentRecord]]) -> None:
@@ -143,8 +164,8 @@ def _appender(path: Path, cache: Path | None = None) -> Iterator[Callable[[str, 
         try:
             if handle is None:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                for stale in (RESULTS_FILE, REPEATS_FILE):  # an earlier run's results no longer match
-                    (path.parent / stale).unlink(missing_ok=True)
+                for name in stale:  # an earlier run's results no longer match
+                    (path.parent / name).unlink(missing_ok=True)
                 path.unlink(missing_ok=True)  # a symlink is replaced, never written through
                 handle = path.open("x", encoding="utf-8")
             handle.write(text)

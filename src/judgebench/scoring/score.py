@@ -17,6 +17,7 @@ from judgebench.core.records import (
     JudgmentRecord,
     RunConfig,
     RunResult,
+    UnlabelledJudgments,
     check_resamples,
     swap_verdict,
 )
@@ -24,8 +25,10 @@ from judgebench.core.rundir import (
     REPEATS_FILE,
     RESULTS_FILE,
     SAMPLES_FILE,
+    UNLABELLED_FILE,
     read_repeats,
     read_run,
+    read_unlabelled,
     rewrite_samples,
 )
 from judgebench.tasks.registry import TaskSpec, run_task_spec
@@ -157,6 +160,7 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
     `n_resamples` (default: the run's own) replaces the run's bootstrap resample count.
     """
     previous, records = read_run(run_dir, lean=True)
+    unlabelled = read_unlabelled(run_dir, previous)  # checked before anything is rewritten
     spec = run_task_spec(run_dir, previous.config.task, include_paths or [])
     memo: dict[tuple[str | None, str], Any] = {}  # one run: one spec and mode
     reparsed = [rederive_record(record, spec, previous.config, memo) for record in records]
@@ -179,8 +183,23 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
             [*reparsed, *again], 1 + max(r.repeat for r in again), headline=config.headline,
             both_bad=config.both_bad, allow_tie="TIE" in spec.verdicts, seed=config.seed, n_resamples=config.n_resamples,
         )
+    result.unlabelled = _rescore_unlabelled(run_dir, unlabelled, previous, spec, config)
     write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
     return result
+
+
+def _rescore_unlabelled(run_dir: Path, records: list[JudgmentRecord], previous: RunResult, spec: TaskSpec,
+                        config: RunConfig) -> UnlabelledJudgments | None:
+    """`run --judge-unlabelled`: unlabelled.jsonl re-parsed as samples.jsonl is (rewritten only when a verdict
+    changed) and its counts and usage summed again."""
+    from judgebench.scoring.usage import summarize_unlabelled
+
+    if previous.unlabelled is None:
+        return None
+    again = [rederive_record(record, spec, config) for record in records]
+    if again != records:
+        write_models_jsonl(run_dir / UNLABELLED_FILE, again)
+    return summarize_unlabelled(again, previous.unlabelled.examples)
 
 
 def coverage_failure(records: list[JudgmentRecord], coverage: float, min_coverage: float | None) -> str | None:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.records import Counts, JudgmentRecord, Usage
+from judgebench.core.records import Counts, JudgmentRecord, UnlabelledJudgments, Usage
 from judgebench.scoring.judgment_table import group_by_dimension, is_answered
 
 
@@ -31,6 +31,16 @@ def summarize_counts(records: Iterable[JudgmentRecord], n_examples: int) -> Coun
         coverage=answered / expected if expected else 0.0,
         truncated=sum(r.invalid_reason == "truncated" for r in recs if r.status == "INVALID") if statuses["INVALID"] else 0,
     )
+
+
+def summarize_unlabelled(records: Iterable[JudgmentRecord], n_examples: int) -> UnlabelledJudgments | None:
+    """results.json `unlabelled`: the counts and usage of the unlabelled examples' judgments of repeat 0 (as
+    `counts` and `usage` count samples.jsonl's); None when the run judged no unlabelled example."""
+    first = [r for r in records if r.repeat == 0]
+    if not first and not n_examples:
+        return None
+    return UnlabelledJudgments(examples=n_examples, counts=summarize_counts(first, n_examples),
+                               usage=summarize_usage(first))
 
 
 def summarize_usage(records: Iterable[JudgmentRecord]) -> Usage:

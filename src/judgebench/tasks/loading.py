@@ -41,6 +41,7 @@ class LoadedTask:
     dataset: DatasetInfo
     warnings: list[str] = field(default_factory=list)  # e.g. empty responses, for the user to see
     limit: int | None = None  # a fractional --limit resolved to its count of examples (else None)
+    unlabelled: int = 0  # examples without a label (load_examples(unlabelled=True)), among `examples`
 
 
 def load_examples(
@@ -52,13 +53,19 @@ def load_examples(
     demo: bool = False,
     limit: int | float | None = None,
     lazy: bool = False,
+    unlabelled: bool = False,
 ) -> LoadedTask:
     """Load the task's examples through `datasets.load_dataset` and map them to PairExamples.
 
     `limit`: the first N examples, or a fraction 0 < f < 1 of them (lm-eval's convention: ceil(f x N)).
     `lazy`: a wide-layout task's examples come as a `stream_load.LazyExamples` (every row checked now,
     examples built chunk by chunk when judged); otherwise, and for long or votes layouts, a list.
+    `unlabelled`: an example whose label is missing (null or blank) on every dimension is kept with no labels
+    (`run --judge-unlabelled`); otherwise a missing label is an error naming the row.
     """
+    if unlabelled and spec.votes is not None:
+        raise JudgebenchError(f"--judge-unlabelled: task {spec.name} derives its labels from annotator votes, so every "
+                              "pair it holds has a label; judge-only pairs need a task with a label column")
     if demo:
         if spec.demo is None:
             raise JudgebenchError(f"task {spec.name} has no demo split")
@@ -84,21 +91,27 @@ def load_examples(
     if not demo:  # a later cell of another type is read as its own value, as at row 1 (cell_types.py)
         rowsource = keep_cell_types(Path(location), rowsource, columns, _mapped_columns(spec))
     if spec.votes is None and spec.layout != "long":  # one example per row: checked in one bounded pass
-        build = partial(wide_example, spec, source=location)
+        build = partial(wide_example, spec, source=location, unlabelled=unlabelled)
         if isinstance(limit, float):
             limit = resolved_limit = fraction_count(limit, rowsource.n_rows)
         scanned = scan_wide(build, rowsource, limit=limit)
         examples: Sequence[PairExample] = LazyExamples(build, rowsource, 0, scanned.count)
         fingerprint, warnings = scanned.fingerprint, _empty_warning(scanned.empty, scanned.first_empty, location)
+        unlabelled_count = scanned.unlabelled
         if not lazy:
             examples = list(examples)
     else:
         rows = [row for batch in rowsource.batches() for row in batch]
-        mapped = _rows_to_examples(spec, rows, location)
+        mapped = _rows_to_examples(spec, rows, location, unlabelled=unlabelled)
         if isinstance(limit, float):
             limit = resolved_limit = fraction_count(limit, len(mapped))
         examples = mapped[:limit]
         fingerprint, warnings = fingerprint_examples(examples), _empty_response_warnings(examples, location)
+        unlabelled_count = sum(1 for example in examples if not example.labels)
+    if unlabelled_count and unlabelled_count == len(examples):
+        raise JudgebenchError(f"{location}: none of the {len(examples):,} examples has a label: a run scores the judge "
+                              "against labelled examples; give the voted pairs their labels (the others are judged "
+                              "with --judge-unlabelled)")
     info = DatasetInfo(
         source=source,
         config=None if (demo or dataset_path) else spec.dataset.name,
@@ -111,7 +124,7 @@ def load_examples(
         label_rule=label_rule(spec),
     )
     return LoadedTask(spec=spec, examples=examples, dataset=info, warnings=warnings,
-                      limit=locals().get("resolved_limit"))
+                      limit=locals().get("resolved_limit"), unlabelled=unlabelled_count)
 
 
 def fraction_count(fraction: float, total: int) -> int:
@@ -303,14 +316,30 @@ def _optional_text(row: dict[str, Any], column: str | None) -> str | None:
     return None if value is None else str(value)
 
 
-def _map_label(spec: TaskSpec, raw: Any, row_ref: str, column: str, source: str) -> Label:
+def _map_label(spec: TaskSpec, raw: Any, row_ref: str, column: str, source: str, unlabelled: bool = False) -> Label | None:
+    """The task's label for a cell; None for a missing one (null or blank, unless the task maps it) when
+    `unlabelled` allows it, else one error naming the row."""
     key = str(raw) if raw is not None else "None"
-    if key not in spec.labels:
-        raise JudgebenchError(
-            f"{source}: {row_ref}: field '{column}' has label value {raw!r}, which task {spec.name} "
-            f"does not map (mapped values: {', '.join(map(repr, spec.labels))})"
-        )
-    return spec.labels[key]
+    if key in spec.labels:
+        return spec.labels[key]
+    missing = raw is None or (isinstance(raw, str) and not raw.strip())
+    if missing and unlabelled:
+        return None
+    hint = " (to judge unlabelled examples too, without scoring them, use --judge-unlabelled)" if missing else ""
+    raise JudgebenchError(
+        f"{source}: {row_ref}: field '{column}' has label value {raw!r}, which task {spec.name} "
+        f"does not map (mapped values: {', '.join(map(repr, spec.labels))}){hint}"
+    )
+
+
+def _example_labels(found: dict[str, Label | None], row_ref: str, source: str) -> dict[str, Label]:
+    """An example's labels: every dimension's, or none (an unlabelled example); a label on some dimensions only
+    is one error naming the row."""
+    missing = [dimension for dimension, label in found.items() if label is None]
+    if missing and len(missing) < len(found):
+        raise JudgebenchError(f"{source}: {row_ref}: no label on dimension {missing[0]!r} but a label on others: "
+                              "an example is labelled on every dimension or on none")
+    return {} if missing else found  # type: ignore[return-value]  # no None left
 
 
 def _row_id(row: dict[str, Any], spec: TaskSpec, index: int, source: str) -> str:
@@ -343,36 +372,38 @@ def _base_example(spec: TaskSpec, row: dict[str, Any], example_id: str, source: 
     }
 
 
-def _rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str) -> list[PairExample]:
+def _rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str, *, unlabelled: bool = False) -> list[PairExample]:
     if spec.votes is not None:
         mapper = lambda raw, ref, column: _map_label(spec, raw, ref, column, source)  # noqa: E731
         return votes_to_examples(spec, rows, source, _row_id, _base_example, mapper)
     if spec.layout == "long":
-        return _long_rows_to_examples(spec, rows, source)
+        return _long_rows_to_examples(spec, rows, source, unlabelled)
     seen: set[str] = set()
-    return [wide_example(spec, row, index, seen, source=source) for index, row in enumerate(rows)]
+    return [wide_example(spec, row, index, seen, source=source, unlabelled=unlabelled) for index, row in enumerate(rows)]
 
 
-def wide_example(spec: TaskSpec, row: dict[str, Any], index: int, seen: set[str] | None, *, source: str) -> PairExample:
+def wide_example(spec: TaskSpec, row: dict[str, Any], index: int, seen: set[str] | None, *, source: str,
+                 unlabelled: bool = False) -> PairExample:
     """Row `index` (0-based) of a one-row-per-comparison table as a PairExample; `seen`: ids so far
-    (None: the rows were checked already)."""
+    (None: the rows were checked already); `unlabelled`: a row without labels is an example without them."""
     example_id = _row_id(row, spec, index, source)
     if seen is not None:
         if example_id in seen:
             raise JudgebenchError(f"{source}: row {index + 1}: duplicate id '{example_id}'")
         seen.add(example_id)
     base = _base_example(spec, row, example_id, source)
-    labels = {}
+    ref, found = f"row id {example_id}", {}
     for dim in spec.dimensions or _DEFAULT_DIMENSIONS:
         column = dim.label_column or spec.columns.label
-        labels[dim.name] = _map_label(spec, row.get(column), f"row id {example_id}", column, source)
+        found[dim.name] = _map_label(spec, row.get(column), ref, column, source, unlabelled)
+    labels = _example_labels(found, ref, source)
     if seen is None and _TRUSTED:  # checked already (stream_load.scan_wide validated this row's example)
         values = {**base, "labels": labels}
         return trusted(PairExample, {name: values.get(name) for name in _EXAMPLE_FIELDS}, set(values))
     return PairExample(**base, labels=labels)
 
 
-def _long_rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str) -> list[PairExample]:
+def _long_rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str, unlabelled: bool = False) -> list[PairExample]:
     """Group one-row-per-dimension records into comparisons; responses must agree across rows."""
     by_value = {(d.value or d.name): d.name for d in spec.dimensions}
     grouped: dict[str, dict[str, Any]] = {}
@@ -392,8 +423,9 @@ def _long_rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: s
             raise JudgebenchError(f"{source}: {ref}: question or responses differ from an earlier row with this id")
         if dimension in entry["labels"]:
             raise JudgebenchError(f"{source}: {ref}: duplicate id '{example_id}' for dimension {dimension}")
-        entry["labels"][dimension] = _map_label(spec, row.get(spec.columns.label), ref, spec.columns.label, source)
-    return [PairExample(**entry) for entry in grouped.values()]
+        entry["labels"][dimension] = _map_label(spec, row.get(spec.columns.label), ref, spec.columns.label, source, unlabelled)
+    return [PairExample(**{**entry, "labels": _example_labels(entry["labels"], f"id {entry['id']}", source)})
+            for entry in grouped.values()]
 
 
 def fingerprint_examples(examples: list[PairExample]) -> str:

@@ -24,7 +24,7 @@ import pandas as pd
 
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import VERDICT_SCORE
-from judgebench.core.rundir import read_run
+from judgebench.core.rundir import read_verdicts
 from judgebench.human.arena.battles import SLICE
 from judgebench.stats.ppi import (
     PPIEstimate,
@@ -69,7 +69,9 @@ class Units:
 
 
 def read_judge_pairs(run_dir: Path, dimension: str) -> JudgePairs:
-    result, records = read_run(run_dir)
+    """The run's verdicts per pair on one dimension, labelled pairs (samples.jsonl) and unlabelled ones
+    (unlabelled.jsonl, `run --judge-unlabelled`): the mean outcome over the answered orders, NaN when none was."""
+    result, records = read_verdicts(run_dir)
     sums: dict[str, list[float]] = {}
     models: dict[str, tuple] = {}
     slices: dict[str, dict[str, str]] = {}

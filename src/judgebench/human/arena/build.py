@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,6 @@ import pandas as pd
 
 from judgebench.core.background import here, in_background
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.records import VERDICT_SCORE
-from judgebench.core.rundir import read_run
 from judgebench.human.arena.assisted import (
     assisted_section,
     mean_judge,
@@ -33,7 +32,6 @@ from judgebench.human.arena.fit import (
 from judgebench.human.arena.needed import NeededOptions, votes_needed
 from judgebench.human.arena.voters import annotator_table, anomalies, voter_tests
 
-SCORE = VERDICT_SCORE
 BACKGROUND_MIN_VOTES = 50_000  # from here on, the voter checks and robustness run in forked children (issue 30)
 
 
@@ -161,19 +159,10 @@ def _config(battles: Battles, opts: ArenaOptions, flagged: list[str]) -> dict[st
 
 
 def judge_outcomes(run_dir: Path, dimension: str) -> tuple[str, dict[str, float], dict[str, tuple]]:
-    """(judge id, pair id -> outcome averaged over the answered orders, pair id -> (model_a, model_b))."""
-    result, records = read_run(run_dir)
-    sums: dict[str, list[float]] = {}
-    names: dict[str, tuple] = {}
-    for r in records:
-        if r.dimension != dimension:
-            continue
-        names.setdefault(r.example_id, (r.model_a, r.model_b))
-        if r.status == "ANSWERED" and r.verdict in SCORE:
-            sums.setdefault(r.example_id, []).append(SCORE[r.verdict])
-    if not names:
-        raise JudgebenchError(f"{run_dir}: no judgments on dimension {dimension}")
-    return result.config.judge, {k: float(np.mean(v)) for k, v in sums.items()}, names
+    """(judge id, pair id -> outcome averaged over the answered orders, pair id -> (model_a, model_b)), over the
+    run's labelled and unlabelled judgments (assisted.read_judge_pairs)."""
+    pairs = read_judge_pairs(run_dir, dimension)
+    return pairs.judge, {k: v for k, v in pairs.outcome.items() if math.isfinite(v)}, pairs.models
 
 
 def _judge_section(run_dir: Path, battles: Battles, opts: ArenaOptions) -> dict[str, Any]:

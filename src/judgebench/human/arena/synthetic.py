@@ -87,8 +87,9 @@ def demo_judge_run(run_dir, votes: list[Vote], extra_pairs: int = 4000, seed: in
     `extra_pairs` more pairs nobody voted on (same models, lengths and subjects as demo_votes draws), for the
     judge-assisted ratings (`arena --judge-run`). The judge sees one order (random) and prefers the response
     shown first (+0.5 log-odds), the longer one (+3 per unit of normalised length difference) and, on
-    Healthcare, is half as sensitive to the models' strengths. Each record's `label` is the pair's majority
-    vote (TIE on the unvoted pairs: arena reads only the verdicts). Returns the number of pairs judged."""
+    Healthcare, is half as sensitive to the models' strengths. A voted pair's `label` is its majority vote; the
+    others are unlabelled judgments (unlabelled.jsonl, as `run --judge-unlabelled` writes them). Returns the number
+    of pairs judged."""
     from pathlib import Path
 
     from judgebench.core.records import (
@@ -97,6 +98,7 @@ def demo_judge_run(run_dir, votes: list[Vote], extra_pairs: int = 4000, seed: in
         JudgmentRecord,
         RunConfig,
         RunResult,
+        UnlabelledJudgments,
         Usage,
     )
     from judgebench.core.rundir import write_run
@@ -127,7 +129,7 @@ def demo_judge_run(run_dir, votes: list[Vote], extra_pairs: int = 4000, seed: in
         verdict = "A" if rng.random() < 1 / (1 + np.exp(-x)) else "B"
         shown_verdict = verdict if shown == "AB" else {"A": "B", "B": "A"}[verdict]
         votes_here = tally.get(pair_id)
-        label = max(sorted(votes_here), key=votes_here.get) if votes_here else "TIE"
+        label = max(sorted(votes_here), key=votes_here.get) if votes_here else None
         records.append(JudgmentRecord(
             task="arena_demo", example_id=pair_id, dimension="overall", order=shown, judge=judge_id,
             prompt_hash="synthetic", status="ANSWERED", raw=shown_verdict, verdict_shown=shown_verdict,
@@ -138,8 +140,14 @@ def demo_judge_run(run_dir, votes: list[Vote], extra_pairs: int = 4000, seed: in
                        judge=judge_id, prompt_template="none", prompt_template_hash="synthetic", swap=False,
                        seed=seed, judgebench_version=__version__, started_at="2026-12-01T00:00:00Z",
                        ended_at="2026-12-01T00:00:00Z", n_resamples=0)
-    n = len(records)
-    result = RunResult(config=config, metrics={}, counts=Counts(examples=n, calls=n, answered=n, invalid=0,
-                                                                failed=0, coverage=1.0), usage=Usage())
-    write_run(Path(run_dir), result, records)
+    labelled = [r for r in records if r.label is not None]
+    unlabelled = [r for r in records if r.label is None]
+
+    def counts(n: int) -> Counts:  # one judgment per pair, every one answered
+        return Counts(examples=n, calls=n, answered=n, invalid=0, failed=0, coverage=1.0)
+
+    result = RunResult(config=config, metrics={}, counts=counts(len(labelled)), usage=Usage(),
+                       unlabelled=UnlabelledJudgments(examples=len(unlabelled), counts=counts(len(unlabelled)),
+                                                      usage=Usage()) if unlabelled else None)
+    write_run(Path(run_dir), result, labelled, unlabelled=unlabelled)
     return len(pairs)

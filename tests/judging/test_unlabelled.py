@@ -1,0 +1,182 @@
+"""`run --judge-unlabelled`: examples without a human label are judged too, into unlabelled.jsonl, counted and
+costed in results.json's `unlabelled`, never scored; the labelled part of the run is exactly the run of the
+labelled examples alone; `score`, `merge` and `arena --judge-run` carry the unlabelled judgments along."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import sci_row, write_jsonl
+from openai_server import Behaviour, FakeOpenAIServer
+
+import judgebench
+from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
+
+UNLABELLED_EVERY = 3  # rows 0, 3, 6, ... have no vote (null, blank or no field at all, in turn)
+ROWS = 30
+SAME = ("metrics", "slices", "counts", "usage", "diagnostics")
+
+
+def _rows(labelled_only: bool = False) -> list[dict]:
+    rows = []
+    for i in range(ROWS):
+        row = sci_row(i, vote="AB"[i % 2], responseB=f"Answer B{i}" + " longer text" * (i % 5))
+        if i % UNLABELLED_EVERY == 0:
+            if labelled_only:
+                continue
+            if i % 9 == 0:
+                row["vote"] = None
+            elif i % 9 == 3:
+                row["vote"] = "  "
+            else:
+                del row["vote"]
+        rows.append(row)
+    return rows
+
+
+def _data(tmp: Path, labelled_only: bool = False) -> Path:
+    rows = _rows(labelled_only)
+    if not labelled_only:  # the first row keeps every column, so the file's columns are the task's
+        rows.insert(0, rows.pop(1))
+    return write_jsonl(tmp / ("labelled.jsonl" if labelled_only else "mixed.jsonl"), rows)
+
+
+def _run(data: Path, out: Path, *extra: str, judge: str = "builtin/longer") -> int:
+    return main(["run", "--tasks", "sciarena_eval", "--dataset-path", str(data), "--judge", judge,
+                 "--output-path", str(out), "--quiet", "--bootstrap", "200", *extra])
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_the_labelled_part_is_the_run_of_the_labelled_examples_alone(tmp_path, capsys):
+    assert _run(_data(tmp_path), tmp_path / "mixed", "--judge-unlabelled") == 0
+    printed = capsys.readouterr().out
+    assert _run(_data(tmp_path, labelled_only=True), tmp_path / "alone") == 0
+    mixed = json.loads((tmp_path / "mixed" / "results.json").read_text())
+    alone = json.loads((tmp_path / "alone" / "results.json").read_text())
+    for key in SAME:  # every figure, bootstrap intervals included
+        assert mixed[key] == alone[key], key
+    assert "unlabelled" not in alone  # a run without the flag writes results.json as before
+    assert (tmp_path / "mixed" / "samples.jsonl").read_text() == (tmp_path / "alone" / "samples.jsonl").read_text()
+    unlabelled_ids = {f"q{i}" for i in range(0, ROWS, UNLABELLED_EVERY)}  # 10 examples, both orders
+    lines = _lines(tmp_path / "mixed" / "unlabelled.jsonl")
+    assert len(lines) == 20 and {x["example_id"] for x in lines} == unlabelled_ids
+    assert all(x["label"] is None and x["status"] == "ANSWERED" and x["verdict"] in ("A", "B") for x in lines)
+    assert mixed["unlabelled"]["examples"] == 10 and mixed["counts"]["examples"] == 20
+    assert mixed["unlabelled"]["counts"] == {"examples": 10, "calls": 20, "answered": 20, "invalid": 0, "failed": 0,
+                                             "cached": 0, "coverage": 1.0, "truncated": 0}
+    assert "unlabelled examples 10 (not scored): judgments 20, answered 20" in printed
+
+
+def test_a_missing_label_without_the_flag_is_one_line_naming_the_row_and_the_flag(tmp_path, capsys):
+    assert _run(_data(tmp_path), tmp_path / "out") == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "mixed.jsonl: row id q0: field 'vote' has label value None" in err and "--judge-unlabelled" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_data_with_no_label_at_all_is_refused_before_any_call(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "none.jsonl", [sci_row(i, vote=None) for i in range(3)])
+    assert _run(data, tmp_path / "out", "--judge-unlabelled") == 2
+    assert "none of the 3 examples has a label" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_label_on_some_dimensions_only_is_refused(tmp_path):
+    from judgebench.tasks.loading import load_examples
+    from judgebench.tasks.registry import get_task
+
+    spec = get_task("ideation_arena_eval")
+    rows = [json.loads(line) for line in (spec.folder / spec.demo.path).read_text().splitlines()[:3]]
+    for name in ("overall_quality", "novelty", "feasibility", "significance", "specificity"):
+        rows[1][name] = None  # the second row: no label at all (an unlabelled example)
+    rows[2]["novelty"] = None  # the third: labelled on four dimensions only
+    data = write_jsonl(tmp_path / "ideas.jsonl", rows)
+    with pytest.raises(JudgebenchError, match=r"no label on dimension 'novelty' but a label on others"):
+        load_examples(spec, dataset_path=str(data), unlabelled=True)
+    loaded = load_examples(spec, dataset_path=str(write_jsonl(tmp_path / "two.jsonl", rows[:2])), unlabelled=True)
+    assert [e.labels == {} for e in loaded.examples] == [False, True] and loaded.unlabelled == 1
+
+
+def test_a_votes_task_and_a_panel_refuse_the_flag(tmp_path):
+    with pytest.raises(JudgebenchError, match="derives its labels from annotator votes"):
+        judgebench.evaluate("human_votes_demo", "builtin/longer", output_path=tmp_path / "v", demo=True,
+                            judge_unlabelled=True)
+    with pytest.raises(JudgebenchError, match="--panel with --judge-unlabelled"):
+        judgebench.evaluate_judges("sciarena_eval", ["builtin/longer", "builtin/shorter"], output_path=tmp_path / "p",
+                                   panel="majority", demo=True, judge_unlabelled=True)
+    assert not (tmp_path / "p").exists()
+
+
+@pytest.mark.slow
+def test_every_call_of_an_llm_judge_is_counted_and_costed_and_cached(tmp_path):
+    data = _data(tmp_path)
+    args = ["--judge-args", "api_base={},api_key=sk-t,max_tokens=16", "--cache-dir", str(tmp_path / "cache"),
+            "--max-retries", "0", "--judge-unlabelled"]
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        args[1] = args[1].format(server.api_base)
+        assert _run(data, tmp_path / "first", *args, judge="openai/m") == 0
+        assert server.stats().total == ROWS * 2  # both orders of every example, labelled or not
+        assert _run(data, tmp_path / "again", *args, judge="openai/m") == 0
+        assert server.stats().total == ROWS * 2  # the rerun: every answer from the cache
+    for run, cached in (("first", 0), ("again", 20)):
+        result = json.loads((tmp_path / run / "results.json").read_text())["unlabelled"]
+        lines = _lines(tmp_path / run / "unlabelled.jsonl")
+        assert result["counts"]["calls"] == len(lines) == 20 and result["counts"]["cached"] == cached
+        assert result["usage"]["tokens_in"] == sum(x["tokens_in"] for x in lines) > 0  # the server's own counts
+        assert result["usage"]["cached_calls"] == cached
+
+
+def test_score_keeps_the_unlabelled_judgments_and_refuses_files_changed_after_the_run(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert _run(_data(tmp_path), out, "--judge-unlabelled", "--repeats", "2") == 0
+    assert {x["repeat"] for x in _lines(out / "unlabelled.jsonl")} == {0, 1}  # every repeat is kept
+    assert all(x["label"] is not None for x in _lines(out / "repeats.jsonl"))
+    before = (out / "results.json").read_text()
+    assert main(["score", str(out)]) == 0
+    assert json.loads((out / "results.json").read_text())["unlabelled"] == json.loads(before)["unlabelled"]
+    capsys.readouterr()
+    unlabelled = (out / "unlabelled.jsonl").read_text().splitlines(keepends=True)
+    (out / "unlabelled.jsonl").write_text("".join(unlabelled[1:]))
+    assert main(["score", str(out)]) == 2
+    assert "unlabelled.jsonl: 19 judgments of repeat 0, but results.json counts 20" in capsys.readouterr().err
+    (out / "unlabelled.jsonl").write_text("".join(unlabelled))
+    samples = (out / "samples.jsonl").read_text().splitlines(keepends=True)
+    first = json.loads(samples[0])
+    (out / "samples.jsonl").write_text("".join([json.dumps({**first, "label": None}) + "\n", *samples[1:]]))
+    assert main(["score", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "samples.jsonl: judgment 1 (q1/overall/AB) has no label" in err and "unlabelled.jsonl" in err
+
+
+@pytest.mark.slow
+def test_merged_shards_equal_the_whole_run(tmp_path):
+    data = _data(tmp_path)
+    assert _run(data, tmp_path / "whole", "--judge-unlabelled") == 0
+    for k in (1, 2):
+        assert _run(data, tmp_path / f"s{k}", "--judge-unlabelled", "--shard", f"{k}/2") == 0
+    assert main(["merge", str(tmp_path / "s2"), str(tmp_path / "s1"), "--output-path", str(tmp_path / "merged")]) == 0
+    whole = json.loads((tmp_path / "whole" / "results.json").read_text())
+    merged = json.loads((tmp_path / "merged" / "results.json").read_text())
+    for key in (*SAME, "unlabelled"):
+        assert merged[key] == whole[key], key
+    for name in ("samples.jsonl", "unlabelled.jsonl"):
+        assert (tmp_path / "merged" / name).read_text() == (tmp_path / "whole" / name).read_text()
+
+
+def test_arena_reads_the_verdicts_on_unvoted_pairs(tmp_path):
+    """The judge-assisted ratings' judge-only pairs are the run's unlabelled examples."""
+    from judgebench.core.rundir import read_verdicts
+    from judgebench.human.arena.assisted import read_judge_pairs
+
+    assert _run(_data(tmp_path), tmp_path / "run", "--judge-unlabelled") == 0
+    result, records = read_verdicts(tmp_path / "run")
+    assert len(records) == result.counts.calls + result.unlabelled.counts.calls == ROWS * 2
+    pairs = read_judge_pairs(tmp_path / "run", "overall")
+    assert len(pairs.outcome) == ROWS and pairs.outcome["q0"] in (0.0, 0.5, 1.0)
