@@ -86,3 +86,38 @@ def test_two_judges_and_their_mean(tmp_path, capsys, judge_run):
     assert [a["judge"] for a in sections] == [JUDGE_ID, "synthetic/second", f"mean of {JUDGE_ID}, synthetic/second"]
     assert sections[2]["counts"]["unlabelled_pairs"] == sections[0]["counts"]["unlabelled_pairs"]
     assert (out / "assisted_3.png").is_file()
+
+
+def test_assisted_ratings_from_a_real_run_over_unvoted_pairs(tmp_path, capsys):
+    """The whole path a user takes: a data file of the voted pairs (labelled) and pairs nobody voted on (no
+    label), `run --judge-unlabelled` with a built-in judge, then `arena --judge-run`: the unvoted pairs are the
+    judge-only pairs, read from unlabelled.jsonl."""
+    import random
+
+    votes = read_votes(DEMO)
+    first = {}
+    for v in votes:
+        first.setdefault(v.pair_id, v)
+    models = sorted({v.model_a for v in votes} | {v.model_b for v in votes})
+    rng = random.Random(0)
+
+    def row(pair_id: str, a: str, b: str, length_a: int, length_b: int, vote: str | None) -> dict:
+        return {"id": pair_id, "question": "q", "responseA": "x" * length_a, "responseB": "y" * length_b,
+                "modelA": a, "modelB": b, "vote": vote, "citation_a": [], "citation_b": [],
+                "question_type": "t", "subject": "s"}
+
+    rows = [row(p, v.model_a, v.model_b, v.length_a or 1, v.length_b or 1, "A") for p, v in first.items()]
+    rows += [row(f"unvoted-{i}", *rng.sample(models, 2), rng.randint(800, 3000), rng.randint(800, 3000), None)
+             for i in range(400)]
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run = tmp_path / "run"
+    assert main(["run", "--tasks", "sciarena_eval", "--dataset-path", str(data), "--judge", "builtin/longer",
+                 "--output-path", str(run), "--quiet", "--bootstrap", "0", "--judge-unlabelled"]) == 0
+    out = tmp_path / "arena"
+    assert main(["arena", str(DEMO), "--output-dir", str(out), "--n-resamples", "0", "--robustness-repeats", "1",
+                 "--exclude-flagged", "--judge-run", str(run), "--no-plots"]) == 0
+    (a,) = json.loads((out / "arena.json").read_text())["assisted"]
+    assert a["judge"] == "builtin/longer"
+    assert a["counts"]["labelled_pairs"] == len(first) == 1000 and a["counts"]["unlabelled_pairs"] == 400
+    assert "judge-assisted (builtin/longer): 1000 voted + 400 judge-only pairs" in capsys.readouterr().out
