@@ -6,6 +6,8 @@ and the litellm transport through `litellm.acompletion` (no monkeypatching).
 
 from __future__ import annotations
 
+import re
+
 import asyncio
 import json
 import os
@@ -475,6 +477,41 @@ def test_preflight_names_the_missing_credential_variable(monkeypatch: pytest.Mon
     LiteLLMJudge("ollama/llama3", {}).preflight()  # local, no key
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
     LiteLLMJudge("openai/gpt-4o", {}).preflight()
+
+
+def test_preflight_refuses_a_self_hosted_endpoint_without_its_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    """hosted_vllm/openai_like/custom_openai and transport=openai have no default address: without api_base litellm
+    sent hosted_vllm's calls to api.openai.com and retried each 6 times (55 s for 2 examples here)."""
+    for variable in ("HOSTED_VLLM_API_BASE", "OPENAI_LIKE_API_BASE"):
+        monkeypatch.delenv(variable, raising=False)
+    for model, hint in (("hosted_vllm/m", "(or set HOSTED_VLLM_API_BASE)"), ("openai_like/m", "(or set OPENAI_LIKE_API_BASE)"),
+                        ("custom_openai/m", "api_base=http://HOST:PORT/v1")):
+        with pytest.raises(JudgebenchError, match=re.escape(f"judge {model}: a self-hosted endpoint")) as caught:
+            LiteLLMJudge(model, {"api_key": "sk-t"}).preflight()
+        assert str(caught.value).endswith(hint)
+    with pytest.raises(JudgebenchError, match="transport=openai needs the endpoint's address"):
+        LiteLLMJudge("openai/gpt-4o", {"transport": "openai", "api_key": "sk-t"}).preflight()
+    monkeypatch.setenv("HOSTED_VLLM_API_BASE", "http://127.0.0.1:9/v1")  # litellm reads it
+    LiteLLMJudge("hosted_vllm/m", {}).preflight()
+
+
+def test_a_host_name_dns_does_not_know_stops_the_run_instead_of_being_retried() -> None:
+    """A misspelt api_base host (EAI_NONAME) fails every attempt: permanent on both transports; a temporary
+    resolver failure (EAI_AGAIN) stays retryable. Built from the libraries' own exception types (no lookup)."""
+    import httpx
+    import litellm
+    import openai
+
+    judge = LiteLLMJudge("openai/m", {"api_base": "http://no-such-host.example:8000/v1", "api_key": "sk-t"})
+    for reason, retryable in (("Name or service not known", False), ("Temporary failure in name resolution", True)):
+        exc = openai.APIConnectionError(request=httpx.Request("POST", "http://no-such-host.example:8000/v1"))
+        exc.__cause__ = httpx.ConnectError(f"[Errno -2] {reason}")
+        direct = judge._openai_transport().classify(exc, 5.0)
+        through_litellm = judge.classify_error(litellm.InternalServerError(
+            message=f"Cannot connect to host no-such-host.example:8000 [{reason}]", llm_provider="hosted_vllm", model="m"))
+        for error in (direct, through_litellm):
+            assert (error.retryable, error.fatal) == (retryable, True), reason
+            assert ("the endpoint's host name was not found (a misspelt api_base, or no DNS here)" in str(error)) is not retryable
 
 
 def test_missing_credentials_is_permanent_not_retried(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """Error classification shared by the transports and the batch path: what is retried
 (429, 408/409/425, 5xx, timeouts, connection errors, with the server's Retry-After), what
-stops the run (401/403 and any authentication error, 400, 404) and what fails one prompt
-only (context window, content policy); and scrubbing secrets out of error messages."""
+stops the run (401/403 and any authentication error, 400, 404, a host name DNS does not know)
+and what fails one prompt only (context window, content policy); and scrubbing secrets out of
+error messages."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import time
 from typing import Any
 
 from judgebench.core.secrets import redact_url
+from judgebench.judges.base import JudgeCallError
 
 RETRYABLE_STATUS = {408, 409, 425, 429}
 # 4xx that concern one request only (its prompt), not the run: recorded FAILED, run goes on
@@ -20,6 +22,11 @@ REQUEST_LEVEL_ERRORS = ("ContextWindowExceededError", "ContentPolicyViolationErr
 AUTH_ERRORS = ("AuthenticationError", "PermissionDeniedError")
 # client-side "no key at all" messages (whatever status litellm attaches to them)
 AUTH_TEXT = ("missing credentials", "api_key client option must be set")
+# The resolver's answers that a host name does not exist (glibc's EAI_NONAME and EAI_NODATA, macOS's EAI_NONAME,
+# Windows' WSAHOST_NOT_FOUND): a misspelt api_base host, which no retry can help. "Temporary failure in name
+# resolution" (EAI_AGAIN) is not among them: it is retried.
+UNKNOWN_HOST_TEXT = ("name or service not known", "nodename nor servname provided", "no address associated with hostname",
+                     "getaddrinfo failed")
 _KEYLIKE = re.compile(r"\b(sk|pk|rk|key)-[A-Za-z0-9_\-*]{6,}")
 
 
@@ -68,6 +75,14 @@ def is_auth_error(exc: BaseException, status: Any, message: str) -> bool:
         return True
     low = message.lower()
     return any(fragment in low for fragment in AUTH_TEXT)
+
+
+def unknown_host(message: str) -> JudgeCallError | None:
+    """A connection error whose host name does not exist, as the error that stops the run (None otherwise)."""
+    if not any(fragment in message.lower() for fragment in UNKNOWN_HOST_TEXT):
+        return None
+    return JudgeCallError(f"the endpoint's host name was not found (a misspelt api_base, or no DNS here): {message}",
+                          retryable=False)
 
 
 def error_detail(exc: Any) -> str:

@@ -25,6 +25,7 @@ from judgebench.judges.call_errors import (
     is_auth_error,
     is_request_level,
     parse_retry_after,
+    unknown_host,
 )
 from judgebench.judges.reasoning import response_details
 
@@ -122,7 +123,7 @@ def classify_litellm_error(exc: Exception, scrub: Callable[[str], str], timeout_
         getattr(litellm, "BadGatewayError", litellm.ServiceUnavailableError),
     )
     if isinstance(exc, retryable_types):
-        return JudgeCallError(message, retryable=True, retry_after_s=retry_after)
+        return unknown_host(message) or JudgeCallError(message, retryable=True, retry_after_s=retry_after)
     if isinstance(status, int) and (status in RETRYABLE_STATUS or status >= 500):
         return JudgeCallError(message, retryable=True, retry_after_s=retry_after)
     # litellm maps prompt-level errors per provider; an OpenAI-compatible endpoint's own

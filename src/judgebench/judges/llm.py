@@ -56,6 +56,9 @@ from judgebench.judges.prices import price
 from judgebench.judges.providers import check_provider
 
 OPENAI_COMPATIBLE = {"openai", "hosted_vllm", "openai_like", "custom_openai"}
+# Self-hosted providers have no address of their own: api_base, or the environment variable litellm reads for it
+SELF_HOSTED_BASE_ENV = {"hosted_vllm": "HOSTED_VLLM_API_BASE", "openai_like": "OPENAI_LIKE_API_BASE",
+                        "custom_openai": None}
 TRANSPORTS = ("auto", "litellm", "openai")
 
 
@@ -191,14 +194,30 @@ class LiteLLMJudge(Judge):
 
     # -- before the run
     def preflight(self) -> None:
-        """A hosted provider (no api_base) without an api_key argument needs its credential
-        environment variable(s): raise JudgebenchError naming them when they are unset."""
+        """A self-hosted endpoint needs its address (api_base); a hosted provider (no api_base) without an
+        api_key argument needs its credential environment variable(s): raise JudgebenchError naming what is
+        missing."""
+        provider, _ = self.split_provider()
+        if not self._args.get("api_base"):
+            self._check_address(provider)
         if self._args.get("api_base") or self._api_key or self._secrets:
             return  # self-hosted endpoints need no key; explicit credentials are trusted
-        provider, _ = self.split_provider()
-        if self.transport == "openai" or provider in ("hosted_vllm", "openai_like", "custom_openai"):
+        if self.transport == "openai" or provider in SELF_HOSTED_BASE_ENV:
             return
         check_credentials(self.model)
+
+    def _check_address(self, provider: str) -> None:
+        """Without api_base, transport=openai and a self-hosted provider have nowhere to send a call (litellm would
+        try api.openai.com for hosted_vllm, retried until the run gave up)."""
+        if self.transport == "openai":
+            raise JudgebenchError(f"judge {self.model}: transport=openai needs the endpoint's address: "
+                                  "--judge-args api_base=http://HOST:PORT/v1")
+        if provider in SELF_HOSTED_BASE_ENV:
+            env = SELF_HOSTED_BASE_ENV[provider]
+            if env and os.environ.get(env, "").strip():
+                return
+            raise JudgebenchError(f"judge {self.model}: a self-hosted endpoint ({provider}) has no default address: "
+                                  "--judge-args api_base=http://HOST:PORT/v1" + (f" (or set {env})" if env else ""))
 
     async def warm_up(self) -> None:
         """Import the transport and make this loop's clients before the first timed call."""

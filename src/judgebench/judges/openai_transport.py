@@ -32,6 +32,7 @@ from judgebench.judges.call_errors import (
     is_auth_error,
     is_request_level,
     parse_retry_after,
+    unknown_host,
 )
 from judgebench.judges.prices import cost_map_prices, price
 from judgebench.judges.reasoning import response_details
@@ -219,7 +220,8 @@ class OpenAITransport:
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
             reason = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
-            return JudgeCallError(self.scrub(f"connection error: {reason}"), retryable=True)
+            message = self.scrub(f"connection error: {reason}")
+            return unknown_host(message) or JudgeCallError(message, retryable=True)
         if isinstance(exc, (openai.APIResponseValidationError, json.JSONDecodeError)):
             # a 200 whose body is not a chat completion (a proxy's error page, cut-off JSON)
             return JudgeCallError(self.scrub(f"malformed response: {name}: {exc}"), retryable=True)
