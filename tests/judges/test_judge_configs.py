@@ -295,3 +295,13 @@ def test_dry_run_prices_a_self_hosted_judge_given_a_price(tmp_path: Path, capsys
     assert main([*BASE, "--limit", "2", "--judge", str(config), "--dry-run", "--no-cache", "--output-path", str(tmp_path / "b")]) == 0
     out = capsys.readouterr().out
     assert "estimated cost: $" in out and "local qwen (openai/self-hosted)" in out
+
+
+def test_an_empty_judge_value_is_no_judge_not_the_current_folder(tmp_path: Path, capsys, monkeypatch) -> None:
+    """`--judge ""` read the current folder as a folder of configurations ("--judge .: the folder holds no .yaml
+    judge configuration"); it is a judge id that names nothing."""
+    monkeypatch.chdir(tmp_path)
+    for value in ("", "  "):
+        assert main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", value, "--output-path", "o", "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert f"judge {value!r}: expected a litellm model id" in err and "folder" not in err

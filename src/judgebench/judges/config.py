@@ -56,8 +56,9 @@ class JudgeConfig:
 
 
 def is_config_path(value: str) -> bool:
-    """Whether a `--judge` value names a configuration file or folder rather than a model id."""
-    return value.lower().endswith(YAML_SUFFIXES) or Path(value).is_dir()
+    """Whether a `--judge` value names a configuration file or folder rather than a model id (an empty value does
+    not: Path("") is the current folder)."""
+    return bool(value.strip()) and (value.lower().endswith(YAML_SUFFIXES) or Path(value).is_dir())
 
 
 def read_judge_configs(path: Path, flag: str = "--judge") -> list[JudgeConfig]:
