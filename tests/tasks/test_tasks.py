@@ -208,6 +208,32 @@ def test_long_layout_rejects_conflicting_rows(tmp_path):
     assert "'clarity'" in _error(load_examples, get_task("ideation_long", [tmp_path]), dataset_path=str(path))
 
 
+def test_long_layout_needs_a_row_for_every_dimension(tmp_path):
+    """An example without a row for one dimension was a KeyError traceback when its records were assembled (and,
+    for a moment, an unlabelled judgment): one line naming the example and the dimension, with or without
+    --judge-unlabelled; an example whose rows all lack a label is an unlabelled one."""
+    data = yaml.safe_load((tasks_dir() / "ideation_arena_eval.yaml").read_text())
+    data.update(name="ideation_long", layout="long")
+    data["columns"].update(dimension="dimension", label="label")
+    for dim in data["dimensions"]:
+        dim["value"] = dim.pop("label_column")
+    (tmp_path / "ideation_long.yaml").write_text(yaml.safe_dump(data))
+    spec = get_task("ideation_long", [tmp_path])
+    dims = spec.dimension_names
+    rows = []
+    for i, row in enumerate(_ideation_rows()):
+        base = {k: v for k, v in row.items() if k not in dims}
+        rows += [{**base, "dimension": d, "label": row[d] if i == 0 else None} for d in dims]
+    path = write_jsonl(tmp_path / "long.jsonl", rows)
+    loaded = load_examples(spec, dataset_path=str(path), unlabelled=True)
+    assert [e.labels == {} for e in loaded.examples] == [False, True] and loaded.unlabelled == 1
+    for unlabelled in (False, True):
+        kept = [r for r in rows if (unlabelled or r["label"] is not None)]  # without the flag: c1's rows only
+        path = write_jsonl(tmp_path / "short.jsonl", [r for r in kept if not (r["comparison_id"] == "c1" and r["dimension"] == "novelty")])
+        message = _error(load_examples, spec, dataset_path=str(path), unlabelled=unlabelled)
+        assert message.endswith(f"short.jsonl: id c1: no row for dimension 'novelty' (each example has one row per dimension: {', '.join(dims)})")
+
+
 def test_shared_real_data_loads_with_a_yaml_only_task(tmp_path):
     from helpers import SHARED_DATA
 

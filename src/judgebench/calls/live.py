@@ -8,7 +8,8 @@ the requests never finished are None and `stopped` says why.
 - A call waiting out its backoff does not hold a concurrency slot.
 - Fatal errors (JudgeCallError not retryable, fatal) stop the whole run at once: in-flight
   calls are cancelled, finished replies are kept. `fatal=False` fails that call only.
-- `max_failures`: the run stops cleanly once that many calls have FAILED.
+- `max_failures`: the run stops cleanly once that many calls have FAILED; without it, once the first
+  UNREACHABLE_AFTER calls have all FAILED and none was answered (an endpoint that answers nothing).
 - Re-ask: an answer that does not parse is asked again up to `reask` times, with the bad
   answer appended as an assistant message and a reminder of the allowed verdicts.
 - Cache: answers (unparseable ones of a re-ask chain included) are committed the moment
@@ -32,7 +33,7 @@ from typing import Any
 
 from judgebench.calls.budget import Budget
 from judgebench.calls.cache import cache_key, pid_alive
-from judgebench.calls.options import INTERRUPTED, RunnerOptions
+from judgebench.calls.options import INTERRUPTED, UNREACHABLE_AFTER, RunnerOptions
 from judgebench.calls.policy import (
     TokenBucket,
     attempt_deadline,
@@ -266,13 +267,21 @@ class LiveRun(RunState):
             if isinstance(result, str):  # failed after the last retry
                 reply = totals.reply(error=result)
                 self.record(item.indices, reply)
-                limit = self.options.max_failures
-                if reply.text is None and limit is not None and self.failed >= limit:
-                    self.stopped = f"stopped after {self.failed} failed calls (max failures {limit})"
-                    raise _Stop(self.stopped)
+                self._stop_after_failures(result)
                 return
             totals.add(result)
             self._store(item, totals.reply())
+
+    def _stop_after_failures(self, error: str) -> None:
+        """Stop after --max-failures failed calls, or, without it, when the first UNREACHABLE_AFTER all failed."""
+        limit = self.options.max_failures
+        if limit is not None and self.failed >= limit:
+            self.stopped = f"stopped after {self.failed} failed calls (max failures {limit})"
+            raise _Stop(self.stopped)
+        if limit is None and not self.replied and self.failed >= UNREACHABLE_AFTER:
+            self.stopped = (f"the first {self.failed} calls all failed and none was answered (the last: "
+                            f"{error}); is the endpoint up? (--max-failures N to go on longer)")
+            raise _Stop(self.stopped)
 
     async def _worker(self, queue: list[_Item]) -> None:
         while queue and not self.stopped and not self.draining:

@@ -13,6 +13,10 @@ if TYPE_CHECKING:  # the CLI's parser imports this module: no pydantic for --hel
     from judgebench.core.records import JudgeReply
 
 DEFAULT_CONCURRENCY = 16
+# Without --max-failures, a run whose first this many calls all failed (after their retries) and that has no answer
+# yet stops: the endpoint is unreachable or refuses every call (a wrong port, a server not started), and the rest
+# would spend about half a minute of backoff each.
+UNREACHABLE_AFTER = 10
 INTERRUPTED = "interrupted"
 
 
@@ -25,7 +29,7 @@ class RunnerOptions:
     timeout_s: float = 120.0  # per attempt
     max_retries: int = 5  # retries after the first attempt, for retryable errors
     reask: int = 0  # extra asks when the answer does not parse
-    max_failures: int | None = None  # stop cleanly after this many FAILED calls
+    max_failures: int | None = None  # stop cleanly after this many FAILED calls (None: UNREACHABLE_AFTER, with no answer)
     rpm: int | None = None
     tpm: int | None = None
     use_cache: bool = True

@@ -59,6 +59,7 @@ class RunState:
         self.stopped: str | None = None
         self.calls_made = 0
         self.failed = 0
+        self.replied = 0  # requests with an answer (parseable or not), from the cache too
         self.cache: ReplyCache | None = None
         self.cache_error: str | None = None  # the cache could not be written: stop when done
         self.progress: Progress | None = None
@@ -83,6 +84,8 @@ class RunState:
             self.replies[index] = reply.model_copy(update={"cached": True}) if copy else reply
         if reply.text is None:
             self.failed += len(indices)
+        else:
+            self.replied += len(indices)
         parseable = reply.text is not None and self.is_parseable(self.requests[indices[0]], reply.text)
         for index in indices:
             finished = self.replies[index]

@@ -128,7 +128,7 @@ def _record(
         "earlier_raw": list(reply.earlier_texts),
         "verdict_shown": verdict_shown,
         "verdict": verdict_shown if request.order == "AB" else swap_verdict(verdict_shown),
-        "label": example.labels.get(dimension),  # None: an unlabelled example (run --judge-unlabelled)
+        "label": example.labels[dimension] if example.labels else None,  # None: an unlabelled example (run --judge-unlabelled)
         "tokens_in": reported_count(reply.tokens_in),  # the provider's figures, kept only when they make sense
         "tokens_out": reported_count(reply.tokens_out),
         "cost_usd": reported_amount(reply.cost_usd),

@@ -424,8 +424,18 @@ def _long_rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: s
         if dimension in entry["labels"]:
             raise JudgebenchError(f"{source}: {ref}: duplicate id '{example_id}' for dimension {dimension}")
         entry["labels"][dimension] = _map_label(spec, row.get(spec.columns.label), ref, spec.columns.label, source, unlabelled)
-    return [PairExample(**{**entry, "labels": _example_labels(entry["labels"], f"id {entry['id']}", source)})
-            for entry in grouped.values()]
+    return [PairExample(**{**entry, "labels": _long_labels(spec, entry, source)}) for entry in grouped.values()]
+
+
+def _long_labels(spec: TaskSpec, entry: dict[str, Any], source: str) -> dict[str, Label]:
+    """A long-layout example's labels: a row, with its label, for every dimension of the task (or no label on any
+    row: an unlabelled example); a dimension without a row is one error naming the example."""
+    labels = _example_labels(entry["labels"], f"id {entry['id']}", source)
+    missing = [d for d in spec.dimension_names if d not in entry["labels"]]
+    if missing:
+        raise JudgebenchError(f"{source}: id {entry['id']}: no row for dimension {missing[0]!r} "
+                              f"(each example has one row per dimension: {', '.join(spec.dimension_names)})")
+    return labels
 
 
 def fingerprint_examples(examples: list[PairExample]) -> str:
