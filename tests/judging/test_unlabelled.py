@@ -156,18 +156,29 @@ def test_score_keeps_the_unlabelled_judgments_and_refuses_files_changed_after_th
 
 
 @pytest.mark.slow
-def test_merged_shards_equal_the_whole_run(tmp_path):
-    data = _data(tmp_path)
-    assert _run(data, tmp_path / "whole", "--judge-unlabelled") == 0
-    for k in (1, 2):
-        assert _run(data, tmp_path / f"s{k}", "--judge-unlabelled", "--shard", f"{k}/2") == 0
-    assert main(["merge", str(tmp_path / "s2"), str(tmp_path / "s1"), "--output-path", str(tmp_path / "merged")]) == 0
+def test_merged_shards_equal_the_whole_run_even_with_the_unvoted_pairs_at_the_end(tmp_path, capsys):
+    """Each shard takes its block of the labelled examples and its block of the unlabelled ones: with the unvoted
+    pairs appended after the voted ones (the usual file), contiguous blocks would leave shards with nothing to
+    score. Merged, the files and figures (repeats' stability included) are the single run's."""
+    rows = [sci_row(i, vote="AB"[i % 2] if i < 12 else None) for i in range(30)]  # 12 labelled, then 18 not
+    data = write_jsonl(tmp_path / "tail.jsonl", rows)
+    common = ("--judge-unlabelled", "--repeats", "3")
+    assert _run(data, tmp_path / "whole", *common, judge="builtin/random") == 0
+    for k in (1, 2, 3):
+        assert _run(data, tmp_path / f"s{k}", *common, "--shard", f"{k}/3", judge="builtin/random") == 0
+        shard = json.loads((tmp_path / f"s{k}" / "results.json").read_text())
+        assert (shard["counts"]["examples"], shard["unlabelled"]["examples"]) == (4, 6)
+    assert main(["merge", str(tmp_path / "s2"), str(tmp_path / "s3"), str(tmp_path / "s1"),
+                 "--output-path", str(tmp_path / "merged")]) == 0
     whole = json.loads((tmp_path / "whole" / "results.json").read_text())
     merged = json.loads((tmp_path / "merged" / "results.json").read_text())
-    for key in (*SAME, "unlabelled"):
+    for key in (*SAME, "unlabelled", "stability"):
         assert merged[key] == whole[key], key
     for name in ("samples.jsonl", "unlabelled.jsonl"):
         assert (tmp_path / "merged" / name).read_text() == (tmp_path / "whole" / name).read_text()
+    capsys.readouterr()
+    assert _run(data, tmp_path / "s13", "--judge-unlabelled", "--shard", "1/13") == 2
+    assert "--shard 1/13: the data has 12 labelled example(s)" in capsys.readouterr().err
 
 
 def test_arena_reads_the_verdicts_on_unvoted_pairs(tmp_path):

@@ -146,6 +146,23 @@ def test_indexing_and_slicing_a_lazy_view(tmp_path):
         lazy[11]
 
 
+def test_picked_examples_of_a_lazy_view_are_the_eager_ones(tmp_path):
+    """`pick_examples` (the shards of a run with unlabelled examples): any ascending indices of a lazy view, and of
+    a picked view again, give the eager examples at those indices, sliced and chunked alike."""
+    spec, path = _task(tmp_path, _rows(23))
+    examples, _ = _eager(spec, path)
+    lazy = load_examples(spec, dataset_path=path, lazy=True).examples
+    for view, base in ((lazy, examples), (lazy[1:], examples[1:])):  # a view of the whole and of a slice
+        for indices in ([], [0], [len(base) - 1], [1, 2, 3], [0, 5, 6, 17, len(base) - 1], list(range(0, len(base), 2))):
+            picked = stream_load.pick_examples(view, indices)
+            want = [base[i] for i in indices]
+            assert isinstance(picked, LazyExamples) and len(picked) == len(indices)
+            assert list(picked) == want and [e for part in chunked(picked, 2) for e in part] == want
+            assert list(picked[1:3]) == want[1:3]
+            assert list(stream_load.pick_examples(picked, list(range(0, len(indices), 2)))) == want[::2]
+    assert stream_load.pick_examples(examples, [3, 4]) == examples[3:5]  # a list stays a list
+
+
 def test_the_demo_split_streams_the_same_as_before(tmp_path):
     spec = get_task("sciarena_eval")
     lazy, eager = load_examples(spec, demo=True, lazy=True), load_examples(spec, demo=True)

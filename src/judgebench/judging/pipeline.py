@@ -18,13 +18,13 @@ from judgebench.calls.stopping import release_interrupts
 from judgebench.core.allocator import release_free_memory
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import RunConfig, RunResult
-from judgebench.core.rundir import SAMPLES_FILE, UNLABELLED_FILE
+from judgebench.core.rundir import SAMPLES_FILE
 from judgebench.core.version import __version__
 from judgebench.judges import make_judge
 from judgebench.judging.fastpath import fast_path
 from judgebench.judging.prompts import load_prompt
 from judgebench.judging.repeats import MAX_REPEATS
-from judgebench.judging.shards import parse_shard, select_shard, shard_text
+from judgebench.judging.shards import parse_shard, shard_examples, shard_text
 from judgebench.judging.streaming import finish_run, stream_judgments
 from judgebench.scoring.repeats import stability_summary
 from judgebench.scoring.score import coverage_failure, score
@@ -111,10 +111,6 @@ def _score_and_write(
 ) -> RunSummary:
     """Score the judged records, write results.json (and repeats.jsonl), sum the run up."""
     records, n_examples = outcome.records, len(loaded.examples) - outcome.unlabelled_examples
-    if not records and outcome.unlabelled:  # a shard of unlabelled examples only (load_examples refuses a whole task)
-        raise JudgebenchError(f"task {spec.name}: no example of shard {request.shard} has a label, so there is nothing to "
-                              f"score; its {len(outcome.unlabelled):,} unlabelled judgments are in {UNLABELLED_FILE} "
-                              "(shard the task so that each shard holds labelled examples)")
     loaded.examples = []  # the texts are in samples.jsonl: scoring needs only the lean records
     release_free_memory()  # the chunks' pages, freed between the lean records, before scoring's own (allocator.py)
     config = RunConfig(
@@ -202,7 +198,7 @@ def _load(spec: TaskSpec, request: RunRequest) -> LoadedTask:
         unlabelled=request.judge_unlabelled,
     )
     if request.shard is not None:
-        loaded.examples = select_shard(loaded.examples, *parse_shard(request.shard))
+        loaded.examples = shard_examples(loaded, *parse_shard(request.shard))
     if not loaded.examples:
         raise JudgebenchError(f"task {spec.name}: the dataset has no examples" + (f" in shard {request.shard}" if request.shard else ""))
     for message in _warnings(spec, request, loaded):

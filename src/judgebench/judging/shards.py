@@ -10,19 +10,22 @@ single run's samples in the single run's order, and every figure (bootstrap inte
 which resample examples in table order) equals the single run's. `merge` checks that the shards are
 the N shards of one run configuration (same task, judge, arguments, prompt, data, seed, ...), each
 exactly once, then re-scores the concatenated samples (no calls) and writes one run directory; the shards'
-unlabelled.jsonl (`--judge-unlabelled`) are concatenated in shard order too.
+repeats.jsonl (`--repeats`, with the stability figures recomputed) and unlabelled.jsonl (`--judge-unlabelled`)
+are concatenated in shard order too.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from judgebench.core.errors import JudgebenchError
 
 if TYPE_CHECKING:  # the CLI imports this module for its parser: keep `judgebench --help` light
-    from judgebench.core.records import JudgmentRecord, RunConfig, RunResult
+    from judgebench.core.records import JudgmentRecord, PairExample, RunConfig, RunResult
+    from judgebench.tasks.loading import LoadedTask
 
 T = TypeVar("T")
 
@@ -49,6 +52,22 @@ def select_shard(examples: list[T], k: int, n: int) -> list[T]:
     """The K-th of N contiguous blocks (1-based); sizes differ by at most one."""
     size = len(examples)
     return examples[(k - 1) * size // n : k * size // n]
+
+
+def shard_examples(loaded: LoadedTask, k: int, n: int) -> Sequence[PairExample]:
+    """The examples of shard K/N: the K-th contiguous block; with unlabelled examples (`--judge-unlabelled`), the
+    K-th block of the labelled examples and the K-th block of the unlabelled ones, in the data's order, so that
+    every shard has labelled examples to score and the shards' files concatenated are the single run's."""
+    from judgebench.tasks.stream_load import pick_examples
+
+    if not loaded.unlabelled:
+        return select_shard(loaded.examples, k, n)  # type: ignore[arg-type]  # a list or a lazy view
+    labelled = [i for i, flag in enumerate(loaded.labelled) if flag]
+    if len(labelled) < n:
+        raise JudgebenchError(f"--shard {k}/{n}: the data has {len(labelled)} labelled example(s); each shard takes its "
+                              f"block of the labelled examples and of the unlabelled ones: use at most {len(labelled)} shards")
+    unlabelled = [i for i, flag in enumerate(loaded.labelled) if not flag]
+    return pick_examples(loaded.examples, sorted(select_shard(labelled, k, n) + select_shard(unlabelled, k, n)))
 
 
 def _shard_of(result: RunResult, where: Path) -> tuple[int, int]:
@@ -99,6 +118,7 @@ def merge_runs(
         read_unlabelled,
         write_run,
     )
+    from judgebench.scoring.repeats import stability_summary
     from judgebench.scoring.score import score
     from judgebench.scoring.usage import summarize_unlabelled
     from judgebench.tasks.registry import run_task_spec
@@ -106,12 +126,15 @@ def merge_runs(
     runs = [(Path(d), *read_run(Path(d))) for d in shard_dirs]
     ordered = check_shards([(path, result) for path, result, _ in runs])
     unlabelled_of = {path: read_unlabelled(path, result) for path, result, _ in runs}
+    repeats_of = {path: _shard_repeats(path, result, len(records)) for path, result, records in runs}
     records_of = {path: records for path, _, records in runs}
     records: list[JudgmentRecord] = []
     unlabelled: list[JudgmentRecord] = []
+    repeats: list[JudgmentRecord] = []
     for path, _ in ordered:
         records.extend(records_of[path])
         unlabelled.extend(unlabelled_of[path])
+        repeats.extend(repeats_of[path])
     _check_disjoint([path for path, _ in ordered], {path: [*records_of[path], *unlabelled_of[path]] for path in records_of})
     first_path, first = ordered[0]
     configs = [result.config for _, result in ordered]
@@ -126,13 +149,27 @@ def merge_runs(
     spec = run_task_spec(first_path, config.task, include_paths or [])
     result = score(records, config, spec, n_examples=sum(r.counts.examples for _, r in ordered))
     result.unlabelled = summarize_unlabelled(unlabelled, sum(r.unlabelled.examples for _, r in ordered if r.unlabelled))
+    if repeats:
+        result.stability = stability_summary(
+            [*records, *repeats], 1 + max(r.repeat for r in repeats), headline=config.headline,
+            both_bad=config.both_bad, allow_tie="TIE" in spec.verdicts, seed=config.seed, n_resamples=config.n_resamples,
+        )
     try:
         output_path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise JudgebenchError(f"--output-path {output_path}: cannot write there ({exc.strerror or exc})") from None
     write_run(output_path, result, records, task_file=first_path / TASK_FILE, prompt_file=first_path / PROMPT_FILE,
-              unlabelled=unlabelled)
+              repeats=repeats, unlabelled=unlabelled)
     return result
+
+
+def _shard_repeats(path: Path, result: RunResult, judgments: int) -> list[JudgmentRecord]:
+    """A shard's repeats.jsonl (`--repeats`), as many as its stability figures count beyond its samples."""
+    from judgebench.core.rundir import read_repeats
+
+    stability = result.stability
+    expected = stability.judgments_all - judgments if stability is not None and stability.judgments_all else None
+    return read_repeats(path, result.config.task, result.config.judge, expected)
 
 
 def _check_disjoint(order: list[Path], records_of: dict[Path, list[JudgmentRecord]]) -> None:

@@ -126,10 +126,19 @@ def stream_judgments(
             kept.extend(_drop_texts(r) for r in records)  # slotted copies; the pydantic records go with the chunk
             others.extend(again)
             sink(text, so_far)  # first: its first write removes an earlier run's files (unlabelled.jsonl too)
-            if judged_only or judged_only_again:
-                unlabelled.extend(_drop_texts(r) for r in [*judged_only, *judged_only_again])
-                unlabelled_sink("".join(r.model_dump_json() + "\n" for r in [*judged_only, *judged_only_again]), so_far)
+            if judged_only:
+                lines = _judgment_major(judged_only, judged_only_again)
+                unlabelled.extend(map(_drop_texts, lines))
+                unlabelled_sink("".join(r.model_dump_json() + "\n" for r in lines), so_far)
     return StreamOutcome(kept, stopped, calls, others, unlabelled, unlabelled_examples)
+
+
+def _judgment_major(first: list[JudgmentRecord], again: list[JudgmentRecord]) -> list[JudgmentRecord]:
+    """Each judgment's repeat 0, then its repeats 1..N-1: the same order however the run was chunked or sharded."""
+    if not again:
+        return first
+    position = {(r.example_id, r.dimension, r.order): i for i, r in enumerate(first)}
+    return sorted([*first, *again], key=lambda r: (position[(r.example_id, r.dimension, r.order)], r.repeat))
 
 
 def _split_unlabelled(records: list[JudgmentRecord]) -> tuple[list[JudgmentRecord], list[JudgmentRecord]]:

@@ -42,6 +42,7 @@ class LoadedTask:
     warnings: list[str] = field(default_factory=list)  # e.g. empty responses, for the user to see
     limit: int | None = None  # a fractional --limit resolved to its count of examples (else None)
     unlabelled: int = 0  # examples without a label (load_examples(unlabelled=True)), among `examples`
+    labelled: bytearray = field(default_factory=bytearray)  # with unlabelled ones: per example, 1 when labelled
 
 
 def load_examples(
@@ -97,7 +98,7 @@ def load_examples(
         scanned = scan_wide(build, rowsource, limit=limit)
         examples: Sequence[PairExample] = LazyExamples(build, rowsource, 0, scanned.count)
         fingerprint, warnings = scanned.fingerprint, _empty_warning(scanned.empty, scanned.first_empty, location)
-        unlabelled_count = scanned.unlabelled
+        unlabelled_count, flags = scanned.unlabelled, scanned.labelled
         if not lazy:
             examples = list(examples)
     else:
@@ -107,7 +108,8 @@ def load_examples(
             limit = resolved_limit = fraction_count(limit, len(mapped))
         examples = mapped[:limit]
         fingerprint, warnings = fingerprint_examples(examples), _empty_response_warnings(examples, location)
-        unlabelled_count = sum(1 for example in examples if not example.labels)
+        flags = bytearray(bool(example.labels) for example in examples)
+        unlabelled_count = len(flags) - sum(flags)
     if unlabelled_count and unlabelled_count == len(examples):
         raise JudgebenchError(f"{location}: none of the {len(examples):,} examples has a label: a run scores the judge "
                               "against labelled examples; give the voted pairs their labels (the others are judged "
@@ -124,7 +126,8 @@ def load_examples(
         label_rule=label_rule(spec),
     )
     return LoadedTask(spec=spec, examples=examples, dataset=info, warnings=warnings,
-                      limit=locals().get("resolved_limit"), unlabelled=unlabelled_count)
+                      limit=locals().get("resolved_limit"), unlabelled=unlabelled_count,
+                      labelled=flags if unlabelled_count else bytearray())
 
 
 def fraction_count(fraction: float, total: int) -> int:

@@ -25,7 +25,7 @@ import os
 import tempfile
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, overload
 
 from pydantic import TypeAdapter
@@ -127,6 +127,7 @@ class Scanned:
     empty: int  # kept examples with an empty response
     first_empty: str | None  # the first one's id
     unlabelled: int = 0  # kept examples without labels (loading.load_examples(unlabelled=True))
+    labelled: bytearray = field(default_factory=bytearray)  # per kept example: 1 when it has labels
 
 
 # (row, 0-based index, ids seen so far or None when the rows were checked already) -> the row's example
@@ -141,6 +142,7 @@ def scan_wide(build: Build, source: RowSource, *, limit: int | None = None) -> S
     ids: list[str] = []
     offsets, sizes = array("q"), array("q")
     empty, first_empty, unlabelled = 0, None, 0
+    labelled = bytearray()
     with tempfile.TemporaryFile() as spill:
         index, position = 0, 0
         for rows in source.batches():
@@ -157,6 +159,7 @@ def scan_wide(build: Build, source: RowSource, *, limit: int | None = None) -> S
                     if not example.response_a.strip() or not example.response_b.strip():
                         empty, first_empty = empty + 1, first_empty or example.id
                     unlabelled += not example.labels
+                    labelled.append(bool(example.labels))
                 index += 1
             spill.write(b"".join(out))
         spill.flush()
@@ -165,7 +168,7 @@ def scan_wide(build: Build, source: RowSource, *, limit: int | None = None) -> S
         for i in sorted(range(len(ids)), key=ids.__getitem__):  # ids are unique: the order is the eager one's
             digest.update(os.pread(fd, sizes[i], offsets[i]))
             digest.update(b"\n")
-    return Scanned(len(ids), digest.hexdigest(), empty, first_empty, unlabelled)
+    return Scanned(len(ids), digest.hexdigest(), empty, first_empty, unlabelled, labelled)
 
 
 def canonical(example: PairExample) -> bytes:
@@ -182,15 +185,17 @@ class LazyExamples(Sequence[PairExample]):
     """Examples [lo, hi) of a wide-layout source, built from the rows only when asked for, chunk by chunk.
 
     Already validated by `scan_wide`; slicing (shards, --limit) gives another lazy view; `chunks(size)`
-    reads the rows once and yields lists of at most `size` PairExamples.
+    reads the rows once and yields lists of at most `size` PairExamples. `only`: the sorted row indices kept
+    within [lo, hi) (`pick_examples`), else every one.
     """
 
-    def __init__(self, build: Build, source: RowSource, lo: int, hi: int):
+    def __init__(self, build: Build, source: RowSource, lo: int, hi: int, only: array | None = None):
         self._build, self._source = build, source
         self._lo, self._hi = lo, max(lo, hi)
+        self._only = only
 
     def __len__(self) -> int:
-        return self._hi - self._lo
+        return self._hi - self._lo if self._only is None else len(self._only)
 
     @overload
     def __getitem__(self, key: int) -> PairExample: ...
@@ -201,6 +206,9 @@ class LazyExamples(Sequence[PairExample]):
             start, stop, step = key.indices(len(self))
             if step != 1:
                 raise ValueError("LazyExamples: only contiguous slices")
+            if self._only is not None:
+                kept = self._only[start:stop]
+                return LazyExamples(self._build, self._source, kept[0] if kept else 0, kept[-1] + 1 if kept else 0, kept)
             return LazyExamples(self._build, self._source, self._lo + start, self._lo + max(start, stop))
         index = key + len(self) if key < 0 else key
         if not 0 <= index < len(self):
@@ -217,12 +225,15 @@ class LazyExamples(Sequence[PairExample]):
             raise JudgebenchError(f"chunk size must be >= 1, got {size}")
         part: list[PairExample] = []
         index = 0
+        kept = None if self._only is None else bytearray(self._hi - self._lo)
+        for i in self._only or ():
+            kept[i - self._lo] = 1  # type: ignore[index]
         for rows in self._source.batches():
             if index + len(rows) <= self._lo:
                 index += len(rows)
                 continue
             for row in rows:
-                if self._lo <= index < self._hi:
+                if self._lo <= index < self._hi and (kept is None or kept[index - self._lo]):
                     part.append(self._build(row, index, None))
                     if len(part) == size:
                         yield part
@@ -232,6 +243,15 @@ class LazyExamples(Sequence[PairExample]):
                 break
         if part:
             yield part
+
+
+def pick_examples(examples: Sequence[PairExample], indices: Sequence[int]) -> Sequence[PairExample]:
+    """The examples at `indices` (ascending), in order: a lazy view of a LazyExamples, a list otherwise."""
+    if not isinstance(examples, LazyExamples):
+        return [examples[i] for i in indices]
+    only = examples._only
+    rows = array("q", (examples._lo + i if only is None else only[i] for i in indices))  # the rows' own indices
+    return LazyExamples(examples._build, examples._source, rows[0] if rows else 0, rows[-1] + 1 if rows else 0, rows)
 
 
 def chunked(examples: Sequence[PairExample], size: int) -> Iterator[list[PairExample]]:
