@@ -191,3 +191,22 @@ def test_arena_reads_the_verdicts_on_unvoted_pairs(tmp_path):
     assert len(records) == result.counts.calls + result.unlabelled.counts.calls == ROWS * 2
     pairs = read_judge_pairs(tmp_path / "run", "overall")
     assert len(pairs.outcome) == ROWS and pairs.outcome["q0"] in (0.0, 0.5, 1.0)
+
+
+def test_a_run_whose_unlabelled_examples_got_no_verdict_exits_1_and_says_so(tmp_path, capsys):
+    """The unlabelled examples' verdicts are what the flag is run for: none answered (or a share below
+    --min-coverage) fails the run as the scored judgments' would, naming which part."""
+    unlabelled = {f"Question {i} about" for i in range(0, ROWS, UNLABELLED_EVERY)}
+
+    def answer(messages: list[dict]) -> str:
+        text = " ".join(m["content"] for m in messages)
+        return "I cannot tell." if any(q in text for q in unlabelled) else "[[A]]"
+
+    args = ["--judge-args", "api_base={},api_key=sk-t", "--no-cache", "--max-retries", "0", "--judge-unlabelled"]
+    with FakeOpenAIServer(Behaviour(answer=answer)) as server:
+        args[1] = args[1].format(server.api_base)
+        assert _run(_data(tmp_path), tmp_path / "run", *args, judge="openai/m") == 1
+    err = capsys.readouterr().err
+    assert "judgebench: unlabelled examples: no judgment was answered; most common causes: 20 x invalid" in err
+    result = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert result["counts"]["answered"] == 40 and result["unlabelled"]["counts"]["invalid"] == 20

@@ -164,9 +164,20 @@ def _score_and_write(
         request.output_path,
         outcome.stopped,
         outcome.calls_made,
-        coverage_failure=coverage_failure(records, result.counts.coverage, request.min_coverage),
+        coverage_failure=_coverage_failure(records, result, outcome, request.min_coverage),
         warnings=warnings,
     )
+
+
+def _coverage_failure(records: list, result: RunResult, outcome: StreamOutcome, min_coverage: float | None) -> str | None:
+    """Why the answered share is too low: of the scored judgments, or of the unlabelled examples' (their verdicts
+    are what `--judge-unlabelled` is run for), each with its most common causes."""
+    failures = [coverage_failure(records, result.counts.coverage, min_coverage)]
+    if result.unlabelled is not None:
+        first = [r for r in outcome.unlabelled if r.repeat == 0]
+        failure = coverage_failure(first, result.unlabelled.counts.coverage, min_coverage)
+        failures.append(f"unlabelled examples: {failure}" if failure else None)
+    return "; ".join(f for f in failures if f) or None
 
 
 def configuration_hash(judge: Judge, prompt_hash: str) -> str:
