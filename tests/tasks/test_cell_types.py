@@ -93,3 +93,26 @@ def test_the_first_block_size_is_datasets_own():
     from judgebench.tasks.cell_types import FIRST_BLOCK
 
     assert JsonConfig().chunksize == FIRST_BLOCK
+
+
+@pytest.mark.parametrize("cache", ["1", "0"])
+def test_a_csv_label_the_task_maps_is_a_label_and_missing_strings_stay_missing(tmp_path, monkeypatch, cache):
+    """pandas reads `NA`, `None`, `null` ... as missing: in a label column where the task maps them they are
+    labels (an `NA: TIE` task read its ties as missing labels, which --judge-unlabelled then left unscored);
+    elsewhere, and where the task does not map them, they stay missing (an empty cell too)."""
+    monkeypatch.setenv("JUDGEBENCH_EXAMPLE_CACHE", cache)
+    path = tmp_path / "data.csv"
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "question", "responseA", "responseB", "vote", "modelA"])
+        for i, vote in enumerate(["A", "NA", "", "null", "B"]):
+            writer.writerow([f"q{i}", "Q?", "long answer", "short", vote, "NA"])
+    spec = load_task("sciarena_eval")
+    spec = spec.model_copy(update={"columns": spec.columns.model_copy(
+        update={"model_b": None, "slices": [], "context": {}})})
+    examples = load_examples(spec, dataset_path=str(path), unlabelled=True).examples
+    assert [e.labels for e in examples] == [{"overall": "A"}, {}, {}, {}, {"overall": "B"}]
+    assert {e.model_a for e in examples} == {None}  # NA in another column: missing, as before
+    tie = spec.model_copy(update={"labels": {**spec.labels, "NA": "TIE"}})
+    examples = load_examples(tie, dataset_path=str(path), unlabelled=True).examples
+    assert [e.labels for e in examples] == [{"overall": "A"}, {"overall": "TIE"}, {}, {}, {"overall": "B"}]

@@ -11,7 +11,9 @@ one-line error naming the file, the row and the column, exit 2.
 
 CSV has no types: a task's text columns (question and responses) are read as text (`csv_options`), so a
 response "42" is the text "42" in every row instead of a number when its whole 10,000-row block looks
-numeric. An empty cell is still missing (an error naming the row).
+numeric. An empty cell is still missing (an error naming the row). The strings pandas reads as missing
+(`NA`, `null`, `None`, ...) stay missing, except in a label column where the task maps them: a task that maps
+`NA` to a tie reads a tie there (it read a missing label, which `run --judge-unlabelled` then left unscored).
 """
 
 from __future__ import annotations
@@ -36,9 +38,24 @@ def text_columns(spec: TaskSpec) -> list[str]:
     return list(dict.fromkeys((cols.question, cols.response_a, cols.response_b)))
 
 
-def csv_options(spec: TaskSpec) -> dict[str, Any]:
-    """`datasets.load_dataset("csv", ...)` keyword arguments reading the task's text columns as text."""
-    return {"converters": {column: str for column in text_columns(spec)}}
+# pandas.read_csv's default missing-value strings (its documented `na_values` list)
+CSV_MISSING = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
+               "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+
+
+def csv_options(spec: TaskSpec, mapped: Iterable[str]) -> dict[str, Any]:
+    """`datasets.load_dataset("csv", ...)` keyword arguments reading the task's text columns as text and the
+    `mapped` columns' missing-value strings as missing, but those the task maps as labels in its label columns."""
+    labels = {spec.columns.label, *(d.label_column for d in spec.dimensions if d.label_column)} - {None}
+    label_missing = [text for text in CSV_MISSING if text not in spec.labels]
+    return {"converters": {column: str for column in text_columns(spec)}, "keep_default_na": False,
+            "na_values": {column: list(label_missing if column in labels else CSV_MISSING) for column in dict.fromkeys(mapped)}}
+
+
+def csv_variant(spec: TaskSpec) -> str:
+    """What of the task changes the rows a CSV load gives (part of the example cache's key)."""
+    kept = [text for text in CSV_MISSING if text in spec.labels]  # read as labels, not as missing
+    return ",".join(text_columns(spec)) + (f";labels:{','.join(kept)}" if kept else "")
 
 
 def keep_cell_types(path: Path, rows: RowSource, columns: list[str], mapped: Iterable[str]) -> RowSource:

@@ -20,7 +20,7 @@ from judgebench.core.bulk import trusted, trusts
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import open_regular, read_json_objects
 from judgebench.core.records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
-from judgebench.tasks.cell_types import csv_options, keep_cell_types, text_columns
+from judgebench.tasks.cell_types import csv_options, csv_variant, keep_cell_types
 from judgebench.tasks.example_cache import load_rows
 from judgebench.tasks.registry import Dimension, TaskSpec
 from judgebench.tasks.stream_load import LazyExamples, RowSource, canonical, scan_wide
@@ -79,9 +79,9 @@ def load_examples(
         location = dataset_path or spec.data_location()  # a relative path resolves beside the task YAML
         split_name = split or spec.dataset.split
         rev = revision or (None if dataset_path else spec.dataset.revision)
-        options = csv_options(spec) if Path(location).suffix.lower() == ".csv" else {}  # cell_types.py
+        options = csv_options(spec, _mapped_columns(spec)) if Path(location).suffix.lower() == ".csv" else {}  # cell_types.py
         load = lambda: _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev, options)  # noqa: E731
-        variant = ",".join(text_columns(spec)) if options else ""
+        variant = csv_variant(spec) if options else ""
         cached = load_rows(location, split_name, LOCAL_BUILDERS, load, variant)  # example_cache.py: small local files
         if cached is not None:
             (rows, columns, resolved), rowsource = cached, RowSource.from_rows(cached[0])
