@@ -104,14 +104,22 @@ def test_a_label_on_some_dimensions_only_is_refused(tmp_path):
     assert [e.labels == {} for e in loaded.examples] == [False, True] and loaded.unlabelled == 1
 
 
-def test_a_votes_task_and_a_panel_refuse_the_flag(tmp_path):
+def test_a_votes_task_refuses_the_flag_and_a_panel_keeps_its_members_unlabelled_judgments(tmp_path):
+    """A panel is built from its members' scored judgments; each member's copy under members/ keeps its
+    unlabelled.jsonl (and repeats.jsonl), so `score` and `arena --judge-run` read the copy as they read the run."""
     with pytest.raises(JudgebenchError, match="derives its labels from annotator votes"):
         judgebench.evaluate("human_votes_demo", "builtin/longer", output_path=tmp_path / "v", demo=True,
                             judge_unlabelled=True)
-    with pytest.raises(JudgebenchError, match="--panel with --judge-unlabelled"):
-        judgebench.evaluate_judges("sciarena_eval", ["builtin/longer", "builtin/shorter"], output_path=tmp_path / "p",
-                                   panel="majority", demo=True, judge_unlabelled=True)
-    assert not (tmp_path / "p").exists()
+    done = judgebench.evaluate_judges("sciarena_eval", ["builtin/longer", "builtin/random"], output_path=tmp_path / "p",
+                                      panel="majority", dataset_path=str(_data(tmp_path)), judge_unlabelled=True,
+                                      repeats=2, n_resamples=100)
+    panel = json.loads((tmp_path / "p" / "panel" / "results.json").read_text())
+    assert panel["counts"]["examples"] == 20 and "unlabelled" not in panel
+    for member in sorted((tmp_path / "p" / "panel" / "members").iterdir()):
+        assert (member / "unlabelled.jsonl").is_file() and (member / "repeats.jsonl").is_file()
+        before = json.loads((member / "results.json").read_text())
+        assert judgebench.score_run(member).unlabelled.model_dump(mode="json") == before["unlabelled"]
+    assert len(done.runs) == 2
 
 
 @pytest.mark.slow

@@ -112,9 +112,6 @@ def run_judges(
     from judgebench.judging.pipeline import run_task
 
     root = base.output_path
-    if panel is not None and getattr(base, "judge_unlabelled", False):
-        raise JudgebenchError("--panel with --judge-unlabelled: a panel is built from its members' scored judgments "
-                              "only; run the judges without --panel, and give arena each --judge-run")
     check_output_dir(root)
     names = judge_dir_names([j.name or j.judge for j in judges])
     cap = base.runner.max_cost

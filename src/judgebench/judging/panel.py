@@ -36,9 +36,11 @@ from judgebench.core.records import (
 from judgebench.core.rundir import (
     MEMBERS_DIR,
     PROMPT_FILE,
+    REPEATS_FILE,
     RESULTS_FILE,
     SAMPLES_FILE,
     TASK_FILE,
+    UNLABELLED_FILE,
     read_run,
     write_run,
 )
@@ -280,7 +282,7 @@ def copy_members(members: Sequence[Member], output_path: Path) -> None:
     root = output_path / MEMBERS_DIR
     for member in members:
         folder = root / member.name
-        for name in (RESULTS_FILE, SAMPLES_FILE, TASK_FILE, PROMPT_FILE):
+        for name in (RESULTS_FILE, SAMPLES_FILE, REPEATS_FILE, UNLABELLED_FILE, TASK_FILE, PROMPT_FILE):
             source = member.run_dir / name
             if not source.is_file():
                 continue
