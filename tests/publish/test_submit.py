@@ -142,6 +142,15 @@ def test_edited_metric_is_rejected(honest, tmp_path):
     rejected(run, "metrics", "metrics.overall.accuracy.value", "recomputed from the samples")
 
 
+def test_a_run_with_unlabelled_examples_is_rejected_as_such(tmp_path):
+    """A run made with --judge-unlabelled judged data that is not the task's labelled data: named as such, not a
+    failure to reload the data."""
+    rows = [sci_row(i, vote="AB"[i % 2] if i % 3 else None) for i in range(9)]
+    data = write_jsonl(tmp_path / "mixed.jsonl", rows)
+    run = make_run(tmp_path / "run", "sciarena_eval", "builtin/longer", "--dataset-path", data, "--judge-unlabelled")
+    rejected(run, "data", "judged 3 example(s) without a label (run --judge-unlabelled)", dataset_path=str(data))
+
+
 def test_edited_confidence_interval_and_counts_are_rejected(honest, tmp_path):
     run = tampered(honest, tmp_path)
     edit_results(run, lambda d: d["metrics"]["overall"]["accuracy"].update(ci_low=0.0))

@@ -179,6 +179,9 @@ def _check_task(result: RunResult, records: list[JudgmentRecord], leaderboard_di
     spec = registered_task(config.task, leaderboard_dir)
     if config.task_version != spec.version:
         raise Rejected("task", f"task {spec.name} is at version {spec.version}; the run used version {config.task_version}")
+    if result.unlabelled is not None:
+        raise Rejected("data", f"the run judged {result.unlabelled.examples} example(s) without a label (run "
+                               "--judge-unlabelled): a leaderboard result is a run of the task's labelled data")
     for number, record in enumerate(records, start=1):
         if record.task != config.task or record.judge != config.judge:
             raise Rejected(

@@ -54,7 +54,7 @@ def load_examples(
     demo: bool = False,
     limit: int | float | None = None,
     lazy: bool = False,
-    unlabelled: bool = False,
+    unlabelled: bool | None = None,
 ) -> LoadedTask:
     """Load the task's examples through `datasets.load_dataset` and map them to PairExamples.
 
@@ -62,7 +62,8 @@ def load_examples(
     `lazy`: a wide-layout task's examples come as a `stream_load.LazyExamples` (every row checked now,
     examples built chunk by chunk when judged); otherwise, and for long or votes layouts, a list.
     `unlabelled`: an example whose label is missing (null or blank) on every dimension is kept with no labels
-    (`run --judge-unlabelled`); otherwise a missing label is an error naming the row.
+    (`run --judge-unlabelled`); otherwise a missing label is an error naming the row (False: a run's load,
+    whose error names the flag; None: a caller that has no such option).
     """
     if unlabelled and spec.votes is not None:
         raise JudgebenchError(f"--judge-unlabelled: task {spec.name} derives its labels from annotator votes, so every "
@@ -319,7 +320,7 @@ def _optional_text(row: dict[str, Any], column: str | None) -> str | None:
     return None if value is None else str(value)
 
 
-def _map_label(spec: TaskSpec, raw: Any, row_ref: str, column: str, source: str, unlabelled: bool = False) -> Label | None:
+def _map_label(spec: TaskSpec, raw: Any, row_ref: str, column: str, source: str, unlabelled: bool | None = None) -> Label | None:
     """The task's label for a cell; None for a missing one (null or blank, unless the task maps it) when
     `unlabelled` allows it, else one error naming the row."""
     key = str(raw) if raw is not None else "None"
@@ -328,7 +329,8 @@ def _map_label(spec: TaskSpec, raw: Any, row_ref: str, column: str, source: str,
     missing = raw is None or (isinstance(raw, str) and not raw.strip())
     if missing and unlabelled:
         return None
-    hint = " (to judge unlabelled examples too, without scoring them, use --judge-unlabelled)" if missing else ""
+    hint = (" (to judge unlabelled examples too, without scoring them: --judge-unlabelled, or judge_unlabelled=True "
+            "in Python)") if missing and unlabelled is False else ""
     raise JudgebenchError(
         f"{source}: {row_ref}: field '{column}' has label value {raw!r}, which task {spec.name} "
         f"does not map (mapped values: {', '.join(map(repr, spec.labels))}){hint}"
@@ -375,7 +377,7 @@ def _base_example(spec: TaskSpec, row: dict[str, Any], example_id: str, source: 
     }
 
 
-def _rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str, *, unlabelled: bool = False) -> list[PairExample]:
+def _rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str, *, unlabelled: bool | None = None) -> list[PairExample]:
     if spec.votes is not None:
         mapper = lambda raw, ref, column: _map_label(spec, raw, ref, column, source)  # noqa: E731
         return votes_to_examples(spec, rows, source, _row_id, _base_example, mapper)
@@ -386,7 +388,7 @@ def _rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str, *
 
 
 def wide_example(spec: TaskSpec, row: dict[str, Any], index: int, seen: set[str] | None, *, source: str,
-                 unlabelled: bool = False) -> PairExample:
+                 unlabelled: bool | None = None) -> PairExample:
     """Row `index` (0-based) of a one-row-per-comparison table as a PairExample; `seen`: ids so far
     (None: the rows were checked already); `unlabelled`: a row without labels is an example without them."""
     example_id = _row_id(row, spec, index, source)
@@ -406,7 +408,7 @@ def wide_example(spec: TaskSpec, row: dict[str, Any], index: int, seen: set[str]
     return PairExample(**base, labels=labels)
 
 
-def _long_rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str, unlabelled: bool = False) -> list[PairExample]:
+def _long_rows_to_examples(spec: TaskSpec, rows: list[dict[str, Any]], source: str, unlabelled: bool | None = None) -> list[PairExample]:
     """Group one-row-per-dimension records into comparisons; responses must agree across rows."""
     by_value = {(d.value or d.name): d.name for d in spec.dimensions}
     grouped: dict[str, dict[str, Any]] = {}
