@@ -154,6 +154,13 @@ def test_score_keeps_the_unlabelled_judgments_and_refuses_files_changed_after_th
     (out / "unlabelled.jsonl").write_text("".join(unlabelled[1:]))
     assert main(["score", str(out)]) == 2
     assert "unlabelled.jsonl: 19 judgments of repeat 0, but results.json counts 20" in capsys.readouterr().err
+    for change, problem in ((dict(example_id="q1"), "is of example 'q1', which samples.jsonl holds as labelled"),
+                            (dict(dimension="novelty"), "is on dimension 'novelty', which samples.jsonl does not have"),
+                            (dict(repeat=7), "is a repeat the run did not make (it made 2)")):
+        (out / "unlabelled.jsonl").write_text("".join([json.dumps({**json.loads(unlabelled[0]), **change}) + "\n",
+                                                       *unlabelled[1:]]))
+        assert main(["score", str(out)]) == 2
+        assert "unlabelled.jsonl: judgment 1 " in (err := capsys.readouterr().err) and problem in err, err
     (out / "unlabelled.jsonl").write_text("".join(unlabelled))
     samples = (out / "samples.jsonl").read_text().splitlines(keepends=True)
     first = json.loads(samples[0])
@@ -218,3 +225,12 @@ def test_a_run_whose_unlabelled_examples_got_no_verdict_exits_1_and_says_so(tmp_
     assert "judgebench: unlabelled examples: no judgment was answered; most common causes: 20 x invalid" in err
     result = json.loads((tmp_path / "run" / "results.json").read_text())
     assert result["counts"]["answered"] == 40 and result["unlabelled"]["counts"]["invalid"] == 20
+
+
+@pytest.mark.parametrize("name", ["unlabelled.jsonl", "results.json", "samples.jsonl"])
+def test_a_folder_where_a_run_writes_a_file_is_refused_before_any_call(tmp_path, capsys, name):
+    """It failed the run after every judgment was made (naming samples.jsonl for a folder at unlabelled.jsonl)."""
+    (tmp_path / "out" / name).mkdir(parents=True)
+    assert _run(_data(tmp_path), tmp_path / "out") == 2
+    assert f"--output-path {tmp_path / 'out'}: {tmp_path / 'out' / name} is a folder" in capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [name]

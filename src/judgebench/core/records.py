@@ -431,7 +431,7 @@ class UnlabelledJudgments(Strict):
     """results.json `unlabelled` (run --judge-unlabelled): the judgments of examples without a human label, kept
     in unlabelled.jsonl for arena's judge-assisted ratings and never scored; counted and costed here."""
 
-    examples: int
+    examples: int = Field(ge=0)
     counts: Counts
     usage: Usage
 

@@ -84,6 +84,15 @@ def write_run(
         raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); {saved}") from None
 
 
+def check_run_files(run_dir: Path, flag: str = "--output-path") -> None:
+    """Before any call: none of the files a run writes is a folder in `run_dir` (it would fail the run after every
+    call was paid for), else one line naming it."""
+    for name in (SAMPLES_FILE, *STALE_FILES, TASK_FILE, PROMPT_FILE):
+        target = run_dir / name
+        if target.is_dir() and not target.is_symlink():
+            raise JudgebenchError(f"{flag} {run_dir}: {target} is a folder; a run writes a file there")
+
+
 def clear_previous_run(run_dir: Path) -> None:
     """Remove what an earlier run in this folder wrote that would no longer match the new samples:
     results.json, repeats.jsonl, unlabelled.jsonl and its report/ (only a folder `report` made: it holds
@@ -247,10 +256,11 @@ def _check_labels(records: Sequence[JudgmentRecord], path: Path, *, labelled: bo
         raise JudgebenchError(f"{where} has a label: {UNLABELLED_FILE} holds judgments of unlabelled examples only")
 
 
-def read_unlabelled(run_dir: Path, result: RunResult) -> list[JudgmentRecord]:
+def read_unlabelled(run_dir: Path, result: RunResult, labelled: Sequence[JudgmentRecord]) -> list[JudgmentRecord]:
     """unlabelled.jsonl (`run --judge-unlabelled`), or nothing when the run has none: each line must be an
-    unlabelled judgment of the run's task and judge, given once, and as many as results.json's `unlabelled`
-    counts of repeat 0 (else one error naming the file)."""
+    unlabelled judgment of the run's task and judge, on a dimension of its `labelled` judgments (samples.jsonl),
+    of an example not among them, of a repeat the run made, given once, and as many as results.json's
+    `unlabelled` counts of repeat 0 (else one error naming the file and line)."""
     path = run_dir / UNLABELLED_FILE
     there = path.exists() or path.is_symlink()  # a FIFO or folder there is read, and refused as not a regular file
     expected = result.unlabelled.counts.calls if result.unlabelled is not None else 0
@@ -261,10 +271,16 @@ def read_unlabelled(run_dir: Path, result: RunResult) -> list[JudgmentRecord]:
     records = read_models_jsonl(path, JudgmentRecord)
     _check_labels(records, path, labelled=False)
     task, judge = result.config.task, result.config.judge
+    scored = set(map(attrgetter("example_id"), labelled))
+    dimensions = set(map(attrgetter("dimension"), labelled))
+    repeats = result.stability.repeats if result.stability is not None else 1
     seen: set[tuple[str, str, str, int]] = set()
     for number, r in enumerate(records, start=1):
         key = (r.example_id, r.dimension, r.order, r.repeat)
         problem = (f"is task {r.task!r}, judge {r.judge!r}, not the run's" if (r.task, r.judge) != (task, judge)
+                   else f"is of example {r.example_id!r}, which {SAMPLES_FILE} holds as labelled" if r.example_id in scored
+                   else f"is on dimension {r.dimension!r}, which {SAMPLES_FILE} does not have" if r.dimension not in dimensions
+                   else f"is a repeat the run did not make (it made {repeats})" if r.repeat >= repeats
                    else "repeats an earlier judgment" if key in seen else None)
         if problem:
             raise JudgebenchError(f"{path}: judgment {number} ({r.example_id}/{r.dimension}/{r.order}, repeat {r.repeat}) {problem}")
@@ -280,7 +296,7 @@ def read_verdicts(run_dir: Path) -> tuple[RunResult, list[JudgmentRecord]]:
     """A run's judgments of repeat 0, labelled (samples.jsonl) and unlabelled (unlabelled.jsonl): every verdict
     the judge gave once per (example, dimension, order), for readers that need no label (arena's judge runs)."""
     result, records = read_run(run_dir)
-    return result, [*records, *(r for r in read_unlabelled(run_dir, result) if r.repeat == 0)]
+    return result, [*records, *(r for r in read_unlabelled(run_dir, result, records) if r.repeat == 0)]
 
 
 def read_repeats(run_dir: Path, task: str, judge: str, expected: int | None = None) -> list[JudgmentRecord]:

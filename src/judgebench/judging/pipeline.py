@@ -18,7 +18,7 @@ from judgebench.calls.stopping import release_interrupts
 from judgebench.core.allocator import release_free_memory
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import RunConfig, RunResult
-from judgebench.core.rundir import SAMPLES_FILE
+from judgebench.core.rundir import SAMPLES_FILE, check_run_files
 from judgebench.core.version import __version__
 from judgebench.judges import make_judge
 from judgebench.judging.fastpath import fast_path
@@ -84,6 +84,7 @@ def run_task(request: RunRequest) -> RunSummary:
     """
     started = _now()
     request.check_outputs()
+    check_run_files(request.output_path)
     spec = get_task(request.task, request.include_paths)
     mode = _dimension_mode(spec, request.dimension_mode)
     template = load_prompt(request.prompt or _template_name(spec, mode), spec.folder)

@@ -125,7 +125,7 @@ def merge_runs(
 
     runs = [(Path(d), *read_run(Path(d))) for d in shard_dirs]
     ordered = check_shards([(path, result) for path, result, _ in runs])
-    unlabelled_of = {path: read_unlabelled(path, result) for path, result, _ in runs}
+    unlabelled_of = {path: read_unlabelled(path, result, records) for path, result, records in runs}
     repeats_of = {path: _shard_repeats(path, result, len(records)) for path, result, records in runs}
     records_of = {path: records for path, _, records in runs}
     records: list[JudgmentRecord] = []

@@ -180,7 +180,8 @@ def _appender(path: Path, cache: Path | None = None, stale: tuple[str, ...] = ()
             handle.write(text)
             handle.flush()
         except OSError as exc:
-            raise JudgebenchError(f"cannot write {path} ({exc.strerror or exc}); {salvage(so_far(), cache)}") from None
+            where = exc.filename or path  # a stale file that cannot be removed names itself
+            raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); {salvage(so_far(), cache)}") from None
 
     try:
         yield write

@@ -160,7 +160,7 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
     `n_resamples` (default: the run's own) replaces the run's bootstrap resample count.
     """
     previous, records = read_run(run_dir, lean=True)
-    unlabelled = read_unlabelled(run_dir, previous)  # checked before anything is rewritten
+    unlabelled = read_unlabelled(run_dir, previous, records)  # checked before anything is rewritten
     spec = run_task_spec(run_dir, previous.config.task, include_paths or [])
     memo: dict[tuple[str | None, str], Any] = {}  # one run: one spec and mode
     reparsed = [rederive_record(record, spec, previous.config, memo) for record in records]
@@ -196,8 +196,9 @@ def _rescore_unlabelled(run_dir: Path, records: list[JudgmentRecord], previous: 
 
     if previous.unlabelled is None:
         return None
-    again = [rederive_record(record, spec, config) for record in records]
-    if again != records:
+    memo: dict[tuple[str | None, str], Any] = {}  # one run: one spec and mode
+    again = [rederive_record(record, spec, config, memo) for record in records]
+    if any(new is not old for new, old in zip(again, records)):  # unchanged: the same object
         write_models_jsonl(run_dir / UNLABELLED_FILE, again)
     return summarize_unlabelled(again, previous.unlabelled.examples)
 
