@@ -34,7 +34,8 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
                 ci = f" [{value.ci_low:.3f}, {value.ci_high:.3f}]" if value.ci_low is not None else ""
                 parts.append(f"{name} {value.value:.3f}{ci}")
         lines.append(f"  {dimension}: " + "; ".join(parts))
-    made = f"; {calls_made} calls sent" if calls_made is not None else ""
+    unlabelled = getattr(result, "unlabelled", None)
+    made = f"; {calls_made} calls sent" if calls_made is not None and unlabelled is None else ""
     lines.append(
         f"  judgments {counts.calls}: answered {counts.answered}, invalid {counts.invalid}, "
         f"failed {counts.failed} (coverage {counts.coverage:.3f}; {counts.cached} from cache{made})"
@@ -46,19 +47,21 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
     from judgebench.publish.leaderboard import summary_lines
 
     lines += summary_lines(result)  # data with annotator-level votes: the human ceiling
-    lines += _unlabelled_lines(getattr(result, "unlabelled", None))
+    lines += _unlabelled_lines(unlabelled, calls_made)
     lines.append(f"  wrote {run_dir / 'results.json'} and {run_dir / 'samples.jsonl'}"
-                 + (f" (and {run_dir / 'unlabelled.jsonl'})" if getattr(result, "unlabelled", None) else ""))
+                 + (f" (and {run_dir / 'unlabelled.jsonl'})" if unlabelled else ""))
     return "\n".join(lines)
 
 
-def _unlabelled_lines(unlabelled: Any) -> list[str]:
-    """`run --judge-unlabelled`: the unlabelled examples' judgments, counted and costed, never scored."""
+def _unlabelled_lines(unlabelled: Any, calls_made: int | None) -> list[str]:
+    """`run --judge-unlabelled`: the unlabelled examples' judgments, counted and costed, never scored; the calls
+    sent, for the whole run."""
     if unlabelled is None:
         return []
     counts = unlabelled.counts
+    made = f"; {calls_made} calls sent in all" if calls_made is not None else ""
     lines = [f"  unlabelled examples {unlabelled.examples} (not scored): judgments {counts.calls}, answered "
-             f"{counts.answered}, invalid {counts.invalid}, failed {counts.failed} ({counts.cached} from cache)"]
+             f"{counts.answered}, invalid {counts.invalid}, failed {counts.failed} ({counts.cached} from cache{made})"]
     usage_line = format_usage(unlabelled.usage)
     return lines + ([usage_line.replace("  ", "    ", 1)] if usage_line else [])
 

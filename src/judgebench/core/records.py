@@ -462,12 +462,5 @@ class RunResult(Strict):
     stability: RepeatStability | None = None  # runs with --repeats N > 1 only
     human: dict[str, dict[str, MetricValue]] | None = None  # data with votes: dimension -> ceiling.py figures
     annotators: dict[str, list[AnnotatorAgreement]] | None = None  # data with votes: dimension -> per annotator
-    unlabelled: UnlabelledJudgments | None = None  # run --judge-unlabelled only
-
-    @model_serializer(mode="wrap")
-    def _without_unlabelled(self, handler: Any) -> dict[str, Any]:
-        """`unlabelled` is written only when set: every other run's results.json stays as it was."""
-        data = handler(self)
-        if data.get("unlabelled") is None:
-            data.pop("unlabelled", None)
-        return data
+    # run --judge-unlabelled only; written only when set: every other run's results.json stays as it was
+    unlabelled: UnlabelledJudgments | None = Field(None, exclude_if=lambda value: value is None)
