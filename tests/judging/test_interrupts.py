@@ -8,6 +8,7 @@ stderr and a file handshake, never sleeps, decide when each SIGINT is sent.
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import signal
@@ -125,3 +126,72 @@ def test_an_interrupt_in_a_finalizer_is_not_lost(tmp_path):
     while (line := lines.get(timeout=10)) is not None:
         seen.append(line)
     assert code == 130 and [x for x in seen if x != "TEARDOWN"] == ["IN_FINALIZER", "judgebench: interrupted"], (code, seen)
+
+
+BUILTIN_CHILD = r"""
+import os, sys, time
+from pathlib import Path
+from judgebench.calls import dispatch
+from judgebench.cli.main import main
+
+SENT = Path(sys.argv.pop(1))
+answer = dispatch.answer_directly
+calls = []
+
+def second_chunk_waits(judge, requests):  # the built-in judge's second chunk: the signal is sent meanwhile
+    calls.append(len(requests))
+    if len(calls) == 2:
+        os.write(2, b"CHUNK2\n")
+        while not SENT.exists():
+            time.sleep(0.01)
+    return answer(judge, requests)
+
+dispatch.answer_directly = second_chunk_waits
+sys.exit(main())
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_built_in_judge_run_interrupted_writes_its_partial_results(tmp_path, sig):
+    """A built-in judge's run is judged in this process, chunk by chunk: the signal is honoured after the chunk it
+    lands in; the chunks after it are not attempted and results.json is written, partial (it used to leave
+    samples.jsonl alone, exit 130). A second signal while writing changes nothing."""
+    from helpers import sci_row, write_jsonl
+
+    from judgebench.judging.streaming import CHUNK_REQUESTS_BUILTIN
+
+    per_chunk = CHUNK_REQUESTS_BUILTIN // 2  # examples per chunk (both orders)
+    data = write_jsonl(tmp_path / "data.jsonl", [sci_row(i, vote="AB"[i % 2]) for i in range(3 * per_chunk + 7)])
+    (tmp_path / "chunky_judgebench.py").write_text(BUILTIN_CHILD, encoding="utf-8")
+    sent = tmp_path / "sent"
+    path = os.pathsep.join([str(Path(judgebench.__file__).parents[1]), str(tmp_path)])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "chunky_judgebench", str(sent), "run", "--tasks", "sciarena_eval", "--judge",
+         "builtin/longer", "--dataset-path", str(data), "--output-path", str(tmp_path / "out"), "--quiet",
+         "--bootstrap", "0"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": path},
+    )
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=_lines, args=(proc.stderr, lines), daemon=True).start()
+    seen: list[str] = []
+    try:
+        _wait_for(lines, seen, "CHUNK2")
+        proc.send_signal(sig)
+        proc.send_signal(sig)
+        sent.touch()
+        code = proc.wait(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    while (line := lines.get(timeout=10)) is not None:
+        seen.append(line)
+    name = signal.Signals(sig).name
+    assert code == 1, (code, seen)
+    assert f"judgebench: run stopped early: interrupted ({name}) (partial results written)" in seen, seen
+    result = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert result["config"]["partial"] is True
+    assert result["counts"]["answered"] == 2 * CHUNK_REQUESTS_BUILTIN  # the chunk the signal landed in, finished
+    assert result["counts"]["failed"] == result["counts"]["calls"] - 2 * CHUNK_REQUESTS_BUILTIN
+    last = json.loads((tmp_path / "out" / "samples.jsonl").read_text().splitlines()[-1])
+    assert last["error"] == f"not attempted: the run stopped before this call (interrupted ({name}))"

@@ -14,17 +14,23 @@ go to unlabelled.jsonl instead, every repeat, and are held apart (`StreamOutcome
 finished (the last line may be cut short) and no results.json; rerunning the command rewrites the
 run, taking every answer already paid for from the answer cache.
 
+A built-in judge's run (judged in this process, nothing in flight) takes Ctrl-C and SIGTERM between chunks: the
+chunks after it are written as not attempted and the results as a partial run, as an LLM run's are (an interrupt
+used to leave samples.jsonl alone, exit 130).
+
 LLM judges get chunks of CHUNK_REQUESTS_LLM requests (one chunk for every run of normal size, so the
 runner's throughput is untouched: each chunk boundary waits for the chunk's slowest call).
 """
 
 from __future__ import annotations
 
+import signal
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from judgebench.core.bulk import gc_paused
 from judgebench.core.errors import JudgebenchError
@@ -105,8 +111,10 @@ def stream_judgments(
     cached_in = (runner.cache_dir or default_cache_dir()) if uses_cache(judge, runner) else None  # for a salvage message
     so_far = lambda: [*kept, *others, *unlabelled]  # noqa: E731  # every judgment, listed only for a salvage file
     with _appender(samples_path, cached_in, STALE_FILES) as sink, \
-            _appender(samples_path.parent / UNLABELLED_FILE, cached_in) as unlabelled_sink, paused:
+            _appender(samples_path.parent / UNLABELLED_FILE, cached_in) as unlabelled_sink, paused, \
+            _interrupts_between_chunks(builtin) as interrupted:
         for part in chunked(examples, chunk):  # a lazy load builds only this chunk's examples (stream_load.py)
+            stopped = stopped or interrupted()
             requests = expand_repeats(plan_requests(spec, part, template, mode=mode, swap=swap), repeats)
             replies: list[JudgeReply | None]
             if stopped is not None:
@@ -146,6 +154,31 @@ def _split_unlabelled(records: list[JudgmentRecord]) -> tuple[list[JudgmentRecor
     if all(r.label is not None for r in records):
         return records, []
     return [r for r in records if r.label is not None], [r for r in records if r.label is None]
+
+
+@contextmanager
+def _interrupts_between_chunks(active: bool) -> Iterator[Callable[[], str | None]]:
+    """While `active` (a built-in judge's run, in the main thread): SIGINT and SIGTERM are noted, not raised, and
+    `interrupted()` says so between chunks ("interrupted (SIGINT)"); from then on the run holds further interrupts
+    until its results are written (calls/stopping.py)."""
+    if not active or threading.current_thread() is not threading.main_thread():
+        yield lambda: None
+        return
+    from judgebench.calls.stopping import hold_interrupts
+
+    received: list[str] = []
+
+    def note(signum: int, frame: Any) -> None:
+        received.append(signal.Signals(signum).name)
+
+    previous = {signum: signal.signal(signum, note) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield lambda: f"interrupted ({received[0]})" if received else None
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if received:
+            hold_interrupts()
 
 
 def lean(record: JudgmentRecord) -> JudgmentRecord:
