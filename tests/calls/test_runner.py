@@ -289,6 +289,29 @@ def test_max_failures_stops_cleanly(tmp_path: Path) -> None:
     assert all(r.error for r in out.replies[:3] if r)
 
 
+def test_an_endpoint_that_answers_nothing_stops_the_run_after_the_first_failures(tmp_path: Path) -> None:
+    """Without --max-failures, UNREACHABLE_AFTER calls failed to their last retry with nothing answered stop the
+    run (a wrong port retried each call for about half a minute: hours for a task); one answer, a prompt's own
+    failure (not retried) or --max-failures keeps it going."""
+    from judgebench.calls.options import UNREACHABLE_AFTER
+
+    requests = [judge_request(i) for i in range(40)]
+    with FakeOpenAIServer(Behaviour(status=500)) as server:
+        out = run_requests(requests, judge_for(server), fast(tmp_path, concurrency=1, max_retries=0), verdict_parses)
+        assert server.stats().total == UNREACHABLE_AFTER
+    assert out.stopped == (f"the first {UNREACHABLE_AFTER} calls all failed and none was answered (the last: "
+                           f"{out.replies[UNREACHABLE_AFTER - 1].error}); is the endpoint up? (--max-failures N to go on longer)")
+    assert [r is not None for r in out.replies] == [True] * UNREACHABLE_AFTER + [False] * (40 - UNREACHABLE_AFTER)
+    with FakeOpenAIServer(Behaviour(status=500)) as server:
+        out = run_requests(requests, judge_for(server), fast(tmp_path, concurrency=1, max_retries=0, max_failures=25),
+                           verdict_parses)
+    assert "25 failed calls (max failures 25)" in (out.stopped or "")
+    first = judge_request(0).messages[-1]["content"]
+    with FakeOpenAIServer(Behaviour(action_fn=lambda messages: None if messages[-1]["content"] == first else 500)) as server:
+        out = run_requests(requests, judge_for(server), fast(tmp_path / "c2", concurrency=1, max_retries=0), verdict_parses)
+    assert out.stopped is None and sum(r.error is not None for r in out.replies if r) == 39  # one answer: no stop
+
+
 @pytest.mark.slow
 def test_concurrency_limit_is_respected(tmp_path: Path) -> None:
     requests = [judge_request(i) for i in range(30)]

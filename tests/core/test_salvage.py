@@ -18,20 +18,31 @@ BROKEN = "/dev/null/cannot-be-a-folder"
 
 
 def broken_output(tmp_path: Path) -> Path:
-    out = tmp_path / "out"
-    (out / "samples.jsonl").mkdir(parents=True)  # samples.jsonl cannot be written: the "full" output disk
-    (out / "samples.jsonl" / "keep").write_text("x")
-    return out
+    """The run's output folder, whose samples.jsonl cannot be written once the calls are answered (`breaking`
+    makes a folder there: the "full" output disk; a folder there before the run is refused before any call)."""
+    _OUTPUTS[:] = [tmp_path / "out"]
+    return tmp_path / "out"
 
 
 def breaking(*breaks):
     """An answer that breaks the given places once the calls are being answered (after the data was loaded,
-    as a disk that fills up during the run)."""
+    as a disk that fills up during the run), the output folder's samples.jsonl first."""
     def answer(messages):
-        for do in breaks:
+        for do in (_full_output, *breaks):
             do()
         return "[[A]]"
     return answer
+
+
+def _full_output() -> None:
+    """samples.jsonl of every output folder under the test's folder `out` cannot be written from now on."""
+    for out in _OUTPUTS:
+        if not (out / "samples.jsonl").exists():
+            (out / "samples.jsonl").mkdir(parents=True)
+            (out / "samples.jsonl" / "keep").write_text("x")
+
+
+_OUTPUTS: list[Path] = []
 
 
 def no_temp():

@@ -158,6 +158,7 @@ class LiveRun(RunState):
             tries = retry + 1
             last_error = f"{error} (gave up after {tries} attempt{'s' if tries > 1 else ''})"
             if not should_retry(error, retry, self.options):
+                self.gave_up += 1  # a connection error, timeout, 429 or 5xx to its last retry (_stop_after_failures)
                 return last_error
             if self.draining:
                 raise _Drained(last_error)
@@ -273,13 +274,15 @@ class LiveRun(RunState):
             self._store(item, totals.reply())
 
     def _stop_after_failures(self, error: str) -> None:
-        """Stop after --max-failures failed calls, or, without it, when the first UNREACHABLE_AFTER all failed."""
+        """Stop after --max-failures failed calls, or, without it, when the first UNREACHABLE_AFTER calls all failed
+        to their last retry (a connection error, timeout, 429 or 5xx: not a prompt's own failure) and none was
+        answered."""
         limit = self.options.max_failures
         if limit is not None and self.failed >= limit:
             self.stopped = f"stopped after {self.failed} failed calls (max failures {limit})"
             raise _Stop(self.stopped)
-        if limit is None and not self.replied and self.failed >= UNREACHABLE_AFTER:
-            self.stopped = (f"the first {self.failed} calls all failed and none was answered (the last: "
+        if limit is None and not self.replied and self.gave_up >= UNREACHABLE_AFTER:
+            self.stopped = (f"the first {self.gave_up} calls all failed and none was answered (the last: "
                             f"{error}); is the endpoint up? (--max-failures N to go on longer)")
             raise _Stop(self.stopped)
 

@@ -13,9 +13,9 @@ if TYPE_CHECKING:  # the CLI's parser imports this module: no pydantic for --hel
     from judgebench.core.records import JudgeReply
 
 DEFAULT_CONCURRENCY = 16
-# Without --max-failures, a run whose first this many calls all failed (after their retries) and that has no answer
-# yet stops: the endpoint is unreachable or refuses every call (a wrong port, a server not started), and the rest
-# would spend about half a minute of backoff each.
+# Without --max-failures, a run whose first this many calls all failed to their last retry (connection errors,
+# timeouts, 429, 5xx) and that has no answer yet stops: the endpoint is unreachable or refuses every call (a wrong
+# port, a server not started), and the rest would spend about half a minute of backoff each.
 UNREACHABLE_AFTER = 10
 INTERRUPTED = "interrupted"
 
