@@ -155,8 +155,8 @@ sys.exit(main())
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_built_in_judge_run_interrupted_writes_its_partial_results(tmp_path, sig):
     """A built-in judge's run is judged in this process, chunk by chunk: the signal is honoured after the chunk it
-    lands in; the chunks after it are not attempted and results.json is written, partial (it used to leave
-    samples.jsonl alone, exit 130). A second signal while writing changes nothing."""
+    lands in, and results.json is written, partial, over the examples judged (it used to leave samples.jsonl
+    alone, exit 130). A second Ctrl-C while writing only says so."""
     from helpers import sci_row, write_jsonl
 
     from judgebench.judging.streaming import CHUNK_REQUESTS_BUILTIN
@@ -178,7 +178,9 @@ def test_a_built_in_judge_run_interrupted_writes_its_partial_results(tmp_path, s
     try:
         _wait_for(lines, seen, "CHUNK2")
         proc.send_signal(sig)
-        proc.send_signal(sig)
+        if sig == signal.SIGINT:
+            time.sleep(0.5)  # the child waits in a 10 ms sleep loop: its handler has run (two at once are one)
+            proc.send_signal(sig)
         sent.touch()
         code = proc.wait(timeout=300)
     finally:
@@ -190,8 +192,44 @@ def test_a_built_in_judge_run_interrupted_writes_its_partial_results(tmp_path, s
     assert code == 1, (code, seen)
     assert f"judgebench: run stopped early: interrupted ({name}) (partial results written)" in seen, seen
     result = json.loads((tmp_path / "out" / "results.json").read_text())
-    assert result["config"]["partial"] is True
-    assert result["counts"]["answered"] == 2 * CHUNK_REQUESTS_BUILTIN  # the chunk the signal landed in, finished
-    assert result["counts"]["failed"] == result["counts"]["calls"] - 2 * CHUNK_REQUESTS_BUILTIN
-    last = json.loads((tmp_path / "out" / "samples.jsonl").read_text().splitlines()[-1])
-    assert last["error"] == f"not attempted: the run stopped before this call (interrupted ({name}))"
+    assert result["config"]["partial"] is True  # the chunk the signal landed in, finished; no later one
+    assert result["counts"] == {"examples": 2 * per_chunk, "calls": 2 * CHUNK_REQUESTS_BUILTIN, "cached": 0,
+                                "answered": 2 * CHUNK_REQUESTS_BUILTIN, "invalid": 0, "failed": 0,
+                                "coverage": 1.0, "truncated": 0}
+    assert len((tmp_path / "out" / "samples.jsonl").read_text().splitlines()) == 2 * CHUNK_REQUESTS_BUILTIN
+    if sig == signal.SIGINT:
+        assert "judgebench: already stopping: writing the partial results (Ctrl-\\ ends the process now)" in seen
+
+
+@pytest.mark.slow
+def test_a_second_sigterm_still_ends_a_built_in_judge_run(tmp_path):
+    """The supervisor's second SIGTERM ends the process as it would have without the run (calls/stopping.py):
+    only the first is the run's to honour."""
+    from helpers import sci_row, write_jsonl
+
+    from judgebench.judging.streaming import CHUNK_REQUESTS_BUILTIN
+
+    data = write_jsonl(tmp_path / "data.jsonl", [sci_row(i, vote="AB"[i % 2]) for i in range(2 * CHUNK_REQUESTS_BUILTIN)])
+    (tmp_path / "chunky_judgebench.py").write_text(BUILTIN_CHILD, encoding="utf-8")
+    sent = tmp_path / "sent"
+    path = os.pathsep.join([str(Path(judgebench.__file__).parents[1]), str(tmp_path)])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "chunky_judgebench", str(sent), "run", "--tasks", "sciarena_eval", "--judge",
+         "builtin/longer", "--dataset-path", str(data), "--output-path", str(tmp_path / "out"), "--quiet"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": path},
+    )
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=_lines, args=(proc.stderr, lines), daemon=True).start()
+    seen: list[str] = []
+    try:
+        _wait_for(lines, seen, "CHUNK2")
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.5)  # the child waits in a 10 ms sleep loop: its handler has run (two at once are one)
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=120)
+        sent.touch()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert code == 130, (code, seen)  # the command's own SIGTERM handling (cli/interrupts.py): "interrupted"
+    assert not (tmp_path / "out" / "results.json").exists()

@@ -111,7 +111,7 @@ def _score_and_write(
     loaded: LoadedTask, outcome: StreamOutcome,
 ) -> RunSummary:
     """Score the judged records, write results.json (and repeats.jsonl), sum the run up."""
-    records, n_examples = outcome.records, len(loaded.examples) - outcome.unlabelled_examples
+    records, n_examples = outcome.records, outcome.examples - outcome.unlabelled_examples
     loaded.examples = []  # the texts are in samples.jsonl: scoring needs only the lean records
     release_free_memory()  # the chunks' pages, freed between the lean records, before scoring's own (allocator.py)
     config = RunConfig(

@@ -14,9 +14,10 @@ go to unlabelled.jsonl instead, every repeat, and are held apart (`StreamOutcome
 finished (the last line may be cut short) and no results.json; rerunning the command rewrites the
 run, taking every answer already paid for from the answer cache.
 
-A built-in judge's run (judged in this process, nothing in flight) takes Ctrl-C and SIGTERM between chunks: the
-chunks after it are written as not attempted and the results as a partial run, as an LLM run's are (an interrupt
-used to leave samples.jsonl alone, exit 130).
+A built-in judge's run (judged in this process, nothing in flight) takes Ctrl-C and SIGTERM between chunks: it
+ends after the chunk the signal landed in and is scored as a partial run of the examples judged so far (an
+interrupt used to leave samples.jsonl alone, exit 130; writing the rest as not attempted took as long as judging
+it). A second SIGTERM still ends the process, a second Ctrl-C only says the run is stopping (calls/stopping.py).
 
 LLM judges get chunks of CHUNK_REQUESTS_LLM requests (one chunk for every run of normal size, so the
 runner's throughput is untouched: each chunk boundary waits for the chunk's slowest call).
@@ -62,6 +63,7 @@ class StreamOutcome:
     repeats: list[JudgmentRecord] = field(default_factory=list)  # --repeats: repeats 1..N-1, for repeats.jsonl
     unlabelled: list[JudgmentRecord] = field(default_factory=list)  # lean, every repeat: unlabelled.jsonl's
     unlabelled_examples: int = 0  # examples without labels among those judged
+    examples: int = 0  # examples judged or recorded as not attempted (fewer when a built-in judge's run stopped)
 
 
 def stream_judgments(
@@ -109,12 +111,16 @@ def stream_judgments(
     from judgebench.core.resources import default_cache_dir
 
     cached_in = (runner.cache_dir or default_cache_dir()) if uses_cache(judge, runner) else None  # for a salvage message
-    so_far = lambda: [*kept, *others, *unlabelled]  # noqa: E731  # every judgment, listed only for a salvage file
+    seen = 0  # examples judged (or recorded as not attempted)
+    so_far = lambda: [*kept, *others, *unlabelled]  # every judgment, listed only for a salvage file
     with _appender(samples_path, cached_in, STALE_FILES) as sink, \
             _appender(samples_path.parent / UNLABELLED_FILE, cached_in) as unlabelled_sink, paused, \
             _interrupts_between_chunks(builtin) as interrupted:
         for part in chunked(examples, chunk):  # a lazy load builds only this chunk's examples (stream_load.py)
-            stopped = stopped or interrupted()
+            if kept and interrupted():  # a built-in judge's run ends here: the examples judged are its results
+                stopped = interrupted()
+                break
+            seen += len(part)
             requests = expand_repeats(plan_requests(spec, part, template, mode=mode, swap=swap), repeats)
             replies: list[JudgeReply | None]
             if stopped is not None:
@@ -138,7 +144,7 @@ def stream_judgments(
                 lines = _judgment_major(judged_only, judged_only_again)
                 unlabelled.extend(map(_drop_texts, lines))
                 unlabelled_sink("".join(r.model_dump_json() + "\n" for r in lines), so_far)
-    return StreamOutcome(kept, stopped, calls, others, unlabelled, unlabelled_examples)
+    return StreamOutcome(kept, stopped, calls, others, unlabelled, unlabelled_examples, seen)
 
 
 def _judgment_major(first: list[JudgmentRecord], again: list[JudgmentRecord]) -> list[JudgmentRecord]:
@@ -158,9 +164,10 @@ def _split_unlabelled(records: list[JudgmentRecord]) -> tuple[list[JudgmentRecor
 
 @contextmanager
 def _interrupts_between_chunks(active: bool) -> Iterator[Callable[[], str | None]]:
-    """While `active` (a built-in judge's run, in the main thread): SIGINT and SIGTERM are noted, not raised, and
-    `interrupted()` says so between chunks ("interrupted (SIGINT)"); from then on the run holds further interrupts
-    until its results are written (calls/stopping.py)."""
+    """While `active` (a built-in judge's run, in the main thread): the first SIGINT or SIGTERM is noted, not
+    raised, and `interrupted()` says so between chunks ("interrupted (SIGINT)"); from it on, the handlers are the
+    run's again with further Ctrl-C held until the results are written (calls/stopping.py), and a second SIGTERM
+    ends the process as it would have."""
     if not active or threading.current_thread() is not threading.main_thread():
         yield lambda: None
         return
@@ -169,16 +176,21 @@ def _interrupts_between_chunks(active: bool) -> Iterator[Callable[[], str | None
     received: list[str] = []
 
     def note(signum: int, frame: Any) -> None:
-        received.append(signal.Signals(signum).name)
+        if not received:
+            received.append(signal.Signals(signum).name)
+            restore()
+            hold_interrupts()
+
+    def restore() -> None:
+        for signum, handler in previous.items():
+            if signal.getsignal(signum) is note:
+                signal.signal(signum, handler)
 
     previous = {signum: signal.signal(signum, note) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield lambda: f"interrupted ({received[0]})" if received else None
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        if received:
-            hold_interrupts()
+        restore()
 
 
 def lean(record: JudgmentRecord) -> JudgmentRecord:
