@@ -289,27 +289,45 @@ def test_max_failures_stops_cleanly(tmp_path: Path) -> None:
     assert all(r.error for r in out.replies[:3] if r)
 
 
-def test_an_endpoint_that_answers_nothing_stops_the_run_after_the_first_failures(tmp_path: Path) -> None:
-    """Without --max-failures, UNREACHABLE_AFTER calls failed to their last retry with nothing answered stop the
-    run (a wrong port retried each call for about half a minute: hours for a task); one answer, a prompt's own
-    failure (not retried) or --max-failures keeps it going."""
+@pytest.mark.parametrize("transport", ["openai", "litellm"])
+def test_an_endpoint_that_answers_nothing_stops_the_run(tmp_path: Path, transport: str) -> None:
+    """Without --max-failures, UNREACHABLE_AFTER calls with no answer to their last retry (nothing listening on
+    the port) and none answered stop the run: a wrong port retried each call for about half a minute, hours for
+    a task. A 429 or 5xx does not count (the endpoint is up: a throttled start goes on), nor does one answer,
+    from the cache too, or --max-failures."""
     from judgebench.calls.options import UNREACHABLE_AFTER
 
+    with FakeOpenAIServer() as server:
+        closed = server.api_base  # the port of a server that is gone: connections are refused
     requests = [judge_request(i) for i in range(40)]
-    with FakeOpenAIServer(Behaviour(status=500)) as server:
-        out = run_requests(requests, judge_for(server), fast(tmp_path, concurrency=1, max_retries=0), verdict_parses)
-        assert server.stats().total == UNREACHABLE_AFTER
-    assert out.stopped == (f"the first {UNREACHABLE_AFTER} calls all failed and none was answered (the last: "
-                           f"{out.replies[UNREACHABLE_AFTER - 1].error}); is the endpoint up? (--max-failures N to go on longer)")
+    judge = LiteLLMJudge("openai/judge-x", {"api_base": closed, "api_key": "sk-test", "transport": transport})
+    out = run_requests(requests, judge, fast(tmp_path, concurrency=1, max_retries=0), verdict_parses)
+    assert (out.stopped or "").startswith(f"{UNREACHABLE_AFTER} calls got no answer from the endpoint and none has "
+                                          "been answered (the last: ")
+    assert (out.stopped or "").endswith("is the endpoint up? (--max-failures N to go on longer)")
     assert [r is not None for r in out.replies] == [True] * UNREACHABLE_AFTER + [False] * (40 - UNREACHABLE_AFTER)
-    with FakeOpenAIServer(Behaviour(status=500)) as server:
-        out = run_requests(requests, judge_for(server), fast(tmp_path, concurrency=1, max_retries=0, max_failures=25),
-                           verdict_parses)
+    out = run_requests(requests, judge, fast(tmp_path, concurrency=1, max_retries=0, max_failures=25), verdict_parses)
     assert "25 failed calls (max failures 25)" in (out.stopped or "")
-    first = judge_request(0).messages[-1]["content"]
-    with FakeOpenAIServer(Behaviour(action_fn=lambda messages: None if messages[-1]["content"] == first else 500)) as server:
-        out = run_requests(requests, judge_for(server), fast(tmp_path / "c2", concurrency=1, max_retries=0), verdict_parses)
-    assert out.stopped is None and sum(r.error is not None for r in out.replies if r) == 39  # one answer: no stop
+    with FakeOpenAIServer(Behaviour(status=500)) as server:  # up, and failing: every call is made
+        out = run_requests(requests, judge_for(server), fast(tmp_path, concurrency=1, max_retries=0), verdict_parses)
+        assert server.stats().total == 40 and out.stopped is None
+
+
+@pytest.mark.parametrize("worker", ["1", "0"])
+def test_answers_from_the_cache_keep_a_rerun_going_when_the_endpoint_is_gone(tmp_path: Path, monkeypatch, worker) -> None:
+    """The "endpoint answers nothing" stop counts answers from the cache on both call paths (the call worker's
+    run did not see the parent's cache hits: the same rerun stopped there and went on in-process)."""
+    from judgebench.calls.options import UNREACHABLE_AFTER
+
+    monkeypatch.setenv("JUDGEBENCH_CALL_WORKER", worker)
+    requests = [judge_request(i) for i in range(UNREACHABLE_AFTER + 20)]
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        run_requests(requests[:3], judge_for(server), fast(tmp_path), verdict_parses)
+        closed = server.api_base
+    gone = LiteLLMJudge("openai/judge-x", {"api_base": closed, "api_key": "sk-test", "endpoint_fingerprint": "fake"})
+    out = run_requests(requests, gone, fast(tmp_path, max_retries=0), verdict_parses)
+    assert out.stopped is None
+    assert [r.text is not None for r in out.replies if r] == [True] * 3 + [False] * (len(requests) - 3)
 
 
 @pytest.mark.slow

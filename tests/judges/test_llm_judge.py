@@ -497,21 +497,31 @@ def test_preflight_refuses_a_self_hosted_endpoint_without_its_address(monkeypatc
 
 def test_a_host_name_dns_does_not_know_stops_the_run_instead_of_being_retried() -> None:
     """A misspelt api_base host (EAI_NONAME) fails every attempt: permanent on both transports; a temporary
-    resolver failure (EAI_AGAIN) stays retryable. Built from the libraries' own exception types (no lookup)."""
+    resolver failure (EAI_AGAIN) is retried, and marked as no answer (calls/live.py counts those); an HTTP error
+    whose body names the resolver came from an endpoint that is there: retried, not a missing host. Built from the
+    libraries' own exception types (no lookup)."""
     import httpx
-    import litellm
     import openai
 
+    from judgebench.judges.litellm_transport import import_litellm
+
+    litellm = import_litellm()  # with the local cost map (a plain import fetches it from the network)
     judge = LiteLLMJudge("openai/m", {"api_base": "http://no-such-host.example:8000/v1", "api_key": "sk-t"})
-    for reason, retryable in (("Name or service not known", False), ("Temporary failure in name resolution", True)):
+    for reason, missing in (("Name or service not known", True), ("Temporary failure in name resolution", False)):
         exc = openai.APIConnectionError(request=httpx.Request("POST", "http://no-such-host.example:8000/v1"))
         exc.__cause__ = httpx.ConnectError(f"[Errno -2] {reason}")
         direct = judge._openai_transport().classify(exc, 5.0)
-        through_litellm = judge.classify_error(litellm.InternalServerError(
-            message=f"Cannot connect to host no-such-host.example:8000 [{reason}]", llm_provider="hosted_vllm", model="m"))
-        for error in (direct, through_litellm):
-            assert (error.retryable, error.fatal) == (retryable, True), reason
-            assert ("the endpoint's host name was not found (a misspelt api_base, or no DNS here)" in str(error)) is not retryable
+        wrapped = litellm.InternalServerError(message="Cannot connect to host no-such-host.example:8000",
+                                              llm_provider="hosted_vllm", model="m")
+        wrapped.__context__ = httpx.ConnectError(f"Cannot connect to host no-such-host.example:8000 [{reason}]")
+        for error in (direct, judge.classify_error(wrapped)):
+            assert (error.retryable, error.fatal, error.unreachable) == (not missing, True, not missing), reason
+            assert str(error).startswith("the endpoint's host name was not found (a misspelt api_base or proxy "
+                                         "host, or no DNS here): ") is missing
+    upstream = litellm.InternalServerError(message="upstream connect error: [Errno -2] Name or service not known",
+                                           llm_provider="openai", model="m")  # an HTTP 5xx from a proxy that is up
+    error = judge.classify_error(upstream)
+    assert (error.retryable, error.unreachable) == (True, False)
 
 
 def test_missing_credentials_is_permanent_not_retried(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

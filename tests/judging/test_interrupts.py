@@ -151,18 +151,12 @@ sys.exit(main())
 """
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_a_built_in_judge_run_interrupted_writes_its_partial_results(tmp_path, sig):
-    """A built-in judge's run is judged in this process, chunk by chunk: the signal is honoured after the chunk it
-    lands in, and results.json is written, partial, over the examples judged (it used to leave samples.jsonl
-    alone, exit 130). A second Ctrl-C while writing only says so."""
+def _interrupt_built_in_run(tmp_path: Path, examples: int, *signals: signal.Signals) -> tuple[int, list[str]]:
+    """A built-in judge's run of `examples` examples, sent `signals` (half a second apart) while its second chunk
+    is being answered: the exit code and the lines on stderr."""
     from helpers import sci_row, write_jsonl
 
-    from judgebench.judging.streaming import CHUNK_REQUESTS_BUILTIN
-
-    per_chunk = CHUNK_REQUESTS_BUILTIN // 2  # examples per chunk (both orders)
-    data = write_jsonl(tmp_path / "data.jsonl", [sci_row(i, vote="AB"[i % 2]) for i in range(3 * per_chunk + 7)])
+    data = write_jsonl(tmp_path / "data.jsonl", [sci_row(i, vote="AB"[i % 2]) for i in range(examples)])
     (tmp_path / "chunky_judgebench.py").write_text(BUILTIN_CHILD, encoding="utf-8")
     sent = tmp_path / "sent"
     path = os.pathsep.join([str(Path(judgebench.__file__).parents[1]), str(tmp_path)])
@@ -177,9 +171,9 @@ def test_a_built_in_judge_run_interrupted_writes_its_partial_results(tmp_path, s
     seen: list[str] = []
     try:
         _wait_for(lines, seen, "CHUNK2")
-        proc.send_signal(sig)
-        if sig == signal.SIGINT:
-            time.sleep(0.5)  # the child waits in a 10 ms sleep loop: its handler has run (two at once are one)
+        for number, sig in enumerate(signals):
+            if number:
+                time.sleep(0.5)  # the child waits in a 10 ms sleep loop: its handler has run (two at once are one)
             proc.send_signal(sig)
         sent.touch()
         code = proc.wait(timeout=300)
@@ -188,7 +182,20 @@ def test_a_built_in_judge_run_interrupted_writes_its_partial_results(tmp_path, s
             proc.kill()
     while (line := lines.get(timeout=10)) is not None:
         seen.append(line)
-    name = signal.Signals(sig).name
+    return code, seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signals", [(signal.SIGTERM,), (signal.SIGINT, signal.SIGINT)])
+def test_a_built_in_judge_run_interrupted_writes_its_partial_results(tmp_path, signals):
+    """A built-in judge's run is judged in this process, chunk by chunk: the signal is honoured after the chunk it
+    lands in, and results.json is written, partial, over the examples judged (it used to leave samples.jsonl
+    alone, exit 130). A second Ctrl-C while writing only says so."""
+    from judgebench.judging.streaming import CHUNK_REQUESTS_BUILTIN
+
+    per_chunk = CHUNK_REQUESTS_BUILTIN // 2  # examples per chunk (both orders)
+    code, seen = _interrupt_built_in_run(tmp_path, 3 * per_chunk + 7, *signals)
+    name = signals[0].name
     assert code == 1, (code, seen)
     assert f"judgebench: run stopped early: interrupted ({name}) (partial results written)" in seen, seen
     result = json.loads((tmp_path / "out" / "results.json").read_text())
@@ -197,7 +204,7 @@ def test_a_built_in_judge_run_interrupted_writes_its_partial_results(tmp_path, s
                                 "answered": 2 * CHUNK_REQUESTS_BUILTIN, "invalid": 0, "failed": 0,
                                 "coverage": 1.0, "truncated": 0}
     assert len((tmp_path / "out" / "samples.jsonl").read_text().splitlines()) == 2 * CHUNK_REQUESTS_BUILTIN
-    if sig == signal.SIGINT:
+    if len(signals) > 1:
         assert "judgebench: already stopping: writing the partial results (Ctrl-\\ ends the process now)" in seen
 
 
@@ -205,31 +212,8 @@ def test_a_built_in_judge_run_interrupted_writes_its_partial_results(tmp_path, s
 def test_a_second_sigterm_still_ends_a_built_in_judge_run(tmp_path):
     """The supervisor's second SIGTERM ends the process as it would have without the run (calls/stopping.py):
     only the first is the run's to honour."""
-    from helpers import sci_row, write_jsonl
-
     from judgebench.judging.streaming import CHUNK_REQUESTS_BUILTIN
 
-    data = write_jsonl(tmp_path / "data.jsonl", [sci_row(i, vote="AB"[i % 2]) for i in range(2 * CHUNK_REQUESTS_BUILTIN)])
-    (tmp_path / "chunky_judgebench.py").write_text(BUILTIN_CHILD, encoding="utf-8")
-    sent = tmp_path / "sent"
-    path = os.pathsep.join([str(Path(judgebench.__file__).parents[1]), str(tmp_path)])
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "chunky_judgebench", str(sent), "run", "--tasks", "sciarena_eval", "--judge",
-         "builtin/longer", "--dataset-path", str(data), "--output-path", str(tmp_path / "out"), "--quiet"],
-        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": path},
-    )
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=_lines, args=(proc.stderr, lines), daemon=True).start()
-    seen: list[str] = []
-    try:
-        _wait_for(lines, seen, "CHUNK2")
-        proc.send_signal(signal.SIGTERM)
-        time.sleep(0.5)  # the child waits in a 10 ms sleep loop: its handler has run (two at once are one)
-        proc.send_signal(signal.SIGTERM)
-        code = proc.wait(timeout=120)
-        sent.touch()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    code, seen = _interrupt_built_in_run(tmp_path, CHUNK_REQUESTS_BUILTIN, signal.SIGTERM, signal.SIGTERM)
     assert code == 130, (code, seen)  # the command's own SIGTERM handling (cli/interrupts.py): "interrupted"
     assert not (tmp_path / "out" / "results.json").exists()

@@ -104,3 +104,28 @@ def test_rescoring_a_changed_verdict_keeps_the_texts(tmp_path):
     assert after[0]["verdict_shown"] == flipped.strip("[]")
     assert all(after[0][k] == first[k] and after[0][k] for k in TEXT_FIELDS)  # texts kept
     assert after[1:] == [json.loads(line) for line in lines[1:]]  # the other lines untouched
+
+
+def test_a_run_answered_once_is_never_stopped_as_unreachable_in_a_later_chunk(tmp_path, monkeypatch):
+    """Each chunk's calls are a run of the call layer of their own: once one chunk has an answer, the later ones go
+    without the "endpoint answers nothing" stop (calls/live.py), which stopped a run of more than a chunk at a
+    short outage as it began its second chunk."""
+    from openai_server import Behaviour, FakeOpenAIServer
+
+    from judgebench.calls import RunnerOptions, run_requests
+    from judgebench.calls.options import UNREACHABLE_AFTER
+    from judgebench.judging import pipeline
+
+    seen: list[int | None] = []
+
+    def recording(requests, judge, runner, *args, **kwargs):
+        seen.append(runner.unreachable_after)
+        return run_requests(requests, judge, runner, *args, **kwargs)
+
+    monkeypatch.setattr(streaming, "CHUNK_REQUESTS_LLM", 24)
+    monkeypatch.setattr(pipeline, "run_requests", recording)
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        judgebench.evaluate("sciarena_eval", "openai/m", output_path=tmp_path / "run", demo=True, limit=36,
+                            judge_args={"api_base": server.api_base, "api_key": "sk-t"},
+                            runner=RunnerOptions(use_cache=False, progress=False))
+    assert seen == [UNREACHABLE_AFTER, None, None]  # 72 judgments in chunks of 24

@@ -8,8 +8,8 @@ the requests never finished are None and `stopped` says why.
 - A call waiting out its backoff does not hold a concurrency slot.
 - Fatal errors (JudgeCallError not retryable, fatal) stop the whole run at once: in-flight
   calls are cancelled, finished replies are kept. `fatal=False` fails that call only.
-- `max_failures`: the run stops cleanly once that many calls have FAILED; without it, once the first
-  UNREACHABLE_AFTER calls have all FAILED and none was answered (an endpoint that answers nothing).
+- `max_failures`: the run stops cleanly once that many calls have FAILED; without it, once
+  `unreachable_after` calls got no answer at all (connection errors, timeouts) and none was answered.
 - Re-ask: an answer that does not parse is asked again up to `reask` times, with the bad
   answer appended as an assistant message and a reminder of the allowed verdicts.
 - Cache: answers (unparseable ones of a re-ask chain included) are committed the moment
@@ -33,7 +33,7 @@ from typing import Any
 
 from judgebench.calls.budget import Budget
 from judgebench.calls.cache import cache_key, pid_alive
-from judgebench.calls.options import INTERRUPTED, UNREACHABLE_AFTER, RunnerOptions
+from judgebench.calls.options import INTERRUPTED, RunnerOptions
 from judgebench.calls.policy import (
     TokenBucket,
     attempt_deadline,
@@ -138,7 +138,7 @@ class LiveRun(RunState):
                     reply = await asyncio.wait_for(self.judge.judge(request), attempt_deadline(self.options))
                     error: JudgeCallError | None = None
                 except asyncio.TimeoutError:
-                    error = JudgeCallError(f"timed out after {self.options.timeout_s:g}s", retryable=True)
+                    error = JudgeCallError(f"timed out after {self.options.timeout_s:g}s", retryable=True, unreachable=True)
                 except JudgeCallError as exc:
                     error = exc
                 finally:
@@ -158,7 +158,7 @@ class LiveRun(RunState):
             tries = retry + 1
             last_error = f"{error} (gave up after {tries} attempt{'s' if tries > 1 else ''})"
             if not should_retry(error, retry, self.options):
-                self.gave_up += 1  # a connection error, timeout, 429 or 5xx to its last retry (_stop_after_failures)
+                self.unreachable += error.unreachable  # no answer to the last retry either (_stop_after_failures)
                 return last_error
             if self.draining:
                 raise _Drained(last_error)
@@ -274,16 +274,17 @@ class LiveRun(RunState):
             self._store(item, totals.reply())
 
     def _stop_after_failures(self, error: str) -> None:
-        """Stop after --max-failures failed calls, or, without it, when the first UNREACHABLE_AFTER calls all failed
-        to their last retry (a connection error, timeout, 429 or 5xx: not a prompt's own failure) and none was
-        answered."""
+        """Stop after --max-failures failed calls, or, without it, when `unreachable_after` calls got no answer to
+        their last retry (a connection error or a timeout: not a 429 or 5xx, which an endpoint that is up sends,
+        nor a prompt's own failure) and no call of the run was answered."""
         limit = self.options.max_failures
         if limit is not None and self.failed >= limit:
             self.stopped = f"stopped after {self.failed} failed calls (max failures {limit})"
             raise _Stop(self.stopped)
-        if limit is None and not self.replied and self.gave_up >= UNREACHABLE_AFTER:
-            self.stopped = (f"the first {self.gave_up} calls all failed and none was answered (the last: "
-                            f"{error}); is the endpoint up? (--max-failures N to go on longer)")
+        after = self.options.unreachable_after
+        if limit is None and after is not None and not self.replied and self.unreachable >= after:
+            self.stopped = (f"{self.unreachable} calls got no answer from the endpoint and none has been answered (the "
+                            f"last: {error}); is the endpoint up? (--max-failures N to go on longer)")
             raise _Stop(self.stopped)
 
     async def _worker(self, queue: list[_Item]) -> None:

@@ -13,9 +13,9 @@ if TYPE_CHECKING:  # the CLI's parser imports this module: no pydantic for --hel
     from judgebench.core.records import JudgeReply
 
 DEFAULT_CONCURRENCY = 16
-# Without --max-failures, a run whose first this many calls all failed to their last retry (connection errors,
-# timeouts, 429, 5xx) and that has no answer yet stops: the endpoint is unreachable or refuses every call (a wrong
-# port, a server not started), and the rest would spend about half a minute of backoff each.
+# Without --max-failures, a run stops when this many calls got no answer to their last retry (connection errors,
+# timeouts) before any call of it was answered: the endpoint is unreachable (a wrong port, a server not started),
+# and the rest would spend about half a minute of backoff each. A 429 or 5xx does not count: the endpoint is up.
 UNREACHABLE_AFTER = 10
 INTERRUPTED = "interrupted"
 
@@ -29,7 +29,8 @@ class RunnerOptions:
     timeout_s: float = 120.0  # per attempt
     max_retries: int = 5  # retries after the first attempt, for retryable errors
     reask: int = 0  # extra asks when the answer does not parse
-    max_failures: int | None = None  # stop cleanly after this many FAILED calls (None: UNREACHABLE_AFTER, with no answer)
+    max_failures: int | None = None  # stop cleanly after this many FAILED calls
+    unreachable_after: int | None = UNREACHABLE_AFTER  # without max_failures; None: off (a run that has answers)
     rpm: int | None = None
     tpm: int | None = None
     use_cache: bool = True
@@ -46,7 +47,8 @@ class RunnerOptions:
         _at_least("--concurrency", self.concurrency, 1)
         _at_least("--max-retries", self.max_retries, 0)
         _at_least("--reask", self.reask, 0)
-        for flag, value in (("--max-failures", self.max_failures), ("--rpm", self.rpm), ("--tpm", self.tpm)):
+        for flag, value in (("--max-failures", self.max_failures), ("--rpm", self.rpm), ("--tpm", self.tpm),
+                            ("unreachable_after", self.unreachable_after)):
             if value is not None:
                 _at_least(flag, value, 1)
         _positive_seconds("--timeout", self.timeout_s)

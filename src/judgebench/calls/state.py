@@ -59,8 +59,8 @@ class RunState:
         self.stopped: str | None = None
         self.calls_made = 0
         self.failed = 0
-        self.replied = 0  # requests with an answer (parseable or not), from the cache too
-        self.gave_up = 0  # calls failed after their last retry of a retryable error (live.py)
+        self.replied = 0  # requests with an answer (parseable or not), from the cache too (the worker: the parent's too)
+        self.unreachable = 0  # calls with no answer to their last retry: connection errors, timeouts (live.py)
         self.cache: ReplyCache | None = None
         self.cache_error: str | None = None  # the cache could not be written: stop when done
         self.progress: Progress | None = None

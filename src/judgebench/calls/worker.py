@@ -91,7 +91,7 @@ class CallWorker:
         status = 0
         try:
             try:
-                _send_job(self.life_fd, pickle.dumps((job, run.is_parseable), pickle.HIGHEST_PROTOCOL))
+                _send_job(self.life_fd, pickle.dumps((job, run.is_parseable, run.replied), pickle.HIGHEST_PROTOCOL))
             except OSError:  # the worker is gone: its error, if any, is on the result pipe
                 pass
             for line in reader.lines():
@@ -233,7 +233,7 @@ class _JobReader:
         return bytes(self.buffer[_LENGTH.size : _LENGTH.size + size])
 
 
-async def _receive_job(judge: Judge, lifeline_fd: int) -> tuple[list[JudgeRequest], Any] | None:
+async def _receive_job(judge: Judge, lifeline_fd: int) -> tuple[list[JudgeRequest], Any, int] | None:
     """Warm the judge up while the job arrives; None when the parent closed the lifeline
     (or died) before sending a complete one."""
     loop = asyncio.get_running_loop()
@@ -311,8 +311,9 @@ def _worker_main(
         job = await _receive_job(judge, lifeline_fd)
         if job is None:
             return
-        requests, is_parseable = job
+        requests, is_parseable, replied = job
         run = LiveRun(requests, judge, replace(options, progress=False), is_parseable)
+        run.replied = replied  # the parent's answers from the cache: the endpoint's state is not judged by them
         run.shared_calls = shared_calls
         run.on_finish = lambda i, reply: send(b"R %d %s\n" % (i, reply.model_dump_json().encode("utf-8")))
         loop = asyncio.get_running_loop()

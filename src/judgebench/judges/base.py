@@ -12,7 +12,9 @@ if TYPE_CHECKING:  # annotations only: the CLI's parser reaches this package (ju
 class JudgeCallError(Exception):
     """One failed attempt. `retryable`: trying again can help. `fatal` (non-retryable
     errors only): True stops the whole run (bad key, unknown model), False fails this
-    call only (e.g. this prompt exceeds the context window)."""
+    call only (e.g. this prompt exceeds the context window). `unreachable`: no answer came
+    back at all (a connection error or a timeout), unlike a 429 or 5xx, which an endpoint that
+    is up sends (calls/live.py stops a run whose first calls all end so)."""
 
     def __init__(
         self,
@@ -21,11 +23,13 @@ class JudgeCallError(Exception):
         retryable: bool,
         retry_after_s: float | None = None,
         fatal: bool = True,
+        unreachable: bool = False,
     ):
         super().__init__(message)
         self.retryable = retryable
         self.retry_after_s = retry_after_s
         self.fatal = fatal
+        self.unreachable = unreachable
 
 
 class Judge(ABC):

@@ -22,11 +22,13 @@ REQUEST_LEVEL_ERRORS = ("ContextWindowExceededError", "ContentPolicyViolationErr
 AUTH_ERRORS = ("AuthenticationError", "PermissionDeniedError")
 # client-side "no key at all" messages (whatever status litellm attaches to them)
 AUTH_TEXT = ("missing credentials", "api_key client option must be set")
-# The resolver's answers that a host name does not exist (glibc's EAI_NONAME and EAI_NODATA, macOS's EAI_NONAME,
-# Windows' WSAHOST_NOT_FOUND): a misspelt api_base host, which no retry can help. "Temporary failure in name
-# resolution" (EAI_AGAIN) is not among them: it is retried.
-UNKNOWN_HOST_TEXT = ("name or service not known", "nodename nor servname provided", "no address associated with hostname",
-                     "getaddrinfo failed")
+# The resolver's answers that a host name does not exist (glibc's EAI_NONAME and EAI_NODATA, macOS's EAI_NONAME): a
+# misspelt api_base host, which no retry can help. "Temporary failure in name resolution" (EAI_AGAIN) is not among
+# them, nor Windows' "getaddrinfo failed" (its text for every resolver error, temporary ones too): both are retried.
+# Exceptions of a connection that got no HTTP answer, by name (openai, httpx, aiohttp; litellm wraps them in a 500)
+NO_ANSWER_ERRORS = {"APIConnectionError", "ConnectError", "ConnectTimeout", "ClientConnectorError",
+                    "ClientConnectorDNSError", "ServerDisconnectedError"}
+UNKNOWN_HOST_TEXT = ("name or service not known", "nodename nor servname provided", "no address associated with hostname")
 _KEYLIKE = re.compile(r"\b(sk|pk|rk|key)-[A-Za-z0-9_\-*]{6,}")
 
 
@@ -77,12 +79,26 @@ def is_auth_error(exc: BaseException, status: Any, message: str) -> bool:
     return any(fragment in low for fragment in AUTH_TEXT)
 
 
-def unknown_host(message: str) -> JudgeCallError | None:
-    """A connection error whose host name does not exist, as the error that stops the run (None otherwise)."""
-    if not any(fragment in message.lower() for fragment in UNKNOWN_HOST_TEXT):
-        return None
-    return JudgeCallError(f"the endpoint's host name was not found (a misspelt api_base, or no DNS here): {message}",
-                          retryable=False)
+def no_answer(exc: BaseException) -> str | None:
+    """The text of the exception in `exc`'s chain that says the connection got no HTTP answer (refused, reset,
+    unresolvable, ...), or None: an error with an HTTP status came from an endpoint that is there."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, ConnectionError) or type(cause).__name__ in NO_ANSWER_ERRORS:
+            return f"{type(cause).__name__}: {cause}"
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
+def connection_error(message: str) -> JudgeCallError:
+    """A connection that got no answer (no_answer): retried, unless the resolver said its host name does not exist,
+    which stops the run."""
+    if any(fragment in message.lower() for fragment in UNKNOWN_HOST_TEXT):
+        return JudgeCallError(f"the endpoint's host name was not found (a misspelt api_base or proxy host, or no DNS "
+                              f"here): {message}", retryable=False)
+    return JudgeCallError(message, retryable=True, unreachable=True)
 
 
 def error_detail(exc: Any) -> str:

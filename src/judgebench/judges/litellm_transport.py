@@ -22,10 +22,11 @@ from judgebench.judges.base import JudgeCallError
 from judgebench.judges.call_errors import (
     REQUEST_LEVEL_ERRORS,
     RETRYABLE_STATUS,
+    connection_error,
     is_auth_error,
     is_request_level,
+    no_answer,
     parse_retry_after,
-    unknown_host,
 )
 from judgebench.judges.reasoning import response_details
 
@@ -114,7 +115,10 @@ def classify_litellm_error(exc: Exception, scrub: Callable[[str], str], timeout_
     if is_auth_error(exc, status, message):
         return JudgeCallError(f"authentication failed: {message}", retryable=False)
     if isinstance(exc, (litellm.Timeout, asyncio.TimeoutError, TimeoutError)):
-        return JudgeCallError(f"timed out after {timeout_s:g}s ({message})", retryable=True)
+        return JudgeCallError(f"timed out after {timeout_s:g}s ({message})", retryable=True, unreachable=True)
+    reason = no_answer(exc)  # litellm reports a refused or unresolvable host as a 500
+    if reason is not None:
+        return connection_error(message if reason in message else scrub(f"{message} ({reason})"))
     retryable_types = (
         litellm.RateLimitError,
         litellm.APIConnectionError,
@@ -123,7 +127,7 @@ def classify_litellm_error(exc: Exception, scrub: Callable[[str], str], timeout_
         getattr(litellm, "BadGatewayError", litellm.ServiceUnavailableError),
     )
     if isinstance(exc, retryable_types):
-        return unknown_host(message) or JudgeCallError(message, retryable=True, retry_after_s=retry_after)
+        return JudgeCallError(message, retryable=True, retry_after_s=retry_after)
     if isinstance(status, int) and (status in RETRYABLE_STATUS or status >= 500):
         return JudgeCallError(message, retryable=True, retry_after_s=retry_after)
     # litellm maps prompt-level errors per provider; an OpenAI-compatible endpoint's own

@@ -25,6 +25,7 @@ import hashlib
 import json
 import math
 import os
+import sys
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError
@@ -214,8 +215,8 @@ class LiteLLMJudge(Judge):
                                   "--judge-args api_base=http://HOST:PORT/v1")
         if provider in SELF_HOSTED_BASE_ENV:
             env = SELF_HOSTED_BASE_ENV[provider]
-            if env and os.environ.get(env, "").strip():
-                return
+            if (env and os.environ.get(env, "").strip()) or getattr(sys.modules.get("litellm"), "api_base", None):
+                return  # litellm's variable, or its module-wide api_base a Python caller set
             raise JudgebenchError(f"judge {self.model}: a self-hosted endpoint ({provider}) has no default address: "
                                   "--judge-args api_base=http://HOST:PORT/v1" + (f" (or set {env})" if env else ""))
 

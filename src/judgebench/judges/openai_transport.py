@@ -28,11 +28,11 @@ from judgebench.core.records import JudgeReply, JudgeRequest, reported_count
 from judgebench.judges.base import JudgeCallError
 from judgebench.judges.call_errors import (
     RETRYABLE_STATUS,
+    connection_error,
     error_detail,
     is_auth_error,
     is_request_level,
     parse_retry_after,
-    unknown_host,
 )
 from judgebench.judges.prices import cost_map_prices, price
 from judgebench.judges.reasoning import response_details
@@ -203,7 +203,7 @@ class OpenAITransport:
 
         name = type(exc).__name__
         if isinstance(exc, openai.APITimeoutError):
-            return JudgeCallError(f"timed out after {timeout_s:g}s", retryable=True)
+            return JudgeCallError(f"timed out after {timeout_s:g}s", retryable=True, unreachable=True)
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
             detail = error_detail(exc)
@@ -220,8 +220,7 @@ class OpenAITransport:
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
             reason = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
-            message = self.scrub(f"connection error: {reason}")
-            return unknown_host(message) or JudgeCallError(message, retryable=True)
+            return connection_error(self.scrub(f"connection error: {reason}"))
         if isinstance(exc, (openai.APIResponseValidationError, json.JSONDecodeError)):
             # a 200 whose body is not a chat completion (a proxy's error page, cut-off JSON)
             return JudgeCallError(self.scrub(f"malformed response: {name}: {exc}"), retryable=True)

@@ -17,7 +17,7 @@ from judgebench.calls import RunnerOptions, check_cache, run_requests
 from judgebench.calls.stopping import release_interrupts
 from judgebench.core.allocator import release_free_memory
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.records import RunConfig, RunResult
+from judgebench.core.records import JudgmentRecord, RunConfig, RunResult
 from judgebench.core.rundir import SAMPLES_FILE, check_run_files
 from judgebench.core.version import __version__
 from judgebench.judges import make_judge
@@ -170,7 +170,8 @@ def _score_and_write(
     )
 
 
-def _coverage_failure(records: list, result: RunResult, outcome: StreamOutcome, min_coverage: float | None) -> str | None:
+def _coverage_failure(records: list[JudgmentRecord], result: RunResult, outcome: StreamOutcome,
+                      min_coverage: float | None) -> str | None:
     """Why the answered share is too low: of the scored judgments, or of the unlabelled examples' (their verdicts
     are what `--judge-unlabelled` is run for), each with its most common causes."""
     failures = [coverage_failure(records, result.counts.coverage, min_coverage)]

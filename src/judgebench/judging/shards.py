@@ -17,8 +17,8 @@ are concatenated in shard order too.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from judgebench.core.errors import JudgebenchError

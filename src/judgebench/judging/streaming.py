@@ -29,7 +29,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -129,6 +129,8 @@ def stream_judgments(
                 outcome = call(requests, judge, runner, parses_fully, worker=worker)
                 worker = None  # run_requests let it go; a later chunk forks its own when needed
                 replies, stopped, calls = outcome.replies, outcome.stopped, calls + outcome.calls_made
+                if runner.unreachable_after is not None and any(r is not None and r.text is not None for r in replies):
+                    runner = replace(runner, unreachable_after=None)  # answered once: the endpoint is there
             records, again = split_repeats(
                 assemble_records(spec.name, judge.id, requests, replies, part, stopped, log_text=log_text)
             )

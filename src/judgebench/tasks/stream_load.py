@@ -215,6 +215,11 @@ class LazyExamples(Sequence[PairExample]):
             raise IndexError(key)
         return next(self[index : index + 1].chunks(1))[0]
 
+    def pick(self, indices: Sequence[int]) -> LazyExamples:
+        """The examples at `indices` (ascending, of this view) as a lazy view."""
+        rows = array("q", (self._lo + i if self._only is None else self._only[i] for i in indices))  # rows' own
+        return LazyExamples(self._build, self._source, rows[0] if rows else 0, rows[-1] + 1 if rows else 0, rows)
+
     def __iter__(self) -> Iterator[PairExample]:
         for part in self.chunks(BATCH_ROWS):
             yield from part
@@ -247,11 +252,9 @@ class LazyExamples(Sequence[PairExample]):
 
 def pick_examples(examples: Sequence[PairExample], indices: Sequence[int]) -> Sequence[PairExample]:
     """The examples at `indices` (ascending), in order: a lazy view of a LazyExamples, a list otherwise."""
-    if not isinstance(examples, LazyExamples):
-        return [examples[i] for i in indices]
-    only = examples._only
-    rows = array("q", (examples._lo + i if only is None else only[i] for i in indices))  # the rows' own indices
-    return LazyExamples(examples._build, examples._source, rows[0] if rows else 0, rows[-1] + 1 if rows else 0, rows)
+    if isinstance(examples, LazyExamples):
+        return examples.pick(indices)
+    return [examples[i] for i in indices]
 
 
 def chunked(examples: Sequence[PairExample], size: int) -> Iterator[list[PairExample]]:
