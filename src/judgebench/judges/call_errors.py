@@ -22,12 +22,12 @@ REQUEST_LEVEL_ERRORS = ("ContextWindowExceededError", "ContentPolicyViolationErr
 AUTH_ERRORS = ("AuthenticationError", "PermissionDeniedError")
 # client-side "no key at all" messages (whatever status litellm attaches to them)
 AUTH_TEXT = ("missing credentials", "api_key client option must be set")
-# The resolver's answers that a host name does not exist (glibc's EAI_NONAME and EAI_NODATA, macOS's EAI_NONAME): a
-# misspelt api_base host, which no retry can help. "Temporary failure in name resolution" (EAI_AGAIN) is not among
-# them, nor Windows' "getaddrinfo failed" (its text for every resolver error, temporary ones too): both are retried.
 # Exceptions of a connection that got no HTTP answer, by name (openai, httpx, aiohttp; litellm wraps them in a 500)
 NO_ANSWER_ERRORS = {"APIConnectionError", "ConnectError", "ConnectTimeout", "ClientConnectorError",
                     "ClientConnectorDNSError", "ServerDisconnectedError"}
+# The resolver's answers that a host name does not exist (glibc's EAI_NONAME and EAI_NODATA, macOS's EAI_NONAME): a
+# misspelt api_base host, which no retry can help. "Temporary failure in name resolution" (EAI_AGAIN) is not among
+# them, nor Windows' "getaddrinfo failed" (its text for every resolver error, temporary ones too): both are retried.
 UNKNOWN_HOST_TEXT = ("name or service not known", "nodename nor servname provided", "no address associated with hostname")
 _KEYLIKE = re.compile(r"\b(sk|pk|rk|key)-[A-Za-z0-9_\-*]{6,}")
 
