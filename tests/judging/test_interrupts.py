@@ -74,13 +74,35 @@ def _wait_for(lines: queue.Queue, seen: list[str], marker: str, timeout: float =
         seen.append(line)
 
 
+def _finish(proc: subprocess.Popen, lines: queue.Queue, seen: list[str], sent: Path, timeout: float) -> int:
+    """Let the child go on (`sent`), wait for its exit (killed if it outlasts `timeout`), read the rest of its
+    stderr into `seen`; its exit code."""
+    try:
+        sent.touch()
+        code = proc.wait(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    while (line := lines.get(timeout=10)) is not None:
+        seen.append(line)
+    return code
+
+
 def _start(tmp_path: Path, sent: Path, **env: str) -> tuple[subprocess.Popen, queue.Queue]:
-    (tmp_path / "slow_loading_judgebench.py").write_text(CHILD, encoding="utf-8")
+    return _start_child(tmp_path, "slow_loading_judgebench", CHILD, sent, ["--demo"], env)
+
+
+def _start_child(tmp_path: Path, module: str, source: str, sent: Path, data: list[str],
+                 env: dict[str, str] | None = None) -> tuple[subprocess.Popen, queue.Queue]:
+    """`source` run as module `module` (as `python -m judgebench` is: a module as __main__) with this judgebench,
+    given `sent` and a built-in judge's `run` of sciarena_eval on `data`; its stderr lines come to the queue."""
+    (tmp_path / f"{module}.py").write_text(source, encoding="utf-8")
     path = os.pathsep.join([str(Path(judgebench.__file__).parents[1]), str(tmp_path)])  # this judgebench
-    proc = subprocess.Popen(  # run as `python -m judgebench` is: a module as __main__
-        [sys.executable, "-m", "slow_loading_judgebench", str(sent), "run", "--tasks", "sciarena_eval",
-         "--judge", "builtin/longer", "--demo", "--output-path", str(tmp_path / "out")],
-        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": path, **env},
+    proc = subprocess.Popen(
+        [sys.executable, "-m", module, str(sent), "run", "--tasks", "sciarena_eval", "--judge", "builtin/longer",
+         *data, "--output-path", str(tmp_path / "out")],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+        env={**os.environ, "PYTHONPATH": path, **(env or {})},
     )
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=_lines, args=(proc.stderr, lines), daemon=True).start()
@@ -97,13 +119,8 @@ def test_a_second_interrupt_while_loading_still_ends_with_130(tmp_path):
         proc.send_signal(signal.SIGINT)
         _wait_for(lines, seen, "TEARDOWN")
         proc.send_signal(signal.SIGINT)
-        sent.touch()
-        code = proc.wait(timeout=120)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-    while (line := lines.get(timeout=10)) is not None:
-        seen.append(line)
+        code = _finish(proc, lines, seen, sent, 120)
     assert code == 130, (code, seen)
     assert [line for line in seen if line not in ("LOADING", "TEARDOWN")] == ["judgebench: interrupted"]
     assert not any(path.is_file() for path in (tmp_path / "out").rglob("*"))  # nothing was paid for, nothing written
@@ -118,13 +135,8 @@ def test_an_interrupt_in_a_finalizer_is_not_lost(tmp_path):
     try:
         _wait_for(lines, seen, "IN_FINALIZER")
         proc.send_signal(signal.SIGINT)
-        sent.touch()
-        code = proc.wait(timeout=60)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-    while (line := lines.get(timeout=10)) is not None:
-        seen.append(line)
+        code = _finish(proc, lines, seen, sent, 60)
     assert code == 130 and [x for x in seen if x != "TEARDOWN"] == ["IN_FINALIZER", "judgebench: interrupted"], (code, seen)
 
 
@@ -157,17 +169,9 @@ def _interrupt_built_in_run(tmp_path: Path, examples: int, *signals: signal.Sign
     from helpers import sci_row, write_jsonl
 
     data = write_jsonl(tmp_path / "data.jsonl", [sci_row(i, vote="AB"[i % 2]) for i in range(examples)])
-    (tmp_path / "chunky_judgebench.py").write_text(BUILTIN_CHILD, encoding="utf-8")
     sent = tmp_path / "sent"
-    path = os.pathsep.join([str(Path(judgebench.__file__).parents[1]), str(tmp_path)])
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "chunky_judgebench", str(sent), "run", "--tasks", "sciarena_eval", "--judge",
-         "builtin/longer", "--dataset-path", str(data), "--output-path", str(tmp_path / "out"), "--quiet",
-         "--bootstrap", "0"],
-        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": path},
-    )
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=_lines, args=(proc.stderr, lines), daemon=True).start()
+    proc, lines = _start_child(tmp_path, "chunky_judgebench", BUILTIN_CHILD, sent,
+                               ["--dataset-path", str(data), "--quiet", "--bootstrap", "0"])
     seen: list[str] = []
     try:
         _wait_for(lines, seen, "CHUNK2")
@@ -175,13 +179,8 @@ def _interrupt_built_in_run(tmp_path: Path, examples: int, *signals: signal.Sign
             if number:
                 time.sleep(0.5)  # the child waits in a 10 ms sleep loop: its handler has run (two at once are one)
             proc.send_signal(sig)
-        sent.touch()
-        code = proc.wait(timeout=300)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-    while (line := lines.get(timeout=10)) is not None:
-        seen.append(line)
+        code = _finish(proc, lines, seen, sent, 300)
     return code, seen
 
 

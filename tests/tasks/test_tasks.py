@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -192,13 +193,18 @@ def test_wide_and_long_layouts_give_the_same_examples(tmp_path):
     }
 
 
-def test_long_layout_rejects_conflicting_rows(tmp_path):
+def _long_ideation_task(tmp_path: Path) -> None:
+    """ideation_long.yaml in tmp_path: Ideation-Arena-Eval's task with one row per dimension (dimension, label)."""
     data = yaml.safe_load((tasks_dir() / "ideation_arena_eval.yaml").read_text())
     data.update(name="ideation_long", layout="long")
     data["columns"].update(dimension="dimension", label="label")
     for dim in data["dimensions"]:
         dim["value"] = dim.pop("label_column")
     (tmp_path / "ideation_long.yaml").write_text(yaml.safe_dump(data))
+
+
+def test_long_layout_rejects_conflicting_rows(tmp_path):
+    _long_ideation_task(tmp_path)
     row = {k: v for k, v in _ideation_rows()[0].items() if k not in ("overall_quality", "novelty", "feasibility", "significance", "specificity")}
     rows = [{**row, "dimension": "novelty", "label": "A"}, {**row, "proposal_a": "changed", "dimension": "feasibility", "label": "B"}]
     path = write_jsonl(tmp_path / "long.jsonl", rows)
@@ -212,12 +218,7 @@ def test_long_layout_needs_a_row_for_every_dimension(tmp_path):
     """An example without a row for one dimension was a KeyError traceback when its records were assembled (and,
     for a moment, an unlabelled judgment): one line naming the example and the dimension, with or without
     --judge-unlabelled; an example whose rows all lack a label is an unlabelled one."""
-    data = yaml.safe_load((tasks_dir() / "ideation_arena_eval.yaml").read_text())
-    data.update(name="ideation_long", layout="long")
-    data["columns"].update(dimension="dimension", label="label")
-    for dim in data["dimensions"]:
-        dim["value"] = dim.pop("label_column")
-    (tmp_path / "ideation_long.yaml").write_text(yaml.safe_dump(data))
+    _long_ideation_task(tmp_path)
     spec = get_task("ideation_long", [tmp_path])
     dims = spec.dimension_names
     rows = []

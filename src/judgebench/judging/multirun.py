@@ -38,6 +38,7 @@ from judgebench.core.files import (
     write_json,
 )
 from judgebench.core.records import Aggregate, RunResult
+from judgebench.core.rundir import REPEATS_FILE, SAMPLES_FILE, UNLABELLED_FILE
 from judgebench.judges.args import parse_judge_args
 from judgebench.judges.config import JudgeConfig, is_config_path, read_judge_configs
 
@@ -151,7 +152,7 @@ def new_spend(run_dir: Path) -> float:
     from judgebench.core.files import read_json_objects
 
     total = 0.0
-    for name in ("samples.jsonl", "repeats.jsonl", "unlabelled.jsonl"):
+    for name in (SAMPLES_FILE, REPEATS_FILE, UNLABELLED_FILE):
         path = run_dir / name
         if path.exists():
             rows = (row for _, row in read_json_objects(path))

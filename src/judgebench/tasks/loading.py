@@ -41,8 +41,12 @@ class LoadedTask:
     dataset: DatasetInfo
     warnings: list[str] = field(default_factory=list)  # e.g. empty responses, for the user to see
     limit: int | None = None  # a fractional --limit resolved to its count of examples (else None)
-    unlabelled: int = 0  # examples without a label (load_examples(unlabelled=True)), among `examples`
     labelled: bytearray = field(default_factory=bytearray)  # with unlabelled ones: per example, 1 when labelled
+
+    @property
+    def unlabelled(self) -> int:
+        """Examples without a label (load_examples(unlabelled=True)), among those loaded."""
+        return self.labelled.count(0)
 
 
 def load_examples(
@@ -99,7 +103,7 @@ def load_examples(
         scanned = scan_wide(build, rowsource, limit=limit)
         examples: Sequence[PairExample] = LazyExamples(build, rowsource, 0, scanned.count)
         fingerprint, warnings = scanned.fingerprint, _empty_warning(scanned.empty, scanned.first_empty, location)
-        unlabelled_count, flags = scanned.unlabelled, scanned.labelled
+        flags = scanned.labelled
         if not lazy:
             examples = list(examples)
     else:
@@ -110,7 +114,7 @@ def load_examples(
         examples = mapped[:limit]
         fingerprint, warnings = fingerprint_examples(examples), _empty_response_warnings(examples, location)
         flags = bytearray(bool(example.labels) for example in examples)
-        unlabelled_count = len(flags) - sum(flags)
+    unlabelled_count = flags.count(0)
     if unlabelled_count and unlabelled_count == len(examples):
         raise JudgebenchError(f"{location}: none of the {len(examples):,} examples has a label: a run scores the judge "
                               "against labelled examples; give the voted pairs their labels (the others are judged "
@@ -127,8 +131,7 @@ def load_examples(
         label_rule=label_rule(spec),
     )
     return LoadedTask(spec=spec, examples=examples, dataset=info, warnings=warnings,
-                      limit=locals().get("resolved_limit"), unlabelled=unlabelled_count,
-                      labelled=flags if unlabelled_count else bytearray())
+                      limit=locals().get("resolved_limit"), labelled=flags if unlabelled_count else bytearray())
 
 
 def fraction_count(fraction: float, total: int) -> int:

@@ -126,8 +126,12 @@ class Scanned:
     fingerprint: str
     empty: int  # kept examples with an empty response
     first_empty: str | None  # the first one's id
-    unlabelled: int = 0  # kept examples without labels (loading.load_examples(unlabelled=True))
     labelled: bytearray = field(default_factory=bytearray)  # per kept example: 1 when it has labels
+
+    @property
+    def unlabelled(self) -> int:
+        """Kept examples without labels (loading.load_examples(unlabelled=True))."""
+        return self.labelled.count(0)
 
 
 # (row, 0-based index, ids seen so far or None when the rows were checked already) -> the row's example
@@ -141,7 +145,7 @@ def scan_wide(build: Build, source: RowSource, *, limit: int | None = None) -> S
     seen: set[str] = set()
     ids: list[str] = []
     offsets, sizes = array("q"), array("q")
-    empty, first_empty, unlabelled = 0, None, 0
+    empty, first_empty = 0, None
     labelled = bytearray()
     with tempfile.TemporaryFile() as spill:
         index, position = 0, 0
@@ -158,7 +162,6 @@ def scan_wide(build: Build, source: RowSource, *, limit: int | None = None) -> S
                     position += len(data)
                     if not example.response_a.strip() or not example.response_b.strip():
                         empty, first_empty = empty + 1, first_empty or example.id
-                    unlabelled += not example.labels
                     labelled.append(bool(example.labels))
                 index += 1
             spill.write(b"".join(out))
@@ -168,7 +171,7 @@ def scan_wide(build: Build, source: RowSource, *, limit: int | None = None) -> S
         for i in sorted(range(len(ids)), key=ids.__getitem__):  # ids are unique: the order is the eager one's
             digest.update(os.pread(fd, sizes[i], offsets[i]))
             digest.update(b"\n")
-    return Scanned(len(ids), digest.hexdigest(), empty, first_empty, unlabelled, labelled)
+    return Scanned(len(ids), digest.hexdigest(), empty, first_empty, labelled)
 
 
 def canonical(example: PairExample) -> bytes:
