@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import judgebench
+from judgebench.calls.stopping import STOPPING
 
 CHILD = r"""
 import os, sys, time
@@ -204,7 +205,7 @@ def test_a_built_in_judge_run_interrupted_writes_its_partial_results(tmp_path, s
                                 "coverage": 1.0, "truncated": 0}
     assert len((tmp_path / "out" / "samples.jsonl").read_text().splitlines()) == 2 * CHUNK_REQUESTS_BUILTIN
     if len(signals) > 1:
-        assert "judgebench: already stopping: writing the partial results (Ctrl-\\ ends the process now)" in seen
+        assert STOPPING in seen
 
 
 @pytest.mark.slow
@@ -215,4 +216,63 @@ def test_a_second_sigterm_still_ends_a_built_in_judge_run(tmp_path):
 
     code, seen = _interrupt_built_in_run(tmp_path, CHUNK_REQUESTS_BUILTIN, signal.SIGTERM, signal.SIGTERM)
     assert code == 130, (code, seen)  # the command's own SIGTERM handling (cli/interrupts.py): "interrupted"
+    assert not (tmp_path / "out" / "results.json").exists()
+
+
+SCORING_CHILD = r"""
+import os, sys, time
+from pathlib import Path
+from judgebench.judging import pipeline
+from judgebench.cli.main import main
+
+SENT = Path(sys.argv.pop(1))
+score = pipeline.score
+
+def slow_score(*args, **kwargs):  # every judgment made: the signals are sent while the run is scored
+    os.write(2, b"SCORING\n")
+    while not SENT.exists():
+        time.sleep(0.01)
+    return score(*args, **kwargs)
+
+pipeline.score = slow_score
+sys.exit(main())
+"""
+
+
+def _interrupt_scoring(tmp_path: Path, *signals: signal.Signals) -> tuple[int, list[str]]:
+    """The demo run of a built-in judge, sent `signals` (half a second apart) while it is being scored."""
+    sent = tmp_path / "sent"
+    proc, lines = _start_child(tmp_path, "scoring_judgebench", SCORING_CHILD, sent, ["--demo", "--quiet"])
+    seen: list[str] = []
+    try:
+        _wait_for(lines, seen, "SCORING")
+        for number, sig in enumerate(signals):
+            if number:
+                time.sleep(0.5)
+            proc.send_signal(sig)
+        time.sleep(0.5)
+    finally:
+        code = _finish(proc, lines, seen, sent, 120)
+    return code, seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signals", [(signal.SIGINT,), (signal.SIGTERM,), (signal.SIGINT, signal.SIGINT)])
+def test_an_interrupt_while_scoring_waits_for_the_results(tmp_path, signals):
+    """Every judgment was made: an interrupt while the run is scored (seconds for a large run) is said at once and
+    honoured once results.json is written, complete (it used to end the command with samples.jsonl alone)."""
+    from judgebench.judging.pipeline import WRITING_FIRST
+
+    code, seen = _interrupt_scoring(tmp_path, *signals)
+    assert code == 130, (code, seen)
+    assert seen[1:] == [WRITING_FIRST] + [STOPPING] * (len(signals) - 1) + ["judgebench: interrupted"], seen
+    result = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert result["config"]["partial"] is False and result["counts"]["examples"] == 48  # the demo split, whole
+    assert result["counts"]["answered"] == 96
+
+
+@pytest.mark.slow
+def test_a_second_sigterm_while_scoring_ends_the_process(tmp_path):
+    code, seen = _interrupt_scoring(tmp_path, signal.SIGTERM, signal.SIGTERM)
+    assert code == 130 and seen[-1] == "judgebench: interrupted", (code, seen)
     assert not (tmp_path / "out" / "results.json").exists()

@@ -13,11 +13,13 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 _HELD: list[Any] = []  # the SIGINT handler replaced while a stopped run writes its partial results
 _KEEP: list[bool] = []  # set by the command line: the process ends after the command, keep holding till then
-STOPPING = "judgebench: already stopping: writing the partial results (Ctrl-\\ ends the process now)"
+STOPPING = "judgebench: already stopping: writing the results (Ctrl-\\ ends the process now)"
 
 
 def _note(signum: int, frame: Any) -> None:
@@ -50,3 +52,34 @@ def release_interrupts(*, final: bool = False) -> None:
         _KEEP.clear()
     if _HELD and threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _HELD.pop())
+
+
+@contextmanager
+def noting_interrupts(active: bool, *, say: str | None = None) -> Iterator[Callable[[], str | None]]:
+    """While `active` (and in the main thread): the first SIGINT or SIGTERM is noted, not raised (`say` printed
+    then, when given), and `interrupted()` says so ("interrupted (SIGINT)"). From it on the handlers are the
+    caller's again, with further Ctrl-C held (`hold_interrupts`), so a second SIGTERM ends the process as it
+    would have."""
+    if not active or threading.current_thread() is not threading.main_thread():
+        yield lambda: None
+        return
+    received: list[str] = []
+
+    def note(signum: int, frame: Any) -> None:
+        if not received:
+            received.append(signal.Signals(signum).name)
+            restore()
+            hold_interrupts()
+            if say:
+                print(say, file=sys.stderr, flush=True)
+
+    def restore() -> None:
+        for signum, handler in previous.items():
+            if signal.getsignal(signum) is note:
+                signal.signal(signum, handler)
+
+    previous = {signum: signal.signal(signum, note) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield lambda: f"interrupted ({received[0]})" if received else None
+    finally:
+        restore()

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from judgebench.calls import RunnerOptions, check_cache, run_requests
-from judgebench.calls.stopping import release_interrupts
+from judgebench.calls.stopping import interrupts_held, noting_interrupts, release_interrupts
 from judgebench.core.allocator import release_free_memory
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import JudgmentRecord, RunConfig, RunResult
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from judgebench.judges.base import Judge
     from judgebench.judging.prompts import PromptTemplate
     from judgebench.judging.streaming import StreamOutcome
+
+WRITING_FIRST = "judgebench: interrupted after the last judgment: writing the results first (Ctrl-\\ ends the process now)"
 
 
 @dataclass
@@ -99,10 +101,13 @@ def run_task(request: RunRequest) -> RunSummary:
                 samples_path=request.output_path / SAMPLES_FILE, worker=worker, log_text=request.log_text,
                 call=run_requests, repeats=request.repeats,
             ))
-            summary = _score_and_write(request, spec, mode, template, judge, started, loaded, outcome)
+            with noting_interrupts(not interrupts_held(), say=WRITING_FIRST) as interrupted:  # the first interrupt
+                summary = _score_and_write(request, spec, mode, template, judge, started, loaded, outcome)
             del outcome  # the records go before the collector resumes (fastpath.py)
     finally:
         release_interrupts()  # an interrupted run held further Ctrl-C until its results were written
+    if interrupted():  # after the last judgment: the results are written, complete; the command ends as interrupted
+        raise KeyboardInterrupt
     return summary
 
 

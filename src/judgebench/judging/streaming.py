@@ -25,14 +25,13 @@ runner's throughput is untouched: each chunk boundary waits for the chunk's slow
 
 from __future__ import annotations
 
-import signal
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
+from judgebench.calls.stopping import noting_interrupts
 from judgebench.core.bulk import gc_paused
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import write_models_jsonl
@@ -115,7 +114,7 @@ def stream_judgments(
     so_far = lambda: [*kept, *others, *unlabelled]  # every judgment, listed only for a salvage file
     with _appender(samples_path, cached_in, STALE_FILES) as sink, \
             _appender(samples_path.parent / UNLABELLED_FILE, cached_in) as unlabelled_sink, paused, \
-            _interrupts_between_chunks(builtin) as interrupted:
+            noting_interrupts(builtin) as interrupted:  # a built-in judge's run: between chunks
         for part in chunked(examples, chunk):  # a lazy load builds only this chunk's examples (stream_load.py)
             if kept and interrupted():  # a built-in judge's run ends here: the examples judged are its results
                 stopped = interrupted()
@@ -162,37 +161,6 @@ def _split_unlabelled(records: list[JudgmentRecord]) -> tuple[list[JudgmentRecor
     if all(r.label is not None for r in records):
         return records, []
     return [r for r in records if r.label is not None], [r for r in records if r.label is None]
-
-
-@contextmanager
-def _interrupts_between_chunks(active: bool) -> Iterator[Callable[[], str | None]]:
-    """While `active` (a built-in judge's run, in the main thread): the first SIGINT or SIGTERM is noted, not
-    raised, and `interrupted()` says so between chunks ("interrupted (SIGINT)"); from it on, the handlers are the
-    run's again with further Ctrl-C held until the results are written (calls/stopping.py), and a second SIGTERM
-    ends the process as it would have."""
-    if not active or threading.current_thread() is not threading.main_thread():
-        yield lambda: None
-        return
-    from judgebench.calls.stopping import hold_interrupts
-
-    received: list[str] = []
-
-    def note(signum: int, frame: Any) -> None:
-        if not received:
-            received.append(signal.Signals(signum).name)
-            restore()
-            hold_interrupts()
-
-    def restore() -> None:
-        for signum, handler in previous.items():
-            if signal.getsignal(signum) is note:
-                signal.signal(signum, handler)
-
-    previous = {signum: signal.signal(signum, note) for signum in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield lambda: f"interrupted ({received[0]})" if received else None
-    finally:
-        restore()
 
 
 def lean(record: JudgmentRecord) -> JudgmentRecord:
