@@ -1045,3 +1045,17 @@ def test_a_call_worker_let_go_before_a_job_exits_without_finishing_its_warm_up(t
         os.kill(pid, signal.SIGKILL)
         pytest.fail("the let-go worker was still warming up after 10 s")
     assert status is None or os.waitstatus_to_exitcode(status) == 0
+
+
+def test_the_unreachable_stop_goes_once_a_chunk_has_an_answer():
+    """A run's next chunk keeps the "endpoint answers nothing" stop only while nothing was answered: a failed call
+    or a never-finished one is no answer; an invalid answer or a cached one is."""
+    from judgebench.calls.options import UNREACHABLE_AFTER, RunOutcome
+
+    options = RunnerOptions()
+    failed = JudgeReply(error="ConnectionError: refused")
+    assert options.for_next_chunk(RunOutcome([None, failed], None, 1)) is options
+    for answer in (JudgeReply(text="no verdict here"), JudgeReply(text="[[A]]", cached=True)):
+        after = options.for_next_chunk(RunOutcome([failed, answer], None, 1))
+        assert (options.unreachable_after, after.unreachable_after) == (UNREACHABLE_AFTER, None)
+        assert after.for_next_chunk(RunOutcome([failed], None, 1)) is after  # never back on

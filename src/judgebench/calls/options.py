@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,6 +61,13 @@ class RunnerOptions:
                 raise JudgebenchError(f"--max-cost: expected a finite number of USD > 0, got {self.max_cost!r}")
         if self.batch:
             self._check_batch()
+
+    def for_next_chunk(self, outcome: RunOutcome) -> RunnerOptions:
+        """The options for the next chunk of the same run: once any call was answered (the cache's answers too),
+        the endpoint is there, and no later chunk is stopped as unreachable."""
+        if self.unreachable_after is None or not any(r is not None and r.text is not None for r in outcome.replies):
+            return self
+        return replace(self, unreachable_after=None)
 
     def _check_batch(self) -> None:
         """--batch refuses the options a batch API cannot honour (the provider schedules

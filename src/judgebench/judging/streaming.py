@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -56,13 +56,20 @@ CHUNK_REQUESTS_LLM = 50_000  # requests per chunk for every other judge
 
 @dataclass
 class StreamOutcome:
-    records: list[JudgmentRecord]  # repeat 0, lean: question and responses dropped (samples.jsonl has them)
-    stopped: str | None
-    calls_made: int
+    records: list[JudgmentRecord] = field(default_factory=list)  # repeat 0, lean: question and responses dropped
+    stopped: str | None = None
+    calls_made: int = 0
     repeats: list[JudgmentRecord] = field(default_factory=list)  # --repeats: repeats 1..N-1, for repeats.jsonl
     unlabelled: list[JudgmentRecord] = field(default_factory=list)  # lean, every repeat: unlabelled.jsonl's
     unlabelled_examples: int = 0  # examples without labels among those judged
     examples: int = 0  # examples judged or recorded as not attempted (fewer when a built-in judge's run stopped)
+
+    def every_judgment(self) -> list[JudgmentRecord]:
+        """Every judgment so far, listed only for a salvage file."""
+        return [*self.records, *self.repeats, *self.unlabelled]
+
+
+Sink = Callable[[str, Callable[[], list[JudgmentRecord]]], None]  # _appender's write
 
 
 def stream_judgments(
@@ -87,65 +94,68 @@ def stream_judgments(
     the others are returned for repeats.jsonl.
     """
     from judgebench.calls import run_requests
-    from judgebench.judging.repeats import (
-        expand_repeats,
-        split_repeats,
-        with_repeat_confidence,
-    )
+    from judgebench.judging.repeats import expand_repeats
 
     call = call or run_requests
-    per_example = len(plan_requests(spec, list(examples[:1]), template, mode=mode, swap=swap)) or 1
     builtin = isinstance(judge, FeatureJudge) and not runner.batch  # a batch of a built-in judge is refused there
-    chunk = max(1, (CHUNK_REQUESTS_BUILTIN if builtin else CHUNK_REQUESTS_LLM) // (per_example * repeats))
-    kept: list[JudgmentRecord] = []
-    others: list[JudgmentRecord] = []
-    unlabelled: list[JudgmentRecord] = []
-    unlabelled_examples = 0
-    stopped: str | None = None
-    calls = 0
+    chunk = _chunk_examples(spec, examples, template, mode=mode, swap=swap, builtin=builtin, repeats=repeats)
     paused = gc_paused() if builtin else nullcontext()  # bulk building, the chunks' examples too (bulk.py); LLM runs keep the collector
-    from judgebench.calls.state import (
-        uses_cache,  # deferred: the call layer's imports are heavier
-    )
-    from judgebench.core.resources import default_cache_dir
-
-    cached_in = (runner.cache_dir or default_cache_dir()) if uses_cache(judge, runner) else None  # for a salvage message
-    seen = 0  # examples judged (or recorded as not attempted)
-    so_far = lambda: [*kept, *others, *unlabelled]  # every judgment, listed only for a salvage file
+    cached_in = _cache_folder(judge, runner)  # for a salvage message
+    done = StreamOutcome()
     with _appender(samples_path, cached_in, STALE_FILES) as sink, \
             _appender(samples_path.parent / UNLABELLED_FILE, cached_in) as unlabelled_sink, paused, \
             noting_interrupts(builtin) as interrupted:  # a built-in judge's run: between chunks
         for part in chunked(examples, chunk):  # a lazy load builds only this chunk's examples (stream_load.py)
-            if kept and interrupted():  # a built-in judge's run ends here: the examples judged are its results
-                stopped = interrupted()
+            if done.records and interrupted():  # a built-in judge's run ends here: the examples judged are its results
+                done.stopped = interrupted()
                 break
-            seen += len(part)
+            done.examples += len(part)
             requests = expand_repeats(plan_requests(spec, part, template, mode=mode, swap=swap), repeats)
-            replies: list[JudgeReply | None]
-            if stopped is not None:
-                replies = [None] * len(requests)
-            else:  # built-in judges are answered directly by run_requests (no event loop)
+            replies: list[JudgeReply | None] = [None] * len(requests)
+            if done.stopped is None:  # built-in judges are answered directly by run_requests (no event loop)
                 outcome = call(requests, judge, runner, parses_fully, worker=worker)
                 worker = None  # run_requests let it go; a later chunk forks its own when needed
-                replies, stopped, calls = outcome.replies, outcome.stopped, calls + outcome.calls_made
-                if runner.unreachable_after is not None and any(r is not None and r.text is not None for r in replies):
-                    runner = replace(runner, unreachable_after=None)  # answered once: the endpoint is there
-            records, again = split_repeats(
-                assemble_records(spec.name, judge.id, requests, replies, part, stopped, log_text=log_text)
-            )
-            records = with_repeat_confidence(records, again)  # --repeats: the share of votes (issue 34)
-            unlabelled_examples += sum(1 for example in part if not example.labels)
-            records, judged_only = _split_unlabelled(records)
-            again, judged_only_again = _split_unlabelled(again)
-            text = "".join(r.model_dump_json() + "\n" for r in records)
-            kept.extend(_drop_texts(r) for r in records)  # slotted copies; the pydantic records go with the chunk
-            others.extend(again)
-            sink(text, so_far)  # first: its first write removes an earlier run's files (unlabelled.jsonl too)
-            if judged_only:
-                lines = _judgment_major(judged_only, judged_only_again)
-                unlabelled.extend(map(_drop_texts, lines))
-                unlabelled_sink("".join(r.model_dump_json() + "\n" for r in lines), so_far)
-    return StreamOutcome(kept, stopped, calls, others, unlabelled, unlabelled_examples, seen)
+                replies, done.stopped, done.calls_made = outcome.replies, outcome.stopped, done.calls_made + outcome.calls_made
+                runner = runner.for_next_chunk(outcome)
+            records = assemble_records(spec.name, judge.id, requests, replies, part, done.stopped, log_text=log_text)
+            _keep_chunk(done, records, part, sink, unlabelled_sink)
+    return done
+
+
+def _chunk_examples(spec: TaskSpec, examples: Sequence[PairExample], template: PromptTemplate, *, mode: str,
+                    swap: bool, builtin: bool, repeats: int) -> int:
+    """Examples per chunk: a chunk's requests (every order, dimension and repeat) near the judge's chunk size."""
+    per_example = len(plan_requests(spec, list(examples[:1]), template, mode=mode, swap=swap)) or 1
+    return max(1, (CHUNK_REQUESTS_BUILTIN if builtin else CHUNK_REQUESTS_LLM) // (per_example * repeats))
+
+
+def _cache_folder(judge: Judge, runner: RunnerOptions) -> Path | None:
+    """The answer cache the run writes to, if it uses one."""
+    from judgebench.calls.state import uses_cache  # deferred: the call layer's imports are heavier
+    from judgebench.core.resources import default_cache_dir
+
+    return (runner.cache_dir or default_cache_dir()) if uses_cache(judge, runner) else None
+
+
+def _keep_chunk(done: StreamOutcome, records: list[JudgmentRecord], part: Sequence[PairExample], sink: Sink,
+                unlabelled_sink: Sink) -> None:
+    """A chunk's records: repeat 0 of the labelled examples to samples.jsonl, their other repeats held for
+    repeats.jsonl, every judgment of the unlabelled ones to unlabelled.jsonl; lean copies kept for scoring."""
+    from judgebench.judging.repeats import split_repeats, with_repeat_confidence
+
+    records, again = split_repeats(records)
+    records = with_repeat_confidence(records, again)  # --repeats: the share of votes (issue 34)
+    done.unlabelled_examples += sum(1 for example in part if not example.labels)
+    records, judged_only = _split_unlabelled(records)
+    again, judged_only_again = _split_unlabelled(again)
+    text = "".join(r.model_dump_json() + "\n" for r in records)
+    done.records.extend(_drop_texts(r) for r in records)  # slotted copies; the pydantic records go with the chunk
+    done.repeats.extend(again)
+    sink(text, done.every_judgment)  # first: its first write removes an earlier run's files (unlabelled.jsonl too)
+    if judged_only:
+        lines = _judgment_major(judged_only, judged_only_again)
+        done.unlabelled.extend(map(_drop_texts, lines))
+        unlabelled_sink("".join(r.model_dump_json() + "\n" for r in lines), done.every_judgment)
 
 
 def _judgment_major(first: list[JudgmentRecord], again: list[JudgmentRecord]) -> list[JudgmentRecord]:
@@ -177,7 +187,7 @@ def _drop_texts(record: JudgmentRecord) -> JudgmentRecord:
 
 
 @contextmanager
-def _appender(path: Path, cache: Path | None = None, stale: tuple[str, ...] = ()) -> Iterator[Callable[[str, Callable[[], list[JudgmentRecord]]], None]]:
+def _appender(path: Path, cache: Path | None = None, stale: tuple[str, ...] = ()) -> Iterator[Sink]:
     """Append text to `path`, created (replacing an older file, and removing the `stale` files beside it) at the
     first write; flushed each time. A write failure is one line naming the file; every judgment so far goes to a
     salvage file."""
