@@ -165,3 +165,35 @@ def test_agree_of_a_run_with_itself_is_perfect_and_different_data_is_refused(ful
     with pytest.raises(JudgebenchError, match="fingerprint"):
         judge_agreement([run, other])
     assert main(["rubric", "agree", str(full_credit)]) == 2
+
+
+def test_a_run_the_judge_graded_nothing_is_neither_ranked_nor_accepted(full_credit, tmp_path, capsys):
+    """An outside attack: a judge whose every reply was rejected had normalized MAE 0.0 (the demo's two empty
+    responses, scored zero without a call, were all its figures cover) and was ranked first; `rubric submit`
+    took it (its bar was 0)."""
+    from openai_server import Behaviour, FakeOpenAIServer
+
+    out = tmp_path / "nothing"
+    with FakeOpenAIServer(Behaviour(answer="I would give it full marks.")) as server:
+        code = main(["rubric", "run", "--task", "rubric_demo", "--judge", "openai/m", "--judge-args",
+                     f"api_base={server.api_base},api_key=sk-t", "--demo", "--output-path", str(out), "--quiet",
+                     "--no-cache", "--reask", "0", "--bootstrap", "200"])
+    assert code == 1 and "FAILED: no response was graded by the judge" in capsys.readouterr().out
+    result, _ = read_rubric_run(out)
+    assert (result.counts.answered, result.counts.no_answer, result.metrics["item"]["normalized_mae"].value) == (0, 2, 0.0)
+    assert main(["rubric", "leaderboard", str(out), str(full_credit), "--output-dir", str(tmp_path / "lb")]) == 0
+    rows = json.loads((tmp_path / "lb" / "rubric_demo.json").read_text())
+    assert [(row["judge"], row["rank"]) for row in rows] == [("builtin/full-credit", 1), ("openai/m", None)]
+    assert main(["rubric", "submit", str(out), "--leaderboard-dir", str(tmp_path / "board"),
+                 "--min-coverage", "0"]) == 2
+    assert "no response was graded by the judge" in capsys.readouterr().err
+    assert not (tmp_path / "board").exists()
+
+
+@pytest.mark.parametrize(("coverage", "rank"), [(0.9, 1), (0.89, None)])
+def test_a_run_below_submits_coverage_bar_is_listed_unranked(full_credit, coverage, rank):
+    from judgebench.kinds.rubric.board import leaderboard_rows
+
+    result, _ = read_rubric_run(full_credit)
+    result.counts.coverage = coverage
+    assert [row["rank"] for row in leaderboard_rows([result])["rubric_demo"]] == [rank]

@@ -57,7 +57,8 @@ def add_parser(sub: Any) -> None:
     sb.add_argument("--leaderboard-dir", type=OUTPUT_DIR, default="leaderboards", help="the board: entries/, tables")
     sb.add_argument("--include-path", type=PATH, action="append", default=[], help="folder of extra rubric task YAMLs")
     sb.add_argument("--dataset-path", help="the data the run was graded on, when not the task's")
-    sb.add_argument("--min-coverage", type=fraction, default=0.0, help="refuse runs whose scored share is below this")
+    sb.add_argument("--min-coverage", type=fraction, default=0.9,
+                    help="refuse runs whose scored share is below this (default 0.9, as submit's; a run the judge graded nothing of is always refused)")
     sb.set_defaults(handler=cmd_submit)
 
 

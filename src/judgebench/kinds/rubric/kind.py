@@ -105,7 +105,8 @@ class RubricKind:
         """verify.verify_rubric_run; options: dataset_path, min_coverage."""
         from judgebench.kinds.rubric.verify import verify_rubric_run
 
-        return verify_rubric_run(run_dir, list(include_paths), options.get("dataset_path"), options.get("min_coverage", 0.0))
+        return verify_rubric_run(run_dir, list(include_paths), options.get("dataset_path"),
+                                 **({"min_coverage": options["min_coverage"]} if "min_coverage" in options else {}))
 
 
 RUBRIC = RubricKind()

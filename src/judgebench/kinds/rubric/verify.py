@@ -20,11 +20,12 @@ from judgebench.core.files import is_inside
 from judgebench.core.records import JudgeRequest
 from judgebench.core.rundir import RESULTS_FILE, SAMPLES_FILE
 from judgebench.judging.prompts import PromptTemplate
+from judgebench.publish.verify import DEFAULT_MIN_COVERAGE
 from judgebench.kinds.rubric.board import leaderboard_rows, write_tables
 from judgebench.kinds.rubric.judges import BUILTINS, make_rubric_judge
 from judgebench.kinds.rubric.judging import plan_rubric_requests
 from judgebench.kinds.rubric.records import GradedResponse, RubricRecord, RubricResult
-from judgebench.kinds.rubric.run import read_rubric_run, score_records
+from judgebench.kinds.rubric.run import nothing_scored, read_rubric_run, score_records
 from judgebench.kinds.rubric.spec import (
     RubricTaskSpec,
     data_path,
@@ -39,7 +40,7 @@ SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def verify_rubric_run(run_dir: Path, include_paths: list[Path], dataset_path: str | None = None,
-                      min_coverage: float = 0.0) -> tuple[RubricResult, list[RubricRecord]]:
+                      min_coverage: float = DEFAULT_MIN_COVERAGE) -> tuple[RubricResult, list[RubricRecord]]:
     result, records = read_rubric_run(run_dir)
     config = result.config
     if not SAFE_NAME.match(config.task):
@@ -66,6 +67,8 @@ def verify_rubric_run(run_dir: Path, include_paths: list[Path], dataset_path: st
         _rerun_builtin(spec, responses, template, config.repeats, config.judge, by_key)
     recomputed = score_records(records, config, len(responses))
     _same_figures(result, recomputed)
+    if (nothing := nothing_scored(records)) is not None:  # its figures are the no-answers scored zero without a call
+        raise Rejected("coverage", nothing)
     if result.counts.coverage < min_coverage:
         raise Rejected("coverage", f"coverage {result.counts.coverage:.3f} is below {min_coverage:g}")
     return result, records
@@ -119,7 +122,7 @@ def _same_figures(stored: RubricResult, recomputed: RubricResult) -> None:
 
 
 def submit_rubric(run_dir: Path, board_dir: Path, include_paths: list[Path], dataset_path: str | None = None,
-                  min_coverage: float = 0.0) -> list[Path]:
+                  min_coverage: float = DEFAULT_MIN_COVERAGE) -> list[Path]:
     """Verify, store under BOARD/rubric-entries/<task>/<judge>, rebuild BOARD/rubric/<task>.* tables."""
     result, _ = verify_rubric_run(run_dir, include_paths, dataset_path, min_coverage)
     name = result.config.judge.replace("/", "__") + ("__demo" if result.config.demo else "")
