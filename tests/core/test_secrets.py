@@ -42,12 +42,17 @@ def test_url_secrets_name_the_parts_to_scrub():
     assert url_secrets("http://bob:ab(P4R3N)@h/v1?token=LONGTOKEN&v=1") == ["bob:ab(P4R3N)", "bob", "ab(P4R3N)", "LONGTOKEN"]
 
 
-@pytest.mark.parametrize("name", ["api_key", "x-api-key", "authToken", "client_secret", "password", "sig", "Authorization"])
+@pytest.mark.parametrize("name", ["api_key", "x-api-key", "authToken", "client_secret", "password", "sig", "Authorization",
+                                  # an outside attack found these written in clear: numbered, dotted, one-word names
+                                  "api_key2", "token2", "secret1", "password2", "apikey2", "key2", "APIKEY2", "mytoken",
+                                  "api.key", "sas", "dbPassword", "clientsecret", "awsAccessKey", "x_api_key_2"])
 def test_secret_names(name):
     assert is_secret_name(name)
 
 
-@pytest.mark.parametrize("name", ["max_tokens", "top_k", "api_base", "keyword", "tokenizer", "seed", "monkey"])
+@pytest.mark.parametrize("name", ["max_tokens", "top_k", "api_base", "keyword", "tokenizer", "seed", "monkey",
+                                  "max_completion_tokens", "budget_tokens", "top_p", "n", "logit_bias", "reasoning_effort",
+                                  "organization", "api_version", "model2", "temperature", "basis", "sassy", "keys"])
 def test_not_secret_names(name):
     assert not is_secret_name(name)
 

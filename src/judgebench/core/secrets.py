@@ -23,8 +23,11 @@ _PARAM_VALUE = re.compile(r"([?&;#][^=&;#?]*=)([^&;#]*)")  # query and fragment 
 # A name that holds a secret: api_key, x-api-key, authToken, client_secret, password, signature, ...
 _SECRET_WORDS = re.compile(
     r"(^|_)(api_?key|apikey|key|secret|password|passwd|pwd?|credentials?|token|authorization|auth|sig|signature"
-    r"|cookie|passphrase|session|bearer|jwt|pat|connection_?string|conn_?str|dsn|private_?key)(_|$)"
+    r"|cookie|passphrase|session|bearer|jwt|pat|sas|connection_?string|conn_?str|dsn|private_?key)(_|$)"
 )
+# A word that ends in a secret's name, written as one word: mytoken, dbpassword, clientsecret, accesskey.
+_SECRET_SUFFIX = re.compile(r"[a-z]*(token|secret|password|passwd|passphrase|apikey|accesskey|secretkey|privatekey"
+                            r"|credentials?)")
 # A string that is a credential whatever its name: bearer/basic headers, provider key formats.
 _CREDENTIAL = re.compile(
     r"(\bbearer\s+\S+|\bbasic\s+[A-Za-z0-9+/=]{8,}|\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}|\bhf_[A-Za-z0-9]{6,}"
@@ -36,9 +39,11 @@ REDACTED_VALUE = "<redacted>"  # a whole value: under a secret-like name, or cre
 
 
 def is_secret_name(name: str) -> bool:
-    """Whether an argument, header or field name holds a secret (camelCase and dashes understood)."""
-    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", str(name)).replace("-", "_").lower()
-    return bool(_SECRET_WORDS.search(words))
+    """Whether an argument, header or field name holds a secret (camelCase, dashes, dots and numbered names
+    understood: api_key2, api.key, token_2, mytoken)."""
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", str(name)).lower()
+    words = re.sub(r"(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])", "_", re.sub(r"[^a-z0-9]+", "_", words))
+    return bool(_SECRET_WORDS.search(words)) or any(_SECRET_SUFFIX.fullmatch(word) for word in words.split("_"))
 
 
 KEYLIKE_MIN = 20  # characters of a path segment before it can look like a key
