@@ -76,6 +76,23 @@ def test_the_configuration_hash_changes_with_answers_not_with_name_price_or_tran
     assert display_label("openai/o4-mini", {"reasoning_effort": "high"}, "fast") == "fast"
 
 
+def test_reask_is_part_of_the_configuration_only_when_given() -> None:
+    """A re-asked answer replaces an unparseable one: `--reask` changes answers. Runs without it keep their hash
+    (sha256 of the identity without a reask key, as every run before reask counted)."""
+    import hashlib
+
+    from judgebench.core.records import RunConfig
+
+    base = config_hash("openai/m", {"temperature": 0}, "p" * 64)
+    identity = '{"args":{"temperature":0},"judge":"openai/m","prompt":"' + "p" * 64 + '"}'
+    assert base == hashlib.sha256(identity.encode()).hexdigest()[:16] == config_hash("openai/m", {"temperature": 0}, "p" * 64, 0)
+    assert len({base, config_hash("openai/m", {"temperature": 0}, "p" * 64, 1),
+                config_hash("openai/m", {"temperature": 0}, "p" * 64, 2)}) == 3
+    fields = dict(task="t", task_version="1", dataset={"source": "x", "split": "test", "fingerprint": "f"}, judge="openai/m",
+                  prompt_template="p", prompt_template_hash="p" * 64, judgebench_version="0", started_at="now")
+    assert "reask" not in RunConfig(**fields).model_dump() and RunConfig(**fields, reask=2).model_dump()["reask"] == 2
+
+
 def test_two_configurations_of_one_model_are_two_named_rows_and_two_entries(tmp_path: Path, capsys) -> None:
     with FakeOpenAIServer(Behaviour(answer="@hash")) as low, FakeOpenAIServer(Behaviour(answer="[[B]]")) as high:
         for names in (True, False):
@@ -305,3 +322,15 @@ def test_an_empty_judge_value_is_no_judge_not_the_current_folder(tmp_path: Path,
         assert main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", value, "--output-path", "o", "--quiet"]) == 2
         err = capsys.readouterr().err
         assert f"judge {value!r}: expected a litellm model id" in err and "folder" not in err
+
+
+def test_two_runs_that_differ_in_reask_are_two_labelled_rows(tmp_path: Path) -> None:
+    import judgebench
+    from judgebench.calls import RunnerOptions
+
+    for name, reask in (("plain", 0), ("reasked", 2)):
+        judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=tmp_path / name, demo=True,
+                            runner=RunnerOptions(reask=reask, progress=False), n_resamples=0)
+    tables, _ = collect_tables([tmp_path / "plain", tmp_path / "reasked"])
+    labels = sorted(row["label"] for row in tables["sciarena_eval"] if row["judge"] == "builtin/longer")
+    assert labels == ["builtin/longer [defaults]", "builtin/longer [reask=2]"]

@@ -15,8 +15,8 @@ from judgebench.judging.shards import parse_shard, select_shard
 SAME_IN_BOTH = ("metrics", "slices", "counts", "usage", "diagnostics")
 
 
-def _run(tmp: Path, name: str, task: str = "ideation_arena_eval", judge: str = "builtin/random", shard=None):
-    return judgebench.evaluate(task, judge, output_path=tmp / name, demo=True, seed=3, shard=shard)
+def _run(tmp: Path, name: str, task: str = "ideation_arena_eval", judge: str = "builtin/random", shard=None, **kwargs):
+    return judgebench.evaluate(task, judge, output_path=tmp / name, demo=True, seed=3, shard=shard, **kwargs)
 
 
 def _results(path: Path) -> dict:
@@ -71,11 +71,15 @@ def test_merge_refuses_a_missing_a_repeated_or_a_foreign_shard(tmp_path, capsys)
     _run(tmp_path, "s2", shard="2/2")
     _run(tmp_path, "other", judge="builtin/longer", shard="2/2")
     _run(tmp_path, "whole")
+    _run(tmp_path, "thrice", shard="2/2", repeats=3)  # an outside attack: merged, its stability figures were wrong
+    _run(tmp_path, "reasked", shard="2/2", runner=judgebench.calls.RunnerOptions(reask=2, progress=False))
     cases = {
         ("s1",): "merge: shard(s) 2/2 missing",
         ("s1", "s1"): "shard 1/2 given twice",
         ("s1", "other"): "not a shard of the same run",
         ("s1", "whole"): "not a shard (results.json has no config.shard",
+        ("s1", "thrice"): "thrice: not a shard of the same run as",
+        ("s1", "reasked"): "(config.reask differs)",
     }
     for dirs, message in cases.items():
         code = main(["merge", *(str(tmp_path / d) for d in dirs), "--output-path", str(tmp_path / "m")])

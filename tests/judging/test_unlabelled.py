@@ -234,3 +234,20 @@ def test_a_folder_where_a_run_writes_a_file_is_refused_before_any_call(tmp_path,
     assert _run(_data(tmp_path), tmp_path / "out") == 2
     assert f"--output-path {tmp_path / 'out'}: {tmp_path / 'out' / name} is a folder" in capsys.readouterr().err
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [name]
+
+
+def test_with_repeats_every_unlabelled_call_is_costed(tmp_path):
+    """An outside attack: with --repeats the unlabelled `usage` counted repeat 0's calls only, and no other figure
+    held the others (`stability` covers the labelled examples): the run's cost was under-reported."""
+    data = _data(tmp_path)
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        assert _run(data, tmp_path / "run", "--judge-unlabelled", "--repeats", "2", "--no-cache", "--max-retries", "0",
+                    "--judge-args", f"api_base={server.api_base},api_key=sk-t", judge="openai/m") == 0
+        sent = server.stats().total
+    result = json.loads((tmp_path / "run" / "results.json").read_text())
+    lines = _lines(tmp_path / "run" / "unlabelled.jsonl")
+    unlabelled = result["unlabelled"]
+    usage = unlabelled["usage"]
+    assert (unlabelled["counts"]["calls"], len(lines), usage["unpriced_calls"]) == (20, 40, 40)
+    assert usage["tokens_in"] == sum(x["tokens_in"] for x in lines) > sum(x["tokens_in"] for x in lines[::2])
+    assert sent == 2 * ROWS * 2 == result["stability"]["judgments_all"] + usage["unpriced_calls"]  # every call, once

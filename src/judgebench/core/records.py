@@ -302,15 +302,16 @@ class RunConfig(Strict):
     aggregate: Aggregate | None = None  # panels only
     members: list[PanelMember] = Field(default_factory=list)  # panels only, in the order given
     shard: str | None = None  # "K/N": this run judged the K-th of N blocks of examples (shards.py)
+    reask: int | None = Field(None, ge=1)  # --reask N: an unparseable answer asked again up to N times (answers change)
 
     _known_headline = field_validator("headline")(check_headline)
 
     @model_serializer(mode="wrap")
     def _without_unset_markers(self, handler: Any) -> dict[str, Any]:
-        """own_judge, judge_name, judge_config_hash and limit_fraction are written only when set: every
+        """own_judge, judge_name, judge_config_hash, limit_fraction and reask are written only when set: every
         other run's results.json stays as it was."""
         data = handler(self)
-        for name in ("own_judge", "judge_name", "judge_config_hash", "limit_fraction"):
+        for name in ("own_judge", "judge_name", "judge_config_hash", "limit_fraction", "reask"):
             if data.get(name) is None:
                 data.pop(name, None)
         return data
@@ -432,8 +433,8 @@ class UnlabelledJudgments(Strict):
     in unlabelled.jsonl for arena's judge-assisted ratings and never scored; counted and costed here."""
 
     examples: int = Field(ge=0)
-    counts: Counts
-    usage: Usage
+    counts: Counts  # repeat 0's judgments
+    usage: Usage  # every repeat's calls (--repeats)
 
 
 class RunResult(Strict):

@@ -155,10 +155,11 @@ def answer_args(public_args: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in sorted(public_args.items()) if k not in NOT_ANSWER_ARGS}
 
 
-def config_hash(judge: str, public_args: dict[str, Any], prompt_hash: str) -> str:
-    """The configuration's hash: model id, answer-changing public arguments, prompt hash (16 hex)."""
-    blob = json.dumps({"judge": judge, "args": answer_args(public_args), "prompt": prompt_hash},
-                      sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+def config_hash(judge: str, public_args: dict[str, Any], prompt_hash: str, reask: int | None = None) -> str:
+    """The configuration's hash: model id, answer-changing public arguments, prompt hash, and --reask when set
+    (a re-asked answer replaces an unparseable one; without it the hash is as it was before reask counted) (16 hex)."""
+    identity = {"judge": judge, "args": answer_args(public_args), "prompt": prompt_hash, **({"reask": reask} if reask else {})}
+    blob = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:HASH_LENGTH]
 
 
@@ -185,7 +186,7 @@ def run_config_hash(config: Any) -> str:
     """A run's configuration hash (a RunConfig): as recorded, else derived from its public arguments and
     prompt hash (runs written before the hash was recorded)."""
     recorded = getattr(config, "judge_config_hash", None)
-    return recorded or config_hash(config.judge, config.judge_args, config.prompt_template_hash)
+    return recorded or config_hash(config.judge, config.judge_args, config.prompt_template_hash, getattr(config, "reask", None))
 
 
 def member_labels(members: list[Any]) -> list[str]:

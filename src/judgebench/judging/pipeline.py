@@ -126,7 +126,7 @@ def _score_and_write(
         judge=judge.id,
         judge_args=judge.public_args(),
         judge_name=request.judge_name or None,
-        judge_config_hash=configuration_hash(judge, template.sha256),
+        judge_config_hash=configuration_hash(judge, template.sha256, request.runner.reask),
         prompt_template=template.name,
         prompt_template_hash=template.sha256,
         dimension_mode=mode,
@@ -145,6 +145,7 @@ def _score_and_write(
         n_resamples=request.n_resamples,
         shard=request.shard,
         own_judge=True if request.judge_object is not None else None,
+        reask=request.runner.reask or None,
     )
     result = score(records, config, spec, n_examples=n_examples)
     result.unlabelled = summarize_unlabelled(outcome.unlabelled, outcome.unlabelled_examples)
@@ -187,8 +188,8 @@ def _coverage_failure(records: list[JudgmentRecord], result: RunResult, outcome:
     return "; ".join(f for f in failures if f) or None
 
 
-def configuration_hash(judge: Judge, prompt_hash: str) -> str:
-    """The judge configuration's hash (judges/config.py): public arguments and prompt, with the header
+def configuration_hash(judge: Judge, prompt_hash: str, reask: int = 0) -> str:
+    """The judge configuration's hash (judges/config.py): public arguments, prompt and --reask, with the header
     values' hash folded in when the judge sends headers (their values are never written)."""
     from judgebench.judges.config import config_hash
 
@@ -196,7 +197,7 @@ def configuration_hash(judge: Judge, prompt_hash: str) -> str:
     identity = judge.cache_identity() if judge.cacheable else {}
     if "header_values_sha256" in identity:
         args["extra_headers"] = identity["header_values_sha256"]
-    return config_hash(judge.id, args, prompt_hash)
+    return config_hash(judge.id, args, prompt_hash, reask)
 
 
 def _int_limit(limit: int | float | None) -> int | None:

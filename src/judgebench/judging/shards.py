@@ -81,6 +81,11 @@ def _comparable(config: RunConfig) -> dict[str, Any]:
     return {k: v for k, v in config.model_dump(mode="json").items() if k not in _PER_SHARD}
 
 
+def _repeats(result: RunResult) -> int:
+    """How many times the run asked each judgment (`--repeats`; its stability figures say, 1 without them)."""
+    return result.stability.repeats if result.stability is not None else 1
+
+
 def check_shards(shards: list[tuple[Path, RunResult]]) -> list[tuple[Path, RunResult]]:
     """The N shards of one run configuration, each once; returned in shard order."""
     if not shards:
@@ -96,11 +101,15 @@ def check_shards(shards: list[tuple[Path, RunResult]]) -> list[tuple[Path, RunRe
         if k in seen:
             raise JudgebenchError(f"{path}: shard {k}/{n} given twice (also {seen[k]})")
         seen[k] = path
-        differs = sorted(key for key, value in _comparable(result.config).items() if reference.get(key) != value)
+        differs = sorted((key for key, value in _comparable(result.config).items() if reference.get(key) != value),
+                         key=lambda key: (key == "judge_config_hash", key))  # the field, before the hash made of it
         if differs:
             raise JudgebenchError(
                 f"{path}: not a shard of the same run as {first_path} (config.{differs[0]} differs)"
             )
+        if _repeats(result) != _repeats(first):
+            raise JudgebenchError(f"{path}: not a shard of the same run as {first_path} (--repeats {_repeats(result)} "
+                                  f"against {_repeats(first)})")
     missing = [str(k) for k in range(1, n + 1) if k not in seen]
     if missing:
         raise JudgebenchError(f"merge: shard(s) {', '.join(m + '/' + str(n) for m in missing)} missing")

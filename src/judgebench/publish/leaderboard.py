@@ -137,7 +137,8 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
         "name": config.judge_name,
         "judge_args": args_text(config.judge_args, limit=200) or None,
         "config_hash": config_hash_of(config),
-        ARGS_KEY: answer_args(config.judge_args),  # for label_rows; removed once the labels are made
+        ARGS_KEY: {**answer_args(config.judge_args), **({"reask": config.reask} if config.reask else {})},  # for
+        # label_rows (what tells two configurations of one model apart); removed once the labels are made
         "dataset": _dataset_label(result),
         "task_version": config.task_version,
         "prompt": f"{config.prompt_template}@{config.prompt_template_hash[:10]}",

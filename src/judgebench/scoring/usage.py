@@ -34,13 +34,15 @@ def summarize_counts(records: Iterable[JudgmentRecord], n_examples: int) -> Coun
 
 
 def summarize_unlabelled(records: Iterable[JudgmentRecord], n_examples: int) -> UnlabelledJudgments | None:
-    """results.json `unlabelled`: the counts and usage of the unlabelled examples' judgments of repeat 0 (as
-    `counts` and `usage` count samples.jsonl's); None when the run judged no unlabelled example."""
+    """results.json `unlabelled`: the counts of the unlabelled examples' judgments of repeat 0 (as `counts` counts
+    samples.jsonl's) and the usage of every repeat's calls (no other figure costs them: `stability`'s cover the
+    labelled examples); None when the run judged no unlabelled example."""
+    records = list(records)
     first = [r for r in records if r.repeat == 0]
     if not first and not n_examples:
         return None
     return UnlabelledJudgments(examples=n_examples, counts=summarize_counts(first, n_examples),
-                               usage=summarize_usage(first))
+                               usage=usage_of_every_repeat(records))
 
 
 def summarize_usage(records: Iterable[JudgmentRecord]) -> Usage:
@@ -54,14 +56,33 @@ def summarize_usage(records: Iterable[JudgmentRecord]) -> Usage:
     and `cached_cost_usd` say how much of it was not paid again. cost_usd is
     None when any call that got a reply (status not FAILED) has no price.
     """
+    return _usage(*_calls(records))
+
+
+def usage_of_every_repeat(records: Iterable[JudgmentRecord]) -> Usage:
+    """`summarize_usage` of the calls of every repeat (`--repeats`: each repeat's calls are distinct)."""
+    by_repeat: dict[int, list[JudgmentRecord]] = {}
+    for r in records:
+        by_repeat.setdefault(r.repeat, []).append(r)
+    calls: list[list[JudgmentRecord]] = []
+    served: list[str | None] = []
+    for repeat in sorted(by_repeat):
+        more_calls, more_served = _calls(by_repeat[repeat])
+        calls += more_calls
+        served += more_served
+    return _usage(calls, served)
+
+
+def _calls(records: Iterable[JudgmentRecord]) -> tuple[list[list[JudgmentRecord]], list[str | None]]:
+    """The run's calls (each its records) and each call's served model."""
     recs = [r for by_key in group_by_dimension(records).values() for r in by_key.values()]
     keys = [(r.example_id, r.order, r.prompt_hash) for r in recs]
     if len(set(keys)) == len(recs):  # one record per call (separate mode): the same figures, no grouping
-        return _usage([[r] for r in recs], [r.served_model or None for r in recs])
+        return [[r] for r in recs], [r.served_model or None for r in recs]
     calls: dict[tuple[str, str, str], list[JudgmentRecord]] = {}
     for key, r in zip(keys, recs):
         calls.setdefault(key, []).append(r)
-    return _usage(list(calls.values()), [next((r.served_model for r in g if r.served_model), None) for g in calls.values()])
+    return list(calls.values()), [next((r.served_model for r in g if r.served_model), None) for g in calls.values()]
 
 
 def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) -> Usage:
