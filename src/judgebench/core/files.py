@@ -228,11 +228,59 @@ def parse_json_object(line: str, where: str) -> dict[str, Any]:
                               f"(which value is meant?)") from None
     except json.JSONDecodeError as exc:
         raise JudgebenchError(f"{where}: malformed JSON ({exc.msg}, column {exc.colno})") from None
+    except RecursionError:
+        raise JudgebenchError(f"{where}: JSON nested too deeply to read") from None
+    except ValueError as exc:  # an integer of thousands of digits
+        raise JudgebenchError(f"{where}: JSON that cannot be read ({one_line(str(exc), KEY_SHOWN_MAX)})") from None
     if not isinstance(row, dict):
         raise JudgebenchError(f"{where}: expected a JSON object, got {type(row).__name__}")
     if "\\u" in line and _SURROGATE_ESCAPE.search(line):
         _refuse_lone_surrogates(row, where)
     return row
+
+
+MAX_JSON_NESTING = 1000  # brackets a line may hold open: Arrow's JSON reader (the `datasets` JSON loader's, arena's)
+# overflows its thread's stack, a segmentation fault, on a value nested some thousands deep
+_OPENING, _CLOSING = frozenset(b"[{"), frozenset(b"]}")
+
+
+def too_deep(data: bytes, open_at_start: int = 0) -> tuple[int | None, int]:
+    """Where in `data` a line first holds more than MAX_JSON_NESTING brackets open (None: nowhere), and how many
+    the last line holds open at the end (`open_at_start`: those of a line begun before `data`, for reading a
+    file block by block). An upper bound of the JSON nesting: brackets inside strings count too."""
+    last_newline = data.rfind(b"\n")
+    tail = data[last_newline + 1 :]
+    open_at_end = tail.count(b"[") + tail.count(b"{") - tail.count(b"]") - tail.count(b"}")
+    if last_newline < 0:
+        open_at_end += open_at_start
+    if open_at_start + data.count(b"[") + data.count(b"{") <= MAX_JSON_NESTING:  # no line can be that deep
+        return None, open_at_end
+    import numpy as np
+
+    codes = np.frombuffer(data, dtype=np.uint8)
+    depth = np.cumsum((codes == 91).view(np.int8) + (codes == 123).view(np.int8) - (codes == 93).view(np.int8)
+                      - (codes == 125).view(np.int8), dtype=np.int64) + open_at_start
+    newlines = np.flatnonzero(codes == 10)
+    starts = np.concatenate(([0], newlines + 1))
+    bases = np.concatenate(([0], depth[newlines]))  # the depth at each line's start (a newline changes nothing)
+    keep = starts < len(codes)
+    over = np.flatnonzero(np.maximum.reduceat(depth, starts[keep]) - bases[keep] > MAX_JSON_NESTING)
+    if not len(over):
+        return None, open_at_end
+    line = int(over[0])
+    start = int(starts[keep][line])
+    return start + int(np.argmax(depth[start:] - bases[keep][line] > MAX_JSON_NESTING)), open_at_end
+
+
+def first_too_deep(data: bytes, block: int = 1 << 23) -> int | None:
+    """`too_deep` over `data` a block at a time (bounded memory): the offset where a line first holds more than
+    MAX_JSON_NESTING brackets open, or None."""
+    view, open_lines = memoryview(data), 0
+    for start in range(0, len(data), block):
+        where, open_lines = too_deep(bytes(view[start : start + block]), open_lines)
+        if where is not None:
+            return start + where
+    return None
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # an escaped UTF-16 surrogate: paired, one character

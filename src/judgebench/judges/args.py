@@ -27,7 +27,7 @@ import math
 import re
 from typing import Any
 
-from judgebench.core.errors import JudgebenchError
+from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.secrets import is_secret_name
 from judgebench.judges.providers import check_api_base
 
@@ -117,8 +117,8 @@ def _convert_value(name: str, value: Any) -> Any:
     if text[:1] in "{[":
         try:
             return json.loads(text)
-        except ValueError:
-            raise JudgebenchError(f"--judge-args {name}: not valid JSON: {value!r}") from None
+        except (ValueError, RecursionError):
+            raise JudgebenchError(f"--judge-args {name}: not valid JSON (or nested too deeply): {one_line(repr(value), 120)}") from None
     return value
 
 
@@ -161,7 +161,7 @@ def convert_judge_args(raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, s
                 if isinstance(value, str):
                     try:
                         value = json.loads(value)
-                    except ValueError:
+                    except (ValueError, RecursionError):
                         value = None
                 if not isinstance(value, dict):
                     raise JudgebenchError(

@@ -139,7 +139,7 @@ def results_kind(run_dir: Path) -> str | None:
 
     try:
         data = json.loads(regular_text(run_dir / RESULTS_FILE))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # (nested thousands deep: the kind's own reader says why)
         return None
     if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
         return None

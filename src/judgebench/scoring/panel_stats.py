@@ -245,7 +245,7 @@ def decode_raw(raw: str | None, n_members: int) -> list[str] | None:
     """The votes in a panel raw answer; None when it is not one (wrong shape, count or vote)."""
     try:
         data = json.loads(raw or "")
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or set(data) != {"panel", "votes"}:
         return None

@@ -98,7 +98,7 @@ def _read(entry: Path, key: str) -> tuple[list[dict[str, Any]], list[str]] | Non
     """The stored rows and columns, or None when absent or not a well-formed entry for this key."""
     try:
         data = json.loads(regular_text(entry))  # a FIFO planted in the cache is skipped, never waited on
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or data.get("key") != key:
         return None

@@ -18,7 +18,7 @@ from typing import Any
 from judgebench.core.background import no_tqdm_monitor
 from judgebench.core.bulk import trusted, trusts
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.files import open_regular, read_json_objects
+from judgebench.core.files import MAX_JSON_NESTING, open_regular, read_json_objects, too_deep
 from judgebench.core.records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
 from judgebench.tasks.cell_types import csv_options, csv_variant, keep_cell_types
 from judgebench.tasks.example_cache import load_rows
@@ -214,14 +214,26 @@ def _missing_split_message(source: str, split: str, listed: str) -> str:
     return f"{source}: split '{split}' does not exist; splits: {listed} (choose one with --split)"
 
 
+NEWLINE = b"\n"
+
+
 def check_local_file(path: Path, block: int = 1 << 20) -> None:
-    """Refuse an empty or non-UTF-8 text data file with one line naming it (read a block at a time)."""
+    """Refuse an empty or non-UTF-8 text data file, or a JSON one with a line nested deeper than Arrow's reader
+    survives (`too_deep`), with one line naming it (read a block at a time)."""
     if path.suffix.lower() == ".parquet":
         return
     blank, carry, base = True, b"", 0  # carry: a character cut at the block's end, completed by the next
+    json_text, open_lines, lines = path.suffix.lower() in (".json", ".jsonl"), 0, 1
     with open_regular(path, "rb") as handle:
         while True:
             chunk = handle.read(block)
+            if json_text:
+                deep, open_lines = too_deep(chunk, open_lines)
+                if deep is not None:
+                    line = lines + chunk.count(NEWLINE, 0, deep)
+                    raise JudgebenchError(f"{path}:{line}: JSON nested more than {MAX_JSON_NESTING} levels deep "
+                                          f"(brackets left open on one line)")
+                lines += chunk.count(NEWLINE)
             data = carry + chunk
             blank = blank and not chunk.strip()
             try:

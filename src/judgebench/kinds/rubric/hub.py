@@ -43,7 +43,7 @@ def _restore(value: Any) -> Any:
     if isinstance(value, str):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return value  # then refused as not a number / not a list, naming the row
     if isinstance(value, dict):
         return {k: v for k, v in value.items() if v is not None}

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, model_validator
 from yaml import YAMLError
 
-from judgebench.core.errors import JudgebenchError
+from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.files import (
     describe_validation_error,
     load_yaml,
@@ -201,8 +201,8 @@ def _read_rows(path: Path, structured: set[str]) -> list[tuple[int, dict[str, An
     if path.suffix == ".json":
         try:
             data = json.loads(regular_text(path))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise JudgebenchError(f"{path}: cannot read JSON ({exc})") from None
+        except (OSError, ValueError, RecursionError) as exc:  # (UnicodeDecodeError and JSONDecodeError are ValueErrors)
+            raise JudgebenchError(f"{path}: cannot read JSON ({one_line(str(exc), 200)})") from None
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
             raise JudgebenchError(f"{path}: a .json data file must be an array of objects")
         return list(enumerate(data, start=1))
@@ -232,7 +232,7 @@ def _cell(value: str | None) -> Any:
         return None
     try:
         return json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return value  # then refused as not a number / not a list, naming the row
 
 
