@@ -94,7 +94,7 @@ def _start(tmp_path: Path, sent: Path, **env: str) -> tuple[subprocess.Popen, qu
 
 
 def _start_child(tmp_path: Path, module: str, source: str, sent: Path, data: list[str],
-                 env: dict[str, str] | None = None) -> tuple[subprocess.Popen, queue.Queue]:
+                 env: dict[str, str] | None = None, ignoring_sigint: bool = False) -> tuple[subprocess.Popen, queue.Queue]:
     """`source` run as module `module` (as `python -m judgebench` is: a module as __main__) with this judgebench,
     given `sent` and a built-in judge's `run` of sciarena_eval on `data`; its stderr lines come to the queue."""
     (tmp_path / f"{module}.py").write_text(source, encoding="utf-8")
@@ -104,6 +104,7 @@ def _start_child(tmp_path: Path, module: str, source: str, sent: Path, data: lis
          *data, "--output-path", str(tmp_path / "out")],
         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
         env={**os.environ, "PYTHONPATH": path, **(env or {})},
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignoring_sigint else None,  # a shell's background job
     )
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=_lines, args=(proc.stderr, lines), daemon=True).start()
@@ -164,7 +165,8 @@ sys.exit(main())
 """
 
 
-def _interrupt_built_in_run(tmp_path: Path, examples: int, *signals: signal.Signals) -> tuple[int, list[str]]:
+def _interrupt_built_in_run(tmp_path: Path, examples: int, *signals: signal.Signals,
+                            ignoring_sigint: bool = False) -> tuple[int, list[str]]:
     """A built-in judge's run of `examples` examples, sent `signals` (half a second apart) while its second chunk
     is being answered: the exit code and the lines on stderr."""
     from helpers import sci_row, write_jsonl
@@ -172,7 +174,7 @@ def _interrupt_built_in_run(tmp_path: Path, examples: int, *signals: signal.Sign
     data = write_jsonl(tmp_path / "data.jsonl", [sci_row(i, vote="AB"[i % 2]) for i in range(examples)])
     sent = tmp_path / "sent"
     proc, lines = _start_child(tmp_path, "chunky_judgebench", BUILTIN_CHILD, sent,
-                               ["--dataset-path", str(data), "--quiet", "--bootstrap", "0"])
+                               ["--dataset-path", str(data), "--quiet", "--bootstrap", "0"], ignoring_sigint=ignoring_sigint)
     seen: list[str] = []
     try:
         _wait_for(lines, seen, "CHUNK2")
@@ -276,3 +278,15 @@ def test_a_second_sigterm_while_scoring_ends_the_process(tmp_path):
     code, seen = _interrupt_scoring(tmp_path, signal.SIGTERM, signal.SIGTERM)
     assert code == 130 and seen[-1] == "judgebench: interrupted", (code, seen)
     assert not (tmp_path / "out" / "results.json").exists()
+
+
+@pytest.mark.slow
+def test_a_run_started_with_ctrl_c_ignored_keeps_ignoring_it(tmp_path):
+    """A shell starts a background job with SIGINT ignored; the run kept it so on the call worker's path but took it
+    on the others (an outside attack: two behaviours). It stays ignored on every path; SIGTERM still stops a run."""
+    from judgebench.judging.streaming import CHUNK_REQUESTS_BUILTIN
+
+    per_chunk = CHUNK_REQUESTS_BUILTIN // 2
+    code, seen = _interrupt_built_in_run(tmp_path, 2 * per_chunk + 3, signal.SIGINT, ignoring_sigint=True)
+    assert code == 0, (code, seen)
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["counts"]["examples"] == 2 * per_chunk + 3

@@ -243,6 +243,8 @@ def _drain_on_signals(run: LiveRun, signals: _SigtermAsInterrupt | None) -> None
         run.start_draining()
 
     for signum, name in ((signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")):
+        if signal.getsignal(signum) == signal.SIG_IGN:  # ignored by whoever started us (a background job): it stays
+            continue  # ignored, as on the call worker's path
         try:
             loop.add_signal_handler(signum, on_signal, name)
         except (NotImplementedError, RuntimeError, ValueError):

@@ -78,7 +78,8 @@ def noting_interrupts(active: bool, *, say: str | None = None) -> Iterator[Calla
             if signal.getsignal(signum) is note:
                 signal.signal(signum, handler)
 
-    previous = {signum: signal.signal(signum, note) for signum in (signal.SIGINT, signal.SIGTERM)}
+    previous = {signum: signal.signal(signum, note) for signum in (signal.SIGINT, signal.SIGTERM)
+                if signal.getsignal(signum) != signal.SIG_IGN}  # a signal ignored by whoever started us stays so
     try:
         yield lambda: f"interrupted ({received[0]})" if received else None
     finally:
