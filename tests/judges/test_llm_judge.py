@@ -495,6 +495,17 @@ def test_preflight_refuses_a_self_hosted_endpoint_without_its_address(monkeypatc
     LiteLLMJudge("hosted_vllm/m", {}).preflight()
 
 
+def test_preflight_refuses_azure_without_its_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An outside attack: `azure/x` with nothing set ran 4.5 s and wrote a run of failed calls."""
+    monkeypatch.delenv("AZURE_API_BASE", raising=False)
+    with pytest.raises(JudgebenchError, match=re.escape("judge azure/x: the provider (azure) has no default address: "
+                                                        "--judge-args api_base=https://NAME.openai.azure.com (or set AZURE_API_BASE)")):
+        LiteLLMJudge("azure/x", {"api_key": "k"}).preflight()
+    LiteLLMJudge("azure/x", {"api_key": "k", "api_base": "https://n.openai.azure.com"}).preflight()
+    monkeypatch.setenv("AZURE_API_BASE", "https://n.openai.azure.com")
+    LiteLLMJudge("azure/x", {}).preflight()  # a key or an Entra ID token: litellm's to find
+
+
 def test_a_host_name_dns_does_not_know_stops_the_run_instead_of_being_retried() -> None:
     """A misspelt api_base host (EAI_NONAME) fails every attempt: permanent on both transports; a temporary
     resolver failure (EAI_AGAIN) is retried, and marked as no answer (calls/live.py counts those); an HTTP error

@@ -86,3 +86,18 @@ def test_merge_refuses_a_missing_a_repeated_or_a_foreign_shard(tmp_path, capsys)
         err = capsys.readouterr().err.strip()
         assert code == 2 and message in err and len(err.splitlines()) == 1, (dirs, err)
     assert not (tmp_path / "m" / "results.json").exists()
+
+
+@pytest.mark.parametrize("edited", ["3/2", "0/2", "abc", "1/2/3", "²/2"])
+def test_a_hand_edited_shard_is_refused_naming_the_results_file(tmp_path, capsys, edited):
+    """An outside attack: `score` took "3/2", "0/2" and "abc", and `merge` blamed a flag nobody gave (--shard)."""
+    _run(tmp_path, "s1", task="sciarena_eval", shard="1/2")
+    _run(tmp_path, "s2", task="sciarena_eval", shard="2/2")
+    data = _results(tmp_path / "s2")
+    data["config"]["shard"] = edited
+    (tmp_path / "s2" / "results.json").write_text(json.dumps(data))
+    for command in (["score", str(tmp_path / "s2")], ["merge", str(tmp_path / "s1"), str(tmp_path / "s2"),
+                                                       "--output-path", str(tmp_path / "m")]):
+        assert main(command) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"judgebench: error: {tmp_path / 's2' / 'results.json'}: field 'config.shard'"), err

@@ -306,6 +306,15 @@ class RunConfig(Strict):
 
     _known_headline = field_validator("headline")(check_headline)
 
+    @field_validator("shard")
+    @classmethod
+    def _k_of_n(cls, value: str | None) -> str | None:
+        """"K/N" with 1 <= K <= N, as `run --shard` writes it (a hand-edited one was taken, or blamed on --shard)."""
+        parts = value.split("/") if value is not None else ["1", "1"]
+        if len(parts) != 2 or not all(p.isascii() and p.isdigit() for p in parts) or not 1 <= int(parts[0]) <= int(parts[1]):
+            raise ValueError(f"expected K/N with 1 <= K <= N, got {value!r}")
+        return value
+
     @model_serializer(mode="wrap")
     def _without_unset_markers(self, handler: Any) -> dict[str, Any]:
         """own_judge, judge_name, judge_config_hash, limit_fraction and reask are written only when set: every

@@ -60,6 +60,8 @@ OPENAI_COMPATIBLE = {"openai", "hosted_vllm", "openai_like", "custom_openai"}
 # Self-hosted providers have no address of their own: api_base, or the environment variable litellm reads for it
 SELF_HOSTED_BASE_ENV = {"hosted_vllm": "HOSTED_VLLM_API_BASE", "openai_like": "OPENAI_LIKE_API_BASE",
                         "custom_openai": None}
+# Providers with no default address, and the variable litellm reads it from: without either, every call fails.
+ADDRESS_ENV = {**SELF_HOSTED_BASE_ENV, "azure": "AZURE_API_BASE"}
 TRANSPORTS = ("auto", "litellm", "openai")
 
 
@@ -213,12 +215,14 @@ class LiteLLMJudge(Judge):
         if self.transport == "openai":
             raise JudgebenchError(f"judge {self.model}: transport=openai needs the endpoint's address: "
                                   "--judge-args api_base=http://HOST:PORT/v1")
-        if provider in SELF_HOSTED_BASE_ENV:
-            env = SELF_HOSTED_BASE_ENV[provider]
+        if provider in ADDRESS_ENV:
+            env = ADDRESS_ENV[provider]
             if (env and os.environ.get(env, "").strip()) or getattr(sys.modules.get("litellm"), "api_base", None):
                 return  # litellm's variable, or its module-wide api_base a Python caller set
-            raise JudgebenchError(f"judge {self.model}: a self-hosted endpoint ({provider}) has no default address: "
-                                  "--judge-args api_base=http://HOST:PORT/v1" + (f" (or set {env})" if env else ""))
+            kind = "a self-hosted endpoint" if provider in SELF_HOSTED_BASE_ENV else "the provider"
+            example = "https://NAME.openai.azure.com" if provider == "azure" else "http://HOST:PORT/v1"
+            raise JudgebenchError(f"judge {self.model}: {kind} ({provider}) has no default address: "
+                                  f"--judge-args api_base={example}" + (f" (or set {env})" if env else ""))
 
     async def warm_up(self) -> None:
         """Import the transport and make this loop's clients before the first timed call."""
