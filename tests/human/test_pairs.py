@@ -116,3 +116,26 @@ def test_pairs_killed_mid_run_then_rerun_repeats_no_answered_call(tmp_path: Path
     assert len(by_call) == 3 * n and max(by_call.values()) == 1  # every (model, question) answered exactly once
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["counts"]["calls_sent"] == 3 * n - before and manifest["counts"]["pairs"] == 3 * n
+
+
+def test_a_run_stopped_at_the_first_model_lists_every_answer_of_every_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An outside attack: stopped during the first of 3 models, `pairs` printed 4/12 answers: the other models'
+    answers were in no count and no file. Every (question, model) is now an answer, not attempted if so."""
+    from judgebench.calls import RunnerOptions
+    from judgebench.calls.options import RunOutcome
+    from judgebench.core.records import JudgeReply
+    from judgebench.human import pairs
+
+    questions = [Question(f"q{i}", f"question {i}", {}) for i in range(4)]
+    asked: list[str] = []
+
+    def stops_after_one(requests, judge, options, is_parseable):
+        asked.append(judge.id)
+        return RunOutcome([JudgeReply(text="an answer"), None, None, None], "interrupted (SIGTERM)", 1)
+
+    monkeypatch.setattr(pairs, "run_requests", stops_after_one)
+    models = {m: {"api_base": "http://127.0.0.1:9/v1", "api_key": "sk-t"} for m in MODELS[:3]}
+    answers, calls, stopped = pairs.generate_answers(questions, models, RunnerOptions(progress=False))
+    assert asked == ["openai/m1"] and calls == 1 and stopped == "openai/m1: interrupted (SIGTERM)"
+    assert [(a.model, a.question_id) for a in answers] == [(m, q.id) for m in MODELS[:3] for q in questions]
+    assert Counter(a.error for a in answers) == {None: 1, "not attempted (run stopped)": 11}

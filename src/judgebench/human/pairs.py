@@ -102,15 +102,18 @@ def generate_answers(questions: list[Question], models: dict[str, dict[str, Any]
     requests = [generation_request(q, system) for q in questions]
     answers: list[Answer] = []
     calls = 0
+    stopped: str | None = None
     for model, args in models.items():
-        judge = make_judge(model, args)
-        outcome = run_requests(requests, judge, options, has_text)
+        if stopped is not None:  # the models after the stop: every answer listed, as not attempted
+            answers += [_answer(question.id, model, None) for question in questions]
+            continue
+        outcome = run_requests(requests, make_judge(model, args), options, has_text)
         calls += outcome.calls_made
         for question, reply in zip(questions, outcome.replies):
             answers.append(_answer(question.id, model, reply))
         if outcome.stopped:
-            return answers, calls, f"{model}: {outcome.stopped}"
-    return answers, calls, None
+            stopped = f"{model}: {outcome.stopped}"
+    return answers, calls, stopped
 
 
 def _answer(question_id: str, model: str, reply: JudgeReply | None) -> Answer:
