@@ -331,3 +331,17 @@ def test_runs_on_other_data_are_shown_with_a_warning(tmp_path):
     assert [r["v"][1] for r in view.rows] == ["AA", "BB", "--", "--", "--", "--"]
     assert view.meta()["warnings"] == [("b was run on other data than a (dataset fingerprints differ): "
                                         "examples only one run has show '-' for the other")]
+
+
+@pytest.mark.parametrize(("field", "value"), [("label", "Z"), ("status", "DONE"), ("order", "XY"), ("verdict", "C")])
+def test_a_judgment_every_other_reader_refuses_is_refused_by_view_too(tmp_path, field, value):
+    """An outside attack: `view` showed lines whose label, status, order or verdict no record holds."""
+    from judgebench.core.errors import JudgebenchError
+
+    run = write_run(tmp_path / "one", hand_records())
+    lines = (run / "samples.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first[field] = value
+    (run / "samples.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    with pytest.raises(JudgebenchError, match=rf"judgment 1 cannot be read \(Invalid enum value '{value}' - at `\$.{field}`\)"):
+        build_view([run])

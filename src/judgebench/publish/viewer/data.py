@@ -28,7 +28,7 @@ import msgspec
 
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import read_model_json, regular_bytes
-from judgebench.core.records import RunResult
+from judgebench.core.records import Label, Order, RunResult, Status, Verdict
 from judgebench.core.rundir import (
     MEMBERS_DIR,
     PROMPT_FILE,
@@ -50,10 +50,10 @@ class _IndexFields(msgspec.Struct):
 
     example_id: str
     dimension: str
-    order: str
-    status: str
-    label: str
-    verdict: str | None = None
+    order: Order  # the record's own types: a line every other reader refuses is refused here too
+    status: Status
+    label: Label
+    verdict: Verdict | None = None
     invalid_reason: str | None = None
     failure: str | None = None
     error: str | None = None
