@@ -335,3 +335,12 @@ def test_no_progress_monitor_thread_is_left_running_after_datasets_loads_a_file(
     with tqdm.std.tqdm(total=2, disable=True):  # a later bar starts no monitor either (background.no_tqdm_monitor)
         pass
     assert not [t for t in threading.enumerate() if isinstance(t, tqdm.std.TMonitor)]
+
+
+def test_two_judges_in_one_flag_are_one_line(tmp_path: Path, capsys) -> None:
+    """An outside attack: `--judge openai/gpt-4o,openai/gpt-4.1` was one model id, every call of it failing."""
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", "openai/gpt-4o,openai/gpt-4.1", "--demo",
+                 "--output-path", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.strip() == ("judgebench: error: judge 'openai/gpt-4o,openai/gpt-4.1': one judge per "
+                                               "--judge (repeat the flag for several: --judge openai/gpt-4o --judge ...)")
+    assert not (tmp_path / "out").exists()

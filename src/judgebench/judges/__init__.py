@@ -29,6 +29,9 @@ def make_judge(judge_id: str, judge_args: dict[str, Any] | None = None, seed: in
             f"judge '{judge_id}': expected a litellm model id such as 'openai/gpt-4.1' "
             "or a built-in judge such as 'builtin/longer'"
         )
+    if "," in judge_id:  # no model id holds one: two judges in one flag
+        raise JudgebenchError(f"judge {judge_id!r}: one judge per --judge (repeat the flag for several: "
+                              f"--judge {judge_id.split(',')[0].strip()} --judge ...)")
     segments = judge_id.split("/")
     if any(seg.strip() in ("", ".", "..") or seg != seg.strip() for seg in segments) or any(
         not ch.isprintable() or ch == "\\" for ch in judge_id
