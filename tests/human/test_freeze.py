@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from judgebench.cli.main import main
+from judgebench.core.errors import JudgebenchError
 from judgebench.human.freeze import freeze_split
 from judgebench.tasks.votes import Vote, write_votes
 
@@ -95,6 +96,10 @@ def test_freeze_cli_writes_a_task_that_run_accepts(tmp_path: Path, capsys: pytes
     assert main(["freeze", str(tmp_path / "votes.jsonl"), "--pairs", str(pairs_file), "--split-size", "40",
                  "--output", str(out)]) == 2
     assert "--split-size 40: only 5 pairs are eligible" in capsys.readouterr().err
+    assert main(["freeze", str(tmp_path / "votes.jsonl"), "--pairs", str(pairs_file), "--split-size", "4",
+                 "--name", "sciarena_eval", "--output", str(tmp_path / "shadow")]) == 2  # an outside attack: it shadowed
+    assert "--name sciarena_eval: a bundled task has that name" in capsys.readouterr().err  # the bundled task
+    assert not (tmp_path / "shadow").exists()
 
 
 @pytest.mark.slow
@@ -161,3 +166,13 @@ def test_a_frozen_folder_moved_elsewhere_runs_unchanged(tmp_path: Path, capsys: 
                  str(tmp_path / "run"), "--bootstrap", "10", "--quiet"]) == 0
     result = json.loads((tmp_path / "run" / "results.json").read_text())
     assert result["counts"]["examples"] == 4 and not Path(result["config"]["dataset"]["source"]).is_absolute()
+
+
+def test_a_vote_naming_other_models_than_its_pair_is_refused() -> None:
+    """An outside attack: votes whose model_a and model_b were the pair's swapped were frozen as they were, every A
+    of them the other side's."""
+    votes = [*_votes(), Vote(pair_id="p1", annotator="late", choice="A", model_a="m2", model_b="m1")]
+    with pytest.raises(JudgebenchError, match="vote of late on pair 'p1' names models m2 vs m1; the pairs file has m1 vs m2"):
+        freeze_split(votes, _pairs(), size=2, seed=1)
+    same = [*_votes(), Vote(pair_id="p1", annotator="late", choice="A", model_a="m1", model_b="m2")]
+    assert freeze_split(same, _pairs(), size=2, seed=1).rows

@@ -171,6 +171,10 @@ def cmd_freeze(args: argparse.Namespace) -> int:
 
     if not args.name.replace("_", "").isalnum():
         raise JudgebenchError(f"--name {args.name!r}: letters, digits and underscores only")
+    from judgebench.tasks.registry import task_files
+
+    if args.name in task_files():  # its runs would be told apart from the bundled task's by their data alone
+        raise JudgebenchError(f"--name {args.name}: a bundled task has that name; choose another")
     votes = read_votes(args.votes)
     pairs = {p["id"]: p for p in pairs_from_file(args.pairs)}
     flagged = read_flagged(args.exclude_annotators)

@@ -78,6 +78,12 @@ def freeze_split(votes: list[Vote], pairs: dict[str, dict[str, Any]], *, size: i
     """Draw the split (see the module docstring); a vote on an unknown pair or too few pairs is one error."""
     if unknown := sorted({v.pair_id for v in votes} - set(pairs)):
         raise JudgebenchError(f"votes name {len(unknown)} pairs the pairs file does not hold, e.g. {unknown[0]!r}")
+    for vote in votes:  # a vote's A and B are the pair's: a vote that names other models has other sides
+        pair = pairs[vote.pair_id]
+        named, held = (vote.model_a, vote.model_b), (pair.get("model_a"), pair.get("model_b"))
+        if all(named) and all(held) and named != held:
+            raise JudgebenchError(f"vote of {vote.annotator} on pair {vote.pair_id!r} names models {named[0]} vs {named[1]}; "
+                                  f"the pairs file has {held[0]} vs {held[1]} (its A and B would be another pair's)")
     kept = [v for v in votes if v.annotator not in flagged]
     dimensions = list(dict.fromkeys(d for v in kept for d in v.choices))
     if dimensions and any(v.choice is not None for v in kept):
