@@ -202,6 +202,15 @@ def test_a_price_needs_both_halves(tmp_path: Path, capsys) -> None:
     assert status == 2 and "give both input_cost_per_mtok and output_cost_per_mtok" in capsys.readouterr().err
 
 
+
+@pytest.mark.parametrize("value", ["1e308", "-1", "nan", "10001"])
+def test_a_price_past_any_real_one_is_refused(tmp_path: Path, capsys, value: str) -> None:
+    """An outside attack: 1e308 was taken and printed a cost of 300 digits."""
+    status = main([*BASE, "--judge", "openai/x", "--judge-args", f"api_base=http://127.0.0.1:9/v1,input_cost_per_mtok={value},"
+                   "output_cost_per_mtok=1", "--output-path", str(tmp_path / "o"), "--no-cache"])
+    assert status == 2 and "expected a price from 0 to 10,000 (USD per million tokens)" in capsys.readouterr().err
+
+
 def test_a_limited_run_is_marked_and_never_ranked_among_full_runs(tmp_path: Path, capsys) -> None:
     assert main([*BASE, "--judge", "builtin/always-a", "--output-path", str(tmp_path / "full")]) == 0
     assert main([*BASE, "--limit", "0.1", "--judge", "builtin/longer", "--output-path", str(tmp_path / "part")]) == 0

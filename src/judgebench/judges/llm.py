@@ -282,6 +282,10 @@ class LiteLLMJudge(Judge):
             await self._openai.aclose()
 
 
+MAX_PRICE_PER_MTOK = 10_000  # USD per million tokens: 16x the dearest in litellm's cost map (o1-pro, 600; a typo past it printed
+# costs of 300 digits)
+
+
 def _price_override(args: dict[str, Any]) -> tuple[float, float] | None:
     """input_cost_per_mtok / output_cost_per_mtok (USD per million tokens, both or neither) popped from
     the arguments, as USD per token."""
@@ -296,7 +300,8 @@ def _price_override(args: dict[str, Any]) -> tuple[float, float] | None:
             value = float(given[name])
         except (TypeError, ValueError):
             raise JudgebenchError(f"--judge-args {name}={given[name]!r}: expected a number (USD per million tokens)") from None
-        if not math.isfinite(value) or value < 0:
-            raise JudgebenchError(f"--judge-args {name}={given[name]!r}: expected a price >= 0 (USD per million tokens)")
+        if not math.isfinite(value) or not 0 <= value <= MAX_PRICE_PER_MTOK:
+            raise JudgebenchError(f"--judge-args {name}={given[name]!r}: expected a price from 0 to "
+                                  f"{MAX_PRICE_PER_MTOK:,} (USD per million tokens)")
         values.append(value / 1e6)
     return values[0], values[1]
