@@ -45,14 +45,18 @@ def test_url_secrets_name_the_parts_to_scrub():
 @pytest.mark.parametrize("name", ["api_key", "x-api-key", "authToken", "client_secret", "password", "sig", "Authorization",
                                   # an outside attack found these written in clear: numbered, dotted, one-word names
                                   "api_key2", "token2", "secret1", "password2", "apikey2", "key2", "APIKEY2", "mytoken",
-                                  "api.key", "sas", "dbPassword", "clientsecret", "awsAccessKey", "x_api_key_2"])
+                                  "api.key", "sas", "dbPassword", "clientsecret", "awsAccessKey", "x_api_key_2",
+                                  "access_token", "refresh_token", "id_token", "session", "password_hash", "_token_"])
 def test_secret_names(name):
     assert is_secret_name(name)
 
 
 @pytest.mark.parametrize("name", ["max_tokens", "top_k", "api_base", "keyword", "tokenizer", "seed", "monkey",
                                   "max_completion_tokens", "budget_tokens", "top_p", "n", "logit_bias", "reasoning_effort",
-                                  "organization", "api_version", "model2", "temperature", "basis", "sassy", "keys"])
+                                  "organization", "api_version", "model2", "temperature", "basis", "sassy", "keys",
+                                  # a second attack: ordinary parameters with a secret's word, withheld and not sent
+                                  "stop_token_ids", "allowed_token_ids", "eos_token_id", "pad_token_id", "prompt_cache_key",
+                                  "session_id", "max_token", "token_limit", "sort_key", "credentials_path", "auth_mode"])
 def test_not_secret_names(name):
     assert not is_secret_name(name)
 

@@ -603,3 +603,45 @@ def test_litellm_cost_is_read_from_the_response_when_litellm_priced_it() -> None
     assert _cost(litellm, SimpleNamespace(_hidden_params={"response_cost": None})) is None  # unknown, not 0
     assert _cost(litellm, SimpleNamespace(_hidden_params={})) == 0.5  # not priced by litellm yet: priced here
     assert _cost(litellm, SimpleNamespace(unpriceable=True)) is None
+
+
+def test_ordinary_arguments_with_a_secrets_word_are_sent_typed_and_shown_and_secret_ones_are_sent() -> None:
+    """An outside attack: `stop_token_ids=[1]` (a word `token`) was taken for a secret: left out of results.json,
+    the configuration hash and the cache key (a run with [2] got [1]'s answers) and, on the openai transport, not
+    sent at all, as no secret-named argument was (litellm sent them, as text)."""
+    import http.server
+    import threading
+
+    bodies: list[dict] = []
+
+    class Capture(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            answer = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": "[[A]]"}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Capture)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        judge = LiteLLMJudge("openai/m", {"api_base": base, "stop_token_ids": "[1, 2]", "x_api_key_2": "SECRET-VALUE-9",
+                                          "prompt_cache_key": "run-a"})
+        assert call(judge).text == "[[A]]"
+    finally:
+        server.shutdown()
+    assert bodies[0]["stop_token_ids"] == [1, 2] and bodies[0]["prompt_cache_key"] == "run-a"
+    assert bodies[0]["x_api_key_2"] == "SECRET-VALUE-9"  # sent with the call ...
+    public = judge.public_args()
+    assert public["stop_token_ids"] == [1, 2] and "x_api_key_2" not in public  # ... and nowhere else
+    assert "SECRET-VALUE-9" not in json.dumps(judge.cache_identity())
+    other = LiteLLMJudge("openai/m", {"api_base": base, "stop_token_ids": "[3]", "x_api_key_2": "SECRET-VALUE-9"})
+    assert other.cache_identity() != judge.cache_identity()

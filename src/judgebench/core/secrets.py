@@ -25,6 +25,13 @@ _SECRET_WORDS = re.compile(
     r"(^|_)(api_?key|apikey|key|secret|password|passwd|pwd?|credentials?|token|authorization|auth|sig|signature"
     r"|cookie|passphrase|session|bearer|jwt|pat|sas|connection_?string|conn_?str|dsn|private_?key)(_|$)"
 )
+# Names with a secret's word that name something else: an id, a count, a limit, a mode, a path (stop_token_ids,
+# session_id, token_limit, auth_mode, credentials_path), a provider's parameter (prompt_cache_key), a token count or
+# a special token (max_token, eos_token). They were withheld from results.json, the hash and the cache key, and not
+# sent on the openai transport (an outside attack: two runs differing in stop_token_ids shared their answers).
+_ORDINARY_LAST_WORDS = frozenset({"id", "ids", "limit", "limits", "count", "counts", "mode", "path", "file", "dir",
+                                  "type", "types", "name", "names", "length", "size", "format", "index", "budget"})
+_ORDINARY_NAMES = re.compile(r"prompt_cache_key|sort_key|(max|min|stop|eos|bos|pad|sep|unk|start|end)_tokens?")
 # A word that ends in a secret's name, written as one word: mytoken, dbpassword, clientsecret, accesskey.
 _SECRET_SUFFIX = re.compile(r"[a-z]*(token|secret|password|passwd|passphrase|apikey|accesskey|secretkey|privatekey"
                             r"|credentials?)")
@@ -43,6 +50,9 @@ def is_secret_name(name: str) -> bool:
     understood: api_key2, api.key, token_2, mytoken)."""
     words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", str(name)).lower()
     words = re.sub(r"(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])", "_", re.sub(r"[^a-z0-9]+", "_", words))
+    words = words.strip("_")
+    if _ORDINARY_NAMES.fullmatch(words) or words.rsplit("_", 1)[-1] in _ORDINARY_LAST_WORDS:
+        return False
     return bool(_SECRET_WORDS.search(words)) or any(_SECRET_SUFFIX.fullmatch(word) for word in words.split("_"))
 
 

@@ -172,7 +172,7 @@ class LiteLLMJudge(Judge):
 
     def request_body(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         """An OpenAI chat completions body: model name, messages and the body arguments."""
-        return {"model": self.split_provider()[1], "messages": messages, **body_args(self._args)}
+        return {"model": self.split_provider()[1], "messages": messages, **body_args({**self._args, **self._secrets})}
 
     def client_args(self) -> dict[str, Any]:
         """Connection arguments for litellm's files/batches calls, secrets included (for the
@@ -249,7 +249,7 @@ class LiteLLMJudge(Judge):
                 provider,
                 model,
                 str(api_base),
-                body_args(self._args),
+                body_args({**self._args, **self._secrets}),  # secret-named arguments are sent, as on litellm's
                 api_key=self._api_key,
                 organization=self._args.get("organization"),
                 headers=self._headers,
