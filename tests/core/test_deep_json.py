@@ -79,3 +79,39 @@ def test_a_deep_results_file_is_skipped_by_the_leaderboard(tmp_path: Path, capsy
                  "--output-path", str(tmp_path / "runs" / "good")]) == 0
     assert main(["leaderboard", str(tmp_path / "runs"), "--output-dir", str(tmp_path / "lb")]) == 0
     assert f"skipped {bad / 'results.json'}" in capsys.readouterr().err
+
+
+def _alias_bomb(levels: int = 9) -> str:
+    """Each anchor a list of ten of the one before: 10**levels values once expanded, a few hundred bytes."""
+    lines = ["  a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    names = "abcdefghijklmnop"
+    for before, name in zip(names, names[1:levels]):
+        lines.append(f"  {name}: &{name} [" + ", ".join([f"*{before}"] * 10) + "]")
+    return "defs:\n" + "\n".join(lines) + f"\njudge: openai/m\njudge_args:\n  api_base: http://127.0.0.1:9/v1\n  zz: *{names[levels - 1]}\n"
+
+
+def test_yaml_nested_too_deeply_or_expanding_too_far_is_a_yaml_error() -> None:
+    """The second attack: a task YAML nested 100,000 deep was a RecursionError traceback (`run`, `tasks`); a judges
+    file of nested aliases (10**9 values in 600 bytes) kept `run` at full CPU until killed."""
+    import yaml
+
+    from judgebench.core.files import YAML_NODES_MAX, load_yaml
+
+    with pytest.raises(yaml.YAMLError, match="nested too deeply"):
+        load_yaml("x: " + "[" * DEEP + "]" * DEEP)
+    with pytest.raises(yaml.YAMLError, match=f"more than {YAML_NODES_MAX:,} values once its aliases are expanded"):
+        load_yaml(_alias_bomb())
+    assert load_yaml(_alias_bomb(5))["judge_args"]["zz"][0][0][0][0] == ["x"] * 10  # 100,000 values: read
+
+
+@pytest.mark.slow
+def test_a_bomb_in_a_judges_file_or_a_deep_task_yaml_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "bomb.yaml").write_text(_alias_bomb())
+    bomb = _cli(["run", "--tasks", "sciarena_eval", "--judge", str(tmp_path / "bomb.yaml"), "--demo",
+                 "--output-path", str(tmp_path / "out")])
+    assert bomb.returncode == 2 and "values once its aliases are expanded" in bomb.stderr, bomb.stderr
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    (tasks / "deep.yaml").write_text("name: deep\nx: " + "[" * DEEP + "]" * DEEP + "\n")
+    listed = _cli(["tasks", "--include-path", str(tasks)])
+    assert (listed.returncode, listed.stderr.strip()) == (2, f"judgebench: error: {tasks / 'deep.yaml'}: invalid YAML (nested too deeply)")

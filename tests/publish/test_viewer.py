@@ -345,3 +345,19 @@ def test_a_judgment_every_other_reader_refuses_is_refused_by_view_too(tmp_path, 
     (run / "samples.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
     with pytest.raises(JudgebenchError, match=rf"judgment 1 cannot be read \(Invalid enum value '{value}' - at `\$.{field}`\)"):
         build_view([run])
+
+
+@pytest.mark.parametrize("field", ['"raw": ' + "[" * 100_000 + "]" * 100_000, '"tokens_in": ' + "9" * 5000],
+                         ids=["nested-deep", "huge-integer"])
+def test_a_judgment_no_reader_can_take_is_one_line(tmp_path, field):
+    """The second attack: `view` ended in a RecursionError or ValueError traceback where every other reader refuses."""
+    from judgebench.core.errors import JudgebenchError
+
+    run = write_run(tmp_path / "one", hand_records())
+    lines = (run / "samples.jsonl").read_text().splitlines()
+    lines[-1] = lines[-1][:-1] + ", " + field.replace('"raw"', '"raw_too"') + "}"
+    (run / "samples.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(JudgebenchError, match="cannot be read"):
+        view = build_view([run])
+        for n in range(len(view.rows)):  # the details, as the bundle and the server read them
+            example_detail(view, n)

@@ -393,9 +393,34 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+YAML_NODES_MAX = 1_000_000  # values a YAML file may hold once its aliases are expanded (ours hold hundreds)
+
+
 def load_yaml(text: str | bytes) -> Any:
-    """yaml.safe_load with duplicate keys refused (yaml.YAMLError)."""
-    return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    """yaml.safe_load with duplicate keys refused; nesting too deep for the parser, or aliases that expand past
+    YAML_NODES_MAX values (a "billion laughs": every reader of the value, json.dumps included, spun for ever), are
+    a yaml.YAMLError too."""
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except RecursionError:
+        raise yaml.YAMLError("nested too deeply") from None
+    _check_expanded_size(data)
+    return data
+
+
+def _check_expanded_size(data: Any) -> None:
+    """Count the values as a reader walking them would meet them (an alias each time it is used), up to the cap."""
+    stack, seen = [data], 0
+    while stack:
+        value = stack.pop()
+        seen += 1
+        if seen > YAML_NODES_MAX:
+            raise yaml.YAMLError(f"more than {YAML_NODES_MAX:,} values once its aliases are expanded")
+        if isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
 
 
 RUN_FOLDER_MARKERS = ("results.json", "samples.jsonl")  # core/rundir's RESULTS_FILE, SAMPLES_FILE (same floor, no cycle)

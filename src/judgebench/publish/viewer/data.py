@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from judgebench.core.errors import JudgebenchError
+from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.files import read_model_json, regular_bytes
 from judgebench.core.records import Label, Order, RunResult, Status, Verdict
 from judgebench.core.rundir import (
@@ -96,7 +96,16 @@ class JsonlFile:
     where: dict[tuple[str, str], list[tuple[int, int]]] = field(default_factory=dict)
 
     def records(self, key: tuple[str, str]) -> list[dict[str, Any]]:
-        return [json.loads(self.data[s:e]) for s, e in self.where.get(key, ())]
+        return [_line(self.path, self.data[s:e]) for s, e in self.where.get(key, ())]
+
+
+def _line(path: Path, line: bytes) -> dict[str, Any]:
+    """One judgment line, whole; a line Python's reader cannot take (an integer of thousands of digits) is one
+    error naming the file."""
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        raise JudgebenchError(f"{path}: a judgment cannot be read ({one_line(str(exc) or type(exc).__name__, 120)})") from None
 
 
 def _key_file(path: Path) -> JsonlFile | None:
@@ -201,13 +210,13 @@ def read_run_for_view(folder: Path, name: str | None = None) -> tuple[Run, list[
     for number, (start, end) in enumerate(_lines(file.data), start=1):
         try:
             f = _INDEX_DECODER.decode(file.data[start:end])
-        except msgspec.DecodeError as exc:
-            raise JudgebenchError(f"{samples}: judgment {number} cannot be read ({exc})") from None
+        except (msgspec.DecodeError, RecursionError) as exc:  # (nested too deeply for msgspec to skip)
+            raise JudgebenchError(f"{samples}: judgment {number} cannot be read ({exc or 'nested too deeply'})") from None
         fields.append(f)
         file.where.setdefault((f.example_id, f.dimension), []).append((start, end))
     if not fields:
         raise JudgebenchError(f"{samples}: no judgments")
-    task_judge = json.loads(file.data[: file.data.find(b"\n")] or file.data)
+    task_judge = _line(samples, file.data[: file.data.find(b"\n")] or file.data)
     if (task_judge.get("task"), task_judge.get("judge")) != expected:
         raise JudgebenchError(f"{samples}: its judgments are not of the task and judge {RESULTS_FILE} names")
     run = Run(folder=folder, name=name or folder.name, result=result, samples=file)
