@@ -176,3 +176,20 @@ def test_a_vote_naming_other_models_than_its_pair_is_refused() -> None:
         freeze_split(votes, _pairs(), size=2, seed=1)
     same = [*_votes(), Vote(pair_id="p1", annotator="late", choice="A", model_a="m1", model_b="m2")]
     assert freeze_split(same, _pairs(), size=2, seed=1).rows
+
+
+def test_a_names_file_holds_any_name_and_reads_back_the_same(tmp_path: Path) -> None:
+    """The second attack: annotators named '#mallory' and 'carol\\nbob' were written to flagged.txt as they were;
+    freeze read the first as a comment and the second as two names, kept both flagged voters and left out the
+    honest bob. A name a line cannot hold is written as a JSON string."""
+    from judgebench.core.files import names_text, read_names
+    from judgebench.human.freeze import read_flagged
+
+    names = ["alice", "#mallory", "carol\nbob", ' "quoted" ', "tab\there", "dan#2", "émile"]
+    text = names_text(names)
+    assert text.splitlines()[:2] == ["alice", '"#mallory"'] and "dan#2\n" in text
+    assert read_names(text, "f") == names
+    (tmp_path / "flagged.txt").write_text("# from judgebench arena\n" + text)
+    assert read_flagged(str(tmp_path / "flagged.txt")) == set(names)
+    with pytest.raises(JudgebenchError, match=r"f:2: a name in quotes must be one JSON string"):
+        read_names('ok\n"unterminated\n', "f")

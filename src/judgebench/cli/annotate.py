@@ -72,8 +72,8 @@ def cmd_annotate(args: argparse.Namespace) -> int:
         _load_source(store, args)
     if args.add_annotator:
         name = args.add_annotator.strip()
-        if not name or len(name) > 80:
-            raise JudgebenchError("--add-annotator: expected a name of 1-80 characters")
+        if not name or len(name) > 80 or not name.isprintable():  # (a line break printed raw, split flagged.txt)
+            raise JudgebenchError("--add-annotator: expected a name of 1-80 printable characters")
         tags = [t.strip() for t in args.expertise.split(",") if t.strip()]
         token = store.add_annotator(name, tags, admin=args.admin)
         print(f"annotator {name} added{' (admin)' if args.admin else ''}; invite link (shown once):")

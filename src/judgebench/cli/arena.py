@@ -208,13 +208,14 @@ def excluded_annotators(args: argparse.Namespace) -> list[str]:
     path = args.exclude_annotators
     if path is not None:
         from judgebench.core.files import (
+            read_names,
             regular_text,  # here: the parser needs no yaml/pydantic
             why_not_a_file,
         )
         if not path.is_file():
             raise JudgebenchError(f"--exclude-annotators {path}: {why_not_a_file(path)}")
         try:
-            listed = [line.strip() for line in regular_text(path).splitlines() if line.strip()]
+            listed = read_names(regular_text(path), f"--exclude-annotators {path}")
         except UnicodeDecodeError:
             raise JudgebenchError(f"--exclude-annotators {path}: not UTF-8 text") from None
         args.listed_out = listed  # arena_warnings names those who cast no vote here (a typo, another file's names)

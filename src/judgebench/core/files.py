@@ -393,6 +393,36 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+def names_text(names: Iterable[str]) -> str:
+    """A names file (flagged annotators): one name per line; a name a plain line cannot hold (a line break or
+    control character, a leading '#' or '"', spaces at either end) as a JSON string (`read_names` reads both)."""
+    return "".join((json.dumps(name, ensure_ascii=False) if _needs_quotes(name) else name) + "\n" for name in names)
+
+
+def _needs_quotes(name: str) -> bool:
+    return name != name.strip() or name[:1] in ("#", '"') or any(not c.isprintable() for c in name)
+
+
+def read_names(text: str, where: str) -> list[str]:
+    """The names of a names file: one per line, blank lines and lines starting with '#' skipped, a line starting
+    with '"' a JSON string (`names_text`); a bad one is one error naming `where` and the line."""
+    names = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith('"'):
+            try:
+                name = json.loads(line)
+            except ValueError:
+                name = None
+            if not isinstance(name, str):
+                raise JudgebenchError(f"{where}:{number}: a name in quotes must be one JSON string")
+            line = name
+        names.append(line)
+    return names
+
+
 YAML_NODES_MAX = 1_000_000  # values a YAML file may hold once its aliases are expanded (ours hold hundreds)
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.files import regular_text
+from judgebench.core.files import read_names, regular_text
 from judgebench.core.records import DEFAULT_DIMENSION
 from judgebench.core.text import md_cell, md_text
 from judgebench.tasks.votes import MAJORITY_RULE, Vote, majority_label, votes_by_pair
@@ -47,7 +47,7 @@ class Frozen:
 
 
 def read_flagged(text: str | None) -> set[str]:
-    """Flagged annotators from a file (one per line, # comments) or a comma-separated list."""
+    """Flagged annotators from a names file (core/files.read_names) or a comma-separated list."""
     if not text:
         return set()
     path = Path(text)
@@ -56,7 +56,7 @@ def read_flagged(text: str | None) -> set[str]:
             lines = regular_text(path).splitlines()
         except UnicodeDecodeError:
             raise JudgebenchError(f"--exclude-annotators {path}: not UTF-8 text") from None
-        return {line.split("#", 1)[0].strip() for line in lines} - {""}
+        return set(read_names("\n".join(lines), f"--exclude-annotators {path}"))
     if "/" in text or "\\" in text or text.endswith((".txt", ".csv", ".list")):
         raise JudgebenchError(f"--exclude-annotators {text}: no such file (a file of names, e.g. arena's flagged.txt, "
                               "or names separated by commas)")

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from judgebench.core.background import Prepared
-from judgebench.core.files import write_atomic, write_json
+from judgebench.core.files import names_text, write_atomic, write_json
 from judgebench.core.text import md_cell, md_text
 from judgebench.human.arena.build import ArenaResult
 from judgebench.human.arena.plots import assisted_methods
@@ -36,7 +36,7 @@ def write_outputs(result: ArenaResult, out: Path, plotter: Prepared | None = Non
         written.append(path)
     write_json(out / "arena.json", {**s, "winrate": _matrix_json(result.winrate),
                                     "battle_counts": _matrix_json(result.counts)})
-    write_atomic(out / "flagged.txt", "".join(f"{name}\n" for name in s["voters"]["flagged"]))
+    write_atomic(out / "flagged.txt", names_text(s["voters"]["flagged"]))
     written.append(out / "flagged.txt")
     md = markdown(s)
     write_atomic(out / "arena.md", md)
