@@ -268,3 +268,30 @@ def test_undo_takes_back_only_ones_own_last_vote_within_the_window_and_skips_kee
         assert _post(base, ann, "/undo", {"vote_id": "vote-ann-3"})[0] == 409  # past the window
     assert [v["vote_id"] for v in store.votes()] == ["vote-ann-2", "vote-ann-3"]
     assert [r[3] for r in store.skip_reasons()] == ["the question is unclear"]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_a_form_that_says_two_things_is_refused_and_nothing_is_cut(kind: str, tmp_path: Path) -> None:
+    """The second attack: `choice=RIGHT&choice=LEFT` was stored as the first value, a 60,000-character comment cut
+    to 4,000 and acknowledged, and a resend of a vote id with another choice answered 'duplicate' (200)."""
+    from judgebench.human.annotate.server import COMMENT_MAX
+
+    store = _store(tmp_path, n=2, kind=kind)
+    ann = store.add_annotator("ann", [])
+    with serving(store, Rules(target=3)) as base:
+        pid = _field(_page(base, ann), "pair_id")
+        request = urllib.request.Request(f"{base}/vote", method="POST", data=(
+            f"pair_id={pid}&round=1&vote_id=vote-twice&choice=RIGHT&choice=LEFT").encode(), headers={
+            "Authorization": f"Bearer {ann}", "Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded"})
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(request)
+        assert caught.value.code == 400 and "'choice' given more than once" in json.loads(caught.value.read())["error"]
+        long = {"pair_id": pid, "round": "1", "vote_id": "vote-long", "choice": "LEFT", "comment": "x" * (COMMENT_MAX + 1)}
+        status, body = post_vote(base, ann, long)
+        assert status == 400 and "at most 4,000" in body["error"]
+        vote = {"pair_id": pid, "round": "1", "vote_id": "vote-one", "choice": "LEFT", "comment": "x" * COMMENT_MAX}
+        assert post_vote(base, ann, vote) == (200, {"status": "stored"})
+        assert post_vote(base, ann, vote) == (200, {"status": "duplicate"})  # a retry of the same vote
+        status, body = post_vote(base, ann, {**vote, "choice": "RIGHT"})
+        assert status == 409
+    assert [(v["vote_id"], len(v["comment"])) for v in store.votes()] == [("vote-one", COMMENT_MAX)]

@@ -14,9 +14,10 @@ The server enforces its own rules on every vote (issue 27), never trusting the f
 - expertise: the pair must be routed to the annotator's tags; target: a round-1 vote on a pair
   that has `--target-votes` votes is refused ('full', checked under the write lock);
 - round 2 exists only when the server served the repeat (after the delay, for a picked pair);
-- a cookie-authenticated POST needs a same-origin `Origin` and the page's CSRF token (an HMAC of
-  the session token under a per-database key); `Authorization: Bearer` scripts need no CSRF token,
-  since a browser never attaches that header across origins;
+- a cookie-authenticated POST needs the page's CSRF token (an HMAC of the session token under a
+  per-database key) and, when it carries an `Origin`, the server's own; `Authorization: Bearer` scripts
+  need no CSRF token, since a browser never attaches that header across origins;
+- a form field given twice, or a comment over COMMENT_MAX characters, is refused (400), never picked or cut;
 - bodies are capped at MAX_BODY (413), malformed headers are h11's 400, a connection that sends no
   complete request within `head_timeout` seconds is closed, idle keep-alive after `idle_timeout`.
 A vote is acknowledged (303 to the next pair, or JSON with `Accept: application/json`) only after
@@ -163,6 +164,8 @@ async def _form(request: Request) -> dict[str, str]:
         fields = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True, max_num_fields=64)
     except ValueError:
         raise VoteError("too many form fields") from None
+    if twice := next((key for key, values in fields.items() if len(values) > 1), None):  # which one is meant?
+        raise VoteError(f"form field {twice[:40]!r} given more than once")
     return {key: values[0] for key, values in fields.items()}
 
 
@@ -368,8 +371,19 @@ def _vote(voting: Voting, who: Annotator, form: dict[str, str]) -> str:
     submitted = now_iso()
     vote = {"vote_id": vote_id, "pair_id": pair["id"], "annotator": who.name, "round": round_, "choice": choice,
             "choices": choices, "shown_order": order, "shown_at": shown_at, "submitted_at": submitted,
-            "seconds": _seconds(shown_at, submitted), "comment": (form.get("comment") or "").strip()[:4000] or None}
+            "seconds": _seconds(shown_at, submitted), "comment": _comment(form)}
     return voting.store.cast(vote, None if is_gold(pair) else voting.rules.target)
+
+
+COMMENT_MAX = 4000  # characters (the page's textarea holds no more)
+
+
+def _comment(form: dict[str, str]) -> str | None:
+    """The vote's comment; a longer one is refused, never cut (the page cannot send one)."""
+    comment = (form.get("comment") or "").strip()
+    if len(comment) > COMMENT_MAX:
+        raise VoteError(f"comment of {len(comment):,} characters: at most {COMMENT_MAX:,}")
+    return comment or None
 
 
 def _skip(voting: Voting, who: Annotator, form: dict[str, str]) -> str:

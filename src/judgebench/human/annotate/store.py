@@ -278,14 +278,15 @@ class Store:
         return out
 
     def cast(self, vote: dict[str, Any], target: int | None) -> str:
-        """Store a vote under its pair's lock: 'duplicate' (this vote id is stored already, from this
-        annotator), 'conflict' (this annotator has a vote on this pair and round, or the vote id is
+        """Store a vote under its pair's lock: 'duplicate' (this vote, under its id, is stored already),
+        'conflict' (this annotator has a vote on this pair and round, or the vote id holds another vote or
         someone else's), 'full' (a round-1 vote on a pair that has `target` votes), else 'stored'."""
         values = tuple(vote.get(c) for c in VOTE_COLUMNS)
         with self.connect(exclusive=f"pair:{vote['pair_id']}") as db:  # a vote id belongs to one pair
-            row = db.one("SELECT annotator FROM votes WHERE vote_id = ?", (vote["vote_id"],))
-            if row is not None:
-                return "duplicate" if row[0] == vote["annotator"] else "conflict"
+            row = db.one("SELECT annotator, pair_id, round, choice, choices FROM votes WHERE vote_id = ?", (vote["vote_id"],))
+            if row is not None:  # a resend of the same vote is a duplicate; anything else under its id, a conflict
+                same = tuple(row) == (vote["annotator"], vote["pair_id"], vote["round"], vote["choice"], vote["choices"])
+                return "duplicate" if same else "conflict"
             if db.one("SELECT 1 FROM votes WHERE annotator = ? AND pair_id = ? AND round = ?",
                       (vote["annotator"], vote["pair_id"], vote["round"])) is not None:
                 return "conflict"
