@@ -115,3 +115,16 @@ def test_a_bomb_in_a_judges_file_or_a_deep_task_yaml_is_one_line(tmp_path: Path)
     (tasks / "deep.yaml").write_text("name: deep\nx: " + "[" * DEEP + "]" * DEEP + "\n")
     listed = _cli(["tasks", "--include-path", str(tasks)])
     assert (listed.returncode, listed.stderr.strip()) == (2, f"judgebench: error: {tasks / 'deep.yaml'}: invalid YAML (nested too deeply)")
+
+
+def test_an_integer_past_64_bits_in_the_data_names_its_line_and_key(tmp_path: Path, capsys) -> None:
+    """The second attack: a 50-digit `vote` was `cannot load (ValueError: Value is too big! at position 2605)`."""
+    from judgebench.cli.main import main
+
+    rows = [sci_row(i, vote="A") for i in range(4)]
+    rows[2]["vote"] = 10**50
+    data = write_jsonl(tmp_path / "data.jsonl", rows)
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--dataset-path", str(data),
+                 "--output-path", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.strip() == (f"judgebench: error: {data}:3: 'vote' is an integer of 51 digits, past 64 "
+                                               "bits (Arrow's reader takes no larger one)")

@@ -75,6 +75,14 @@ def test_assisted_flags_need_a_judge_run_and_a_known_slice(tmp_path, capsys, jud
     assert "--strata nope: the votes have no slice 'nope'" in capsys.readouterr().err
 
 
+
+@pytest.mark.parametrize(("flag", "value"), [("--power", "0.9"), ("--judge-correlation", "2"), ("--judge-battles", "0")])
+def test_a_votes_needed_setting_without_votes_needed_is_refused(tmp_path, capsys, flag, value):
+    """The second attack: `--power 1` and `--judge-correlation 2` were taken, and did nothing, without --votes-needed."""
+    assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), flag, value]) == 2
+    assert capsys.readouterr().err.strip() == f"judgebench: error: {flag} is a --votes-needed setting: give --votes-needed too"
+
+
 def test_two_judges_and_their_mean(tmp_path, capsys, judge_run):
     other = tmp_path / "other"
     demo_judge_run(other, read_votes(DEMO), extra_pairs=1500, seed=1, judge_id="synthetic/second")

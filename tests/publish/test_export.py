@@ -80,6 +80,8 @@ def test_push_without_token_or_network_fails_with_one_line_and_writes_nothing(ru
 def test_export_errors_are_one_line(tmp_path, capsys):
     assert main(["export", str(tmp_path), "--output", str(tmp_path / "x")]) == 2
     assert "not a run directory" in capsys.readouterr().err
+    assert main(["export", str(tmp_path), "--output", str(tmp_path / "x"), "--private"]) == 2  # it was ignored
+    assert "--private is for the Hub repo --push-to-hub creates" in capsys.readouterr().err
 
 
 def test_dataset_card_escapes_a_hostile_judge_id_and_marks_it_self_reported(runs):

@@ -109,13 +109,13 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--votes-needed", action="store_true",
                    help="simulate the votes needed to separate adjacent models and the top k, without and with "
                         "each judge, and the pairs needed to tell two judges apart (votes_needed.png)")
-    p.add_argument("--power", type=fraction, default=0.8, help="--votes-needed: target power (default 0.8)")
-    p.add_argument("--confidence", type=fraction, default=0.95, help="--votes-needed: interval level (default 0.95)")
-    p.add_argument("--max-votes", type=POSITIVE_INT, default=20000, help="--votes-needed: largest vote count tried (default 20000)")
-    p.add_argument("--power-reps", type=POSITIVE_INT, default=100, help="--votes-needed: simulations per vote count (default 100)")
-    p.add_argument("--accuracy-gap", type=fraction, default=0.05,
+    p.add_argument("--power", type=fraction, help="--votes-needed: target power (default 0.8)")
+    p.add_argument("--confidence", type=fraction, help="--votes-needed: interval level (default 0.95)")
+    p.add_argument("--max-votes", type=POSITIVE_INT, help="--votes-needed: largest vote count tried (default 20000)")
+    p.add_argument("--power-reps", type=POSITIVE_INT, help="--votes-needed: simulations per vote count (default 100)")
+    p.add_argument("--accuracy-gap", type=fraction,
                    help="--votes-needed: accuracy difference between two judges to detect (default 0.05)")
-    p.add_argument("--judge-correlation", type=float, default=0.5,
+    p.add_argument("--judge-correlation", type=float,
                    help="--votes-needed: correlation of two judges' correctness on the same pairs (default 0.5)")
     p.add_argument("--judge-battles", type=NON_NEGATIVE_INT, metavar="N",
                    help="--votes-needed: judge-only battles in the simulation (default: the run's unlabelled pairs)")
@@ -186,6 +186,12 @@ def options(args: argparse.Namespace) -> ArenaOptions:
     if args.label_share is not None and args.label_share <= 0:
         raise JudgebenchError(f"--label-share {args.label_share}: must be above 0")
     needed = None
+    given = [flag for flag in NEEDED_DEFAULTS if getattr(args, flag) is not None]
+    if given and not args.votes_needed:  # (as --label-share without --judge-run: a flag that would do nothing)
+        raise JudgebenchError(f"--{given[0].replace('_', '-')} is a --votes-needed setting: give --votes-needed too")
+    for flag, default in NEEDED_DEFAULTS.items():
+        if getattr(args, flag) is None:
+            setattr(args, flag, default)
     if args.votes_needed:
         if not (0 < args.power < 1 and 0 < args.confidence < 1):
             raise JudgebenchError("--power and --confidence: must be between 0 and 1 (exclusive)")
@@ -200,6 +206,11 @@ def options(args: argparse.Namespace) -> ArenaOptions:
     return ArenaOptions(fit=fit, alpha=args.alpha, exclude_flagged=args.exclude_flagged,
                         judge_runs=list(args.judge_run), repeats=args.robustness_repeats, top_k=args.top_k,
                         label_share=args.label_share, strata=args.strata, needed=needed)
+
+
+# The --votes-needed settings and their defaults (None on the parser: given without --votes-needed is refused).
+NEEDED_DEFAULTS = {"power": 0.8, "confidence": 0.95, "max_votes": 20000, "power_reps": 100, "accuracy_gap": 0.05,
+                   "judge_correlation": 0.5, "judge_battles": None}
 
 
 def excluded_annotators(args: argparse.Namespace) -> list[str]:

@@ -336,6 +336,8 @@ def _add_export_parser(sub: Any) -> None:
 def cmd_export(args: argparse.Namespace) -> int:
     from judgebench.publish.export import export_hf
 
+    if args.private and not args.push_to_hub:
+        raise JudgebenchError("--private is for the Hub repo --push-to-hub creates: give --push-to-hub REPO too")
     done = export_hf(args.run_dir, args.output, push_to_hub=args.push_to_hub, private=args.private)
     print(f"wrote {done.rows} judgments to {done.output} (datasets.load_from_disk, data/*.parquet, README.md)")
     if done.pushed_to:

@@ -17,7 +17,7 @@ from typing import Any
 
 from judgebench.core.background import no_tqdm_monitor
 from judgebench.core.bulk import trusted, trusts
-from judgebench.core.errors import JudgebenchError
+from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.files import MAX_JSON_NESTING, open_regular, read_json_objects, too_deep
 from judgebench.core.records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
 from judgebench.tasks.cell_types import csv_options, csv_variant, keep_cell_types
@@ -254,10 +254,15 @@ def check_local_file(path: Path, block: int = 1 << 20) -> None:
 
 def diagnose_local_file(path: Path) -> None:
     """After `datasets` failed on a local file: raise naming the file and the first bad row when it can say
-    what is wrong (a malformed JSON Lines line or one with a key given twice; a CSV with a header and no row)."""
+    what is wrong (a malformed JSON Lines line, one with a key given twice or an integer past 64 bits; a CSV with
+    a header and no row)."""
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        read_json_objects(path)
+        for number, row in read_json_objects(path):
+            for key, value in row.items():
+                if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+                    raise JudgebenchError(f"{path}:{number}: '{one_line(key, 80)}' is an integer of {len(str(abs(value)))} "
+                                          "digits, past 64 bits (Arrow's reader takes no larger one)")
     elif suffix == ".csv":
         import csv
 
