@@ -357,6 +357,22 @@ def test_a_write_that_fails_names_the_file_not_its_temp_copy(tmp_path, monkeypat
     assert list(tmp_path.iterdir()) == []  # the temp copy is gone
 
 
+
+def test_a_temp_copy_that_cannot_be_made_names_the_file(tmp_path, monkeypatch):
+    """The second attack: `report --output-dir /proc/self` named `.diagnostics.json.XXXX.tmp` (mkstemp's name)."""
+    import tempfile
+
+    from judgebench.core.files import write_atomic
+
+    def refused(dir, prefix, suffix):
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", f"{dir}/{prefix}abcd1234{suffix}")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
+    with pytest.raises(OSError) as info:
+        write_atomic(tmp_path / "report.md", "text")
+    assert info.value.filename == str(tmp_path / "report.md")
+
+
 def test_a_fifo_results_json_is_refused_by_report_not_taken_for_a_samples_only_folder(tmp_path, demo_run, capsys):
     run = run_with_fifo(demo_run, tmp_path / "run", "results.json")
     with within(30):

@@ -37,7 +37,9 @@ def atomic_path(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
         yield Path(tmp)
         os.replace(tmp, path)
     except OSError as exc:
-        if exc.filename is not None and exc.filename not in (tmp, str(tmp)):
+        ours = exc.filename is None or exc.filename in (tmp, str(tmp)) or \
+            Path(str(exc.filename)).name.startswith(f".{path.name}.")  # (mkstemp's, before it returned a name)
+        if not ours:
             raise  # names a file of its own (e.g. one the caller read meanwhile)
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
     finally:
