@@ -243,7 +243,6 @@ def parse_json_object(line: str, where: str) -> dict[str, Any]:
 
 MAX_JSON_NESTING = 1000  # brackets a line may hold open: Arrow's JSON reader (the `datasets` JSON loader's, arena's)
 # overflows its thread's stack, a segmentation fault, on a value nested some thousands deep
-_OPENING, _CLOSING = frozenset(b"[{"), frozenset(b"]}")
 
 
 def too_deep(data: bytes, open_at_start: int = 0) -> tuple[int | None, int]:
