@@ -46,7 +46,11 @@ def test_url_secrets_name_the_parts_to_scrub():
                                   # an outside attack found these written in clear: numbered, dotted, one-word names
                                   "api_key2", "token2", "secret1", "password2", "apikey2", "key2", "APIKEY2", "mytoken",
                                   "api.key", "sas", "dbPassword", "clientsecret", "awsAccessKey", "x_api_key_2",
-                                  "access_token", "refresh_token", "id_token", "session", "password_hash", "_token_"])
+                                  "access_token", "refresh_token", "id_token", "session", "password_hash", "_token_",
+                                  # a third attack: credentials whose last word is an ordinary one, plurals, pairs
+                                  "aws_access_key_id", "AWS_ACCESS_KEY_ID", "private_key_id", "access_key_id",
+                                  "client_secret_id", "api_key_name", "api_keys", "secrets", "passwords", "apiKeys",
+                                  "service_account_json", "service_account_info", "ak", "sk", "vertex_credentials"])
 def test_secret_names(name):
     assert is_secret_name(name)
 
@@ -56,7 +60,8 @@ def test_secret_names(name):
                                   "organization", "api_version", "model2", "temperature", "basis", "sassy", "keys",
                                   # a second attack: ordinary parameters with a secret's word, withheld and not sent
                                   "stop_token_ids", "allowed_token_ids", "eos_token_id", "pad_token_id", "prompt_cache_key",
-                                  "session_id", "max_token", "token_limit", "sort_key", "credentials_path", "auth_mode"])
+                                  "session_id", "max_token", "token_limit", "sort_key", "auth_mode", "tokens", "mask_token",
+                                  "token_healing", "cache_key"])
 def test_not_secret_names(name):
     assert not is_secret_name(name)
 

@@ -645,3 +645,20 @@ def test_ordinary_arguments_with_a_secrets_word_are_sent_typed_and_shown_and_sec
     assert "SECRET-VALUE-9" not in json.dumps(judge.cache_identity())
     other = LiteLLMJudge("openai/m", {"api_base": base, "stop_token_ids": "[3]", "x_api_key_2": "SECRET-VALUE-9"})
     assert other.cache_identity() != judge.cache_identity()
+
+
+def test_a_schema_property_named_like_a_secret_is_data_not_a_secret() -> None:
+    """A third attack: two response_format schemas differing only in a property named `key` had one cache
+    identity and one configuration hash (the property's value was redacted); a secret in extra_body still is."""
+    def schema(prop: str) -> str:
+        return ('{"type":"json_schema","json_schema":{"name":"v","schema":{"type":"object","properties":{"%s":'
+                '{"type":"string"}}}}}' % prop)
+
+    base = {"api_base": "http://127.0.0.1:9/v1", "extra_body": '{"token": "NESTED-SECRET-1", "top_k": 5}'}
+    with_key = LiteLLMJudge("openai/m", {**base, "response_format": schema("key")})
+    with_verdict = LiteLLMJudge("openai/m", {**base, "response_format": schema("verdict")})
+    public = with_key.public_args()
+    assert public["response_format"]["json_schema"]["schema"]["properties"] == {"key": {"type": "string"}}
+    assert public["extra_body"] == {"token": "<redacted>", "top_k": 5}
+    assert with_key.cache_identity() != with_verdict.cache_identity()
+    assert "NESTED-SECRET-1" not in json.dumps(with_key.cache_identity())

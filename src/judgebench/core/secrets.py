@@ -31,7 +31,14 @@ _SECRET_WORDS = re.compile(
 # sent on the openai transport (an outside attack: two runs differing in stop_token_ids shared their answers).
 _ORDINARY_LAST_WORDS = frozenset({"id", "ids", "limit", "limits", "count", "counts", "mode", "path", "file", "dir",
                                   "type", "types", "name", "names", "length", "size", "format", "index", "budget"})
-_ORDINARY_NAMES = re.compile(r"prompt_cache_key|sort_key|(max|min|stop|eos|bos|pad|sep|unk|start|end)_tokens?")
+_ORDINARY_NAMES = re.compile(r"(prompt_)?cache_key|sort_key|token_healing"
+                             r"|(max|min|stop|eos|bos|pad|sep|unk|cls|mask|start|end)_tokens?")
+# Words and pairs that name a credential whatever follows them (`aws_access_key_id`, `private_key_id`, `api_key_name`,
+# `client_secret_id`, `credentials_path`): the ordinary last words above do not make them ordinary (a third attack
+# found an AWS key id and a GCP private key id in results.json); their plurals too.
+_STRONG = re.compile(r"(^|_)(secrets?|passwords?|passwd|pwd|passphrase|credentials?|(api|access|secret|private)_?keys?"
+                     r"|client_?secrets?|service_?account|bearer|jwt|dsn|sas|connection_?string)(_|$)")
+_STRONG_NAMES = re.compile(r"ak|sk")  # an access key / secret key pair (Baidu, Volcengine)
 # A word that ends in a secret's name, written as one word: mytoken, dbpassword, clientsecret, accesskey.
 _SECRET_SUFFIX = re.compile(r"[a-z]*(token|secret|password|passwd|passphrase|apikey|accesskey|secretkey|privatekey"
                             r"|credentials?)")
@@ -51,6 +58,8 @@ def is_secret_name(name: str) -> bool:
     words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", str(name)).lower()
     words = re.sub(r"(?<=[a-z])(?=[0-9])|(?<=[0-9])(?=[a-z])", "_", re.sub(r"[^a-z0-9]+", "_", words))
     words = words.strip("_")
+    if _STRONG.search(words) or _STRONG_NAMES.fullmatch(words):  # whatever its last word: aws_access_key_id
+        return True
     if _ORDINARY_NAMES.fullmatch(words) or words.rsplit("_", 1)[-1] in _ORDINARY_LAST_WORDS:
         return False
     return bool(_SECRET_WORDS.search(words)) or any(_SECRET_SUFFIX.fullmatch(word) for word in words.split("_"))
@@ -139,22 +148,29 @@ def mask_credentials(text: str) -> str:
     return _CREDENTIAL.sub(REDACTED, redact_url(text))
 
 
-def redact_value(value: Any) -> Any:
+# Arguments whose insides are a schema or a vocabulary, not settings: a property named `key` or `token` there is data
+# (a third attack: two response_format schemas differing in a property `key` shared a cache key).
+SCHEMA_ARGS = frozenset({"response_format", "tools", "functions", "tool_choice", "json_schema", "guided_json",
+                         "logit_bias", "grammar"})
+
+
+def redact_value(value: Any, *, names: bool = True) -> Any:
     """`value` safe to write (judge arguments in results, entries and cards; dicts and lists walked):
-    URL secrets redacted in every string, and a value under a secret-like name, or one shaped like a
-    credential (`sk-...`, `Bearer ...`, `hf_...`), replaced whole."""
+    URL secrets redacted in every string, and a value under a secret-like name (`names`: not inside a
+    SCHEMA_ARGS value), or one shaped like a credential (`sk-...`, `Bearer ...`, `hf_...`), replaced whole."""
     if isinstance(value, str):
         text = redact_url(value)
         return REDACTED_VALUE if _CREDENTIAL.search(text) else text
     if isinstance(value, dict):
         return {
             redact_value(k) if isinstance(k, str) else k: (
-                REDACTED_VALUE if is_secret_name(k) and v not in (None, "", REDACTED_VALUE) else redact_value(v)
+                REDACTED_VALUE if names and is_secret_name(k) and v not in (None, "", REDACTED_VALUE)
+                else redact_value(v, names=names and k not in SCHEMA_ARGS)
             )
             for k, v in value.items()
         }
     if isinstance(value, (list, tuple)):
-        return [redact_value(v) for v in value]
+        return [redact_value(v, names=names) for v in value]
     return value
 
 
