@@ -15,6 +15,7 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import read_models_jsonl
 from judgebench.core.records import JudgeReply, JudgmentRecord, RunResult
 from judgebench.core.rundir import read_run, write_run
+from judgebench.judges.config import config_hash
 from judgebench.judging.judgments import assemble_records, plan_requests
 from judgebench.judging.prompts import load_prompt
 from judgebench.publish.submit import Rejected, entry_name, submit_run, validate_run
@@ -46,9 +47,14 @@ def tampered(honest: Path, tmp_path: Path) -> Path:
     return copy
 
 
-def edit_results(run_dir: Path, edit) -> None:
+def edit_results(run_dir: Path, edit, rehash: bool = True) -> None:
+    """Edit results.json as a forger would: recomputing the configuration hash after the edit (it is public)."""
     data = json.loads((run_dir / "results.json").read_text())
     edit(data)
+    config = data.get("config") or {}
+    if rehash and config.get("judge_config_hash"):
+        args = (config["judge"], config.get("judge_args"), config.get("prompt_template_hash"), config.get("reask"))
+        config["judge_config_hash"] = config_hash(*args)
     (run_dir / "results.json").write_text(json.dumps(data))
 
 

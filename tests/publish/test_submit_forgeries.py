@@ -233,3 +233,23 @@ def test_a_second_line_for_one_judgment_is_refused_even_with_another_answer(hone
     with pytest.raises(Rejected) as info:
         validate_run(run)
     assert info.value.check == "coverage" and "duplicated sample" in str(info.value) and "\n" not in str(info.value)
+
+
+# ----------------------------------------------------------------------------- 3. a copied configuration hash
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        lambda config: config.update(judge_config_hash="0123456789abcdef"),  # another entry's hash, copied
+        lambda config: config.update(reask=2),  # a field the hash covers, changed after the run
+    ],
+    ids=["copied-hash", "edited-reask"],
+)
+def test_a_recorded_config_hash_that_is_not_the_hash_of_the_config_is_refused(honest, tmp_path, forge):
+    """The recorded hash names the board entry a submission replaces: it must be the hash of what results.json shows."""
+    assert json.loads((honest / "results.json").read_text())["config"]["judge_config_hash"]
+    forged = tmp_path / "forged"
+    shutil.copytree(honest, forged)
+    edit_results(forged, lambda data: forge(data["config"]), rehash=False)
+    rejected(forged, "identity", "judge_config_hash", "is not the hash of its judge")

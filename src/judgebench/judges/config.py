@@ -182,11 +182,27 @@ def display_label(judge: str, args: dict[str, Any] | None = None, name: str | No
     return f"{judge} [{text}]" if text else judge
 
 
+HEADER_ARGS = ("extra_headers", "headers")  # their values are secret: a run's hash folds in a hash of them
+
+
 def run_config_hash(config: Any) -> str:
     """A run's configuration hash (a RunConfig): as recorded, else derived from its public arguments and
-    prompt hash (runs written before the hash was recorded)."""
+    prompt hash (runs written before the hash was recorded). A run that sent headers is given the derived hash
+    too: the recorded one folds in the header values' hash, which no reader can check (`public_config_hash`)."""
     recorded = getattr(config, "judge_config_hash", None)
-    return recorded or config_hash(config.judge, config.judge_args, config.prompt_template_hash, getattr(config, "reask", None))
+    if recorded and not sends_headers(config):
+        return recorded
+    return public_config_hash(config)
+
+
+def public_config_hash(config: Any) -> str:
+    """The configuration hash derived from what a run's results.json shows: judge, public arguments (header values
+    redacted), prompt hash and reask. Equal to the recorded hash for a run that sent no headers."""
+    return config_hash(config.judge, config.judge_args, config.prompt_template_hash, getattr(config, "reask", None))
+
+
+def sends_headers(config: Any) -> bool:
+    return any(name in (config.judge_args or {}) for name in HEADER_ARGS)
 
 
 def member_labels(members: list[Any]) -> list[str]:

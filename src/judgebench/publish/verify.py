@@ -58,6 +58,7 @@ from judgebench.core.rundir import (
 )
 from judgebench.core.text import skeleton
 from judgebench.judges.builtin import BUILTIN_JUDGES, make_builtin_judge
+from judgebench.judges.config import public_config_hash, sends_headers
 from judgebench.judging.judgments import plan_requests
 from judgebench.judging.panel import (
     MEMBERS_DIR,
@@ -176,6 +177,7 @@ def _read(run_dir: Path) -> tuple[RunResult, list[JudgmentRecord]]:
 def _check_task(result: RunResult, records: list[JudgmentRecord], leaderboard_dir: Path | None) -> TaskSpec:
     config = result.config
     check_judge_name(result)
+    check_config_hash(result)
     spec = registered_task(config.task, leaderboard_dir)
     if config.task_version != spec.version:
         raise Rejected("task", f"task {spec.name} is at version {spec.version}; the run used version {config.task_version}")
@@ -441,6 +443,20 @@ def _labels(result: RunResult, records: list[JudgmentRecord] | None = None) -> l
 
 
 RESERVED = re.compile(r"\W*(" + "|".join(p.rstrip("/") for p in RESERVED_PREFIXES) + r")\W", re.IGNORECASE)
+
+
+def check_config_hash(result: RunResult) -> None:
+    """The recorded configuration hash is the hash of the judge, arguments, prompt and reask results.json shows (it
+    names the entry and decides a replacement: a third attack took another entry's place with a copied hash). A run
+    that sent headers folds their values' hash in, which cannot be checked: its board identity is the derived hash
+    (judges/config.run_config_hash)."""
+    config = result.config
+    if config.kind != "run" or config.judge_config_hash is None or sends_headers(config):
+        return
+    derived = public_config_hash(config)
+    if config.judge_config_hash != derived:
+        raise Rejected("identity", f"results.json config.judge_config_hash {config.judge_config_hash} is not the hash of its "
+                                   f"judge, judge_args, prompt and reask ({derived})")
 
 
 def check_judge_name(result: RunResult) -> None:
