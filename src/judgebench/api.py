@@ -96,8 +96,11 @@ def evaluate_judges(
     is called with each judge's RunSummary as it finishes (multirun.py).
     """
     from judgebench.judging.multirun import run_judges
+    from judgebench.judging.panel import AGGREGATES
 
-    choices = [_judge_choice(j) for j in judges]
+    if panel is not None and panel not in AGGREGATES:
+        raise JudgebenchError(f"evaluate_judges: panel must be one of {', '.join(map(repr, AGGREGATES))} or None, got {panel!r}")
+    choices = [_judge_choice(j) for j in _many(judges, "evaluate_judges", "judges")]
     _distinct_own_ids(choices)
     if not choices:
         raise JudgebenchError("evaluate_judges: give at least one judge")
@@ -147,11 +150,39 @@ def _run_request(**options: Any) -> RunRequest:
 
         options["judge_object"] = own = own_judge(options["judge"], options.get("judge_args"))
         options["judge"] = own.id
-    output_path = Path(options.pop("output_path"))
-    judge_args = dict(options.pop("judge_args", None) or {})
-    include_paths = [Path(p) for p in options.pop("include_paths", ())]
+    output_path = _path(options.pop("output_path"), "evaluate", "output_path")
+    judge_args = _judge_args(options.pop("judge_args", None))
+    include_paths = _paths(options.pop("include_paths", ()), "evaluate", "include_paths")
+    for name in ("dataset_path", "prompt"):  # a Path is as good as its text
+        if isinstance(options.get(name), Path):
+            options[name] = str(options[name])
     runner = options.pop("runner", None) or RunnerOptions(progress=False)
     return RunRequest(output_path=output_path, judge_args=judge_args, include_paths=include_paths, runner=runner, **options)
+
+
+def _path(value: Any, call: str, name: str) -> Path:
+    """A path argument: a str or a Path, else one line naming the keyword."""
+    if not isinstance(value, (str, Path)) or not str(value):
+        raise JudgebenchError(f"{call}: {name} must be a path (str or Path), got {type(value).__name__} {value!r}")
+    return Path(value)
+
+
+def _many(values: Any, call: str, name: str) -> list[Any]:
+    """A list argument: any iterable but a bare str or Path (whose characters would be taken one by one)."""
+    if isinstance(values, (str, bytes, Path)) or not isinstance(values, Iterable):
+        raise JudgebenchError(f"{call}: {name} must be a list, got {type(values).__name__} {values!r}"
+                              + (f" (write [{str(values)!r}])" if isinstance(values, (str, Path)) else ""))
+    return list(values)
+
+
+def _paths(values: Any, call: str, name: str) -> list[Path]:
+    return [_path(value, call, name) for value in _many(values, call, name)]
+
+
+def _judge_args(value: Any) -> dict[str, Any]:
+    if value is not None and not isinstance(value, dict):
+        raise JudgebenchError(f"evaluate: judge_args must be a dict, got {type(value).__name__} {value!r}")
+    return dict(value or {})
 
 
 def score_run(
@@ -163,14 +194,14 @@ def score_run(
     """
     from judgebench.scoring.score import rescore_run
 
-    return rescore_run(Path(run_dir), [Path(p) for p in include_paths], n_resamples)
+    return rescore_run(_path(run_dir, "score_run", "run_dir"), _paths(include_paths, "score_run", "include_paths"), n_resamples)
 
 
 def read_run(run_dir: str | Path) -> tuple[RunResult, list[JudgmentRecord]]:
     """The typed results.json and samples.jsonl of a run directory."""
     from judgebench.core.rundir import read_run as _read_run
 
-    return _read_run(Path(run_dir))
+    return _read_run(_path(run_dir, "read_run", "run_dir"))
 
 
 def build_leaderboard(
@@ -194,8 +225,13 @@ def build_leaderboard(
     from judgebench.publish.leaderboard import collect_tables
     from judgebench.publish.tables import write_leaderboards
 
-    pairwise, rubric = split_runs([Path(p) for p in results])  # rubric runs: OUTPUT/rubric/ + index sections
-    tables, warnings = collect_tables(pairwise, [Path(p) for p in include_paths]) if pairwise else ({}, [])
+    from judgebench.core.files import check_output_dir
+
+    runs = _paths(results, "build_leaderboard", "results")
+    out = _path(output_dir, "build_leaderboard", "output_dir")
+    check_output_dir(out, "build_leaderboard: output_dir")  # before reading any run: a file in its place, a folder that cannot be written
+    pairwise, rubric = split_runs(runs)  # rubric runs: OUTPUT/rubric/ + index sections
+    tables, warnings = collect_tables(pairwise, _paths(include_paths, "build_leaderboard", "include_paths")) if pairwise else ({}, [])
     rubric_tables, sections = rubric_sections(rubric, warnings)
     for message in warnings:
         if on_warning:
@@ -204,15 +240,15 @@ def build_leaderboard(
         count = len(pairwise) + len(rubric)
         first = f"; the first {warnings[0]}" if warnings else ""
         raise JudgebenchError(f"no leaderboard written: none of the {count} results file(s) could be used{first}")
-    written = write_leaderboards(tables, Path(output_dir), extra=sections)
-    return written + write_rubric_tables(rubric_tables, Path(output_dir))
+    written = write_leaderboards(tables, out, extra=sections)
+    return written + write_rubric_tables(rubric_tables, out)
 
 
 def compare_runs(baseline: str | Path, candidate: str | Path, *, seed: int = 0) -> Comparison:
     """Paired comparison of two runs of one task on their common examples."""
     from judgebench.scoring.compare import compare_runs as _compare_runs
 
-    return _compare_runs(Path(baseline), Path(candidate), seed=seed)
+    return _compare_runs(_path(baseline, "compare_runs", "baseline"), _path(candidate, "compare_runs", "candidate"), seed=seed)
 
 
 def build_panel(
@@ -230,10 +266,10 @@ def build_panel(
     from judgebench.judging.panel import build_panel as _build_panel
 
     return _build_panel(
-        [Path(d) for d in run_dirs],
+        _paths(run_dirs, "build_panel", "run_dirs"),
         aggregate,
-        Path(output_path),
-        include_paths=[Path(p) for p in include_paths],
+        _path(output_path, "build_panel", "output_path"),
+        include_paths=_paths(include_paths, "build_panel", "include_paths"),
         n_resamples=n_resamples,
     )
 
@@ -256,7 +292,7 @@ def sweep(
     from judgebench.core.rundir import SAMPLES_FILE, read_samples
     from judgebench.publish.sweep import setting_folder, sweep_row, write_sweep
 
-    settings = [str(v) for v in values]
+    settings = [str(v) for v in _many(values, "sweep", "values")]
     if not settings or len(set(settings)) != len(settings):
         raise JudgebenchError(f"sweep: give distinct values of {key}")
     if key in (judge_args or {}):

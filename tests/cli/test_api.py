@@ -61,3 +61,49 @@ def test_api_checks_the_ranges_the_cli_checks(tmp_path, option, says):
     with pytest.raises(judgebench.JudgebenchError, match=says):
         judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=tmp_path / "x", demo=True, **option)
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "says"),
+    [
+        ({"limit": "3"}, "RunRequest: limit must be int or float or None, got str '3'"),
+        ({"seed": "x"}, "seed must be int, got str 'x'"),
+        ({"repeats": 2.0}, "repeats must be int, got float 2.0"),
+        ({"swap": "no"}, "swap must be bool, got str 'no'"),
+        ({"runner": {"concurrency": 4}}, "runner must be RunnerOptions, got dict"),
+        ({"both_bad": "bogus"}, "both_bad must be 'tie' or 'exclude' or None, got str 'bogus'"),
+        ({"dimension_mode": "bogus"}, "dimension_mode must be 'separate' or 'joint' or None"),  # it ran as the default
+        ({"judge_args": [("temperature", 0)]}, "judge_args must be a dict, got list"),
+        ({"include_paths": "tasks/"}, r"include_paths must be a list, got str 'tasks/' \(write \['tasks/'\]\)"),
+    ],
+)
+def test_api_refuses_a_wrong_type_in_one_line_naming_the_keyword(tmp_path, option, says):
+    """The command line's parser types every option; a Python caller's wrong type met a raw TypeError deep
+    inside, or was taken (a Literal outside its values ran as the default)."""
+    with pytest.raises(judgebench.JudgebenchError, match=says):
+        judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=tmp_path / "x", demo=True, **option)
+    assert not (tmp_path / "x").exists()
+
+
+def test_api_refuses_a_bare_string_for_a_list_and_an_unknown_panel_rule(tmp_path):
+    with pytest.raises(judgebench.JudgebenchError, match=r"judges must be a list, got str 'builtin/longer'"):
+        judgebench.evaluate_judges("sciarena_eval", "builtin/longer", output_path=tmp_path / "m", demo=True)
+    with pytest.raises(judgebench.JudgebenchError, match="panel must be one of 'majority', 'mean', 'unanimous-else-tie'"):
+        judgebench.evaluate_judges("sciarena_eval", ["builtin/longer", "builtin/shorter"], output_path=tmp_path / "m",
+                                   demo=True, panel="bogus")
+    with pytest.raises(judgebench.JudgebenchError, match="build_leaderboard: results must be a list"):
+        judgebench.build_leaderboard(str(tmp_path / "run"), tmp_path / "lb")
+    with pytest.raises(judgebench.JudgebenchError, match="build_panel: run_dirs must be a list"):
+        judgebench.build_panel("abc", tmp_path / "p")
+    assert not (tmp_path / "m").exists() and not (tmp_path / "lb").exists()
+
+
+def test_api_leaderboard_onto_a_file_is_refused_before_reading_runs(tmp_path):
+    run = tmp_path / "run"
+    judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=run, demo=True, n_resamples=0)
+    target = tmp_path / "board.md"
+    target.write_text("mine")
+    with pytest.raises(judgebench.JudgebenchError, match=r"build_leaderboard: output_dir .*board.md: exists and is not a directory"):
+        judgebench.build_leaderboard([run], target)
+    assert target.read_text() == "mine"
+    assert judgebench.build_leaderboard([Path(run)], tmp_path / "lb")  # a Path or a str, in a list

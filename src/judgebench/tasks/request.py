@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from judgebench.core.argtypes import check_field_types
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import check_output_dir, refuse_output_over_inputs
 from judgebench.core.records import check_resamples
@@ -39,7 +40,8 @@ class JobRequest:
     judge_name: str | None = None  # the judge configuration's display name (judges/config.py); pairwise runs record it
 
     def __post_init__(self) -> None:
-        """The same ranges the command line checks, for Python callers (named by their flag)."""
+        """The types and ranges the command line checks, for Python callers (named by their keyword, their flag)."""
+        check_field_types(self, type(self).__name__)
         if isinstance(self.limit, float) and self.limit.is_integer() and self.limit >= 1:
             self.limit = int(self.limit)
         if isinstance(self.limit, float) and not self.fractional_limit:
