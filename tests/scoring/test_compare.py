@@ -393,3 +393,37 @@ def test_unrelated_change_passes_the_replay_gate(tmp_path):
     changed = replay("ideation_arena_eval", tmp_path / "changed", "--include-path", str(folder), "--demo")
     unrecorded = compare_runs(RECORDINGS / "ideation_arena_eval", changed).candidate.unrecorded
     assert unrecorded == 2 * 36  # both orders of every example for the novelty dimension
+
+
+def test_a_candidate_on_a_subset_of_the_baseline_fails_the_gate(longer_shorter, tmp_path, capsys):
+    """A gate vouches only for what it compared: a candidate run with --limit 3 (a third attack's finding) passed
+    on its three examples, whatever the others would have given."""
+    longer, _ = longer_shorter
+    subset = make_run(tmp_path / "subset", "sciarena_eval", "builtin/longer", "--limit", "3")
+    comparison = compare_runs(longer, subset)
+    units = len({r.example_id for r in samples(longer)})  # one dimension: a unit per example
+    assert (comparison.paired_units, comparison.baseline_units, comparison.missing_units) == (3, units, units - 3)
+    assert comparison.difference == 0  # the same answers on the three it holds
+    assert main(["compare", str(longer), str(subset), "--fail-if-worse-by", "1"]) == 1
+    assert f"gate failed: the candidate lacks {units - 3} of the baseline's {units} (example, dimension) units" in capsys.readouterr().err
+    assert main(["compare", str(subset), str(longer), "--fail-if-worse-by", "1"]) == 0  # a candidate on more is fine
+    assert "gate passed" in capsys.readouterr().out
+
+
+def test_compare_says_how_the_judge_configurations_differ(longer_shorter, tmp_path, capsys):
+    longer, shorter = longer_shorter
+    edited = tmp_path / "edited"
+    shutil.copytree(shorter, edited)
+    data = results(edited)
+    data["config"].update(judge_args={"temperature": 0.7, "max_tokens": 64}, reask=2, judge_name="terse")
+    (edited / "results.json").write_text(json.dumps(data))
+    base_args = results(longer)["config"]["judge_args"]
+    assert base_args == {}
+    changes = compare_runs(longer, edited).config_changes
+    assert changes == ["judge: builtin/longer -> builtin/shorter", "judge_name: (not set) -> terse", "reask: (not set) -> 2",
+                       "judge_args.max_tokens: (not set) -> 64", "judge_args.temperature: (not set) -> 0.7"]
+    assert main(["compare", str(longer), str(edited)]) == 0
+    assert "  configuration     judge: builtin/longer -> builtin/shorter; judge_name: (not set) -> terse;" in capsys.readouterr().out
+    assert compare_runs(longer, longer).config_changes == []
+    main(["compare", str(longer), str(longer)])
+    assert "  configuration     the same" in capsys.readouterr().out

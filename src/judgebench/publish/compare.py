@@ -36,6 +36,7 @@ def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:
         f"{term_text(cand.run_dir)} ({term_text(cand.judge)})",
         f"  prompt template   baseline {base.prompt_template}@{base.prompt_template_hash[:10]}, "
         f"candidate {cand.prompt_template}@{cand.prompt_template_hash[:10]} ({template_changed})",
+        f"  configuration     {_changes(c.config_changes)}",
         f"  paired            {c.examples} examples, {c.judgments} judgments "
         "(unit: the example, its orders and dimensions averaged)",
         f"  {c.headline + ' (' + c.scope + ')':<17} {_pct(base.value)} -> {_pct(cand.value)}: {_points(c.difference)}, "
@@ -67,6 +68,10 @@ def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:
     return "\n".join(lines)
 
 
+def _changes(changes: list[str]) -> str:
+    return f"{'; '.join(map(term_text, changes))} (baseline -> candidate)" if changes else "the same"
+
+
 def _flip_lines(flips: list[Flip], max_flips: int) -> list[str]:
     counts = {kind: sum(f.change == kind for f in flips) for kind in ("fixed", "broken", "changed")}
     lines = [
@@ -87,9 +92,15 @@ def _flip_lines(flips: list[Flip], max_flips: int) -> list[str]:
 
 
 def gate_message(comparison: Comparison, worse_by_points: float) -> tuple[bool, str]:
-    """(failed, one line) for --fail-if-worse-by: the decision uses the reported paired test."""
+    """(failed, one line) for --fail-if-worse-by: the decision uses the reported paired test, on every unit of the
+    baseline (a candidate run on a subset vouches for none of the others: it fails the gate)."""
     change = 100 * comparison.difference
     test = describe_test(comparison)
+    if comparison.missing_units:
+        return True, (
+            f"gate failed: the candidate lacks {comparison.missing_units} of the baseline's {comparison.baseline_units} "
+            f"(example, dimension) units (a gate vouches only for what it compared: run the candidate on the baseline's examples)"
+        )
     if comparison.regressed(worse_by_points):
         return True, (
             f"regression: {comparison.headline} dropped {-change:.2f} points (> {worse_by_points:g}), "
@@ -119,7 +130,8 @@ def _points(value: float) -> str:
 
 
 def comparison_lines(values: dict[str, dict[str, float | None]]) -> list[str]:
-    """`compare`'s text lines for run_values: baseline -> candidate, percentages for shares."""
+    """`compare`'s text lines for run_values: baseline -> candidate, percentages for shares; a figure neither run
+    defines (ECE of judges that give no confidence) is left out, not printed as n/a -> n/a."""
 
     def shown(name: str, v: float | None) -> str:
         if v is None:
@@ -127,4 +139,5 @@ def comparison_lines(values: dict[str, dict[str, float | None]]) -> list[str]:
         return f"{100 * v:.2f}%" if metric(name).percent else f"{v:.4f}"
 
     return [f"  {name:<17} {shown(name, pair['baseline'])} -> {shown(name, pair['candidate'])} "
-            "(each whole run; no paired test)" for name, pair in values.items()]
+            "(each whole run; no paired test)" for name, pair in values.items()
+            if pair["baseline"] is not None or pair["candidate"] is not None]

@@ -11,6 +11,7 @@ that test gives p < ALPHA) and the output file are in publish/compare.py.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,15 @@ class Comparison:
     per_dimension: dict[str, dict[str, float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     value_metrics: dict[str, dict[str, float | None]] = field(default_factory=dict)  # value_metrics.run_values
+    config_changes: list[str] = field(default_factory=list)  # "judge_args.temperature: 0.0 -> 0.7", ... (config_changes)
+    paired_units: int = 0  # (example, dimension) units both runs hold
+    baseline_units: int = 0  # the baseline's units, paired or not
+    candidate_units: int = 0
+
+    @property
+    def missing_units(self) -> int:
+        """The baseline's (example, dimension) units the candidate does not hold: no gate can vouch for them."""
+        return self.baseline_units - self.paired_units
 
     @property
     def significant(self) -> bool:
@@ -147,6 +157,10 @@ def compare_runs(
         per_dimension=_per_dimension(base_table, cand_table, common, column, dimensions),
         notes=_notes(base_result, cand_result, base_table, cand_table, common),
         value_metrics=run_values(base_result, cand_result, dimensions[0] if len(dimensions) == 1 else "mean"),
+        config_changes=config_changes(base_result, cand_result),
+        paired_units=len(common),
+        baseline_units=len(base_table),
+        candidate_units=len(cand_table),
     )
 
 
@@ -282,6 +296,40 @@ def _per_dimension(base: dict, cand: dict, common: list[Key], column: str, dimen
         c = float(np.mean([cand[key][column] for key in keys]))
         out[dimension] = {"baseline": b, "candidate": c, "difference": c - b}
     return out
+
+
+CONFIG_FIELDS = ("judge", "judge_name", "prompt_template", "prompt_template_hash", "reask", "swap", "dimension_mode",
+                 "seed")  # what makes two runs' judge configurations differ, beside judge_args and repeats
+
+
+def config_changes(base: RunResult, cand: RunResult) -> list[str]:
+    """How the candidate's judge configuration differs from the baseline's, one "field: old -> new" per
+    difference (judge arguments one by one, as results.json shows them: secrets are never there)."""
+    changes = []
+    fields = [(name, getattr(base.config, name), getattr(cand.config, name)) for name in CONFIG_FIELDS]
+    fields.append(("repeats", _repeats(base), _repeats(cand)))
+    for name, old, new in fields:
+        if old != new:
+            changes.append(f"{name}: {_shown(old)} -> {_shown(new)}")
+    old_args, new_args = base.config.judge_args or {}, cand.config.judge_args or {}
+    for key in sorted(set(old_args) | set(new_args)):
+        if old_args.get(key, _ABSENT) != new_args.get(key, _ABSENT):
+            changes.append(f"judge_args.{key}: {_shown(old_args.get(key, _ABSENT))} -> {_shown(new_args.get(key, _ABSENT))}")
+    return changes
+
+
+_ABSENT = object()
+
+
+def _repeats(result: RunResult) -> int:
+    return result.stability.repeats if result.stability else 1
+
+
+def _shown(value: Any) -> str:
+    if value is _ABSENT or value is None:
+        return "(not set)"
+    text = json.dumps(value, sort_keys=True, default=str) if not isinstance(value, str) else value
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _notes(base: RunResult, cand: RunResult, base_table: dict, cand_table: dict, common: list) -> list[str]:
