@@ -21,7 +21,8 @@ The CLI calls these functions; each imports its heavy dependencies only when cal
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import os
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -100,6 +101,7 @@ def evaluate_judges(
 
     if panel is not None and panel not in AGGREGATES:
         raise JudgebenchError(f"evaluate_judges: panel must be one of {', '.join(map(repr, AGGREGATES))} or None, got {panel!r}")
+    on_run = _arg(on_run, Callable[..., Any] | None, "evaluate_judges", "on_run")
     choices = [_judge_choice(j) for j in _many(judges, "evaluate_judges", "judges")]
     _distinct_own_ids(choices)
     if not choices:
@@ -118,9 +120,12 @@ def _judge_choice(judge: Any) -> JudgeChoice:
         return JudgeChoice(judge)
     args: dict[str, Any] | None = None
     if isinstance(judge, (tuple, list)) and len(judge) == 2:
-        judge, args = judge[0], dict(judge[1] or {})
+        judge, args = judge[0], _judge_args(judge[1], "evaluate_judges")
         if isinstance(judge, str):
             return JudgeChoice(judge, args)
+    if not _is_judge(judge):
+        raise JudgebenchError(f"evaluate_judges: each judge must be an id, an (id, judge_args) pair, a JudgeConfig or a "
+                              f"judgebench.Judge object, got {type(judge).__name__} {_short(judge)}")
     from judgebench.judges.own import own_judge
 
     own = own_judge(judge, args)
@@ -151,7 +156,7 @@ def _run_request(**options: Any) -> RunRequest:
         options["judge_object"] = own = own_judge(options["judge"], options.get("judge_args"))
         options["judge"] = own.id
     output_path = _path(options.pop("output_path"), "evaluate", "output_path")
-    judge_args = _judge_args(options.pop("judge_args", None))
+    judge_args = _judge_args(options.pop("judge_args", None), "evaluate")
     include_paths = _paths(options.pop("include_paths", ()), "evaluate", "include_paths")
     for name in ("dataset_path", "prompt"):  # a Path is as good as its text
         if isinstance(options.get(name), Path):
@@ -161,16 +166,37 @@ def _run_request(**options: Any) -> RunRequest:
 
 
 def _path(value: Any, call: str, name: str) -> Path:
-    """A path argument: a str or a Path, else one line naming the keyword."""
-    if not isinstance(value, (str, Path)) or not str(value):
-        raise JudgebenchError(f"{call}: {name} must be a path (str or Path), got {type(value).__name__} {value!r}")
+    """A path argument: a str, a Path or any path-like object, else one line naming the keyword."""
+    if not isinstance(value, (str, os.PathLike)) or not os.fspath(value):
+        raise JudgebenchError(f"{call}: {name} must be a path (str or Path), got {type(value).__name__} {_short(value)}")
     return Path(value)
+
+
+def _arg(value: Any, hint: Any, call: str, name: str) -> Any:
+    """A keyword's value in its hinted type (numpy's numbers as Python's), else one line naming it (argtypes.py)."""
+    from judgebench.core.argtypes import REFUSED, fit, refusal
+
+    fitted = fit(hint, value)
+    if fitted is REFUSED:
+        raise JudgebenchError(f"{call}: {name} {refusal(hint, value)}")
+    return fitted
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_judge(value: Any) -> bool:
+    from judgebench.judges.base import Judge
+
+    return isinstance(value, Judge)
 
 
 def _many(values: Any, call: str, name: str) -> list[Any]:
     """A list argument: any iterable but a bare str or Path (whose characters would be taken one by one)."""
     if isinstance(values, (str, bytes, Path)) or not isinstance(values, Iterable):
-        raise JudgebenchError(f"{call}: {name} must be a list, got {type(values).__name__} {values!r}"
+        raise JudgebenchError(f"{call}: {name} must be a list, got {type(values).__name__} {_short(values)}"
                               + (f" (write [{str(values)!r}])" if isinstance(values, (str, Path)) else ""))
     return list(values)
 
@@ -179,9 +205,10 @@ def _paths(values: Any, call: str, name: str) -> list[Path]:
     return [_path(value, call, name) for value in _many(values, call, name)]
 
 
-def _judge_args(value: Any) -> dict[str, Any]:
-    if value is not None and not isinstance(value, dict):
-        raise JudgebenchError(f"evaluate: judge_args must be a dict, got {type(value).__name__} {value!r}")
+def _judge_args(value: Any, call: str) -> dict[str, Any]:
+    """judge_args: a dict or any mapping (None: none); the values are checked where they are converted (args.py)."""
+    if value is not None and not isinstance(value, Mapping):
+        raise JudgebenchError(f"{call}: judge_args must be a dict, got {type(value).__name__} {_short(value)}")
     return dict(value or {})
 
 
@@ -194,7 +221,8 @@ def score_run(
     """
     from judgebench.scoring.score import rescore_run
 
-    return rescore_run(_path(run_dir, "score_run", "run_dir"), _paths(include_paths, "score_run", "include_paths"), n_resamples)
+    return rescore_run(_path(run_dir, "score_run", "run_dir"), _paths(include_paths, "score_run", "include_paths"),
+                       _arg(n_resamples, int | None, "score_run", "n_resamples"))
 
 
 def read_run(run_dir: str | Path) -> tuple[RunResult, list[JudgmentRecord]]:
@@ -248,7 +276,8 @@ def compare_runs(baseline: str | Path, candidate: str | Path, *, seed: int = 0) 
     """Paired comparison of two runs of one task on their common examples."""
     from judgebench.scoring.compare import compare_runs as _compare_runs
 
-    return _compare_runs(_path(baseline, "compare_runs", "baseline"), _path(candidate, "compare_runs", "candidate"), seed=seed)
+    return _compare_runs(_path(baseline, "compare_runs", "baseline"), _path(candidate, "compare_runs", "candidate"),
+                         seed=_arg(seed, int, "compare_runs", "seed"))
 
 
 def build_panel(
@@ -270,7 +299,7 @@ def build_panel(
         aggregate,
         _path(output_path, "build_panel", "output_path"),
         include_paths=_paths(include_paths, "build_panel", "include_paths"),
-        n_resamples=n_resamples,
+        n_resamples=_arg(n_resamples, int | None, "build_panel", "n_resamples"),
     )
 
 
@@ -295,12 +324,14 @@ def sweep(
     settings = [str(v) for v in _many(values, "sweep", "values")]
     if not settings or len(set(settings)) != len(settings):
         raise JudgebenchError(f"sweep: give distinct values of {key}")
-    if key in (judge_args or {}):
+    judge_args = _judge_args(judge_args, "sweep")
+    if key in judge_args:
         raise JudgebenchError(f"sweep: {key} is also in judge_args (give it once)")
-    out, rows = Path(output_path), []
+    on_run = _arg(on_run, Callable[..., Any] | None, "sweep", "on_run")
+    out, rows = _path(output_path, "sweep", "output_path"), []
     for value in settings:
         folder = setting_folder(key, value)
-        summary = evaluate(task, judge, output_path=out / folder, judge_args={**(judge_args or {}), key: value},
+        summary = evaluate(task, judge, output_path=out / folder, judge_args={**judge_args, key: value},
                            **options)
         if on_run is not None:
             on_run(summary)

@@ -107,3 +107,99 @@ def test_api_leaderboard_onto_a_file_is_refused_before_reading_runs(tmp_path):
         judgebench.build_leaderboard([run], target)
     assert target.read_text() == "mine"
     assert judgebench.build_leaderboard([Path(run)], tmp_path / "lb")  # a Path or a str, in a list
+
+
+class PathLike:
+    """A path-like object that is no Path (pytest's py.path, a project's own)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __fspath__(self) -> str:
+        return str(self.path)
+
+
+def test_api_takes_what_stands_for_a_value_without_loss(tmp_path):
+    """numpy's numbers (a notebook's np.int64), path-like objects, tuples and mappings were taken before the type
+    checks came, and still are, stored as the hinted type (an outside attack found them refused)."""
+    import types
+
+    import numpy as np
+
+    from judgebench.judging.pipeline import RunRequest
+
+    run = judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=PathLike(tmp_path / "np"), demo=True,
+                              limit=np.int64(3), seed=np.int32(2), n_resamples=np.int64(50), repeats=np.int64(1),
+                              min_coverage=np.float32(0.5), swap=np.bool_(True), include_paths=(PathLike(tmp_path),))
+    config = run.result.config
+    assert (config.limit, config.seed, config.swap, config.n_resamples) == (3, 2, True, 50)
+    assert type(config.limit) is int and type(config.seed) is int
+    request = RunRequest(task="sciarena_eval", judge="builtin/longer", output_path="out/d1", demo=True, include_paths=("x",))
+    assert request.output_path == Path("out/d1") and request.include_paths == [Path("x")]
+    assert judgebench.score_run(PathLike(tmp_path / "np"), n_resamples=np.int64(50)).config.n_resamples == 50
+    assert judgebench.compare_runs(tmp_path / "np", str(tmp_path / "np"), seed=np.int64(1)).difference == 0
+    with pytest.raises(judgebench.JudgebenchError, match="--judge-args is not used by built-in judge builtin/longer"):  # a mapping is a dict
+        judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=tmp_path / "mp", demo=True,
+                            judge_args=types.MappingProxyType({"temperature": 0}))
+
+
+@pytest.mark.parametrize(
+    ("call", "says"),
+    [
+        (lambda d: judgebench.score_run(d, n_resamples=True), "score_run: n_resamples must be int or None, got bool True"),
+        (lambda d: judgebench.score_run(d, n_resamples="1000"), "score_run: n_resamples must be int or None, got str"),
+        (lambda d: judgebench.build_panel([d, d], d / "p", n_resamples=1000.0), "build_panel: n_resamples must be int or None"),
+        (lambda d: judgebench.compare_runs(d, d, seed="x"), "compare_runs: seed must be int, got str 'x'"),
+        (lambda d: judgebench.compare_runs(d, d, seed=None), "compare_runs: seed must be int, got NoneType"),
+        (lambda d: judgebench.evaluate_judges("sciarena_eval", [("builtin/longer", "x")], output_path=d / "j", demo=True),
+         "evaluate_judges: judge_args must be a dict, got str 'x'"),
+        (lambda d: judgebench.evaluate_judges("sciarena_eval", [3], output_path=d / "j", demo=True),
+         "evaluate_judges: each judge must be an id, an \\(id, judge_args\\) pair, a JudgeConfig or a judgebench.Judge object, got int 3"),
+        (lambda d: judgebench.evaluate_judges("sciarena_eval", ["builtin/longer"], output_path=d / "j", demo=True, on_run="x"),
+         "evaluate_judges: on_run must be a function or None, got str 'x'"),
+        (lambda d: judgebench.api.sweep("sciarena_eval", "openai/x", "temperature", [0, 1], output_path=3, demo=True),
+         "sweep: output_path must be a path"),
+        (lambda d: judgebench.api.sweep("sciarena_eval", "openai/x", "temperature", [0, 1], output_path=d / "s",
+                                        judge_args=[1], demo=True), "sweep: judge_args must be a dict, got list"),
+    ],
+)
+def test_every_api_function_refuses_a_wrong_type_before_any_work(tmp_path, call, says):
+    """score_run took n_resamples=True as 1 resample and overwrote results.json; the others met a TypeError deep inside
+    (evaluate_judges' on_run only after the first judge's run was written)."""
+    run = tmp_path / "run"
+    judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=run, demo=True, n_resamples=0)
+    before = (run / "results.json").read_bytes()
+    with pytest.raises(judgebench.JudgebenchError, match=says):
+        call(run)
+    assert (run / "results.json").read_bytes() == before
+    assert not (run / "j").exists() and not (run / "s").exists() and not (run / "p").exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ({"x"}, "--judge-args stop: a set is no JSON value"),
+        (b"abc", "--judge-args stop: a bytes is no JSON value"),
+        (float("nan"), "--judge-args stop: nan is not a finite number"),
+        ({1: "a"}, "--judge-args stop: object keys must be text, got a key of type int"),
+    ],
+)
+def test_judge_args_must_be_json_values_before_any_call(tmp_path, value, says):
+    """results.json stores the arguments as JSON and the configuration hash is taken over them: a set, bytes or NaN
+    was hashed as Python printed it and stored otherwise, and the honest run was refused at submit."""
+    with pytest.raises(judgebench.JudgebenchError, match=says):
+        judgebench.evaluate("sciarena_eval", "openai/gpt-x", output_path=tmp_path / "x", demo=True,
+                            judge_args={"api_base": "http://127.0.0.1:9/v1", "stop": value})
+    assert not (tmp_path / "x").exists()
+
+
+def test_numpy_and_tuple_judge_args_are_stored_as_the_json_they_are_sent_as():
+    import numpy as np
+
+    from judgebench.judges.llm import LiteLLMJudge
+
+    judge = LiteLLMJudge("openai/gpt-x", {"api_base": "http://127.0.0.1:9/v1", "max_tokens": np.int64(16),
+                                          "temperature": np.float32(0.5), "stop": ("a", "b"), "logprobs": np.bool_(True)})
+    args = judge.public_args()
+    assert args["stop"] == ["a", "b"] and args["temperature"] == 0.5 and args["logprobs"] is True
+    assert type(args["max_tokens"]) is int and type(args["temperature"]) is float

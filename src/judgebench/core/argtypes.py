@@ -3,13 +3,19 @@
 The command line's parser gives every option its type; a Python caller can pass anything (`limit="3"`,
 `seed="x"`, `judge_args=[...]`, `both_bad="bogus"`), which met a raw TypeError deep inside or, worse, was taken
 (a Literal outside its values ran as the default). `check_field_types` refuses such a value before any work.
-Hints it cannot resolve (names imported only for type checking) and types it does not know are not checked.
+What stands for a value without loss is taken and stored in the hinted type: numpy's integers, floats and bools
+(a notebook's `limit=np.int64(3)`), a str or path-like object for a Path, a tuple for a list, any mapping for a
+dict. Hints it cannot resolve (names imported only for type checking) and types it does not know are not
+checked.
 """
 
 from __future__ import annotations
 
 import collections.abc
 import dataclasses
+import numbers
+import operator
+import os
 import sys
 import types
 import typing
@@ -19,46 +25,92 @@ from typing import Any
 from judgebench.core.errors import JudgebenchError
 
 _UNCHECKED = object()  # a hint that cannot be resolved here
+REFUSED = object()  # a value its hint does not allow
 
 
 def check_field_types(instance: Any, caller: str) -> None:
     """Refuse a dataclass instance whose field holds a value its type hint does not allow:
-    `CALLER: KEYWORD must be TYPE, got TYPE VALUE`."""
+    `CALLER: KEYWORD must be TYPE, got TYPE VALUE`; a value that stands for an allowed one is stored as it."""
     for field in dataclasses.fields(instance):
         hint = _resolve(type(instance), field.type)
         if hint is _UNCHECKED:
             continue
         value = getattr(instance, field.name)
-        if not allows(hint, value):
-            shown = repr(value)
-            shown = shown if len(shown) <= 60 else shown[:57] + "..."
-            raise JudgebenchError(f"{caller}: {field.name} must be {describe(hint)}, got {type(value).__name__} {shown}")
+        fitted = fit(hint, value)
+        if fitted is REFUSED:
+            raise JudgebenchError(f"{caller}: {field.name} {refusal(hint, value)}")
+        if fitted is not value:
+            setattr(instance, field.name, fitted)
+
+
+def refusal(hint: Any, value: Any) -> str:
+    """`must be TYPE, got TYPE VALUE` (the value cut to 60 characters)."""
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return f"must be {describe(hint)}, got {type(value).__name__} {shown}"
 
 
 def allows(hint: Any, value: Any) -> bool:
-    """Whether `value` fits `hint` (unknown hints allow anything; containers are checked on the outside only)."""
+    """Whether `value` fits `hint`, as it is or in the form `fit` gives it."""
+    return fit(hint, value) is not REFUSED
+
+
+def fit(hint: Any, value: Any) -> Any:
+    """`value` in the hinted type (itself when it already is), or REFUSED. A list's items are fitted too; other
+    containers are checked on the outside only; unknown hints allow anything."""
     origin = typing.get_origin(hint)
     if hint is Any or hint is _UNCHECKED:
-        return True
+        return value
     if hint is None or hint is type(None):
-        return value is None
+        return value if value is None else REFUSED
     if origin is typing.Literal:
-        return any(value == choice and type(value) is type(choice) for choice in typing.get_args(hint))
+        return value if any(value == choice and isinstance(value, type(choice)) for choice in typing.get_args(hint)) else REFUSED
     if origin in (typing.Union, types.UnionType):
-        return any(allows(option, value) for option in typing.get_args(hint))
-    if hint is bool:
-        return isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if hint is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        for option in typing.get_args(hint):
+            fitted = fit(option, value)
+            if fitted is not REFUSED:
+                return fitted
+        return REFUSED
+    if hint in (bool, int, float):
+        return _number(hint, value)
     if hint is Path:
-        return isinstance(value, Path)
+        return Path(value) if isinstance(value, (str, os.PathLike)) and not isinstance(value, Path) else (
+            value if isinstance(value, Path) else REFUSED)
     if origin is collections.abc.Callable or hint is collections.abc.Callable:
-        return callable(value)
+        return value if callable(value) else REFUSED
+    if origin is list or hint is list:
+        return _items(typing.get_args(hint), value)
+    if origin is dict or hint is dict:
+        return value if isinstance(value, dict) else dict(value) if isinstance(value, collections.abc.Mapping) else REFUSED
     if origin is not None:
-        return isinstance(value, origin) if isinstance(origin, type) else True
-    return isinstance(value, hint) if isinstance(hint, type) else True
+        return value if not isinstance(origin, type) or isinstance(value, origin) else REFUSED
+    return value if not isinstance(hint, type) or isinstance(value, hint) else REFUSED
+
+
+def _items(args: tuple, value: Any) -> Any:
+    """A list (or tuple) as a list, each item fitted to the item hint when there is one."""
+    if not isinstance(value, (list, tuple)):
+        return REFUSED
+    items = [fit(args[0], item) for item in value] if args else list(value)
+    if any(item is REFUSED for item in items):
+        return REFUSED
+    same = isinstance(value, list) and all(a is b for a, b in zip(items, value))
+    return value if same else items
+
+
+def _number(hint: type, value: Any) -> Any:
+    """A bool, int or float, from Python's or numpy's (np.bool_, np.int64, np.float32): bools are no numbers here,
+    and an int is a float (3 for a float stays 3)."""
+    is_bool = isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"))
+    if hint is bool:
+        return value if isinstance(value, bool) else bool(value) if is_bool else REFUSED
+    if is_bool or isinstance(value, (str, bytes)):
+        return REFUSED
+    if isinstance(value, numbers.Integral):
+        return value if type(value) is int else operator.index(value)
+    if hint is float and isinstance(value, numbers.Real):
+        return value if isinstance(value, float) else float(value)
+    return REFUSED
 
 
 def describe(hint: Any) -> str:
@@ -72,6 +124,8 @@ def describe(hint: Any) -> str:
         return " or ".join(describe(option) for option in typing.get_args(hint))
     if origin is collections.abc.Callable or hint is collections.abc.Callable:
         return "a function"
+    if origin is list and typing.get_args(hint):
+        return f"a list of {describe(typing.get_args(hint)[0])}"
     if origin is not None:
         return f"a {getattr(origin, '__name__', str(origin))}"
     return getattr(hint, "__name__", str(hint))

@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
+import operator
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError, one_line
@@ -172,15 +175,46 @@ def convert_judge_args(raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, s
             elif name in ("thinking", "thinking_budget"):
                 if "thinking" in args:
                     raise JudgebenchError("--judge-args: thinking is given twice (thinking_budget is short for it)")
-                args["thinking"] = _thinking(name, value)
+                args["thinking"] = _json_value(name, _thinking(name, value))
             elif name in ("base_url", "api_base"):
                 if "api_base" in args:
                     raise JudgebenchError("--judge-args: api_base is given twice (base_url is another name for it)")
                 check_api_base(value)  # a URL, or one line before any call (providers.py)
                 args["api_base"] = value
             else:
-                args[name] = _convert_value(name, value)
+                args[name] = _json_value(name, _convert_value(name, value))
     return args, headers
+
+
+MAX_ARG_DEPTH = 64  # nesting of one argument's value (a response_format schema is a few levels deep)
+
+
+def _json_value(name: str, value: Any, depth: int = 0) -> Any:
+    """An argument's value as the JSON it is stored, hashed and sent as: numpy's numbers as Python's, a tuple as
+    a list; anything JSON has no form for (a set, bytes, NaN, a non-text key) is one line naming the argument.
+    results.json stores what this returns, and the configuration hash is taken over it: the two agree."""
+    if depth > MAX_ARG_DEPTH:
+        raise JudgebenchError(f"--judge-args {name}: nested more than {MAX_ARG_DEPTH} levels deep")
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return operator.index(value)
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if not math.isfinite(number):
+            raise JudgebenchError(f"--judge-args {name}: {value!r} is not a finite number")
+        return number
+    if isinstance(value, (list, tuple)):
+        return [_json_value(name, item, depth + 1) for item in value]
+    if isinstance(value, Mapping):
+        odd = next((key for key in value if not isinstance(key, str)), None)
+        if odd is not None:  # (the key's type only: a secret argument's keys are never shown)
+            raise JudgebenchError(f"--judge-args {name}: object keys must be text, got a key of type {type(odd).__name__}")
+        return {key: _json_value(name, item, depth + 1) for key, item in value.items()}
+    raise JudgebenchError(f"--judge-args {name}: a {type(value).__name__} is no JSON value "
+                          "(text, number, true/false, null, a list or an object)")
 
 
 
