@@ -26,6 +26,7 @@ from judgebench.core.records import (
     swap_verdict,
 )
 from judgebench.core.rundir import read_run, write_run
+from judgebench.judges.config import config_hash
 from judgebench.publish.verify import validate_run
 from judgebench.scoring.panel_stats import aggregate_votes, fleiss_kappa
 from judgebench.scoring.score import rescore_run, score
@@ -420,8 +421,41 @@ def test_submit_rejects_a_member_counted_twice(demo_panel, tmp_path):
     shutil.copytree(twice / "members" / "1-longer", twice / "members" / "3-longer")
     data = json.loads((twice / "results.json").read_text())
     data["config"]["members"].append({**data["config"]["members"][0], "run_dir": "3-longer"})
+    data["config"]["judge_config_hash"] = panel_hash(data["config"])  # rehashed, as a forger would
     (twice / "results.json").write_text(json.dumps(data))
     assert "a run votes once" in rejection(twice)
+
+
+def panel_hash(config: dict) -> str:
+    """A panel's configuration hash from its results.json config: its id, members' hashes and prompts."""
+    return config_hash(config["judge"], {"members": [m["config_hash"] for m in config["members"]]},
+                       config["prompt_template_hash"])
+
+
+@pytest.mark.slow
+def test_a_panel_has_a_configuration_hash_of_its_own_and_submit_checks_it(demo_panel, tmp_path):
+    config = json.loads((demo_panel / "results.json").read_text())["config"]
+    members = [json.loads((demo_panel / "members" / m["run_dir"] / "results.json").read_text())["config"] for m in config["members"]]
+    assert [m["config_hash"] for m in config["members"]] == [m["judge_config_hash"] for m in members]
+    assert config["judge_config_hash"] == panel_hash(config)
+    assert config["judge_config_hash"] not in {m["judge_config_hash"] for m in members}  # it carried the first's
+
+    copied = tmp_path / "copied"  # another entry's hash: refused before anything else
+    shutil.copytree(demo_panel, copied)
+    data = json.loads((copied / "results.json").read_text())
+    data["config"]["judge_config_hash"] = members[0]["judge_config_hash"]
+    (copied / "results.json").write_text(json.dumps(data))
+    with pytest.raises(Rejected) as info:
+        validate_run(copied)
+    assert info.value.check == "identity" and "members' hashes" in info.value.reason
+
+    member = tmp_path / "member"  # a member's recorded hash edited, the panel's rehashed to match
+    shutil.copytree(demo_panel, member)
+    data = json.loads((member / "results.json").read_text())
+    data["config"]["members"][1]["config_hash"] = "0123456789abcdef"
+    data["config"]["judge_config_hash"] = panel_hash(data["config"])
+    (member / "results.json").write_text(json.dumps(data))
+    assert "configuration hash 0123456789abcdef recorded" in rejection(member)
 
 
 def test_score_refuses_a_panel_without_its_aggregate(binary_panel, tmp_path):

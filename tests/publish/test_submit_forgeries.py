@@ -12,6 +12,8 @@ import pytest
 from test_submit import edit_results, edit_samples, honest, make_run, rejected, tampered  # noqa: F401
 
 from judgebench.cli.main import main
+from judgebench.core.records import RunConfig
+from judgebench.judges.config import public_config_hash
 from judgebench.publish.submit import Rejected, submit_run, validate_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -243,12 +245,19 @@ def test_a_second_line_for_one_judgment_is_refused_even_with_another_answer(hone
     [
         lambda config: config.update(judge_config_hash="0123456789abcdef"),  # another entry's hash, copied
         lambda config: config.update(reask=2),  # a field the hash covers, changed after the run
+        # an empty headers argument beside a copied hash: no headers were sent, so the hash is checked all the same
+        lambda config: config.update(judge_config_hash="0123456789abcdef", judge_args={**config["judge_args"], "headers": {}}),
+        lambda config: config.update(judge_config_hash="0123456789abcdef", judge_args={**config["judge_args"], "extra_headers": {}}),
     ],
-    ids=["copied-hash", "edited-reask"],
+    ids=["copied-hash", "edited-reask", "empty-headers", "empty-extra-headers"],
 )
-def test_a_recorded_config_hash_that_is_not_the_hash_of_the_config_is_refused(honest, tmp_path, forge):
+def test_a_recorded_config_hash_that_is_not_the_hash_of_the_config_is_refused(tmp_path, forge):
     """The recorded hash names the board entry a submission replaces: it must be the hash of what results.json shows."""
+    honest = llm_run(tmp_path)  # an LLM judge's run (a built-in judge takes no arguments at all), recorded before
+    edit_results(honest, lambda data: data["config"].update(  # runs recorded their hash: given the one a run records now
+        judge_config_hash=public_config_hash(RunConfig.model_validate(data["config"]))), rehash=False)
     assert json.loads((honest / "results.json").read_text())["config"]["judge_config_hash"]
+    validate_run(honest)
     forged = tmp_path / "forged"
     shutil.copytree(honest, forged)
     edit_results(forged, lambda data: forge(data["config"]), rehash=False)

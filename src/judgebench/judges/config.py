@@ -182,9 +182,6 @@ def display_label(judge: str, args: dict[str, Any] | None = None, name: str | No
     return f"{judge} [{text}]" if text else judge
 
 
-HEADER_ARGS = ("extra_headers", "headers")  # their values are secret: a run's hash folds in a hash of them
-
-
 def run_config_hash(config: Any) -> str:
     """A run's configuration hash (a RunConfig): as recorded, else derived from its public arguments and
     prompt hash (runs written before the hash was recorded). A run that sent headers is given the derived hash
@@ -197,12 +194,18 @@ def run_config_hash(config: Any) -> str:
 
 def public_config_hash(config: Any) -> str:
     """The configuration hash derived from what a run's results.json shows: judge, public arguments (header values
-    redacted), prompt hash and reask. Equal to the recorded hash for a run that sent no headers."""
+    redacted), prompt hash and reask; a panel's from its id, its members' hashes and their prompts' combined hash.
+    Equal to the recorded hash for a run that sent no headers and for every panel."""
+    if getattr(config, "kind", "run") == "panel":
+        return config_hash(config.judge, {"members": [m.config_hash for m in config.members]}, config.prompt_template_hash)
     return config_hash(config.judge, config.judge_args, config.prompt_template_hash, getattr(config, "reask", None))
 
 
 def sends_headers(config: Any) -> bool:
-    return any(name in (config.judge_args or {}) for name in HEADER_ARGS)
+    """Whether the run sent headers: results.json then shows `extra_headers` with the names and redacted values
+    (LiteLLMJudge.public_args); nothing else is taken for it (an empty one, or `headers`, sends nothing)."""
+    headers = (config.judge_args or {}).get("extra_headers")
+    return isinstance(headers, dict) and bool(headers)
 
 
 def member_labels(members: list[Any]) -> list[str]:

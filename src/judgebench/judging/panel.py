@@ -44,7 +44,7 @@ from judgebench.core.rundir import (
     read_run,
     write_run,
 )
-from judgebench.judges.config import run_config_hash
+from judgebench.judges.config import public_config_hash, run_config_hash
 from judgebench.scoring.panel_stats import (
     AGGREGATES,
     aggregate_votes,
@@ -216,9 +216,12 @@ def _total(values: list[int | None]) -> int | None:
 
 
 def panel_config(members: Sequence[Member], aggregate: str) -> RunConfig:
+    """The panel's configuration: the first member's, with the panel's judge, prompt, members and their hashes,
+    and a configuration hash of its own (it carried the first member's: two panels sharing it shared a board
+    identity)."""
     first = members[0].result.config
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    return first.model_copy(
+    config = first.model_copy(
         update={
             "judge": panel_id(aggregate, [m.result.config.judge for m in members]),
             "judge_args": {},
@@ -244,6 +247,7 @@ def panel_config(members: Sequence[Member], aggregate: str) -> RunConfig:
             ],
         }
     )
+    return config.model_copy(update={"judge_config_hash": public_config_hash(config)})
 
 
 def build_panel(

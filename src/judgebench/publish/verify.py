@@ -58,7 +58,7 @@ from judgebench.core.rundir import (
 )
 from judgebench.core.text import skeleton
 from judgebench.judges.builtin import BUILTIN_JUDGES, make_builtin_judge
-from judgebench.judges.config import public_config_hash, sends_headers
+from judgebench.judges.config import public_config_hash, run_config_hash, sends_headers
 from judgebench.judging.judgments import plan_requests
 from judgebench.judging.panel import (
     MEMBERS_DIR,
@@ -446,17 +446,20 @@ RESERVED = re.compile(r"\W*(" + "|".join(p.rstrip("/") for p in RESERVED_PREFIXE
 
 
 def check_config_hash(result: RunResult) -> None:
-    """The recorded configuration hash is the hash of the judge, arguments, prompt and reask results.json shows (it
-    names the entry and decides a replacement: a third attack took another entry's place with a copied hash). A run
-    that sent headers folds their values' hash in, which cannot be checked: its board identity is the derived hash
-    (judges/config.run_config_hash)."""
+    """The recorded configuration hash is the hash of the judge, arguments, prompt and reask results.json shows, a
+    panel's that of its id, members' hashes and prompts (it names the entry and decides a replacement: a third
+    attack took another entry's place with a copied hash). A run that sent headers folds their values' hash in,
+    which cannot be checked: its board identity is the derived hash (judges/config.run_config_hash)."""
     config = result.config
-    if config.kind != "run" or config.judge_config_hash is None or sends_headers(config):
+    if config.judge_config_hash is None or sends_headers(config):
         return
     derived = public_config_hash(config)
     if config.judge_config_hash != derived:
+        what = ("id, members' hashes and prompts (a panel built before judgebench recorded its own hash carried its "
+                "first member's: rebuild it with `judgebench panel`, no calls)") if config.kind == "panel" else \
+            "judge, judge_args, prompt and reask"
         raise Rejected("identity", f"results.json config.judge_config_hash {config.judge_config_hash} is not the hash of its "
-                                   f"judge, judge_args, prompt and reask ({derived})")
+                                   f"{what} ({derived})")
 
 
 def check_judge_name(result: RunResult) -> None:
@@ -630,6 +633,9 @@ def check_panel(
             raise Rejected("panel", f"member {recorded.run_dir} is judge {claimed.judge!r}; the panel records {recorded.judge!r}")
         if answers_sha256(member.records) != recorded.answers_sha256:
             raise Rejected("panel", f"member {recorded.run_dir}: its answers are not the ones the panel recorded")
+        if recorded.config_hash is not None and recorded.config_hash != run_config_hash(claimed):
+            raise Rejected("panel", f"member {recorded.run_dir}: configuration hash {recorded.config_hash} recorded, "
+                                    f"{run_config_hash(claimed)} in its results.json")
         if claimed.dataset.fingerprint != config.dataset.fingerprint or claimed.task != config.task or claimed.both_bad != config.both_bad:
             raise Rejected("panel", f"member {recorded.run_dir} is not of the panel's task, data and Both-Bad rule")
     try:
