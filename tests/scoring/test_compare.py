@@ -408,6 +408,13 @@ def test_a_candidate_on_a_subset_of_the_baseline_fails_the_gate(longer_shorter, 
     assert f"gate failed: the candidate lacks {units - 3} of the baseline's {units} (example, dimension) units" in capsys.readouterr().err
     assert main(["compare", str(subset), str(longer), "--fail-if-worse-by", "1"]) == 0  # a candidate on more is fine
     assert "gate passed" in capsys.readouterr().out
+    assert comparison.config_changes == ["limit: (not set) -> 3"]  # and the configuration line says why
+    out = tmp_path / "comparison.json"  # the file holds what the screen said: the missing units, the gate's decision
+    assert main(["compare", str(longer), str(subset), "--fail-if-worse-by", "1", "--output", str(out)]) == 1
+    written = json.loads(out.read_text())
+    assert written["missing_units"] == units - 3
+    assert written["gate"]["failed"] is True and written["gate"]["fail_if_worse_by"] == 1
+    assert written["gate"]["message"].startswith("gate failed: the candidate lacks")
 
 
 def test_compare_says_how_the_judge_configurations_differ(longer_shorter, tmp_path, capsys):
@@ -427,3 +434,13 @@ def test_compare_says_how_the_judge_configurations_differ(longer_shorter, tmp_pa
     assert compare_runs(longer, longer).config_changes == []
     main(["compare", str(longer), str(longer)])
     assert "  configuration     the same" in capsys.readouterr().out
+
+    stem = "my-team-judge-configuration-for-the-quarterly-regression-suite"  # long names differing at their end
+    named = tmp_path / "named"  # (a copy: the fixture's runs are shared)
+    shutil.copytree(longer, named)
+    for run, name in ((named, f"{stem}-v1"), (edited, f"{stem}-v2")):
+        data = results(run)
+        data["config"]["judge_name"] = name
+        (run / "results.json").write_text(json.dumps(data))
+    name_change = next(c for c in compare_runs(named, edited).config_changes if c.startswith("judge_name"))
+    assert name_change.endswith("-suite-v1 -> ...y-regression-suite-v2")  # shown where they differ, not cut before it

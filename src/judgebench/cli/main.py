@@ -314,7 +314,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     comparison = compare_runs(args.baseline, args.candidate, seed=args.seed)
     print(format_comparison(comparison, args.max_flips))
     if args.output:
-        write_comparison(comparison, args.output)
+        write_comparison(comparison, args.output, args.fail_if_worse_by)
         print(f"wrote {args.output}")
     if args.fail_if_worse_by is None:
         return 0

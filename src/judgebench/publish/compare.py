@@ -115,10 +115,15 @@ def gate_message(comparison: Comparison, worse_by_points: float) -> tuple[bool, 
     return False, f"gate passed: change {change:+.2f} points ({why}; threshold {worse_by_points:g} points)"
 
 
-def write_comparison(comparison: Comparison, path: Path) -> None:
+def write_comparison(comparison: Comparison, path: Path, worse_by_points: float | None = None) -> None:
+    """The full comparison as JSON; with the gate's threshold, its decision too (`gate`: threshold, failed, message)."""
     from judgebench.core.files import write_atomic
 
-    write_atomic(path, json.dumps(comparison.to_json(), indent=2) + "\n")
+    data = comparison.to_json()
+    if worse_by_points is not None:
+        failed, message = gate_message(comparison, worse_by_points)
+        data["gate"] = {"fail_if_worse_by": worse_by_points, "failed": failed, "message": message}
+    write_atomic(path, json.dumps(data, indent=2) + "\n")
 
 
 def _pct(value: float | None) -> str:

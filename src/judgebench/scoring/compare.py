@@ -102,6 +102,7 @@ class Comparison:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["significant"] = self.significant
+        data["missing_units"] = self.missing_units
         data["alpha"] = ALPHA
         return data
 
@@ -299,26 +300,38 @@ def _per_dimension(base: dict, cand: dict, common: list[Key], column: str, dimen
 
 
 CONFIG_FIELDS = ("judge", "judge_name", "prompt_template", "prompt_template_hash", "reask", "swap", "dimension_mode",
-                 "seed")  # what makes two runs' judge configurations differ, beside judge_args and repeats
+                 "seed", "limit", "limit_fraction", "shard")  # what makes two runs differ, beside judge_args and repeats
 
 
 def config_changes(base: RunResult, cand: RunResult) -> list[str]:
     """How the candidate's judge configuration differs from the baseline's, one "field: old -> new" per
     difference (judge arguments one by one, as results.json shows them: secrets are never there)."""
-    changes = []
     fields = [(name, getattr(base.config, name), getattr(cand.config, name)) for name in CONFIG_FIELDS]
     fields.append(("repeats", _repeats(base), _repeats(cand)))
-    for name, old, new in fields:
-        if old != new:
-            changes.append(f"{name}: {_shown(old)} -> {_shown(new)}")
     old_args, new_args = base.config.judge_args or {}, cand.config.judge_args or {}
-    for key in sorted(set(old_args) | set(new_args)):
-        if old_args.get(key, _ABSENT) != new_args.get(key, _ABSENT):
-            changes.append(f"judge_args.{key}: {_shown(old_args.get(key, _ABSENT))} -> {_shown(new_args.get(key, _ABSENT))}")
-    return changes
+    fields += [(f"judge_args.{key}", old_args.get(key, _ABSENT), new_args.get(key, _ABSENT))
+               for key in sorted(set(old_args) | set(new_args))]
+    return [f"{name}: {' -> '.join(_shown_pair(old, new))}" for name, old, new in fields if old != new]
 
 
 _ABSENT = object()
+SHOWN_CHARS = 60
+
+
+def _shown_pair(old: Any, new: Any) -> tuple[str, str]:
+    """Two differing values as text, each cut to SHOWN_CHARS around where they first differ (two long names
+    that differ at their end were both cut before it, and read alike)."""
+    old_text, new_text = _shown(old), _shown(new)
+    if max(len(old_text), len(new_text)) <= SHOWN_CHARS:
+        return old_text, new_text
+    same = next((i for i, (a, b) in enumerate(zip(old_text, new_text)) if a != b), min(len(old_text), len(new_text)))
+    start = max(0, same - SHOWN_CHARS // 3)
+    return _window(old_text, start), _window(new_text, start)
+
+
+def _window(text: str, start: int) -> str:
+    end = start + SHOWN_CHARS
+    return ("..." if start else "") + text[start:end] + ("..." if end < len(text) else "")
 
 
 def _repeats(result: RunResult) -> int:
@@ -328,8 +341,7 @@ def _repeats(result: RunResult) -> int:
 def _shown(value: Any) -> str:
     if value is _ABSENT or value is None:
         return "(not set)"
-    text = json.dumps(value, sort_keys=True, default=str) if not isinstance(value, str) else value
-    return text if len(text) <= 60 else text[:57] + "..."
+    return json.dumps(value, sort_keys=True, default=str) if not isinstance(value, str) else value
 
 
 def _notes(base: RunResult, cand: RunResult, base_table: dict, cand_table: dict, common: list) -> list[str]:
