@@ -98,10 +98,15 @@ def _items(args: tuple, value: Any) -> Any:
     return value if same else items
 
 
+def is_boolean(value: Any) -> bool:
+    """A Python or numpy bool (numpy's checked by name: this module does not import numpy)."""
+    return isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"))
+
+
 def _number(hint: type, value: Any) -> Any:
     """A bool, int or float, from Python's or numpy's (np.bool_, np.int64, np.float32): bools are no numbers here,
     and an int is a float (3 for a float stays 3)."""
-    is_bool = isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"))
+    is_bool = is_boolean(value)
     if hint is bool:
         return value if isinstance(value, bool) else bool(value) if is_bool else REFUSED
     if is_bool or isinstance(value, (str, bytes)):

@@ -30,6 +30,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from judgebench.core.argtypes import is_boolean
 from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.secrets import is_secret_name
 from judgebench.judges.providers import check_api_base
@@ -197,7 +198,7 @@ def _json_value(name: str, value: Any, depth: int = 0) -> Any:
         raise JudgebenchError(f"--judge-args {name}: nested more than {MAX_ARG_DEPTH} levels deep")
     if value is None or isinstance(value, (str, bool)):
         return value
-    if type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"):
+    if is_boolean(value):  # numpy's too
         return bool(value)
     if isinstance(value, numbers.Integral):
         return operator.index(value)
@@ -215,8 +216,6 @@ def _json_value(name: str, value: Any, depth: int = 0) -> Any:
         return {key: _json_value(name, item, depth + 1) for key, item in value.items()}
     raise JudgebenchError(f"--judge-args {name}: a {type(value).__name__} is no JSON value "
                           "(text, number, true/false, null, a list or an object)")
-
-
 
 
 def split_provider(model: str, args: dict[str, Any]) -> tuple[str, str]:
