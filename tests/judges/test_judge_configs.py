@@ -57,6 +57,7 @@ def test_configuration_file_formats_and_refusals(tmp_path: Path) -> None:
     (folder / "notes.txt").write_text("not a judge")
     assert [(c.judge, c.name) for c in read_judge_configs(folder)] == [
         ("builtin/random", None), ("builtin/longer", None), ("builtin/always-a", "first")]
+    assert read_judge_configs(str(folder)) == read_judge_configs(folder)  # a str path too (python-api.md)
     bad = tmp_path / "bad.yaml"
     for text, message in (("judge: x\nmodel: y\n", "give 'judge' or 'model', not both"),
                           ("judge: openai/x\nprice: 3\n", "'price' must be a mapping"),
@@ -343,3 +344,20 @@ def test_two_runs_that_differ_in_reask_are_two_labelled_rows(tmp_path: Path) -> 
     tables, _ = collect_tables([tmp_path / "plain", tmp_path / "reasked"])
     labels = sorted(row["label"] for row in tables["sciarena_eval"] if row["judge"] == "builtin/longer")
     assert labels == ["builtin/longer [defaults]", "builtin/longer [reask=2]"]
+
+
+def test_a_configuration_names_its_prompt_as_runs_name_it(tmp_path: Path, capsys) -> None:
+    """running-judges.md's example says `prompt: sciarena_pairwise`, as runs and tables name the template; only
+    `sciarena_pairwise.yaml` was found."""
+    hashes = []
+    for prompt in ("sciarena_pairwise", "sciarena_pairwise.yaml"):
+        config = tmp_path / f"judge-{len(hashes)}.yaml"
+        config.write_text(f"judge: builtin/longer\nprompt: {prompt}\n")
+        out = tmp_path / f"run-{len(hashes)}"
+        assert main(["run", "--tasks", "sciarena_eval", "--judge", str(config), "--demo", "--output-path", str(out)]) == 0
+        hashes.append(json.loads((out / "results.json").read_text())["config"]["prompt_template_hash"])
+    assert hashes[0] == hashes[1]
+    capsys.readouterr()
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--prompt", "no_such_template", "--demo",
+                 "--output-path", str(tmp_path / "none")]) == 2
+    assert "prompt template 'no_such_template' not found" in capsys.readouterr().err

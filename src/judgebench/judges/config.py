@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,8 +62,9 @@ def is_config_path(value: str) -> bool:
     return bool(value.strip()) and (value.lower().endswith(YAML_SUFFIXES) or Path(value).is_dir())
 
 
-def read_judge_configs(path: Path, flag: str = "--judge") -> list[JudgeConfig]:
+def read_judge_configs(path: str | os.PathLike[str], flag: str = "--judge") -> list[JudgeConfig]:
     """The judge configurations of a YAML file, or of every YAML file in a folder (sorted by name)."""
+    path = Path(path)
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.suffix.lower() in YAML_SUFFIXES and p.is_file())
         if not files:

@@ -209,11 +209,12 @@ def _one_line(exc: BaseException) -> str:
 
 
 def find_prompt(name_or_path: str, task_folder: Path | None = None) -> Path:
-    """A template by path, by name relative to the task's folder, or by name in prompts/."""
-    candidates = [Path(name_or_path)]
-    if task_folder is not None:
-        candidates.append(task_folder / name_or_path)
-    candidates.append(prompts_dir() / name_or_path)
+    """A template by path, by name relative to the task's folder, or by name in prompts/; a name without a suffix
+    also as NAME.yaml there (`sciarena_pairwise`, as runs and tables name a template)."""
+    folders = [task_folder] if task_folder is not None else []
+    candidates = [Path(name_or_path), *(folder / name_or_path for folder in [*folders, prompts_dir()])]
+    if not Path(name_or_path).suffix:
+        candidates += [folder / f"{name_or_path}.yaml" for folder in [*folders, prompts_dir()]]
     for candidate in candidates:
         if candidate.is_file():
             return candidate
