@@ -444,3 +444,31 @@ def test_compare_says_how_the_judge_configurations_differ(longer_shorter, tmp_pa
         (run / "results.json").write_text(json.dumps(data))
     name_change = next(c for c in compare_runs(named, edited).config_changes if c.startswith("judge_name"))
     assert name_change.endswith("-suite-v1 -> ...y-regression-suite-v2")  # shown where they differ, not cut before it
+
+
+@pytest.mark.slow
+def test_the_guides_replay_workflow_runs_as_written(tmp_path):
+    """docs/guide/compare.md's ready-to-copy replay step, run by bash with the recorded runs as baselines: the
+    current prompts pass the gate, and the comparisons are written (it wrote them into the run folder compare
+    reads, which compare refuses: the step could never pass)."""
+    import os
+    import re
+    import stat
+    import subprocess
+    import sys
+
+    guide = (REPO / "docs" / "guide" / "compare.md").read_text()
+    step = re.search(r"name: replay the recorded answers.*?run: \|\n(.*?)\n      - uses:", guide, re.S).group(1)
+    script = "\n".join(line[10:] for line in step.splitlines())  # the YAML block's indentation
+    for task in ("sciarena_eval", "ideation_arena_eval"):
+        shutil.copytree(RECORDINGS / task, tmp_path / "baselines" / task)
+    shim = tmp_path / "bin" / "judgebench"  # `judgebench` as this interpreter's
+    shim.parent.mkdir()
+    shim.write_text(f"#!/bin/sh\nexec {sys.executable} -m judgebench \"$@\"\n")
+    shim.chmod(shim.stat().st_mode | stat.S_IEXEC)
+    env = {**os.environ, "PATH": f"{shim.parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    for task in ("sciarena_eval", "ideation_arena_eval"):
+        written = json.loads((tmp_path / "replay" / f"{task}.compare.json").read_text())
+        assert written["difference"] == 0 and written["gate"]["failed"] is False
