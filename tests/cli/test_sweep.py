@@ -53,3 +53,12 @@ def test_sweep_refuses_several_judges_and_a_key_given_twice(tmp_path: Path, caps
     assert main([*base, "--judge", "openai/m", "--judge-args", "temperature=0", "--sweep", "temperature=0,1"]) == 2
     err = capsys.readouterr().err
     assert "one task and one judge" in err and "also in --judge-args" in err
+
+
+def test_sweep_table_numbers_are_never_in_exponent_form() -> None:
+    """A thinking-token column read `1.5e+03` (three significant digits of 1536.0)."""
+    from judgebench.publish.sweep import _fmt
+
+    assert [_fmt(v) for v in (1536.4, 999.5, 123.6, 12.345, 0.000123, 3, None)] == [
+        "1,536", "1,000", "124", "12.3", "0.000123", "3", "n/a"]
+    assert _fmt(0.5, pct=True) == "50.0%"

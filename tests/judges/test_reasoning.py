@@ -102,6 +102,8 @@ def test_length_limited_server_gives_truncated_invalid_judgments_with_the_fix(tm
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     assert results["counts"]["invalid"] == 6 and results["counts"]["truncated"] == 6
     assert "truncated 6 of 6 invalid" in out and "raise max_tokens" in out
+    # the exit line names the cause (it said "6 x invalid answer: '[[A]] because response A'")
+    assert "no judgment was answered; most common causes: 6 x invalid answer: truncated by the token cap" in err
     # re-scoring keeps a cut-off answer INVALID although its text begins with a verdict
     assert rescore_run(tmp_path / "run").counts.truncated == 6
 

@@ -35,7 +35,9 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
                 parts.append(f"{name} {value.value:.3f}{ci}")
         lines.append(f"  {dimension}: " + "; ".join(parts))
     unlabelled = getattr(result, "unlabelled", None)
-    made = f"; {calls_made} calls sent" if calls_made is not None and unlabelled is None else ""
+    stability = getattr(result, "stability", None)
+    repeats = f", repeats 1-{stability.repeats - 1} included" if stability and stability.repeats > 1 else ""
+    made = f"; {calls_made} calls sent{repeats}" if calls_made is not None and unlabelled is None else ""
     lines.append(
         f"  judgments {counts.calls}: answered {counts.answered}, invalid {counts.invalid}, "
         f"failed {counts.failed} (coverage {counts.coverage:.3f}; {counts.cached} from cache{made})"

@@ -17,7 +17,7 @@ from judgebench.calls import RunnerOptions, check_cache, run_requests
 from judgebench.calls.stopping import interrupts_held, noting_interrupts, release_interrupts
 from judgebench.core.allocator import release_free_memory
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.records import JudgmentRecord, RunConfig, RunResult
+from judgebench.core.records import JudgmentRecord, RunConfig, RunResult, failure_of
 from judgebench.core.rundir import SAMPLES_FILE, check_run_files
 from judgebench.core.version import __version__
 from judgebench.judges import make_judge
@@ -169,11 +169,20 @@ def _score_and_write(
     return RunSummary(
         result,
         request.output_path,
-        outcome.stopped,
+        _stopped(outcome, records),
         outcome.calls_made,
         coverage_failure=_coverage_failure(records, result, outcome, request.min_coverage),
         warnings=warnings,
     )
+
+
+def _stopped(outcome: StreamOutcome, records: list[JudgmentRecord]) -> str | None:
+    """Why the run stopped early, with how many of its failed judgments were never sent (the summary counts them
+    as failed, beside the calls sent); None when it did not stop."""
+    if outcome.stopped is None:
+        return None
+    unsent = sum(r.status == "FAILED" and failure_of(r) == "not_attempted" for r in records)
+    return f"{outcome.stopped}; {unsent} judgments not attempted (counted as failed)" if unsent else outcome.stopped
 
 
 def _coverage_failure(records: list[JudgmentRecord], result: RunResult, outcome: StreamOutcome,

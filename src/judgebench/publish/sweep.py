@@ -75,9 +75,15 @@ def sweep_row(key: str, value: str, folder: str, result: RunResult, stopped: str
 
 
 def _fmt(x: Any, pct: bool = False, digits: int = 3) -> str:
+    """A cell: a share as a percentage, a number to `digits` significant digits (whole from 100 on: 1,536,
+    never 1.54e+03), anything else as text."""
     if x is None:
         return "n/a"
-    return f"{100 * x:.1f}%" if pct else f"{x:.{digits}g}" if isinstance(x, float) else str(x)
+    if pct:
+        return f"{100 * x:.1f}%"
+    if isinstance(x, float):
+        return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.{digits}g}"
+    return str(x)
 
 
 def sweep_markdown(rows: list[dict[str, Any]]) -> str:

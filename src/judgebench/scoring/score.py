@@ -222,6 +222,8 @@ def top_causes(records: list[JudgmentRecord], n: int = 3) -> list[tuple[str, int
         if record.status == "FAILED":
             first_line = (record.error or "unknown error").splitlines()[0]
             reasons[f"failed: {_HASH.sub('<hash>', first_line)[:120]}"] += 1
+        elif record.status == "INVALID" and record.invalid_reason == "truncated":
+            reasons["invalid answer: truncated by the token cap (raise max_tokens)"] += 1
         elif record.status == "INVALID":
             reasons[f"invalid answer: {_opening(record.raw)}"] += 1
     return reasons.most_common(n)
