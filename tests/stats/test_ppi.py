@@ -203,6 +203,18 @@ def test_power_grows_with_votes_and_with_a_perfect_judge():
     assert needed(n_grid, helped["all"], 0.8) is not None and needed([1, 2], np.array([0.1, 0.2]), 0.8) is None
 
 
+def test_power_does_not_depend_on_where_the_rating_scale_is_centred():
+    """`arena --votes-needed` passes strengths from ratings centred on 1000: the target naming the reference model
+    (the best, first) read as reversed, its power 0 at every n ("> 20000 votes" for two models 545 Elo apart)."""
+    theta = np.array([0.0, -3.14, -6.0])  # the demo's top three, 545 and 497 Elo apart
+    pairs = np.triu_indices(3, 1)
+    targets = [(0, 1), (1, 2)]
+    at_zero = bt_power(theta, pairs, [200], targets, reps=30, seed=3)
+    shifted = bt_power(theta + 13.3, pairs, [200], targets, reps=30, seed=3)
+    assert np.array_equal(at_zero["each"], shifted["each"]) and np.array_equal(at_zero["all"], shifted["all"])
+    assert shifted["each"][0, 0] > 0.9  # 200 battles separate a 96% favourite
+
+
 def test_judge_gap_power_matches_the_normal_approximation():
     from scipy.stats import norm
 
