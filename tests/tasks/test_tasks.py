@@ -113,6 +113,15 @@ def test_missing_split_lists_the_splits(tmp_path):
     assert "split 'validation' does not exist" in message and "train" in message
 
 
+def test_a_split_given_for_a_single_file_is_said_to_only_name_its_rows(tmp_path):
+    """A single file has no splits: `--split nosuch` read its rows silently and recorded "nosuch"."""
+    path = write_jsonl(tmp_path / "eval.jsonl", [sci_row(1), sci_row(2)])
+    loaded = load_examples(get_task("sciarena_eval"), dataset_path=str(path), split="nosuch")
+    assert len(loaded.examples) == 2 and loaded.dataset.split == "nosuch"
+    assert any(w.startswith("--split nosuch: ") and "single file" in w for w in loaded.warnings)
+    assert not load_examples(get_task("sciarena_eval"), dataset_path=str(path)).warnings
+
+
 def test_unreachable_hub_dataset_says_how_to_run_offline(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     message = _error(load_examples, get_task("sciarena_eval"))

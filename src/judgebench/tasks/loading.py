@@ -130,6 +130,9 @@ def load_examples(
         license=spec.dataset.license,
         label_rule=label_rule(spec),
     )
+    if split is not None and not demo and Path(location).is_file():  # (a demo's --split is the CLI's warning)
+        warnings = [*warnings, f"--split {split}: {location} is a single file, which has no splits to choose from; "
+                               "its rows are read and recorded under that name"]
     return LoadedTask(spec=spec, examples=examples, dataset=info, warnings=warnings,
                       limit=locals().get("resolved_limit"), labelled=flags if unlabelled_count else bytearray())
 
