@@ -90,6 +90,17 @@ def test_bad_model_args_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "no column 'prompt'" in capsys.readouterr().err
 
 
+def test_missing_credentials_name_pairs_own_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judges' preflight named `run`'s --judge-args, a flag `pairs` does not have."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    questions = _questions_file(tmp_path, 2)
+    assert main(["pairs", str(questions), "--models", "openai/gpt-4.1,openai/o3", "--output", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "model openai/gpt-4.1: no credentials: set OPENAI_API_KEY (or pass --model-args openai/gpt-4.1=api_key=...)" in err
+    assert "--judge-args" not in err
+
+
 @pytest.mark.slow
 def test_pairs_killed_mid_run_then_rerun_repeats_no_answered_call(tmp_path: Path) -> None:
     n = 30  # questions; 3 models -> 90 generation calls

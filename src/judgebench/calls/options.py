@@ -37,6 +37,7 @@ class RunnerOptions:
     refresh_cache: bool = False  # ignore cached answers but write new ones
     cache_dir: Path | None = None  # default: platformdirs.user_cache_dir("judgebench")
     progress: bool = True
+    progress_label: str = "judging"  # what the progress bar says the calls do (`pairs`: answering)
     backoff_base_s: float = 1.0
     backoff_max_s: float = 60.0
     batch: bool = False  # send the calls through the provider's batch API (batch.py)

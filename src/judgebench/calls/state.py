@@ -72,9 +72,9 @@ class RunState:
             self.cache = ReplyCache(self.options.cache_dir)
         return self.cache
 
-    def start_progress(self, total: int, desc: str = "judging") -> None:
+    def start_progress(self, total: int) -> None:
         if self.progress is None and self.options.progress:
-            self.progress = Progress(total, desc)
+            self.progress = Progress(total, self.options.progress_label)
 
     def record(self, indices: list[int], reply: JudgeReply, *, cached: bool = False) -> None:
         """`reply` answers the requests at `indices`; the first one paid for it, the

@@ -52,6 +52,16 @@ def parse_models(models: str, model_args: list[str]) -> dict[str, dict[str, Any]
     return parsed
 
 
+def _preflight(model: str, judge: Any) -> None:
+    """The judge's checks before any call, in `pairs`' words: a model answering, its arguments given with
+    --model-args (the judges' messages name run's --judge-args)."""
+    try:
+        judge.preflight()
+    except JudgebenchError as exc:
+        message = str(exc).replace(f"judge {model}:", f"model {model}:").replace("--judge-args ", f"--model-args {model}=")
+        raise JudgebenchError(message) from None
+
+
 def cmd_pairs(args: argparse.Namespace) -> int:
     from judgebench.human.pairs import (
         generate_answers,
@@ -67,8 +77,8 @@ def cmd_pairs(args: argparse.Namespace) -> int:
     slices = [s.strip() for s in args.slices.split(",") if s.strip()]
     questions = read_questions(args.questions, id_column=args.id_column, question_column=args.question_column,
                                slice_columns=slices, split=args.split)
-    for judge in judges.values():
-        judge.preflight()
+    for model, judge in judges.items():
+        _preflight(model, judge)
     options = runner_options(args)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     answers, calls, stopped = generate_answers(questions, models, options, args.system)

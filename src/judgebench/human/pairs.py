@@ -19,7 +19,7 @@ import itertools
 import json
 import random
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +107,8 @@ def generate_answers(questions: list[Question], models: dict[str, dict[str, Any]
         if stopped is not None:  # the models after the stop: every answer listed, as not attempted
             answers += [_answer(question.id, model, None) for question in questions]
             continue
-        outcome = run_requests(requests, make_judge(model, args), options, has_text)
+        outcome = run_requests(requests, make_judge(model, args), replace(options, progress_label=f"answering ({model})"),
+                               has_text)
         calls += outcome.calls_made
         for question, reply in zip(questions, outcome.replies):
             answers.append(_answer(question.id, model, reply))
