@@ -107,7 +107,7 @@ def test_cli_annotate_loads_a_pairs_file_and_exports(tmp_path: Path, capsys: pyt
     assert "2 new pairs stored" in out and "http://127.0.0.1:9999/t/" in out
     assert main(["annotate", "--db", db, "--add-annotator", "ann"]) == 2  # the name exists
     assert main(["annotate", str(pairs), "--db", db, "--dimensions", "novelty"]) == 2  # other dimensions than stored
-    assert "holds votes on dimensions []" in capsys.readouterr().err
+    assert "holds pairs voted on dimensions []" in capsys.readouterr().err
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "p0", "question": "q"}\n')
     assert main(["annotate", str(bad), "--db", db]) == 2
@@ -135,6 +135,8 @@ def test_export_never_writes_over_the_pairs_file_the_database_or_the_guidelines(
     assert {path: path.read_bytes() for path in before} == before
     assert main(["annotate", "--db", str(db), "--export", str(tmp_path / "elsewhere.jsonl")]) == 0  # still exports
     assert "wrote 0 votes" in capsys.readouterr().out and len(Store(str(db)).pairs()) == 2
+    for kind in ("repeats.jsonl", "gold.jsonl", "quality.json", "flagged.txt"):  # every file beside it, empty or not
+        assert (tmp_path / f"elsewhere.{kind}").is_file(), kind
 
 
 def test_repeat_is_served_by_the_server_and_exported_apart(tmp_path: Path) -> None:

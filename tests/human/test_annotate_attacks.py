@@ -293,5 +293,8 @@ def test_a_form_that_says_two_things_is_refused_and_nothing_is_cut(kind: str, tm
         assert post_vote(base, ann, vote) == (200, {"status": "stored"})
         assert post_vote(base, ann, vote) == (200, {"status": "duplicate"})  # a retry of the same vote
         status, body = post_vote(base, ann, {**vote, "choice": "RIGHT"})
-        assert status == 409
+        assert status == 409 and "this vote_id already holds another vote" in body["error"]
+        next_pid = _field(_page(base, ann), "pair_id")  # the id reused for the next pair: said so, not "already voted"
+        status, body = post_vote(base, ann, {**vote, "pair_id": next_pid})
+        assert status == 409 and "send a new vote_id with each vote" in body["error"]
     assert [(v["vote_id"], len(v["comment"])) for v in store.votes()] == [("vote-one", COMMENT_MAX)]

@@ -96,3 +96,7 @@ def test_pairs_file_gold_column_is_validated_and_guidelines_must_be_readable(tmp
     assert main(["annotate", str(good), "--db", db, "--port", "0", "--gold-share", "0.1",
                  "--guidelines", str(tmp_path / "missing.md")]) == 2
     assert "--guidelines" in capsys.readouterr().err
+    plain = tmp_path / "plain.jsonl"  # no gold rows: --gold-share would be shown on the admin page and do nothing
+    plain.write_text("".join(json.dumps(r) + "\n" for r in rows[:1]))
+    assert main(["annotate", str(plain), "--db", str(tmp_path / "p.sqlite"), "--port", "0", "--gold-share", "0.05"]) == 2
+    assert "--gold-share 0.05: " in (err := capsys.readouterr().err) and "holds no gold pairs" in err

@@ -102,18 +102,22 @@ def _load_source(store: Any, args: argparse.Namespace) -> None:
         pairs, dimensions = pairs_from_task(args.source, args.include_path, demo=args.demo, dataset_path=args.dataset_path)
     stored = json.loads(store.setting("dimensions") or "null")
     if stored is not None and stored != dimensions:
-        raise JudgebenchError(f"--db {store.shown}: holds votes on dimensions {stored}, not {dimensions}; use another --db")
+        raise JudgebenchError(f"--db {store.shown}: holds pairs voted on dimensions {stored}, not {dimensions}; use another --db")
     store.put_setting("dimensions", json.dumps(dimensions))
     added = store.add_pairs(pairs)
     print(f"{added} new pairs stored in {store.shown} ({len(pairs)} in {args.source})")
 
 
 def _serve(store: Any, args: argparse.Namespace) -> int:
-    from judgebench.human.annotate.assign import Rules
+    from judgebench.human.annotate.assign import Rules, is_gold
     from judgebench.human.annotate.server import make_server
 
-    if not store.pairs():
+    pairs = store.pairs()
+    if not pairs:
         raise JudgebenchError(f"--db {store.shown}: no pairs yet; give a pairs file or task to load")
+    if args.gold_share and not any(is_gold(pair) for pair in pairs):  # taken, shown on the admin page, doing nothing
+        raise JudgebenchError(f"--gold-share {args.gold_share:g}: {store.shown} holds no gold pairs (pairs-file rows with "
+                              "'gold'); load some or leave the flag out")
     if not store.annotators():
         print("no annotators yet: add one with `judgebench annotate --db ... --add-annotator NAME`")
     rules = Rules(target=args.target_votes, repeat_share=args.repeat_share, repeat_delay_s=args.repeat_delay_hours * 3600,

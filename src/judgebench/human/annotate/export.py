@@ -68,8 +68,8 @@ def export_votes(store: Store, path: Path) -> Exported:
     again = [to_vote(r, pairs[r["pair_id"]]) for r in study if r["round"] == 2]
     write_votes(path, first)
     write_votes(repeats_path(path), again)
-    if gold_rows:
-        write_votes(sibling(path, GOLD), [to_vote(r, pairs[r["pair_id"]]) for r in gold_rows])
+    write_votes(sibling(path, GOLD), [to_vote(r, pairs[r["pair_id"]]) for r in gold_rows])  # (empty without gold
+    # pairs, like the repeats: every file the guide lists is there, none left from an older export)
     by_key = {(v.pair_id, v.annotator): v for v in first}
     matched = [(by_key[(v.pair_id, v.annotator)], v) for v in again if (v.pair_id, v.annotator) in by_key]
     same = sum(a.choice == b.choice and a.choices == b.choices for a, b in matched)

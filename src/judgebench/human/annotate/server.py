@@ -321,6 +321,8 @@ async def post(request: Request, voting: Voting) -> Response:
         status = await run_in_threadpool(_vote, voting, who, form)
     if status == "conflict":
         raise VoteError("you already voted on this pair", 409)
+    if status == "id_taken":  # (a script reusing an id; the page makes a new one per vote)
+        raise VoteError("this vote_id already holds another vote: send a new vote_id with each vote", 409)
     if status == "full":
         if not _wants_json(request):  # a person on the page: straight on to the next pair, with a note
             return _redirect("/?full=1")

@@ -279,14 +279,14 @@ class Store:
 
     def cast(self, vote: dict[str, Any], target: int | None) -> str:
         """Store a vote under its pair's lock: 'duplicate' (this vote, under its id, is stored already),
-        'conflict' (this annotator has a vote on this pair and round, or the vote id holds another vote or
-        someone else's), 'full' (a round-1 vote on a pair that has `target` votes), else 'stored'."""
+        'id_taken' (the vote id holds another vote, or someone else's), 'conflict' (this annotator has a vote on
+        this pair and round), 'full' (a round-1 vote on a pair that has `target` votes), else 'stored'."""
         values = tuple(vote.get(c) for c in VOTE_COLUMNS)
         with self.connect(exclusive=f"pair:{vote['pair_id']}") as db:  # a vote id belongs to one pair
             row = db.one("SELECT annotator, pair_id, round, choice, choices FROM votes WHERE vote_id = ?", (vote["vote_id"],))
             if row is not None:  # a resend of the same vote is a duplicate; anything else under its id, a conflict
                 same = tuple(row) == (vote["annotator"], vote["pair_id"], vote["round"], vote["choice"], vote["choices"])
-                return "duplicate" if same else "conflict"
+                return "duplicate" if same else "id_taken"
             if db.one("SELECT 1 FROM votes WHERE annotator = ? AND pair_id = ? AND round = ?",
                       (vote["annotator"], vote["pair_id"], vote["round"])) is not None:
                 return "conflict"
@@ -297,7 +297,7 @@ class Store:
             inserted = db.execute(f"INSERT INTO votes ({', '.join(VOTE_COLUMNS)}) VALUES "
                                   f"({', '.join('?' * len(VOTE_COLUMNS))}) ON CONFLICT DO NOTHING", values)
         # nothing inserted: the same vote id sent at once for another pair (under another pair's lock)
-        return "stored" if inserted else "conflict"
+        return "stored" if inserted else "id_taken"
 
     def add_skip(self, annotator: str, pair_id: str, round_: int, reason: str | None = None) -> None:
         with self.connect() as db:
