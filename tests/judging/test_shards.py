@@ -29,7 +29,7 @@ def _samples(path: Path) -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("task", ["ideation_arena_eval", "sciarena_eval"])
-def test_two_shards_merged_equal_one_run(tmp_path, task):
+def test_two_shards_merged_equal_one_run(tmp_path, task, capsys):
     whole = _run(tmp_path, "whole", task)
     first, second = _run(tmp_path, "s1", task, shard="1/2"), _run(tmp_path, "s2", task, shard="2/2")
     assert 0 < first.result.counts.examples < whole.result.counts.examples
@@ -38,6 +38,9 @@ def test_two_shards_merged_equal_one_run(tmp_path, task):
     # the shards are given out of order: merge puts them in shard order
     assert main(["merge", str(tmp_path / "s2"), str(tmp_path / "s1"), "--output-path", str(tmp_path / "merged")]) == 0
     merged, single = _results(tmp_path / "merged"), _results(tmp_path / "whole")
+    headline = merged["metrics"][next(iter(merged["metrics"]))][merged["config"]["headline"]]
+    printed = f"{merged['config']['headline']} {headline['value']:.3f} [{headline['ci_low']:.3f}, {headline['ci_high']:.3f}]"
+    assert printed in capsys.readouterr().out  # the merged run's summary, with the interval, as `score` prints it
     for key in SAME_IN_BOTH:  # every figure, bootstrap intervals included
         assert merged[key] == single[key], key
     assert merged["config"]["shard"] is None

@@ -306,7 +306,9 @@ def test_rubric_compare_direction_below_zero_means_candidate_closer(audited, tmp
     # judge vs judge (`rubric agree`): the oracle's scores are the expert's, so the pair's figures are
     # the scripted judge's calibration on the items both scored
     assert main(["rubric", "agree", str(tmp / "out"), str(tmp_path / "oracle")]) == 0
-    first = dict(cell.split("=", 1) for cell in capsys.readouterr().out.splitlines()[0].split("\t"))
+    lines = capsys.readouterr().out.splitlines()
+    first = dict(cell.split("=", 1) for cell in lines[0].split("\t"))
+    assert lines[-1].startswith("a=mean over pairs\tnormalized_mae=") and "None" not in lines[-1]  # undefined: absent
     assert int(first["items"]) == len(j)
     assert float(first["exact_item_agreement"]) == pytest.approx(np.mean(j == e), abs=1e-4)
     assert float(first["normalized_mae"]) == pytest.approx(scripted_error, abs=1e-4)

@@ -383,14 +383,11 @@ def cmd_merge(args: argparse.Namespace) -> int:
     for path in args.shard_dirs:
         if Path(path).resolve() == Path(args.output_path).resolve():
             raise JudgebenchError(f"--output-path {args.output_path}: is one of the shards; choose a new folder")
+    from judgebench.publish.summary import stability_lines
+
     result = merge_runs(args.shard_dirs, args.output_path, args.include_path)
-    headline = result.config.headline
-    values = ", ".join(
-        f"{dim} {metrics[headline].value:.4f}" for dim, metrics in result.metrics.items()
-        if headline in metrics and metrics[headline].value is not None
-    )
-    print(f"merged {len(args.shard_dirs)} shards ({result.counts.examples} examples, {result.counts.calls} judgments) "
-          f"-> {args.output_path}; {headline}: {values or 'n/a'}")
+    print(f"merged {len(args.shard_dirs)} shards -> {term_text(str(args.output_path))}")
+    print("\n".join([format_summary(result, Path(args.output_path)), *stability_lines(result)]))  # as `score` prints it
     return 0
 
 

@@ -194,7 +194,8 @@ def cmd_agree(args: argparse.Namespace) -> int:
     if len(args.run_dirs) < 2:
         raise JudgebenchError("rubric agree: give two or more run directories")
     for row in judge_agreement([read_rubric_run(d) for d in args.run_dirs]):
-        print("\t".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+        print("\t".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}"
+                        for k, v in row.items() if v is not None and v != ""))  # (undefined: left out, not "None")
     return 0
 
 
