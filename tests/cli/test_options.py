@@ -62,9 +62,10 @@ def test_every_runner_flag_names_a_runner_option_and_run_defines_each():
     run = _subparser("run")
     dests = {a.dest for a in run._actions}
     assert set(RUNNER_FLAGS.values()) <= dests
-    # the rest are the two negated flags, the backoff settings and the unreachable stop (Python only; the command
-    # line sets the stop with --max-failures)
-    assert fields - set(RUNNER_FLAGS) == {"use_cache", "progress", "backoff_base_s", "backoff_max_s", "unreachable_after"}
+    # the rest are the two negated flags, the backoff settings, the unreachable stop (Python only; the command
+    # line sets the stop with --max-failures) and the progress bar's label (set by the command: `pairs` answers)
+    assert fields - set(RUNNER_FLAGS) == {"use_cache", "progress", "backoff_base_s", "backoff_max_s", "unreachable_after",
+                                          "progress_label"}
 
 
 def test_every_run_option_has_its_run_flag_and_is_mapped_in_one_place(tmp_path, monkeypatch):

@@ -74,8 +74,9 @@ def fit(hint: Any, value: Any) -> Any:
     if hint in (bool, int, float):
         return _number(hint, value)
     if hint is Path:
-        return Path(value) if isinstance(value, (str, os.PathLike)) and not isinstance(value, Path) else (
-            value if isinstance(value, Path) else REFUSED)
+        if isinstance(value, Path):
+            return value
+        return Path(value) if isinstance(value, (str, os.PathLike)) else REFUSED
     if origin is collections.abc.Callable or hint is collections.abc.Callable:
         return value if callable(value) else REFUSED
     if origin is list or hint is list:
