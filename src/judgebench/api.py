@@ -174,17 +174,15 @@ def _path(value: Any, call: str, name: str) -> Path:
 
 def _arg(value: Any, hint: Any, call: str, name: str) -> Any:
     """A keyword's value in its hinted type (numpy's numbers as Python's), else one line naming it (argtypes.py)."""
-    from judgebench.core.argtypes import REFUSED, fit, refusal
+    from judgebench.core.argtypes import fitted_or_refused
 
-    fitted = fit(hint, value)
-    if fitted is REFUSED:
-        raise JudgebenchError(f"{call}: {name} {refusal(hint, value)}")
-    return fitted
+    return fitted_or_refused(hint, value, f"{call}: {name}")
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    from judgebench.core.argtypes import shown
+
+    return shown(value)
 
 
 def _is_judge(value: Any) -> bool:

@@ -313,12 +313,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     comparison = compare_runs(args.baseline, args.candidate, seed=args.seed)
     print(format_comparison(comparison, args.max_flips))
+    failed, message = gate_message(comparison, args.fail_if_worse_by) if args.fail_if_worse_by is not None else (False, "")
     if args.output:
-        write_comparison(comparison, args.output, args.fail_if_worse_by)
+        gate = {"fail_if_worse_by": args.fail_if_worse_by, "failed": failed, "message": message}
+        write_comparison(comparison, args.output, gate if args.fail_if_worse_by is not None else None)
         print(f"wrote {args.output}")
     if args.fail_if_worse_by is None:
         return 0
-    failed, message = gate_message(comparison, args.fail_if_worse_by)
     print(message, file=sys.stderr if failed else sys.stdout)
     return EXIT_STOPPED if failed else 0
 

@@ -22,7 +22,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from judgebench.core.errors import JudgebenchError
+from judgebench.core.errors import JudgebenchError, one_line
 
 _UNCHECKED = object()  # a hint that cannot be resolved here
 REFUSED = object()  # a value its hint does not allow
@@ -36,23 +36,22 @@ def check_field_types(instance: Any, caller: str) -> None:
         if hint is _UNCHECKED:
             continue
         value = getattr(instance, field.name)
-        fitted = fit(hint, value)
-        if fitted is REFUSED:
-            raise JudgebenchError(f"{caller}: {field.name} {refusal(hint, value)}")
+        fitted = fitted_or_refused(hint, value, f"{caller}: {field.name}")
         if fitted is not value:
             setattr(instance, field.name, fitted)
 
 
-def refusal(hint: Any, value: Any) -> str:
-    """`must be TYPE, got TYPE VALUE` (the value cut to 60 characters)."""
-    shown = repr(value)
-    shown = shown if len(shown) <= 60 else shown[:57] + "..."
-    return f"must be {describe(hint)}, got {type(value).__name__} {shown}"
+def fitted_or_refused(hint: Any, value: Any, where: str) -> Any:
+    """`value` in the hinted type (`fit`), else `WHERE must be TYPE, got TYPE VALUE` as a JudgebenchError."""
+    fitted = fit(hint, value)
+    if fitted is REFUSED:
+        raise JudgebenchError(f"{where} must be {describe(hint)}, got {type(value).__name__} {shown(value)}")
+    return fitted
 
 
-def allows(hint: Any, value: Any) -> bool:
-    """Whether `value` fits `hint`, as it is or in the form `fit` gives it."""
-    return fit(hint, value) is not REFUSED
+def shown(value: Any) -> str:
+    """A value as a message quotes it: its repr on one line, cut to 60 characters."""
+    return one_line(repr(value), 60)
 
 
 def fit(hint: Any, value: Any) -> Any:

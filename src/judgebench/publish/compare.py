@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from judgebench.core.catalogue import (
     metric,
@@ -115,14 +116,12 @@ def gate_message(comparison: Comparison, worse_by_points: float) -> tuple[bool, 
     return False, f"gate passed: change {change:+.2f} points ({why}; threshold {worse_by_points:g} points)"
 
 
-def write_comparison(comparison: Comparison, path: Path, worse_by_points: float | None = None) -> None:
-    """The full comparison as JSON; with the gate's threshold, its decision too (`gate`: threshold, failed, message)."""
+def write_comparison(comparison: Comparison, path: Path, gate: dict[str, Any] | None = None) -> None:
+    """The full comparison as JSON; with the gate's decision too when there was one (`gate`: fail_if_worse_by,
+    failed, message)."""
     from judgebench.core.files import write_atomic
 
-    data = comparison.to_json()
-    if worse_by_points is not None:
-        failed, message = gate_message(comparison, worse_by_points)
-        data["gate"] = {"fail_if_worse_by": worse_by_points, "failed": failed, "message": message}
+    data = comparison.to_json() | ({"gate": gate} if gate is not None else {})
     write_atomic(path, json.dumps(data, indent=2) + "\n")
 
 

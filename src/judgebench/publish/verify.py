@@ -58,7 +58,7 @@ from judgebench.core.rundir import (
 )
 from judgebench.core.text import skeleton
 from judgebench.judges.builtin import BUILTIN_JUDGES, make_builtin_judge
-from judgebench.judges.config import public_config_hash, run_config_hash, sends_headers
+from judgebench.judges.config import public_config_hash, run_config_hash
 from judgebench.judging.judgments import plan_requests
 from judgebench.judging.panel import (
     MEMBERS_DIR,
@@ -451,10 +451,8 @@ def check_config_hash(result: RunResult) -> None:
     attack took another entry's place with a copied hash). A run that sent headers folds their values' hash in,
     which cannot be checked: its board identity is the derived hash (judges/config.run_config_hash)."""
     config = result.config
-    if config.judge_config_hash is None or sends_headers(config):
-        return
     derived = public_config_hash(config)
-    if config.judge_config_hash != derived:
+    if run_config_hash(config) != derived:  # (the identity a board gives it: the recorded hash, when checkable)
         what = ("id, members' hashes and prompts (a panel built before judgebench recorded its own hash carried its "
                 "first member's: rebuild it with `judgebench panel`, no calls)") if config.kind == "panel" else \
             "judge, judge_args, prompt and reask"

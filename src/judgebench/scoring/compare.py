@@ -83,7 +83,6 @@ class Comparison:
     config_changes: list[str] = field(default_factory=list)  # "judge_args.temperature: 0.0 -> 0.7", ... (config_changes)
     paired_units: int = 0  # (example, dimension) units both runs hold
     baseline_units: int = 0  # the baseline's units, paired or not
-    candidate_units: int = 0
 
     @property
     def missing_units(self) -> int:
@@ -161,7 +160,6 @@ def compare_runs(
         config_changes=config_changes(base_result, cand_result),
         paired_units=len(common),
         baseline_units=len(base_table),
-        candidate_units=len(cand_table),
     )
 
 

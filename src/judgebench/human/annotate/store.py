@@ -284,7 +284,7 @@ class Store:
         values = tuple(vote.get(c) for c in VOTE_COLUMNS)
         with self.connect(exclusive=f"pair:{vote['pair_id']}") as db:  # a vote id belongs to one pair
             row = db.one("SELECT annotator, pair_id, round, choice, choices FROM votes WHERE vote_id = ?", (vote["vote_id"],))
-            if row is not None:  # a resend of the same vote is a duplicate; anything else under its id, a conflict
+            if row is not None:  # a resend of the same vote is a duplicate; anything else under its id is refused
                 same = tuple(row) == (vote["annotator"], vote["pair_id"], vote["round"], vote["choice"], vote["choices"])
                 return "duplicate" if same else "id_taken"
             if db.one("SELECT 1 FROM votes WHERE annotator = ? AND pair_id = ? AND round = ?",
