@@ -167,7 +167,7 @@ def _run_request(**options: Any) -> RunRequest:
 
 def _path(value: Any, call: str, name: str) -> Path:
     """A path argument: a str, a Path or any path-like object, else one line naming the keyword."""
-    if not isinstance(value, (str, os.PathLike)) or not os.fspath(value):
+    if not isinstance(value, (str, os.PathLike)) or not isinstance(os.fspath(value), str) or not os.fspath(value):
         raise JudgebenchError(f"{call}: {name} must be a path (str or Path), got {type(value).__name__} {_short(value)}")
     return Path(value)
 

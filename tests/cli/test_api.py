@@ -119,6 +119,13 @@ class PathLike:
         return str(self.path)
 
 
+class BytesPathLike:
+    """A path-like object whose path is bytes: no text path to take."""
+
+    def __fspath__(self) -> bytes:
+        return b"run"
+
+
 def test_api_takes_what_stands_for_a_value_without_loss(tmp_path):
     """numpy's numbers (a notebook's np.int64), path-like objects, tuples and mappings were taken before the type
     checks came, and still are, stored as the hinted type (an outside attack found them refused)."""
@@ -150,6 +157,7 @@ def test_api_takes_what_stands_for_a_value_without_loss(tmp_path):
         (lambda d: judgebench.score_run(d, n_resamples="1000"), "score_run: n_resamples must be int or None, got str"),
         (lambda d: judgebench.build_panel([d, d], d / "p", n_resamples=1000.0), "build_panel: n_resamples must be int or None"),
         (lambda d: judgebench.compare_runs(d, d, seed="x"), "compare_runs: seed must be int, got str 'x'"),
+        (lambda d: judgebench.read_run(BytesPathLike()), "read_run: run_dir must be a path"),  # (a TypeError in Path)
         (lambda d: judgebench.compare_runs(d, d, seed=None), "compare_runs: seed must be int, got NoneType"),
         (lambda d: judgebench.evaluate_judges("sciarena_eval", [("builtin/longer", "x")], output_path=d / "j", demo=True),
          "evaluate_judges: judge_args must be a dict, got str 'x'"),
@@ -182,6 +190,7 @@ def test_every_api_function_refuses_a_wrong_type_before_any_work(tmp_path, call,
         (b"abc", "--judge-args stop: a bytes is no JSON value"),
         (float("nan"), "--judge-args stop: nan is not a finite number"),
         ({1: "a"}, "--judge-args stop: object keys must be text, got a key of type int"),
+        (10**30, "--judge-args stop: an integer past 64 bits"),  # (10**5000 was a ValueError traceback from int-to-text)
     ],
 )
 def test_judge_args_must_be_json_values_before_any_call(tmp_path, value, says):

@@ -89,6 +89,14 @@ def test_flags_that_do_not_apply_warn(tmp_path, capsys):
     assert "warning: --dimension-mode is ignored: task sciarena_eval has one dimension" in err
 
 
+def test_a_warning_about_the_data_is_said_once_for_several_judges(tmp_path, capsys):
+    """Each judge's run loads the same file: the single-file --split warning came once per judge."""
+    data = Path(__file__).resolve().parents[2] / "tasks" / "demo" / "sciarena_eval_demo.jsonl"
+    assert run_cli("run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--judge", "builtin/shorter", "--quiet",
+                   "--dataset-path", data, "--split", "nosuch", "--output-path", tmp_path / "o") == 0
+    assert capsys.readouterr().err.count("warning: --split nosuch: ") == 1
+
+
 def test_help_shows_defaults(capsys):
     with pytest.raises(SystemExit):
         main(["leaderboard", "--help"])

@@ -292,8 +292,8 @@ def test_a_form_that_says_two_things_is_refused_and_nothing_is_cut(kind: str, tm
         vote = {"pair_id": pid, "round": "1", "vote_id": "vote-one", "choice": "LEFT", "comment": "x" * COMMENT_MAX}
         assert post_vote(base, ann, vote) == (200, {"status": "stored"})
         assert post_vote(base, ann, vote) == (200, {"status": "duplicate"})  # a retry of the same vote
-        status, body = post_vote(base, ann, {**vote, "choice": "RIGHT"})
-        assert status == 409 and "this vote_id already holds another vote" in body["error"]
+        status, body = post_vote(base, ann, {**vote, "choice": "RIGHT"})  # the vote changed by resending it
+        assert status == 409 and "you already voted on this pair" in body["error"]
         next_pid = _field(_page(base, ann), "pair_id")  # the id reused for the next pair: said so, not "already voted"
         status, body = post_vote(base, ann, {**vote, "pair_id": next_pid})
         assert status == 409 and "send a new vote_id with each vote" in body["error"]

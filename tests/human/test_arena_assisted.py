@@ -83,6 +83,12 @@ def test_a_votes_needed_setting_without_votes_needed_is_refused(tmp_path, capsys
     assert capsys.readouterr().err.strip() == f"judgebench: error: {flag} is a --votes-needed setting: give --votes-needed too"
 
 
+def test_max_votes_past_a_million_is_refused(tmp_path, capsys):
+    """`--max-votes 1000000000000` drew and fitted that many simulated votes per grid point: still running at 120 s."""
+    assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--votes-needed", "--max-votes", "1000001"]) == 2
+    assert "--max-votes: must be <= 1000000, got '1000001'" in capsys.readouterr().err
+
+
 def test_two_judges_and_their_mean(tmp_path, capsys, judge_run):
     other = tmp_path / "other"
     demo_judge_run(other, read_votes(DEMO), extra_pairs=1500, seed=1, judge_id="synthetic/second")

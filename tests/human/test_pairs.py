@@ -62,11 +62,14 @@ def _command(tmp_path: Path, server: FakeOpenAIServer, questions: Path, out: str
 
 
 @pytest.mark.slow
-def test_pairs_cli_against_the_local_server(tmp_path: Path) -> None:
+def test_pairs_cli_against_the_local_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     questions = _questions_file(tmp_path, 4)
     behaviours = {m: Behaviour(answer=lambda messages, m=m: f"**{m}** answers: {messages[-1]['content']}") for m in ("m1", "m2", "m3")}
     with FakeOpenAIServer(Behaviour(), models=behaviours) as server:
-        assert main(_command(tmp_path, server, questions, "out", "--seed", "3")) == 0
+        command = [a for a in _command(tmp_path, server, questions, "out", "--seed", "3") if a != "--no-progress"]
+        assert main(command) == 0
+        progress = capsys.readouterr().err  # the bar says what the calls do: they answer, nothing is judged
+        assert "answering (openai/m1)" in progress and "judging" not in progress
         assert server.stats().answered() == 12  # 4 questions x 3 models
         assert main(_command(tmp_path, server, questions, "again", "--seed", "3")) == 0
         assert server.stats().answered() == 12  # the rerun is served from the cache

@@ -361,3 +361,22 @@ def test_a_configuration_names_its_prompt_as_runs_name_it(tmp_path: Path, capsys
     assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--prompt", "no_such_template", "--demo",
                  "--output-path", str(tmp_path / "none")]) == 2
     assert "prompt template 'no_such_template' not found" in capsys.readouterr().err
+
+
+def test_a_template_named_without_suffix_is_found_everywhere_a_name_is_read(tmp_path: Path, monkeypatch) -> None:
+    """`--prompt mine` beside ./mine.yaml, a dotted name, and a registered task's suffix-less prompt at submit
+    (run took it, submit refused the template as unregistered): one rule, judging.prompts.template_files."""
+    from judgebench.judging.prompts import find_prompt, template_files
+    from judgebench.publish.board import registered_templates
+    from judgebench.tasks.registry import get_task
+
+    source = (Path(__file__).resolve().parents[2] / "prompts" / "sciarena_pairwise.yaml").read_text()
+    for name in ("mine.yaml", "x.v2.yaml"):
+        (tmp_path / name).write_text(source)
+    monkeypatch.chdir(tmp_path)
+    assert template_files("x.v2") == ["x.v2", "x.v2.yaml"] and template_files("a.yml") == ["a.yml"]
+    assert find_prompt("mine") == Path("mine.yaml") and find_prompt("x.v2") == Path("x.v2.yaml")
+    with pytest.raises(JudgebenchError, match=r"'nothing' not found \(looked in the current folder, .*prompts"):
+        find_prompt("nothing", tmp_path)
+    spec = get_task("sciarena_eval").model_copy(update={"source_file": str(tmp_path / "mine_task.yaml"), "prompt": "mine"})
+    assert (tmp_path / "mine.yaml").resolve() in registered_templates(spec, None)

@@ -183,7 +183,7 @@ def test_stability_columns_in_the_leaderboard_and_on_the_page(tmp_path: Path, ca
         assert run(server.api_base, tmp_path / "rep", "--concurrency", "1", "--no-swap", "--repeats", "3",
                    judges=("openai/m",), limit=10) == 0  # fmt: skip
     # the cache count is repeat 0's (the judgments counted), the calls sent every repeat's: the line says so
-    assert "(coverage 1.000; 0 from cache; 30 calls sent, repeats 1-2 included)" in capsys.readouterr().out
+    assert "(coverage 1.000; 0 from cache; 30 calls sent over all 3 repeats)" in capsys.readouterr().out
     labels = [json.loads(line)["label"] for line in (tmp_path / "rep" / "samples.jsonl").read_text().splitlines()]
     share_a, share_b = labels.count("A") / 10, labels.count("B") / 10
     assert main(["leaderboard", str(tmp_path / "rep"), "--output-dir", str(tmp_path / "lb")]) == 0

@@ -457,6 +457,27 @@ def test_a_panel_has_a_configuration_hash_of_its_own_and_submit_checks_it(demo_p
     (member / "results.json").write_text(json.dumps(data))
     assert "configuration hash 0123456789abcdef recorded" in rejection(member)
 
+    unset = tmp_path / "unset"  # a member's hash taken out, the panel's rehashed: the member's is still required
+    shutil.copytree(demo_panel, unset)
+    data = json.loads((unset / "results.json").read_text())
+    data["config"]["members"][1]["config_hash"] = None
+    data["config"]["judge_config_hash"] = panel_hash(data["config"])
+    (unset / "results.json").write_text(json.dumps(data))
+    assert "configuration hash None recorded" in rejection(unset)
+
+
+def test_panels_of_differently_configured_members_are_two_board_entries(demo_panel):
+    """A panel's judge_args are empty, so its entry was named by its id alone: a panel of the same judge ids at
+    other settings replaced it on the board. Its name now carries its own configuration hash."""
+    from judgebench.publish.submit import entry_name
+
+    result, _ = read_run(demo_panel)
+    other = result.config.model_copy(update={"members": [m.model_copy(update={"config_hash": "0" * 16})
+                                                         for m in result.config.members]})
+    other = other.model_copy(update={"judge_config_hash": panel_hash(other.model_dump())})
+    assert other.judge == result.config.judge and other.judge_config_hash != result.config.judge_config_hash
+    assert entry_name(result) != entry_name(result.model_copy(update={"config": other}))
+
 
 def test_score_refuses_a_panel_without_its_aggregate(binary_panel, tmp_path):
     panel = tmp_path / "panel"

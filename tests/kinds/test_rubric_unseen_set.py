@@ -305,6 +305,8 @@ def test_rubric_compare_direction_below_zero_means_candidate_closer(audited, tmp
     assert f"difference {scripted_error:+.4f}" in swapped and f"candidate error higher on {wrong}, lower on 0" in swapped
     # judge vs judge (`rubric agree`): the oracle's scores are the expert's, so the pair's figures are
     # the scripted judge's calibration on the items both scored
+    assert main(["rubric", "agree", str(tmp / "out"), str(tmp / "out")]) == 2  # a run with itself: no figure
+    assert "a run directory is given twice" in capsys.readouterr().err
     assert main(["rubric", "agree", str(tmp / "out"), str(tmp_path / "oracle")]) == 0
     lines = capsys.readouterr().out.splitlines()
     first = dict(cell.split("=", 1) for cell in lines[0].split("\t"))

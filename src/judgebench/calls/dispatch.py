@@ -132,7 +132,7 @@ def _run_with_worker(
         if pending and worker is None:
             worker = CallWorker(judge, options)
         if options.progress:
-            run.progress = Progress(len(requests))
+            run.progress = Progress(len(requests), options.progress_label)
             _show_finished(run)
         if not pending:
             return run.outcome()

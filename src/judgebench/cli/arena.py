@@ -51,6 +51,18 @@ def robustness_repeats(text: str) -> int:
     return value
 
 
+MAX_VOTES_TRIED = 1_000_000  # each grid point draws and fits this many simulated votes, --power-reps times: a typo
+# of 1e12 ran on for ever
+
+
+def max_votes(text: str) -> int:
+    """--max-votes: 1 to MAX_VOTES_TRIED."""
+    value = POSITIVE_INT(text)
+    if value > MAX_VOTES_TRIED:
+        raise argparse.ArgumentTypeError(f"must be <= {MAX_VOTES_TRIED}, got '{text}'")
+    return value
+
+
 def anchor_rating(text: str) -> float:
     """--anchor-rating: a finite number within +-1e6 (nan, inf and -1e308 were written into arena.json)."""
     value = _finite(text)
@@ -111,7 +123,8 @@ def add_parser(sub: Any) -> None:
                         "each judge, and the pairs needed to tell two judges apart (votes_needed.png)")
     p.add_argument("--power", type=fraction, help="--votes-needed: target power (default 0.8)")
     p.add_argument("--confidence", type=fraction, help="--votes-needed: interval level (default 0.95)")
-    p.add_argument("--max-votes", type=POSITIVE_INT, help="--votes-needed: largest vote count tried (default 20000)")
+    p.add_argument("--max-votes", type=max_votes, help=f"--votes-needed: largest vote count tried (default 20000, at most "
+                                                       f"{MAX_VOTES_TRIED:,})")
     p.add_argument("--power-reps", type=POSITIVE_INT, help="--votes-needed: simulations per vote count (default 100)")
     p.add_argument("--accuracy-gap", type=fraction,
                    help="--votes-needed: accuracy difference between two judges to detect (default 0.05)")

@@ -6,6 +6,7 @@ Registered with one line in judgebench.cli.main (add_parser). Errors are Judgebe
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from judgebench.cli.flags import (
@@ -193,6 +194,8 @@ def cmd_agree(args: argparse.Namespace) -> int:
 
     if len(args.run_dirs) < 2:
         raise JudgebenchError("rubric agree: give two or more run directories")
+    if len({Path(d).resolve() for d in args.run_dirs}) < len(args.run_dirs):  # a run agrees with itself: no figure
+        raise JudgebenchError("rubric agree: a run directory is given twice; give different runs")
     for row in judge_agreement([read_rubric_run(d) for d in args.run_dirs]):
         print("\t".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}"
                         for k, v in row.items() if v is not None and v != ""))  # (undefined: left out, not "None")

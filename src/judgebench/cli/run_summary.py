@@ -36,7 +36,7 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
         lines.append(f"  {dimension}: " + "; ".join(parts))
     unlabelled = getattr(result, "unlabelled", None)
     stability = getattr(result, "stability", None)
-    repeats = f", repeats 1-{stability.repeats - 1} included" if stability and stability.repeats > 1 else ""
+    repeats = f" over all {stability.repeats} repeats" if stability and stability.repeats > 1 else ""
     made = f"; {calls_made} calls sent{repeats}" if calls_made is not None and unlabelled is None else ""
     lines.append(
         f"  judgments {counts.calls}: answered {counts.answered}, invalid {counts.invalid}, "
@@ -50,8 +50,8 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
 
     lines += summary_lines(result)  # data with annotator-level votes: the human ceiling
     lines += _unlabelled_lines(unlabelled, calls_made)
-    lines.append(f"  wrote {run_dir / 'results.json'} and {run_dir / 'samples.jsonl'}"
-                 + (f" (and {run_dir / 'unlabelled.jsonl'})" if unlabelled else ""))
+    lines.append(f"  wrote {term_text(run_dir / 'results.json')} and {term_text(run_dir / 'samples.jsonl')}"
+                 + (f" (and {term_text(run_dir / 'unlabelled.jsonl')})" if unlabelled else ""))
     return "\n".join(lines)
 
 

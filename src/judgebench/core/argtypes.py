@@ -75,7 +75,8 @@ def fit(hint: Any, value: Any) -> Any:
     if hint is Path:
         if isinstance(value, Path):
             return value
-        return Path(value) if isinstance(value, (str, os.PathLike)) else REFUSED
+        text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
+        return Path(text) if isinstance(text, str) else REFUSED  # (a path-like object giving bytes: refused)
     if origin is collections.abc.Callable or hint is collections.abc.Callable:
         return value if callable(value) else REFUSED
     if origin is list or hint is list:

@@ -177,12 +177,14 @@ def _score_and_write(
 
 
 def _stopped(outcome: StreamOutcome, records: list[JudgmentRecord]) -> str | None:
-    """Why the run stopped early, with how many of its failed judgments were never sent (the summary counts them
-    as failed, beside the calls sent); None when it did not stop."""
+    """Why the run stopped early, with how many of its failed judgments are recorded as not attempted (the summary
+    counts them as failed, beside the calls sent; a call in flight at the stop is among them, its answer, if one
+    came, in the cache for the rerun); None when it did not stop."""
     if outcome.stopped is None:
         return None
     unsent = sum(r.status == "FAILED" and failure_of(r) == "not_attempted" for r in records)
-    return f"{outcome.stopped}; {unsent} judgments not attempted (counted as failed)" if unsent else outcome.stopped
+    return (f"{outcome.stopped}; {unsent} judgments recorded as not attempted (counted as failed; rerun the command to "
+            "finish them, answers already received come from the cache)") if unsent else outcome.stopped
 
 
 def _coverage_failure(records: list[JudgmentRecord], result: RunResult, outcome: StreamOutcome,

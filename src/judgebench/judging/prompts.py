@@ -208,17 +208,22 @@ def _one_line(exc: BaseException) -> str:
     return squeezed(str(exc), 300)
 
 
+def template_files(name: str) -> list[str]:
+    """The file names a template name stands for: itself, and NAME.yaml unless it ends in .yaml or .yml
+    (`sciarena_pairwise`, as runs and tables name a template; `x.v2` too)."""
+    return [name] if name.lower().endswith((".yaml", ".yml")) else [name, f"{name}.yaml"]
+
+
 def find_prompt(name_or_path: str, task_folder: Path | None = None) -> Path:
-    """A template by path, by name relative to the task's folder, or by name in prompts/; a name without a suffix
-    also as NAME.yaml there (`sciarena_pairwise`, as runs and tables name a template)."""
-    folders = [task_folder] if task_folder is not None else []
-    candidates = [Path(name_or_path), *(folder / name_or_path for folder in [*folders, prompts_dir()])]
-    if not Path(name_or_path).suffix:
-        candidates += [folder / f"{name_or_path}.yaml" for folder in [*folders, prompts_dir()]]
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate
-    raise JudgebenchError(f"prompt template '{name_or_path}' not found (looked in {prompts_dir()})")
+    """A template by path (from the current folder), by name relative to the task's folder, or by name in prompts/,
+    each as written, then as NAME.yaml (`template_files`)."""
+    folders = [Path(), *([task_folder] if task_folder is not None else []), prompts_dir()]
+    for file in template_files(name_or_path):
+        for folder in folders:
+            if (folder / file).is_file():
+                return folder / file
+    searched = ", ".join(str(folder) for folder in folders[1:])
+    raise JudgebenchError(f"prompt template '{name_or_path}' not found (looked in the current folder, {searched})")
 
 
 def load_prompt(name_or_path: str, task_folder: Path | None = None) -> PromptTemplate:

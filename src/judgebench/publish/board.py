@@ -18,6 +18,7 @@ from judgebench.core.errors import JudgebenchError, Rejected
 from judgebench.core.files import is_inside, read_model_json
 from judgebench.core.records import RunResult
 from judgebench.core.resources import prompts_dir
+from judgebench.judging.prompts import template_files
 from judgebench.tasks.registry import TaskSpec, load_task_file, task_files
 
 ENTRIES = "entries"
@@ -53,11 +54,11 @@ def registered_templates(spec: TaskSpec, leaderboard_dir: Path | None) -> list[P
         if folder.is_dir():
             found += sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml"))
     for name in filter(None, [spec.prompt, spec.joint_prompt]):
-        for folder in (spec.folder, prompts_dir()):  # the task is registered: its own references are trusted
-            path = folder / name
-            if path.is_file() and is_inside(path, folder):
-                found.append(path)
-                break
+        # the task is registered: its own references are trusted, found as find_prompt finds them
+        path = next((folder / file for file in template_files(name) for folder in (spec.folder, prompts_dir())
+                     if (folder / file).is_file() and is_inside(folder / file, folder)), None)
+        if path is not None:
+            found.append(path)
     return list(dict.fromkeys(path.resolve() for path in found))
 
 

@@ -56,14 +56,15 @@ __all__ = ["Rejected", "Submission", "entry_name", "rebuild_tables", "submit_run
 def entry_name(result: RunResult) -> str:
     """`<judge-slug>-<hash8>__<prompt-hash10>` (+ `__demo`): one folder per judge configuration and prompt.
 
-    hash8: the judge configuration's hash (judges/config.py) when the judge has arguments that change
-    answers (two reasoning efforts of one model are two entries), else the hash of the exact judge id
-    (the name entries always had). Either keeps lookalikes (`openai:gpt-4.1`, `openai/gpt-4.1`) apart;
+    hash8: the judge configuration's hash (judges/config.py) when the configuration is more than the judge id
+    (arguments that change answers: two reasoning efforts of one model are two entries; a --reask; a panel, whose
+    members' configurations its hash covers), else the hash of the exact judge id (the name entries always had). Either keeps lookalikes (`openai:gpt-4.1`, `openai/gpt-4.1`) apart;
     `__demo` keeps a demo run from ever replacing a real one.
     """
     judge = result.config.judge
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", judge).strip("-.")[:60].strip("-.") or "judge"
-    if answer_args(result.config.judge_args):
+    config = result.config
+    if answer_args(config.judge_args) or config.reask or config.kind == "panel":
         digest = config_hash_of(result.config)[:8]
     else:
         digest = hashlib.sha256(judge.encode()).hexdigest()[:8]

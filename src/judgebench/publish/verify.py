@@ -631,9 +631,10 @@ def check_panel(
             raise Rejected("panel", f"member {recorded.run_dir} is judge {claimed.judge!r}; the panel records {recorded.judge!r}")
         if answers_sha256(member.records) != recorded.answers_sha256:
             raise Rejected("panel", f"member {recorded.run_dir}: its answers are not the ones the panel recorded")
-        if recorded.config_hash is not None and recorded.config_hash != run_config_hash(claimed):
+        expected = run_config_hash(claimed) if claimed.kind == "run" else None  # (panel_config's rule)
+        if recorded.config_hash != expected:
             raise Rejected("panel", f"member {recorded.run_dir}: configuration hash {recorded.config_hash} recorded, "
-                                    f"{run_config_hash(claimed)} in its results.json")
+                                    f"{expected} in its results.json")
         if claimed.dataset.fingerprint != config.dataset.fingerprint or claimed.task != config.task or claimed.both_bad != config.both_bad:
             raise Rejected("panel", f"member {recorded.run_dir} is not of the panel's task, data and Both-Bad rule")
     try:

@@ -286,7 +286,8 @@ class Store:
             row = db.one("SELECT annotator, pair_id, round, choice, choices FROM votes WHERE vote_id = ?", (vote["vote_id"],))
             if row is not None:  # a resend of the same vote is a duplicate; anything else under its id is refused
                 same = tuple(row) == (vote["annotator"], vote["pair_id"], vote["round"], vote["choice"], vote["choices"])
-                return "duplicate" if same else "id_taken"
+                mine = tuple(row[:3]) == (vote["annotator"], vote["pair_id"], vote["round"])  # another choice, resent
+                return "duplicate" if same else "conflict" if mine else "id_taken"
             if db.one("SELECT 1 FROM votes WHERE annotator = ? AND pair_id = ? AND round = ?",
                       (vote["annotator"], vote["pair_id"], vote["round"])) is not None:
                 return "conflict"
