@@ -139,6 +139,20 @@ def test_export_never_writes_over_the_pairs_file_the_database_or_the_guidelines(
         assert (tmp_path / f"elsewhere.{kind}").is_file(), kind
 
 
+@pytest.mark.parametrize("flag", [["--gold-share", "0.1"], ["--target-votes", "5"], ["--repeat-share", "0.2"],
+                                  ["--repeat-delay-hours", "1"], ["--guidelines", "g.md"]])
+@pytest.mark.parametrize("doing", [["--export", "out.jsonl"], ["--add-annotator", "ann"]])
+def test_the_voting_pages_flags_are_refused_where_no_page_is_served(flag: list[str], doing: list[str], tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """--export and --add-annotator serve no page: its settings given with them are refused in one line naming the
+    flag (they had been taken and ignored), before the database is touched."""
+    db = tmp_path / "v.sqlite"
+    code = main(["annotate", "--db", str(db), *flag, *[str(tmp_path / d) if d.endswith(".jsonl") else d for d in doing]])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"judgebench: error: {flag[0]}: ") and err.count("\n") == 1, err
+    assert not db.exists() and not (tmp_path / "out.jsonl").exists()
+
+
 def test_repeat_is_served_by_the_server_and_exported_apart(tmp_path: Path) -> None:
     store = make_store("sqlite", tmp_path)
     store.add_pairs(pair_rows(2))

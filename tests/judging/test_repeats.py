@@ -65,6 +65,24 @@ def test_a_binary_split_majority_takes_the_lowest_answered_repeat():
     assert s.majority_headline == 1.0 and s.flip_rate == 1.0 and s.agreement_mean == 0.0
 
 
+def test_a_judgment_never_sent_in_any_repeat_does_not_agree():
+    """A stopped run: e1 answered A in all three repeats (agrees); e2 failed with an error in all three (FAILED is
+    a vote: agrees, as documented); e3 was never sent in any repeat (not_attempted), which had read as three
+    identical FAILED votes, agreeing. It does not agree: a stopped run's agreement is a lower bound (1/3 here,
+    not 2/3 -- e2 still agrees, e3 no longer)."""
+    from judgebench.core.records import NOT_ATTEMPTED
+
+    def failed(example: str, repeat: int, error: str) -> JudgmentRecord:
+        return rec(example, repeat, "INVALID", "A").model_copy(update={"status": "FAILED", "raw": None, "error": error})
+
+    records = [rec("e1", r, "A", "A") for r in range(3)]
+    records += [failed("e2", r, "HTTP 500: fake error 500") for r in range(3)]
+    records += [failed("e3", r, NOT_ATTEMPTED.format(reason="interrupted")) for r in range(3)]
+    s = stability_summary(records, 3, headline="accuracy", both_bad="tie", allow_tie=False, n_resamples=10)
+    assert s.agreement_per_example == {"e1": 1.0, "e2": 1.0, "e3": 0.0}
+    assert s.judgments_agreeing == pytest.approx(2 / 3) and s.agreement_mean == pytest.approx(2 / 3)
+
+
 def _data(tmp_path: Path, n: int) -> Path:
     return write_jsonl(tmp_path / "eval.jsonl", [sci_row(i, "A" if i % 2 else "B") for i in range(n)])
 

@@ -28,16 +28,25 @@ def human_side_parsers() -> list[Callable[[Any], None]]:
     return [pairs_cli.add_parser, add_parser, add_freeze_parser]
 
 
+# the flags of the voting page itself, with their defaults: refused when the command only adds an annotator or
+# exports (taken and ignored, they would read as applied)
+SERVING: dict[str, Any] = {"target_votes": 3, "repeat_share": 0.0, "repeat_delay_hours": 336.0, "gold_share": 0.0,
+                           "guidelines": None}
+
+
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("annotate", help="serve a blind pairwise voting page; add annotators; export votes")
     p.add_argument("source", nargs="?", help="a pairs.jsonl from `judgebench pairs`, or a task name / task YAML")
     p.add_argument("--db", default="votes.sqlite", help="SQLite file (default votes.sqlite) or postgresql:// URL")
     p.add_argument("--host", default="127.0.0.1", help="address to serve on (and in invite links)")
     p.add_argument("--port", type=port_number, default=8080, help="0: any free port (printed)")
-    p.add_argument("--target-votes", type=POSITIVE_INT, default=3, help="round-1 votes wanted per pair")
-    p.add_argument("--repeat-share", type=fraction, default=0.0, help="share of voted pairs shown again (self-consistency)")
-    p.add_argument("--repeat-delay-hours", type=NON_NEGATIVE_FLOAT, default=336.0, help="delay before a repeat (default two weeks)")
-    p.add_argument("--gold-share", type=fraction, default=0.0, help="share of showings that are gold pairs (pairs-file rows with 'gold')")
+    p.add_argument("--target-votes", type=POSITIVE_INT, default=SERVING["target_votes"], help="round-1 votes wanted per pair")
+    p.add_argument("--repeat-share", type=fraction, default=SERVING["repeat_share"],
+                   help="share of voted pairs shown again (self-consistency)")
+    p.add_argument("--repeat-delay-hours", type=NON_NEGATIVE_FLOAT, default=SERVING["repeat_delay_hours"],
+                   help="delay before a repeat (default two weeks)")
+    p.add_argument("--gold-share", type=fraction, default=SERVING["gold_share"],
+                   help="share of showings that are gold pairs (pairs-file rows with 'gold')")
     p.add_argument("--guidelines", type=PATH, metavar="MARKDOWN", help="guidelines shown in a panel (open on a first visit)")
     p.add_argument("--dimensions", help="comma-separated dimensions to vote on separately (pairs files)")
     p.add_argument("--slices", help="comma-separated slice columns of a pairs file (default: its other text columns)")
@@ -67,6 +76,8 @@ def cmd_annotate(args: argparse.Namespace) -> int:
 
         inputs = [Path(path) for path in (args.source, args.db, args.guidelines) if path]
         refuse_output_over_inputs([("--export", path) for path in exported_files(args.export)], inputs)
+    if args.add_annotator or args.export:
+        _no_serving_flags(args)
     store = Store(args.db)
     if args.source:
         _load_source(store, args)
@@ -89,6 +100,16 @@ def cmd_annotate(args: argparse.Namespace) -> int:
     if args.add_annotator or args.export:
         return 0
     return _serve(store, args)
+
+
+def _no_serving_flags(args: argparse.Namespace) -> None:
+    """Refuse the voting page's own flags on a command that does not serve it (--add-annotator, --export)."""
+    given = [name for name, default in SERVING.items() if getattr(args, name) != default]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        doing = "--export" if args.export else "--add-annotator"
+        raise JudgebenchError(f"{flag}: a setting of the voting page, which {doing} does not serve; "
+                              f"leave it out here and give it when serving")
 
 
 def _load_source(store: Any, args: argparse.Namespace) -> None:

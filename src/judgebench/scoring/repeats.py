@@ -8,7 +8,8 @@ and `submit` read the run as before); repeats.jsonl holds repeats 1..N-1. result
 (RepeatStability) reports, over all N repeats:
 
   agreement      a judgment (example, dimension, order) agrees when its N votes are identical (a vote:
-                 A / B / TIE, or INVALID / FAILED / MISSING, panel_rules.vote_of); per example the
+                 A / B / TIE, or INVALID / FAILED / MISSING, panel_rules.vote_of; a judgment with a
+                 repeat never sent, in a stopped run, does not agree); per example the
                  share of its judgments that agree; `agreement_mean` the mean over examples
                  (ScienceArena's exact N-repeat agreement when an example is one judgment)
   flip_rate      share of examples with a judgment whose answered verdicts differ between repeats
@@ -30,6 +31,7 @@ from judgebench.core.catalogue import metric
 from judgebench.core.records import (
     JudgmentRecord,
     RepeatStability,
+    failure_of,
     swap_verdict,
 )
 from judgebench.scoring.panel_stats import (
@@ -63,7 +65,7 @@ def stability_summary(
     known = [v for v in per_repeat if v is not None]
     low, high = _repeat_interval(per_repeat, seed, n_resamples)
     majority = _majority_records(by_repeat[0], votes, allow_tie)
-    per_example, agreeing = _agreement(votes)
+    per_example, agreeing = _agreement(votes, _unsent(records))
     answered = sum(r.status == "ANSWERED" for r in majority)
     return RepeatStability(
         repeats=repeats,
@@ -115,11 +117,19 @@ def _votes(records: Sequence[JudgmentRecord], repeats: int) -> dict[Key, list[st
     return table
 
 
-def _agreement(votes: dict[Key, list[str]]) -> tuple[dict[str, float], float | None]:
-    """(example id -> share of its judgments whose N votes are identical, that share over all judgments)."""
+def _unsent(records: Sequence[JudgmentRecord]) -> set[Key]:
+    """The judgments with a repeat never sent (a stopped run's `not_attempted`)."""
+    return {(r.example_id, r.dimension, r.order) for r in records
+            if r.status == "FAILED" and failure_of(r) == "not_attempted"}
+
+
+def _agreement(votes: dict[Key, list[str]], unsent: set[Key]) -> tuple[dict[str, float], float | None]:
+    """(example id -> share of its judgments whose N votes are identical, that share over all judgments). A
+    judgment with a repeat never sent does not agree (its repeats all unsent included): a stopped run's
+    agreement is a lower bound."""
     same: dict[str, list[bool]] = {}
-    for (example, _, _), row in votes.items():
-        same.setdefault(example, []).append(len(set(row)) == 1)
+    for key, row in votes.items():
+        same.setdefault(key[0], []).append(len(set(row)) == 1 and key not in unsent)
     per_example = {example: sum(flags) / len(flags) for example, flags in same.items()}
     flat = [flag for flags in same.values() for flag in flags]
     return per_example, (sum(flat) / len(flat) if flat else None)
