@@ -114,7 +114,7 @@ def test_max_cost_stops_at_the_cap_with_partial_results(tmp_path: Path, capsys) 
     err = capsys.readouterr().err
     assert status == 1 and sent == 5
     assert "run stopped early: max cost" in err and "5 calls sent" in err and "(partial results written)" in err
-    assert "; 15 judgments recorded as not attempted (counted as failed; rerun" in err  # never sent: 5 calls for 20
+    assert "; 15 judgments not attempted (counted as failed; rerun" in err  # never sent: 5 calls for 20
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     assert results["config"]["partial"] is True
     assert results["counts"]["answered"] == 5 and results["counts"]["failed"] == 15

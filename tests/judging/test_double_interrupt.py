@@ -1,6 +1,8 @@
 """Issue 27 item 5: two Ctrl-C 0.3 s apart during the calls, sent to the whole process group as a terminal
 does. With or without the call worker, the run must write its partial results (samples.jsonl with every
-planned judgment, results.json marked partial) and exit 1, with no traceback."""
+planned judgment, results.json marked partial) and exit 1, with no traceback. Every judgment is accounted for:
+a call the server saw is answered or FAILED `in_flight` (sent, its answer not waited for), never `not_attempted`
+(which had been recorded for the calls in flight too); one it never saw is `not_attempted`."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -38,6 +41,7 @@ def test_two_interrupts_still_write_partial_results(tmp_path, worker):
             time.sleep(0.3)
             os.killpg(proc.pid, signal.SIGINT)
             _, err = proc.communicate(timeout=120)
+            seen = server.stats().total
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
@@ -48,3 +52,7 @@ def test_two_interrupts_still_write_partial_results(tmp_path, worker):
     result = json.loads((out / "results.json").read_text())
     assert result["config"]["partial"] is True and result["counts"]["calls"] == 20
     assert "interrupted" in err
+    kinds = Counter(json.loads(line).get("failure") or json.loads(line)["status"] for line in samples)
+    assert kinds["in_flight"] >= 1 and set(kinds) <= {"ANSWERED", "in_flight", "not_attempted"}, kinds
+    assert kinds["ANSWERED"] + kinds["in_flight"] == seen and kinds["not_attempted"] == 20 - seen, (kinds, seen)
+    assert "in flight at the stop, not waited for" in err

@@ -113,6 +113,7 @@ REPLIES = {
     "truncated": JudgeReply(text="[[A", finish_reason="length"),
     "failed": JudgeReply(error="RateLimitError: too many requests", attempts=5, latency_s=3.25),
     "not attempted": None,
+    "in flight": JudgeReply(error="in flight when the run stopped: sent, its answer not waited for"),
     "joint": JudgeReply(text='{"overall": "A", "clarity": "Tie"}', tokens_in=10, tokens_out=3, cost_usd=0.5),
 }
 

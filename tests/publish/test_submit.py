@@ -13,7 +13,7 @@ from helpers import sci_row, write_jsonl
 from judgebench.cli.main import main
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import read_models_jsonl
-from judgebench.core.records import JudgeReply, JudgmentRecord, RunResult
+from judgebench.core.records import IN_FLIGHT, JudgeReply, JudgmentRecord, RunResult
 from judgebench.core.rundir import read_run, write_run
 from judgebench.judges.config import config_hash
 from judgebench.judging.judgments import assemble_records, plan_requests
@@ -120,18 +120,20 @@ def test_multi_dimension_and_single_order_runs_are_accepted_as_labelled(tmp_path
 
 @pytest.mark.slow
 def test_partial_run_is_accepted_only_when_marked_partial(honest, tmp_path):
-    """A run stopped early (pipeline records the unattempted calls as FAILED) is accepted as partial."""
+    """A run stopped early (pipeline records the calls never sent, and those in flight at the stop, as FAILED) is
+    accepted as partial."""
     run = tampered(honest, tmp_path)
     result = RunResult.model_validate_json((run / "results.json").read_text())
     spec = get_task("sciarena_eval")
     examples = load_examples(spec, demo=True).examples
     requests = plan_requests(spec, examples, load_prompt(spec.prompt, spec.folder), mode="single", swap=True)
     old = read_models_jsonl(run / "samples.jsonl", JudgmentRecord)
-    replies = [JudgeReply(text=r.raw) if i < 30 else None for i, r in enumerate(old)]
+    in_flight = JudgeReply(error=IN_FLIGHT)
+    replies = [JudgeReply(text=r.raw) if i < 30 else in_flight if i < 32 else None for i, r in enumerate(old)]
     records = assemble_records(spec.name, result.config.judge, requests, replies, examples, "max failures reached")
     unmarked = score(records, result.config, spec, n_examples=len(examples))
     write_run(run, unmarked, records)
-    rejected(run, "coverage", "never attempted", "partial", min_coverage=0.0)
+    rejected(run, "coverage", f"{len(old) - 30} samples were left unfinished by a stop", "partial", min_coverage=0.0)
     config = result.config.model_copy(update={"partial": True})
     write_run(run, score(records, config, spec, n_examples=len(examples)), records)
     assert validate_run(run, min_coverage=0.3).labels == ["partial", "demo data"]

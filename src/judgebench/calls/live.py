@@ -110,7 +110,8 @@ class LiveRun(RunState):
         self.draining = True
 
     # -- one attempt with retries
-    async def _attempt_with_retries(self, request: JudgeRequest, totals: Totals) -> JudgeReply | str:
+    async def _attempt_with_retries(self, request: JudgeRequest, totals: Totals,
+                                    indices: list[int]) -> JudgeReply | str:
         """A reply with text, or the error message after the last retry. Raises _Stop, or
         _Drained (with the last error, if any) when the run drains before a retry."""
         retry = 0
@@ -131,6 +132,7 @@ class LiveRun(RunState):
                     raise _Stop(self.stopped)
                 reserved = self._reserve(request, last_error)
                 self._count_call()
+                self.in_flight.update(indices)
                 totals.attempts += 1
                 reply = None
                 try:
@@ -261,7 +263,7 @@ class LiveRun(RunState):
             else:
                 asked = request
             try:
-                result = await self._attempt_with_retries(asked, totals)
+                result = await self._attempt_with_retries(asked, totals, item.indices)
             except _Fatal as fatal:
                 self.record(item.indices, totals.reply(error=str(fatal)))
                 raise

@@ -13,7 +13,7 @@ from typing import Any
 from judgebench.calls.cache import ReplyCache
 from judgebench.calls.options import RunnerOptions, RunOutcome
 from judgebench.calls.progress import Progress
-from judgebench.core.records import JudgeReply, JudgeRequest
+from judgebench.core.records import IN_FLIGHT, JudgeReply, JudgeRequest
 from judgebench.core.secrets import run_secrets, scrub_reply
 from judgebench.judges.base import Judge
 
@@ -61,6 +61,7 @@ class RunState:
         self.failed = 0
         self.replied = 0  # requests with an answer (parseable or not), from the cache too (the worker: the parent's too)
         self.unreachable = 0  # calls with no answer to their last retry: connection errors, timeouts (live.py)
+        self.in_flight: set[int] = set()  # requests sent and not yet finished (an outcome marks them, not as unsent)
         self.cache: ReplyCache | None = None
         self.cache_error: str | None = None  # the cache could not be written: stop when done
         self.progress: Progress | None = None
@@ -80,6 +81,7 @@ class RunState:
         """`reply` answers the requests at `indices`; the first one paid for it, the
         others (identical requests) are marked cached, as are replies from the cache."""
         reply = scrub_reply(reply, self.secrets)
+        self.in_flight.difference_update(indices)
         for position, index in enumerate(indices):
             copy = cached or position > 0
             self.replies[index] = reply.model_copy(update={"cached": True}) if copy else reply
@@ -131,7 +133,13 @@ class RunState:
             self.cache = None
 
     def outcome(self) -> RunOutcome:
-        return RunOutcome(list(self.replies), self.stopped, self.calls_made)
+        return RunOutcome(self.final_replies(), self.stopped, self.calls_made)
+
+    def final_replies(self) -> list[JudgeReply | None]:
+        """Every reply; a request sent and not finished when the run stopped is FAILED `in_flight` (its answer not
+        waited for), and only one never sent is left None (not attempted)."""
+        sent = JudgeReply(error=IN_FLIGHT)
+        return [sent if reply is None and index in self.in_flight else reply for index, reply in enumerate(self.replies)]
 
 
 def served_endpoint(judge: Any) -> str | None:

@@ -103,9 +103,9 @@ class CallWorker:
             # until the worker confirms it sends nothing new: the replies it sent are kept and
             # the count of calls sent is final (a stuck worker is not waited for long)
             for line in reader.lines(timeout_s=DRAIN_ACK_TIMEOUT_S):
+                collector.take(line)
                 if line.startswith(b'{"draining"'):
                     break
-                collector.take(line)
             self.close()
         finally:
             reader.close()
@@ -162,7 +162,9 @@ class _Collector:
                 self.run.progress.add(reply, parseable)
             return
         message = json.loads(line)
-        if "done" in message:
+        if "draining" in message:  # the calls still in flight: sent, and not waited for
+            self.run.in_flight.update(self.indices[i] for i in message.get("in_flight", ()))
+        elif "done" in message:
             self.stopped, self.finished = message["stopped"], True
         elif "error" in message:
             self.error = (message["type"], message["error"])
@@ -175,7 +177,7 @@ class _Collector:
         stopped = self.stopped
         if not self.finished and stopped is None:
             stopped = f"the judge call worker exited unexpectedly (status {status})"
-        return RunOutcome(list(self.run.replies), stopped, calls_made)
+        return RunOutcome(self.run.final_replies(), stopped, calls_made)
 
 
 class _LineReader:
@@ -322,7 +324,8 @@ def _worker_main(
             loop.remove_reader(lifeline_fd)
             assert run is not None
             run.start_draining()
-            send({"draining": True, "calls_made": run.calls_made})  # nothing new from here
+            send({"draining": True, "calls_made": run.calls_made,  # nothing new from here; the calls sent and
+                  "in_flight": sorted(run.in_flight)})  # not finished: the parent stops waiting for them
 
         loop.add_reader(lifeline_fd, lifeline)
         try:

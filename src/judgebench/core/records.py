@@ -51,10 +51,12 @@ Verdict = Literal["A", "B", "TIE"]
 VERDICT_SCORE: dict[str, float] = {"A": 1.0, "TIE": 0.5, "B": 0.0}
 RESERVED_PREFIXES = (BUILTIN_PREFIX, REPLAY_PREFIX, PANEL_PREFIX)
 Status = Literal["ANSWERED", "INVALID", "FAILED"]
-# Why a FAILED judgment has no answer: its call failed, it was never sent (the run stopped first),
-# or a replay judge had no recorded answer for its prompt.
-Failure = Literal["error", "not_attempted", "unrecorded"]
+# Why a FAILED judgment has no answer: its call failed, it was never sent (the run stopped first), it was sent
+# and the run stopped without waiting for its answer, or a replay judge had no recorded answer for its prompt.
+Failure = Literal["error", "not_attempted", "in_flight", "unrecorded"]
 NOT_ATTEMPTED = "not attempted: the run stopped before this call ({reason})"
+IN_FLIGHT = "in flight when the run stopped: sent, its answer not waited for"
+STOPPED_FAILURES = ("not_attempted", "in_flight")  # a stopped (partial) run's unfinished judgments
 UNRECORDED = "no recorded answer for prompt {hash}"
 Order = Literal["AB", "BA"]
 
@@ -218,6 +220,8 @@ def failure_from_error(error: str) -> Failure:
     """The kind of failure an error text names (the runner passes errors on as text)."""
     if error.startswith(NOT_ATTEMPTED.split(":")[0]):
         return "not_attempted"
+    if error.startswith(IN_FLIGHT):
+        return "in_flight"
     return "unrecorded" if error.startswith(UNRECORDED.split("{")[0]) else "error"
 
 

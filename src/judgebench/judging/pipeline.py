@@ -7,6 +7,7 @@ and checks everything checkable before the first call.
 from __future__ import annotations
 
 import importlib.metadata
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -177,14 +178,17 @@ def _score_and_write(
 
 
 def _stopped(outcome: StreamOutcome, records: list[JudgmentRecord]) -> str | None:
-    """Why the run stopped early, with how many of its failed judgments are recorded as not attempted (the summary
-    counts them as failed, beside the calls sent; a call in flight at the stop is among them, its answer, if one
-    came, in the cache for the rerun); None when it did not stop."""
+    """Why the run stopped early, with how many of its failed judgments were never sent and how many were sent and
+    not waited for (the summary counts both as failed, beside the calls sent; an answer that came after the stop is
+    in the cache for the rerun); None when it did not stop."""
     if outcome.stopped is None:
         return None
-    unsent = sum(r.status == "FAILED" and failure_of(r) == "not_attempted" for r in records)
-    return (f"{outcome.stopped}; {unsent} judgments recorded as not attempted (counted as failed; rerun the command to "
-            "finish them, answers already received come from the cache)") if unsent else outcome.stopped
+    kinds = Counter(failure_of(r) for r in records if r.status == "FAILED")
+    parts = [f"{kinds[kind]} {what}" for kind, what in (("not_attempted", "judgments not attempted"),
+                                                         ("in_flight", "in flight at the stop, not waited for"))
+             if kinds[kind]]
+    return (f"{outcome.stopped}; {', '.join(parts)} (counted as failed; rerun the command to finish them, answers "
+            "already received come from the cache)") if parts else outcome.stopped
 
 
 def _coverage_failure(records: list[JudgmentRecord], result: RunResult, outcome: StreamOutcome,

@@ -43,6 +43,7 @@ from judgebench.core.records import (
     PANEL_PREFIX,
     REPLAY_PREFIX,
     RESERVED_PREFIXES,
+    STOPPED_FAILURES,
     JudgeRequest,
     JudgmentRecord,
     PairExample,
@@ -231,9 +232,10 @@ def _check_coverage(
         raise Rejected("coverage", f"missing sample: {_key(missing[0])}{more}")
     if result.counts.examples != len(examples):
         raise Rejected("coverage", f"results.json counts {result.counts.examples} examples; the data has {len(examples)}")
-    unattempted = sum(failure_of(r) == "not_attempted" for r in records)
-    if unattempted and not config.partial:
-        raise Rejected("coverage", f"{unattempted} samples were never attempted but results.json does not mark the run partial")
+    unfinished = sum(failure_of(r) in STOPPED_FAILURES for r in records)
+    if unfinished and not config.partial:
+        raise Rejected("coverage", f"{unfinished} samples were left unfinished by a stop (never sent, or not waited "
+                                   "for) but results.json does not mark the run partial")
 
 
 def _key(key: tuple[str, str, str]) -> str:
@@ -499,7 +501,7 @@ def check_builtin_answers(result: RunResult, records: list[JudgmentRecord], requ
             expected[(request.example_id, dimension, request.order)] = text
     for record in records:
         key = (record.example_id, record.dimension, record.order)
-        if record.status == "FAILED" and (record.error or "").startswith("not attempted") and result.config.partial:
+        if failure_of(record) in STOPPED_FAILURES and result.config.partial:
             continue
         if record.raw != expected.get(key):
             raise Rejected(

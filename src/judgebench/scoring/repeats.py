@@ -30,6 +30,7 @@ import numpy as np
 from judgebench.core.catalogue import metric
 from judgebench.core.records import (
     JudgmentRecord,
+    STOPPED_FAILURES,
     RepeatStability,
     failure_of,
     swap_verdict,
@@ -118,9 +119,8 @@ def _votes(records: Sequence[JudgmentRecord], repeats: int) -> dict[Key, list[st
 
 
 def _unsent(records: Sequence[JudgmentRecord]) -> set[Key]:
-    """The judgments with a repeat never sent (a stopped run's `not_attempted`)."""
-    return {(r.example_id, r.dimension, r.order) for r in records
-            if r.status == "FAILED" and failure_of(r) == "not_attempted"}
+    """The judgments with a repeat a stopped run left without an answer (never sent, or not waited for)."""
+    return {(r.example_id, r.dimension, r.order) for r in records if failure_of(r) in STOPPED_FAILURES}
 
 
 def _agreement(votes: dict[Key, list[str]], unsent: set[Key]) -> tuple[dict[str, float], float | None]:

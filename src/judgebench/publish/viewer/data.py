@@ -11,7 +11,7 @@ disagree_majority  the same against the majority of the annotators' votes (each 
                    tasks/votes.MAJORITY_RULE); rows without votes never match
 flip               both orders answered and their verdicts differ
 invalid / failed   some order is INVALID / FAILED; `reason` narrows to one reason (truncated, unparseable,
-                   error, not_attempted, unrecorded)
+                   error, not_attempted, in_flight, unrecorded)
 runs_differ        two runs' codes differ (side by side)
 slice, dimension, text (case-insensitive, in the id, the question's start and slice values), cell (label, verdict)
 """
@@ -41,7 +41,7 @@ from judgebench.core.rundir import (
 SNIPPET = 160  # characters of the question kept in the index for the text search and the list
 VERDICT_CODE = {"A": "A", "B": "B", "TIE": "T"}
 LABEL_CODE = {"A": "A", "B": "B", "TIE": "T", "BOTH_BAD": "X"}
-REASONS = ("truncated", "unparseable", "error", "not_attempted", "unrecorded")
+REASONS = ("truncated", "unparseable", "error", "not_attempted", "in_flight", "unrecorded")
 FLAGS = ("disagree_label", "disagree_majority", "flip", "invalid", "failed", "runs_differ")
 
 

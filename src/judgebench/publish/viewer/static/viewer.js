@@ -6,7 +6,7 @@
   const source = document.body.getAttribute("data-source");
   const FLAGS = [["disagree_label", "disagrees with the label"], ["disagree_majority", "disagrees with the annotators' majority"],
     ["flip", "order flip (AB and BA differ)"], ["invalid", "invalid"], ["failed", "failed"], ["runs_differ", "runs differ"]];
-  const REASONS = ["truncated", "unparseable", "error", "not_attempted", "unrecorded"];
+  const REASONS = ["truncated", "unparseable", "error", "not_attempted", "in_flight", "unrecorded"];
   const NAMES = {A: "A", B: "B", T: "TIE", X: "BOTH_BAD", i: "invalid", f: "failed", "-": "none", "": "none"};
   const PAGE = 200;
   const waiting = {};
