@@ -49,6 +49,13 @@ def test_assisted_ratings_on_the_demo_votes(tmp_path, capsys, judge_run):
     v = s["votes_needed"]
     assert [cv["label"].split(" ")[0] for cv in v["curves"]] == ["human", "with"]
     assert v["judge_gap"][0]["judge"] == JUDGE_ID
+    gap = v["judge_gap"][0]  # the judge's measured agreement, and the accuracy simulated (within [0.05, 0.95 - gap])
+    assert gap["measured_accuracy"] == pytest.approx(a["judge_agreement"])
+    assert gap["accuracy"] == pytest.approx(min(a["judge_agreement"], 0.95 - gap["gap"]))
+    # the top-k curves with and without the judge: each "votes needed" is where its curve stays at the target
+    for curve in v["curves"]:
+        power, at = curve["top_k"]["power"], curve["top_k"]["votes_needed"]
+        assert at is None or all(p >= v["power"] for n, p in zip(v["grid"], power) if n >= at)
     for name in ("assisted.csv", "assisted.png", "votes_needed.csv", "votes_needed.png"):
         assert (out / name).is_file(), name
     md = (out / "arena.md").read_text()

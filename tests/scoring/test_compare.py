@@ -260,6 +260,10 @@ def test_compare_two_real_runs(longer_shorter, tmp_path, capsys):
     assert "paired-bootstrap CI" in text and "more (all in --output FILE)" in text
     data = json.loads(out.read_text())
     assert len(data["flips"]) == len(comparison.flips) and data["test"]["p"] == pytest.approx(comparison.test.p)
+    # built-in judges give no confidence: ECE is defined in neither run, and left out of the file as on screen (it
+    # had been written as {"baseline": null, "candidate": null})
+    assert "ece" not in data["value_metrics"] and "ECE" not in text
+    assert all(any(v is not None for v in pair.values()) for pair in data["value_metrics"].values())
 
 
 @pytest.mark.slow

@@ -203,6 +203,38 @@ def test_power_grows_with_votes_and_with_a_perfect_judge():
     assert needed(n_grid, helped["all"], 0.8) is not None and needed([1, 2], np.array([0.1, 0.2]), 0.8) is None
 
 
+def test_votes_needed_is_where_the_power_stays_above_the_target():
+    """A noisy curve 0.87, 0.71, 0.93, 0.98 (an outside audit's `--votes-needed` on the demo) reached 0.8 at its
+    first point and dipped below it: 50 votes had been reported as enough; the first point from which the power
+    stays at or above 0.8 is 189."""
+    grid = [50, 97, 189, 368]
+    assert needed(grid, np.array([0.87, 0.71, 0.93, 0.98]), 0.8) == 189
+    assert needed(grid, np.array([0.8, 0.85, 0.9, 0.95]), 0.8) == 50  # reached exactly at the first point
+    assert needed(grid, np.array([0.9, 0.9, 0.9, 0.7]), 0.8) is None  # below at the last point: not within the grid
+
+
+def test_a_tuned_fit_without_a_finite_minimiser_falls_back_to_a_smaller_lam():
+    """One strength t, 22 voted pairs (20 won by A, 2 by B), the judge B on 10 of them, and one unvoted pair the
+    judge gives to A. The rectified loss's log1pexp terms weigh (1 - lam) + lam = 1 in all, and its linear term is
+    b = mean(y - lam yhat) + lam yhat_u = 20/22 - lam 12/22 + lam: at lam = 0.5, b = 1.136 > 1, so the loss falls
+    without end as t grows (only the L2 stops it), while the votes alone (b = 20/22) have their minimiser at
+    log(20/2). The tuned fit had run off the same way (a strength of about 1e6); it now shrinks lam until the
+    fit is finite."""
+    from judgebench.stats.ppi import UNBOUNDED
+
+    x = np.ones((22, 1))
+    y = np.array([1.0] * 20 + [0.0] * 2)
+    yhat = np.array([0.0] * 10 + [1.0] * 12)
+    xu, yhatu = np.ones((1, 1)), np.array([1.0])
+    votes_alone = ppi_logistic(x, y, yhat, xu, yhatu, lam=0.0)
+    assert abs(votes_alone.params[0] - np.log(20 / 2)) < 1e-6  # log-odds of 20:2
+    unbounded = ppi_logistic(x, y, yhat, xu, yhatu, lam=0.5)
+    assert abs(unbounded.params[0]) > UNBOUNDED  # at a fixed lam the fit is what it is
+    tuned = ppi_logistic(x, y, yhat, xu, yhatu)
+    assert np.all(np.abs(tuned.params) < UNBOUNDED) and np.isfinite(tuned.se()).all()
+    assert 0 <= tuned.lam[0] < 0.5
+
+
 def test_power_does_not_depend_on_where_the_rating_scale_is_centred():
     """`arena --votes-needed` passes strengths from ratings centred on 1000: the target naming the reference model
     (the best, first) read as reversed, its power 0 at every n ("> 20000 votes" for two models 545 Elo apart)."""

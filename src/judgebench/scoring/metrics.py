@@ -429,13 +429,15 @@ def value_metrics(t: Table, names: Collection[str] | None = None) -> dict[str, M
 
 
 def run_values(base: RunResult, cand: RunResult, scope: str) -> dict[str, dict[str, float | None]]:
-    """`compare`: each whole run's value of every value-only leaderboard metric in `scope` (absent: None)."""
+    """`compare`: each whole run's value of every value-only leaderboard metric in `scope` (absent: None); a
+    metric neither run defines is left out."""
 
     def value(result: RunResult, name: str) -> float | None:
         found = result.metrics.get(scope, {}).get(name)
         return None if found is None else found.value
 
-    return {m.name: {"baseline": value(base, m.name), "candidate": value(cand, m.name)}
-            for m in VALUE_METRICS if m.leaderboard}
+    pairs = {m.name: {"baseline": value(base, m.name), "candidate": value(cand, m.name)}
+             for m in VALUE_METRICS if m.leaderboard}
+    return {name: pair for name, pair in pairs.items() if any(v is not None for v in pair.values())}
 
 

@@ -101,9 +101,12 @@ def _judge(rng: np.random.Generator, judge: JudgeModel, y: np.ndarray) -> np.nda
 
 
 def needed(n_grid: Sequence[int], power: np.ndarray, target: float) -> int | None:
-    """The smallest n of the grid whose power reaches target (None: not within the grid)."""
-    hit = np.flatnonzero(np.asarray(power) >= target)
-    return int(np.asarray(n_grid)[hit[0]]) if len(hit) else None
+    """The smallest n of the grid from which the power stays at or above target at every larger n (None: not
+    within the grid). A simulated curve is noisy and small-n Wald intervals run narrow: a first point above
+    target followed by a dip is not yet enough votes."""
+    below = np.flatnonzero(np.asarray(power) < target)
+    start = below[-1] + 1 if len(below) else 0
+    return int(np.asarray(n_grid)[start]) if start < len(n_grid) else None
 
 
 def judge_gap_power(accuracy: float, gap: float, n_grid: Sequence[int], *, correlation: float = 0.5,

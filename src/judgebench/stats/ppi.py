@@ -50,6 +50,10 @@ from judgebench.core.errors import NumericError
 from judgebench.stats.ratings import single_threaded_blas
 
 DEFAULT_L2 = 1e-9  # keeps Newton finite under separation; negligible otherwise
+# A fit with a strength past this (log-odds; about 17,000 Elo points) found no finite minimiser: only the tiny
+# L2 stopped it. With a tuned lam that happens when the judge's errors on the voted pairs outweigh its
+# predictions on the unvoted ones along some direction (a finite-sample accident of the rectified loss)
+UNBOUNDED = 100.0
 
 
 def two_sided_z(level: float) -> float:
@@ -254,17 +258,42 @@ def ppi_logistic_stratified(strata: Sequence[Stratum], *, lam: float | Sequence[
 def _estimate(strata: list[Stratum], w: np.ndarray, lam, contrasts: np.ndarray | None, l2: float) -> PPIEstimate:
     if lam is None:
         theta = _solve(strata, w, np.ones(len(strata)), l2)
+        if not _bounded(theta):  # no finite plain-PPI fit to tune at (few unvoted pairs): start from the votes'
+            theta = _solve(strata, w, np.zeros(len(strata)), l2)
         lams = np.ones(len(strata))
         for _ in range(2):  # ppi_py's order: lam at the lam=1 fit, refit, lam again, refit
             parts, hinv = _stats(strata, w, theta, None)
             lams = _tuned_lam(strata, parts, hinv, contrasts)
             theta = _solve(strata, w, lams, l2, start=theta)
+        theta, lams = _shrunk_until_bounded(strata, w, lams, theta, l2)
     else:
         lams = np.broadcast_to(np.asarray(lam, dtype=float), (len(strata),)).copy()
         theta = _solve(strata, w, lams, l2)
     parts, hinv = _stats(strata, w, theta, lams)
     cov = _sandwich(strata, w, lams, parts, hinv)
     return PPIEstimate(theta, cov, lams, int(sum(s.n for s in strata)), int(sum(s.N for s in strata)), w)
+
+
+def _bounded(theta: np.ndarray) -> bool:
+    return bool(np.max(np.abs(theta), initial=0.0) < UNBOUNDED)
+
+
+def _shrunk_until_bounded(strata: list[Stratum], w: np.ndarray, lams: np.ndarray, theta: np.ndarray,
+                          l2: float) -> tuple[np.ndarray, np.ndarray]:
+    """The tuned fit, or, when it has no finite minimiser and the votes alone have one, the fit at the largest
+    lam * 2^-k that has (lam 0 at last: the votes alone). Any lam in [0, 1] gives a valid estimate; this one is
+    chosen from the data, as the tuned lam is, and asymptotically the event has probability 0."""
+    if _bounded(theta) or not lams.any():
+        return theta, lams
+    classical = _solve(strata, w, np.zeros(len(strata)), l2)
+    if not _bounded(classical):  # separated by the votes themselves: nothing for lam to mend
+        return theta, lams
+    for _ in range(10):
+        lams = lams / 2
+        theta = _solve(strata, w, lams, l2, start=classical)
+        if _bounded(theta):
+            return theta, lams
+    return classical, np.zeros(len(strata))
 
 
 def ppi_logistic(X, Y, Yhat, Xu, Yhatu, *, lam: float | None = None, contrasts: np.ndarray | None = None,

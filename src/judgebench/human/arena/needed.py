@@ -57,10 +57,10 @@ def votes_needed(fit: BTFit, table: pd.DataFrame, judges: list[tuple[str, Units]
         curves.append(curve)
         decisive = np.abs(units.y - 0.5) > 1e-9
         acc = float((np.sign(units.f[decisive] - 0.5) == np.sign(units.y[decisive] - 0.5)).mean()) \
-            if decisive.any() else 0.7
+            if decisive.any() else None
         gaps.append(_gap(name, acc, opts))
     if not judges:
-        gaps.append(_gap(None, 0.7, opts))
+        gaps.append(_gap(None, None, opts))
     return {"power": opts.power, "confidence": opts.confidence, "reps": opts.reps, "grid": n_grid,
             "top_k": k, "order": models, "curves": curves, "judge_gap": gaps,
             "method": "simulation from the fitted human ratings: battles drawn from the observed pairs, "
@@ -82,10 +82,17 @@ def _curve(label: str, result: dict[str, np.ndarray], adjacent: list, k: int, mo
             "top_k": {"power": joint.tolist(), "votes_needed": needed(n_grid, joint, opts.power)}}
 
 
-def _gap(name: str | None, accuracy: float, opts: NeededOptions) -> dict[str, Any]:
-    accuracy = float(np.clip(accuracy, 0.05, 0.95 - opts.accuracy_gap))
+ASSUMED_ACCURACY = 0.7  # the two-judge simulation's start without a measured agreement
+
+
+def _gap(name: str | None, measured: float | None, opts: NeededOptions) -> dict[str, Any]:
+    """Pairs needed to tell a judge at `accuracy` from one at accuracy + gap. `accuracy` is the measured agreement
+    (or ASSUMED_ACCURACY) kept within [0.05, 0.95 - gap], where both accuracies leave room for errors; the
+    measured value is reported beside it."""
+    start = ASSUMED_ACCURACY if measured is None else measured
+    accuracy = float(np.clip(start, 0.05, 0.95 - opts.accuracy_gap))
     n_grid = grid(50, max(opts.max_votes, 1000) * 5, 12)
     power = judge_gap_power(accuracy, opts.accuracy_gap, n_grid, correlation=opts.judge_correlation,
                             level=opts.confidence, reps=2000, seed=opts.seed)
-    return {"judge": name, "accuracy": accuracy, "gap": opts.accuracy_gap, "correlation": opts.judge_correlation,
+    return {"judge": name, "accuracy": accuracy, "measured_accuracy": measured, "gap": opts.accuracy_gap, "correlation": opts.judge_correlation,
             "grid": n_grid, "power": power.tolist(), "pairs_needed": needed(n_grid, power, opts.power)}

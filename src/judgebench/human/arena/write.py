@@ -232,9 +232,19 @@ def _assisted_markdown(s: dict[str, Any]) -> list[str]:
                                      for r in curve["adjacent"]))
         for g in v["judge_gap"]:
             lines.append(f"- two judges at accuracy {g['accuracy']:.3f} and {g['accuracy'] + g['gap']:.3f} "
-                         f"(correctness correlation {g['correlation']:g}): {_needed(g['pairs_needed'], g['grid'])} "
-                         "labelled pairs")
+                         f"(correctness correlation {g['correlation']:g}{_measured(g)}): "
+                         f"{_needed(g['pairs_needed'], g['grid'])} labelled pairs")
     return lines
+
+
+def _measured(gap: dict[str, Any]) -> str:
+    """Where the simulated accuracy is not the judge's measured agreement, the measured one and why."""
+    measured = gap.get("measured_accuracy")
+    if measured is None:
+        return "; no judge: an assumed accuracy" if gap["judge"] is None else "; no decisive vote to measure it"
+    if abs(measured - gap["accuracy"]) > 1e-12:
+        return f"; measured {measured:.3f}, simulated at {gap['accuracy']:.3f} to leave room for the gap"
+    return ""
 
 
 def page(s: dict[str, Any], tables: dict[str, pd.DataFrame]) -> str:
