@@ -452,6 +452,26 @@ def test_error_messages_are_scrubbed_of_the_key(tmp_path: Path) -> None:
     assert out.replies[0] is not None and SECRET not in (out.replies[0].error or "")
 
 
+@pytest.mark.parametrize("worker", ["1", "0"])
+def test_a_permanent_errors_stop_reason_is_scrubbed_of_the_userinfo_in_basic_form(tmp_path: Path, monkeypatch,
+                                                                                  worker: str) -> None:
+    """An api_base with `user:password@` is sent as HTTP Basic: a provider quoting the Authorization header echoes
+    base64("user:password"). Each failed call's error was scrubbed of it, the stop reason (printed, and the
+    error of every judgment never sent) was not (an outside attack found it on screen and in samples.jsonl)."""
+    import base64
+
+    monkeypatch.setenv("JUDGEBENCH_CALL_WORKER", worker)
+    userinfo = "user:USERPASS555"
+    with FakeOpenAIServer(Behaviour(status=401, echo_key_in_errors=True)) as server:
+        base = server.api_base.replace("http://", f"http://{userinfo}@")
+        judge = LiteLLMJudge("openai/judge-x", {"api_base": base, "api_key": SECRET})
+        out = run_requests([judge_request(i) for i in range(4)], judge, fast(tmp_path, concurrency=1), verdict_parses)
+    assert out.stopped is not None and "401" in out.stopped, out.stopped
+    texts = [out.stopped, *(r.error or "" for r in out.replies if r is not None)]
+    encoded = base64.b64encode(userinfo.encode()).decode()
+    assert all(encoded not in t and "USERPASS555" not in t and SECRET not in t for t in texts), texts
+
+
 KILL_SCRIPT = textwrap.dedent(  # the judge id below must match judge_for()
     """
     import sys

@@ -14,7 +14,7 @@ from judgebench.calls.cache import ReplyCache
 from judgebench.calls.options import RunnerOptions, RunOutcome
 from judgebench.calls.progress import Progress
 from judgebench.core.records import IN_FLIGHT, JudgeReply, JudgeRequest
-from judgebench.core.secrets import run_secrets, scrub_reply
+from judgebench.core.secrets import run_secrets, scrub_reply, scrub_text
 from judgebench.judges.base import Judge
 
 
@@ -132,8 +132,12 @@ class RunState:
             self.cache.close()
             self.cache = None
 
-    def outcome(self) -> RunOutcome:
-        return RunOutcome(self.final_replies(), self.stopped, self.calls_made)
+    def outcome(self, stopped: str | None = None) -> RunOutcome:
+        """The run's replies, why it stopped (`stopped`, else its own reason; a reason quoting a provider's error is
+        scrubbed of every secret, as the replies are) and the calls sent."""
+        reason = stopped if stopped is not None else self.stopped
+        return RunOutcome(self.final_replies(), None if reason is None else scrub_text(reason, self.secrets),
+                          self.calls_made)
 
     def final_replies(self) -> list[JudgeReply | None]:
         """Every reply; a request sent and not finished when the run stopped is FAILED `in_flight` (its answer not

@@ -177,7 +177,9 @@ class _Collector:
         stopped = self.stopped
         if not self.finished and stopped is None:
             stopped = f"the judge call worker exited unexpectedly (status {status})"
-        return RunOutcome(self.run.final_replies(), stopped, calls_made)
+        outcome = self.run.outcome(stopped)
+        outcome.calls_made = calls_made
+        return outcome
 
 
 class _LineReader:

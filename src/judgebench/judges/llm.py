@@ -34,6 +34,7 @@ from judgebench.core.secrets import (
     install_log_redaction,
     redact_url,
     redact_value,
+    run_secrets,
     url_secrets,
 )
 from judgebench.judges.args import (
@@ -162,8 +163,9 @@ class LiteLLMJudge(Judge):
         return self._secret_values()
 
     def scrub(self, message: str) -> str:
-        """The message without any secret: URL userinfo/query values, keys, header values."""
-        return scrub(message, self._secret_values())
+        """The message without any secret: URL userinfo/query values, keys, header values, each also in the forms
+        a provider may echo it (URL-quoted, base64: a `user:password` userinfo is sent as HTTP Basic)."""
+        return scrub(message, run_secrets(self._secret_values()))
 
     # -- the public API of the batch path
     def split_provider(self) -> tuple[str, str]:
