@@ -136,6 +136,26 @@ def test_max_cost_refuses_an_unpriced_judge_of_several_before_any_call(tmp_path:
     assert status == 2 and sent == 0 and "openai/unpriced-x is unpriced" in err
 
 
+@pytest.mark.parametrize("prompt, why", [("nonexistent_prompt", "not found"), ("broken.yaml", "broken.yaml")])
+def test_a_later_judges_bad_prompt_is_refused_before_any_call(tmp_path: Path, capsys, prompt: str, why: str) -> None:
+    """A judges file whose second judge names a prompt not found (or not valid YAML): refused in one line naming
+    that judge, before the first judge's calls (an outside attack saw 96 calls paid for the first judge first)."""
+    (tmp_path / "broken.yaml").write_text("system: [unclosed\n")
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        judges = tmp_path / "judges.yaml"
+        judges.write_text(json.dumps({"judges": [
+            {"judge": "openai/m1", "judge_args": f"api_base={server.api_base},api_key=sk-t"},
+            {"judge": "openai/m2", "judge_args": f"api_base={server.api_base},api_key=sk-t",
+             "prompt": str(tmp_path / prompt) if prompt.endswith(".yaml") else prompt}]}))
+        status = main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "4", "--judges-file", str(judges),
+                       "--output-path", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"), "--quiet"])
+        sent = server.stats().total
+    err = capsys.readouterr().err
+    assert status == 2 and sent == 0, (status, sent, err)
+    assert err.startswith("judgebench: error: judge openai/m2: ") and why in err and err.count("\n") == 1, err
+    assert not (tmp_path / "out" / "openai-m1").exists()
+
+
 @pytest.mark.slow
 def test_sigint_in_a_multi_judge_run_keeps_finished_and_partial_judges(tmp_path: Path) -> None:
     fast, slow = Behaviour(answer="@hash"), Behaviour(answer="@hash", latency_s=0.4)

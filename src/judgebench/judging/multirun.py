@@ -110,16 +110,20 @@ def run_judges(
     """Run `base` (a pipeline.RunRequest; its judge is replaced) once per judge under base.output_path."""
     from judgebench.calls.budget import check_cap
     from judgebench.judges import make_judge
-    from judgebench.judging.pipeline import run_task
+    from judgebench.judging.pipeline import run_task, run_template
 
     root = base.output_path
     check_output_dir(root)
     names = judge_dir_names([j.name or j.judge for j in judges])
     cap = base.runner.max_cost
-    for choice in judges:  # every judge buildable, priced under --max-cost, credentials present before any call
-        judge = choice.judge_object or make_judge(choice.judge, choice.judge_args, seed=base.seed)
-        check_cap(judge, cap)
+    for choice in judges:  # every judge buildable, priced under --max-cost, credentials present, its prompt
+        judge = choice.judge_object or make_judge(choice.judge, choice.judge_args, seed=base.seed)  # found and
+        check_cap(judge, cap)  # valid, before any call
         judge.preflight()
+        try:
+            run_template(replace(base, prompt=choice.prompt or base.prompt))
+        except JudgebenchError as exc:
+            raise JudgebenchError(f"judge {choice.name or choice.judge}: {exc}") from None
     runs: list[Any] = []
     spent = 0.0
     for choice, name in zip(judges, names):

@@ -88,9 +88,7 @@ def run_task(request: RunRequest) -> RunSummary:
     started = _now()
     request.check_outputs()
     check_run_files(request.output_path)
-    spec = get_task(request.task, request.include_paths)
-    mode = _dimension_mode(spec, request.dimension_mode)
-    template = load_prompt(request.prompt or _template_name(spec, mode), spec.folder)
+    spec, mode, template = run_template(request)
     judge = request.judge_object or make_judge(request.judge, request.judge_args, seed=request.seed)
     judge.preflight()
     check_cache(judge, request.runner)
@@ -264,6 +262,13 @@ def _dimension_mode(spec: TaskSpec, override: str | None) -> Literal["single", "
     if mode == "joint" and not spec.joint_prompt:
         raise JudgebenchError(f"task {spec.name} has no joint_prompt; use --dimension-mode separate")
     return "separate" if mode == "single" else mode
+
+
+def run_template(request: RunRequest) -> tuple[TaskSpec, str, PromptTemplate]:
+    """The run's task, dimension mode and prompt template (a template not found or not valid is one error)."""
+    spec = get_task(request.task, request.include_paths)
+    mode = _dimension_mode(spec, request.dimension_mode)
+    return spec, mode, load_prompt(request.prompt or _template_name(spec, mode), spec.folder)
 
 
 def _template_name(spec: TaskSpec, mode: str) -> str:
