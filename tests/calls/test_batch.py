@@ -92,7 +92,7 @@ def test_batch_line_error_is_failed_and_malformed_is_invalid(tmp_path: Path) -> 
         return None
 
     with FakeOpenAIServer(Behaviour(answer="@hash", action_fn=action, batch_delay_s=0.05)) as server:
-        assert run(server, tmp_path, "batch", "--batch", "--batch-poll-s", "0.02", "--reask", "2") == 0
+        assert run(server, tmp_path, "batch", "--batch", "--batch-poll-s", "0.02") == 0
         assert len(server._app.batches) == 1  # type: ignore[union-attr]  # no re-ask batch
         failed = [r for r in samples(tmp_path / "batch") if r["status"] == "FAILED"]
         invalid = [r for r in samples(tmp_path / "batch") if r["status"] == "INVALID"]
@@ -162,5 +162,8 @@ def test_batch_refuses_concurrency_and_rate_limits_with_one_line(tmp_path: Path,
         assert "--batch: --concurrency cannot apply" in err and "Traceback" not in err
         assert run(server, tmp_path, "batch", "--batch", "--rpm", "60", "--max-failures", "3") == 2
         assert "--batch: --rpm, --max-failures cannot apply" in capsys.readouterr().err
+        # a batch is answered once: --reask was taken, recorded in the configuration and its hash, and did nothing
+        assert run(server, tmp_path, "batch", "--batch", "--reask", "2") == 2
+        assert "--batch: --reask cannot apply" in capsys.readouterr().err
         assert server.stats().total == 0
         assert run(server, tmp_path, "batch", "--batch", "--concurrency", "16", "--batch-poll-s", "0.02") == 0

@@ -17,8 +17,8 @@ normal path:
   that ends failed, expired or cancelled marks its calls without an output line FAILED,
   with the batch status as the error. Failed calls are not cached: a rerun sends them
   again.
-- Unparseable answers are INVALID as usual; there is no re-ask in batch mode (`--reask`
-  is ignored). `--concurrency`, `--rpm`, `--tpm` and `--max-failures` are refused
+- Unparseable answers are INVALID as usual; there is no re-ask in batch mode.
+  `--reask`, `--concurrency`, `--rpm`, `--tpm`, `--max-failures` and `--max-cost` are refused
   (RunnerOptions). `--timeout` and `--max-retries` apply to each API call (upload,
   create, poll, download), retried under the same policy as live calls (policy.py).
 - `latency_s` of a batch reply is the batch's wall time (submission to download).

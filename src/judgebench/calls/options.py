@@ -81,6 +81,7 @@ class RunnerOptions:
                 ("--tpm", self.tpm is not None),
                 ("--max-failures", self.max_failures is not None),
                 ("--max-cost", self.max_cost is not None),
+                ("--reask", self.reask != 0),  # a batch is answered once: nothing is asked again
             )
             if is_set
         ]
