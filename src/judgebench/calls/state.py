@@ -143,7 +143,8 @@ class RunState:
         """Every reply; a request sent and not finished when the run stopped is FAILED `in_flight` (its answer not
         waited for), and only one never sent is left None (not attempted)."""
         sent = JudgeReply(error=IN_FLIGHT)
-        return [sent if reply is None and index in self.in_flight else reply for index, reply in enumerate(self.replies)]
+        return [sent if reply is None and index in self.in_flight else reply
+                for index, reply in enumerate(self.replies)]
 
 
 def served_endpoint(judge: Any) -> str | None:

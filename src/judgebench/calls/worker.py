@@ -14,7 +14,8 @@ even by SIGKILL) makes the worker drain: it starts nothing new, finishes and cac
 calls in flight (already paid for; their claims stay in the cache so a rerun waits for
 them), then exits. EOF before a job: the worker exits. Worker -> parent, one line each:
 `R <index> <JudgeReply json>` per finished request (index into the job's requests),
-`{"draining": true, ...}` once it sends nothing new, `{"done": true, "stopped": ...}` at
+`{"draining": true, "in_flight": [...]}` once it sends nothing new (the job indices sent and not
+finished: the parent records them FAILED `in_flight`, not waiting for them), `{"done": true, "stopped": ...}` at
 the end, `{"error": ..., "type": ...}` when it failed. The count of calls sent is shared
 through an mmap, so it is exact after an interrupt. The worker ignores SIGINT and
 SIGTERM: it follows its parent.

@@ -116,9 +116,10 @@ def run_judges(
     check_output_dir(root)
     names = judge_dir_names([j.name or j.judge for j in judges])
     cap = base.runner.max_cost
-    for choice in judges:  # every judge buildable, priced under --max-cost, credentials present, its prompt
-        judge = choice.judge_object or make_judge(choice.judge, choice.judge_args, seed=base.seed)  # found and
-        check_cap(judge, cap)  # valid, before any call
+    # before any call: every judge buildable, priced under --max-cost, its credentials present, its prompt read
+    for choice in judges:
+        judge = choice.judge_object or make_judge(choice.judge, choice.judge_args, seed=base.seed)
+        check_cap(judge, cap)
         judge.preflight()
         try:
             run_template(replace(base, prompt=choice.prompt or base.prompt))

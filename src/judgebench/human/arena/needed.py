@@ -94,5 +94,6 @@ def _gap(name: str | None, measured: float | None, opts: NeededOptions) -> dict[
     n_grid = grid(50, max(opts.max_votes, 1000) * 5, 12)
     power = judge_gap_power(accuracy, opts.accuracy_gap, n_grid, correlation=opts.judge_correlation,
                             level=opts.confidence, reps=2000, seed=opts.seed)
-    return {"judge": name, "accuracy": accuracy, "measured_accuracy": measured, "gap": opts.accuracy_gap, "correlation": opts.judge_correlation,
+    return {"judge": name, "accuracy": accuracy, "measured_accuracy": measured, "gap": opts.accuracy_gap,
+            "correlation": opts.judge_correlation,
             "grid": n_grid, "power": power.tolist(), "pairs_needed": needed(n_grid, power, opts.power)}
