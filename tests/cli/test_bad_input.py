@@ -553,3 +553,22 @@ def test_an_empty_samples_file_names_itself(demo_run, tmp_path, capsys):
     run = _edited_run(demo_run, tmp_path, lambda lines: ["   "])
     assert run_cli("score", run) == 2
     assert one_error_line(capsys).endswith("samples.jsonl: no judgments")
+
+
+@pytest.mark.parametrize("extra", [[], ["--judge-unlabelled"]])
+def test_a_nan_vote_is_refused_not_read_as_a_missing_label(tmp_path, capsys, extra):
+    """`"vote": NaN` (Python's json writes it; JSON has no NaN): Arrow's reader made it null, so the row read as
+    unlabelled, and with --judge-unlabelled was judged and left out of the scores (exit 0). Now one line naming
+    the file and line; the text "NaN" inside a string is no such value and loads."""
+    rows = [sci_row(0, "A"), sci_row(1, "B"), sci_row(2, "A")]
+    rows[1]["vote"] = float("nan")
+    rows[2]["question"] = "Is NaN, or Infinity, a JSON value?"
+    data = write_jsonl(tmp_path / "nan.jsonl", rows)
+    code = main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--dataset-path", str(data),
+                 "--output-path", str(tmp_path / "out"), "--quiet", *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and err == f"judgebench: error: {data}:2: NaN is not a JSON value (a label or number must be given, or null for none)\n"
+    rows[1]["vote"] = "B"
+    write_jsonl(data, rows)
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--dataset-path", str(data),
+                 "--output-path", str(tmp_path / "out"), "--quiet", *extra]) == 0

@@ -220,17 +220,24 @@ def _missing_split_message(source: str, split: str, listed: str) -> str:
 NEWLINE = b"\n"
 
 
+NON_FINITE = (b"NaN", b"Infinity")  # Python's json reads them; JSON has neither, and Arrow's reader made a NaN null
+
+
 def check_local_file(path: Path, block: int = 1 << 20) -> None:
     """Refuse an empty or non-UTF-8 text data file, or a JSON one with a line nested deeper than Arrow's reader
-    survives (`too_deep`), with one line naming it (read a block at a time)."""
+    survives (`too_deep`) or with a NaN or Infinity for a value (a NaN label read as null: an unlabelled example),
+    with one line naming it (read a block at a time)."""
     if path.suffix.lower() == ".parquet":
         return
     blank, carry, base = True, b"", 0  # carry: a character cut at the block's end, completed by the next
     json_text, open_lines, lines = path.suffix.lower() in (".json", ".jsonl"), 0, 1
+    tail, constants = b"", False  # the last bytes of the previous block: a token cut at a block's end
     with open_regular(path, "rb") as handle:
         while True:
             chunk = handle.read(block)
             if json_text:
+                constants = constants or any(token in tail + chunk[:16] or token in chunk for token in NON_FINITE)
+                tail = chunk[-16:]
                 deep, open_lines = too_deep(chunk, open_lines)
                 if deep is not None:
                     line = lines + chunk.count(NEWLINE, 0, deep)
@@ -253,6 +260,32 @@ def check_local_file(path: Path, block: int = 1 << 20) -> None:
                 break
     if blank:
         raise JudgebenchError(f"{path}: the file is empty")
+    if constants:
+        _refuse_non_finite(path)
+
+
+def _refuse_non_finite(path: Path) -> None:
+    """A NaN or Infinity given as a value in a JSON (Lines) data file, named with its line and field (the text
+    "NaN" inside a string is no such value: only the lines holding the bytes are parsed)."""
+    import json
+
+    def refuse(name: str) -> float:
+        raise ValueError(name)
+
+    with open_regular(path, "rb") as handle:
+        lines = [handle.read()] if path.suffix.lower() == ".json" else handle
+        for number, raw in enumerate(lines, start=1):
+            if not any(token in raw for token in NON_FINITE):
+                continue
+            try:
+                json.loads(raw, parse_constant=refuse)
+            except ValueError as exc:
+                if str(exc) in ("NaN", "Infinity", "-Infinity"):
+                    where = f"{path}:{number}" if path.suffix.lower() == ".jsonl" else str(path)
+                    raise JudgebenchError(f"{where}: {exc} is not a JSON value (a label or number must be given, "
+                                          "or null for none)") from None
+            except RecursionError:
+                continue  # nested too deeply: refused by the check above or by the reader, in its words
 
 
 def diagnose_local_file(path: Path) -> None:
