@@ -167,3 +167,40 @@ def test_batch_refuses_concurrency_and_rate_limits_with_one_line(tmp_path: Path,
         assert "--batch: --reask cannot apply" in capsys.readouterr().err
         assert server.stats().total == 0
         assert run(server, tmp_path, "batch", "--batch", "--concurrency", "16", "--batch-poll-s", "0.02") == 0
+
+
+def test_a_stopped_batch_run_says_its_batch_is_left_unfinished(tmp_path: Path) -> None:
+    """SIGTERM while a batch is in progress: the run stops with partial results and says the batch is left
+    unfinished and is submitted again on a rerun (it had said "answers still in flight go to the cache", which a
+    batch never does)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import judgebench
+
+    src = str(Path(judgebench.__file__).parents[1])
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "judgebench", "run", "--tasks", "sciarena_eval", "--judge", "openai/judge-x",
+             "--judge-args", f"api_base={server.api_base},api_key={SECRET}", "--dataset-path", str(data_file(tmp_path)),
+             "--output-path", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"), "--batch",
+             "--batch-poll-s", "0.05", "--quiet"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": src},
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while not server._app.batches and time.monotonic() < deadline:  # type: ignore[union-attr]
+                time.sleep(0.05)
+            time.sleep(0.3)
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 1, err
+    assert f"interrupted (SIGTERM): {2 * N_ROWS} requests sent in a batch, left unfinished" in err, err
+    assert "rerunning submits them again" in err and "go to the cache" not in err
+    assert results(tmp_path / "out")["config"]["partial"] is True

@@ -901,7 +901,11 @@ def test_runner_options_validate_their_values_naming_the_flag(kwargs: dict[str, 
 def test_runner_options_accept_the_limits() -> None:
     options = RunnerOptions(concurrency=1, timeout_s=0.01, max_retries=0, reask=0, max_failures=1, rpm=1, tpm=1)
     assert (options.concurrency, options.max_failures, options.rpm) == (1, 1, 1)
-    assert RunnerOptions(batch=True, concurrency=16, reask=2).batch
+    assert RunnerOptions(batch=True, concurrency=16).batch
+    from judgebench.core.errors import JudgebenchError
+
+    with pytest.raises(JudgebenchError, match="--batch: --reask cannot apply"):  # a batch is answered once
+        RunnerOptions(batch=True, reask=2)
 
 
 def test_cached_rerun_forks_no_call_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -168,8 +168,13 @@ def _name_interrupt(outcome: RunOutcome, signals: _SigtermAsInterrupt, options: 
     """An interrupted outcome says which signal, how many calls were sent, and where the answers in flight go
     (nowhere with --no-cache: the outside re-run found the message claiming the cache then)."""
     if outcome.stopped == INTERRUPTED:
+        signal_name = signals.received or "SIGINT"
+        if options.batch:  # a batch left unfinished is not followed up: its answers reach no cache
+            outcome.stopped = (f"interrupted ({signal_name}): {outcome.calls_made} requests sent in a batch, left "
+                               "unfinished; its answers are not collected: rerunning submits them again")
+            return outcome
         where = "go to the cache" if options.use_cache else "are not kept (--no-cache)"
-        outcome.stopped = f"interrupted ({signals.received or 'SIGINT'}): {outcome.calls_made} calls sent; answers still in flight {where}"
+        outcome.stopped = f"interrupted ({signal_name}): {outcome.calls_made} calls sent; answers still in flight {where}"
     return outcome
 
 

@@ -88,7 +88,7 @@ class RunnerOptions:
         if ignored:
             raise JudgebenchError(
                 f"--batch: {', '.join(ignored)} cannot apply (the provider's batch API schedules "
-                "the calls); leave it out or run without --batch"
+                "the calls, and answers each once); leave it out or run without --batch"
             )
 
 
