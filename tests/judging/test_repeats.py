@@ -209,3 +209,16 @@ def test_the_repeats_cost_line_says_no_tokens_were_reported_rather_than_unpriced
     with_tokens = [r.model_copy(update={"tokens_in": 10, "tokens_out": 2}) for r in records]  # tokens, no price
     line = format_stability(stability_summary(with_tokens, 2, headline="accuracy", both_bad="tie", allow_tie=False))[-1]
     assert "40 tokens in, 8 out, cost unpriced" in line
+
+
+def test_a_run_whose_repeat_zero_answered_nothing_says_the_other_repeats_did(tmp_path, capsys):
+    """Every prompt's first call fails (500) and its second is answered: repeat 0 answers nothing (the run's
+    figures: exit 1) while repeat 1 answers all 8 judgments. The message had said "no judgment was answered"."""
+    with FakeOpenAIServer(Behaviour(script=(500,), answer="[[A]]")) as server:
+        code = main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "4", "--judge", "openai/m",
+                     "--judge-args", f"api_base={server.api_base},api_key=x", "--max-retries", "0", "--repeats", "2",
+                     "--concurrency", "1", "--output-path", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "c"),
+                     "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "judgebench: in repeat 0 (the run's figures; 8 judgments of repeat 1 answered): no judgment was answered" in err

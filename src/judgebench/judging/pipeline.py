@@ -194,6 +194,11 @@ def _coverage_failure(records: list[JudgmentRecord], result: RunResult, outcome:
     """Why the answered share is too low: of the scored judgments, or of the unlabelled examples' (their verdicts
     are what `--judge-unlabelled` is run for), each with its most common causes."""
     failures = [coverage_failure(records, result.counts.coverage, min_coverage)]
+    stability = result.stability
+    if stability is not None and failures[0] is not None:  # the figures are repeat 0's: say so
+        others = "repeat 1" if stability.repeats == 2 else f"repeats 1-{stability.repeats - 1}"
+        failures[0] = (f"in repeat 0 (the run's figures; {stability.answered_all - result.counts.answered} "
+                       f"judgments of {others} answered): {failures[0]}")
     if result.unlabelled is not None:
         first = [r for r in outcome.unlabelled if r.repeat == 0]
         failure = coverage_failure(first, result.unlabelled.counts.coverage, min_coverage)
