@@ -572,3 +572,24 @@ def test_a_nan_vote_is_refused_not_read_as_a_missing_label(tmp_path, capsys, ext
     write_jsonl(data, rows)
     assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--dataset-path", str(data),
                  "--output-path", str(tmp_path / "out"), "--quiet", *extra]) == 0
+
+
+def test_a_later_tasks_bad_row_is_found_before_the_first_tasks_calls(tmp_path, capsys):
+    """`--tasks sciarena_eval,badtask --demo` where badtask's demo rows hold a label no mapping takes: every later
+    task's data is read before the first task's calls (an outside attack saw 96 calls paid, sciarena_eval's run
+    written, then exit 2 naming the row)."""
+    data = write_jsonl(tmp_path / "bad.jsonl", [sci_row(0, "A"), sci_row(1, "C")])
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    task = (tasks_dir() / "sciarena_eval.yaml").read_text()
+    assert "path: demo/sciarena_eval_demo.jsonl" in task
+    (folder / "badtask.yaml").write_text(task.replace("name: sciarena_eval", "name: badtask", 1)
+                                         .replace("path: demo/sciarena_eval_demo.jsonl", f"path: {data}"))
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        code = main(["run", "--tasks", "sciarena_eval,badtask", "--include-path", str(folder), "--demo",
+                     "--judge", "openai/m", "--judge-args", f"api_base={server.api_base},api_key=x",
+                     "--output-path", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"), "--quiet"])
+        sent = server.stats().total
+    err = capsys.readouterr().err
+    assert code == 2 and sent == 0 and "row id q1" in err and "'C'" in err and err.count("\n") == 1, err
+    assert not (tmp_path / "out").exists()

@@ -117,6 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return run_sweep(args.sweep, tasks[0], judges[0], args.output_path, options, print_run)
     if args.dry_run:
         return dry_run_command(tasks, judges, args.output_path, options)
+    check_later_tasks(tasks[1:], judges, args.output_path, options)
     status = 0
     for task in tasks:
         run_dir = args.output_path / task if len(tasks) > 1 else args.output_path
@@ -144,6 +145,19 @@ def refuse_repeated_tasks(tasks: list[str]) -> None:
             same = "" if seen[key] == task else f" (as '{one_line(seen[key], 200)}')"
             raise JudgebenchError(f"--tasks: '{one_line(task, 200)}' is named twice{same}; each task runs once")
         seen[key] = task
+
+
+def check_later_tasks(tasks: list[str], judges: list[Any], output_path: Path, options: dict[str, Any]) -> None:
+    """The tasks after the first: each one's data (every row) and every judge's prompt checked before the first
+    task's calls, so a bad row or template there stops the command before anything is paid for."""
+    from judgebench.api import _run_request
+    from judgebench.judging.pipeline import check_task
+
+    for task in tasks:
+        for index, choice in enumerate(judges):
+            check_task(_run_request(task=task, judge=choice.judge, judge_args=choice.judge_args, judge_name=choice.name,
+                                    output_path=output_path / task, **{**options, "prompt": choice.prompt or options["prompt"]}),
+                       data=index == 0)
 
 
 def dry_run_command(tasks: list[str], judges: list[Any], output_path: Path, options: dict[str, Any]) -> int:

@@ -276,6 +276,14 @@ def run_template(request: RunRequest) -> tuple[TaskSpec, str, PromptTemplate]:
     return spec, mode, load_prompt(request.prompt or _template_name(spec, mode), spec.folder)
 
 
+def check_task(request: RunRequest, *, data: bool = True) -> None:
+    """What a later task of a multi-task run has checked before the first task's calls: the task, its prompt
+    template and (`data`) every row of its data, read and let go (read again at its turn)."""
+    spec, _, _ = run_template(request)
+    if data:
+        _load(spec, request)
+
+
 def _template_name(spec: TaskSpec, mode: str) -> str:
     return spec.joint_prompt if mode == "joint" and spec.joint_prompt else spec.prompt
 
