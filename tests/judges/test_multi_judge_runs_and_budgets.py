@@ -239,3 +239,37 @@ def test_report_on_a_panel_draws_its_members_cost_points(tmp_path: Path, capsys)
     # (gpt-4.1-nano, the lowest prices) is on the Pareto front
     assert any(line.startswith("- openai/gpt-4.1-nano:") and line.endswith("(Pareto front)") for line in drawn)
     assert (tmp_path / "jury" / "panel" / "report" / f"{PLOT_STEM}.png").stat().st_size > 0
+
+
+def test_a_reask_chain_resumed_from_the_cache_counts_only_its_new_answers_as_paid(tmp_path: Path, capsys) -> None:
+    """Run 1 (--reask 0): every answer unparseable, 6 calls paid. Run 2 (--reask 1) resumes each chain from the
+    cache and pays 6 re-asks. Run 2's records hold the whole chain's cost (what the judgment costs) with the part
+    run 1 paid as `cached_cost_usd`; results.json's `cached_cost_usd` and this run's spend (which a later judge's
+    --max-cost allowance is cut by) tell them apart. The resumed records had been `cached: false` with run 1's cost
+    counted as paid again."""
+    from judgebench.judging.multirun import new_spend
+
+    def run_once(out: str, *extra: str) -> int:
+        return main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "3", "--judge", "openai/m", "--judge-args",
+                     f"api_base={server.api_base},api_key=x,input_cost_per_mtok=1000,output_cost_per_mtok=1000",
+                     "--output-path", str(tmp_path / out), "--cache-dir", str(tmp_path / "cache"), "--quiet",
+                     "--max-retries", "0", *extra])
+
+    with FakeOpenAIServer(Behaviour(script=("malformed",), answer="[[A]]")) as server:
+        run_once("first")
+        first_calls = server.stats().total
+        run_once("second", "--reask", "1")
+        second_calls = server.stats().total - first_calls
+    assert first_calls == second_calls == 6
+    first = [json.loads(line) for line in (tmp_path / "first" / "samples.jsonl").read_text().splitlines()]
+    second = [json.loads(line) for line in (tmp_path / "second" / "samples.jsonl").read_text().splitlines()]
+    paid_before = {(r["example_id"], r["order"]): r["cost_usd"] for r in first}
+    for row in second:
+        assert not row["cached"] and len(row["earlier_raw"]) == 1
+        assert row["cached_cost_usd"] == pytest.approx(paid_before[(row["example_id"], row["order"])])
+        assert row["cost_usd"] > row["cached_cost_usd"] > 0
+    usage = json.loads((tmp_path / "second" / "results.json").read_text())["usage"]
+    first_cost = json.loads((tmp_path / "first" / "results.json").read_text())["usage"]["cost_usd"]
+    assert usage["cached_cost_usd"] == pytest.approx(first_cost) and usage["cached_calls"] == 0
+    assert new_spend(tmp_path / "second") == pytest.approx(usage["cost_usd"] - first_cost)
+    assert new_spend(tmp_path / "first") == pytest.approx(first_cost)

@@ -166,7 +166,7 @@ class ReplyCache:
         (api_base with its secrets redacted; None: the provider's default), for `endpoints`."""
         if reply.text is None:
             raise ValueError("only replies with text are cached")
-        stored = reply.model_copy(update={"cached": False, "error": None})
+        stored = reply.model_copy(update={"cached": False, "error": None, "cached_cost_usd": None})
         now = time.time()
         self._db.execute(
             "INSERT INTO replies (key, judge, prompt_hash, reply, created, updated, endpoint)"

@@ -35,7 +35,8 @@ class Totals:
     attempts: int = 0
     texts: list[str] = field(default_factory=list)
     reasoning_tokens: int | None = None
-    last: dict[str, Any] = field(default_factory=dict)  # the last answer's finish_reason, reasoning, served_model
+    last: dict[str, Any] = field(default_factory=dict)
+    cached_cost: float | None = None  # of `cost`, what an earlier run paid (a chain resumed from the cache)  # the last answer's finish_reason, reasoning, served_model
 
     @classmethod
     def from_reply(cls, reply: JudgeReply) -> Totals:
@@ -73,6 +74,7 @@ class Totals:
                 cost_usd=self.cost if self.tokens_in is not None else None,
                 latency_s=self.latency,
                 attempts=self.attempts,
+                cached_cost_usd=self.cached_cost if self.tokens_in is not None else None,
             )
         return JudgeReply(
             text=self.texts[-1],
@@ -82,6 +84,7 @@ class Totals:
             latency_s=self.latency,
             attempts=self.attempts,
             earlier_texts=self.texts[:-1],
+            cached_cost_usd=self.cached_cost,
             reasoning_tokens=self.reasoning_tokens,
             **self.last,
         )

@@ -79,8 +79,11 @@ def format_usage(usage: Any) -> str | None:
     else:
         cost = f"cost unknown ({usage.unpriced_calls} calls unpriced; give a price: docs/guide/cost-and-reasoning.md)"
     cached = getattr(usage, "cached_calls", None)
-    if cached and usage.cost_usd is not None and usage.cached_cost_usd is not None:
-        cost += f" (of it ${usage.cached_cost_usd:.4f} for {cached} answers from the cache, not paid again)"
+    earlier = usage.cached_cost_usd if usage.cost_usd is not None else None
+    if earlier and not cached:  # re-ask chains resumed from the cache: their earlier answers were paid before
+        cost += f" (of it ${earlier:.4f} for the earlier answers of re-asks resumed from the cache, not paid again)"
+    elif cached and earlier is not None:
+        cost += f" (of it ${earlier:.4f} for {cached} answers from the cache, not paid again)"
     elif cached:
         cost += f" ({cached} answers from the cache, not paid again)"
     return f"  tokens {usage.tokens_in:,} in / {usage.tokens_out:,} out; {cost}"

@@ -151,6 +151,7 @@ class JudgeReply(Strict):
     attempts: int = 1
     earlier_texts: list[str] = Field(default_factory=list)  # unparseable answers before a re-ask
     cached: bool = False
+    cached_cost_usd: float | None = None  # of cost_usd, the part an earlier run paid (a re-ask chain resumed from the cache)
     # reasoning judges (judges/reasoning.py): never parsed for the verdict
     finish_reason: str | None = None  # the provider's, e.g. "stop", "length"
     reasoning: str | None = None  # provider-returned reasoning text (reasoning_content, thinking blocks)
@@ -186,6 +187,8 @@ class JudgmentRecord(Strict):
     latency_s: Amount = 0.0
     attempts: Count = 1
     cached: bool = False
+    cached_cost_usd: Amount | None = None  # of cost_usd, the part an earlier run paid (a re-ask chain resumed from the
+    # cache: its earlier answers were paid then); None when none (a whole answer from the cache is `cached`)
     error: str | None = None
     failure: Failure | None = None  # set on FAILED judgments; see failure_of for older files
     repeat: Count = 0  # --repeats: samples.jsonl holds repeat 0, repeats.jsonl the others (stability.py)
@@ -356,7 +359,8 @@ class Usage(Strict):
     reasoning_tokens: int | None = Field(None, ge=0)  # None: no call reported any
     served_models: dict[str, int] = Field(default_factory=dict)  # snapshot served -> calls; >1 key: it changed mid-run
     cached_calls: int | None = Field(None, ge=0)  # of the calls summed above, answered from the cache (None: older runs, which left them out)
-    cached_cost_usd: Amount | None = None  # the recorded cost of those cached answers (not paid again)
+    cached_cost_usd: Amount | None = None  # the recorded cost of those cached answers, and of the answers a re-ask chain
+    # resumed from the cache had before (not paid again)
 
 
 class MemberFigures(Strict):

@@ -91,7 +91,8 @@ def assemble_records(
             )
             if index > 0:
                 record = record.model_copy(
-                    update={"tokens_in": None, "tokens_out": None, "cost_usd": None, "reasoning_tokens": None}
+                    update={"tokens_in": None, "tokens_out": None, "cost_usd": None, "cached_cost_usd": None,
+                            "reasoning_tokens": None}
                 )
             records.append(record)
     return records
@@ -135,6 +136,7 @@ def _record(
         "latency_s": reported_amount(reply.latency_s) or 0.0,
         "attempts": reply.attempts,
         "cached": reply.cached,
+        "cached_cost_usd": reported_amount(reply.cached_cost_usd),
         "error": reply.error,
         "failure": failure_from_error(reply.error) if reply.error is not None else None,
         "repeat": request.repeat,

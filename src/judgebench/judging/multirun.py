@@ -153,7 +153,8 @@ def run_judges(
 
 
 def new_spend(run_dir: Path) -> float:
-    """USD paid by this run's calls (samples, repeats and unlabelled judgments; answers from the cache cost nothing)."""
+    """USD paid by this run's calls (samples, repeats and unlabelled judgments; answers from the cache cost nothing,
+    and a re-ask chain resumed from the cache only its new answers)."""
     from judgebench.core.files import read_json_objects
 
     total = 0.0
@@ -161,7 +162,8 @@ def new_spend(run_dir: Path) -> float:
         path = run_dir / name
         if path.exists():
             rows = (row for _, row in read_json_objects(path))
-            total += sum(float(row.get("cost_usd") or 0.0) for row in rows if not row.get("cached"))
+            total += sum(float(row.get("cost_usd") or 0.0) - float(row.get("cached_cost_usd") or 0.0)
+                         for row in rows if not row.get("cached"))
     return total
 
 

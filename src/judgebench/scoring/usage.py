@@ -97,10 +97,12 @@ def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) 
             one = group[0]
             tok = one if one.tokens_in is not None or one.tokens_out is not None else None
             cost_r, replied, latency = one.cost_usd, one.status != "FAILED", one.latency_s
+            earlier = one.cached_cost_usd
         else:
             tok = next((x for x in group if x.tokens_in is not None or x.tokens_out is not None), None)
             cost_r = next((x.cost_usd for x in group if x.cost_usd is not None), None)
             replied, latency = any(x.status != "FAILED" for x in group), max(x.latency_s for x in group)
+            earlier = next((x.cached_cost_usd for x in group if x.cached_cost_usd is not None), None)
         if tok is not None:
             with_tokens += 1
             t_in += tok.tokens_in or 0
@@ -108,7 +110,7 @@ def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) 
         if cost_r is not None:
             priced += 1
             cost += cost_r
-            cached_cost += cost_r if cached else 0.0
+            cached_cost += cost_r if cached else (earlier or 0.0)  # a resumed chain: its earlier answers
         elif replied:
             unpriced += 1
         latencies.append(latency)
