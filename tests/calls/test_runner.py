@@ -14,6 +14,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from openai_server import Behaviour, FakeOpenAIServer, judge_request, verdict_parses
@@ -452,24 +453,52 @@ def test_error_messages_are_scrubbed_of_the_key(tmp_path: Path) -> None:
     assert out.replies[0] is not None and SECRET not in (out.replies[0].error or "")
 
 
+@pytest.mark.parametrize("password", ["USERPASS555", "S3cr3t/p@ss:w0rd+x"])
 @pytest.mark.parametrize("worker", ["1", "0"])
 def test_a_permanent_errors_stop_reason_is_scrubbed_of_the_userinfo_in_basic_form(tmp_path: Path, monkeypatch,
-                                                                                  worker: str) -> None:
+                                                                                  worker: str, password: str) -> None:
     """An api_base with `user:password@` is sent as HTTP Basic: a provider quoting the Authorization header echoes
     base64("user:password"). Each failed call's error was scrubbed of it, the stop reason (printed, and the
-    error of every judgment never sent) was not (an outside attack found it on screen and in samples.jsonl)."""
+    error of every judgment never sent) was not (an outside attack found it on screen and in samples.jsonl). A
+    password written percent-encoded is sent decoded: its decoded text and base64 leaked too (a second attack)."""
     import base64
+    from urllib.parse import quote
 
     monkeypatch.setenv("JUDGEBENCH_CALL_WORKER", worker)
-    userinfo = "user:USERPASS555"
+    userinfo = f"user:{password}"
     with FakeOpenAIServer(Behaviour(status=401, echo_key_in_errors=True)) as server:
-        base = server.api_base.replace("http://", f"http://{userinfo}@")
+        base = server.api_base.replace("http://", f"http://user:{quote(password, safe='')}@")
         judge = LiteLLMJudge("openai/judge-x", {"api_base": base, "api_key": SECRET})
         out = run_requests([judge_request(i) for i in range(4)], judge, fast(tmp_path, concurrency=1), verdict_parses)
     assert out.stopped is not None and "401" in out.stopped, out.stopped
     texts = [out.stopped, *(r.error or "" for r in out.replies if r is not None)]
     encoded = base64.b64encode(userinfo.encode()).decode()
-    assert all(encoded not in t and "USERPASS555" not in t and SECRET not in t for t in texts), texts
+    assert all(encoded not in t and password not in t and SECRET not in t for t in texts), texts
+
+
+@pytest.mark.parametrize("worker", ["1", "0"])
+def test_calls_cancelled_by_a_max_failures_stop_are_in_flight_not_unsent(tmp_path: Path, monkeypatch,
+                                                                        worker: str) -> None:
+    """Four calls at once: the first fails (500) and --max-failures 1 stops the run while the other three hang.
+    Those three were sent (the server saw them) and are FAILED `in_flight`; the six never sent stay None (not
+    attempted). With the call worker they had been recorded as never sent: only a drain named its calls in flight,
+    not a stop."""
+    from judgebench.core.records import IN_FLIGHT
+
+    monkeypatch.setenv("JUDGEBENCH_CALL_WORKER", worker)
+
+    def action(messages: list[dict[str, Any]]) -> int | str | None:
+        return 500 if messages[-1]["content"].startswith("Question 0:") else "hang"
+
+    with FakeOpenAIServer(Behaviour(latency_s=0.05, action_fn=action, hang_s=30)) as server:
+        judge = judge_for(server)
+        out = run_requests([judge_request(i) for i in range(10)], judge,
+                           fast(tmp_path, concurrency=4, max_retries=0, max_failures=1), verdict_parses)
+        seen = server.stats().total
+    assert out.stopped is not None and "max failures 1" in out.stopped
+    in_flight = [r for r in out.replies if r is not None and r.error == IN_FLIGHT]
+    failed = [r for r in out.replies if r is not None and r.error != IN_FLIGHT]
+    assert seen == 4 and len(failed) == 1 and len(in_flight) == 3 and out.replies.count(None) == 6, out.replies
 
 
 KILL_SCRIPT = textwrap.dedent(  # the judge id below must match judge_for()

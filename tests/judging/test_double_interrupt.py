@@ -21,15 +21,16 @@ from openai_server import Behaviour, FakeOpenAIServer
 import judgebench
 
 
-@pytest.mark.parametrize("worker", ["1", "0"])
-def test_two_interrupts_still_write_partial_results(tmp_path, worker):
+@pytest.mark.parametrize("worker, repeats", [("1", 1), ("0", 1), ("1", 2)])
+def test_two_interrupts_still_write_partial_results(tmp_path, worker, repeats):
     out = tmp_path / "out"
     src = str(Path(judgebench.__file__).parents[1])
     with FakeOpenAIServer(Behaviour(latency_s=1.5, answer="[[A]]")) as server:
         proc = subprocess.Popen(
             [sys.executable, "-m", "judgebench", "run", "--tasks", "sciarena_eval", "--judge", "openai/fake-model",
              "--judge-args", f"api_base={server.api_base},api_key=sk-test", "--demo", "--limit", "10",
-             "--concurrency", "2", "--output-path", str(out), "--cache-dir", str(tmp_path / "cache"), "--quiet"],
+             "--concurrency", "2", "--output-path", str(out), "--cache-dir", str(tmp_path / "cache"), "--quiet",
+             "--repeats", str(repeats)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
             env={**os.environ, "PYTHONPATH": src, "JUDGEBENCH_CALL_WORKER": worker},
         )
@@ -52,7 +53,10 @@ def test_two_interrupts_still_write_partial_results(tmp_path, worker):
     result = json.loads((out / "results.json").read_text())
     assert result["config"]["partial"] is True and result["counts"]["calls"] == 20
     assert "interrupted" in err
+    if repeats > 1:  # repeats 1.. in repeats.jsonl; the stop line counts every repeat's judgments
+        samples += (out / "repeats.jsonl").read_text().splitlines()
+    planned = 20 * repeats
     kinds = Counter(json.loads(line).get("failure") or json.loads(line)["status"] for line in samples)
     assert kinds["in_flight"] >= 1 and set(kinds) <= {"ANSWERED", "in_flight", "not_attempted"}, kinds
-    assert kinds["ANSWERED"] + kinds["in_flight"] == seen and kinds["not_attempted"] == 20 - seen, (kinds, seen)
-    assert "in flight at the stop, not waited for" in err
+    assert kinds["ANSWERED"] + kinds["in_flight"] == seen and kinds["not_attempted"] == planned - seen, (kinds, seen)
+    assert f"; {kinds['not_attempted']} judgments not attempted, {kinds['in_flight']} in flight at the stop, not waited for" in err, err

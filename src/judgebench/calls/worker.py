@@ -15,8 +15,8 @@ calls in flight (already paid for; their claims stay in the cache so a rerun wai
 them), then exits. EOF before a job: the worker exits. Worker -> parent, one line each:
 `R <index> <JudgeReply json>` per finished request (index into the job's requests),
 `{"draining": true, "in_flight": [...]}` once it sends nothing new (the job indices sent and not
-finished: the parent records them FAILED `in_flight`, not waiting for them), `{"done": true, "stopped": ...}` at
-the end, `{"error": ..., "type": ...}` when it failed. The count of calls sent is shared
+finished: the parent records them FAILED `in_flight`, not waiting for them), `{"done": true, "stopped": ...,
+"in_flight": [...]}` at the end (the calls a stop cancelled), `{"error": ..., "type": ...}` when it failed. The count of calls sent is shared
 through an mmap, so it is exact after an interrupt. The worker ignores SIGINT and
 SIGTERM: it follows its parent.
 """
@@ -163,9 +163,9 @@ class _Collector:
                 self.run.progress.add(reply, parseable)
             return
         message = json.loads(line)
-        if "draining" in message:  # the calls still in flight: sent, and not waited for
+        if "draining" in message or "done" in message:  # the calls still in flight: sent, and not waited for
             self.run.in_flight.update(self.indices[i] for i in message.get("in_flight", ()))
-        elif "done" in message:
+        if "done" in message:
             self.stopped, self.finished = message["stopped"], True
         elif "error" in message:
             self.error = (message["type"], message["error"])
@@ -346,4 +346,5 @@ def _worker_main(
         return  # let go before a job: nothing was asked
     if run.draining and run.stopped is None:
         run.stopped = INTERRUPTED
-    send({"done": True, "stopped": run.stopped, "calls_made": run.calls_made})
+    send({"done": True, "stopped": run.stopped, "calls_made": run.calls_made,  # the calls a stop cancelled (a
+          "in_flight": sorted(run.in_flight)})  # fatal error, --max-failures): sent, their answers not waited for

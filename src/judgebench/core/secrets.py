@@ -237,11 +237,13 @@ def scrub_reply(reply: Any, secrets: Sequence[str]) -> Any:
 
 def run_secrets(judge_secrets: Sequence[str]) -> list[str]:
     """Every secret a run knows: its judge's (`Judge.secret_values`) and the environment's
-    (`environment_secrets`), each also as a reply may echo it transformed: URL-quoted, and base64 (standard
-    and URL-safe, with and without padding: a `user:password` userinfo is an HTTP Basic header); longest first."""
-    from urllib.parse import quote
+    (`environment_secrets`), each also as a reply may echo it transformed: URL-quoted and -unquoted, and base64
+    (standard and URL-safe, with and without padding: a `user:password` userinfo is an HTTP Basic header, of
+    the decoded text when it is written percent-encoded); longest first."""
+    from urllib.parse import quote, unquote
 
     found = {s for s in [*judge_secrets, *environment_secrets()] if s and len(s) >= 4}
+    found |= {unquote(s) for s in found}  # a userinfo written percent-encoded is sent (as Basic) decoded
     found |= {quote(s, safe="") for s in found} | {form for s in found for form in _base64_forms(s)}
     return sorted(found, key=len, reverse=True)
 

@@ -168,25 +168,26 @@ def _score_and_write(
     return RunSummary(
         result,
         request.output_path,
-        _stopped(outcome, records),
+        _stopped(outcome, [*records, *outcome.repeats, *outcome.unlabelled], request.runner.use_cache),
         outcome.calls_made,
         coverage_failure=_coverage_failure(records, result, outcome, request.min_coverage),
         warnings=warnings,
     )
 
 
-def _stopped(outcome: StreamOutcome, records: list[JudgmentRecord]) -> str | None:
-    """Why the run stopped early, with how many of its failed judgments were never sent and how many were sent and
-    not waited for (the summary counts both as failed, beside the calls sent; an answer that came after the stop is
-    in the cache for the rerun); None when it did not stop."""
+def _stopped(outcome: StreamOutcome, records: list[JudgmentRecord], cached: bool) -> str | None:
+    """Why the run stopped early, with how many of its judgments (`records`: every repeat's, unlabelled ones too)
+    were never sent and how many were sent and not waited for (the summary counts both as failed, beside the calls
+    sent; with the cache, an answer that came after the stop is there for the rerun); None when it did not stop."""
     if outcome.stopped is None:
         return None
     kinds = Counter(failure_of(r) for r in records if r.status == "FAILED")
     parts = [f"{kinds[kind]} {what}" for kind, what in (("not_attempted", "judgments not attempted"),
                                                          ("in_flight", "in flight at the stop, not waited for"))
              if kinds[kind]]
-    return (f"{outcome.stopped}; {', '.join(parts)} (counted as failed; rerun the command to finish them, answers "
-            "already received come from the cache)") if parts else outcome.stopped
+    rerun = ("rerun the command to finish them, answers already received come from the cache" if cached
+             else "rerun the command to ask them again (--no-cache: every call is sent again)")
+    return f"{outcome.stopped}; {', '.join(parts)} (counted as failed; {rerun})" if parts else outcome.stopped
 
 
 def _coverage_failure(records: list[JudgmentRecord], result: RunResult, outcome: StreamOutcome,
