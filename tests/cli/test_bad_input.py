@@ -369,6 +369,8 @@ def test_a_dimension_the_task_lacks_is_refused(tmp_path, capsys):
         ("{{ range(10**8) | list | length }}", "cannot render template (TemplateBudget: a number above 10,000,000 given to a call"),
         ("{{ question + 1 }}", "cannot render template (TypeError"),
         ("{{ cycler.__init__.__globals__.os.system('true') }}", "cannot render template (SecurityError"),
+        # found when the template is read, before any call (a later judge's had been found at its turn, paid)
+        ("{{ question | nofilter }}", "key 'user' line 1: No filter named 'nofilter'"),
     ],
 )
 def test_a_hostile_or_broken_template_is_one_line(tmp_path, capsys, template, says):

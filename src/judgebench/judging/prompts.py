@@ -258,11 +258,13 @@ def load_prompt(name_or_path: str, task_folder: Path | None = None) -> PromptTem
 
 
 def _check_template(path: Path, part: str, text: Any) -> None:
-    """Parse one part; a syntax error, or a tag that would load another file, is one line."""
+    """Parse and compile one part; a syntax error, an unknown filter or test, or a tag that would load another
+    file, is one line (at load: before any call)."""
     if not isinstance(text, str):
         raise JudgebenchError(f"{path}: key '{part}' must be text")
     try:
         tree = _ENV.parse(text)
+        _ENV.compile(tree)  # code generation finds what parsing leaves: a filter or test of no such name
     except jinja2.TemplateSyntaxError as exc:
         raise JudgebenchError(f"{path}: key '{part}' line {exc.lineno}: {exc.message}") from None
     for node in tree.find_all((nodes.Include, nodes.Import, nodes.FromImport, nodes.Extends)):
