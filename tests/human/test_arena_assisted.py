@@ -142,3 +142,14 @@ def test_assisted_ratings_from_a_real_run_over_unvoted_pairs(tmp_path, capsys):
     assert a["judge"] == "builtin/longer"
     assert a["counts"]["labelled_pairs"] == len(first) == 1000 and a["counts"]["unlabelled_pairs"] == 400
     assert "judge-assisted (builtin/longer): 1000 voted + 400 judge-only pairs" in capsys.readouterr().out
+
+
+def test_labelled_pairs_that_separate_the_models_are_refused_not_rated(tmp_path, capsys, judge_run):
+    """--label-share 0.005 keeps 6 voted pairs: every vote between some models goes one way, so the votes alone have
+    no finite Bradley-Terry estimate. The section had printed human-only ratings about 3,800 points apart with
+    intervals of +-160 (the sandwich variance collapses when every residual is near 0) and a judge-assisted row
+    built on them; now one line, exit 2 (the flag asked for the section)."""
+    code = main(["arena", str(DEMO), "--output-dir", str(tmp_path / "a"), "--n-resamples", "0", "--robustness-repeats",
+                 "1", "--judge-run", str(judge_run), "--label-share", "0.005", "--no-plots"])
+    err = capsys.readouterr().err
+    assert code == 2 and "labelled pairs separate the models" in err and err.count("\n") == 1, err

@@ -235,6 +235,22 @@ def test_a_tuned_fit_without_a_finite_minimiser_falls_back_to_a_smaller_lam():
     assert 0 <= tuned.lam[0] < 0.5
 
 
+def test_a_fit_the_data_leave_at_infinity_is_marked_separated():
+    """Two models: A wins all 20 pairs -> no finite estimate (the fit runs off until the L2 term stops it, and the
+    sandwich standard error, every residual near 0, is tiny); 20 wins and 2 losses -> log(10), finite. Three models
+    where the top one won every battle but the others split theirs: separated too (one group against the rest)."""
+    x = np.ones((20, 1))
+    alone = classical_logistic(x, np.ones(20))
+    assert alone.separated and alone.params[0] > 10 and alone.se()[0] < 1
+    finite = classical_logistic(np.ones((22, 1)), np.array([1.0] * 20 + [0.0] * 2))
+    assert not finite.separated and abs(finite.params[0] - np.log(10)) < 1e-6
+    a, b = np.array([0, 0, 1, 1, 0, 1]), np.array([1, 2, 2, 2, 1, 2])  # 0 beat 1 and 2 always; 1 vs 2 split
+    y = np.array([1.0, 1.0, 1.0, 0.0, 1.0, 1.0])
+    assert classical_logistic(bt_design(a, b, 3), y).separated
+    y_upset = np.array([0.0, 1.0, 1.0, 0.0, 1.0, 1.0])  # one upset of model 0 by model 1: finite
+    assert not classical_logistic(bt_design(a, b, 3), y_upset).separated
+
+
 def test_power_does_not_depend_on_where_the_rating_scale_is_centred():
     """`arena --votes-needed` passes strengths from ratings centred on 1000: the target naming the reference model
     (the best, first) read as reversed, its power 0 at every n ("> 20000 votes" for two models 545 Elo apart)."""

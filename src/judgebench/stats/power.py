@@ -56,8 +56,9 @@ def bt_power(theta: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], n_grid: Se
     c = _targets_matrix(targets, m)
     truth = c @ theta[1:]
     z = two_sided_z(level)
-    # a replication whose battles separate the models (every vote to one side) has no finite estimate: its
-    # interval is NaN or infinite and it counts as not separated, without numpy's overflow warnings on screen
+    # a replication whose battles separate the models (every vote to one side) has no finite estimate (ppi.py's
+    # `separated`; its sandwich interval would be far too narrow): it counts as not separated, without numpy's
+    # overflow warnings on screen
     with single_threaded_blas(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         return _simulate(theta, pa, pb, c, truth, z, n_grid, judge, reps, seed, len(targets) if first_k is None else first_k)
 
@@ -77,7 +78,7 @@ def _simulate(theta, pa, pb, c, truth, z, n_grid, judge, reps, seed, k) -> dict[
                 xu, yu = _draw(rng, pa, pb, theta, judge.unlabelled, m)
                 est = ppi_logistic(x, y, _judge(rng, judge, y), xu, _judge(rng, judge, yu), contrasts=c)
             diff, se = c @ est.params, est.se(c)
-            ok = (np.abs(diff) > z * se) & (np.sign(diff) == np.sign(truth))
+            ok = (np.abs(diff) > z * se) & (np.sign(diff) == np.sign(truth)) & (not est.separated)
             each[g] += ok
             every[g] += ok.all()
             top[g] += ok[:k].all()

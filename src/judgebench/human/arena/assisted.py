@@ -222,6 +222,10 @@ def assisted_section(table: pd.DataFrame, run: Path, dimension: str, elo: dict[s
     c = elo_contrasts(m, u.models.index(anchor) if anchor in u.models else None)
     x, xu = bt_design(u.a, u.b, m), bt_design(u.au, u.bu, m)
     human = classical_logistic(x, u.y)
+    if human.separated:
+        raise JudgebenchError(f"judge-assisted ratings: the {len(u.y)} labelled pairs separate the models (every vote "
+                              "between some of them goes one way), so the votes alone give no finite rating and "
+                              "no interval to rectify; more voted pairs are needed (raise --label-share)")
     judge = classical_logistic(np.vstack([x, xu]), np.concatenate([u.f, u.fu]))
     out: dict[str, Any] = {"judge": jp.judge, "run": str(run), "counts": u.counts,
                            "anchor_model": anchor if anchor in u.models else None,
