@@ -153,3 +153,39 @@ def test_labelled_pairs_that_separate_the_models_are_refused_not_rated(tmp_path,
                  "1", "--judge-run", str(judge_run), "--label-share", "0.005", "--no-plots"])
     err = capsys.readouterr().err
     assert code == 2 and "labelled pairs separate the models" in err and err.count("\n") == 1, err
+
+
+def test_models_ordered_without_an_upset_are_named(tmp_path, capsys):
+    """m1 won all 6 of its battles against m2, and m2 and m3 split theirs: Bradley-Terry has no finite estimate for
+    m1 (its rating, 2,500 points above the others with a bootstrap interval, was the regularisation's, with no
+    word of it). The groups are named best first, in arena.json, the warning and arena.md; the demo has none."""
+    rows = [{"pair_id": f"p{i}", "annotator": f"u{i % 3}", "choice": "A", "model_a": "m1", "model_b": "m2"}
+            for i in range(6)]
+    rows += [{"pair_id": f"q{i}", "annotator": f"u{i % 3}", "choice": "AB"[i % 2], "model_a": "m2", "model_b": "m3"}
+             for i in range(6)]
+    votes = tmp_path / "votes.jsonl"
+    votes.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["arena", str(votes), "--output-dir", str(tmp_path / "a"), "--no-plots", "--n-resamples", "0"]) == 0
+    err = capsys.readouterr().err
+    assert "the votes order some models without an upset ({m1} > {m2, m3})" in err
+    assert json.loads((tmp_path / "a" / "arena.json").read_text())["unbeaten_groups"] == [["m1"], ["m2", "m3"]]
+    assert "without an upset" in (tmp_path / "a" / "arena.md").read_text()
+    assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "d"), "--no-plots", "--n-resamples", "0"]) == 0
+    assert "upset" not in capsys.readouterr().err
+    assert json.loads((tmp_path / "d" / "arena.json").read_text())["unbeaten_groups"] == []
+
+
+def test_a_cycle_of_wins_is_not_an_order_and_a_tie_links_both_ways():
+    """m1 beat m2, m2 beat m3, m3 beat m1: every model took a point from every other through the cycle, so the
+    estimate is finite (no group). A tie gives each side half a point: m4 tying m5 is no order either, while m6 losing
+    every battle to them is its own group."""
+    import pandas as pd
+
+    from judgebench.human.arena.battles import unbeaten_groups
+
+    def table(rows: list[tuple[str, str, float]]) -> pd.DataFrame:
+        return pd.DataFrame({"model_a": [r[0] for r in rows], "model_b": [r[1] for r in rows],
+                             "outcome": [r[2] for r in rows]})
+
+    assert unbeaten_groups(table([("m1", "m2", 1.0), ("m2", "m3", 1.0), ("m3", "m1", 1.0)])) == []
+    assert unbeaten_groups(table([("m4", "m5", 0.5), ("m6", "m4", 0.0), ("m5", "m6", 1.0)])) == [["m4", "m5"], ["m6"]]

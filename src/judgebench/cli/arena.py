@@ -272,6 +272,12 @@ def arena_warnings(summary: dict[str, Any], listed_out: Sequence[str] = ()) -> l
     if absent:
         shown = ", ".join(map(term_text, absent[:5])) + (", ..." if len(absent) > 5 else "")
         lines.append(f"--exclude-annotators: {len(absent)} listed annotators cast no vote here: {shown}")
+    unbeaten = summary.get("unbeaten_groups") or []
+    if unbeaten:
+        shown = " > ".join("{" + ", ".join(map(term_text, g[:5])) + (", ..." if len(g) > 5 else "") + "}" for g in unbeaten[:6])
+        lines.append(f"the votes order some models without an upset ({shown}{' ...' if len(unbeaten) > 6 else ''}): a "
+                     "group that won, or lost, every battle against another has no finite rating; the gaps between "
+                     "these groups and their intervals are the regularisation's, not the votes'")
     groups = summary.get("comparison_groups") or []
     if len(groups) > 1:
         shown = "; ".join("{" + ", ".join(map(term_text, g[:5])) + (", ..." if len(g) > 5 else "") + "}" for g in groups[:5])

@@ -17,7 +17,7 @@ from judgebench.human.arena.assisted import (
     mean_judge,
     read_judge_pairs,
 )
-from judgebench.human.arena.battles import Battles, comparison_groups, make_battles
+from judgebench.human.arena.battles import Battles, comparison_groups, make_battles, unbeaten_groups
 from judgebench.human.arena.coded import Coded
 from judgebench.human.arena.compare import judge_agreement, robustness
 from judgebench.human.arena.defaults import DEFAULT_ALPHA, DEFAULT_REPEATS, TOP_K
@@ -89,6 +89,7 @@ def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: Are
                    "annotators": _voters(battles), "pairs": _distinct(codes.pairs),
                    "dropped": battles.dropped},
         "comparison_groups": groups if len(groups) > 1 else [],  # disconnected: ranks across groups mean nothing
+        "unbeaten_groups": _best_first(unbeaten_groups(table, codes, groups), ratings),  # ratings across them: the regularisation's
         "ratings": ratings,
         "style_control": style,
         "slices": slice_sections(table, battles.slice_keys, opts.fit, codes),
@@ -122,6 +123,12 @@ def _assisted(table: pd.DataFrame, path: Path, dimension: str, opts: ArenaOption
         if opts.label_share is not None or opts.strata is not None:
             raise
         return {"judge": jp.judge, "run": str(path), "assisted": None, "skipped": str(exc)}, None
+
+
+def _best_first(groups: list[list[str]], ratings: list[dict[str, Any]]) -> list[list[str]]:
+    """Groups of models ordered by their best rating, highest first."""
+    rating = {row["model"]: row["rating"] for row in ratings}
+    return sorted(groups, key=lambda g: -max(rating.get(m, -math.inf) for m in g))
 
 
 def _voters(battles: Battles) -> int:

@@ -122,6 +122,15 @@ def _group_warning(groups: list[list[str]]) -> list[str]:
             "groups are not comparable.", ""]
 
 
+def _unbeaten_warning(groups: list[list[str]]) -> list[str]:
+    if not groups:
+        return []
+    shown = " > ".join("{" + md_text(", ".join(g)) + "}" for g in groups)
+    return [f"Warning: the votes order some models without an upset ({shown}): a group that won, or lost, every "
+            "battle against another has no finite rating; the gaps between these groups and their intervals are "
+            "the regularisation's, not the votes'.", ""]
+
+
 def markdown(s: dict[str, Any]) -> str:
     c, n = s["config"], s["counts"]
     lines = [f"# Arena: model ratings from votes ({md_text(c['source'])})", "",
@@ -131,7 +140,7 @@ def markdown(s: dict[str, Any]) -> str:
              f"{'anchor ' + md_text(c['anchor_model']) if c['anchor_model'] else 'mean'} = {c['anchor_rating']:g}.",
              f"Dropped votes: {md_text(n['dropped']) if n['dropped'] else 'none'}. Excluded annotators: "
              f"{md_text(', '.join(map(str, c['excluded_annotators']))) if c['excluded_annotators'] else 'none'}.", "",
-             *_group_warning(s.get("comparison_groups") or []),
+             *_group_warning(s.get("comparison_groups") or []), *_unbeaten_warning(s.get("unbeaten_groups") or []),
              "| rank | model | rating [95% CI] | battles | W/T/L |", "|---|---|---|---|---|"]
     lines += [f"| {r['rank']} | {md_cell(r['model'])} | {_ci(r)} | {r['battles']} | {r['wins']}/{r['ties']}/{r['losses']} |"
               for r in s["ratings"]]
