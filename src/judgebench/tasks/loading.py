@@ -265,8 +265,8 @@ def check_local_file(path: Path, block: int = 1 << 20) -> None:
 
 
 def _refuse_non_finite(path: Path) -> None:
-    """A NaN or Infinity given as a value in a JSON (Lines) data file, named with its line and field (the text
-    "NaN" inside a string is no such value: only the lines holding the bytes are parsed)."""
+    """A NaN or Infinity given as a value in a JSON (Lines) data file, refused naming its line (the text "NaN"
+    inside a string is no such value: only the lines holding those bytes are parsed)."""
     import json
 
     def refuse(name: str) -> float:
