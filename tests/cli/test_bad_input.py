@@ -370,7 +370,9 @@ def test_a_dimension_the_task_lacks_is_refused(tmp_path, capsys):
         ("{{ question + 1 }}", "cannot render template (TypeError"),
         ("{{ cycler.__init__.__globals__.os.system('true') }}", "cannot render template (SecurityError"),
         # found when the template is read, before any call (a later judge's had been found at its turn, paid)
-        ("{{ question | nofilter }}", "key 'user' line 1: No filter named 'nofilter'"),
+        ("{{ question | nofilter }}", "key 'user' line 1: no filter named 'nofilter'"),
+        ("{% if allow_tie is notatest %}x{% endif %}", "key 'user' line 1: no test named 'notatest'"),
+        ("{% if allow_tie %}{{ question | nofilter }}{% endif %}", "key 'user' line 1: no filter named 'nofilter'"),
     ],
 )
 def test_a_hostile_or_broken_template_is_one_line(tmp_path, capsys, template, says):
@@ -570,6 +572,13 @@ def test_a_nan_vote_is_refused_not_read_as_a_missing_label(tmp_path, capsys, ext
                  "--output-path", str(tmp_path / "out"), "--quiet", *extra])
     err = capsys.readouterr().err
     assert code == 2 and err == f"judgebench: error: {data}:2: NaN is not a JSON value (a label or number must be given, or null for none)\n"
+    # the same lines in a .json file (`datasets` reads JSON Lines from one) and in a dataset folder
+    for path, given in ((tmp_path / "nan.json", tmp_path / "nan.json"), (tmp_path / "folder" / "train.jsonl", tmp_path / "folder")):
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(data.read_bytes())
+        code = main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--dataset-path", str(given),
+                     "--output-path", str(tmp_path / "out"), "--quiet", *extra])
+        assert code == 2 and f"{path}:2: NaN is not a JSON value" in capsys.readouterr().err
     rows[1]["vote"] = "B"
     write_jsonl(data, rows)
     assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--dataset-path", str(data),

@@ -258,15 +258,19 @@ def load_prompt(name_or_path: str, task_folder: Path | None = None) -> PromptTem
 
 
 def _check_template(path: Path, part: str, text: Any) -> None:
-    """Parse and compile one part; a syntax error, an unknown filter or test, or a tag that would load another
-    file, is one line (at load: before any call)."""
+    """Parse one part; a syntax error, a filter or test of no such name (jinja2 finds some only when the branch
+    holding them renders: after the calls of an earlier judge), or a tag that would load another file, is one
+    line (at load: before any call)."""
     if not isinstance(text, str):
         raise JudgebenchError(f"{path}: key '{part}' must be text")
     try:
         tree = _ENV.parse(text)
-        _ENV.compile(tree)  # code generation finds what parsing leaves: a filter or test of no such name
     except jinja2.TemplateSyntaxError as exc:
         raise JudgebenchError(f"{path}: key '{part}' line {exc.lineno}: {exc.message}") from None
+    for node in tree.find_all((nodes.Filter, nodes.Test)):
+        known, kind = (_ENV.filters, "filter") if isinstance(node, nodes.Filter) else (_ENV.tests, "test")
+        if node.name not in known:
+            raise JudgebenchError(f"{path}: key '{part}' line {node.lineno}: no {kind} named '{node.name}'")
     for node in tree.find_all((nodes.Include, nodes.Import, nodes.FromImport, nodes.Extends)):
         tag = type(node).__name__.lower()
         raise JudgebenchError(f"{path}: key '{part}' line {node.lineno}: '{tag}' is not allowed (a template is one file)")

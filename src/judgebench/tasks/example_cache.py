@@ -33,7 +33,7 @@ from typing import Any
 from judgebench.core.files import regular_text, write_atomic
 from judgebench.core.version import __version__
 
-FORMAT = 2  # bump when what is stored changes, or what a load checks first (2: NaN / Infinity values refused)
+FORMAT = 3  # bump when what is stored changes, or what a load checks first (2, 3: NaN / Infinity values refused)
 MAX_FILE_BYTES = 64 << 20  # larger files stream from datasets' own Arrow cache (stream_load.py), never held as rows
 
 Rows = tuple[list[dict[str, Any]], list[str], "str | None"]  # rows, column names, resolved Hub revision

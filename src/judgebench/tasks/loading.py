@@ -18,7 +18,7 @@ from typing import Any
 from judgebench.core.background import no_tqdm_monitor
 from judgebench.core.bulk import trusted, trusts
 from judgebench.core.errors import JudgebenchError, one_line
-from judgebench.core.files import MAX_JSON_NESTING, open_regular, read_json_objects, too_deep
+from judgebench.core.files import MAX_JSON_NESTING, open_regular, read_json_objects, regular_bytes, too_deep
 from judgebench.core.records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
 from judgebench.tasks.cell_types import csv_options, csv_variant, keep_cell_types
 from judgebench.tasks.example_cache import load_rows
@@ -190,6 +190,9 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
                 diagnose_local_file(local)  # raises with file and line when it can say what is wrong
                 raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None
         if local.is_dir():
+            for data_file in sorted(local.rglob("*")):  # the JSON files `datasets` may take from the folder
+                if data_file.suffix.lower() in (".json", ".jsonl") and data_file.is_file():
+                    check_local_file(data_file)
             return datasets.load_dataset(str(local), split=split), None
         if local.exists():  # a FIFO or device: `datasets` would wait on it
             raise JudgebenchError(f"{source}: not a regular file")
@@ -267,25 +270,29 @@ def check_local_file(path: Path, block: int = 1 << 20) -> None:
 def _refuse_non_finite(path: Path) -> None:
     """A NaN or Infinity given as a value in a JSON (Lines) data file, refused naming its line (the text "NaN"
     inside a string is no such value: only the lines holding those bytes are parsed)."""
+    with open_regular(path, "rb") as handle:  # line by line: JSON Lines, whatever the suffix (`datasets` reads
+        for number, raw in enumerate(handle, start=1):  # JSON Lines from a .json file too)
+            if any(token in raw for token in NON_FINITE):
+                _refuse_constant(raw, f"{path}:{number}")
+    if path.suffix.lower() == ".json":  # one document over many lines (a pretty-printed array): its lines are no JSON
+        _refuse_constant(regular_bytes(path), str(path))
+
+
+def _refuse_constant(text: bytes, where: str) -> None:
+    """Raise when `text`, read as JSON, holds NaN or Infinity; anything else it may be is left to the reader."""
     import json
 
     def refuse(name: str) -> float:
         raise ValueError(name)
 
-    with open_regular(path, "rb") as handle:
-        lines = [handle.read()] if path.suffix.lower() == ".json" else handle
-        for number, raw in enumerate(lines, start=1):
-            if not any(token in raw for token in NON_FINITE):
-                continue
-            try:
-                json.loads(raw, parse_constant=refuse)
-            except ValueError as exc:
-                if str(exc) in ("NaN", "Infinity", "-Infinity"):
-                    where = f"{path}:{number}" if path.suffix.lower() == ".jsonl" else str(path)
-                    raise JudgebenchError(f"{where}: {exc} is not a JSON value (a label or number must be given, "
-                                          "or null for none)") from None
-            except RecursionError:
-                continue  # nested too deeply: refused by the check above or by the reader, in its words
+    try:
+        json.loads(text, parse_constant=refuse)
+    except ValueError as exc:
+        if str(exc) in ("NaN", "Infinity", "-Infinity"):
+            raise JudgebenchError(f"{where}: {exc} is not a JSON value (a label or number must be given, or null "
+                                  "for none)") from None
+    except RecursionError:
+        pass  # nested too deeply: refused by the check above or by the reader, in its words
 
 
 def diagnose_local_file(path: Path) -> None:
