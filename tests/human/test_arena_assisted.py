@@ -168,7 +168,7 @@ def test_models_ordered_without_an_upset_are_named(tmp_path, capsys):
     assert main(["arena", str(votes), "--output-dir", str(tmp_path / "a"), "--no-plots", "--n-resamples", "0"]) == 0
     err = capsys.readouterr().err
     assert "the votes order some models without an upset ({m1} > {m2, m3})" in err
-    assert json.loads((tmp_path / "a" / "arena.json").read_text())["unbeaten_groups"] == [["m1"], ["m2", "m3"]]
+    assert json.loads((tmp_path / "a" / "arena.json").read_text())["unbeaten_groups"] == [[["m1"], ["m2", "m3"]]]
     assert "without an upset" in (tmp_path / "a" / "arena.md").read_text()
     assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "d"), "--no-plots", "--n-resamples", "0"]) == 0
     assert "upset" not in capsys.readouterr().err
@@ -177,15 +177,19 @@ def test_models_ordered_without_an_upset_are_named(tmp_path, capsys):
 
 def test_a_cycle_of_wins_is_not_an_order_and_a_tie_links_both_ways():
     """m1 beat m2, m2 beat m3, m3 beat m1: every model took a point from every other through the cycle, so the
-    estimate is finite (no group). A tie gives each side half a point: m4 tying m5 is no order either, while m6 losing
-    every battle to them is its own group."""
+    estimate is finite (no order). A tie gives each side half a point: m4 tying m5 is no order either, while m6
+    losing every battle to them is below them. Groups no battle connects are ordered apart (an outside attack saw
+    {C} > {A, B} > {D} for C and D never compared with A or B)."""
     import pandas as pd
 
     from judgebench.human.arena.battles import unbeaten_groups
+    from judgebench.human.arena.coded import Coded
 
-    def table(rows: list[tuple[str, str, float]]) -> pd.DataFrame:
-        return pd.DataFrame({"model_a": [r[0] for r in rows], "model_b": [r[1] for r in rows],
-                             "outcome": [r[2] for r in rows]})
+    def orders(rows: list[tuple[str, str, float]]) -> list[list[list[str]]]:
+        table = pd.DataFrame({"model_a": [r[0] for r in rows], "model_b": [r[1] for r in rows],
+                              "outcome": [r[2] for r in rows]})
+        return sorted(sorted(order) for order in unbeaten_groups(Coded(table)))
 
-    assert unbeaten_groups(table([("m1", "m2", 1.0), ("m2", "m3", 1.0), ("m3", "m1", 1.0)])) == []
-    assert unbeaten_groups(table([("m4", "m5", 0.5), ("m6", "m4", 0.0), ("m5", "m6", 1.0)])) == [["m4", "m5"], ["m6"]]
+    assert orders([("m1", "m2", 1.0), ("m2", "m3", 1.0), ("m3", "m1", 1.0)]) == []
+    assert orders([("m4", "m5", 0.5), ("m6", "m4", 0.0), ("m5", "m6", 1.0)]) == [[["m4", "m5"], ["m6"]]]
+    assert orders([("A", "B", 1.0), ("C", "D", 1.0)]) == [[["A"], ["B"]], [["C"], ["D"]]]

@@ -274,10 +274,11 @@ def arena_warnings(summary: dict[str, Any], listed_out: Sequence[str] = ()) -> l
         lines.append(f"--exclude-annotators: {len(absent)} listed annotators cast no vote here: {shown}")
     unbeaten = summary.get("unbeaten_groups") or []
     if unbeaten:
-        shown = " > ".join("{" + ", ".join(map(term_text, g[:5])) + (", ..." if len(g) > 5 else "") + "}" for g in unbeaten[:6])
-        lines.append(f"the votes order some models without an upset ({shown}{' ...' if len(unbeaten) > 6 else ''}): a "
-                     "group that won, or lost, every battle against another has no finite rating; the gaps between "
-                     "these groups and their intervals are the regularisation's, not the votes'")
+        from judgebench.human.arena.write import shown_orders
+
+        lines.append(f"the votes order some models without an upset ({shown_orders(unbeaten, term_text)}): a group "
+                     "that won, or lost, every battle against another has no finite rating; the gaps between these "
+                     "groups and their intervals are the regularisation's, not the votes'")
     groups = summary.get("comparison_groups") or []
     if len(groups) > 1:
         shown = "; ".join("{" + ", ".join(map(term_text, g[:5])) + (", ..." if len(g) > 5 else "") + "}" for g in groups[:5])
@@ -298,9 +299,10 @@ def cmd_arena(args: argparse.Namespace) -> int:
         raise JudgebenchError(f"--alpha {args.alpha}: must be between 0 and 1 (exclusive)")
     # the plots' child, forked while this process is small: it imports matplotlib now, draws at the end
     with nullcontext() if args.no_plots else prepared(draw, warm=import_plotting) as plotter:
-        # the computation's and outputs' imports (scipy's stats and optimize among them) in a thread, while
-        preload.need_later("judgebench.human.arena.write", "scipy.optimize", "scipy.stats")  # Arrow reads the votes without
-        preload.start()  # the GIL (preload.py)
+        # the computation's and outputs' imports (scipy's stats, optimize and csgraph among them) in a thread,
+        # while Arrow reads the votes without the GIL (preload.py)
+        preload.need_later("judgebench.human.arena.write", "scipy.optimize", "scipy.stats", "scipy.sparse.csgraph")
+        preload.start()
         result = arena(args)
         release_free_memory()  # the computation's pages: the plots' child peaks next (allocator.py)
         from judgebench.human.arena.write import write_outputs

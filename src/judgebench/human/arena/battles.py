@@ -257,76 +257,37 @@ def comparison_groups(table: pd.DataFrame, coded: Coded | None = None) -> list[l
     return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g))
 
 
-def unbeaten_groups(table: pd.DataFrame, coded: Coded | None = None,
-                    groups: list[list[str]] | None = None) -> list[list[str]]:
-    """The models split into groups the votes order without an upset, when they do: the strongly connected
-    components of the graph with an edge from a model to each one it took a point from (a win, or half of a tie);
-    more than one among models the battles connect means some group won every battle against some other (or
-    lost every one), and Bradley-Terry has no finite estimate: the ratings across them are the regularisation's
-    (Zermelo's condition). Empty when every connected group is one component; else every component (each sorted).
-    `groups`: the table's comparison_groups, when known."""
-    coded = coded if coded is not None else Coded(table)
-    lo, hi, _, names = coded.canonical()
+def unbeaten_groups(coded: Coded) -> list[list[list[str]]]:
+    """Models the votes order without an upset, per group of models the battles connect: the strongly connected
+    components of the graph with an edge from a model to each one it took a point from (a win, or half of a tie).
+    More than one in a connected group means some of its models won every battle against others of it (or lost
+    every one), and Bradley-Terry has no finite estimate: the gaps between those components are the
+    regularisation's (Zermelo's condition). One list per such connected group, of its components (each sorted;
+    `build` orders them best first); empty when there is none."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    names = coded.canonical()[3]
     n = len(names)
-    if n < 2:
-        return []
     cells, space = coded.cells, n * n * len(OUTCOMES)  # (lo * n + hi) * 3 + outcome index for lo: 0 loss, 1 tie, 2 win
-    if space <= max(4 * len(cells), 1 << 20):  # the cells present, by counting (np.unique sorts them: 0.15 s at 2M)
+    if space <= max(4 * len(cells), 1 << 20):  # the cells present, by counting
         cells = np.flatnonzero(np.bincount(cells, minlength=space))
-    else:
-        cells = np.unique(cells)
+    else:  # by sorting (np.unique's hashing took 0.7 s at 2,000,000 votes over 3,000 models)
+        cells = np.sort(cells)
+        cells = cells[np.r_[True, cells[1:] != cells[:-1]]]
     pair, index = np.divmod(cells, len(OUTCOMES))
-    first, second = np.divmod(pair, n)
-    forward, backward = index > 0, index < 2  # lo took a point from hi; hi took one from lo
-    edges = set(zip(np.concatenate([first[forward], second[backward]]).tolist(),
-                    np.concatenate([second[forward], first[backward]]).tolist()))
-    strong = _strong_components(sorted({m for edge in edges for m in edge}), edges)
-    weak = groups if groups is not None else comparison_groups(table, coded)
-    if len(strong) == len(weak):  # one component per connected group
-        return []
-    return sorted(sorted(str(names[m]) for m in component) for component in strong)
-
-
-def _strong_components(nodes: list[int], edges: set[tuple[int, int]]) -> list[list[int]]:
-    """The strongly connected components of a directed graph (Kosaraju: finishing order by a depth-first search,
-    then searches on the reversed edges in reverse finishing order; iterative, no recursion limit)."""
-    out: dict[int, list[int]] = {node: [] for node in nodes}
-    into: dict[int, list[int]] = {node: [] for node in nodes}
-    for a, b in edges:
-        out[a].append(b)
-        into[b].append(a)
-    order: list[int] = []
-    seen: set[int] = set()
-    for start in nodes:
-        if start in seen:
-            continue
-        seen.add(start)
-        stack = [(start, iter(out[start]))]
-        while stack:
-            node, following = stack[-1]
-            step = next((m for m in following if m not in seen), None)
-            if step is None:
-                order.append(node)
-                stack.pop()
-            else:
-                seen.add(step)
-                stack.append((step, iter(out[step])))
-    components: list[list[int]] = []
-    placed: set[int] = set()
-    for start in reversed(order):
-        if start in placed:
-            continue
-        placed.add(start)
-        component, stack = [], [start]
-        while stack:
-            node = stack.pop()
-            component.append(node)
-            for m in into[node]:
-                if m not in placed:
-                    placed.add(m)
-                    stack.append(m)
-        components.append(component)
-    return components
+    first, second = np.divmod(pair, max(n, 1))
+    took = np.concatenate([first[index > 0], second[index < 2]])  # lo took a point from hi; hi took one from lo
+    given = np.concatenate([second[index > 0], first[index < 2]])
+    graph = csr_matrix((np.ones(len(took)), (took, given)), shape=(n, n))
+    weak = connected_components(graph, directed=True, connection="weak")[1]
+    strong = connected_components(graph, directed=True, connection="strong")[1]
+    present = np.zeros(n, dtype=bool)
+    present[first] = present[second] = True
+    orders: dict[int, dict[int, list[str]]] = {}
+    for model in np.flatnonzero(present).tolist():
+        orders.setdefault(int(weak[model]), {}).setdefault(int(strong[model]), []).append(str(names[model]))
+    return [[sorted(c) for c in components.values()] for components in orders.values() if len(components) > 1]
 
 
 def _distinct_pairs(coded: Coded) -> list[tuple[str, str]]:

@@ -89,7 +89,7 @@ def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: Are
                    "annotators": _voters(battles), "pairs": _distinct(codes.pairs),
                    "dropped": battles.dropped},
         "comparison_groups": groups if len(groups) > 1 else [],  # disconnected: ranks across groups mean nothing
-        "unbeaten_groups": _best_first(unbeaten_groups(table, codes, groups), ratings),  # ratings across them: the regularisation's
+        "unbeaten_groups": _best_first(unbeaten_groups(codes), ratings),  # gaps between them: the regularisation's
         "ratings": ratings,
         "style_control": style,
         "slices": slice_sections(table, battles.slice_keys, opts.fit, codes),
@@ -125,10 +125,12 @@ def _assisted(table: pd.DataFrame, path: Path, dimension: str, opts: ArenaOption
         return {"judge": jp.judge, "run": str(path), "assisted": None, "skipped": str(exc)}, None
 
 
-def _best_first(groups: list[list[str]], ratings: list[dict[str, Any]]) -> list[list[str]]:
-    """Groups of models ordered by their best rating, highest first."""
+def _best_first(orders: list[list[list[str]]], ratings: list[dict[str, Any]]) -> list[list[list[str]]]:
+    """Each order's groups of models by their best rating, highest first; the orders by their best group."""
     rating = {row["model"]: row["rating"] for row in ratings}
-    return sorted(groups, key=lambda g: -max(rating.get(m, -math.inf) for m in g))
+    best = lambda group: -max(rating.get(m, -math.inf) for m in group)  # noqa: E731
+    ranked = [sorted(order, key=best) for order in orders]
+    return sorted(ranked, key=lambda order: best(order[0]))
 
 
 def _voters(battles: Battles) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -122,13 +123,24 @@ def _group_warning(groups: list[list[str]]) -> list[str]:
             "groups are not comparable.", ""]
 
 
-def _unbeaten_warning(groups: list[list[str]]) -> list[str]:
-    if not groups:
+def shown_orders(orders: list[list[list[str]]], text: Callable[[str], str]) -> str:
+    """`{a} > {b, c}; {d} > {e}`: at most 5 orders of 6 groups of 5 models each, `text` escaping each name."""
+
+    def group(models: list[str]) -> str:
+        return "{" + ", ".join(map(text, models[:5])) + (", ..." if len(models) > 5 else "") + "}"
+
+    def order(groups: list[list[str]]) -> str:
+        return " > ".join(map(group, groups[:6])) + (" > ..." if len(groups) > 6 else "")
+
+    return "; ".join(map(order, orders[:5])) + ("; ..." if len(orders) > 5 else "")
+
+
+def _unbeaten_warning(orders: list[list[list[str]]]) -> list[str]:
+    if not orders:
         return []
-    shown = " > ".join("{" + md_text(", ".join(g)) + "}" for g in groups)
-    return [f"Warning: the votes order some models without an upset ({shown}): a group that won, or lost, every "
-            "battle against another has no finite rating; the gaps between these groups and their intervals are "
-            "the regularisation's, not the votes'.", ""]
+    return [f"Warning: the votes order some models without an upset ({shown_orders(orders, md_text)}): a group "
+            "that won, or lost, every battle against another has no finite rating; the gaps between these groups "
+            "and their intervals are the regularisation's, not the votes'.", ""]
 
 
 def markdown(s: dict[str, Any]) -> str:
