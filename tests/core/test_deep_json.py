@@ -128,3 +128,18 @@ def test_an_integer_past_64_bits_in_the_data_names_its_line_and_key(tmp_path: Pa
                  "--output-path", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err.strip() == (f"judgebench: error: {data}:3: 'vote' is an integer of 51 digits, past 64 "
                                                "bits (Arrow's reader takes no larger one)")
+
+
+def test_a_number_past_a_floats_range_in_the_data_names_its_line_and_key(tmp_path: Path, capsys) -> None:
+    """`1e999` is a JSON number no float holds (Python reads it as infinity): it was `cannot load
+    (DatasetGenerationError ...)` with no line (a third attack)."""
+    from judgebench.cli.main import main
+
+    rows = [sci_row(i, vote="A") for i in range(4)]
+    data = write_jsonl(tmp_path / "data.jsonl", rows)
+    lines = data.read_text().splitlines()
+    lines[1] = lines[1][:-1] + ', "score": 1e999}'
+    data.write_text("\n".join(lines) + "\n")
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--dataset-path", str(data),
+                 "--output-path", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.strip() == f"judgebench: error: {data}:2: 'score' is a number too large for a float"

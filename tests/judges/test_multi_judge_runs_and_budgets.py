@@ -258,6 +258,7 @@ def test_a_reask_chain_resumed_from_the_cache_counts_only_its_new_answers_as_pai
     with FakeOpenAIServer(Behaviour(script=("malformed",), answer="[[A]]")) as server:
         run_once("first")
         first_calls = server.stats().total
+        capsys.readouterr()
         run_once("second", "--reask", "1")
         second_calls = server.stats().total - first_calls
     assert first_calls == second_calls == 6
@@ -271,5 +272,8 @@ def test_a_reask_chain_resumed_from_the_cache_counts_only_its_new_answers_as_pai
     usage = json.loads((tmp_path / "second" / "results.json").read_text())["usage"]
     first_cost = json.loads((tmp_path / "first" / "results.json").read_text())["usage"]["cost_usd"]
     assert usage["cached_cost_usd"] == pytest.approx(first_cost) and usage["cached_calls"] == 0
+    assert usage["resumed_calls"] == 6
+    assert (f"(of it ${first_cost:.4f} for the earlier answers of 6 re-asks resumed from the cache, not paid again)"
+            in capsys.readouterr().out)
     assert new_spend(tmp_path / "second") == pytest.approx(usage["cost_usd"] - first_cost)
     assert new_spend(tmp_path / "first") == pytest.approx(first_cost)

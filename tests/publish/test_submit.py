@@ -150,6 +150,14 @@ def test_edited_metric_is_rejected(honest, tmp_path):
     rejected(run, "metrics", "metrics.overall.accuracy.value", "recomputed from the samples")
 
 
+def test_a_paid_before_part_larger_than_the_cost_is_rejected(honest, tmp_path):
+    """`cached_cost_usd` is the part of `cost_usd` an earlier run paid: more than the cost (an outside attack set it
+    to 50 times the cost, and submit printed "of it $12,917.90 not paid again" of a $258 run) is refused."""
+    run = tampered(honest, tmp_path)
+    edit_samples(run, lambda rows: rows[0].update(cost_usd=0.002, cached_cost_usd=0.1))
+    rejected(run, "metrics", "cached_cost_usd 0.1 is more than its cost_usd 0.002")
+
+
 def test_a_run_with_unlabelled_examples_is_rejected_as_such(tmp_path):
     """A run made with --judge-unlabelled judged data that is not the task's labelled data: named as such, not a
     failure to reload the data."""

@@ -78,12 +78,13 @@ def format_usage(usage: Any) -> str | None:
         cost = f"cost ${usage.cost_usd:.4f}"
     else:
         cost = f"cost unknown ({usage.unpriced_calls} calls unpriced; give a price: docs/guide/cost-and-reasoning.md)"
-    cached = getattr(usage, "cached_calls", None)
+    cached, resumed = getattr(usage, "cached_calls", None), getattr(usage, "resumed_calls", None)
     earlier = usage.cached_cost_usd if usage.cost_usd is not None else None
-    if earlier and not cached:  # re-ask chains resumed from the cache: their earlier answers were paid before
-        cost += f" (of it ${earlier:.4f} for the earlier answers of re-asks resumed from the cache, not paid again)"
-    elif cached and earlier is not None:
-        cost += f" (of it ${earlier:.4f} for {cached} answers from the cache, not paid again)"
+    what = " and ".join(part for part in (f"{cached} answers from the cache" if cached else "",
+                                          f"the earlier answers of {resumed} re-asks resumed from "
+                                          f"{'it' if cached else 'the cache'}" if resumed else "") if part)
+    if what and earlier is not None:
+        cost += f" (of it ${earlier:.4f} for {what}, not paid again)"
     elif cached:
         cost += f" ({cached} answers from the cache, not paid again)"
     return f"  tokens {usage.tokens_in:,} in / {usage.tokens_out:,} out; {cost}"

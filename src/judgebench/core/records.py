@@ -361,6 +361,7 @@ class Usage(Strict):
     cached_calls: int | None = Field(None, ge=0)  # of the calls summed above, answered from the cache (None: older runs, which left them out)
     cached_cost_usd: Amount | None = None  # the recorded cost of those cached answers, and of the answers a re-ask chain
     # resumed from the cache had before (not paid again)
+    resumed_calls: int | None = Field(None, ge=1)  # calls that resumed a re-ask chain from the cache (None: none)
 
 
 class MemberFigures(Strict):

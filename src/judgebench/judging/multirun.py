@@ -162,7 +162,7 @@ def new_spend(run_dir: Path) -> float:
         path = run_dir / name
         if path.exists():
             rows = (row for _, row in read_json_objects(path))
-            total += sum(float(row.get("cost_usd") or 0.0) - float(row.get("cached_cost_usd") or 0.0)
+            total += sum(max(0.0, float(row.get("cost_usd") or 0.0) - float(row.get("cached_cost_usd") or 0.0))
                          for row in rows if not row.get("cached"))
     return total
 

@@ -345,6 +345,11 @@ def _check_metrics(result: RunResult, records: list[JudgmentRecord], spec: TaskS
             f"intervals from {resamples} bootstrap resamples; the leaderboard needs at least {MIN_RESAMPLES} "
             f"(re-score with `judgebench score RUN_DIR --bootstrap {MIN_RESAMPLES}`)",
         )
+    for record in records:  # the part of a cost paid before is part of it
+        earlier, cost = record.cached_cost_usd, record.cost_usd
+        if earlier is not None and (cost is None or earlier > cost * (1 + 1e-9)):
+            raise Rejected("metrics", f"{_key((record.example_id, record.dimension, record.order))}: cached_cost_usd "
+                                      f"{earlier:g} is more than its cost_usd {cost}")
     recomputed = score(records, result.config, spec, n_examples=result.counts.examples)
     claimed = result.model_dump(mode="json", exclude={"config", "stability"})  # --repeats figures: not verified
     fresh = recomputed.model_dump(mode="json", exclude={"config", "stability"})

@@ -89,7 +89,7 @@ def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) 
     """Usage from every call (each its records; cached ones counted and told apart) and every call's served model."""
     t_in = t_out = with_tokens = priced = unpriced = 0
     cost = cached_cost = 0.0
-    cached_calls = 0
+    cached_calls = resumed = 0
     latencies = []
     for group in live:
         cached = any(x.cached for x in group)
@@ -110,11 +110,12 @@ def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) 
         if cost_r is not None:
             priced += 1
             cost += cost_r
-            cached_cost += cost_r if cached else (earlier or 0.0)  # a resumed chain: its earlier answers
+            cached_cost += cost_r if cached else min(earlier or 0.0, cost_r)  # a resumed chain: its earlier answers
         elif replied:
             unpriced += 1
         latencies.append(latency)
         cached_calls += cached
+        resumed += not cached and bool(earlier)
     total_cost = None if unpriced else cost
     per_100 = 100 * total_cost / len(live) if live and total_cost is not None else None
     check_cost_sums(total_cost, per_100)
@@ -136,6 +137,7 @@ def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) 
         served_models=dict(sorted(served.items())),
         cached_calls=cached_calls,
         cached_cost_usd=None if total_cost is None else cached_cost,
+        resumed_calls=resumed or None,
     )
 
 

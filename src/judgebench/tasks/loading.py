@@ -8,6 +8,7 @@ non-UTF-8 or malformed JSON Lines file. The bundled demo splits are read without
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -306,6 +307,8 @@ def diagnose_local_file(path: Path) -> None:
                 if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
                     raise JudgebenchError(f"{path}:{number}: '{one_line(key, 80)}' is an integer of {len(str(abs(value)))} "
                                           "digits, past 64 bits (Arrow's reader takes no larger one)")
+                if isinstance(value, float) and not math.isfinite(value):  # 1e999: JSON's number, no float's
+                    raise JudgebenchError(f"{path}:{number}: '{one_line(key, 80)}' is a number too large for a float")
     elif suffix == ".csv":
         import csv
 
