@@ -370,3 +370,16 @@ def test_a_weight_or_penalty_that_is_no_finite_non_negative_number_is_refused(ba
         fit_bt((["x", "y"], ["y", "x"], [1.0, 0.0]), **bad)
     with pytest.raises(NumericError):
         bootstrap_bt((["x", "y"], ["y", "x"], [1.0, 0.0]), n_resamples=5, **bad)
+
+
+def test_unbeaten_orders_is_zermelos_condition():
+    """Took-a-point edges (winner, loser; a tie gives both): a chain 0 > 1 > 2 with no upset is three components
+    in one connected group; a cycle 0 > 1 > 2 > 0 is none; two groups never compared are two orders; a model with
+    no battle is in none."""
+    from judgebench.stats.ratings import unbeaten_orders
+
+    chain = unbeaten_orders(np.array([0, 1]), np.array([1, 2]), 4)
+    assert [sorted(map(sorted, order)) for order in chain] == [[[0], [1], [2]]]
+    assert unbeaten_orders(np.array([0, 1, 2]), np.array([1, 2, 0]), 3) == []
+    apart = unbeaten_orders(np.array([0, 2, 3]), np.array([1, 3, 2]), 4)  # 0 beat 1; 2 and 3 tied
+    assert [sorted(map(sorted, order)) for order in apart] == [[[0], [1]]]

@@ -528,6 +528,25 @@ ELO_RATING_MAX = 1e6  # |anchor rating|: beyond it a rating's digits are lost to
 ELO_SCALE_MAX = 1e6
 
 
+def unbeaten_orders(took: np.ndarray, gave: np.ndarray, n: int) -> list[list[list[int]]]:
+    """Zermelo's condition: Bradley-Terry has a finite estimate when, in each group of models the battles connect,
+    every model took a point (a win, or half of a tie) from every other through some chain of battles. `took[i]`
+    took a point from `gave[i]` (model indices below n; repeats allowed). Where that fails, the strongly connected
+    components of that graph order one another without an upset, and the fit's gaps between them are its L2
+    term's: one list per such connected group, of its components (model indices, each sorted)."""
+    from scipy.sparse.csgraph import connected_components
+
+    graph = sparse.csr_matrix((np.ones(len(took)), (took, gave)), shape=(n, n))
+    weak = connected_components(graph, directed=True, connection="weak")[1]
+    strong = connected_components(graph, directed=True, connection="strong")[1]
+    present = np.zeros(n, dtype=bool)
+    present[took] = present[gave] = True
+    orders: dict[int, dict[int, list[int]]] = {}
+    for model in np.flatnonzero(present).tolist():
+        orders.setdefault(int(weak[model]), {}).setdefault(int(strong[model]), []).append(model)
+    return [list(components.values()) for components in orders.values() if len(components) > 1]
+
+
 def check_elo_scale(anchor_rating: float, scale: float, base: float) -> None:
     """The Elo conversion's constants, else NumericError: a base of 1 divides by ln 1 = 0, a NaN or infinite
     anchor writes NaN ratings, and an anchor of -1e308 leaves no digit of the differences."""

@@ -21,6 +21,7 @@ import pandas as pd
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import DEFAULT_DIMENSION, VERDICT_SCORE, PairExample
 from judgebench.human.arena.coded import OUTCOMES, Coded
+from judgebench.stats.ratings import unbeaten_orders
 from judgebench.tasks.features import count_citations, response_length
 from judgebench.tasks.votes import Vote
 
@@ -258,15 +259,9 @@ def comparison_groups(table: pd.DataFrame, coded: Coded | None = None) -> list[l
 
 
 def unbeaten_groups(coded: Coded) -> list[list[list[str]]]:
-    """Models the votes order without an upset, per group of models the battles connect: the strongly connected
-    components of the graph with an edge from a model to each one it took a point from (a win, or half of a tie).
-    More than one in a connected group means some of its models won every battle against others of it (or lost
-    every one), and Bradley-Terry has no finite estimate: the gaps between those components are the
-    regularisation's (Zermelo's condition). One list per such connected group, of its components (each sorted;
-    `build` orders them best first); empty when there is none."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
+    """Models the votes order without an upset (stats.ratings.unbeaten_orders: Bradley-Terry has no finite estimate
+    across them), per group of models the battles connect, each group of models sorted; empty when there is none.
+    From each (sorted pair, outcome) cell once: a pair's repeats add no edge."""
     names = coded.canonical()[3]
     n = len(names)
     cells, space = coded.cells, n * n * len(OUTCOMES)  # (lo * n + hi) * 3 + outcome index for lo: 0 loss, 1 tie, 2 win
@@ -278,16 +273,9 @@ def unbeaten_groups(coded: Coded) -> list[list[list[str]]]:
     pair, index = np.divmod(cells, len(OUTCOMES))
     first, second = np.divmod(pair, max(n, 1))
     took = np.concatenate([first[index > 0], second[index < 2]])  # lo took a point from hi; hi took one from lo
-    given = np.concatenate([second[index > 0], first[index < 2]])
-    graph = csr_matrix((np.ones(len(took)), (took, given)), shape=(n, n))
-    weak = connected_components(graph, directed=True, connection="weak")[1]
-    strong = connected_components(graph, directed=True, connection="strong")[1]
-    present = np.zeros(n, dtype=bool)
-    present[first] = present[second] = True
-    orders: dict[int, dict[int, list[str]]] = {}
-    for model in np.flatnonzero(present).tolist():
-        orders.setdefault(int(weak[model]), {}).setdefault(int(strong[model]), []).append(str(names[model]))
-    return [[sorted(c) for c in components.values()] for components in orders.values() if len(components) > 1]
+    gave = np.concatenate([second[index > 0], first[index < 2]])
+    return [[sorted(str(names[m]) for m in component) for component in order]
+            for order in unbeaten_orders(took, gave, n)]
 
 
 def _distinct_pairs(coded: Coded) -> list[tuple[str, str]]:
