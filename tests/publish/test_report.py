@@ -177,3 +177,15 @@ def test_report_has_a_human_section_and_results_store_each_annotator(tmp_path):
     assert f"| {100 * loo:.1f}% [" in section and f"| {100 * judge_loo:.1f}% [" in section
     for a in annotators:
         assert f"| {a['annotator']} | {a['pairs']} |" in section
+
+
+def test_report_warns_of_models_ordered_without_an_upset():
+    """diagnostics' `system.unbeaten` becomes one warning per side in the report's system section."""
+    from judgebench.publish.report import _system_lines
+
+    system = {"n_models": 4, "n_battles": 60, "n_battles_human": 60, "spearman": {"value": 0.4}, "kendall": {"value": 0.3},
+              "top_k": {"k": 3, "overlap": 1.0}, "separability": {"human": 0.0, "judge": 0.5},
+              "unbeaten": {"judge": [[["m0"], ["m1", "m2", "m3"]]]}}
+    lines = "\n".join(_system_lines({"system": system}))
+    assert "Warning: The judge's verdicts order some models without an upset ({m0} > {m1, m2, m3})" in lines
+    assert "human labels order" not in lines

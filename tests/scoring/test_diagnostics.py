@@ -302,3 +302,20 @@ def test_several_judges_are_refused():
     with pytest.raises(NumericError, match="several judges"):
         diagnose(recs)
 
+
+
+def test_a_judge_whose_verdicts_leave_a_model_unbeaten_is_named():
+    """Four models; the judge always prefers m0 (its verdicts: m0 won all 20 battles it fought, the others split
+    theirs), the humans' labels have upsets everywhere: the judge's ratings put m0 at the regularisation's distance
+    and its intervals with it. `system.unbeaten.judge` names the order, best first; the humans have none (no key)."""
+    rng = np.random.default_rng(5)
+    records, i = [], 0
+    for a, b in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] * 10:
+        label = "A" if (i // 6) % 2 else "B"  # every pair won both ways by the humans, round after round
+        judged = "A" if a == 0 else ("A" if rng.random() < 0.5 else "B")
+        records += both_orders(f"e{i}", judged, judged, label, 100, 100, model_a=f"m{a}", model_b=f"m{b}")
+        i += 1
+    system = dim(diagnose(records, n_resamples=20))["system"]
+    assert system["unbeaten"] == {"judge": [[["m0"], ["m1", "m2", "m3"]]]}
+    oracle = dim(diagnose(arena(400, 3, "oracle"), n_resamples=20))["system"]
+    assert "unbeaten" not in oracle

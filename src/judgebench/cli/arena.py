@@ -274,7 +274,7 @@ def arena_warnings(summary: dict[str, Any], listed_out: Sequence[str] = ()) -> l
         lines.append(f"--exclude-annotators: {len(absent)} listed annotators cast no vote here: {shown}")
     unbeaten = summary.get("unbeaten_groups") or []
     if unbeaten:
-        from judgebench.human.arena.write import shown_orders
+        from judgebench.publish.summary import shown_orders
 
         lines.append(f"the votes order some models without an upset ({shown_orders(unbeaten, term_text)}): a group "
                      "that won, or lost, every battle against another has no finite rating; the gaps between these "

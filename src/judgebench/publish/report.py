@@ -40,7 +40,7 @@ from judgebench.publish.costplot import (
     run_point,
 )
 from judgebench.publish.figures import error_bars, figure, import_plotting, save_png
-from judgebench.publish.summary import format_panel, format_stability
+from judgebench.publish.summary import format_panel, format_stability, shown_orders
 from judgebench.scoring.diagnostics import diagnose
 from judgebench.scoring.judgment_table import reuse_tables
 from judgebench.scoring.score import check_run_dimensions
@@ -405,7 +405,16 @@ def _system_lines(d: dict[str, Any]) -> list[str]:
         f"| Kendall tau-b | {_fmt(system['kendall'], pct=False)} |",
         f"| top-{system['top_k']['k']} overlap | {pct(system['top_k']['overlap'])} |",
         f"| separability (pairs with disjoint CIs): humans / judge | {pct(sep['human'])} / "
-        f"{pct(sep['judge'])} |", ""]
+        f"{pct(sep['judge'])} |", "", *_unbeaten_lines(system.get("unbeaten") or {})]
+
+
+def _unbeaten_lines(unbeaten: dict[str, list[list[list[str]]]]) -> list[str]:
+    """A warning per side whose battles order some models without an upset (no finite rating across them)."""
+    sides = {"human": "The human labels", "judge": "The judge's verdicts"}
+    return [line for key, orders in unbeaten.items() for line in (
+        f"Warning: {sides[key]} order some models without an upset ({shown_orders(orders, md_text)}): a group "
+        "that won, or lost, every battle against another has no finite rating, so the gaps between these groups, "
+        "their intervals and the separability above are the regularisation's, not the data's.", "")]
 
 
 def _plots(out_dir: Path, slug: str, name: str, d: dict[str, Any], headline: str, noun: str = "human labels") -> list[str]:

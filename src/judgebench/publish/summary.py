@@ -1,7 +1,9 @@
-"""A run's figures as text lines, shared by the terminal summary and report.md: repeats' stability and a
-panel's agreement."""
+"""A run's figures as text lines, shared by the terminal summary and report.md: repeats' stability, a
+panel's agreement, and models ordered without an upset (shown_orders, also arena's)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from judgebench.core.records import PanelSummary, RepeatStability, RunResult
 from judgebench.stats.paired import MONTE_CARLO_RESAMPLES, PairedTest, format_p
@@ -53,3 +55,15 @@ def format_panel(summary: PanelSummary) -> list[str]:
         for f in summary.figures
     )
     return lines
+
+
+def shown_orders(orders: list[list[list[str]]], text: Callable[[str], str]) -> str:
+    """`{a} > {b, c}; {d} > {e}`: at most 5 orders of 6 groups of 5 models each, `text` escaping each name."""
+
+    def group(models: list[str]) -> str:
+        return "{" + ", ".join(map(text, models[:5])) + (", ..." if len(models) > 5 else "") + "}"
+
+    def order(groups: list[list[str]]) -> str:
+        return " > ".join(map(group, groups[:6])) + (" > ..." if len(groups) > 6 else "")
+
+    return "; ".join(map(order, orders[:5])) + ("; ..." if len(orders) > 5 else "")

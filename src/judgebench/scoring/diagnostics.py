@@ -524,16 +524,24 @@ def _system_section(facts: _Facts, n_resamples: int, seed: int,
     if (resampler is not None and use.all() and plan.draws_as(resampler.n, resampler.rounds, resampler.seed)
             and plan.n_units * resampler.rounds <= TALLY_MAX_CELLS):
         tally = resampler.tally(plan.battle_unit, plan.n_units)
-        return Deferred(lambda: _system_summary(plan.fits(tally.counts()), facts, use, answered, n_resamples))
-    return _system_summary(plan.fits(), facts, use, answered, n_resamples)
+        return Deferred(lambda: _system_summary(plan.fits(tally.counts()), facts, use, answered, n_resamples,
+                                                _unbeaten(plan)))
+    return _system_summary(plan.fits(), facts, use, answered, n_resamples, _unbeaten(plan))
+
+
+def _unbeaten(plan: PairedBootstrap) -> dict[str, list[list[list[str]]]]:
+    """Per side (human labels, judge verdicts) with any, the models its battles order without an upset."""
+    found = {key: plan.unbeaten(key) for key in ("human", "judge")}
+    return {key: orders for key, orders in found.items() if orders}
 
 
 def _system_summary(fits: dict[str, BTFit], facts: _Facts, use: np.ndarray, answered: np.ndarray,
-                    n_resamples: int) -> dict[str, Any]:
+                    n_resamples: int, unbeaten: dict[str, list[list[list[str]]]]) -> dict[str, Any]:
     human, judge = fits["human"], fits["judge"]
     rho, tau = _rank_correlations(human.ratings[None, :], judge.ratings[None, :])
     rho_s, tau_s = _rank_correlations(human.rating_samples, judge.rating_samples)
     k = min(TOP_K, len(human.models) - 1)
+    extra = {"unbeaten": {key: _best_first(orders, fits[key]) for key, orders in unbeaten.items()}} if unbeaten else {}
     return {
         "n_battles": int(answered.sum()),
         "n_battles_human": int(use.sum()),
@@ -544,7 +552,15 @@ def _system_summary(fits: dict[str, BTFit], facts: _Facts, use: np.ndarray, answ
         "separability": {"human": _separability(human) if n_resamples else None,
                          "judge": _separability(judge) if n_resamples else None},
         "ratings": _ratings_rows(human, judge, facts, use),
+        **extra,  # only when a side's battles leave ratings unidentified: older results stay as they were
     }
+
+
+def _best_first(orders: list[list[list[str]]], fit: BTFit) -> list[list[list[str]]]:
+    """Each order's groups by their best rating in `fit`, highest first."""
+    rating = dict(zip(fit.models, fit.ratings.tolist()))
+    best = lambda group: -max(rating.get(m, -math.inf) for m in group)  # noqa: E731
+    return [sorted(order, key=best) for order in orders]
 
 
 def _rank_correlations(h: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -845,6 +845,26 @@ class PairedBootstrap:
         """The fits with their bootstrap rounds (see `solve`)."""
         return self.fits_of(self.solve(unit_counts=unit_counts))
 
+    def unbeaten(self, key: str) -> list[list[list[str]]]:
+        """`unbeaten_orders` of one outcome column's battles, by model name: where its fit has no finite estimate."""
+        d = self.design
+        signed = d.signed.tocoo()
+        a_of, b_of = np.zeros(d.full.shape[0], dtype=np.int64), np.zeros(d.full.shape[0], dtype=np.int64)
+        a_of[signed.col[signed.data > 0]] = signed.row[signed.data > 0]
+        b_of[signed.col[signed.data < 0]] = signed.row[signed.data < 0]
+        to_group = d.to_group.tocoo()
+        group = np.zeros(len(d.unit_count), dtype=np.int64)
+        group[to_group.col] = to_group.row
+        column = self.keys.index(key)
+        y = d.unit_y[:, column]
+        seen = np.isfinite(y) if d.observed is None else d.observed[:, column] & np.isfinite(y)
+        real = seen & (a_of[group] != b_of[group])  # a self-pair (no +1/-1 in its column) takes nothing
+        a, b, y = a_of[group][real], b_of[group][real], y[real]
+        took = np.concatenate([a[y > 0], b[y < 1]])
+        gave = np.concatenate([b[y > 0], a[y < 1]])
+        return [[sorted(d.models[m] for m in component) for component in order]
+                for order in unbeaten_orders(took, gave, d.n_models)]
+
 
 def _frequency_weights(weights: Sequence[float], n: int) -> np.ndarray:
     w = np.asarray(weights, dtype=float).reshape(-1)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from judgebench.core.text import md_cell, md_text
 from judgebench.human.arena.build import ArenaResult
 from judgebench.human.arena.plots import assisted_methods
 from judgebench.publish.html import CSS
+from judgebench.publish.summary import shown_orders
 
 
 def write_outputs(result: ArenaResult, out: Path, plotter: Prepared | None = None) -> list[Path]:
@@ -121,18 +121,6 @@ def _group_warning(groups: list[list[str]]) -> list[str]:
     shown = "; ".join(md_text(", ".join(g)) for g in groups)
     return [f"Warning: the models fall into {len(groups)} groups that no battle connects ({shown}); ranks across "
             "groups are not comparable.", ""]
-
-
-def shown_orders(orders: list[list[list[str]]], text: Callable[[str], str]) -> str:
-    """`{a} > {b, c}; {d} > {e}`: at most 5 orders of 6 groups of 5 models each, `text` escaping each name."""
-
-    def group(models: list[str]) -> str:
-        return "{" + ", ".join(map(text, models[:5])) + (", ..." if len(models) > 5 else "") + "}"
-
-    def order(groups: list[list[str]]) -> str:
-        return " > ".join(map(group, groups[:6])) + (" > ..." if len(groups) > 6 else "")
-
-    return "; ".join(map(order, orders[:5])) + ("; ..." if len(orders) > 5 else "")
 
 
 def _unbeaten_warning(orders: list[list[list[str]]]) -> list[str]:
