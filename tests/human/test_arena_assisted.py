@@ -193,3 +193,24 @@ def test_a_cycle_of_wins_is_not_an_order_and_a_tie_links_both_ways():
     assert orders([("m1", "m2", 1.0), ("m2", "m3", 1.0), ("m3", "m1", 1.0)]) == []
     assert orders([("m4", "m5", 0.5), ("m6", "m4", 0.0), ("m5", "m6", 1.0)]) == [[["m4", "m5"], ["m6"]]]
     assert orders([("A", "B", 1.0), ("C", "D", 1.0)]) == [[["A"], ["B"]], [["C"], ["D"]]]
+
+
+def test_a_judge_whose_verdicts_leave_a_model_unbeaten_is_named_in_its_section():
+    """The judge-induced ranking: a judge that gives m0 every battle it fights has no finite rating for m0; its
+    section says so (`unbeaten`, best first), the humans' upsets notwithstanding."""
+    import numpy as np
+    import pandas as pd
+
+    from judgebench.human.arena.battles import make_battles
+    from judgebench.human.arena.compare import judge_agreement
+    from judgebench.human.arena.fit import FitOptions
+
+    pairs = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] * 8
+    raw = pd.DataFrame({"pair_id": [f"p{i}" for i in range(len(pairs))], "annotator": "u",
+                        "choice": ["A" if (i // 6) % 2 else "B" for i in range(len(pairs))],
+                        "model_a": [f"m{a}" for a, _ in pairs], "model_b": [f"m{b}" for _, b in pairs]})
+    table = make_battles(raw, "votes", "tie").table
+    judge = np.where(table["model_a"] == "m0", 1.0, np.where(np.arange(len(table)) % 2, 1.0, 0.0))
+    section = judge_agreement(table, judge, FitOptions(n_resamples=10))
+    assert section["unbeaten"] == [[["m0"], ["m1", "m2", "m3"]]]
+    assert judge_agreement(table, table["outcome"].to_numpy(), FitOptions(n_resamples=10))["unbeaten"] == []

@@ -324,6 +324,11 @@ def cmd_arena(args: argparse.Namespace) -> int:
         shown = "undefined (constant judge ratings)" if rho is None else f"Spearman {rho:.3f}, Kendall {tau:.3f}"
         print(f"  judge {term_text(j['judge'])}: {shown} vs the human ranking "
               f"({j['answered_battles']}/{j['battles']} battles answered)")
+        if j.get("unbeaten"):
+            from judgebench.publish.summary import shown_orders
+
+            print(f"    its verdicts order some models without an upset ({shown_orders(j['unbeaten'], term_text)}): "
+                  "its ratings across these groups are the regularisation's")
     for a in s.get("assisted", []):
         if a.get("assisted") is None:
             print(f"  judge-assisted ({a.get('judge', a['run'])}): skipped: {a['skipped']}")

@@ -35,6 +35,7 @@ from judgebench.stats.ratings import (
     DEFAULT_L2,
     BTFit,
     PairedBootstrap,
+    best_first,
     fit_bt,
     fit_bt_penalties,
     paired_bootstrap_bt,
@@ -541,7 +542,8 @@ def _system_summary(fits: dict[str, BTFit], facts: _Facts, use: np.ndarray, answ
     rho, tau = _rank_correlations(human.ratings[None, :], judge.ratings[None, :])
     rho_s, tau_s = _rank_correlations(human.rating_samples, judge.rating_samples)
     k = min(TOP_K, len(human.models) - 1)
-    extra = {"unbeaten": {key: _best_first(orders, fits[key]) for key, orders in unbeaten.items()}} if unbeaten else {}
+    extra = {"unbeaten": {key: best_first(orders, dict(zip(fits[key].models, fits[key].ratings)))
+                          for key, orders in unbeaten.items()}} if unbeaten else {}
     return {
         "n_battles": int(answered.sum()),
         "n_battles_human": int(use.sum()),
@@ -554,13 +556,6 @@ def _system_summary(fits: dict[str, BTFit], facts: _Facts, use: np.ndarray, answ
         "ratings": _ratings_rows(human, judge, facts, use),
         **extra,  # only when a side's battles leave ratings unidentified: older results stay as they were
     }
-
-
-def _best_first(orders: list[list[list[str]]], fit: BTFit) -> list[list[list[str]]]:
-    """Each order's groups by their best rating in `fit`, highest first."""
-    rating = dict(zip(fit.models, fit.ratings.tolist()))
-    best = lambda group: -max(rating.get(m, -math.inf) for m in group)  # noqa: E731
-    return [sorted(order, key=best) for order in orders]
 
 
 def _rank_correlations(h: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

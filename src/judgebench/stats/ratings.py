@@ -547,6 +547,13 @@ def unbeaten_orders(took: np.ndarray, gave: np.ndarray, n: int) -> list[list[lis
     return [list(components.values()) for components in orders.values() if len(components) > 1]
 
 
+def best_first(orders: list[list[list[str]]], rating: Mapping[str, float]) -> list[list[list[str]]]:
+    """`unbeaten_orders` by model name, each order's groups by their best rating, highest first, and the orders
+    by their best group."""
+    best = lambda group: -max(rating.get(m, -math.inf) for m in group)  # noqa: E731
+    return sorted((sorted(order, key=best) for order in orders), key=lambda order: best(order[0]))
+
+
 def check_elo_scale(anchor_rating: float, scale: float, base: float) -> None:
     """The Elo conversion's constants, else NumericError: a base of 1 divides by ln 1 = 0, a NaN or infinite
     anchor writes NaN ratings, and an anchor of -1e308 leaves no digit of the differences."""

@@ -31,6 +31,7 @@ from judgebench.human.arena.fit import (
 )
 from judgebench.human.arena.needed import NeededOptions, votes_needed
 from judgebench.human.arena.voters import annotator_table, anomalies, voter_tests
+from judgebench.stats.ratings import best_first
 
 BACKGROUND_MIN_VOTES = 50_000  # from here on, the voter checks and robustness run in forked children (issue 30)
 
@@ -89,7 +90,7 @@ def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: Are
                    "annotators": _voters(battles), "pairs": _distinct(codes.pairs),
                    "dropped": battles.dropped},
         "comparison_groups": groups if len(groups) > 1 else [],  # disconnected: ranks across groups mean nothing
-        "unbeaten_groups": _best_first(unbeaten_groups(codes), ratings),  # gaps between them: the regularisation's
+        "unbeaten_groups": best_first(unbeaten_groups(codes), {r["model"]: r["rating"] for r in ratings}),  # gaps between them: the regularisation's
         "ratings": ratings,
         "style_control": style,
         "slices": slice_sections(table, battles.slice_keys, opts.fit, codes),
@@ -123,14 +124,6 @@ def _assisted(table: pd.DataFrame, path: Path, dimension: str, opts: ArenaOption
         if opts.label_share is not None or opts.strata is not None:
             raise
         return {"judge": jp.judge, "run": str(path), "assisted": None, "skipped": str(exc)}, None
-
-
-def _best_first(orders: list[list[list[str]]], ratings: list[dict[str, Any]]) -> list[list[list[str]]]:
-    """Each order's groups of models by their best rating, highest first; the orders by their best group."""
-    rating = {row["model"]: row["rating"] for row in ratings}
-    best = lambda group: -max(rating.get(m, -math.inf) for m in group)  # noqa: E731
-    ranked = [sorted(order, key=best) for order in orders]
-    return sorted(ranked, key=lambda order: best(order[0]))
 
 
 def _voters(battles: Battles) -> int:

@@ -19,7 +19,7 @@ from judgebench.human.arena.coded import OUTCOMES, Coded
 from judgebench.human.arena.defaults import DEFAULT_REPEATS, FRACTIONS, TOP_K  # noqa: F401
 from judgebench.human.arena.fit import FitOptions
 from judgebench.scoring.diagnostics import _rank_correlations, _top_k_overlap
-from judgebench.stats.ratings import BTFit, fit_bt_coded_weights, paired_bootstrap_bt
+from judgebench.stats.ratings import BTFit, PairedBootstrap, best_first, fit_bt_coded_weights
 
 
 def ordinal_ranks(x: np.ndarray) -> np.ndarray:
@@ -52,9 +52,10 @@ def judge_agreement(table: pd.DataFrame, judge: np.ndarray, opts: FitOptions,
     every battle; the judge's the battles whose pair it answered (judge NaN elsewhere); the
     bootstrap rounds are multinomial draws on the shared counts, so the statistics are paired."""
     agg = aggregate(table, extra={"judge": judge})
-    fits = paired_bootstrap_bt(agg["model_a"], agg["model_b"], {"human": agg["outcome"], "judge": agg["judge"]},
-                               weights=agg["count"], n_resamples=max(opts.n_resamples, 1), seed=opts.seed,
-                               **opts.elo(None))
+    plan = PairedBootstrap.prepare(agg["model_a"], agg["model_b"], {"human": agg["outcome"], "judge": agg["judge"]},
+                                   weights=agg["count"], n_resamples=max(opts.n_resamples, 1), seed=opts.seed,
+                                   **opts.elo(None))
+    fits = plan.fits()
     human, induced = fits["human"], fits["judge"]
     rho, tau = _rank_correlations(human.ratings[None, :], induced.ratings[None, :])
     rho_s, tau_s = _rank_correlations(human.rating_samples, induced.rating_samples)
@@ -71,6 +72,7 @@ def judge_agreement(table: pd.DataFrame, judge: np.ndarray, opts: FitOptions,
         "ratings": [{"model": m, "human": _num(human.ratings[i]), "judge": _num(induced.ratings[i]),
                      "judge_ci_low": _num(induced.ci_low[i]), "judge_ci_high": _num(induced.ci_high[i])}
                     for i, m in enumerate(human.models)],
+        "unbeaten": best_first(plan.unbeaten("judge"), dict(zip(induced.models, induced.ratings))),  # no upset
     }
 
 

@@ -75,7 +75,8 @@ def _tables(result: ArenaResult) -> dict[str, pd.DataFrame]:
     if rob["leave_one_slice_out"]:
         tables["robustness_leave_one_slice_out"] = pd.DataFrame(rob["leave_one_slice_out"])
     if s["judges"]:
-        tables["judges"] = pd.DataFrame([_flat({k: v for k, v in j.items() if k != "ratings"}) for j in s["judges"]])
+        tables["judges"] = pd.DataFrame([_flat({k: v for k, v in j.items() if k not in ("ratings", "unbeaten")})
+                                          for j in s["judges"]])
     assisted = [{"judge": a["judge"], "method": method, **row} for a in s.get("assisted", [])
                 if a.get("assisted") is not None for method, rows in assisted_methods(a) for row in rows]
     if assisted:
@@ -177,6 +178,10 @@ def markdown(s: dict[str, Any]) -> str:
                   f"- Spearman {_ci(j['spearman'], 'value', 3)}; Kendall {_ci(j['kendall'], 'value', 3)}",
                   f"- top-{j['top_k']['k']} overlap {_f(j['top_k']['overlap'], 2)}; mean rank displacement "
                   f"{_ci(j['rank_displacement'], 'value', 2)} (max {_f(j['rank_displacement']['max'], 0)})"]
+        if j.get("unbeaten"):
+            lines += ["", f"Warning: the judge's verdicts order some models without an upset "
+                          f"({shown_orders(j['unbeaten'], md_text)}): its ratings across these groups are the "
+                          "regularisation's, not its verdicts'."]
     lines += _assisted_markdown(s)
     return "\n".join(lines) + "\n"
 
