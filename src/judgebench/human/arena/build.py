@@ -90,7 +90,8 @@ def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: Are
                    "annotators": _voters(battles), "pairs": _distinct(codes.pairs),
                    "dropped": battles.dropped},
         "comparison_groups": groups if len(groups) > 1 else [],  # disconnected: ranks across groups mean nothing
-        "unbeaten_groups": best_first(unbeaten_groups(codes), {r["model"]: r["rating"] for r in ratings}),  # gaps between them: the regularisation's
+        # models the votes order without an upset: the gaps between them are the regularisation's
+        "unbeaten_groups": best_first(unbeaten_groups(codes), {r["model"]: r["rating"] for r in ratings}),
         "ratings": ratings,
         "style_control": style,
         "slices": slice_sections(table, battles.slice_keys, opts.fit, codes),
