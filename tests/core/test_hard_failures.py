@@ -304,12 +304,12 @@ def test_no_thread_is_left_waiting_for_a_call_worker_let_go_unused(tmp_path) -> 
     worker = CallWorker(judge, RunnerOptions(cache_dir=tmp_path / "cache"))
     pid = worker.pid
     worker.close()
-    assert threading.active_count() == before and pid in background._LEFT_OVER
+    assert threading.active_count() == before and pid in background._LET_GO
     deadline = time.monotonic() + EXIT_WITHIN_S
-    while pid in background._LEFT_OVER and time.monotonic() < deadline:
+    while pid in background._LET_GO and time.monotonic() < deadline:
         time.sleep(0.05)
         background.reap_left_over()
-    assert pid not in background._LEFT_OVER
+    assert pid not in background._LET_GO
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # reaped: no zombie
 

@@ -60,3 +60,39 @@ def test_two_interrupts_still_write_partial_results(tmp_path, worker, repeats):
     assert kinds["in_flight"] >= 1 and set(kinds) <= {"ANSWERED", "in_flight", "not_attempted"}, kinds
     assert kinds["ANSWERED"] + kinds["in_flight"] == seen and kinds["not_attempted"] == planned - seen, (kinds, seen)
     assert f"; {kinds['not_attempted']} judgments not attempted, {kinds['in_flight']} in flight at the stop, not waited for" in err, err
+    # the call worker finishes its calls in flight into the cache; in this process the second signal cancels them
+    where = "go to the cache" if worker == "1" else "were cancelled by the second signal: their answers are not kept"
+    assert f"answers still in flight {where}" in err, err
+
+
+@pytest.mark.slow
+def test_calls_in_flight_at_a_stop_are_answered_into_the_cache_and_never_paid_twice(tmp_path):
+    """SIGTERM while two 4-second calls are in flight: the command returns at once with them `in_flight`, and the
+    call worker, let go, finishes them into the cache. A rerun takes both from there: each prompt is sent once.
+    The worker had been killed 2 s after its parent left (the exit handler stopped every child), so answers
+    slower than that were lost and the rerun paid for them again (a new-user walkthrough saw it)."""
+    src = str(Path(judgebench.__file__).parents[1])
+    with FakeOpenAIServer(Behaviour(latency_s=4.0, answer="[[A]]")) as server:
+        def run(out: str) -> subprocess.CompletedProcess:
+            return subprocess.Popen(
+                [sys.executable, "-m", "judgebench", "run", "--tasks", "sciarena_eval", "--judge", "openai/fake-model",
+                 "--judge-args", f"api_base={server.api_base},api_key=sk-test", "--demo", "--limit", "1",
+                 "--concurrency", "2", "--output-path", str(tmp_path / out), "--cache-dir", str(tmp_path / "cache"),
+                 "--quiet"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": src})
+
+        first = run("first")
+        deadline = time.monotonic() + 60
+        while server.stats().total < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        first.send_signal(signal.SIGTERM)
+        _, err = first.communicate(timeout=60)
+        assert first.returncode == 1 and "in flight at the stop" in err, err
+        second = run("second")
+        _, err2 = second.communicate(timeout=60)
+        total = server.stats().total
+    assert second.returncode == 0, err2
+    assert total == 2  # the two prompts, each sent once: the rerun waited for the worker's answers
+    samples = [json.loads(line) for line in (tmp_path / "second" / "samples.jsonl").read_text().splitlines()]
+    assert [s["status"] for s in samples] == ["ANSWERED", "ANSWERED"] and all(s["cached"] for s in samples)

@@ -37,7 +37,7 @@ from judgebench.calls.state import in_event_loop, run_to_completion, uses_cache
 from judgebench.calls.stopping import hold_interrupts
 from judgebench.calls.worker import CallWorker
 from judgebench.core import preload
-from judgebench.core.records import JudgeRequest
+from judgebench.core.records import IN_FLIGHT, JudgeRequest
 from judgebench.judges.base import Judge
 from judgebench.judges.builtin import FeatureJudge, answer_directly
 
@@ -107,11 +107,12 @@ def run_requests(
     if in_event_loop():  # called from inside an event loop (e.g. a notebook): in a thread
         return _run_here(requests, judge, options, is_parseable)
     with _SigtermAsInterrupt() as signals:
-        if _use_worker(judge, options) and _picklable(is_parseable):
-            outcome = _run_with_worker(requests, judge, options, is_parseable, worker)
-        else:
+        here = not (_use_worker(judge, options) and _picklable(is_parseable))
+        if here:
             outcome = _run_here(requests, judge, options, is_parseable, signals)
-    return _name_interrupt(outcome, signals, options)
+        else:
+            outcome = _run_with_worker(requests, judge, options, is_parseable, worker)
+    return _name_interrupt(outcome, signals, options, here=here)
 
 
 def _run_with_worker(
@@ -164,16 +165,20 @@ def _picklable(is_parseable: Callable[[JudgeRequest, str], bool]) -> bool:
     return True
 
 
-def _name_interrupt(outcome: RunOutcome, signals: _SigtermAsInterrupt, options: RunnerOptions) -> RunOutcome:
+def _name_interrupt(outcome: RunOutcome, signals: _SigtermAsInterrupt, options: RunnerOptions, *,
+                    here: bool = False) -> RunOutcome:
     """An interrupted outcome says which signal, how many calls were sent, and where the answers in flight go
-    (nowhere with --no-cache: the outside re-run found the message claiming the cache then)."""
+    (nowhere with --no-cache: the outside re-run found the message claiming the cache then; nowhere either when
+    a second signal cancelled them in this process (`here`): the call worker finishes its own into the cache)."""
     if outcome.stopped == INTERRUPTED:
         signal_name = signals.received or "SIGINT"
         if options.batch:  # a batch left unfinished is not followed up: its answers reach no cache
             outcome.stopped = (f"interrupted ({signal_name}): {outcome.calls_made} requests sent in a batch, left "
                                "unfinished; its answers are not collected: rerunning submits them again")
             return outcome
-        where = "go to the cache" if options.use_cache else "are not kept (--no-cache)"
+        cancelled = here and any(reply is not None and reply.error == IN_FLIGHT for reply in outcome.replies)
+        where = ("were cancelled by the second signal: their answers are not kept" if cancelled
+                 else "go to the cache" if options.use_cache else "are not kept (--no-cache)")
         outcome.stopped = f"interrupted ({signal_name}): {outcome.calls_made} calls sent; answers still in flight {where}"
     return outcome
 

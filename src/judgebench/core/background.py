@@ -37,6 +37,8 @@ from judgebench.core import preload
 from judgebench.core.errors import JudgebenchError, Stopped
 
 _LEFT_OVER: list[int] = []  # children whose result was never asked for (reaped on the next start)
+_LET_GO: list[int] = []  # children left to finish by themselves (a call worker caching the calls in flight at a
+# stop): reaped on the next start when they have exited, never stopped with this process
 _RUNNING: set[int] = set()  # children not yet collected: stopped with this process (interrupted, or leaving)
 STOP_GRACE_S = 2.0  # a stopped child's time to remove its temporary files (after SIGTERM) before SIGKILL
 _PARENT_ENDS: set[int] = set()  # this process's ends of its children's pipes, closed in every later child: a
@@ -372,18 +374,21 @@ def write_all(fd: int, payload: bytes) -> None:
 
 
 def reap_later(pid: int) -> None:
-    """A child this process no longer waits for (it exits by itself): reaped without blocking at the next
-    fork (`reap_left_over`), never by a thread of its own (a thread would keep `can_fork` false meanwhile and
-    cross every fork; a zombie left at exit is reaped by the system)."""
-    _LEFT_OVER.append(pid)
+    """A child this process no longer waits for, left to finish by itself (a call worker caching the answers of
+    the calls in flight at a stop: stopping it with this process lost every answer slower than STOP_GRACE_S,
+    and the rerun paid for them again): reaped without blocking at the next fork (`reap_left_over`), never by a
+    thread of its own (a thread would keep `can_fork` false meanwhile and cross every fork), and not stopped when
+    this process leaves (it outlives the command, reparented; the system reaps it)."""
+    _LET_GO.append(pid)
 
 
 def reap_left_over() -> None:
     """Reap the children of `reap_later` and `Pending.__del__` that have exited (never waits)."""
-    for pid in list(_LEFT_OVER):
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            _LEFT_OVER.remove(pid)
+    for children in (_LEFT_OVER, _LET_GO):
+        for pid in list(children):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                children.remove(pid)
