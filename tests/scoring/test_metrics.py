@@ -548,3 +548,19 @@ def test_score_records_matches_score_dimension_and_mean_has_ci():
     for name in ("soft_accuracy", "accuracy", "order_consistency"):
         assert mean[name].ci_low <= mean[name].value <= mean[name].ci_high
     assert mean["accuracy"].n == 120
+
+
+def test_latency_percentiles_leave_out_calls_a_stop_left_unanswered():
+    """Answered calls at 0.5 s and 1.5 s, one failed after 3 s (its time counts), and two a stop left unanswered
+    (never sent; in flight, not waited for: latency 0 recorded): the median is 1.5 s of 0.5, 1.5, 3, not 0.5 of
+    0, 0, 0.5, 1.5, 3 (a stopped run's median had been pulled down by its never-answered calls)."""
+    from judgebench.core.records import IN_FLIGHT, NOT_ATTEMPTED
+
+    recs = [rec("e1", "AB", "A", "A", latency_s=0.5), rec("e1", "BA", "A", "A", latency_s=1.5),
+            rec("e2", "AB", None, "A", status="FAILED", error="HTTP 500", failure="error", latency_s=3.0),
+            rec("e2", "BA", None, "A", status="FAILED", error=NOT_ATTEMPTED.format(reason="interrupted"),
+                failure="not_attempted", attempts=0),
+            rec("e3", "AB", None, "A", status="FAILED", error=IN_FLIGHT, failure="in_flight")]
+    u = summarize_usage(recs)
+    assert u.latency_p50_s == 1.5
+    assert u.latency_p95_s == pytest.approx(1.5 + 0.9 * 1.5)  # 0.5, 1.5, 3: the 95th at 1.9 of 2 steps

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.records import Counts, JudgmentRecord, UnlabelledJudgments, Usage
+from judgebench.core.records import STOPPED_FAILURES, Counts, JudgmentRecord, UnlabelledJudgments, Usage, failure_of
 from judgebench.scoring.judgment_table import group_by_dimension, is_answered
 
 
@@ -113,7 +113,8 @@ def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) 
             cached_cost += cost_r if cached else min(earlier or 0.0, cost_r)  # a resumed chain: its earlier answers
         elif replied:
             unpriced += 1
-        latencies.append(latency)
+        if not all(failure_of(x) in STOPPED_FAILURES for x in group):  # a call a stop left unanswered has no
+            latencies.append(latency)  # latency to count (0 had pulled a stopped run's median down)
         cached_calls += cached
         resumed += not cached and bool(earlier)
     total_cost = None if unpriced else cost
