@@ -18,6 +18,7 @@ from judgebench.stats.ppi import (
     ppi_logistic_stratified,
     ppi_mean,
     rank_sets,
+    separates,
     stratum,
 )
 from judgebench.stats.ratings import fit_bt
@@ -235,20 +236,25 @@ def test_a_tuned_fit_without_a_finite_minimiser_falls_back_to_a_smaller_lam():
     assert 0 <= tuned.lam[0] < 0.5
 
 
-def test_a_fit_the_data_leave_at_infinity_is_marked_separated():
+def test_units_that_leave_a_model_unbeaten_are_separating():
     """Two models: A wins all 20 pairs -> no finite estimate (the fit runs off until the L2 term stops it, and the
-    sandwich standard error, every residual near 0, is tiny); 20 wins and 2 losses -> log(10), finite. Three models
-    where the top one won every battle but the others split theirs: separated too (one group against the rest)."""
-    x = np.ones((20, 1))
-    alone = classical_logistic(x, np.ones(20))
-    assert alone.separated and alone.params[0] > 10 and alone.se()[0] < 1
-    finite = classical_logistic(np.ones((22, 1)), np.array([1.0] * 20 + [0.0] * 2))
-    assert not finite.separated and abs(finite.params[0] - np.log(10)) < 1e-6
+    sandwich standard error, every residual near 0, is tiny); 20 wins and 2 losses -> finite. Three models where
+    model 0 won every battle but the others split theirs: separating (one group against the rest); one upset of
+    model 0: finite. A model with a single tied battle among 10,000 pairs is no separation (an L2 probe used
+    before had called it one: its estimate moves with the L2 term, having little information)."""
+    alone = classical_logistic(np.ones((20, 1)), np.ones(20))
+    assert alone.params[0] > 10 and alone.se()[0] < 1  # what separation does to the fit
+    assert separates(np.zeros(20, int), np.ones(20, int), np.ones(20), 2)
+    assert not separates(np.zeros(22, int), np.ones(22, int), np.array([1.0] * 20 + [0.0] * 2), 2)
     a, b = np.array([0, 0, 1, 1, 0, 1]), np.array([1, 2, 2, 2, 1, 2])  # 0 beat 1 and 2 always; 1 vs 2 split
-    y = np.array([1.0, 1.0, 1.0, 0.0, 1.0, 1.0])
-    assert classical_logistic(bt_design(a, b, 3), y).separated
-    y_upset = np.array([0.0, 1.0, 1.0, 0.0, 1.0, 1.0])  # one upset of model 0 by model 1: finite
-    assert not classical_logistic(bt_design(a, b, 3), y_upset).separated
+    assert separates(a, b, np.array([1.0, 1.0, 1.0, 0.0, 1.0, 1.0]), 3)
+    assert not separates(a, b, np.array([0.0, 1.0, 1.0, 0.0, 1.0, 1.0]), 3)
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, 10, 10_000), rng.integers(0, 10, 10_000)
+    keep = a != b
+    a, b = np.append(a[keep], 0), np.append(b[keep], 10)  # model 10: one battle, a tie
+    y = np.append((rng.random(keep.sum()) < 0.5).astype(float), 0.5)
+    assert not separates(a, b, y, 11)
 
 
 def test_power_does_not_depend_on_where_the_rating_scale_is_centred():

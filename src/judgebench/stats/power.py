@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
-from judgebench.stats.ppi import bt_design, classical_logistic, ppi_logistic, two_sided_z
+from judgebench.stats.ppi import bt_design, classical_logistic, ppi_logistic, separates, two_sided_z
 from judgebench.stats.ratings import single_threaded_blas
 
 
@@ -56,8 +56,8 @@ def bt_power(theta: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], n_grid: Se
     c = _targets_matrix(targets, m)
     truth = c @ theta[1:]
     z = two_sided_z(level)
-    # a replication whose battles separate the models (every vote to one side) has no finite estimate (ppi.py's
-    # `separated`; its sandwich interval would be far too narrow): it counts as not separated, without numpy's
+    # a replication whose battles separate the models (every vote between two groups one way: ppi.separates) has
+    # no finite estimate and its sandwich interval would collapse: it counts as not separated, without numpy's
     # overflow warnings on screen
     with single_threaded_blas(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         return _simulate(theta, pa, pb, c, truth, z, n_grid, judge, reps, seed, len(targets) if first_k is None else first_k)
@@ -71,14 +71,16 @@ def _simulate(theta, pa, pb, c, truth, z, n_grid, judge, reps, seed, k) -> dict[
     top = np.zeros(len(n_grid))
     for g, n in enumerate(n_grid):
         for _ in range(reps):
-            x, y = _draw(rng, pa, pb, theta, int(n), m)
+            x, y, drawn = _draw(rng, pa, pb, theta, int(n), m)
+            if separates(*drawn, y, m):  # no finite estimate from these votes: no interval separates anything
+                continue
             if judge is None:
                 est = classical_logistic(x, y)
             else:
-                xu, yu = _draw(rng, pa, pb, theta, judge.unlabelled, m)
+                xu, yu, _ = _draw(rng, pa, pb, theta, judge.unlabelled, m)
                 est = ppi_logistic(x, y, _judge(rng, judge, y), xu, _judge(rng, judge, yu), contrasts=c)
             diff, se = c @ est.params, est.se(c)
-            ok = (np.abs(diff) > z * se) & (np.sign(diff) == np.sign(truth)) & (not est.separated)
+            ok = (np.abs(diff) > z * se) & (np.sign(diff) == np.sign(truth))
             each[g] += ok
             every[g] += ok.all()
             top[g] += ok[:k].all()
@@ -86,13 +88,13 @@ def _simulate(theta, pa, pb, c, truth, z, n_grid, judge, reps, seed, k) -> dict[
 
 
 def _draw(rng: np.random.Generator, pa: np.ndarray, pb: np.ndarray, theta: np.ndarray, n: int,
-          m: int) -> tuple[np.ndarray, np.ndarray]:
+          m: int) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
     k = rng.integers(0, len(pa), n)
     a, b = pa[k], pb[k]
     swap = rng.random(n) < 0.5  # either side first
     a, b = np.where(swap, b, a), np.where(swap, a, b)
     y = (rng.random(n) < expit(theta[a] - theta[b])).astype(float)
-    return bt_design(a, b, m), y
+    return bt_design(a, b, m), y, (a, b)
 
 
 def _judge(rng: np.random.Generator, judge: JudgeModel, y: np.ndarray) -> np.ndarray:

@@ -47,16 +47,13 @@ import numpy as np
 from scipy.special import expit
 
 from judgebench.core.errors import NumericError
-from judgebench.stats.ratings import single_threaded_blas
+from judgebench.stats.ratings import single_threaded_blas, unbeaten_orders
 
 DEFAULT_L2 = 1e-9  # keeps Newton finite under separation; negligible otherwise
 # A fit with a strength past this (log-odds; about 17,000 Elo points) found no finite minimiser: only the tiny
 # L2 stopped it. With a tuned lam that happens when the judge's errors on the voted pairs outweigh its
 # predictions on the unvoted ones along some direction (a finite-sample accident of the rectified loss)
 UNBOUNDED = 100.0
-# How far (log-odds) a fit may move when its L2 term grows 1,000-fold before it is said to rest on it: an interior
-# optimum moves by about 1e-3, one the data leave at infinity (separated) by about log(1000)
-SEPARATION_SHIFT = 0.5
 
 
 def two_sided_z(level: float) -> float:
@@ -96,7 +93,6 @@ class PPIEstimate:
     n: int
     N: int
     weights: np.ndarray  # stratum weights (sum 1)
-    separated: bool = False  # no finite estimate: the fit rests on the L2 term (`_separated`)
 
     def se(self, contrasts: np.ndarray | None = None) -> np.ndarray:
         """Standard errors of C params (C: rows are contrasts; default the parameters themselves)."""
@@ -275,17 +271,7 @@ def _estimate(strata: list[Stratum], w: np.ndarray, lam, contrasts: np.ndarray |
         theta = _solve(strata, w, lams, l2)
     parts, hinv = _stats(strata, w, theta, lams)
     cov = _sandwich(strata, w, lams, parts, hinv)
-    return PPIEstimate(theta, cov, lams, int(sum(s.n for s in strata)), int(sum(s.N for s in strata)), w,
-                       separated=_separated(strata, w, lams, l2, theta))
-
-
-def _separated(strata: list[Stratum], w: np.ndarray, lams: np.ndarray, l2: float, theta: np.ndarray) -> bool:
-    """Whether the fit has no finite estimate, only the L2 term's: the units separate some models from the rest
-    (every vote between two groups goes one way), the strengths run off until the tiny L2 stops them, and the
-    sandwich variance, its residuals all near 0, collapses (six voted pairs gave intervals of +-160 points around
-    ratings 3,800 points apart). Refit with the L2 term 1,000 times larger and see how far the fit moves."""
-    stronger = _solve(strata, w, lams, max(l2, 1e-12) * 1000, start=theta)
-    return bool(np.max(np.abs(stronger - theta), initial=0.0) > SEPARATION_SHIFT)
+    return PPIEstimate(theta, cov, lams, int(sum(s.n for s in strata)), int(sum(s.N for s in strata)), w)
 
 
 def _bounded(theta: np.ndarray) -> bool:
@@ -342,6 +328,17 @@ def bt_design(a: np.ndarray, b: np.ndarray, m: int) -> np.ndarray:
     x[rows, a] += 1.0
     x[rows, b] -= 1.0
     return np.ascontiguousarray(x[:, 1:])
+
+
+def separates(a: np.ndarray, b: np.ndarray, y: np.ndarray, m: int) -> bool:
+    """Whether Bradley-Terry units (model indices a, b below m; outcomes y for a in [0, 1]) leave some model
+    unbeaten (ratings.unbeaten_orders): then the votes alone have no finite estimate, the fit runs off until the
+    L2 term stops it, and its sandwich variance, every residual near 0, collapses (six voted pairs gave
+    intervals of +-160 points around ratings 3,800 points apart)."""
+    a, b, y = np.asarray(a), np.asarray(b), np.asarray(y, dtype=float)
+    took = np.concatenate([a[y > 0], b[y < 1]])
+    gave = np.concatenate([b[y > 0], a[y < 1]])
+    return bool(unbeaten_orders(took, gave, m))
 
 
 def elo_contrasts(m: int, anchor: int | None = None) -> np.ndarray:

@@ -36,6 +36,7 @@ from judgebench.stats.ppi import (
     ppi_logistic,
     ppi_logistic_stratified,
     rank_sets,
+    separates,
     stratum,
 )
 
@@ -221,11 +222,11 @@ def assisted_section(table: pd.DataFrame, run: Path, dimension: str, elo: dict[s
     anchor = elo["anchor_model"]
     c = elo_contrasts(m, u.models.index(anchor) if anchor in u.models else None)
     x, xu = bt_design(u.a, u.b, m), bt_design(u.au, u.bu, m)
-    human = classical_logistic(x, u.y)
-    if human.separated:
+    if separates(u.a, u.b, u.y, m):
         raise JudgebenchError(f"judge-assisted ratings: the {len(u.y)} labelled pairs separate the models (every vote "
                               "between some of them goes one way), so the votes alone give no finite rating and "
                               "no interval to rectify; more voted pairs are needed (raise --label-share)")
+    human = classical_logistic(x, u.y)
     judge = classical_logistic(np.vstack([x, xu]), np.concatenate([u.f, u.fu]))
     out: dict[str, Any] = {"judge": jp.judge, "run": str(run), "counts": u.counts,
                            "anchor_model": anchor if anchor in u.models else None,
