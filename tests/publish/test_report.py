@@ -189,3 +189,10 @@ def test_report_warns_of_models_ordered_without_an_upset():
     lines = "\n".join(_system_lines({"system": system}))
     assert "Warning: The judge's verdicts order some models without an upset ({m0} > {m1, m2, m3})" in lines
     assert "human labels order" not in lines
+
+
+def test_a_model_name_holding_the_separators_is_quoted_in_an_order():
+    """`a} > {b` shown bare read as two models ({a} > {b} ...)."""
+    from judgebench.publish.summary import shown_orders
+
+    assert shown_orders([[["a} > {b"], ["c", "d"]]], str) == '{"a} > {b"} > {c, d}'

@@ -3,6 +3,7 @@ panel's agreement, and models ordered without an upset (shown_orders, also arena
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from judgebench.core.records import PanelSummary, RepeatStability, RunResult
@@ -58,10 +59,15 @@ def format_panel(summary: PanelSummary) -> list[str]:
 
 
 def shown_orders(orders: list[list[list[str]]], text: Callable[[str], str]) -> str:
-    """`{a} > {b, c}; {d} > {e}`: at most 5 orders of 6 groups of 5 models each, `text` escaping each name."""
+    """`{a} > {b, c}; {d} > {e}`: at most 5 orders of 6 groups of 5 models each, `text` escaping each name, and a
+    name holding one of the separators in quotes (`a} > {b` would read as two models)."""
+
+    def name(model: str) -> str:
+        shown = text(model)
+        return json.dumps(shown, ensure_ascii=False) if any(c in shown for c in '{},>;"') else shown
 
     def group(models: list[str]) -> str:
-        return "{" + ", ".join(map(text, models[:5])) + (", ..." if len(models) > 5 else "") + "}"
+        return "{" + ", ".join(map(name, models[:5])) + (", ..." if len(models) > 5 else "") + "}"
 
     def order(groups: list[list[str]]) -> str:
         return " > ".join(map(group, groups[:6])) + (" > ..." if len(groups) > 6 else "")
