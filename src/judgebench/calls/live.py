@@ -240,9 +240,7 @@ class LiveRun(RunState):
             return
         if self.options.refresh_cache:
             item.prior = None
-        totals = Totals.from_reply(item.prior) if item.prior is not None else Totals()
-        if item.prior is not None:  # a chain resumed from the cache: what it cost so far was paid by an earlier run
-            totals.cached_cost = item.prior.cost_usd
+        totals = Totals.from_reply(item.prior) if item.prior is not None else Totals()  # resumed from the cache
         try:
             await self._ask_until_done(item, totals)
         except _Drained as drained:

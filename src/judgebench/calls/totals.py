@@ -35,11 +35,12 @@ class Totals:
     attempts: int = 0
     texts: list[str] = field(default_factory=list)
     reasoning_tokens: int | None = None
-    last: dict[str, Any] = field(default_factory=dict)
-    cached_cost: float | None = None  # of `cost`, what an earlier run paid (a chain resumed from the cache)  # the last answer's finish_reason, reasoning, served_model
+    last: dict[str, Any] = field(default_factory=dict)  # the last answer's finish_reason, reasoning, served_model
+    cached_cost: float | None = None  # of `cost`, what an earlier run paid (a chain resumed from the cache)
 
     @classmethod
     def from_reply(cls, reply: JudgeReply) -> Totals:
+        """The totals of a chain resumed from a cached reply: what it cost so far was paid by an earlier run."""
         texts = list(reply.earlier_texts) + ([reply.text] if reply.text is not None else [])
         return cls(
             reply.tokens_in,
@@ -50,6 +51,7 @@ class Totals:
             texts,
             reply.reasoning_tokens,
             _last_details(reply),
+            reply.cost_usd,
         )
 
     def add(self, reply: JudgeReply) -> None:
