@@ -158,7 +158,8 @@ def test_labelled_pairs_that_separate_the_models_are_refused_not_rated(tmp_path,
 def test_models_ordered_without_an_upset_are_named(tmp_path, capsys):
     """m1 won all 6 of its battles against m2, and m2 and m3 split theirs: Bradley-Terry has no finite estimate for
     m1 (its rating, 2,500 points above the others with a bootstrap interval, was the regularisation's, with no
-    word of it). The groups are named best first, in arena.json, the warning and arena.md; the demo has none."""
+    word of it). The groups are named best first, in arena.json, and in one sentence on the terminal, in arena.md and
+    in arena.html (which said nothing of it before); the demo has none."""
     rows = [{"pair_id": f"p{i}", "annotator": f"u{i % 3}", "choice": "A", "model_a": "m1", "model_b": "m2"}
             for i in range(6)]
     rows += [{"pair_id": f"q{i}", "annotator": f"u{i % 3}", "choice": "AB"[i % 2], "model_a": "m2", "model_b": "m3"}
@@ -169,9 +170,12 @@ def test_models_ordered_without_an_upset_are_named(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "the votes order some models without an upset ({m1} > {m2, m3})" in err
     assert json.loads((tmp_path / "a" / "arena.json").read_text())["unbeaten_groups"] == [[["m1"], ["m2", "m3"]]]
-    assert "without an upset" in (tmp_path / "a" / "arena.md").read_text()
+    sentence = "the votes order some models without an upset ({m1} &gt; {m2, m3}): a group that won, or lost, every "
+    assert f"Warning: {sentence.replace('&gt;', '>')}" in (tmp_path / "a" / "arena.md").read_text()
+    assert f'<p class="warning">Warning: {sentence}' in (tmp_path / "a" / "arena.html").read_text()
     assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "d"), "--no-plots", "--n-resamples", "0"]) == 0
     assert "upset" not in capsys.readouterr().err
+    assert 'class="warning"' not in (tmp_path / "d" / "arena.html").read_text()
     assert json.loads((tmp_path / "d" / "arena.json").read_text())["unbeaten_groups"] == []
 
 
@@ -214,3 +218,9 @@ def test_a_judge_whose_verdicts_leave_a_model_unbeaten_is_named_in_its_section()
     section = judge_agreement(table, judge, FitOptions(n_resamples=10))
     assert section["unbeaten"] == [[["m0"], ["m1", "m2", "m3"]]]
     assert judge_agreement(table, table["outcome"].to_numpy(), FitOptions(n_resamples=10))["unbeaten"] == []
+    from judgebench.human.arena.write import page
+
+    summary = {"config": {"source": "votes <file>"}, "judges": [{**section, "judge": "j"}]}
+    shown = page(summary, {})  # the page said nothing of it before; arena.md and the terminal did
+    assert ('<p class="warning">Warning: the judge&#x27;s verdicts order some models without an upset '
+            "({m0} &gt; {m1, m2, m3}): its ratings across these groups are the regularisation&#x27;s") in shown

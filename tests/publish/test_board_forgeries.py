@@ -71,3 +71,6 @@ def test_arena_counts_a_repeated_vote_once_and_warns_on_disconnected_models(tmp_
     assert summary["comparison_groups"][-1] == ["island-x", "island-y"]
     assert "groups that no battle connects" in out.err and "island-x" in out.err
     assert "groups that no battle connects" in (tmp_path / "a" / "arena.md").read_text()
+    page = (tmp_path / "a" / "arena.html").read_text()
+    assert '<p class="warning">Warning: the models fall into 2 groups that no battle connects' in page
+    assert "island-x, island-y}; ranks across groups are not comparable.</p>" in page

@@ -259,8 +259,10 @@ def arena(args: argparse.Namespace) -> ArenaResult:
 def arena_warnings(summary: dict[str, Any], listed_out: Sequence[str] = ()) -> list[str]:
     """What the ratings cannot be trusted for: repeated votes counted once, votes with one model on both sides
     left out, annotators listed to leave out (`listed_out`, --exclude-annotators) who cast no vote here, and
-    groups of models no battle connects (their relative ranks are the regularisation's, not the voters')."""
+    what arena.md and arena.html warn of too (write.trust_warnings: groups no battle connects, orders without an
+    upset)."""
     from judgebench.human.arena.battles import REPEATED_VOTE, SAME_MODEL
+    from judgebench.human.arena.write import trust_warnings  # (the outputs are written by now: imported)
 
     lines = []
     dropped = summary["counts"]["dropped"]
@@ -272,19 +274,7 @@ def arena_warnings(summary: dict[str, Any], listed_out: Sequence[str] = ()) -> l
     if absent:
         shown = ", ".join(map(term_text, absent[:5])) + (", ..." if len(absent) > 5 else "")
         lines.append(f"--exclude-annotators: {len(absent)} listed annotators cast no vote here: {shown}")
-    unbeaten = summary.get("unbeaten_groups") or []
-    if unbeaten:
-        from judgebench.publish.summary import shown_orders
-
-        lines.append(f"the votes order some models without an upset ({shown_orders(unbeaten, term_text)}): a group "
-                     "that won, or lost, every battle against another has no finite rating; the gaps between these "
-                     "groups and their intervals are the regularisation's, not the votes'")
-    groups = summary.get("comparison_groups") or []
-    if len(groups) > 1:
-        shown = "; ".join("{" + ", ".join(map(term_text, g[:5])) + (", ..." if len(g) > 5 else "") + "}" for g in groups[:5])
-        lines.append(f"the models fall into {len(groups)} groups that no battle connects: {shown}; "
-                     "ranks across groups are not comparable")
-    return lines
+    return lines + trust_warnings(summary, term_text, limit=5)
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
@@ -305,7 +295,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
         preload.start()
         result = arena(args)
         release_free_memory()  # the computation's pages: the plots' child peaks next (allocator.py)
-        from judgebench.human.arena.write import write_outputs
+        from judgebench.human.arena.write import judge_warning, write_outputs
 
         written = write_outputs(result, args.output_dir, plotter)
     s = result.summary
@@ -324,11 +314,9 @@ def cmd_arena(args: argparse.Namespace) -> int:
         shown = "undefined (constant judge ratings)" if rho is None else f"Spearman {rho:.3f}, Kendall {tau:.3f}"
         print(f"  judge {term_text(j['judge'])}: {shown} vs the human ranking "
               f"({j['answered_battles']}/{j['battles']} battles answered)")
-        if j.get("unbeaten"):
-            from judgebench.publish.summary import shown_orders
-
-            print(f"    its verdicts order some models without an upset ({shown_orders(j['unbeaten'], term_text)}): "
-                  "its ratings across these groups are the regularisation's")
+        warning = judge_warning(j, term_text)
+        if warning:
+            print(f"    warning: {warning}")
     for a in s.get("assisted", []):
         if a.get("assisted") is None:
             print(f"  judge-assisted ({a.get('judge', a['run'])}): skipped: {a['skipped']}")

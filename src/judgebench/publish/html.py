@@ -299,6 +299,7 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5rem;
 h1{font-size:1.5rem;margin:0 0 .3rem}h2{margin:2rem 0 .5rem;border-bottom:1px solid #d0d7de}
 h3{font-size:1.05rem;margin:1.2rem 0 .4rem}h3 small{font-weight:normal;color:#57606a}
 .legend{color:#57606a;margin:.3rem 0 1rem}.scroll{overflow-x:auto}
+.warning{background:#fff8e6;border-left:3px solid #9a6700;padding:.3rem .6rem;margin:.5rem 0}
 table{border-collapse:collapse;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;white-space:nowrap}
 th{background:#f6f8fa;position:sticky;top:0;z-index:2}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -116,20 +116,31 @@ def _ci(row: dict[str, Any], key: str = "rating", digits: int = 1) -> str:
     return f"{_f(value, digits)} [{_f(row['ci_low'], digits)}, {_f(row['ci_high'], digits)}]"
 
 
-def _group_warning(groups: list[list[str]]) -> list[str]:
-    if len(groups) < 2:
-        return []
-    shown = "; ".join(md_text(", ".join(g)) for g in groups)
-    return [f"Warning: the models fall into {len(groups)} groups that no battle connects ({shown}); ranks across "
-            "groups are not comparable.", ""]
+def trust_warnings(s: dict[str, Any], show: Callable[[str], str], limit: int | None = None) -> list[str]:
+    """What the ratings of an arena summary cannot be trusted for, one sentence each (the terminal, arena.md and
+    arena.html say the same): groups of models no battle connects, and models the votes order without an upset.
+    `show` makes a name safe where it is shown; `limit`: at most this many groups, and names per group."""
+    lines = []
+    groups = s.get("comparison_groups") or []
+    if len(groups) > 1:
+        shown = "; ".join("{" + ", ".join(map(show, g[:limit])) + (", ..." if limit and len(g) > limit else "") + "}"
+                          for g in groups[:limit])
+        lines.append(f"the models fall into {len(groups)} groups that no battle connects: {shown}; "
+                     "ranks across groups are not comparable")
+    unbeaten = s.get("unbeaten_groups") or []
+    if unbeaten:
+        lines.append(f"the votes order some models without an upset ({shown_orders(unbeaten, show)}): a group "
+                     "that won, or lost, every battle against another has no finite rating; the gaps between these "
+                     "groups and their intervals are the regularisation's, not the votes'")
+    return lines
 
 
-def _unbeaten_warning(orders: list[list[list[str]]]) -> list[str]:
-    if not orders:
-        return []
-    return [f"Warning: the votes order some models without an upset ({shown_orders(orders, md_text)}): a group "
-            "that won, or lost, every battle against another has no finite rating; the gaps between these groups "
-            "and their intervals are the regularisation's, not the votes'.", ""]
+def judge_warning(judge: dict[str, Any], show: Callable[[str], str]) -> str | None:
+    """The judge-induced ranking's models its verdicts order without an upset, in words (None when there are none)."""
+    if not judge.get("unbeaten"):
+        return None
+    return (f"the judge's verdicts order some models without an upset ({shown_orders(judge['unbeaten'], show)}): "
+            "its ratings across these groups are the regularisation's, not its verdicts'")
 
 
 def markdown(s: dict[str, Any]) -> str:
@@ -141,7 +152,7 @@ def markdown(s: dict[str, Any]) -> str:
              f"{'anchor ' + md_text(c['anchor_model']) if c['anchor_model'] else 'mean'} = {c['anchor_rating']:g}.",
              f"Dropped votes: {md_text(n['dropped']) if n['dropped'] else 'none'}. Excluded annotators: "
              f"{md_text(', '.join(map(str, c['excluded_annotators']))) if c['excluded_annotators'] else 'none'}.", "",
-             *_group_warning(s.get("comparison_groups") or []), *_unbeaten_warning(s.get("unbeaten_groups") or []),
+             *(line for warning in trust_warnings(s, md_text) for line in (f"Warning: {warning}.", "")),
              "| rank | model | rating [95% CI] | battles | W/T/L |", "|---|---|---|---|---|"]
     lines += [f"| {r['rank']} | {md_cell(r['model'])} | {_ci(r)} | {r['battles']} | {r['wins']}/{r['ties']}/{r['losses']} |"
               for r in s["ratings"]]
@@ -178,10 +189,9 @@ def markdown(s: dict[str, Any]) -> str:
                   f"- Spearman {_ci(j['spearman'], 'value', 3)}; Kendall {_ci(j['kendall'], 'value', 3)}",
                   f"- top-{j['top_k']['k']} overlap {_f(j['top_k']['overlap'], 2)}; mean rank displacement "
                   f"{_ci(j['rank_displacement'], 'value', 2)} (max {_f(j['rank_displacement']['max'], 0)})"]
-        if j.get("unbeaten"):
-            lines += ["", f"Warning: the judge's verdicts order some models without an upset "
-                          f"({shown_orders(j['unbeaten'], md_text)}): its ratings across these groups are the "
-                          "regularisation's, not its verdicts'."]
+        warning = judge_warning(j, md_text)
+        if warning:
+            lines += ["", f"Warning: {warning}."]
     lines += _assisted_markdown(s)
     return "\n".join(lines) + "\n"
 
@@ -274,12 +284,14 @@ def page(s: dict[str, Any], tables: dict[str, pd.DataFrame]) -> str:
         blocks.append(f"<h3>{html.escape(name.replace('_', ' '))}</h3>\n<div class=\"scroll\"><table>"
                       f"<thead><tr>{head}</tr></thead>\n<tbody>{body}</tbody></table></div>")
     title = html.escape(f"Arena: model ratings from votes ({s['config']['source']})")
+    warnings = [*trust_warnings(s, str), *filter(None, (judge_warning(j, str) for j in s["judges"]))]
+    shown = "".join(f'<p class="warning">Warning: {html.escape(w)}.</p>\n' for w in warnings)
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>"
             f"<style>{CSS}</style></head>\n<body>\n<section id=\"arena\" class=\"arena\">\n<h2>{title}</h2>\n"
             f"<p class=\"legend\">Generated by judgebench arena; Bradley–Terry ratings on the Elo scale with 95% bootstrap "
             f"intervals; ranks by interval overlap. Plots: ratings.png, winrate.png (and assisted.png, votes_needed.png "
             f"when computed). The judge-only ratings in the assisted table estimate the judge's own ranking, not the human one.</p>\n"
-            + "\n".join(blocks) + "\n</section>\n</body></html>\n")
+            + shown + "\n".join(blocks) + "\n</section>\n</body></html>\n")
 
 
 def _column_format(column: pd.Series) -> str:
