@@ -68,7 +68,8 @@ def test_the_cap_message_tells_the_calls_still_in_flight() -> None:
     budget.settle(one, None)  # an answer without a price: counted at its estimate
     budget.settle(one, None)
     over = budget.reserve(request)[1]
-    assert over is not None and over.endswith(f"2 calls sent, ${2 * one:.6f} spent")
+    assert over is not None and over.endswith(f"2 calls sent, ${2 * one:.6f} spent, of which 2 attempts without a "
+                                              "priced answer (failed, or not priced) at their estimate")
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "101", "100000", "two"])

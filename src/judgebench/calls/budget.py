@@ -44,6 +44,7 @@ class Budget:
         self.reserved = 0.0
         self.sent = 0
         self.in_flight = 0  # reserved attempts not settled yet: they finish and are kept after a stop
+        self.at_estimate = 0  # settled attempts without a priced answer (failed, or not priced): counted at the estimate
 
     def estimate(self, request: JudgeRequest) -> float:
         return chars_tokens(request.messages) * self.prices[0] + self.output * self.prices[1]
@@ -57,6 +58,8 @@ class Budget:
                 f"${self.spent + self.reserved + estimate:.6f}, over --max-cost ${self.cap:g}; "
                 f"{self.sent} calls sent, ${self.spent:.6f} spent"
                 + (f" so far ({self.in_flight} still in flight, kept)" if self.in_flight else "")
+                + (f", of which {self.at_estimate} attempts without a priced answer (failed, or not priced) at their "
+                   "estimate" if self.at_estimate else "")
             )
         self.reserved += estimate
         self.sent += 1
@@ -69,4 +72,4 @@ class Budget:
         self.in_flight -= 1
         known = reply is not None and reply.cost_usd is not None
         self.spent += reply.cost_usd if known else estimate  # type: ignore[union-attr, operator]
-        # a failed attempt may still have been billed (a timeout): counted at its estimate
+        self.at_estimate += not known  # a failed attempt may still have been billed (a timeout): counted at its estimate
