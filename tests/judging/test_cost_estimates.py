@@ -134,3 +134,26 @@ def test_max_cost_with_an_unpriced_judge_is_refused_before_any_call(tmp_path: Pa
         "so its spend cannot be estimated; give it a price (--judge-args input_cost_per_mtok=USD,output_cost_per_mtok=USD, "
         "or price: in its configuration) or leave --max-cost out"  # issue 29: the way to give a price is named
     )
+
+
+def test_a_prompt_blind_to_the_dimension_is_warned_of_and_each_call_counted(tmp_path: Path, capsys) -> None:
+    """Separate mode with a prompt that names no dimension (pairwise_confidence on ideation_arena_eval's five): every
+    dimension is asked the same question, one call each. An audit saw the server log 40 calls where results.json's
+    usage said 8 (its calls were told apart by prompt, which only joint mode's share); and no word warned of it."""
+    with FakeOpenAIServer(Behaviour(answer="[[A]]\nConfidence: 70%")) as server:
+        status = main(["run", "--tasks", "ideation_arena_eval", "--demo", "--limit", "2", "--judge", "openai/m",
+                       "--judge-args", f"api_base={server.api_base},api_key=sk-t,max_tokens=64,input_cost_per_mtok=1,"
+                       "output_cost_per_mtok=1", "--prompt", "pairwise_confidence", "--no-cache",
+                       "--output-path", str(tmp_path / "o"), "--quiet"])  # fmt: skip
+        sent = server.stats().total
+    err = capsys.readouterr().err
+    assert status == 0 and sent == 2 * 2 * 5  # examples x orders x dimensions
+    assert "prompt pairwise_confidence does not name the dimension" in err and "5 dimensions" in err
+    usage = json.loads((tmp_path / "o" / "results.json").read_text())["usage"]
+    records = [json.loads(line) for line in (tmp_path / "o" / "samples.jsonl").read_text().splitlines()]
+    assert usage["priced_calls"] == sent == len(records)
+    assert usage["tokens_in"] == sum(r["tokens_in"] for r in records)
+    assert usage["cost_usd"] == pytest.approx(sum(r["cost_usd"] for r in records))
+    assert main(["run", "--tasks", "ideation_arena_eval", "--demo", "--limit", "1", "--judge", "builtin/longer",
+                 "--output-path", str(tmp_path / "d"), "--quiet"]) == 0  # the task's own prompt names it: no warning
+    assert "does not name the dimension" not in capsys.readouterr().err

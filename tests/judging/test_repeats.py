@@ -45,7 +45,7 @@ def test_stability_figures_by_hand():
     # e3 (label A): B INVALID B  differ (INVALID is a vote), no flip (answered: B only), majority B (wrong)
     votes = {"e1": ("A", "A", "A", "A"), "e2": ("A", "B", "B", "B"), "e3": ("B", "INVALID", "B", "A")}
     records = [rec(e, r, v[r], v[3]) for e, v in votes.items() for r in range(3)]
-    s = stability_summary(records, 3, headline="accuracy", both_bad="tie", allow_tie=False, n_resamples=1000)
+    s = stability_summary(records, 3, headline="accuracy", both_bad="tie", allow_tie=False, joint=False, n_resamples=1000)
     # accuracy per repeat: r0 e1 only = 1/3; r1 e1, e2 = 2/3; r2 e1, e2 = 2/3; mean 5/9
     assert s.headline_per_repeat == pytest.approx([1 / 3, 2 / 3, 2 / 3])
     assert (s.headline_min, s.headline_max) == pytest.approx((1 / 3, 2 / 3)) and s.headline_mean == pytest.approx(5 / 9)
@@ -61,7 +61,7 @@ def test_stability_figures_by_hand():
 def test_a_binary_split_majority_takes_the_lowest_answered_repeat():
     # two repeats A / B on a binary task: a split, broken by the chair (repeat 0: A, right on label A)
     records = [rec("e", 0, "A", "A"), rec("e", 1, "B", "A")]
-    s = stability_summary(records, 2, headline="accuracy", both_bad="tie", allow_tie=False)
+    s = stability_summary(records, 2, headline="accuracy", both_bad="tie", allow_tie=False, joint=False)
     assert s.majority_headline == 1.0 and s.flip_rate == 1.0 and s.agreement_mean == 0.0
 
 
@@ -78,7 +78,7 @@ def test_a_judgment_never_sent_in_any_repeat_does_not_agree():
     records = [rec("e1", r, "A", "A") for r in range(3)]
     records += [failed("e2", r, "HTTP 500: fake error 500") for r in range(3)]
     records += [failed("e3", r, NOT_ATTEMPTED.format(reason="interrupted")) for r in range(3)]
-    s = stability_summary(records, 3, headline="accuracy", both_bad="tie", allow_tie=False, n_resamples=10)
+    s = stability_summary(records, 3, headline="accuracy", both_bad="tie", allow_tie=False, joint=False, n_resamples=10)
     assert s.agreement_per_example == {"e1": 1.0, "e2": 1.0, "e3": 0.0}
     assert s.judgments_agreeing == pytest.approx(2 / 3) and s.agreement_mean == pytest.approx(2 / 3)
 
@@ -204,10 +204,10 @@ def test_the_repeats_cost_line_says_no_tokens_were_reported_rather_than_unpriced
     from judgebench.publish.summary import format_stability
 
     records = [rec(e, r, "A", "A") for e in ("e1", "e2") for r in range(2)]  # no tokens, no cost: a built-in judge
-    s = stability_summary(records, 2, headline="accuracy", both_bad="tie", allow_tie=False)
+    s = stability_summary(records, 2, headline="accuracy", both_bad="tie", allow_tie=False, joint=False)
     assert s.cost_usd_all is None and "n/a (no tokens reported" in format_stability(s)[-1]
     with_tokens = [r.model_copy(update={"tokens_in": 10, "tokens_out": 2}) for r in records]  # tokens, no price
-    line = format_stability(stability_summary(with_tokens, 2, headline="accuracy", both_bad="tie", allow_tie=False))[-1]
+    line = format_stability(stability_summary(with_tokens, 2, headline="accuracy", both_bad="tie", allow_tie=False, joint=False))[-1]
     assert "40 tokens in, 8 out, cost unpriced" in line
 
 

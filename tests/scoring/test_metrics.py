@@ -496,7 +496,7 @@ def _joint(ex: str, order: str, *, cost: float | None = 0.01, latency: float = 1
 def test_usage_joint_mode_counts_each_call_once():
     recs = [*_joint("e1", "AB", latency=1), *_joint("e1", "BA", latency=2),
             *_joint("e2", "AB", latency=3), *_joint("e2", "BA", latency=4)]
-    u = summarize_usage(recs)
+    u = summarize_usage(recs, joint=True)
     # 12 records but 4 calls: 4 x 100 in, 4 x 10 out, 4 x $0.01
     assert (u.tokens_in, u.tokens_out) == (400, 40)
     assert u.cost_usd == pytest.approx(0.04)
@@ -505,12 +505,17 @@ def test_usage_joint_mode_counts_each_call_once():
     assert u.cost_per_100_calls == pytest.approx(1.0)  # 0.04 / 4 * 100
     assert u.latency_p50_s == 2.5  # median of 1, 2, 3, 4
     assert u.latency_p95_s == pytest.approx(3.85)  # 1 + .95 * 3 (linear interpolation)
+    # the same records from a separate-mode run whose prompt renders alike for every dimension: 12 calls were sent
+    # (an audit saw a server log 40 calls where usage said 8)
+    u = summarize_usage(recs, joint=False)
+    assert (u.tokens_in, u.tokens_out, u.priced_calls) == (1200, 120, 12)
+    assert u.cost_usd == pytest.approx(0.12)
 
 
 def test_usage_unpriced_and_cached():
     recs = [*_joint("e1", "AB"), *_joint("e1", "BA", cost=None),
             *_joint("e2", "AB", cached=True, latency=0.0)]
-    u = summarize_usage(recs)
+    u = summarize_usage(recs, joint=True)
     # issue 29: the cached call counts with its recorded figures (told apart); one answered call without a
     # price -> total unknown
     assert u.cost_usd is None and u.cost_per_100_calls is None
@@ -522,7 +527,7 @@ def test_usage_unpriced_and_cached():
 def test_usage_failed_call_without_price_keeps_cost():
     recs = [rec("e1", "AB", "A", "A", cost_usd=0.02, tokens_in=5, tokens_out=5),
             rec("e1", "BA", None, "A", status="FAILED")]
-    u = summarize_usage(recs)
+    u = summarize_usage(recs, joint=False)
     # the failed call got no reply, so it costs nothing: total stays $0.02
     assert u.cost_usd == pytest.approx(0.02) and u.unpriced_calls == 0
     assert u.tokens_per_call == 10.0  # only the call with tokens counts
@@ -532,7 +537,7 @@ def test_usage_rerun_duplicate_last_wins():
     # a failed call later re-run and answered: the samples file holds both lines
     recs = [rec("e1", "AB", None, "A", status="FAILED"),
             rec("e1", "AB", "A", "A", tokens_in=7, tokens_out=3, cost_usd=0.5)]
-    u = summarize_usage(recs)
+    u = summarize_usage(recs, joint=False)
     assert (u.tokens_in, u.tokens_out, u.cost_usd, u.priced_calls) == (7, 3, 0.5, 1)
 
 
@@ -561,6 +566,6 @@ def test_latency_percentiles_leave_out_calls_a_stop_left_unanswered():
             rec("e2", "BA", None, "A", status="FAILED", error=NOT_ATTEMPTED.format(reason="interrupted"),
                 failure="not_attempted", attempts=0),
             rec("e3", "AB", None, "A", status="FAILED", error=IN_FLIGHT, failure="in_flight")]
-    u = summarize_usage(recs)
+    u = summarize_usage(recs, joint=False)
     assert u.latency_p50_s == 1.5
     assert u.latency_p95_s == pytest.approx(1.5 + 0.9 * 1.5)  # 0.5, 1.5, 3: the 95th at 1.9 of 2 steps

@@ -203,7 +203,7 @@ def test_records_are_grouped_once_inside_a_scoring_scope():
 
 def test_usage_of_one_record_per_call_by_hand():
     recs = _records(4)[:4]  # e0 AB, e0 BA, e1 AB, e1 BA
-    usage = summarize_usage(recs)
+    usage = summarize_usage(recs, joint=False)
     # e0 has no price (i % 3 == 0): its calls are unpriced unless failed; e1 costs 0.25 per call
     replied_e0 = sum(r.status != "FAILED" for r in recs[:2])
     assert usage.priced_calls == 2 and usage.unpriced_calls == replied_e0
@@ -217,7 +217,7 @@ def test_usage_and_counts_equal_the_general_path_in_joint_mode(monkeypatch):
     same records with one dimension each give the same figures through the one-record-per-call path."""
     joint = _records(200, dimensions=("a", "b"), shared_call=True)
     separate = [r for r in joint if r.dimension == "a"]
-    assert summarize_usage(joint) == summarize_usage(separate)
+    assert summarize_usage(joint, joint=True) == summarize_usage(separate, joint=False)
     counts = summarize_counts(joint, 200)
     assert counts.invalid == sum(r.status == "INVALID" for r in joint)
     assert counts.failed == sum(r.status == "FAILED" for r in joint)

@@ -332,6 +332,11 @@ class RunConfig(Strict):
                 data.pop(name, None)
         return data
 
+    @property
+    def joint(self) -> bool:
+        """Whether one call answered every dimension of a judgment (its records share that call's usage)."""
+        return self.dimension_mode == "joint"
+
 
 class Counts(Strict):
     examples: int

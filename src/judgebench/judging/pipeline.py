@@ -89,6 +89,10 @@ def run_task(request: RunRequest) -> RunSummary:
     request.check_outputs()
     check_run_files(request.output_path)
     spec, mode, template = run_template(request)
+    if mode == "separate" and not template.names_dimension() and request.on_warning:
+        request.on_warning(f"prompt {template.name} does not name the dimension ({{{{ dimension }}}}, {{{{ criterion }}}}): "
+                           f"each of task {spec.name}'s {len(spec.dimension_names)} dimensions is asked the same "
+                           "question (one call each): their verdicts are one overall preference, not the dimension's")
     judge = request.judge_object or make_judge(request.judge, request.judge_args, seed=request.seed)
     judge.preflight()
     check_cache(judge, request.runner)
@@ -147,11 +151,11 @@ def _score_and_write(
         reask=request.runner.reask or None,
     )
     result = score(records, config, spec, n_examples=n_examples)
-    result.unlabelled = summarize_unlabelled(outcome.unlabelled, outcome.unlabelled_examples)
+    result.unlabelled = summarize_unlabelled(outcome.unlabelled, outcome.unlabelled_examples, joint=config.joint)
     if request.repeats > 1:
         result.stability = stability_summary(
             [*records, *outcome.repeats], request.repeats, headline=spec.headline, both_bad=config.both_bad,
-            allow_tie="TIE" in spec.verdicts, seed=request.seed, n_resamples=request.n_resamples,
+            allow_tie="TIE" in spec.verdicts, seed=request.seed, n_resamples=request.n_resamples, joint=config.joint,
         )
     finish_run(
         request.output_path, result, task_file=spec.source_file, prompt_file=template.path, repeats=outcome.repeats

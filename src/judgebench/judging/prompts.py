@@ -17,7 +17,7 @@ from typing import Any
 import jinja2
 import jinja2.runtime
 import yaml
-from jinja2 import nodes
+from jinja2 import meta, nodes
 from jinja2.compiler import CodeGenerator
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
@@ -148,6 +148,9 @@ def _budgeted(text: str) -> nodes.Template:
     return tree
 
 
+DIMENSION_VARIABLES = {"dimension", "criterion", "dimensions"}  # build_request's variables that name the dimension
+
+
 @dataclass(frozen=True)
 class PromptTemplate:
     name: str
@@ -164,6 +167,15 @@ class PromptTemplate:
         parts = [("system", self.system), ("user", self.user)]
         compiled = [(role, _ENV.from_string(_budgeted(text)), _is_plain(text)) for role, text in parts if text]
         return [(role, t, dict(t.globals), _render(t, dict(t.globals)) if plain else None) for role, t, plain in compiled]
+
+    def names_dimension(self) -> bool:
+        """Whether the template reads a variable that differs between dimensions (build_request's `dimension`,
+        `criterion`, `dimensions`): one that does not asks every dimension of a judgment the same question."""
+        used: set[str] = set()
+        for text in (self.system, self.user):
+            if text:
+                used |= meta.find_undeclared_variables(_ENV.parse(text))
+        return bool(used & DIMENSION_VARIABLES)
 
     def render(self, variables: dict[str, Any]) -> list[dict[str, str]]:
         """The chat messages; any failure of the template (a sandbox refusal, a type error in an

@@ -157,11 +157,13 @@ def merge_runs(
     )
     spec = run_task_spec(first_path, config.task, include_paths or [])
     result = score(records, config, spec, n_examples=sum(r.counts.examples for _, r in ordered))
-    result.unlabelled = summarize_unlabelled(unlabelled, sum(r.unlabelled.examples for _, r in ordered if r.unlabelled))
+    result.unlabelled = summarize_unlabelled(unlabelled, sum(r.unlabelled.examples for _, r in ordered if r.unlabelled),
+                                             joint=config.joint)
     if repeats:
         result.stability = stability_summary(
             [*records, *repeats], 1 + max(r.repeat for r in repeats), headline=config.headline,
             both_bad=config.both_bad, allow_tie="TIE" in spec.verdicts, seed=config.seed, n_resamples=config.n_resamples,
+            joint=config.joint,
         )
     try:
         output_path.mkdir(parents=True, exist_ok=True)

@@ -89,6 +89,7 @@ class PairwiseKind:
             result.stability = stability_summary(
                 [*kept, *others], repeats, headline=plan.spec.headline, both_bad=config.both_bad,
                 allow_tie="TIE" in plan.spec.verdicts, seed=config.seed, n_resamples=config.n_resamples,
+                joint=config.joint,
             )
         return result
 

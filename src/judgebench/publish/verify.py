@@ -399,7 +399,8 @@ def check_stability(run_dir: Path, result: RunResult, records: list[JudgmentReco
     from judgebench.scoring.repeats import stability_summary
 
     fresh = stability_summary([*records, *again], n, headline=config.headline, both_bad=config.both_bad,
-                              allow_tie="TIE" in spec.verdicts, seed=config.seed, n_resamples=config.n_resamples)
+                              allow_tie="TIE" in spec.verdicts, seed=config.seed, n_resamples=config.n_resamples,
+                              joint=config.joint)
     difference = first_difference(stability.model_dump(mode="json"), fresh.model_dump(mode="json"), "stability")
     if difference is not None:
         path, a, b = difference

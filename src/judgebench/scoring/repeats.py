@@ -55,10 +55,12 @@ def stability_summary(
     headline: str,
     both_bad: str,
     allow_tie: bool,
+    joint: bool,
     seed: int = 0,
     n_resamples: int = 1000,
 ) -> RepeatStability:
-    """results.json `stability` from the records of every repeat (see the module docstring)."""
+    """results.json `stability` from the records of every repeat (see the module docstring); `joint`: the run's
+    calls answered every dimension at once (usage.summarize_usage)."""
     column = "soft" if metric(headline).credit == "soft" else "exact"
     by_repeat = [[r for r in records if r.repeat == i] for i in range(repeats)]
     per_repeat = [_headline(rs, both_bad, column) for rs in by_repeat]
@@ -84,13 +86,13 @@ def stability_summary(
         judgments_agreeing=agreeing,
         flip_rate=_flip_rate(votes),
         n_judgments=len(votes),
-        **_totals(by_repeat),
+        **_totals(by_repeat, joint),
     )
 
 
-def _totals(by_repeat: list[list[JudgmentRecord]]) -> dict[str, Any]:
+def _totals(by_repeat: list[list[JudgmentRecord]], joint: bool) -> dict[str, Any]:
     """Judgments and usage summed over every repeat (usage.py per repeat: its calls are distinct)."""
-    usages = [summarize_usage(rs) for rs in by_repeat if rs]
+    usages = [summarize_usage(rs, joint=joint) for rs in by_repeat if rs]
     costs = [u.cost_usd for u in usages]
     every = [r for rs in by_repeat for r in rs]
     return {

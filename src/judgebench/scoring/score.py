@@ -64,7 +64,7 @@ def score(
         human = human_figures(records, spec.dimension_names, metrics, both_bad=config.both_bad,
                               n_resamples=config.n_resamples, seed=config.seed)
         annotators = annotator_figures(records, spec.dimension_names, both_bad=config.both_bad) if human else None
-        counts, usage = summarize_counts(records, n_examples), summarize_usage(records)  # the same grouping
+        counts, usage = summarize_counts(records, n_examples), summarize_usage(records, joint=config.joint)
     panel = None
     if config.kind == "panel":
         from judgebench.scoring.panel_stats import panel_summary
@@ -182,6 +182,7 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
         result.stability = stability_summary(
             [*reparsed, *again], 1 + max(r.repeat for r in again), headline=config.headline,
             both_bad=config.both_bad, allow_tie="TIE" in spec.verdicts, seed=config.seed, n_resamples=config.n_resamples,
+            joint=config.joint,
         )
     result.unlabelled = _rescore_unlabelled(run_dir, unlabelled, previous, spec, config)
     write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
@@ -200,7 +201,7 @@ def _rescore_unlabelled(run_dir: Path, records: list[JudgmentRecord], previous: 
     again = [rederive_record(record, spec, config, memo) for record in records]
     if any(new is not old for new, old in zip(again, records)):  # unchanged: the same object
         write_models_jsonl(run_dir / UNLABELLED_FILE, again)
-    return summarize_unlabelled(again, previous.unlabelled.examples)
+    return summarize_unlabelled(again, previous.unlabelled.examples, joint=config.joint)
 
 
 def coverage_failure(records: list[JudgmentRecord], coverage: float, min_coverage: float | None) -> str | None:

@@ -33,7 +33,8 @@ def summarize_counts(records: Iterable[JudgmentRecord], n_examples: int) -> Coun
     )
 
 
-def summarize_unlabelled(records: Iterable[JudgmentRecord], n_examples: int) -> UnlabelledJudgments | None:
+def summarize_unlabelled(records: Iterable[JudgmentRecord], n_examples: int, *,
+                         joint: bool) -> UnlabelledJudgments | None:
     """results.json `unlabelled`: the counts of the unlabelled examples' judgments of repeat 0 (as `counts` counts
     samples.jsonl's) and the usage of every repeat's calls (no other figure costs them: `stability`'s cover the
     labelled examples); None when the run judged no unlabelled example."""
@@ -42,24 +43,25 @@ def summarize_unlabelled(records: Iterable[JudgmentRecord], n_examples: int) -> 
     if not first and not n_examples:
         return None
     return UnlabelledJudgments(examples=n_examples, counts=summarize_counts(first, n_examples),
-                               usage=usage_of_every_repeat(records))
+                               usage=usage_of_every_repeat(records, joint=joint))
 
 
-def summarize_usage(records: Iterable[JudgmentRecord]) -> Usage:
+def summarize_usage(records: Iterable[JudgmentRecord], *, joint: bool) -> Usage:
     """Tokens, cost and latency of this run's calls.
 
-    One call per distinct (example_id, order, prompt_hash): in joint mode the
-    records of all dimensions share it and are counted once. Duplicate records
+    `joint` (the run's dimension_mode is "joint"): one call per distinct (example_id, order, prompt_hash), the
+    records of all dimensions sharing it counted once; otherwise one call per judgment (in separate mode two
+    dimensions whose prompts render alike were still two calls: counting them once had undercounted). Duplicate records
     of one judgment: the last wins, as in scoring. Answers from the cache count
     with the tokens, cost and latency recorded when they were first made, so a
     rerun from the cache reports what the run costs (issue 29); `cached_calls`
     and `cached_cost_usd` say how much of it was not paid again. cost_usd is
     None when any call that got a reply (status not FAILED) has no price.
     """
-    return _usage(*_calls(records))
+    return _usage(*_calls(records, joint))
 
 
-def usage_of_every_repeat(records: Iterable[JudgmentRecord]) -> Usage:
+def usage_of_every_repeat(records: Iterable[JudgmentRecord], *, joint: bool) -> Usage:
     """`summarize_usage` of the calls of every repeat (`--repeats`: each repeat's calls are distinct)."""
     by_repeat: dict[int, list[JudgmentRecord]] = {}
     for r in records:
@@ -67,17 +69,17 @@ def usage_of_every_repeat(records: Iterable[JudgmentRecord]) -> Usage:
     calls: list[list[JudgmentRecord]] = []
     served: list[str | None] = []
     for repeat in sorted(by_repeat):
-        more_calls, more_served = _calls(by_repeat[repeat])
+        more_calls, more_served = _calls(by_repeat[repeat], joint)
         calls += more_calls
         served += more_served
     return _usage(calls, served)
 
 
-def _calls(records: Iterable[JudgmentRecord]) -> tuple[list[list[JudgmentRecord]], list[str | None]]:
+def _calls(records: Iterable[JudgmentRecord], joint: bool) -> tuple[list[list[JudgmentRecord]], list[str | None]]:
     """The run's calls (each its records) and each call's served model."""
     recs = [r for by_key in group_by_dimension(records).values() for r in by_key.values()]
     keys = [(r.example_id, r.order, r.prompt_hash) for r in recs]
-    if len(set(keys)) == len(recs):  # one record per call (separate mode): the same figures, no grouping
+    if not joint or len(set(keys)) == len(recs):  # one record per call: the same figures, no grouping
         return [[r] for r in recs], [r.served_model or None for r in recs]
     calls: dict[tuple[str, str, str], list[JudgmentRecord]] = {}
     for key, r in zip(keys, recs):
