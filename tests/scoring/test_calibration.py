@@ -98,6 +98,18 @@ def test_the_pure_curves_by_hand() -> None:
     assert expected_calibration_error([0.55, 0.58, 0.95, 1.0], [1, 0, 1, 1]) == pytest.approx(0.045)
 
 
+def test_confidences_equal_but_for_float_noise_are_ties_and_sit_in_their_bin() -> None:
+    """An audit: the mean of two orders' stated 88% and 80% is 0.8400000000000001, which was ranked above a 0.84
+    (its accuracy 0 always first: selective_auc 0.547981 for 0.548849), and 0.7999999999999999 fell in [0.7, 0.8)."""
+    noisy = (0.88 + 0.80) / 2
+    assert noisy != 0.84
+    # a tie of .84 (scores 0 and .5, mean .25) under .9 (score 1): k = 1: 1; k = 2: (1 + .25) / 2; k = 3: 1.5 / 3
+    assert selective_area([noisy, 0.84, 0.9], [0, 0.5, 1]) == pytest.approx((1 + 0.625 + 0.5) / 3)
+    assert selective_area([0.84, noisy, 0.9], [0, 0.5, 1]) == selective_area([noisy, 0.84, 0.9], [0, 0.5, 1])
+    edge = np.nextafter(0.8, 0.0)  # 0.7999999999999999: 0.8 as the numbers mean it
+    assert [b[:3] for b in reliability_bins([edge, 0.75], [1, 1])] == [(0.7, 0.8, 1), (0.8, 0.9, 1)]
+
+
 def test_the_report_curves_against_the_vote_shares_by_hand() -> None:
     from judgebench.scoring.calibration import calibration_curves
 

@@ -121,6 +121,16 @@ _CORE_METRICS = METRICS
 ECE_BINS = 10  # equal-width bins of the top-label confidence: [0, 0.1), ..., [0.9, 1.0]
 SELECTIVE_COVERAGE = 0.8  # selective_accuracy: the most confident 80% of the examples
 HANDOFF_SHARE = 0.2  # handoff_accuracy: the least confident 20% sent to humans
+CONFIDENCE_DECIMALS = 12  # confidences equal to this many decimals are one value: the mean of two orders' carries
+# float noise ((0.88 + 0.80) / 2 = 0.8400000000000001, not tied with a 0.84), which had ordered a tie and moved a
+# value on a bin's edge one bin down (0.7999999999999999)
+
+
+def _settled(conf):
+    """The confidences rounded to CONFIDENCE_DECIMALS (ties and bin edges as the numbers mean them)."""
+    import numpy as np
+
+    return np.round(np.asarray(conf, dtype=float), CONFIDENCE_DECIMALS)
 
 
 def reliability_bins(conf, correct, bins: int = ECE_BINS) -> list[tuple[float, float, int, float, float]]:
@@ -129,7 +139,7 @@ def reliability_bins(conf, correct, bins: int = ECE_BINS) -> list[tuple[float, f
     import numpy as np
 
     conf, correct = np.asarray(conf, dtype=float), np.asarray(correct, dtype=float)
-    index = np.minimum((conf * bins).astype(int), bins - 1)
+    index = np.minimum(np.floor(_settled(conf * bins)).astype(int), bins - 1)
     out = []
     for b in range(bins):
         rows = index == b
@@ -155,7 +165,7 @@ def selective_curve(conf, score):
     n = len(conf)
     if n == 0:
         return np.zeros(0), np.zeros(0)
-    values, inverse = np.unique(-conf, return_inverse=True)  # most confident first
+    values, inverse = np.unique(-_settled(conf), return_inverse=True)  # most confident first
     group_n = np.bincount(inverse, minlength=len(values))
     group_mean = np.bincount(inverse, weights=score, minlength=len(values)) / group_n
     ends = np.cumsum(group_n)

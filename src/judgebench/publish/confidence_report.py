@@ -57,11 +57,11 @@ def plot_selective(curve: dict[str, Any], path: Path, title: str) -> None:
     fig = Figure(figsize=(9.0, 4.0), dpi=100)
     left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
     left.plot([p[0] for p in curve["selective"]], [p[1] for p in curve["selective"]])
-    left.set_xlabel("coverage (most confident share kept)"), left.set_ylabel("accuracy on the kept examples")
+    left.set_xlabel("coverage (most confident share kept)"), left.set_ylabel("exact accuracy on the kept examples")
     left.set_xlim(0, 1), left.set_ylim(0, 1.02), left.set_title("judge abstains below a threshold", fontsize=9)
     shares = [p[0] for p in curve["handoff"]]
     right.plot([100 * s for s in shares], [p[1] for p in curve["handoff"]], marker="o")
-    right.set_xlabel("least confident % sent to humans"), right.set_ylabel("accuracy of judge + humans")
+    right.set_xlabel("least confident % sent to humans"), right.set_ylabel("exact accuracy of judge + humans")
     right.set_ylim(0, 1.02), right.set_title("humans take the least confident", fontsize=9)
     fig.suptitle(title, fontsize=10)
     _save(fig, path)
@@ -77,7 +77,8 @@ def confidence_section(out_dir: Path, records: list[JudgmentRecord], result: Run
     lines = ["## Confidence and calibration", "",
              ("How sure the judge is (docs/guide/confidence.md): its P(A), P(Tie), P(B) per example, the mean of "
               "the orders' confidence. Calibration is against the majority label; `brier_vs_votes` against the "
-              "annotators' vote shares."), ""]
+              "annotators' vote shares. Accuracy in this section is exact (a tie against a decisive label scores "
+              "0), also where the headline is soft accuracy: the confidence is the top label's."), ""]
     for dimension, c in curves.items():
         slug = "".join(ch if ch.isalnum() else "_" for ch in dimension)
         metrics = result.metrics.get(dimension, {}) if result else {}
@@ -104,6 +105,6 @@ def confidence_section(out_dir: Path, records: list[JudgmentRecord], result: Run
         write_atomic(out_dir / f"handoff_{slug}.csv", "share_to_humans,accuracy\n"
                      + "".join(f"{a:.6g},{b:.6g}\n" for a, b in c["handoff"]))
         lines += ["", f"![Reliability diagram]({rel}.png)", "", f"![Selective accuracy]({sel}.png)", "",
-                  "| least confident sent to humans | accuracy of judge + humans |", "|---|---|",
+                  "| least confident sent to humans | exact accuracy of judge + humans |", "|---|---|",
                   *[f"| {100 * s:.0f}% | {_pct(a)} |" for s, a in c["handoff"]], ""]
     return "\n".join(lines) + "\n"
