@@ -193,3 +193,43 @@ def test_a_names_file_holds_any_name_and_reads_back_the_same(tmp_path: Path) -> 
     assert read_flagged(str(tmp_path / "flagged.txt")) == set(names)
     with pytest.raises(JudgebenchError, match=r"f:2: a name in quotes must be one JSON string"):
         read_names('ok\n"unterminated\n', "f")
+
+
+def test_an_annotators_repeated_votes_count_once_and_slice_columns_cannot_overwrite_the_labels(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An outside attack: three votes of one annotator on p1 outvoted two others (its label became theirs), and a
+    pairs-file column named `label_overall` (or `votes_overall`, `n_votes`) silently replaced the frozen label."""
+    votes = [*_votes(), *(Vote(pair_id="p1", annotator="mallory", choice="A") for _ in range(3))]
+    frozen = freeze_split(votes, _pairs(), size=4, seed=1)
+    assert frozen.repeated_votes == 2 and frozen.excluded_votes == 0
+    p1 = next(r for r in frozen.rows if r["id"] == "p1")  # B, B and one A: B; with mallory's three A: A had won
+    assert p1["label_overall"] == "B" and p1["n_votes"] == 3 and len(p1["votes_overall"]) == 3
+    pairs_file, votes_file = tmp_path / "pairs.jsonl", tmp_path / "votes.jsonl"
+    write_votes(votes_file, votes)
+    for column in ("label_overall", "votes_overall", "n_votes"):
+        pairs_file.write_text("".join(json.dumps({**{k: v for k, v in p.items() if k != "slices"}, column: "B"}) + "\n"
+                                      for p in _pairs().values()))
+        assert main(["freeze", str(votes_file), "--pairs", str(pairs_file), "--split-size", "4",
+                     "--output", str(tmp_path / "o")]) == 2
+        err = capsys.readouterr().err
+        assert f"pairs file {pairs_file}: column '{column}' would be a slice" in err and err.count("\n") == 1
+        assert not (tmp_path / "o" / "my_judge_eval.jsonl").exists()
+    pairs_file.write_text("".join(json.dumps({k: v for k, v in p.items() if k != "slices"}) + "\n"
+                                  for p in _pairs().values()))
+    assert main(["freeze", str(votes_file), "--pairs", str(pairs_file), "--split-size", "4",
+                 "--output", str(tmp_path / "o")]) == 0
+    assert "2 repeated votes of one annotator on one pair were counted once" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["ｓｃｉａｒｅｎａ_ｅｖａｌ", "eval²", "x" * 101, "-x", "a b"])
+def test_a_task_name_the_leaderboard_would_refuse_is_refused_by_freeze(tmp_path: Path, capsys, name: str) -> None:
+    """An outside attack: freeze took a fullwidth twin of a bundled task's name, a superscript, 150 characters (and
+    300: 'File name too long', an empty folder left); `leaderboard` and `submit` then refused its runs."""
+    pairs_file = tmp_path / "pairs.jsonl"
+    pairs_file.write_text("".join(json.dumps({k: v for k, v in p.items() if k != "slices"}) + "\n" for p in _pairs().values()))
+    write_votes(tmp_path / "votes.jsonl", _votes())
+    assert main(["freeze", str(tmp_path / "votes.jsonl"), "--pairs", str(pairs_file), "--split-size", "2",
+                 f"--name={name}", "--output", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "--name" in err and "ASCII letters, digits" in err and err.count("\n") == 1
+    assert not (tmp_path / "o").exists()

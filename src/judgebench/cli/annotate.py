@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -194,8 +195,11 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     )
     from judgebench.tasks.votes import read_votes
 
-    if not args.name.replace("_", "").isalnum():
-        raise JudgebenchError(f"--name {args.name!r}: letters, digits and underscores only")
+    from judgebench.publish.board import TASK_NAME_RE
+
+    if not TASK_NAME_RE.fullmatch(args.name):  # the rule `leaderboard` and `submit` hold a task name to
+        raise JudgebenchError(f"--name {args.name[:80]!r}: ASCII letters, digits, '_' and '-' only (not first), "
+                              "at most 100 characters")
     from judgebench.tasks.registry import task_files
 
     if args.name in task_files():  # its runs would be told apart from the bundled task's by their data alone
@@ -207,6 +211,10 @@ def cmd_freeze(args: argparse.Namespace) -> int:
         print(f"warning: --exclude-annotators names annotators with no vote: {unknown}")
     frozen = freeze_split(votes, pairs, size=args.split_size, seed=args.seed, ties=args.ties, flagged=flagged, min_votes=args.min_votes)
     slice_names = sorted({k for r in frozen.rows for k in r["slices"]})
+    if taken := sorted(set(slice_names) & {k for r in frozen.rows for k in r if k != "slices"}):  # (written last, a
+        # slice column had overwritten the split's own label, votes or vote count)
+        raise JudgebenchError(f"pairs file {args.pairs}: column {taken[0]!r} would be a slice, but the frozen split "
+                              "writes that field itself (a label, the votes or their count); rename or drop the column")
     rows = [{**{k: v for k, v in r.items() if k != "slices"}, **{s: r["slices"].get(s) for s in slice_names}} for r in frozen.rows]
     args.output.mkdir(parents=True, exist_ok=True)
     data_file = args.output / f"{args.name}.jsonl"
@@ -215,6 +223,9 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     write_atomic(args.output / f"{args.name}.yaml", yaml.safe_dump(spec, sort_keys=False, allow_unicode=True))
     votes_sha = hashlib.sha256(regular_bytes(args.votes)).hexdigest()
     write_atomic(args.output / "README.md", dataset_card(args.name, frozen, args, votes_sha, flagged))
+    if frozen.repeated_votes:
+        print(f"judgebench: warning: {frozen.repeated_votes} repeated votes of one annotator on one pair were counted "
+              "once (the first)", file=sys.stderr)
     print(f"froze {len(rows)} of {frozen.eligible} eligible pairs ({frozen.excluded_votes} votes of excluded annotators dropped)")
     print(f"run a judge on it: judgebench run --tasks {args.output / (args.name + '.yaml')} --judge builtin/longer --output-path runs/{args.name}/")
     return 0

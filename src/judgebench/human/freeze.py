@@ -3,7 +3,8 @@
 The split is drawn the way SciArena-Eval was (500 pairs per discipline, 250 A / 250 B, ties excluded):
 1. Votes of flagged annotators are dropped (`--exclude-annotators`: a file with one name per line, `#`
    comments allowed, as the anomalous-voter detector of `judgebench arena` lists them, or names
-   separated by commas).
+   separated by commas). An annotator's repeated vote on one pair counts once (the first, as in `arena`:
+   three votes of one person had outvoted two others).
 2. Each pair's label is votes.majority_label over the remaining votes (MAJORITY_RULE); pairs with fewer
    than `--min-votes` votes are left out. Multi-dimension votes get a label per dimension; the first
    dimension is the one balanced.
@@ -44,6 +45,7 @@ class Frozen:
     eligible: int
     excluded_votes: int
     strata: dict[str, int]
+    repeated_votes: int = 0  # an annotator's later votes on a pair already voted: set aside
 
 
 def read_flagged(text: str | None) -> set[str]:
@@ -85,6 +87,9 @@ def freeze_split(votes: list[Vote], pairs: dict[str, dict[str, Any]], *, size: i
             raise JudgebenchError(f"vote of {vote.annotator} on pair {vote.pair_id!r} names models {named[0]} vs {named[1]}; "
                                   f"the pairs file has {held[0]} vs {held[1]} (its A and B would be another pair's)")
     kept = [v for v in votes if v.annotator not in flagged]
+    first = {(v.pair_id, v.annotator): v for v in reversed(kept)}  # each annotator's first vote on a pair
+    repeated = len(kept) - len(first)
+    kept = [v for v in kept if first[(v.pair_id, v.annotator)] is v]
     dimensions = list(dict.fromkeys(d for v in kept for d in v.choices))
     if dimensions and any(v.choice is not None for v in kept):
         raise JudgebenchError("votes mix single choices and per-dimension choices; freeze one kind at a time")
@@ -112,7 +117,9 @@ def freeze_split(votes: list[Vote], pairs: dict[str, dict[str, Any]], *, size: i
             if members and len(chosen) < size:
                 chosen.append(members.pop())
     counts = Counter(" ".join(_stratum(row, dimensions)) for row in chosen)
-    return Frozen(sorted(chosen, key=lambda r: r["id"]), dimensions, eligible, len(votes) - len(kept), dict(sorted(counts.items())))
+    excluded = len(votes) - len(kept) - repeated
+    return Frozen(sorted(chosen, key=lambda r: r["id"]), dimensions, eligible, excluded, dict(sorted(counts.items())),
+                  repeated)
 
 
 def _stratum(row: dict[str, Any], dimensions: list[str]) -> tuple[str, ...]:
