@@ -33,6 +33,26 @@ def test_a_new_run_removes_the_earlier_runs_report_and_repeats(tmp_path):
     assert (tmp_path / SAMPLES_FILE).read_text() == '{"n":2}\n'
 
 
+def test_a_report_folder_keeps_what_report_did_not_write(tmp_path, capsys):
+    """An outside attack: merge, panel and rubric run deleted a report/ holding a report.md with everything in it
+    (a user's chapters/thesis.tex); run left it whole. Both now remove report's own files only."""
+    from judgebench.cli.main import main
+
+    for writer in ("write_run", "run"):
+        folder = tmp_path / writer
+        _earlier_run(folder)
+        (folder / REPORT_DIR / "chapters").mkdir()
+        (folder / REPORT_DIR / "chapters" / "thesis.tex").write_text("years of work\n")
+        (folder / REPORT_DIR / "notes.txt").write_text("mine\n")
+        if writer == "run":
+            assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--quiet",
+                         "--output-path", str(folder)]) == 0
+        else:
+            write_run(folder, _Row(n=1), [_Row(n=2)])
+        left = sorted(str(p.relative_to(folder / REPORT_DIR)) for p in (folder / REPORT_DIR).rglob("*"))
+        assert left == ["chapters", "chapters/thesis.tex", "notes.txt"], (writer, left)
+
+
 def test_a_report_folder_judgebench_did_not_write_is_left_alone(tmp_path):
     _earlier_run(tmp_path, with_report_md=False)  # no report.md: not a report folder of ours
     write_run(tmp_path, _Row(n=1), [_Row(n=2)])

@@ -18,6 +18,7 @@ tasks and templates the leaderboard already holds.
 from __future__ import annotations
 
 import os
+import fnmatch
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -93,17 +94,36 @@ def check_run_files(run_dir: Path, flag: str = "--output-path") -> None:
             raise JudgebenchError(f"{flag} {run_dir}: {target} is a folder; a run writes a file there")
 
 
+REPORT_OUTPUTS = ("report.md", "diagnostics.json", "*.png", "*.csv")  # the names `report` and `rubric report` write
+
+
 def clear_previous_run(run_dir: Path) -> None:
     """Remove what an earlier run in this folder wrote that would no longer match the new samples:
-    results.json, repeats.jsonl, unlabelled.jsonl and its report/ (only a folder `report` made: it holds
-    report.md; a symlinked report/ loses the link only)."""
+    results.json, repeats.jsonl, unlabelled.jsonl and its report (`clear_stale_report`)."""
     for stale in STALE_FILES:
         (run_dir / stale).unlink(missing_ok=True)
+    clear_stale_report(run_dir)
+
+
+def clear_stale_report(run_dir: Path) -> None:
+    """An earlier run's report/: in a folder `report` made (it holds report.md), the files of the names `report`
+    writes (REPORT_OUTPUTS, at the top; a link among them loses the link only), then the folder if nothing else
+    is left; anything else in it stays (an outside attack saw a user's own files under report/ deleted with
+    it). A symlinked report/ loses the link only."""
     report = run_dir / REPORT_DIR
     if report.is_symlink():
         report.unlink()  # the link only: `report` writes a real folder here next time
-    elif (report / "report.md").is_file():
-        shutil.rmtree(report)
+        return
+    marker = report / "report.md"
+    if not marker.is_file() or marker.is_symlink():
+        return
+    for path in report.iterdir():
+        if (path.is_symlink() or path.is_file()) and any(fnmatch.fnmatchcase(path.name, p) for p in REPORT_OUTPUTS):
+            path.unlink()
+    try:
+        report.rmdir()
+    except OSError:  # not empty: what is left is not ours
+        pass
 
 
 def finish_run(

@@ -37,7 +37,7 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import write_models_jsonl
 from judgebench.core.lean_records import LeanRecord
 from judgebench.core.records import JudgeReply, JudgmentRecord, PairExample, RunResult
-from judgebench.core.rundir import REPEATS_FILE, STALE_FILES, UNLABELLED_FILE, salvage
+from judgebench.core.rundir import REPEATS_FILE, STALE_FILES, UNLABELLED_FILE, clear_stale_report, salvage
 from judgebench.core.rundir import finish_run as write_results
 from judgebench.judges.builtin import FeatureJudge
 from judgebench.judging.judgments import assemble_records, parses_fully, plan_requests
@@ -200,6 +200,8 @@ def _appender(path: Path, cache: Path | None = None, stale: tuple[str, ...] = ()
                 path.parent.mkdir(parents=True, exist_ok=True)
                 for name in stale:  # an earlier run's results no longer match
                     (path.parent / name).unlink(missing_ok=True)
+                if stale:
+                    clear_stale_report(path.parent)  # and its report (as write_run's clear_previous_run)
                 path.unlink(missing_ok=True)  # a symlink is replaced, never written through
                 handle = path.open("x", encoding="utf-8")
             handle.write(text)
