@@ -98,3 +98,25 @@ def test_the_python_api_refuses_the_same_outputs(tmp_path):
         evaluate("sciarena_eval", "builtin/longer", output_path=run / "samples.jsonl",
                  dataset_path=str(run / "samples.jsonl"))
     assert digest(run) == before
+
+
+@pytest.mark.parametrize("recordings", ["", "/samples.jsonl"])
+def test_a_replay_judge_never_writes_into_the_run_it_replays(tmp_path, capsys, recordings):
+    """A new user's walkthrough: `run --judge replay/B/samples.jsonl --output-path B` replaced the CI baseline B with
+    the replay run (its tokens, cost and endpoint gone; with an edited prompt every judgment FAILED and B kept no
+    answer). The recordings' run folder is an input like any other, from the command line and from Python."""
+    from judgebench.api import evaluate
+    from judgebench.core.errors import JudgebenchError
+
+    run = make_run(tmp_path / "B", "sciarena_eval", "builtin/shorter")
+    before = digest(run)
+    judge = f"replay/{run}{recordings}"
+    for output in (run, run / "sub"):
+        assert main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", judge, "--output-path", str(output)]) == 2
+        err = capsys.readouterr().err
+        assert "--output-path" in err and err.count("\n") == 1
+        with pytest.raises(JudgebenchError, match=r"--output-path "):
+            evaluate("sciarena_eval", judge, output_path=output, demo=True)
+    assert digest(run) == before
+    assert main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", judge, "--quiet",
+                 "--output-path", str(tmp_path / "C")]) == 0  # elsewhere: replayed

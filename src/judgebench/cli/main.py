@@ -469,10 +469,19 @@ def guard_outputs(command: argparse.ArgumentParser, args: argparse.Namespace) ->
             runs += paths
         else:
             inputs += paths
+    runs += replayed_runs(args)
     owned = getattr(args, "owned_output", None)
     allowed = [run / owned for run in runs] if owned else []
     writes = getattr(args, "writes", None)  # (args, file name) -> whether the command writes that name in its folder
     refuse_output_over_inputs(outputs, inputs, runs, allowed, writes=(lambda name: writes(args, name)) if writes else None)
+
+
+def replayed_runs(args: argparse.Namespace) -> list[Path]:
+    """The run folders the `--judge replay/PATH` values read (tasks/request.replayed_run)."""
+    from judgebench.tasks.request import replayed_run
+
+    given = getattr(args, "judge", None)
+    return [run for judge in (given if isinstance(given, list) else [given]) if (run := replayed_run(judge))]
 
 
 def _sigterm_as_interrupt(signum: int, frame: Any) -> None:

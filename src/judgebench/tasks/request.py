@@ -14,7 +14,16 @@ from typing import Any, ClassVar
 from judgebench.core.argtypes import check_field_types
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import check_output_dir, refuse_output_over_inputs
-from judgebench.core.records import check_resamples
+from judgebench.core.records import REPLAY_PREFIX, check_resamples
+
+
+def replayed_run(judge: Any) -> Path | None:
+    """The run folder a `replay/PATH` judge reads (PATH a run folder, or a file in one), else None: nothing may be
+    written inside it (an outside attack replayed a CI baseline into its own folder and lost its answers)."""
+    if not isinstance(judge, str) or not judge.startswith(REPLAY_PREFIX) or judge[len(REPLAY_PREFIX):] in ("", "."):
+        return None
+    path = Path(judge[len(REPLAY_PREFIX):])
+    return path if path.is_dir() else path.parent
 
 
 @dataclass
@@ -63,5 +72,6 @@ class JobRequest:
         output folder can be written, and it is none of the files the job reads (its data or prompt file) nor
         the run folder one of them lies in."""
         inputs = [Path(path) for path in (self.dataset_path, self.prompt) if path]
-        refuse_output_over_inputs([("--output-path", self.output_path)], inputs)
+        runs = [run] if (run := replayed_run(self.judge)) is not None else []
+        refuse_output_over_inputs([("--output-path", self.output_path)], inputs, runs)
         check_output_dir(self.output_path)
