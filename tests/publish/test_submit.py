@@ -510,3 +510,22 @@ def test_a_symlink_out_of_the_board_is_refused_before_writing(honest, tmp_path):
     with pytest.raises(Rejected, match="resolves outside"):
         submit_run(honest, board)
     assert list(outside.iterdir()) == []
+
+
+def test_a_symlinked_cost_plot_is_refused_before_the_entry_is_stored(honest, tmp_path):
+    """A new user's walkthrough: with `<task>_cost_accuracy.csv` a link out of the board, submit refused ("resolves
+    outside ...; not written") after it had stored the entry and rewritten the task's tables: the board was left
+    half changed. The cost plot's files are among the writes checked first now."""
+    board = tmp_path / "board"
+    submit_run(honest, board)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim").write_text("keep\n")
+    for name in ("sciarena_eval_cost_accuracy.csv", "sciarena_eval_cost_accuracy.png"):
+        (board / name).symlink_to(outside / "victim")
+        before = {p: p.read_bytes() for p in board.rglob("*") if p.is_file() and not p.is_symlink()}
+        with pytest.raises(Rejected, match="resolves outside the leaderboard directory") as info:
+            submit_run(make_run(tmp_path / f"other-{name}", "sciarena_eval", "builtin/shorter"), board)
+        assert info.value.check == "storage" and (outside / "victim").read_text() == "keep\n"
+        assert {p: p.read_bytes() for p in board.rglob("*") if p.is_file() and not p.is_symlink()} == before
+        (board / name).unlink()

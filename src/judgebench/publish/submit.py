@@ -177,11 +177,15 @@ def submit_run(
 
 
 def _check_planned_writes(leaderboard_dir: Path, entry_dir: Path, task: str) -> None:
-    """Every path submit will write (the entry's files, every task's tables, index.html) stays under the
-    board and is no symlink, checked before anything is written: a refusal leaves the board as it was."""
+    """Every path submit may write (the entry's files, every task's tables and cost plot, index.html) stays under
+    the board and is no symlink, checked before anything is written: a refusal leaves the board as it was."""
+    from judgebench.publish.costplot import PLOT_STEM
+
     planned = [entry_dir / name for name in (SAMPLES_FILE, RESULTS_FILE, SUBMISSION_FILE)]
     tasks = {task} | {p.name for p in (leaderboard_dir / ENTRIES).glob("*") if TASK_NAME_RE.fullmatch(p.name)}
-    planned += [leaderboard_dir / f"{name}{suffix}" for name in sorted(tasks) for suffix in (".md", ".csv", ".json")]
+    names = [f"{name}{suffix}" for name in sorted(tasks) for suffix in (".md", ".csv", ".json", f"_{PLOT_STEM}.csv",
+                                                                       f"_{PLOT_STEM}.png")]
+    planned += [leaderboard_dir / name for name in names]
     planned.append(leaderboard_dir / "index.html")
     for path in planned:
         safe_path(path, leaderboard_dir)
