@@ -486,3 +486,28 @@ def test_score_refuses_a_panel_without_its_aggregate(binary_panel, tmp_path):
     data["config"]["aggregate"] = None
     (panel / "results.json").write_text(json.dumps(data))
     assert main(["score", str(panel)]) == 2
+
+
+def test_a_panel_writes_its_members_only_under_its_folder_and_drops_an_earlier_panels(demo_panel, tmp_path, capsys):
+    """An outside attack: a members/ linked out of the output folder had the member copies written through it;
+    and a panel built into an earlier panel's folder kept that panel's other members, which report reads."""
+    members = sorted(p.name for p in (demo_panel / "members").iterdir())
+    longer, other = demo_panel.parent / "longer", demo_panel.parent / "random"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    out = tmp_path / "p"
+    out.mkdir()
+    (out / "members").symlink_to(outside, target_is_directory=True)
+    assert main(["panel", str(longer), str(other), "--output-path", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "is a symbolic link" in err and err.count("\n") == 1 and list(outside.iterdir()) == []
+    (out / "members").unlink()
+    assert main(["panel", str(longer), str(other), "--output-path", str(out)]) == 0
+    assert sorted(p.name for p in (out / "members").iterdir()) == members
+    stale = out / "members" / "3-old"
+    stale.mkdir()
+    (stale / "results.json").write_text("{}")
+    (out / "members" / "4-mine").mkdir()
+    (out / "members" / "4-mine" / "notes.txt").write_text("mine\n")
+    assert main(["panel", str(longer), str(other), "--output-path", str(out)]) == 0
+    assert sorted(p.name for p in (out / "members").iterdir()) == sorted([*members, "4-mine"])

@@ -53,6 +53,11 @@ def test_dataset_card_names_task_judge_prompt_metrics_and_licence(runs, tmp_path
     accuracy = results["metrics"]["overall"]["accuracy"]["value"]
     assert f"| overall | accuracy | {accuracy:.4f} |" in card
     assert "licence: **MIT**" in card and "demo split" in card
+    import datasets
+
+    columns = datasets.load_from_disk(str(out)).column_names  # every column listed (a walkthrough: 23 of 39 were)
+    listed = card.split("## Columns")[1].split("```")[0]
+    assert all(f"`{c}`" in listed for c in columns) and "`votes` (annotator -> labels, as JSON text)" not in listed
     assert hub_license("Apache-2.0") == "apache-2.0" and hub_license("unknown (see card)") == "other"
 
 
@@ -98,3 +103,38 @@ def test_dataset_card_escapes_a_hostile_judge_id_and_marks_it_self_reported(runs
     assert front["license"] == "mit" and set(front) == {"license", "pretty_name", "tags", "configs"}
     assert "<script>" not in card and "| forged |" not in card
     assert "| judge (self-reported) | x&quot;" in card or "| judge (self-reported) | x\"" in card
+
+
+def test_export_refuses_links_and_folders_that_are_not_its_own(runs, tmp_path, capsys):
+    """An outside attack: links inside --output (data/, state.json, the Arrow file) had export write the dataset
+    through them, out of the folder; a walkthrough: a folder holding the user's README.md had it replaced. Refused
+    now before anything is read or written; an earlier export in the folder is replaced as before."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim").write_text("secret\n")
+    run = runs["sciarena_eval"]
+    for name in ("data", "state.json", "data-00000-of-00001.arrow"):
+        out = tmp_path / f"links-{name}"
+        assert main(["export", str(run), "--output", str(out)]) == 0  # an earlier export: replaced, fine
+        assert main(["export", str(run), "--output", str(out)]) == 0
+        target = out / name
+        if target.is_dir():
+            for child in target.iterdir():
+                child.unlink()
+            target.rmdir()
+        else:
+            target.unlink()
+        target.symlink_to(outside if name == "data" else outside / "victim")
+        assert main(["export", str(run), "--output", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "is a symbolic link" in err and err.count("\n") == 1
+        assert sorted(p.name for p in outside.iterdir()) == ["victim"] and (outside / "victim").read_text() == "secret\n"
+    mine = tmp_path / "proj"
+    mine.mkdir()
+    (mine / "README.md").write_text("# my notes\n")
+    assert main(["export", str(run), "--output", str(mine)]) == 2
+    assert "neither empty nor an earlier export" in capsys.readouterr().err
+    assert (mine / "README.md").read_text() == "# my notes\n" and sorted(p.name for p in mine.iterdir()) == ["README.md"]
+    (tmp_path / "linked").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    assert main(["export", str(run), "--output", str(tmp_path / "linked")]) == 2
+    assert not (tmp_path / "elsewhere").exists()

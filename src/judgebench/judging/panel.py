@@ -281,12 +281,21 @@ def build_panel(
     return result
 
 
+MEMBER_FILES = (RESULTS_FILE, SAMPLES_FILE, REPEATS_FILE, UNLABELLED_FILE, TASK_FILE, PROMPT_FILE)
+
+
 def copy_members(members: Sequence[Member], output_path: Path) -> None:
-    """Each member's files into DIR/members/<name>/, atomically; every path stays under DIR/members."""
+    """Each member's files into DIR/members/<name>/, atomically; every path stays under DIR (a symlinked
+    members/ is refused: an outside attack had the copies written through it). An earlier panel's members that
+    are not this one's lose their copies (report reads every members/* folder)."""
     root = output_path / MEMBERS_DIR
+    if root.is_symlink() or not is_inside(root, output_path):
+        raise JudgebenchError(f"--output-path {output_path}: {root} is a symbolic link; panel writes its members' "
+                              "copies only under its own folder")
+    _clear_earlier_members(root, {member.name for member in members})
     for member in members:
         folder = root / member.name
-        for name in (RESULTS_FILE, SAMPLES_FILE, REPEATS_FILE, UNLABELLED_FILE, TASK_FILE, PROMPT_FILE):
+        for name in MEMBER_FILES:
             source = member.run_dir / name
             if not source.is_file():
                 continue
@@ -295,3 +304,24 @@ def copy_members(members: Sequence[Member], output_path: Path) -> None:
             if not is_inside(target, root):
                 raise JudgebenchError(f"panel: {target} resolves outside {root}")
             write_atomic(target, regular_text(source))
+
+
+def _clear_earlier_members(root: Path, keep: set[str]) -> None:
+    """The copies an earlier panel in this folder made of members this one does not have (their files only; a
+    folder left with anything else stays, a link loses the link only)."""
+    if not root.is_dir():
+        return
+    for folder in root.iterdir():
+        if folder.name in keep:
+            continue
+        if folder.is_symlink():
+            folder.unlink()
+            continue
+        if not folder.is_dir():
+            continue
+        for name in MEMBER_FILES:
+            (folder / name).unlink(missing_ok=True)
+        try:
+            folder.rmdir()
+        except OSError:  # not empty: what is left is not ours
+            pass

@@ -12,6 +12,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from judgebench.core.catalogue import CARD_METRICS
@@ -112,8 +113,16 @@ def hub_license(license_text: str | None) -> str:
     return value if value in HUB_LICENSES else "other"
 
 
-def dataset_card(result: RunResult, rows: int) -> str:
-    """README.md: YAML metadata for the Hub, then what the rows are and where they came from."""
+COLUMN_NOTES = {
+    "prompt_hash": "sha256 of the rendered messages", "status": "ANSWERED / INVALID / FAILED",
+    "verdict_shown": "positions as shown", "verdict": "dataset positions", "order": "AB as in the dataset, BA swapped",
+    "slices": "one field per slice", "votes": "annotator -> labels, as JSON text",
+}
+
+
+def dataset_card(result: RunResult, rows: int, columns: Sequence[str] = ()) -> str:
+    """README.md: YAML metadata for the Hub, then what the rows are and where they came from; `columns`: the
+    dataset's (listed as they are: the card had listed 23 of 39)."""
     config, info = result.config, result.config.dataset
     title = f"judgebench samples: {config.task} judged by {config.judge}"
     header = "\n".join(
@@ -174,11 +183,8 @@ def dataset_card(result: RunResult, rows: int) -> str:
         "",
         "## Columns",
         "",
-        "`example_id`, `dimension`, `order`, `prompt_hash` (sha256 of the rendered messages), `status` "
-        "(ANSWERED / INVALID / FAILED), `raw`, `earlier_raw`, `verdict_shown` (positions as shown), "
-        "`verdict` (dataset positions), `label`, `tokens_in`, `tokens_out`, `cost_usd`, `latency_s`, "
-        "`attempts`, `cached`, `error`, `model_a`, `model_b`, `length_a`, `length_b`, `citations_a`, "
-        "`citations_b`, `slices`.",
+        ", ".join(f"`{c}`" + (f" ({COLUMN_NOTES[c]})" if c in COLUMN_NOTES else "") for c in columns)
+        + ": the fields of samples.jsonl (docs/guide/outputs.md).",
         "",
         "```python",
         "from datasets import load_dataset, load_from_disk",
@@ -209,12 +215,13 @@ def export_hf(run_dir: Path, output: Path, push_to_hub: str | None = None, priva
     """Write the Dataset, its Parquet copy and the card; then push when asked."""
     from judgebench.core.rundir import read_run
 
+    check_export_folder(output)
     result, records = read_run(run_dir)
     if not records:
         raise JudgebenchError(f"{run_dir}: samples.jsonl has no judgments to export")
     token = _hub_token() if push_to_hub else None
     dataset = to_dataset(records)
-    card = dataset_card(result, len(records))
+    card = dataset_card(result, len(records), dataset.column_names)
     _save(dataset, card, output)
     exported = Export(output=output, rows=len(records))
     if push_to_hub:
@@ -223,9 +230,29 @@ def export_hf(run_dir: Path, output: Path, push_to_hub: str | None = None, priva
     return exported
 
 
-def _save(dataset: Any, card: str, output: Path) -> None:
-    if output.exists() and not output.is_dir():
+EXPORT_MARKERS = ("state.json", "dataset_info.json", CARD_FILE)  # what save_to_disk and the card leave
+
+
+def check_export_folder(output: Path) -> None:
+    """--output is a new or empty folder, or an earlier export (its files are replaced), holding no symbolic link
+    (an outside attack had the Arrow files, state.json and the Parquet copy written through links out of it; a
+    user's own README.md in a folder given had been replaced)."""
+    if output.is_symlink():
+        raise JudgebenchError(f"--output {output}: is a symbolic link; export writes a folder of its own")
+    if not output.exists():
+        return
+    if not output.is_dir():
         raise JudgebenchError(f"--output {output}: exists and is not a directory")
+    if any(output.iterdir()) and not all((output / name).is_file() for name in EXPORT_MARKERS):
+        raise JudgebenchError(f"--output {output}: a folder that is neither empty nor an earlier export; choose a new one")
+    for folder, names, files in os.walk(output):
+        for name in [*names, *files]:
+            if os.path.islink(os.path.join(folder, name)):
+                raise JudgebenchError(f"--output {output}: {os.path.join(folder, name)} is a symbolic link; export "
+                                      "writes only regular files under its folder")
+
+
+def _save(dataset: Any, card: str, output: Path) -> None:
     output.mkdir(parents=True, exist_ok=True)
     dataset.save_to_disk(str(output))
     (output / PARQUET_FILE).parent.mkdir(parents=True, exist_ok=True)
