@@ -322,6 +322,11 @@ def sweep(
     settings = [str(v) for v in _many(values, "sweep", "values")]
     if not settings or len(set(settings)) != len(settings):
         raise JudgebenchError(f"sweep: give distinct values of {key}")
+    folders: dict[str, str] = {}
+    for value in settings:  # two values one folder: the later run replaced the earlier's (an outside attack)
+        if (twin := folders.setdefault(setting_folder(key, value), value)) != value:
+            raise JudgebenchError(f"sweep: values {twin!r} and {value!r} of {key} would share the folder "
+                                  f"{setting_folder(key, value)} (characters outside A-Z a-z 0-9 . _ = - become -)")
     judge_args = _judge_args(judge_args, "sweep")
     if key in judge_args:
         raise JudgebenchError(f"sweep: {key} is also in judge_args (give it once)")

@@ -53,6 +53,12 @@ def test_sweep_refuses_several_judges_and_a_key_given_twice(tmp_path: Path, caps
     assert main([*base, "--judge", "openai/m", "--judge-args", "temperature=0", "--sweep", "temperature=0,1"]) == 2
     err = capsys.readouterr().err
     assert "one task and one judge" in err and "also in --judge-args" in err
+    # an outside attack: 'a/b' and 'a-b' (or '.' and '..') are one folder; the second run replaced the first
+    for values in ("a/b,a-b", ".,.."):
+        assert main([*base, "--judge", "openai/m", "--judge-args", "api_key=x", "--sweep", f"user={values}"]) == 2
+        err = capsys.readouterr().err
+        assert "would share the folder" in err and err.count("\n") == 1
+    assert not (tmp_path / "o").exists()
 
 
 def test_sweep_table_numbers_are_never_in_exponent_form() -> None:
