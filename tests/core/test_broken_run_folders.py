@@ -25,6 +25,7 @@ from judgebench.core.records import COUNT_MAX, reported_amount, reported_count
 from judgebench.judges.prices import price
 
 DEMO = ("run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--quiet")
+TASKS = Path(__file__).resolve().parents[2] / "tasks"
 
 
 def run_cli(*args: object) -> int:
@@ -470,3 +471,31 @@ def test_a_fifo_given_as_data_or_samples_says_so(tmp_path, capsys):
     with within(30):
         assert run_cli("report", tmp_path / "run") == 2
     assert f"{tmp_path / 'run' / 'samples.jsonl'}: not a regular file" in one_error_line(capsys)
+
+
+def test_a_run_naming_its_task_by_a_path_is_refused_and_no_task_is_named_so(tmp_path, demo_run, capsys):
+    """An outside attack: with results.json's and every judgment's `task` set to /elsewhere/x.yaml, `score` loaded and
+    scored with that file. A run names its task; and a task YAML whose name is no such name (`my.task`: run took it,
+    then score and leaderboard refused its run) is refused when loaded."""
+    import shutil
+
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    shutil.copy(TASKS / "sciarena_eval.yaml", evil / "x.yaml")
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    results = json.loads((run / "results.json").read_text())
+    results["config"]["task"] = str(evil / "x.yaml")
+    (run / "results.json").write_text(json.dumps(results))
+    rows = [json.loads(line) for line in (run / "samples.jsonl").read_text().splitlines()]
+    (run / "samples.jsonl").write_text("".join(json.dumps({**r, "task": str(evil / "x.yaml")}) + "\n" for r in rows))
+    assert main(["score", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "is not a task name" in err and err.count("\n") == 1
+    dotted = tmp_path / "my.task.yaml"
+    dotted.write_text((TASKS / "sciarena_eval.yaml").read_text().replace("name: sciarena_eval", "name: my.task")
+                      .replace("path: demo/", f"path: {TASKS}/demo/"))
+    assert main(["run", "--tasks", str(dotted), "--judge", "builtin/longer", "--demo", "--output-path",
+                 str(tmp_path / "dot")]) == 2
+    err = capsys.readouterr().err
+    assert "field 'name'" in err and "a task name is ASCII letters" in err and not (tmp_path / "dot").exists()

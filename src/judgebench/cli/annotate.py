@@ -195,7 +195,7 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     )
     from judgebench.tasks.votes import read_votes
 
-    from judgebench.publish.board import TASK_NAME_RE
+    from judgebench.tasks.registry import TASK_NAME_RE
 
     if not TASK_NAME_RE.fullmatch(args.name):  # the rule `leaderboard` and `submit` hold a task name to
         raise JudgebenchError(f"--name {args.name[:80]!r}: ASCII letters, digits, '_' and '-' only (not first), "

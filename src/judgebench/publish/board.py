@@ -11,7 +11,6 @@ Task names are names, never paths; every path written is resolved and must stay 
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from judgebench.core.errors import JudgebenchError, Rejected
@@ -19,13 +18,12 @@ from judgebench.core.files import is_inside, read_model_json
 from judgebench.core.records import RunResult
 from judgebench.core.resources import prompts_dir
 from judgebench.judging.prompts import template_files
-from judgebench.tasks.registry import TaskSpec, load_task_file, task_files
+from judgebench.tasks.registry import TASK_NAME_RE, TaskSpec, load_task_file, task_files
 
 ENTRIES = "entries"
 TASKS_DIR = "tasks"
 PROMPTS_DIR = "prompts"
 SUBMISSION_FILE = "submission.json"
-TASK_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")  # a task name, never a path
 
 
 def registered_task(name: str, leaderboard_dir: Path | None) -> TaskSpec:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import difflib
 import functools
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
@@ -165,6 +166,15 @@ class TaskSpec(TaskModel):
 
     _known_headline = field_validator("headline")(check_headline)
 
+    @field_validator("name")
+    @classmethod
+    def _a_name(cls, value: str) -> str:
+        """A name every command takes (leaderboard, submit, score read it back from a run's files): a dotted or
+        non-ASCII one was run, then refused by them."""
+        if not TASK_NAME_RE.fullmatch(value):
+            raise ValueError("a task name is ASCII letters, digits, '_' and '-' (not first), at most 100 characters")
+        return value
+
     @field_validator("verdicts")
     @classmethod
     def _verdicts_decisive(cls, value: list[str]) -> list[str]:
@@ -245,6 +255,7 @@ def _parsed_yaml(text: str) -> Any:
     return load_yaml(text)
 
 
+TASK_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")  # a task name (leaderboard, submit, freeze), never a path
 DEFAULT_KIND = "pairwise"  # a task YAML without a `kind:` key (kinds/registry.py: every kind)
 
 
@@ -342,8 +353,14 @@ def describe_tasks(include_paths: Iterable[Path] = ()) -> list[dict[str, str]]:
 
 
 def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSpec:
-    """The run's task: installed or in --include-path, else the run's own copy (task.yaml)."""
+    """The run's task: installed or in --include-path, else the run's own copy (task.yaml). A run names its task
+    (a run of `--tasks FILE.yaml` records the YAML's name): a path written in its files is never loaded (an outside
+    attack had `score`, `report` and `export` load a task YAML from anywhere by editing results.json)."""
     from judgebench.core.rundir import TASK_FILE
+
+    if not TASK_NAME_RE.fullmatch(task):
+        raise JudgebenchError(f"{run_dir}: task {task[:80]!r} is not a task name (letters, digits, _ and -); "
+                              "a run's files name their task, never a path")
     try:
         return get_task(task, include_paths)
     except JudgebenchError:
