@@ -104,3 +104,32 @@ def test_a_hand_edited_shard_is_refused_naming_the_results_file(tmp_path, capsys
         assert main(command) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith(f"judgebench: error: {tmp_path / 's2' / 'results.json'}: field 'config.shard'"), err
+
+
+@pytest.mark.parametrize("command", ["merge", "panel"])
+def test_a_signal_while_the_run_folder_is_written_lets_it_finish(tmp_path, capsys, monkeypatch, command):
+    """An outside attack: SIGTERM while `merge` wrote left samples.jsonl without results.json (exit 130; the earlier
+    run in the folder gone, `score` refused the folder). The folder is written whole, then the command ends as
+    interrupted; panel the same."""
+    import os
+    import signal
+
+    import judgebench.core.rundir as rundir
+
+    inputs = [_run(tmp_path, "s1", "sciarena_eval", shard="1/2"), _run(tmp_path, "s2", "sciarena_eval", shard="2/2")]
+    if command == "panel":
+        inputs = [_run(tmp_path, "a", "sciarena_eval"), _run(tmp_path, "b", "sciarena_eval", judge="builtin/longer")]
+    written = rundir.write_models_jsonl
+
+    def signalled(*args, **kwargs):  # the signal lands once samples.jsonl is half way
+        os.kill(os.getpid(), signal.SIGTERM)
+        return written(*args, **kwargs)
+
+    monkeypatch.setattr(rundir, "write_models_jsonl", signalled)
+    out = tmp_path / "out"
+    status = main([command, *(str(s.run_dir) for s in inputs), "--output-path", str(out)])
+    err = capsys.readouterr().err
+    assert status == 130 and "writing the" in err and "first" in err, (status, err)
+    assert json.loads((out / "results.json").read_text())["counts"]["examples"] == 48
+    monkeypatch.setattr(rundir, "write_models_jsonl", written)
+    assert main(["score", str(out)]) == 0

@@ -84,3 +84,14 @@ def noting_interrupts(active: bool, *, say: str | None = None) -> Iterator[Calla
         yield lambda: f"interrupted ({received[0]})" if received else None
     finally:
         restore()
+
+
+@contextmanager
+def written_whole(what: str) -> Iterator[None]:
+    """Write `what` (a run folder) whole: an interrupt that arrives meanwhile is noted (a line says so), the writing
+    finishes, then the interrupt is raised (KeyboardInterrupt). A SIGTERM had cut `merge` between samples.jsonl
+    and results.json: neither the earlier run in the folder nor the new one was left."""
+    with noting_interrupts(True, say=f"judgebench: interrupted: writing {what} first (Ctrl-\\ ends the process now)") as interrupted:
+        yield
+    if interrupted():
+        raise KeyboardInterrupt

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from judgebench.calls.stopping import written_whole
 from judgebench.core.confidence import VERDICT_KEYS, vote_shares
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import is_inside, regular_text, write_atomic
@@ -275,9 +276,10 @@ def build_panel(
         config = config.model_copy(update={"n_resamples": check_resamples(n_resamples)})
     n_examples = max(m.result.counts.examples for m in members)
     result = score(records, config, spec, n_examples=n_examples)
-    copy_members(members, output_path)
     task_copy = members[0].run_dir / TASK_FILE
-    write_run(output_path, result, records, task_file=task_copy if task_copy.is_file() else None)
+    with written_whole(f"the panel {output_path}"):
+        copy_members(members, output_path)
+        write_run(output_path, result, records, task_file=task_copy if task_copy.is_file() else None)
     return result
 
 

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from judgebench.calls.stopping import written_whole
 from judgebench.core.errors import JudgebenchError
 
 if TYPE_CHECKING:  # the CLI imports this module for its parser: keep `judgebench --help` light
@@ -169,8 +170,9 @@ def merge_runs(
         output_path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise JudgebenchError(f"--output-path {output_path}: cannot write there ({exc.strerror or exc})") from None
-    write_run(output_path, result, records, task_file=first_path / TASK_FILE, prompt_file=first_path / PROMPT_FILE,
-              repeats=repeats, unlabelled=unlabelled)
+    with written_whole(f"the merged run {output_path}"):
+        write_run(output_path, result, records, task_file=first_path / TASK_FILE, prompt_file=first_path / PROMPT_FILE,
+                  repeats=repeats, unlabelled=unlabelled)
     return result
 
 
