@@ -86,6 +86,21 @@ def test_csv_text_columns_are_text_in_every_row(tmp_path):
         load_examples(spec, dataset_path=str(path))
 
 
+def test_csv_ids_model_names_and_slices_stay_the_text_written(tmp_path):
+    """An outside attack: CSV ids 001..048 were recorded as "1".."48" (read as numbers, then made text again)."""
+    path = tmp_path / "data.csv"
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "question", "responseA", "responseB", "modelA", "modelB", "subject", "vote"])
+        writer.writerow(["001", "Q", "a", "b", "007", "1e3", "01", "A"])
+        writer.writerow(["0002", "Q", "a", "b", "8.0", "9", "02", "B"])
+    spec = load_task("sciarena_eval")
+    spec = spec.model_copy(update={"columns": spec.columns.model_copy(update={"slices": ["subject"], "context": {}})})
+    first, second = load_examples(spec, dataset_path=str(path)).examples
+    assert (first.id, first.model_a, first.model_b, first.slices) == ("001", "007", "1e3", {"subject": "01"})
+    assert (second.id, second.model_a, second.slices) == ("0002", "8.0", {"subject": "02"})
+
+
 def test_the_first_block_size_is_datasets_own():
     """Files up to FIRST_BLOCK bytes are not checked: datasets must type them as one block."""
     from datasets.packaged_modules.json.json import JsonConfig

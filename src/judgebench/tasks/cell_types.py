@@ -9,9 +9,9 @@ later cell has another type; when one has, the rows are read by this module inst
 JSON value, so every check downstream (loading.py) sees it exactly as it would at row 1: the same
 one-line error naming the file, the row and the column, exit 2.
 
-CSV has no types: a task's text columns (question and responses) are read as text (`csv_options`), so a
-response "42" is the text "42" in every row instead of a number when its whole 10,000-row block looks
-numeric. An empty cell is still missing (an error naming the row). The strings pandas reads as missing
+CSV has no types: a task's text columns (id, question, responses, model names, slices, context) are read as
+text (`csv_options`), so a response "42" is the text "42" in every row instead of a number when its whole
+10,000-row block looks numeric, and an id "001" stays "001". An empty cell is still missing (an error naming the row). The strings pandas reads as missing
 (`NA`, `null`, `None`, ...) stay missing, except in a label column where the task maps them: a task that maps
 `NA` to a tie reads a tie there (it read a missing label, which `run --judge-unlabelled` then left unscored).
 """
@@ -33,9 +33,12 @@ BLOCK = 1 << 20  # bytes per pyarrow block; doubled when one line is longer
 
 
 def text_columns(spec: TaskSpec) -> list[str]:
-    """The columns a task reads as text: question and the two responses."""
+    """The columns a task reads as text: the id, question, responses, model names, slices and context (an id
+    `001` had become the number 1, then the text "1": an outside attack)."""
     cols = spec.columns
-    return list(dict.fromkeys((cols.question, cols.response_a, cols.response_b)))
+    named = (cols.id, cols.question, cols.response_a, cols.response_b, cols.model_a, cols.model_b, *cols.slices,
+             *cols.context.values())
+    return list(dict.fromkeys(c for c in named if c))
 
 
 # pandas.read_csv's default missing-value strings (its documented `na_values` list)
