@@ -153,3 +153,26 @@ def test_a_run_stopped_at_the_first_model_lists_every_answer_of_every_model(monk
     assert asked == ["openai/m1"] and calls == 1 and stopped == "openai/m1: interrupted (SIGTERM)"
     assert [(a.model, a.question_id) for a in answers] == [(m, q.id) for m in MODELS[:3] for q in questions]
     assert Counter(a.error for a in answers) == {None: 1, "not attempted (run stopped)": 11}
+
+
+@pytest.mark.parametrize("ids, slice_value", [([12345678901234567, 0.5], "x"), ([1.0, 2], "x"), ([True, 2], "x"),
+                                               (["q1", "q2"], ["x"]), (["q1", "q2"], {"x": 1})])
+def test_question_ids_and_slices_are_kept_as_written_or_refused(tmp_path: Path, ids, slice_value) -> None:
+    """An outside attack: one float id made every id a float (12345678901234567 became '1.2345678901234568e+16',
+    1 '1.0'), distinct large ids were refused as duplicates, `true` became 'True', a slice ['x'] the text "['x']"."""
+    from judgebench.core.errors import JudgebenchError
+    from judgebench.human.pairs import read_questions
+
+    path = tmp_path / "q.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "question": "Q?", "field": slice_value}) + "\n" for i in ids))
+    with pytest.raises(JudgebenchError, match=r"^questions .*: row 1: .*must be (non-empty )?text or an integer"):
+        read_questions(str(path), slice_columns=["field"])
+
+
+def test_csv_question_ids_stay_the_text_written(tmp_path: Path) -> None:
+    from judgebench.human.pairs import read_questions
+
+    path = tmp_path / "q.csv"
+    path.write_text("id,question,field\n007,Q one?,01\n7.0,Q two?,2\n")
+    assert [(q.id, q.slices) for q in read_questions(str(path), slice_columns=["field"])] == [
+        ("007", {"field": "01"}), ("7.0", {"field": "2"})]

@@ -60,26 +60,39 @@ def read_questions(source: str, *, id_column: str = "id", question_column: str =
         _load_table,  # the data loader every task uses (datasets; local files checked)
     )
 
-    table, _ = _load_table(source, None, split, None)
+    texts = [id_column, question_column, *(slice_columns or [])]
+    csv = source.lower().endswith(".csv") and Path(source).is_file()  # CSV cells as written ("007" stays "007")
+    table, _ = _load_table(source, None, split, None, {"converters": dict.fromkeys(texts, str)} if csv else None)
     columns = list(table.column_names)
-    for column in (id_column, question_column, *(slice_columns or [])):
+    for column in texts:
         if column not in columns:
             raise JudgebenchError(f"questions {source}: no column '{column}'; columns: {columns}")
     questions, seen = [], set()
     for index, row in enumerate(table.to_list(), start=1):
         qid, text = row.get(id_column), row.get(question_column)
-        if qid is None or isinstance(qid, (dict, list)) or str(qid) == "":
-            raise JudgebenchError(f"questions {source}: row {index}: '{id_column}' must be a non-empty scalar")
+        if not _text_or_integer(qid) or str(qid) == "":
+            raise JudgebenchError(f"questions {source}: row {index}: '{id_column}' must be non-empty text or an integer, "
+                                  f"got {qid!r} (write ids as text: a column holding one decimal number is read as "
+                                  "decimals, 2 as 2.0)")
         if not isinstance(text, str) or not text.strip():
             raise JudgebenchError(f"questions {source}: row {index}: '{question_column}' must be non-empty text")
         if str(qid) in seen:
             raise JudgebenchError(f"questions {source}: row {index}: duplicate id {qid!r}")
         seen.add(str(qid))
+        for column in slice_columns or []:
+            if row.get(column) is not None and not _text_or_integer(row[column]):
+                raise JudgebenchError(f"questions {source}: row {index}: slice '{column}' must be text or an integer, "
+                                      f"got {type(row[column]).__name__}")
         slices = {c: str(row.get(c)) for c in slice_columns or [] if row.get(c) is not None}
         questions.append(Question(str(qid), text, slices))
     if not questions:
         raise JudgebenchError(f"questions {source}: no questions")
     return questions
+
+
+def _text_or_integer(value: Any) -> bool:
+    """A value an id or slice keeps as text unchanged (a float, a bool, a list or an object would not)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def generation_request(question: Question, system: str | None) -> JudgeRequest:
