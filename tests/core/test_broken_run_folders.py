@@ -499,3 +499,24 @@ def test_a_run_naming_its_task_by_a_path_is_refused_and_no_task_is_named_so(tmp_
                  str(tmp_path / "dot")]) == 2
     err = capsys.readouterr().err
     assert "field 'name'" in err and "a task name is ASCII letters" in err and not (tmp_path / "dot").exists()
+
+
+def test_a_run_of_the_other_kind_is_named_with_the_commands_that_read_it(tmp_path, demo_run, capsys):
+    """A walkthrough: `score`, `report`, `compare` and `export` of a rubric run said "field 'config.fingerprint': Extra
+    inputs are not permitted (14 more)", `rubric compare` of a pairwise run "field 'diagnostics': ..."; and
+    `run --tasks rubric_demo` "unknown task" although `judgebench tasks` lists it."""
+    rubric = tmp_path / "rubric"
+    assert main(["rubric", "run", "--task", "rubric_demo", "--judge", "builtin/full-credit", "--demo", "--quiet",
+                 "--output-path", str(rubric)]) in (0, 1)
+    capsys.readouterr()
+    for argv in (["score", str(rubric)], ["report", str(rubric)], ["compare", str(demo_run), str(rubric)],
+                 ["export", str(rubric), "--output", str(tmp_path / "e")]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "the results of a rubric run; read it with `judgebench rubric score|report|compare|submit`" in err, argv
+        assert err.count("\n") == 1
+    assert main(["rubric", "compare", str(rubric), str(demo_run)]) == 2
+    assert "the results of a pairwise run; read it with `judgebench score|" in capsys.readouterr().err
+    assert main(["run", "--tasks", "rubric_demo", "--judge", "builtin/longer", "--demo", "--output-path",
+                 str(tmp_path / "r")]) == 2
+    assert "a rubric task (kind: rubric); run it with `judgebench rubric run --task rubric_demo`" in capsys.readouterr().err

@@ -9,6 +9,7 @@ import os
 import re
 import stat
 import tempfile
+import typing
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -314,7 +315,27 @@ def read_model_json(path: Path, model: type[M]) -> M:
     try:
         return model.model_validate_json(text, strict=True)
     except ValidationError as exc:
-        raise JudgebenchError(f"{path}: {describe_validation_error(exc)}") from None
+        raise JudgebenchError(f"{path}: {_another_kind(text, model) or describe_validation_error(exc)}") from None
+
+
+RUN_KIND_COMMANDS = {"rubric": "judgebench rubric score|report|compare|submit",
+                     "run": "judgebench score|report|compare|submit", "panel": "judgebench score|report|compare|submit"}
+
+
+def _another_kind(text: str, model: type[BaseModel]) -> str | None:
+    """When a run's results of one kind are read as another's (a rubric run by `score`, a pairwise run by `rubric
+    compare`): which kind it is and the commands that read it (a walkthrough saw 'field config.fingerprint: Extra
+    inputs are not permitted (14 more)')."""
+    config = model.model_fields.get("config")
+    fields = getattr(config.annotation, "model_fields", {}) if config is not None else {}
+    expected = typing.get_args(fields["kind"].annotation) if "kind" in fields else ()
+    try:
+        found = json.loads(text).get("config", {}).get("kind", "run")
+    except (ValueError, AttributeError, RecursionError):
+        return None
+    if not expected or found in expected or found not in RUN_KIND_COMMANDS:
+        return None
+    return f"the results of a {'rubric' if found == 'rubric' else 'pairwise'} run; read it with `{RUN_KIND_COMMANDS[found]}`"
 
 
 def _refuse_duplicate_keys(text: str, path: Path) -> None:

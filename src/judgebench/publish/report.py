@@ -61,18 +61,20 @@ def write_report(run_dir: Path, out_dir: Path | None = None) -> Path:
         raise JudgebenchError(f"{default}: is {what} (remove it, or name a folder with --output-dir)")
     out_dir = Path(out_dir) if out_dir is not None else default
     with prepared(_dimension_sections, warm=import_plotting) as plotter:  # its imports while we read (background.py)
+        results = run_dir / RESULTS_FILE  # a FIFO or folder there is read, and refused as not a regular file
+        result = read_model_json(results, RunResult) if results.exists() or results.is_symlink() else None  # (first:
+        # a rubric run's is named as one, where its samples' lines had been refused field by field)
         records = _read_samples(run_dir)
         with reuse_tables(records):  # the tables the diagnostics build, read again by the confidence section
-            text = _report_text(run_dir, out_dir, records, plotter)
+            text = _report_text(run_dir, out_dir, result, records, plotter)
     path = out_dir / "report.md"
     write_atomic(path, text)
     return path
 
 
-def _report_text(run_dir: Path, out_dir: Path, records: list[JudgmentRecord], plotter: Prepared) -> str:
+def _report_text(run_dir: Path, out_dir: Path, result: RunResult | None, records: list[JudgmentRecord],
+                 plotter: Prepared) -> str:
     """The diagnostics of the records read, every file of the report but report.md, and report.md's text."""
-    results = run_dir / RESULTS_FILE  # a FIFO or folder there is read, and refused as not a regular file
-    result = read_model_json(results, RunResult) if results.exists() or results.is_symlink() else None
     if result is not None:
         check_samples_match(result, records, run_dir / SAMPLES_FILE)  # as `score` reads a run
     check_run_dimensions(run_dir, records, result.config.task if result else records[0].task)  # as `score` does

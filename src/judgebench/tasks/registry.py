@@ -314,6 +314,14 @@ def task_files(include_paths: Iterable[Path] = ()) -> dict[str, Path]:
     return yaml_files([tasks_dir(), *include_paths])
 
 
+def _other_kind_files(name: str) -> list[Path]:
+    """The bundled task YAMLs of other kinds named `name` (they live in a folder per kind: tasks/rubric/)."""
+    if not TASK_NAME_RE.fullmatch(name):
+        return []
+    return [path for folder in sorted(tasks_dir().iterdir()) if folder.is_dir()
+            for path in (folder / f"{name}.yaml", folder / f"{name}.yml") if path.is_file()]
+
+
 def get_task(name: str, include_paths: Iterable[Path] = ()) -> TaskSpec:
     """A task by name (bundled or in an --include-path folder) or by the path of its YAML file.
 
@@ -324,6 +332,8 @@ def get_task(name: str, include_paths: Iterable[Path] = ()) -> TaskSpec:
     if path is None:
         candidate = Path(name)
         if candidate.suffix not in (".yaml", ".yml") or not candidate.is_file():
+            for other in _other_kind_files(name):  # a bundled task of another kind (rubric): load_task_file's pointer
+                load_task_file(other)
             hint = difflib.get_close_matches(name, list(files), n=1)
             suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
             raise JudgebenchError(f"unknown task '{name}'{suggestion} (known tasks: {', '.join(sorted(files))})")
