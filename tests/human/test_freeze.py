@@ -89,13 +89,14 @@ def test_freeze_cli_writes_a_task_that_run_accepts(tmp_path: Path, capsys: pytes
     assert spec["verdicts"] == ["A", "B"] and spec["columns"]["slices"] == ["field"]
     card = (out / "README.md").read_text()
     assert "annotators excluded: spam (1 votes dropped)" in card and "pairs: 4 drawn from 6 eligible" in card
+    assert "- labels: A 2, B 2" in card  # (a Python dict before: {'A': 2, 'B': 2})
     assert main(["run", "--tasks", str(out / "my_eval.yaml"), "--judge", "builtin/longer", "--output-path", str(tmp_path / "run"),
                  "--bootstrap", "10", "--quiet"]) == 0
     result = json.loads((tmp_path / "run" / "results.json").read_text())
     assert result["counts"]["examples"] == 4
     assert main(["freeze", str(tmp_path / "votes.jsonl"), "--pairs", str(pairs_file), "--split-size", "40",
                  "--output", str(out)]) == 2
-    assert "--split-size 40: only 5 pairs are eligible" in capsys.readouterr().err
+    assert "--split-size 40: only 5 pairs are eligible (after exclusions, the ties rule and --min-votes 1)" in capsys.readouterr().err
     assert main(["freeze", str(tmp_path / "votes.jsonl"), "--pairs", str(pairs_file), "--split-size", "4",
                  "--name", "sciarena_eval", "--output", str(tmp_path / "shadow")]) == 2  # an outside attack: it shadowed
     assert "--name sciarena_eval: a bundled task has that name" in capsys.readouterr().err  # the bundled task

@@ -118,6 +118,10 @@ def test_repeat_agreement_over_records_grouped_by_repeat():
     assert agree["repeats"] == 2 and agree["exact_item_agreement"] == pytest.approx(6 / 8)
     assert agree["normalized_mae"] == pytest.approx(0.75 / 8)
     assert repeat_agreement(first) is None  # one repeat: nothing to agree with
+    from judgebench.kinds.rubric.scoring import repeat_agreement_text
+
+    assert repeat_agreement_text(agree) == ("2 repeats (1 pairs of them): exact item agreement 0.750, normalized MAE "
+                                            "between repeats 0.094 (means over the pairs)")  # (the summary printed a dict)
 
 
 def test_judge_versus_judge_on_the_items_both_scored():

@@ -208,7 +208,8 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     pairs = {p["id"]: p for p in pairs_from_file(args.pairs)}
     flagged = read_flagged(args.exclude_annotators)
     if unknown := sorted(flagged - {v.annotator for v in votes}):
-        print(f"warning: --exclude-annotators names annotators with no vote: {unknown}")
+        print(f"judgebench: warning: --exclude-annotators names annotators with no vote: {', '.join(unknown)}",
+              file=sys.stderr)
     frozen = freeze_split(votes, pairs, size=args.split_size, seed=args.seed, ties=args.ties, flagged=flagged, min_votes=args.min_votes)
     slice_names = sorted({k for r in frozen.rows for k in r["slices"]})
     if taken := sorted(set(slice_names) & {k for r in frozen.rows for k in r if k != "slices"}):  # (written last, a

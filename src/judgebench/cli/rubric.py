@@ -132,7 +132,9 @@ def _print_summary(result: Any) -> None:
     print(f"coverage {c.coverage:.3f}: answered {c.answered}, no answer {c.no_answer}, rejected {c.invalid}, "
           f"failed {c.failed}; replies {c.calls}")
     if result.repeat_agreement:
-        print(f"repeats: {result.repeat_agreement}")
+        from judgebench.kinds.rubric.scoring import repeat_agreement_text
+
+        print(f"repeats: {repeat_agreement_text(result.repeat_agreement)}")
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:

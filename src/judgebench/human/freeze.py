@@ -104,7 +104,8 @@ def freeze_split(votes: list[Vote], pairs: dict[str, dict[str, Any]], *, size: i
         row = _row(pairs[pair_id], labels, dimensions, group)
         strata.setdefault(_stratum(row, dimensions), []).append(row)
     if size > eligible:
-        raise JudgebenchError(f"--split-size {size}: only {eligible} pairs are eligible (after exclusions and the ties rule)")
+        raise JudgebenchError(f"--split-size {size}: only {eligible} pairs are eligible (after exclusions, the ties "
+                              f"rule and --min-votes {min_votes})")
     rng = random.Random(seed)
     queues = []
     for key in sorted(strata):
@@ -184,7 +185,7 @@ def dataset_card(name: str, frozen: Frozen, args: argparse.Namespace, votes_sha:
         f"- ties rule (`--ties {args.ties}`): {TIE_RULES[args.ties]}",
         f"- minimum votes per pair: {args.min_votes}",
         f"- annotators excluded: {md_text(', '.join(sorted(flagged))) if flagged else 'none'} ({frozen.excluded_votes} votes dropped)",
-        f"- labels: {md_text(dict(sorted(labels.items())))}", "", "## Strata (slice values and label)", "",
+        f"- labels: {md_text(', '.join(f'{label} {n}' for label, n in sorted(labels.items())))}", "", "## Strata (slice values and label)", "",
         "| stratum | pairs |", "|---|---|", *[f"| {md_cell(k)} | {n} |" for k, n in frozen.strata.items()], "",
         "## Columns", "",
         "`id`, `question`, `response_a`, `response_b`, `model_a`, `model_b`, one column per slice, "

@@ -70,7 +70,7 @@ def row_of(result: RubricResult) -> dict[str, Any]:
         "coverage": round(result.counts.coverage, 4),
         "rejected": result.counts.invalid,
         "failed": result.counts.failed,
-        "cost_usd": result.usage.cost_usd,
+        "cost_usd": None if result.usage.cost_usd is None else round(result.usage.cost_usd, 6),  # (1.1533019999999994)
         "prompt_hash": result.config.prompt_template_hash[:12],
     }
 

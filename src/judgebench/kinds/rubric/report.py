@@ -17,7 +17,7 @@ from judgebench.core.files import atomic_path, is_inside, write_atomic
 from judgebench.core.rundir import REPORT_DIR
 from judgebench.kinds.rubric.records import RubricRecord, RubricResult
 from judgebench.kinds.rubric.run import read_rubric_run
-from judgebench.kinds.rubric.scoring import calibration_records
+from judgebench.kinds.rubric.scoring import calibration_records, repeat_agreement_text
 from judgebench.publish.tables import md_escape
 
 
@@ -116,6 +116,6 @@ def _markdown(result: RubricResult, images: list[str]) -> str:
     lines += [f"| {md_escape(p.model)} | {md_escape(p.exam)} | {p.expert_total:g} | {p.judge_total:g} | {p.difference:+g} |"
               for p in s.pairs]
     if result.repeat_agreement:
-        lines += ["", f"Repeat agreement: {result.repeat_agreement}"]
+        lines += ["", f"Repeat agreement: {repeat_agreement_text(result.repeat_agreement)}."]
     lines += ["", *[f"![{name}]({name})" for name in images], ""]
     return "\n".join(lines)

@@ -201,6 +201,16 @@ def repeat_agreement(records: list[RubricRecord]) -> dict[str, float | int | Non
     }
 
 
+def repeat_agreement_text(agreement: dict[str, float | int | None]) -> str:
+    """`repeat_agreement` in words (the run's summary and its report printed the dict)."""
+    def share(name: str) -> str:
+        value = agreement.get(name)
+        return "n/a" if value is None else f"{value:.3f}"
+
+    return (f"{agreement['repeats']} repeats ({agreement['pairs']} pairs of them): exact item agreement "
+            f"{share('exact_item_agreement')}, normalized MAE between repeats {share('normalized_mae')} (means over the pairs)")
+
+
 def counts(records: list[RubricRecord], n_responses: int) -> RubricCounts:
     n = len(records)
     scored = sum(r.scored for r in records)
