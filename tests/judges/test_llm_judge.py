@@ -662,3 +662,20 @@ def test_a_schema_property_named_like_a_secret_is_data_not_a_secret() -> None:
     assert public["extra_body"] == {"token": "<redacted>", "top_k": 5}
     assert with_key.cache_identity() != with_verdict.cache_identity()
     assert "NESTED-SECRET-1" not in json.dumps(with_key.cache_identity())
+
+
+def test_a_judge_argument_one_letter_off_a_known_one_is_warned_of(tmp_path, capsys):
+    """A walkthrough: `--judge-args temprature=0` was taken silently: sent to the provider as it is (any name may be:
+    vLLM's own), recorded, in the cache key, and the temperature not set. A close miss is now said before any call;
+    names far from every known one (a provider's own) pass without a word."""
+    from judgebench.cli.main import main
+    from judgebench.judges.args import near_misses
+
+    assert near_misses({"temprature": "0", "max_token": "5", "chat_template_kwargs": "{}", "top_k": "3",
+                        "api_key": "x", "extra_headers.X-Key": "y"}) == [
+        "--judge-args temprature: not an argument judgebench knows; did you mean temperature? (sent to the provider as given)",
+        "--judge-args max_token: not an argument judgebench knows; did you mean max_tokens? (sent to the provider as given)"]
+    assert main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "1", "--judge", "openai/m", "--judge-args",
+                 "temprature=0,api_key=x,api_base=http://127.0.0.1:9/v1,transport=openai", "--max-retries", "0",
+                 "--dry-run", "--output-path", str(tmp_path / "o")]) == 0
+    assert "--judge-args temprature: not an argument judgebench knows; did you mean temperature?" in capsys.readouterr().err

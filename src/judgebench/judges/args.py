@@ -146,6 +146,27 @@ def _thinking(name: str, value: Any) -> dict[str, Any]:
     return thinking
 
 
+KNOWN_ARGS = (INT_ARGS | FLOAT_ARGS | BOOL_ARGS | TEXT_ARGS | set(RUNNER_ARGS)
+              | {"thinking", "thinking_budget", "extra_headers", "extra_body", "response_format", "stop",
+                 "logit_bias", "input_cost_per_mtok", "output_cost_per_mtok", "endpoint_fingerprint"})
+
+
+def near_misses(args: Mapping[str, Any]) -> list[str]:
+    """A line for each argument name that is none judgebench knows but close to one (`temprature`): it is sent to
+    the provider as given (any name is: vLLM's own), enters the cache key, and its value is not the one meant."""
+    import difflib
+
+    lines = []
+    for name in args:
+        if name in KNOWN_ARGS or is_secret_arg(str(name)) or str(name).startswith(("extra_headers.", "headers.", "header.")):
+            continue
+        close = difflib.get_close_matches(str(name), sorted(KNOWN_ARGS), n=1, cutoff=0.8)
+        if close:
+            lines.append(f"--judge-args {name}: not an argument judgebench knows; did you mean {close[0]}? "
+                         "(sent to the provider as given)")
+    return lines
+
+
 def convert_judge_args(raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
     """Split and convert judge args: (arguments, extra headers)."""
     args: dict[str, Any] = {}

@@ -24,15 +24,8 @@ from judgebench.core.records import JudgeRequest
 from judgebench.judges import Judge, make_judge
 from judgebench.judges.tokens import is_paid, judge_prices, output_budget, token_counter
 from judgebench.judging.judgments import plan_requests
-from judgebench.judging.pipeline import (
-    RunRequest,
-    _dimension_mode,
-    _load,
-    _template_name,
-)
-from judgebench.judging.prompts import load_prompt
+from judgebench.judging.pipeline import RunRequest, _load, run_template, warn_of_setup
 from judgebench.judging.repeats import expand_repeats
-from judgebench.tasks.registry import get_task
 
 
 @dataclass
@@ -66,9 +59,8 @@ class Estimate:
 
 def estimate_run(request: RunRequest) -> Estimate:
     """Plan one task's calls as `run` would and estimate them (no call, nothing written)."""
-    spec = get_task(request.task, request.include_paths)
-    mode = _dimension_mode(spec, request.dimension_mode)
-    template = load_prompt(request.prompt or _template_name(spec, mode), spec.folder)
+    spec, mode, template = run_template(request)
+    warn_of_setup(request, spec, mode, template)
     judge = make_judge(request.judge, request.judge_args, seed=request.seed)
     loaded = _load(spec, request)
     requests = expand_repeats(plan_requests(spec, loaded.examples, template, mode=mode, swap=request.swap), request.repeats)

@@ -22,6 +22,7 @@ from judgebench.core.records import JudgmentRecord, RunConfig, RunResult, failur
 from judgebench.core.rundir import SAMPLES_FILE, check_run_files
 from judgebench.core.version import __version__
 from judgebench.judges import make_judge
+from judgebench.judges.args import near_misses
 from judgebench.judging.fastpath import fast_path
 from judgebench.judging.prompts import load_prompt
 from judgebench.judging.repeats import MAX_REPEATS
@@ -89,10 +90,7 @@ def run_task(request: RunRequest) -> RunSummary:
     request.check_outputs()
     check_run_files(request.output_path)
     spec, mode, template = run_template(request)
-    if mode == "separate" and not template.names_dimension() and request.on_warning:
-        request.on_warning(f"prompt {template.name} does not name the dimension ({{{{ dimension }}}}, {{{{ criterion }}}}): "
-                           f"each of task {spec.name}'s {len(spec.dimension_names)} dimensions is asked the same "
-                           "question (one call each): their verdicts are one overall preference, not the dimension's")
+    warn_of_setup(request, spec, mode, template)
     judge = request.judge_object or make_judge(request.judge, request.judge_args, seed=request.seed)
     judge.preflight()
     check_cache(judge, request.runner)
@@ -272,6 +270,19 @@ def _dimension_mode(spec: TaskSpec, override: str | None) -> Literal["single", "
     if mode == "joint" and not spec.joint_prompt:
         raise JudgebenchError(f"task {spec.name} has no joint_prompt; use --dimension-mode separate")
     return "separate" if mode == "single" else mode
+
+
+def warn_of_setup(request: RunRequest, spec: TaskSpec, mode: str, template: PromptTemplate) -> None:
+    """What a run's setup asks that is likely not meant, said before any call (`--dry-run` too): a judge argument
+    one letter off a known one, a separate-mode prompt that names no dimension."""
+    if request.on_warning is None:
+        return
+    for line in near_misses(request.judge_args):
+        request.on_warning(line)
+    if mode == "separate" and not template.names_dimension():
+        request.on_warning(f"prompt {template.name} does not name the dimension ({{{{ dimension }}}}, {{{{ criterion }}}}): "
+                           f"each of task {spec.name}'s {len(spec.dimension_names)} dimensions is asked the same "
+                           "question (one call each): their verdicts are one overall preference, not the dimension's")
 
 
 def run_template(request: RunRequest) -> tuple[TaskSpec, str, PromptTemplate]:
