@@ -184,6 +184,12 @@ def test_a_run_the_judge_graded_nothing_is_neither_ranked_nor_accepted(full_cred
     assert main(["rubric", "leaderboard", str(out), str(full_credit), "--output-dir", str(tmp_path / "lb")]) == 0
     rows = json.loads((tmp_path / "lb" / "rubric_demo.json").read_text())
     assert [(row["judge"], row["rank"]) for row in rows] == [("builtin/full-credit", 1), ("openai/m", None)]
+    capsys.readouterr()
+    assert main(["rubric", "compare", str(full_credit), str(out)]) == 0  # a walkthrough: "+0.0000 ... p = 1", no word
+    captured = capsys.readouterr()  # of the candidate having graded almost nothing
+    assert f"(coverage: baseline 1.000, candidate {result.counts.coverage:.3f})" in captured.out
+    assert (f"warning: the candidate scored {100 * result.counts.coverage:.1f}% of its judgments (below 90%): the "
+            "comparison is over those only") in captured.err
     assert main(["rubric", "submit", str(out), "--leaderboard-dir", str(tmp_path / "board"),
                  "--min-coverage", "0"]) == 2
     assert "no response was graded by the judge" in capsys.readouterr().err

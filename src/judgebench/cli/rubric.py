@@ -6,6 +6,7 @@ Registered with one line in judgebench.cli.main (add_parser). Errors are Judgebe
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -174,10 +175,18 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from judgebench.kinds.rubric.board import compare_rubric
     from judgebench.kinds.rubric.run import read_rubric_run
+    from judgebench.publish.verify import DEFAULT_MIN_COVERAGE
     from judgebench.stats.paired import format_p
 
-    cmp = compare_rubric(read_rubric_run(args.baseline), read_rubric_run(args.candidate), seed=args.seed)
-    print(f"{cmp.task}: {cmp.units} rubric items scored by both")
+    baseline, candidate = read_rubric_run(args.baseline), read_rubric_run(args.candidate)
+    cmp = compare_rubric(baseline, candidate, seed=args.seed)
+    coverage = {name: run[0].counts.coverage for name, run in (("baseline", baseline), ("candidate", candidate))}
+    print(f"{cmp.task}: {cmp.units} rubric items scored by both (coverage: baseline {coverage['baseline']:.3f}, "
+          f"candidate {coverage['candidate']:.3f})")
+    for name, share in coverage.items():  # a judge that graded almost nothing compared on what it did grade
+        if share < DEFAULT_MIN_COVERAGE:
+            print(f"judgebench: warning: the {name} scored {100 * share:.1f}% of its judgments (below "
+                  f"{DEFAULT_MIN_COVERAGE:.0%}): the comparison is over those only", file=sys.stderr)
     if cmp.test is not None:
         print(f"mean normalized absolute error per item: baseline {cmp.baseline} {cmp.baseline_error:.4f}, "
               f"candidate {cmp.candidate} {cmp.candidate_error:.4f}, difference {cmp.difference:+.4f} "
