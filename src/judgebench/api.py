@@ -251,10 +251,12 @@ def build_leaderboard(
     from judgebench.publish.leaderboard import collect_tables
     from judgebench.publish.tables import write_leaderboards
 
-    from judgebench.core.files import check_output_dir
+    from judgebench.core.files import check_output_dir, refuse_output_over_inputs
 
     runs = _paths(results, "build_leaderboard", "results")
     out = _path(output_dir, "build_leaderboard", "output_dir")
+    refuse_output_over_inputs([("build_leaderboard: output_dir", out)], [], runs)  # as the command line's guard: never
+    # into a run it reads (an outside attack wrote the tables into an input run from Python)
     check_output_dir(out, "build_leaderboard: output_dir")  # before reading any run: a file in its place, a folder that cannot be written
     pairwise, rubric = split_runs(runs)  # rubric runs: OUTPUT/rubric/ + index sections
     tables, warnings = collect_tables(pairwise, _paths(include_paths, "build_leaderboard", "include_paths")) if pairwise else ({}, [])

@@ -97,6 +97,11 @@ def test_the_python_api_refuses_the_same_outputs(tmp_path):
     with pytest.raises(JudgebenchError, match=r"--output-path .*is one of this command's inputs"):
         evaluate("sciarena_eval", "builtin/longer", output_path=run / "samples.jsonl",
                  dataset_path=str(run / "samples.jsonl"))
+    from judgebench.api import build_leaderboard  # an outside attack: it wrote its tables into the run it read
+
+    for output in (run, run / "board"):
+        with pytest.raises(JudgebenchError, match=r"^build_leaderboard: output_dir "):
+            build_leaderboard([run], output)
     assert digest(run) == before
 
 
