@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -97,6 +98,14 @@ def test_verify_accepts_the_honest_run_and_refuses_tampered_ones(full_credit, tm
         with pytest.raises(Rejected) as caught:
             verify_rubric_run(tampered(full_credit, tmp_path / edit.__name__, edit), [])
         assert caught.value.check == check
+
+    def unknown_response(lines):  # an outside attack: "(coverage): 45 records for 45 expected", naming nothing
+        lines[0]["item_id"] = "zz-unknown"
+
+    named = "1 not in the task's data, e.g. response 'zz-unknown' repeat 0"
+    with pytest.raises(Rejected, match=re.escape(named)) as caught:
+        verify_rubric_run(tampered(full_credit, tmp_path / "unknown", unknown_response), [])
+    assert caught.value.check == "coverage"
 
 
 def test_verify_refuses_edited_figures_and_an_edited_builtin_reply(full_credit, tmp_path):

@@ -55,7 +55,7 @@ def verify_rubric_run(run_dir: Path, include_paths: list[Path], dataset_path: st
     by_key = {(r.item_id, r.repeat): r for r in records}
     expected = {(resp.id, k) for resp in responses for k in range(config.repeats)}
     if set(by_key) != expected or len(records) != len(expected):
-        raise Rejected("coverage", f"{len(records)} records for {len(expected)} expected (response x repeat)")
+        raise Rejected("coverage", _coverage_gap(records, set(by_key), expected))
     builtin = config.judge in BUILTINS
     from judgebench.judging.prompts import load_prompt
 
@@ -141,3 +141,17 @@ def rebuild(board_dir: Path, output_dir: Path | None = None) -> list[Path]:
     """The rubric tables (default BOARD/rubric/) rebuilt from every stored rubric entry."""
     results = [read_rubric_run(p.parent)[0] for p in sorted((board_dir / ENTRIES).glob(f"*/*/{RESULTS_FILE}"))]
     return write_tables(leaderboard_rows(results), output_dir or board_dir / "rubric")
+
+
+def _coverage_gap(records: list[RubricRecord], found: set[tuple[str, int]], expected: set[tuple[str, int]]) -> str:
+    """What the records lack or hold beyond the data's (response x repeat), naming one (it had said only
+    '45 records for 45 expected' of a run with one unknown response)."""
+    def key(k: tuple[str, int]) -> str:
+        return f"response {k[0]!r} repeat {k[1]}"
+
+    counts = f"{len(records)} records for {len(expected)} expected (response x repeat)"
+    if extra := sorted(found - expected):
+        return f"{counts}; {len(extra)} not in the task's data, e.g. {key(extra[0])}"
+    if missing := sorted(expected - found):
+        return f"{counts}; {len(missing)} missing, e.g. {key(missing[0])}"
+    return f"{counts}; {len(records) - len(found)} given twice"
