@@ -448,6 +448,11 @@ def test_compare_says_how_the_judge_configurations_differ(longer_shorter, tmp_pa
         (run / "results.json").write_text(json.dumps(data))
     name_change = next(c for c in compare_runs(named, edited).config_changes if c.startswith("judge_name"))
     assert name_change.endswith("-suite-v1 -> ...y-regression-suite-v2")  # shown where they differ, not cut before it
+    data = results(edited)
+    data["config"]["prompt_template_hash"] = "f" * 64
+    (edited / "results.json").write_text(json.dumps(data))
+    hashes = next(c for c in compare_runs(named, edited).config_changes if c.startswith("prompt_template_hash"))
+    assert hashes == f"prompt_template_hash: {results(named)['config']['prompt_template_hash']} -> {'f' * 64}"  # whole
 
 
 @pytest.mark.slow

@@ -309,18 +309,19 @@ def config_changes(base: RunResult, cand: RunResult) -> list[str]:
     old_args, new_args = base.config.judge_args or {}, cand.config.judge_args or {}
     fields += [(f"judge_args.{key}", old_args.get(key, _ABSENT), new_args.get(key, _ABSENT))
                for key in sorted(set(old_args) | set(new_args))]
-    return [f"{name}: {' -> '.join(_shown_pair(old, new))}" for name, old, new in fields if old != new]
+    return [f"{name}: {' -> '.join(_shown_pair(old, new, whole=name.endswith('_hash')))}"  # (a hash cut is no use)
+            for name, old, new in fields if old != new]
 
 
 _ABSENT = object()
 SHOWN_CHARS = 60
 
 
-def _shown_pair(old: Any, new: Any) -> tuple[str, str]:
+def _shown_pair(old: Any, new: Any, *, whole: bool = False) -> tuple[str, str]:
     """Two differing values as text, each cut to SHOWN_CHARS around where they first differ (two long names
-    that differ at their end were both cut before it, and read alike)."""
+    that differ at their end were both cut before it, and read alike); `whole`: never cut (a hash)."""
     old_text, new_text = _shown(old), _shown(new)
-    if max(len(old_text), len(new_text)) <= SHOWN_CHARS:
+    if whole or max(len(old_text), len(new_text)) <= SHOWN_CHARS:
         return old_text, new_text
     same = next((i for i, (a, b) in enumerate(zip(old_text, new_text)) if a != b), min(len(old_text), len(new_text)))
     start = max(0, same - SHOWN_CHARS // 3)
