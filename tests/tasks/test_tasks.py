@@ -128,6 +128,33 @@ def test_unreachable_hub_dataset_says_how_to_run_offline(monkeypatch):
     assert "yale-nlp/SciArena-Eval" in message and "--dataset-path" in message
 
 
+def test_a_hub_that_does_not_resolve_is_one_line_at_once(monkeypatch, tmp_path):
+    """A walkthrough: without --demo on a machine with no network, `datasets` retried five times over 24 s, a line
+    each, before the error. Where the Hub's name does not resolve and no copy is cached, the error is at once; a
+    cached copy is left for `datasets` to find. (No network is touched: the name lookup is the test's.)"""
+    import socket
+    import time
+
+    import huggingface_hub.constants as hub
+
+    def no_name(host, *args, **kwargs):
+        raise socket.gaierror(-2, "Name or service not known")
+
+    monkeypatch.setattr(hub, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(hub, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(socket, "getaddrinfo", no_name)
+    started = time.monotonic()
+    message = _error(load_examples, get_task("sciarena_eval"))
+    assert time.monotonic() - started < 10
+    assert message == ("cannot load dataset 'yale-nlp/SciArena-Eval': the Hugging Face Hub (huggingface.co) cannot be "
+                       "reached (its name does not resolve) and there is no cached copy; to run offline use --demo or "
+                       "--dataset-path FILE")
+    from judgebench.tasks.loading import _check_hub_reachable
+
+    (tmp_path / "hub" / "datasets--yale-nlp--SciArena-Eval").mkdir(parents=True)
+    _check_hub_reachable("yale-nlp/SciArena-Eval")  # a cached copy: left to datasets
+
+
 def test_missing_local_file_is_an_error(tmp_path):
     message = _error(load_examples, get_task("sciarena_eval"), dataset_path=str(tmp_path / "nope.jsonl"))
     assert "nope.jsonl" in message

@@ -199,6 +199,7 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
             raise JudgebenchError(f"{source}: not a regular file")
         if local.suffix.lower() in LOCAL_BUILDERS or source.startswith((".", "/")):
             raise JudgebenchError(f"{source}: no such file or directory")
+        _check_hub_reachable(source)
         table = datasets.load_dataset(source, config, split=split, revision=revision)
         return table, _resolve_revision(source, revision)
     except JudgebenchError:
@@ -211,6 +212,26 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
     except Exception as exc:  # datasets raises many types for unreachable or malformed sources
         hint = "" if local.exists() else "; to run offline use --demo or --dataset-path FILE"
         raise JudgebenchError(f"cannot load dataset '{source}' ({_first_line(exc)}){hint}") from None
+
+
+def _check_hub_reachable(source: str) -> None:
+    """A Hub dataset with no copy in the local Hub cache, on a machine where the Hub's host name does not resolve,
+    is one line at once: `datasets` retried five times over 24 s, printing each retry (a walkthrough). With a
+    cached copy (or offline mode set) `datasets` is left to find it."""
+    import socket
+    from urllib.parse import urlsplit
+
+    import huggingface_hub.constants as hub
+
+    if hub.HF_HUB_OFFLINE or (Path(hub.HF_HUB_CACHE) / f"datasets--{source.replace('/', '--')}").exists():
+        return
+    host = urlsplit(hub.ENDPOINT).hostname or ""  # (HF_ENDPOINT when set)
+    try:
+        socket.getaddrinfo(host, 443)
+    except (OSError, UnicodeError):
+        raise JudgebenchError(f"cannot load dataset '{source}': the Hugging Face Hub ({host}) cannot be reached (its "
+                              "name does not resolve) and there is no cached copy; to run offline use --demo or "
+                              "--dataset-path FILE") from None
 
 
 def _missing_split_message(source: str, split: str, listed: str) -> str:
