@@ -249,3 +249,19 @@ def test_only_a_builtin_run_keeps_the_collector_paused_up_to_its_results(tmp_pat
     judgebench.evaluate("sciarena_eval", f"replay/{tmp_path / 'b'}", output_path=tmp_path / "r", demo=True)
     assert enabled == [False, True] and gc.isenabled()  # a judge answered through the event loop keeps it
     assert (tmp_path / "b" / "samples.jsonl").read_bytes().count(b"\n") == (tmp_path / "r" / "samples.jsonl").read_bytes().count(b"\n")
+
+
+def test_a_run_into_another_judges_run_folder_says_it_replaces_it(tmp_path, capsys):
+    """A walkthrough: `run --judge builtin/random --output-path <a paid gpt-4.1 run>` replaced it without a word. It
+    still does (a folder is the user's to reuse), but says so first; a rerun of the same judge and task (resuming
+    from the cache) says nothing."""
+    from judgebench.cli.main import main
+
+    out = tmp_path / "o"
+    base = ["run", "--tasks", "sciarena_eval", "--demo", "--quiet", "--output-path", str(out)]
+    assert main([*base, "--judge", "builtin/longer"]) == 0
+    assert main([*base, "--judge", "builtin/longer"]) == 0
+    assert "replaces" not in capsys.readouterr().err
+    assert main([*base, "--judge", "builtin/random"]) == 0
+    err = capsys.readouterr().err
+    assert f"--output-path {out} holds a run of judge builtin/longer on task sciarena_eval: this run replaces it" in err
