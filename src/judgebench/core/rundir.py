@@ -17,8 +17,8 @@ tasks and templates the leaderboard already holds.
 
 from __future__ import annotations
 
-import os
 import fnmatch
+import os
 import shutil
 import tempfile
 from collections.abc import Sequence
