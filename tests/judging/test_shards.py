@@ -106,7 +106,7 @@ def test_a_hand_edited_shard_is_refused_naming_the_results_file(tmp_path, capsys
         assert err.startswith(f"judgebench: error: {tmp_path / 's2' / 'results.json'}: field 'config.shard'"), err
 
 
-@pytest.mark.parametrize("command", ["merge", "panel"])
+@pytest.mark.parametrize("command", ["merge", "panel", "rubric"])
 def test_a_signal_while_the_run_folder_is_written_lets_it_finish(tmp_path, capsys, monkeypatch, command):
     """An outside attack: SIGTERM while `merge` wrote left samples.jsonl without results.json (exit 130; the earlier
     run in the folder gone, `score` refused the folder). The folder is written whole, then the command ends as
@@ -116,9 +116,14 @@ def test_a_signal_while_the_run_folder_is_written_lets_it_finish(tmp_path, capsy
 
     import judgebench.core.rundir as rundir
 
-    inputs = [_run(tmp_path, "s1", "sciarena_eval", shard="1/2"), _run(tmp_path, "s2", "sciarena_eval", shard="2/2")]
-    if command == "panel":
-        inputs = [_run(tmp_path, "a", "sciarena_eval"), _run(tmp_path, "b", "sciarena_eval", judge="builtin/longer")]
+    argv, examples = [], 48
+    if command == "rubric":  # (an attack on the fix: rubric run's folder was not written whole)
+        argv, examples = ["rubric", "run", "--task", "rubric_demo", "--judge", "builtin/full-credit", "--demo"], 45
+    else:
+        inputs = [_run(tmp_path, "s1", "sciarena_eval", shard="1/2"), _run(tmp_path, "s2", "sciarena_eval", shard="2/2")]
+        if command == "panel":
+            inputs = [_run(tmp_path, "a", "sciarena_eval"), _run(tmp_path, "b", "sciarena_eval", judge="builtin/longer")]
+        argv = [command, *(str(s.run_dir) for s in inputs)]
     written = rundir.write_models_jsonl
 
     def signalled(*args, **kwargs):  # the signal lands once samples.jsonl is half way
@@ -127,9 +132,10 @@ def test_a_signal_while_the_run_folder_is_written_lets_it_finish(tmp_path, capsy
 
     monkeypatch.setattr(rundir, "write_models_jsonl", signalled)
     out = tmp_path / "out"
-    status = main([command, *(str(s.run_dir) for s in inputs), "--output-path", str(out)])
+    status = main([*argv, "--output-path", str(out)])
     err = capsys.readouterr().err
     assert status == 130 and "writing the" in err and "first" in err, (status, err)
-    assert json.loads((out / "results.json").read_text())["counts"]["examples"] == 48
+    counts = json.loads((out / "results.json").read_text())["counts"]
+    assert counts.get("examples", counts.get("responses")) == examples, counts
     monkeypatch.setattr(rundir, "write_models_jsonl", written)
-    assert main(["score", str(out)]) == 0
+    assert main(["rubric", "score", str(out)] if command == "rubric" else ["score", str(out)]) == 0
