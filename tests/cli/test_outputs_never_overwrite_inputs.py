@@ -125,3 +125,16 @@ def test_a_replay_judge_never_writes_into_the_run_it_replays(tmp_path, capsys, r
     assert digest(run) == before
     assert main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", judge, "--quiet",
                  "--output-path", str(tmp_path / "C")]) == 0  # elsewhere: replayed
+
+
+def test_a_co_judges_folder_is_never_the_run_a_replay_judge_reads(tmp_path, capsys, monkeypatch):
+    """An attack on the replay fix: in a several-judge run a co-judge named like the replayed run (its folder is
+    OUT/<name>) wrote over it, and the replay then replayed the co-judge's answers."""
+    run = make_run(tmp_path / "builtin-longer", "sciarena_eval", "builtin/longer")
+    before = digest(run)
+    (tmp_path / "j.yaml").write_text("- judge: builtin/random\n  name: builtin-longer\n- judge: replay/builtin-longer\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--tasks", "sciarena_eval", "--judges-file", "j.yaml", "--demo", "--output-path", "."]) == 2
+    err = capsys.readouterr().err
+    assert "--output-path (a judge's folder) builtin-longer: is one of this command's inputs" in err
+    assert digest(run) == before

@@ -35,12 +35,14 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import (
     check_output_dir,
     is_inside,
+    refuse_output_over_inputs,
     write_json,
 )
 from judgebench.core.records import Aggregate, RunResult
 from judgebench.core.rundir import REPEATS_FILE, SAMPLES_FILE, UNLABELLED_FILE
 from judgebench.judges.args import parse_judge_args
 from judgebench.judges.config import JudgeConfig, is_config_path, read_judge_configs
+from judgebench.tasks.request import replayed_run
 
 SUMMARY_FILE = "judges.json"
 PANEL_DIR = "panel"
@@ -115,6 +117,10 @@ def run_judges(
     root = base.output_path
     check_output_dir(root)
     names = judge_dir_names([j.name or j.judge for j in judges])
+    replayed = [run for choice in judges if (run := replayed_run(choice.judge)) is not None]  # a judge's folder is
+    # never a run a replay judge reads (an attack: a co-judge named like the replayed run wrote over it)
+    refuse_output_over_inputs([("--output-path (a judge's folder)", root / name) for name in [*names, PANEL_DIR]], [],
+                              replayed)
     cap = base.runner.max_cost
     # before any call: every judge buildable, priced under --max-cost, its credentials present, its prompt read
     for choice in judges:
