@@ -176,3 +176,7 @@ def test_csv_question_ids_stay_the_text_written(tmp_path: Path) -> None:
     path.write_text("id,question,field\n007,Q one?,01\n7.0,Q two?,2\n")
     assert [(q.id, q.slices) for q in read_questions(str(path), slice_columns=["field"])] == [
         ("007", {"field": "01"}), ("7.0", {"field": "2"})]
+    folder = tmp_path / "questions"  # a folder of CSV files the same (an attack: "007" had become "7" there)
+    folder.mkdir()
+    path.rename(folder / "train.csv")
+    assert [q.id for q in read_questions(str(folder), slice_columns=["field"])] == ["007", "7.0"]

@@ -101,6 +101,26 @@ def test_csv_ids_model_names_and_slices_stay_the_text_written(tmp_path):
     assert (second.id, second.model_a, second.slices) == ("0002", "8.0", {"subject": "02"})
 
 
+def test_a_folder_of_csv_files_and_a_long_layouts_annotators_stay_the_text_written(tmp_path):
+    """An attack on the CSV fix: a --dataset-path folder of CSV files still read ids as numbers, and a long votes
+    layout's annotators 007 and 7 became one ('7'), 08 became '8' (the ceiling counted two annotators of three)."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    with (folder / "train.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "question", "responseA", "responseB", "modelA", "modelB", "subject", "vote"])
+        writer.writerow(["001", "Q", "a", "b", "m1", "m2", "01", "A"])
+    spec = load_task("sciarena_eval")
+    spec = spec.model_copy(update={"columns": spec.columns.model_copy(update={"slices": ["subject"], "context": {}})})
+    (example,) = load_examples(spec, dataset_path=str(folder)).examples
+    assert (example.id, example.slices) == ("001", {"subject": "01"})
+    from judgebench.tasks.cell_types import text_columns
+    from judgebench.tasks.registry import VotesMapping
+
+    voted = spec.model_copy(update={"votes": VotesMapping(layout="long", annotator="annot")})
+    assert "annot" in text_columns(voted)
+
+
 def test_the_first_block_size_is_datasets_own():
     """Files up to FIRST_BLOCK bytes are not checked: datasets must type them as one block."""
     from datasets.packaged_modules.json.json import JsonConfig

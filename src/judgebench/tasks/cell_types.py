@@ -33,11 +33,11 @@ BLOCK = 1 << 20  # bytes per pyarrow block; doubled when one line is longer
 
 
 def text_columns(spec: TaskSpec) -> list[str]:
-    """The columns a task reads as text: the id, question, responses, model names, slices and context (an id
-    `001` had become the number 1, then the text "1": an outside attack)."""
-    cols = spec.columns
+    """The columns a task reads as text: the id, question, responses, model names, slices, context and a long
+    votes layout's annotator (an id `001` had become the number 1, then the text "1": an outside attack)."""
+    cols, votes = spec.columns, spec.votes
     named = (cols.id, cols.question, cols.response_a, cols.response_b, cols.model_a, cols.model_b, *cols.slices,
-             *cols.context.values())
+             *cols.context.values(), votes.annotator if votes else None)  # (annotators 007 and 7 had become one)
     return list(dict.fromkeys(c for c in named if c))
 
 

@@ -85,7 +85,7 @@ def load_examples(
         location = dataset_path or spec.data_location()  # a relative path resolves beside the task YAML
         split_name = split or spec.dataset.split
         rev = revision or (None if dataset_path else spec.dataset.revision)
-        options = csv_options(spec, _mapped_columns(spec)) if Path(location).suffix.lower() == ".csv" else {}  # cell_types.py
+        options = csv_options(spec, _mapped_columns(spec)) if csv_data(location) else {}  # cell_types.py
         load = lambda: _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev, options)  # noqa: E731
         variant = csv_variant(spec) if options else ""
         cached = load_rows(location, split_name, LOCAL_BUILDERS, load, variant)  # example_cache.py: small local files
@@ -194,7 +194,7 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
             for data_file in sorted(local.rglob("*")):  # the JSON files `datasets` may take from the folder
                 if data_file.suffix.lower() in (".json", ".jsonl") and data_file.is_file():
                     check_local_file(data_file)
-            return datasets.load_dataset(str(local), split=split), None
+            return datasets.load_dataset(str(local), split=split, **(options or {})), None
         if local.exists():  # a FIFO or device: `datasets` would wait on it
             raise JudgebenchError(f"{source}: not a regular file")
         if local.suffix.lower() in LOCAL_BUILDERS or source.startswith((".", "/")):
@@ -232,6 +232,18 @@ def _check_hub_reachable(source: str) -> None:
         raise JudgebenchError(f"cannot load dataset '{source}': the Hugging Face Hub ({host}) cannot be reached (its "
                               "name does not resolve) and there is no cached copy; to run offline use --demo or "
                               "--dataset-path FILE") from None
+
+
+def csv_data(location: str | Path) -> bool:
+    """Whether a local source is CSV: a .csv file, or a folder whose data files are all .csv (read with the same
+    options: a folder's ids had become numbers where the file's stayed text)."""
+    local = Path(location)
+    if local.is_file():
+        return local.suffix.lower() == ".csv"
+    if not local.is_dir():
+        return False
+    suffixes = {p.suffix.lower() for p in local.rglob("*") if p.is_file() and p.suffix.lower() in LOCAL_BUILDERS}
+    return suffixes == {".csv"}
 
 
 def _missing_split_message(source: str, split: str, listed: str) -> str:
