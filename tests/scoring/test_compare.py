@@ -431,8 +431,16 @@ def test_compare_says_how_the_judge_configurations_differ(longer_shorter, tmp_pa
     base_args = results(longer)["config"]["judge_args"]
     assert base_args == {}
     changes = compare_runs(longer, edited).config_changes
-    assert changes == ["judge: builtin/longer -> builtin/shorter", "judge_name: (not set) -> terse", "reask: (not set) -> 2",
+    hashes = [results(run)["config"]["judge_config_hash"] for run in (longer, edited)]
+    assert changes == ["judge: builtin/longer -> builtin/shorter", "judge_name: (not set) -> terse",
+                       f"judge_config_hash: {hashes[0]} -> {hashes[1]}", "reask: (not set) -> 2",
                        "judge_args.max_tokens: (not set) -> 64", "judge_args.temperature: (not set) -> 0.7"]
+    header = tmp_path / "header"  # two configurations that differ only where results.json shows nothing (a header's
+    shutil.copytree(longer, header)  # value): the hash tells them apart (an attack saw "configuration the same")
+    data = results(header)
+    data["config"]["judge_config_hash"] = "0" * 16
+    (header / "results.json").write_text(json.dumps(data))
+    assert compare_runs(longer, header).config_changes == [f"judge_config_hash: {hashes[0]} -> {'0' * 16}"]
     assert main(["compare", str(longer), str(edited)]) == 0
     assert "  configuration     judge: builtin/longer -> builtin/shorter; judge_name: (not set) -> terse;" in capsys.readouterr().out
     assert compare_runs(longer, longer).config_changes == []

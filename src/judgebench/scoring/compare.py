@@ -297,8 +297,9 @@ def _per_dimension(base: dict, cand: dict, common: list[Key], column: str, dimen
     return out
 
 
-CONFIG_FIELDS = ("judge", "judge_name", "prompt_template", "prompt_template_hash", "reask", "swap", "dimension_mode",
-                 "seed", "limit", "limit_fraction", "shard")  # what makes two runs differ, beside judge_args and repeats
+CONFIG_FIELDS = ("judge", "judge_name", "judge_config_hash", "prompt_template", "prompt_template_hash", "reask", "swap",
+                 "dimension_mode", "seed", "limit", "limit_fraction", "shard")  # what makes two runs differ, beside
+# judge_args and repeats (the configuration hash also covers what results.json does not show: header values)
 
 
 def config_changes(base: RunResult, cand: RunResult) -> list[str]:
