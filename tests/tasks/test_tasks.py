@@ -151,7 +151,11 @@ def test_a_hub_that_does_not_resolve_is_one_line_at_once(monkeypatch, tmp_path):
                        "--dataset-path FILE")
     from judgebench.tasks.loading import _check_hub_reachable
 
-    (tmp_path / "hub" / "datasets--yale-nlp--SciArena-Eval").mkdir(parents=True)
+    cached = tmp_path / "hub" / "datasets--yale-nlp--SciArena-Eval"
+    (cached / "snapshots").mkdir(parents=True)  # an empty folder is no copy (an attack: it bypassed the check)
+    with pytest.raises(JudgebenchError, match="no cached copy"):
+        _check_hub_reachable("yale-nlp/SciArena-Eval")
+    (cached / "snapshots" / "0123abc").mkdir()
     _check_hub_reachable("yale-nlp/SciArena-Eval")  # a cached copy: left to datasets
 
 

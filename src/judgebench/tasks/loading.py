@@ -223,7 +223,8 @@ def _check_hub_reachable(source: str) -> None:
 
     import huggingface_hub.constants as hub
 
-    if hub.HF_HUB_OFFLINE or (Path(hub.HF_HUB_CACHE) / f"datasets--{source.replace('/', '--')}").exists():
+    snapshots = Path(hub.HF_HUB_CACHE) / f"datasets--{source.replace('/', '--')}" / "snapshots"
+    if hub.HF_HUB_OFFLINE or (snapshots.is_dir() and any(snapshots.iterdir())):  # (an empty folder is no copy)
         return
     host = urlsplit(hub.ENDPOINT).hostname or ""  # (HF_ENDPOINT when set)
     try:
