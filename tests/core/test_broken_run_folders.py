@@ -520,3 +520,11 @@ def test_a_run_of_the_other_kind_is_named_with_the_commands_that_read_it(tmp_pat
     assert main(["run", "--tasks", "rubric_demo", "--judge", "builtin/longer", "--demo", "--output-path",
                  str(tmp_path / "r")]) == 2
     assert "a rubric task (kind: rubric); run it with `judgebench rubric run --task rubric_demo`" in capsys.readouterr().err
+    assert main(["rubric", "run", "--task", "sciarena_eval", "--judge", "builtin/full-credit", "--demo",
+                 "--output-path", str(tmp_path / "s")]) == 2  # and the reverse (an attack: "unknown rubric task")
+    assert "sciarena_eval is a pairwise task; run it with `judgebench run --tasks sciarena_eval`" in capsys.readouterr().err
+    dotted = tmp_path / "my.task.yaml"  # a rubric task's name is held to the same rule as a pairwise task's
+    dotted.write_text((TASKS / "rubric" / "rubric_demo.yaml").read_text().replace("name: rubric_demo", "name: my.task"))
+    assert main(["rubric", "run", "--task", str(dotted), "--judge", "builtin/full-credit", "--demo",
+                 "--output-path", str(tmp_path / "d")]) == 2
+    assert "a task name is ASCII letters" in capsys.readouterr().err

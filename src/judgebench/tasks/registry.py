@@ -34,6 +34,17 @@ from judgebench.core.records import DEFAULT_DIMENSION, Label, Verdict
 from judgebench.core.resources import tasks_dir
 
 
+TASK_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")  # a task name (leaderboard, submit, freeze), never a path
+
+
+def check_task_name(value: str) -> str:
+    """A task's `name` (every kind's): one every command takes (leaderboard, submit and score read it back from a
+    run's files: a dotted or non-ASCII one was run, then refused by them)."""
+    if not TASK_NAME_RE.fullmatch(value):
+        raise ValueError("a task name is ASCII letters, digits, '_' and '-' (not first), at most 100 characters")
+    return value
+
+
 class TaskModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -166,14 +177,7 @@ class TaskSpec(TaskModel):
 
     _known_headline = field_validator("headline")(check_headline)
 
-    @field_validator("name")
-    @classmethod
-    def _a_name(cls, value: str) -> str:
-        """A name every command takes (leaderboard, submit, score read it back from a run's files): a dotted or
-        non-ASCII one was run, then refused by them."""
-        if not TASK_NAME_RE.fullmatch(value):
-            raise ValueError("a task name is ASCII letters, digits, '_' and '-' (not first), at most 100 characters")
-        return value
+    _a_name = field_validator("name")(check_task_name)
 
     @field_validator("verdicts")
     @classmethod
@@ -255,7 +259,6 @@ def _parsed_yaml(text: str) -> Any:
     return load_yaml(text)
 
 
-TASK_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")  # a task name (leaderboard, submit, freeze), never a path
 DEFAULT_KIND = "pairwise"  # a task YAML without a `kind:` key (kinds/registry.py: every kind)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from yaml import YAMLError
 
 from judgebench.core.errors import JudgebenchError, one_line
@@ -30,7 +30,7 @@ from judgebench.core.records import Strict
 from judgebench.core.resources import tasks_dir
 from judgebench.kinds.rubric.hub import OWN_READER, read_table_rows, uses_datasets
 from judgebench.kinds.rubric.records import TOTAL, Criterion, GradedResponse
-from judgebench.tasks.registry import yaml_files
+from judgebench.tasks.registry import check_task_name, task_files, yaml_files
 
 DEFAULT_NO_ANSWER = ("", "no answer", "[no answer]", "NO_ANSWER", "N/A")
 TOLERANCE = 1e-6  # expert totals vs the sum of expert item scores
@@ -97,6 +97,8 @@ class RubricTaskSpec(Strict):
     within_k: float = Field(1.0, gt=0, allow_inf_nan=False)  # points, on totals (the system-level criterion)
     source_file: str | None = None  # set by the loader
 
+    _a_name = field_validator("name")(check_task_name)
+
     @property
     def folder(self) -> Path:
         return Path(self.source_file).parent if self.source_file else rubric_tasks_dir()
@@ -144,6 +146,8 @@ def get_rubric_task(name: str, include_paths: Iterable[Path] = (), *, allow_path
         candidate = Path(name)
         if allow_path and candidate.suffix in (".yaml", ".yml") and candidate.is_file():
             return load_rubric_task_file(candidate)
+        if name in task_files(include_paths):  # a pairwise task: the command that runs it (as run does the reverse)
+            raise JudgebenchError(f"task {name} is a pairwise task; run it with `judgebench run --tasks {name}`")
         hint = difflib.get_close_matches(name, list(found), n=1)
         suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
         raise JudgebenchError(f"unknown rubric task '{name}'{suggestion} (known: {', '.join(sorted(found))})")
