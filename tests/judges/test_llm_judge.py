@@ -672,6 +672,7 @@ def test_a_judge_argument_one_letter_off_a_known_one_is_warned_of(tmp_path, caps
     from judgebench.judges.args import near_misses
 
     assert near_misses({"temprature": "0", "max_token": "5", "chat_template_kwargs": "{}", "top_k": "3",
+                        "min_tokens": "1", "top_a": "0.1",  # vLLM's and OpenRouter's own: not warned of (an attack)
                         "api_key": "x", "extra_headers.X-Key": "y"}) == [
         "--judge-args temprature: not an argument judgebench knows; did you mean temperature? (sent to the provider as given)",
         "--judge-args max_token: not an argument judgebench knows; did you mean max_tokens? (sent to the provider as given)"]
@@ -679,3 +680,7 @@ def test_a_judge_argument_one_letter_off_a_known_one_is_warned_of(tmp_path, caps
                  "temprature=0,api_key=x,api_base=http://127.0.0.1:9/v1,transport=openai", "--max-retries", "0",
                  "--dry-run", "--output-path", str(tmp_path / "o")]) == 0
     assert "--judge-args temprature: not an argument judgebench knows; did you mean temperature?" in capsys.readouterr().err
+    main(["rubric", "run", "--task", "rubric_demo", "--judge", "openai/m", "--judge-args",  # rubric run says it too
+          "temprature=0,api_key=x,api_base=http://127.0.0.1:9/v1", "--demo", "--limit", "1", "--max-retries", "0",
+          "--timeout", "1", "--output-path", str(tmp_path / "r")])
+    assert "--judge-args temprature: not an argument judgebench knows" in capsys.readouterr().err

@@ -15,6 +15,7 @@ from typing import Any
 from judgebench.calls.options import RunnerOptions
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.names import MAX_RESAMPLES
+from judgebench.core.text import term_text
 from judgebench.judges.args import parse_judge_args  # noqa: F401  (flags' users import it from here)
 
 # Spellings users type from lm-eval habit -> ours (accepted as aliases: rewritten before parsing).
@@ -228,3 +229,20 @@ def normalize_aliases(argv: Sequence[str]) -> list[str]:
         flag, sep, value = token.partition("=")
         out.append(LM_EVAL_ALIASES.get(flag, flag) + sep + value if flag in LM_EVAL_ALIASES else token)
     return out
+
+
+_warned: set[str] = set()
+
+
+def warn(message: str) -> None:
+    """A one-line warning on stderr (the run goes on), once per command: several judges' runs of one task load the
+    same data and would each say the same thing."""
+    line = f"judgebench: warning: {term_text(message, 2000)}"
+    if line not in _warned:
+        _warned.add(line)
+        print(line, file=sys.stderr)
+
+
+def forget_warnings() -> None:
+    """A new command: every warning may be said again."""
+    _warned.clear()

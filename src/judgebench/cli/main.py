@@ -26,12 +26,14 @@ from judgebench.cli.flags import (
     POSITIVE_INT,
     Parser,
     add_call_flags,
+    forget_warnings,
     fraction,
     limit_value,
     normalize_aliases,
     resamples,
     run_options,
     runner_options,
+    warn,
 )
 from judgebench.cli.rubric import add_parser as add_rubric_parser
 from judgebench.cli.run_summary import format_summary
@@ -188,18 +190,6 @@ def print_run(summary: Any) -> int:
         print(f"judgebench: {summary.coverage_failure}", file=sys.stderr)
         return EXIT_STOPPED
     return 0
-
-
-_warned: set[str] = set()
-
-
-def warn(message: str) -> None:
-    """A one-line warning on stderr (the run goes on), once per command: several judges' runs of one task load the
-    same data and would each say the same thing."""
-    line = f"judgebench: warning: {term_text(message, 2000)}"
-    if line not in _warned:
-        _warned.add(line)
-        print(line, file=sys.stderr)
 
 
 def _add_score_parser(sub: Any) -> None:
@@ -493,7 +483,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Without `argv` (the `judgebench` command) an interrupt ends with 130 however many arrive (interrupts.py).
     """
-    _warned.clear()  # once per command (`warn`), also for a Python caller running several
+    forget_warnings()  # once per command (`warn`), also for a Python caller running several
     in_main_thread = threading.current_thread() is threading.main_thread()
     process = in_main_thread and argv is None
     if process:

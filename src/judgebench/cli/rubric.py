@@ -21,6 +21,7 @@ from judgebench.cli.flags import (
     parse_judge_args,
     resamples,
     runner_options,
+    warn,
 )
 from judgebench.core.errors import JudgebenchError
 
@@ -96,8 +97,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise JudgebenchError("--batch: rubric runs cannot use the batch API (a rejected reply is re-asked in its "
                               "conversation, which a batch cannot do); run without --batch")
     runner = runner_options(args)
+    judge_args = parse_judge_args(args.judge_args)
+    from judgebench.judges.args import near_misses
+
+    for line in near_misses(judge_args):  # as `run` warns (an attack: rubric run said nothing of `temprature`)
+        warn(line)
     summary = run_rubric(RubricRunRequest(
-        task=args.task, judge=args.judge, output_path=args.output_path, judge_args=parse_judge_args(args.judge_args),
+        task=args.task, judge=args.judge, output_path=args.output_path, judge_args=judge_args,
         include_paths=args.include_path, dataset_path=args.dataset_path, demo=args.demo, limit=args.limit,
         repeats=args.repeats, seed=args.seed, prompt=args.prompt, n_resamples=args.bootstrap,
         within_k=args.within_k, min_coverage=args.min_coverage, runner=runner))

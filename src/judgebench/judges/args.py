@@ -160,7 +160,7 @@ def near_misses(args: Mapping[str, Any]) -> list[str]:
     for name in args:
         if name in KNOWN_ARGS or is_secret_arg(str(name)) or str(name).startswith(("extra_headers.", "headers.", "header.")):
             continue
-        close = difflib.get_close_matches(str(name), sorted(KNOWN_ARGS), n=1, cutoff=0.8)
+        close = difflib.get_close_matches(str(name), sorted(KNOWN_ARGS), n=1, cutoff=0.85)  # (min_tokens, top_a: real)
         if close:
             lines.append(f"--judge-args {name}: not an argument judgebench knows; did you mean {close[0]}? "
                          "(sent to the provider as given)")
