@@ -529,3 +529,16 @@ def test_a_symlinked_cost_plot_is_refused_before_the_entry_is_stored(honest, tmp
         assert info.value.check == "storage" and (outside / "victim").read_text() == "keep\n"
         assert {p: p.read_bytes() for p in board.rglob("*") if p.is_file() and not p.is_symlink()} == before
         (board / name).unlink()
+
+
+def test_leaderboard_checks_every_name_it_writes_before_the_first(honest, tmp_path, capsys):
+    """An attack on the submit fix: `leaderboard` refused a linked cost plot only after writing the task's tables."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    board = tmp_path / "lb"
+    board.mkdir()
+    (board / "sciarena_eval_cost_accuracy.png").symlink_to(outside / "p.png")
+    assert main(["leaderboard", str(honest), "--output-dir", str(board)]) == 2
+    err = capsys.readouterr().err
+    assert "sciarena_eval_cost_accuracy.png: resolves outside" in err and err.count("\n") == 1
+    assert sorted(p.name for p in board.iterdir()) == ["sciarena_eval_cost_accuracy.png"] and not list(outside.iterdir())

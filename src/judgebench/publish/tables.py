@@ -213,13 +213,18 @@ def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path
             f"--output-dir {output_dir}: {where}, whose tables are rebuilt only by `judgebench submit`; "
             "choose another --output-dir"
         )
+    for task in tables:  # every name this may write, checked before the first is (an attack: a linked cost plot was
+        # refused after the tables were written)
+        if not TASK_NAME_RE.fullmatch(task):
+            raise JudgebenchError(f"task {task[:80]!r} is not a task name: no table written for it")
+        for name in (f"{task}{suffix}" for suffix in (".md", ".csv", ".json", f"_{PLOT_STEM}.csv", f"_{PLOT_STEM}.png")):
+            _check_under(output_dir, name)
+    _check_under(output_dir, "index.html")
     written = []
     if managed:  # a published board never carries a local folder: data sources as short labels
         tables = {task: [{**row, "dataset": short_source(row["dataset"])} if isinstance(row.get("dataset"), str) else row
                          for row in rows] for task, rows in tables.items()}
     for task, rows in tables.items():
-        if not TASK_NAME_RE.fullmatch(task):
-            raise JudgebenchError(f"task {task[:80]!r} is not a task name: no table written for it")
         for suffix, text in (
             (".md", to_markdown(task, rows, verified=managed)),
             (".csv", to_csv(rows)),
@@ -239,16 +244,20 @@ def _write_cost_plot(output_dir: Path, task: str, rows: list[dict[str, Any]]) ->
     if not points:
         return []
     csv_path = _write_under(output_dir, f"{task}_{PLOT_STEM}.csv", points_csv(points))
-    png = output_dir / f"{task}_{PLOT_STEM}.png"
-    if not png.resolve().is_relative_to(output_dir.resolve()):
-        raise JudgebenchError(f"{png}: resolves outside {output_dir}; not written")
+    png = _check_under(output_dir, f"{task}_{PLOT_STEM}.png")
     plot_points(points, png, f"{task}: cost vs accuracy", key)
     return [csv_path, png]
 
 
 def _write_under(folder: Path, name: str, text: str) -> Path:
+    path = _check_under(folder, name)
+    write_atomic(path, text)
+    return path
+
+
+def _check_under(folder: Path, name: str) -> Path:
+    """FOLDER/NAME when it resolves (links followed) under FOLDER, else one line: not written."""
     path = folder / name
     if not path.resolve().is_relative_to(folder.resolve()):
         raise JudgebenchError(f"{path}: resolves outside {folder}; not written")
-    write_atomic(path, text)
     return path
