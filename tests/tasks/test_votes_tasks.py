@@ -70,6 +70,17 @@ def test_long_layout_groups_votes_and_derives_the_majority_label(tmp_path):
     assert len(votes) == 5 and votes[0].pair_id == "p1" and votes[0].choice == "A" and votes[0].model_a == "m1"
 
 
+def test_an_annotators_repeated_votes_count_once_for_the_label(tmp_path):
+    """An attack: alice's three A votes outvoted bob's and carol's B (the label was A, with no word); `freeze` and
+    `arena` count an annotator's first vote on a pair, and so does the ceiling. The later votes stay in `votes`
+    (self-consistency reads them)."""
+    rows = [_pair("p1", who="alice", vote="A"), _pair("p1", who="alice", vote="A"), _pair("p1", who="alice", vote="A"),
+            _pair("p1", who="bob", vote="B"), _pair("p1", who="carol", vote="B"), _pair("p2", who="bob", vote="A")]
+    by_id = {e.id: e for e in load_examples(load_task_file(_task(tmp_path, "repeated", rows, "{layout: long, annotator: who}"))).examples}
+    assert by_id["p1"].labels == {"overall": "B"}  # alice A, bob B, carol B: B (A, A, A, B, B had been A)
+    assert [v.annotator for v in by_id["p1"].votes] == ["alice", "alice", "alice", "bob", "carol"]
+
+
 def test_list_layout_takes_labels_or_annotator_objects(tmp_path):
     rows = [
         _pair("p1", vote=["A", "A", "B"]),

@@ -6,8 +6,8 @@ Three mappings (the task YAML's `votes:` key, tasks.VotesMapping), both on layou
   list  each label column holds the pair's votes: a list of labels (annotators named by position,
         #1, #2, ...) or a list of {annotator, label[, timestamp]} objects
   columns  one column per annotator (single dimension; an empty cell is no vote)
-Each dimension's pair label is `votes.majority_label` of the votes on it (MAJORITY_RULE: a shared
-top count is TIE); Both Bad stays a label of its own here and the run's Both-Bad rule applies later,
+Each dimension's pair label is `votes.majority_label` of each annotator's first vote on it (MAJORITY_RULE: a
+shared top count is TIE; an annotator's later votes on the pair enter only self-consistency); Both Bad stays a label of its own here and the run's Both-Bad rule applies later,
 as it does to one-label data. Bad rows are one error naming the file, row and field.
 """
 
@@ -95,7 +95,15 @@ def _without_excluded(spec: TaskSpec, entries: Iterable[dict[str, Any]], source:
 
 
 def _majority_labels(spec: TaskSpec, votes: list[PairVote]) -> dict[str, Label]:
-    return {dim: majority_label([v.labels[dim] for v in votes]) for dim in _label_columns(spec)}
+    """Each dimension's label from each annotator's first vote on the pair (their later votes enter only
+    self-consistency, as in the ceiling, `arena` and `freeze`: three votes of one person had outvoted two)."""
+    labels = {}
+    for dim in _label_columns(spec):
+        first: dict[str, Label] = {}
+        for vote in votes:
+            first.setdefault(vote.annotator, vote.labels[dim])
+        labels[dim] = majority_label(list(first.values()))
+    return labels
 
 
 def _long_vote(spec: TaskSpec, row: dict[str, Any], ref: str, source: str, map_label: LabelMapper) -> PairVote:
