@@ -199,6 +199,8 @@ def test_a_run_the_judge_graded_nothing_is_neither_ranked_nor_accepted(full_cred
     assert f"(coverage: baseline 1.000, candidate {result.counts.coverage:.3f})" in captured.out
     assert (f"warning: the candidate scored {100 * result.counts.coverage:.1f}% of its judgments (below 90%): the "
             "comparison is over those only") in captured.err
+    assert main(["rubric", "agree", str(full_credit), str(out)]) == 0  # `agree` as well (an attack: no word there)
+    assert f"warning: the run {out} scored {100 * result.counts.coverage:.1f}% of its judgments" in capsys.readouterr().err
     assert main(["rubric", "submit", str(out), "--leaderboard-dir", str(tmp_path / "board"),
                  "--min-coverage", "0"]) == 2
     assert "no response was graded by the judge" in capsys.readouterr().err

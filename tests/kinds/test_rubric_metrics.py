@@ -120,7 +120,7 @@ def test_repeat_agreement_over_records_grouped_by_repeat():
     assert repeat_agreement(first) is None  # one repeat: nothing to agree with
     from judgebench.kinds.rubric.scoring import repeat_agreement_text
 
-    assert repeat_agreement_text(agree) == ("2 repeats (1 pairs of them): exact item agreement 0.750, normalized MAE "
+    assert repeat_agreement_text(agree) == ("2 repeats (1 pair of them): exact item agreement 0.750, normalized MAE "
                                             "between repeats 0.094 (means over the pairs)")  # (the summary printed a dict)
 
 

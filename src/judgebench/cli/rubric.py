@@ -181,7 +181,6 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from judgebench.kinds.rubric.board import compare_rubric
     from judgebench.kinds.rubric.run import read_rubric_run
-    from judgebench.publish.verify import DEFAULT_MIN_COVERAGE
     from judgebench.stats.paired import format_p
 
     baseline, candidate = read_rubric_run(args.baseline), read_rubric_run(args.candidate)
@@ -189,10 +188,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     coverage = {name: run[0].counts.coverage for name, run in (("baseline", baseline), ("candidate", candidate))}
     print(f"{cmp.task}: {cmp.units} rubric items scored by both (coverage: baseline {coverage['baseline']:.3f}, "
           f"candidate {coverage['candidate']:.3f})")
-    for name, share in coverage.items():  # a judge that graded almost nothing compared on what it did grade
-        if share < DEFAULT_MIN_COVERAGE:
-            print(f"judgebench: warning: the {name} scored {100 * share:.1f}% of its judgments (below "
-                  f"{DEFAULT_MIN_COVERAGE:.0%}): the comparison is over those only", file=sys.stderr)
+    _warn_of_low_coverage(coverage)
     if cmp.test is not None:
         print(f"mean normalized absolute error per item: baseline {cmp.baseline} {cmp.baseline_error:.4f}, "
               f"candidate {cmp.candidate} {cmp.candidate_error:.4f}, difference {cmp.difference:+.4f} "
@@ -205,6 +201,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warn_of_low_coverage(coverage: dict[str, float]) -> None:
+    """A run below submit's coverage bar, compared on the little it graded (`compare`, `agree`), is said so."""
+    from judgebench.publish.verify import DEFAULT_MIN_COVERAGE
+
+    for name, share in coverage.items():
+        if share < DEFAULT_MIN_COVERAGE:
+            print(f"judgebench: warning: the {name} scored {100 * share:.1f}% of its judgments (below "
+                  f"{DEFAULT_MIN_COVERAGE:.0%}): the comparison is over those only", file=sys.stderr)
+
+
 def cmd_agree(args: argparse.Namespace) -> int:
     from judgebench.kinds.rubric.board import judge_agreement
     from judgebench.kinds.rubric.run import read_rubric_run
@@ -213,7 +219,10 @@ def cmd_agree(args: argparse.Namespace) -> int:
         raise JudgebenchError("rubric agree: give two or more run directories")
     if len({Path(d).resolve() for d in args.run_dirs}) < len(args.run_dirs):  # a run agrees with itself: no figure
         raise JudgebenchError("rubric agree: a run directory is given twice; give different runs")
-    for row in judge_agreement([read_rubric_run(d) for d in args.run_dirs]):
+    runs = [read_rubric_run(d) for d in args.run_dirs]
+    rows = judge_agreement(runs)
+    _warn_of_low_coverage({f"run {d}": run[0].counts.coverage for d, run in zip(args.run_dirs, runs)})
+    for row in rows:
         print("\t".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}"
                         for k, v in row.items() if v is not None and v != ""))  # (undefined: left out, not "None")
     return 0

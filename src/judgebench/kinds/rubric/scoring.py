@@ -207,7 +207,8 @@ def repeat_agreement_text(agreement: dict[str, float | int | None]) -> str:
         value = agreement.get(name)
         return "n/a" if value is None else f"{value:.3f}"
 
-    return (f"{agreement['repeats']} repeats ({agreement['pairs']} pairs of them): exact item agreement "
+    pairs = agreement["pairs"]
+    return (f"{agreement['repeats']} repeats ({pairs} pair{'' if pairs == 1 else 's'} of them): exact item agreement "
             f"{share('exact_item_agreement')}, normalized MAE between repeats {share('normalized_mae')} (means over the pairs)")
 
 
