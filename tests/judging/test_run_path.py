@@ -265,3 +265,22 @@ def test_a_run_into_another_judges_run_folder_says_it_replaces_it(tmp_path, caps
     assert main([*base, "--judge", "builtin/random"]) == 0
     err = capsys.readouterr().err
     assert f"--output-path {out} holds a run of judge builtin/longer on task sciarena_eval: this run replaces it" in err
+    # the other commands that write a run folder say it too (an attack: rubric run, merge and panel said nothing)
+    assert main(["rubric", "run", "--task", "rubric_demo", "--judge", "builtin/full-credit", "--demo", "--quiet",
+                 "--output-path", str(out)]) == 0
+    assert f"--output-path {out} holds a run of judge builtin/random on task sciarena_eval" in capsys.readouterr().err
+    shards = [tmp_path / f"s{k}" for k in (1, 2)]
+    for k, shard in enumerate(shards, start=1):
+        assert main(["run", "--tasks", "sciarena_eval", "--demo", "--quiet", "--judge", "builtin/longer", "--shard",
+                     f"{k}/2", "--output-path", str(shard)]) == 0
+    assert main(["merge", *map(str, shards), "--output-path", str(out)]) == 0
+    assert f"--output-path {out} holds a run of judge builtin/full-credit on task rubric_demo" in capsys.readouterr().err
+    members = [tmp_path / "m1", tmp_path / "m2"]
+    for judge, member in zip(("builtin/random", "builtin/shorter"), members):
+        assert main(["run", "--tasks", "sciarena_eval", "--demo", "--quiet", "--judge", judge, "--output-path",
+                     str(member)]) == 0
+    capsys.readouterr()
+    assert main(["panel", *map(str, members), "--output-path", str(out)]) == 0
+    assert f"--output-path {out} holds a run of judge builtin/longer on task sciarena_eval" in capsys.readouterr().err
+    assert main(["panel", *map(str, members), "--output-path", str(out)]) == 0  # the panel rebuilt: nothing said
+    assert "replaces" not in capsys.readouterr().err

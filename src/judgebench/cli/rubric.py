@@ -102,6 +102,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     for line in near_misses(judge_args):  # as `run` warns (an attack: rubric run said nothing of `temprature`)
         warn(line)
+    from judgebench.core.rundir import replacing
+
+    task = Path(args.task).stem if args.task.endswith((".yaml", ".yml")) else args.task
+    if message := replacing(Path(args.output_path), task, args.judge):  # as `run` says it
+        warn(f"--output-path {message}")
     summary = run_rubric(RubricRunRequest(
         task=args.task, judge=args.judge, output_path=args.output_path, judge_args=judge_args,
         include_paths=args.include_path, dataset_path=args.dataset_path, demo=args.demo, limit=args.limit,

@@ -94,6 +94,31 @@ def check_run_files(run_dir: Path, flag: str = "--output-path") -> None:
             raise JudgebenchError(f"{flag} {run_dir}: {target} is a folder; a run writes a file there")
 
 
+def earlier_run(run_dir: Path) -> tuple[str, str] | None:
+    """(task, judge) of the finished run a folder holds (its results.json, read leniently), else None: a command
+    about to write its own run there says it replaces that one."""
+    import json
+
+    results = run_dir / RESULTS_FILE
+    if not results.is_file():
+        return None
+    try:
+        config = json.loads(regular_text(results)).get("config")
+    except (OSError, ValueError, JudgebenchError, AttributeError, RecursionError):
+        return None  # not ours to read: nothing said
+    if not isinstance(config, dict):
+        return None
+    return str(config.get("task")), str(config.get("judge"))
+
+
+def replacing(run_dir: Path, task: str, judge: str | None = None) -> str | None:
+    """The warning for writing a run of `task` (and `judge`, when given) into a folder holding another one."""
+    found = earlier_run(run_dir)
+    if found is None or found[0] == task and (judge is None or found[1] == judge):
+        return None
+    return f"{run_dir} holds a run of judge {found[1]} on task {found[0]}: this run replaces it"
+
+
 REPORT_OUTPUTS = ("report.md", "diagnostics.json", "*.png", "*.csv")  # the names `report` and `rubric report` write
 
 

@@ -18,9 +18,8 @@ from judgebench.calls import RunnerOptions, check_cache, run_requests
 from judgebench.calls.stopping import interrupts_held, noting_interrupts, release_interrupts
 from judgebench.core.allocator import release_free_memory
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.files import regular_text
 from judgebench.core.records import JudgmentRecord, RunConfig, RunResult, failure_of
-from judgebench.core.rundir import RESULTS_FILE, SAMPLES_FILE, check_run_files
+from judgebench.core.rundir import SAMPLES_FILE, check_run_files, replacing
 from judgebench.core.version import __version__
 from judgebench.judges import make_judge
 from judgebench.judges.args import near_misses
@@ -291,18 +290,9 @@ def warn_of_replacing(request: RunRequest, task: str, judge: str) -> None:
     """A line before any call when --output-path holds a finished run of another task or judge, which this run
     replaces (a walkthrough: a paid run was replaced without a word). A rerun of the same (resuming from the
     cache) is not warned of."""
-    import json
-
-    results = request.output_path / RESULTS_FILE
-    if request.on_warning is None or not results.is_file():
-        return
-    try:
-        config = json.loads(regular_text(results)).get("config")
-    except (OSError, ValueError, JudgebenchError, AttributeError, RecursionError):
-        return  # not ours to read: nothing said
-    if isinstance(config, dict) and (config.get("task"), config.get("judge")) != (task, judge):
-        request.on_warning(f"--output-path {request.output_path} holds a run of judge {config.get('judge')} on task "
-                           f"{config.get('task')}: this run replaces it")
+    message = replacing(request.output_path, task, judge)
+    if message and request.on_warning:
+        request.on_warning(f"--output-path {message}")
 
 
 def run_template(request: RunRequest) -> tuple[TaskSpec, str, PromptTemplate]:
