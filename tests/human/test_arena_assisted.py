@@ -224,3 +224,12 @@ def test_a_judge_whose_verdicts_leave_a_model_unbeaten_is_named_in_its_section()
     shown = page(summary, {})  # the page said nothing of it before; arena.md and the terminal did
     assert ('<p class="warning">Warning: the judge&#x27;s verdicts order some models without an upset '
             "({m0} &gt; {m1, m2, m3}): its ratings across these groups are the regularisation&#x27;s") in shown
+
+
+def test_groups_no_battle_connects_are_shown_as_orders_are():
+    """An attack: a model named `a}, {b` read as two models in the groups warning (the unbeaten one quoted it)."""
+    from judgebench.human.arena.write import trust_warnings
+
+    (line,) = trust_warnings({"comparison_groups": [["a}, {b", "c"], [f"m{i}" for i in range(7)]]}, str)
+    assert line == ('the models fall into 2 groups that no battle connects: {"a}, {b", c}; {m0, m1, m2, m3, m4, ...}; '
+                    "ranks across groups are not comparable")

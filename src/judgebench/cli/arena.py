@@ -274,7 +274,7 @@ def arena_warnings(summary: dict[str, Any], listed_out: Sequence[str] = ()) -> l
     if absent:
         shown = ", ".join(map(term_text, absent[:5])) + (", ..." if len(absent) > 5 else "")
         lines.append(f"--exclude-annotators: {len(absent)} listed annotators cast no vote here: {shown}")
-    return lines + trust_warnings(summary, term_text, limit=5)
+    return lines + trust_warnings(summary, term_text)
 
 
 def cmd_arena(args: argparse.Namespace) -> int:

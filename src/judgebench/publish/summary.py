@@ -59,17 +59,20 @@ def format_panel(summary: PanelSummary) -> list[str]:
 
 
 def shown_orders(orders: list[list[list[str]]], text: Callable[[str], str]) -> str:
-    """`{a} > {b, c}; {d} > {e}`: at most 5 orders of 6 groups of 5 models each, `text` escaping each name, and a
-    name holding one of the separators in quotes (`a} > {b` would read as two models)."""
+    """`{a} > {b, c}; {d} > {e}`: at most 5 orders of 6 groups (`shown_group`)."""
+
+    def order(groups: list[list[str]]) -> str:
+        return " > ".join(shown_group(g, text) for g in groups[:6]) + (" > ..." if len(groups) > 6 else "")
+
+    return "; ".join(map(order, orders[:5])) + ("; ..." if len(orders) > 5 else "")
+
+
+def shown_group(models: list[str], text: Callable[[str], str]) -> str:
+    """`{a, b, c}`: at most 5 models, `text` escaping each name, and a name holding one of the separators in quotes
+    (`a} > {b` would read as two models)."""
 
     def name(model: str) -> str:
         shown = text(model)
         return json.dumps(shown, ensure_ascii=False) if any(c in shown for c in '{},>;"') else shown
 
-    def group(models: list[str]) -> str:
-        return "{" + ", ".join(map(name, models[:5])) + (", ..." if len(models) > 5 else "") + "}"
-
-    def order(groups: list[list[str]]) -> str:
-        return " > ".join(map(group, groups[:6])) + (" > ..." if len(groups) > 6 else "")
-
-    return "; ".join(map(order, orders[:5])) + ("; ..." if len(orders) > 5 else "")
+    return "{" + ", ".join(map(name, models[:5])) + (", ..." if len(models) > 5 else "") + "}"

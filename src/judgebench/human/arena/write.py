@@ -17,7 +17,7 @@ from judgebench.core.text import md_cell, md_text
 from judgebench.human.arena.build import ArenaResult
 from judgebench.human.arena.plots import assisted_methods
 from judgebench.publish.html import CSS
-from judgebench.publish.summary import shown_orders
+from judgebench.publish.summary import shown_group, shown_orders
 
 
 def write_outputs(result: ArenaResult, out: Path, plotter: Prepared | None = None) -> list[Path]:
@@ -116,15 +116,14 @@ def _ci(row: dict[str, Any], key: str = "rating", digits: int = 1) -> str:
     return f"{_f(value, digits)} [{_f(row['ci_low'], digits)}, {_f(row['ci_high'], digits)}]"
 
 
-def trust_warnings(s: dict[str, Any], show: Callable[[str], str], limit: int | None = None) -> list[str]:
+def trust_warnings(s: dict[str, Any], show: Callable[[str], str]) -> list[str]:
     """What the ratings of an arena summary cannot be trusted for, one sentence each (the terminal, arena.md and
-    arena.html say the same): groups of models no battle connects, and models the votes order without an upset.
-    `show` makes a name safe where it is shown; `limit`: at most this many groups, and names per group."""
+    arena.html say the same): groups of models no battle connects (at most 5, of 5 names each: arena.json has
+    them all), and models the votes order without an upset. `show` makes a name safe where it is shown."""
     lines = []
     groups = s.get("comparison_groups") or []
     if len(groups) > 1:
-        shown = "; ".join("{" + ", ".join(map(show, g[:limit])) + (", ..." if limit and len(g) > limit else "") + "}"
-                          for g in groups[:limit])
+        shown = "; ".join(shown_group(g, show) for g in groups[:5]) + ("; ..." if len(groups) > 5 else "")
         lines.append(f"the models fall into {len(groups)} groups that no battle connects: {shown}; "
                      "ranks across groups are not comparable")
     unbeaten = s.get("unbeaten_groups") or []
