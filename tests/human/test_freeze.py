@@ -94,6 +94,12 @@ def test_freeze_cli_writes_a_task_that_run_accepts(tmp_path: Path, capsys: pytes
                  "--bootstrap", "10", "--quiet"]) == 0
     result = json.loads((tmp_path / "run" / "results.json").read_text())
     assert result["counts"]["examples"] == 4
+    capsys.readouterr()
+    for size, said in (("4", False), ("3", True)):  # the same split again: nothing said; another: said (a walkthrough:
+        assert main(["freeze", str(tmp_path / "votes.jsonl"), "--pairs", str(pairs_file), "--split-size", size,  # a new
+                     "--seed", "1", "--exclude-annotators", str(tmp_path / "flagged.txt"), "--name", "my_eval",  # seed
+                     "--output", str(out)]) == 0  # redrew the split under earlier runs without a word)
+        assert ("my_eval.jsonl held another split, now replaced" in capsys.readouterr().err) is said
     assert main(["freeze", str(tmp_path / "votes.jsonl"), "--pairs", str(pairs_file), "--split-size", "40",
                  "--output", str(out)]) == 2
     assert "--split-size 40: only 5 pairs are eligible (after exclusions, the ties rule and --min-votes 1)" in capsys.readouterr().err

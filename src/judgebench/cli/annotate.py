@@ -18,6 +18,7 @@ from judgebench.cli.flags import (
     PATH,
     POSITIVE_INT,
     fraction,
+    warn,
 )
 from judgebench.core.errors import JudgebenchError
 
@@ -219,7 +220,11 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     rows = [{**{k: v for k, v in r.items() if k != "slices"}, **{s: r["slices"].get(s) for s in slice_names}} for r in frozen.rows]
     args.output.mkdir(parents=True, exist_ok=True)
     data_file = args.output / f"{args.name}.jsonl"
-    write_atomic(data_file, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    if data_file.is_file() and not data_file.is_symlink() and regular_bytes(data_file) != text.encode("utf-8"):
+        warn(f"--output {args.output}: {data_file.name} held another split, now replaced (runs on the earlier one "  # (a
+             "judged other pairs)")  # walkthrough: a new --seed redrew the split without a word)
+    write_atomic(data_file, text)
     spec = task_yaml(args.name, data_file, frozen, args.ties, slice_names)
     write_atomic(args.output / f"{args.name}.yaml", yaml.safe_dump(spec, sort_keys=False, allow_unicode=True))
     votes_sha = hashlib.sha256(regular_bytes(args.votes)).hexdigest()
