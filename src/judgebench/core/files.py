@@ -330,9 +330,12 @@ def _another_kind(text: str, model: type[BaseModel]) -> str | None:
     fields = getattr(config.annotation, "model_fields", {}) if config is not None else {}
     expected = typing.get_args(fields["kind"].annotation) if "kind" in fields else ()
     try:
-        found = json.loads(text).get("config", {}).get("kind", "run")
+        config = json.loads(text).get("config")
     except (ValueError, AttributeError, RecursionError):
         return None
+    if not isinstance(config, dict) or "task" not in config:  # not a run's results at all: the fields say what is wrong
+        return None
+    found = config.get("kind", "run")
     if not expected or found in expected or found not in RUN_KIND_COMMANDS:
         return None
     return f"the results of a {'rubric' if found == 'rubric' else 'pairwise'} run; read it with `{RUN_KIND_COMMANDS[found]}`"
