@@ -155,7 +155,10 @@ def test_a_hub_that_does_not_resolve_is_one_line_at_once(monkeypatch, tmp_path):
     (cached / "snapshots").mkdir(parents=True)  # an empty folder is no copy (an attack: it bypassed the check)
     with pytest.raises(JudgebenchError, match="no cached copy"):
         _check_hub_reachable("yale-nlp/SciArena-Eval")
-    (cached / "snapshots" / "0123abc").mkdir()
+    (cached / "snapshots" / "0123abc").mkdir()  # nor an empty snapshot
+    with pytest.raises(JudgebenchError, match="no cached copy"):
+        _check_hub_reachable("yale-nlp/SciArena-Eval")
+    (cached / "snapshots" / "0123abc" / "README.md").write_text("card")
     _check_hub_reachable("yale-nlp/SciArena-Eval")  # a cached copy: left to datasets
 
 

@@ -336,7 +336,8 @@ def _another_kind(text: str, model: type[BaseModel]) -> str | None:
     if not isinstance(config, dict) or "task" not in config:  # not a run's results at all: the fields say what is wrong
         return None
     found = config.get("kind", "run")
-    if not expected or found in expected or found not in RUN_KIND_COMMANDS:
+    if not isinstance(found, str) or not expected or found in expected or found not in RUN_KIND_COMMANDS:  # (a list
+        # or object for a kind had raised TypeError: a traceback; the fields say what is wrong with it)
         return None
     return f"the results of a {'rubric' if found == 'rubric' else 'pairwise'} run; read it with `{RUN_KIND_COMMANDS[found]}`"
 

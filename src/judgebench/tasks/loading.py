@@ -224,8 +224,8 @@ def _check_hub_reachable(source: str) -> None:
     import huggingface_hub.constants as hub
 
     snapshots = Path(hub.HF_HUB_CACHE) / f"datasets--{source.replace('/', '--')}" / "snapshots"
-    if hub.HF_HUB_OFFLINE or (snapshots.is_dir() and any(snapshots.iterdir())):  # (an empty folder is no copy)
-        return
+    if hub.HF_HUB_OFFLINE or (snapshots.is_dir() and any(p.is_file() for p in snapshots.rglob("*"))):  # (an empty
+        return  # folder is no copy)
     host = urlsplit(hub.ENDPOINT).hostname or ""  # (HF_ENDPOINT when set)
     try:
         socket.getaddrinfo(host, 443)
