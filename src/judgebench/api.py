@@ -244,6 +244,7 @@ def build_leaderboard(
     An unreadable run or one of an unknown task is skipped and reported through `on_warning`.
     """
     from judgebench.kinds.rubric.index import (
+        check_rubric_tables,
         rubric_sections,
         split_runs,
         write_rubric_tables,
@@ -268,6 +269,7 @@ def build_leaderboard(
         count = len(pairwise) + len(rubric)
         first = f"; the first {warnings[0]}" if warnings else ""
         raise JudgebenchError(f"no leaderboard written: none of the {count} results file(s) could be used{first}")
+    check_rubric_tables(rubric_tables, out)  # before the pairwise tables are written (as every path of theirs is)
     written = write_leaderboards(tables, out, extra=sections)
     return written + write_rubric_tables(rubric_tables, out)
 

@@ -214,3 +214,23 @@ def test_a_run_below_submits_coverage_bar_is_listed_unranked(full_credit, covera
     result, _ = read_rubric_run(full_credit)
     result.counts.coverage = coverage
     assert [row["rank"] for row in leaderboard_rows([result])["rubric_demo"]] == [rank]
+
+
+def test_boards_with_rubric_tables_check_every_path_before_the_first(full_credit, tmp_path, capsys):
+    """An attack: `leaderboard` with a rubric run wrote the pairwise tables and index.html, then refused a linked
+    rubric table; `rubric leaderboard` wrote one task's tables before refusing the next's."""
+    from test_submit import make_run
+
+    pairwise = make_run(tmp_path / "p", "sciarena_eval", "builtin/longer")
+    outside = tmp_path / "outside.md"
+    board = tmp_path / "lb"
+    (board / "rubric").mkdir(parents=True)
+    (board / "rubric" / "rubric_demo.md").symlink_to(outside)
+    assert main(["leaderboard", str(pairwise), str(full_credit), "--output-dir", str(board)]) == 2
+    assert "rubric_demo.md: outside" in capsys.readouterr().err and not outside.exists()
+    assert sorted(p.name for p in board.rglob("*")) == ["rubric", "rubric_demo.md"]
+    alone = tmp_path / "rb"
+    alone.mkdir()
+    (alone / "rubric_demo.json").symlink_to(outside)
+    assert main(["rubric", "leaderboard", str(full_credit), "--output-dir", str(alone)]) == 2
+    assert sorted(p.name for p in alone.iterdir()) == ["rubric_demo.json"] and not outside.exists()

@@ -138,16 +138,25 @@ def to_html(task: str, rows: list[dict[str, Any]]) -> str:
             f"(lower is better).</p>\n{table_html(rows)}</body></html>\n")
 
 
-def write_tables(tables: dict[str, list[dict[str, Any]]], output_dir: Path) -> list[Path]:
-    written = []
-    for task, rows in sorted(tables.items()):
+def check_table_paths(tables: dict[str, list[dict[str, Any]]], output_dir: Path) -> None:
+    """Every file `write_tables` writes stays under OUTPUT_DIR, checked before the first is written (an attack: a
+    linked table was refused after the others were written)."""
+    for task in tables:
         if not _SAFE.match(task):
             raise JudgebenchError(f"task name {task!r} cannot be a file name")
-        for suffix, text in ((".md", to_markdown(task, rows)), (".csv", to_csv(rows)), (".html", to_html(task, rows)),
-                             (".json", json.dumps(rows, indent=2, ensure_ascii=False) + "\n")):
+        for suffix in (".md", ".csv", ".html", ".json"):
             path = output_dir / f"{task}{suffix}"
             if not is_inside(path, output_dir):
                 raise JudgebenchError(f"{path}: outside {output_dir}")
+
+
+def write_tables(tables: dict[str, list[dict[str, Any]]], output_dir: Path) -> list[Path]:
+    check_table_paths(tables, output_dir)
+    written = []
+    for task, rows in sorted(tables.items()):
+        for suffix, text in ((".md", to_markdown(task, rows)), (".csv", to_csv(rows)), (".html", to_html(task, rows)),
+                             (".json", json.dumps(rows, indent=2, ensure_ascii=False) + "\n")):
+            path = output_dir / f"{task}{suffix}"
             write_atomic(path, text)
             written.append(path)
     return written

@@ -11,7 +11,7 @@ import html
 from pathlib import Path
 
 from judgebench.core.errors import JudgebenchError
-from judgebench.kinds.rubric.board import leaderboard_rows, table_html, write_tables
+from judgebench.kinds.rubric.board import check_table_paths, leaderboard_rows, table_html, write_tables
 from judgebench.kinds.rubric.run import is_rubric_run, read_rubric_run
 from judgebench.publish.leaderboard import find_results
 
@@ -54,3 +54,8 @@ def rubric_tables(run_dirs: list[Path], warnings: list[str]) -> dict[str, list[d
 
 def write_rubric_tables(tables: dict[str, list[dict]], output_dir: Path) -> list[Path]:
     return write_tables(tables, output_dir / SUBFOLDER) if tables else []
+
+
+def check_rubric_tables(tables: dict[str, list[dict]], output_dir: Path) -> None:
+    """The rubric tables' paths, checked before a leaderboard writes anything (its pairwise tables first)."""
+    check_table_paths(tables, output_dir / SUBFOLDER)
