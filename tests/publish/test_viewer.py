@@ -117,10 +117,10 @@ def test_filters_combine_and_counts_follow_the_other_filters(one_run):
 
 
 def test_majority_disagreement_and_both_bad(tmp_path):
-    votes = {"u1": ["A", "B"], "u2": ["A"], "u3": ["A"]}  # u1's last vote counts: A 2, B 1 -> A
-    records = [rec("x", "AB", "B", "A", votes=votes), rec("x", "BA", "B", "A", votes=votes),
-               rec("y", "AB", "TIE", "BOTH_BAD"), rec("y", "BA", "A", "BOTH_BAD")]
-    view = build_view([write_run(tmp_path / "r", records)])
+    votes = {"u1": ["A", "B"], "u2": ["B"], "u3": ["A"]}  # u1's first vote counts, as the pair label counts it: A 2,
+    records = [rec("x", "AB", "B", "A", votes=votes), rec("x", "BA", "B", "A", votes=votes),  # B 1 -> A (its last
+               rec("y", "AB", "TIE", "BOTH_BAD"), rec("y", "BA", "A", "BOTH_BAD")]  # vote had made it a TIE, beside
+    view = build_view([write_run(tmp_path / "r", records)])  # the label A: an attack)
     assert view.rows[0]["maj"] == "A"
     assert ids(filter_rows(view, Filters(flags=("disagree_majority",)))) == ["x"]
     assert ids(filter_rows(view, Filters(flags=("disagree_label",)))) == ["x", "y"]  # BOTH_BAD is TIE: y's A disagrees

@@ -193,8 +193,8 @@ def _majority(votes: dict[str, list[str]] | None) -> str:
         return ""
     from judgebench.tasks.votes import majority_label
 
-    last = [labels[-1] for labels in votes.values() if labels]
-    return LABEL_CODE[majority_label(last)] if last else ""
+    first = [labels[0] for labels in votes.values() if labels]  # each annotator's first vote, as the pair label
+    return LABEL_CODE[majority_label(first)] if first else ""  # counts them (an attack: last votes contradicted it)
 
 
 def read_run_for_view(folder: Path, name: str | None = None) -> tuple[Run, list[_IndexFields]]:
