@@ -284,3 +284,23 @@ def test_a_run_into_another_judges_run_folder_says_it_replaces_it(tmp_path, caps
     assert f"--output-path {out} holds a run of judge builtin/longer on task sciarena_eval" in capsys.readouterr().err
     assert main(["panel", *map(str, members), "--output-path", str(out)]) == 0  # the panel rebuilt: nothing said
     assert "replaces" not in capsys.readouterr().err
+
+
+def test_a_run_of_another_configuration_of_the_same_model_says_it_replaces_it(tmp_path, capsys):
+    """An attack: two configurations of one model (two judges, to the leaderboard) replaced each other in one
+    folder without a word; the same configuration again (a rerun resuming from the cache) stays silent."""
+    from openai_server import Behaviour, FakeOpenAIServer
+
+    from judgebench.cli.main import main
+
+    out = tmp_path / "o"
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        def run(temperature: str) -> str:
+            assert main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "2", "--quiet", "--judge", "openai/m",
+                         "--judge-args", f"api_base={server.api_base},api_key=sk-t,temperature={temperature}",
+                         "--cache-dir", str(tmp_path / "cache"), "--output-path", str(out)]) == 0
+            return capsys.readouterr().err
+
+        run("0")
+        assert "replaces" not in run("0")
+        assert f"{out} holds another configuration of judge openai/m on task sciarena_eval: this run replaces it" in run("0.7")

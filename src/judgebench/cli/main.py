@@ -374,7 +374,8 @@ def cmd_panel(args: argparse.Namespace) -> int:
 
     member = earlier_run(Path(args.run_dirs[0])) if args.run_dirs else None  # a panel of the same task's runs may
     found = earlier_run(Path(args.output_path))  # be rebuilt in its folder; any other run there is said replaced
-    if member is not None and found is not None and (found[0] != member[0] or not found[1].startswith("panel/")):
+    if member is not None and found is not None and (found[0] != member[0] or not found[1].startswith("panel/")):  # (a
+        # panel's configuration changes with its members: rebuilding one is not said)
         warn(f"--output-path {replacing(Path(args.output_path), member[0], 'panel')}")
     result = build_panel(args.run_dirs, args.output_path, aggregate=args.aggregate, include_paths=args.include_path, n_resamples=args.bootstrap)
     print(format_summary(result, args.output_path))
@@ -404,7 +405,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from judgebench.publish.summary import stability_lines
 
     shard = earlier_run(Path(args.shard_dirs[0]))  # the merged run is the shards' task and judge
-    if shard is not None and (message := replacing(Path(args.output_path), *shard)):
+    if shard is not None and (message := replacing(Path(args.output_path), shard[0], shard[1], shard[2])):
         warn(f"--output-path {message}")
     result = merge_runs(args.shard_dirs, args.output_path, args.include_path)
     print(f"merged {len(args.shard_dirs)} shards -> {term_text(str(args.output_path))}")

@@ -103,8 +103,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     for line in near_misses(judge_args):  # as `run` warns (an attack: rubric run said nothing of `temprature`)
         warn(line)
     from judgebench.core.rundir import replacing
+    from judgebench.kinds.rubric.spec import get_rubric_task
 
-    task = Path(args.task).stem if args.task.endswith((".yaml", ".yml")) else args.task
+    task = get_rubric_task(args.task, args.include_path).name  # (an unknown task is said first, nothing replaced)
     if message := replacing(Path(args.output_path), task, args.judge):  # as `run` says it
         warn(f"--output-path {message}")
     summary = run_rubric(RubricRunRequest(

@@ -94,9 +94,9 @@ def check_run_files(run_dir: Path, flag: str = "--output-path") -> None:
             raise JudgebenchError(f"{flag} {run_dir}: {target} is a folder; a run writes a file there")
 
 
-def earlier_run(run_dir: Path) -> tuple[str, str] | None:
-    """(task, judge) of the finished run a folder holds (its results.json, read leniently), else None: a command
-    about to write its own run there says it replaces that one."""
+def earlier_run(run_dir: Path) -> tuple[str, str, str | None] | None:
+    """(task, judge, configuration hash) of the finished run a folder holds (its results.json, read leniently),
+    else None: a command about to write its own run there says it replaces that one."""
     import json
 
     results = run_dir / RESULTS_FILE
@@ -108,15 +108,21 @@ def earlier_run(run_dir: Path) -> tuple[str, str] | None:
         return None  # not ours to read: nothing said
     if not isinstance(config, dict):
         return None
-    return str(config.get("task")), str(config.get("judge"))
+    hashed = config.get("judge_config_hash")
+    return str(config.get("task")), str(config.get("judge")), hashed if isinstance(hashed, str) else None
 
 
-def replacing(run_dir: Path, task: str, judge: str | None = None) -> str | None:
-    """The warning for writing a run of `task` (and `judge`, when given) into a folder holding another one."""
+def replacing(run_dir: Path, task: str, judge: str | None = None, config_hash: str | None = None) -> str | None:
+    """The warning for writing a run of `task` (and `judge`, and its configuration, when given) into a folder
+    holding another one (two configurations of one model are two judges)."""
     found = earlier_run(run_dir)
-    if found is None or found[0] == task and (judge is None or found[1] == judge):
+    if found is None:
         return None
-    return f"{run_dir} holds a run of judge {found[1]} on task {found[0]}: this run replaces it"
+    other_config = config_hash is not None and found[2] is not None and found[2] != config_hash
+    if found[0] == task and (judge is None or found[1] == judge) and not other_config:
+        return None
+    what = "another configuration of judge" if found[:2] == (task, judge) else "a run of judge"
+    return f"{run_dir} holds {what} {found[1]} on task {found[0]}: this run replaces it"
 
 
 REPORT_OUTPUTS = ("report.md", "diagnostics.json", "*.png", "*.csv")  # the names `report` and `rubric report` write

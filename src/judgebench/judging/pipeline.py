@@ -94,7 +94,7 @@ def run_task(request: RunRequest) -> RunSummary:
     judge = request.judge_object or make_judge(request.judge, request.judge_args, seed=request.seed)
     judge.preflight()
     check_cache(judge, request.runner)
-    warn_of_replacing(request, spec.name, judge.id)
+    warn_of_replacing(request, spec.name, judge.id, configuration_hash(judge, template.sha256, request.runner.reask))
     try:
         with fast_path(judge, request.runner) as plan:  # performance only: judging/fastpath.py
             loaded = plan.load(lambda: _load(spec, request))
@@ -286,11 +286,11 @@ def warn_of_setup(request: RunRequest, spec: TaskSpec, mode: str, template: Prom
                            "question (one call each): their verdicts are one overall preference, not the dimension's")
 
 
-def warn_of_replacing(request: RunRequest, task: str, judge: str) -> None:
-    """A line before any call when --output-path holds a finished run of another task or judge, which this run
-    replaces (a walkthrough: a paid run was replaced without a word). A rerun of the same (resuming from the
-    cache) is not warned of."""
-    message = replacing(request.output_path, task, judge)
+def warn_of_replacing(request: RunRequest, task: str, judge: str, config_hash: str) -> None:
+    """A line before any call when --output-path holds a finished run of another task, judge or configuration of
+    it, which this run replaces (a walkthrough: a paid run was replaced without a word). A rerun of the same
+    (resuming from the cache) is not warned of."""
+    message = replacing(request.output_path, task, judge, config_hash)
     if message and request.on_warning:
         request.on_warning(f"--output-path {message}")
 
