@@ -151,3 +151,21 @@ def test_a_csv_label_the_task_maps_is_a_label_and_missing_strings_stay_missing(t
     tie = spec.model_copy(update={"labels": {**spec.labels, "NA": "TIE"}})
     examples = load_examples(tie, dataset_path=str(path), unlabelled=True).examples
     assert [e.labels for e in examples] == [{"overall": "A"}, {"overall": "TIE"}, {}, {}, {"overall": "B"}]
+
+
+def test_csv_vote_columns_with_an_empty_cell_keep_their_labels(tmp_path):
+    """An attack: a `columns` votes layout with numeric labels and one empty cell (no vote) read its column as
+    decimals, so `2` was `2.0`, which no label maps: one error naming row 1, whose cell held `2`."""
+    from judgebench.tasks.registry import load_task_file
+
+    (tmp_path / "cols.csv").write_text("id,question,responseA,responseB,ann1,ann2,ann3\n"
+                                       "001,q,s,longer one,1,2,1\n002,q,s,longer one,2,,2\n")
+    (tmp_path / "vc.yaml").write_text(
+        "name: vc\nversion: '1.0'\ndataset: {path: cols.csv, split: train}\nlayout: wide\n"
+        "columns: {id: id, question: question, response_a: responseA, response_b: responseB}\n"
+        "votes: {layout: columns, annotator_columns: {a1: ann1, a2: ann2, a3: ann3}}\n"
+        "labels: {1: A, 2: B, 0: TIE}\nverdicts: [A, B, TIE]\nprompt: pairwise_generic.yaml\nheadline: soft_accuracy\n")
+    first, second = load_examples(load_task_file(tmp_path / "vc.yaml")).examples
+    assert first.labels == {"overall": "A"} and [(v.annotator, v.labels["overall"]) for v in first.votes] == [
+        ("a1", "A"), ("a2", "B"), ("a3", "A")]
+    assert [v.annotator for v in second.votes] == ["a1", "a3"]  # the empty cell: no vote

@@ -46,19 +46,28 @@ CSV_MISSING = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-n
                "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
 
 
+def label_columns(spec: TaskSpec) -> list[str]:
+    """The columns holding labels or votes (one label column, a dimension's, a `columns` layout's annotators'): read
+    as the text written, which the task's labels map (an empty vote cell had made a column of numbers decimals, so
+    a `2` read `2.0`, which no label maps: an attack)."""
+    votes = spec.votes.annotator_columns.values() if spec.votes else ()
+    named = (spec.columns.label, *(d.label_column for d in spec.dimensions), *votes)
+    return list(dict.fromkeys(c for c in named if c))
+
+
 def csv_options(spec: TaskSpec, mapped: Iterable[str]) -> dict[str, Any]:
-    """`datasets.load_dataset("csv", ...)` keyword arguments reading the task's text columns as text and the
-    `mapped` columns' missing-value strings as missing, but those the task maps as labels in its label columns."""
+    """`datasets.load_dataset("csv", ...)` keyword arguments reading the task's text and label columns as text and
+    the `mapped` columns' missing-value strings as missing, but those the task maps as labels in its label columns."""
     labels = {spec.columns.label, *(d.label_column for d in spec.dimensions if d.label_column)} - {None}
     label_missing = [text for text in CSV_MISSING if text not in spec.labels]
-    return {"converters": {column: str for column in text_columns(spec)}, "keep_default_na": False,
+    return {"converters": {column: str for column in [*text_columns(spec), *label_columns(spec)]}, "keep_default_na": False,
             "na_values": {column: list(label_missing if column in labels else CSV_MISSING) for column in dict.fromkeys(mapped)}}
 
 
 def csv_variant(spec: TaskSpec) -> str:
     """What of the task changes the rows a CSV load gives (part of the example cache's key)."""
     kept = [text for text in CSV_MISSING if text in spec.labels]  # read as labels, not as missing
-    return ",".join(text_columns(spec)) + (f";labels:{','.join(kept)}" if kept else "")
+    return ",".join([*text_columns(spec), *label_columns(spec)]) + (f";labels:{','.join(kept)}" if kept else "")
 
 
 def keep_cell_types(path: Path, rows: RowSource, columns: list[str], mapped: Iterable[str]) -> RowSource:
