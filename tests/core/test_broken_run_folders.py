@@ -533,13 +533,10 @@ def test_a_run_of_the_other_kind_is_named_with_the_commands_that_read_it(tmp_pat
 @pytest.mark.parametrize("kind", [[], {}, 3])
 def test_a_kind_that_is_no_name_is_a_field_error_not_a_traceback(tmp_path, demo_run, capsys, kind):
     """An attack on the other-kind pointer: a `config.kind` list or object raised TypeError in every reader."""
-    import shutil
+    from test_submit import edit_results
 
-    run = tmp_path / "run"
-    shutil.copytree(demo_run, run)
-    results = json.loads((run / "results.json").read_text())
-    results["config"]["kind"] = kind
-    (run / "results.json").write_text(json.dumps(results))
+    run = copy_run(demo_run, tmp_path / "run")
+    edit_results(run, lambda data: data["config"].update(kind=kind), rehash=False)
     assert main(["score", str(run)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"judgebench: error: {run / 'results.json'}: field 'config.kind'") and err.count("\n") == 1
