@@ -369,14 +369,14 @@ def _add_panel_parser(sub: Any) -> None:
 
 def cmd_panel(args: argparse.Namespace) -> int:
     from judgebench.api import build_panel
-    from judgebench.core.rundir import earlier_run, replacing
+    from judgebench.core.rundir import earlier_run, replaced
     from judgebench.publish.summary import format_panel
 
     member = earlier_run(Path(args.run_dirs[0])) if args.run_dirs else None  # a panel of the same task's runs may
-    found = earlier_run(Path(args.output_path))  # be rebuilt in its folder; any other run there is said replaced
-    if member is not None and found is not None and (found[0] != member[0] or not found[1].startswith("panel/")):  # (a
-        # panel's configuration changes with its members: rebuilding one is not said)
-        warn(f"--output-path {replacing(Path(args.output_path), member[0], 'panel')}")
+    found = earlier_run(Path(args.output_path))  # be rebuilt in its folder (its judge id and configuration change
+    # with its members: not said); any other run there is said replaced
+    if member is not None and found is not None and (found[0] != member[0] or not found[1].startswith("panel/")):
+        warn(f"--output-path {replaced(Path(args.output_path), found)}")
     result = build_panel(args.run_dirs, args.output_path, aggregate=args.aggregate, include_paths=args.include_path, n_resamples=args.bootstrap)
     print(format_summary(result, args.output_path))
     if result.panel is not None:

@@ -121,7 +121,12 @@ def replacing(run_dir: Path, task: str, judge: str | None = None, config_hash: s
     other_config = config_hash is not None and found[2] is not None and found[2] != config_hash
     if found[0] == task and (judge is None or found[1] == judge) and not other_config:
         return None
-    what = "another configuration of judge" if found[:2] == (task, judge) else "a run of judge"
+    return replaced(run_dir, found, another_configuration=found[:2] == (task, judge))
+
+
+def replaced(run_dir: Path, found: tuple[str, str, str | None], another_configuration: bool = False) -> str:
+    """The words for a run that writing into `run_dir` replaces (`found`: earlier_run's)."""
+    what = "another configuration of judge" if another_configuration else "a run of judge"
     return f"{run_dir} holds {what} {found[1]} on task {found[0]}: this run replaces it"
 
 
