@@ -188,6 +188,13 @@ def test_other_layouts_map_from_yaml_alone(tmp_path):
     (tmp_path / "d.csv").write_text(f'id,q,a,m,scheme,marks\n1,Q,A,m1,"{scheme}","[1.5, two]"\n', encoding="utf-8")
     with pytest.raises(JudgebenchError, match=r"d.csv:2: column 'marks'"):
         load_responses(spec, tmp_path / "d.csv")
+    (tmp_path / "d.csv").write_text(f'id,q,a,m,scheme,marks,a\n1,Q,A,m1,"{scheme}","[1.5, 0]",B\n', encoding="utf-8")
+    with pytest.raises(JudgebenchError, match=r"d.csv: row 1 \(the header\): column 'a' appears twice"):
+        load_responses(spec, tmp_path / "d.csv")  # csv.DictReader kept the last 'a' silently
+    (tmp_path / "d.csv").write_text(f'id,q,a,m,scheme,marks\n1,Q,A,m1,"{scheme}","[1.5, 0]"\n\n2,Q,A,m1,"{scheme}",'
+                                    '"[1, 0]",extra\n', encoding="utf-8")
+    with pytest.raises(JudgebenchError, match=r"d.csv:4: 7 fields, the header names 6"):
+        load_responses(spec, tmp_path / "d.csv")  # the extra value was dropped silently
 
 
 @pytest.mark.slow

@@ -65,6 +65,28 @@ def test_parquet_and_csv_load_the_same_examples(tmp_path, suffix):
     assert [e.labels["overall"] for e in loaded.examples] == ["A", "B"]
 
 
+def test_a_csv_column_named_twice_is_refused_in_a_file_and_in_a_folder(tmp_path):
+    """pandas kept the first `vote` column and renamed the second `vote.1`: the run scored against one of two
+    label columns silently (an earlier note's known gap)."""
+    rows = [sci_row(1, "A"), sci_row(2, "B")]
+    for row in rows:
+        row["citation_a"] = row["citation_b"] = ""
+    frame = pd.DataFrame(rows)
+    text = frame.to_csv(index=False).replace("vote,", "vote,vote,", 1).replace(",A,", ",A,B,").replace(",B,", ",B,A,", 1)
+    path = tmp_path / "eval.csv"
+    path.write_text(text, encoding="utf-8")
+    spec = get_task("sciarena_eval")
+    message = _error(load_examples, spec, dataset_path=str(path))
+    assert message == f"{path}: row 1 (the header): column 'vote' appears twice (which one is meant?)"
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    frame.to_csv(folder / "train.csv", index=False)
+    (folder / "extra.CSV").write_text(text, encoding="utf-8")
+    assert f"{folder / 'extra.CSV'}: row 1" in _error(load_examples, spec, dataset_path=str(folder))
+    (folder / "extra.CSV").unlink()
+    assert [e.labels["overall"] for e in load_examples(spec, dataset_path=str(folder)).examples] == ["A", "B"]
+
+
 def test_fingerprint_is_stable_and_content_sensitive(tmp_path):
     spec = get_task("sciarena_eval")
     a = load_examples(spec, dataset_path=str(write_jsonl(tmp_path / "a.jsonl", [sci_row(1), sci_row(2)])))

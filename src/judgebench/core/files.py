@@ -242,6 +242,15 @@ def parse_json_object(line: str, where: str) -> dict[str, Any]:
     return row
 
 
+def check_csv_header(header: list[str], where: str) -> None:
+    """Refuse a CSV header that names a column twice (a reader would keep one of the two silently: pandas the
+    first, csv.DictReader the last), naming the column."""
+    repeated = next((name for name in header if header.count(name) > 1), None)
+    if repeated is not None:
+        raise JudgebenchError(f"{where}: row 1 (the header): column '{one_line(repeated, 80)}' appears twice "
+                              "(which one is meant?)")
+
+
 MAX_JSON_NESTING = 1000  # brackets a line may hold open: Arrow's JSON reader (the `datasets` JSON loader's, arena's)
 # overflows its thread's stack, a segmentation fault, on a value nested some thousands deep
 

@@ -19,7 +19,14 @@ from typing import Any
 from judgebench.core.background import no_tqdm_monitor
 from judgebench.core.bulk import trusted, trusts
 from judgebench.core.errors import JudgebenchError, one_line
-from judgebench.core.files import MAX_JSON_NESTING, open_regular, read_json_objects, regular_bytes, too_deep
+from judgebench.core.files import (
+    MAX_JSON_NESTING,
+    check_csv_header,
+    open_regular,
+    read_json_objects,
+    regular_bytes,
+    too_deep,
+)
 from judgebench.core.records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
 from judgebench.tasks.cell_types import csv_options, csv_variant, keep_cell_types
 from judgebench.tasks.example_cache import load_rows
@@ -86,6 +93,8 @@ def load_examples(
         split_name = split or spec.dataset.split
         rev = revision or (None if dataset_path else spec.dataset.revision)
         options = csv_options(spec, _mapped_columns(spec)) if csv_data(location) else {}  # cell_types.py
+        if options:
+            check_csv_headers(Path(location))
         load = lambda: _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev, options)  # noqa: E731
         variant = csv_variant(spec) if options else ""
         cached = load_rows(location, split_name, LOCAL_BUILDERS, load, variant)  # example_cache.py: small local files
@@ -247,6 +256,21 @@ def csv_data(location: str | Path) -> bool:
     return suffixes == {".csv"}
 
 
+def check_csv_headers(location: Path) -> None:
+    """Refuse a local CSV file (or one in a local folder) whose header names a column twice: `datasets` reads it
+    through pandas, which keeps the first and renames the second (`label.1`), silently."""
+    import csv
+
+    files = [location] if location.is_file() else sorted(p for p in location.rglob("*") if p.suffix.lower() == ".csv")
+    for path in files:
+        try:
+            with open_regular(path, encoding="utf-8", newline="") as handle:
+                header = next(csv.reader(handle), None)
+        except (OSError, csv.Error, UnicodeDecodeError):
+            continue  # left to the reader and diagnose_local_file, in their words
+        check_csv_header(header or [], str(path))
+
+
 def _missing_split_message(source: str, split: str, listed: str) -> str:
     """Name the splits that exist; with exactly one, give the exact flag to use."""
     splits = re.findall(r"'([^']*)'", listed)
@@ -355,9 +379,7 @@ def diagnose_local_file(path: Path) -> None:
             raise JudgebenchError(f"{path}: cannot read as CSV ({exc})") from None
         if header is not None and rows == 0:
             raise JudgebenchError(f"{path}: a header row ({len(header)} columns) and no data rows")
-        if header is not None and len(set(header)) != len(header):
-            repeated = next(name for name in header if header.count(name) > 1)
-            raise JudgebenchError(f"{path}: row 1 (the header): column '{repeated}' appears twice")
+        check_csv_header(header or [], str(path))
 
 
 def _resolve_revision(source: str, revision: str | None) -> str | None:

@@ -27,6 +27,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import (
     atomic_path,
+    check_csv_header,
     describe_validation_error,
     open_regular,
     read_json_objects,
@@ -127,9 +128,7 @@ def _csv_rows(path: Path) -> list[tuple[int, dict[str, object]]]:
         with open_regular(path, newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
             header = reader.fieldnames or []
-            if repeated := sorted({name for name in header if header.count(name) > 1}):
-                raise JudgebenchError(f"votes file {path}: column {repeated[0]!r} appears twice in the header "
-                                      "(which one is meant?)")
+            check_csv_header(list(header), f"votes file {path}")
             rows = []
             for line, row in enumerate(reader, start=2):
                 if None in row:  # more fields than the header names: the extra values would be dropped

@@ -20,6 +20,7 @@ from yaml import YAMLError
 
 from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.files import (
+    check_csv_header,
     describe_validation_error,
     load_yaml,
     open_regular,
@@ -219,16 +220,25 @@ def _read_rows(path: Path, structured: set[str]) -> list[tuple[int, dict[str, An
 
 def _read_csv(path: Path, structured: set[str]) -> list[tuple[int, dict[str, Any]]]:
     """CSV rows; the cells of the `structured` columns (rubric, maxima, expert scores) are JSON text
-    (a number, a list, an object); other cells stay text. Row numbers are file lines (header: line 1)."""
+    (a number, a list, an object); other cells stay text. Row numbers are file lines (header: line 1; a row's
+    last line when a quoted cell spans several)."""
     import csv
 
+    rows = []
     try:
         with open_regular(path, encoding="utf-8", newline="") as handle:
-            rows = list(csv.DictReader(handle))
+            reader = csv.DictReader(handle)
+            header = list(reader.fieldnames or [])
+            check_csv_header(header, str(path))
+            for row in reader:
+                if None in row:  # more fields than the header names: the extra values would be dropped
+                    raise JudgebenchError(f"{path}:{reader.line_num}: {len(header) + len(row[None])} fields, "
+                                          f"the header names {len(header)}")
+                rows.append((reader.line_num, {key: _cell(value) if key in structured else value
+                                               for key, value in row.items()}))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise JudgebenchError(f"{path}: cannot read CSV ({exc})") from None
-    return [(number, {key: _cell(value) if key in structured else value for key, value in row.items() if key is not None})
-            for number, row in enumerate(rows, start=2)]
+    return rows
 
 
 def _cell(value: str | None) -> Any:
