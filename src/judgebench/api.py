@@ -289,10 +289,12 @@ def build_panel(
     aggregate: Literal["majority", "mean", "unanimous-else-tie"] = "majority",
     include_paths: Iterable[str | Path] = (),
     n_resamples: int | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> RunResult:
     """Build a panel run directory from finished runs of one task (no judge calls); its results.
 
-    `result.panel` holds the members' agreement, the panel against its best member and the biases.
+    `result.panel` holds the members' agreement, the panel against its best member and the biases. `on_warning`
+    is told when `output_path` holds another run that the panel replaces.
     """
     from judgebench.judging.panel import build_panel as _build_panel
 
@@ -302,6 +304,7 @@ def build_panel(
         _path(output_path, "build_panel", "output_path"),
         include_paths=_paths(include_paths, "build_panel", "include_paths"),
         n_resamples=_arg(n_resamples, int | None, "build_panel", "n_resamples"),
+        on_warning=on_warning,
     )
 
 

@@ -369,15 +369,10 @@ def _add_panel_parser(sub: Any) -> None:
 
 def cmd_panel(args: argparse.Namespace) -> int:
     from judgebench.api import build_panel
-    from judgebench.core.rundir import earlier_run, replaced
     from judgebench.publish.summary import format_panel
 
-    member = earlier_run(Path(args.run_dirs[0])) if args.run_dirs else None  # a panel of the same task's runs may
-    found = earlier_run(Path(args.output_path))  # be rebuilt in its folder (its judge id and configuration change
-    # with its members: not said); any other run there is said replaced
-    if member is not None and found is not None and (found[0] != member[0] or not found[1].startswith("panel/")):
-        warn(f"--output-path {replaced(Path(args.output_path), found)}")
-    result = build_panel(args.run_dirs, args.output_path, aggregate=args.aggregate, include_paths=args.include_path, n_resamples=args.bootstrap)
+    result = build_panel(args.run_dirs, args.output_path, aggregate=args.aggregate, include_paths=args.include_path,
+                         n_resamples=args.bootstrap, on_warning=warn)
     print(format_summary(result, args.output_path))
     if result.panel is not None:
         print("\n".join(format_panel(result.panel)))
@@ -401,13 +396,9 @@ def cmd_merge(args: argparse.Namespace) -> int:
     for path in args.shard_dirs:
         if Path(path).resolve() == Path(args.output_path).resolve():
             raise JudgebenchError(f"--output-path {args.output_path}: is one of the shards; choose a new folder")
-    from judgebench.core.rundir import earlier_run, replacing
     from judgebench.publish.summary import stability_lines
 
-    shard = earlier_run(Path(args.shard_dirs[0]))  # the merged run is the shards' task and judge
-    if shard is not None and (message := replacing(Path(args.output_path), shard[0], shard[1], shard[2])):
-        warn(f"--output-path {message}")
-    result = merge_runs(args.shard_dirs, args.output_path, args.include_path)
+    result = merge_runs(args.shard_dirs, args.output_path, args.include_path, on_warning=warn)
     print(f"merged {len(args.shard_dirs)} shards -> {term_text(str(args.output_path))}")
     print("\n".join([format_summary(result, Path(args.output_path)), *stability_lines(result)]))  # as `score` prints it
     return 0

@@ -185,7 +185,7 @@ def _add_panel(done: MultiSummary, aggregate: Aggregate, root: Path, base: Any) 
     try:
         done.panel = build_panel(
             [run.run_dir for run in done.runs], aggregate, root / PANEL_DIR,
-            include_paths=base.include_paths, n_resamples=base.n_resamples,
+            include_paths=base.include_paths, n_resamples=base.n_resamples, on_warning=base.on_warning,
         )
         done.panel_dir = root / PANEL_DIR
     except JudgebenchError as exc:  # e.g. two judges gave the same answers: the runs stay, the reason is told

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -42,7 +42,9 @@ from judgebench.core.rundir import (
     SAMPLES_FILE,
     TASK_FILE,
     UNLABELLED_FILE,
+    earlier_run,
     read_run,
+    replaced,
     write_run,
 )
 from judgebench.judges.config import public_config_hash, run_config_hash
@@ -258,10 +260,12 @@ def build_panel(
     *,
     include_paths: Sequence[Path] = (),
     n_resamples: int | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> RunResult:
     """Build, score and write a panel run directory from finished runs; its results.
 
-    `n_resamples` (default: the first member's) is the panel's bootstrap resample count.
+    `n_resamples` (default: the first member's) is the panel's bootstrap resample count. `on_warning` is told,
+    once the members are read and checked, when `output_path` holds another run that the panel replaces.
     """
     if aggregate not in AGGREGATES:
         raise JudgebenchError(f"panel: --aggregate must be one of {', '.join(AGGREGATES)}, got {aggregate!r}")
@@ -277,10 +281,21 @@ def build_panel(
     n_examples = max(m.result.counts.examples for m in members)
     result = score(records, config, spec, n_examples=n_examples)
     task_copy = members[0].run_dir / TASK_FILE
+    if on_warning is not None and (message := _replacing(output_path, members[0].result.config.task)):
+        on_warning(f"--output-path {message}")
     with written_whole(f"the panel {output_path}"):
         copy_members(members, output_path)
         write_run(output_path, result, records, task_file=task_copy if task_copy.is_file() else None)
     return result
+
+
+def _replacing(output_path: Path, task: str) -> str | None:
+    """The warning for a panel written over another run: a panel of the same task may be rebuilt in its folder
+    (its judge id and configuration change with its members: not said); any other run there is."""
+    found = earlier_run(output_path)
+    if found is None or (found[0] == task and found[1].startswith("panel/")):
+        return None
+    return replaced(output_path, found)
 
 
 MEMBER_FILES = (RESULTS_FILE, SAMPLES_FILE, REPEATS_FILE, UNLABELLED_FILE, TASK_FILE, PROMPT_FILE)

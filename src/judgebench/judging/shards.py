@@ -17,7 +17,7 @@ are concatenated in shard order too.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -118,14 +118,17 @@ def check_shards(shards: list[tuple[Path, RunResult]]) -> list[tuple[Path, RunRe
 
 
 def merge_runs(
-    shard_dirs: list[Path], output_path: Path, include_paths: list[Path] | None = None
+    shard_dirs: list[Path], output_path: Path, include_paths: list[Path] | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> RunResult:
-    """Concatenate the shards' samples in shard order, re-score them (no calls) and write one run."""
+    """Concatenate the shards' samples in shard order, re-score them (no calls) and write one run. `on_warning` is
+    told, once the shards are read and checked, when `output_path` holds another run that the merged one replaces."""
     from judgebench.core.rundir import (
         PROMPT_FILE,
         TASK_FILE,
         read_run,
         read_unlabelled,
+        replacing,
         write_run,
     )
     from judgebench.scoring.repeats import stability_summary
@@ -166,6 +169,8 @@ def merge_runs(
             both_bad=config.both_bad, allow_tie="TIE" in spec.verdicts, seed=config.seed, n_resamples=config.n_resamples,
             joint=config.joint,
         )
+    if on_warning is not None and (message := replacing(output_path, config.task, config.judge, config.judge_config_hash)):
+        on_warning(f"--output-path {message}")
     try:
         output_path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
