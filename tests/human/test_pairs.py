@@ -104,6 +104,24 @@ def test_missing_credentials_name_pairs_own_flag(tmp_path: Path, capsys: pytest.
     assert "--judge-args" not in err
 
 
+@pytest.mark.parametrize(("models", "model_args", "said"), [
+    ("opnai/gpt-4o,openai/o3", [], "error: --models: opnai/gpt-4o: unknown litellm provider 'opnai' (did you mean openai/gpt-4o?)"),
+    ("openai/o3,nope", [], "error: --models: 'nope': expected a litellm model id"),
+    ("openai/a,openai/b", ["openai/a=api_base=notaurl"], "error: --model-args openai/a=api_base='notaurl': expected an http(s) URL"),
+    ("openai/a,openai/b", ["openai/a=foo"], "error: --model-args openai/a: expected key=value, got 'foo'"),
+    ("openai/a,openai/b", ["openai/b=temperature=hot"], "error: --model-args openai/b=temperature='hot': expected a number"),
+])
+def test_a_bad_model_id_or_argument_names_pairs_own_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          models: str, model_args: list[str], said: str) -> None:
+    """The judges' checks named `run`'s flags (`--judge opnai/gpt-4o`, `judge 'nope'`, `--judge-args api_base=...`)
+    in `pairs`, which has --models and --model-args MODEL=...; only the preflight's messages were reworded."""
+    questions = _questions_file(tmp_path, 2)
+    given = [part for entry in model_args for part in ("--model-args", entry)]
+    assert main(["pairs", str(questions), "--models", models, *given, "--output", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "--judge" not in err and len(err.strip().splitlines()) == 1
+
+
 @pytest.mark.slow
 def test_pairs_killed_mid_run_then_rerun_repeats_no_answered_call(tmp_path: Path) -> None:
     n = 30  # questions; 3 models -> 90 generation calls

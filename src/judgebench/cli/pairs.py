@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
@@ -48,18 +50,30 @@ def parse_models(models: str, model_args: list[str]) -> dict[str, dict[str, Any]
         model, sep, args = entry.partition("=")
         if not sep or model not in parsed:
             raise JudgebenchError(f"--model-args {entry!r}: expected MODEL=k=v,... with MODEL one of {ids}")
-        parsed[model] = dict(parse_judge_args(args))  # typed by the judge, as --judge-args
+        with in_pairs_words(model):
+            parsed[model] = dict(parse_judge_args(args))  # typed by the judge, as --judge-args
     return parsed
 
 
-def _preflight(model: str, judge: Any) -> None:
-    """The judge's checks before any call, in `pairs`' words: a model answering, its arguments given with
-    --model-args (the judges' messages name run's --judge-args)."""
+@contextmanager
+def in_pairs_words(model: str) -> Iterator[None]:
+    """A judge's error about `model` (its id, its arguments, its checks before any call) in `pairs`' words: the
+    judges' messages begin with run's flags (`--judge ID`, `--judge-args k=...`, `judge ID: ...`), which `pairs`
+    calls --models and --model-args MODEL=... The head and the flag of the arguments are reworded; the rest is the
+    judge's."""
     try:
-        judge.preflight()
+        yield
     except JudgebenchError as exc:
-        message = str(exc).replace(f"judge {model}:", f"model {model}:").replace("--judge-args ", f"--model-args {model}=")
-        raise JudgebenchError(message) from None
+        raise JudgebenchError(_reworded(str(exc), model)) from None
+
+
+def _reworded(message: str, model: str) -> str:
+    for head, words in (("--judge-args:", f"--model-args {model}:"), (f"--judge {model}:", f"--models: {model}:"),
+                        (f"judge {model!r}:", f"--models: {model!r}:"), (f"judge {model}:", f"model {model}:")):
+        if message.startswith(head):
+            message = words + message[len(head):]
+            break
+    return message.replace("--judge-args ", f"--model-args {model}=")  # at the head, or a hint (`or pass --judge-args ...`)
 
 
 def cmd_pairs(args: argparse.Namespace) -> int:
@@ -73,12 +87,16 @@ def cmd_pairs(args: argparse.Namespace) -> int:
     from judgebench.judges import make_judge
 
     models = parse_models(args.models, args.model_args)
-    judges = {m: make_judge(m, a) for m, a in models.items()}  # bad ids and args fail before any call
+    judges = {}
+    for model, model_args in models.items():  # bad ids and args fail before any call
+        with in_pairs_words(model):
+            judges[model] = make_judge(model, model_args)
     slices = [s.strip() for s in args.slices.split(",") if s.strip()]
     questions = read_questions(args.questions, id_column=args.id_column, question_column=args.question_column,
                                slice_columns=slices, split=args.split)
     for model, judge in judges.items():
-        _preflight(model, judge)
+        with in_pairs_words(model):
+            judge.preflight()
     options = runner_options(args)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     answers, calls, stopped = generate_answers(questions, models, options, args.system)
