@@ -284,13 +284,15 @@ def test_a_run_into_another_judges_run_folder_says_it_replaces_it(tmp_path, caps
     assert f"--output-path {out} holds a run of judge builtin/longer on task sciarena_eval" in capsys.readouterr().err
     assert main(["panel", *map(str, members), "--output-path", str(out)]) == 0  # the panel rebuilt: nothing said
     assert "replaces" not in capsys.readouterr().err
-    # refused before writing: no word of replacing (they had warned first, then checked their inputs)
+    # refused before writing: no word of replacing (they had warned first, then checked their inputs and data)
     other = tmp_path / "other"
     assert main(["run", "--tasks", "sciarena_eval", "--demo", "--quiet", "--judge", "builtin/longer", "--output-path",
                  str(other)]) == 0
     capsys.readouterr()
     assert main(["merge", str(members[0]), str(members[0]), "--output-path", str(other)]) == 2
     assert main(["panel", str(members[0]), "--output-path", str(other)]) == 2
+    assert main(["rubric", "run", "--task", "rubric_demo", "--judge", "builtin/full-credit", "--dataset-path",
+                 str(tmp_path / "absent.jsonl"), "--quiet", "--output-path", str(other)]) == 2
     assert "replaces" not in capsys.readouterr().err
     told: list[str] = []  # from Python, through on_warning
     judgebench.build_panel(members, other, on_warning=told.append)

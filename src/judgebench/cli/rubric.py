@@ -102,17 +102,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     for line in near_misses(judge_args):  # as `run` warns (an attack: rubric run said nothing of `temprature`)
         warn(line)
-    from judgebench.core.rundir import replacing
-    from judgebench.kinds.rubric.spec import get_rubric_task
-
-    task = get_rubric_task(args.task, args.include_path).name  # (an unknown task is said first, nothing replaced)
-    if message := replacing(Path(args.output_path), task, args.judge):  # as `run` says it
-        warn(f"--output-path {message}")
     summary = run_rubric(RubricRunRequest(
         task=args.task, judge=args.judge, output_path=args.output_path, judge_args=judge_args,
         include_paths=args.include_path, dataset_path=args.dataset_path, demo=args.demo, limit=args.limit,
         repeats=args.repeats, seed=args.seed, prompt=args.prompt, n_resamples=args.bootstrap,
-        within_k=args.within_k, min_coverage=args.min_coverage, runner=runner))
+        within_k=args.within_k, min_coverage=args.min_coverage, runner=runner, on_warning=warn))
     if summary.failure:  # the run's verdict leads: its figures below cover only what was scored
         print(f"judgebench: FAILED: {summary.failure}; the figures below are over the scored responses only")
     _print_summary(summary.result)

@@ -7,6 +7,7 @@ results.json (RubricResult, `config.kind` "rubric"), task.yaml and prompt.yaml c
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,7 +20,7 @@ from judgebench.core.files import (
     read_models_jsonl,
     write_json,
 )
-from judgebench.core.rundir import RESULTS_FILE, SAMPLES_FILE, write_run
+from judgebench.core.rundir import RESULTS_FILE, SAMPLES_FILE, replacing, write_run
 from judgebench.core.version import __version__
 from judgebench.judging.prompts import load_prompt
 from judgebench.kinds.base import results_kind
@@ -43,6 +44,7 @@ class RubricRunRequest(JobRequest):
 
     within_k: float | None = None  # default: the task's
     runner: RunnerOptions = field(default_factory=lambda: RunnerOptions(reask=DEFAULT_REASK))
+    on_warning: Callable[[str], None] | None = None  # told, before any call, of another run the output replaces
 
     def __post_init__(self) -> None:
         super().__post_init__()  # the shared ranges; --repeats >= 1
@@ -73,6 +75,8 @@ def run_rubric(request: RubricRunRequest) -> RubricRunSummary:
     path = data_path(spec, demo=request.demo, dataset_path=request.dataset_path)
     responses = load_responses(spec, path, request.limit)
     requests, targets = plan_rubric_requests(spec, responses, template, request.repeats)
+    if request.on_warning is not None and (message := replacing(request.output_path, spec.name, judge.id)):
+        request.on_warning(f"--output-path {message}")  # (once the task, judge and data are checked)
     outcome = run_requests(requests, judge, request.runner, reply_accepted) if requests else None
     replies = outcome.replies if outcome else []
     records = assemble_rubric_records(spec.name, judge.id, spec, responses, requests, targets, replies, request.repeats)
