@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from judgebench.core.errors import JudgebenchError
+from judgebench.core.errors import JudgebenchError, JudgebenchWarning
 from judgebench.core.version import __version__
 
-__all__ = ["Judge", "JudgeCallError", "JudgebenchError", "build_leaderboard", "build_panel", "compare_runs", "evaluate",
+__all__ = ["Judge", "JudgeCallError", "JudgebenchError", "JudgebenchWarning", "build_leaderboard", "build_panel", "compare_runs", "evaluate",
            "evaluate_judges", "function_judge", "read_run", "score_run", "__version__"]
 
 _API = {"evaluate", "evaluate_judges", "score_run", "read_run", "build_leaderboard", "compare_runs", "build_panel"}

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from judgebench.core.errors import JudgebenchError
+from judgebench.core.errors import JudgebenchError, JudgebenchWarning
 
 if TYPE_CHECKING:
     from judgebench.calls import RunnerOptions
@@ -162,7 +162,20 @@ def _run_request(**options: Any) -> RunRequest:
         if isinstance(options.get(name), Path):
             options[name] = str(options[name])
     runner = options.pop("runner", None) or RunnerOptions(progress=False)
+    options["on_warning"] = _told(_arg(options.get("on_warning"), Callable[..., Any] | None, "evaluate", "on_warning"))
     return RunRequest(output_path=output_path, judge_args=judge_args, include_paths=include_paths, runner=runner, **options)
+
+
+def _told(on_warning: Callable[[str], None] | None) -> Callable[[str], None]:
+    """Where a call's warnings go: the caller's `on_warning`, else Python's warnings module (JudgebenchWarning,
+    shown once per message by the default filters)."""
+    return on_warning if on_warning is not None else _python_warning
+
+
+def _python_warning(message: str) -> None:
+    import warnings
+
+    warnings.warn(message, JudgebenchWarning, stacklevel=2)
 
 
 def _path(value: Any, call: str, name: str) -> Path:
@@ -263,8 +276,7 @@ def build_leaderboard(
     tables, warnings = collect_tables(pairwise, _paths(include_paths, "build_leaderboard", "include_paths")) if pairwise else ({}, [])
     rubric_tables, sections = rubric_sections(rubric, warnings)
     for message in warnings:
-        if on_warning:
-            on_warning(message)
+        _told(on_warning)(message)
     if not tables and not rubric_tables:  # every run was skipped: an empty leaderboard must not look like success
         count = len(pairwise) + len(rubric)
         first = f"; the first {warnings[0]}" if warnings else ""
@@ -304,7 +316,7 @@ def build_panel(
         _path(output_path, "build_panel", "output_path"),
         include_paths=_paths(include_paths, "build_panel", "include_paths"),
         n_resamples=_arg(n_resamples, int | None, "build_panel", "n_resamples"),
-        on_warning=on_warning,
+        on_warning=_told(_arg(on_warning, Callable[..., Any] | None, "build_panel", "on_warning")),
     )
 
 

@@ -40,6 +40,37 @@ def test_api_matches_the_run_directory(tmp_path):
     assert judgebench.score_run(tmp_path / "run").metrics == result.metrics
 
 
+def test_warnings_reach_a_python_caller_without_on_warning(tmp_path):
+    """evaluate, build_leaderboard and build_panel told their warnings only to an `on_warning` given: a notebook
+    that passed none heard nothing (a run replacing another judge's, a run skipped by the leaderboard). Without
+    one they are JudgebenchWarnings; with one, that callable alone hears them."""
+    run, other = tmp_path / "run", tmp_path / "other"
+    judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=run, demo=True, n_resamples=0)
+    judgebench.evaluate("sciarena_eval", "builtin/random", output_path=other, demo=True, n_resamples=0)
+    replacing = f"--output-path {run} holds a run of judge builtin/longer on task sciarena_eval: this run replaces it"
+    with pytest.warns(judgebench.JudgebenchWarning) as caught:
+        judgebench.evaluate("sciarena_eval", "builtin/shorter", output_path=run, demo=True, n_resamples=0)
+    assert [str(w.message) for w in caught] == [replacing]
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "results.json").write_text("{", encoding="utf-8")
+    with pytest.warns(judgebench.JudgebenchWarning, match="broken"):
+        judgebench.build_leaderboard([run, broken], tmp_path / "lb")
+    third = tmp_path / "third"
+    judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=third, demo=True, n_resamples=0)
+    with pytest.warns(judgebench.JudgebenchWarning, match=f"{third} holds a run of judge builtin/longer"):
+        judgebench.build_panel([run, other], third, n_resamples=0)
+    told: list[str] = []
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a Python warning here would raise
+        judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=run, demo=True, n_resamples=0,
+                            on_warning=told.append)
+        judgebench.build_leaderboard([run, broken], tmp_path / "lb", on_warning=told.append)
+    assert told[0] == replacing.replace("builtin/longer", "builtin/shorter") and "broken" in told[1]
+
+
 def test_api_names_survive_submodule_imports():
     import judgebench.publish.leaderboard  # noqa: F401
     import judgebench.scoring.compare  # noqa: F401 - a submodule import sets a package attribute of its name

@@ -5,6 +5,11 @@ class JudgebenchError(Exception):
     """A problem with the user's input or environment, worded for the user."""
 
 
+class JudgebenchWarning(UserWarning):
+    """A problem judgebench warns of and goes on (the command line's `judgebench: warning:` lines). A Python
+    caller that passes no `on_warning` gets it through Python's warnings module."""
+
+
 class NumericError(ValueError):
     """Bad input to a pure numeric function (ratings, diagnostics): no CLI semantics attached.
 
