@@ -31,6 +31,23 @@ def test_markdown_escapes_everything_and_adds_only_its_own_tags() -> None:
     assert "'" not in markdown("it's \"quoted\"").replace("&#x27;", "")  # quotes escaped too: no attribute break-out
 
 
+def test_an_ordinary_link_or_image_renders_as_its_text_on_the_served_page(tmp_path: Path) -> None:
+    """An outside attack: one plain Markdown link in an answer, or in --guidelines, made every page that showed it
+    fail with HTTP 500 (the link rule was bound to markdown-it's renderer as a method and took one argument too
+    few); the hostile-markup tests used only links markdown-it never makes (`javascript:`)."""
+    out = markdown("See the [docs](https://example.org/docs) and ![a chart](https://example.org/c.png).")
+    assert out == "<p>See the docs and [image: a chart].</p>\n"
+    store = make_store("sqlite", tmp_path)
+    store.add_pairs(pair_rows(1, response_a="See the [docs](https://example.org/docs) for X."))
+    token = store.add_annotator("ann", [])
+    with serving(store, guidelines="Read the [rubric](https://example.org/rubric) first.") as base:
+        for path in ("/", "/guidelines"):
+            request = urllib.request.Request(base + path, headers={"Authorization": f"Bearer {token}"})
+            with urllib.request.urlopen(request) as answer:
+                page = answer.read().decode()
+                assert answer.status == 200 and "example.org" not in page
+
+
 def _vote(pair_id: str, annotator: str, round_: int = 1, at: datetime = NOW) -> dict:
     return {"pair_id": pair_id, "annotator": annotator, "round": round_, "submitted_at": at.isoformat()}
 

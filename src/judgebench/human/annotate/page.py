@@ -54,7 +54,8 @@ def _parser() -> Any:
     md.use(dollarmath_plugin, allow_labels=False, allow_space=True, allow_digits=False, double_inline=True,
            renderer=lambda content, options: _math(content, bool(options.get("display_mode"))))
 
-    def as_text(tokens: Any, idx: int, options: Any, env: Any) -> str:  # links and images: their text only
+    def as_text(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:  # links and images: their text
+        # only (a method of the renderer: markdown-it binds a render rule to it)
         token = tokens[idx]
         if token.type == "image":
             return html.escape(f"[image: {token.content}]")
