@@ -24,6 +24,7 @@ import tempfile
 from collections.abc import Sequence
 from operator import attrgetter
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -94,9 +95,9 @@ def check_run_files(run_dir: Path, flag: str = "--output-path") -> None:
             raise JudgebenchError(f"{flag} {run_dir}: {target} is a folder; a run writes a file there")
 
 
-def earlier_run(run_dir: Path) -> tuple[str, str, str | None] | None:
-    """(task, judge, configuration hash) of the finished run a folder holds (its results.json, read leniently),
-    else None: a command about to write its own run there says it replaces that one."""
+def recorded_config(run_dir: Path) -> dict[str, Any] | None:
+    """The `config` object of the finished run a folder holds (its results.json, read leniently: a warning's
+    source, never a figure's), else None."""
     import json
 
     results = run_dir / RESULTS_FILE
@@ -106,7 +107,14 @@ def earlier_run(run_dir: Path) -> tuple[str, str, str | None] | None:
         config = json.loads(regular_text(results)).get("config")
     except (OSError, ValueError, JudgebenchError, AttributeError, RecursionError):
         return None  # not ours to read: nothing said
-    if not isinstance(config, dict):
+    return config if isinstance(config, dict) else None
+
+
+def earlier_run(run_dir: Path) -> tuple[str, str, str | None] | None:
+    """(task, judge, configuration hash) of the finished run a folder holds (`recorded_config`), else None: a
+    command about to write its own run there says it replaces that one."""
+    config = recorded_config(run_dir)
+    if config is None:
         return None
     hashed = config.get("judge_config_hash")
     return str(config.get("task")), str(config.get("judge")), hashed if isinstance(hashed, str) else None

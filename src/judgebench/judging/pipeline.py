@@ -19,7 +19,7 @@ from judgebench.calls.stopping import interrupts_held, noting_interrupts, releas
 from judgebench.core.allocator import release_free_memory
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import JudgmentRecord, RunConfig, RunResult, failure_of
-from judgebench.core.rundir import SAMPLES_FILE, check_run_files, replacing
+from judgebench.core.rundir import SAMPLES_FILE, check_run_files, recorded_config, replacing
 from judgebench.core.version import __version__
 from judgebench.judges import make_judge
 from judgebench.judges.args import near_misses
@@ -35,6 +35,7 @@ from judgebench.tasks.loading import LoadedTask, load_examples
 from judgebench.tasks.registry import TaskSpec, get_task
 from judgebench.tasks.request import (
     JobRequest,  # the shared fields (it lived here before)
+    replayed_run,
 )
 
 if TYPE_CHECKING:
@@ -275,15 +276,32 @@ def _dimension_mode(spec: TaskSpec, override: str | None) -> Literal["single", "
 
 def warn_of_setup(request: RunRequest, spec: TaskSpec, mode: str, template: PromptTemplate) -> None:
     """What a run's setup asks that is likely not meant, said before any call (`--dry-run` too): a judge argument
-    one letter off a known one, a separate-mode prompt that names no dimension."""
+    one letter off a known one, a replay of a run made with another prompt template, a separate-mode prompt that
+    names no dimension."""
     if request.on_warning is None:
         return
     for line in near_misses(request.judge_args):
         request.on_warning(line)
+    if (run := replayed_run(request.judge)) is not None and (used := _replayed_template(run, template, request)):
+        request.on_warning(f"--judge {request.judge}: that run's prompt template is {used}, this run renders "
+                           f"{template.name}@{template.sha256[:10]}: the prompts they render differently have no "
+                           "recorded answer (a run made with --prompt FILE is replayed with the same --prompt)")
     if mode == "separate" and not template.names_dimension():
         request.on_warning(f"prompt {template.name} does not name the dimension ({{{{ dimension }}}}, {{{{ criterion }}}}): "
                            f"each of task {spec.name}'s {len(spec.dimension_names)} dimensions is asked the same "
                            "question (one call each): their verdicts are one overall preference, not the dimension's")
+
+
+def _replayed_template(run: Path, template: PromptTemplate, request: RunRequest) -> str | None:
+    """NAME@HASH of the prompt template a replayed run's results.json records, when its text is not `template`'s
+    and this run either names no --prompt (a baseline made with one, replayed without it, had every prompt
+    unrecorded) or another template's; else None. An edited template of the same name, given as --prompt, is
+    what a replay gate is for: not warned of."""
+    config = recorded_config(run) or {}
+    used, hashed = config.get("prompt_template"), config.get("prompt_template_hash")
+    if not isinstance(used, str) or not isinstance(hashed, str) or hashed == template.sha256:
+        return None
+    return f"{used}@{hashed[:10]}" if request.prompt is None or used != template.name else None
 
 
 def warn_of_replacing(request: RunRequest, task: str, judge: str, config_hash: str) -> None:

@@ -93,16 +93,22 @@ def _flip_lines(flips: list[Flip], max_flips: int) -> list[str]:
 
 
 def gate_message(comparison: Comparison, worse_by_points: float) -> tuple[bool, str]:
-    """(failed, one line) for --fail-if-worse-by: the decision uses the reported paired test, on every unit of the
-    baseline (a candidate run on a subset vouches for none of the others: it fails the gate)."""
+    """(failed, one line) for --fail-if-worse-by, worded from `Comparison.gate_failure`'s decision."""
     change = 100 * comparison.difference
     test = describe_test(comparison)
-    if comparison.missing_units:
+    failure = comparison.gate_failure(worse_by_points)
+    if failure == "missing_units":
         return True, (
             f"gate failed: the candidate lacks {comparison.missing_units} of the baseline's {comparison.baseline_units} "
             f"(example, dimension) units (a gate vouches only for what it compared: run the candidate on the baseline's examples)"
         )
-    if comparison.regressed(worse_by_points):
+    if failure == "unrecorded":
+        return True, (
+            f"gate failed: {comparison.candidate.unrecorded} of the candidate's judgments had no recorded answer (replay: "
+            "their rendered prompts changed, and no recording says what the judge answers now; after an intended "
+            "prompt change, make a new baseline with the real judge)"
+        )
+    if failure == "regression":
         return True, (
             f"regression: {comparison.headline} dropped {-change:.2f} points (> {worse_by_points:g}), "
             f"significant ({test})"

@@ -4,9 +4,10 @@ The unit of every paired figure is the example: its headline score is the mean o
 dimensions (as in the run's headline); the comparison works on the per-example differences candidate - baseline.
 Reported: their mean with a paired-bootstrap CI, one significance test of that same difference (`paired_test`),
 the flips (score or verdicts changed), order-consistency and invalid/failed-rate deltas, template hashes, and
-each run's value-only catalogue metrics. The test and the interval are in stats/paired.py; the text, the gate
-(`--fail-if-worse-by X`, percentage points: it fails only when the difference is negative, larger than X, and
-that test gives p < ALPHA) and the output file are in publish/compare.py.
+each run's value-only catalogue metrics. The test and the interval are in stats/paired.py. The gate's decision
+(`--fail-if-worse-by X`, percentage points: `Comparison.gate_failure`) fails on a difference that is negative,
+larger than X, with that test giving p < ALPHA, and on a candidate that lacks units of the baseline or holds
+unrecorded replay prompts; its words and the output file are in publish/compare.py.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -33,6 +34,7 @@ from judgebench.stats.paired import (
 )
 
 Key = tuple[str, str]  # (example_id, dimension)
+GateFailure = Literal["missing_units", "unrecorded", "regression"]
 Pair = tuple[str, str, str, str, str, str]  # example, dimension, order, label, baseline, candidate
 
 
@@ -97,6 +99,17 @@ class Comparison:
     def regressed(self, worse_by_points: float) -> bool:
         """The headline fell by more than the threshold (percentage points) and the test is significant."""
         return self.difference < 0 and -100 * self.difference > worse_by_points and self.significant
+
+    def gate_failure(self, worse_by_points: float) -> GateFailure | None:
+        """Why `compare --fail-if-worse-by` fails, in the order it checks, else None (the gate passes):
+        "missing_units" (the candidate lacks some of the baseline's units: a gate vouches only for what it
+        compared), "unrecorded" (replay had no recorded answer for some of the candidate's prompts: the rendered
+        prompt changed, and no recording says what the judge answers now), "regression" (`regressed`)."""
+        if self.missing_units:
+            return "missing_units"
+        if self.candidate.unrecorded:
+            return "unrecorded"
+        return "regression" if self.regressed(worse_by_points) else None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
