@@ -336,29 +336,35 @@ def sweep(
     in `output_path`. Returns sweep.json's rows; `on_run` gets each setting's RunSummary; `options` are
     `evaluate`'s. Stops after a setting that stopped early (its row says why)."""
     from judgebench.core.rundir import SAMPLES_FILE, read_samples
+    from judgebench.core.secrets import is_secret_name, redact_value
     from judgebench.publish.sweep import setting_folder, sweep_row, write_sweep
 
     settings = [str(v) for v in _many(values, "sweep", "values")]
     if not settings or len(set(settings)) != len(settings):
         raise JudgebenchError(f"sweep: give distinct values of {key}")
+    if is_secret_name(key):  # each value would name a folder and a table row (an outside attack: keys in clear)
+        raise JudgebenchError(f"sweep: {key} holds a secret, and a sweep writes its values into folder names and "
+                              "tables; run each setting with judge_args (--judge-args) instead")
+    shown = {value: str(redact_value(value)) for value in settings}  # a URL's userinfo and query values: ***
     folders: dict[str, str] = {}
     for value in settings:  # two values one folder: the later run replaced the earlier's (an outside attack)
-        if (twin := folders.setdefault(setting_folder(key, value), value)) != value:
-            raise JudgebenchError(f"sweep: values {twin!r} and {value!r} of {key} would share the folder "
-                                  f"{setting_folder(key, value)} (characters outside A-Z a-z 0-9 . _ = - become -)")
+        if (twin := folders.setdefault(setting_folder(key, shown[value]), value)) != value:
+            raise JudgebenchError(f"sweep: values {shown[twin]!r} and {shown[value]!r} of {key} would share the "
+                                  f"folder {setting_folder(key, shown[value])} (characters outside A-Z a-z 0-9 . _ = - "
+                                  "become -; secrets in a URL become ***)")
     judge_args = _judge_args(judge_args, "sweep")
     if key in judge_args:
         raise JudgebenchError(f"sweep: {key} is also in judge_args (give it once)")
     on_run = _arg(on_run, Callable[..., Any] | None, "sweep", "on_run")
     out, rows = _path(output_path, "sweep", "output_path"), []
     for value in settings:
-        folder = setting_folder(key, value)
+        folder = setting_folder(key, shown[value])
         summary = evaluate(task, judge, output_path=out / folder, judge_args={**judge_args, key: value},
                            **options)
         if on_run is not None:
             on_run(summary)
         records = read_samples(out / folder / SAMPLES_FILE, lean=True)
-        rows.append(sweep_row(key, value, folder, summary.result, summary.stopped, records))
+        rows.append(sweep_row(key, shown[value], folder, summary.result, summary.stopped, records))
         if summary.stopped:
             break
     write_sweep(out, rows)

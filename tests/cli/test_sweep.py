@@ -68,3 +68,28 @@ def test_sweep_table_numbers_are_never_in_exponent_form() -> None:
     assert [_fmt(v) for v in (1536.4, 999.5, 123.6, 12.345, 0.000123, 3, None)] == [
         "1,536", "1,000", "124", "12.3", "0.000123", "3", "n/a"]
     assert _fmt(0.5, pct=True) == "50.0%"
+
+
+def test_a_sweep_writes_no_secret_and_no_markup(tmp_path: Path, capsys) -> None:
+    """An outside attack: `--sweep api_base=http://u:PASS@host/v1?key=Q` and `--sweep api_key=sk-A,sk-B` wrote the
+    password, the query value and the keys into folder names, sweep.md, sweep.json and the terminal (each setting's
+    results.json was redacted); a value `<img onerror=...>` or `a|b` went into sweep.md raw."""
+    out = tmp_path / "sweep"
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        base = ["run", "--tasks", "sciarena_eval", "--demo", "--limit", "1", "--judge", "openai/m", "--quiet",
+                "--max-retries", "0", "--cache-dir", str(tmp_path / "cache"), "--output-path", str(out)]
+        assert main([*base, "--judge-args", f"api_base={server.api_base}", "--sweep", "api_key=sk-SWEEPSECRET1,sk-SWEEPSECRET2"]) == 2
+        assert "sweep: api_key holds a secret" in capsys.readouterr().err and not out.exists()
+        secret_url = server.api_base.replace("http://", "http://u:SWEEPPASS@") + "?key=SWEEPQUERY"
+        assert main([*base, "--judge-args", "api_key=sk-t", "--sweep", f"api_base={secret_url},{server.api_base}"]) == 0
+        printed = "".join(capsys.readouterr())
+        assert main([*base, "--judge-args", f"api_base={server.api_base},api_key=sk-t", "--output-path",
+                     str(tmp_path / "markup"), "--sweep", "user=<img src=x onerror=alert(1)>,a|b [x](javascript:alert(1))"]) == 0
+    written = printed + "".join(p.name for p in out.rglob("*")) + "".join(
+        p.read_text(errors="replace") for p in out.rglob("*") if p.is_file() and p.suffix != ".png")
+    assert "SWEEPPASS" not in written and "SWEEPQUERY" not in written
+    rows = json.loads((out / "sweep.json").read_text())["settings"]
+    assert rows[0]["value"] == secret_url.replace("u:SWEEPPASS", "***").replace("SWEEPQUERY", "***")
+    assert rows[1]["value"] == server.api_base
+    table = (tmp_path / "markup" / "sweep.md").read_text()
+    assert "<img" not in table and "a&#124;b" in table and "\\[x\\]" in table

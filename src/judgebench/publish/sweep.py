@@ -21,6 +21,7 @@ import numpy as np
 
 from judgebench.core.files import atomic_path, write_atomic, write_json
 from judgebench.core.records import JudgmentRecord, RunResult
+from judgebench.core.text import md_cell, md_text
 
 SWEEP_FILE = "sweep.json"
 
@@ -89,12 +90,12 @@ def _fmt(x: Any, pct: bool = False, digits: int = 3) -> str:
 def sweep_markdown(rows: list[dict[str, Any]]) -> str:
     key = rows[0]["key"] if rows else "setting"
     head = rows[0]["headline"] if rows else "headline"
-    lines = [f"# Sweep over {key}", "",
-             (f"| {key} | {head} [95% CI] | coverage | truncated | cost (USD) | latency p50 (s) | thinking tokens / "
-              "call | answer tokens / call |"), "|---|---|---|---|---|---|---|---|"]
+    lines = [f"# Sweep over {md_text(key)}", "",
+             (f"| {md_cell(key)} | {head} [95% CI] | coverage | truncated | cost (USD) | latency p50 (s) | thinking "
+              "tokens / call | answer tokens / call |"), "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ci = f" [{_fmt(r['ci_low'], True)}, {_fmt(r['ci_high'], True)}]" if r["ci_low"] is not None else ""
-        lines.append(f"| {r['value']} | {_fmt(r['headline_value'], True)}{ci} | {_fmt(r['coverage'], True)} | "
+        lines.append(f"| {md_cell(r['value'])} | {_fmt(r['headline_value'], True)}{ci} | {_fmt(r['coverage'], True)} | "
                      f"{_fmt(r['truncation_rate'], True)} | {_fmt(r['cost_usd'])} | {_fmt(r['latency_p50_s'])} | "
                      f"{_fmt(r['reasoning_tokens_per_call'])} | {_fmt(r['answer_tokens_per_call'])} |")
     return "\n".join([*lines, "", "![sweep](sweep.png)", ""])
