@@ -233,3 +233,18 @@ def test_groups_no_battle_connects_are_shown_as_orders_are():
     (line,) = trust_warnings({"comparison_groups": [["a}, {b", "c"], [f"m{i}" for i in range(7)]]}, str)
     assert line == ('the models fall into 2 groups that no battle connects: {"a}, {b", c}; {m0, m1, m2, m3, m4, ...}; '
                     "ranks across groups are not comparable")
+
+
+def test_a_stratum_of_judge_only_pairs_is_refused_not_dropped(tmp_path, capsys, judge_run):
+    """A lab walkthrough: every voted pair was `biology`, 18 judge-only pairs `physics`; the stratified ratings left
+    the physics pairs out without a word (the '(other)' stratum they were merged into held no voted pair, so it was
+    never made) while claiming to weigh each stratum by its share of all pairs."""
+    votes = [v for v in read_votes(DEMO) if v.slices.get("subject") == "Healthcare"]
+    assert votes and len(votes) < len(read_votes(DEMO))
+    voted = tmp_path / "votes.jsonl"
+    voted.write_text("".join(v.model_dump_json(exclude_none=True) + "\n" for v in votes))
+    assert main(["arena", str(voted), "--output-dir", str(tmp_path / "o"), "--n-resamples", "0", "--robustness-repeats",
+                 "1", "--judge-run", str(judge_run), "--strata", "subject"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("judgebench: error: --strata: the slice values with fewer than 2 voted pairs (")
+    assert "judge-only pairs) hold 0 voted pairs together" in err and err.count("\n") == 1

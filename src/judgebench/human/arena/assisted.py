@@ -197,7 +197,13 @@ def _strata(u: Units) -> tuple[list, list[str], dict[str, str]]:
     small = {v for v in values if int((u.strata == v).sum()) < MIN_STRATUM_LABELLED}
     merge = {v: ("(other)" if v in small else v) for v in values}
     lab, unl = np.array([merge[v] for v in u.strata]), np.array([merge[v] for v in u.strata_u], dtype=object)
-    names = sorted(set(lab))
+    names = sorted(set(lab) | set(unl))  # (a stratum of judge-only pairs is one: its pairs had been left out silently)
+    if "(other)" in names and int((lab == "(other)").sum()) < MIN_STRATUM_LABELLED:
+        listed = ", ".join(sorted(small)[:5]) + (", ..." if len(small) > 5 else "")
+        raise JudgebenchError(f"--strata: the slice values with fewer than {MIN_STRATUM_LABELLED} voted pairs ({listed}; "
+                              f"{int((unl == '(other)').sum())} judge-only pairs) hold {int((lab == '(other)').sum())} "
+                              f"voted pairs together, fewer than {MIN_STRATUM_LABELLED}: too few to stratify (vote on "
+                              "some of their pairs, or stratify by another slice)")
     m = len(u.models)
     out = []
     for v in names:
@@ -205,8 +211,6 @@ def _strata(u: Units) -> tuple[list, list[str], dict[str, str]]:
         out.append(stratum(bt_design(u.a[li], u.b[li], m), u.y[li], u.f[li],
                            bt_design(u.au[ui], u.bu[ui], m), u.fu[ui]))
     dropped = {v: merge[v] for v in values if merge[v] != v}
-    if "(other)" in names and int((lab == "(other)").sum()) < MIN_STRATUM_LABELLED:
-        raise JudgebenchError("--strata: too few labelled pairs per slice value to stratify")
     return out, names, dropped
 
 
