@@ -64,3 +64,36 @@ def test_arena_md_states_the_power_beside_the_verdict(tmp_path):
     text = (tmp_path / "a" / "arena.md").read_text()
     assert "Per-annotator tests (Bonferroni level" in text and "| votes per voter | random clicker flagged |" in text
     assert "not a clean bill" in text
+
+
+def test_a_voter_caught_by_a_per_annotator_test_alone_is_flagged_and_excluded(tmp_path):
+    """A lab walkthrough: arena.md named an always-left voter under "side preference" while flagged.txt (and so
+    `freeze --exclude-annotators flagged.txt` and --exclude-flagged) listed the anomaly test's flags only."""
+    import json
+    import random
+
+    from judgebench.cli.main import main
+
+    rng, rows = random.Random(1), []
+    for p in range(24):  # three voters who mostly pick the better model, one who always picks the left side
+        a, b = rng.sample(["m1", "m2", "m3", "m4"], 2)
+        better, worse = ("A", "B") if a < b else ("B", "A")
+        for who in ("h1", "h2", "h3"):
+            shown, good = rng.choice(["AB", "BA"]), rng.random() < 0.8
+            rows.append({"pair_id": f"p{p}", "annotator": who, "choice": better if good else worse, "model_a": a,
+                         "model_b": b, "shown_order": shown})
+        shown = rng.choice(["AB", "BA"])
+        rows.append({"pair_id": f"p{p}", "annotator": "lefty", "choice": "A" if shown == "AB" else "B", "model_a": a,
+                     "model_b": b, "shown_order": shown})
+    votes = tmp_path / "votes.jsonl"
+    votes.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "a"
+    assert main(["arena", str(votes), "--output-dir", str(out), "--n-resamples", "0", "--robustness-repeats", "0",
+                 "--no-plots", "--exclude-flagged"]) == 0
+    voters = json.loads((out / "arena.json").read_text())["voters"]
+    assert [r["annotator"] for r in voters["anomaly"] if r["flagged"]] == []  # the anomaly test alone: nobody
+    tests = {t["annotator"]: t["flagged_by"] for t in voters["tests"]["annotators"]}
+    assert tests == {"h1": [], "h2": [], "h3": [], "lefty": ["side"]}
+    assert voters["flagged"] == ["lefty"] and (out / "flagged.txt").read_text() == "lefty\n"
+    assert [r["annotator"] for r in voters["annotators"] if r["flagged"]] == ["lefty"]
+    assert json.loads((out / "arena.json").read_text())["config"]["excluded_annotators"] == ["lefty"]

@@ -139,15 +139,20 @@ def _distinct(codes: np.ndarray) -> int:
 
 def voter_checks(everyone: Battles, alpha: float, seed: int) -> tuple[list[str], dict[str, Any]]:
     """(the flagged annotators, the voters section): the anomaly test as SciArena states it, the
-    per-annotator table, and the tests with stated power, on every battle before any exclusion by flag."""
+    per-annotator table, and the tests with stated power, on every battle before any exclusion by flag. An
+    annotator is flagged by the anomaly test or by either per-annotator test (agreement, side): flagged.txt and
+    --exclude-flagged take them all (an always-left voter, caught by the side test, had stayed in a frozen split)."""
     if _voters(everyone) <= 1:
         return [], {"alpha": alpha, "anomaly": [], "flagged": [], "annotators": [],
                     "skipped": "one annotator: no voter statistics"}
     flags = anomalies(everyone.table, alpha, seed, everyone.coded)
-    flagged = sorted(r["annotator"] for r in flags if r["flagged"])
-    rows = annotator_table(everyone.table, set(flagged), everyone.coded)
-    return flagged, {"alpha": alpha, "anomaly": flags, "flagged": flagged, "annotators": rows,
-                     "tests": voter_tests(rows, alpha)}
+    rows = annotator_table(everyone.table, set(), everyone.coded)
+    tests = voter_tests(rows, alpha)
+    flagged = sorted({r["annotator"] for r in flags if r["flagged"]}
+                     | {t["annotator"] for t in tests["annotators"] if t["flagged_by"]})
+    for row in rows:
+        row["flagged"] = row["annotator"] in flagged
+    return flagged, {"alpha": alpha, "anomaly": flags, "flagged": flagged, "annotators": rows, "tests": tests}
 
 
 def _config(battles: Battles, opts: ArenaOptions, flagged: list[str]) -> dict[str, Any]:
