@@ -145,7 +145,7 @@ def test_board_rows_and_verify_for_both_kinds(tmp_path):
 def test_both_requests_extend_one_job_request_and_add_only_their_own_options():
     shared = {f.name for f in dataclasses.fields(JobRequest)}
     for cls, own in ((RunRequest, {"split", "revision", "swap", "dimension_mode", "both_bad", "runner", "log_text", "judge_unlabelled",
-                                   "shard", "on_warning", "judge_object"}),
+                                   "shard", "judge_object"}),
                      (RubricRunRequest, {"within_k", "runner"})):
         assert issubclass(cls, JobRequest)
         assert {f.name for f in dataclasses.fields(cls)} - shared == own

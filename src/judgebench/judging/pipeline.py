@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib.metadata
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -62,7 +61,6 @@ class RunRequest(JobRequest):
     log_text: bool = True  # question and responses in samples.jsonl
     judge_unlabelled: bool = False  # examples without a label judged too, into unlabelled.jsonl (never scored)
     shard: str | None = None  # "K/N": judge only the K-th of N contiguous blocks of examples (shards.py)
-    on_warning: Callable[[str], None] | None = None  # told about inapplicable flags, empty responses
     judge_object: Judge | None = None  # the caller's own judge (Python API, judges/own.py); `judge` is its id
 
     def __post_init__(self) -> None:

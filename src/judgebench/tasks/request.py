@@ -7,6 +7,7 @@ add only their own options (and their runner defaults: RunnerOptions is on a hig
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -47,6 +48,7 @@ class JobRequest:
     repeats: int = 1  # samples per judgment (stability.py)
     min_coverage: float | None = None  # None: the run fails only when nothing was answered
     judge_name: str | None = None  # the judge configuration's display name (judges/config.py); pairwise runs record it
+    on_warning: Callable[[str], None] | None = None  # told, before any call, what the setup likely does not mean
 
     def __post_init__(self) -> None:
         """The types and ranges the command line checks, for Python callers (named by their keyword, their flag)."""

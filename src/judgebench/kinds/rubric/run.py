@@ -7,7 +7,6 @@ results.json (RubricResult, `config.kind` "rubric"), task.yaml and prompt.yaml c
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -44,7 +43,6 @@ class RubricRunRequest(JobRequest):
 
     within_k: float | None = None  # default: the task's
     runner: RunnerOptions = field(default_factory=lambda: RunnerOptions(reask=DEFAULT_REASK))
-    on_warning: Callable[[str], None] | None = None  # told, before any call, of another run the output replaces
 
     def __post_init__(self) -> None:
         super().__post_init__()  # the shared ranges; --repeats >= 1
