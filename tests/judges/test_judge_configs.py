@@ -166,6 +166,29 @@ def test_header_values_and_the_endpoint_are_in_the_cache_identity_never_in_clear
     assert "pw" not in keyed["endpoint"] and "abc" not in keyed["endpoint"]
 
 
+def test_python_numbers_are_the_configuration_the_command_line_gives(tmp_path: Path, capsys) -> None:
+    """An outside check: `evaluate(..., judge_args={"temperature": 0})` stored 0 where `--judge-args temperature=0`
+    stores 0.0: two configuration hashes, two board rows and every call paid again past the CLI's cache."""
+    import judgebench
+
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        assert main([*BASE, "--limit", "3", "--judge", "openai/m", "--judge-args",
+                     f"api_base={server.api_base},api_key=sk-t,temperature=0,max_tokens=64", "--output-path",
+                     str(tmp_path / "cli"), "--cache-dir", str(tmp_path / "cache")]) == 0
+        judgebench.evaluate("sciarena_eval", "openai/m", output_path=tmp_path / "py", demo=True, limit=3,
+                            judge_args={"api_base": server.api_base, "api_key": "sk-t", "temperature": 0,
+                                        "max_tokens": 64.0},
+                            runner=judgebench.calls.RunnerOptions(cache_dir=tmp_path / "cache", progress=False))
+        assert server.stats().total == 6  # the Python run's answers all came from the CLI run's cache
+    cli, py = results(tmp_path / "cli")["config"], results(tmp_path / "py")["config"]
+    assert py["judge_args"] == cli["judge_args"] and py["judge_args"]["temperature"] == 0.0
+    assert py["judge_args"]["max_tokens"] == 64 and py["judge_config_hash"] == cli["judge_config_hash"]
+    for bad, says in (({"temperature": True}, "temperature=True: expected a number"),
+                      ({"max_tokens": 64.5}, "max_tokens=64.5: expected an integer")):
+        with pytest.raises(JudgebenchError, match=says):
+            judgebench.evaluate("sciarena_eval", "openai/m", output_path=tmp_path / "x", demo=True, judge_args=bad)
+
+
 def test_a_cached_rerun_reports_the_same_cost_as_the_first_run(tmp_path: Path, capsys) -> None:
     price = "input_cost_per_mtok=1.5,output_cost_per_mtok=6"
     with FakeOpenAIServer(Behaviour(answer="@hash")) as server:

@@ -84,7 +84,7 @@ def is_secret_arg(name: str) -> bool:
 
 def _convert_value(name: str, value: Any) -> Any:
     if not isinstance(value, str):
-        return value
+        return _typed(name, value)
     text = value.strip()
     try:
         if name in INT_ARGS:
@@ -124,6 +124,23 @@ def _convert_value(name: str, value: Any) -> Any:
         except (ValueError, RecursionError):
             raise JudgebenchError(f"--judge-args {name}: not valid JSON (or nested too deeply): {one_line(repr(value), 120)}") from None
     return value
+
+
+def _typed(name: str, value: Any) -> Any:
+    """A value given as itself (Python, a judge YAML), in the type the command line gives a known argument when that
+    loses nothing: `temperature=0` is 0.0, as `--judge-args temperature=0` is (the two had two configuration hashes
+    and two sets of cache entries), `max_tokens=800.0` is 800; a boolean or a fraction where a number or an integer
+    is due is one line, as on the command line."""
+    if name not in INT_ARGS | FLOAT_ARGS or value is None:
+        return value
+    if is_boolean(value) or not isinstance(value, numbers.Real):
+        kind = "an integer" if name in INT_ARGS else "a number"
+        raise JudgebenchError(f"--judge-args {name}={one_line(repr(value), 80)}: expected {kind}")
+    if name in FLOAT_ARGS:
+        return float(value)
+    if isinstance(value, numbers.Integral) or float(value).is_integer():
+        return int(value)
+    raise JudgebenchError(f"--judge-args {name}={value!r}: expected an integer")
 
 
 def _thinking(name: str, value: Any) -> dict[str, Any]:
