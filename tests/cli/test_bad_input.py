@@ -604,3 +604,23 @@ def test_a_later_tasks_bad_row_is_found_before_the_first_tasks_calls(tmp_path, c
     err = capsys.readouterr().err
     assert code == 2 and sent == 0 and "row id q1" in err and "'C'" in err and err.count("\n") == 1, err
     assert not (tmp_path / "out").exists()
+
+
+def test_an_endpoints_error_text_reaches_the_terminal_escaped(tmp_path, capsys):
+    """An outside attack: a 401 whose message held ESC and BEL sequences (colour, a hidden OSC 8 link, a window
+    title) was printed raw in `run`'s stop line and in `pairs`' unanswered lines; a proxy or a third-party endpoint
+    could write to the user's terminal. `score`, `report` and `view` had shown the same stored errors escaped."""
+    evil = "bad key \x1b[31mRED\x1b[0m\x1b]8;;http://evil.example\x1b\\LINK\x1b]8;;\x1b\\ \x1b]0;PWNED\x07"
+    questions = write_jsonl(tmp_path / "q.jsonl", [{"id": "q1", "question": "What?"}])
+    with FakeOpenAIServer(Behaviour(status=401, error_message=evil)) as server:
+        args = f"api_base={server.api_base},api_key=sk-t"
+        assert main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "2", "--quiet", "--max-retries", "0",
+                     "--judge", "openai/m", "--judge-args", args, "--output-path", str(tmp_path / "o")]) == 1
+        run_out = capsys.readouterr()
+        assert main(["pairs", str(questions), "--models", "openai/a,openai/b", "--model-args", f"openai/a={args}",
+                     "--model-args", f"openai/b={args}", "--max-retries", "0", "--output", str(tmp_path / "p"),
+                     "--cache-dir", str(tmp_path / "cache"), "--quiet"]) == 1
+        pairs_out = capsys.readouterr()
+    for printed in (run_out.out + run_out.err, pairs_out.out + pairs_out.err):
+        assert "RED" in printed and "\\x1b[31m" in printed  # said, escaped
+        assert "\x1b" not in printed and "\x07" not in printed

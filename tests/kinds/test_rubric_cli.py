@@ -52,6 +52,24 @@ def test_full_credit_baseline_figures_follow_from_the_data(full_credit):
     assert result.system.passed is False and result.system.worst_pair
 
 
+def test_model_and_exam_names_reach_the_terminal_escaped(tmp_path, capsys):
+    """An outside attack: the system-level line (`FAIL, worst MODEL / EXAM`) of `rubric run` and `rubric score` printed
+    the data's names raw: a window title, a cleared screen, a hidden link."""
+    demo = Path(__file__).resolve().parents[2] / "tasks" / "demo" / "rubric_demo.jsonl"
+    rows = [json.loads(line) for line in demo.read_text().splitlines()]
+    for row in rows:
+        row["model"] += "\x1b]0;PWNED\x07\x1b[2J"
+        row["exam"] += "\x1b[31mRED"
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    run = tmp_path / "r"
+    assert main(["rubric", "run", "--task", "rubric_demo", "--judge", "builtin/full-credit", "--dataset-path", str(data),
+                 "--output-path", str(run), "--quiet"]) == 0
+    assert main(["rubric", "score", str(run)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("-> FAIL, worst ") == 2 and "\\x1b[2J" in printed and "\x1b" not in printed and "\x07" not in printed
+
+
 @pytest.mark.slow
 def test_rubric_demo_baselines_run_score_report_leaderboard_and_submit(full_credit, tmp_path, capsys):
     length = demo_run(tmp_path, "builtin/length-proportional", "length")

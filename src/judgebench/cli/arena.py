@@ -19,7 +19,7 @@ from judgebench.cli.flags import (
     fraction,
     resamples,
 )
-from judgebench.core.errors import JudgebenchError
+from judgebench.core.errors import MESSAGE_MAX, JudgebenchError
 from judgebench.core.text import term_text
 from judgebench.human.arena.defaults import DEFAULT_ALPHA, DEFAULT_REPEATS, TOP_K
 
@@ -319,7 +319,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
             print(f"    warning: {warning}")
     for a in s.get("assisted", []):
         if a.get("assisted") is None:
-            print(f"  judge-assisted ({a.get('judge', a['run'])}): skipped: {a['skipped']}")
+            print(f"  judge-assisted ({term_text(a.get('judge', a['run']))}): skipped: {term_text(a['skipped'], MESSAGE_MAX)}")
             continue
         c = a["counts"]
         print(f"  judge-assisted ({a['judge']}): {c['labelled_pairs']} voted + {c['unlabelled_pairs']} judge-only pairs, "

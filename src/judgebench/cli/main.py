@@ -40,6 +40,7 @@ from judgebench.cli.run_summary import format_summary
 from judgebench.cli.view import add_parser as _add_view_parser
 from judgebench.core import allocator, preload
 from judgebench.core.errors import (
+    MESSAGE_MAX,
     JudgebenchError,
     NumericError,
     describe_os_error,
@@ -184,10 +185,11 @@ def print_run(summary: Any) -> int:
 
     print("\n".join([format_summary(summary.result, summary.run_dir, summary.calls_made), *stability_lines(summary.result)]))
     if summary.stopped:
-        print(f"judgebench: run stopped early: {' '.join(summary.stopped.split())} (partial results written)", file=sys.stderr)
+        print(f"judgebench: run stopped early: {term_text(summary.stopped, MESSAGE_MAX)} (partial results written)",
+              file=sys.stderr)  # (its causes quote the endpoint's error text: escaped)
         return EXIT_STOPPED
     if summary.coverage_failure:
-        print(f"judgebench: {summary.coverage_failure}", file=sys.stderr)
+        print(f"judgebench: {term_text(summary.coverage_failure, MESSAGE_MAX)}", file=sys.stderr)
         return EXIT_STOPPED
     return 0
 

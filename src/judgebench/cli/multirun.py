@@ -7,6 +7,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from judgebench.core.errors import MESSAGE_MAX
+from judgebench.core.text import term_text
 from judgebench.judging.multirun import JudgeChoice
 
 EXIT_STOPPED = 1
@@ -38,7 +40,7 @@ def run_several(
         if done.panel.panel is not None:
             print("\n".join(format_panel(done.panel.panel)))
     elif done.panel_skipped:
-        print(f"judgebench: no panel: {done.panel_skipped}", file=sys.stderr)
+        print(f"judgebench: no panel: {term_text(done.panel_skipped, MESSAGE_MAX)}", file=sys.stderr)
         codes.append(EXIT_STOPPED)
     print(f"wrote {done.summary_path} ({len(done.runs)} judges)")
     return max(codes, default=0)

@@ -18,7 +18,8 @@ from judgebench.cli.flags import (
     parse_judge_args,
     runner_options,
 )
-from judgebench.core.errors import JudgebenchError
+from judgebench.core.errors import MESSAGE_MAX, JudgebenchError
+from judgebench.core.text import term_text
 from judgebench.core.version import __version__
 
 
@@ -116,9 +117,9 @@ def cmd_pairs(args: argparse.Namespace) -> int:
     print(f"{answered}/{len(answers)} answers ({calls} calls sent), {len(pairs)} pairs -> {args.output}/pairs.jsonl")
     errors = Counter(a.error for a in answers if a.error)
     for error, count in errors.most_common(3):
-        print(f"  {count} unanswered: {error}")
+        print(f"  {count} unanswered: {term_text(error, MESSAGE_MAX)}")  # (the endpoint's words: escaped)
     if stopped:
-        print(f"stopped early: {stopped}; rerun the same command to finish (answers already received are cached)")
+        print(f"stopped early: {term_text(stopped, MESSAGE_MAX)}; rerun the same command to finish (answers already received are cached)")
         return 1
     if answered == 0:
         print("no answer received: check the model ids, --model-args (api_base) and credentials")

@@ -23,7 +23,8 @@ from judgebench.cli.flags import (
     runner_options,
     warn,
 )
-from judgebench.core.errors import JudgebenchError
+from judgebench.core.errors import MESSAGE_MAX, JudgebenchError
+from judgebench.core.text import term_text
 
 EXIT_STOPPED = 1
 
@@ -108,11 +109,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         repeats=args.repeats, seed=args.seed, prompt=args.prompt, n_resamples=args.bootstrap,
         within_k=args.within_k, min_coverage=args.min_coverage, runner=runner, on_warning=warn))
     if summary.failure:  # the run's verdict leads: its figures below cover only what was scored
-        print(f"judgebench: FAILED: {summary.failure}; the figures below are over the scored responses only")
+        print(f"judgebench: FAILED: {term_text(summary.failure, MESSAGE_MAX)}; the figures below are over the scored responses only")
     _print_summary(summary.result)
     print(f"calls sent: {summary.calls_made}; results in {summary.run_dir}")
     if summary.stopped:
-        print(f"judgebench: stopped early: {summary.stopped} (partial results written)")
+        print(f"judgebench: stopped early: {term_text(summary.stopped, MESSAGE_MAX)} (partial results written)")
         return EXIT_STOPPED
     return EXIT_STOPPED if summary.failure else 0
 
@@ -130,7 +131,7 @@ def _print_summary(result: Any) -> None:
         print(f"{result.config.task} {level}: normalized MAE {head.value:.3f}{interval} (n={head.n}); {extras}; "
               f"over-credit {figures['over_credit'].value:.0f}")
     s = result.system
-    verdict = {True: "pass", False: f"FAIL, worst {s.worst_pair}", None: "no pairs"}[s.passed]
+    verdict = {True: "pass", False: f"FAIL, worst {term_text(s.worst_pair)}", None: "no pairs"}[s.passed]
     if c.coverage < 1 and s.passed:  # a pass over a fraction of the responses is not a pass of the judge
         verdict = f"pass on the {100 * c.coverage:.1f}% scored"
     if not s.complete and s.passed is not None:
