@@ -336,6 +336,36 @@ def test_csv_line_breaks_cannot_forge_a_row_or_a_formula():
     assert "\r" not in text
 
 
+def test_report_and_arena_tables_get_the_same_formula_guard(tmp_path):
+    """An outside attack: report's and arena's CSVs (written from data frames) kept `=HYPERLINK(...)` model names,
+    `@SUM(...)` slice values and annotator ids as they were; the leaderboard's CSV guarded them."""
+    import csv
+    import io
+
+    import pandas as pd
+
+    from judgebench.publish.tables import frame_csv
+
+    frame = pd.DataFrame({"model": ["=HYPERLINK(\"http://evil.example\")", "ok"], "bin": ["-1..-0.5", "+0.1..+0.25"],
+                          "value": [-0.5, 1.0]}, index=["@SUM(1)", "b"])
+    frame.columns = ["model", "bin", "+value"]
+    rows = list(csv.reader(io.StringIO(frame_csv(frame, index=True))))
+    assert rows[0] == ["", "model", "bin", "'+value"]
+    assert rows[1] == ["'@SUM(1)", "'=HYPERLINK(\"http://evil.example\")", "-1..-0.5", "-0.5"]  # bins and numbers kept
+    assert rows[2] == ["b", "ok", "+0.1..+0.25", "1"]
+    from judgebench.cli.main import main
+
+    votes = tmp_path / "votes.jsonl"
+    names = ["=HYPERLINK(\"http://evil.example\",\"x\")", "beta", "gamma"]
+    votes.write_text("".join(json.dumps({"pair_id": f"p{i}", "annotator": f"@u{i % 3}", "choice": "AB"[i % 2],
+                                         "model_a": names[i % 3], "model_b": names[(i + 1) % 3]}) + "\n" for i in range(30)))
+    assert main(["arena", str(votes), "--output-dir", str(tmp_path / "a"), "--no-plots", "--n-resamples", "0",
+                 "--robustness-repeats", "0"]) == 0
+    for name in ("ratings", "winrate", "battle_counts", "annotators", "anomaly"):
+        for row in csv.reader(io.StringIO((tmp_path / "a" / f"{name}.csv").read_text())):
+            assert not any(cell[:1] in ("=", "@") for cell in row), (name, row)
+
+
 def _is_number(cell: str) -> bool:
     try:
         float(cell)

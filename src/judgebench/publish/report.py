@@ -41,6 +41,7 @@ from judgebench.publish.costplot import (
 )
 from judgebench.publish.figures import error_bars, figure, import_plotting, save_png
 from judgebench.publish.summary import format_panel, format_stability, shown_orders
+from judgebench.publish.tables import frame_csv
 from judgebench.scoring.diagnostics import diagnose
 from judgebench.scoring.judgment_table import reuse_tables
 from judgebench.scoring.score import check_run_dimensions
@@ -242,7 +243,7 @@ def _slug(name: str) -> str:
 
 
 def _write_csv(path: Path, frame: pd.DataFrame, index: bool = False) -> None:
-    write_atomic(path, frame.to_csv(index=index, float_format="%.6g"))
+    write_atomic(path, frame_csv(frame, index=index))
 
 
 def _cell(text: str) -> str:

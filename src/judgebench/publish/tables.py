@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import write_atomic
@@ -31,6 +31,9 @@ from judgebench.publish.leaderboard import (
     provenance_note,
     short_source,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def to_markdown(task: str, rows: list[dict[str, Any]], *, verified: bool = True) -> str:
@@ -183,20 +186,40 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
     writer = csv.DictWriter(buffer, fieldnames=columns_of(flat), lineterminator="\n")
     writer.writeheader()
     for row in flat:
-        writer.writerow({k: json.dumps(v) if isinstance(v, list) else _csv_text(v) for k, v in row.items()})
+        writer.writerow({k: json.dumps(v) if isinstance(v, list) else csv_text(v) for k, v in row.items()})
     return buffer.getvalue()
 
 
 LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
+ARITHMETIC_ONLY = re.compile(r"[-+0-9. ]+")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 
 
-def _csv_text(value: Any) -> Any:
-    """A text cell on one line (line breaks become spaces, so no cell starts a forged row) and never a formula."""
+def csv_text(value: Any) -> Any:
+    """A text cell on one line (line breaks become spaces, so no cell starts a forged row) and never a formula:
+    the one guard of every CSV judgebench writes (`to_csv`, `frame_csv`, the rubric board's)."""
     if not isinstance(value, str):
         return value
     value = LINE_BREAKS.sub(" ", value)
+    if ARITHMETIC_ONLY.fullmatch(value):  # digits, signs and dots (a bin `-1..-0.5`): no formula that reaches anything
+        return value
     return "'" + value if value.lstrip(" ")[:1] in FORMULA_START else value
+
+
+def frame_csv(frame: pd.DataFrame, *, index: bool = False) -> str:
+    """A table's CSV (numbers to 6 significant digits) with `csv_text`'s guard on its text cells, its column names
+    and, when written, its index labels: model names, slice values and annotator ids come from files anyone can
+    write (report's and arena's tables had written `=HYPERLINK(...)` as it was)."""
+    import pandas as pd  # here: the leaderboard's own tables need no pandas
+
+    safe = frame.copy(deep=False)
+    for column in safe.columns:
+        if not pd.api.types.is_numeric_dtype(safe[column].dtype):
+            safe[column] = safe[column].map(csv_text)
+    safe.columns = [csv_text(c) for c in safe.columns]
+    if index:
+        safe.index = safe.index.map(csv_text)
+    return safe.to_csv(index=index, float_format="%.6g")
 
 
 def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path, *, managed: bool = False,

@@ -18,6 +18,7 @@ from judgebench.human.arena.build import ArenaResult
 from judgebench.human.arena.plots import assisted_methods
 from judgebench.publish.html import CSS
 from judgebench.publish.summary import shown_group, shown_orders
+from judgebench.publish.tables import frame_csv
 
 
 def write_outputs(result: ArenaResult, out: Path, plotter: Prepared | None = None) -> list[Path]:
@@ -33,7 +34,7 @@ def write_outputs(result: ArenaResult, out: Path, plotter: Prepared | None = Non
     written = []
     for name, frame in tables.items():
         path = out / f"{name}.csv"
-        write_atomic(path, frame.to_csv(index=name in ("winrate", "battle_counts"), float_format="%.6g"))
+        write_atomic(path, frame_csv(frame, index=name in ("winrate", "battle_counts")))
         written.append(path)
     write_json(out / "arena.json", {**s, "winrate": _matrix_json(result.winrate),
                                     "battle_counts": _matrix_json(result.counts)})
