@@ -170,6 +170,32 @@ def test_the_voting_pages_flags_are_refused_where_no_page_is_served(flag: list[s
     assert not db.exists() and not (tmp_path / "out.jsonl").exists()
 
 
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_a_serving_page_stopped_by_a_signal_exits_130_and_says_so(tmp_path: Path, signal_name: str) -> None:
+    """A lab walkthrough: Ctrl-C or SIGTERM ended `annotate` with exit 0 and no word (`view` exits 130, and the
+    README says 130 for Ctrl-C or SIGTERM outside a run)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps(p) + "\n" for p in pair_rows(2)))
+    db = tmp_path / "v.sqlite"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    command = [sys.executable, "-m", "judgebench", "annotate", "--db", str(db)]
+    assert subprocess.run([*command[:4], str(pairs), *command[4:], "--add-annotator", "ann"], env=env,
+                          capture_output=True, timeout=120).returncode == 0
+    server = subprocess.Popen([*command, "--port", "0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "serving the voting page on http://127.0.0.1:" in server.stdout.readline()
+        server.send_signal(getattr(signal, signal_name))
+        _, err = server.communicate(timeout=60)
+    finally:
+        server.kill()
+    assert server.returncode == 130 and err.strip().endswith("judgebench annotate: stopped")
+
+
 def test_repeat_is_served_by_the_server_and_exported_apart(tmp_path: Path) -> None:
     store = make_store("sqlite", tmp_path)
     store.add_pairs(pair_rows(2))

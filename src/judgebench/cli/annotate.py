@@ -159,12 +159,13 @@ def _serve(store: Any, args: argparse.Namespace) -> int:
         raise JudgebenchError(f"--port {args.port}: cannot listen on {args.host} ({exc.strerror})") from None
     print(f"serving the voting page on http://{args.host}:{server.server_address[1]}/ (Ctrl-C stops)", flush=True)
     try:
-        server.serve_forever()  # uvicorn: Ctrl-C or SIGTERM stops it gracefully
+        server.serve_forever()  # uvicorn: Ctrl-C or SIGTERM stops it gracefully (its own signal handlers)
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
-    return 0
+    print("judgebench annotate: stopped", file=sys.stderr)
+    return 130  # the one way a serving page ends: Ctrl-C or SIGTERM, as `view` (README's exit codes)
 
 
 def add_freeze_parser(sub: Any) -> None:
