@@ -184,6 +184,16 @@ def test_a_hub_that_does_not_resolve_is_one_line_at_once(monkeypatch, tmp_path):
     _check_hub_reachable("yale-nlp/SciArena-Eval")  # a cached copy: left to datasets
 
 
+def test_a_task_yaml_path_that_does_not_exist_is_said_to_be_missing(tmp_path):
+    """A lab walkthrough: `run --tasks frozen/nope.yaml` said "unknown task 'frozen/nope.yaml' (known tasks: ...)"."""
+    message = _error(get_task, str(tmp_path / "frozen" / "nope.yaml"))
+    assert message == (f"task {tmp_path / 'frozen' / 'nope.yaml'}: no such file (a task is a name from `judgebench "
+                       "tasks` or the path of a task YAML)")
+    folder = tmp_path / "odd.yaml"
+    folder.mkdir()
+    assert "not a regular file" in _error(get_task, str(folder))
+
+
 def test_missing_local_file_is_an_error(tmp_path):
     message = _error(load_examples, get_task("sciarena_eval"), dataset_path=str(tmp_path / "nope.jsonl"))
     assert "nope.jsonl" in message

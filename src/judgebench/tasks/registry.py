@@ -29,7 +29,7 @@ from yaml import YAMLError
 
 from judgebench.core.catalogue import DEFAULT_HEADLINE, check_headline
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.files import describe_validation_error, load_yaml, regular_text
+from judgebench.core.files import describe_validation_error, load_yaml, regular_text, why_not_a_file
 from judgebench.core.records import DEFAULT_DIMENSION, Label, Verdict
 from judgebench.core.resources import tasks_dir
 
@@ -334,7 +334,10 @@ def get_task(name: str, include_paths: Iterable[Path] = ()) -> TaskSpec:
     path = files.get(name)
     if path is None:
         candidate = Path(name)
-        if candidate.suffix not in (".yaml", ".yml") or not candidate.is_file():
+        if candidate.suffix in (".yaml", ".yml") and not candidate.is_file():  # a path: say what is wrong with it
+            raise JudgebenchError(f"task {name}: {why_not_a_file(candidate)} (a task is a name from `judgebench tasks` "
+                                  "or the path of a task YAML)")
+        if candidate.suffix not in (".yaml", ".yml"):
             for other in _other_kind_files(name):  # a bundled task of another kind (rubric): load_task_file's pointer
                 load_task_file(other)
             hint = difflib.get_close_matches(name, list(files), n=1)
