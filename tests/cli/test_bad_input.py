@@ -82,6 +82,17 @@ def test_unknown_flag_gets_did_you_mean(tmp_path, capsys, typed, meant):
     assert f"did you mean {meant}?" in one_error_line(capsys)
 
 
+def test_a_required_flag_given_misspelt_is_named(tmp_path, capsys):
+    """An outside check: `run --task X` and `--output DIR` said only that --tasks and --output-path were missing."""
+    base = ["run", "--judge", "builtin/longer", "--demo"]
+    assert main([*base, "--task", "sciarena_eval", "--output-path", str(tmp_path / "o")]) == 2
+    assert one_error_line(capsys).endswith("required: --tasks (--task is not a flag of this command: did you mean --tasks?)")
+    assert main([*base, "--tasks", "sciarena_eval", "--output=" + str(tmp_path / "o")]) == 2
+    assert one_error_line(capsys).endswith("(--output is not a flag of this command: did you mean --output-path?)")
+    assert main([*base, "--output-path", str(tmp_path / "o")]) == 2
+    assert one_error_line(capsys).endswith("the following arguments are required: --tasks")
+
+
 def test_flags_that_do_not_apply_warn(tmp_path, capsys):
     assert run_cli(*DEMO, "--output-path", tmp_path / "o", "--split", "test", "--dimension-mode", "joint") == 0
     err = capsys.readouterr().err

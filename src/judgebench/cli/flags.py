@@ -43,9 +43,12 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise JudgebenchError(f"{self.prog}: {message}{self._suggestion(message)}")
 
+    given: Sequence[str] = ()  # the arguments being parsed: a missing required flag looks for its misspelling there
+
     def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
         """As argparse, but an unknown flag is reported by the (sub)command it was given to, with that
         command's own did-you-mean (`judgebench leaderboard --output-path` -> `--output-dir`)."""
+        Parser.given = list(sys.argv[1:] if args is None else args)
         namespace, extras = self.parse_known_args(args, namespace)
         if extras:
             self._command_parser(sys.argv[1:] if args is None else args)._unrecognized(extras)
@@ -68,6 +71,9 @@ class Parser(argparse.ArgumentParser):
         self.error(f"unrecognized arguments: {' '.join(extras)}")
 
     def _suggestion(self, message: str) -> str:
+        required = re.match(r"the following arguments are required: (.+)", message)
+        if required:
+            return self._misspelt_required(required.group(1).split(", "))
         match = re.match(r"unrecognized arguments: (\S+)", message)
         if not match:
             return ""
@@ -79,6 +85,17 @@ class Parser(argparse.ArgumentParser):
         others = [o for o in known if o not in (flag, "--help")]  # another command's flag never suggests itself
         close = difflib.get_close_matches(flag.replace("_", "-"), others, n=1, cutoff=0.6)
         return f" (did you mean {close[0]}?)" if close else ""
+
+
+    def _misspelt_required(self, missing: list[str]) -> str:
+        """A missing required flag given misspelt (`--task` for `--tasks`): argparse says only that it is missing."""
+        known = {option for action in self._actions for option in action.option_strings}
+        typed = [t.split("=")[0] for t in Parser.given if t.startswith("--") and t.split("=")[0] not in known]
+        for flag in missing:
+            close = difflib.get_close_matches(flag, typed, n=1, cutoff=0.6)
+            if close:
+                return f" ({close[0]} is not a flag of this command: did you mean {flag}?)"
+        return ""
 
 
 def _number(kind: type, minimum: float, *, strict: bool = False) -> Callable[[str], Any]:
