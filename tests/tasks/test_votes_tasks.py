@@ -256,6 +256,22 @@ headline: soft_accuracy
 
 
 @pytest.mark.slow
+def test_votes_of_one_annotator_per_pair_give_no_human_row_of_blanks(tmp_path):
+    """A lab walkthrough: with one annotator per pair every human figure is undefined, and the board still showed a
+    `human` row of empty cells with `examples` 0 (undefined figures are absent, not shown)."""
+    rows = [_pair(f"p{i}", who=f"u{i % 3}", vote="AB"[i % 2], when=f"2026-01-01T00:00:{i:02d}Z", shown="AB")
+            for i in range(8)]
+    task = _task(tmp_path, "one_voter", rows)
+    out = tmp_path / "run"
+    assert main(["run", "--tasks", "one_voter", "--include-path", str(task.parent), "--judge", "builtin/longer",
+                 "--output-path", str(out), "--quiet"]) == 0
+    assert main(["leaderboard", str(out), "--include-path", str(task.parent), "--output-dir", str(tmp_path / "lb")]) == 0
+    table = json.loads((tmp_path / "lb" / "one_voter.json").read_text())
+    rows_out = table["rows"] if isinstance(table, dict) else table
+    assert [row["kind"] for row in rows_out if row["kind"] == "human"] == []
+    assert any(row["judge"] == "builtin/longer" for row in rows_out)
+
+
 def test_multi_dimension_list_votes_give_a_human_row_per_dimension_and_mean(tmp_path):
     votes = [  # (novelty, feasibility) per annotator u1, u2, u3
         [("A", "A"), ("A", "B"), ("B", "Both Bad")],

@@ -500,9 +500,9 @@ def human_reference_columns(headline: str) -> list[str]:
 
 
 def human_row(result: RunResult, spec: TaskSpec, dataset: str) -> dict[str, Any] | None:
-    """The `human` row of a run's data (None when the run's data has no votes): only in the columns where the
-    judges are scored on the same reference (human_reference_columns), never in the headline's, so a human
-    figure is never ranked against a judge figure computed another way."""
+    """The `human` row of a run's data (None when the run's data has no votes, or no human figure is defined): only
+    in the columns where the judges are scored on the same reference (human_reference_columns), never in the
+    headline's, so a human figure is never ranked against a judge figure computed another way."""
     if not result.human:
         return None
     headline = spec.headline
@@ -517,6 +517,8 @@ def human_row(result: RunResult, spec: TaskSpec, dataset: str) -> dict[str, Any]
             row.update(_cell(figures.get(name), f"{prefix}{name}"))
         if dimension == next(iter(result.human)):
             row["examples"] = figures[loo].n if loo in figures else None
+    if all(value is None for key, value in row.items() if key not in ("kind", "judge", "dataset", "examples")):
+        return None  # no figure is defined (one annotator per pair): no row of blanks
     return row
 
 
