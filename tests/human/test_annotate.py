@@ -196,6 +196,34 @@ def test_a_serving_page_stopped_by_a_signal_exits_130_and_says_so(tmp_path: Path
     assert server.returncode == 130 and err.strip().endswith("judgebench annotate: stopped")
 
 
+def test_a_new_link_replaces_a_lost_or_leaked_one_and_the_votes_stay(tmp_path: Path, capsys) -> None:
+    """A lab walkthrough: an invite link is shown once and a name cannot be added twice, so a lost or leaked link
+    could only be replaced by a new name, splitting one expert's votes over two ids."""
+    db = tmp_path / "v.sqlite"
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps(p) + "\n" for p in pair_rows(2)))
+    assert main(["annotate", str(pairs), "--db", str(db), "--add-annotator", "ann"]) == 0
+    old = capsys.readouterr().out.strip().splitlines()[-1].rsplit("/t/", 1)[1]
+    store = Store(db)
+    assert store.annotator_for(old).name == "ann"
+    assert main(["annotate", "--db", str(db), "--new-link", "ann"]) == 0
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert printed[0] == "annotator ann: new invite link (shown once; the old one no longer works):"
+    new = printed[1].rsplit("/t/", 1)[1]
+    assert new != old and store.annotator_for(old) is None and store.annotator_for(new).name == "ann"
+    with serving(store) as base:  # a running server takes the new token and refuses the old one (cookie or header)
+        for token, status in ((new, 200), (old, 403)):
+            request = urllib.request.Request(base + "/", headers={"Authorization": f"Bearer {token}"})
+            try:
+                with urllib.request.urlopen(request) as answer:
+                    assert answer.status == status
+            except urllib.error.HTTPError as error:
+                assert error.code == status
+    assert main(["annotate", "--db", str(db), "--new-link", "nobody"]) == 2
+    assert "--new-link nobody: no annotator of that name in" in capsys.readouterr().err
+    assert main(["annotate", "--db", str(db), "--new-link", "ann", "--target-votes", "5"]) == 2
+
+
 def test_repeat_is_served_by_the_server_and_exported_apart(tmp_path: Path) -> None:
     store = make_store("sqlite", tmp_path)
     store.add_pairs(pair_rows(2))

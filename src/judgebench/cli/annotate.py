@@ -21,6 +21,7 @@ from judgebench.cli.flags import (
     warn,
 )
 from judgebench.core.errors import JudgebenchError
+from judgebench.core.text import term_text
 
 
 def human_side_parsers() -> list[Callable[[Any], None]]:
@@ -58,6 +59,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--add-annotator", metavar="NAME", help="create an annotator and print its invite link")
     p.add_argument("--expertise", default="", help="with --add-annotator: comma-separated slice values routed to them")
     p.add_argument("--admin", action="store_true", help="with --add-annotator: may open /admin")
+    p.add_argument("--new-link", metavar="NAME", help="a new invite link for an existing annotator (a lost or leaked "
+                   "one): the old link and its sessions stop working; the votes stay theirs")
     p.add_argument("--export", type=OUTPUT_FILE, metavar="VOTES_JSONL", help="write the votes (votes.py layout) and exit")
     p.set_defaults(handler=cmd_annotate)
 
@@ -78,7 +81,7 @@ def cmd_annotate(args: argparse.Namespace) -> int:
 
         inputs = [Path(path) for path in (args.source, args.db, args.guidelines) if path]
         refuse_output_over_inputs([("--export", path) for path in exported_files(args.export)], inputs)
-    if args.add_annotator or args.export:
+    if args.add_annotator or args.new_link or args.export:
         _no_serving_flags(args)
     store = Store(args.db)
     if args.source:
@@ -91,6 +94,10 @@ def cmd_annotate(args: argparse.Namespace) -> int:
         token = store.add_annotator(name, tags, admin=args.admin)
         print(f"annotator {name} added{' (admin)' if args.admin else ''}; invite link (shown once):")
         print(f"http://{args.host}:{args.port}/t/{token}")
+    if args.new_link:
+        token = store.new_token(args.new_link)
+        print(f"annotator {term_text(args.new_link)}: new invite link (shown once; the old one no longer works):")
+        print(f"http://{args.host}:{args.port}/t/{token}")
     if args.export:
         from judgebench.human.annotate.export import export_votes
 
@@ -99,7 +106,7 @@ def cmd_annotate(args: argparse.Namespace) -> int:
         print(f"wrote {done.votes} votes to {args.export} and {done.repeats} repeats to {done.repeats_path}{agreement}")
         gold = f"{done.gold} votes on gold pairs beside them; " if done.gold else ""
         print(f"{gold}annotators flagged by the quality thresholds: {', '.join(done.flagged) or 'none'} ({done.flagged_path})")
-    if args.add_annotator or args.export:
+    if args.add_annotator or args.new_link or args.export:
         return 0
     return _serve(store, args)
 
@@ -109,7 +116,7 @@ def _no_serving_flags(args: argparse.Namespace) -> None:
     given = [name for name, default in SERVING.items() if getattr(args, name) != default]
     if given:
         flag = "--" + given[0].replace("_", "-")
-        doing = "--export" if args.export else "--add-annotator"
+        doing = "--export" if args.export else "--add-annotator" if args.add_annotator else "--new-link"
         raise JudgebenchError(f"{flag}: a setting of the voting page, which {doing} does not serve; "
                               f"leave it out here and give it when serving")
 

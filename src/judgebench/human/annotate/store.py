@@ -196,6 +196,18 @@ class Store:
                        (name, token_digest(token), json.dumps(sorted(expertise)), int(admin), now_iso()))
         return token
 
+    def new_token(self, name: str) -> str:
+        """A new token for an existing annotator (a lost or leaked invite link): the old link, and every session
+        opened with it, stops working at once. Their votes stay theirs."""
+        token = secrets.token_urlsafe(24)
+        with self.connect() as db:
+            if db.one("SELECT 1 FROM annotators WHERE name = ?", (name,)) is None:
+                known = [row[0] for row in db.all("SELECT name FROM annotators ORDER BY name", ())]
+                raise JudgebenchError(f"--new-link {name}: no annotator of that name in {self.shown}"
+                                      + (f" (annotators: {', '.join(known[:10])}{', ...' if len(known) > 10 else ''})" if known else ""))
+            db.execute("UPDATE annotators SET token_hash = ? WHERE name = ?", (token_digest(token), name))
+        return token
+
     def annotator_for(self, token: str | None) -> Annotator | None:
         """The annotator holding this token, compared in constant time against every stored digest."""
         if not token:
