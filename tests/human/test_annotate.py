@@ -196,7 +196,7 @@ def test_a_serving_page_stopped_by_a_signal_exits_130_and_says_so(tmp_path: Path
     assert server.returncode == 130 and err.strip().endswith("judgebench annotate: stopped")
 
 
-def test_a_new_link_replaces_a_lost_or_leaked_one_and_the_votes_stay(tmp_path: Path, capsys) -> None:
+def test_a_new_link_replaces_a_lost_or_leaked_one(tmp_path: Path, capsys) -> None:
     """A lab walkthrough: an invite link is shown once and a name cannot be added twice, so a lost or leaked link
     could only be replaced by a new name, splitting one expert's votes over two ids."""
     db = tmp_path / "v.sqlite"
