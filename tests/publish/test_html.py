@@ -272,6 +272,27 @@ def test_html_escapes_hostile_cells_and_marks_self_reported_columns():
     assert "Self-reported (recorded by the submitter" in page and "Verified on submission" in page
 
 
+def test_html_pages_show_control_and_bidi_characters_as_escapes(tmp_path):
+    """An outside attack: index.html, the rubric board's page and arena.html kept a U+202E (read right to left: the
+    name `safe\u202etxt.exe` shows as `safeexe.txt`) and raw ESC, where the Markdown outputs escape them."""
+    from judgebench.cli.main import main
+    from judgebench.kinds.rubric.board import table_html
+
+    name = "atlas\x1b[31m safe\u202etxt.exe"
+    page = to_html({"sciarena_eval": [_run_row(name, 61.25)]}).split("<script>(function")[0]
+    assert "\u202e" not in page and "\x1b" not in page and "atlas\\x1b[31m safe\\u202etxt.exe" in page
+    assert "\u202e" not in table_html([{"judge": name, "task": "t"}])
+    votes = tmp_path / "votes.jsonl"
+    models = [name, "beta", "gamma"]
+    votes.write_text("".join(json.dumps({"pair_id": f"p{i}", "annotator": f"u{i % 3}", "choice": "AB"[i % 2],
+                                         "model_a": models[i % 3], "model_b": models[(i + 1) % 3]}) + "\n"
+                             for i in range(30)))
+    assert main(["arena", str(votes), "--output-dir", str(tmp_path / "a"), "--no-plots", "--n-resamples", "0",
+                 "--robustness-repeats", "0"]) == 0
+    arena = (tmp_path / "a" / "arena.html").read_text()
+    assert "\u202e" not in arena and "\x1b" not in arena and "safe\\u202etxt.exe" in arena
+
+
 def test_reported_view_ranks_published_rows_only_beside_runs_on_the_released_data():
     rows = [
         _run_row("demo-run", 70.0, accuracy_ab_answered=90.0, coverage_ab=100.0),

@@ -1,6 +1,6 @@
-"""The one escape of user-supplied text for each place it is shown: Markdown (`md_cell`, `md_text`) and the
-terminal (`term_text`). Model names, judge ids, slice values and annotator ids come from files anyone can
-write: raw, a `|` or newline forges a table row, `<img onerror=...>` or `[x](javascript:...)` becomes live
+"""The one escape of user-supplied text for each place it is shown: Markdown (`md_cell`, `md_text`), HTML
+(`html_text`) and the terminal (`term_text`). Model names, judge ids, slice values and annotator ids come from files
+anyone can write: raw, a `|` or newline forges a table row, `<img onerror=...>` or `[x](javascript:...)` becomes live
 on a rendered page, and ESC/BEL sequences repaint or retitle a terminal."""
 
 from __future__ import annotations
@@ -49,6 +49,12 @@ def md_text(value: Any) -> str:
     `#`, `>`, `-`, `+`, `=` or `1.` that would start a block of its own is escaped."""
     text = md_cell(value)
     return MD_LINE_START.sub(lambda m: "\\" + m.group(0), text)
+
+
+def html_text(value: Any) -> str:
+    """Text safe in an HTML element or a quoted attribute: `visible` (no control or bidi character reorders or hides
+    what a page shows: a name `safe\u202etxt.exe` read reversed), then escaped."""
+    return html.escape(visible(str(value)))
 
 
 def term_text(value: Any, limit: int = 300) -> str:

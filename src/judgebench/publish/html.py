@@ -10,13 +10,13 @@ protocol beside the runs on the same released data; self-reported columns are ma
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from judgebench.core.catalogue import HEADLINES, LEADERBOARD_EXTRAS, PERCENT_METRICS
+from judgebench.core.text import html_text
 from judgebench.publish.costplot import html_section, points_from_rows
 from judgebench.publish.leaderboard import (
     META_COLUMNS,
@@ -212,26 +212,26 @@ def _cell(row: dict[str, Any], column: Column, index: int, rank: int | None = No
     if column.key == JUDGE_LABEL:
         label = str(row.get("label") or row.get("judge", ""))
         tip = " ".join(str(row.get(k)) for k in ("judge", "judge_args", "config_hash") if row.get(k))
-        title = f' title="{html.escape(tip)}"' if tip and tip != label else ""
-        return f'<td data-col="{index}" data-value="{html.escape(label)}" class="sticky judge"{title}{hidden}>{html.escape(label)}</td>'
+        title = f' title="{html_text(tip)}"' if tip and tip != label else ""
+        return f'<td data-col="{index}" data-value="{html_text(label)}" class="sticky judge"{title}{hidden}>{html_text(label)}</td>'
     value = row.get(column.key)
     if column.key == "dataset" and verified and isinstance(value, str):
         value = short_source(value)  # a published board never carries a local folder, not even for sorting
     ci = row.get(f"{column.key}_ci")
-    attrs = f' data-col="{index}" data-value="{html.escape(_sort_value(value))}"'
+    attrs = f' data-col="{index}" data-value="{html_text(_sort_value(value))}"'
     attrs += hidden
-    text = html.escape(metric_format(column.key, value))
+    text = html_text(metric_format(column.key, value))
     if column.key == "dataset" and isinstance(value, str):
         short = short_source(value)
         if short != value:
-            text = html.escape(short)
+            text = html_text(short)
             if not verified:  # a published board never shows a local path, even on hover
-                attrs += f' title="{html.escape(value)}"'
+                attrs += f' title="{html_text(value)}"'
     if column.key == "subset" and value:
-        text = f'<span class="badge badge-partial">{html.escape(str(value))}</span>'
+        text = f'<span class="badge badge-partial">{html_text(str(value))}</span>'
 
     if column.key == "kind":
-        text = f'<span class="badge badge-{html.escape(str(value))}">{text}</span>'
+        text = f'<span class="badge badge-{html_text(str(value))}">{text}</span>'
     elif column.key == "partial" and value:
         text = '<span class="badge badge-partial">partial</span>'
     if ci and ci[0] is not None and value is not None:
@@ -251,16 +251,16 @@ def _table(view: TableView, table_id: str, *, verified: bool = False) -> str:
         mark += {JUDGE_LABEL: ' data-sticky="judge"', RANK: ' data-sticky="rank"'}.get(column.key, "")
         heads.append(
             f'<th data-col="{index}" aria-sort="none"{mark}{hidden}><button type="button" title="sort by '
-            f'{html.escape(column.key)}">{html.escape(column.label)}</button></th>'
+            f'{html_text(column.key)}">{html_text(column.label)}</button></th>'
         )
     body = []
     for row_index, row in view.rows:
-        kind = html.escape(str(row.get("kind", "run")))
+        kind = html_text(str(row.get("kind", "run")))
         rank = (view.rank or {}).get(row_index)
         cells = "".join(_cell(row, column, i, rank, verified=verified) for i, column in enumerate(view.columns))
         body.append(f'<tr class="kind-{kind}" data-row="{row_index}">{cells}</tr>')
     chooser = "".join(
-        f'<label><input type="checkbox" data-col="{i}"{" checked" if c.visible else ""}> {html.escape(c.label)}</label>'
+        f'<label><input type="checkbox" data-col="{i}"{" checked" if c.visible else ""}> {html_text(c.label)}</label>'
         for i, c in enumerate(view.columns)
         if c.diagnostic
     )
@@ -268,10 +268,10 @@ def _table(view: TableView, table_id: str, *, verified: bool = False) -> str:
     if view.dimension == "reported":
         title = f"{view.task}: reported in the papers, beside runs on the same released data (never demo data)"
     return (
-        f'<section class="board" id="{html.escape(table_id)}" data-task="{html.escape(view.task)}" '
-        f'data-dimension="{html.escape(view.dimension or "")}">\n'
-        f"<h3>{html.escape(title)} <small>{'ranked by' if view.dimension == 'reported' else 'headline:'} "
-        f"{html.escape(view.headline)} (%)</small></h3>\n"
+        f'<section class="board" id="{html_text(table_id)}" data-task="{html_text(view.task)}" '
+        f'data-dimension="{html_text(view.dimension or "")}">\n'
+        f"<h3>{html_text(title)} <small>{'ranked by' if view.dimension == 'reported' else 'headline:'} "
+        f"{html_text(view.headline)} (%)</small></h3>\n"
         f'<details class="chooser"><summary>More columns (diagnostics, configuration, slices)</summary>{chooser}</details>\n'
         f'<div class="scroll"><table><thead><tr>{"".join(heads)}</tr></thead>\n'
         f"<tbody>\n" + "\n".join(body) + "\n</tbody></table></div>\n</section>"
@@ -287,11 +287,11 @@ def to_html(tables: dict[str, list[dict[str, Any]]], extra: Sequence[tuple[str, 
         boards = "\n".join(_table(view, f"{task}--{view.dimension or 'overall'}", verified=verified) for view in views)
         key = cost_key(rows)
         boards += "\n" + html_section(task, points_from_rows(rows, key), key)
-        sections.append(f'<h2 id="{html.escape(task)}">{html.escape(task)}</h2>\n{boards}')
-    sections += [f'<h2 id="{html.escape(anchor)}">{html.escape(title)}</h2>\n{body}' for anchor, title, body in extra]
+        sections.append(f'<h2 id="{html_text(task)}">{html_text(task)}</h2>\n{boards}')
+    sections += [f'<h2 id="{html_text(anchor)}">{html_text(title)}</h2>\n{body}' for anchor, title, body in extra]
     links = [(t, t) for t in tables] + [(anchor, title) for anchor, title, _ in extra]
-    nav = " · ".join(f'<a href="#{html.escape(a)}">{html.escape(t)}</a>' for a, t in links)
-    return PAGE.format(nav=nav, body="\n".join(sections), css=CSS, js=JS, note=html.escape(provenance_note(verified)))
+    nav = " · ".join(f'<a href="#{html_text(a)}">{html_text(t)}</a>' for a, t in links)
+    return PAGE.format(nav=nav, body="\n".join(sections), css=CSS, js=JS, note=html_text(provenance_note(verified)))
 
 
 CSS = """

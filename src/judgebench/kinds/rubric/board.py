@@ -8,7 +8,6 @@ demo data show `demo` in the dataset column.
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import re
@@ -22,6 +21,7 @@ from judgebench.core.catalogue import RUBRIC_BY_NAME, RUBRIC_HEADLINE
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import is_inside, write_atomic
 from judgebench.core.records import BUILTIN_PREFIX
+from judgebench.core.text import html_text
 from judgebench.kinds.rubric.records import RubricRecord, RubricResult
 from judgebench.kinds.rubric.scoring import agreement
 from judgebench.publish.tables import csv_text, md_escape
@@ -123,7 +123,7 @@ def table_html(rows: list[dict[str, Any]]) -> str:
     """One HTML table of rubric rows, every cell escaped (the rubric page, and the main index.html)."""
 
     def cell(value: Any) -> str:
-        return html.escape("" if value is None else str(value))
+        return html_text("" if value is None else str(value))
 
     head = "".join(f"<th>{cell(c)}</th>" for c in COLUMNS)
     body = "".join("<tr>" + "".join(f"<td>{cell(row.get(c))}</td>" for c in COLUMNS) + "</tr>\n" for row in rows)
@@ -132,7 +132,7 @@ def table_html(rows: list[dict[str, Any]]) -> str:
 
 def to_html(task: str, rows: list[dict[str, Any]]) -> str:
     """A static page: one table, every cell escaped."""
-    name = html.escape(task)
+    name = html_text(task)
     return (f"<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Rubric leaderboard: {name}</title>"
             f"</head><body><h1>Rubric leaderboard: {name}</h1><p>Headline: item-level normalized MAE "
             f"(lower is better).</p>\n{table_html(rows)}</body></html>\n")
