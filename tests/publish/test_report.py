@@ -152,6 +152,24 @@ def test_missing_model_names_leave_out_the_ratings_plot_with_a_reason(tmp_path):
     assert "comparable-strength battles (≤ 100 Elo apart) | skipped: model names missing" in text
 
 
+def test_names_with_control_characters_and_dollars_are_drawn_as_text(tmp_path):
+    """An outside attack: a model name or slice value holding ESC made matplotlib warn `Glyph 27 (\\x1b) missing` with
+    the raw byte on the terminal; the report's names and slices were also drawn without `literal`'s `$` escape."""
+    import warnings
+
+    name = "m1\x1b[31m$x$"
+    ratings = pd.DataFrame({"model": [name, "m2"], "human_value": [1010.0, 990.0], "judge_value": [1005.0, 995.0],
+                            **{f"{who}_{k}": [None, None] for who in ("human", "judge") for k in ("ci_low", "ci_high")}})
+    accuracy = pd.DataFrame({"group": ["subject", "all"], "slice": ["bio\x1b", "all"], "value": [0.6, 0.5],
+                             "ci_low": [0.5, 0.4], "ci_high": [0.7, 0.6], "n": [10, 20], "metric": ["accuracy"] * 2})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report.plot_ratings(ratings, tmp_path / "ratings.png", "t")
+        report.plot_accuracy(accuracy, tmp_path / "accuracy.png", "t")
+    assert not [w for w in caught if "Glyph" in str(w.message) or "\x1b" in str(w.message)], [str(w.message) for w in caught]
+    assert (tmp_path / "ratings.png").read_bytes().startswith(PNG_MAGIC)
+
+
 def test_missing_samples_is_a_user_error(tmp_path):
     with pytest.raises(JudgebenchError, match="samples.jsonl"):
         report.write_report(tmp_path)

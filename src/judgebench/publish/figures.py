@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgebench.core.files import atomic_path
+from judgebench.core.text import visible
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,6 +52,7 @@ def error_bars(frame: pd.DataFrame) -> list[list[float]]:
 
 
 def literal(text: str) -> str:
-    """Text matplotlib draws as it is: a `$` escaped (a model name with two of them was parsed as math, and one
-    like `$\\frac{x$` ended the plot with a ValueError). Text without `$` is unchanged."""
-    return text.replace("$", r"\$")
+    """User text (model names, slice values, exams) drawn as it is: a `$` escaped (a model name with two of them was
+    parsed as math, and one like `$\\frac{x$` ended the plot with a ValueError), and a control character shown as
+    its escape (matplotlib has no glyph for ESC, and its warning printed the raw byte to the terminal)."""
+    return visible(text).replace("$", r"\$")

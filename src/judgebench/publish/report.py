@@ -39,7 +39,7 @@ from judgebench.publish.costplot import (
     plot_points,
     run_point,
 )
-from judgebench.publish.figures import error_bars, figure, import_plotting, save_png
+from judgebench.publish.figures import error_bars, figure, import_plotting, literal, save_png
 from judgebench.publish.summary import format_panel, format_stability, shown_orders
 from judgebench.publish.tables import frame_csv
 from judgebench.scoring.diagnostics import diagnose
@@ -203,7 +203,7 @@ def plot_confusion(frame: pd.DataFrame, path: Path, title: str) -> None:
 
 def plot_accuracy(frame: pd.DataFrame, path: Path, title: str) -> None:
     frame = frame.dropna(subset=["value"]).iloc[::-1]
-    labels = [f"{g}: {s}" if g != "all" else "all" for g, s in zip(frame["group"], frame["slice"])]
+    labels = [literal(f"{g}: {s}") if g != "all" else "all" for g, s in zip(frame["group"], frame["slice"])]
     fig, ax = figure(7.5, 0.3 * len(frame) + 1.5, max(map(len, labels), default=6))
     ax.barh(labels, frame["value"], xerr=error_bars(frame), color="tab:blue", capsize=3, label="judge (95% interval)")
     ax.axvline(0.5, color="black", lw=0.8, ls="--", label="50%")
@@ -226,7 +226,7 @@ def plot_ratings(frame: pd.DataFrame, path: Path, title: str, noun: str = "human
     ax.errorbar(x, y, xerr=err("human"), yerr=err("judge"), fmt="o", color="tab:blue",
                 ecolor="lightgray", capsize=2)
     for model, xi, yi in zip(frame["model"], x, y):
-        ax.annotate(str(model), (xi, yi), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        ax.annotate(literal(str(model)), (xi, yi), fontsize=7, xytext=(3, 3), textcoords="offset points")
     lo, hi = min(x.min(), y.min()), max(x.max(), y.max())
     ax.plot([lo, hi], [lo, hi], color="black", lw=0.8, ls="--")
     ax.set_xlabel(f"rating from {noun} (Elo)")

@@ -18,6 +18,7 @@ from judgebench.core.rundir import REPORT_DIR
 from judgebench.kinds.rubric.records import RubricRecord, RubricResult
 from judgebench.kinds.rubric.run import read_rubric_run
 from judgebench.kinds.rubric.scoring import calibration_records, repeat_agreement_text
+from judgebench.publish.figures import literal
 from judgebench.publish.tables import md_escape
 
 
@@ -72,7 +73,7 @@ def _slice_bias(result: RubricResult, path: Path) -> Path | None:
     values = np.array([b.value for _, b in rows])
     low = np.array([b.value - (b.ci_low if b.ci_low is not None else b.value) for _, b in rows])
     high = np.array([(b.ci_high if b.ci_high is not None else b.value) - b.value for _, b in rows])
-    ax.barh([name for name, _ in rows], values, xerr=[low, high], color=["tab:red" if v > 0 else "tab:blue" for v in values])
+    ax.barh([literal(name) for name, _ in rows], values, xerr=[low, high], color=["tab:red" if v > 0 else "tab:blue" for v in values])
     ax.axvline(0, color="grey", linewidth=1)
     ax.set(xlabel="mean judge - expert points per response (above 0: over-credit)", title="bias per slice")
     return _save(fig, path)
@@ -85,8 +86,8 @@ def _system(result: RubricResult, path: Path) -> Path | None:
     fig, ax = _figure(max(6, 0.9 * len(pairs)), 4.5)
     x = np.arange(len(pairs))
     ax.bar(x - 0.2, [p.expert_total for p in pairs], 0.4, label="expert")
-    ax.bar(x + 0.2, [p.judge_total for p in pairs], 0.4, label=result.config.judge)
-    ax.set_xticks(x, [f"{p.model}\n{p.exam}" for p in pairs], rotation=45, ha="right", fontsize=7)
+    ax.bar(x + 0.2, [p.judge_total for p in pairs], 0.4, label=literal(result.config.judge))
+    ax.set_xticks(x, [f"{literal(p.model)}\n{literal(p.exam)}" for p in pairs], rotation=45, ha="right", fontsize=7)
     verdict = {True: "every pair within", False: "NOT every pair within", None: ""}[result.system.passed]
     ax.set(ylabel="summed points", title=f"model-exam totals: {verdict} {result.system.within_k:g} point(s)")
     ax.legend(fontsize=8)
