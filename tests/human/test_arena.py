@@ -301,6 +301,11 @@ def test_robustness_subset_fits_equal_fits_on_the_subset_and_full_data_correlate
     assert [r["annotators"] for r in rob["subsampling"]] == [4, 5, 6]  # round(0.5 * 7) = 4 (banker's), 5.25, 6.3
     assert {r["left_out"] for r in rob["leave_one_slice_out"]} == {"a", "b"}
     assert all(-1 <= r["spearman"]["mean"] <= 1 for r in rob["subsampling"])
+    # four annotators: 90% of them is round(3.6) = 4, every one: no subsample, no figure (it read 1.000 [1.000, 1.000])
+    four = table[table["annotator"].isin(["u0", "u1", "u2", "u3"])].reset_index(drop=True)
+    rob4 = robustness(four, [], FitOptions(), repeats=4)
+    assert [(r["annotators"], r.get("skipped")) for r in rob4["subsampling"]] == [(2, None), (3, None), (4, "every annotator")]
+    assert "spearman" not in rob4["subsampling"][2]
 
 
 def test_the_win_rate_matrix_of_many_models_is_one_block():

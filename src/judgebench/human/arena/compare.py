@@ -178,6 +178,9 @@ def robustness(table: pd.DataFrame, slice_keys: list[str], opts: FitOptions,
                 keep = rng.choice(annotators, size=size, replace=False)
                 chosen.append(np.zeros(len(annotators), dtype=bool))
                 chosen[-1][keep] = True
+            if size == len(annotators):  # every annotator: the full ranking, a correlation of 1 by construction
+                out["subsampling"].append({"fraction": fraction, "annotators": size, "skipped": "every annotator"})
+                continue  # (drawn all the same: the other shares' draws stay the seed's)
             rows = [_aligned(fit, full_fit.models) for fit in cells.fit_annotators(per_annotator, chosen, opts)]
             out["subsampling"].append({"fraction": fraction, "annotators": size,
                                        **_correlation_summary(full, np.array(rows))})

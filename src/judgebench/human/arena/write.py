@@ -178,7 +178,9 @@ def markdown(s: dict[str, Any]) -> str:
         lines += _voter_test_lines(v.get("tests"))
     rob = s["robustness"]
     lines += ["", "## Robustness of the ranking (Spearman to the full ranking)", ""]
-    lines += [f"- {int(r['fraction'] * 100)}% of annotators ({r['annotators']}), {rob['repeats']} repeats: "
+    lines += [f"- {int(r['fraction'] * 100)}% of annotators ({r['annotators']}): every annotator, so no subsample"
+              if "skipped" in r else
+              f"- {int(r['fraction'] * 100)}% of annotators ({r['annotators']}), {rob['repeats']} repeats: "
               f"mean {_f(r['spearman']['mean'], 3)} [{_f(r['spearman']['ci_low'], 3)}, {_f(r['spearman']['ci_high'], 3)}]"
               for r in rob["subsampling"]]
     lines += [f"- without {md_text(r['slice'])} = {md_cell(r['left_out'])}: {_f(r['spearman'], 3)}" for r in rob["leave_one_slice_out"]]
