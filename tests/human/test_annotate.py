@@ -31,6 +31,14 @@ def test_markdown_escapes_everything_and_adds_only_its_own_tags() -> None:
     assert "'" not in markdown("it's \"quoted\"").replace("&#x27;", "")  # quotes escaped too: no attribute break-out
 
 
+def test_citation_markers_become_superscripts_in_text_only() -> None:
+    """An outside attack: `[1]` was replaced after rendering everywhere, inside a code block's class attribute and
+    in code too (`a[1]` in a Python answer showed a citation)."""
+    out = markdown("As shown [1].\n\n```[1]\nx = a[1]\n```\n\nAlso `b[1]`.\n\n[1] Smith 2024. A.")
+    assert out.count("<sup class=\"cite\">[1]</sup>") == 1 and "x = a[1]" in out and "<code>b[1]</code>" in out
+    assert 'class="language-[1]"' in out
+
+
 def test_an_ordinary_link_or_image_renders_as_its_text_on_the_served_page(tmp_path: Path) -> None:
     """An outside attack: one plain Markdown link in an answer, or in --guidelines, made every page that showed it
     fail with HTTP 500 (the link rule was bound to markdown-it's renderer as a method and took one argument too

@@ -90,7 +90,7 @@ def markdown(text: str) -> str:
     latex = re.sub(r"\\\((.+?)\\\)", lambda m: f"${m.group(1)}$", latex, flags=re.S)
     rendered = _parser().render(latex)
     if refs:
-        rendered = _MARKER.sub(lambda m: f"<sup class='cite'>[{m.group(1)}]</sup>", rendered)
+        rendered = _cite_markers(rendered)
         items = "".join(f"<li value='{n}'>{_inline_md(t)}</li>" for n, t in refs)
         rendered += f"<section class='references'><h5>References</h5><ol>{items}</ol></section>"
     # headings sit below the page's own
@@ -100,6 +100,21 @@ def markdown(text: str) -> str:
     # quotes in text escaped as well, as html.escape does: the output is safe even inside an attribute
     return "".join(part if part.startswith("<") else part.replace('"', "&quot;").replace("'", "&#x27;")
                    for part in re.split(r"(<[^>]*>)", clean))
+
+
+def _cite_markers(rendered: str) -> str:
+    """`[1]` markers in the rendered text as superscripts: in text only, never inside a tag (a code block's
+    `class` attribute had taken one) nor in code, where `[1]` is what the answer wrote."""
+    out, in_code = [], 0
+    for part in re.split(r"(<[^>]*>)", rendered):
+        if part.startswith("<"):
+            tag = re.match(r"</?(\w+)", part)
+            if tag and tag.group(1) in ("code", "pre"):
+                in_code += -1 if part.startswith("</") else 1
+            out.append(part)
+        else:
+            out.append(part if in_code else _MARKER.sub(lambda m: f"<sup class='cite'>[{m.group(1)}]</sup>", part))
+    return "".join(out)
 
 
 def _inline_md(text: str) -> str:
