@@ -189,6 +189,20 @@ def test_python_numbers_are_the_configuration_the_command_line_gives(tmp_path: P
             judgebench.evaluate("sciarena_eval", "openai/m", output_path=tmp_path / "x", demo=True, judge_args=bad)
 
 
+def test_two_prompt_templates_of_one_judge_are_labelled_by_their_names(tmp_path: Path, capsys) -> None:
+    """An outside check: two configurations differing only in their prompt were labelled by hashes alone
+    (`... #cc14bef1`, `... #b92e1cea`); unreadable without the table's every column."""
+    prompts = Path(__file__).resolve().parents[2] / "prompts"
+    custom = tmp_path / "my_sci.yaml"
+    text = (prompts / "sciarena_pairwise.yaml").read_text()
+    custom.write_text(text.replace("name: sciarena_pairwise", "name: my_sci", 1).replace("{{ question }}", "Q: {{ question }}", 1))
+    for folder, extra in (("bundled", []), ("custom", ["--prompt", str(custom)])):
+        assert main([*BASE, "--judge", "builtin/longer", "--output-path", str(tmp_path / folder), *extra]) == 0
+    tables, _ = collect_tables([tmp_path / "bundled", tmp_path / "custom"])
+    labels = sorted(r["label"] for r in tables["sciarena_eval"] if r["judge"] == "builtin/longer")
+    assert labels == ["builtin/longer [prompt=my_sci]", "builtin/longer [prompt=sciarena_pairwise]"]
+
+
 def test_a_cached_rerun_reports_the_same_cost_as_the_first_run(tmp_path: Path, capsys) -> None:
     price = "input_cost_per_mtok=1.5,output_cost_per_mtok=6"
     with FakeOpenAIServer(Behaviour(answer="@hash")) as server:

@@ -137,8 +137,9 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
         "name": config.judge_name,
         "judge_args": args_text(config.judge_args, limit=200) or None,
         "config_hash": config_hash_of(config),
-        ARGS_KEY: {**answer_args(config.judge_args), **({"reask": config.reask} if config.reask else {})},  # for
-        # label_rows (what tells two configurations of one model apart); removed once the labels are made
+        ARGS_KEY: {**answer_args(config.judge_args), **({"reask": config.reask} if config.reask else {}),
+                   "prompt": config.prompt_template},  # for label_rows (what tells two configurations of one model
+        # apart: `[prompt=my_sci]` when the template names differ); removed once the labels are made
         "dataset": _dataset_label(result),
         "task_version": config.task_version,
         "prompt": f"{config.prompt_template}@{config.prompt_template_hash[:10]}",
@@ -213,8 +214,9 @@ ARGS_KEY = "_answer_args"
 
 def label_rows(rows: list[dict[str, Any]]) -> None:
     """Make every run row's `label` distinct within its table: rows sharing a label (one model id, no
-    name) get the arguments that differ between them (`openai/o4-mini [reasoning_effort=high]`), then,
-    if still alike, their configuration hash (`#1a2b3c4d`)."""
+    name) get the arguments (and prompt template names) that differ between them (`openai/o4-mini
+    [reasoning_effort=high]`, `openai/gpt-4.1 [prompt=my_sci]`), then, if still alike, their configuration hash
+    (`#1a2b3c4d`)."""
     runs = [row for row in rows if ARGS_KEY in row]
     by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in runs:
