@@ -400,6 +400,21 @@ def test_an_edit_that_reaches_a_few_prompts_fails_the_replay_gate(tmp_path, caps
     assert compare_runs(RECORDINGS / "sciarena_eval", RECORDINGS / "sciarena_eval").gate_failure(0) is None
 
 
+def test_a_replay_on_more_examples_than_its_baseline_passes_on_the_baselines(tmp_path, capsys):
+    """A second attack: a baseline of 10 examples replayed on all 48 failed the gate ("76 of the candidate's judgments
+    had no recorded answer"): the unrecorded ones were the examples the baseline never held, which the gate does not
+    compare (a candidate on more examples is paired on the baseline's)."""
+    baseline, candidate = tmp_path / "baseline", tmp_path / "candidate"
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--limit", "10",
+                 "--output-path", str(baseline), "--quiet"]) == 0
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", f"replay/{baseline}", "--demo", "--max-retries", "0",
+                 "--output-path", str(candidate), "--quiet"]) == 0
+    comparison = compare_runs(baseline, candidate)
+    assert comparison.candidate.unrecorded == 0 and comparison.examples == 10 and comparison.gate_failure(1) is None
+    capsys.readouterr()
+    assert main(["compare", str(baseline), str(candidate), "--fail-if-worse-by", "1"]) == 0
+
+
 def test_a_replay_of_a_run_made_with_another_prompt_is_warned_of_before_any_call(tmp_path, capsys):
     """An outside check: the guide's CI job replayed a baseline made with --prompt FILE without it; every prompt
     was unrecorded and the gate failed with no edit at all. `run` now says so first."""

@@ -50,7 +50,7 @@ class Side:
     order_consistency: float | None
     invalid_rate: float
     failed_rate: float
-    unrecorded: int  # replay judgments that had no recorded answer
+    unrecorded: int  # replay judgments of the paired examples that had no recorded answer
 
 
 @dataclass
@@ -279,8 +279,10 @@ def _verdict_changes(pairs: list[Pair], *, multi: bool) -> list[str]:
 
 
 def _side(run_dir: Path, result: RunResult, records: list[JudgmentRecord], table: dict, common: list[Key], value: float) -> Side:
-    """One run's figures over the paired examples."""
+    """One run's figures over the paired examples (unrecorded replay answers too: a candidate on more examples than
+    the baseline has no recording for the others, and is compared on the baseline's)."""
     rows = [table[key] for key in common]
+    paired = set(common)
     expected = sum(int(row["n_expected"]) for row in rows)
     both = sum(bool(row.get("both_answered")) for row in rows)
     agree = sum(float(row["agree"]) for row in rows if row.get("both_answered"))
@@ -293,7 +295,7 @@ def _side(run_dir: Path, result: RunResult, records: list[JudgmentRecord], table
         order_consistency=agree / both if both else None,
         invalid_rate=sum(int(row["n_invalid"]) for row in rows) / expected if expected else 0.0,
         failed_rate=sum(int(row["n_failed"]) for row in rows) / expected if expected else 0.0,
-        unrecorded=sum(failure_of(r) == "unrecorded" for r in records),
+        unrecorded=sum(failure_of(r) == "unrecorded" for r in records if (r.example_id, r.dimension) in paired),
     )
 
 
