@@ -166,6 +166,25 @@ def _run_request(**options: Any) -> RunRequest:
     return RunRequest(output_path=output_path, judge_args=judge_args, include_paths=include_paths, runner=runner, **options)
 
 
+def _shown_setting(key: str, value: str) -> str:
+    """A sweep value as its folder name and table rows show it: a URL's userinfo and query values as ***. A key that
+    holds a secret (api_key, a header: every header value is one) or a value holding one (a JSON object with an
+    api_key inside) is refused: each value would name a folder and a table row (an outside attack: keys in clear)."""
+    from judgebench.core.secrets import is_secret_name, redact_value
+    from judgebench.judges.args import convert_judge_args
+
+    advice = "run each setting with judge_args (--judge-args) instead"
+    args, headers = convert_judge_args({key: value})
+    if is_secret_name(key) or headers:
+        raise JudgebenchError(f"sweep: {key} holds a secret, and a sweep writes its values into folder names and "
+                              f"tables; {advice}")
+    typed = next(iter(args.values()), value)
+    if isinstance(typed, (dict, list)) and redact_value(typed) != typed:
+        raise JudgebenchError(f"sweep: a value of {key} holds a secret (a key named like one), and a sweep writes its "
+                              f"values into folder names and tables; {advice}")
+    return str(redact_value(value))
+
+
 def _told(on_warning: Callable[[str], None] | None) -> Callable[[str], None]:
     """Where a call's warnings go: the caller's `on_warning`, else Python's warnings module (JudgebenchWarning,
     shown once per message by the default filters)."""
@@ -336,16 +355,12 @@ def sweep(
     in `output_path`. Returns sweep.json's rows; `on_run` gets each setting's RunSummary; `options` are
     `evaluate`'s. Stops after a setting that stopped early (its row says why)."""
     from judgebench.core.rundir import SAMPLES_FILE, read_samples
-    from judgebench.core.secrets import is_secret_name, redact_value
     from judgebench.publish.sweep import setting_folder, sweep_row, write_sweep
 
     settings = [str(v) for v in _many(values, "sweep", "values")]
     if not settings or len(set(settings)) != len(settings):
         raise JudgebenchError(f"sweep: give distinct values of {key}")
-    if is_secret_name(key):  # each value would name a folder and a table row (an outside attack: keys in clear)
-        raise JudgebenchError(f"sweep: {key} holds a secret, and a sweep writes its values into folder names and "
-                              "tables; run each setting with judge_args (--judge-args) instead")
-    shown = {value: str(redact_value(value)) for value in settings}  # a URL's userinfo and query values: ***
+    shown = {value: _shown_setting(key, value) for value in settings}  # a URL's userinfo and query values: ***
     folders: dict[str, str] = {}
     for value in settings:  # two values one folder: the later run replaced the earlier's (an outside attack)
         if (twin := folders.setdefault(setting_folder(key, shown[value]), value)) != value:

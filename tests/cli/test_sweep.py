@@ -80,6 +80,12 @@ def test_a_sweep_writes_no_secret_and_no_markup(tmp_path: Path, capsys) -> None:
                 "--max-retries", "0", "--cache-dir", str(tmp_path / "cache"), "--output-path", str(out)]
         assert main([*base, "--judge-args", f"api_base={server.api_base}", "--sweep", "api_key=sk-SWEEPSECRET1,sk-SWEEPSECRET2"]) == 2
         assert "sweep: api_key holds a secret" in capsys.readouterr().err and not out.exists()
+        # a second attack: header values (every one is a secret) and a JSON value with a key inside went through
+        for sweep, says in (("extra_headers.X-Tenant=HDRSECRET1,HDRSECRET2", "sweep: extra_headers.X-Tenant holds a secret"),
+                            ("header.X-Project=HDRSECRET3,HDRSECRET4", "sweep: header.X-Project holds a secret"),
+                            ('extra_body={"api_key":"BODYSECRET1"},{"top_k":3}', "sweep: a value of extra_body holds a secret")):
+            assert main([*base, "--judge-args", f"api_base={server.api_base},api_key=sk-t", "--sweep", sweep]) == 2
+            assert says in capsys.readouterr().err and not out.exists()
         secret_url = server.api_base.replace("http://", "http://u:SWEEPPASS@") + "?key=SWEEPQUERY"
         assert main([*base, "--judge-args", "api_key=sk-t", "--sweep", f"api_base={secret_url},{server.api_base}"]) == 0
         printed = "".join(capsys.readouterr())
