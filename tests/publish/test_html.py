@@ -387,6 +387,26 @@ def test_report_and_arena_tables_get_the_same_formula_guard(tmp_path):
             assert not any(cell[:1] in ("=", "@") for cell in row), (name, row)
 
 
+def test_the_cost_table_csv_and_plot_take_the_same_guards():
+    """A second attack: the cost-vs-accuracy CSV kept `=HYPERLINK(...)`, its HTML table a U+202E, and its plot drew a
+    name `a$\\frac{x$` as math (a ValueError ended `leaderboard`) and an ESC (a raw byte in matplotlib's warning)."""
+    import warnings
+
+    from judgebench.core.text import csv_text
+    from judgebench.publish.costplot import CostPoint, html_section, points_csv
+
+    points = [CostPoint("=HYPERLINK(\"http://evil.example\")", 60.0, 50.0, 70.0, 0.5),
+              CostPoint("evil\u202etxt.exe \x1b[31m a$\\frac{x$", 55.0, None, None, 0.2, pareto=True)]
+    assert points_csv(points).splitlines()[1].startswith('"\'=HYPERLINK(')
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        section = html_section("sciarena_eval", points, "accuracy")
+    assert "\u202e" not in section and "\x1b" not in section and "evil\\u202etxt.exe" in section
+    assert not [w for w in caught if "Glyph" in str(w.message)]
+    assert [csv_text(v) for v in ("-0.5", "-1..-0.5", "+0.1..+0.25", "-2+3", "+1-1", "1 2")] == [
+        "-0.5", "-1..-0.5", "+0.1..+0.25", "'-2+3", "'+1-1", "1 2"]  # numbers and bins compute nothing; sums do
+
+
 def _is_number(cell: str) -> bool:
     try:
         float(cell)

@@ -1,5 +1,5 @@
 """The one escape of user-supplied text for each place it is shown: Markdown (`md_cell`, `md_text`), HTML
-(`html_text`) and the terminal (`term_text`). Model names, judge ids, slice values and annotator ids come from files
+(`html_text`), CSV (`csv_text`) and the terminal (`term_text`). Model names, judge ids, slice values and annotator ids come from files
 anyone can write: raw, a `|` or newline forges a table row, `<img onerror=...>` or `[x](javascript:...)` becomes live
 on a rendered page, and ESC/BEL sequences repaint or retitle a terminal."""
 
@@ -55,6 +55,23 @@ def html_text(value: Any) -> str:
     """Text safe in an HTML element or a quoted attribute: `visible` (no control or bidi character reorders or hides
     what a page shows: a name `safe\u202etxt.exe` read reversed), then escaped."""
     return html.escape(visible(str(value)))
+
+
+LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
+NUMBER_OR_RANGE = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)(\.\.[-+]?(\d+\.?\d*|\.\d+))?")  # -0.5, a bin -1..-0.5
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def csv_text(value: Any) -> Any:
+    """A CSV text cell on one line (line breaks become spaces, so no cell starts a forged row) and never a
+    spreadsheet formula (a leading `'`): the one guard of every CSV judgebench writes. A number or a bin of two
+    (`-0.5`, `-1..-0.5`) stays as written: it computes nothing (`-2+3` would, and is guarded)."""
+    if not isinstance(value, str):
+        return value
+    value = LINE_BREAKS.sub(" ", value)
+    if NUMBER_OR_RANGE.fullmatch(value):
+        return value
+    return "'" + value if value.lstrip(" ")[:1] in FORMULA_START else value
 
 
 def term_text(value: Any, limit: int = 300) -> str:

@@ -13,7 +13,6 @@ runs and the built-in baselines (no paid calls) are left out, and the section sa
 from __future__ import annotations
 
 import base64
-import html
 import io
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,8 @@ from typing import Any
 
 from judgebench.core.files import atomic_path
 from judgebench.core.records import RunResult
-from judgebench.core.text import md_text
+from judgebench.core.text import csv_text, html_text, md_text
+from judgebench.publish.figures import literal
 
 PLOT_STEM = "cost_accuracy"
 
@@ -113,7 +113,7 @@ def png_bytes(points: list[CostPoint], title: str, headline: str) -> bytes:
                     label="judge (95% interval)" if number == 0 else None)
         right = len(points) > 1 and p.cost_per_100 > middle  # names of the dearer half written leftwards: never clipped
         offset = ((-5 if right else 5), (6 if number % 2 == 0 else -11))  # alternate heights: neighbours do not overlap
-        ax.annotate(p.judge, (p.cost_per_100, p.headline), textcoords="offset points", xytext=offset, fontsize=7,
+        ax.annotate(literal(p.judge), (p.cost_per_100, p.headline), textcoords="offset points", xytext=offset, fontsize=7,
                     ha="right" if right else "left")
     ax.axhline(50, color="#8c959f", linestyle=":", linewidth=1, label="50% (a coin flip on A/B)")
     front = sorted((p for p in points if p.pareto), key=lambda p: p.cost_per_100)
@@ -134,7 +134,7 @@ def png_bytes(points: list[CostPoint], title: str, headline: str) -> bytes:
 def points_csv(points: list[CostPoint]) -> str:
     lines = ["judge,headline_pct,ci_low,ci_high,cost_per_100_comparisons_usd,pareto"]
     for p in points:
-        judge = '"' + p.judge.replace('"', '""') + '"'
+        judge = '"' + csv_text(p.judge).replace('"', '""') + '"'  # (a judge's display name: the formula guard)
         lines.append(f"{judge},{p.headline},{_blank(p.ci_low)},{_blank(p.ci_high)},{p.cost_per_100},{str(p.pareto).lower()}")
     return "\n".join(lines) + "\n"
 
@@ -154,17 +154,17 @@ def html_section(task: str, points: list[CostPoint], headline: str) -> str:
     """The index.html section of one task: the plot and its points, or why it is not drawn."""
     title = '<h3>Cost vs accuracy <small>headline with 95% CI against cost per 100 comparisons; Pareto front marked</small></h3>'
     if not points:
-        return f'{title}\n<p class="legend">{html.escape(NOT_DRAWN)}.</p>'
+        return f'{title}\n<p class="legend">{html_text(NOT_DRAWN)}.</p>'
     rows = "".join(
-        f"<tr><td>{html.escape(p.judge)}</td><td>{p.headline:.2f}{_ci(p)}</td><td>{p.cost_per_100:.4f}</td>"
+        f"<tr><td>{html_text(p.judge)}</td><td>{p.headline:.2f}{_ci(p)}</td><td>{p.cost_per_100:.4f}</td>"
         f"<td>{'yes' if p.pareto else ''}</td></tr>"
         for p in sorted(points, key=lambda p: p.cost_per_100)
     )
     # embedded, so the page stays one self-contained file (the PNG is also written beside it)
     src = "data:image/png;base64," + base64.b64encode(png_bytes(points, f"{task}: cost vs accuracy", headline)).decode()
     return (
-        f'{title}\n<img src="{src}" alt="cost vs accuracy, {html.escape(task)}" width="640">\n'
-        f"<table><thead><tr><th>judge</th><th>{html.escape(headline)} (%) [95% CI]</th>"
+        f'{title}\n<img src="{src}" alt="cost vs accuracy, {html_text(task)}" width="640">\n'
+        f"<table><thead><tr><th>judge</th><th>{html_text(headline)} (%) [95% CI]</th>"
         f"<th>USD per 100 comparisons</th><th>Pareto front</th></tr></thead><tbody>{rows}</tbody></table>"
     )
 

@@ -8,14 +8,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import write_atomic
-from judgebench.core.text import md_cell
+from judgebench.core.text import csv_text, md_cell
 from judgebench.publish.board import TASK_NAME_RE, managed_board
 from judgebench.publish.costplot import (
     PLOT_STEM,
@@ -190,22 +189,6 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
-LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
-ARITHMETIC_ONLY = re.compile(r"[-+0-9. ]+")
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-
-
-def csv_text(value: Any) -> Any:
-    """A text cell on one line (line breaks become spaces, so no cell starts a forged row) and never a formula:
-    the one guard of every CSV judgebench writes (`to_csv`, `frame_csv`, the rubric board's)."""
-    if not isinstance(value, str):
-        return value
-    value = LINE_BREAKS.sub(" ", value)
-    if ARITHMETIC_ONLY.fullmatch(value):  # digits, signs and dots (a bin `-1..-0.5`): no formula that reaches anything
-        return value
-    return "'" + value if value.lstrip(" ")[:1] in FORMULA_START else value
-
-
 def frame_csv(frame: pd.DataFrame, *, index: bool = False) -> str:
     """A table's CSV (numbers to 6 significant digits) with `csv_text`'s guard on its text cells, its column names
     and, when written, its index labels: model names, slice values and annotator ids come from files anyone can
@@ -218,7 +201,7 @@ def frame_csv(frame: pd.DataFrame, *, index: bool = False) -> str:
             safe[column] = safe[column].map(csv_text)
     safe.columns = [csv_text(c) for c in safe.columns]
     if index:
-        safe.index = safe.index.map(csv_text)
+        safe.index = safe.index.map(csv_text).rename(csv_text(safe.index.name))
     return safe.to_csv(index=index, float_format="%.6g")
 
 

@@ -21,10 +21,10 @@ from judgebench.core.catalogue import RUBRIC_BY_NAME, RUBRIC_HEADLINE
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import is_inside, write_atomic
 from judgebench.core.records import BUILTIN_PREFIX
-from judgebench.core.text import html_text
+from judgebench.core.text import csv_text, html_text
 from judgebench.kinds.rubric.records import RubricRecord, RubricResult
 from judgebench.kinds.rubric.scoring import agreement
-from judgebench.publish.tables import csv_text, md_escape
+from judgebench.publish.tables import md_escape
 from judgebench.publish.verify import DEFAULT_MIN_COVERAGE
 from judgebench.stats.paired import PairedTest, paired_bootstrap_ci, paired_test
 
@@ -114,7 +114,7 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=COLUMNS, extrasaction="ignore")
     writer.writeheader()
-    for row in rows:  # a cell that would run as a formula in a spreadsheet is text (the one guard: tables.csv_text)
+    for row in rows:  # a cell that would run as a formula in a spreadsheet is text (the one guard: core/text.csv_text)
         writer.writerow({c: csv_text(v) for c, v in row.items()})
     return out.getvalue()
 

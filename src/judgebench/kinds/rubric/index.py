@@ -7,10 +7,10 @@ pairwise one (agreement, higher is better) are not comparable figures.
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from judgebench.core.errors import JudgebenchError
+from judgebench.core.text import html_text
 from judgebench.kinds.rubric.board import check_table_paths, leaderboard_rows, table_html, write_tables
 from judgebench.kinds.rubric.run import is_rubric_run, read_rubric_run
 from judgebench.publish.leaderboard import find_results
@@ -32,7 +32,7 @@ def rubric_sections(run_dirs: list[Path], warnings: list[str]) -> tuple[dict[str
     tables = rubric_tables(run_dirs, warnings)
     sections = []
     for task, rows in sorted(tables.items()):
-        name = html.escape(task)
+        name = html_text(task)
         links = " · ".join(f'<a href="{SUBFOLDER}/{name}.{ext}">{ext}</a>' for ext in ("html", "md", "csv", "json"))
         intro = (f'<p class="legend">Rubric judges (graded against expert scores). Headline: item-level '
                  f'normalized MAE, lower is better, with its 95% interval. Tables: {links}</p>')
