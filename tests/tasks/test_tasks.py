@@ -85,6 +85,17 @@ def test_a_csv_column_named_twice_is_refused_in_a_file_and_in_a_folder(tmp_path)
     assert f"{folder / 'extra.CSV'}: row 1" in _error(load_examples, spec, dataset_path=str(folder))
     (folder / "extra.CSV").unlink()
     assert [e.labels["overall"] for e in load_examples(spec, dataset_path=str(folder)).examples] == ["A", "B"]
+    # a second attack: a byte-order mark hid a repeat of the first column; trailing empty header cells (which
+    # spreadsheets export) were refused as "column '' appears twice"
+    first = next(iter(frame.columns))
+    bom = tmp_path / "bom.csv"
+    lines = frame.to_csv(index=False).splitlines()
+    bom.write_text("\ufeff" + "\n".join([lines[0] + f",{first}", *(line + ",x" for line in lines[1:])]) + "\n",
+                   encoding="utf-8")
+    assert f"column '{first}' appears twice" in _error(load_examples, spec, dataset_path=str(bom))
+    trailing = tmp_path / "trailing.csv"
+    trailing.write_text(frame.to_csv(index=False).replace("\n", ",,\n"), encoding="utf-8")
+    assert [e.labels["overall"] for e in load_examples(spec, dataset_path=str(trailing)).examples] == ["A", "B"]
 
 
 def test_fingerprint_is_stable_and_content_sensitive(tmp_path):

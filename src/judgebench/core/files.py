@@ -244,8 +244,10 @@ def parse_json_object(line: str, where: str) -> dict[str, Any]:
 
 def check_csv_header(header: list[str], where: str) -> None:
     """Refuse a CSV header that names a column twice (a reader would keep one of the two silently: pandas the
-    first, csv.DictReader the last), naming the column."""
-    repeated = next((name for name in header if header.count(name) > 1), None)
+    first, csv.DictReader the last), naming the column. A byte-order mark is no part of the first name (pandas drops
+    it); empty names (a spreadsheet's trailing empty cells) name no column."""
+    names = [name.lstrip("\ufeff") if i == 0 else name for i, name in enumerate(header)]
+    repeated = next((name for name in names if name.strip() and names.count(name) > 1), None)
     if repeated is not None:
         raise JudgebenchError(f"{where}: row 1 (the header): column '{one_line(repeated, 80)}' appears twice "
                               "(which one is meant?)")
