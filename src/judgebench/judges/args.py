@@ -136,9 +136,12 @@ def _typed(name: str, value: Any) -> Any:
     if is_boolean(value) or not isinstance(value, numbers.Real):
         kind = "an integer" if name in INT_ARGS else "a number"
         raise JudgebenchError(f"--judge-args {name}={one_line(repr(value), 80)}: expected {kind}")
+    if isinstance(value, numbers.Integral):
+        number = _json_value(name, value)  # past 64 bits: one line (float() of it raised OverflowError)
+        return number if name in INT_ARGS else float(number)
     if name in FLOAT_ARGS:
         return float(value)
-    if isinstance(value, numbers.Integral) or float(value).is_integer():
+    if math.isfinite(value) and float(value).is_integer():
         return int(value)
     raise JudgebenchError(f"--judge-args {name}={value!r}: expected an integer")
 
