@@ -203,6 +203,9 @@ def test_a_task_yaml_path_that_does_not_exist_is_said_to_be_missing(tmp_path):
     folder = tmp_path / "odd.yaml"
     folder.mkdir()
     assert "not a regular file" in _error(get_task, str(folder))
+    from judgebench.kinds.rubric.spec import get_rubric_task  # the rubric kind's tasks too (a second attack)
+
+    assert _error(get_rubric_task, str(tmp_path / "nope.yaml")).startswith(f"task {tmp_path / 'nope.yaml'}: no such file")
 
 
 def test_missing_local_file_is_an_error(tmp_path):

@@ -26,6 +26,7 @@ from judgebench.core.files import (
     open_regular,
     read_json_objects,
     regular_text,
+    why_not_a_file,
 )
 from judgebench.core.records import Strict
 from judgebench.core.resources import tasks_dir
@@ -145,7 +146,10 @@ def get_rubric_task(name: str, include_paths: Iterable[Path] = (), *, allow_path
     path = found.get(name)
     if path is None:
         candidate = Path(name)
-        if allow_path and candidate.suffix in (".yaml", ".yml") and candidate.is_file():
+        if allow_path and candidate.suffix in (".yaml", ".yml"):
+            if not candidate.is_file():  # a path: say what is wrong with it (as get_task does)
+                raise JudgebenchError(f"task {name}: {why_not_a_file(candidate)} (a rubric task is a name from "
+                                      "`judgebench tasks` or the path of a task YAML)")
             return load_rubric_task_file(candidate)
         if name in task_files(include_paths):  # a pairwise task: the command that runs it (as run does the reverse)
             raise JudgebenchError(f"task {name} is a pairwise task; run it with `judgebench run --tasks {name}`")
