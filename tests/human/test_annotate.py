@@ -242,6 +242,9 @@ def test_a_new_link_replaces_a_lost_or_leaked_one(tmp_path: Path, capsys) -> Non
     assert main(["annotate", "--db", str(db), "--new-link", "nobody"]) == 2
     assert "--new-link nobody: no annotator of that name in" in capsys.readouterr().err
     assert main(["annotate", "--db", str(db), "--new-link", "ann", "--target-votes", "5"]) == 2
+    capsys.readouterr()
+    assert main(["annotate", "--db", str(db), "--new-link", "ann", "--admin"]) == 2  # (taken and ignored: an attack)
+    assert "--admin and --expertise go with --add-annotator" in capsys.readouterr().err
 
 
 def test_repeat_is_served_by_the_server_and_exported_apart(tmp_path: Path) -> None:

@@ -81,6 +81,8 @@ def cmd_annotate(args: argparse.Namespace) -> int:
 
         inputs = [Path(path) for path in (args.source, args.db, args.guidelines) if path]
         refuse_output_over_inputs([("--export", path) for path in exported_files(args.export)], inputs)
+    if (args.admin or args.expertise.strip()) and not args.add_annotator:  # (taken, and ignored: an attack)
+        raise JudgebenchError("--admin and --expertise go with --add-annotator (a new link keeps the annotator's own)")
     if args.add_annotator or args.new_link or args.export:
         _no_serving_flags(args)
     store = Store(args.db)
