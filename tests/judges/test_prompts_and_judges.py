@@ -49,6 +49,19 @@ def test_template_hash_changes_with_the_file(tmp_path):
     assert load_prompt(str(copy)).sha256 != original.sha256
 
 
+def test_a_checkout_path_to_a_bundled_prompt_names_the_bundled_template(tmp_path, monkeypatch):
+    """A new user: confidence.md's `--prompt prompts/pairwise_confidence.yaml`, run outside the checkout, said only
+    where it looked."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(JudgebenchError) as info:
+        load_prompt("prompts/pairwise_confidence.yaml")
+    assert str(info.value).endswith("; the bundled template is --prompt pairwise_confidence")
+    assert load_prompt("pairwise_confidence").name == "pairwise_confidence"
+    with pytest.raises(JudgebenchError) as info:
+        load_prompt("prompts/nothing_like_it.yaml")
+    assert "bundled template" not in str(info.value)
+
+
 def test_bad_templates_are_one_line_errors(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("user: 'Compare {{ question '\n")
