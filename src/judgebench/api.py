@@ -185,6 +185,20 @@ def _shown_setting(key: str, value: str) -> str:
     return str(redact_value(value))
 
 
+def _refuse_one_setting_twice(key: str, settings: list[str]) -> None:
+    """Two values that are one setting once typed (`temperature=0,0.0`: both 0.0, one configuration) are refused:
+    the sweep would pay for the same runs twice and draw two identical rows."""
+    import json
+
+    from judgebench.judges.args import convert_judge_args
+
+    seen: dict[str, str] = {}
+    for value in settings:
+        typed = json.dumps(convert_judge_args({key: value})[0].get(key), sort_keys=True)
+        if (twin := seen.setdefault(typed, value)) != value:
+            raise JudgebenchError(f"sweep: values {twin!r} and {value!r} of {key} are one setting ({typed})")
+
+
 def _told(on_warning: Callable[[str], None] | None) -> Callable[[str], None]:
     """Where a call's warnings go: the caller's `on_warning`, else Python's warnings module (JudgebenchWarning,
     shown once per message by the default filters)."""
@@ -361,6 +375,7 @@ def sweep(
     if not settings or len(set(settings)) != len(settings):
         raise JudgebenchError(f"sweep: give distinct values of {key}")
     shown = {value: _shown_setting(key, value) for value in settings}  # a URL's userinfo and query values: ***
+    _refuse_one_setting_twice(key, settings)
     folders: dict[str, str] = {}
     for value in settings:  # two values one folder: the later run replaced the earlier's (an outside attack)
         if (twin := folders.setdefault(setting_folder(key, shown[value]), value)) != value:

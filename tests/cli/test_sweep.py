@@ -53,6 +53,9 @@ def test_sweep_refuses_several_judges_and_a_key_given_twice(tmp_path: Path, caps
     assert main([*base, "--judge", "openai/m", "--judge-args", "temperature=0", "--sweep", "temperature=0,1"]) == 2
     err = capsys.readouterr().err
     assert "one task and one judge" in err and "also in --judge-args" in err
+    # a new user: `temperature=0,0.0` ran one configuration twice (two folders, one hash, two identical rows)
+    assert main([*base, "--judge", "openai/m", "--judge-args", "api_key=x", "--sweep", "temperature=0,0.0"]) == 2
+    assert "sweep: values '0' and '0.0' of temperature are one setting (0.0)" in capsys.readouterr().err
     # an outside attack: 'a/b' and 'a-b' (or '.' and '..') are one folder; the second run replaced the first
     for values in ("a/b,a-b", ".,.."):
         assert main([*base, "--judge", "openai/m", "--judge-args", "api_key=x", "--sweep", f"user={values}"]) == 2
