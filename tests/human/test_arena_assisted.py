@@ -62,6 +62,7 @@ def test_assisted_ratings_on_the_demo_votes(tmp_path, capsys, judge_run):
     assert "## Judge-assisted ratings: synthetic/length-biased" in md and "## Votes needed" in md
     printed = capsys.readouterr().out
     assert "judge-assisted (synthetic/length-biased):" in printed and "votes needed (human only)" in printed
+    assert f"    stratified by subject (4 strata): worth {st['effective_human_pairs']:.1f} voted pairs" in printed
 
 
 def test_judge_run_on_the_voted_pairs_only_skips_the_assisted_section(tmp_path, capsys):

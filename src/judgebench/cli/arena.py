@@ -326,6 +326,10 @@ def cmd_arena(args: argparse.Namespace) -> int:
               f"lambda {a['lambda']:.2f}, interval width x{a['width_ratio']:.2f} of human-only, worth "
               f"{a['effective_human_pairs']:.0f} voted pairs (~{a['effective_human_votes']:.0f} votes; "
               f"{c['labelled_votes']} votes used)")
+        if "stratified" in a:  # what --strata asked for (a new user read only the unstratified figure above)
+            st = a["stratified"]
+            print(f"    stratified by {term_text(st['slice'])} ({len(st['strata'])} strata): worth "
+                  f"{st['effective_human_pairs']:.1f} voted pairs")
     if "votes_needed" in s:
         v = s["votes_needed"]
         for curve in v["curves"]:
