@@ -206,9 +206,16 @@ def _told(on_warning: Callable[[str], None] | None) -> Callable[[str], None]:
 
 
 def _python_warning(message: str) -> None:
+    """The warning, attributed to the caller's own line (the first frame outside judgebench), so that the warnings
+    module's filters by module and its "once per location" see the caller's code."""
+    import sys
     import warnings
 
-    warnings.warn(message, JudgebenchWarning, stacklevel=2)
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, JudgebenchWarning, stacklevel=level)
 
 
 def _path(value: Any, call: str, name: str) -> Path:

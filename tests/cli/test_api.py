@@ -51,6 +51,7 @@ def test_warnings_reach_a_python_caller_without_on_warning(tmp_path):
     with pytest.warns(judgebench.JudgebenchWarning) as caught:
         judgebench.evaluate("sciarena_eval", "builtin/shorter", output_path=run, demo=True, n_resamples=0)
     assert [str(w.message) for w in caught] == [replacing]
+    assert caught[0].filename == __file__  # the caller's line, not judgebench's (filters by module see the caller)
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "results.json").write_text("{", encoding="utf-8")
