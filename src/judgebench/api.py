@@ -49,7 +49,7 @@ def evaluate(
     split: str | None = None,
     revision: str | None = None,
     include_paths: Iterable[str | Path] = (),
-    limit: int | None = None,
+    limit: int | float | None = None,  # a count, or a fraction 0 < f < 1 of the examples
     swap: bool = True,
     seed: int = 0,
     prompt: str | None = None,

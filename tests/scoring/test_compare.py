@@ -397,7 +397,11 @@ def test_an_edit_that_reaches_a_few_prompts_fails_the_replay_gate(tmp_path, caps
     capsys.readouterr()
     assert main(["compare", str(RECORDINGS / "sciarena_eval"), str(candidate), "--fail-if-worse-by", "1"]) == 1
     assert "gate failed: 2 of the candidate's judgments had no recorded answer" in capsys.readouterr().err
-    assert compare_runs(RECORDINGS / "sciarena_eval", RECORDINGS / "sciarena_eval").gate_failure(0) is None
+    same = compare_runs(RECORDINGS / "sciarena_eval", RECORDINGS / "sciarena_eval")
+    assert same.gate_failure(0) is None
+    for bad in ("2", -1, float("nan"), True):  # a new user: "2" was a TypeError deep inside
+        with pytest.raises(JudgebenchError, match="gate_failure: worse_by_points must be a number"):
+            same.gate_failure(bad)
 
 
 def test_a_replay_on_more_examples_than_its_baseline_passes_on_the_baselines(tmp_path, capsys):

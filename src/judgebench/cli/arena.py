@@ -302,7 +302,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
     n = s["counts"]
     for line in arena_warnings(s, getattr(args, "listed_out", [])):
         print(f"judgebench: warning: {line}", file=sys.stderr)
-    print(f"arena: {n['battles']} battles, {n['models']} models, {n['annotators']} annotators -> {term_text(args.output_dir)}")
+    print(f"arena: {n['battles']} battles, {n['models']} models, {n['annotators']} "
+          f"annotator{'' if n['annotators'] == 1 else 's'} -> {term_text(args.output_dir)}")
     for row in s["ratings"][:10]:
         ci = "" if row["ci_low"] is None else f" [{row['ci_low']:.1f}, {row['ci_high']:.1f}]"
         print(f"  {row['rank']:>3}  {term_text(row['model'], 60):<30} {row['rating']:8.1f}{ci}")

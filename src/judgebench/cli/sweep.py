@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError
+from judgebench.core.text import term_text
 from judgebench.judges.args import RUNNER_ARGS
 
 
@@ -36,5 +37,5 @@ def run_sweep(sweep: str, task: str, judge: Any, output_path: Path, options: dic
     statuses: list[int] = []
     rows = run_settings(task, judge.judge, key, settings, output_path=output_path, judge_args=judge.judge_args,
                         on_run=lambda summary: statuses.append(print_run(summary)), **options)
-    print(f"wrote {output_path / 'sweep.md'} ({len(rows)} of {len(settings)} settings)")
+    print(f"wrote {term_text(output_path)}/sweep.json, sweep.md and sweep.png ({len(rows)} of {len(settings)} settings)")
     return max(statuses, default=0)
