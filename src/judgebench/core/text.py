@@ -1,7 +1,8 @@
 """The one escape of user-supplied text for each place it is shown: Markdown (`md_cell`, `md_text`), HTML
-(`html_text`), CSV (`csv_text`) and the terminal (`term_text`). Model names, judge ids, slice values and annotator ids come from files
-anyone can write: raw, a `|` or newline forges a table row, `<img onerror=...>` or `[x](javascript:...)` becomes live
-on a rendered page, and ESC/BEL sequences repaint or retitle a terminal."""
+(`html_text`), CSV (`csv_text`) and the terminal (`term_text`). Model names, judge ids, slice values and annotator
+ids come from files anyone can write: raw, a `|` or newline forges a table row, `<img onerror=...>` or
+`[x](javascript:...)` becomes live on a rendered page, `=HYPERLINK(...)` runs in a spreadsheet, and ESC/BEL sequences
+repaint or retitle a terminal."""
 
 from __future__ import annotations
 
