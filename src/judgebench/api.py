@@ -171,10 +171,9 @@ def _shown_setting(key: str, value: str) -> str:
     holds a secret (api_key, a header: every header value is one) or a value holding one (a JSON object with an
     api_key inside) is refused: each value would name a folder and a table row (an outside attack: keys in clear)."""
     from judgebench.core.secrets import is_secret_name, redact_value
-    from judgebench.judges.args import convert_judge_args
 
     advice = "run each setting with judge_args (--judge-args) instead"
-    args, headers = convert_judge_args({key: value})
+    args, headers = _typed_setting(key, value)
     if is_secret_name(key) or headers:
         raise JudgebenchError(f"sweep: {key} holds a secret, and a sweep writes its values into folder names and "
                               f"tables; {advice}")
@@ -185,16 +184,27 @@ def _shown_setting(key: str, value: str) -> str:
     return str(redact_value(value))
 
 
+def _typed_setting(key: str, value: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """One sweep value as the judge takes it (judge_args.convert_judge_args: arguments and headers), its errors
+    naming --sweep."""
+    from judgebench.judges.args import convert_judge_args
+
+    try:
+        return convert_judge_args({key: value})
+    except JudgebenchError as exc:
+        raise JudgebenchError(str(exc).replace("--judge-args ", "--sweep ", 1)) from None
+
+
 def _refuse_one_setting_twice(key: str, settings: list[str]) -> None:
     """Two values that are one setting once typed (`temperature=0,0.0`: both 0.0, one configuration) are refused:
     the sweep would pay for the same runs twice and draw two identical rows."""
     import json
 
-    from judgebench.judges.args import convert_judge_args
-
     seen: dict[str, str] = {}
     for value in settings:
-        typed = json.dumps(convert_judge_args({key: value})[0].get(key), sort_keys=True)
+        args, headers = _typed_setting(key, value)
+        stored = next(iter(args.values()), None) if args else headers  # (thinking_budget is stored as thinking)
+        typed = json.dumps(0.0 if stored == 0 and isinstance(stored, float) else stored, sort_keys=True)  # -0.0 too
         if (twin := seen.setdefault(typed, value)) != value:
             raise JudgebenchError(f"sweep: values {twin!r} and {value!r} of {key} are one setting ({typed})")
 

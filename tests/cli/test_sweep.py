@@ -56,12 +56,28 @@ def test_sweep_refuses_several_judges_and_a_key_given_twice(tmp_path: Path, caps
     # a new user: `temperature=0,0.0` ran one configuration twice (two folders, one hash, two identical rows)
     assert main([*base, "--judge", "openai/m", "--judge-args", "api_key=x", "--sweep", "temperature=0,0.0"]) == 2
     assert "sweep: values '0' and '0.0' of temperature are one setting (0.0)" in capsys.readouterr().err
+    assert main([*base, "--judge", "openai/m", "--judge-args", "api_key=x", "--sweep", "temperature=0,-0"]) == 2
+    assert "are one setting (0.0)" in capsys.readouterr().err
+    assert main([*base, "--judge", "openai/m", "--judge-args", "api_key=x", "--sweep", "temperature=0.1,abc"]) == 2
+    assert "error: --sweep temperature='abc': expected a number" in capsys.readouterr().err
     # an outside attack: 'a/b' and 'a-b' (or '.' and '..') are one folder; the second run replaced the first
     for values in ("a/b,a-b", ".,.."):
         assert main([*base, "--judge", "openai/m", "--judge-args", "api_key=x", "--sweep", f"user={values}"]) == 2
         err = capsys.readouterr().err
         assert "would share the folder" in err and err.count("\n") == 1
     assert not (tmp_path / "o").exists()
+
+
+def test_a_sweep_of_an_argument_stored_under_another_name_runs(tmp_path: Path, capsys) -> None:
+    """A third attack: `--sweep thinking_budget=...` (stored as `thinking`) and `base_url=...` (as `api_base`) were
+    refused as one setting (every value looked up under the name given was null)."""
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        out = tmp_path / "s"
+        assert main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "1", "--quiet", "--judge", "openai/m",
+                     "--judge-args", f"api_base={server.api_base},api_key=sk-t", "--max-retries", "0", "--output-path",
+                     str(out), "--cache-dir", str(tmp_path / "c"), "--sweep", "thinking_budget=16,32"]) == 0
+        assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["thinking_budget=16", "thinking_budget=32"]
+        assert server.stats().total == 4
 
 
 def test_sweep_table_numbers_are_never_in_exponent_form() -> None:
