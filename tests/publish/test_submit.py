@@ -209,7 +209,9 @@ def test_flipped_label_is_rejected_even_after_rescoring(honest, tmp_path):
 def test_swapped_prompt_hash_is_rejected(honest, tmp_path):
     run = tampered(honest, tmp_path)
     other = load_prompt("pairwise_generic.yaml").sha256  # registered (installed), but not what rendered the run
-    edit_results(run, lambda d: d["config"].update(prompt_template_hash=other))
+    edit_results(run, lambda d: d["config"].update(prompt_template_hash=other))  # (the name left: refused for it)
+    rejected(run, "prompts", "the run names its prompt template 'sciarena_pairwise'", "is 'pairwise_generic'")
+    edit_results(run, lambda d: d["config"].update(prompt_template_hash=other, prompt_template="pairwise_generic"))
     rejected(run, "prompts", "prompt hash of example", "pairwise_generic")
     edit_results(run, lambda d: d["config"].update(prompt_template_hash="f" * 64))
     rejected(run, "prompts", "is not registered on this leaderboard", "ffffffffffff")
@@ -335,6 +337,15 @@ def _tree(root: Path) -> set[str]:
 
 
 EVIL_TEMPLATE = "user: \"{{% set _x = cycler.__init__.__globals__.os.system('id > {marker}') %}}{{{{ question }}}}\"\n"
+
+
+def test_a_renamed_prompt_template_is_rejected(honest, tmp_path):
+    """A third attack: the board's labels now show the template's name (`[prompt=NAME]`), and a submitter could
+    write any name beside a registered hash; the name is checked against the registered template's own."""
+    run = tampered(honest, tmp_path)
+    edit_results(run, lambda d: d["config"].update(prompt_template="pairwise_generic"))
+    rejected(run, "prompts", "the run names its prompt template 'pairwise_generic'", "is 'sciarena_pairwise'")
+    validate_run(honest)
 
 
 def test_submitted_template_path_is_never_loaded_or_rendered(honest, tmp_path, monkeypatch):

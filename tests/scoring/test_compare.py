@@ -402,6 +402,7 @@ def test_an_edit_that_reaches_a_few_prompts_fails_the_replay_gate(tmp_path, caps
     for bad in ("2", -1, float("nan"), True):  # a new user: "2" was a TypeError deep inside
         with pytest.raises(JudgebenchError, match="gate_failure: worse_by_points must be a number"):
             same.gate_failure(bad)
+    assert all(same.gate_failure(good) is None for good in (np.int64(1), np.float32(1.5), 2))  # (numpy's: a third attack)
 
 
 def test_a_replay_on_more_examples_than_its_baseline_passes_on_the_baselines(tmp_path, capsys):

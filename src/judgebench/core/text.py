@@ -59,18 +59,18 @@ def html_text(value: Any) -> str:
 
 
 LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
-NUMBER_OR_RANGE = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)(\.\.[-+]?(\d+\.?\d*|\.\d+))?")  # -0.5, a bin -1..-0.5
+NUMBER_RANGE = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)\.\.[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)")  # a bin -1..-0.5
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 
 
 def csv_text(value: Any) -> Any:
     """A CSV text cell on one line (line breaks become spaces, so no cell starts a forged row) and never a
-    spreadsheet formula (a leading `'`): the one guard of every CSV judgebench writes. A number or a bin of two
-    (`-0.5`, `-1..-0.5`) stays as written: it computes nothing (`-2+3` would, and is guarded)."""
+    spreadsheet formula (a leading `'`): the one guard of every CSV judgebench writes. A bin of two ASCII numbers
+    (`-1..-0.5`, report's length bins) stays as written: it computes nothing (`-2+3` would, and is guarded)."""
     if not isinstance(value, str):
         return value
     value = LINE_BREAKS.sub(" ", value)
-    if NUMBER_OR_RANGE.fullmatch(value):
+    if NUMBER_RANGE.fullmatch(value):
         return value
     return "'" + value if value.lstrip(" ")[:1] in FORMULA_START else value
 

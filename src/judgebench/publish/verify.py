@@ -271,14 +271,20 @@ def _check_labels(records: list[JudgmentRecord], examples: dict[str, PairExample
 
 
 def _find_template(result: RunResult, spec: TaskSpec, leaderboard_dir: Path | None) -> PromptTemplate:
-    """The registered template whose file hash is the recorded one; the recorded name is never loaded."""
+    """The registered template whose file hash is the recorded one (the recorded name is never loaded, and must be
+    that template's own: the board's labels show it)."""
     config = result.config
     for path in registered_templates(spec, leaderboard_dir):
         if hashlib.sha256(regular_bytes(path)).hexdigest() == config.prompt_template_hash:
             try:
-                return load_prompt(str(path))
+                template = load_prompt(str(path))
             except JudgebenchError as exc:
                 raise Rejected("prompts", str(exc)) from None
+            if template.name != config.prompt_template:  # the board's labels show the name: it is checked too
+                raise Rejected("prompts", f"the run names its prompt template {config.prompt_template[:80]!r}, but the "
+                                          f"registered template of hash {config.prompt_template_hash[:12]} is "
+                                          f"{template.name!r}")
+            return template
     where = f"{leaderboard_dir / PROMPTS_DIR}/" if leaderboard_dir is not None else "LEADERBOARD_DIR/prompts/"
     raise Rejected(
         "prompts",

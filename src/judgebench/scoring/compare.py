@@ -13,6 +13,7 @@ unrecorded replay prompts; its words and the output file are in publish/compare.
 from __future__ import annotations
 
 import json
+import numbers
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -105,7 +106,7 @@ class Comparison:
         "missing_units" (the candidate lacks some of the baseline's units: a gate vouches only for what it
         compared), "unrecorded" (replay had no recorded answer for some of the candidate's prompts: the rendered
         prompt changed, and no recording says what the judge answers now), "regression" (`regressed`)."""
-        if isinstance(worse_by_points, bool) or not isinstance(worse_by_points, (int, float)) or not worse_by_points >= 0:
+        if isinstance(worse_by_points, bool) or not isinstance(worse_by_points, numbers.Real) or not worse_by_points >= 0:
             raise JudgebenchError(f"gate_failure: worse_by_points must be a number of percentage points >= 0, "
                                   f"got {worse_by_points!r}")
         if self.missing_units:
