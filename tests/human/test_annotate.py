@@ -245,6 +245,8 @@ def test_a_new_link_replaces_a_lost_or_leaked_one(tmp_path: Path, capsys) -> Non
     capsys.readouterr()
     assert main(["annotate", "--db", str(db), "--new-link", "ann", "--admin"]) == 2  # (taken and ignored: an attack)
     assert "--admin and --expertise go with --add-annotator" in capsys.readouterr().err
+    assert main(["annotate", "--db", str(db), "--add-annotator", "", "--admin"]) == 2  # the name's own error
+    assert "--add-annotator: expected a name of 1-80 printable characters" in capsys.readouterr().err
 
 
 def test_repeat_is_served_by_the_server_and_exported_apart(tmp_path: Path) -> None:

@@ -185,7 +185,8 @@ def test_python_numbers_are_the_configuration_the_command_line_gives(tmp_path: P
     assert py["judge_args"]["max_tokens"] == 64 and py["judge_config_hash"] == cli["judge_config_hash"]
     for bad, says in (({"temperature": True}, "temperature=True: expected a number"),
                       ({"max_tokens": 64.5}, "max_tokens=64.5: expected an integer"),
-                      ({"temperature": 10**400}, "temperature: an integer past 64 bits"),  # (an OverflowError traceback)
+                      ({"temperature": 10**400}, "temperature: an integer too large for a number"),  # (an OverflowError traceback)
+                      ({"max_tokens": 2**70}, "max_tokens: an integer past 64 bits"),
                       ({"max_tokens": float("inf")}, "max_tokens=inf: expected an integer")):
         with pytest.raises(JudgebenchError, match=says):
             judgebench.evaluate("sciarena_eval", "openai/m", output_path=tmp_path / "x", demo=True, judge_args=bad)

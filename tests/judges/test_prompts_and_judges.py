@@ -60,6 +60,9 @@ def test_a_checkout_path_to_a_bundled_prompt_names_the_bundled_template(tmp_path
     with pytest.raises(JudgebenchError) as info:
         load_prompt("prompts/nothing_like_it.yaml")
     assert "bundled template" not in str(info.value)
+    with pytest.raises(JudgebenchError) as info:  # a path to the user's own edited copy: its namesake is no answer
+        load_prompt(str(tmp_path / "experiments" / "sciarena_pairwise.yaml"))
+    assert "bundled template" not in str(info.value)
 
 
 def test_bad_templates_are_one_line_errors(tmp_path):

@@ -70,6 +70,16 @@ def test_csv_with_an_unknown_column_is_refused(tmp_path: Path) -> None:
         read_votes(path)
 
 
+def test_a_csv_saved_with_a_byte_order_mark_reads_as_without(tmp_path: Path) -> None:
+    """A third attack: Excel's "CSV UTF-8" starts with a BOM, and the votes reader refused it as an unknown column
+    `\ufeffpair_id` (the same file without the mark reads)."""
+    plain, marked = tmp_path / "plain.csv", tmp_path / "marked.csv"
+    text = "pair_id,annotator,choice,model_a,model_b\np1,u1,A,x,y\np1,u2,B,x,y\n"
+    plain.write_text(text, encoding="utf-8")
+    marked.write_text("\ufeff" + text, encoding="utf-8")
+    assert read_votes(marked) == read_votes(plain) and len(read_votes(marked)) == 2
+
+
 def test_a_votes_file_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / "votes.jsonl"
     path.write_bytes(b'{"pair_id": "p\xff", "annotator": "u", "choice": "A"}\n')

@@ -81,14 +81,15 @@ def cmd_annotate(args: argparse.Namespace) -> int:
 
         inputs = [Path(path) for path in (args.source, args.db, args.guidelines) if path]
         refuse_output_over_inputs([("--export", path) for path in exported_files(args.export)], inputs)
-    if (args.admin or args.expertise.strip()) and not args.add_annotator:  # (taken, and ignored: an attack)
+    if (args.admin or args.expertise.strip()) and args.add_annotator is None:  # (taken, and ignored: an attack)
         raise JudgebenchError("--admin and --expertise go with --add-annotator (a new link keeps the annotator's own)")
-    if args.add_annotator or args.new_link or args.export:
+    adding = args.add_annotator is not None  # (an empty name is a name given: refused below, never a server started)
+    if adding or args.new_link is not None or args.export:
         _no_serving_flags(args)
     store = Store(args.db)
     if args.source:
         _load_source(store, args)
-    if args.add_annotator:
+    if adding:
         name = args.add_annotator.strip()
         if not name or len(name) > 80 or not name.isprintable():  # (a line break printed raw, split flagged.txt)
             raise JudgebenchError("--add-annotator: expected a name of 1-80 printable characters")
@@ -96,7 +97,7 @@ def cmd_annotate(args: argparse.Namespace) -> int:
         token = store.add_annotator(name, tags, admin=args.admin)
         print(f"annotator {name} added{' (admin)' if args.admin else ''}; invite link (shown once):")
         print(f"http://{args.host}:{args.port}/t/{token}")
-    if args.new_link:
+    if args.new_link is not None:
         token = store.new_token(args.new_link)
         print(f"annotator {term_text(args.new_link)}: new invite link (shown once; the old one no longer works):")
         print(f"http://{args.host}:{args.port}/t/{token}")
@@ -108,7 +109,7 @@ def cmd_annotate(args: argparse.Namespace) -> int:
         print(f"wrote {done.votes} votes to {args.export} and {done.repeats} repeats to {done.repeats_path}{agreement}")
         gold = f"{done.gold} votes on gold pairs beside them; " if done.gold else ""
         print(f"{gold}annotators flagged by the quality thresholds: {', '.join(done.flagged) or 'none'} ({done.flagged_path})")
-    if args.add_annotator or args.new_link or args.export:
+    if adding or args.new_link is not None or args.export:
         return 0
     return _serve(store, args)
 
@@ -118,7 +119,7 @@ def _no_serving_flags(args: argparse.Namespace) -> None:
     given = [name for name, default in SERVING.items() if getattr(args, name) != default]
     if given:
         flag = "--" + given[0].replace("_", "-")
-        doing = "--export" if args.export else "--add-annotator" if args.add_annotator else "--new-link"
+        doing = "--export" if args.export else "--add-annotator" if args.add_annotator is not None else "--new-link"
         raise JudgebenchError(f"{flag}: a setting of the voting page, which {doing} does not serve; "
                               f"leave it out here and give it when serving")
 

@@ -136,9 +136,13 @@ def _typed(name: str, value: Any) -> Any:
     if is_boolean(value) or not isinstance(value, numbers.Real):
         kind = "an integer" if name in INT_ARGS else "a number"
         raise JudgebenchError(f"--judge-args {name}={one_line(repr(value), 80)}: expected {kind}")
-    if isinstance(value, numbers.Integral):
-        number = _json_value(name, value)  # past 64 bits: one line (float() of it raised OverflowError)
-        return number if name in INT_ARGS else float(number)
+    if isinstance(value, numbers.Integral) and name in INT_ARGS:
+        return _json_value(name, value)  # past 64 bits: one line
+    if isinstance(value, numbers.Integral):  # a float argument: as the command line reads its digits
+        try:
+            return float(value)
+        except OverflowError:
+            raise JudgebenchError(f"--judge-args {name}: an integer too large for a number") from None
     if name in FLOAT_ARGS:
         return float(value)
     if math.isfinite(value) and float(value).is_integer():

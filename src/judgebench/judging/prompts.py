@@ -235,8 +235,9 @@ def find_prompt(name_or_path: str, task_folder: Path | None = None) -> Path:
             if (folder / file).is_file():
                 return folder / file
     searched = ", ".join(str(folder) for folder in folders[1:])
-    bundled = Path(name_or_path).name  # `prompts/x.yaml` from a checkout's docs, run where no prompts/ folder is
-    hint = f"; the bundled template is --prompt {Path(bundled).stem}" if bundled != name_or_path and any(
+    given = Path(name_or_path)  # `prompts/x.yaml` from a checkout's docs, run where no prompts/ folder is (not a
+    bundled = given.name  # path to the user's own copy elsewhere: its bundled namesake is not what was edited)
+    hint = f"; the bundled template is --prompt {Path(bundled).stem}" if given.parts[:-1] == ("prompts",) and any(
         (prompts_dir() / file).is_file() for file in template_files(bundled)) else ""
     raise JudgebenchError(f"prompt template '{name_or_path}' not found (looked in the current folder, {searched}){hint}")
 

@@ -125,7 +125,7 @@ def read_votes(path: Path) -> list[Vote]:
 
 def _csv_rows(path: Path) -> list[tuple[int, dict[str, object]]]:
     try:
-        with open_regular(path, newline="", encoding="utf-8") as handle:
+        with open_regular(path, newline="", encoding="utf-8-sig") as handle:  # (Excel's "CSV UTF-8" starts with a BOM)
             reader = csv.DictReader(handle)
             header = reader.fieldnames or []
             check_csv_header(list(header), f"votes file {path}")

@@ -230,7 +230,7 @@ def _read_csv(path: Path, structured: set[str]) -> list[tuple[int, dict[str, Any
 
     rows = []
     try:
-        with open_regular(path, encoding="utf-8", newline="") as handle:
+        with open_regular(path, encoding="utf-8-sig", newline="") as handle:  # (a BOM is no part of the first name)
             reader = csv.DictReader(handle)
             header = list(reader.fieldnames or [])
             check_csv_header(header, str(path))
