@@ -346,6 +346,17 @@ def test_a_renamed_prompt_template_is_rejected(honest, tmp_path):
     edit_results(run, lambda d: d["config"].update(prompt_template="pairwise_generic"))
     rejected(run, "prompts", "the run names its prompt template 'pairwise_generic'", "is 'sciarena_pairwise'")
     validate_run(honest)
+    # a template without `name:` is named after its file: registered under another file name, the message says so
+    board = tmp_path / "board"
+    (board / "prompts").mkdir(parents=True)
+    text = (REPO / "prompts" / "sciarena_pairwise.yaml").read_text().replace("name: sciarena_pairwise\n", "", 1)
+    (tmp_path / "mine.yaml").write_text(text)
+    (board / "prompts" / "registered_as.yaml").write_text(text)
+    unnamed = make_run(tmp_path / "unnamed", "sciarena_eval", "builtin/longer", "--prompt", tmp_path / "mine.yaml")
+    rejected(unnamed, "prompts", "it has no `name:` key, so it is named after its file: register it as mine.yaml",
+             leaderboard_dir=board)
+    (board / "prompts" / "registered_as.yaml").rename(board / "prompts" / "mine.yaml")
+    validate_run(unnamed, leaderboard_dir=board)
 
 
 def test_submitted_template_path_is_never_loaded_or_rendered(honest, tmp_path, monkeypatch):

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError, Rejected
-from judgebench.core.files import is_inside, regular_bytes
+from judgebench.core.files import is_inside, load_yaml, regular_bytes
 from judgebench.core.records import (
     BUILTIN_PREFIX,
     ORDERS,
@@ -281,9 +281,13 @@ def _find_template(result: RunResult, spec: TaskSpec, leaderboard_dir: Path | No
             except JudgebenchError as exc:
                 raise Rejected("prompts", str(exc)) from None
             if template.name != config.prompt_template:  # the board's labels show the name: it is checked too
+                declared = load_yaml(regular_bytes(path))  # (a template without `name:` is named after its file)
+                unnamed = not (isinstance(declared, dict) and declared.get("name"))
+                hint = (f" (it has no `name:` key, so it is named after its file: register it as "
+                        f"{config.prompt_template[:80]}.yaml, or give it a name)") if unnamed else ""
                 raise Rejected("prompts", f"the run names its prompt template {config.prompt_template[:80]!r}, but the "
                                           f"registered template of hash {config.prompt_template_hash[:12]} is "
-                                          f"{template.name!r}")
+                                          f"{template.name!r}{hint}")
             return template
     where = f"{leaderboard_dir / PROMPTS_DIR}/" if leaderboard_dir is not None else "LEADERBOARD_DIR/prompts/"
     raise Rejected(
