@@ -247,6 +247,8 @@ def test_a_new_link_replaces_a_lost_or_leaked_one(tmp_path: Path, capsys) -> Non
     assert "--admin and --expertise go with --add-annotator" in capsys.readouterr().err
     assert main(["annotate", "--db", str(db), "--add-annotator", "", "--admin"]) == 2  # the name's own error
     assert "--add-annotator: expected a name of 1-80 printable characters" in capsys.readouterr().err
+    fresh = tmp_path / "fresh.sqlite"  # refused before the database is made (or pairs are loaded into it)
+    assert main(["annotate", str(pairs), "--db", str(fresh), "--add-annotator", " "]) == 2 and not fresh.exists()
 
 
 def test_repeat_is_served_by_the_server_and_exported_apart(tmp_path: Path) -> None:

@@ -346,17 +346,17 @@ def test_a_renamed_prompt_template_is_rejected(honest, tmp_path):
     edit_results(run, lambda d: d["config"].update(prompt_template="pairwise_generic"))
     rejected(run, "prompts", "the run names its prompt template 'pairwise_generic'", "is 'sciarena_pairwise'")
     validate_run(honest)
-    # a template without `name:` is named after its file: registered under another file name, the message says so
+    # a template without `name:` is named after the run's own file: a maintainer may register it under another
+    # (a fourth attack: honest runs were refused), but its recorded name may not be another registered template's
     board = tmp_path / "board"
     (board / "prompts").mkdir(parents=True)
     text = (REPO / "prompts" / "sciarena_pairwise.yaml").read_text().replace("name: sciarena_pairwise\n", "", 1)
     (tmp_path / "mine.yaml").write_text(text)
     (board / "prompts" / "registered_as.yaml").write_text(text)
     unnamed = make_run(tmp_path / "unnamed", "sciarena_eval", "builtin/longer", "--prompt", tmp_path / "mine.yaml")
-    rejected(unnamed, "prompts", "it has no `name:` key, so it is named after its file: register it as mine.yaml",
-             leaderboard_dir=board)
-    (board / "prompts" / "registered_as.yaml").rename(board / "prompts" / "mine.yaml")
     validate_run(unnamed, leaderboard_dir=board)
+    edit_results(unnamed, lambda d: d["config"].update(prompt_template="sciarena_pairwise"))
+    rejected(unnamed, "prompts", "the name of another registered template", leaderboard_dir=board)
 
 
 def test_submitted_template_path_is_never_loaded_or_rendered(honest, tmp_path, monkeypatch):

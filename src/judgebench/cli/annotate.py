@@ -83,16 +83,16 @@ def cmd_annotate(args: argparse.Namespace) -> int:
         refuse_output_over_inputs([("--export", path) for path in exported_files(args.export)], inputs)
     if (args.admin or args.expertise.strip()) and args.add_annotator is None:  # (taken, and ignored: an attack)
         raise JudgebenchError("--admin and --expertise go with --add-annotator (a new link keeps the annotator's own)")
-    adding = args.add_annotator is not None  # (an empty name is a name given: refused below, never a server started)
+    adding = args.add_annotator is not None  # (an empty name is a name given: refused, never a server started)
     if adding or args.new_link is not None or args.export:
         _no_serving_flags(args)
+    name = (args.add_annotator or "").strip()  # checked before the database is made or pairs are loaded
+    if adding and (not name or len(name) > 80 or not name.isprintable()):  # (a line break had split flagged.txt)
+        raise JudgebenchError("--add-annotator: expected a name of 1-80 printable characters")
     store = Store(args.db)
     if args.source:
         _load_source(store, args)
     if adding:
-        name = args.add_annotator.strip()
-        if not name or len(name) > 80 or not name.isprintable():  # (a line break printed raw, split flagged.txt)
-            raise JudgebenchError("--add-annotator: expected a name of 1-80 printable characters")
         tags = [t.strip() for t in args.expertise.split(",") if t.strip()]
         token = store.add_annotator(name, tags, admin=args.admin)
         print(f"annotator {name} added{' (admin)' if args.admin else ''}; invite link (shown once):")

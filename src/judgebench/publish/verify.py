@@ -271,23 +271,25 @@ def _check_labels(records: list[JudgmentRecord], examples: dict[str, PairExample
 
 
 def _find_template(result: RunResult, spec: TaskSpec, leaderboard_dir: Path | None) -> PromptTemplate:
-    """The registered template whose file hash is the recorded one (the recorded name is never loaded, and must be
-    that template's own: the board's labels show it)."""
+    """The registered template whose file hash is the recorded one (the recorded name is never loaded). The board's
+    labels show the recorded name, so it is checked: a template that declares a `name:` must be recorded under it;
+    one without is named after the run's own file (a maintainer may register it under another), and its recorded
+    name may not be a registered template's it is not."""
     config = result.config
-    for path in registered_templates(spec, leaderboard_dir):
+    registered = registered_templates(spec, leaderboard_dir)
+    for path in registered:
         if hashlib.sha256(regular_bytes(path)).hexdigest() == config.prompt_template_hash:
             try:
                 template = load_prompt(str(path))
             except JudgebenchError as exc:
                 raise Rejected("prompts", str(exc)) from None
-            if template.name != config.prompt_template:  # the board's labels show the name: it is checked too
-                declared = load_yaml(regular_bytes(path))  # (a template without `name:` is named after its file)
-                unnamed = not (isinstance(declared, dict) and declared.get("name"))
-                hint = (f" (it has no `name:` key, so it is named after its file: register it as "
-                        f"{config.prompt_template[:80]}.yaml, or give it a name)") if unnamed else ""
+            declared = _declared_name(path)
+            if declared is not None and declared != config.prompt_template:
                 raise Rejected("prompts", f"the run names its prompt template {config.prompt_template[:80]!r}, but the "
                                           f"registered template of hash {config.prompt_template_hash[:12]} is "
-                                          f"{template.name!r}{hint}")
+                                          f"{declared[:80]!r}")
+            if declared is None:
+                _refuse_a_borrowed_name(config.prompt_template, config.prompt_template_hash, registered)
             return template
     where = f"{leaderboard_dir / PROMPTS_DIR}/" if leaderboard_dir is not None else "LEADERBOARD_DIR/prompts/"
     raise Rejected(
@@ -296,6 +298,26 @@ def _find_template(result: RunResult, spec: TaskSpec, leaderboard_dir: Path | No
         f"this leaderboard: only installed templates, the task's own and those in {where} are verified, "
         "and a template the run merely names is never loaded",
     )
+
+
+def _declared_name(path: Path) -> str | None:
+    """The `name:` a template file declares, else None (it is then named after its file)."""
+    try:
+        data = load_yaml(regular_bytes(path))
+    except JudgebenchError:
+        return None
+    name = data.get("name") if isinstance(data, dict) else None
+    return str(name) if name else None
+
+
+def _refuse_a_borrowed_name(recorded: str, recorded_hash: str, registered: list[Path]) -> None:
+    """An unnamed template recorded under the name of another registered template (`sciarena_pairwise` for a custom
+    one): the board's label would say it is that template."""
+    for path in registered:
+        name = _declared_name(path) or path.stem
+        if name == recorded and hashlib.sha256(regular_bytes(path)).hexdigest() != recorded_hash:
+            raise Rejected("prompts", f"the run names its prompt template {recorded[:80]!r}, the name of another "
+                                      f"registered template; its own (hash {recorded_hash[:12]}) declares no name")
 
 
 def _plan(result: RunResult, spec: TaskSpec, examples: list[PairExample], template: PromptTemplate) -> list[JudgeRequest]:
