@@ -17,6 +17,11 @@ THINK = "x" * 396  # 396 // 4 + 1 = 100 reasoning tokens
 
 def test_parse_sweep() -> None:
     assert parse_sweep("reasoning_effort=low, medium,high") == ("reasoning_effort", ["low", "medium", "high"])
+    # a fourth attack: a JSON value's own commas cut it in two ("not valid JSON: '{"top_k":1'")
+    assert parse_sweep('extra_body={"top_k":1,"min_p":0.1},{"top_k":2}') == (
+        "extra_body", ['{"top_k":1,"min_p":0.1}', '{"top_k":2}'])
+    assert parse_sweep('stop=["x","y"],["z"]') == ("stop", ['["x","y"]', '["z"]'])
+    assert parse_sweep('stop=["a\\"],b"],["c"]') == ("stop", ['["a\\"],b"]', '["c"]'])  # an escaped quote
     for bad in ("temperature", "=1,2", "timeout=1,2", "temperature=0,0"):
         with pytest.raises(JudgebenchError):
             parse_sweep(bad)

@@ -80,6 +80,20 @@ def test_a_csv_saved_with_a_byte_order_mark_reads_as_without(tmp_path: Path) -> 
     assert read_votes(marked) == read_votes(plain) and len(read_votes(marked)) == 2
 
 
+def test_an_upper_case_csv_suffix_is_csv(tmp_path: Path, capsys) -> None:
+    """A fourth attack: `votes.CSV` was read as JSON Lines ("malformed JSON"); arena refused it as no votes file."""
+    from judgebench.cli.main import main
+
+    text = "pair_id,annotator,choice,model_a,model_b\n" + "".join(
+        f"p{i},u{i % 3},{'AB'[i % 2]},x{i % 3},y{i % 2}\n" for i in range(12))
+    upper, lower = tmp_path / "votes.CSV", tmp_path / "votes.csv"
+    upper.write_text(text, encoding="utf-8")
+    lower.write_text(text, encoding="utf-8")
+    assert read_votes(upper) == read_votes(lower)
+    assert main(["arena", str(upper), "--output-dir", str(tmp_path / "a"), "--no-plots", "--n-resamples", "0",
+                 "--robustness-repeats", "0"]) == 0
+
+
 def test_a_votes_file_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / "votes.jsonl"
     path.write_bytes(b'{"pair_id": "p\xff", "annotator": "u", "choice": "A"}\n')

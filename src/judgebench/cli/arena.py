@@ -149,11 +149,11 @@ def load_source(args: argparse.Namespace) -> tuple[pd.DataFrame, str, Counter]:
     from judgebench.human.arena.reading import read_vote_table
 
     path = Path(args.source)
-    if path.suffix in VOTE_SUFFIXES:
+    if path.suffix.lower() in VOTE_SUFFIXES:
         _missing_votes_file(path)
         source = f"votes file {path}"
         return (*_frame(read_vote_table(path, source, args.dimension), source),)
-    if path.suffix not in (".yaml", ".yml") and path.exists():
+    if path.suffix.lower() not in (".yaml", ".yml") and path.exists():
         raise JudgebenchError(f"{path}: not a votes file (.jsonl or .csv) or a task YAML")
     from judgebench.tasks.loading import load_examples
     from judgebench.tasks.registry import get_task

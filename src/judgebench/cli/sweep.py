@@ -16,7 +16,7 @@ def parse_sweep(text: str) -> tuple[str, list[str]]:
     """'reasoning_effort=low,medium,high' -> ('reasoning_effort', ['low', 'medium', 'high'])."""
     key, sep, values = text.partition("=")
     key = key.strip()
-    settings = [v.strip() for v in values.split(",") if v.strip()]
+    settings = [v.strip() for v in _top_level_items(values) if v.strip()]
     if not sep or not key or not settings:
         raise JudgebenchError(f"--sweep: expected KEY=V1,V2,..., got {text!r}")
     if key in RUNNER_ARGS:
@@ -24,6 +24,25 @@ def parse_sweep(text: str) -> tuple[str, list[str]]:
     if len(set(settings)) != len(settings):
         raise JudgebenchError(f"--sweep: a value of {key} is given twice")
     return key, settings
+
+
+def _top_level_items(text: str) -> list[str]:
+    """`text` split at the commas outside JSON brackets and strings: `{"top_k":1,"min_p":0.1},{"top_k":2}` is two
+    values (a comma inside one had cut it in two)."""
+    items, depth, quoted, escaped, start = [], 0, False, False, 0
+    for i, char in enumerate(text):
+        if quoted:
+            escaped, quoted = (not escaped and char == "\\"), quoted and not (char == '"' and not escaped)
+        elif char == '"':
+            quoted = True
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+        elif char == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    return [*items, text[start:]]
 
 
 def run_sweep(sweep: str, task: str, judge: Any, output_path: Path, options: dict[str, Any],

@@ -107,12 +107,13 @@ def read_votes(path: Path) -> list[Vote]:
     """Read a votes file (.jsonl or .csv); a bad row is one error naming the file and line."""
     if not path.is_file():
         raise JudgebenchError(f"votes file {path}: {why_not_a_file(path)}")
-    if path.suffix == ".csv":
+    csv_file = path.suffix.lower() == ".csv"  # (votes.CSV had been read as JSON Lines)
+    if csv_file:
         rows = _csv_rows(path)
     else:
         rows = read_json_objects(path, "votes file ")
     votes = []
-    strict = path.suffix != ".csv"  # a JSON value of its own type ("12" or true for seconds refused); CSV is text
+    strict = not csv_file  # a JSON value of its own type ("12" or true for seconds refused); CSV is text
     for line, row in rows:
         try:
             votes.append(Vote.model_validate(row, strict=strict))

@@ -39,7 +39,7 @@ _COLUMNS = ("pair_id", "annotator", "choice", "model_a", "model_b", "shown_order
 
 def read_vote_table(path: Path, source: str, dimension: str) -> tuple[pd.DataFrame, Counter]:
     """The raw vote table of a votes file (the same table battles.votes_frame builds)."""
-    if path.suffix == ".csv":
+    if path.suffix.lower() == ".csv":
         return votes_frame(read_votes(path), source, dimension)
     if not path.is_file():
         raise JudgebenchError(f"votes file {path}: {why_not_a_file(path)}")

@@ -207,7 +207,7 @@ def fingerprint(responses: list[GradedResponse]) -> str:
 
 
 def _read_rows(path: Path, structured: set[str]) -> list[tuple[int, dict[str, Any]]]:
-    if path.suffix == ".json":
+    if path.suffix.lower() == ".json":
         try:
             data = json.loads(regular_text(path))
         except (OSError, ValueError, RecursionError) as exc:  # (UnicodeDecodeError and JSONDecodeError are ValueErrors)
@@ -215,9 +215,9 @@ def _read_rows(path: Path, structured: set[str]) -> list[tuple[int, dict[str, An
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
             raise JudgebenchError(f"{path}: a .json data file must be an array of objects")
         return list(enumerate(data, start=1))
-    if path.suffix == ".csv":
+    if path.suffix.lower() == ".csv":
         return _read_csv(path, structured)
-    if path.suffix != ".jsonl":
+    if path.suffix.lower() != ".jsonl":
         raise JudgebenchError(f"{path}: rubric data must be a .jsonl, .json or .csv file")
     return read_json_objects(path)
 
