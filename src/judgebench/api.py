@@ -166,47 +166,37 @@ def _run_request(**options: Any) -> RunRequest:
     return RunRequest(output_path=output_path, judge_args=judge_args, include_paths=include_paths, runner=runner, **options)
 
 
-def _shown_setting(key: str, value: str) -> str:
-    """A sweep value as its folder name and table rows show it: a URL's userinfo and query values as ***. A key that
-    holds a secret (api_key, a header: every header value is one) or a value holding one (a JSON object with an
-    api_key inside) is refused: each value would name a folder and a table row (an outside attack: keys in clear)."""
-    from judgebench.core.secrets import is_secret_name, redact_value
-
-    advice = "run each setting with judge_args (--judge-args) instead"
-    args, headers = _typed_setting(key, value)
-    if is_secret_name(key) or headers:
-        raise JudgebenchError(f"sweep: {key} holds a secret, and a sweep writes its values into folder names and "
-                              f"tables; {advice}")
-    typed = next(iter(args.values()), value)
-    if isinstance(typed, (dict, list)) and redact_value(typed) != typed:
-        raise JudgebenchError(f"sweep: a value of {key} holds a secret (a key named like one), and a sweep writes its "
-                              f"values into folder names and tables; {advice}")
-    return str(redact_value(value))
-
-
-def _typed_setting(key: str, value: str) -> tuple[dict[str, Any], dict[str, str]]:
-    """One sweep value as the judge takes it (judge_args.convert_judge_args: arguments and headers), its errors
-    naming --sweep."""
-    from judgebench.judges.args import convert_judge_args
-
-    try:
-        return convert_judge_args({key: value})
-    except JudgebenchError as exc:
-        raise JudgebenchError(str(exc).replace("--judge-args ", "--sweep ", 1)) from None
-
-
-def _refuse_one_setting_twice(key: str, settings: list[str]) -> None:
-    """Two values that are one setting once typed (`temperature=0,0.0`: both 0.0, one configuration) are refused:
-    the sweep would pay for the same runs twice and draw two identical rows."""
+def _shown_settings(key: str, settings: list[str]) -> dict[str, str]:
+    """Each sweep value as its folder name and table rows show it (a URL's userinfo and query values as ***), each
+    typed once as the judge takes it (judge_args.convert_judge_args; thinking_budget is stored as thinking). Refused:
+    a key that holds a secret (api_key, a header: every header value is one) or a value holding one (a JSON object
+    with an api_key inside), since each value names a folder and a table row (an outside attack: keys in clear); and
+    two values that are one setting once typed (`temperature=0,0.0,-0`: the same runs paid twice)."""
     import json
 
+    from judgebench.core.secrets import is_secret_name, redact_value
+    from judgebench.judges.args import convert_judge_args
+
+    advice = "run each setting with judge_args (--judge-args) instead"
+    shown: dict[str, str] = {}
     seen: dict[str, str] = {}
     for value in settings:
-        args, headers = _typed_setting(key, value)
-        stored = next(iter(args.values()), None) if args else headers  # (thinking_budget is stored as thinking)
-        typed = json.dumps(0.0 if stored == 0 and isinstance(stored, float) else stored, sort_keys=True)  # -0.0 too
-        if (twin := seen.setdefault(typed, value)) != value:
-            raise JudgebenchError(f"sweep: values {twin!r} and {value!r} of {key} are one setting ({typed})")
+        try:
+            args, headers = convert_judge_args({key: value})
+        except JudgebenchError as exc:
+            raise JudgebenchError(str(exc).replace("--judge-args ", "--sweep ", 1)) from None
+        if is_secret_name(key) or headers:
+            raise JudgebenchError(f"sweep: {key} holds a secret, and a sweep writes its values into folder names and "
+                                  f"tables; {advice}")
+        typed = next(iter(args.values()), value)
+        if isinstance(typed, (dict, list)) and redact_value(typed) != typed:
+            raise JudgebenchError(f"sweep: a value of {key} holds a secret (a key named like one), and a sweep writes "
+                                  f"its values into folder names and tables; {advice}")
+        stored = json.dumps(0.0 if typed == 0 and isinstance(typed, float) else typed, sort_keys=True)  # -0.0 too
+        if (twin := seen.setdefault(stored, value)) != value:
+            raise JudgebenchError(f"sweep: values {twin!r} and {value!r} of {key} are one setting ({stored})")
+        shown[value] = str(redact_value(value))
+    return shown
 
 
 def _told(on_warning: Callable[[str], None] | None) -> Callable[[str], None]:
@@ -391,8 +381,7 @@ def sweep(
     settings = [str(v) for v in _many(values, "sweep", "values")]
     if not settings or len(set(settings)) != len(settings):
         raise JudgebenchError(f"sweep: give distinct values of {key}")
-    shown = {value: _shown_setting(key, value) for value in settings}  # a URL's userinfo and query values: ***
-    _refuse_one_setting_twice(key, settings)
+    shown = _shown_settings(key, settings)  # a URL's userinfo and query values: ***
     folders: dict[str, str] = {}
     for value in settings:  # two values one folder: the later run replaced the earlier's (an outside attack)
         if (twin := folders.setdefault(setting_folder(key, shown[value]), value)) != value:

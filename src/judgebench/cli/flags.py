@@ -86,7 +86,6 @@ class Parser(argparse.ArgumentParser):
         close = difflib.get_close_matches(flag.replace("_", "-"), others, n=1, cutoff=0.6)
         return f" (did you mean {close[0]}?)" if close else ""
 
-
     def _misspelt_required(self, missing: list[str]) -> str:
         """A missing required flag given misspelt (`--task` for `--tasks`): argparse says only that it is missing."""
         known = {option for action in self._actions for option in action.option_strings}

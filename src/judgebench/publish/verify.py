@@ -276,9 +276,9 @@ def _find_template(result: RunResult, spec: TaskSpec, leaderboard_dir: Path | No
     one without is named after the run's own file (a maintainer may register it under another), and its recorded
     name may not be a registered template's it is not."""
     config = result.config
-    registered = registered_templates(spec, leaderboard_dir)
-    for path in registered:
-        if hashlib.sha256(regular_bytes(path)).hexdigest() == config.prompt_template_hash:
+    registered = {path: hashlib.sha256(regular_bytes(path)).hexdigest() for path in registered_templates(spec, leaderboard_dir)}
+    for path, sha in registered.items():
+        if sha == config.prompt_template_hash:
             try:
                 template = load_prompt(str(path))
             except JudgebenchError as exc:
@@ -310,12 +310,11 @@ def _declared_name(path: Path) -> str | None:
     return str(name) if name else None
 
 
-def _refuse_a_borrowed_name(recorded: str, recorded_hash: str, registered: list[Path]) -> None:
+def _refuse_a_borrowed_name(recorded: str, recorded_hash: str, registered: dict[Path, str]) -> None:
     """An unnamed template recorded under the name of another registered template (`sciarena_pairwise` for a custom
-    one): the board's label would say it is that template."""
-    for path in registered:
-        name = _declared_name(path) or path.stem
-        if name == recorded and hashlib.sha256(regular_bytes(path)).hexdigest() != recorded_hash:
+    one): the board's label would say it is that template. `registered`: each registered file's hash."""
+    for path, sha in registered.items():
+        if sha != recorded_hash and (_declared_name(path) or path.stem) == recorded:
             raise Rejected("prompts", f"the run names its prompt template {recorded[:80]!r}, the name of another "
                                       f"registered template; its own (hash {recorded_hash[:12]}) declares no name")
 
