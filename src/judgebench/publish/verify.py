@@ -276,7 +276,8 @@ def _find_template(result: RunResult, spec: TaskSpec, leaderboard_dir: Path | No
     one without is named after the run's own file (a maintainer may register it under another), and its recorded
     name may not be a registered template's it is not."""
     config = result.config
-    registered = {path: hashlib.sha256(regular_bytes(path)).hexdigest() for path in registered_templates(spec, leaderboard_dir)}
+    registered = {path: hashlib.sha256(regular_bytes(path)).hexdigest()
+                  for path in registered_templates(spec, leaderboard_dir)}
     for path, sha in registered.items():
         if sha == config.prompt_template_hash:
             try:
