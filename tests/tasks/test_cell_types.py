@@ -134,7 +134,9 @@ def test_the_first_block_size_is_datasets_own():
 def test_a_csv_label_the_task_maps_is_a_label_and_missing_strings_stay_missing(tmp_path, monkeypatch, cache):
     """pandas reads `NA`, `None`, `null` ... as missing: in a label column where the task maps them they are
     labels (an `NA: TIE` task read its ties as missing labels, which --judge-unlabelled then left unscored);
-    elsewhere, and where the task does not map them, they stay missing (an empty cell too)."""
+    where the task does not map them, they stay missing (an empty cell too). In a text column (model names, ids,
+    responses, slices) they are text: a final outside attack saw a model `None` become no model and a slice `NA`
+    (North America) vanish, silently (this test had pinned the model's `NA` as missing)."""
     monkeypatch.setenv("JUDGEBENCH_EXAMPLE_CACHE", cache)
     path = tmp_path / "data.csv"
     with path.open("w", newline="", encoding="utf-8") as handle:
@@ -147,10 +149,28 @@ def test_a_csv_label_the_task_maps_is_a_label_and_missing_strings_stay_missing(t
         update={"model_b": None, "slices": [], "context": {}})})
     examples = load_examples(spec, dataset_path=str(path), unlabelled=True).examples
     assert [e.labels for e in examples] == [{"overall": "A"}, {}, {}, {}, {"overall": "B"}]
-    assert {e.model_a for e in examples} == {None}  # NA in another column: missing, as before
+    assert {e.model_a for e in examples} == {"NA"}  # a text column: the text written
     tie = spec.model_copy(update={"labels": {**spec.labels, "NA": "TIE"}})
     examples = load_examples(tie, dataset_path=str(path), unlabelled=True).examples
     assert [e.labels for e in examples] == [{"overall": "A"}, {"overall": "TIE"}, {}, {}, {"overall": "B"}]
+
+
+def test_missing_value_strings_in_text_columns_are_text(tmp_path):
+    """The final attack's cases: a slice `NA`, a model `None`, a response `N/A`, an id `null`."""
+    path = tmp_path / "data.csv"
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "question", "responseA", "responseB", "vote", "modelA", "modelB", "subject", "question_type",
+                         "citation_a", "citation_b"])
+        writer.writerow(["null", "Q?", "N/A", "a longer answer", "A", "None", "m2", "NA", "t", "", ""])
+        writer.writerow(["q2", "Q?", "short", "a longer answer", "B", "m1", "m2", "EU", "t", "", ""])
+    examples = load_examples(load_task("sciarena_eval"), dataset_path=str(path)).examples
+    first = examples[0]
+    assert (first.id, first.response_a, first.model_a, first.slices["subject"]) == ("null", "N/A", "None", "NA")
+    blank = path.read_text().replace("N/A", "", 1)
+    path.write_text(blank)
+    with pytest.raises(JudgebenchError, match="responseA"):  # an empty cell is still missing, naming the field
+        load_examples(load_task("sciarena_eval"), dataset_path=str(path))
 
 
 def test_csv_vote_columns_with_an_empty_cell_keep_their_labels(tmp_path):

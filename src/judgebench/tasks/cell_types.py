@@ -11,9 +11,11 @@ one-line error naming the file, the row and the column, exit 2.
 
 CSV has no types: a task's text columns (id, question, responses, model names, slices, context) are read as
 text (`csv_options`), so a response "42" is the text "42" in every row instead of a number when its whole
-10,000-row block looks numeric, and an id "001" stays "001". An empty cell is still missing (an error naming the row). The strings pandas reads as missing
-(`NA`, `null`, `None`, ...) stay missing, except in a label column where the task maps them: a task that maps
-`NA` to a tie reads a tie there (it read a missing label, which `run --judge-unlabelled` then left unscored).
+10,000-row block looks numeric, and an id "001" stays "001". An empty cell is still missing (an error naming the
+row). In those text columns the strings pandas reads as missing (`NA`, `null`, `None`, `N/A`, ...) are text too: a
+slice value `NA` (North America) had vanished, a model `None` had become no model, a response `N/A` had been
+refused. In other mapped columns they stay missing, except in a label column where the task maps them: a task that
+maps `NA` to a tie reads a tie there (it read a missing label, which `run --judge-unlabelled` then left unscored).
 """
 
 from __future__ import annotations
@@ -60,14 +62,17 @@ def csv_options(spec: TaskSpec, mapped: Iterable[str]) -> dict[str, Any]:
     the `mapped` columns' missing-value strings as missing, but those the task maps as labels in its label columns."""
     labels = {spec.columns.label, *(d.label_column for d in spec.dimensions if d.label_column)} - {None}
     label_missing = [text for text in CSV_MISSING if text not in spec.labels]
-    return {"converters": {column: str for column in [*text_columns(spec), *label_columns(spec)]}, "keep_default_na": False,
-            "na_values": {column: list(label_missing if column in labels else CSV_MISSING) for column in dict.fromkeys(mapped)}}
+    texts = set(text_columns(spec))
+    return {"converters": {column: str for column in [*texts, *label_columns(spec)]}, "keep_default_na": False,
+            "na_values": {column: [""] if column in texts else list(label_missing if column in labels else CSV_MISSING)
+                          for column in dict.fromkeys(mapped)}}
 
 
 def csv_variant(spec: TaskSpec) -> str:
     """What of the task changes the rows a CSV load gives (part of the example cache's key)."""
     kept = [text for text in CSV_MISSING if text in spec.labels]  # read as labels, not as missing
-    return ",".join([*text_columns(spec), *label_columns(spec)]) + (f";labels:{','.join(kept)}" if kept else "")
+    return (",".join([*text_columns(spec), *label_columns(spec)]) + ";text-missing:empty"  # (NA, None: text since)
+            + (f";labels:{','.join(kept)}" if kept else ""))
 
 
 def keep_cell_types(path: Path, rows: RowSource, columns: list[str], mapped: Iterable[str]) -> RowSource:
