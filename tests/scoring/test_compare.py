@@ -551,3 +551,18 @@ def test_the_guides_replay_workflow_runs_as_written(tmp_path):
     for task in ("sciarena_eval", "ideation_arena_eval"):
         written = json.loads((tmp_path / "replay" / f"{task}.compare.json").read_text())
         assert written["difference"] == 0 and written["gate"]["failed"] is False
+
+
+def test_a_partial_run_is_said_to_be_partial(longer_shorter, tmp_path, capsys):
+    """A final outside attack: compare of a full run against an interrupted one reported a significant drop
+    without saying the candidate had stopped early."""
+    longer, _ = longer_shorter
+    partial = tmp_path / "partial"
+    shutil.copytree(longer, partial)
+    data = json.loads((partial / "results.json").read_text())
+    data["config"]["partial"] = True
+    (partial / "results.json").write_text(json.dumps(data))
+    assert "the candidate is PARTIAL (it stopped early)" in " ".join(compare_runs(longer, partial).notes)
+    assert not any("PARTIAL" in note for note in compare_runs(longer, longer).notes)
+    assert main(["compare", str(partial), str(longer)]) == 0
+    assert "note: the baseline is PARTIAL" in capsys.readouterr().out

@@ -373,6 +373,9 @@ def _notes(base: RunResult, cand: RunResult, base_table: dict, cand_table: dict,
         )
     if base.config.swap != cand.config.swap:
         notes.append("one run judged a single order: each example's score is the mean over the orders its run judged")
+    for side, result in (("baseline", base), ("candidate", cand)):
+        if result.config.partial:  # (an outside attack: an interrupted candidate read as a significant drop)
+            notes.append(f"the {side} is PARTIAL (it stopped early): the judgments it did not make count as failed")
     return notes
 
 
