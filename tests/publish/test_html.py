@@ -259,6 +259,17 @@ def test_markdown_cells_escape_pipes_newlines_and_html():
     assert md_escape("a|b\nc") == "a&#124;b c" and md_escape("<i>") == "&lt;i&gt;" and md_escape("x\\|") == "x&#92;&#124;"
 
 
+def test_markdown_headline_table_marks_a_partial_run():
+    """A partial run is marked in the headline table, not only in "All columns" (a reader of the first table
+    alone had ranked it as complete)."""
+    from judgebench.publish.tables import to_markdown
+
+    headline = to_markdown("sciarena_eval", sciarena_rows()).split("### All columns")[0]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in headline.splitlines() if line.startswith("|")]
+    kinds = {cells[1]: cells[-1] for cells in rows[2:] if cells[1] in ("hosted/model-z", "openai/gpt-x", "builtin/longer")}
+    assert kinds == {"hosted/model-z": "run (partial)", "openai/gpt-x": "run", "builtin/longer": "baseline"}
+
+
 def test_html_escapes_hostile_cells_and_marks_self_reported_columns():
     rows = [_run_row(HOSTILE, 61.25, judge_args="{'x': '</td><script>'}")]
     page = to_html({"sciarena_eval": rows})
