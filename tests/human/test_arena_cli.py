@@ -199,6 +199,32 @@ def test_model_names_that_are_one_identifier_once_normalised_are_two_models(tmp_
     assert "e\u0301" in (tmp_path / "o" / "arena.html").read_text(encoding="utf-8")
 
 
+def test_names_that_only_look_alike_are_counted_apart_with_a_warning(tmp_path, capsys):
+    """NFC and NFD 'café', a case difference and a zero-width space: each stays a model or voter of its own (the
+    votes say so), but the terminal, arena.md and arena.json say which names read as one (they were rated apart
+    silently); a file without such names has no `look_alike_names`."""
+    path = tmp_path / "votes.jsonl"
+    models = [("caf\u00e9", "cafe\u0301"), ("GPT-4", "claude"), ("gpt-4", "claude")]
+    voters = ["alice", "Alice", "bob", "bob\u200b"]
+    path.write_text("".join(json.dumps({"pair_id": f"p{i}", "annotator": voters[i % 4], "choice": "AB"[i % 2],
+                                        "model_a": models[i % 3][0], "model_b": models[i % 3][1]}) + "\n"
+                            for i in range(48)))
+    out = tmp_path / "o"
+    assert main(["arena", str(path), "--output-dir", str(out), "--n-resamples", "0", "--no-plots"]) == 0
+    s = json.loads((out / "arena.json").read_text())
+    assert s["counts"]["models"] == 5 and s["counts"]["annotators"] == 4
+    assert s["look_alike_names"] == {"models": [["GPT-4", "gpt-4"], ["cafe\u0301", "caf\u00e9"]],
+                                     "annotators": [["Alice", "alice"], ["bob", "bob\u200b"]]}
+    err = capsys.readouterr().err
+    assert ("warning: 2 groups of models whose names look alike are counted apart: GPT-4 / gpt-4; "
+            "cafe\\u0301 / caf\\xe9 (") in err
+    assert "2 groups of annotators whose names look alike are counted apart: Alice / alice; bob / bob\\u200b" in err
+    assert "Warning: 2 groups of models whose names look alike" in (out / "arena.md").read_text(encoding="utf-8")
+    assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "demo"), "--n-resamples", "0", "--no-plots"]) == 0
+    assert "look_alike_names" not in json.loads((tmp_path / "demo" / "arena.json").read_text())
+    assert "look alike" not in capsys.readouterr().err
+
+
 def test_a_model_name_ending_in_nul_is_a_one_line_error_and_dollars_are_drawn_as_text(tmp_path, capsys):
     """'a' + NUL: numpy's text drops the NUL, merging two models (a TypeError traceback); refused in one line.
     Names with `$` (matplotlib's math marks) are drawn as written, not parsed (`$\\frac{x$` raised ValueError)."""

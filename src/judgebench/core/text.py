@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from collections.abc import Iterable
 from typing import Any
 
 MD_ALWAYS = re.compile(r"[\[\]*~!@]")  # links, images, footnotes, emphasis, strikethrough, email autolinks
@@ -98,3 +99,18 @@ def skeleton(text: str) -> str:
     other scripts mapped to Latin. Two ids with one skeleton are indistinguishable on a page."""
     folded = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).lower()
     return folded.translate(_CONFUSABLE)
+
+
+def look_alike_groups(names: Iterable[str]) -> list[list[str]]:
+    """The names that share a skeleton with another (case, NFC/NFD, an invisible character, a look-alike letter),
+    as sorted groups in the order of their first name: two such names count apart but read as one."""
+    groups: dict[str, list[str]] = {}
+    for name in dict.fromkeys(names):
+        groups.setdefault(skeleton(name), []).append(name)
+    return sorted((sorted(g) for g in groups.values() if len(g) > 1), key=lambda g: g[0])
+
+
+def spelled_out(name: str) -> str:
+    """`name` with every character outside printable ASCII as its escape (`caf\\xe9`, `cafe\\u0301`, `\\x00`), so
+    that names that render alike can be told apart."""
+    return name if name.isascii() and name.isprintable() else name.encode("unicode_escape").decode("ascii")

@@ -12,6 +12,7 @@ import pandas as pd
 
 from judgebench.core.background import here, in_background
 from judgebench.core.errors import JudgebenchError
+from judgebench.core.text import look_alike_groups
 from judgebench.human.arena.assisted import (
     assisted_section,
     mean_judge,
@@ -99,6 +100,9 @@ def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: Are
         "robustness": robust.result(),
         "judges": [_judge_section(path, battles, opts) for path in opts.judge_runs],
     }
+    alike = _look_alikes(names[np.unique(np.concatenate([a, b]))], everyone.coded.annotators[1])
+    if alike:  # (absent when none: arena.json as before)
+        summary["look_alike_names"] = alike
     assisted, units = [], []
     read = [(path, read_judge_pairs(path, battles.dimension)) for path in opts.judge_runs]
     if len(read) > 1:  # every judge's mean verdict as one more predictor
@@ -125,6 +129,13 @@ def _assisted(table: pd.DataFrame, path: Path, dimension: str, opts: ArenaOption
         if opts.label_share is not None or opts.strata is not None:
             raise
         return {"judge": jp.judge, "run": str(path), "assisted": None, "skipped": str(exc)}, None
+
+
+def _look_alikes(models: np.ndarray, annotators: np.ndarray) -> dict[str, list[list[str]]]:
+    """Models and annotators whose names differ only in case, Unicode normal form, an invisible character or a
+    look-alike letter (core/text.skeleton): each is rated, or tested, as a voter of its own."""
+    found = {"models": look_alike_groups(map(str, models)), "annotators": look_alike_groups(map(str, annotators))}
+    return {kind: groups for kind, groups in found.items() if groups}
 
 
 def _voters(battles: Battles) -> int:
