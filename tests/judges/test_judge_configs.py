@@ -61,7 +61,17 @@ def test_configuration_file_formats_and_refusals(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     for text, message in (("judge: x\nmodel: y\n", "give 'judge' or 'model', not both"),
                           ("judge: openai/x\nprice: 3\n", "'price' must be a mapping"),
-                          ("judge: openai/x\nname: ''\n", "'name' must be a short text")):
+                          ("judge: openai/x\nname: ''\n", "'name' must be a short text"),
+                          # a bad price names the file, its entry and its own key (it was worded as --judge-args)
+                          ("judge: openai/x\nprice: {input_per_mtok: -1, output_per_mtok: 4}\n",
+                           r"bad.yaml: entry 1: price input_per_mtok=-1: expected a price from 0 to 10,000"),
+                          ("judge: openai/x\nprice: {input: abc, output: 4}\n",
+                           r"bad.yaml: entry 1: price input='abc': expected a number"),
+                          ("judge: openai/x\nprice: {input_per_mtok: true, output: 1}\n", r"price input_per_mtok=True: "
+                           "expected a number"),
+                          ("judge: openai/x\nprice: {input_per_mtok: 1}\n", "bad.yaml: entry 1: 'price' needs "
+                           "input_per_mtok and output_per_mtok, once each"),
+                          ("judge: openai/x\nprice: {input: 1, input_per_mtok: 2}\n", "'price' needs input_per_mtok")):
         bad.write_text(text)
         with pytest.raises(JudgebenchError, match=message):
             read_judge_configs(bad)

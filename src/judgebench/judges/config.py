@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,13 +133,36 @@ def config_entry(path: Path, number: int, entry: Any, flag: str = "--judges-file
 
 
 def _price_args(price: Any, where: str) -> dict[str, str]:
+    """`price:` as the judge arguments it stands for, checked here so that an error names the file and entry."""
     if price is None:
         return {}
     aliases = {"input_per_mtok": PRICE_ARGS[0], "output_per_mtok": PRICE_ARGS[1], "input": PRICE_ARGS[0],
                "output": PRICE_ARGS[1], PRICE_ARGS[0]: PRICE_ARGS[0], PRICE_ARGS[1]: PRICE_ARGS[1]}
     if not isinstance(price, dict) or not price or any(k not in aliases for k in price):
         raise JudgebenchError(f"{where}: 'price' must be a mapping {{input_per_mtok: USD, output_per_mtok: USD}}")
-    return {aliases[str(k)]: as_text(v) for k, v in price.items()}
+    args = {aliases[str(k)]: as_text(v) for k, v in price.items()}
+    if len(args) != 2 or len(price) != 2:
+        raise JudgebenchError(f"{where}: 'price' needs input_per_mtok and output_per_mtok, once each (USD per "
+                              "million tokens)")
+    for key, value in price.items():
+        price_per_mtok(as_text(value), f"{where}: price {key}={value!r}")
+    return args
+
+
+MAX_PRICE_PER_MTOK = 10_000  # USD per million tokens: 16x the dearest in litellm's cost map (o1-pro, 600; a typo past it printed
+# costs of 300 digits)
+
+
+def price_per_mtok(text: Any, where: str) -> float:
+    """One price in USD per million tokens (a number from 0 to MAX_PRICE_PER_MTOK), or a one-line error
+    starting with `where` (the flag or the configuration file that gave it)."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise JudgebenchError(f"{where}: expected a number (USD per million tokens)") from None
+    if not math.isfinite(value) or not 0 <= value <= MAX_PRICE_PER_MTOK:
+        raise JudgebenchError(f"{where}: expected a price from 0 to {MAX_PRICE_PER_MTOK:,} (USD per million tokens)")
+    return value
 
 
 def as_text(value: Any) -> str:

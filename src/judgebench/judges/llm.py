@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import sys
 from typing import Any
@@ -46,7 +45,7 @@ from judgebench.judges.args import (
 )
 from judgebench.judges.base import Judge, JudgeCallError
 from judgebench.judges.call_errors import scrub
-from judgebench.judges.config import PRICE_ARGS
+from judgebench.judges.config import PRICE_ARGS, price_per_mtok
 from judgebench.judges.litellm_transport import (
     call_litellm,
     check_credentials,
@@ -284,10 +283,6 @@ class LiteLLMJudge(Judge):
             await self._openai.aclose()
 
 
-MAX_PRICE_PER_MTOK = 10_000  # USD per million tokens: 16x the dearest in litellm's cost map (o1-pro, 600; a typo past it printed
-# costs of 300 digits)
-
-
 def _price_override(args: dict[str, Any]) -> tuple[float, float] | None:
     """input_cost_per_mtok / output_cost_per_mtok (USD per million tokens, both or neither) popped from
     the arguments, as USD per token."""
@@ -296,14 +291,5 @@ def _price_override(args: dict[str, Any]) -> tuple[float, float] | None:
         return None
     if len(given) != 2:
         raise JudgebenchError(f"--judge-args: give both {PRICE_ARGS[0]} and {PRICE_ARGS[1]} (USD per million tokens)")
-    values = []
-    for name in PRICE_ARGS:
-        try:
-            value = float(given[name])
-        except (TypeError, ValueError):
-            raise JudgebenchError(f"--judge-args {name}={given[name]!r}: expected a number (USD per million tokens)") from None
-        if not math.isfinite(value) or not 0 <= value <= MAX_PRICE_PER_MTOK:
-            raise JudgebenchError(f"--judge-args {name}={given[name]!r}: expected a price from 0 to "
-                                  f"{MAX_PRICE_PER_MTOK:,} (USD per million tokens)")
-        values.append(value / 1e6)
-    return values[0], values[1]
+    prices = [price_per_mtok(given[name], f"--judge-args {name}={given[name]!r}") / 1e6 for name in PRICE_ARGS]
+    return prices[0], prices[1]
