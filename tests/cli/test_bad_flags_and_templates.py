@@ -43,14 +43,14 @@ def test_elo_constants_checked_in_the_library():
 def test_nested_range_template_stops_with_one_line(tmp_path, capsys):
     prompt = tmp_path / "hang.yaml"
     prompt.write_text("user: |\n  {% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
-                      "{{ question }}\n")
+                      "{{ question }}{{ response_first }}{{ response_second }}\n")  # (shows both: no warning line)
     start = time.monotonic()
     err = one_line_error(capsys, main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo",
                                        "--prompt", str(prompt), "--output-path", str(tmp_path / "out"), "--quiet"]))
     assert time.monotonic() - start < 30
     assert str(prompt) in err and "loop iterations" in err
     huge = tmp_path / "huge.yaml"
-    huge.write_text("user: \"{{ 'x' * 1000000000 }}{{ question }}\"\n")
+    huge.write_text("user: \"{{ 'x' * 1000000000 }}{{ question }}{{ response_first }}{{ response_second }}\"\n")
     err = one_line_error(capsys, main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo",
                                        "--prompt", str(huge), "--output-path", str(tmp_path / "out"), "--quiet"]))
     assert str(huge) in err
@@ -71,7 +71,7 @@ def test_a_template_cannot_build_a_huge_text(tmp_path, capsys, bomb):
     import resource
 
     prompt = tmp_path / "bomb.yaml"
-    prompt.write_text(json.dumps({"user": MEMORY_BOMBS[bomb] + "{{ question }}"}))
+    prompt.write_text(json.dumps({"user": MEMORY_BOMBS[bomb] + "{{ question }}{{ response_first }}{{ response_second }}"}))
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     err = one_line_error(capsys, main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo",
                                        "--limit", "2", "--prompt", str(prompt), "--output-path", str(tmp_path / "out"),

@@ -388,7 +388,8 @@ def test_a_dimension_the_task_lacks_is_refused(tmp_path, capsys):
 )
 def test_a_hostile_or_broken_template_is_one_line(tmp_path, capsys, template, says):
     prompt = tmp_path / "t.yaml"
-    prompt.write_text(f"user: {json.dumps(template)}\n")
+    shown = "{{ response_first }}{{ response_second }}"  # (a template that shows no response is warned of: not here)
+    prompt.write_text(f"user: {json.dumps(template + shown)}\n")
     assert run_cli(*DEMO, "--output-path", tmp_path / "out", "--prompt", prompt) == 2
     line = one_error_line(capsys)
     assert "t.yaml" in line and says in line, line

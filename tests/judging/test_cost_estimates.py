@@ -157,3 +157,31 @@ def test_a_prompt_blind_to_the_dimension_is_warned_of_and_each_call_counted(tmp_
     assert main(["run", "--tasks", "ideation_arena_eval", "--demo", "--limit", "1", "--judge", "builtin/longer",
                  "--output-path", str(tmp_path / "d"), "--quiet"]) == 0  # the task's own prompt names it: no warning
     assert "does not name the dimension" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("user, warned", [
+    ("Q: {{ question }}\nWhich is better? [[A]] or [[B]]", "never shows {{ response_first }} or {{ response_second }}: "
+                                                            "the judge is asked to judge them without seeing them"),
+    ("Q: {{ question }}\nA: {{ response_first }}\n[[A]] or [[B]]", "never shows {{ response_second }}: the judge is "
+                                                                 "asked to judge it without seeing it"),
+    ("{% if false %}{{ response_first }}{% endif %}{{ response_second }}", None),  # read somewhere: not judged here
+])
+def test_a_prompt_that_never_shows_the_responses_is_warned_of_before_any_call(tmp_path: Path, capsys, user, warned) -> None:
+    """A template edited so that it lost `{{ response_second }}` ran without a word: every verdict was a guess."""
+    prompt = tmp_path / "p.yaml"
+    prompt.write_text(f"name: edited\nuser: {json.dumps(user)}\n")
+    assert main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", "builtin/longer", "--prompt", str(prompt),
+                 "--output-path", str(tmp_path / "o"), "--dry-run"]) == 0
+    err = capsys.readouterr().err
+    assert (f"warning: prompt edited {warned}" in err) if warned else "never shows" not in err
+
+
+def test_a_rubric_prompt_that_never_shows_the_response_is_warned_of(tmp_path: Path, capsys) -> None:
+    prompt = tmp_path / "p.yaml"
+    prompt.write_text("name: blind\nuser: 'Grade the answer to {{ question }} against {{ rubric }}'\n")
+    assert main(["rubric", "run", "--task", "rubric_demo", "--judge", "builtin/full-credit", "--demo", "--prompt",
+                 str(prompt), "--output-path", str(tmp_path / "o")]) == 0
+    assert "warning: prompt blind never shows {{ response }}: the judge is asked to judge it" in capsys.readouterr().err
+    assert main(["rubric", "run", "--task", "rubric_demo", "--judge", "builtin/full-credit", "--demo",
+                 "--output-path", str(tmp_path / "o2")]) == 0
+    assert "never shows" not in capsys.readouterr().err

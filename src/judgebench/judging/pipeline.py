@@ -274,8 +274,8 @@ def _dimension_mode(spec: TaskSpec, override: str | None) -> Literal["single", "
 
 def warn_of_setup(request: RunRequest, spec: TaskSpec, mode: str, template: PromptTemplate) -> None:
     """What a run's setup asks that is likely not meant, said before any call (`--dry-run` too): a judge argument
-    one letter off a known one, a replay of a run made with another prompt template, a separate-mode prompt that
-    names no dimension."""
+    one letter off a known one, a replay of a run made with another prompt template, a prompt that leaves out a
+    response, a separate-mode prompt that names no dimension."""
     if request.on_warning is None:
         return
     for line in near_misses(request.judge_args):
@@ -284,6 +284,8 @@ def warn_of_setup(request: RunRequest, spec: TaskSpec, mode: str, template: Prom
         request.on_warning(f"--judge {request.judge}: that run's prompt template is {used}, this run renders "
                            f"{template.name}@{template.sha256[:10]}: the prompts they render differently have no "
                            "recorded answer (a run made with --prompt FILE is replayed with the same --prompt)")
+    if unshown := template.unshown("response_first", "response_second"):
+        request.on_warning(unshown)
     if mode == "separate" and not template.names_dimension():
         request.on_warning(f"prompt {template.name} does not name the dimension ({{{{ dimension }}}}, {{{{ criterion }}}}): "
                            f"each of task {spec.name}'s {len(spec.dimension_names)} dimensions is asked the same "

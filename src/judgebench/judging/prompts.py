@@ -168,14 +168,28 @@ class PromptTemplate:
         compiled = [(role, _ENV.from_string(_budgeted(text)), _is_plain(text)) for role, text in parts if text]
         return [(role, t, dict(t.globals), _render(t, dict(t.globals)) if plain else None) for role, t, plain in compiled]
 
-    def names_dimension(self) -> bool:
-        """Whether the template reads a variable that differs between dimensions (build_request's `dimension`,
-        `criterion`, `dimensions`): one that does not asks every dimension of a judgment the same question."""
+    @cached_property
+    def variables_read(self) -> frozenset[str]:
+        """The variables the template's parts read (wherever they stand: a branch never taken counts)."""
         used: set[str] = set()
         for text in (self.system, self.user):
             if text:
                 used |= meta.find_undeclared_variables(_ENV.parse(text))
-        return bool(used & DIMENSION_VARIABLES)
+        return frozenset(used)
+
+    def names_dimension(self) -> bool:
+        """Whether the template reads a variable that differs between dimensions (build_request's `dimension`,
+        `criterion`, `dimensions`): one that does not asks every dimension of a judgment the same question."""
+        return bool(self.variables_read & DIMENSION_VARIABLES)
+
+    def unshown(self, *names: str) -> str | None:
+        """A warning when the template never reads some of `names` (the variables holding what is judged): the
+        judge would answer without seeing it. None when it reads them all."""
+        missing = [f"{{{{ {name} }}}}" for name in names if name not in self.variables_read]
+        if not missing:
+            return None
+        return (f"prompt {self.name} never shows {' or '.join(missing)}: the judge is asked to judge "
+                f"{'them' if len(missing) > 1 else 'it'} without seeing {'them' if len(missing) > 1 else 'it'}")
 
     def render(self, variables: dict[str, Any]) -> list[dict[str, str]]:
         """The chat messages; any failure of the template (a sandbox refusal, a type error in an
