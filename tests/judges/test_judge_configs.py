@@ -62,6 +62,9 @@ def test_configuration_file_formats_and_refusals(tmp_path: Path) -> None:
     for text, message in (("judge: x\nmodel: y\n", "give 'judge' or 'model', not both"),
                           ("judge: openai/x\nprice: 3\n", "'price' must be a mapping"),
                           ("judge: openai/x\nname: ''\n", "'name' must be a short text"),
+                          # a NUL, ESC or line break in a display name reached results.json and every table
+                          ("judge: openai/x\nname: \"a\\0b\\e[31m\"\n", r"'name' 'a\\x00b\\x1b\[31m' holds a control"),
+                          ("judge: openai/x\nname: \"two\\nlines\"\n", r"'name' 'two\\nlines' holds a control"),
                           # a bad price names the file, its entry and its own key (it was worded as --judge-args)
                           ("judge: openai/x\nprice: {input_per_mtok: -1, output_per_mtok: 4}\n",
                            r"bad.yaml: entry 1: price input_per_mtok=-1: expected a price from 0 to 10,000"),

@@ -30,12 +30,14 @@ import hashlib
 import json
 import math
 import os
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import load_yaml, regular_bytes
+from judgebench.core.text import spelled_out
 
 CONFIG_KEYS = ("name", "id", "judge", "model", "judge_args", "args", "prompt", "price")
 PRICE_ARGS = ("input_cost_per_mtok", "output_cost_per_mtok")
@@ -111,6 +113,8 @@ def config_entry(path: Path, number: int, entry: Any, flag: str = "--judges-file
     name = entry.get("name", entry.get("id"))
     if name is not None and (not isinstance(name, (str, int, float)) or not str(name).strip() or len(str(name)) > 120):
         raise JudgebenchError(f"{where}: 'name' must be a short text (1-120 characters)")
+    if name is not None and any(unicodedata.category(c) == "Cc" for c in str(name)):  # NUL, ESC, a line break
+        raise JudgebenchError(f"{where}: 'name' '{spelled_out(str(name))}' holds a control character")
     prompt = entry.get("prompt")
     if prompt is not None and (not isinstance(prompt, str) or not prompt.strip()):
         raise JudgebenchError(f"{where}: 'prompt' must be a prompt template name or file")
