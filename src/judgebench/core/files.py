@@ -253,6 +253,57 @@ def check_csv_header(header: list[str], where: str) -> None:
                               "(which one is meant?)")
 
 
+def strict_csv(handle: IO[str], where: str, **options: Any) -> Iterator[tuple[int, list[str]]]:
+    """(the line a record starts on, its fields) for each record of a CSV file, read strictly: a stray quote is
+    refused, naming the line its record starts on (`csv_error`). pandas, and so `datasets`, read on past it to
+    the next quote instead, merging rows into one cell silently, or fail at the end of the file naming no row."""
+    import csv
+
+    reader = csv.reader(handle, strict=True, **options)
+    start, limit = 1, csv.field_size_limit(MAX_CSV_CELL)  # (csv's own limit, 128 KB, is no limit of pandas')
+    try:
+        for fields in reader:
+            yield start, fields
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise csv_error(exc, where, start) from None
+    finally:
+        csv.field_size_limit(limit)
+
+
+MAX_CSV_CELL = 2**31 - 1  # characters: pandas' reader has no smaller limit
+
+
+def csv_dict_rows(handle: IO[str], where: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str | None]]]]:
+    """(the header, then each row as (the line it starts on, column -> cell)), read by `strict_csv`; as
+    csv.DictReader: blank lines skipped, a missing cell None; a row with more cells than the header names is
+    refused (its extra values would be dropped); a header naming a column twice is refused (check_csv_header)."""
+    records = strict_csv(handle, where)
+    _, header = next(records, (1, []))
+    check_csv_header(header, where)
+
+    def rows() -> Iterator[tuple[int, dict[str, str | None]]]:
+        for line, fields in records:
+            if not fields:
+                continue
+            if len(fields) > len(header):
+                raise JudgebenchError(f"{where}:{line}: {len(fields)} fields, the header names {len(header)}")
+            yield line, {**dict.fromkeys(header), **dict(zip(header, fields))}
+
+    return header, rows()
+
+
+def csv_error(exc: Exception, where: str, line: int) -> JudgebenchError:
+    """A strict CSV reader's error, in words, naming the line the record starts on."""
+    reason = str(exc)
+    if "expected after '\"'" in reason:
+        reason = ('a quoted cell ends mid-cell: a quote inside a quoted cell is written twice (""), and a cell '
+                  "holding a quote must be quoted whole")
+    elif "unexpected end of data" in reason:
+        reason = "a quoted cell that begins in this row never closes (a stray quote?)"
+    return JudgebenchError(f"{where}: line {line}: {one_line(reason, 200)}")
+
+
 MAX_JSON_NESTING = 1000  # brackets a line may hold open: Arrow's JSON reader (the `datasets` JSON loader's, arena's)
 # overflows its thread's stack, a segmentation fault, on a value nested some thousands deep
 

@@ -25,6 +25,7 @@ from judgebench.core.files import (
     open_regular,
     read_json_objects,
     regular_bytes,
+    strict_csv,
     too_deep,
 )
 from judgebench.core.records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
@@ -94,7 +95,7 @@ def load_examples(
         rev = revision or (None if dataset_path else spec.dataset.revision)
         options = csv_options(spec, _mapped_columns(spec)) if csv_data(location) else {}  # cell_types.py
         if options:
-            check_csv_headers(Path(location))
+            check_csv_files(Path(location))
         load = lambda: _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev, options)  # noqa: E731
         variant = csv_variant(spec) if options else ""
         cached = load_rows(location, split_name, LOCAL_BUILDERS, load, variant)  # example_cache.py: small local files
@@ -256,19 +257,21 @@ def csv_data(location: str | Path) -> bool:
     return suffixes == {".csv"}
 
 
-def check_csv_headers(location: Path) -> None:
-    """Refuse a local CSV file (or one in a local folder) whose header names a column twice: `datasets` reads it
-    through pandas, which keeps the first and renames the second (`label.1`), silently."""
-    import csv
-
+def check_csv_files(location: Path) -> None:
+    """Refuse a local CSV file (or one in a local folder) whose header names a column twice (`datasets` reads it
+    through pandas, which keeps the first and renames the second, `label.1`, silently) or that holds a stray quote
+    (pandas reads on to the next quote, merging rows: core/files.strict_csv)."""
     files = [location] if location.is_file() else sorted(p for p in location.rglob("*") if p.suffix.lower() == ".csv")
     for path in files:
         try:
             with open_regular(path, encoding="utf-8", newline="") as handle:
-                header = next(csv.reader(handle), None)
-        except (OSError, csv.Error, UnicodeDecodeError):
+                records = strict_csv(handle, str(path))
+                _, header = next(records, (1, []))
+                check_csv_header(header, str(path))
+                for _ in records:
+                    pass
+        except (OSError, UnicodeDecodeError):
             continue  # left to the reader and diagnose_local_file, in their words
-        check_csv_header(header or [], str(path))
 
 
 def _missing_split_message(source: str, split: str, listed: str) -> str:

@@ -16,7 +16,6 @@ exports this layout; `arena`, the human ceiling and task YAMLs read it.
 
 from __future__ import annotations
 
-import csv
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -27,7 +26,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import (
     atomic_path,
-    check_csv_header,
+    csv_dict_rows,
     describe_validation_error,
     open_regular,
     read_json_objects,
@@ -127,14 +126,9 @@ def read_votes(path: Path) -> list[Vote]:
 def _csv_rows(path: Path) -> list[tuple[int, dict[str, object]]]:
     try:
         with open_regular(path, newline="", encoding="utf-8-sig") as handle:  # (Excel's "CSV UTF-8" starts with a BOM)
-            reader = csv.DictReader(handle)
-            header = reader.fieldnames or []
-            check_csv_header(list(header), f"votes file {path}")
+            _, records = csv_dict_rows(handle, f"votes file {path}")
             rows = []
-            for line, row in enumerate(reader, start=2):
-                if None in row:  # more fields than the header names: the extra values would be dropped
-                    raise JudgebenchError(f"votes file {path}:{line}: {len(header) + len(row[None])} fields, "
-                                          f"the header names {len(header)}")
+            for line, row in records:
                 slices = {key[len("slice_"):]: value for key, value in row.items() if key and key.startswith("slice_")}
                 flat = {key: value for key, value in row.items() if key in FLAT_FIELDS and value not in ("", None)}
                 if extra := sorted(k for k in row if k and k not in FLAT_FIELDS and not k.startswith("slice_")):

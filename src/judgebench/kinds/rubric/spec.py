@@ -20,7 +20,7 @@ from yaml import YAMLError
 
 from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.files import (
-    check_csv_header,
+    csv_dict_rows,
     describe_validation_error,
     load_yaml,
     open_regular,
@@ -224,23 +224,15 @@ def _read_rows(path: Path, structured: set[str]) -> list[tuple[int, dict[str, An
 
 def _read_csv(path: Path, structured: set[str]) -> list[tuple[int, dict[str, Any]]]:
     """CSV rows; the cells of the `structured` columns (rubric, maxima, expert scores) are JSON text
-    (a number, a list, an object); other cells stay text. Row numbers are file lines (header: line 1; a row's
-    last line when a quoted cell spans several)."""
-    import csv
-
+    (a number, a list, an object); other cells stay text. Row numbers are file lines (header: line 1; the line a
+    row starts on when a quoted cell spans several)."""
     rows = []
     try:
         with open_regular(path, encoding="utf-8-sig", newline="") as handle:  # (a BOM is no part of the first name)
-            reader = csv.DictReader(handle)
-            header = list(reader.fieldnames or [])
-            check_csv_header(header, str(path))
-            for row in reader:
-                if None in row:  # more fields than the header names: the extra values would be dropped
-                    raise JudgebenchError(f"{path}:{reader.line_num}: {len(header) + len(row[None])} fields, "
-                                          f"the header names {len(header)}")
-                rows.append((reader.line_num, {key: _cell(value) if key in structured else value
-                                               for key, value in row.items()}))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+            _, records = csv_dict_rows(handle, str(path))
+            for line, row in records:
+                rows.append((line, {key: _cell(value) if key in structured else value for key, value in row.items()}))
+    except (OSError, UnicodeDecodeError) as exc:
         raise JudgebenchError(f"{path}: cannot read CSV ({exc})") from None
     return rows
 
