@@ -414,9 +414,11 @@ def test_the_cost_table_csv_and_plot_take_the_same_guards():
         section = html_section("sciarena_eval", points, "accuracy")
     assert "\u202e" not in section and "\x1b" not in section and "evil\\u202etxt.exe" in section
     assert not [w for w in caught if "Glyph" in str(w.message)]
-    assert [csv_text(v) for v in ("-1..-0.5", "+0.1..+0.25", "-0.5", "-2+3", "+1-1", "1 2", "-\u0663", "-\uff11..1")] == [
-        "-1..-0.5", "+0.1..+0.25", "'-0.5", "'-2+3", "'+1-1", "1 2", "'-\u0663", "'-\uff11..1"]  # a bin of two ASCII
-    # numbers computes nothing (report's length bins); anything else starting like a formula is guarded
+    assert [csv_text(v) for v in ("-1..-0.5", "+0.1..+0.25", "-0.5", "-5", "+3", "-1e-3", "-2+3", "+1-1", "1 2",
+                                  "-\u0663", "-\uff11..1", "-1e", "-.5.", "-5 ", "-inf", "-nan")] == [
+        "-1..-0.5", "+0.1..+0.25", "-0.5", "-5", "+3", "-1e-3", "'-2+3", "'+1-1", "1 2", "'-\u0663", "'-\uff11..1",
+        "'-1e", "'-.5.", "'-5 ", "'-inf", "'-nan"]  # an ASCII number, or a bin of two (report's length bins), computes
+    # nothing; anything else starting like a formula is guarded (a slice value `-5` had become `'-5`)
 
 
 def _is_number(cell: str) -> bool:

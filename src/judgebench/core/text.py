@@ -60,18 +60,20 @@ def html_text(value: Any) -> str:
 
 
 LINE_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
-NUMBER_RANGE = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)\.\.[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)")  # a bin -1..-0.5
+_NUMBER = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)"  # an ASCII decimal number, signed
+PLAIN_NUMBERS = re.compile(rf"{_NUMBER}(?:[eE][-+]?[0-9]+)?|{_NUMBER}\.\.{_NUMBER}")  # -5, -1e-3, a bin -1..-0.5
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 
 
 def csv_text(value: Any) -> Any:
     """A CSV text cell on one line (line breaks become spaces, so no cell starts a forged row) and never a
-    spreadsheet formula (a leading `'`): the one guard of every CSV judgebench writes. A bin of two ASCII numbers
-    (`-1..-0.5`, report's length bins) stays as written: it computes nothing (`-2+3` would, and is guarded)."""
+    spreadsheet formula (a leading `'`): the one guard of every CSV judgebench writes. An ASCII number (`-5`, a
+    slice value) and a bin of two (`-1..-0.5`, report's length bins) stay as written: they compute nothing
+    (`-2+3` would, and is guarded)."""
     if not isinstance(value, str):
         return value
     value = LINE_BREAKS.sub(" ", value)
-    if NUMBER_RANGE.fullmatch(value):
+    if PLAIN_NUMBERS.fullmatch(value):
         return value
     return "'" + value if value.lstrip(" ")[:1] in FORMULA_START else value
 
