@@ -77,8 +77,17 @@ def test_a_missing_label_without_the_flag_is_one_line_naming_the_row_and_the_fla
     assert _run(_data(tmp_path), tmp_path / "out") == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert "mixed.jsonl: row id q0: field 'vote' has label value None" in err and "--judge-unlabelled" in err
+    assert "mixed.jsonl: row id q0: field 'vote' has no label (an empty cell, a null" in err and "--judge-unlabelled" in err
     assert not (tmp_path / "out").exists()
+    # a CSV cell `NaN` is a missing label too: said in words (it read "has label value None", naming no NaN)
+    import pandas as pd
+
+    rows = [sci_row(i) | {"citation_a": "", "citation_b": ""} for i in range(3)]
+    rows[1]["vote"] = "NaN"
+    pd.DataFrame(rows).to_csv(tmp_path / "nan.csv", index=False)
+    assert _run(tmp_path / "nan.csv", tmp_path / "out") == 2
+    err = capsys.readouterr().err.strip()
+    assert f"{tmp_path / 'nan.csv'}: row id {rows[1]['id']}: field 'vote' has no label (" in err and "NaN" in err
 
 
 def test_data_with_no_label_at_all_is_refused_before_any_call(tmp_path, capsys):

@@ -456,9 +456,10 @@ def _map_label(spec: TaskSpec, raw: Any, row_ref: str, column: str, source: str,
         return None
     hint = (" (to judge unlabelled examples too, without scoring them: --judge-unlabelled, or judge_unlabelled=True "
             "in Python)") if missing and unlabelled is False else ""
+    shown = ("no label (an empty cell, a null, or in a CSV a missing-value word such as NA or NaN)" if missing
+             else f"label value {raw!r}, which task {spec.name} does not map")
     raise JudgebenchError(
-        f"{source}: {row_ref}: field '{column}' has label value {raw!r}, which task {spec.name} "
-        f"does not map (mapped values: {', '.join(map(repr, spec.labels))}){hint}"
+        f"{source}: {row_ref}: field '{column}' has {shown} (mapped values: {', '.join(map(repr, spec.labels))}){hint}"
     )
 
 
