@@ -84,7 +84,8 @@ def test_assisted_flags_need_a_judge_run_and_a_known_slice(tmp_path, capsys, jud
 
 
 
-@pytest.mark.parametrize(("flag", "value"), [("--power", "0.9"), ("--judge-correlation", "2"), ("--judge-battles", "0")])
+@pytest.mark.parametrize(("flag", "value"), [("--power", "0.9"), ("--judge-correlation", "2"), ("--judge-battles", "0"),
+                                             ("--grid-points", "20")])
 def test_a_votes_needed_setting_without_votes_needed_is_refused(tmp_path, capsys, flag, value):
     """The second attack: `--power 1` and `--judge-correlation 2` were taken, and did nothing, without --votes-needed."""
     assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), flag, value]) == 2
@@ -95,6 +96,35 @@ def test_max_votes_past_a_million_is_refused(tmp_path, capsys):
     """`--max-votes 1000000000000` drew and fitted that many simulated votes per grid point: still running at 120 s."""
     assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--votes-needed", "--max-votes", "1000001"]) == 2
     assert "--max-votes: must be <= 1000000, got '1000001'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("flag", "value", "says"), [
+    ("--power-reps", "100000000", "must be <= 10,000"),  # a typo of 1e8 simulations per count never ended
+    ("--judge-battles", "1000000001", "must be <= 1,000,000"),
+    ("--grid-points", "2", "must be from 3 to 100"), ("--grid-points", "101", "must be from 3 to 100"),
+])
+def test_votes_needed_settings_that_would_never_end_are_refused(tmp_path, capsys, flag, value, says):
+    assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--votes-needed", flag, value]) == 2
+    assert f"{flag}: {says}, got '{value}'" in capsys.readouterr().err
+
+
+def test_grid_points_make_the_votes_needed_grid_finer(tmp_path, capsys):
+    """The default grid steps about x1.7 (10 counts from 50 to 20,000): too coarse to plan with; --grid-points sets
+    the count, the human-only answer lying on the finer grid within the coarse grid's bracket."""
+    def needed(points: str) -> tuple[list[int], int | None]:
+        out = tmp_path / points
+        assert main(["arena", str(DEMO), "--output-dir", str(out), "--n-resamples", "0", "--robustness-repeats", "0",
+                     "--no-plots", "--votes-needed", "--power-reps", "40", "--max-votes", "5000",
+                     "--grid-points", points]) == 0
+        v = json.loads((out / "arena.json").read_text())["votes_needed"]
+        return v["grid"], v["curves"][0]["all_adjacent"]["votes_needed"]
+
+    coarse, at_coarse = needed("10")
+    fine, at_fine = needed("30")
+    assert len(coarse) == 10 and len(fine) == 30 and coarse[0] == fine[0] == 50 and coarse[-1] == fine[-1] == 5000
+    assert at_coarse is not None and at_fine is not None
+    below = max([n for n in coarse if n < at_coarse], default=0)
+    assert below < at_fine <= at_coarse * 1.3  # (simulation noise: a finer grid may land a little past the coarse one)
 
 
 def test_two_judges_and_their_mean(tmp_path, capsys, judge_run):

@@ -63,6 +63,34 @@ def max_votes(text: str) -> int:
     return value
 
 
+MAX_POWER_REPS = 10_000  # --power-reps: each is a fit per grid point (100 by default); a typo of 1e8 never ended
+GRID_POINTS = (3, 100)  # --grid-points: the vote counts tried (10 by default, about x1.7 apart up to 20,000)
+
+
+def power_reps(text: str) -> int:
+    """--power-reps: 1 to MAX_POWER_REPS."""
+    value = POSITIVE_INT(text)
+    if value > MAX_POWER_REPS:
+        raise argparse.ArgumentTypeError(f"must be <= {MAX_POWER_REPS:,}, got '{text}'")
+    return value
+
+
+def judge_battles(text: str) -> int:
+    """--judge-battles: 0 to MAX_VOTES_TRIED (each simulated fit holds them all)."""
+    value = NON_NEGATIVE_INT(text)
+    if value > MAX_VOTES_TRIED:
+        raise argparse.ArgumentTypeError(f"must be <= {MAX_VOTES_TRIED:,}, got '{text}'")
+    return value
+
+
+def grid_points(text: str) -> int:
+    """--grid-points: GRID_POINTS[0] to GRID_POINTS[1]."""
+    value = POSITIVE_INT(text)
+    if not GRID_POINTS[0] <= value <= GRID_POINTS[1]:
+        raise argparse.ArgumentTypeError(f"must be from {GRID_POINTS[0]} to {GRID_POINTS[1]}, got '{text}'")
+    return value
+
+
 def anchor_rating(text: str) -> float:
     """--anchor-rating: a finite number within +-1e6 (nan, inf and -1e308 were written into arena.json)."""
     value = _finite(text)
@@ -125,13 +153,17 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--confidence", type=fraction, help="--votes-needed: interval level (default 0.95)")
     p.add_argument("--max-votes", type=max_votes, help=f"--votes-needed: largest vote count tried (default 20000, at most "
                                                        f"{MAX_VOTES_TRIED:,})")
-    p.add_argument("--power-reps", type=POSITIVE_INT, help="--votes-needed: simulations per vote count (default 100)")
+    p.add_argument("--power-reps", type=power_reps, help=f"--votes-needed: simulations per vote count (default 100, at "
+                                                        f"most {MAX_POWER_REPS:,})")
+    p.add_argument("--grid-points", type=grid_points, help="--votes-needed: vote counts tried, a geometric grid up to "
+                                                           "--max-votes (default 10; more: a finer answer, slower)")
     p.add_argument("--accuracy-gap", type=fraction,
                    help="--votes-needed: accuracy difference between two judges to detect (default 0.05)")
     p.add_argument("--judge-correlation", type=float,
                    help="--votes-needed: correlation of two judges' correctness on the same pairs (default 0.5)")
-    p.add_argument("--judge-battles", type=NON_NEGATIVE_INT, metavar="N",
-                   help="--votes-needed: judge-only battles in the simulation (default: the run's unlabelled pairs)")
+    p.add_argument("--judge-battles", type=judge_battles, metavar="N",
+                   help="--votes-needed: judge-only battles in the simulation (default: the run's unlabelled pairs; "
+                        f"at most {MAX_VOTES_TRIED:,})")
     p.add_argument("--robustness-repeats", type=robustness_repeats, default=DEFAULT_REPEATS,
                    help="repeats per annotator share (default 20, at most 1000; 0: no annotator subsampling, faster on large arenas)")
     p.add_argument("--no-plots", action="store_true", help="write no PNG plots (every other file the same; faster on large arenas)")
@@ -213,7 +245,7 @@ def options(args: argparse.Namespace) -> ArenaOptions:
         if not -1 <= args.judge_correlation <= 1:
             raise JudgebenchError(f"--judge-correlation {args.judge_correlation}: must be between -1 and 1")
         needed = NeededOptions(power=args.power, confidence=args.confidence, max_votes=args.max_votes,
-                               reps=args.power_reps, accuracy_gap=args.accuracy_gap,
+                               reps=args.power_reps, grid_points=args.grid_points, accuracy_gap=args.accuracy_gap,
                                judge_correlation=args.judge_correlation, judge_battles=args.judge_battles,
                                top_k=args.top_k, seed=args.seed)
     return ArenaOptions(fit=fit, alpha=args.alpha, exclude_flagged=args.exclude_flagged,
@@ -222,7 +254,8 @@ def options(args: argparse.Namespace) -> ArenaOptions:
 
 
 # The --votes-needed settings and their defaults (None on the parser: given without --votes-needed is refused).
-NEEDED_DEFAULTS = {"power": 0.8, "confidence": 0.95, "max_votes": 20000, "power_reps": 100, "accuracy_gap": 0.05,
+NEEDED_DEFAULTS = {"power": 0.8, "confidence": 0.95, "max_votes": 20000, "power_reps": 100, "grid_points": 10,
+                   "accuracy_gap": 0.05,
                    "judge_correlation": 0.5, "judge_battles": None}
 
 

@@ -21,6 +21,7 @@ class NeededOptions:
     confidence: float = 0.95
     max_votes: int = 20000
     reps: int = 100
+    grid_points: int = 10  # vote counts tried (geometric up to max_votes); the judge-gap grid takes 2 more
     accuracy_gap: float = 0.05
     judge_correlation: float = 0.5
     judge_battles: int | None = None  # N for the judge simulations (default: the run's unlabelled pairs)
@@ -39,7 +40,7 @@ def votes_needed(fit: BTFit, table: pd.DataFrame, judges: list[tuple[str, Units]
     pb = np.array([index[m] for m in table["model_b"]])
     adjacent = [(i, i + 1) for i in range(len(models) - 1)]
     k = max(1, min(opts.top_k, len(adjacent)))
-    n_grid = grid(max(50, 2 * len(models)), opts.max_votes, 10)
+    n_grid = grid(max(50, 2 * len(models)), opts.max_votes, opts.grid_points)
     curves = [_curve("human only", bt_power(theta, (pa, pb), n_grid, adjacent, level=opts.confidence,
                                             reps=opts.reps, seed=opts.seed, first_k=k), adjacent, k, models, opts)]
     gaps = []
@@ -91,7 +92,7 @@ def _gap(name: str | None, measured: float | None, opts: NeededOptions) -> dict[
     measured value is reported beside it."""
     start = ASSUMED_ACCURACY if measured is None else measured
     accuracy = float(np.clip(start, 0.05, 0.95 - opts.accuracy_gap))
-    n_grid = grid(50, max(opts.max_votes, 1000) * 5, 12)
+    n_grid = grid(50, max(opts.max_votes, 1000) * 5, opts.grid_points + 2)
     power = judge_gap_power(accuracy, opts.accuracy_gap, n_grid, correlation=opts.judge_correlation,
                             level=opts.confidence, reps=2000, seed=opts.seed)
     return {"judge": name, "accuracy": accuracy, "measured_accuracy": measured, "gap": opts.accuracy_gap,
