@@ -21,6 +21,8 @@ MD_LINE_START = re.compile(r"^([#>+\-=]|\d+[.)])")  # a heading, quote, list or 
 def visible(text: str) -> str:
     """`text` with every control or format character (ESC, BEL, NUL, bidi overrides, zero-width marks) shown
     as its escape (`\\x1b`), and every kind of line break as a space: nothing in it acts on a terminal or page."""
+    if text.isprintable():  # no character to change (Python's printable excludes every category changed below)
+        return text
     out = []
     for char in text:
         if char in "\n\r\t\v\f\u2028\u2029\x85":
