@@ -36,5 +36,11 @@ def test_look_alike_names_are_grouped_and_spelled_out():
     assert look_alike_groups(names) == [["GPT-4", "gpt-4", "gpt\u200b-4"], ["cafe\u0301", "caf\u00e9"],
                                         ["claude", "\u0441laude"]]
     assert look_alike_groups(["a", "b", "a"]) == []  # one name twice is one name
+    # an outside attack: a trailing or doubled space, a Unicode hyphen, a word joiner, a variation selector, a
+    # tag character and bidi isolates were not caught (l and I are still told apart)
+    assert look_alike_groups(["m1", "m1 ", "delta  pro", "delta pro", "atlas-7b", "atlas\u20107b", "a\u2061",
+                              "a", "x\ufe0f", "x", "t\U000e0041", "t", "\u2066q\u2069", "q", "llama", "IIama"]) == [
+        ["a", "a\u2061"], ["atlas-7b", "atlas\u20107b"], ["delta  pro", "delta pro"], ["m1", "m1 "],
+        ["q", "\u2066q\u2069"], ["t", "t\U000e0041"], ["x", "x\ufe0f"]]
     assert [spelled_out(n) for n in ("cafe\u0301", "caf\u00e9", "a\x00b", "plain")] == [
         "cafe\\u0301", "caf\\xe9", "a\\x00b", "plain"]

@@ -223,6 +223,16 @@ def test_names_that_only_look_alike_are_counted_apart_with_a_warning(tmp_path, c
     assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "demo"), "--n-resamples", "0", "--no-plots"]) == 0
     assert "look_alike_names" not in json.loads((tmp_path / "demo" / "arena.json").read_text())
     assert "look alike" not in capsys.readouterr().err
+    # a group of 10 case variants, two names 5,000 characters long: 5 names a group shown, each cut (a 16 KB line)
+    long = "v" * 5000
+    voters = [long, long.upper(), *("".join(c.upper() if bit == "1" else c for c, bit in zip("voter", f"{k:05b}"))
+                                    for k in range(10))]
+    path.write_text("".join(json.dumps({"pair_id": f"p{i}", "annotator": voters[i % 12], "choice": "AB"[i % 2],
+                                        "model_a": "x", "model_b": "y"}) + "\n" for i in range(48)))
+    assert main(["arena", str(path), "--output-dir", str(out), "--n-resamples", "0", "--no-plots"]) == 0
+    [line] = [x for x in capsys.readouterr().err.splitlines() if "look alike" in x]
+    assert "2 groups of annotators whose names look alike" in line and "/ 5 more (" in line and len(line) < 800
+    assert "(4,940 more characters)" in line
 
 
 def test_a_model_name_ending_in_nul_is_a_one_line_error_and_dollars_are_drawn_as_text(tmp_path, capsys):

@@ -95,22 +95,34 @@ _CONFUSABLE = str.maketrans({
     "у": "y", "ı": "i", "ɩ": "i", "ɑ": "a", "ο": "o", "α": "a", "ν": "v", "ι": "i", "κ": "k", "ρ": "p", "τ": "t",
     "υ": "u", "χ": "x", "ε": "e", "ℓ": "l", "Ꭵ": "i", "ꓲ": "l", "ǀ": "l", "∕": "/", "⁄": "/", "／": "/",
 })
-_INVISIBLE = dict.fromkeys([*range(0x200B, 0x2010), 0x00AD, 0x2060, 0xFEFF])
+_CONFUSABLE.update(dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63"), "-"))  # dashes
+# Invisible characters that are no format character (category Cf, dropped by category): the combining grapheme
+# joiner, variation selectors, Hangul fillers
+_INVISIBLE = dict.fromkeys([0x034F, *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0), 0x115F, 0x1160, 0x3164,
+                            0xFFA0])
 
 
 def skeleton(text: str) -> str:
-    """`text` as it looks: NFKC-folded, lower-cased, invisible characters dropped and look-alike letters of
-    other scripts mapped to Latin. Two ids with one skeleton are indistinguishable on a page."""
-    folded = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).lower()
-    return folded.translate(_CONFUSABLE)
+    """`text` as it looks: NFKC-folded, lower-cased, invisible characters (format characters, variation selectors)
+    dropped, look-alike letters and dashes of other scripts mapped to Latin, runs of spaces as one, none at either
+    end. Two ids with one skeleton are indistinguishable on a page."""
+    folded = text.lower()
+    if not text.isascii():  # (ASCII text has nothing else to fold: no pass per character for it)
+        folded = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
+        folded = "".join(c for c in folded if unicodedata.category(c) != "Cf").lower().translate(_CONFUSABLE)
+    return " ".join(part for part in folded.split(" ") if part) if " " in folded else folded
 
 
 def look_alike_groups(names: Iterable[str]) -> list[list[str]]:
     """The names that share a skeleton with another (case, NFC/NFD, an invisible character, a look-alike letter),
     as sorted groups in the order of their first name: two such names count apart but read as one."""
+    distinct = list(dict.fromkeys(names))
+    keys = list(map(skeleton, distinct))
+    if len(set(keys)) == len(distinct):  # (the usual case, without a group per name: 1,000,000 voters)
+        return []
     groups: dict[str, list[str]] = {}
-    for name in dict.fromkeys(names):
-        groups.setdefault(skeleton(name), []).append(name)
+    for key, name in zip(keys, distinct):
+        groups.setdefault(key, []).append(name)
     return sorted((sorted(g) for g in groups.values() if len(g) > 1), key=lambda g: g[0])
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from judgebench.core.background import Prepared
+from judgebench.core.errors import one_line
 from judgebench.core.files import names_text, write_atomic, write_json
 from judgebench.core.text import html_text, md_cell, md_text, spelled_out
 from judgebench.human.arena.build import ArenaResult
@@ -120,7 +121,7 @@ def trust_warnings(s: dict[str, Any], show: Callable[[str], str]) -> list[str]:
     """What the ratings of an arena summary cannot be trusted for, one sentence each (the terminal, arena.md and
     arena.html say the same): groups of models no battle connects (at most 5, of 5 names each: arena.json has
     them all), models the votes order without an upset, and models or annotators whose names look alike (at most
-    5 groups each: arena.json's `look_alike_names` has them all). `show` makes a name safe where it is shown."""
+    5 groups of 5 names each, cut to 60 characters: arena.json's `look_alike_names` has them all). `show` makes a name safe where it is shown."""
     lines = []
     groups = s.get("comparison_groups") or []
     if len(groups) > 1:
@@ -133,7 +134,8 @@ def trust_warnings(s: dict[str, Any], show: Callable[[str], str]) -> list[str]:
                      "that won, or lost, every battle against another has no finite rating; the gaps between these "
                      "groups and their intervals are the regularisation's, not the votes'")
     for kind, groups in (s.get("look_alike_names") or {}).items():
-        shown = "; ".join(" / ".join(show(spelled_out(name)) for name in g) for g in groups[:5])
+        shown = "; ".join(" / ".join([*(show(one_line(spelled_out(name), 60)) for name in g[:5]),
+                                      *([f"{len(g) - 5} more"] if len(g) > 5 else [])]) for g in groups[:5])
         lines.append(f"{len(groups)} group{'s' if len(groups) > 1 else ''} of {kind} whose names look alike are "
                      f"counted apart: {shown}{'; ...' if len(groups) > 5 else ''} (arena.json's look_alike_names lists "
                      "them all; rename them in the votes file if they are one)")
