@@ -184,9 +184,9 @@ def test_a_line_that_is_not_one_object_is_refused_as_the_line_reader_does(tmp_pa
     ("pair_id,annotator,choice,model_a,model_b\np1,a1,A,x,y\np2,a2,B,x,y,extra\n", "votes.csv:3: 6 fields"),
     # a stray quote: csv.DictReader read on to the next quote, one vote's model taking the next rows
     ('pair_id,annotator,choice,model_a,model_b\np1,a1,A,"x,y\np2,a2,B,x,"y"\np3,a3,A,x,y\n',
-     r"votes.csv: line 2: a quoted cell ends mid-cell"),
+     r"votes.csv:2: a quoted cell ends mid-cell"),
     ('pair_id,annotator,choice,model_a,model_b\np1,a1,A,x,y\np2,a2,B,x,"y\np3,a3,A,x,y\n',
-     r"votes.csv: line 3: a quoted cell that begins in this row never closes"),
+     r"votes.csv:3: a quoted cell that begins in this row never closes"),
     ('pair_id,annotator,choice,model_a,model_b\np1,a1,A,"x\nx",y\np2,a2,B,x,y,z\n', "votes.csv:4: 6 fields"),
 ])
 def test_a_csv_whose_rows_and_header_disagree_is_refused(tmp_path, text, message):

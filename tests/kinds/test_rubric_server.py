@@ -196,7 +196,7 @@ def test_other_layouts_map_from_yaml_alone(tmp_path):
     with pytest.raises(JudgebenchError, match=r"d.csv:4: 7 fields, the header names 6"):
         load_responses(spec, tmp_path / "d.csv")  # the extra value was dropped silently
     (tmp_path / "d.csv").write_text(f'id,q,a,m,scheme,marks\n1,Q,"A,m1,"{scheme}","[1.5, 0]"\n', encoding="utf-8")
-    with pytest.raises(JudgebenchError, match=r"d.csv: line 2: a quoted cell ends mid-cell"):
+    with pytest.raises(JudgebenchError, match=r"d.csv:2: a quoted cell ends mid-cell"):
         load_responses(spec, tmp_path / "d.csv")  # a stray quote: csv.DictReader read on to the next quote
 
 

@@ -116,14 +116,26 @@ def test_a_stray_quote_in_a_csv_is_refused_naming_its_line_and_long_or_multi_lin
     stray.write_text("\n".join([*lines[:third], lines[third].replace(",", ',"', 2).replace(',"', ",", 1),
                                  *lines[third + 1:]]), encoding="utf-8")
     assert _error(load_examples, spec, dataset_path=str(stray)) == (
-        f"{stray}: line {third + 1}: a quoted cell ends mid-cell: a quote inside a quoted cell is written twice (\"\"), "
+        f"{stray}:{third + 1}: a quoted cell ends mid-cell: a quote inside a quoted cell is written twice (\"\"), "
         "and a cell holding a quote must be quoted whole")
     unclosed = tmp_path / "unclosed.csv"
     last = len(lines) - 2  # (the file ends with a line break)
     head, tail = lines[last].rsplit(",", 1)  # a quote opened at the last row's last cell never closes
     unclosed.write_text("\n".join([*lines[:last], f'{head},"{tail}', ""]), encoding="utf-8")
     assert _error(load_examples, spec, dataset_path=str(unclosed)) == (
-        f"{unclosed}: line {last + 1}: a quoted cell that begins in this row never closes (a stray quote?)")
+        f"{unclosed}:{last + 1}: a quoted cell that begins in this row never closes (a stray quote?)")
+    # an outside attack: every row one field longer than the header ran on shifted columns (pandas took the first
+    # column for the index); a hidden folder's CSV (.ipynb_checkpoints), which `datasets` skips, was refused
+    longer = tmp_path / "longer.csv"
+    longer.write_text("\n".join([lines[0], *(line + ",extra" for line in lines[1:-1]), ""]), encoding="utf-8")
+    assert _error(load_examples, spec, dataset_path=str(longer)) == (
+        f"{longer}:2: {len(lines[0].split(',')) + 1} fields, the header names {len(lines[0].split(','))}")
+    folder = tmp_path / "folder"
+    (folder / ".ipynb_checkpoints").mkdir(parents=True)
+    (folder / "train.csv").write_text(good.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / ".ipynb_checkpoints" / "train-checkpoint.csv").write_text(stray.read_text(encoding="utf-8"),
+                                                                        encoding="utf-8")
+    assert len(load_examples(spec, dataset_path=str(folder)).examples) == 6
 
 
 def test_fingerprint_is_stable_and_content_sensitive(tmp_path):

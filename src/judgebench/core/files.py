@@ -301,7 +301,7 @@ def csv_error(exc: Exception, where: str, line: int) -> JudgebenchError:
                   "holding a quote must be quoted whole")
     elif "unexpected end of data" in reason:
         reason = "a quoted cell that begins in this row never closes (a stray quote?)"
-    return JudgebenchError(f"{where}: line {line}: {one_line(reason, 200)}")
+    return JudgebenchError(f"{where}:{line}: {one_line(reason, 200)}")
 
 
 MAX_JSON_NESTING = 1000  # brackets a line may hold open: Arrow's JSON reader (the `datasets` JSON loader's, arena's)

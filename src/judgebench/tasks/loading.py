@@ -253,23 +253,35 @@ def csv_data(location: str | Path) -> bool:
         return local.suffix.lower() == ".csv"
     if not local.is_dir():
         return False
-    suffixes = {p.suffix.lower() for p in local.rglob("*") if p.is_file() and p.suffix.lower() in LOCAL_BUILDERS}
+    suffixes = {p.suffix.lower() for p in folder_files(local) if p.suffix.lower() in LOCAL_BUILDERS}
     return suffixes == {".csv"}
+
+
+def folder_files(folder: Path) -> list[Path]:
+    """The files of a local data folder that `datasets` reads, sorted: none hidden (a name starting with a dot, as
+    `.ipynb_checkpoints/`) or inside a folder whose name starts with two underscores (`__pycache__`)."""
+    def read(path: Path) -> bool:
+        parts = path.relative_to(folder).parts
+        return not any(part.startswith(".") for part in parts) and not any(p.startswith("__") for p in parts[:-1])
+
+    return sorted(p for p in folder.rglob("*") if p.is_file() and read(p))
 
 
 def check_csv_files(location: Path) -> None:
     """Refuse a local CSV file (or one in a local folder) whose header names a column twice (`datasets` reads it
     through pandas, which keeps the first and renames the second, `label.1`, silently) or that holds a stray quote
-    (pandas reads on to the next quote, merging rows: core/files.strict_csv)."""
-    files = [location] if location.is_file() else sorted(p for p in location.rglob("*") if p.suffix.lower() == ".csv")
+    (pandas reads on to the next quote, merging rows: core/files.strict_csv) or a row with more fields than the
+    header names."""
+    files = [location] if location.is_file() else [p for p in folder_files(location) if p.suffix.lower() == ".csv"]
     for path in files:
         try:
             with open_regular(path, encoding="utf-8", newline="") as handle:
                 records = strict_csv(handle, str(path))
                 _, header = next(records, (1, []))
                 check_csv_header(header, str(path))
-                for _ in records:
-                    pass
+                for line, fields in records:  # (pandas takes a first column for the index when every row has one
+                    if len(fields) > len(header):  # more field: the columns shift silently; else a C error)
+                        raise JudgebenchError(f"{path}:{line}: {len(fields)} fields, the header names {len(header)}")
         except (OSError, UnicodeDecodeError):
             continue  # left to the reader and diagnose_local_file, in their words
 
