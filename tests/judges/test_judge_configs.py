@@ -65,6 +65,7 @@ def test_configuration_file_formats_and_refusals(tmp_path: Path) -> None:
                           # a NUL, ESC or line break in a display name reached results.json and every table
                           ("judge: openai/x\nname: \"a\\0b\\e[31m\"\n", r"'name' 'a\\x00b\\x1b\[31m' holds a control"),
                           ("judge: openai/x\nname: \"two\\nlines\"\n", r"'name' 'two\\nlines' holds a control"),
+                          ("judge: openai/x\nname: \"tab\\there\"\n", r"'name' 'tab\\there' holds a control"),
                           # a bad price names the file, its entry and its own key (it was worded as --judge-args)
                           ("judge: openai/x\nprice: {input_per_mtok: -1, output_per_mtok: 4}\n",
                            r"bad.yaml: entry 1: price input_per_mtok=-1: expected a price from 0 to 10,000"),
@@ -74,10 +75,28 @@ def test_configuration_file_formats_and_refusals(tmp_path: Path) -> None:
                            "expected a number"),
                           ("judge: openai/x\nprice: {input_per_mtok: 1}\n", "bad.yaml: entry 1: 'price' needs "
                            "input_per_mtok and output_per_mtok, once each"),
-                          ("judge: openai/x\nprice: {input: 1, input_per_mtok: 2}\n", "'price' needs input_per_mtok")):
+                          ("judge: openai/x\nprice: {input: 1, input_per_mtok: 2}\n", "'price' needs input_per_mtok"),
+                          # the price in judge_args is checked on reading too, and a long value is cut
+                          ("judge: openai/x\njudge_args: {input_cost_per_mtok: -1, output_cost_per_mtok: 1}\n",
+                           "bad.yaml: entry 1: judge_args input_cost_per_mtok=-1: expected a price from 0"),
+                          ("judge: openai/x\njudge_args: {input_cost_per_mtok: 1}\n",
+                           "bad.yaml: entry 1: 'judge_args' gives input_cost_per_mtok alone"),
+                          ("judge: openai/x\njudge_args: {input_cost_per_mtok: 1, output_cost_per_mtok: 1}\n"
+                           "price: {input: 1, output: 2}\n", "give 'price' or input_cost_per_mtok in 'judge_args', not both"),
+                          (f"judge: openai/x\nprice: {{input: '{'9' * 5000}', output: 1}}\n",
+                           r"price input='9{39}\.\.\. \(4,962 more characters\): expected a price")):
         bad.write_text(text)
         with pytest.raises(JudgebenchError, match=message):
             read_judge_configs(bad)
+    # a YAML block scalar ends its text with a line break, which the stored (stripped) name does not keep: no control
+    # character (an outside attack saw `name: >` refused); a Python caller's judge_name takes the same check
+    bad.write_text("name: >\n  longer (folded)\njudge: builtin/longer\n")
+    assert read_judge_configs(bad)[0].name == "longer (folded)"
+    from judgebench.judging.pipeline import RunRequest
+
+    with pytest.raises(JudgebenchError, match=r"judge_name: 'evil\\x1b\[31mred\\nline' holds a control character"):
+        RunRequest(task="sciarena_eval", judge="builtin/longer", output_path=tmp_path / "o",
+                   judge_name="evil\x1b[31mred\nline")
 
 
 def test_the_configuration_hash_changes_with_answers_not_with_name_price_or_transport() -> None:

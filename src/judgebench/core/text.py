@@ -130,3 +130,17 @@ def spelled_out(name: str) -> str:
     """`name` with every character outside printable ASCII as its escape (`caf\\xe9`, `cafe\\u0301`, `\\x00`), so
     that names that render alike can be told apart."""
     return name if name.isascii() and name.isprintable() else name.encode("unicode_escape").decode("ascii")
+
+
+NAME_MAX = 120  # characters of a judge configuration's display name
+
+
+def display_name_error(name: str) -> str | None:
+    """Why `name` (as stored: stripped) cannot be a display name shown in every table, or None: it must be 1 to
+    NAME_MAX characters without a control character (NUL, ESC, a line break inside it)."""
+    name = name.strip()
+    if not name or len(name) > NAME_MAX:
+        return f"must be a short text (1-{NAME_MAX} characters)"
+    if any(unicodedata.category(c) == "Cc" for c in name):
+        return f"'{spelled_out(name)}' holds a control character"
+    return None

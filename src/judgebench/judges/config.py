@@ -30,14 +30,13 @@ import hashlib
 import json
 import math
 import os
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgebench.core.errors import JudgebenchError
+from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.files import load_yaml, regular_bytes
-from judgebench.core.text import spelled_out
+from judgebench.core.text import NAME_MAX, display_name_error
 
 CONFIG_KEYS = ("name", "id", "judge", "model", "judge_args", "args", "prompt", "price")
 PRICE_ARGS = ("input_cost_per_mtok", "output_cost_per_mtok")
@@ -111,10 +110,10 @@ def config_entry(path: Path, number: int, entry: Any, flag: str = "--judges-file
     if not isinstance(judge, str) or not judge.strip():
         raise JudgebenchError(f"{where}: 'judge' must be a judge id (text)")
     name = entry.get("name", entry.get("id"))
-    if name is not None and (not isinstance(name, (str, int, float)) or not str(name).strip() or len(str(name)) > 120):
-        raise JudgebenchError(f"{where}: 'name' must be a short text (1-120 characters)")
-    if name is not None and any(unicodedata.category(c) == "Cc" for c in str(name)):  # NUL, ESC, a line break
-        raise JudgebenchError(f"{where}: 'name' '{spelled_out(str(name))}' holds a control character")
+    if name is not None and not isinstance(name, (str, int, float)):
+        raise JudgebenchError(f"{where}: 'name' must be a short text (1-{NAME_MAX} characters)")
+    if name is not None and (why := display_name_error(str(name))):
+        raise JudgebenchError(f"{where}: 'name' {why}")
     prompt = entry.get("prompt")
     if prompt is not None and (not isinstance(prompt, str) or not prompt.strip()):
         raise JudgebenchError(f"{where}: 'prompt' must be a prompt template name or file")
@@ -132,6 +131,14 @@ def config_entry(path: Path, number: int, entry: Any, flag: str = "--judges-file
         args = {str(k): as_text(v) for k, v in raw.items()}
     else:
         raise JudgebenchError(f"{where}: 'judge_args' must be a mapping or 'k=v,...' text")
+    given = [key for key in PRICE_ARGS if key in args]
+    if given and entry.get("price") is not None:
+        raise JudgebenchError(f"{where}: give 'price' or {given[0]} in 'judge_args', not both")
+    if len(given) == 1:
+        raise JudgebenchError(f"{where}: 'judge_args' gives {given[0]} alone: give both {PRICE_ARGS[0]} and "
+                              f"{PRICE_ARGS[1]} (USD per million tokens)")
+    for key in given:  # checked here, so that an error names the file and entry (not --judge-args)
+        price_per_mtok(args[key], f"{where}: judge_args {key}={one_line(str(args[key]), 40)}")
     args.update(_price_args(entry.get("price"), where))
     return JudgeConfig(judge.strip(), args, name=None if name is None else str(name).strip(), prompt=prompt, source=str(path))
 
@@ -149,7 +156,7 @@ def _price_args(price: Any, where: str) -> dict[str, str]:
         raise JudgebenchError(f"{where}: 'price' needs input_per_mtok and output_per_mtok, once each (USD per "
                               "million tokens)")
     for key, value in price.items():
-        price_per_mtok(as_text(value), f"{where}: price {key}={value!r}")
+        price_per_mtok(as_text(value), f"{where}: price {key}={one_line(repr(value), 40)}")
     return args
 
 

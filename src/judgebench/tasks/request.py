@@ -16,6 +16,7 @@ from judgebench.core.argtypes import check_field_types
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import check_output_dir, refuse_output_over_inputs
 from judgebench.core.records import REPLAY_PREFIX, check_resamples
+from judgebench.core.text import display_name_error
 
 
 def replayed_run(judge: Any) -> Path | None:
@@ -68,6 +69,8 @@ class JobRequest:
             raise JudgebenchError(f"--repeats: must be between 1 and {self.max_repeats}, got {self.repeats}")
         if self.repeats < 1:
             raise JudgebenchError(f"--repeats: must be >= 1, got {self.repeats}")
+        if self.judge_name is not None and (why := display_name_error(self.judge_name)):
+            raise JudgebenchError(f"judge_name: {why}")  # (as a judges file's `name:`)
 
     def check_outputs(self) -> None:
         """Before any work, for Python callers as on the command line (where cli.main's guard runs first): the
