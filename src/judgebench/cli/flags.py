@@ -9,6 +9,7 @@ import math
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,10 @@ class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return text if "default" in text.lower() else super()._get_help_string(action)
 
 
+_GIVEN: ContextVar[Sequence[str]] = ContextVar("given", default=())  # the arguments being parsed: a missing
+# required flag looks for its misspelling there (one per thread or task: no parse sees another's arguments)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that reports usage errors as one line with exit code 2, with a did-you-mean."""
 
@@ -43,12 +48,10 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise JudgebenchError(f"{self.prog}: {message}{self._suggestion(message)}")
 
-    given: Sequence[str] = ()  # the arguments being parsed: a missing required flag looks for its misspelling there
-
     def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
         """As argparse, but an unknown flag is reported by the (sub)command it was given to, with that
         command's own did-you-mean (`judgebench leaderboard --output-path` -> `--output-dir`)."""
-        Parser.given = list(sys.argv[1:] if args is None else args)
+        _GIVEN.set(list(sys.argv[1:] if args is None else args))  # (read by a subcommand's parser: _misspelt_required)
         namespace, extras = self.parse_known_args(args, namespace)
         if extras:
             self._command_parser(sys.argv[1:] if args is None else args)._unrecognized(extras)
@@ -89,7 +92,7 @@ class Parser(argparse.ArgumentParser):
     def _misspelt_required(self, missing: list[str]) -> str:
         """A missing required flag given misspelt (`--task` for `--tasks`): argparse says only that it is missing."""
         known = {option for action in self._actions for option in action.option_strings}
-        typed = [t.split("=")[0] for t in Parser.given if t.startswith("--") and t.split("=")[0] not in known]
+        typed = [t.split("=")[0] for t in _GIVEN.get() if t.startswith("--") and t.split("=")[0] not in known]
         for flag in missing:
             close = difflib.get_close_matches(flag, typed, n=1, cutoff=0.6)
             if close:
