@@ -467,6 +467,22 @@ def test_a_blank_provider_key_fails_before_any_call(tmp_path, monkeypatch, capsy
     assert not (tmp_path / "out").exists()
 
 
+def test_a_missing_provider_key_is_refused_before_litellm_is_imported(tmp_path):
+    """`--judge openai/gpt-4.1x` without OPENAI_API_KEY took 6.4 s to say so (litellm imported to ask it): the
+    variable a named provider reads is looked at first, the same one litellm names."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    code = ("import sys; from judgebench.cli.main import main; "
+            f"status = main(['run', '--tasks', 'sciarena_eval', '--judge', 'anthropic/claude-x', '--demo', "
+            f"'--output-path', {str(tmp_path / 'out')!r}]); print(status, 'litellm' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["2", "False"], done.stderr
+    assert "judge anthropic/claude-x: no credentials: set ANTHROPIC_API_KEY (or pass --judge-args api_key=...)" in done.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [("temperature=nan", "temperature='nan': expected a number"), ("top_p=inf", "top_p='inf': expected a number"),
