@@ -80,10 +80,14 @@ def test_a_csv_column_named_twice_is_refused_in_a_file_and_in_a_folder(tmp_path)
     assert message == f"{path}: row 1 (the header): column 'vote' appears twice (which one is meant?)"
     folder = tmp_path / "folder"
     folder.mkdir()
-    frame.to_csv(folder / "train.csv", index=False)
+    frame.to_csv(folder / "part1.csv", index=False)  # (no name says a split: `datasets` reads both for train)
     (folder / "extra.CSV").write_text(text, encoding="utf-8")
     assert f"{folder / 'extra.CSV'}: row 1" in _error(load_examples, spec, dataset_path=str(folder))
-    (folder / "extra.CSV").unlink()
+    (folder / "part1.csv").rename(folder / "train.csv")
+    (folder / "extra.CSV").rename(folder / "test.csv")  # the test split's: `datasets` prepares it for a train run too
+    assert f"{folder / 'test.csv'}: row 1" in _error(load_examples, spec, dataset_path=str(folder))
+    (folder / "archive").mkdir()  # a file of no split beside train.csv: `datasets` never reads it
+    (folder / "test.csv").rename(folder / "archive" / "notes.csv")
     assert [e.labels["overall"] for e in load_examples(spec, dataset_path=str(folder)).examples] == ["A", "B"]
     # a second attack: a byte-order mark hid a repeat of the first column; trailing empty header cells (which
     # spreadsheets export) were refused as "column '' appears twice"
@@ -130,6 +134,10 @@ def test_a_stray_quote_in_a_csv_is_refused_naming_its_line_and_long_or_multi_lin
     longer.write_text("\n".join([lines[0], *(line + ",extra" for line in lines[1:-1]), ""]), encoding="utf-8")
     assert _error(load_examples, spec, dataset_path=str(longer)) == (
         f"{longer}:2: {len(lines[0].split(',')) + 1} fields, the header names {len(lines[0].split(','))}")
+    # a blank line before the header (pandas skips it) was taken for an empty header
+    lead = tmp_path / "lead.csv"
+    lead.write_text("\n" + good.read_text(encoding="utf-8"), encoding="utf-8")
+    assert len(load_examples(spec, dataset_path=str(lead)).examples) == 6
     folder = tmp_path / "folder"
     (folder / ".ipynb_checkpoints").mkdir(parents=True)
     (folder / "train.csv").write_text(good.read_text(encoding="utf-8"), encoding="utf-8")

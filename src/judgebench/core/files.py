@@ -10,6 +10,7 @@ import re
 import stat
 import tempfile
 import typing
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -247,7 +248,8 @@ def check_csv_header(header: list[str], where: str) -> None:
     first, csv.DictReader the last), naming the column. A byte-order mark is no part of the first name (pandas drops
     it); empty names (a spreadsheet's trailing empty cells) name no column."""
     names = [name.lstrip("\ufeff") if i == 0 else name for i, name in enumerate(header)]
-    repeated = next((name for name in names if name.strip() and names.count(name) > 1), None)
+    counts = Counter(names)  # (names.count per name took minutes on a 100,000-column header)
+    repeated = next((name for name in names if name.strip() and counts[name] > 1), None)
     if repeated is not None:
         raise JudgebenchError(f"{where}: row 1 (the header): column '{one_line(repeated, 80)}' appears twice "
                               "(which one is meant?)")
@@ -279,7 +281,7 @@ def csv_dict_rows(handle: IO[str], where: str) -> tuple[list[str], Iterator[tupl
     csv.DictReader: blank lines skipped, a missing cell None; a row with more cells than the header names is
     refused (its extra values would be dropped); a header naming a column twice is refused (check_csv_header)."""
     records = strict_csv(handle, where)
-    _, header = next(records, (1, []))
+    header = first_record(records)
     check_csv_header(header, where)
 
     def rows() -> Iterator[tuple[int, dict[str, str | None]]]:
@@ -291,6 +293,12 @@ def csv_dict_rows(handle: IO[str], where: str) -> tuple[list[str], Iterator[tupl
             yield line, {**dict.fromkeys(header), **dict(zip(header, fields))}
 
     return header, rows()
+
+
+def first_record(records: Iterator[tuple[int, list[str]]]) -> list[str]:
+    """The header of `strict_csv`'s records: the first that is not a blank line (pandas skips blank lines before
+    it); [] when there is none."""
+    return next((fields for _, fields in records if fields), [])
 
 
 def csv_error(exc: Exception, where: str, line: int) -> JudgebenchError:

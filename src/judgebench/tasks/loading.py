@@ -22,6 +22,7 @@ from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.files import (
     MAX_JSON_NESTING,
     check_csv_header,
+    first_record,
     open_regular,
     read_json_objects,
     regular_bytes,
@@ -267,17 +268,30 @@ def folder_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file() and read(p))
 
 
+def dataset_files(folder: Path) -> list[Path]:
+    """The files `datasets` reads from a local data folder, by its own patterns: those of every split it finds
+    (`train.csv`, `test/...`; every file as `train` when no name says a split), since it prepares them all whatever
+    split is asked for; a file of no split (`archive/notes.csv` beside `train.csv`) is not read."""
+    from datasets.data_files import DataFilesDict, get_data_patterns
+
+    try:
+        found = DataFilesDict.from_patterns(get_data_patterns(str(folder)), str(folder))
+    except Exception:  # noqa: BLE001 - no data file at all: the load words it
+        return []
+    return sorted({Path(path) for paths in found.values() for path in paths})
+
+
 def check_csv_files(location: Path) -> None:
-    """Refuse a local CSV file (or one in a local folder) whose header names a column twice (`datasets` reads it
-    through pandas, which keeps the first and renames the second, `label.1`, silently) or that holds a stray quote
-    (pandas reads on to the next quote, merging rows: core/files.strict_csv) or a row with more fields than the
-    header names."""
-    files = [location] if location.is_file() else [p for p in folder_files(location) if p.suffix.lower() == ".csv"]
+    """Refuse a local CSV file (or one `datasets` reads in a local folder) whose header names a column twice
+    (`datasets` reads it through pandas, which keeps the first and renames the second, `label.1`, silently), that
+    holds a stray quote (pandas reads on to the next quote, merging rows: core/files.strict_csv) or a row with more
+    fields than the header names."""
+    files = [location] if location.is_file() else [p for p in dataset_files(location) if p.suffix.lower() == ".csv"]
     for path in files:
         try:
             with open_regular(path, encoding="utf-8", newline="") as handle:
                 records = strict_csv(handle, str(path))
-                _, header = next(records, (1, []))
+                header = first_record(records)
                 check_csv_header(header, str(path))
                 for line, fields in records:  # (pandas takes a first column for the index when every row has one
                     if len(fields) > len(header):  # more field: the columns shift silently; else a C error)

@@ -129,7 +129,8 @@ def _csv_rows(path: Path) -> list[tuple[int, dict[str, object]]]:
             _, records = csv_dict_rows(handle, f"votes file {path}")
             rows = []
             for line, row in records:
-                slices = {key[len("slice_"):]: value for key, value in row.items() if key and key.startswith("slice_")}
+                slices = {key[len("slice_"):]: value for key, value in row.items()  # (a row's missing last cells:
+                          if key and key.startswith("slice_") and value is not None}  # absent, as in JSON Lines)
                 flat = {key: value for key, value in row.items() if key in FLAT_FIELDS and value not in ("", None)}
                 if extra := sorted(k for k in row if k and k not in FLAT_FIELDS and not k.startswith("slice_")):
                     raise JudgebenchError(f"votes file {path}: unknown columns {extra}; allowed {list(FLAT_FIELDS)} and slice_*")
