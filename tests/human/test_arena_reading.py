@@ -196,6 +196,16 @@ def test_a_csv_whose_rows_and_header_disagree_is_refused(tmp_path, text, message
         reading.read_vote_table(path, "votes", "overall")
 
 
+def test_a_csv_row_without_its_last_cells_and_a_blank_line_before_the_header_are_read(tmp_path):
+    """A row that ends before its slice cell was refused as "field 'slices.subject': Input should be a valid
+    string" (the cell is absent, as a JSON Lines vote without the key); a blank first line was an empty header."""
+    path = tmp_path / "votes.csv"
+    path.write_text("\npair_id,annotator,choice,model_a,model_b,slice_subject\np1,a1,A,x,y,Bio\np2,a2,B,x,y\n",
+                    encoding="utf-8")
+    frame, _ = reading.read_vote_table(path, "votes", "overall")
+    assert list(frame["pair_id"]) == ["p1", "p2"] and list(frame["slice:subject"].fillna("-")) == ["Bio", "-"]
+
+
 def test_absent_columns_share_one_array_yet_change_apart(tmp_path):
     """The absent columns of a read, and the all-missing number columns of its battles, share one array each
     (issue 30: 16 MB apiece at 2,000,000 votes); a change to one column in place leaves the others as they were."""
