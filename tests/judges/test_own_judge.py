@@ -81,6 +81,9 @@ def test_an_async_function_judge_and_a_judge_that_answers_nothing(tmp_path):
 @pytest.mark.parametrize("judge_id, says", [
     ("builtin/longer", "name judgebench's own judges"),
     ("Replay/x", "name judgebench's own judges"),
+    # a second outside attack: these ran (paid) and only `submit` refused them afterwards
+    ("panel/x", "name judgebench's own judges"), ("panel-x", "name judgebench's own judges"),
+    ("builtin-x", "name judgebench's own judges"), ("replay.v2", "name judgebench's own judges"),
     ("../up", "use letters, digits"),
     ("a//b", "use letters, digits"),
     ("lab/x y", "use letters, digits"),
@@ -90,6 +93,11 @@ def test_an_async_function_judge_and_a_judge_that_answers_nothing(tmp_path):
 def test_an_id_that_could_pose_or_escape_is_refused(judge_id, says):
     with pytest.raises(judgebench.JudgebenchError, match=says):
         judgebench.function_judge(judge_id, lambda r: "[[A]]")
+
+
+def test_ids_the_leaderboard_takes_are_taken():
+    for judge_id in ("builtin_x", "mylab/builtin", "panels/x", "replays"):
+        assert judgebench.function_judge(judge_id, lambda r: "[[A]]").id == judge_id
 
 
 def test_what_is_not_a_judge_is_refused_in_one_line(tmp_path):

@@ -13,6 +13,7 @@ regression comparisons and exports read it and never call a model.
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Annotated, Any, Literal
 
@@ -50,6 +51,9 @@ Verdict = Literal["A", "B", "TIE"]
 # prefixes judgebench reserves for its own judges (built-in baselines, replays of recorded answers, panels).
 VERDICT_SCORE: dict[str, float] = {"A": 1.0, "TIE": 0.5, "B": 0.0}
 RESERVED_PREFIXES = (BUILTIN_PREFIX, REPLAY_PREFIX, PANEL_PREFIX)
+# An id that reads as one of them (any case, any separator: `Builtin/x`, `panel-x`, `replay.v2`): refused for a
+# caller's own judge (judges/own.py) and on a leaderboard (publish/verify.py) alike
+RESERVED_ID = re.compile(r"\W*(" + "|".join(p.rstrip("/") for p in RESERVED_PREFIXES) + r")\W", re.IGNORECASE)
 Status = Literal["ANSWERED", "INVALID", "FAILED"]
 # Why a FAILED judgment has no answer: its call failed, it was never sent (the run stopped first), it was sent
 # and the run stopped without waiting for its answer, or a replay judge had no recorded answer for its prompt.

@@ -33,8 +33,7 @@ from typing import Any
 
 from judgebench.core.errors import JudgebenchError, squeezed
 from judgebench.core.records import (
-    BUILTIN_PREFIX,
-    REPLAY_PREFIX,
+    RESERVED_ID,
     JudgeReply,
     JudgeRequest,
 )
@@ -44,7 +43,6 @@ from judgebench.judges.base import Judge, JudgeCallError
 from judgebench.judges.call_errors import scrub
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-]*)*")
-_RESERVED = (BUILTIN_PREFIX, REPLAY_PREFIX)
 MAX_ID_LENGTH = 200
 
 Answer = str | JudgeReply
@@ -60,8 +58,9 @@ def check_judge_id(judge_id: Any) -> str:
             f"judge id {judge_id[:80]!r}: use letters, digits and . _ + - in parts separated by '/', "
             f"each part starting with a letter or digit, at most {MAX_ID_LENGTH} characters"
         )
-    if skeleton(judge_id).startswith(_RESERVED):  # also a look-alike of another script (core/text.skeleton)
-        raise JudgebenchError(f"judge id {judge_id!r}: 'builtin/' and 'replay/' name judgebench's own judges; choose another prefix")
+    if RESERVED_ID.match(judge_id) or RESERVED_ID.match(skeleton(judge_id)):  # (the leaderboard refuses them too)
+        raise JudgebenchError(f"judge id {judge_id!r}: 'builtin', 'replay' and 'panel' (in any case, before any "
+                              "separator) name judgebench's own judges; choose another prefix")
     return judge_id
 
 

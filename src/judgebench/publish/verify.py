@@ -42,7 +42,7 @@ from judgebench.core.records import (
     ORDERS,
     PANEL_PREFIX,
     REPLAY_PREFIX,
-    RESERVED_PREFIXES,
+    RESERVED_ID,
     STOPPED_FAILURES,
     JudgeRequest,
     JudgmentRecord,
@@ -482,7 +482,6 @@ def _labels(result: RunResult, records: list[JudgmentRecord] | None = None) -> l
 # Verifying a built-in judge's run and reserving judge-id prefixes (part of verify.py's `task` and `verdicts`).
 
 
-RESERVED = re.compile(r"\W*(" + "|".join(p.rstrip("/") for p in RESERVED_PREFIXES) + r")\W", re.IGNORECASE)
 
 
 def check_config_hash(result: RunResult) -> None:
@@ -516,10 +515,10 @@ def check_judge_name(result: RunResult) -> None:
         if config.kind != "panel":
             raise Rejected("task", f"judge {judge[:80]!r}: the panel/ prefix is reserved for panel runs")
         return
-    if judge != skeleton(judge) and not judge.isascii() and RESERVED.match(skeleton(judge)):
+    if judge != skeleton(judge) and not judge.isascii() and RESERVED_ID.match(skeleton(judge)):
         raise Rejected("task", f"judge {ascii(judge[:80])} imitates a reserved judge id (builtin/, panel/, replay/) "
                                "with look-alike characters of another script: choose another name")
-    if RESERVED.match(judge):
+    if RESERVED_ID.match(judge):
         raise Rejected(
             "task",
             f"judge {judge[:80]!r} looks like a reserved judge id (builtin/, panel/, replay/): choose another name",
