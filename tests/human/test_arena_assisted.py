@@ -101,11 +101,21 @@ def test_max_votes_past_a_million_is_refused(tmp_path, capsys):
 @pytest.mark.parametrize(("flag", "value", "says"), [
     ("--power-reps", "100000000", "must be <= 10,000"),  # a typo of 1e8 simulations per count never ended
     ("--judge-battles", "1000000001", "must be <= 1,000,000"),
-    ("--grid-points", "2", "must be from 3 to 100"), ("--grid-points", "101", "must be from 3 to 100"),
+    ("--grid-points", "2", "must be an integer from 3 to 100"), ("--grid-points", "-3", "must be an integer from 3 to 100"),
+    ("--grid-points", "101", "must be an integer from 3 to 100"),
 ])
 def test_votes_needed_settings_that_would_never_end_are_refused(tmp_path, capsys, flag, value, says):
     assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--votes-needed", flag, value]) == 2
     assert f"{flag}: {says}, got '{value}'" in capsys.readouterr().err
+
+
+def test_votes_needed_settings_whose_product_would_take_hours_are_refused(tmp_path, capsys):
+    """Each cap alone let 10,000 reps x 100 counts x 1,000,000 votes through (about a day, a second attack)."""
+    assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--votes-needed", "--power-reps", "10000",
+                 "--grid-points", "100", "--max-votes", "1000000"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "judgebench: error: --power-reps 10000 x --grid-points 100 x --max-votes 1000000 = 1,000,000,000,000 simulated "
+        "votes, above 2,000,000,000 (minutes already): lower one of them")
 
 
 def test_grid_points_make_the_votes_needed_grid_finer(tmp_path, capsys):
