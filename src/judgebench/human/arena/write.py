@@ -134,7 +134,7 @@ def trust_warnings(s: dict[str, Any], show: Callable[[str], str]) -> list[str]:
                      "that won, or lost, every battle against another has no finite rating; the gaps between these "
                      "groups and their intervals are the regularisation's, not the votes'")
     for kind, groups in (s.get("look_alike_names") or {}).items():
-        shown = "; ".join(" / ".join([*(show(one_line(spelled_out(name), 60)) for name in g[:5]),
+        shown = "; ".join(" / ".join([*("'" + show(one_line(spelled_out(name), 60)) + "'" for name in g[:5]),
                                       *([f"{len(g) - 5} more"] if len(g) > 5 else [])]) for g in groups[:5])
         lines.append(f"{len(groups)} group{'s' if len(groups) > 1 else ''} of {kind} whose names look alike are "
                      f"counted apart: {shown}{'; ...' if len(groups) > 5 else ''} (arena.json's look_alike_names lists "
