@@ -83,6 +83,11 @@ def test_configuration_file_formats_and_refusals(tmp_path: Path) -> None:
                            "bad.yaml: entry 1: 'judge_args' gives input_cost_per_mtok alone"),
                           ("judge: openai/x\njudge_args: {input_cost_per_mtok: 1, output_cost_per_mtok: 1}\n"
                            "price: {input: 1, output: 2}\n", "give 'price' or input_cost_per_mtok in 'judge_args', not both"),
+                          # a new user's: a price on a built-in judge was worded as --judge-args; a third key
+                          ("judge: builtin/longer\nprice: {input: 1, output: 2}\n",
+                           "entry 1: built-in judge builtin/longer takes no judge_args or price"),
+                          ("judge: openai/x\nprice: {input: 1, output: 2, cached_per_mtok: 3}\n",
+                           "'price' has no key 'cached_per_mtok'"),
                           (f"judge: openai/x\nprice: {{input: '{'9' * 5000}', output: 1}}\n",
                            r"price input='9{39}\.\.\. \(4,962 more characters\): expected a price")):
         bad.write_text(text)

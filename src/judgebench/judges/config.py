@@ -36,6 +36,7 @@ from typing import Any
 
 from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.files import load_yaml, regular_bytes
+from judgebench.core.names import BUILTIN_PREFIX
 from judgebench.core.text import NAME_MAX, display_name_error
 
 CONFIG_KEYS = ("name", "id", "judge", "model", "judge_args", "args", "prompt", "price")
@@ -131,6 +132,8 @@ def config_entry(path: Path, number: int, entry: Any, flag: str = "--judges-file
         args = {str(k): as_text(v) for k, v in raw.items()}
     else:
         raise JudgebenchError(f"{where}: 'judge_args' must be a mapping or 'k=v,...' text")
+    if judge.strip().startswith(BUILTIN_PREFIX) and (args or entry.get("price") is not None):
+        raise JudgebenchError(f"{where}: built-in judge {judge.strip()} takes no judge_args or price (it sends no call)")
     given = [key for key in PRICE_ARGS if key in args]
     if given and entry.get("price") is not None:
         raise JudgebenchError(f"{where}: give 'price' or {given[0]} in 'judge_args', not both")
@@ -149,8 +152,11 @@ def _price_args(price: Any, where: str) -> dict[str, str]:
         return {}
     aliases = {"input_per_mtok": PRICE_ARGS[0], "output_per_mtok": PRICE_ARGS[1], "input": PRICE_ARGS[0],
                "output": PRICE_ARGS[1], PRICE_ARGS[0]: PRICE_ARGS[0], PRICE_ARGS[1]: PRICE_ARGS[1]}
-    if not isinstance(price, dict) or not price or any(k not in aliases for k in price):
+    if not isinstance(price, dict) or not price:
         raise JudgebenchError(f"{where}: 'price' must be a mapping {{input_per_mtok: USD, output_per_mtok: USD}}")
+    if unknown := [str(k) for k in price if k not in aliases]:
+        raise JudgebenchError(f"{where}: 'price' has no key '{one_line(unknown[0], 60)}' (input_per_mtok and "
+                              "output_per_mtok, or input and output)")
     args = {aliases[str(k)]: as_text(v) for k, v in price.items()}
     if len(args) != 2 or len(price) != 2:
         raise JudgebenchError(f"{where}: 'price' needs input_per_mtok and output_per_mtok, once each (USD per "
