@@ -270,6 +270,20 @@ def test_markdown_headline_table_marks_a_partial_run():
     assert kinds == {"hosted/model-z": "run (partial)", "openai/gpt-x": "run", "builtin/longer": "baseline"}
 
 
+def test_equal_headline_values_share_a_rank_on_the_page_and_in_markdown():
+    """Three baselines at 60.4 were ranked 1, 2, 3 in the order of their rows (a new user's walkthrough): equal
+    values share a rank, the next rank counts every row above it (1, 1, 3); reported rows and subsets get none."""
+    from judgebench.publish.html import ranks
+    from judgebench.publish.tables import to_markdown
+
+    rows = [_run_row("a", 60.4), _run_row("b", 60.4), _run_row("c", 55.0), _run_row("d", 55.0), _run_row("e", 50.0),
+            {"kind": "reported", "judge": "o3", "dataset": "paper", "accuracy": 65.1}]
+    assert ranks(list(enumerate(rows)), "accuracy") == {0: 1, 1: 1, 2: 3, 3: 3, 4: 5}
+    table = [[c.strip() for c in line.strip("|").split("|")] for line in to_markdown("sciarena_eval", rows).splitlines()
+             if line.startswith("| ") and line.split("|")[2].strip() in "abcde"]
+    assert [(cells[0], cells[1]) for cells in table[:5]] == [("1", "a"), ("1", "b"), ("3", "c"), ("3", "d"), ("5", "e")]
+
+
 def test_html_escapes_hostile_cells_and_marks_self_reported_columns():
     rows = [_run_row(HOSTILE, 61.25, judge_args="{'x': '</td><script>'}")]
     page = to_html({"sciarena_eval": rows})

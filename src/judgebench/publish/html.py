@@ -10,6 +10,7 @@ protocol beside the runs on the same released data; self-reported columns are ma
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -58,12 +59,14 @@ JUDGE_LABEL = "#judge"  # the row's label (the configuration's name or distingui
 
 
 def ranks(rows: list[tuple[int, dict[str, Any]]], headline: str) -> dict[int, int]:
-    """1, 2, ... by the headline (best first) for the rows ranked: not reported figures, not subsets."""
+    """The rank by the headline (best first) of each row ranked (not reported figures, not subsets): one plus the
+    number of rows with a higher value, so equal values share a rank (1, 2, 2, 4; they had been 1, 2, 3 in the
+    order of the rows)."""
     eligible = [(i, row[headline]) for i, row in rows
                 if row.get("kind") not in ("reported", "reported-human") and "subset" not in row
                 and isinstance(row.get(headline), (int, float)) and not isinstance(row.get(headline), bool)]
-    ordered = sorted(eligible, key=lambda item: -item[1])
-    return {index: place for place, (index, _) in enumerate(ordered, start=1)}
+    ascending = sorted(value for _, value in eligible)
+    return {index: 1 + len(ascending) - bisect.bisect_right(ascending, value) for index, value in eligible}
 
 
 # ----------------------------------------------------------------------------- layout

@@ -22,7 +22,7 @@ from judgebench.publish.costplot import (
     points_csv,
     points_from_rows,
 )
-from judgebench.publish.html import cost_key, to_html
+from judgebench.publish.html import cost_key, ranks, to_html
 from judgebench.publish.leaderboard import (
     META_COLUMNS,
     PROTOCOL_COLUMN,
@@ -78,13 +78,12 @@ def _md_headline_table(title: str | None, group: list[dict[str, Any]], headline:
     lines = ["| " + " | ".join(md_escape(c) for c in ("rank" if ranked else "subset", "judge configuration", label,
                                                        "coverage %", "cost / 100 comparisons", "examples", "kind")) + " |",
              "|" + "---|" * 7]
-    rank = 0
-    for row in group:
-        if ranked and isinstance(row.get(headline), (int, float)):
-            rank += 1
-            first = str(rank)
+    places = ranks(list(enumerate(group)), headline) if ranked else {}  # (the page's ranks: ties share one)
+    for i, row in enumerate(group):
+        if ranked:
+            first = str(places.get(i, ""))
         else:
-            first = "" if ranked else md_escape(str(row.get("subset", "")).removeprefix("subset: "))
+            first = md_escape(str(row.get("subset", "")).removeprefix("subset: "))
         cells = [first, md_escape(row.get("label") or row["judge"]), _md_percent(row, headline),
                  _fmt(row.get("coverage_pct"), "{:.1f}"), _fmt(row.get("cost_per_100_comparisons_usd"), "${:.4f}"),
                  _fmt(row.get("examples"), "{:d}"), md_escape(row["kind"] + (" (partial)" if row.get("partial") else ""))]
