@@ -170,18 +170,25 @@ def test_a_prompt_that_never_shows_the_responses_is_warned_of_before_any_call(tm
     """A template edited so that it lost `{{ response_second }}` ran without a word: every verdict was a guess."""
     prompt = tmp_path / "p.yaml"
     prompt.write_text(f"name: edited\nuser: {json.dumps(user)}\n")
-    assert main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", "builtin/longer", "--prompt", str(prompt),
+    assert main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", "openai/m", "--judge-args",
+                 "api_base=http://127.0.0.1:9/v1,api_key=sk-t,max_tokens=64", "--prompt", str(prompt),
                  "--output-path", str(tmp_path / "o"), "--dry-run"]) == 0
     err = capsys.readouterr().err
     assert (f"warning: prompt edited {warned}" in err) if warned else "never shows" not in err
+    # a built-in judge never reads its prompt: nothing to warn of (an outside attack saw the warning for it)
+    assert main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", "builtin/longer", "--prompt", str(prompt),
+                 "--output-path", str(tmp_path / "o"), "--dry-run"]) == 0
+    assert "never shows" not in capsys.readouterr().err
 
 
 def test_a_rubric_prompt_that_never_shows_the_response_is_warned_of(tmp_path: Path, capsys) -> None:
     prompt = tmp_path / "p.yaml"
     prompt.write_text("name: blind\nuser: 'Grade the answer to {{ question }} against {{ rubric }}'\n")
-    assert main(["rubric", "run", "--task", "rubric_demo", "--judge", "builtin/full-credit", "--demo", "--prompt",
-                 str(prompt), "--output-path", str(tmp_path / "o")]) == 0
+    with FakeOpenAIServer(Behaviour(answer="not a grade")) as server:
+        main(["rubric", "run", "--task", "rubric_demo", "--judge", "openai/m", "--judge-args",
+              f"api_base={server.api_base},api_key=sk-t", "--demo", "--limit", "1", "--prompt", str(prompt),
+              "--output-path", str(tmp_path / "o"), "--max-retries", "0"])
     assert "warning: prompt blind never shows {{ response }}: the judge is asked to judge it" in capsys.readouterr().err
-    assert main(["rubric", "run", "--task", "rubric_demo", "--judge", "builtin/full-credit", "--demo",
-                 "--output-path", str(tmp_path / "o2")]) == 0
+    assert main(["rubric", "run", "--task", "rubric_demo", "--judge", "builtin/full-credit", "--demo", "--prompt",
+                 str(prompt), "--output-path", str(tmp_path / "o2")]) == 0  # a built-in judge reads no prompt
     assert "never shows" not in capsys.readouterr().err

@@ -23,7 +23,7 @@ from judgebench.core.version import __version__
 from judgebench.judges import make_judge
 from judgebench.judges.args import near_misses
 from judgebench.judging.fastpath import fast_path
-from judgebench.judging.prompts import load_prompt
+from judgebench.judging.prompts import load_prompt, reads_no_prompt
 from judgebench.judging.repeats import MAX_REPEATS
 from judgebench.judging.shards import parse_shard, shard_examples, shard_text
 from judgebench.judging.streaming import finish_run, stream_judgments
@@ -284,7 +284,7 @@ def warn_of_setup(request: RunRequest, spec: TaskSpec, mode: str, template: Prom
         request.on_warning(f"--judge {request.judge}: that run's prompt template is {used}, this run renders "
                            f"{template.name}@{template.sha256[:10]}: the prompts they render differently have no "
                            "recorded answer (a run made with --prompt FILE is replayed with the same --prompt)")
-    if unshown := template.unshown("response_first", "response_second"):
+    if not reads_no_prompt(request.judge) and (unshown := template.unshown("response_first", "response_second")):
         request.on_warning(unshown)
     if mode == "separate" and not template.names_dimension():
         request.on_warning(f"prompt {template.name} does not name the dimension ({{{{ dimension }}}}, {{{{ criterion }}}}): "

@@ -24,7 +24,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from judgebench.core.bulk import trusted, trusts
 from judgebench.core.errors import JudgebenchError, squeezed
 from judgebench.core.files import load_yaml, regular_bytes
-from judgebench.core.records import JudgeRequest, Order, PairExample
+from judgebench.core.records import BUILTIN_PREFIX, JudgeRequest, Order, PairExample
 from judgebench.core.resources import prompts_dir
 
 PROMPT_KEYS = ("name", "description", "system", "user")
@@ -304,6 +304,12 @@ def _check_template(path: Path, part: str, text: Any) -> None:
     for node in tree.find_all((nodes.Include, nodes.Import, nodes.FromImport, nodes.Extends)):
         tag = type(node).__name__.lower()
         raise JudgebenchError(f"{path}: key '{part}' line {node.lineno}: '{tag}' is not allowed (a template is one file)")
+
+
+def reads_no_prompt(judge: object) -> bool:
+    """Whether a judge decides without reading its prompt (a built-in baseline: lengths, citations, chance), so that
+    what the prompt shows is nothing to warn of."""
+    return isinstance(judge, str) and judge.startswith(BUILTIN_PREFIX)
 
 
 def shown_responses(example: PairExample, order: Order) -> tuple[str, str]:

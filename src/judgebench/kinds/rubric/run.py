@@ -21,7 +21,7 @@ from judgebench.core.files import (
 )
 from judgebench.core.rundir import RESULTS_FILE, SAMPLES_FILE, replacing, write_run
 from judgebench.core.version import __version__
-from judgebench.judging.prompts import load_prompt
+from judgebench.judging.prompts import load_prompt, reads_no_prompt
 from judgebench.kinds.base import results_kind
 from judgebench.kinds.rubric import scoring
 from judgebench.kinds.rubric.judges import make_rubric_judge
@@ -75,7 +75,7 @@ def run_rubric(request: RubricRunRequest) -> RubricRunSummary:
     requests, targets = plan_rubric_requests(spec, responses, template, request.repeats)
     if request.on_warning is not None and (message := replacing(request.output_path, spec.name, judge.id)):
         request.on_warning(f"--output-path {message}")  # (once the task, judge and data are checked)
-    if request.on_warning is not None and (unshown := template.unshown("response")):
+    if request.on_warning is not None and not reads_no_prompt(request.judge) and (unshown := template.unshown("response")):
         request.on_warning(unshown)
     outcome = run_requests(requests, judge, request.runner, reply_accepted) if requests else None
     replies = outcome.replies if outcome else []
