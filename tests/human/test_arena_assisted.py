@@ -95,7 +95,7 @@ def test_a_votes_needed_setting_without_votes_needed_is_refused(tmp_path, capsys
 def test_max_votes_past_a_million_is_refused(tmp_path, capsys):
     """`--max-votes 1000000000000` drew and fitted that many simulated votes per grid point: still running at 120 s."""
     assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--votes-needed", "--max-votes", "1000001"]) == 2
-    assert "--max-votes: must be <= 1000000, got '1000001'" in capsys.readouterr().err
+    assert "--max-votes: must be <= 1,000,000, got '1000001'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("flag", "value", "says"), [

@@ -6,7 +6,7 @@ import argparse
 import math
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,47 +40,26 @@ def arena_writes(args: argparse.Namespace, name: str) -> bool:
     return name.startswith("arena.") or name == "flagged.txt" or name.endswith((".csv", ".png"))
 
 
-MAX_REPEATS = 1000  # --robustness-repeats: 60 refits at the default 20; a typo of millions would never end
+def at_most(parse: Callable[[str], int], cap: int) -> Callable[[str], int]:
+    """An integer flag's type (`parse`, from cli/flags) with an upper bound: a typo of millions would never end."""
+    def checked(text: str) -> int:
+        value = parse(text)
+        if value > cap:
+            raise argparse.ArgumentTypeError(f"must be <= {cap:,}, got '{text}'")
+        return value
+
+    return checked
 
 
-def robustness_repeats(text: str) -> int:
-    """--robustness-repeats: 0 to MAX_REPEATS."""
-    value = NON_NEGATIVE_INT(text)
-    if value > MAX_REPEATS:
-        raise argparse.ArgumentTypeError(f"must be <= {MAX_REPEATS}, got '{text}'")
-    return value
-
-
-MAX_VOTES_TRIED = 1_000_000  # each grid point draws and fits this many simulated votes, --power-reps times: a typo
-# of 1e12 ran on for ever
-
-
-def max_votes(text: str) -> int:
-    """--max-votes: 1 to MAX_VOTES_TRIED."""
-    value = POSITIVE_INT(text)
-    if value > MAX_VOTES_TRIED:
-        raise argparse.ArgumentTypeError(f"must be <= {MAX_VOTES_TRIED}, got '{text}'")
-    return value
-
-
+MAX_REPEATS = 1000  # --robustness-repeats: 60 refits at the default 20
+MAX_VOTES_TRIED = 1_000_000  # --max-votes: each grid point draws and fits this many simulated votes, --power-reps
+# times (a typo of 1e12 ran on for ever); --judge-battles: each simulated fit holds them all
 MAX_POWER_REPS = 10_000  # --power-reps: each is a fit per grid point (100 by default); a typo of 1e8 never ended
 GRID_POINTS = (3, 100)  # --grid-points: the vote counts tried (10 by default, about x1.7 apart up to 20,000)
-
-
-def power_reps(text: str) -> int:
-    """--power-reps: 1 to MAX_POWER_REPS."""
-    value = POSITIVE_INT(text)
-    if value > MAX_POWER_REPS:
-        raise argparse.ArgumentTypeError(f"must be <= {MAX_POWER_REPS:,}, got '{text}'")
-    return value
-
-
-def judge_battles(text: str) -> int:
-    """--judge-battles: 0 to MAX_VOTES_TRIED (each simulated fit holds them all)."""
-    value = NON_NEGATIVE_INT(text)
-    if value > MAX_VOTES_TRIED:
-        raise argparse.ArgumentTypeError(f"must be <= {MAX_VOTES_TRIED:,}, got '{text}'")
-    return value
+robustness_repeats = at_most(NON_NEGATIVE_INT, MAX_REPEATS)
+max_votes = at_most(POSITIVE_INT, MAX_VOTES_TRIED)
+power_reps = at_most(POSITIVE_INT, MAX_POWER_REPS)
+judge_battles = at_most(NON_NEGATIVE_INT, MAX_VOTES_TRIED)
 
 
 def grid_points(text: str) -> int:
