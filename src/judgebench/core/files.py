@@ -255,13 +255,13 @@ def check_csv_header(header: list[str], where: str) -> None:
                               "(which one is meant?)")
 
 
-def strict_csv(handle: IO[str], where: str, **options: Any) -> Iterator[tuple[int, list[str]]]:
+def strict_csv(handle: IO[str], where: str) -> Iterator[tuple[int, list[str]]]:
     """(the line a record starts on, its fields) for each record of a CSV file, read strictly: a stray quote is
     refused, naming the line its record starts on (`csv_error`). pandas, and so `datasets`, read on past it to
     the next quote instead, merging rows into one cell silently, or fail at the end of the file naming no row."""
     import csv
 
-    reader = csv.reader(handle, strict=True, **options)
+    reader = csv.reader(handle, strict=True)
     start, limit = 1, csv.field_size_limit(MAX_CSV_CELL)  # (csv's own limit, 128 KB, is no limit of pandas')
     try:
         for fields in reader:

@@ -254,24 +254,15 @@ def csv_data(location: str | Path) -> bool:
         return local.suffix.lower() == ".csv"
     if not local.is_dir():
         return False
-    suffixes = {p.suffix.lower() for p in folder_files(local) if p.suffix.lower() in LOCAL_BUILDERS}
+    suffixes = {p.suffix.lower() for p in dataset_files(local) if p.suffix.lower() in LOCAL_BUILDERS}
     return suffixes == {".csv"}
-
-
-def folder_files(folder: Path) -> list[Path]:
-    """The files of a local data folder that `datasets` reads, sorted: none hidden (a name starting with a dot, as
-    `.ipynb_checkpoints/`) or inside a folder whose name starts with two underscores (`__pycache__`)."""
-    def read(path: Path) -> bool:
-        parts = path.relative_to(folder).parts
-        return not any(part.startswith(".") for part in parts) and not any(p.startswith("__") for p in parts[:-1])
-
-    return sorted(p for p in folder.rglob("*") if p.is_file() and read(p))
 
 
 def dataset_files(folder: Path) -> list[Path]:
     """The files `datasets` reads from a local data folder, by its own patterns: those of every split it finds
     (`train.csv`, `test/...`; every file as `train` when no name says a split), since it prepares them all whatever
-    split is asked for; a file of no split (`archive/notes.csv` beside `train.csv`) is not read."""
+    split is asked for; a file of no split (`archive/notes.csv` beside `train.csv`) is not read, nor a hidden one
+    (`.ipynb_checkpoints/`) or one under `__pycache__/`."""
     from datasets.data_files import DataFilesDict, get_data_patterns
 
     try:
