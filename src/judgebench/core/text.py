@@ -95,7 +95,8 @@ _CONFUSABLE = str.maketrans({
     "у": "y", "ı": "i", "ɩ": "i", "ɑ": "a", "ο": "o", "α": "a", "ν": "v", "ι": "i", "κ": "k", "ρ": "p", "τ": "t",
     "υ": "u", "χ": "x", "ε": "e", "ℓ": "l", "Ꭵ": "i", "ꓲ": "l", "ǀ": "l", "∕": "/", "⁄": "/", "／": "/",
 })
-_CONFUSABLE.update(dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63"), "-"))  # dashes
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63"  # hyphens, dashes, minus: read as `-`
+_CONFUSABLE.update(dict.fromkeys(map(ord, _DASHES), "-"))
 # Invisible characters that are no format character (category Cf, dropped by category): the combining grapheme
 # joiner, variation selectors, Hangul fillers
 _INVISIBLE = dict.fromkeys([0x034F, *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0), 0x115F, 0x1160, 0x3164,

@@ -133,7 +133,8 @@ def config_entry(path: Path, number: int, entry: Any, flag: str = "--judges-file
     else:
         raise JudgebenchError(f"{where}: 'judge_args' must be a mapping or 'k=v,...' text")
     if judge.strip().startswith(BUILTIN_PREFIX) and (args or entry.get("price") is not None):
-        raise JudgebenchError(f"{where}: built-in judge {judge.strip()} takes no judge_args or price (it sends no call)")
+        raise JudgebenchError(f"{where}: built-in judge {judge.strip()} takes no judge_args or price "
+                              "(it sends no call)")
     given = [key for key in PRICE_ARGS if key in args]
     if given and entry.get("price") is not None:
         raise JudgebenchError(f"{where}: give 'price' or {given[0]} in 'judge_args', not both")
@@ -166,8 +167,8 @@ def _price_args(price: Any, where: str) -> dict[str, str]:
     return args
 
 
-MAX_PRICE_PER_MTOK = 10_000  # USD per million tokens: 16x the dearest in litellm's cost map (o1-pro, 600; a typo past it printed
-# costs of 300 digits)
+MAX_PRICE_PER_MTOK = 10_000  # USD per million tokens: 16x the dearest in litellm's cost map (o1-pro, 600; a typo
+# past it printed costs of 300 digits)
 
 
 def price_per_mtok(text: Any, where: str) -> float:

@@ -143,9 +143,9 @@ def check_credentials(model: str) -> None:
     provider of PREFLIGHT_PROVIDERS needs when none is set (or it is set but blank). An id naming such a provider
     whose key variable is unset or blank is refused before litellm is imported (5-6 s on 2 cores): the same
     variable litellm would name."""
-    named = model.split("/", 1)[0] if "/" in model else None
-    if named in PROVIDER_KEY_VARIABLES and not any(os.environ.get(v, "").strip() for v in PROVIDER_KEY_VARIABLES[named]):
-        variable = PROVIDER_KEY_VARIABLES[named][0]
+    variables = PROVIDER_KEY_VARIABLES.get(model.split("/", 1)[0], ()) if "/" in model else ()
+    if variables and not any(os.environ.get(v, "").strip() for v in variables):
+        variable = variables[0]
         if variable in os.environ:
             raise JudgebenchError(f"judge {model}: no credentials: {variable} is set but empty")
         raise JudgebenchError(f"judge {model}: no credentials: set {variable} (or pass --judge-args api_key=...)")

@@ -64,7 +64,8 @@ def ranks(rows: list[tuple[int, dict[str, Any]]], headline: str) -> dict[int, in
     order of the rows)."""
     eligible = [(i, row[headline]) for i, row in rows
                 if row.get("kind") not in ("reported", "reported-human") and "subset" not in row
-                and isinstance(row.get(headline), (int, float)) and not isinstance(row.get(headline), bool)]
+                and isinstance(row.get(headline), (int, float)) and not isinstance(row.get(headline), bool)
+                and math.isfinite(row[headline])]
     ascending = sorted(value for _, value in eligible)
     return {index: 1 + len(ascending) - bisect.bisect_right(ascending, value) for index, value in eligible}
 

@@ -86,7 +86,8 @@ def _md_headline_table(title: str | None, group: list[dict[str, Any]], headline:
             first = md_escape(str(row.get("subset", "")).removeprefix("subset: "))
         cells = [first, md_escape(row.get("label") or row["judge"]), _md_percent(row, headline),
                  _fmt(row.get("coverage_pct"), "{:.1f}"), _fmt(row.get("cost_per_100_comparisons_usd"), "${:.4f}"),
-                 _fmt(row.get("examples"), "{:d}"), md_escape(row["kind"] + (" (partial)" if row.get("partial") else ""))]
+                 _fmt(row.get("examples"), "{:d}"),
+                 md_escape(row["kind"] + (" (partial)" if row.get("partial") else ""))]
         lines.append("| " + " | ".join(cells) + " |")
     heading = f"{level} {md_escape(title)}\n\n" if title else ""
     return heading + "\n".join(lines) + "\n"

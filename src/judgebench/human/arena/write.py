@@ -121,7 +121,8 @@ def trust_warnings(s: dict[str, Any], show: Callable[[str], str]) -> list[str]:
     """What the ratings of an arena summary cannot be trusted for, one sentence each (the terminal, arena.md and
     arena.html say the same): groups of models no battle connects (at most 5, of 5 names each: arena.json has
     them all), models the votes order without an upset, and models or annotators whose names look alike (at most
-    5 groups of 5 names each, cut to 60 characters: arena.json's `look_alike_names` has them all). `show` makes a name safe where it is shown."""
+    5 groups of 5 names each, cut to 60 characters: arena.json's `look_alike_names` has them all). `show` makes a
+    name safe where it is shown."""
     lines = []
     groups = s.get("comparison_groups") or []
     if len(groups) > 1:

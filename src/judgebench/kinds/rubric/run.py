@@ -75,7 +75,8 @@ def run_rubric(request: RubricRunRequest) -> RubricRunSummary:
     requests, targets = plan_rubric_requests(spec, responses, template, request.repeats)
     if request.on_warning is not None and (message := replacing(request.output_path, spec.name, judge.id)):
         request.on_warning(f"--output-path {message}")  # (once the task, judge and data are checked)
-    if request.on_warning is not None and not reads_no_prompt(request.judge) and (unshown := template.unshown("response")):
+    unshown = None if reads_no_prompt(request.judge) else template.unshown("response")
+    if request.on_warning is not None and unshown:
         request.on_warning(unshown)
     outcome = run_requests(requests, judge, request.runner, reply_accepted) if requests else None
     replies = outcome.replies if outcome else []
