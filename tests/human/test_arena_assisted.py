@@ -109,13 +109,19 @@ def test_votes_needed_settings_that_would_never_end_are_refused(tmp_path, capsys
     assert f"{flag}: {says}, got '{value}'" in capsys.readouterr().err
 
 
-def test_votes_needed_settings_whose_product_would_take_hours_are_refused(tmp_path, capsys):
-    """Each cap alone let 10,000 reps x 100 counts x 1,000,000 votes through (about a day, a second attack)."""
+def test_votes_needed_settings_whose_product_would_take_hours_are_refused(tmp_path, capsys, judge_run):
+    """Each cap alone let 10,000 reps x 100 counts x 1,000,000 votes through (about a day, a second attack), and a
+    third saw --judge-battles 1,000,000 with a judge run pass the product of the others (days)."""
     assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--votes-needed", "--power-reps", "10000",
-                 "--grid-points", "100", "--max-votes", "1000000"]) == 2
+                 "--grid-points", "100", "--max-votes", "1000000", "--n-resamples", "0", "--no-plots"]) == 2
     assert capsys.readouterr().err.strip() == (
-        "judgebench: error: --power-reps 10000 x --grid-points 100 x --max-votes 1000000 = 1,000,000,000,000 simulated "
-        "votes, above 2,000,000,000 (minutes already): lower one of them")
+        "judgebench: error: --votes-needed: --power-reps 10000 x --grid-points 100 x (--max-votes 1000000) = "
+        "1,000,000,000,000 simulated battles, above 2,000,000,000 (hours): lower one of them, or set --judge-battles")
+    assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--votes-needed", "--power-reps", "1000",
+                 "--judge-run", str(judge_run), "--judge-battles", "1000000", "--n-resamples", "0", "--no-plots",
+                 "--robustness-repeats", "0"]) == 2
+    assert ("--power-reps 1000 x --grid-points 10 x (--max-votes 20000 + 1 judge(s) x (--max-votes + their 1000000 "
+            "judge-only battles)) = 10,400,000,000 simulated battles") in capsys.readouterr().err
 
 
 def test_grid_points_make_the_votes_needed_grid_finer(tmp_path, capsys):

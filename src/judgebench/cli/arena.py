@@ -73,10 +73,6 @@ def grid_points(text: str) -> int:
     return value
 
 
-MAX_SIMULATED_VOTES = 2_000_000_000  # --power-reps x --grid-points x --max-votes: each cap alone allowed about a day
-# together (the demo: 2e7 at the defaults, 5 s; 4e8 about 30-40 s, so this bound is some minutes)
-
-
 def anchor_rating(text: str) -> float:
     """--anchor-rating: a finite number within +-1e6 (nan, inf and -1e308 were written into arena.json)."""
     value = _finite(text)
@@ -224,11 +220,6 @@ def options(args: argparse.Namespace) -> ArenaOptions:
         if getattr(args, flag) is None:
             setattr(args, flag, default)
     if args.votes_needed:
-        simulated = args.power_reps * args.grid_points * args.max_votes
-        if simulated > MAX_SIMULATED_VOTES:
-            raise JudgebenchError(f"--power-reps {args.power_reps} x --grid-points {args.grid_points} x --max-votes "
-                                  f"{args.max_votes} = {simulated:,} simulated votes, above {MAX_SIMULATED_VOTES:,} "
-                                  "(minutes already): lower one of them")
         if not (0 < args.power < 1 and 0 < args.confidence < 1):
             raise JudgebenchError("--power and --confidence: must be between 0 and 1 (exclusive)")
         if not 0 < args.accuracy_gap <= 0.5:

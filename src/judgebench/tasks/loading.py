@@ -202,8 +202,8 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
                 diagnose_local_file(local)  # raises with file and line when it can say what is wrong
                 raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None
         if local.is_dir():
-            for data_file in sorted(local.rglob("*")):  # the JSON files `datasets` may take from the folder
-                if data_file.suffix.lower() in (".json", ".jsonl") and data_file.is_file():
+            for data_file in dataset_files(local):  # the JSON files `datasets` takes from the folder
+                if data_file.suffix.lower() in (".json", ".jsonl"):
                     check_local_file(data_file)
             return datasets.load_dataset(str(local), split=split, **(options or {})), None
         if local.exists():  # a FIFO or device: `datasets` would wait on it

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgebench.core.errors import JudgebenchError
 from judgebench.human.arena.assisted import Units
 from judgebench.stats.power import JudgeModel, bt_power, grid, judge_gap_power, needed
 from judgebench.stats.ratings import BTFit
@@ -29,9 +30,26 @@ class NeededOptions:
     seed: int = 0
 
 
+MAX_SIMULATED_BATTLES = 2_000_000_000  # each cap alone (reps, grid points, votes, judge battles) let a day through
+# together; the demo votes: 2e7 at the defaults in 5 s, 4e8 in 30-40 s, so this bound is some minutes
+
+
+def check_simulation_size(opts: NeededOptions, judge_battles: list[int]) -> None:
+    """Refuse settings whose simulations would run for hours: every simulated fit holds up to --max-votes votes,
+    and with a judge its judge-only battles too, --power-reps times at each of --grid-points counts."""
+    total = opts.reps * opts.grid_points * sum(opts.max_votes + n for n in [0, *judge_battles])
+    if total > MAX_SIMULATED_BATTLES:
+        judged = f" + {len(judge_battles)} judge(s) x (--max-votes + their {', '.join(map(str, judge_battles))} " \
+                 "judge-only battles)" if judge_battles else ""
+        raise JudgebenchError(f"--votes-needed: --power-reps {opts.reps} x --grid-points {opts.grid_points} x "
+                              f"(--max-votes {opts.max_votes}{judged}) = {total:,} simulated battles, above "
+                              f"{MAX_SIMULATED_BATTLES:,} (hours): lower one of them, or set --judge-battles")
+
+
 def votes_needed(fit: BTFit, table: pd.DataFrame, judges: list[tuple[str, Units]],
                  opts: NeededOptions) -> dict[str, Any]:
     """Power to separate adjacent models and the top k, for n votes on a grid, human-only and per judge."""
+    check_simulation_size(opts, [n for _, units in judges if (n := _judge_battles(units, opts)) >= 1])
     order = np.argsort(-fit.ratings, kind="stable")
     models = [fit.models[i] for i in order]
     theta = fit.ratings[order] * math.log(fit.base) / fit.scale  # log-odds strengths, best first
@@ -48,7 +66,7 @@ def votes_needed(fit: BTFit, table: pd.DataFrame, judges: list[tuple[str, Units]
         won, lost = units.f[units.y > 0.5], units.f[units.y < 0.5]
         # the judge on the voted pairs, mirrored: verdicts given a loss are 1 - verdicts given a win
         win = np.concatenate([won, 1.0 - lost]) if len(won) + len(lost) else np.array([0.5])
-        n_unl = opts.judge_battles if opts.judge_battles is not None else len(units.fu)
+        n_unl = _judge_battles(units, opts)
         if n_unl < 1:
             continue
         jm = JudgeModel(win, 1.0 - win, int(n_unl))
@@ -68,6 +86,11 @@ def votes_needed(fit: BTFit, table: pd.DataFrame, judges: list[tuple[str, Units]
                       "outcomes Bradley-Terry (no ties), Wald intervals of each adjacent difference; with a "
                       "judge, its verdicts drawn from its empirical verdicts given the human outcome on the "
                       "voted pairs (mirrored), PPI++ with tuned lambda"}
+
+
+def _judge_battles(units: Units, opts: NeededOptions) -> int:
+    """The judge-only battles of a judge's simulations: --judge-battles, else the run's unlabelled pairs."""
+    return opts.judge_battles if opts.judge_battles is not None else len(units.fu)
 
 
 def _curve(label: str, result: dict[str, np.ndarray], adjacent: list, k: int, models: list[str],
