@@ -89,6 +89,12 @@ def test_a_csv_column_named_twice_is_refused_in_a_file_and_in_a_folder(tmp_path)
     (folder / "archive").mkdir()  # a file of no split beside train.csv: `datasets` never reads it
     (folder / "test.csv").rename(folder / "archive" / "notes.csv")
     assert [e.labels["overall"] for e in load_examples(spec, dataset_path=str(folder)).examples] == ["A", "B"]
+    # a third attack: a JSON Lines file of no split (here empty) had turned the CSV checks and options off, or was
+    # refused though never read
+    (folder / "archive" / "old.jsonl").write_text("", encoding="utf-8")
+    assert [e.labels["overall"] for e in load_examples(spec, dataset_path=str(folder)).examples] == ["A", "B"]
+    (folder / "archive" / "notes.csv").rename(folder / "test.csv")
+    assert f"{folder / 'test.csv'}: row 1" in _error(load_examples, spec, dataset_path=str(folder))
     # a second attack: a byte-order mark hid a repeat of the first column; trailing empty header cells (which
     # spreadsheets export) were refused as "column '' appears twice"
     first = next(iter(frame.columns))
