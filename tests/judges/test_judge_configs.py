@@ -66,6 +66,8 @@ def test_configuration_file_formats_and_refusals(tmp_path: Path) -> None:
                           ("judge: openai/x\nname: \"a\\0b\\e[31m\"\n", r"'name' 'a\\x00b\\x1b\[31m' holds a control"),
                           ("judge: openai/x\nname: \"two\\nlines\"\n", r"'name' 'two\\nlines' holds a control"),
                           ("judge: openai/x\nname: \"tab\\there\"\n", r"'name' 'tab\\there' holds a control"),
+                          ("judge: openai/x\nname: \"a\\u2028b\"\n", r"'name' 'a\\u2028b' holds a control"),
+                          ("judge: openai/x\nname: \"evil\\u202etxt\"\n", r"holds an invisible format character"),
                           # a bad price names the file, its entry and its own key (it was worded as --judge-args)
                           ("judge: openai/x\nprice: {input_per_mtok: -1, output_per_mtok: 4}\n",
                            r"bad.yaml: entry 1: price input_per_mtok=-1: expected a price from 0 to 10,000"),
@@ -97,6 +99,8 @@ def test_configuration_file_formats_and_refusals(tmp_path: Path) -> None:
     # character (an outside attack saw `name: >` refused); a Python caller's judge_name takes the same check
     bad.write_text("name: >\n  longer (folded)\njudge: builtin/longer\n")
     assert read_judge_configs(bad)[0].name == "longer (folded)"
+    bad.write_text("name: \"\\U0001f469\\u200d\\U0001f52c judge\"\njudge: builtin/longer\n")  # an emoji sequence's joiner
+    assert read_judge_configs(bad)[0].name == "\U0001f469\u200d\U0001f52c judge"
     from judgebench.judging.pipeline import RunRequest
 
     with pytest.raises(JudgebenchError, match=r"judge_name: 'evil\\x1b\[31mred\\nline' holds a control character"):

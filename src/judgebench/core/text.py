@@ -138,10 +138,13 @@ NAME_MAX = 120  # characters of a judge configuration's display name
 
 def display_name_error(name: str) -> str | None:
     """Why `name` (as stored: stripped) cannot be a display name shown in every table, or None: it must be 1 to
-    NAME_MAX characters without a control character (NUL, ESC, a line break inside it)."""
+    NAME_MAX characters without a control character (NUL, ESC, a line break inside it, U+2028) or a format character
+    (a bidi override that shows it reversed, a zero-width space), but the zero-width joiner of emoji sequences."""
     name = name.strip()
     if not name or len(name) > NAME_MAX:
         return f"must be a short text (1-{NAME_MAX} characters)"
-    if any(unicodedata.category(c) == "Cc" for c in name):
+    if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
         return f"'{spelled_out(name)}' holds a control character"
+    if any(unicodedata.category(c) == "Cf" and c != "\u200d" for c in name):
+        return f"'{spelled_out(name)}' holds an invisible format character"
     return None
