@@ -70,6 +70,14 @@ def test_a_typo_in_the_provider_is_one_line_naming_the_flag_and_the_closest_prov
     assert not (tmp_path / "out").exists()
 
 
+def test_an_own_judge_prefix_in_capitals_is_named_in_lower_case_before_litellm_is_imported() -> None:
+    """`Builtin/longer` was asked of litellm (6 s) and refused as an unknown provider, with no word of builtin/."""
+    for judge, meant in (("Builtin/longer", "builtin/longer"), ("REPLAY/runs/a", "replay/runs/a")):
+        with pytest.raises(JudgebenchError, match=rf"^--judge {judge}: judgebench's own judges are written in lower "
+                                                  rf"case: did you mean {meant}\?$"):
+            make_judge(judge)
+
+
 def test_an_unknown_provider_is_refused_by_every_judge_flag() -> None:
     with pytest.raises(JudgebenchError, match=r"--judge anthropc/claude-x: .*did you mean anthropic/claude-x\?"):
         make_judge("anthropc/claude-x")

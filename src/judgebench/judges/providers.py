@@ -26,8 +26,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from judgebench.core.errors import JudgebenchError
+from judgebench.core.names import BUILTIN_PREFIX, PANEL_PREFIX, REPLAY_PREFIX
 from judgebench.core.secrets import redact_url
 
+OWN_PREFIXES = (BUILTIN_PREFIX, REPLAY_PREFIX, PANEL_PREFIX)  # judgebench's own judges, not litellm providers
 PROVIDERS_DOC = "https://docs.litellm.ai/docs/providers"
 _ENUM = re.compile(r"^class LlmProviders\(str, Enum\):\n(?P<body>(?:[ \t]+\S.*\n|[ \t]*\n)+)", re.MULTILINE)
 _MEMBER = re.compile(r'^[ \t]+[A-Z][A-Z0-9_]*[ \t]*=[ \t]*"([^"]+)"', re.MULTILINE)
@@ -60,6 +62,9 @@ def check_provider(model: str, forced: str | None = None, api_base: str | None =
     """Refuse (JudgebenchError, one line naming the flag) a model id whose provider litellm does not know.
     `forced`: the custom_llm_provider argument, which then names the provider."""
     provider = str(forced) if forced else model.partition("/")[0]
+    if not forced and f"{provider.lower()}/" in OWN_PREFIXES and provider != provider.lower():  # (before litellm: 6 s)
+        raise JudgebenchError(f"--judge {model}: judgebench's own judges are written in lower case: did you mean "
+                              f"{provider.lower()}/{model.partition('/')[2]}?")
     if provider in known_providers() or _litellm_resolves(model, forced, api_base):
         return
     close = difflib.get_close_matches(provider.lower(), sorted(known_providers()), n=1, cutoff=0.6)
