@@ -276,29 +276,30 @@ def strict_csv(handle: IO[str], where: str) -> Iterator[tuple[int, list[str]]]:
 MAX_CSV_CELL = 2**31 - 1  # characters: pandas' reader has no smaller limit
 
 
-def csv_dict_rows(handle: IO[str], where: str) -> tuple[list[str], Iterator[tuple[int, dict[str, str | None]]]]:
-    """(the header, then each row as (the line it starts on, column -> cell)), read by `strict_csv`; as
-    csv.DictReader: blank lines skipped, a missing cell None; a row with more cells than the header names is
-    refused (its extra values would be dropped); a header naming a column twice is refused (check_csv_header)."""
+def csv_rows(handle: IO[str], where: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    """(the header, then each row as (the line it starts on, its cells)), read by `strict_csv`: blank lines skipped
+    (pandas skips them, before the header too); a header naming a column twice is refused (check_csv_header), and a
+    row with more cells than the header names (its extra values would be dropped, or pandas would take the first
+    column for the index, shifting every column)."""
     records = strict_csv(handle, where)
-    header = first_record(records)
+    header = next((fields for _, fields in records if fields), [])
     check_csv_header(header, where)
 
-    def rows() -> Iterator[tuple[int, dict[str, str | None]]]:
+    def rows() -> Iterator[tuple[int, list[str]]]:
         for line, fields in records:
-            if not fields:
-                continue
             if len(fields) > len(header):
                 raise JudgebenchError(f"{where}:{line}: {len(fields)} fields, the header names {len(header)}")
-            yield line, {**dict.fromkeys(header), **dict(zip(header, fields))}
+            if fields:
+                yield line, fields
 
     return header, rows()
 
 
-def first_record(records: Iterator[tuple[int, list[str]]]) -> list[str]:
-    """The header of `strict_csv`'s records: the first that is not a blank line (pandas skips blank lines before
-    it); [] when there is none."""
-    return next((fields for _, fields in records if fields), [])
+def csv_dict_rows(handle: IO[str], where: str) -> Iterator[tuple[int, dict[str, str | None]]]:
+    """Each row of `csv_rows` as (the line it starts on, column -> cell), as csv.DictReader gives it: a missing
+    cell None."""
+    header, rows = csv_rows(handle, where)
+    return ((line, {**dict.fromkeys(header), **dict(zip(header, fields))}) for line, fields in rows)
 
 
 def csv_error(exc: Exception, where: str, line: int) -> JudgebenchError:

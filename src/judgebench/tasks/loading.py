@@ -22,11 +22,10 @@ from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.files import (
     MAX_JSON_NESTING,
     check_csv_header,
-    first_record,
+    csv_rows,
     open_regular,
     read_json_objects,
     regular_bytes,
-    strict_csv,
     too_deep,
 )
 from judgebench.core.records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
@@ -281,12 +280,8 @@ def check_csv_files(location: Path) -> None:
     for path in files:
         try:
             with open_regular(path, encoding="utf-8", newline="") as handle:
-                records = strict_csv(handle, str(path))
-                header = first_record(records)
-                check_csv_header(header, str(path))
-                for line, fields in records:  # (pandas takes a first column for the index when every row has one
-                    if len(fields) > len(header):  # more field: the columns shift silently; else a C error)
-                        raise JudgebenchError(f"{path}:{line}: {len(fields)} fields, the header names {len(header)}")
+                for _ in csv_rows(handle, str(path))[1]:  # (each row checked as it is read)
+                    pass
         except (OSError, UnicodeDecodeError):
             continue  # left to the reader and diagnose_local_file, in their words
 

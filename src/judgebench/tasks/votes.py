@@ -126,7 +126,7 @@ def read_votes(path: Path) -> list[Vote]:
 def _csv_rows(path: Path) -> list[tuple[int, dict[str, object]]]:
     try:
         with open_regular(path, newline="", encoding="utf-8-sig") as handle:  # (Excel's "CSV UTF-8" starts with a BOM)
-            _, records = csv_dict_rows(handle, f"votes file {path}")
+            records = csv_dict_rows(handle, f"votes file {path}")
             rows = []
             for line, row in records:
                 slices = {key[len("slice_"):]: value for key, value in row.items()  # (a row's missing last cells:

@@ -100,7 +100,7 @@ def run_arena(raw: pd.DataFrame, source: str, dropped: dict[str, int], opts: Are
         "robustness": robust.result(),
         "judges": [_judge_section(path, battles, opts) for path in opts.judge_runs],
     }
-    alike = _look_alikes(names[np.unique(np.concatenate([a, b]))], everyone.coded.annotators[1])
+    alike = _look_alikes(fit.models, everyone.coded.annotators[1])  # (the rated models: no pass over the battles)
     if alike:  # (absent when none: arena.json as before)
         summary["look_alike_names"] = alike
     assisted, units = [], []
@@ -131,7 +131,7 @@ def _assisted(table: pd.DataFrame, path: Path, dimension: str, opts: ArenaOption
         return {"judge": jp.judge, "run": str(path), "assisted": None, "skipped": str(exc)}, None
 
 
-def _look_alikes(models: np.ndarray, annotators: np.ndarray) -> dict[str, list[list[str]]]:
+def _look_alikes(models: Any, annotators: np.ndarray) -> dict[str, list[list[str]]]:
     """Models and annotators whose names differ only in case, Unicode normal form, an invisible character or a
     look-alike letter (core/text.skeleton): each is rated, or tested, as a voter of its own."""
     found = {"models": look_alike_groups(map(str, models)), "annotators": look_alike_groups(map(str, annotators))}

@@ -229,7 +229,7 @@ def _read_csv(path: Path, structured: set[str]) -> list[tuple[int, dict[str, Any
     rows = []
     try:
         with open_regular(path, encoding="utf-8-sig", newline="") as handle:  # (a BOM is no part of the first name)
-            _, records = csv_dict_rows(handle, str(path))
+            records = csv_dict_rows(handle, str(path))
             for line, row in records:
                 rows.append((line, {key: _cell(value) if key in structured else value for key, value in row.items()}))
     except (OSError, UnicodeDecodeError) as exc:
