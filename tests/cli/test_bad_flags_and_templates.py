@@ -108,6 +108,8 @@ def test_huge_raw_answer_refused_by_submit(tmp_path):
     rejected(run, "schema", "above the limit", "samples.jsonl:1")
 
 
-def test_homoglyph_of_a_reserved_prefix_refused(honest, tmp_path):  # noqa: F811
-    copy = renamed(honest, tmp_path / "homoglyph", "bu\u0456ltin/longer")  # a Cyrillic і
+@pytest.mark.parametrize("name", ["bu\u0456ltin/longer",  # a Cyrillic і
+                                  "\u0299uiltin/longer"])  # a Latin small capital B
+def test_homoglyph_of_a_reserved_prefix_refused(honest, tmp_path, name):  # noqa: F811
+    copy = renamed(honest, tmp_path / "homoglyph", name)
     rejected(copy, "task", "look-alike")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judgebench.core.text import look_alike_groups, spelled_out, visible
+from judgebench.core.text import look_alike_groups, skeleton, spelled_out, visible
 
 
 def test_visible_is_the_same_for_every_code_point_and_for_mixed_text():
@@ -31,3 +31,12 @@ def test_look_alike_names_are_grouped_and_spelled_out():
         ["q", "\u2066q\u2069"], ["t", "t\U000e0041"], ["x", "x\ufe0f"]]
     assert [spelled_out(n) for n in ("cafe\u0301", "caf\u00e9", "a\x00b", "plain")] == [
         "cafe\\u0301", "caf\\xe9", "a\\x00b", "plain"]
+
+
+def test_latin_small_capitals_read_as_their_letters():
+    """`ʙuiltin/x` reads as `Builtin/x` on a page: a small capital stays itself when lower-cased, so it was no
+    look-alike of anything (found attacking submit's reserved-prefix check)."""
+    assert skeleton("\u0299uiltin/x") == "builtin/x"
+    assert skeleton("\u1d18\u1d00\u0274\u1d07\u029f/judge") == "panel/judge"
+    assert look_alike_groups(["\u0280\u1d07\u1d18\u029f\u1d00\u028f", "replay", "Replay"]) == [
+        ["Replay", "replay", "\u0280\u1d07\u1d18\u029f\u1d00\u028f"]]

@@ -95,6 +95,8 @@ _CONFUSABLE = str.maketrans({
     "у": "y", "ı": "i", "ɩ": "i", "ɑ": "a", "ο": "o", "α": "a", "ν": "v", "ι": "i", "κ": "k", "ρ": "p", "τ": "t",
     "υ": "u", "χ": "x", "ε": "e", "ℓ": "l", "Ꭵ": "i", "ꓲ": "l", "ǀ": "l", "∕": "/", "⁄": "/", "／": "/",
 })
+# Latin small capitals (`ʙuiltin/x` reads as `Builtin/x`): lower-cased they stay themselves, so they are mapped here
+_CONFUSABLE.update(str.maketrans("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ", "abcdefghijklmnoprstuvwyz"))
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63"  # hyphens, dashes, minus: read as `-`
 _CONFUSABLE.update(dict.fromkeys(map(ord, _DASHES), "-"))
 # Invisible characters that are no format character (category Cf, dropped by category): the combining grapheme
