@@ -65,6 +65,16 @@ def test_parquet_and_csv_load_the_same_examples(tmp_path, suffix):
     assert [e.labels["overall"] for e in loaded.examples] == ["A", "B"]
 
 
+def test_a_nul_in_a_csv_header_name_is_refused_naming_the_column(tmp_path):
+    """The datasets loader failed on it with "An error occurred while generating the dataset", naming no file,
+    row or column (an earlier note's known gap); other control characters load as they are."""
+    frame = pd.DataFrame([sci_row(1, "A"), sci_row(2, "B")]).rename(columns={"vote": "vote\x00x"})
+    path = tmp_path / "eval.csv"
+    frame.to_csv(path, index=False)
+    message = _error(load_examples, get_task("sciarena_eval"), dataset_path=str(path))
+    assert message == f"{path}: row 1 (the header): column 'vote\\x00x' holds a NUL character"
+
+
 def test_a_csv_column_named_twice_is_refused_in_a_file_and_in_a_folder(tmp_path):
     """pandas kept the first `vote` column and renamed the second `vote.1`: the run scored against one of two
     label columns silently (an earlier note's known gap)."""

@@ -246,13 +246,16 @@ def parse_json_object(line: str, where: str) -> dict[str, Any]:
 def check_csv_header(header: list[str], where: str) -> None:
     """Refuse a CSV header that names a column twice (a reader would keep one of the two silently: pandas the
     first, csv.DictReader the last), naming the column. A byte-order mark is no part of the first name (pandas drops
-    it); empty names (a spreadsheet's trailing empty cells) name no column."""
+    it); empty names (a spreadsheet's trailing empty cells) name no column. A NUL in a name is refused too."""
     names = [name.lstrip("\ufeff") if i == 0 else name for i, name in enumerate(header)]
     counts = Counter(names)  # (names.count per name took minutes on a 100,000-column header)
     repeated = next((name for name in names if name.strip() and counts[name] > 1), None)
     if repeated is not None:
         raise JudgebenchError(f"{where}: row 1 (the header): column '{one_line(repeated, 80)}' appears twice "
                               "(which one is meant?)")
+    nul = next((name for name in names if "\x00" in name), None)  # (the datasets loader fails on it naming nothing)
+    if nul is not None:
+        raise JudgebenchError(f"{where}: row 1 (the header): column {ascii(nul[:80])} holds a NUL character")
 
 
 def strict_csv(handle: IO[str], where: str) -> Iterator[tuple[int, list[str]]]:
