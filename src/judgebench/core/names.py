@@ -7,3 +7,8 @@ from __future__ import annotations
 
 MAX_RESAMPLES = 100_000  # --bootstrap above this is refused before any call (a typo would hang scoring)
 BUILTIN_PREFIX, REPLAY_PREFIX, PANEL_PREFIX = "builtin/", "replay/", "panel/"
+
+
+def is_builtin(judge_id: str) -> bool:
+    """Whether `judge_id` names one of judgebench's own built-in judges' family (`builtin/...`), as written."""
+    return judge_id.startswith(BUILTIN_PREFIX)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.names import BUILTIN_PREFIX, REPLAY_PREFIX
+from judgebench.core.names import REPLAY_PREFIX, is_builtin
 from judgebench.judges.base import Judge, JudgeCallError
 
 __all__ = ["Judge", "JudgeCallError", "make_judge"]
@@ -18,7 +18,7 @@ def make_judge(judge_id: str, judge_args: dict[str, Any] | None = None, seed: in
         from judgebench.judges.replay import make_replay_judge
 
         return make_replay_judge(judge_id, judge_args)
-    if judge_id.startswith(BUILTIN_PREFIX):
+    if is_builtin(judge_id):
         from judgebench.judges.builtin import make_builtin_judge
 
         if judge_args:

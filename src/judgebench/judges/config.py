@@ -36,7 +36,7 @@ from typing import Any
 
 from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.files import load_yaml, regular_bytes
-from judgebench.core.names import BUILTIN_PREFIX
+from judgebench.core.names import is_builtin
 from judgebench.core.text import NAME_MAX, display_name_error
 
 CONFIG_KEYS = ("name", "id", "judge", "model", "judge_args", "args", "prompt", "price")
@@ -132,7 +132,7 @@ def config_entry(path: Path, number: int, entry: Any, flag: str = "--judges-file
         args = {str(k): as_text(v) for k, v in raw.items()}
     else:
         raise JudgebenchError(f"{where}: 'judge_args' must be a mapping or 'k=v,...' text")
-    if judge.strip().startswith(BUILTIN_PREFIX) and (args or entry.get("price") is not None):
+    if is_builtin(judge.strip()) and (args or entry.get("price") is not None):
         raise JudgebenchError(f"{where}: built-in judge {judge.strip()} takes no judge_args or price "
                               "(it sends no call)")
     given = [key for key in PRICE_ARGS if key in args]

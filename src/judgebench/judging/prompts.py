@@ -24,7 +24,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from judgebench.core.bulk import trusted, trusts
 from judgebench.core.errors import JudgebenchError, squeezed
 from judgebench.core.files import load_yaml, regular_bytes
-from judgebench.core.records import BUILTIN_PREFIX, JudgeRequest, Order, PairExample
+from judgebench.core.names import is_builtin
+from judgebench.core.records import JudgeRequest, Order, PairExample
 from judgebench.core.resources import prompts_dir
 
 PROMPT_KEYS = ("name", "description", "system", "user")
@@ -309,7 +310,7 @@ def _check_template(path: Path, part: str, text: Any) -> None:
 def reads_no_prompt(judge: object) -> bool:
     """Whether a judge decides without reading its prompt (a built-in baseline: lengths, citations, chance), so that
     what the prompt shows is nothing to warn of."""
-    return isinstance(judge, str) and judge.startswith(BUILTIN_PREFIX)
+    return isinstance(judge, str) and is_builtin(judge)
 
 
 def shown_responses(example: PairExample, order: Order) -> tuple[str, str]:

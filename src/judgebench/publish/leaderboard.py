@@ -33,8 +33,8 @@ from judgebench.core.catalogue import (
 )
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import read_model_json
+from judgebench.core.names import is_builtin
 from judgebench.core.records import (
-    BUILTIN_PREFIX,
     JudgmentRecord,
     MetricValue,
     RunConfig,
@@ -131,7 +131,7 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
     """One leaderboard row for a results file (with the reported rows' protocol columns when samples are given)."""
     config, headline = result.config, spec.headline
     row: dict[str, Any] = {
-        "kind": "baseline" if config.judge.startswith(BUILTIN_PREFIX) else "run",
+        "kind": "baseline" if is_builtin(config.judge) else "run",
         "judge": config.judge,
         "label": config.judge_name or config.judge,
         "name": config.judge_name,

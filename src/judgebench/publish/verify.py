@@ -37,8 +37,8 @@ from typing import Any
 
 from judgebench.core.errors import JudgebenchError, Rejected
 from judgebench.core.files import is_inside, load_yaml, regular_bytes
+from judgebench.core.names import is_builtin
 from judgebench.core.records import (
-    BUILTIN_PREFIX,
     ORDERS,
     PANEL_PREFIX,
     REPLAY_PREFIX,
@@ -137,7 +137,7 @@ def validate_run(
         template = _find_template(result, spec, leaderboard_dir)
         requests = _plan(result, spec, loaded.examples, template)
         _check_prompts(records, _expected_hashes(requests), template)
-        if result.config.judge.startswith(BUILTIN_PREFIX):
+        if is_builtin(result.config.judge):
             check_builtin_answers(result, records, requests)
     _check_verdicts(records, spec, result.config)
     _check_metrics(result, records, spec)
@@ -505,7 +505,7 @@ def check_judge_name(result: RunResult) -> None:
     judge = config.judge
     if judge.startswith(REPLAY_PREFIX):
         raise Rejected("task", f"judge {judge} replays recorded answers: a regression check, not a judge result")
-    if judge.startswith(BUILTIN_PREFIX):
+    if is_builtin(judge):
         if judge not in BUILTIN_JUDGES:
             raise Rejected("task", f"judge {judge[:80]!r} is not a built-in judge ({', '.join(BUILTIN_JUDGES)})")
         if config.kind == "panel" or config.judge_args:

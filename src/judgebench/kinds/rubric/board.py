@@ -20,7 +20,7 @@ import numpy as np
 from judgebench.core.catalogue import RUBRIC_BY_NAME, RUBRIC_HEADLINE
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import is_inside, write_atomic
-from judgebench.core.records import BUILTIN_PREFIX
+from judgebench.core.names import is_builtin
 from judgebench.core.text import csv_text, html_text
 from judgebench.kinds.rubric.records import RubricRecord, RubricResult
 from judgebench.kinds.rubric.scoring import agreement
@@ -53,7 +53,7 @@ def row_of(result: RubricResult) -> dict[str, Any]:
     system = result.system
     return {
         "judge": result.config.judge,
-        "kind": "baseline" if result.config.judge.startswith(BUILTIN_PREFIX) else "run",
+        "kind": "baseline" if is_builtin(result.config.judge) else "run",
         "dataset": "demo" if result.config.demo else result.config.dataset,
         "normalized_mae": None if head.value is None else round(head.value, 4),
         "normalized_mae_ci": ci,

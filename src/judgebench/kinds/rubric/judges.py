@@ -13,7 +13,8 @@ import json
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.records import BUILTIN_PREFIX, JudgeReply, JudgeRequest
+from judgebench.core.names import is_builtin
+from judgebench.core.records import JudgeReply, JudgeRequest
 from judgebench.judges import Judge, make_judge
 
 EVIDENCE_CHARS = 80
@@ -55,7 +56,7 @@ BUILTINS = {"builtin/full-credit": FullCredit, "builtin/length-proportional": Le
 
 def make_rubric_judge(judge_id: str, judge_args: dict[str, Any] | None, seed: int = 0) -> Judge:
     """A built-in rubric judge, or any judge `make_judge` builds (LLM, replay)."""
-    if judge_id.startswith(BUILTIN_PREFIX):
+    if is_builtin(judge_id):
         if judge_id not in BUILTINS:
             raise JudgebenchError(f"--judge {judge_id}: unknown built-in rubric judge (known: {', '.join(BUILTINS)})")
         if judge_args:
