@@ -25,20 +25,44 @@ def runs(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("task", ["sciarena_eval", "ideation_arena_eval"])
-def test_export_then_load_from_disk_gives_the_same_rows(runs, task, tmp_path, capsys):
+def test_export_then_load_dataset_and_load_from_disk_give_the_same_rows(runs, task, tmp_path, capsys):
     import datasets
 
     out = tmp_path / "hf"
     assert main(["export", str(runs[task]), "--format", "hf", "--output", str(out)]) == 0
     assert "load_from_disk" in capsys.readouterr().out
     records = read_models_jsonl(runs[task] / "samples.jsonl", JudgmentRecord)
-    loaded = datasets.load_from_disk(str(out))
+    loaded = datasets.load_from_disk(str(out / "disk"))
     assert loaded.num_rows == len(records)
     rows, _ = records_to_rows(records)
     assert loaded.to_list() == rows
     assert rows_to_records(loaded.to_list()) == records  # lossless, slices included
     parquet = datasets.load_dataset("parquet", data_files=str(out / "data" / "*.parquet"), split="train")
     assert parquet.to_list() == rows
+    # the folder itself, as a Hub repo is read (data/train-*.parquet); with save_to_disk's files at its top, as
+    # exports wrote them before, datasets refused it ("saved using `save_to_disk`")
+    assert datasets.load_dataset(str(out), split="train").to_list() == rows
+    other = tmp_path / "again" / "hf"  # another export of the same folder name: its own rows, not the cached ones
+    assert main(["export", str(runs["sciarena_eval" if task != "sciarena_eval" else "ideation_arena_eval"]),
+                 "--output", str(other)]) == 0
+    assert datasets.load_dataset(str(other), split="train")[0]["task"] != task
+
+
+@pytest.mark.slow
+def test_an_earlier_export_with_its_dataset_at_the_top_is_replaced_by_the_new_layout(runs, tmp_path):
+    import datasets
+
+    from judgebench.publish.export import to_dataset
+
+    run, out = runs["sciarena_eval"], tmp_path / "hf"
+    records = read_models_jsonl(run / "samples.jsonl", JudgmentRecord)
+    to_dataset(records).save_to_disk(str(out))  # the layout of an export before 2026-12-07
+    (out / "README.md").write_text("---\nlicense: mit\n---\n")
+    with pytest.raises(ValueError, match="save_to_disk"):
+        datasets.load_dataset(str(out), split="train")
+    assert main(["export", str(run), "--output", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "data", "disk"]
+    assert datasets.load_dataset(str(out), split="train").num_rows == len(records)
 
 
 def test_dataset_card_names_task_judge_prompt_metrics_and_licence(runs, tmp_path):
@@ -55,7 +79,7 @@ def test_dataset_card_names_task_judge_prompt_metrics_and_licence(runs, tmp_path
     assert "licence: **MIT**" in card and "demo split" in card
     import datasets
 
-    columns = datasets.load_from_disk(str(out)).column_names  # every column listed (a walkthrough: 23 of 39 were)
+    columns = datasets.load_from_disk(str(out / "disk")).column_names  # every column listed (a walkthrough: 23 of 39 were)
     listed = card.split("## Columns")[1].split("```")[0]
     assert all(f"`{c}`" in listed for c in columns) and "`votes` (annotator -> labels, as JSON text)" not in listed
     assert hub_license("Apache-2.0") == "apache-2.0" and hub_license("unknown (see card)") == "other"
@@ -100,7 +124,7 @@ def test_dataset_card_escapes_a_hostile_judge_id_and_marks_it_self_reported(runs
     config = result.config.model_copy(update={"judge": hostile})
     card = dataset_card(result.model_copy(update={"config": config}), 10)
     front = yaml.safe_load(card.split("---\n")[1])
-    assert front["license"] == "mit" and set(front) == {"license", "pretty_name", "tags", "configs"}
+    assert front["license"] == "mit" and set(front) == {"license", "pretty_name", "tags"}
     assert "<script>" not in card and "| forged |" not in card
     assert "| judge (self-reported) | x&quot;" in card or "| judge (self-reported) | x\"" in card
 
@@ -113,8 +137,8 @@ def test_export_refuses_links_and_folders_that_are_not_its_own(runs, tmp_path, c
     outside.mkdir()
     (outside / "victim").write_text("secret\n")
     run = runs["sciarena_eval"]
-    for name in ("data", "state.json", "data-00000-of-00001.arrow"):
-        out = tmp_path / f"links-{name}"
+    for name in ("data", "disk", "disk/state.json", "disk/data-00000-of-00001.arrow"):
+        out = tmp_path / f"links-{name.replace('/', '-')}"
         assert main(["export", str(run), "--output", str(out)]) == 0  # an earlier export: replaced, fine
         assert main(["export", str(run), "--output", str(out)]) == 0
         target = out / name
@@ -124,7 +148,7 @@ def test_export_refuses_links_and_folders_that_are_not_its_own(runs, tmp_path, c
             target.rmdir()
         else:
             target.unlink()
-        target.symlink_to(outside if name == "data" else outside / "victim")
+        target.symlink_to(outside if name in ("data", "disk") else outside / "victim")
         assert main(["export", str(run), "--output", str(out)]) == 2
         err = capsys.readouterr().err
         assert "is a symbolic link" in err and err.count("\n") == 1

@@ -406,3 +406,26 @@ def test_shared_real_data_loads_with_a_yaml_only_task(tmp_path):
     labels = [e.labels["overall"] for e in loaded.examples]
     # PROVENANCE / data README: 2,551 rows, A 1048 / B 1021 / TIE 482
     assert (len(labels), labels.count("A"), labels.count("B"), labels.count("TIE")) == (2551, 1048, 1021, 482)
+
+
+CARD_CONFIGS = "---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n    path: data/*.jsonl\n---\n"
+
+
+def test_a_folder_whose_card_declares_its_files_is_read_afresh_each_time(tmp_path):
+    """`datasets` keys a folder whose README.md declares `configs:` (the Hub's layout, as downloaded) by the folder's
+    name and the card alone: an edited file, or another folder of the same name, gave the rows it had cached first,
+    silently."""
+    spec = get_task("sciarena_eval")
+    first, second = tmp_path / "one" / "sci", tmp_path / "two" / "sci"
+    for folder, label in ((first, "A"), (second, "B")):
+        (folder / "data").mkdir(parents=True)
+        (folder / "README.md").write_text(CARD_CONFIGS, encoding="utf-8")
+        write_jsonl(folder / "data" / "train.jsonl", [sci_row(1, label), sci_row(2, label)])
+
+    def labels(folder: Path) -> list[str]:
+        return [e.labels["overall"] for e in load_examples(spec, dataset_path=str(folder)).examples]
+
+    assert labels(first) == ["A", "A"]
+    assert labels(second) == ["B", "B"]  # another folder of the same name
+    write_jsonl(first / "data" / "train.jsonl", [sci_row(1, "B"), sci_row(2, "A")])  # the same file, edited
+    assert labels(first) == ["B", "A"]

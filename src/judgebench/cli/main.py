@@ -340,7 +340,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _add_export_parser(sub: Any) -> None:
     p = sub.add_parser("export", help="export a run's samples as a Hugging Face dataset with a dataset card")
     p.add_argument("run_dir", type=PATH)
-    p.add_argument("--format", choices=["hf"], default="hf", help="hf: datasets save_to_disk + Parquet + README.md")
+    p.add_argument("--format", choices=["hf"], default="hf", help="hf: Parquet + README.md (datasets.load_dataset), disk/ (save_to_disk)")
     p.add_argument("--output", type=OUTPUT_DIR, required=True, help="output folder")
     p.add_argument("--push-to-hub", metavar="REPO", help="also upload to this Hub dataset repo (needs a token)")
     p.add_argument("--private", action="store_true", help="create the Hub repo private")
@@ -353,7 +353,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.private and not args.push_to_hub:
         raise JudgebenchError("--private is for the Hub repo --push-to-hub creates: give --push-to-hub REPO too")
     done = export_hf(args.run_dir, args.output, push_to_hub=args.push_to_hub, private=args.private)
-    print(f"wrote {done.rows} judgments to {done.output} (datasets.load_from_disk, data/*.parquet, README.md)")
+    print(f"wrote {done.rows} judgments to {done.output} (data/*.parquet and README.md: datasets.load_dataset; "
+          "disk/: datasets.load_from_disk)")
     if done.pushed_to:
         print(f"pushed to https://huggingface.co/datasets/{done.pushed_to}")
     return 0

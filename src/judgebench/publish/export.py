@@ -1,8 +1,10 @@
 """`judgebench export --format hf`: a run's samples as a Hugging Face `datasets` Dataset with a dataset card.
 
-OUTPUT/ holds the Dataset written by `save_to_disk` (`datasets.load_from_disk(OUTPUT)`), the same
-rows as Parquet in the Hub layout (data/train-00000-of-00001.parquet) and README.md, a dataset card
-with the task, judge, prompt hash, metrics and the source data's licence. `--push-to-hub REPO`
+OUTPUT/ holds the rows as Parquet in the Hub layout (data/train-00000-of-00001.parquet) and README.md, a
+dataset card with the task, judge, prompt hash, metrics and the source data's licence, so that
+`datasets.load_dataset(OUTPUT)` reads it as it would the pushed repo; and OUTPUT/disk/, the same Dataset
+written by `save_to_disk` (`datasets.load_from_disk(OUTPUT/disk)`). (save_to_disk's files at OUTPUT's top, as
+exports before 2026-12-07 wrote them, made `load_dataset(OUTPUT)` refuse the folder.) `--push-to-hub REPO`
 uploads the Dataset (Parquet) and the card with huggingface_hub.
 """
 
@@ -23,6 +25,7 @@ from judgebench.core.secrets import redact_value
 from judgebench.publish.tables import md_escape
 
 PARQUET_FILE = "data/train-00000-of-00001.parquet"
+DISK_FOLDER = "disk"  # save_to_disk's Dataset
 CARD_FILE = "README.md"
 HUB_LICENSES = {
     "mit", "apache-2.0", "bsd-2-clause", "bsd-3-clause", "cc0-1.0", "cc-by-4.0", "cc-by-sa-4.0",
@@ -131,12 +134,8 @@ def dataset_card(result: RunResult, rows: int, columns: Sequence[str] = ()) -> s
             f"license: {hub_license(info.license)}",
             f"pretty_name: {json.dumps(md_escape(title))}",  # a YAML double-quoted string: no injected keys
             "tags: [judgebench, llm-as-a-judge, pairwise-preference, meta-evaluation]",
-            "configs:",
-            "- config_name: default",
-            "  data_files:",
-            "  - split: train",
-            "    path: data/train-*.parquet",
-            "---",
+            "---",  # no `configs:`: `datasets` finds data/train-*.parquet by its name, locally and on the Hub, and
+            # keys a local folder's cache by its files (with `configs:` by the folder's name and the card alone)
         ]
     )
     facts = [
@@ -188,8 +187,8 @@ def dataset_card(result: RunResult, rows: int, columns: Sequence[str] = ()) -> s
         "",
         "```python",
         "from datasets import load_dataset, load_from_disk",
-        'rows = load_from_disk("EXPORT_DIR")  # the folder judgebench export wrote',
-        'rows = load_dataset("parquet", data_files="EXPORT_DIR/data/*.parquet", split="train")  # same rows',
+        'rows = load_dataset("EXPORT_DIR", split="train")  # the folder judgebench export wrote (its data/*.parquet)',
+        f'rows = load_from_disk("EXPORT_DIR/{DISK_FOLDER}")  # the same rows, as the saved Dataset',
         'rows = load_dataset("OWNER/REPO", split="train")  # after --push-to-hub OWNER/REPO',
         "```",
     ]
@@ -230,7 +229,9 @@ def export_hf(run_dir: Path, output: Path, push_to_hub: str | None = None, priva
     return exported
 
 
-EXPORT_MARKERS = ("state.json", "dataset_info.json", CARD_FILE)  # what save_to_disk and the card leave
+_SAVED = ("state.json", "dataset_info.json")  # what save_to_disk leaves beside its Arrow files
+EXPORT_MARKERS = (*(f"{DISK_FOLDER}/{name}" for name in _SAVED), CARD_FILE)  # what an export leaves
+_OLD_MARKERS = (*_SAVED, CARD_FILE)  # an export before 2026-12-07 (save_to_disk's files at the top)
 
 
 def check_export_folder(output: Path) -> None:
@@ -243,7 +244,9 @@ def check_export_folder(output: Path) -> None:
         return
     if not output.is_dir():
         raise JudgebenchError(f"--output {output}: exists and is not a directory")
-    if any(output.iterdir()) and not all((output / name).is_file() for name in EXPORT_MARKERS):
+    top = list(output.iterdir())  # (its own entries first: a linked disk/ would read as no earlier export)
+    if top and not any(all((output / name).is_file() for name in markers) for markers in (EXPORT_MARKERS, _OLD_MARKERS)) \
+            and not any(entry.is_symlink() for entry in top):
         raise JudgebenchError(f"--output {output}: a folder that is neither empty nor an earlier export; choose a new one")
     for folder, names, files in os.walk(output):
         for name in [*names, *files]:
@@ -254,7 +257,9 @@ def check_export_folder(output: Path) -> None:
 
 def _save(dataset: Any, card: str, output: Path) -> None:
     output.mkdir(parents=True, exist_ok=True)
-    dataset.save_to_disk(str(output))
+    for old in [*(output / name for name in _SAVED), *output.glob("data-*-of-*.arrow")]:  # an earlier export's
+        old.unlink(missing_ok=True)  # top-level Dataset (check_export_folder: a regular file), now under disk/
+    dataset.save_to_disk(str(output / DISK_FOLDER))
     (output / PARQUET_FILE).parent.mkdir(parents=True, exist_ok=True)
     dataset.to_parquet(str(output / PARQUET_FILE))
     write_atomic(output / CARD_FILE, card)

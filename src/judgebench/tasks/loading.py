@@ -178,6 +178,13 @@ def read_demo_rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     return [{column: row.get(column) for column in columns} for row in rows], columns
 
 
+def _fresh(folder: Path) -> dict[str, Any]:
+    """`datasets` keys a folder whose README.md declares its files (`configs:`, the Hub's layout) by the folder's name
+    and the card alone, not by the files: an edited file, or another folder of the same name, gave the rows cached
+    first. Such a folder is read afresh every time (its Arrow cache rebuilt); any other is keyed by its files."""
+    return {"download_mode": "force_redownload"} if (folder / "README.md").is_file() else {}
+
+
 def _load_table(source: str, config: str | None, split: str, revision: str | None, options: dict[str, Any] | None = None):
     """One split as a `datasets.Dataset`, plus the resolved Hub commit when known; `options` go to a local
     file's builder."""
@@ -204,7 +211,7 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
             for data_file in dataset_files(local):  # the JSON files `datasets` takes from the folder
                 if data_file.suffix.lower() in (".json", ".jsonl"):
                     check_local_file(data_file)
-            return datasets.load_dataset(str(local), split=split, **(options or {})), None
+            return datasets.load_dataset(str(local), split=split, **_fresh(local), **(options or {})), None
         if local.exists():  # a FIFO or device: `datasets` would wait on it
             raise JudgebenchError(f"{source}: not a regular file")
         if local.suffix.lower() in LOCAL_BUILDERS or source.startswith((".", "/")):
