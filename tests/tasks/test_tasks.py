@@ -429,3 +429,21 @@ def test_a_folder_whose_card_declares_its_files_is_read_afresh_each_time(tmp_pat
     assert labels(second) == ["B", "B"]  # another folder of the same name
     write_jsonl(first / "data" / "train.jsonl", [sci_row(1, "B"), sci_row(2, "A")])  # the same file, edited
     assert labels(first) == ["B", "A"]
+
+
+def test_the_csv_a_folder_card_names_is_checked_strictly(tmp_path):
+    """A folder whose README.md names its data (`configs:`) is read from those files, not by file-name patterns:
+    a stray quote there merged rows silently (the run then failed on a label, naming no line)."""
+    rows = [sci_row(i, "A") for i in (1, 2, 3)]
+    for row in rows:
+        row["citation_a"] = row["citation_b"] = ""
+    text = pd.DataFrame(rows).to_csv(index=False)
+    folder = tmp_path / "carded"
+    (folder / "extra").mkdir(parents=True)
+    (folder / "train.csv").write_text(text, encoding="utf-8")  # clean, and not what the card names
+    lines = text.splitlines()
+    lines[1] = lines[1].replace(",", ',"', 1)  # a stray quote in the first row
+    (folder / "extra" / "named.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (folder / "README.md").write_text(CARD_CONFIGS.replace("data/*.jsonl", "extra/named.csv"), encoding="utf-8")
+    message = _error(load_examples, get_task("sciarena_eval"), dataset_path=str(folder))
+    assert message.startswith(f"{folder / 'extra' / 'named.csv'}:2: a quoted cell ends mid-cell")

@@ -268,12 +268,17 @@ def dataset_files(folder: Path) -> list[Path]:
     """The files `datasets` reads from a local data folder, by its own patterns: those of every split it finds
     (`train.csv`, `test/...`; every file as `train` when no name says a split), since it prepares them all whatever
     split is asked for; a file of no split (`archive/notes.csv` beside `train.csv`) is not read, nor a hidden one
-    (`.ipynb_checkpoints/`) or one under `__pycache__/`."""
+    (`.ipynb_checkpoints/`) or one under `__pycache__/`. A folder whose README.md names its files (`configs:`) reads
+    those: the builder `datasets` makes for the folder lists them."""
+    from datasets import load_dataset_builder
     from datasets.data_files import DataFilesDict, get_data_patterns
 
     try:
-        found = DataFilesDict.from_patterns(get_data_patterns(str(folder)), str(folder))
-    except Exception:  # noqa: BLE001 - no data file at all: the load words it
+        if (folder / "README.md").is_file():
+            found = load_dataset_builder(str(folder)).config.data_files or {}
+        else:
+            found = DataFilesDict.from_patterns(get_data_patterns(str(folder)), str(folder))
+    except Exception:  # noqa: BLE001 - no data file at all, or a card datasets refuses: the load words it
         return []
     return sorted({Path(path) for paths in found.values() for path in paths})
 
