@@ -244,15 +244,18 @@ def check_export_folder(output: Path) -> None:
         return
     if not output.is_dir():
         raise JudgebenchError(f"--output {output}: exists and is not a directory")
-    top = list(output.iterdir())  # (its own entries first: a linked disk/ would read as no earlier export)
-    if top and not any(all((output / name).is_file() for name in markers) for markers in (EXPORT_MARKERS, _OLD_MARKERS)) \
-            and not any(entry.is_symlink() for entry in top):
+    top = list(output.iterdir())  # (a link among its own entries is named below: a linked disk/ reads as no export)
+    if top and not _is_earlier_export(output) and not any(entry.is_symlink() for entry in top):
         raise JudgebenchError(f"--output {output}: a folder that is neither empty nor an earlier export; choose a new one")
     for folder, names, files in os.walk(output):
         for name in [*names, *files]:
             if os.path.islink(os.path.join(folder, name)):
                 raise JudgebenchError(f"--output {output}: {os.path.join(folder, name)} is a symbolic link; export "
                                       "writes only regular files under its folder")
+
+
+def _is_earlier_export(output: Path) -> bool:
+    return any(all((output / name).is_file() for name in markers) for markers in (EXPORT_MARKERS, _OLD_MARKERS))
 
 
 def _save(dataset: Any, card: str, output: Path) -> None:
