@@ -417,18 +417,43 @@ def test_a_folder_whose_card_declares_its_files_is_read_afresh_each_time(tmp_pat
     silently."""
     spec = get_task("sciarena_eval")
     first, second = tmp_path / "one" / "sci", tmp_path / "two" / "sci"
-    for folder, label in ((first, "A"), (second, "B")):
+    for folder, labels_written in ((first, "AA"), (second, "BBB")):
         (folder / "data").mkdir(parents=True)
         (folder / "README.md").write_text(CARD_CONFIGS, encoding="utf-8")
-        write_jsonl(folder / "data" / "train.jsonl", [sci_row(1, label), sci_row(2, label)])
+        write_jsonl(folder / "data" / "train.jsonl", [sci_row(i, x) for i, x in enumerate(labels_written, 1)])
 
-    def labels(folder: Path) -> list[str]:
-        return [e.labels["overall"] for e in load_examples(spec, dataset_path=str(folder)).examples]
+    def labels(folder: Path) -> str:
+        return "".join(e.labels["overall"] for e in load_examples(spec, dataset_path=str(folder)).examples)
 
-    assert labels(first) == ["A", "A"]
-    assert labels(second) == ["B", "B"]  # another folder of the same name
+    assert labels(first) == "AA"
+    assert labels(second) == "BBB"  # another folder of the same name (and another row count: an outside attack
+    # found the rebuilt rows checked against the split sizes recorded for the first folder's, and refused)
     write_jsonl(first / "data" / "train.jsonl", [sci_row(1, "B"), sci_row(2, "A")])  # the same file, edited
-    assert labels(first) == ["B", "A"]
+    assert labels(first) == "BA"
+    write_jsonl(first / "data" / "train.jsonl", [sci_row(1, "B")])
+    assert labels(first) == "B"
+
+
+def test_a_folder_card_naming_a_file_outside_the_folder_is_refused(tmp_path):
+    """A downloaded folder's card could feed any file on the machine into prompts, samples and exports."""
+    write_jsonl(tmp_path / "elsewhere.jsonl", [sci_row(1, "A")])
+    folder = tmp_path / "sci"
+    folder.mkdir()
+    write_jsonl(folder / "train.jsonl", [sci_row(1, "B")])
+    for named in ("../elsewhere.jsonl", str(tmp_path / "elsewhere.jsonl")):
+        (folder / "README.md").write_text(CARD_CONFIGS.replace("data/*.jsonl", named), encoding="utf-8")
+        message = _error(load_examples, get_task("sciarena_eval"), dataset_path=str(folder))
+        assert message.startswith(f"{folder}: README.md names a data file outside the folder (")
+
+
+def test_a_malformed_line_in_a_folder_is_named(tmp_path):
+    folder = tmp_path / "sci"
+    folder.mkdir()
+    write_jsonl(folder / "train.jsonl", [sci_row(1, "A"), sci_row(2, "B")])
+    with (folder / "train.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write('{"id": "x", broken\n')
+    message = _error(load_examples, get_task("sciarena_eval"), dataset_path=str(folder))
+    assert message.startswith(f"{folder / 'train.jsonl'}:3: ")
 
 
 def test_the_csv_a_folder_card_names_is_checked_strictly(tmp_path):
@@ -447,3 +472,46 @@ def test_the_csv_a_folder_card_names_is_checked_strictly(tmp_path):
     (folder / "README.md").write_text(CARD_CONFIGS.replace("data/*.jsonl", "extra/named.csv"), encoding="utf-8")
     message = _error(load_examples, get_task("sciarena_eval"), dataset_path=str(folder))
     assert message.startswith(f"{folder / 'extra' / 'named.csv'}:2: a quoted cell ends mid-cell")
+
+
+def _text_rows() -> list[dict]:
+    rows = [sci_row(i, label) for i, label in ((1, "A"), (2, "B"))]
+    for row, number in zip(rows, ("007", "008")):  # ids that read as numbers unless read as text
+        row["id"], row["citation_a"], row["citation_b"] = number, "", ""
+    return rows
+
+
+def test_tab_separated_files_and_folders_are_read_as_csv_is(tmp_path):
+    """A .tsv file was refused ("unsupported file type"), and a folder of them was read by `datasets` without the CSV
+    checks or options (ids as numbers)."""
+    spec = get_task("sciarena_eval")
+    text = pd.DataFrame(_text_rows()).to_csv(sep="\t", index=False)
+    folder = tmp_path / "tabs"
+    folder.mkdir()
+    (folder / "train.tsv").write_text(text, encoding="utf-8")
+    for location in (folder, folder / "train.tsv"):
+        loaded = load_examples(spec, dataset_path=str(location)).examples
+        assert [(e.id, e.labels["overall"]) for e in loaded] == [("007", "A"), ("008", "B")]
+    lines = text.splitlines()
+    lines[1] = lines[1].replace("\t", '\t"', 1)  # a stray quote
+    (folder / "train.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for location in (folder, folder / "train.tsv"):
+        message = _error(load_examples, spec, dataset_path=str(location))
+        assert message.endswith("train.tsv:2: a quoted cell that begins in this row never closes (a stray quote?)")
+
+
+def test_a_folder_card_s_separator_is_the_checks_separator(tmp_path):
+    """An outside attack: once the checks followed the card's files, a `sep: ";"` file was refused ("5 fields, the
+    header names 1") though `datasets` reads it right."""
+    spec = get_task("sciarena_eval")
+    folder = tmp_path / "semi"
+    (folder / "rows").mkdir(parents=True)
+    text = pd.DataFrame(_text_rows()).to_csv(sep=";", index=False)
+    (folder / "rows" / "all.csv").write_text(text, encoding="utf-8")
+    card = CARD_CONFIGS.replace("data/*.jsonl", "rows/all.csv\n  sep: ';'")  # (the config's own key)
+    (folder / "README.md").write_text(card, encoding="utf-8")
+    assert [e.id for e in load_examples(spec, dataset_path=str(folder)).examples] == ["007", "008"]
+    lines = text.splitlines()
+    lines[2] = lines[2].replace(";", ';"', 1)
+    (folder / "rows" / "all.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert _error(load_examples, spec, dataset_path=str(folder)).startswith(f"{folder / 'rows' / 'all.csv'}:3: ")

@@ -258,13 +258,13 @@ def check_csv_header(header: list[str], where: str) -> None:
         raise JudgebenchError(f"{where}: row 1 (the header): column {ascii(nul[:80])} holds a NUL character")
 
 
-def strict_csv(handle: IO[str], where: str) -> Iterator[tuple[int, list[str]]]:
+def strict_csv(handle: IO[str], where: str, **form: Any) -> Iterator[tuple[int, list[str]]]:
     """(the line a record starts on, its fields) for each record of a CSV file, read strictly: a stray quote is
     refused, naming the line its record starts on (`csv_error`). pandas, and so `datasets`, read on past it to
     the next quote instead, merging rows into one cell silently, or fail at the end of the file naming no row."""
     import csv
 
-    reader = csv.reader(handle, strict=True)
+    reader = csv.reader(handle, strict=True, **form)  # form: csv.reader's format options (a comma-separated file)
     start, limit = 1, csv.field_size_limit(MAX_CSV_CELL)  # (csv's own limit, 128 KB, is no limit of pandas')
     try:
         for fields in reader:
@@ -279,12 +279,12 @@ def strict_csv(handle: IO[str], where: str) -> Iterator[tuple[int, list[str]]]:
 MAX_CSV_CELL = 2**31 - 1  # characters: pandas' reader has no smaller limit
 
 
-def csv_rows(handle: IO[str], where: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+def csv_rows(handle: IO[str], where: str, **form: Any) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
     """(the header, then each row as (the line it starts on, its cells)), read by `strict_csv`: blank lines skipped
     (pandas skips them, before the header too); a header naming a column twice is refused (check_csv_header), and a
     row with more cells than the header names (its extra values would be dropped, or pandas would take the first
     column for the index, shifting every column)."""
-    records = strict_csv(handle, where)
+    records = strict_csv(handle, where, **form)
     header = next((fields for _, fields in records if fields), [])
     check_csv_header(header, where)
 

@@ -7,8 +7,10 @@ non-UTF-8 or malformed JSON Lines file. The bundled demo splits are read without
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,7 +42,7 @@ from judgebench.tasks.vote_loading import label_rule, vote_columns, votes_to_exa
 _TRUSTED = trusts(PairExample)
 _EXAMPLE_FIELDS = tuple(PairExample.model_fields)
 _DEFAULT_DIMENSIONS = (Dimension(name=DEFAULT_DIMENSION),)  # a task without dimensions (read only)
-LOCAL_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv"}
+LOCAL_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv", ".tsv": "csv"}  # .tsv: sep=tab
 
 
 @dataclass
@@ -94,10 +96,12 @@ def load_examples(
         split_name = split or spec.dataset.split
         rev = revision or (None if dataset_path else spec.dataset.revision)
         options = csv_options(spec, _mapped_columns(spec)) if csv_data(location) else {}  # cell_types.py
+        tab_file = Path(location).suffix.lower() == ".tsv" and Path(location).is_file()  # (a folder's: datasets')
         if options:
             check_csv_files(Path(location))
+            options = {**options, "sep": "\t"} if tab_file else options
         load = lambda: _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev, options)  # noqa: E731
-        variant = csv_variant(spec) if options else ""
+        variant = (csv_variant(spec) + (";sep:tab" if tab_file else "")) if options else ""
         cached = load_rows(location, split_name, LOCAL_BUILDERS, load, variant)  # example_cache.py: small local files
         if cached is not None:
             (rows, columns, resolved), rowsource = cached, RowSource.from_rows(cached[0])
@@ -178,11 +182,35 @@ def read_demo_rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     return [{column: row.get(column) for column in columns} for row in rows], columns
 
 
+def _load_folder(datasets: Any, folder: Path, split: str, options: dict[str, Any] | None) -> Any:
+    """One split of a local data folder: the files `datasets` reads from it must lie in it (a card's `../x.csv` or
+    absolute path is refused: a downloaded folder could feed any file on the machine into prompts and exports; a
+    symbolic link inside it is followed, as a Hub snapshot is made of them), its JSON files are checked first, and
+    when the load fails its files are read for the row to name."""
+    files = dataset_files(folder)
+    root = os.path.abspath(folder)
+    outside = next((f for f in files if not os.path.normpath(f).startswith(root + os.sep)), None)
+    if outside is not None:
+        raise JudgebenchError(f"{folder}: README.md names a data file outside the folder ({outside}); copy it in")
+    for data_file in files:
+        if data_file.suffix.lower() in (".json", ".jsonl"):
+            check_local_file(data_file)
+    try:
+        return datasets.load_dataset(str(folder), split=split, **_fresh(folder), **(options or {}))
+    except Exception:
+        for data_file in files:
+            diagnose_local_file(data_file)  # raises naming the file and row when it can say what is wrong
+        raise
+
+
 def _fresh(folder: Path) -> dict[str, Any]:
     """`datasets` keys a folder whose README.md declares its files (`configs:`, the Hub's layout) by the folder's name
     and the card alone, not by the files: an edited file, or another folder of the same name, gave the rows cached
-    first. Such a folder is read afresh every time (its Arrow cache rebuilt); any other is keyed by its files."""
-    return {"download_mode": "force_redownload"} if (folder / "README.md").is_file() else {}
+    first. Such a folder is read afresh every time (its Arrow cache rebuilt, and not checked against the split sizes
+    recorded for the rows cached before, which another row count failed)."""
+    if not (folder / "README.md").is_file():
+        return {}
+    return {"download_mode": "force_redownload", "verification_mode": "no_checks"}
 
 
 def _load_table(source: str, config: str | None, split: str, revision: str | None, options: dict[str, Any] | None = None):
@@ -208,10 +236,7 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
                 diagnose_local_file(local)  # raises with file and line when it can say what is wrong
                 raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None
         if local.is_dir():
-            for data_file in dataset_files(local):  # the JSON files `datasets` takes from the folder
-                if data_file.suffix.lower() in (".json", ".jsonl"):
-                    check_local_file(data_file)
-            return datasets.load_dataset(str(local), split=split, **_fresh(local), **(options or {})), None
+            return _load_folder(datasets, local, split, options), None
         if local.exists():  # a FIFO or device: `datasets` would wait on it
             raise JudgebenchError(f"{source}: not a regular file")
         if local.suffix.lower() in LOCAL_BUILDERS or source.startswith((".", "/")):
@@ -253,15 +278,15 @@ def _check_hub_reachable(source: str) -> None:
 
 
 def csv_data(location: str | Path) -> bool:
-    """Whether a local source is CSV: a .csv file, or a folder whose data files are all .csv (read with the same
-    options: a folder's ids had become numbers where the file's stayed text)."""
+    """Whether a local source is CSV: a .csv or .tsv file, or a folder whose data files are all .csv, or all .tsv
+    (read with the same options: a folder's ids had become numbers where the file's stayed text)."""
     local = Path(location)
     if local.is_file():
-        return local.suffix.lower() == ".csv"
+        return local.suffix.lower() in (".csv", ".tsv")
     if not local.is_dir():
         return False
     suffixes = {p.suffix.lower() for p in dataset_files(local) if p.suffix.lower() in LOCAL_BUILDERS}
-    return suffixes == {".csv"}
+    return suffixes in ({".csv"}, {".tsv"})
 
 
 def dataset_files(folder: Path) -> list[Path]:
@@ -270,12 +295,11 @@ def dataset_files(folder: Path) -> list[Path]:
     split is asked for; a file of no split (`archive/notes.csv` beside `train.csv`) is not read, nor a hidden one
     (`.ipynb_checkpoints/`) or one under `__pycache__/`. A folder whose README.md names its files (`configs:`) reads
     those: the builder `datasets` makes for the folder lists them."""
-    from datasets import load_dataset_builder
     from datasets.data_files import DataFilesDict, get_data_patterns
 
     try:
         if (folder / "README.md").is_file():
-            found = load_dataset_builder(str(folder)).config.data_files or {}
+            found = _card_config(folder).data_files or {}
         else:
             found = DataFilesDict.from_patterns(get_data_patterns(str(folder)), str(folder))
     except Exception:  # noqa: BLE001 - no data file at all, or a card datasets refuses: the load words it
@@ -283,16 +307,63 @@ def dataset_files(folder: Path) -> list[Path]:
     return sorted({Path(path) for paths in found.values() for path in paths})
 
 
+def _card_config(folder: Path) -> Any:
+    """The builder configuration `datasets` makes for a folder with a README.md (its card's `configs:`)."""
+    card = (folder / "README.md").stat()
+    return _builder_config(os.path.abspath(folder), card.st_mtime_ns, card.st_size)
+
+
+@functools.cache
+def _builder_config(folder: str, *card_stat: int) -> Any:  # (keyed by the card's stat too: an edited card)
+    from datasets import load_dataset_builder
+
+    return load_dataset_builder(folder).config
+
+
+CSV_READER_DEFAULTS = {"delimiter": ",", "quotechar": '"', "escapechar": None, "doublequote": True,
+                       "skipinitialspace": False, "quoting": 0}
+
+
+def csv_format(folder: Path, suffix: str = ".csv") -> dict[str, Any] | None:
+    """csv.reader's options for the CSV files `datasets` reads from a folder: its card's (`sep`, `quotechar`,
+    `escapechar`, `doublequote`, `skipinitialspace`, `quoting`) when it declares them, a tab for `.tsv` files as
+    `datasets` reads them; None when the card asks for what csv.reader cannot read alike (a separator of several
+    characters, a header row other than the first, comments, a dialect or line terminator)."""
+    config = None
+    if (folder / "README.md").is_file():
+        try:
+            config = _card_config(folder)
+        except Exception:  # noqa: BLE001 - a card datasets refuses: the load words it
+            return None
+    form = {**CSV_READER_DEFAULTS, "delimiter": "\t" if suffix == ".tsv" else ","}
+    if config is None or not hasattr(config, "quotechar"):
+        return form
+    if any(getattr(config, name, None) not in (None, default)
+           for name, default in (("header", "infer"), ("comment", None), ("dialect", None), ("lineterminator", None))):
+        return None
+    sep = config.delimiter or config.sep
+    form.update({name: getattr(config, name) for name in CSV_READER_DEFAULTS if name != "delimiter"})
+    if sep != ",":
+        form["delimiter"] = sep
+    return form if len(form["delimiter"]) == 1 and form["quoting"] in (0, 1, 2, 3) else None
+
+
 def check_csv_files(location: Path) -> None:
-    """Refuse a local CSV file (or one `datasets` reads in a local folder) whose header names a column twice
-    (`datasets` reads it through pandas, which keeps the first and renames the second, `label.1`, silently), that
-    holds a stray quote (pandas reads on to the next quote, merging rows: core/files.strict_csv) or a row with more
-    fields than the header names."""
-    files = [location] if location.is_file() else [p for p in dataset_files(location) if p.suffix.lower() == ".csv"]
-    for path in files:
+    """Refuse a local CSV file (or one `datasets` reads in a local folder, `.csv` or `.tsv`, in the format its card
+    declares) whose header names a column twice (`datasets` reads it through pandas, which keeps the first and
+    renames the second, `label.1`, silently), that holds a stray quote (pandas reads on to the next quote, merging
+    rows: core/files.strict_csv) or a row with more fields than the header names."""
+    if location.is_file():
+        checked = [(location, {"delimiter": "\t"} if location.suffix.lower() == ".tsv" else {})]
+    else:
+        checked = [(p, csv_format(location, p.suffix.lower())) for p in dataset_files(location)
+                   if p.suffix.lower() in (".csv", ".tsv")]
+    for path, form in checked:
+        if form is None:
+            continue  # a format csv.reader cannot read as pandas does: `datasets` alone reads it
         try:
             with open_regular(path, encoding="utf-8", newline="") as handle:
-                for _ in csv_rows(handle, str(path))[1]:  # (each row checked as it is read)
+                for _ in csv_rows(handle, str(path), **form)[1]:  # (each row checked as it is read)
                     pass
         except (OSError, UnicodeDecodeError):
             continue  # left to the reader and diagnose_local_file, in their words
@@ -394,12 +465,12 @@ def diagnose_local_file(path: Path) -> None:
                                           "digits, past 64 bits (Arrow's reader takes no larger one)")
                 if isinstance(value, float) and not math.isfinite(value):  # 1e999: JSON's number, no float's
                     raise JudgebenchError(f"{path}:{number}: '{one_line(key, 80)}' is a number too large for a float")
-    elif suffix == ".csv":
+    elif suffix in (".csv", ".tsv"):
         import csv
 
         try:
             with open_regular(path, encoding="utf-8", newline="") as handle:
-                reader = csv.reader(handle)
+                reader = csv.reader(handle, delimiter="\t" if suffix == ".tsv" else ",")
                 header = next(reader, None)
                 rows = sum(1 for row in reader if any(cell.strip() for cell in row))
         except (OSError, csv.Error, UnicodeDecodeError) as exc:
