@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -56,8 +57,9 @@ def test_an_earlier_export_with_its_dataset_at_the_top_is_replaced_by_the_new_la
 
     run, out = runs["sciarena_eval"], tmp_path / "hf"
     records = read_models_jsonl(run / "samples.jsonl", JudgmentRecord)
+    assert main(["export", str(run), "--output", str(tmp_path / "new")]) == 0
     to_dataset(records).save_to_disk(str(out))  # the layout of an export before 2026-12-07
-    (out / "README.md").write_text("---\nlicense: mit\n---\n")
+    shutil.copy(tmp_path / "new" / "README.md", out / "README.md")
     with pytest.raises(ValueError, match="save_to_disk"):
         datasets.load_dataset(str(out), split="train")
     assert main(["export", str(run), "--output", str(out)]) == 0
@@ -162,3 +164,41 @@ def test_export_refuses_links_and_folders_that_are_not_its_own(runs, tmp_path, c
     (tmp_path / "linked").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
     assert main(["export", str(run), "--output", str(tmp_path / "linked")]) == 2
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_an_earlier_export_is_replaced_whole_and_a_foreign_folder_is_left_alone(runs, tmp_path, capsys):
+    """An outside attack: a Parquet file left in data/ by an earlier export was read with the new rows by
+    `load_dataset(OUT)` (456 rows where the card said 96); a folder of the user's own holding a README.md and a saved
+    Dataset passed for an earlier export and had its README.md replaced; a file named `disk` or `data` failed the
+    export half-way, after an earlier export's files were removed."""
+    import datasets
+
+    run, out = runs["sciarena_eval"], tmp_path / "hf"
+    assert main(["export", str(runs["ideation_arena_eval"]), "--output", str(out)]) == 0
+    (out / "data" / "train-00001-of-00002.parquet").write_bytes((out / "data" / "train-00000-of-00001.parquet").read_bytes())
+    (out / "data" / "test-00000-of-00001.parquet").write_bytes((out / "data" / "train-00000-of-00001.parquet").read_bytes())
+    assert main(["export", str(run), "--output", str(out)]) == 0
+    loaded = datasets.load_dataset(str(out))
+    assert list(loaded) == ["train"] and set(loaded["train"]["task"]) == {"sciarena_eval"}
+    assert loaded["train"].num_rows == len(read_models_jsonl(run / "samples.jsonl", JudgmentRecord))
+    mine = tmp_path / "mine"
+    (mine / "disk").mkdir(parents=True)
+    for name in ("disk/state.json", "disk/dataset_info.json"):
+        (mine / name).write_text("{}")
+    (mine / "README.md").write_text("# my notes\n")
+    assert main(["export", str(run), "--output", str(mine)]) == 2
+    assert "neither empty nor an earlier export" in capsys.readouterr().err
+    assert (mine / "README.md").read_text() == "# my notes\n"
+    capsys.readouterr()
+    for name in ("data", "disk"):
+        broken = tmp_path / f"broken-{name}"
+        assert main(["export", str(run), "--output", str(broken)]) == 0
+        before = sorted(str(p.relative_to(broken)) for p in broken.rglob("*"))
+        shutil.rmtree(broken / name)
+        (broken / name).write_text("not a folder\n")
+        assert main(["export", str(run), "--output", str(broken)]) == 2
+        err = capsys.readouterr().err  # (without disk/ the folder is no export: refused as a foreign one)
+        said = f"{broken / name} is not a folder" if name == "data" else "neither empty nor an earlier export"
+        assert said in err and err.count("\n") == 1
+        assert (broken / name).read_text() == "not a folder\n" and (broken / "README.md").is_file()
+        assert len(before) > 3

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 
 from judgebench.core.catalogue import CARD_METRICS
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.files import write_atomic
+from judgebench.core.files import open_regular, write_atomic
 from judgebench.core.records import JudgmentRecord, MetricValue, RunResult
 from judgebench.core.secrets import redact_value
 from judgebench.publish.tables import md_escape
@@ -27,6 +28,7 @@ from judgebench.publish.tables import md_escape
 PARQUET_FILE = "data/train-00000-of-00001.parquet"
 DISK_FOLDER = "disk"  # save_to_disk's Dataset
 CARD_FILE = "README.md"
+CARD_TAGS = "tags: [judgebench, llm-as-a-judge, pairwise-preference, meta-evaluation]"  # a line of every card's header
 HUB_LICENSES = {
     "mit", "apache-2.0", "bsd-2-clause", "bsd-3-clause", "cc0-1.0", "cc-by-4.0", "cc-by-sa-4.0",
     "cc-by-nc-4.0", "cc-by-nc-sa-4.0", "odc-by", "odbl", "gpl-3.0", "openrail",
@@ -133,7 +135,7 @@ def dataset_card(result: RunResult, rows: int, columns: Sequence[str] = ()) -> s
             "---",
             f"license: {hub_license(info.license)}",
             f"pretty_name: {json.dumps(md_escape(title))}",  # a YAML double-quoted string: no injected keys
-            "tags: [judgebench, llm-as-a-judge, pairwise-preference, meta-evaluation]",
+            CARD_TAGS,
             "---",  # no `configs:`: `datasets` finds data/train-*.parquet by its name, locally and on the Hub, and
             # keys a local folder's cache by its files (with `configs:` by the folder's name and the card alone)
         ]
@@ -247,6 +249,9 @@ def check_export_folder(output: Path) -> None:
     top = list(output.iterdir())  # (a link among its own entries is named below: a linked disk/ reads as no export)
     if top and not _is_earlier_export(output) and not any(entry.is_symlink() for entry in top):
         raise JudgebenchError(f"--output {output}: a folder that is neither empty nor an earlier export; choose a new one")
+    for name in ("data", DISK_FOLDER):  # replaced whole below: checked before anything is removed or written
+        if (output / name).exists() and not (output / name).is_dir():
+            raise JudgebenchError(f"--output {output}: {output / name} is not a folder; an export writes its own there")
     for folder, names, files in os.walk(output):
         for name in [*names, *files]:
             if os.path.islink(os.path.join(folder, name)):
@@ -255,13 +260,24 @@ def check_export_folder(output: Path) -> None:
 
 
 def _is_earlier_export(output: Path) -> bool:
-    return any(all((output / name).is_file() for name in markers) for markers in (EXPORT_MARKERS, _OLD_MARKERS))
+    """The files an export leaves are there, and README.md is an export's card (a folder of the user's own that
+    holds a README.md and a saved Dataset is none)."""
+    if not any(all((output / name).is_file() for name in markers) for markers in (EXPORT_MARKERS, _OLD_MARKERS)):
+        return False
+    try:
+        with open_regular(output / CARD_FILE, "rb") as handle:
+            return CARD_TAGS.encode() in handle.read(4096).split(b"\n---", 1)[0]  # (in the YAML header)
+    except OSError:
+        return False
 
 
 def _save(dataset: Any, card: str, output: Path) -> None:
     output.mkdir(parents=True, exist_ok=True)
-    for old in [*(output / name for name in _SAVED), *output.glob("data-*-of-*.arrow")]:  # an earlier export's
-        old.unlink(missing_ok=True)  # top-level Dataset (check_export_folder: a regular file), now under disk/
+    for folder in (output / "data", output / DISK_FOLDER):  # an earlier export's (check_export_folder: folders
+        if folder.is_dir():  # without a link): a file left there would be read with the new rows (data/*.parquet)
+            shutil.rmtree(folder)
+    for old in [*(output / name for name in _SAVED), *output.glob("data-*-of-*.arrow"), *output.glob("cache-*.arrow")]:
+        old.unlink(missing_ok=True)  # an export's top-level Dataset before 2026-12-07, now under disk/
     dataset.save_to_disk(str(output / DISK_FOLDER))
     (output / PARQUET_FILE).parent.mkdir(parents=True, exist_ok=True)
     dataset.to_parquet(str(output / PARQUET_FILE))
