@@ -109,7 +109,8 @@ def test_huge_raw_answer_refused_by_submit(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["bu\u0456ltin/longer",  # a Cyrillic і
-                                  "\u0299uiltin/longer"])  # a Latin small capital B
+                                  "\u0299uiltin/longer",  # a Latin small capital B
+                                  "bui1tin/longer", "buiItin/longer", "rep1ay/x", "\u0253uiltin/x"])  # ASCII's own, ɓ
 def test_homoglyph_of_a_reserved_prefix_refused(honest, tmp_path, name):  # noqa: F811
     copy = renamed(honest, tmp_path / "homoglyph", name)
     rejected(copy, "task", "look-alike")

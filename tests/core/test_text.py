@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judgebench.core.text import look_alike_groups, skeleton, spelled_out, visible
+from judgebench.core.text import look_alike_groups, reads_as_reserved, skeleton, spelled_out, visible
 
 
 def test_visible_is_the_same_for_every_code_point_and_for_mixed_text():
@@ -40,3 +40,12 @@ def test_latin_small_capitals_read_as_their_letters():
     assert skeleton("\u1d18\u1d00\u0274\u1d07\u029f/judge") == "panel/judge"
     assert look_alike_groups(["\u0280\u1d07\u1d18\u029f\u1d00\u028f", "replay", "Replay"]) == [
         ["Replay", "replay", "\u0280\u1d07\u1d18\u029f\u1d00\u028f"]]
+
+
+def test_reserved_prefixes_are_read_through_look_alikes_and_nothing_else():
+    for judge_id in ("builtin/x", "Builtin-x", "bui1tin/x", "buiItin/x", "bui|tin/x", "pane1/x", "rep1ay.v2",
+                     "\u0299uiltin/x", "builti\u0578/x", "\u0253uiltin/x", " panel/x"):
+        assert reads_as_reserved(judge_id), judge_id
+    for judge_id in ("builtin_x", "mylab/builtin", "panels/x", "replays", "bu1ld/x", "pane/x", "openai/gpt-4o",
+                     "lab/bui1tin", "panelist/x"):
+        assert not reads_as_reserved(judge_id), judge_id

@@ -84,6 +84,8 @@ def test_an_async_function_judge_and_a_judge_that_answers_nothing(tmp_path):
     # a second outside attack: these ran (paid) and only `submit` refused them afterwards
     ("panel/x", "name judgebench's own judges"), ("panel-x", "name judgebench's own judges"),
     ("builtin-x", "name judgebench's own judges"), ("replay.v2", "name judgebench's own judges"),
+    # a fourth: ASCII look-alikes (a one for an l, a capital I)
+    ("bui1tin/x", "in look-alike letters"), ("buiItin/x", "in look-alike letters"), ("pane1-x", "in look-alike letters"),
     ("../up", "use letters, digits"),
     ("a//b", "use letters, digits"),
     ("lab/x y", "use letters, digits"),
@@ -96,7 +98,7 @@ def test_an_id_that_could_pose_or_escape_is_refused(judge_id, says):
 
 
 def test_ids_the_leaderboard_takes_are_taken():
-    for judge_id in ("builtin_x", "mylab/builtin", "panels/x", "replays"):
+    for judge_id in ("builtin_x", "mylab/builtin", "panels/x", "replays", "bu1ld/x", "pane/x", "lab/bui1tin"):
         assert judgebench.function_judge(judge_id, lambda r: "[[A]]").id == judge_id
 
 

@@ -12,6 +12,8 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
+from judgebench.core.names import BUILTIN_PREFIX, PANEL_PREFIX, REPLAY_PREFIX
+
 MD_ALWAYS = re.compile(r"[\[\]*~!@]")  # links, images, footnotes, emphasis, strikethrough, email autolinks
 MD_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")  # intraword `_` is no emphasis in GFM
 MD_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(:)(?=//)|(?<![a-z0-9])(www)(\.)")  # bare-URL autolinks
@@ -94,6 +96,7 @@ _CONFUSABLE = str.maketrans({
     "н": "h", "о": "o", "р": "p", "ԛ": "q", "г": "r", "ѕ": "s", "т": "t", "ц": "u", "ѵ": "v", "ԝ": "w", "х": "x",
     "у": "y", "ı": "i", "ɩ": "i", "ɑ": "a", "ο": "o", "α": "a", "ν": "v", "ι": "i", "κ": "k", "ρ": "p", "τ": "t",
     "υ": "u", "χ": "x", "ε": "e", "ℓ": "l", "Ꭵ": "i", "ꓲ": "l", "ǀ": "l", "∕": "/", "⁄": "/", "／": "/",
+    "ɓ": "b", "ƅ": "b", "ո": "n", "ꞯ": "q",
 })
 # Latin small capitals (`ʙuiltin/x` reads as `Builtin/x`): lower-cased they stay themselves, so they are mapped here
 _CONFUSABLE.update(str.maketrans("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢ", "abcdefghijklmnoprstuvwyz"))
@@ -114,6 +117,20 @@ def skeleton(text: str) -> str:
         folded = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
         folded = "".join(c for c in folded if unicodedata.category(c) != "Cf").lower().translate(_CONFUSABLE)
     return " ".join(part for part in folded.split(" ") if part) if " " in folded else folded
+
+
+# ASCII characters read as one another in an id (`bui1tin`, `buiItin`, `bui|tin`, `pane1`): folded only to match the
+# reserved prefixes, where a false match costs a rename (names in general keep them apart: `l1` and `ll` differ)
+_BLIND = str.maketrans({"1": "l", "i": "l", "|": "l", "!": "l", "0": "o"})
+_RESERVED_BLIND = re.compile(r"\W*(" + "|".join(p.rstrip("/").translate(_BLIND)
+                                                 for p in (BUILTIN_PREFIX, REPLAY_PREFIX, PANEL_PREFIX)) + r")\W")
+
+
+def reads_as_reserved(judge_id: str) -> bool:
+    """Whether an id reads as one of the prefixes judgebench reserves for its own judges (`builtin/`, `replay/`,
+    `panel/`): in any case, before any separator, with look-alike letters of other scripts (`skeleton`) or ASCII's
+    own (1, l, I, |; 0, o)."""
+    return bool(_RESERVED_BLIND.match(skeleton(judge_id).translate(_BLIND)))
 
 
 def look_alike_groups(names: Iterable[str]) -> list[list[str]]:

@@ -33,12 +33,11 @@ from typing import Any
 
 from judgebench.core.errors import JudgebenchError, squeezed
 from judgebench.core.records import (
-    RESERVED_ID,
     JudgeReply,
     JudgeRequest,
 )
 from judgebench.core.secrets import environment_secrets, mask_credentials, redact_value
-from judgebench.core.text import skeleton
+from judgebench.core.text import reads_as_reserved
 from judgebench.judges.base import Judge, JudgeCallError
 from judgebench.judges.call_errors import scrub
 
@@ -58,9 +57,9 @@ def check_judge_id(judge_id: Any) -> str:
             f"judge id {judge_id[:80]!r}: use letters, digits and . _ + - in parts separated by '/', "
             f"each part starting with a letter or digit, at most {MAX_ID_LENGTH} characters"
         )
-    if RESERVED_ID.match(judge_id) or RESERVED_ID.match(skeleton(judge_id)):  # (the leaderboard refuses them too)
+    if reads_as_reserved(judge_id):  # (the leaderboard refuses them too)
         raise JudgebenchError(f"judge id {judge_id!r}: 'builtin', 'replay' and 'panel' (in any case, before any "
-                              "separator) name judgebench's own judges; choose another prefix")
+                              "separator, or in look-alike letters) name judgebench's own judges; choose another prefix")
     return judge_id
 
 

@@ -57,7 +57,7 @@ from judgebench.core.rundir import (
     read_repeats,
     read_run,
 )
-from judgebench.core.text import skeleton
+from judgebench.core.text import reads_as_reserved
 from judgebench.judges.builtin import BUILTIN_JUDGES, make_builtin_judge
 from judgebench.judges.config import public_config_hash, run_config_hash
 from judgebench.judging.judgments import plan_requests
@@ -515,14 +515,14 @@ def check_judge_name(result: RunResult) -> None:
         if config.kind != "panel":
             raise Rejected("task", f"judge {judge[:80]!r}: the panel/ prefix is reserved for panel runs")
         return
-    if judge != skeleton(judge) and not judge.isascii() and RESERVED_ID.match(skeleton(judge)):
-        raise Rejected("task", f"judge {ascii(judge[:80])} imitates a reserved judge id (builtin/, panel/, replay/) "
-                               "with look-alike characters of another script: choose another name")
     if RESERVED_ID.match(judge):
         raise Rejected(
             "task",
             f"judge {judge[:80]!r} looks like a reserved judge id (builtin/, panel/, replay/): choose another name",
         )
+    if reads_as_reserved(judge):
+        raise Rejected("task", f"judge {ascii(judge[:80])} imitates a reserved judge id (builtin/, panel/, replay/) "
+                               "with look-alike characters: choose another name")
 
 
 def check_builtin_answers(result: RunResult, records: list[JudgmentRecord], requests: list[JudgeRequest]) -> None:
