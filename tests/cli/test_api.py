@@ -244,3 +244,24 @@ def test_numpy_and_tuple_judge_args_are_stored_as_the_json_they_are_sent_as():
     args = judge.public_args()
     assert args["stop"] == ["a", "b"] and args["temperature"] == 0.5 and args["logprobs"] is True
     assert type(args["max_tokens"]) is int and type(args["temperature"]) is float
+
+
+def test_two_versions_of_one_local_file_are_never_ranked_as_one_dataset(tmp_path):
+    """Local data has no revision: every run on `x.jsonl` was labelled `x.jsonl:train@unpinned`, so a run on the
+    file before an edit and one after were ranked in one table. The label carries the examples' fingerprint now."""
+    from helpers import sci_row, write_jsonl
+
+    data = tmp_path / "x.jsonl"
+    write_jsonl(data, [sci_row(i, "A" if i % 2 else "B") for i in range(1, 7)])
+    judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=tmp_path / "before", dataset_path=str(data),
+                        n_resamples=0)
+    judgebench.evaluate("sciarena_eval", "builtin/shorter", output_path=tmp_path / "same", dataset_path=str(data),
+                        n_resamples=0)
+    write_jsonl(data, [sci_row(i, "B" if i % 2 else "A") for i in range(1, 7)])  # the same file, relabelled
+    judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=tmp_path / "after", dataset_path=str(data),
+                        n_resamples=0)
+    judgebench.build_leaderboard([tmp_path / "before", tmp_path / "same", tmp_path / "after"], tmp_path / "lb")
+    rows = json.loads((tmp_path / "lb" / "sciarena_eval.json").read_text())["rows"]
+    runs = [(row["judge"], row["dataset"]) for row in rows if row["judge"].startswith("builtin/")]  # (the runs' rows)
+    assert len(runs) == 3 and len({dataset for _, dataset in runs}) == 2, runs
+    assert all(":train@sha256:" in dataset for _, dataset in runs), runs

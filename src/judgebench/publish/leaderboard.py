@@ -107,10 +107,13 @@ def find_results(paths: list[Path]) -> list[Path]:
 
 
 def _dataset_label(result: RunResult) -> str:
+    """The data a row was scored on, which sections the tables: the demo, or source, split and revision; data with no
+    revision (a local file, an unpinned Hub id) by its examples' fingerprint, so that two versions of one file are
+    never ranked as one dataset."""
     info = result.config.dataset
     if info.demo:
         return "demo"
-    revision = (info.resolved_revision or info.revision or "unpinned")[:12]
+    revision = (info.resolved_revision or info.revision or "")[:12] or f"sha256:{info.fingerprint[:12]}"
     return f"{info.source}:{info.split}@{revision}"
 
 
