@@ -454,3 +454,14 @@ def test_a_local_build_says_nothing_was_verified_and_a_submitted_board_says_what
     for path in submitted:
         if path.suffix in (".md", ".html"):
             assert "Verified on submission" in path.read_text()
+
+
+def test_protocol_columns_are_percentages_with_two_decimals():
+    """A new user's walkthrough: the board showed the paper's `accuracy_ab_answered` as 65.1000 (four decimals, as
+    a ratio would be) where the guide says percentages get two."""
+    from judgebench.publish.html import metric_format
+
+    assert metric_format("accuracy_ab_answered", 65.1) == "65.10"
+    assert metric_format("overall.soft_accuracy_both_all", 55.0) == "55.00"
+    assert metric_format("coverage_ab", 100.0) == "100.00"
+    assert metric_format("cohen_kappa", 0.12345) == "0.1235" and metric_format("accuracy", 61.25) == "61.25"
