@@ -112,6 +112,14 @@ def test_help_shows_defaults(capsys):
     with pytest.raises(SystemExit):
         main(["leaderboard", "--help"])
     assert "(default: judgebench-leaderboard)" in " ".join(capsys.readouterr().out.split())
+    with pytest.raises(SystemExit):  # a new user's walkthrough: the required --output said "(default: None)"
+        main(["export", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--output OUTPUT output folder --push" in text and "default: None" not in text and "default: False" not in text
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: 0)" in text and "default: []" not in text  # a default of 0 is still stated
 
 
 # ----------------------------------------------------------------------------- data files

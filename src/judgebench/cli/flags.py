@@ -26,11 +26,16 @@ LM_EVAL_HINTS = {"--model": "--judge", "--batch_size": "--concurrency", "--batch
 
 
 class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Adds "(default: X)" to a flag's help unless the help already states its default."""
+    """Adds "(default: X)" to a flag's help unless the help already states its default, or there is none to state
+    (a required flag; an unset one, "(default: None)"; a switch that is off, "(default: False)"; a repeatable flag
+    given no value, "(default: [])")."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        return text if "default" in text.lower() else super()._get_help_string(action)
+        if "default" in text.lower() or action.required or action.default is None or action.default is False \
+                or action.default == []:  # (`is`: a default of 0 is stated)
+            return text
+        return super()._get_help_string(action)
 
 
 _GIVEN: ContextVar[Sequence[str]] = ContextVar("given", default=())  # the arguments being parsed: a missing
