@@ -77,7 +77,9 @@ def test_dataset_card_names_task_judge_prompt_metrics_and_licence(runs, tmp_path
     assert "sciarena_eval" in card and "builtin/longer" in card
     assert config["prompt_template_hash"] in card and config["dataset"]["fingerprint"] in card
     accuracy = results["metrics"]["overall"]["accuracy"]["value"]
-    assert f"| overall | accuracy | {accuracy:.4f} |" in card
+    assert f"| overall | **accuracy** (headline) | {accuracy:.4f} |" in card
+    accuracy_ab = results["metrics"]["overall"]["accuracy_ab"]["value"]  # (a walkthrough: the summary's per-order
+    assert f"| overall | accuracy_ab | {accuracy_ab:.4f} |" in card  # figures were not on the card)
     assert "licence: **MIT**" in card and "demo split" in card
     import datasets
 

@@ -54,8 +54,10 @@ class Metric:
 def _family(stem: str, credit: Credit, description: str, baseline: str) -> list[Metric]:
     """A headline metric with its per-order and order-consistent variants."""
     return [
-        Metric(f"{stem}_ab", f"{description}, order AB (as given) only", credit=credit, leaderboard=True),
-        Metric(f"{stem}_ba", f"{description}, order BA (swapped) only", credit=credit, leaderboard=True),
+        Metric(f"{stem}_ab", f"{description}, order AB (as given) only", credit=credit, leaderboard=True,
+               card=stem == "accuracy"),
+        Metric(f"{stem}_ba", f"{description}, order BA (swapped) only", credit=credit, leaderboard=True,
+               card=stem == "accuracy"),
         Metric(stem, f"{description}, mean of the orders run (invalid and failed judgments score 0)", credit=credit,
                headline=True, leaderboard=True, card=True, per_slice=True, mean_over_dimensions=True,
                random_baseline=baseline),

@@ -170,7 +170,7 @@ def dataset_card(result: RunResult, rows: int, columns: Sequence[str] = ()) -> s
         "",
         "## Metrics",
         "",
-        _metrics_table(result.metrics),
+        _metrics_table(result.metrics, config.headline),
         "",
         f"Counts: {result.counts.calls} judgments, {result.counts.answered} answered, "
         f"{result.counts.invalid} invalid, {result.counts.failed} failed (coverage {result.counts.coverage:.3f}).",
@@ -197,15 +197,19 @@ def dataset_card(result: RunResult, rows: int, columns: Sequence[str] = ()) -> s
     return header + "\n\n" + "\n".join(body) + "\n"
 
 
-def _metrics_table(metrics: dict[str, dict[str, MetricValue]]) -> str:
+def _metrics_table(metrics: dict[str, dict[str, MetricValue]], headline: str) -> str:
+    """The card's metrics per dimension, the task's headline first and marked (a walkthrough: which one ranks the
+    run was not said)."""
     lines = ["| dimension | metric | value | 95% CI | n |", "|---|---|---|---|---|"]
+    names = [headline, *(name for name in CARD_METRICS if name != headline)]
     for dimension, values in metrics.items():
-        for name in CARD_METRICS:
+        for name in names:
             value = values.get(name)
             if value is None or value.value is None:
                 continue
             ci = f"[{value.ci_low:.4f}, {value.ci_high:.4f}]" if value.ci_low is not None else ""
-            lines.append(f"| {dimension} | {name} | {value.value:.4f} | {ci} | {value.n} |")
+            shown = f"**{name}** (headline)" if name == headline else name
+            lines.append(f"| {dimension} | {shown} | {value.value:.4f} | {ci} | {value.n} |")
     return "\n".join(lines)
 
 
