@@ -515,3 +515,25 @@ def test_a_folder_card_s_separator_is_the_checks_separator(tmp_path):
     lines[2] = lines[2].replace(";", ';"', 1)
     (folder / "rows" / "all.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert _error(load_examples, spec, dataset_path=str(folder)).startswith(f"{folder / 'rows' / 'all.csv'}:3: ")
+
+
+def test_a_folder_card_that_datasets_refuses_is_named_in_words(tmp_path):
+    """An outside attack: a card naming a missing file gave a one-line error of about 2,000 characters (datasets'
+    list of forty file extensions); several configs without a default, or YAML that does not parse, named the folder
+    but not its README.md."""
+    folder = tmp_path / "carded"
+    folder.mkdir()
+    write_jsonl(folder / "train.jsonl", [sci_row(1, "A")])
+    card = folder / "README.md"
+    spec = get_task("sciarena_eval")
+    for text, says in (
+        (CARD_CONFIGS.replace("data/*.jsonl", "nothere.jsonl"), "names data files that do not exist (Unable to find"),
+        ("---\nconfigs:\n- config_name: a\n  data_files: train.jsonl\n- config_name: b\n  data_files: train.jsonl\n---\n",
+         "declares several configs and marks none `default: true`"),
+        ("---\nconfigs: [\n---\n", "not a dataset card datasets can read (ParserError"),
+    ):
+        card.write_text(text, encoding="utf-8")
+        message = _error(load_examples, spec, dataset_path=str(folder))
+        assert message.startswith(f"{card}: {says}") and len(message) < 400, message
+    card.write_text("Notes without a YAML header.\n", encoding="utf-8")  # (huggingface_hub logged a line of its own)
+    assert [e.id for e in load_examples(spec, dataset_path=str(folder)).examples] == ["q1"]

@@ -187,6 +187,11 @@ def _load_folder(datasets: Any, folder: Path, split: str, options: dict[str, Any
     absolute path is refused: a downloaded folder could feed any file on the machine into prompts and exports; a
     symbolic link inside it is followed, as a Hub snapshot is made of them), its JSON files are checked first, and
     when the load fails its files are read for the row to name."""
+    if (folder / "README.md").is_file():
+        try:
+            _card_config(folder)
+        except Exception as exc:  # noqa: BLE001 - datasets refuses the card in many types
+            raise JudgebenchError(f"{folder / 'README.md'}: {_card_problem(exc)}") from None
     files = dataset_files(folder)
     root = os.path.abspath(folder)
     outside = next((f for f in files if not os.path.normpath(f).startswith(root + os.sep)), None)
@@ -203,6 +208,16 @@ def _load_folder(datasets: Any, folder: Path, split: str, options: dict[str, Any
         raise
 
 
+def _card_problem(exc: Exception) -> str:
+    """Why `datasets` refuses a data folder's card, in words."""
+    if "Config name is missing" in str(exc):
+        return ("declares several configs and marks none `default: true` (a data folder is read in its default "
+                "config)")
+    if isinstance(exc, FileNotFoundError):  # (datasets lists some forty file extensions after it)
+        return f"names data files that do not exist ({one_line(str(exc).split(' with any supported extension')[0], 200)})"
+    return f"not a dataset card datasets can read ({_first_line(exc)})"
+
+
 def _fresh(folder: Path) -> dict[str, Any]:
     """`datasets` keys a folder whose README.md declares its files (`configs:`, the Hub's layout) by the folder's name
     and the card alone, not by the files: an edited file, or another folder of the same name, gave the rows cached
@@ -213,14 +228,24 @@ def _fresh(folder: Path) -> dict[str, Any]:
     return {"download_mode": "force_redownload", "verification_mode": "no_checks"}
 
 
-def _load_table(source: str, config: str | None, split: str, revision: str | None, options: dict[str, Any] | None = None):
-    """One split as a `datasets.Dataset`, plus the resolved Hub commit when known; `options` go to a local
-    file's builder."""
-    import datasets  # heavy import, only when loading
+def quiet_datasets() -> Any:
+    """`datasets`, imported (heavy: only when loading) with no progress bars or log lines of its own or of
+    huggingface_hub's (a card without YAML: "Repo card metadata block was not found"): failures are reported as one
+    line of ours."""
+    import datasets
+    from huggingface_hub.utils import logging as hub_logging
 
     no_tqdm_monitor()
     datasets.disable_progress_bars()
-    datasets.logging.set_verbosity(datasets.logging.CRITICAL)  # failures are reported as one line of ours
+    datasets.logging.set_verbosity(datasets.logging.CRITICAL)
+    hub_logging.set_verbosity_error()
+    return datasets
+
+
+def _load_table(source: str, config: str | None, split: str, revision: str | None, options: dict[str, Any] | None = None):
+    """One split as a `datasets.Dataset`, plus the resolved Hub commit when known; `options` go to a local
+    file's builder."""
+    datasets = quiet_datasets()
     local = Path(source)
     try:
         if local.is_file():
@@ -315,9 +340,7 @@ def _card_config(folder: Path) -> Any:
 
 @functools.cache
 def _builder_config(folder: str, *card_stat: int) -> Any:  # (keyed by the card's stat too: an edited card)
-    from datasets import load_dataset_builder
-
-    return load_dataset_builder(folder).config
+    return quiet_datasets().load_dataset_builder(folder).config
 
 
 CSV_READER_DEFAULTS = {"delimiter": ",", "quotechar": '"', "escapechar": None, "doublequote": True,
@@ -494,7 +517,7 @@ def _resolve_revision(source: str, revision: str | None) -> str | None:
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+    return f"{type(exc).__name__}: {one_line(text[0], 300)}" if text else type(exc).__name__
 
 
 def _mapped_columns(spec: TaskSpec) -> dict[str, str]:
