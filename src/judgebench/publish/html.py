@@ -374,7 +374,7 @@ PAGE = """<!DOCTYPE html>
 <h1>judgebench leaderboard</h1>
 <p class="legend">{generated}; do not edit by hand.
 Accuracy-like values are percentages; [low, high] is the 95% bootstrap interval. Click a header to sort.
-Rows: <span class="badge badge-run">run</span> a submitted judge run,
+Rows: <span class="badge badge-run">run</span> a judge's run,
 <span class="badge badge-baseline">baseline</span> a built-in judge or a baseline computed from the data,
 <span class="badge badge-reported">reported</span> a published figure, not re-run.</p>
 <p class="legend">{note}</p>
