@@ -89,6 +89,25 @@ def test_parquet_file_and_dataset_folder_load_through_datasets(tmp_path):
         load_responses(spec, folder / "bad.parquet")
 
 
+def test_a_data_folder_is_read_in_the_config_the_rubric_task_names(tmp_path):
+    """As for pairwise tasks (tasks/loading.data_config): the YAML's `dataset.name` picks a snapshot folder's config,
+    for the YAML's own folder and a --dataset-path folder alike."""
+    folder = tmp_path / "t"
+    first, second = _rows_with_uneven_marks()
+    for name, row in (("one", first), ("two", second)):
+        (folder / "snap" / name).mkdir(parents=True)
+        (folder / "snap" / name / "train.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    (folder / "snap" / "README.md").write_text("---\nconfigs:\n- config_name: first\n  data_files: one/*.jsonl\n"
+                                               "- config_name: second\n  data_files: two/*.jsonl\n---\n")
+    (folder / "my_graded.yaml").write_text(TASK_YAML.replace("{path: graded.jsonl}", "{path: snap, name: second}"),
+                                           encoding="utf-8")
+    spec = get_rubric_task("my_graded", [folder])
+    from judgebench.kinds.rubric.spec import data_path
+
+    for path in (data_path(spec, demo=False, dataset_path=None), folder / "snap"):
+        assert [r.id for r in load_responses(spec, path)] == ["r2"]
+
+
 def test_a_hub_id_goes_to_datasets_and_fails_offline_in_one_line(tmp_path, capsys):
     folder = write_task(tmp_path / "tasks")
     (folder / "my_graded.yaml").write_text(TASK_YAML.replace("{path: graded.jsonl}",

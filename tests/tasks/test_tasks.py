@@ -529,7 +529,7 @@ def test_a_folder_card_that_datasets_refuses_is_named_in_words(tmp_path):
     for text, says in (
         (CARD_CONFIGS.replace("data/*.jsonl", "nothere.jsonl"), "names data files that do not exist (Unable to find"),
         ("---\nconfigs:\n- config_name: a\n  data_files: train.jsonl\n- config_name: b\n  data_files: train.jsonl\n---\n",
-         "declares several configs and marks none `default: true`"),
+         "declares several configs (a, b) and marks none `default: true`; a task reads the config its YAML names"),
         ("---\nconfigs: [\n---\n", "not a dataset card datasets can read (ParserError"),
     ):
         card.write_text(text, encoding="utf-8")
@@ -537,3 +537,45 @@ def test_a_folder_card_that_datasets_refuses_is_named_in_words(tmp_path):
         assert message.startswith(f"{card}: {says}") and len(message) < 400, message
     card.write_text("Notes without a YAML header.\n", encoding="utf-8")  # (huggingface_hub logged a line of its own)
     assert [e.id for e in load_examples(spec, dataset_path=str(folder)).examples] == ["q1"]
+
+
+TWO_CONFIGS = ("---\nconfigs:\n- config_name: first\n  data_files: one/*.jsonl\n"
+               "- config_name: second\n  data_files: two/*.jsonl\n---\n")
+
+
+def _with_config(spec, name):
+    return spec.model_copy(update={"dataset": spec.dataset.model_copy(update={"name": name})})
+
+
+def test_a_data_folder_is_read_in_the_config_its_task_names(tmp_path):
+    """A new user's gap: a Hub snapshot with several configs could not be read at all (no way to name one); the task's
+    `dataset.name` now picks the config of its own folder and of a --dataset-path folder, and is recorded."""
+    folder = tmp_path / "snapshot"
+    write_jsonl(folder / "one" / "train.jsonl", [sci_row(1, "A")])
+    write_jsonl(folder / "two" / "train.jsonl", [sci_row(7, "B"), sci_row(8, "A")])
+    (folder / "README.md").write_text(TWO_CONFIGS, encoding="utf-8")
+    spec = get_task("sciarena_eval")
+    for name, ids in (("first", ["q1"]), ("second", ["q7", "q8"])):
+        loaded = load_examples(_with_config(spec, name), dataset_path=str(folder))
+        assert [e.id for e in loaded.examples] == ids and loaded.dataset.config == name
+    own = _with_config(spec, "second").model_copy(update={"source_file": str(tmp_path / "mine.yaml")})
+    own = own.model_copy(update={"dataset": own.dataset.model_copy(update={"path": "snapshot"})})
+    assert [e.id for e in load_examples(own).examples] == ["q7", "q8"]  # the YAML's own folder, beside it
+    message = _error(load_examples, _with_config(spec, "third"), dataset_path=str(folder))
+    assert message == f"the task reads config 'third' (its dataset.name), but {folder / 'README.md'} declares only: first, second"
+
+
+def test_a_config_named_for_a_folder_without_a_card_is_refused(tmp_path):
+    """A config a plain folder does not have is an error, not the folder's files read under that name."""
+    folder = tmp_path / "plain"
+    write_jsonl(folder / "train.jsonl", [sci_row(1, "A")])
+    message = _error(load_examples, _with_config(get_task("sciarena_eval"), "first"), dataset_path=str(folder))
+    assert message == f"the task reads config 'first' (its dataset.name), but {folder} has no README.md declaring configs; it holds only: default"
+
+
+def test_a_dataset_path_file_or_hub_id_is_read_without_the_tasks_config(tmp_path):
+    """--dataset-path to a file (or another Hub id) is other data: the task's config is not applied or recorded."""
+    data = tmp_path / "rows.jsonl"
+    write_jsonl(data, [sci_row(1, "A")])
+    loaded = load_examples(_with_config(get_task("sciarena_eval"), "first"), dataset_path=str(data))
+    assert [e.id for e in loaded.examples] == ["q1"] and loaded.dataset.config is None

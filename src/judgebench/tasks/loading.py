@@ -95,12 +95,13 @@ def load_examples(
         location = dataset_path or spec.data_location()  # a relative path resolves beside the task YAML
         split_name = split or spec.dataset.split
         rev = revision or (None if dataset_path else spec.dataset.revision)
-        options = csv_options(spec, _mapped_columns(spec)) if csv_data(location) else {}  # cell_types.py
+        config = data_config(spec, location, dataset_path)
+        options = csv_options(spec, _mapped_columns(spec)) if csv_data(location, config) else {}  # cell_types.py
         tab_file = Path(location).suffix.lower() == ".tsv" and Path(location).is_file()  # (a folder's: datasets')
         if options:
-            check_csv_files(Path(location))
+            check_csv_files(Path(location), config)
             options = {**options, "sep": "\t"} if tab_file else options
-        load = lambda: _load_table(location, spec.dataset.name if not dataset_path else None, split_name, rev, options)  # noqa: E731
+        load = lambda: _load_table(location, config, split_name, rev, options)  # noqa: E731
         variant = (csv_variant(spec) + (";sep:tab" if tab_file else "")) if options else ""
         cached = load_rows(location, split_name, LOCAL_BUILDERS, load, variant)  # example_cache.py: small local files
         if cached is not None:
@@ -136,7 +137,7 @@ def load_examples(
                               "with --judge-unlabelled)")
     info = DatasetInfo(
         source=source,
-        config=None if (demo or dataset_path) else spec.dataset.name,
+        config=None if demo else config,
         split=split_name,
         revision=rev,
         resolved_revision=resolved,
@@ -182,17 +183,27 @@ def read_demo_rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     return [{column: row.get(column) for column in columns} for row in rows], columns
 
 
-def _load_folder(datasets: Any, folder: Path, split: str, options: dict[str, Any] | None) -> Any:
-    """One split of a local data folder: the files `datasets` reads from it must lie in it (a card's `../x.csv` or
+def data_config(spec: TaskSpec, location: str, dataset_path: str | None) -> str | None:
+    """The config (`dataset.name`) a task's data is read in: the task's own data's, wherever it lies (a Hub id or a
+    local folder), and a `--dataset-path` folder's (a local copy of that dataset: a Hub snapshot); a `--dataset-path`
+    Hub id or file is other data, read in its default config."""
+    if dataset_path is None or Path(location).is_dir():
+        return spec.dataset.name
+    return None
+
+
+def _load_folder(datasets: Any, folder: Path, split: str, options: dict[str, Any] | None,
+                 config: str | None = None) -> Any:
+    """One split of a local data folder, in `config` (its card's default when None): the files `datasets` reads from it must lie in it (a card's `../x.csv` or
     absolute path is refused: a downloaded folder could feed any file on the machine into prompts and exports; a
     symbolic link inside it is followed, as a Hub snapshot is made of them), its JSON files are checked first, and
     when the load fails its files are read for the row to name."""
-    if (folder / "README.md").is_file():
+    if (folder / "README.md").is_file() or config is not None:
         try:
-            _card_config(folder)
+            _card_config(folder, config)
         except Exception as exc:  # noqa: BLE001 - datasets refuses the card in many types
-            raise JudgebenchError(f"{folder / 'README.md'}: {_card_problem(exc)}") from None
-    files = dataset_files(folder)
+            raise JudgebenchError(_card_problem(folder, config, exc)) from None
+    files = dataset_files(folder, config)
     root = os.path.abspath(folder)
     outside = next((f for f in files if not os.path.normpath(f).startswith(root + os.sep)), None)
     if outside is not None:
@@ -201,21 +212,27 @@ def _load_folder(datasets: Any, folder: Path, split: str, options: dict[str, Any
         if data_file.suffix.lower() in (".json", ".jsonl"):
             check_local_file(data_file)
     try:
-        return datasets.load_dataset(str(folder), split=split, **_fresh(folder), **(options or {}))
+        return datasets.load_dataset(str(folder), config, split=split, **_fresh(folder), **(options or {}))
     except Exception:
         for data_file in files:
             diagnose_local_file(data_file)  # raises naming the file and row when it can say what is wrong
         raise
 
 
-def _card_problem(exc: Exception) -> str:
-    """Why `datasets` refuses a data folder's card, in words."""
+def _card_problem(folder: Path, config: str | None, exc: Exception) -> str:
+    """Why `datasets` refuses a data folder's card (or the config asked of it), in words."""
+    card = folder / "README.md"
+    listed = re.search(r"available configs: (\[.*?\])|Available: (\[.*?\])", str(exc))
+    configs = ", ".join(re.findall(r"'([^']*)'", next(filter(None, listed.groups())))) if listed else ""
     if "Config name is missing" in str(exc):
-        return ("declares several configs and marks none `default: true` (a data folder is read in its default "
-                "config)")
+        return (f"{card}: declares several configs ({configs}) and marks none `default: true`; a task reads the config "
+                "its YAML names (`dataset: {name: ...}`; a copy of a built-in task's YAML with --include-path)")
+    if "BuilderConfig" in str(exc) and listed:
+        where = f"{card} declares" if card.is_file() else f"{folder} has no README.md declaring configs; it holds"
+        return f"the task reads config '{config}' (its dataset.name), but {where} only: {configs}"
     if isinstance(exc, FileNotFoundError):  # (datasets lists some forty file extensions after it)
-        return f"names data files that do not exist ({one_line(str(exc).split(' with any supported extension')[0], 200)})"
-    return f"not a dataset card datasets can read ({_first_line(exc)})"
+        return f"{card}: names data files that do not exist ({one_line(str(exc).split(' with any supported extension')[0], 200)})"
+    return f"{card}: not a dataset card datasets can read ({_first_line(exc)})"
 
 
 def _fresh(folder: Path) -> dict[str, Any]:
@@ -261,7 +278,7 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
                 diagnose_local_file(local)  # raises with file and line when it can say what is wrong
                 raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None
         if local.is_dir():
-            return _load_folder(datasets, local, split, options), None
+            return _load_folder(datasets, local, split, options, config), None
         if local.exists():  # a FIFO or device: `datasets` would wait on it
             raise JudgebenchError(f"{source}: not a regular file")
         if local.suffix.lower() in LOCAL_BUILDERS or source.startswith((".", "/")):
@@ -302,7 +319,7 @@ def _check_hub_reachable(source: str) -> None:
                               "--dataset-path FILE") from None
 
 
-def csv_data(location: str | Path) -> bool:
+def csv_data(location: str | Path, config: str | None = None) -> bool:
     """Whether a local source is CSV: a .csv or .tsv file, or a folder whose data files are all .csv, or all .tsv
     (read with the same options: a folder's ids had become numbers where the file's stayed text)."""
     local = Path(location)
@@ -310,21 +327,21 @@ def csv_data(location: str | Path) -> bool:
         return local.suffix.lower() in (".csv", ".tsv")
     if not local.is_dir():
         return False
-    suffixes = {p.suffix.lower() for p in dataset_files(local) if p.suffix.lower() in LOCAL_BUILDERS}
+    suffixes = {p.suffix.lower() for p in dataset_files(local, config) if p.suffix.lower() in LOCAL_BUILDERS}
     return suffixes in ({".csv"}, {".tsv"})
 
 
-def dataset_files(folder: Path) -> list[Path]:
+def dataset_files(folder: Path, config: str | None = None) -> list[Path]:
     """The files `datasets` reads from a local data folder, by its own patterns: those of every split it finds
     (`train.csv`, `test/...`; every file as `train` when no name says a split), since it prepares them all whatever
     split is asked for; a file of no split (`archive/notes.csv` beside `train.csv`) is not read, nor a hidden one
     (`.ipynb_checkpoints/`) or one under `__pycache__/`. A folder whose README.md names its files (`configs:`) reads
-    those: the builder `datasets` makes for the folder lists them."""
+    those (`config`'s, or the default's): the builder `datasets` makes for the folder lists them."""
     from datasets.data_files import DataFilesDict, get_data_patterns
 
     try:
-        if (folder / "README.md").is_file():
-            found = _card_config(folder).data_files or {}
+        if (folder / "README.md").is_file() or config is not None:
+            found = _card_config(folder, config).data_files or {}
         else:
             found = DataFilesDict.from_patterns(get_data_patterns(str(folder)), str(folder))
     except Exception:  # noqa: BLE001 - no data file at all, or a card datasets refuses: the load words it
@@ -332,46 +349,48 @@ def dataset_files(folder: Path) -> list[Path]:
     return sorted({Path(path) for paths in found.values() for path in paths})
 
 
-def _card_config(folder: Path) -> Any:
-    """The builder configuration `datasets` makes for a folder with a README.md (its card's `configs:`)."""
-    card = (folder / "README.md").stat()
-    return _builder_config(os.path.abspath(folder), card.st_mtime_ns, card.st_size)
+def _card_config(folder: Path, config: str | None = None) -> Any:
+    """The builder configuration `datasets` makes for a folder with a README.md (its card's `configs:`), `config`
+    or the default one."""
+    card = folder / "README.md"
+    stat = card.stat() if card.is_file() else None
+    return _builder_config(os.path.abspath(folder), config, stat and stat.st_mtime_ns, stat and stat.st_size)
 
 
 @functools.cache
-def _builder_config(folder: str, *card_stat: int) -> Any:  # (keyed by the card's stat too: an edited card)
-    return quiet_datasets().load_dataset_builder(folder).config
+def _builder_config(folder: str, config: str | None, *card_stat: int | None) -> Any:  # (keyed by the card's stat too:
+    return quiet_datasets().load_dataset_builder(folder, config).config  # an edited card)
 
 
 CSV_READER_DEFAULTS = {"delimiter": ",", "quotechar": '"', "escapechar": None, "doublequote": True,
                        "skipinitialspace": False, "quoting": 0}
 
 
-def csv_format(folder: Path, suffix: str = ".csv") -> dict[str, Any] | None:
+def csv_format(folder: Path, suffix: str = ".csv", config: str | None = None) -> dict[str, Any] | None:
     """csv.reader's options for the CSV files `datasets` reads from a folder: its card's (`sep`, `quotechar`,
     `escapechar`, `doublequote`, `skipinitialspace`, `quoting`) when it declares them, a tab for `.tsv` files as
     `datasets` reads them; None when the card asks for what csv.reader cannot read alike (a separator of several
     characters, a header row other than the first, comments, a dialect or line terminator)."""
-    config = None
+    card = None
     if (folder / "README.md").is_file():
         try:
-            config = _card_config(folder)
+            card = _card_config(folder, config)
         except Exception:  # noqa: BLE001 - a card datasets refuses: the load words it
             return None
     form = {**CSV_READER_DEFAULTS, "delimiter": "\t" if suffix == ".tsv" else ","}
-    if config is None or not hasattr(config, "quotechar"):
+    if card is None or not hasattr(card, "quotechar"):
         return form
-    if any(getattr(config, name, None) not in (None, default)
+    if any(getattr(card, name, None) not in (None, default)
            for name, default in (("header", "infer"), ("comment", None), ("dialect", None), ("lineterminator", None))):
         return None
-    sep = config.delimiter or config.sep
-    form.update({name: getattr(config, name) for name in CSV_READER_DEFAULTS if name != "delimiter"})
+    sep = card.delimiter or card.sep
+    form.update({name: getattr(card, name) for name in CSV_READER_DEFAULTS if name != "delimiter"})
     if sep != ",":
         form["delimiter"] = sep
     return form if len(form["delimiter"]) == 1 and form["quoting"] in (0, 1, 2, 3) else None
 
 
-def check_csv_files(location: Path) -> None:
+def check_csv_files(location: Path, config: str | None = None) -> None:
     """Refuse a local CSV file (or one `datasets` reads in a local folder, `.csv` or `.tsv`, in the format its card
     declares) whose header names a column twice (`datasets` reads it through pandas, which keeps the first and
     renames the second, `label.1`, silently), that holds a stray quote (pandas reads on to the next quote, merging
@@ -379,7 +398,7 @@ def check_csv_files(location: Path) -> None:
     if location.is_file():
         checked = [(location, {"delimiter": "\t"} if location.suffix.lower() == ".tsv" else {})]
     else:
-        checked = [(p, csv_format(location, p.suffix.lower())) for p in dataset_files(location)
+        checked = [(p, csv_format(location, p.suffix.lower(), config)) for p in dataset_files(location, config)
                    if p.suffix.lower() in (".csv", ".tsv")]
     for path, form in checked:
         if form is None:

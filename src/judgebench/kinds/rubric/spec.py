@@ -182,7 +182,8 @@ def load_responses(spec: RubricTaskSpec, path: Path, limit: int | None = None) -
     if uses_datasets(str(path)):
         own = str(path) in (spec.dataset.path, str(spec.folder / spec.dataset.path))  # not --dataset-path
         d = spec.dataset
-        rows, _ = read_table_rows(str(path), config=d.name if own else None, split=d.split,
+        rows, _ = read_table_rows(str(path), config=d.name if own or path.is_dir() else None, split=d.split,  # (a
+                                  # folder: a local copy of the task's dataset, read in its config, as tasks/loading)
                                   revision=d.revision if own else None, structured=structured)
     elif not path.is_file():
         raise JudgebenchError(f"{path}: data file not found (task {spec.name})")
