@@ -194,10 +194,10 @@ def data_config(spec: TaskSpec, location: str, dataset_path: str | None) -> str 
 
 def _load_folder(datasets: Any, folder: Path, split: str, options: dict[str, Any] | None,
                  config: str | None = None) -> Any:
-    """One split of a local data folder, in `config` (its card's default when None): the files `datasets` reads from it must lie in it (a card's `../x.csv` or
-    absolute path is refused: a downloaded folder could feed any file on the machine into prompts and exports; a
-    symbolic link inside it is followed, as a Hub snapshot is made of them), its JSON files are checked first, and
-    when the load fails its files are read for the row to name."""
+    """One split of a local data folder, in `config` (its card's default when None): the files `datasets` reads from
+    it must lie in it (a card's `../x.csv` or absolute path is refused: a downloaded folder could feed any file on the
+    machine into prompts and exports; a symbolic link inside it is followed, as a Hub snapshot is made of them), its
+    JSON files are checked first, and when the load fails its files are read for the row to name."""
     if (folder / "README.md").is_file() or config is not None:
         try:
             _card_config(folder, config)
