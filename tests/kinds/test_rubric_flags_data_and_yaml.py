@@ -108,6 +108,20 @@ def test_a_data_folder_is_read_in_the_config_the_rubric_task_names(tmp_path):
         assert [r.id for r in load_responses(spec, path)] == ["r2"]
 
 
+def test_a_rubric_data_folders_csv_files_are_read_strictly(tmp_path):
+    """An outside attack: a folder's CSV with a column named twice reached pandas, which renamed the second
+    (`marks.1`); a task's folder is checked strictly, in the card's format (tasks/loading.check_csv_files)."""
+    folder = tmp_path / "t"
+    (folder / "snap").mkdir(parents=True)
+    (folder / "snap" / "rows.csv").write_text("rid;q;text;who;scheme;marks;marks\nr1;Q;A;m;[];{};{}\n", encoding="utf-8")
+    (folder / "snap" / "README.md").write_text("---\nconfigs:\n- config_name: main\n  data_files: rows.csv\n  sep: ';'\n---\n")
+    (folder / "my_graded.yaml").write_text(TASK_YAML.replace("{path: graded.jsonl}", "{path: snap}"), encoding="utf-8")
+    spec = get_rubric_task("my_graded", [folder])
+    with pytest.raises(JudgebenchError) as info:
+        load_responses(spec, folder / "snap")
+    assert str(info.value) == f"{folder / 'snap' / 'rows.csv'}: row 1 (the header): column 'marks' appears twice (which one is meant?)"
+
+
 def test_a_hub_id_goes_to_datasets_and_fails_offline_in_one_line(tmp_path, capsys):
     folder = write_task(tmp_path / "tasks")
     (folder / "my_graded.yaml").write_text(TASK_YAML.replace("{path: graded.jsonl}",

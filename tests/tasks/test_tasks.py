@@ -529,7 +529,7 @@ def test_a_folder_card_that_datasets_refuses_is_named_in_words(tmp_path):
     for text, says in (
         (CARD_CONFIGS.replace("data/*.jsonl", "nothere.jsonl"), "names data files that do not exist (Unable to find"),
         ("---\nconfigs:\n- config_name: a\n  data_files: train.jsonl\n- config_name: b\n  data_files: train.jsonl\n---\n",
-         "declares several configs (a, b) and marks none `default: true`; a task reads the config its YAML names"),
+         "declares several configs ('a', 'b') and marks none `default: true`; name one (a task: in its YAML"),
         ("---\nconfigs: [\n---\n", "not a dataset card datasets can read (ParserError"),
     ):
         card.write_text(text, encoding="utf-8")
@@ -562,7 +562,7 @@ def test_a_data_folder_is_read_in_the_config_its_task_names(tmp_path):
     own = own.model_copy(update={"dataset": own.dataset.model_copy(update={"path": "snapshot"})})
     assert [e.id for e in load_examples(own).examples] == ["q7", "q8"]  # the YAML's own folder, beside it
     message = _error(load_examples, _with_config(spec, "third"), dataset_path=str(folder))
-    assert message == f"the task reads config 'third' (its dataset.name), but {folder / 'README.md'} declares only: first, second"
+    assert message == f"the task reads config 'third' (its dataset.name), but {folder / 'README.md'} declares only: 'first', 'second'"
 
 
 def test_a_config_named_for_a_folder_without_a_card_is_refused(tmp_path):
@@ -570,7 +570,10 @@ def test_a_config_named_for_a_folder_without_a_card_is_refused(tmp_path):
     folder = tmp_path / "plain"
     write_jsonl(folder / "train.jsonl", [sci_row(1, "A")])
     message = _error(load_examples, _with_config(get_task("sciarena_eval"), "first"), dataset_path=str(folder))
-    assert message == f"the task reads config 'first' (its dataset.name), but {folder} has no README.md declaring configs; it holds only: default"
+    assert message == (f"the task reads config 'first' (its dataset.name), but {folder} declares no configs (no "
+                       "`configs:` in a README.md): leave the name out")
+    (folder / "README.md").write_text("Notes, no YAML.\n", encoding="utf-8")  # (a card without configs: the same)
+    assert _error(load_examples, _with_config(get_task("sciarena_eval"), "first"), dataset_path=str(folder)) == message
 
 
 def test_a_dataset_path_file_or_hub_id_is_read_without_the_tasks_config(tmp_path):
@@ -579,3 +582,74 @@ def test_a_dataset_path_file_or_hub_id_is_read_without_the_tasks_config(tmp_path
     write_jsonl(data, [sci_row(1, "A")])
     loaded = load_examples(_with_config(get_task("sciarena_eval"), "first"), dataset_path=str(data))
     assert [e.id for e in loaded.examples] == ["q1"] and loaded.dataset.config is None
+
+
+def test_the_config_read_is_recorded_and_its_names_listed_as_written(tmp_path):
+    """An outside attack: a card's default config was read and `null` recorded; names holding a quote were listed
+    garbled (`s", , ,`); an empty name read the default silently."""
+    folder = tmp_path / "snapshot"
+    write_jsonl(folder / "one" / "train.jsonl", [sci_row(1, "A")])
+    write_jsonl(folder / "two" / "train.jsonl", [sci_row(2, "B")])
+    (folder / "README.md").write_text(TWO_CONFIGS.replace("- config_name: second\n", "- config_name: second\n  default: true\n"),
+                                      encoding="utf-8")
+    spec = get_task("sciarena_eval")
+    loaded = load_examples(spec, dataset_path=str(folder))
+    assert [e.id for e in loaded.examples] == ["q2"] and loaded.dataset.config == "second"
+    (folder / "README.md").write_text(TWO_CONFIGS.replace("first", '"it\'s"').replace("second", '"sp ace"'), encoding="utf-8")
+    message = _error(load_examples, _with_config(spec, "nope"), dataset_path=str(folder))
+    assert message.endswith("declares only: \"it's\", 'sp ace'"), message
+    with pytest.raises(Exception, match="dataset.name"):
+        _with_config(spec, "x").model_validate({**spec.model_dump(), "dataset": {**spec.dataset.model_dump(), "name": ""}})
+
+
+def test_a_config_named_for_the_tasks_own_file_is_refused(tmp_path):
+    """A single file has no configs: the task's `dataset.name` beside it was ignored and recorded as read."""
+    write_jsonl(tmp_path / "rows.jsonl", [sci_row(1, "A")])
+    spec = _with_config(get_task("sciarena_eval"), "whatever").model_copy(update={"source_file": str(tmp_path / "t.yaml")})
+    spec = spec.model_copy(update={"dataset": spec.dataset.model_copy(update={"path": "rows.jsonl"})})
+    assert _error(load_examples, spec) == (f"task sciarena_eval: dataset.name 'whatever' names a config, but "
+                                           f"{tmp_path / 'rows.jsonl'} is a single file, which has none: leave the name out")
+
+
+def test_a_folders_configs_must_share_the_format_datasets_reads_them_in(tmp_path):
+    """`datasets` reads every config of a folder with the reader its first config's files call for: a CSV config after
+    a JSON one failed inside `datasets`, and a .tsv config after a .csv one was read split at commas."""
+    folder = tmp_path / "mixed"
+    write_jsonl(folder / "j" / "train.jsonl", [sci_row(1, "A")])
+    first, second = _text_rows()
+    pd.DataFrame([first]).to_csv(folder / "c.csv", index=False)
+    pd.DataFrame([second]).to_csv(folder / "t.tsv", sep="\t", index=False)
+    card = folder / "README.md"
+    card.write_text("---\nconfigs:\n- config_name: j\n  data_files: j/*.jsonl\n- config_name: c\n  data_files: c.csv\n---\n",
+                    encoding="utf-8")
+    spec = get_task("sciarena_eval")
+    assert _error(load_examples, _with_config(spec, "c"), dataset_path=str(folder)) == (
+        f"{card}: config 'c' names .csv files (c.csv), but datasets reads every config of a folder as its first config's "
+        "files are (json); keep one format per folder")
+    card.write_text("---\nconfigs:\n- config_name: c\n  data_files: c.csv\n- config_name: t\n  data_files: t.tsv\n---\n",
+                    encoding="utf-8")
+    assert _error(load_examples, _with_config(spec, "t"), dataset_path=str(folder)).startswith(
+        f"{card}: config 't' names .tsv files, which datasets would read split at ','")
+    card.write_text(card.read_text(encoding="utf-8").replace("data_files: t.tsv", "data_files: t.tsv\n  sep: \"\\t\""),
+                    encoding="utf-8")
+    assert [e.id for e in load_examples(_with_config(spec, "t"), dataset_path=str(folder)).examples] == ["008"]
+
+
+def test_a_file_outside_the_folder_is_refused_before_it_is_read(tmp_path):
+    """An outside attack: the CSV checks opened a card's `../secret.csv` (its header in the error) before the
+    outside-file refusal."""
+    (tmp_path / "secret.csv").write_text("secret_col,secret_col\n1,2\n", encoding="utf-8")
+    folder = tmp_path / "snap"
+    folder.mkdir()
+    (folder / "README.md").write_text(CARD_CONFIGS.replace("data/*.jsonl", "../secret.csv"), encoding="utf-8")
+    message = _error(load_examples, get_task("sciarena_eval"), dataset_path=str(folder))
+    assert message.startswith(f"{folder}: README.md names a data file outside the folder") and "secret_col" not in message
+
+
+def test_a_missing_split_names_the_config(tmp_path):
+    folder = tmp_path / "snapshot"
+    write_jsonl(folder / "one" / "train.jsonl", [sci_row(1, "A")])
+    write_jsonl(folder / "two" / "train.jsonl", [sci_row(2, "B")])
+    (folder / "README.md").write_text(TWO_CONFIGS, encoding="utf-8")
+    message = _error(load_examples, _with_config(get_task("sciarena_eval"), "second"), dataset_path=str(folder), split="test")
+    assert message.startswith(f"{folder} (config 'second'): split 'test' does not exist"), message

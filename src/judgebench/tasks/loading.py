@@ -96,6 +96,8 @@ def load_examples(
         split_name = split or spec.dataset.split
         rev = revision or (None if dataset_path else spec.dataset.revision)
         config = data_config(spec, location, dataset_path)
+        if Path(location).is_dir():  # (before any of its files is read: the CSV checks below read them)
+            config = check_folder(Path(location), config)
         options = csv_options(spec, _mapped_columns(spec)) if csv_data(location, config) else {}  # cell_types.py
         tab_file = Path(location).suffix.lower() == ".tsv" and Path(location).is_file()  # (a folder's: datasets')
         if options:
@@ -187,27 +189,53 @@ def data_config(spec: TaskSpec, location: str, dataset_path: str | None) -> str 
     """The config (`dataset.name`) a task's data is read in: the task's own data's, wherever it lies (a Hub id or a
     local folder), and a `--dataset-path` folder's (a local copy of that dataset: a Hub snapshot); a `--dataset-path`
     Hub id or file is other data, read in its default config."""
-    if dataset_path is None or Path(location).is_dir():
-        return spec.dataset.name
+    name, local = spec.dataset.name, Path(location)
+    if dataset_path is None and name is not None and local.is_file():
+        raise JudgebenchError(f"task {spec.name}: dataset.name '{name}' names a config, but {location} is a single file, "
+                              "which has none: leave the name out")
+    if dataset_path is None or local.is_dir():
+        return name
     return None
 
 
-def _load_folder(datasets: Any, folder: Path, split: str, options: dict[str, Any] | None,
-                 config: str | None = None) -> Any:
-    """One split of a local data folder, in `config` (its card's default when None): the files `datasets` reads from
-    it must lie in it (a card's `../x.csv` or absolute path is refused: a downloaded folder could feed any file on the
-    machine into prompts and exports; a symbolic link inside it is followed, as a Hub snapshot is made of them), its
-    JSON files are checked first, and when the load fails its files are read for the row to name."""
-    if (folder / "README.md").is_file() or config is not None:
-        try:
-            _card_config(folder, config)
-        except Exception as exc:  # noqa: BLE001 - datasets refuses the card in many types
-            raise JudgebenchError(_card_problem(folder, config, exc)) from None
+def check_folder(folder: Path, config: str | None) -> str | None:
+    """Vet a local data folder before any of its files is read, and give the config that will be read (`config`; the
+    card's default config's name when None and the folder has a README.md; None without one): the card `datasets`
+    reads (a config it declares), the files it names inside the folder, and all of them of the one format `datasets`
+    reads every config of a folder in (the format of its first config's files)."""
+    card = folder / "README.md"
+    if not card.is_file() and config is None:
+        return None
+    try:
+        chosen = _card_config(folder, config)
+    except Exception as exc:  # noqa: BLE001 - datasets refuses the card in many types
+        raise JudgebenchError(_card_problem(folder, config, exc)) from None
     files = dataset_files(folder, config)
     root = os.path.abspath(folder)
     outside = next((f for f in files if not os.path.normpath(f).startswith(root + os.sep)), None)
     if outside is not None:
         raise JudgebenchError(f"{folder}: README.md names a data file outside the folder ({outside}); copy it in")
+    reader = type(chosen).__module__.rsplit(".", 1)[-1]  # datasets.packaged_modules.csv.csv -> csv
+    other = next((f for f in files if LOCAL_BUILDERS.get(f.suffix.lower(), reader) != reader), None)
+    if other is not None:
+        raise JudgebenchError(f"{card}: config '{chosen.name}' names {other.suffix} files ({other.name}), but datasets "
+                              f"reads every config of a folder as its first config's files are ({reader}); keep one "
+                              "format per folder")
+    if reader == "csv" and any(f.suffix.lower() == ".tsv" for f in files) and (chosen.delimiter or chosen.sep) != "\t":
+        raise JudgebenchError(f"{card}: config '{chosen.name}' names .tsv files, which datasets would read split at "
+                              f"{chosen.delimiter or chosen.sep!r} (the format of the folder's first config): give the "
+                              "config `sep: \"\\t\"`")
+    return chosen.name if card.is_file() else config
+
+
+def _load_folder(datasets: Any, folder: Path, split: str, options: dict[str, Any] | None,
+                 config: str | None = None) -> Any:
+    """One split of a local data folder, in `config` (its card's default when None), vetted first (`check_folder`: the
+    files `datasets` reads from it must lie in it, since a card's `../x.csv` or absolute path would feed any file on
+    the machine into prompts and exports; a symbolic link inside it is followed, as a Hub snapshot is made of them);
+    its JSON files are checked first, and when the load fails its files are read for the row to name."""
+    check_folder(folder, config)
+    files = dataset_files(folder, config)
     for data_file in files:
         if data_file.suffix.lower() in (".json", ".jsonl"):
             check_local_file(data_file)
@@ -222,17 +250,30 @@ def _load_folder(datasets: Any, folder: Path, split: str, options: dict[str, Any
 def _card_problem(folder: Path, config: str | None, exc: Exception) -> str:
     """Why `datasets` refuses a data folder's card (or the config asked of it), in words."""
     card = folder / "README.md"
-    listed = re.search(r"available configs: (\[.*?\])|Available: (\[.*?\])", str(exc))
-    configs = ", ".join(re.findall(r"'([^']*)'", next(filter(None, listed.groups())))) if listed else ""
+    listed = re.search(r"available configs: (\[.*?\])$|Available: (\[.*?\])$", str(exc), re.MULTILINE)
+    configs = ", ".join(map(repr, _listed(next(filter(None, listed.groups()))))) if listed else ""
     if "Config name is missing" in str(exc):
-        return (f"{card}: declares several configs ({configs}) and marks none `default: true`; a task reads the config "
-                "its YAML names (`dataset: {name: ...}`; a copy of a built-in task's YAML with --include-path)")
+        return (f"{card}: declares several configs ({configs}) and marks none `default: true`; name one (a task: in its "
+                "YAML, `dataset: {name: ...}`; for a built-in task, in a copy of its YAML passed with --include-path)")
     if "BuilderConfig" in str(exc) and listed:
-        where = f"{card} declares" if card.is_file() else f"{folder} has no README.md declaring configs; it holds"
-        return f"the task reads config '{config}' (its dataset.name), but {where} only: {configs}"
+        if configs == "'default'":
+            return (f"the task reads config '{config}' (its dataset.name), but {folder} declares no configs (no "
+                    "`configs:` in a README.md): leave the name out")
+        return f"the task reads config '{config}' (its dataset.name), but {card} declares only: {configs}"
     if isinstance(exc, FileNotFoundError):  # (datasets lists some forty file extensions after it)
         return f"{card}: names data files that do not exist ({one_line(str(exc).split(' with any supported extension')[0], 200)})"
     return f"{card}: not a dataset card datasets can read ({_first_line(exc)})"
+
+
+def _listed(text: str) -> list[str]:
+    """The names in the Python list `datasets` prints (`['a', "it's"]`)."""
+    import ast
+
+    try:
+        names = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return [text]
+    return [str(name) for name in names] if isinstance(names, list) else [text]
 
 
 def _fresh(folder: Path) -> dict[str, Any]:
@@ -291,7 +332,8 @@ def _load_table(source: str, config: str | None, split: str, revision: str | Non
     except ValueError as exc:
         match = re.search(r"Unknown split \"(.+?)\"\. Should be one of (\[.*?\])", str(exc))
         if match:
-            raise JudgebenchError(_missing_split_message(source, match.group(1), match.group(2))) from None
+            named = f"{source} (config '{config}')" if config is not None and local.is_dir() else source
+            raise JudgebenchError(_missing_split_message(named, match.group(1), match.group(2))) from None
         raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None
     except Exception as exc:  # datasets raises many types for unreachable or malformed sources
         hint = "" if local.exists() else "; to run offline use --demo or --dataset-path FILE"
@@ -383,10 +425,8 @@ def csv_format(folder: Path, suffix: str = ".csv", config: str | None = None) ->
     if any(getattr(card, name, None) not in (None, default)
            for name, default in (("header", "infer"), ("comment", None), ("dialect", None), ("lineterminator", None))):
         return None
-    sep = card.delimiter or card.sep
     form.update({name: getattr(card, name) for name in CSV_READER_DEFAULTS if name != "delimiter"})
-    if sep != ",":
-        form["delimiter"] = sep
+    form["delimiter"] = card.delimiter or card.sep  # as `datasets` reads it (a `.tsv` config after a `.csv` one: commas)
     return form if len(form["delimiter"]) == 1 and form["quoting"] in (0, 1, 2, 3) else None
 
 

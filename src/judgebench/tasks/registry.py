@@ -51,7 +51,7 @@ class TaskModel(BaseModel):
 
 class DatasetSource(TaskModel):
     path: str  # Hub id (or a local path)
-    name: str | None = None  # config name
+    name: str | None = Field(None, min_length=1)  # config name (never empty: '' read the default silently)
     split: str
     revision: str | None = None  # pin a commit sha; a branch name is recorded as unpinned
     license: str | None = None

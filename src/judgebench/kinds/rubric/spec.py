@@ -74,7 +74,7 @@ class RubricColumns(Strict):
 
 class RubricDataset(Strict):
     path: str  # a local .jsonl/.json/.csv/.parquet file or folder (relative to the YAML), or a Hub dataset id
-    name: str | None = None  # Hub config (through `datasets`)
+    name: str | None = Field(None, min_length=1)  # the config (through `datasets`; never empty: "" read the default)
     split: str = "train"  # through `datasets`
     revision: str | None = None  # Hub commit (through `datasets`)
     license: str | None = None
