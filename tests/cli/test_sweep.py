@@ -70,6 +70,9 @@ def test_sweep_refuses_several_judges_and_a_key_given_twice(tmp_path: Path, caps
         assert main([*base, "--judge", "openai/m", "--judge-args", "api_key=x", "--sweep", f"user={values}"]) == 2
         err = capsys.readouterr().err
         assert "would share the folder" in err and err.count("\n") == 1
+    # a walkthrough: a sweep on a built-in judge was refused as `--judge-args is not used ...`, a flag not given
+    assert main([*base, "--judge", "builtin/longer", "--sweep", "temperature=0,1"]) == 2
+    assert capsys.readouterr().err == "judgebench: error: --sweep: built-in judge builtin/longer takes no arguments to sweep\n"
     assert not (tmp_path / "o").exists()
 
 

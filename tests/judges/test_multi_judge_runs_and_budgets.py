@@ -48,6 +48,7 @@ def test_max_cost_with_concurrency_keeps_every_call_in_flight(tmp_path: Path, ca
         seen = outcomes(server)
     err = capsys.readouterr().err
     assert status == 1 and "run stopped early: max cost" in err
+    assert "--max-cost caps each rerun's new spend afresh, not the total" in err  # (a walkthrough: said nowhere)
     results = json.loads((tmp_path / "run" / "results.json").read_text())
     assert seen.get("cancelled", 0) == 0 and seen.get("answered", 0) > 4
     assert results["counts"]["answered"] == seen["answered"]  # every call the server answered is kept

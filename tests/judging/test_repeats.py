@@ -222,3 +222,13 @@ def test_a_run_whose_repeat_zero_answered_nothing_says_the_other_repeats_did(tmp
     err = capsys.readouterr().err
     assert code == 1
     assert "judgebench: in repeat 0 (the run's figures; 8 judgments of repeat 1 answered): no judgment was answered" in err
+
+
+def test_repeats_of_a_built_in_judge_are_said_to_agree_by_construction(tmp_path, capsys):
+    """A walkthrough: `builtin/random --repeats 5` reported 100% stability and confidence from repeats, unremarked."""
+    assert main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "2", "--judge", "builtin/random", "--repeats", "3",
+                 "--output-path", str(tmp_path / "r"), "--quiet"]) == 0
+    assert "built-in judge builtin/random answers alike every time, so its repeats agree by construction" in capsys.readouterr().err
+    assert main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "2", "--judge", "builtin/random",
+                 "--output-path", str(tmp_path / "one"), "--quiet"]) == 0
+    assert "agree by construction" not in capsys.readouterr().err

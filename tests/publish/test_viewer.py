@@ -319,6 +319,7 @@ def test_cli_serves_on_127_0_0_1_until_stopped(one_run):
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=20) == 130
+        assert process.stderr.read() == "judgebench: interrupted\n"  # (a walkthrough: a second line said it too)
 
 
 def test_runs_on_other_data_are_shown_with_a_warning(tmp_path):

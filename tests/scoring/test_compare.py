@@ -164,6 +164,8 @@ def test_gate_never_calls_an_improvement_a_regression(tie_vs_longer, capsys):
     assert not reverse.regressed(0)
     assert main(["compare", str(longer), str(tie), "--fail-if-worse-by", "0"]) == 0
     assert "gate passed: change +27.78 points (not a drop" in capsys.readouterr().out
+    assert main(["compare", str(longer), str(tie), "--fail-if-worse-by", "1"]) == 0
+    assert "threshold 1 point)" in capsys.readouterr().out  # (a walkthrough: "1 points")
 
 
 def test_order_consistent_judge_counts_each_example_once(longer_shorter, tmp_path):

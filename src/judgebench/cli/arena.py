@@ -62,6 +62,14 @@ power_reps = at_most(POSITIVE_INT, MAX_POWER_REPS)
 judge_battles = at_most(NON_NEGATIVE_INT, MAX_VOTES_TRIED)
 
 
+def share(text: str) -> float:
+    """--label-share: a fraction above 0, at most 1 (0 keeps no vote: worded as argparse words 1.5)."""
+    value = fraction(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a fraction above 0 and at most 1, got '{text}'")
+    return value
+
+
 def grid_points(text: str) -> int:
     """--grid-points: GRID_POINTS[0] to GRID_POINTS[1]."""
     try:
@@ -123,7 +131,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--exclude-flagged", action="store_true", help="leave flagged voters' votes out of every rating (recorded)")
     p.add_argument("--exclude-annotators", type=PATH, metavar="FILE", help="leave out the annotators listed in FILE, one per line (e.g. a previous run's flagged.txt; recorded)")
     p.add_argument("--judge-run", type=PATH, action="append", default=[], help="a judge run directory on the same pairs: judge-induced ratings and agreement (repeatable)")
-    p.add_argument("--label-share", type=fraction, metavar="F",
+    p.add_argument("--label-share", type=share, metavar="F",
                    help="judge-assisted ratings: keep the votes of a seeded share F of the voted pairs only; the others "
                         "count as judge-only (to see what fewer votes would give)")
     p.add_argument("--strata", metavar="SLICE", help="judge-assisted ratings: also stratified PPI by this slice "
@@ -210,8 +218,6 @@ def options(args: argparse.Namespace) -> ArenaOptions:
                      n_resamples=args.n_resamples, seed=args.seed)
     if (args.label_share is not None or args.strata is not None) and not args.judge_run:
         raise JudgebenchError("--label-share and --strata need a --judge-run (judge-assisted ratings)")
-    if args.label_share is not None and args.label_share <= 0:
-        raise JudgebenchError(f"--label-share {args.label_share}: must be above 0")
     needed = None
     given = [flag for flag in NEEDED_DEFAULTS if getattr(args, flag) is not None]
     if given and not args.votes_needed:  # (as --label-share without --judge-run: a flag that would do nothing)
@@ -339,7 +345,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
             continue
         c = a["counts"]
         print(f"  judge-assisted ({a['judge']}): {c['labelled_pairs']} voted + {c['unlabelled_pairs']} judge-only pairs, "
-              f"lambda {a['lambda']:.2f}, interval width x{a['width_ratio']:.2f} of human-only, worth "
+              f"lambda {a['lambda']:.3f}, interval width x{a['width_ratio']:.2f} of human-only, worth "
               f"{a['effective_human_pairs']:.0f} voted pairs (~{a['effective_human_votes']:.0f} votes; "
               f"{c['labelled_votes']} votes used)")
         if "stratified" in a:  # what --strata asked for (a new user read only the unstratified figure above)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError
+from judgebench.core.names import is_builtin
 from judgebench.core.text import term_text
 from judgebench.judges.args import RUNNER_ARGS
 
@@ -53,6 +54,8 @@ def run_sweep(sweep: str, task: str, judge: Any, output_path: Path, options: dic
     key, settings = parse_sweep(sweep)
     if key in judge.judge_args:
         raise JudgebenchError(f"--sweep: {key} is also in --judge-args (give it once)")
+    if is_builtin(judge.judge):  # (else refused as `--judge-args is not used ...`, a flag not given)
+        raise JudgebenchError(f"--sweep: built-in judge {term_text(judge.judge)} takes no arguments to sweep")
     statuses: list[int] = []
     rows = run_settings(task, judge.judge, key, settings, output_path=output_path, judge_args=judge.judge_args,
                         on_run=lambda summary: statuses.append(print_run(summary)), **options)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from typing import Any
 
@@ -39,7 +38,6 @@ def cmd_view(args: argparse.Namespace) -> int:
           f"{time.perf_counter() - started:.1f} s; open http://{host}:{port}/ (Ctrl-C stops)", flush=True)
     try:
         server.serve_forever()
-    finally:
+    finally:  # (stopped by Ctrl-C or SIGTERM: cli.main's one "interrupted" line and exit 130, as every command)
         server.server_close()
-        print("judgebench view: stopped", file=sys.stderr)
     return 0

@@ -17,6 +17,7 @@ from judgebench.calls import RunnerOptions, check_cache, run_requests
 from judgebench.calls.stopping import interrupts_held, noting_interrupts, release_interrupts
 from judgebench.core.allocator import release_free_memory
 from judgebench.core.errors import JudgebenchError
+from judgebench.core.names import is_builtin
 from judgebench.core.records import JudgmentRecord, RunConfig, RunResult, failure_of
 from judgebench.core.rundir import SAMPLES_FILE, check_run_files, recorded_config, replacing
 from judgebench.core.version import __version__
@@ -189,6 +190,8 @@ def _stopped(outcome: StreamOutcome, records: list[JudgmentRecord], cached: bool
              if kinds[kind]]
     rerun = ("rerun the command to finish them, answers already received come from the cache" if cached
              else "rerun the command to ask them again (--no-cache: every call is sent again)")
+    if outcome.stopped.startswith("max cost"):  # (a walkthrough: following the advice twice spent twice the cap)
+        rerun += "; --max-cost caps each rerun's new spend afresh, not the total"
     return f"{outcome.stopped}; {', '.join(parts)} (counted as failed; {rerun})" if parts else outcome.stopped
 
 
@@ -253,6 +256,9 @@ def _warnings(spec: TaskSpec, request: RunRequest, loaded: LoadedTask) -> list[s
         extra.append(f"--dimension-mode is ignored: task {spec.name} has one dimension")
     if request.repeats > 1 and _is_zero(request.judge_args.get("temperature")):
         extra.append(f"--repeats {request.repeats} at temperature 0: the repeats run anyway (providers are not deterministic at temperature 0)")
+    if request.repeats > 1 and isinstance(request.judge, str) and is_builtin(request.judge):
+        extra.append(f"--repeats {request.repeats}: built-in judge {request.judge} answers alike every time, so its repeats "
+                     "agree by construction (their stability and confidence figures say nothing of it)")
     return [*loaded.warnings, *extra]
 
 

@@ -119,7 +119,8 @@ def gate_message(comparison: Comparison, worse_by_points: float) -> tuple[bool, 
         why = "not more than the threshold"
     else:
         why = f"not significant: {test}"
-    return False, f"gate passed: change {change:+.2f} points ({why}; threshold {worse_by_points:g} points)"
+    return False, f"gate passed: change {change:+.2f} points ({why}; threshold {worse_by_points:g} " \
+                  f"point{'' if worse_by_points == 1 else 's'})"
 
 
 def write_comparison(comparison: Comparison, path: Path, gate: dict[str, Any] | None = None) -> None:

@@ -119,11 +119,12 @@ def plot_sweep(rows: list[dict[str, Any]], path: Path) -> None:
     axes[0].set_ylabel(rows[0]["headline"] if rows else "headline"), axes[0].set_ylim(0, 1.02)
     axes[1].plot(x, val("truncation_rate"), marker="o", color="tab:red")
     axes[1].set_ylabel("truncated share"), axes[1].set_ylim(0, 1.02)
-    axes[2].plot(x, val("cost_usd"), marker="o", color="tab:green")
-    axes[2].set_ylabel("cost (USD)")
-    twin = axes[2].twinx()
-    twin.plot(x, val("latency_p50_s"), marker="s", color="tab:purple")
-    twin.set_ylabel("latency p50 (s)")
+    cost = axes[2].plot(x, val("cost_usd"), marker="o", color="tab:green", label="cost (USD, left)")
+    axes[2].set_ylabel("cost (USD)", color="tab:green")
+    twin = axes[2].twinx()  # (a walkthrough: the two lines were told apart by nothing)
+    latency = twin.plot(x, val("latency_p50_s"), marker="s", color="tab:purple", label="latency p50 (s, right)")
+    twin.set_ylabel("latency p50 (s)", color="tab:purple")
+    axes[2].legend(handles=[*cost, *latency], fontsize=8)
     thinking = [0 if r["reasoning_tokens_per_call"] is None else r["reasoning_tokens_per_call"] for r in rows]
     answer = [0 if r["answer_tokens_per_call"] is None else r["answer_tokens_per_call"] for r in rows]
     axes[3].bar(x, thinking, label="thinking", color="tab:orange")
@@ -132,7 +133,7 @@ def plot_sweep(rows: list[dict[str, Any]], path: Path) -> None:
     for ax in axes:
         ax.set_xticks(x, labels)
         ax.set_xlabel(rows[0]["key"] if rows else "setting")
-    fig.subplots_adjust(hspace=0.35, wspace=0.6, left=0.08, right=0.95)
+    fig.subplots_adjust(hspace=0.35, wspace=0.6, left=0.08, right=0.92, top=0.96, bottom=0.08)
     with atomic_path(path, suffix=".png") as tmp:
         fig.savefig(tmp, format="png")
 

@@ -250,7 +250,7 @@ def _assisted_markdown(s: dict[str, Any]) -> list[str]:
                          f"{_ci(r)} ({r['rank_best']}-{r['rank_worst']}) |")
         if "stratified" in a:
             st = a["stratified"]
-            lines += ["", f"Stratified by {st['slice']} (worth {_f(st['effective_human_pairs'], 0)} voted pairs):", ""]
+            lines += ["", f"Stratified by {st['slice']} (worth {_f(st['effective_human_pairs'], 1)} voted pairs):", ""]
             lines += [f"- {x['stratum']}: {x['labelled']} voted + {x['unlabelled']} judge-only, lambda "
                       f"{x['lambda']:.3f}, agreement {_f(x['judge_agreement'], 3)}" for x in st["strata"]]
             lines += ["", "| model | stratified judge-assisted [95% CI] (ranks) |", "|---|---|"]
