@@ -126,3 +126,24 @@ def test_a_sweep_writes_no_secret_and_no_markup(tmp_path: Path, capsys) -> None:
     assert rows[1]["value"] == server.api_base
     table = (tmp_path / "markup" / "sweep.md").read_text()
     assert "<img" not in table and "a&#124;b" in table and "\\[x\\]" in table
+
+
+def test_a_sweep_of_a_named_configuration_keeps_its_name_and_prompt(tmp_path: Path, capsys) -> None:
+    """An audit: `--judge FILE --sweep ...` ran each setting under no name and with the task's prompt (the file's
+    `prompt:` dropped), and sweep.md named neither the judge nor each setting's configuration."""
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        config = tmp_path / "mine.yaml"
+        config.write_text(f"name: My judge\njudge: openai/m\nprompt: pairwise_generic\n"
+                          f"judge_args: {{api_base: '{server.api_base}', api_key: sk-t}}\n", encoding="utf-8")
+        out = tmp_path / "s"
+        assert main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "1", "--quiet", "--judge", str(config),
+                     "--output-path", str(out), "--cache-dir", str(tmp_path / "c"), "--sweep", "temperature=0,1"]) == 0
+    rows = json.loads((out / "sweep.json").read_text())["settings"]
+    for row, folder in zip(rows, ("temperature=0", "temperature=1")):
+        recorded = json.loads((out / folder / "results.json").read_text())["config"]
+        assert recorded["judge_name"] == "My judge" and recorded["prompt_template"] == "pairwise_generic"
+        assert row["judge_name"] == "My judge" and row["config_hash"] == recorded["judge_config_hash"]
+    assert rows[0]["config_hash"] != rows[1]["config_hash"]
+    table = (out / "sweep.md").read_text()
+    assert table.startswith("# Sweep over temperature: openai/m (My judge) on sciarena_eval\n")
+    assert f"| {rows[0]['config_hash'][:8]} |" in table

@@ -106,6 +106,12 @@ def test_a_data_folder_is_read_in_the_config_the_rubric_task_names(tmp_path):
 
     for path in (data_path(spec, demo=False, dataset_path=None), folder / "snap"):
         assert [r.id for r in load_responses(spec, path)] == ["r2"]
+    (folder / "rows.jsonl").write_text(json.dumps(first) + "\n", encoding="utf-8")  # a config for a single file: none
+    (folder / "my_graded.yaml").write_text(TASK_YAML.replace("{path: graded.jsonl}", "{path: rows.jsonl, name: x}"),
+                                           encoding="utf-8")
+    spec = get_rubric_task("my_graded", [folder])
+    with pytest.raises(JudgebenchError, match="dataset.name 'x' names a config, but .*rows.jsonl is a single file"):
+        load_responses(spec, data_path(spec, demo=False, dataset_path=None))
 
 
 def test_a_rubric_data_folders_csv_files_are_read_strictly(tmp_path):

@@ -58,6 +58,8 @@ def run_sweep(sweep: str, task: str, judge: Any, output_path: Path, options: dic
         raise JudgebenchError(f"--sweep: built-in judge {term_text(judge.judge)} takes no arguments to sweep")
     statuses: list[int] = []
     rows = run_settings(task, judge.judge, key, settings, output_path=output_path, judge_args=judge.judge_args,
-                        on_run=lambda summary: statuses.append(print_run(summary)), **options)
+                        on_run=lambda summary: statuses.append(print_run(summary)), judge_name=judge.name,
+                        **{**options, "prompt": judge.prompt or options["prompt"]})  # (a configuration file's: an
+    # audit found a sweep of a named configuration run under no name and with the task's prompt)
     print(f"wrote {term_text(output_path)}/sweep.json, sweep.md and sweep.png ({len(rows)} of {len(settings)} settings)")
     return max(statuses, default=0)

@@ -64,8 +64,10 @@ def sweep_row(key: str, value: str, folder: str, result: RunResult, stopped: str
     reasoning = usage.reasoning_tokens
     answer_tokens = usage.tokens_out - reasoning if reasoning is not None else usage.tokens_out
     per = (lambda x: None if x is None or not calls else x / calls)  # noqa: E731
+    config = result.config
     return {
-        "key": key, "value": value, "folder": folder, "headline": result.config.headline,
+        "key": key, "value": value, "folder": folder, "task": config.task, "judge": config.judge,
+        "judge_name": config.judge_name, "config_hash": config.judge_config_hash, "headline": config.headline,
         "headline_value": head.value if head else None,
         "ci_low": head.ci_low if head else None, "ci_high": head.ci_high if head else None,
         "coverage": counts.coverage, "truncation_rate": per(counts.truncated), "invalid_rate": per(counts.invalid),
@@ -90,14 +92,20 @@ def _fmt(x: Any, pct: bool = False, digits: int = 3) -> str:
 def sweep_markdown(rows: list[dict[str, Any]]) -> str:
     key = rows[0]["key"] if rows else "setting"
     head = rows[0]["headline"] if rows else "headline"
-    lines = [f"# Sweep over {md_text(key)}", "",
+    title = f"# Sweep over {md_text(key)}"
+    if rows:  # which judge, on which task (an audit: the table named neither, and a judges file's name was lost)
+        first = rows[0]
+        judge = md_text(first["judge"]) + (f" ({md_text(first['judge_name'])})" if first.get("judge_name") else "")
+        title += f": {judge} on {md_text(first['task'])}"
+    lines = [title, "",
              (f"| {md_cell(key)} | {head} [95% CI] | coverage | truncated | cost (USD) | latency p50 (s) | thinking "
-              "tokens / call | answer tokens / call |"), "|---|---|---|---|---|---|---|---|"]
+              "tokens / call | answer tokens / call | configuration |"), "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ci = f" [{_fmt(r['ci_low'], True)}, {_fmt(r['ci_high'], True)}]" if r["ci_low"] is not None else ""
         lines.append(f"| {md_cell(r['value'])} | {_fmt(r['headline_value'], True)}{ci} | {_fmt(r['coverage'], True)} | "
                      f"{_fmt(r['truncation_rate'], True)} | {_fmt(r['cost_usd'])} | {_fmt(r['latency_p50_s'])} | "
-                     f"{_fmt(r['reasoning_tokens_per_call'])} | {_fmt(r['answer_tokens_per_call'])} |")
+                     f"{_fmt(r['reasoning_tokens_per_call'])} | {_fmt(r['answer_tokens_per_call'])} | "
+                     f"{(r.get('config_hash') or 'n/a')[:8]} |")
     return "\n".join([*lines, "", "![sweep](sweep.png)", ""])
 
 

@@ -179,9 +179,11 @@ def load_responses(spec: RubricTaskSpec, path: Path, limit: int | None = None) -
     """The graded responses of a data file; a bad row is one error naming file, row and field."""
     c = spec.columns
     structured = {name for name in (c.rubric, c.max_score, c.expert_items, c.expert_total) if name}
+    own, d = str(path) in (spec.dataset.path, str(spec.folder / spec.dataset.path)), spec.dataset  # own: no --dataset-path
+    if own and d.name is not None and path.is_file():  # (as tasks/loading.data_config)
+        raise JudgebenchError(f"task {spec.name}: dataset.name '{d.name}' names a config, but {path} is a single file, "
+                              "which has none: leave the name out")
     if uses_datasets(str(path)):
-        own = str(path) in (spec.dataset.path, str(spec.folder / spec.dataset.path))  # not --dataset-path
-        d = spec.dataset
         rows, _ = read_table_rows(str(path), config=d.name if own or path.is_dir() else None, split=d.split,  # (a
                                   # folder: a local copy of the task's dataset, read in its config, as tasks/loading)
                                   revision=d.revision if own else None, structured=structured)
