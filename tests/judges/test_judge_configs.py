@@ -172,7 +172,13 @@ def test_two_configurations_of_one_model_are_two_named_rows_and_two_entries(tmp_
     assert first.entry_dir != second.entry_dir and not second.replaced
     assert (first.entry_dir / "results.json").is_file() and (second.entry_dir / "results.json").is_file()
     again = submit_run(named / "stub-low", board, min_coverage=0.0)  # the same configuration replaces itself
-    assert again.entry_dir == first.entry_dir and again.replaced
+    assert again.entry_dir == first.entry_dir and again.replaced and not again.warnings
+    data = results(named / "stub-low")  # under another display name (not part of the configuration): said
+    data["config"]["judge_name"] = "stub renamed"
+    (named / "stub-low" / "results.json").write_text(json.dumps(data))
+    renamed = submit_run(named / "stub-low", board, min_coverage=0.0)
+    assert renamed.replaced and renamed.warnings == [
+        f"entry {first.entry_dir.name} was shown as 'stub low'; this run of the same configuration shows it as 'stub renamed'"]
 
 
 def test_two_servers_under_one_model_name_never_share_answers(tmp_path: Path, capsys) -> None:
@@ -461,3 +467,54 @@ def test_a_template_named_without_suffix_is_found_everywhere_a_name_is_read(tmp_
         find_prompt("nothing", tmp_path)
     spec = get_task("sciarena_eval").model_copy(update={"source_file": str(tmp_path / "mine_task.yaml"), "prompt": "mine"})
     assert (tmp_path / "mine.yaml").resolve() in registered_templates(spec, None)
+
+
+def test_every_reader_of_a_run_names_its_configuration(tmp_path: Path, capsys) -> None:
+    """An audit: two configurations of one model (and one configuration under two names) read alike in `report`
+    (title, diagnostics.json), the export card and the viewer, which named the model id and the folder only."""
+    from judgebench.publish.export import export_hf
+    from judgebench.publish.report import write_report
+    from judgebench.publish.viewer.data import build_view
+
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as low, FakeOpenAIServer(Behaviour(answer="[[B]]")) as high:
+        out = tmp_path / "runs"
+        assert main([*BASE, "--limit", "4", "--judges-file", str(two_efforts(tmp_path, (low.api_base, high.api_base), names=True)),
+                     "--output-path", str(out), "--cache-dir", str(tmp_path / "cache")]) == 0
+    capsys.readouterr()
+    runs = [out / "stub-low", out / "stub-high"]
+    hashes = [results(run)["config"]["judge_config_hash"] for run in runs]
+    for run, name, digest in zip(runs, ("stub low", "stub high"), hashes):
+        text = write_report(run).read_text()
+        assert text.startswith(f"# Judge diagnostics: openai/stub-model ({name}) on sciarena_eval\n")
+        line = next(line for line in text.splitlines() if line.startswith(f"- Judge configuration {digest}: api_base="))
+        assert f"reasoning_effort={name.split()[1]}" in line and "sk-t" not in line
+        diag = json.loads((run / "report" / "diagnostics.json").read_text())
+        assert (diag["judge_name"], diag["config_hash"]) == (name, digest) and "api_key" not in json.dumps(diag)
+    export_hf(runs[1], tmp_path / "card")
+    card = (tmp_path / "card" / "README.md").read_text()
+    assert "judged by openai/stub-model (stub high)" in card and f"stub high; hash {hashes[1]}" in card
+    assert main(["compare", str(runs[0]), str(runs[1]), "--output", str(tmp_path / "c.json")]) == 0
+    assert "(openai/stub-model (stub low)) vs candidate" in capsys.readouterr().out
+    sides = json.loads((tmp_path / "c.json").read_text())
+    assert [(sides[k]["judge_name"], sides[k]["config_hash"]) for k in ("baseline", "candidate")] == list(zip(("stub low", "stub high"), hashes))
+    meta = build_view(runs).meta()
+    assert [r["label"] for r in meta["runs"]] == [f"openai/stub-model ({n}) #{h[:8]}" for n, h in zip(("stub low", "stub high"), hashes)]
+
+
+def test_a_display_name_never_reads_as_another_rows_label() -> None:
+    """An audit: a run named `Same #<the other configuration's hash>` and one named as a baseline row kept those
+    labels (two rows read alike); one configuration on two datasets keeps one label."""
+    from judgebench.publish.leaderboard import ARGS_KEY, label_rows
+
+    def run(label: str, digest: str, name: str | None = None) -> dict:
+        return {"kind": "run", "judge": "openai/m", "label": label, "name": name, "config_hash": digest * 16, ARGS_KEY: {}}
+
+    rows = [run("Same", "a", "Same"), run("Same", "b", "Same"), run("Same #bbbbbbbb", "c", "Same #bbbbbbbb"),
+            run("always-longer", "d", "always-longer"), run("Same", "a", "Same"),
+            {"kind": "baseline", "judge": "always-longer", "label": "always-longer"}]
+    label_rows(rows)
+    labels = [row["label"] for row in rows]
+    assert labels[0] == labels[4]  # one configuration, one label (two datasets' sections)
+    by_identity = {row.get("config_hash", "baseline"): row["label"] for row in rows}
+    assert len(set(by_identity.values())) == len(by_identity) == 5, labels
+    assert labels[5] == "always-longer" and labels[3] == "always-longer #dddddddd"

@@ -33,8 +33,8 @@ def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:
     template_changed = "changed" if base.prompt_template_hash != cand.prompt_template_hash else "same"
     verdict = f"significant at {ALPHA:g}" if c.significant else f"not significant at {ALPHA:g}"
     lines = [
-        f"compare {term_text(c.task)}: baseline {term_text(base.run_dir)} ({term_text(base.judge)}) vs candidate "
-        f"{term_text(cand.run_dir)} ({term_text(cand.judge)})",
+        f"compare {term_text(c.task)}: baseline {term_text(base.run_dir)} ({term_text(base.judge_label)}) vs candidate "
+        f"{term_text(cand.run_dir)} ({term_text(cand.judge_label)})",
         f"  prompt template   baseline {base.prompt_template}@{base.prompt_template_hash[:10]}, "
         f"candidate {cand.prompt_template}@{cand.prompt_template_hash[:10]} ({template_changed})",
         f"  configuration     {_changes(c.config_changes)}",

@@ -23,6 +23,7 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import open_regular, write_atomic
 from judgebench.core.records import JudgmentRecord, MetricValue, RunResult
 from judgebench.core.secrets import redact_value
+from judgebench.judges.config import run_config_hash
 from judgebench.publish.tables import md_escape
 
 PARQUET_FILE = "data/train-00000-of-00001.parquet"
@@ -129,7 +130,8 @@ def dataset_card(result: RunResult, rows: int, columns: Sequence[str] = ()) -> s
     """README.md: YAML metadata for the Hub, then what the rows are and where they came from; `columns`: the
     dataset's (listed as they are: the card had listed 23 of 39)."""
     config, info = result.config, result.config.dataset
-    title = f"judgebench samples: {config.task} judged by {config.judge}"
+    named = f" ({config.judge_name})" if config.judge_name else ""  # (an audit: two names of one model read alike)
+    title = f"judgebench samples: {config.task} judged by {config.judge}{named}"
     header = "\n".join(
         [
             "---",
@@ -146,6 +148,8 @@ def dataset_card(result: RunResult, rows: int, columns: Sequence[str] = ()) -> s
         ("dataset revision", info.resolved_revision or info.revision or "none recorded"),
         ("dataset fingerprint", info.fingerprint),
         ("judge (self-reported)", config.judge),
+        ("judge configuration", f"{config.judge_name or 'no display name'}; hash {run_config_hash(config)} (model, "
+                                "answer-changing arguments and prompt)"),
         ("judge arguments (self-reported)",
          ", ".join(f"{k}={v}" for k, v in sorted(redact_value(config.judge_args).items())) or "none"),
         ("prompt template", config.prompt_template),

@@ -247,8 +247,30 @@ def label_rows(rows: list[dict[str, Any]]) -> None:
         for row in group:
             if len(seen[row["label"]]) > 1:
                 row["label"] = f"{row['label']} #{row['config_hash'][:8]}"
+    _distinct_labels(rows, runs)
     for row in runs:
         del row[ARGS_KEY]
+
+
+def _distinct_labels(rows: list[dict[str, Any]], runs: list[dict[str, Any]]) -> None:
+    """A run row whose label another judge's row of the table still shows (a display name that reads as another
+    row's label: `always-longer`, or `Same #869e8f04` beside the configuration that hash names; an audit) gets its
+    configuration hash, short then whole, then its place in the table. One configuration keeps one label (the same
+    judge on two datasets' sections)."""
+    def identity(row: dict[str, Any]) -> Any:
+        return row["config_hash"] if ARGS_KEY in row else (row.get("kind"), row.get("judge"))
+
+    suffixes = (lambda row: row["config_hash"][:8], lambda row: row["config_hash"], lambda row: str(runs.index(row) + 1))
+    for suffix in suffixes:
+        owners: dict[str, set[Any]] = defaultdict(set)
+        for row in rows:
+            if "label" in row:
+                owners[row["label"]].add(identity(row))
+        clashing = [row for row in runs if len(owners[row["label"]]) > 1]
+        if not clashing:
+            return
+        for row in clashing:
+            row["label"] = f"{row['label']} #{suffix(row)}"
 
 
 def _first_dimension(slices: dict[str, Any]) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from judgebench.core.rundir import (
     read_judgments,
 )
 from judgebench.core.text import md_cell, md_text, visible
+from judgebench.judges.config import args_text, run_config_hash
 from judgebench.publish.confidence_report import confidence_section
 from judgebench.publish.costplot import (
     PLOT_STEM,
@@ -84,6 +85,9 @@ def _report_text(run_dir: Path, out_dir: Path, result: RunResult | None, records
     out_dir.mkdir(parents=True, exist_ok=True)
     headline = result.config.headline if result else SAMPLES_ONLY_HEADLINE
     sections = plotter.send(out_dir, diag, headline, label_noun(run_dir))  # plots and their tables, while we write the rest
+    if result is not None:  # which configuration of the judge (an audit: two temperatures' reports read alike)
+        config = result.config
+        diag.update(judge_name=config.judge_name, judge_args=config.judge_args, config_hash=run_config_hash(config))
     write_json(out_dir / "diagnostics.json", diag)
     _write_csv(out_dir / "flips.csv", flips_frame(diag))
     return _header(diag, result, headline) + extra_sections(out_dir, records, result, seed, N_RESAMPLES, run_dir) \
@@ -284,12 +288,14 @@ def samples_only_note(run_dir: Path) -> str | None:
 
 
 def _header(diag: dict[str, Any], result: RunResult | None, headline: str) -> str:
-    lines = [f"# Judge diagnostics: {md_text(diag['judge'])} on {md_text(diag['task'])}", ""]
+    name = f" ({diag['judge_name']})" if diag.get("judge_name") else ""
+    lines = [f"# Judge diagnostics: {md_text(diag['judge'] + name)} on {md_text(diag['task'])}", ""]
     if result is None:
         lines += [f"- Run settings: no {RESULTS_FILE} in the run folder; read from samples.jsonl alone ({_ASSUMED})"]
     if result:
         config = result.config
-        lines += [f"- Dataset: {md_text(config.dataset.source)} (split {md_text(config.dataset.split)}"
+        lines += [f"- Judge configuration {diag['config_hash']}: {md_text(args_text(config.judge_args) or 'no arguments')}",
+                  f"- Dataset: {md_text(config.dataset.source)} (split {md_text(config.dataset.split)}"
                   f"{', demo' if config.dataset.demo else ''})",
                   f"- Prompt: {md_text(config.prompt_template)} ({config.prompt_template_hash[:10]}), "
                   f"orders: {'both' if config.swap else 'single'}"]

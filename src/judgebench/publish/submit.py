@@ -84,12 +84,17 @@ def identity_fingerprint(records: Iterable[JudgmentRecord]) -> str:
     return identity_sha256(list(records))
 
 
-def _check_identity(verified: Verified, leaderboard_dir: Path, entry_dir: Path) -> None:
-    """No copy of another entry's answers; no replacement by a smaller or partial run."""
-    result, mine = verified.result, identity_fingerprint(verified.records)
+def _check_identity(verified: Verified, leaderboard_dir: Path, entry_dir: Path) -> list[str]:
+    """No copy of another entry's answers; no replacement by a smaller or partial run. Returns what a replacement
+    changes that the board's readers see (its display name)."""
+    result, mine, notes = verified.result, identity_fingerprint(verified.records), []
     for folder, other in entries(leaderboard_dir, result.config.task):
         if folder.resolve() == entry_dir.resolve():
             _check_replacement(result, other, folder)
+            if other.config.judge_name != result.config.judge_name:  # (an audit: a rename went unsaid)
+                notes.append(f"entry {folder.name} was shown as {other.config.judge_name or other.config.judge!r}; "
+                             f"this run of the same configuration shows it as "
+                             f"{result.config.judge_name or result.config.judge!r}")
             continue
         try:
             theirs = identity_fingerprint(read_samples(folder / SAMPLES_FILE))
@@ -101,6 +106,7 @@ def _check_identity(verified: Verified, leaderboard_dir: Path, entry_dir: Path) 
                 f"the samples carry the same answers as the entry {folder.name} (judge {other.config.judge!r}): "
                 "a run is ranked once, under the judge that made it",
             )
+    return notes
 
 
 def _check_replacement(new: RunResult, old: RunResult, folder: Path) -> None:
@@ -150,7 +156,7 @@ def submit_run(
     )
     entries = safe_path(leaderboard_dir / ENTRIES, leaderboard_dir)
     entry_dir = safe_path(entries / verified.result.config.task / entry_name(verified.result), entries)
-    _check_identity(verified, leaderboard_dir, entry_dir)
+    notes = _check_identity(verified, leaderboard_dir, entry_dir)
     _check_planned_writes(leaderboard_dir, entry_dir, verified.result.config.task)
     replaced = (entry_dir / RESULTS_FILE).exists()
     written = []
@@ -173,7 +179,7 @@ def submit_run(
     )
     written.append(entry_dir / SUBMISSION_FILE)
     tables, warnings = rebuild_board(leaderboard_dir)
-    return Submission(verified, entry_dir, replaced, written + tables, warnings)
+    return Submission(verified, entry_dir, replaced, written + tables, [*notes, *warnings])
 
 
 def _check_planned_writes(leaderboard_dir: Path, entry_dir: Path, task: str) -> None:

@@ -23,6 +23,7 @@ import numpy as np
 from judgebench.core.catalogue import metric
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import JudgmentRecord, RunResult, failure_of
+from judgebench.judges.config import run_config_hash
 from judgebench.scoring.metrics import run_values
 from judgebench.stats.paired import (
     ALPHA,
@@ -52,6 +53,13 @@ class Side:
     invalid_rate: float
     failed_rate: float
     unrecorded: int  # replay judgments of the paired examples that had no recorded answer
+    judge_name: str | None = None  # the configuration's display name, and its hash (judges/config.py)
+    config_hash: str | None = None
+
+    @property
+    def judge_label(self) -> str:
+        """The model id, with the configuration's name when it has one."""
+        return f"{self.judge} ({self.judge_name})" if self.judge_name else self.judge
 
 
 @dataclass
@@ -300,6 +308,8 @@ def _side(run_dir: Path, result: RunResult, records: list[JudgmentRecord], table
         invalid_rate=sum(int(row["n_invalid"]) for row in rows) / expected if expected else 0.0,
         failed_rate=sum(int(row["n_failed"]) for row in rows) / expected if expected else 0.0,
         unrecorded=sum(failure_of(r) == "unrecorded" for r in records if (r.example_id, r.dimension) in paired),
+        judge_name=result.config.judge_name,
+        config_hash=run_config_hash(result.config),
     )
 
 

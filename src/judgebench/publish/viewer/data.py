@@ -29,6 +29,7 @@ import msgspec
 from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.files import read_model_json, regular_bytes
 from judgebench.core.records import Label, Order, RunResult, Status, Verdict
+from judgebench.judges.config import run_config_hash
 from judgebench.core.rundir import (
     MEMBERS_DIR,
     PROMPT_FILE,
@@ -158,9 +159,9 @@ class View:
         return {
             "task": first.task,
             "both_bad": self.both_bad,
-            "runs": [{"name": r.name, "judge": r.result.config.judge, "kind": r.result.config.kind,
-                      "members": [m for m, _ in r.members], "repeats": r.repeats is not None,
-                      "prompt_note": r.prompt_note} for r in self.runs],
+            "runs": [{"name": r.name, "judge": r.result.config.judge, **_configuration(r.result),
+                      "kind": r.result.config.kind, "members": [m for m, _ in r.members],
+                      "repeats": r.repeats is not None, "prompt_note": r.prompt_note} for r in self.runs],
             "dimensions": self.dimensions,
             "slices": {c: sorted(v) for c, v in slices.items()},
             "rows": len(self.rows),
@@ -168,6 +169,15 @@ class View:
                          "examples only one run has show '-' for the other" for r in self.runs[1:]
                          if r.result.config.dataset.fingerprint != first.dataset.fingerprint],
         }
+
+
+def _configuration(result: RunResult) -> dict[str, Any]:
+    """Which configuration of its judge a run is (an audit: two temperatures under one display name read as the
+    folders they sat in): its display name, hash and a label `MODEL (NAME) #HASH8` for the page."""
+    config = result.config
+    digest = run_config_hash(config)
+    named = f" ({config.judge_name})" if config.judge_name else ""
+    return {"judge_name": config.judge_name, "config_hash": digest, "label": f"{config.judge}{named} #{digest[:8]}"}
 
 
 def _reason(f: _IndexFields) -> str:
@@ -415,7 +425,8 @@ def example_detail(view: View, n: int) -> dict[str, Any]:
                               "majority": row["maj"], "runs": []}
     for run in view.runs:
         records = run.samples.records(key)
-        per_run: dict[str, Any] = {"name": run.name, "judge": run.result.config.judge, "orders": {}}
+        per_run: dict[str, Any] = {"name": run.name, "judge": run.result.config.judge,
+                                   "label": _configuration(run.result)["label"], "orders": {}}
         for record in records:
             if "question" not in detail and record.get("question") is not None:
                 detail.update({k: record.get(k) for k in ("question", "response_a", "response_b", "model_a",

@@ -223,7 +223,7 @@
 
   function runSection(ex, r, run) {
     const sec = el("section", {"data-run": r});
-    sec.appendChild(el("h3", null, run.name + " (" + run.judge + ")"));
+    sec.appendChild(el("h3", null, run.name + " (" + run.label + ")"));
     const target = against(ex.label);
     ["AB", "BA"].forEach(function (order) {
       const o = run.orders[order];
@@ -361,7 +361,7 @@
   function setup() {
     const meta = S.meta;
     $("task").textContent = "task " + meta.task + " · " + meta.rows + " examples";
-    $("runs").textContent = meta.runs.map(function (r, i) { return (i + 1) + ". " + r.name + " = " + r.judge; }).join("  ");
+    $("runs").textContent = meta.runs.map(function (r, i) { return (i + 1) + ". " + r.name + " = " + r.label; }).join("  ");
     (meta.warnings || []).forEach(function (w) { $("warnings").appendChild(el("div", {cls: "bad"}, w)); });
     meta.runs.forEach(function (r, i) { $("run").appendChild(el("option", {value: i}, r.name)); });
     FLAGS.forEach(function (f) {
