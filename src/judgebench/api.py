@@ -161,7 +161,7 @@ def _run_request(**options: Any) -> RunRequest:
     for name in ("dataset_path", "prompt"):  # a Path is as good as its text
         if isinstance(options.get(name), Path):
             options[name] = str(options[name])
-    runner = options.pop("runner", None) or RunnerOptions(progress=False)
+    runner = options.pop("runner", None) or RunnerOptions()
     options["on_warning"] = _told(_arg(options.get("on_warning"), Callable[..., Any] | None, "evaluate", "on_warning"))
     return RunRequest(output_path=output_path, judge_args=judge_args, include_paths=include_paths, runner=runner, **options)
 

@@ -87,7 +87,9 @@ def test_api_raises_the_cli_error(tmp_path):
 @pytest.mark.parametrize(
     ("option", "says"),
     [({"limit": 0}, "--limit: must be >= 1"), ({"n_resamples": -1}, "--bootstrap: must be >= 0"),
-     ({"min_coverage": 1.5}, "--min-coverage: must be a fraction")],
+     ({"min_coverage": 1.5}, "--min-coverage: must be a fraction"),
+     ({"seed": -1}, "--seed: must be >= 0, got -1"),  # (a walkthrough: every call was made, then pydantic refused it)
+     ({"dataset_path": "bad.jsonl"}, "--demo and --dataset-path exclude each other")],  # (the demo ran, unsaid)
 )
 def test_api_checks_the_ranges_the_cli_checks(tmp_path, option, says):
     with pytest.raises(judgebench.JudgebenchError, match=says):
@@ -265,3 +267,18 @@ def test_two_versions_of_one_local_file_are_never_ranked_as_one_dataset(tmp_path
     runs = [(row["judge"], row["dataset"]) for row in rows if row["judge"].startswith("builtin/")]  # (the runs' rows)
     assert len(runs) == 3 and len({dataset for _, dataset in runs}) == 2, runs
     assert all(":train@sha256:" in dataset for _, dataset in runs), runs
+
+
+def test_build_panel_onto_a_file_is_one_line(tmp_path):
+    """A walkthrough: a file as the panel's output_path raised NotADirectoryError from pathlib."""
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(judgebench.JudgebenchError, match=r"^--output-path .*afile: exists and is not a directory$"):
+        judgebench.build_panel([tmp_path / "a", tmp_path / "b"], tmp_path / "afile")
+
+
+def test_runner_options_alone_turn_no_progress_bar_on(tmp_path, capfd):
+    """A walkthrough: passing RunnerOptions(concurrency=2) drew a progress bar (its default was the command line's)."""
+    judge = judgebench.function_judge("mylab/always-b", lambda request: "[[B]]")  # (a built-in judge draws none)
+    judgebench.evaluate("sciarena_eval", judge, output_path=tmp_path / "x", demo=True, limit=4,
+                        runner=judgebench.calls.RunnerOptions(concurrency=2, use_cache=False))
+    assert capfd.readouterr().err == ""

@@ -147,3 +147,13 @@ def test_a_sweep_of_a_named_configuration_keeps_its_name_and_prompt(tmp_path: Pa
     table = (out / "sweep.md").read_text()
     assert table.startswith("# Sweep over temperature: openai/m (My judge) on sciarena_eval\n")
     assert f"| {rows[0]['config_hash'][:8]} |" in table
+
+
+
+def test_a_swept_key_the_configuration_file_sets_names_the_file(tmp_path: Path, capsys) -> None:
+    """An attack: a key set in a configuration file's judge_args was refused as `also in --judge-args`."""
+    config = tmp_path / "mine.yaml"
+    config.write_text("judge: openai/m\njudge_args: {temperature: 0.2, api_key: x}\n", encoding="utf-8")
+    assert main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", str(config), "--output-path", str(tmp_path / "o"),
+                 "--sweep", "temperature=0,1"]) == 2
+    assert f"--sweep: temperature is also in its configuration file {config} (give it once)" in capsys.readouterr().err

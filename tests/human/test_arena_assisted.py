@@ -78,9 +78,9 @@ def test_judge_run_on_the_voted_pairs_only_skips_the_assisted_section(tmp_path, 
 def test_assisted_flags_need_a_judge_run_and_a_known_slice(tmp_path, capsys, judge_run):
     assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--label-share", "0.5"]) == 2
     assert "--label-share and --strata need a --judge-run" in capsys.readouterr().err
-    for value in ("0", "1.5"):  # (a walkthrough: 0 was worded in a sentence of ours, 1.5 by argparse)
+    for value in ("0", "1.5", "-0.1", "nan", "abc"):  # (a walkthrough: 0 was worded in a sentence of ours, 1.5 by argparse)
         assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--label-share", value]) == 2
-        assert "argument --label-share: must be a fraction" in capsys.readouterr().err
+        assert "argument --label-share: must be a fraction above 0 and at most 1" in capsys.readouterr().err
     assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "o"), "--n-resamples", "0",
                  "--robustness-repeats", "1", "--judge-run", str(judge_run), "--strata", "nope"]) == 2
     assert "--strata nope: the votes have no slice 'nope'" in capsys.readouterr().err

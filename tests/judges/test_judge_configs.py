@@ -511,10 +511,12 @@ def test_a_display_name_never_reads_as_another_rows_label() -> None:
 
     rows = [run("Same", "a", "Same"), run("Same", "b", "Same"), run("Same #bbbbbbbb", "c", "Same #bbbbbbbb"),
             run("always-longer", "d", "always-longer"), run("Same", "a", "Same"),
-            {"kind": "baseline", "judge": "always-longer", "label": "always-longer"}]
+            {"kind": "baseline", "judge": "always-longer"}, {"kind": "reported", "judge": "o4-mini"},
+            run("o4-mini", "e", "o4-mini")]  # (baseline and reported rows have no label: the tables print their judge)
     label_rows(rows)
-    labels = [row["label"] for row in rows]
+    labels = [row.get("label") or row["judge"] for row in rows]
     assert labels[0] == labels[4]  # one configuration, one label (two datasets' sections)
-    by_identity = {row.get("config_hash", "baseline"): row["label"] for row in rows}
-    assert len(set(by_identity.values())) == len(by_identity) == 5, labels
+    by_identity = {row.get("config_hash", row["judge"]): label for row, label in zip(rows, labels)}
+    assert len(set(by_identity.values())) == len(by_identity) == 7, labels
     assert labels[5] == "always-longer" and labels[3] == "always-longer #dddddddd"
+    assert labels[6] == "o4-mini" and labels[7] == "o4-mini #eeeeeeee"

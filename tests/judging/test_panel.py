@@ -511,3 +511,19 @@ def test_a_panel_writes_its_members_only_under_its_folder_and_drops_an_earlier_p
     (out / "members" / "4-mine" / "notes.txt").write_text("mine\n")
     assert main(["panel", str(longer), str(other), "--output-path", str(out)]) == 0
     assert sorted(p.name for p in (out / "members").iterdir()) == sorted([*members, "4-mine"])
+
+
+def test_a_panel_takes_no_display_name_of_its_first_member(binary, tmp_path):
+    """An attack: the panel's configuration copied its first member's display name, so its report, compare header,
+    viewer label, export title and leaderboard row read as that member."""
+    members = []
+    for judge in ("J1", "J2", "J3"):
+        folder = tmp_path / judge
+        shutil.copytree(binary[judge], folder)
+        data = json.loads((folder / "results.json").read_text())
+        data["config"]["judge_name"] = f"named {judge}"
+        (folder / "results.json").write_text(json.dumps(data))
+        members.append(folder)
+    build_panel(members, tmp_path / "panel", aggregate="majority", n_resamples=50)
+    config = json.loads((tmp_path / "panel" / "results.json").read_text())["config"]
+    assert config.get("judge_name") is None and [m["name"] for m in config["members"]] == ["named J1", "named J2", "named J3"]

@@ -653,3 +653,11 @@ def test_a_missing_split_names_the_config(tmp_path):
     (folder / "README.md").write_text(TWO_CONFIGS, encoding="utf-8")
     message = _error(load_examples, _with_config(get_task("sciarena_eval"), "second"), dataset_path=str(folder), split="test")
     assert message.startswith(f"{folder} (config 'second'): split 'test' does not exist"), message
+
+
+def test_an_empty_folder_given_a_config_says_it_holds_no_data(tmp_path):
+    """An attack: a named config on an empty folder blamed a README.md that does not exist."""
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    message = _error(load_examples, _with_config(get_task("sciarena_eval"), "cfg"), dataset_path=str(folder))
+    assert message == f"{folder}: holds no data files (the task reads its config 'cfg')"

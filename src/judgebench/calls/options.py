@@ -36,7 +36,7 @@ class RunnerOptions:
     use_cache: bool = True
     refresh_cache: bool = False  # ignore cached answers but write new ones
     cache_dir: Path | None = None  # default: platformdirs.user_cache_dir("judgebench")
-    progress: bool = True
+    progress: bool = False  # a progress bar on stderr (the command line's default, unless --quiet; Python's off)
     progress_label: str = "judging"  # what the progress bar says the calls do (`pairs`: answering)
     backoff_base_s: float = 1.0
     backoff_max_s: float = 60.0

@@ -63,9 +63,12 @@ judge_battles = at_most(NON_NEGATIVE_INT, MAX_VOTES_TRIED)
 
 
 def share(text: str) -> float:
-    """--label-share: a fraction above 0, at most 1 (0 keeps no vote: worded as argparse words 1.5)."""
-    value = fraction(text)
-    if value <= 0:
+    """--label-share: a fraction above 0, at most 1 (0 keeps no vote); every other value worded alike."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= 1:  # (nan too)
         raise argparse.ArgumentTypeError(f"must be a fraction above 0 and at most 1, got '{text}'")
     return value
 

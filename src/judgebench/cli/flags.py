@@ -241,8 +241,7 @@ def runner_options(args: argparse.Namespace) -> RunnerOptions:
     values: dict[str, Any] = {name: getattr(args, flag) for name, flag in RUNNER_FLAGS.items() if hasattr(args, flag)}
     if hasattr(args, "no_cache"):
         values["use_cache"] = not args.no_cache
-    if hasattr(args, "quiet"):
-        values["progress"] = not args.quiet
+    values["progress"] = not getattr(args, "quiet", False)  # (RunnerOptions' own default is a library's: off)
     return RunnerOptions(**values)
 
 

@@ -53,7 +53,8 @@ def run_sweep(sweep: str, task: str, judge: Any, output_path: Path, options: dic
 
     key, settings = parse_sweep(sweep)
     if key in judge.judge_args:
-        raise JudgebenchError(f"--sweep: {key} is also in --judge-args (give it once)")
+        given = f"its configuration file {judge.source}" if judge.source else "--judge-args"  # (an attack: a file's
+        raise JudgebenchError(f"--sweep: {key} is also in {given} (give it once)")  # was worded as --judge-args)
     if is_builtin(judge.judge):  # (else refused as `--judge-args is not used ...`, a flag not given)
         raise JudgebenchError(f"--sweep: built-in judge {term_text(judge.judge)} takes no arguments to sweep")
     statuses: list[int] = []

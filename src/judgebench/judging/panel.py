@@ -23,7 +23,7 @@ from pathlib import Path
 from judgebench.calls.stopping import written_whole
 from judgebench.core.confidence import VERDICT_KEYS, vote_shares
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.files import is_inside, regular_text, write_atomic
+from judgebench.core.files import check_output_dir, is_inside, regular_text, write_atomic
 from judgebench.core.records import (
     ORDERS,
     PANEL_PREFIX,
@@ -228,6 +228,7 @@ def panel_config(members: Sequence[Member], aggregate: str) -> RunConfig:
         update={
             "judge": panel_id(aggregate, [m.result.config.judge for m in members]),
             "judge_args": {},
+            "judge_name": None,  # (the first member's name had labelled the panel as that member: an attack)
             "prompt_template": "panel",
             "prompt_template_hash": combined_hash([m.result.config.prompt_template_hash for m in members]),
             "swap": common_orders(members) == ORDERS,
@@ -269,6 +270,7 @@ def build_panel(
     """
     if aggregate not in AGGREGATES:
         raise JudgebenchError(f"panel: --aggregate must be one of {', '.join(AGGREGATES)}, got {aggregate!r}")
+    check_output_dir(output_path)  # (a walkthrough: a file there failed deep in pathlib, after the members were read)
     members = load_members(run_dirs)
     for member in members:
         if is_inside(output_path, member.run_dir) or is_inside(member.run_dir, output_path):

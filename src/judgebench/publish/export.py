@@ -136,7 +136,8 @@ def dataset_card(result: RunResult, rows: int, columns: Sequence[str] = ()) -> s
         [
             "---",
             f"license: {hub_license(info.license)}",
-            f"pretty_name: {json.dumps(md_escape(title))}",  # a YAML double-quoted string: no injected keys
+            f"pretty_name: {json.dumps(md_escape(title))}",  # a YAML double-quoted string: no injected keys; escaped
+            # as the card's text is (no raw markup anywhere in the file, though the Hub shows `&lt;` as it is)
             CARD_TAGS,
             "---",  # no `configs:`: `datasets` finds data/train-*.parquet by its name, locally and on the Hub, and
             # keys a local folder's cache by its files (with `configs:` by the folder's name and the card alone)

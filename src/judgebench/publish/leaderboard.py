@@ -260,12 +260,14 @@ def _distinct_labels(rows: list[dict[str, Any]], runs: list[dict[str, Any]]) -> 
     def identity(row: dict[str, Any]) -> Any:
         return row["config_hash"] if ARGS_KEY in row else (row.get("kind"), row.get("judge"))
 
+    def shown(row: dict[str, Any]) -> Any:  # what the tables print: a baseline or reported row has no label
+        return row.get("label") or row.get("judge")
+
     suffixes = (lambda row: row["config_hash"][:8], lambda row: row["config_hash"], lambda row: str(runs.index(row) + 1))
     for suffix in suffixes:
         owners: dict[str, set[Any]] = defaultdict(set)
         for row in rows:
-            if "label" in row:
-                owners[row["label"]].add(identity(row))
+            owners[shown(row)].add(identity(row))
         clashing = [row for row in runs if len(owners[row["label"]]) > 1]
         if not clashing:
             return

@@ -63,6 +63,10 @@ class JobRequest:
         if self.limit is not None and self.limit < 1 and not isinstance(self.limit, float):
             raise JudgebenchError(f"--limit: must be >= 1, got {self.limit}")
         check_resamples(self.n_resamples)
+        if self.seed < 0:  # (a walkthrough: evaluate(seed=-1) made every call, then failed writing results.json)
+            raise JudgebenchError(f"--seed: must be >= 0, got {self.seed}")
+        if self.demo and self.dataset_path:  # (evaluate ran the demo and said nothing of the data given)
+            raise JudgebenchError("--demo and --dataset-path exclude each other")
         if self.min_coverage is not None and not 0 <= self.min_coverage <= 1:
             raise JudgebenchError(f"--min-coverage: must be a fraction between 0 and 1, got {self.min_coverage}")
         if self.max_repeats is not None and not 1 <= self.repeats <= self.max_repeats:
