@@ -88,6 +88,8 @@ def test_judge_args_are_converted_from_strings() -> None:
         ({"drop_params": "maybe"}, "true or false"),
         ({"transport": "carrier-pigeon"}, "transport"),
         ({"extra_headers": "not json"}, "JSON object"),
+        ({"max_tokens": "-5"}, "max_tokens=-5: expected an integer >= 1"),  # (a walkthrough: sent to the provider)
+        ({"n": 0}, "n=0: expected an integer >= 1"),
     ],
 )
 def test_bad_judge_args_are_one_line_errors(args: dict, fragment: str) -> None:

@@ -106,6 +106,9 @@ def test_a_data_folder_is_read_in_the_config_the_rubric_task_names(tmp_path):
 
     for path in (data_path(spec, demo=False, dataset_path=None), folder / "snap"):
         assert [r.id for r in load_responses(spec, path)] == ["r2"]
+    assert main(["rubric", "run", "--task", "my_graded", "--include-path", str(folder), "--judge", "builtin/full-credit",
+                 "--output-path", str(tmp_path / "out"), "--quiet"]) == 0
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["config"]["dataset_config"] == "second"  # (recorded)
     (folder / "rows.jsonl").write_text(json.dumps(first) + "\n", encoding="utf-8")  # a config for a single file: none
     (folder / "my_graded.yaml").write_text(TASK_YAML.replace("{path: graded.jsonl}", "{path: rows.jsonl, name: x}"),
                                            encoding="utf-8")

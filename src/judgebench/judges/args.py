@@ -36,6 +36,7 @@ from judgebench.core.secrets import is_secret_name
 from judgebench.judges.providers import check_api_base
 
 INT_ARGS = {"max_tokens", "max_completion_tokens", "seed", "top_k", "n", "top_logprobs"}
+COUNT_ARGS = {"max_tokens", "max_completion_tokens", "n"}  # at least 1 (top_k -1 is vLLM's "off"; seeds may be negative)
 FLOAT_ARGS = {
     "temperature",
     "top_p",
@@ -229,6 +230,8 @@ def convert_judge_args(raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, s
                 args["api_base"] = value
             else:
                 args[name] = _json_value(name, _convert_value(name, value))
+                if name in COUNT_ARGS and args[name] is not None and args[name] < 1:  # (a walkthrough: max_tokens=-5
+                    raise JudgebenchError(f"--judge-args {name}={args[name]}: expected an integer >= 1")  # was sent)
     return args, headers
 
 

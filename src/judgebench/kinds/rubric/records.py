@@ -95,6 +95,7 @@ class RubricConfig(Strict):
     task: str
     task_version: str
     dataset: str  # the data file (or "demo")
+    dataset_config: str | None = None  # the config a data folder or Hub dataset was read in (spec.dataset_config)
     fingerprint: str  # sha256 over the graded responses
     demo: bool = False
     judge: str

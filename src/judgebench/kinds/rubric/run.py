@@ -31,7 +31,7 @@ from judgebench.kinds.rubric.judging import (
     reply_accepted,
 )
 from judgebench.kinds.rubric.records import RubricConfig, RubricRecord, RubricResult
-from judgebench.kinds.rubric.spec import data_path, fingerprint, load_responses
+from judgebench.kinds.rubric.spec import data_path, dataset_config, fingerprint, load_responses
 from judgebench.tasks.request import JobRequest
 
 DEFAULT_REASK = 6  # ScienceArena's ledger: one initial call plus at most six retries
@@ -83,6 +83,7 @@ def run_rubric(request: RubricRunRequest) -> RubricRunSummary:
     records = assemble_rubric_records(spec.name, judge.id, spec, responses, requests, targets, replies, request.repeats)
     config = RubricConfig(
         task=spec.name, task_version=spec.version, dataset="demo" if request.demo else str(path),
+        dataset_config=None if request.demo else dataset_config(spec, path),
         fingerprint=fingerprint(responses), demo=request.demo, judge=judge.id, judge_args=judge.public_args(),
         prompt_template=template.name, prompt_template_hash=template.sha256, reask=request.runner.reask,
         repeats=request.repeats, within_k=request.within_k or spec.within_k,

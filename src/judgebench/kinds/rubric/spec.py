@@ -175,18 +175,30 @@ def data_path(spec: RubricTaskSpec, *, demo: bool, dataset_path: str | None) -> 
     return Path(spec.dataset.path)  # a Hub dataset id, loaded through `datasets`
 
 
+def dataset_config(spec: RubricTaskSpec, path: Path) -> str | None:
+    """The config the task's data at `path` is read in, as tasks/loading reads a pairwise task's: `dataset.name` for
+    the task's own data and a folder (a local copy of it; the card's default config's name when none is named),
+    none for other data; a name beside the task's own single file is refused."""
+    own, name = str(path) in (spec.dataset.path, str(spec.folder / spec.dataset.path)), spec.dataset.name
+    if own and name is not None and path.is_file():
+        raise JudgebenchError(f"task {spec.name}: dataset.name '{name}' names a config, but {path} is a single file, "
+                              "which has none: leave the name out")
+    if path.is_dir():
+        from judgebench.tasks.loading import check_folder
+
+        return check_folder(path, name)
+    return name if own and uses_datasets(str(path)) else None
+
+
 def load_responses(spec: RubricTaskSpec, path: Path, limit: int | None = None) -> list[GradedResponse]:
     """The graded responses of a data file; a bad row is one error naming file, row and field."""
     c = spec.columns
     structured = {name for name in (c.rubric, c.max_score, c.expert_items, c.expert_total) if name}
     own, d = str(path) in (spec.dataset.path, str(spec.folder / spec.dataset.path)), spec.dataset  # own: no --dataset-path
-    if own and d.name is not None and path.is_file():  # (as tasks/loading.data_config)
-        raise JudgebenchError(f"task {spec.name}: dataset.name '{d.name}' names a config, but {path} is a single file, "
-                              "which has none: leave the name out")
+    config = dataset_config(spec, path)
     if uses_datasets(str(path)):
-        rows, _ = read_table_rows(str(path), config=d.name if own or path.is_dir() else None, split=d.split,  # (a
-                                  # folder: a local copy of the task's dataset, read in its config, as tasks/loading)
-                                  revision=d.revision if own else None, structured=structured)
+        rows, _ = read_table_rows(str(path), config=config, split=d.split, revision=d.revision if own else None,
+                                  structured=structured)
     elif not path.is_file():
         raise JudgebenchError(f"{path}: data file not found (task {spec.name})")
     else:
