@@ -277,6 +277,7 @@ def _add_submit_parser(sub: Any) -> None:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
+    from judgebench.judges.config import named_judge
     from judgebench.publish.submit import submit_run
 
     done = submit_run(
@@ -291,8 +292,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         warn(message)
     config = done.verified.result.config
     labels = f" [{', '.join(map(term_text, done.verified.labels))}]" if done.verified.labels else ""
-    named = f" ({term_text(config.judge_name)})" if config.judge_name else ""
-    print(f"accepted: {term_text(config.task)} / {term_text(config.judge)}{named} / {term_text(config.prompt_template)}"
+    print(f"accepted: {term_text(config.task)} / {term_text(named_judge(config.judge, config.judge_name))} / "
+          f"{term_text(config.prompt_template)}"
           f"@{term_text(config.prompt_template_hash[:10])}{labels}")
     print(f"{'replaced' if done.replaced else 'stored'} {term_text(done.entry_dir)}")
     for path in done.written:

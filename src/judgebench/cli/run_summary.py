@@ -11,18 +11,18 @@ from judgebench.core.text import term_text
 
 def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) -> str:
     """A short human summary of a results file."""
+    from judgebench.judges.config import named_judge
     from judgebench.scoring.usage import run_notes
 
     config, counts = result.config, result.counts
     headline = result.config.headline
-    named = f" ({term_text(config.judge_name)})" if getattr(config, "judge_name", None) else ""
     subset = ""
     if getattr(config, "limit", None) is not None:
         from judgebench.publish.leaderboard import subset_marker
 
         subset = f" | {subset_marker(config, counts.examples)}, not ranked among full runs"
     lines = [
-        f"{term_text(config.task)} v{term_text(config.task_version)} | judge {term_text(config.judge)}{named} | "
+        f"{term_text(config.task)} v{term_text(config.task_version)} | judge {term_text(named_judge(config.judge, getattr(config, 'judge_name', None)))} | "
         f"data {'demo' if config.dataset.demo else term_text(config.dataset.source)}"
         + (" | PARTIAL" if config.partial else "") + subset,
     ]

@@ -218,6 +218,12 @@ def args_text(args: dict[str, Any], *, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def named_judge(judge: str, name: str | None) -> str:
+    """A run's judge as its readers name it (report and sweep titles, compare, the export card, the viewer): the model
+    id, with the configuration's display name when it has one (`openai/o4-mini (Temp zero)`)."""
+    return f"{judge} ({name})" if name else judge
+
+
 def display_label(judge: str, args: dict[str, Any] | None = None, name: str | None = None) -> str:
     """A row's judge label: the given name, else the id with its answer-changing arguments."""
     if name:

@@ -23,7 +23,7 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import open_regular, write_atomic
 from judgebench.core.records import JudgmentRecord, MetricValue, RunResult
 from judgebench.core.secrets import redact_value
-from judgebench.judges.config import run_config_hash
+from judgebench.judges.config import named_judge, run_config_hash
 from judgebench.publish.tables import md_escape
 
 PARQUET_FILE = "data/train-00000-of-00001.parquet"
@@ -130,8 +130,8 @@ def dataset_card(result: RunResult, rows: int, columns: Sequence[str] = ()) -> s
     """README.md: YAML metadata for the Hub, then what the rows are and where they came from; `columns`: the
     dataset's (listed as they are: the card had listed 23 of 39)."""
     config, info = result.config, result.config.dataset
-    named = f" ({config.judge_name})" if config.judge_name else ""  # (an audit: two names of one model read alike)
-    title = f"judgebench samples: {config.task} judged by {config.judge}{named}"
+    title = f"judgebench samples: {config.task} judged by {named_judge(config.judge, config.judge_name)}"  # (an audit:
+    # two names of one model read alike)
     header = "\n".join(
         [
             "---",

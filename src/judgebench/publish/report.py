@@ -30,7 +30,7 @@ from judgebench.core.rundir import (
     read_judgments,
 )
 from judgebench.core.text import md_cell, md_text, visible
-from judgebench.judges.config import args_text, run_config_hash
+from judgebench.judges.config import args_text, named_judge, run_config_hash
 from judgebench.publish.confidence_report import confidence_section
 from judgebench.publish.costplot import (
     PLOT_STEM,
@@ -288,8 +288,8 @@ def samples_only_note(run_dir: Path) -> str | None:
 
 
 def _header(diag: dict[str, Any], result: RunResult | None, headline: str) -> str:
-    name = f" ({diag['judge_name']})" if diag.get("judge_name") else ""
-    lines = [f"# Judge diagnostics: {md_text(diag['judge'] + name)} on {md_text(diag['task'])}", ""]
+    judge = named_judge(diag["judge"], diag.get("judge_name"))
+    lines = [f"# Judge diagnostics: {md_text(judge)} on {md_text(diag['task'])}", ""]
     if result is None:
         lines += [f"- Run settings: no {RESULTS_FILE} in the run folder; read from samples.jsonl alone ({_ASSUMED})"]
     if result:

@@ -22,6 +22,7 @@ import numpy as np
 from judgebench.core.files import atomic_path, write_atomic, write_json
 from judgebench.core.records import JudgmentRecord, RunResult
 from judgebench.core.text import md_cell, md_text
+from judgebench.judges.config import named_judge
 
 SWEEP_FILE = "sweep.json"
 
@@ -95,8 +96,7 @@ def sweep_markdown(rows: list[dict[str, Any]]) -> str:
     title = f"# Sweep over {md_text(key)}"
     if rows:  # which judge, on which task (an audit: the table named neither, and a judges file's name was lost)
         first = rows[0]
-        judge = md_text(first["judge"]) + (f" ({md_text(first['judge_name'])})" if first.get("judge_name") else "")
-        title += f": {judge} on {md_text(first['task'])}"
+        title += f": {md_text(named_judge(first['judge'], first.get('judge_name')))} on {md_text(first['task'])}"
     lines = [title, "",
              (f"| {md_cell(key)} | {head} [95% CI] | coverage | truncated | cost (USD) | latency p50 (s) | thinking "
               "tokens / call | answer tokens / call | configuration |"), "|---|---|---|---|---|---|---|---|---|"]

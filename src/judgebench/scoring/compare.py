@@ -23,7 +23,7 @@ import numpy as np
 from judgebench.core.catalogue import metric
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import JudgmentRecord, RunResult, failure_of
-from judgebench.judges.config import run_config_hash
+from judgebench.judges.config import named_judge, run_config_hash
 from judgebench.scoring.metrics import run_values
 from judgebench.stats.paired import (
     ALPHA,
@@ -59,7 +59,7 @@ class Side:
     @property
     def judge_label(self) -> str:
         """The model id, with the configuration's name when it has one."""
-        return f"{self.judge} ({self.judge_name})" if self.judge_name else self.judge
+        return named_judge(self.judge, self.judge_name)
 
 
 @dataclass

@@ -29,7 +29,7 @@ import msgspec
 from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.files import read_model_json, regular_bytes
 from judgebench.core.records import Label, Order, RunResult, Status, Verdict
-from judgebench.judges.config import run_config_hash
+from judgebench.judges.config import named_judge, run_config_hash
 from judgebench.core.rundir import (
     MEMBERS_DIR,
     PROMPT_FILE,
@@ -176,8 +176,8 @@ def _configuration(result: RunResult) -> dict[str, Any]:
     folders they sat in): its display name, hash and a label `MODEL (NAME) #HASH8` for the page."""
     config = result.config
     digest = run_config_hash(config)
-    named = f" ({config.judge_name})" if config.judge_name else ""
-    return {"judge_name": config.judge_name, "config_hash": digest, "label": f"{config.judge}{named} #{digest[:8]}"}
+    label = f"{named_judge(config.judge, config.judge_name)} #{digest[:8]}"
+    return {"judge_name": config.judge_name, "config_hash": digest, "label": label}
 
 
 def _reason(f: _IndexFields) -> str:
