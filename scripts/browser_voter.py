@@ -43,7 +43,8 @@ def main() -> int:
     try:
         driver.get(args.invite)
         while driver.title == "judgebench vote" and votes < args.max_votes:
-            pair = driver.find_element(By.CSS_SELECTOR, "#vote-form input[name=pair_id]").get_attribute("value")
+            showing = driver.find_element(By.CSS_SELECTOR, "#vote-form input[name=vote_id]").get_attribute("value")  # (not
+            # the pair: a repeat due at once shows the same pair again, and the wait never ended)
             left, right = (len(driver.find_element(By.ID, side).text) for side in ("left", "right"))
             if args.policy == "random" or rng.random() < args.noise:
                 key = rng.choice("1234")
@@ -52,7 +53,7 @@ def main() -> int:
             ActionChains(driver).send_keys(key).perform()
             WebDriverWait(driver, 10, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(
                 lambda d: d.title != "judgebench vote"
-                or d.find_element(By.CSS_SELECTOR, "#vote-form input[name=pair_id]").get_attribute("value") != pair)
+                or d.find_element(By.CSS_SELECTOR, "#vote-form input[name=vote_id]").get_attribute("value") != showing)
             votes += 1
         if driver.title == "No access":
             print("the invite link was refused", file=sys.stderr)

@@ -40,6 +40,19 @@ def test_citation_markers_become_superscripts_in_text_only() -> None:
     assert 'class="language-[1]"' in out
 
 
+def test_math_keeps_its_styles_and_aligned_lines_and_references_a_readable_heading() -> None:
+    """A physicist's walkthrough: bold vectors and upright units came out italic (the sanitiser dropped
+    `mathvariant`), an `aligned` block ran its equations together with a literal `&`, and the references' heading was
+    the page's smallest (h6)."""
+    out = markdown("$\\mathbf r$ at $10\\,\\mathrm{Hz}$ [1].\n\n$$\\begin{aligned} a &= b \\\\ c &= d \\end{aligned}$$\n\n[1] A. B. 2020")
+    assert '<mi mathvariant="bold">r</mi>' in out and '<mi mathvariant="normal">H</mi>' in out
+    rows = out.split("<mtable>")[1].split("</mtable>")[0]
+    assert rows.count("<mtr>") == 2 and "&amp;" not in rows and rows.count('<mtd columnalign="right">') == 2
+    assert '<mtd columnalign="right"><mrow><mi>a</mi></mrow></mtd><mtd columnalign="left"><mrow><mo>=</mo><mi>b</mi>' in rows
+    assert "<h5>References</h5>" in out
+    assert markdown("$$\\begin{aligned} x &= \\frac{1}{ \\end{aligned}$$").count("math-source") <= 1  # (no crash)
+
+
 def test_an_ordinary_link_or_image_renders_as_its_text_on_the_served_page(tmp_path: Path) -> None:
     """An outside attack: one plain Markdown link in an answer, or in --guidelines, made every page that showed it
     fail with HTTP 500 (the link rule was bound to markdown-it's renderer as a method and took one argument too
@@ -86,6 +99,17 @@ def test_repeats_come_after_the_delay_and_only_once() -> None:
     assert next_showing("x", (), pairs, votes, [], rules, "s", NOW).pair_id == "p2"  # no third showing of p1
     no_repeats = Rules(target=5, repeat_share=0.0, repeat_delay_s=0)
     assert next_showing("x", (), pairs, votes[:2], [], no_repeats, "s", NOW).pair_id == "p2"
+
+
+def test_a_gold_pair_is_never_repeated() -> None:
+    """A walkthrough: with repeats on, every gold pair came back in round 2 (the guide: at most once per annotator),
+    doubling its gold votes and counting into self-consistency."""
+    pairs = pair_rows(3)
+    pairs[0]["gold"] = "A"
+    rules = Rules(target=5, repeat_share=1.0, repeat_delay_s=0)
+    votes = [_vote("p0", "x", at=NOW - timedelta(hours=1)), _vote("p1", "x", at=NOW - timedelta(minutes=30))]
+    showing = next_showing("x", (), pairs, votes, [], rules, "s", NOW)
+    assert (showing.pair_id, showing.round) == ("p1", 2)  # p0, voted first, is gold: not repeated
 
 
 def test_sides_are_random_per_annotator_and_pair_but_reproducible() -> None:

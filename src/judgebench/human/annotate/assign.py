@@ -85,8 +85,8 @@ def next_showing(annotator: str, expertise: tuple[str, ...], pairs: list[dict[st
         if round_ == 2 and (pair_id, 1) in mine or round_ == 1 and (is_gold(pair) or counts[pair_id] < rules.target):
             return Showing(pair_id, round_, shown_order(secret, annotator, pair_id, round_))
     for (pair_id, round_), vote in sorted(mine.items(), key=lambda item: item[1]["submitted_at"]):
-        if round_ != 1 or (pair_id, 2) in mine or (pair_id, 2) in skipped:
-            continue
+        if round_ != 1 or (pair_id, 2) in mine or (pair_id, 2) in skipped or is_gold(by_id.get(pair_id, {})):
+            continue  # (a gold pair is shown at most once: a walkthrough saw all four repeated)
         first = datetime.fromisoformat(vote["submitted_at"].replace("Z", "+00:00"))
         due = (now - first).total_seconds() >= rules.repeat_delay_s
         if due and picks_repeat(secret, annotator, pair_id, rules.repeat_share):

@@ -28,7 +28,8 @@ MATH_TAGS = {"math", "mrow", "mi", "mo", "mn", "ms", "mtext", "mspace", "msup", 
 TAGS = {"p", "br", "hr", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "pre", "code", "em", "strong", "s",
         "del", "table", "thead", "tbody", "tr", "th", "td", "sup", "span", "div", "section", *MATH_TAGS}
 ATTRIBUTES = {"ol": {"start", "class"}, "math": {"display"}, "span": {"class"}, "div": {"class"}, "sup": {"class"},
-              "code": {"class"}, "section": {"class"}, "mo": {"stretchy", "fence", "separator", "lspace", "rspace"},
+              "code": {"class"}, "section": {"class"}, "mi": {"mathvariant"}, "mn": {"mathvariant"},
+              "mtext": {"mathvariant"}, "mo": {"stretchy", "fence", "separator", "lspace", "rspace", "mathvariant"},
               "mstyle": {"displaystyle", "scriptlevel"}, "mspace": {"width"}, "mtd": {"columnalign"},
               "mtable": {"columnalign", "rowspacing", "columnspacing"}, "menclose": {"notation"},
               "mfrac": {"linethickness"}, "annotation": {"encoding"}, "th": {"align"}, "td": {"align"}}
@@ -36,13 +37,35 @@ _REFERENCE = re.compile(r"^\s*\[(\d{1,3})\]\s+(.+)$")
 _MARKER = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\()")
 
 
+_ALIGNED = re.compile(r"\s*\\begin\{(aligned|align\*?|split|gathered|gather\*?|eqnarray\*?)\}(.*)\\end\{\1\}\s*", re.S)
+
+
 def _math(latex: str, display: bool) -> str:
     try:
         import latex2mathml.converter
 
+        aligned = _ALIGNED.fullmatch(latex) if display else None
+        if aligned and "\\begin" not in aligned.group(2):
+            return _aligned(aligned.group(2), latex2mathml.converter.convert)
         return str(latex2mathml.converter.convert(latex, display="block" if display else "inline"))
     except Exception:  # an expression latex2mathml cannot read is shown as its source
         return f"<code class='math-source'>{html.escape(latex)}</code>"
+
+
+def _aligned(body: str, convert: Any) -> str:
+    """An `aligned` (align, split, gathered, eqnarray) block as a MathML table: one row per line break, one cell per
+    `&`, each cell converted alone, right- then left-aligned in turn. latex2mathml gave its `&` as a letter and its
+    line breaks as `linebreak` spaces no browser draws (a walkthrough: two equations run together on one line)."""
+    rows = []
+    for line in re.split(r"\\\\(?:\[[^\]]*\])?", body):
+        if not line.strip():
+            continue
+        cells = [re.sub(r"^<math[^>]*>|</math>$", "", str(convert(cell, display="inline"))) if cell.strip() else ""
+                 for cell in line.split("&")]
+        side = ("right", "left")
+        rows.append("<mtr>" + "".join(f'<mtd columnalign="{side[i % 2]}">{cell}</mtd>' for i, cell in enumerate(cells))
+                    + "</mtr>")
+    return '<math display="block"><mtable>' + "".join(rows) + "</mtable></math>"
 
 
 @lru_cache(maxsize=1)
@@ -89,12 +112,12 @@ def markdown(text: str) -> str:
     latex = re.sub(r"\\\[(.+?)\\\]", lambda m: f"$${m.group(1)}$$", body, flags=re.S)
     latex = re.sub(r"\\\((.+?)\\\)", lambda m: f"${m.group(1)}$", latex, flags=re.S)
     rendered = _parser().render(latex)
-    if refs:
+    # headings sit below the page's own
+    rendered = re.sub(r"<(/?)h([1-6])>", lambda m: f"<{m.group(1)}h{min(int(m.group(2)) + 2, 6)}>", rendered)
+    if refs:  # (after the shift: the list's heading had become an h6, the page's smallest)
         rendered = _cite_markers(rendered)
         items = "".join(f"<li value='{n}'>{_inline_md(t)}</li>" for n, t in refs)
         rendered += f"<section class='references'><h5>References</h5><ol>{items}</ol></section>"
-    # headings sit below the page's own
-    rendered = re.sub(r"<(/?)h([1-6])>", lambda m: f"<{m.group(1)}h{min(int(m.group(2)) + 2, 6)}>", rendered)
     clean = nh3.clean(rendered, tags=TAGS, attributes={**ATTRIBUTES, "li": {"value"}}, link_rel=None, strip_comments=True)
     clean = re.sub(r">\n(?=<)", ">", clean)  # no newline between tags (text inside <pre> is escaped: untouched)
     # quotes in text escaped as well, as html.escape does: the output is safe even inside an attribute
@@ -324,6 +347,12 @@ fieldset legend{font-weight:600}fieldset label{margin-right:.35rem;white-space:n
 fieldset.current{border:2px solid #06c;background:#eef5ff}
 sup.cite{color:#06c}.references{font-size:.9em;border-top:1px solid #eee}
 math[display=block]{margin:.5rem 0}
+.references h5{font-size:.95rem;margin:.6rem 0 .2rem}
+article :is(p,li,td,th,code){overflow-wrap:anywhere}
+[mathvariant=bold]{font-weight:bold;font-style:normal}[mathvariant=bold-italic]{font-weight:bold;font-style:italic}
+[mathvariant=italic]{font-style:italic}[mathvariant=sans-serif]{font-family:sans-serif;font-style:normal}
+[mathvariant=monospace]{font-family:monospace;font-style:normal}[mathvariant=double-struck]{font-weight:bold}
+mtd[columnalign=right]{text-align:right}mtd[columnalign=left]{text-align:left}
 tr.flagged td{background:#fde8e8}
 main.message,main.admin{max-width:70rem;margin:1rem auto}
 @media (max-width:800px){
