@@ -161,6 +161,6 @@ def test_no_page_without_a_token_and_admin_needs_an_admin_token(browser, tmp_pat
         browser.get(f"{base}/t/{admin}")
         browser.get(f"{base}/admin")
         rows = [r.text for r in browser.find_elements(_by().CSS_SELECTOR, "#annotators tbody tr")]
-        assert rows == ["ann 1 0 0", "boss 0 0 0"]
+        assert rows == ["ann 1 0 0"]  # (the admin, who never voted, is no annotator: a walkthrough saw it listed)
         slices = [r.text for r in browser.find_elements(_by().CSS_SELECTOR, "#slices tbody tr")]
         assert slices[0] == "(all) 4 1 0" and "field=bio 2 1 0" in slices  # ann (expertise bio) voted a bio pair
