@@ -188,12 +188,16 @@ def test_full_markdown_math_citations_render_and_hostile_markup_stays_inert(brow
         assert len(browser.find_elements(_by().CSS_SELECTOR, f"{article} sup.cite")) == 2
         refs = [li.text for li in browser.find_elements(_by().CSS_SELECTOR, f"{article} .references li")]
         assert refs == ["Smith et al. 2024. Judging the judges.", "Doe 2025. Arena notes."]
+        assert browser.find_element(_by().ID, "choice-LEFT").text == "Left is better [1]"
         scroller = browser.find_element(_by().CSS_SELECTOR, article)
         assert browser.execute_script("return arguments[0].scrollHeight > arguments[0].clientHeight", scroller)
         browser.set_window_size(480, 900)  # a narrow screen: the answers stack
         try:
             left, right = browser.find_element(_by().ID, "left").rect, browser.find_element(_by().ID, "right").rect
             assert right["y"] > left["y"] and abs(right["x"] - left["x"]) < 2
+            # (a walkthrough: the stacked answers were still called left and right)
+            assert browser.find_element(_by().ID, "choice-LEFT").text == "Top is better [1]"
+            assert browser.find_element(_by().CSS_SELECTOR, "#right h2").text == "Response 2 (bottom)"
             browser.save_screenshot(str(IMG / "annotate-narrow.png"))
         finally:
             browser.set_window_size(1400, 900)

@@ -18,7 +18,14 @@ import re
 from functools import lru_cache
 from typing import Any
 
-CHOICES = (("LEFT", "Left is better", "1"), ("RIGHT", "Right is better", "2"), ("TIE", "Tie", "3"),
+def _side(wide: str, narrow: str) -> str:
+    """A side's name as the layout shows it: side by side (left, right), or stacked on a narrow screen (top, bottom;
+    a walkthrough: the stacked answers were still called left and right). CSS shows one of the two."""
+    return f"<span class='wide'>{wide}</span><span class='narrow'>{narrow}</span>"
+
+
+CHOICES = (("LEFT", f"{_side('Left', 'Top')} is better", "1"), ("RIGHT", f"{_side('Right', 'Bottom')} is better", "2"),
+           ("TIE", "Tie", "3"),
            ("BOTH_BAD", "Both are bad", "4"))
 SKIP_REASONS = ("", "I cannot judge this topic", "the question is unclear", "both responses are unreadable",
                 "something else (see comment)")
@@ -189,7 +196,7 @@ def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, 
             f"<button type='submit' id='choice-{v}' name='choice' value='{v}' data-key='{k}'>{t} [{k}]</button>"
             for v, t, k in CHOICES
         )
-        keys = "keys: 1 left, 2 right, 3 tie, 4 both bad, s skip, u undo"
+        keys = f"keys: 1 {_side('left', 'top')}, 2 {_side('right', 'bottom')}, 3 tie, 4 both bad, s skip, u undo"
     notes = ""
     if round_ == 2:
         notes += "<p class='note'>You have seen this pair before; judge it afresh.</p>"
@@ -214,8 +221,8 @@ def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, 
         "<button type='submit' id='logout'>Sign out</button></form></header>"
         f"{notes}{panel}"
         f"<section id='question'><h2>Question</h2>{markdown(pair['question'])}</section>"
-        f"<main class='responses'><article id='left'><h2>Response 1 (left)</h2>{markdown(left_text)}</article>"
-        f"<article id='right'><h2>Response 2 (right)</h2>{markdown(right_text)}</article></main>"
+        f"<main class='responses'><article id='left'><h2>Response 1 ({_side('left', 'top')})</h2>{markdown(left_text)}"
+        f"</article><article id='right'><h2>Response 2 ({_side('right', 'bottom')})</h2>{markdown(right_text)}</article></main>"
         "<footer class='bar'>"
         f"<form method='post' action='/vote' id='vote-form'>{hidden}"
         f"<div class='choices'>{choices}</div>"
@@ -355,7 +362,9 @@ article :is(p,li,td,th,code){overflow-wrap:anywhere}
 mtd[columnalign=right]{text-align:right}mtd[columnalign=left]{text-align:left}
 tr.flagged td{background:#fde8e8}
 main.message,main.admin{max-width:70rem;margin:1rem auto}
+.narrow{display:none}
 @media (max-width:800px){
+  .wide{display:none}.narrow{display:inline}
   body.vote{height:auto;overflow:visible;display:block;padding:0 .5rem}
   .responses{grid-template-columns:1fr}
   #question{max-height:none}
