@@ -53,6 +53,28 @@ def test_math_keeps_its_styles_and_aligned_lines_and_references_a_readable_headi
     assert markdown("$$\\begin{aligned} x &= \\frac{1}{ \\end{aligned}$$").count("math-source") <= 1  # (no crash)
 
 
+def test_latex_text_is_text_and_aligned_blocks_split_only_where_latex_does() -> None:
+    """An attack on the aligned blocks: `\\text{<div class="note">...}` drew the page's own notice inside an answer
+    (latex2mathml leaves text-mode `<` raw; older than the aligned blocks), `\\\\[2pt]` was read as the start of
+    `\\[...\\]` display math and broke the rest, `&` and `\\\\` inside `\\text{}` or a nested `cases` split cells,
+    `\\\\[A,B]` lost `[A,B]`, `\\label` and `\\tag` showed as text, and `\\hspace{300em}` pushed the answer out."""
+    injected = markdown('$\\text{<div class="note">seen</div>}$ and $a < b$')
+    assert "<div" not in injected and "&lt;div&nbsp;class=&quot;note&quot;&gt;seen&lt;/div&gt;" in injected
+    assert "<mo>&lt;</mo>" in injected  # math-mode `<` is still a relation
+    closed = markdown('$$\\begin{aligned} a &= \\text{</mtd></mtable></math><ol start="3"><li>x} \\end{aligned}$$')
+    assert "<ol" not in closed and closed.count("</mtable>") == 1 and "&lt;/math&gt;&lt;ol" in closed
+    spaced = markdown("$$\\begin{aligned} a &= b \\\\[2pt] [A,B] &= \\text{rock \\& roll} \\end{aligned}$$\n\nand \\(x^2\\)")
+    assert spaced.count("<math") == 2 and spaced.count("<mtr>") == 2 and "2pt" not in spaced
+    assert spaced.split("<mtr>")[2].count("<mtd") == 2 and '<mo stretchy="false">[</mo><mi>A</mi>' in spaced
+    cases = markdown("$$\\begin{aligned} f(x) &= \\begin{cases} 1 & x>0 \\\\ 0 & x \\le 0 \\end{cases} \\end{aligned}$$")
+    assert cases.count("<mtable>") == 2 and "&amp;" not in cases
+    tagged = markdown("$$\\begin{align} a &= b \\label{eq:1} \\tag{3} \\\\ c &= d \\nonumber \\end{align}$$")
+    assert "<mtext>(3)</mtext>" in tagged and "label" not in tagged and "nonumber" not in tagged
+    unbalanced = markdown("$$\\begin{aligned} a&=b \\end{aligned} \\end{aligned}$$")
+    assert "<code class=\"math-source\">" in unbalanced and "<math" not in unbalanced
+    assert '<mspace width="4em">' in markdown("$a\\hspace{300em}b$")
+
+
 def test_an_ordinary_link_or_image_renders_as_its_text_on_the_served_page(tmp_path: Path) -> None:
     """An outside attack: one plain Markdown link in an answer, or in --guidelines, made every page that showed it
     fail with HTTP 500 (the link rule was bound to markdown-it's renderer as a method and took one argument too

@@ -45,34 +45,114 @@ _MARKER = re.compile(r"\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\](?!\()")
 
 
 _ALIGNED = re.compile(r"\s*\\begin\{(aligned|align\*?|split|gathered|gather\*?|eqnarray\*?)\}(.*)\\end\{\1\}\s*", re.S)
+_ROW_SPACING = re.compile(r"\*?(?:\s*\[\s*-?\d*\.?\d+\s*(?:pt|em|ex|mm|cm|in|mu|bp|pc|sp)\s*\])?")  # after a `\\`
+_UNNUMBERED = re.compile(r"\\(?:nonumber|notag)(?![A-Za-z])|\\label\{[^{}]*\}")
+_EQUATION_TAG = re.compile(r"\\tag\*?\{([^{}]*)\}")
+_NOT_MATHML = re.compile(r"<(?!/?(?:" + "|".join(sorted(MATH_TAGS - {"math"}, key=len, reverse=True)) + r")[\s/>])")
+_SPACE_WIDTH = re.compile(r'(<mspace width=")(\d*\.?\d+)([a-z]*)"')
+_LT, _GT = "\ue000", "\ue001"  # `<` and `>` of the LaTeX source while latex2mathml reads it (private-use characters)
+_MAX_SPACE = {"em": 4.0, "ex": 8.0, "mu": 72.0, "pt": 40.0, "px": 60.0, "mm": 15.0, "cm": 1.5, "in": 0.6}
 
 
 def _math(latex: str, display: bool) -> str:
     try:
         import latex2mathml.converter
 
-        aligned = _ALIGNED.fullmatch(latex) if display else None
-        if aligned and "\\begin" not in aligned.group(2):
-            return _aligned(aligned.group(2), latex2mathml.converter.convert)
-        return str(latex2mathml.converter.convert(latex, display="block" if display else "inline"))
+        convert = latex2mathml.converter.convert
+        latex = latex.replace("<", _LT).replace(">", _GT)  # (their own characters: text-mode `<` came out raw)
+        aligned = _ALIGNED.fullmatch(latex)
+        rows = _rows(aligned.group(2)) if aligned else None
+        if aligned and rows is None:  # braces or environments that do not balance: the source says it best
+            raise ValueError("unbalanced")
+        if rows is None:
+            return _safe_mathml(str(convert(latex, display="block" if display else "inline")))
+        return f'<math display="{"block" if display else "inline"}"><mtable>{_table(rows, convert)}</mtable></math>'
     except Exception:  # an expression latex2mathml cannot read is shown as its source
-        return f"<code class='math-source'>{html.escape(latex)}</code>"
+        return f"<code class='math-source'>{html.escape(latex.replace(_LT, '<').replace(_GT, '>'))}</code>"
 
 
-def _aligned(body: str, convert: Any) -> str:
-    """An `aligned` (align, split, gathered, eqnarray) block as a MathML table: one row per line break, one cell per
-    `&`, each cell converted alone, right- then left-aligned in turn. latex2mathml gave its `&` as a letter and its
-    line breaks as `linebreak` spaces no browser draws (a walkthrough: two equations run together on one line)."""
-    rows = []
-    for line in re.split(r"\\\\(?:\[[^\]]*\])?", body):
-        if not line.strip():
+def _safe_mathml(mathml: str) -> str:
+    r"""latex2mathml's output with its text kept text: `\text{<div class=...>}` came out as the page's own markup
+    (an attack drew the page's notice inside an answer); only MathML tags stay tags, inside the one `math`. Spaces
+    past a few em (`\hspace{300em}` pushed the answer out of its pane) are cut to that."""
+    head, _, rest = mathml.partition(">")
+    inner = rest[: -len("</math>")] if rest.endswith("</math>") else rest
+    inner = re.sub(f"<mi>([{_LT}{_GT}])</mi>", r"<mo>\1</mo>", inner)  # a relation in math mode
+    inner = _SPACE_WIDTH.sub(_capped_space, _NOT_MATHML.sub("&lt;", inner))
+    return f"{head}>{inner.replace(_LT, '&lt;').replace(_GT, '&gt;')}</math>"
+
+
+def _capped_space(match: re.Match[str]) -> str:
+    value, unit = float(match.group(2)), match.group(3)
+    cap = _MAX_SPACE.get(unit)
+    shown = match.group(2) + unit if cap is not None and value <= cap else f"{cap:g}{unit}" if cap else "1em"
+    return f'{match.group(1)}{shown}"'
+
+
+def _rows(body: str) -> list[list[str]] | None:
+    r"""An aligned block's body split into rows at `\\` (its spacing `\\[2pt]` dropped) and cells at `&`: only at the
+    top level (outside braces and nested environments, `\&` and `\\` inside `\text{}` kept); `\label`,
+    `\nonumber` and `\notag` dropped and a `\tag{x}` put in a last cell `(x)`. None when braces or environments do
+    not balance (the block is then converted whole, or shown as its source). One pass over the text."""
+    rows: list[list[str]] = []
+    cells: list[str] = []
+    cell: list[str] = []
+    depth = environments = i = 0
+    text = _UNNUMBERED.sub("", body)
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            if text.startswith("\\begin{", i) or text.startswith("\\end{", i):
+                environments += 1 if text[i + 1] == "b" else -1
+                if environments < 0:
+                    return None
+            if text.startswith("\\\\", i) and not depth and not environments:
+                rows.append([*cells, "".join(cell)])
+                cells, cell = [], []
+                i = _ROW_SPACING.match(text, i + 2).end()  # type: ignore[union-attr]
+                continue
+            cell.append(text[i:i + 2])
+            i += 2
             continue
-        cells = [re.sub(r"^<math[^>]*>|</math>$", "", str(convert(cell, display="inline"))) if cell.strip() else ""
-                 for cell in line.split("&")]
-        side = ("right", "left")
-        rows.append("<mtr>" + "".join(f'<mtd columnalign="{side[i % 2]}">{cell}</mtd>' for i, cell in enumerate(cells))
-                    + "</mtr>")
-    return '<math display="block"><mtable>' + "".join(rows) + "</mtable></math>"
+        if char in "{}":
+            depth += 1 if char == "{" else -1
+            if depth < 0:
+                return None
+        if char == "&" and not depth and not environments:
+            cells.append("".join(cell))
+            cell = []
+        else:
+            cell.append(char)
+        i += 1
+    if depth or environments:
+        return None
+    rows.append([*cells, "".join(cell)])
+    return [_tagged(row) for row in rows if any(part.strip() for part in row)]
+
+
+def _tagged(row: list[str]) -> list[str]:
+    r"""A row whose cells hold `\tag{x}`: the tag taken out into a last cell `(x)`."""
+    tags = [tag for part in row for tag in _EQUATION_TAG.findall(part)]
+    cells = [_EQUATION_TAG.sub("", part) for part in row]
+    return cells + [f"\\text{{({tags[0]})}}"] if tags else cells
+
+
+def _table(rows: list[list[str]], convert: Any) -> str:
+    """Rows of cells as MathML table rows, each cell converted alone (latex2mathml gave an aligned block's `&` as a
+    letter and its line breaks as `linebreak` spaces no browser draws: two equations ran together on one line).
+    Cells alternate right and left alignment as LaTeX's do (browsers that ignore `columnalign` start each cell at
+    its column's left edge)."""
+    side = ("right", "left")
+    out = []
+    for row in rows:
+        cells = []
+        for i, part in enumerate(row):
+            inner = ""
+            if part.strip():
+                inner = re.sub(r"^<math[^>]*>|</math>$", "", _safe_mathml(str(convert(part, display="inline"))))
+            cells.append(f'<mtd columnalign="{side[i % 2]}">{inner}</mtd>')
+        out.append("<mtr>" + "".join(cells) + "</mtr>")
+    return "".join(out)
 
 
 @lru_cache(maxsize=1)
@@ -116,8 +196,7 @@ def markdown(text: str) -> str:
     import nh3
 
     body, refs = _citations(text)
-    latex = re.sub(r"\\\[(.+?)\\\]", lambda m: f"$${m.group(1)}$$", body, flags=re.S)
-    latex = re.sub(r"\\\((.+?)\\\)", lambda m: f"${m.group(1)}$", latex, flags=re.S)
+    latex = _tex_delimiters(body)
     rendered = _parser().render(latex)
     # headings sit below the page's own
     rendered = re.sub(r"<(/?)h([1-6])>", lambda m: f"<{m.group(1)}h{min(int(m.group(2)) + 2, 6)}>", rendered)
@@ -130,6 +209,25 @@ def markdown(text: str) -> str:
     # quotes in text escaped as well, as html.escape does: the output is safe even inside an attribute
     return "".join(part if part.startswith("<") else part.replace('"', "&quot;").replace("'", "&#x27;")
                    for part in re.split(r"(<[^>]*>)", clean))
+
+
+_TEX_DELIMITER = re.compile(r"(?<!\\)\\([\[\]()])")
+
+
+def _tex_delimiters(text: str) -> str:
+    r"""`\[...\]` as `$$...$$` and `\(...\)` as `$...$`, in one pass (a regex per pair took seconds on thousands of
+    unclosed `\[`); a `\[` right after a backslash is a row break's spacing (`\\[2pt]`), not math."""
+    out: list[str] = []
+    last, opened = 0, None
+    for match in _TEX_DELIMITER.finditer(text):
+        char = match.group(1)
+        if opened is None and char in "[(":
+            opened = match
+        elif opened is not None and char == {"[": "]", "(": ")"}[opened.group(1)] and match.start() > opened.end():
+            fence = "$$" if char == "]" else "$"
+            out += [text[last:opened.start()], fence, text[opened.end():match.start()], fence]
+            last, opened = match.end(), None
+    return "".join(out) + text[last:]
 
 
 def _cite_markers(rendered: str) -> str:
