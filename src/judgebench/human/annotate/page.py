@@ -61,14 +61,19 @@ def _math(latex: str, display: bool) -> str:
         convert = latex2mathml.converter.convert
         latex = latex.replace("<", _LT).replace(">", _GT)  # (their own characters: text-mode `<` came out raw)
         aligned = _ALIGNED.fullmatch(latex)
-        rows = _rows(aligned.group(2)) if aligned else None
-        if aligned and rows is None:  # braces or environments that do not balance: the source says it best
-            raise ValueError("unbalanced")
-        if rows is None:
+        if aligned is None:
             return _safe_mathml(str(convert(latex, display="block" if display else "inline")))
+        rows = _rows(aligned.group(2))
+        if rows is None:  # braces or environments that do not balance: the source says it best
+            return _source(latex)
         return f'<math display="{"block" if display else "inline"}"><mtable>{_table(rows, convert)}</mtable></math>'
     except Exception:  # an expression latex2mathml cannot read is shown as its source
-        return f"<code class='math-source'>{html.escape(latex.replace(_LT, '<').replace(_GT, '>'))}</code>"
+        return _source(latex)
+
+
+def _source(latex: str) -> str:
+    """A formula shown as its LaTeX source."""
+    return f"<code class='math-source'>{html.escape(latex.replace(_LT, '<').replace(_GT, '>'))}</code>"
 
 
 def _safe_mathml(mathml: str) -> str:
@@ -93,7 +98,7 @@ def _rows(body: str) -> list[list[str]] | None:
     r"""An aligned block's body split into rows at `\\` (its spacing `\\[2pt]` dropped) and cells at `&`: only at the
     top level (outside braces and nested environments, `\&` and `\\` inside `\text{}` kept); `\label`,
     `\nonumber` and `\notag` dropped and a `\tag{x}` put in a last cell `(x)`. None when braces or environments do
-    not balance (the block is then converted whole, or shown as its source). One pass over the text."""
+    not balance (the block is then shown as its source). One pass over the text."""
     rows: list[list[str]] = []
     cells: list[str] = []
     cell: list[str] = []
