@@ -22,7 +22,7 @@ import numpy as np
 from judgebench.core.files import atomic_path, write_atomic, write_json
 from judgebench.core.records import JudgmentRecord, RunResult
 from judgebench.core.text import md_cell, md_text
-from judgebench.judges.config import named_judge
+from judgebench.judges.config import named_judge, run_config_hash
 
 SWEEP_FILE = "sweep.json"
 
@@ -68,7 +68,7 @@ def sweep_row(key: str, value: str, folder: str, result: RunResult, stopped: str
     config = result.config
     return {
         "key": key, "value": value, "folder": folder, "task": config.task, "judge": config.judge,
-        "judge_name": config.judge_name, "config_hash": config.judge_config_hash, "headline": config.headline,
+        "judge_name": config.judge_name, "config_hash": run_config_hash(config), "headline": config.headline,
         "headline_value": head.value if head else None,
         "ci_low": head.ci_low if head else None, "ci_high": head.ci_high if head else None,
         "coverage": counts.coverage, "truncation_rate": per(counts.truncated), "invalid_rate": per(counts.invalid),

@@ -95,9 +95,7 @@ def load_examples(
         location = dataset_path or spec.data_location()  # a relative path resolves beside the task YAML
         split_name = split or spec.dataset.split
         rev = revision or (None if dataset_path else spec.dataset.revision)
-        config = data_config(spec, location, dataset_path)
-        if Path(location).is_dir():  # (before any of its files is read: the CSV checks below read them)
-            config = check_folder(Path(location), config)
+        config = data_config(spec.name, spec.dataset.name, location, given=dataset_path is not None)
         options = csv_options(spec, _mapped_columns(spec)) if csv_data(location, config) else {}  # cell_types.py
         tab_file = Path(location).suffix.lower() == ".tsv" and Path(location).is_file()  # (a folder's: datasets')
         if options:
@@ -185,17 +183,19 @@ def read_demo_rows(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
     return [{column: row.get(column) for column in columns} for row in rows], columns
 
 
-def data_config(spec: TaskSpec, location: str, dataset_path: str | None) -> str | None:
-    """The config (`dataset.name`) a task's data is read in: the task's own data's, wherever it lies (a Hub id or a
-    local folder), and a `--dataset-path` folder's (a local copy of that dataset: a Hub snapshot); a `--dataset-path`
-    Hub id or file is other data, read in its default config."""
-    name, local = spec.dataset.name, Path(location)
-    if dataset_path is None and name is not None and local.is_file():
-        raise JudgebenchError(f"task {spec.name}: dataset.name '{name}' names a config, but {location} is a single file, "
+def data_config(task: str, name: str | None, location: str, given: bool) -> str | None:
+    """The config a task's data is read in, pairwise and rubric tasks alike: its `dataset.name` for the task's own data,
+    wherever it lies (a Hub id or a local folder), and for a folder given instead (`given`: `--dataset-path`; a local
+    copy of that dataset, a Hub snapshot); a folder is vetted first (`check_folder`: its card's default config's name
+    when none is named). Other data given (a Hub id or a file) is read in its default config; a name beside the task's
+    own single file is refused."""
+    local = Path(location)
+    if not given and name is not None and local.is_file():
+        raise JudgebenchError(f"task {task}: dataset.name '{name}' names a config, but {location} is a single file, "
                               "which has none: leave the name out")
-    if dataset_path is None or local.is_dir():
-        return name
-    return None
+    if local.is_dir():  # (before any of its files is read: the CSV checks read them)
+        return check_folder(local, name)
+    return None if given else name
 
 
 def check_folder(folder: Path, config: str | None) -> str | None:

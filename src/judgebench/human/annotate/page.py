@@ -88,10 +88,10 @@ def _safe_mathml(mathml: str) -> str:
 
 
 def _capped_space(match: re.Match[str]) -> str:
+    """An `mspace` width at most _MAX_SPACE of its unit (one em when the unit is none of those)."""
     value, unit = float(match.group(2)), match.group(3)
     cap = _MAX_SPACE.get(unit)
-    shown = match.group(2) + unit if cap is not None and value <= cap else f"{cap:g}{unit}" if cap else "1em"
-    return f'{match.group(1)}{shown}"'
+    return f'{match.group(1)}{min(value, cap):g}{unit}"' if cap is not None else f'{match.group(1)}1em"'
 
 
 def _rows(body: str) -> list[list[str]] | None:

@@ -176,18 +176,11 @@ def data_path(spec: RubricTaskSpec, *, demo: bool, dataset_path: str | None) -> 
 
 
 def dataset_config(spec: RubricTaskSpec, path: Path) -> str | None:
-    """The config the task's data at `path` is read in, as tasks/loading reads a pairwise task's: `dataset.name` for
-    the task's own data and a folder (a local copy of it; the card's default config's name when none is named),
-    none for other data; a name beside the task's own single file is refused."""
-    own, name = str(path) in (spec.dataset.path, str(spec.folder / spec.dataset.path)), spec.dataset.name
-    if own and name is not None and path.is_file():
-        raise JudgebenchError(f"task {spec.name}: dataset.name '{name}' names a config, but {path} is a single file, "
-                              "which has none: leave the name out")
-    if path.is_dir():
-        from judgebench.tasks.loading import check_folder
+    """The config the task's data at `path` is read in (tasks/loading.data_config, the pairwise tasks' rule)."""
+    from judgebench.tasks.loading import data_config
 
-        return check_folder(path, name)
-    return name if own and uses_datasets(str(path)) else None
+    own = str(path) in (spec.dataset.path, str(spec.folder / spec.dataset.path))  # not --dataset-path
+    return data_config(spec.name, spec.dataset.name, str(path), given=not own)
 
 
 def load_responses(spec: RubricTaskSpec, path: Path, limit: int | None = None) -> list[GradedResponse]:
