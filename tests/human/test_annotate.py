@@ -53,6 +53,19 @@ def test_math_keeps_its_styles_and_aligned_lines_and_references_a_readable_headi
     assert markdown("$$\\begin{aligned} x &= \\frac{1}{ \\end{aligned}$$").count("math-source") <= 1  # (no crash)
 
 
+def test_display_math_in_a_line_of_text_and_upright_letters() -> None:
+    """`$$a$$ text $$b$$` on one line was one formula from the first `$$` to the last (the text drawn as letters in
+    it); `$$a$$` inside a sentence ended the sentence's paragraph; `\\mathrm{d}` came out as an italic d."""
+    line = markdown("$$a=b$$ and then $$c=d$$")
+    assert line.count("<math") == 2 and "<p>and then <span class=\"math display\">" in line and "<mi>$</mi>" not in line
+    sentence = markdown("We have $$a=b$$ and then done.")
+    assert sentence.startswith("<p>We have <span") and sentence.rstrip().endswith("done.</p>") and "<p></p>" not in sentence
+    assert markdown("$$a$$$$b$$").count('<div class="math block">') == 2
+    roman = markdown("$\\mathrm{d}x + \\mathrm { e }^{x}$ and $\\begin{aligned} a \\\\\\mathrm{d} \\\\mathrm{q} \\end{aligned}$")
+    assert roman.count('<mi mathvariant="normal">d</mi>') == 2 and '<mi mathvariant="normal">e</mi>' in roman
+    assert '<mi mathvariant="normal">q</mi>' not in roman  # `\\mathrm{q}`: a row break, then letters
+
+
 def test_latex_text_is_text_and_aligned_blocks_split_only_where_latex_does() -> None:
     """An attack on the aligned blocks: `\\text{<div class="note">...}` drew the page's own notice inside an answer
     (latex2mathml leaves text-mode `<` raw; older than the aligned blocks), `\\\\[2pt]` was read as the start of

@@ -141,6 +141,27 @@ def test_script_and_img_onerror_in_a_response_are_inert(browser, tmp_path: Path)
 
 
 @pytest.mark.slow
+def test_math_as_an_expert_reads_it(browser, tmp_path: Path) -> None:
+    """A walkthrough saw Chromium start every aligned cell at its column's left edge (it ignores `columnalign`: the
+    equals signs did not line up), `\\mathrm{d}` drawn italic, and `$$x$$` inside a sentence end its paragraph."""
+    store = Store(tmp_path / "v.sqlite")
+    answer = ("We have $$a=b$$ and then done.\n\n"
+              "$$\\begin{aligned} f(x) &= x^2 + 2x + 1 \\\\ g &= 1 \\end{aligned}$$\n\n$$\\mathrm{d}x$$")
+    store.add_pairs(pair_rows(1, response_a=answer, response_b=answer))
+    with serving(store) as base:
+        browser.get(f"{base}/t/{store.add_annotator('ann', [])}")
+        cells = browser.execute_script("""return [...document.querySelectorAll('#left mtr')].map(r => [...r.children].map(
+            td => [td.getBoundingClientRect().right, td.firstElementChild.getBoundingClientRect().right,
+                   td.firstElementChild.getBoundingClientRect().left]))""")
+        upright = browser.execute_script("return getComputedStyle(document.querySelector('#left mi[mathvariant=normal]')).textTransform")
+        sentence = browser.execute_script("return document.querySelector('#left p').textContent")
+    (f_right, f_text_right, f_left), (g_right, g_text_right, g_left) = (row[0] for row in cells)
+    assert f_right == g_right and abs(f_text_right - g_text_right) < 1 and g_left > f_left + 10  # right-aligned
+    assert abs(cells[0][1][2] - cells[1][1][2]) < 1  # the equals signs start one column
+    assert upright == "none" and "and then done." in sentence
+
+
+@pytest.mark.slow
 def test_no_page_without_a_token_and_admin_needs_an_admin_token(browser, tmp_path: Path) -> None:
     store = Store(tmp_path / "v.sqlite")
     store.add_pairs(pair_rows(4))

@@ -50,6 +50,7 @@ _UNNUMBERED = re.compile(r"\\(?:nonumber|notag)(?![A-Za-z])|\\label\{[^{}]*\}")
 _EQUATION_TAG = re.compile(r"\\tag\*?\{([^{}]*)\}")
 _NOT_MATHML = re.compile(r"<(?!/?(?:" + "|".join(sorted(MATH_TAGS - {"math"}, key=len, reverse=True)) + r")[\s/>])")
 _SPACE_WIDTH = re.compile(r'(<mspace width=")(\d*\.?\d+)([a-z]*)"')
+_ROMAN_LETTER = re.compile(r"(?<!\\)((?:\\\\)*)\\mathrm\s*\{\s*([A-Za-z])\s*\}")  # (after an even run of backslashes)
 _LT, _GT = "\ue000", "\ue001"  # `<` and `>` of the LaTeX source while latex2mathml reads it (private-use characters)
 _MAX_SPACE = {"em": 4.0, "ex": 8.0, "mu": 72.0, "pt": 40.0, "px": 60.0, "mm": 15.0, "cm": 1.5, "in": 0.6}
 
@@ -60,6 +61,7 @@ def _math(latex: str, display: bool) -> str:
 
         convert = latex2mathml.converter.convert
         latex = latex.replace("<", _LT).replace(">", _GT)  # (their own characters: text-mode `<` came out raw)
+        latex = _ROMAN_LETTER.sub(r"\1{\\mathrm \2}", latex)  # (`\mathrm{d}` came out as an italic d)
         aligned = _ALIGNED.fullmatch(latex)
         if aligned is None:
             return _safe_mathml(str(convert(latex, display="block" if display else "inline")))
@@ -145,8 +147,8 @@ def _tagged(row: list[str]) -> list[str]:
 def _table(rows: list[list[str]], convert: Any) -> str:
     """Rows of cells as MathML table rows, each cell converted alone (latex2mathml gave an aligned block's `&` as a
     letter and its line breaks as `linebreak` spaces no browser draws: two equations ran together on one line).
-    Cells alternate right and left alignment as LaTeX's do (browsers that ignore `columnalign` start each cell at
-    its column's left edge)."""
+    Cells alternate right and left alignment as LaTeX's do (Chromium ignores `columnalign`: the style sheet aligns
+    them)."""
     side = ("right", "left")
     out = []
     for row in rows:
@@ -176,6 +178,11 @@ def _parser() -> Any:
             return html.escape(f"[image: {token.content}]")
         return ""
 
+    def display_in_text(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:  # `$$x$$` inside a
+        # paragraph: a span (the plugin's div ended the paragraph there; its text after the formula lost the paragraph)
+        return f"<span class='math display'>{_math(tokens[idx].content.strip(), True)}</span>"
+
+    md.add_render_rule("math_inline_double", display_in_text)
     md.add_render_rule("link_open", as_text)
     md.add_render_rule("link_close", as_text)
     md.add_render_rule("image", as_text)
@@ -201,7 +208,7 @@ def markdown(text: str) -> str:
     import nh3
 
     body, refs = _citations(text)
-    latex = _tex_delimiters(body)
+    latex = _one_display_per_line(_tex_delimiters(body))
     rendered = _parser().render(latex)
     # headings sit below the page's own
     rendered = re.sub(r"<(/?)h([1-6])>", lambda m: f"<{m.group(1)}h{min(int(m.group(2)) + 2, 6)}>", rendered)
@@ -233,6 +240,19 @@ def _tex_delimiters(text: str) -> str:
             out += [text[last:opened.start()], fence, text[opened.end():match.start()], fence]
             last, opened = match.end(), None
     return "".join(out) + text[last:]
+
+
+def _one_display_per_line(text: str) -> str:
+    """A line that opens with `$$` and ends with `$$` but closes its first formula earlier (`$$a$$ text $$b$$`) broken
+    after that formula: the block rule read from the first `$$` to the line's last as one formula."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        formula = line.lstrip(" ")
+        indent, end = len(line) - len(formula), len(formula.rstrip()) - 2
+        close = formula.find("$$", 2)
+        if indent <= 3 and formula.startswith("$$") and formula.rstrip().endswith("$$") and 2 < close < end:
+            lines[i] = f"{line[:indent + close + 2]}\n{line[indent + close + 2:]}"
+    return "\n".join(lines)
 
 
 def _cite_markers(rendered: str) -> str:
@@ -462,7 +482,8 @@ article :is(p,li,td,th,code){overflow-wrap:anywhere}
 [mathvariant=bold]{font-weight:bold;font-style:normal}[mathvariant=bold-italic]{font-weight:bold;font-style:italic}
 [mathvariant=italic]{font-style:italic}[mathvariant=sans-serif]{font-family:sans-serif;font-style:normal}
 [mathvariant=monospace]{font-family:monospace;font-style:normal}[mathvariant=double-struck]{font-weight:bold}
-mtd[columnalign=right]{text-align:right}mtd[columnalign=left]{text-align:left}
+mtd[columnalign=right]{display:table-cell;text-align:-webkit-right;text-align:-moz-right;padding-right:0}
+mtd[columnalign=right]+mtd[columnalign=left]{padding-left:0}mtd[columnalign=left]{text-align:left}
 tr.flagged td{background:#fde8e8}
 main.message,main.admin{max-width:70rem;margin:1rem auto}
 .narrow{display:none}
