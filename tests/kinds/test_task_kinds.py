@@ -151,9 +151,9 @@ def test_both_requests_extend_one_job_request_and_add_only_their_own_options():
         assert {f.name for f in dataclasses.fields(cls)} - shared == own
         assert not set(cls.__dict__.get("__annotations__", {})) & shared  # none repeated
     out = Path("o")
-    with pytest.raises(JudgebenchError, match="--repeats: must be between 1 and 100, got 0"):
+    with pytest.raises(JudgebenchError, match=r"repeats \(--repeats\): must be between 1 and 100, got 0"):
         RunRequest(task="t", judge="j", output_path=out, repeats=0)
-    with pytest.raises(JudgebenchError, match="--repeats: must be >= 1, got 0"):
+    with pytest.raises(JudgebenchError, match=r"repeats \(--repeats\): must be >= 1, got 0"):
         RubricRunRequest(task="t", judge="j", output_path=out, repeats=0)
     RubricRunRequest(task="t", judge="j", output_path=out, repeats=500)  # rubric sets no upper bound
     base = JobRequest(task="sciarena_eval", judge="builtin/longer", output_path=out, demo=True, limit=3, seed=7)

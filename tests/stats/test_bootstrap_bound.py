@@ -30,10 +30,10 @@ def test_a_huge_bootstrap_flag_is_one_line_exit_2(tmp_path, capsys, command):
 
 def test_the_api_and_a_tampered_results_file_are_held_to_the_same_bound(tmp_path, capsys):
     out = tmp_path / "run"
-    with pytest.raises(JudgebenchError, match=f"--bootstrap: must be <= {MAX_RESAMPLES}, got {MAX_RESAMPLES + 1}$"):
+    with pytest.raises(JudgebenchError, match=rf"n_resamples \(--bootstrap\): must be <= {MAX_RESAMPLES}, got {MAX_RESAMPLES + 1}$"):
         judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=out, demo=True, n_resamples=MAX_RESAMPLES + 1)
     judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=out, demo=True, n_resamples=0)
-    with pytest.raises(JudgebenchError, match=f"--bootstrap: must be <= {MAX_RESAMPLES}, got {10**12}$"):
+    with pytest.raises(JudgebenchError, match=rf"n_resamples \(--bootstrap\): must be <= {MAX_RESAMPLES}, got {10**12}$"):
         judgebench.score_run(out, n_resamples=10**12)
     results = json.loads((out / "results.json").read_text())
     results["config"]["n_resamples"] = 10**12

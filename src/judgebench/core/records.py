@@ -40,9 +40,9 @@ from judgebench.core.names import (  # defined there, for the CLI's parsers (no 
 def check_resamples(n_resamples: int) -> int:
     """A bootstrap resample count given to a run, a re-score or a panel: 0 to MAX_RESAMPLES."""
     if n_resamples < 0:
-        raise JudgebenchError(f"--bootstrap: must be >= 0, got {n_resamples}")
+        raise JudgebenchError(f"n_resamples (--bootstrap): must be >= 0, got {n_resamples}")
     if n_resamples > MAX_RESAMPLES:
-        raise JudgebenchError(f"--bootstrap: must be <= {MAX_RESAMPLES}, got {n_resamples}")
+        raise JudgebenchError(f"n_resamples (--bootstrap): must be <= {MAX_RESAMPLES}, got {n_resamples}")
     return n_resamples
 
 Label = Literal["A", "B", "TIE", "BOTH_BAD"]

@@ -52,27 +52,27 @@ class JobRequest:
     on_warning: Callable[[str], None] | None = None  # told, before any call, what the setup likely does not mean
 
     def __post_init__(self) -> None:
-        """The types and ranges the command line checks, for Python callers (named by their keyword, their flag)."""
+        """The types and ranges the command line checks, for Python callers (named by their keyword and their flag: one message for both)."""
         check_field_types(self, type(self).__name__)
         if isinstance(self.limit, float) and self.limit.is_integer() and self.limit >= 1:
             self.limit = int(self.limit)
         if isinstance(self.limit, float) and not self.fractional_limit:
-            raise JudgebenchError(f"--limit: must be an integer >= 1, got {self.limit}")
+            raise JudgebenchError(f"limit (--limit): must be an integer >= 1, got {self.limit}")
         if isinstance(self.limit, float) and not 0 < self.limit < 1:
-            raise JudgebenchError(f"--limit: a fraction must be between 0 and 1 (exclusive), got {self.limit}")
+            raise JudgebenchError(f"limit (--limit): a fraction must be between 0 and 1 (exclusive), got {self.limit}")
         if self.limit is not None and self.limit < 1 and not isinstance(self.limit, float):
-            raise JudgebenchError(f"--limit: must be >= 1, got {self.limit}")
+            raise JudgebenchError(f"limit (--limit): must be >= 1, got {self.limit}")
         check_resamples(self.n_resamples)
         if self.seed < 0:  # (a walkthrough: evaluate(seed=-1) made every call, then failed writing results.json)
-            raise JudgebenchError(f"--seed: must be >= 0, got {self.seed}")
+            raise JudgebenchError(f"seed (--seed): must be >= 0, got {self.seed}")
         if self.demo and self.dataset_path:  # (evaluate ran the demo and said nothing of the data given)
-            raise JudgebenchError("--demo and --dataset-path exclude each other")
+            raise JudgebenchError("demo and dataset_path (--demo, --dataset-path) exclude each other")
         if self.min_coverage is not None and not 0 <= self.min_coverage <= 1:
-            raise JudgebenchError(f"--min-coverage: must be a fraction between 0 and 1, got {self.min_coverage}")
+            raise JudgebenchError(f"min_coverage (--min-coverage): must be a fraction between 0 and 1, got {self.min_coverage}")
         if self.max_repeats is not None and not 1 <= self.repeats <= self.max_repeats:
-            raise JudgebenchError(f"--repeats: must be between 1 and {self.max_repeats}, got {self.repeats}")
+            raise JudgebenchError(f"repeats (--repeats): must be between 1 and {self.max_repeats}, got {self.repeats}")
         if self.repeats < 1:
-            raise JudgebenchError(f"--repeats: must be >= 1, got {self.repeats}")
+            raise JudgebenchError(f"repeats (--repeats): must be >= 1, got {self.repeats}")
         if self.judge_name is not None and (why := display_name_error(self.judge_name)):
             raise JudgebenchError(f"judge_name: {why}")  # (as a judges file's `name:`)
 
