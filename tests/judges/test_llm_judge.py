@@ -451,6 +451,10 @@ def test_url_secrets_stay_out_of_public_args_identity_and_errors() -> None:
     assert judge.scrub(f"GET {base} failed; token TOK-SECRET-7") == (
         "GET http://***@127.0.0.1:9/v1?token=***&sig=*** failed; token ***"
     )
+    # credential-shaped text the run does not know (a proxy echoing another header): masked too (an outside audit:
+    # the transports' own scrub kept hf_, ghp_ and Bearer tokens)
+    echoed = judge.scrub("401: Authorization: Bearer qwertyuiop12 rejected; hf_abcdefghij ghp_abcdefghij key-abcdefghij")
+    assert echoed == "401: Authorization: *** rejected; *** *** ***"
 
 
 def test_signed_api_base_keeps_its_query_on_the_openai_transport() -> None:

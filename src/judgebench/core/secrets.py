@@ -148,6 +148,16 @@ def mask_credentials(text: str) -> str:
     return _CREDENTIAL.sub(REDACTED, redact_url(text))
 
 
+_KEY_PREFIXED = re.compile(r"\bkey-[A-Za-z0-9_\-*]{6,}")  # `key-...` keys (Mailgun-style): in messages only
+
+
+def scrub_message(message: str, secrets: Sequence[str]) -> str:
+    """An error message safe to store and show: each secret the run knows (`scrub_text`), URL secrets and every
+    credential-shaped part (`sk-...`, `key-...`, `Bearer ...`, `hf_...`, `ghp_...`) replaced by ***. (Transport errors
+    had their own scrub that left `hf_`, `ghp_` and `Bearer` tokens the run did not know.)"""
+    return _KEY_PREFIXED.sub(REDACTED, mask_credentials(scrub_text(message, secrets)))
+
+
 # Arguments whose insides are a schema or a vocabulary, not settings: a property named `key` or `token` there is data
 # (a third attack: two response_format schemas differing in a property `key` shared a cache key).
 SCHEMA_ARGS = frozenset({"response_format", "tools", "functions", "tool_choice", "json_schema", "guided_json",

@@ -1,17 +1,15 @@
 """Error classification shared by the transports and the batch path: what is retried
 (429, 408/409/425, 5xx, timeouts, connection errors, with the server's Retry-After), what
 stops the run (401/403 and any authentication error, 400, 404, a host name DNS does not know)
-and what fails one prompt only (context window, content policy); and scrubbing secrets out of
-error messages."""
+and what fails one prompt only (context window, content policy). Secrets are scrubbed out of error messages by
+core/secrets.scrub_message."""
 
 from __future__ import annotations
 
 import email.utils
-import re
 import time
 from typing import Any
 
-from judgebench.core.secrets import redact_url
 from judgebench.judges.base import JudgeCallError
 
 RETRYABLE_STATUS = {408, 409, 425, 429}
@@ -29,18 +27,6 @@ NO_ANSWER_ERRORS = {"APIConnectionError", "ConnectError", "ConnectTimeout", "Cli
 # misspelt api_base host, which no retry can help. "Temporary failure in name resolution" (EAI_AGAIN) is not among
 # them, nor Windows' "getaddrinfo failed" (its text for every resolver error, temporary ones too): both are retried.
 UNKNOWN_HOST_TEXT = ("name or service not known", "nodename nor servname provided", "no address associated with hostname")
-_KEYLIKE = re.compile(r"\b(sk|pk|rk|key)-[A-Za-z0-9_\-*]{6,}")
-
-
-def scrub(message: str, secrets: list[str]) -> str:
-    """The message without any secret: URL userinfo/query values, the given secret
-    values (longest first), and sk-...-like keys."""
-    message = redact_url(message)
-    for secret in secrets:
-        message = message.replace(secret, "***")
-    return _KEYLIKE.sub(lambda m: m.group(1) + "-***", message)
-
-
 def parse_retry_after(headers: Any) -> float | None:
     """Seconds from Retry-After (seconds or an HTTP date) or retry-after-ms."""
     if headers is None:

@@ -34,6 +34,7 @@ from judgebench.core.secrets import (
     redact_url,
     redact_value,
     run_secrets,
+    scrub_message,
     url_secrets,
 )
 from judgebench.judges.args import (
@@ -44,7 +45,6 @@ from judgebench.judges.args import (
     split_provider,
 )
 from judgebench.judges.base import Judge, JudgeCallError
-from judgebench.judges.call_errors import scrub
 from judgebench.judges.config import PRICE_ARGS, price_per_mtok
 from judgebench.judges.litellm_transport import (
     call_litellm,
@@ -164,7 +164,7 @@ class LiteLLMJudge(Judge):
     def scrub(self, message: str) -> str:
         """The message without any secret: URL userinfo/query values, keys, header values, each also in the forms
         a provider may echo it (URL-quoted, base64: a `user:password` userinfo is sent as HTTP Basic)."""
-        return scrub(message, run_secrets(self._secret_values()))
+        return scrub_message(message, run_secrets(self._secret_values()))
 
     # -- the public API of the batch path
     def split_provider(self) -> tuple[str, str]:

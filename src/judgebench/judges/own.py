@@ -36,10 +36,9 @@ from judgebench.core.records import (
     JudgeReply,
     JudgeRequest,
 )
-from judgebench.core.secrets import environment_secrets, mask_credentials, redact_value
+from judgebench.core.secrets import environment_secrets, redact_value, scrub_message
 from judgebench.core.text import reads_as_reserved
 from judgebench.judges.base import Judge, JudgeCallError
-from judgebench.judges.call_errors import scrub
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*(/[A-Za-z0-9][A-Za-z0-9._+-]*)*")
 MAX_ID_LENGTH = 200
@@ -204,4 +203,4 @@ def _one_line(exc: BaseException, kind: str) -> str:
 def _clean(text: str) -> str:
     """One line, known secret shapes (sk-..., Bearer ..., URL credentials) and the values of the environment's
     secret-named variables (OPENAI_API_KEY, ...) masked, at most 500 characters."""
-    return squeezed(mask_credentials(scrub(str(text), environment_secrets())), 500)
+    return squeezed(scrub_message(str(text), environment_secrets()), 500)
