@@ -11,7 +11,8 @@ import pytest
 from annotate_helpers import pair_rows
 
 from judgebench.cli.main import main
-from judgebench.human.annotate.quality import cohen_kappa, human_duration, quality
+from judgebench.human.annotate.quality import human_duration, quality, shared_kappa
+from judgebench.stats.agreement import cohen_kappa
 from judgebench.human.annotate.store import Store
 from judgebench.human.freeze import read_flagged
 from judgebench.tasks.votes import read_votes
@@ -29,6 +30,9 @@ def test_cohen_kappa_matches_the_textbook_values() -> None:
     # observed 0.8; chance (4 * 4 + 6 * 6) / 100 = 0.52 -> (0.8 - 0.52) / 0.48
     assert cohen_kappa(list("AAAABBBBBB"), list("AAABBBBBBA")) == pytest.approx((0.8 - 0.52) / 0.48)
     assert cohen_kappa(["A"], ["A"]) is None and cohen_kappa(list("AA"), list("AA")) is None
+    # the voting page's one definition is the judge metric's (a newcomer's audit: three copies, disagreeing on one
+    # shared pair); the page shows none from fewer than two shared pairs
+    assert cohen_kappa(["A"], ["B"]) == 0.0 and shared_kappa(["A"], ["B"]) is None
 
 
 def _v(annotator: str, pair_id: str, choice: str, *, round_: int = 1, order: str = "AB", seconds: float = 30.0) -> dict:

@@ -12,6 +12,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from judgebench.core.records import JudgmentRecord
+from judgebench.stats.agreement import cohen_kappa
 from judgebench.scoring.ceiling import (
     LINEAR,
     NOMINAL,
@@ -25,7 +26,6 @@ from judgebench.scoring.ceiling import (
     score_votes,
     value_counts,
 )
-from judgebench.scoring.metrics import cohen_kappa
 
 CODE = {"A": 0, "TIE": 1, "B": 2}
 

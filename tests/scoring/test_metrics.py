@@ -10,16 +10,15 @@ import pytest
 from judgebench.core.records import JudgmentRecord, swap_verdict
 from judgebench.scoring.judgment_table import example_table
 from judgebench.scoring.metrics import (
-    cohen_kappa,
     confusion_matrix,
     exact_score,
-    krippendorff_ordinal,
     random_baseline,
     score_dimension,
     score_records,
     soft_score,
 )
 from judgebench.scoring.usage import summarize_counts, summarize_usage
+from judgebench.stats.agreement import cohen_kappa, krippendorff_ordinal
 
 DIM = "overall"
 

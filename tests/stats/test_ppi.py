@@ -13,7 +13,6 @@ from judgebench.stats.ppi import (
     classical_logistic,
     effective_labels,
     elo_contrasts,
-    elo_scale,
     ppi_logistic,
     ppi_logistic_stratified,
     ppi_mean,
@@ -21,7 +20,7 @@ from judgebench.stats.ppi import (
     separates,
     stratum,
 )
-from judgebench.stats.ratings import fit_bt
+from judgebench.stats.ratings import elo_scale, fit_bt
 
 STRENGTH = np.array([0.0, 0.4, 0.8, -0.4])
 

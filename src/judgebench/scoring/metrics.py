@@ -21,10 +21,8 @@ Conventions
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Collection, Iterable, Sequence
 
-import krippendorff
 import numpy as np
 
 from judgebench.core.catalogue import (
@@ -44,6 +42,7 @@ from judgebench.scoring.judgment_table import (
     dimension_table,
     dimension_tables,
 )
+from judgebench.stats.agreement import cohen_kappa, krippendorff_ordinal
 from judgebench.stats.exact_sums import blas_for, row_types, sums_are_exact, type_counts
 from judgebench.stats.resampling import percentile_interval, resample_batches
 
@@ -222,34 +221,6 @@ def _pooled_judgments(t: Table) -> tuple[np.ndarray, np.ndarray]:
     if not v:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     return np.concatenate(v), np.concatenate(lab)
-
-
-def cohen_kappa(a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray) -> float | None:
-    """Unweighted Cohen's kappa between two label sequences; None when undefined."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.size == 0:
-        return None
-    cats, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
-    ia, ib = inv[: a.size], inv[a.size :]
-    k = len(cats)
-    cm = np.bincount(ia * k + ib, minlength=k * k).reshape(k, k) / a.size
-    po = np.trace(cm)
-    pe = float(cm.sum(axis=1) @ cm.sum(axis=0))
-    return None if pe >= 1.0 else float((po - pe) / (1.0 - pe))
-
-
-def krippendorff_ordinal(a: np.ndarray, b: np.ndarray) -> float | None:
-    """Krippendorff's alpha, ordinal A < TIE < B (codes 0..2), two coders; None if undefined."""
-    if a.size == 0:
-        return None
-    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        value = krippendorff.alpha(
-            reliability_data=np.vstack([a, b]).astype(float),
-            level_of_measurement="ordinal",
-            value_domain=[0, 1, 2],
-        )
-    return _num(value)
 
 
 def _value(x: float | None, n: int) -> MetricValue:

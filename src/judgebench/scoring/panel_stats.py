@@ -35,7 +35,7 @@ from judgebench.core.records import (
 )
 from judgebench.judges.config import member_labels
 from judgebench.scoring.judgment_table import CODE, example_table
-from judgebench.scoring.metrics import cohen_kappa
+from judgebench.stats.agreement import cohen_kappa
 from judgebench.stats.paired import paired_test
 
 

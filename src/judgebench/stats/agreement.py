@@ -1,18 +1,47 @@
-"""Agreement coefficients on A < TIE < B codes, vectorised so bootstrap resamples cost one array pass:
-Cohen's kappa (nominal or linearly weighted) from 3x3 confusion counts, the mean over annotator pairs,
-and Krippendorff's ordinal alpha (the krippendorff package; the same figure from coincidence matrices
-for resamples). Used by the human ceiling (ceiling.py)."""
+"""Agreement coefficients, each defined here once: Cohen's kappa of two label sequences (`cohen_kappa`: a run's
+judge against the labels, a panel's members, two annotators on the voting page) and Krippendorff's ordinal alpha
+(the krippendorff package: `krippendorff_ordinal` for two coders, `alpha` from per-pair value counts); and, for
+the human ceiling's bootstrap (ceiling.py), the same kappa (nominal or linearly weighted) from 3x3 confusion counts
+and alpha from coincidence matrices, vectorised so resamples cost one array pass (tested equal)."""
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from itertools import combinations
+from typing import Any
 
 import krippendorff
 import numpy as np
 
 LINEAR = np.abs(np.subtract.outer(np.arange(3), np.arange(3))) / 2.0  # disagreement: A-TIE 0.5, A-B 1
 NOMINAL = 1.0 - np.eye(3)
+
+
+def cohen_kappa(a: Sequence[Any] | np.ndarray, b: Sequence[Any] | np.ndarray) -> float | None:
+    """Unweighted Cohen's kappa between two label sequences of any labels; None when undefined (none, or one
+    category only on both sides)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.size == 0:
+        return None
+    cats, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
+    ia, ib = inv[: a.size], inv[a.size :]
+    k = len(cats)
+    cm = np.bincount(ia * k + ib, minlength=k * k).reshape(k, k) / a.size
+    po = np.trace(cm)
+    pe = float(cm.sum(axis=1) @ cm.sum(axis=0))
+    return None if pe >= 1.0 else float((po - pe) / (1.0 - pe))
+
+
+def krippendorff_ordinal(a: np.ndarray, b: np.ndarray) -> float | None:
+    """Krippendorff's alpha, ordinal A < TIE < B (codes 0..2), of two coders; None if undefined."""
+    if a.size == 0:
+        return None
+    counts = np.zeros((a.size, 3))
+    np.add.at(counts, (np.arange(a.size), a), 1)
+    np.add.at(counts, (np.arange(a.size), b), 1)
+    value = alpha(counts)
+    return value if np.isfinite(value) else None
 
 
 def kappa_from_confusion(confusion: np.ndarray, weights: np.ndarray = NOMINAL) -> np.ndarray:

@@ -352,11 +352,6 @@ def elo_contrasts(m: int, anchor: int | None = None) -> np.ndarray:
     return full[:, 1:]
 
 
-def elo_scale(scale: float = 400.0, base: float = 10.0) -> float:
-    """Elo points per unit of log-odds strength."""
-    return scale / math.log(base)
-
-
 def rank_sets(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each model's set of plausible ranks from its interval: best = 1 + models wholly above it, worst =
     m - models wholly below it."""

@@ -568,6 +568,11 @@ def check_elo_scale(anchor_rating: float, scale: float, base: float) -> None:
         raise NumericError(f"Elo base must be > 1 (odds of BASE:1 per SCALE points), got {base:g}")
 
 
+def elo_scale(scale: float = 400.0, base: float = 10.0) -> float:
+    """Elo points per unit of log-odds strength (a difference of SCALE points means BASE:1 odds)."""
+    return scale / math.log(base)
+
+
 def _to_elo(
     theta: np.ndarray, present: np.ndarray, models: tuple[str, ...], anchor_model: str | None,
     anchor_rating: float, scale: float, base: float,
@@ -579,7 +584,7 @@ def _to_elo(
         warnings.simplefilter("ignore", RuntimeWarning)
         ref = (theta[:, models.index(anchor_model)] if anchor_model is not None
                else np.nanmean(theta, axis=1))
-    return anchor_rating + scale / math.log(base) * (theta - ref[:, None])
+    return anchor_rating + elo_scale(scale, base) * (theta - ref[:, None])
 
 
 def _presence(design: _Design, n: np.ndarray) -> np.ndarray:

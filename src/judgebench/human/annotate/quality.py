@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judgebench.human.annotate.assign import Rules, is_gold
+from judgebench.stats.agreement import cohen_kappa
 
 
 @dataclass(frozen=True)
@@ -59,17 +60,10 @@ def _gold_matches(vote: dict[str, Any], gold: Any) -> bool:
     return bool(picked) and all(v == gold for v in picked.values())
 
 
-def cohen_kappa(xs: list[str], ys: list[str]) -> float | None:
-    """Cohen's kappa of two label lists (None when undefined: fewer than two items or one category only)."""
-    n = len(xs)
-    if n < 2:
-        return None
-    observed = sum(a == b for a, b in zip(xs, ys)) / n
-    cx, cy = Counter(xs), Counter(ys)
-    expected = sum(cx[k] * cy[k] for k in cx) / (n * n)
-    if expected >= 1.0:
-        return None
-    return (observed - expected) / (1.0 - expected)
+def shared_kappa(xs: list[str], ys: list[str]) -> float | None:
+    """Cohen's kappa of an annotator's and the others' choices on shared pairs; none from fewer than two pairs (one
+    pair's kappa is 0 or undefined: it says nothing of the annotator)."""
+    return cohen_kappa(xs, ys) if len(xs) >= 2 else None
 
 
 @dataclass
@@ -130,7 +124,7 @@ def quality(pairs: list[dict[str, Any]], votes: list[dict[str, Any]], annotators
         left = sum((v["choice"] == "A") == (v["shown_order"] == "AB") for v in decisive)
         seconds = [v["seconds"] for v in mine if v.get("seconds") is not None]
         q = Quality(name, len(mine), len(gold), gold_hits / len(gold) if gold else None, len(repeats),
-                    same / len(repeats) if repeats else None, len(xs), cohen_kappa(xs, ys), len(decisive),
+                    same / len(repeats) if repeats else None, len(xs), shared_kappa(xs, ys), len(decisive),
                     left / len(decisive) if decisive else None, statistics.median(seconds) if seconds else None, [])
         if q.gold_accuracy is not None and q.gold_n >= t.min_n and q.gold_accuracy < t.min_gold_accuracy:
             q.flags.append("gold accuracy")

@@ -32,13 +32,13 @@ from judgebench.stats.ppi import (
     classical_logistic,
     effective_labels,
     elo_contrasts,
-    elo_scale,
     ppi_logistic,
     ppi_logistic_stratified,
     rank_sets,
     separates,
     stratum,
 )
+from judgebench.stats.ratings import elo_scale
 
 JUDGE_ONLY_NOTE = "the judge's own ranking: not a valid interval for the human ranking"
 MIN_STRATUM_LABELLED = 2
