@@ -302,6 +302,36 @@ def resolves(dotted: str) -> bool:
     return False
 
 
+OUTSIDE_FILES = {"litellm/types/utils.py", "utils.py"}  # other packages' files the source names
+EXAMPLE_FILES = {"kinds/multiturn.py", "kinds/multiturn/kind.py"}  # task-kinds.md: where a new kind would go
+
+
+def stale_file_names(texts: dict[str, str], files: list[Path]) -> list[str]:
+    """Each `name.py` (or `a/b/name.py`) a text mentions that no file of the repository is: by its name, or by
+    the end of its path when it has one (`judging/repeats.py`)."""
+    paths = {path.as_posix() for path in files}
+    names = {path.name for path in files}
+    stale = []
+    for where, text in texts.items():
+        for ref in sorted(set(re.findall(r"(?<![\w./-])((?:[\w.-]+/)*[\w-]+\.py)\b", text))):
+            found = any(p.endswith("/" + ref) or p == ref for p in paths) if "/" in ref else ref in names
+            if not found and ref not in OUTSIDE_FILES | EXAMPLE_FILES:
+                stale.append(f"{where}: {ref}")
+    return stale
+
+
+def test_the_source_and_current_pages_name_only_files_that_exist():
+    # a newcomer's audit found eleven comments naming modules long renamed or merged (stability.py,
+    # panel_rules.py, value_metrics.py, verify_builtin.py, judgebench/rubric/cli.py, tests/test_ppi.py, ...)
+    files = [p.relative_to(ROOT) for p in ROOT.rglob("*.py") if ".git" not in p.parts and ".venv" not in p.parts]
+    texts = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
+             for p in [*(ROOT / "src").rglob("*.py"), *(ROOT / "scripts").glob("*.py"), *CURRENT]}
+    assert len(texts) > 150
+    assert stale_file_names(texts, files) == []
+    assert stale_file_names({"x": "see stability.py and judging/gone.py, not judging/repeats.py"}, files) == [
+        "x: judging/gone.py", "x: stability.py"]
+
+
 def test_resolves_tells_a_stale_name():
     assert resolves("judgebench.calls.RunnerOptions") and resolves("judgebench.kinds.rubric.run.run_rubric")
     assert not resolves("judgebench.runner") and not resolves("judgebench.rubric.run.run_rubric")

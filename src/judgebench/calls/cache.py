@@ -58,7 +58,7 @@ def cache_key(identity: dict[str, Any], prompt_hash: str, repeat: int = 0) -> st
     """sha256 over the canonical JSON of (judge identity, prompt hash[, repeat index]).
 
     Repeat 0 (every run without --repeats) keeps the key it always had, so existing caches stay
-    valid; repeat r > 0 is its own answer (stability.py)."""
+    valid; repeat r > 0 is its own answer (judging/repeats.py)."""
     fields: dict[str, Any] = {"identity": identity, "prompt_hash": prompt_hash}
     if repeat:
         fields["repeat"] = repeat

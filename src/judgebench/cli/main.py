@@ -418,7 +418,7 @@ PARSERS: list[Callable[[Any], None]] = [
     _add_compare_parser,
     _add_export_parser,
     _add_panel_parser,
-    add_rubric_parser,  # rubric judges (issue 14): judgebench/rubric/cli.py
+    add_rubric_parser,  # rubric judges (issue 14): cli/rubric.py
     _add_arena_parser,
     _add_merge_parser,
     _add_view_parser,  # the run viewer (issue 31): cli/view.py

@@ -195,7 +195,7 @@ class JudgmentRecord(Strict):
     # cache: its earlier answers were paid then); None when none (a whole answer from the cache is `cached`)
     error: str | None = None
     failure: Failure | None = None  # set on FAILED judgments; see failure_of for older files
-    repeat: Count = 0  # --repeats: samples.jsonl holds repeat 0, repeats.jsonl the others (stability.py)
+    repeat: Count = 0  # --repeats: samples.jsonl holds repeat 0, repeats.jsonl the others (judging/repeats.py)
     invalid_reason: InvalidReason | None = None  # INVALID only: "truncated" (cut off), else None (no verdict)
     finish_reason: str | None = None
     reasoning: str | None = None  # kept apart from `raw`, never parsed
@@ -426,7 +426,7 @@ class AnnotatorAgreement(Strict):
 
 
 class RepeatStability(Strict):
-    """results.json `stability`: a run with --repeats N > 1 (stability.py; docs/guide/running-judges.md).
+    """results.json `stability`: a run with --repeats N > 1 (scoring/repeats.py; docs/guide/running-judges.md).
 
     Shares are fractions; the run's main metrics are repeat 0's."""
 

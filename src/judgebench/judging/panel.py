@@ -1,7 +1,7 @@
 """`judgebench panel`: a panel of judges built from finished runs, with no new calls.
 
 A panel is a run directory like any other (config.kind "panel"): one JudgmentRecord per
-(example, dimension, order), its verdict aggregated from the members' votes (panel_rules.py), its
+(example, dimension, order), its verdict aggregated from the members' votes (scoring/panel_stats.aggregate_votes), its
 raw answer the votes, its prompt hash a hash of the members' prompt hashes, its tokens and cost the
 members' sums. The members are copied into DIR/members/<n>-<name>/ (results.json, samples.jsonl, and
 their task.yaml/prompt.yaml) so `submit` can verify them. Members must be runs (not panels) of one

@@ -90,7 +90,7 @@ def stream_judgments(
     """Judge the examples chunk by chunk, appending each chunk's records to samples_path.
 
     `call`: what answers a chunk (default calls.run_requests; the pipeline passes its own reference).
-    `repeats`: each judgment asked that many times (stability.py); repeat 0 goes to samples.jsonl,
+    `repeats`: each judgment asked that many times (judging/repeats.py, scored by scoring/repeats.py); repeat 0 goes to samples.jsonl,
     the others are returned for repeats.jsonl.
     """
     from judgebench.calls import run_requests

@@ -58,7 +58,7 @@ def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:
         lines.append(
             f"    {dimension}: {_pct(values['baseline'])} -> {_pct(values['candidate'])} ({_points(values['difference'])})"
         )
-    lines.extend(comparison_lines(c.value_metrics))  # value-only catalogue metrics (value_metrics.py)
+    lines.extend(comparison_lines(c.value_metrics))  # value-only catalogue metrics (scoring/metrics.value_metrics)
     if cand.unrecorded or base.unrecorded:
         lines.append(
             f"  unrecorded prompts: candidate {cand.unrecorded}, baseline {base.unrecorded} "

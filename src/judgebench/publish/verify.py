@@ -5,7 +5,7 @@ the run's own task.yaml/prompt.yaml copies are never loaded, and templates rende
 The checks, in order (the first that fails rejects the run with a one-line reason):
   schema      results.json and every samples.jsonl line validate (pydantic, unknown fields rejected)
   task        a registered task name (never a path) at its current version; samples name the same task and judge;
-              reserved judge ids (builtin/, panel/, replay/ and lookalikes) only as verify_builtin.py allows
+              reserved judge ids (builtin/, panel/, replay/ and lookalikes) only as check_builtin_answers allows
   data        the examples are loaded again (the bundled demo; the task's dataset at the recorded
               revision; or a local copy given with --dataset-path) and their fingerprint must equal
               the recorded one; a pinned task revision must match; runs of the same task, revision
@@ -130,7 +130,7 @@ def validate_run(
     examples = {example.id: example for example in loaded.examples}
     _check_coverage(result, records, spec, examples)
     _check_labels(records, examples)
-    if result.config.kind == "panel":  # its members are verified in place of its prompts (verify_panel.py)
+    if result.config.kind == "panel":  # its members are verified in place of its prompts (check_panel)
         again = dict(dataset_path=dataset_path, leaderboard_dir=leaderboard_dir, min_coverage=min_coverage)
         check_panel(run_dir, result, records, spec, lambda member: validate_run(member, **again))
     else:

@@ -254,7 +254,7 @@ def _score_table(
     """All metrics of one dimension's table, in a stable order."""
     out = _ratio_metrics(_ci_specs(t), n_resamples, seed, confidence)
     out.update(_plain_metrics(t))
-    out.update(value_metrics(t))  # catalogue entries with their own function (value_metrics.py)
+    out.update(value_metrics(t))  # catalogue entries with their own function (value_metrics below)
     return {m: out[m] for m in ORDERED_NAMES if m in out}
 
 

@@ -156,7 +156,7 @@ def rescore_run(run_dir: Path, include_paths: list[Path] | None = None, n_resamp
     """Re-parse the raw answers and recompute the metrics of a finished run: no calls.
 
     Picks up a new parser or metric; samples.jsonl is rewritten only when a verdict changed. A panel's
-    verdicts are re-derived from the member votes its raw answers record (panel_rules.py).
+    verdicts are re-derived from the member votes its raw answers record (panel_stats.aggregate_votes).
     `n_resamples` (default: the run's own) replaces the run's bootstrap resample count.
     """
     previous, records = read_run(run_dir, lean=True)

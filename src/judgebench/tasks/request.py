@@ -46,7 +46,7 @@ class JobRequest:
     seed: int = 0
     prompt: str | None = None
     n_resamples: int = 1000
-    repeats: int = 1  # samples per judgment (stability.py)
+    repeats: int = 1  # samples per judgment (judging/repeats.py)
     min_coverage: float | None = None  # None: the run fails only when nothing was answered
     judge_name: str | None = None  # the judge configuration's display name (judges/config.py); pairwise runs record it
     on_warning: Callable[[str], None] | None = None  # told, before any call, what the setup likely does not mean
