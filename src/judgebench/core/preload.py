@@ -31,11 +31,6 @@ import sys
 import threading
 from types import ModuleType
 
-# scoring.score's own imports (it imports them lazily, on every run): the pipeline names these
-SCORING = ("judgebench.core.bulk", "judgebench.scoring.ceiling", "judgebench.scoring.diagnostics", "judgebench.scoring.judgment_table",
-           "judgebench.scoring.metrics", "judgebench.scoring.selfpref", "judgebench.scoring.usage",
-           "scipy.optimize")  # every Bradley-Terry point fit of the stored diagnostics starts with L-BFGS (ratings._point_params)
-
 _wanted: list[str] = []
 _thread: threading.Thread | None = None
 _stopping = threading.Event()  # set by stop(): the thread imports nothing more

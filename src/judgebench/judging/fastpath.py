@@ -29,6 +29,12 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+# scoring.score's own imports (it imports them lazily, on every run), preloaded while the calls are in flight
+SCORING_IMPORTS = ("judgebench.core.bulk", "judgebench.scoring.ceiling", "judgebench.scoring.diagnostics",
+                   "judgebench.scoring.judgment_table", "judgebench.scoring.metrics", "judgebench.scoring.selfpref",
+                   "judgebench.scoring.usage",
+                   "scipy.optimize")  # every Bradley-Terry point fit of the stored diagnostics starts with L-BFGS
+
 
 class FastPath:
     """The steps of one run under the plan above: `load`, then `judge`; scoring follows inside `fast_path`."""
@@ -55,6 +61,6 @@ class FastPath:
 @contextmanager
 def fast_path(judge: Judge, runner: RunnerOptions) -> Iterator[FastPath]:
     """The plan for one run: the scoring imports named for the preload thread, the call worker started."""
-    preload.need_later(*preload.SCORING)
+    preload.need_later(*SCORING_IMPORTS)
     with ExitStack() as held:
         yield FastPath(judge, runner, held)
