@@ -353,3 +353,12 @@ def test_the_annotate_command_leaves_its_votes_in_the_database_file(tmp_path: Pa
     copy.parent.mkdir()
     copy.write_bytes(db.read_bytes())
     assert len(Store(str(copy)).pairs()) == 2 and [a.name for a in Store(str(copy)).annotators()] == ["ann"]
+
+
+def test_names_and_slices_show_no_control_or_bidi_character() -> None:
+    """A slice value from the data (or a dimension's name) holding a right-to-left override drew the admin table's
+    text reversed: the page's own text goes through the one escape (core/text.html_text), as every other page's."""
+    from judgebench.human.annotate.page import admin_page
+
+    page = admin_page({"annotators": [["ann", 1, 0, 0]], "slices": [["phys\u202ecis", 2, 1, 0]]}, "rules")
+    assert "\u202e" not in page and "phys\\u202ecis" in page

@@ -18,6 +18,9 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from judgebench.core.text import html_text
+
+
 def _side(wide: str, narrow: str) -> str:
     """A side's name as the layout shows it: side by side (left, right), or stacked on a narrow screen (top, bottom;
     a walkthrough: the stacked answers were still called left and right). CSS shows one of the two."""
@@ -279,7 +282,7 @@ def _document(title: str, body: str, *, refresh: int | None = None, body_class: 
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"{meta}<title>{html.escape(title)}</title><link rel='stylesheet' href='/static/vote.css'>"
+        f"{meta}<title>{html_text(title)}</title><link rel='stylesheet' href='/static/vote.css'>"
         "<script src='/static/vote.js' defer></script></head>"
         f"<body{f' class={body_class}' if body_class else ''}>{body}</body></html>"
     )
@@ -305,7 +308,7 @@ def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, 
     hidden = _hidden({"pair_id": pid, "round": round_, "vote_id": vote_id, "csrf": csrf})
     if dimensions:
         rows = "".join(
-            f"<fieldset class='dimension' data-dimension='{html.escape(d, quote=True)}'><legend>{html.escape(d)}</legend>"
+            f"<fieldset class='dimension' data-dimension='{html.escape(d, quote=True)}'><legend>{html_text(d)}</legend>"
             + "".join(f"<label><input type='radio' name='dim:{html.escape(d, quote=True)}' value='{v}' required> {t}</label>"
                       for v, t, _ in CHOICES)
             + "</fieldset>"
@@ -337,7 +340,7 @@ def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, 
     done = voted + left
     body = (
         "<header class='top'>"
-        f"<span id='progress'>{html.escape(annotator)}: {voted} voted, {left} left</span>"
+        f"<span id='progress'>{html_text(annotator)}: {voted} voted, {left} left</span>"
         f"<progress id='progress-bar' max='{max(done, 1)}' value='{voted}'></progress>"
         f"<span class='keys'>{keys}</span>"
         f"<form method='post' action='/logout' id='logout-form'>{_hidden({'csrf': csrf})}"
@@ -358,7 +361,7 @@ def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, 
 
 
 def message_page(title: str, text: str, *, undo: str | None = None, csrf: str | None = None) -> str:
-    return _document(title, f"<main class='message'><h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>"
+    return _document(title, f"<main class='message'><h1>{html_text(title)}</h1><p>{html_text(text)}</p>"
                             f"{_undo_form(undo, csrf)}</main>")
 
 
@@ -371,14 +374,14 @@ def admin_page(tables: dict[str, list[list[Any]]], rules_text: str) -> str:
     from judgebench.human.annotate.quality import QUALITY_HEADER
 
     def table(header: list[str], rows: list[list[Any]], table_id: str) -> str:
-        head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+        head = "".join(f"<th>{html_text(h)}</th>" for h in header)
         body = "".join(
             f"<tr{' class=flagged' if table_id == 'quality' and row[-1] != 'ok' else ''}>"
-            + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+            + "".join(f"<td>{html_text(c)}</td>" for c in row) + "</tr>" for row in rows)
         return f"<table id='{table_id}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
     body = (
-        f"<main class='admin'><h1>Annotation progress</h1><p id='rules'>{html.escape(rules_text)}</p><h2>Annotators</h2>"
+        f"<main class='admin'><h1>Annotation progress</h1><p id='rules'>{html_text(rules_text)}</p><h2>Annotators</h2>"
         + table(["annotator", "votes", "repeats", "skips"], tables["annotators"], "annotators")
         + "<h2>Slices</h2>"
         + table(["slice", "pairs", "votes", "pairs at target"], tables["slices"], "slices")
