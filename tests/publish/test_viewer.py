@@ -20,6 +20,7 @@ from judgebench.core.records import (
     RunResult,
     Usage,
 )
+from judgebench.core.files import current_umask
 from judgebench.publish.viewer.bundle import write_bundle
 from judgebench.publish.viewer.data import (
     Filters,
@@ -201,6 +202,37 @@ def test_bundle_chunks_stay_under_the_cap(tmp_path):
     assert meta["ex_chunks"][0] == 0 and meta["ex_chunks"] == sorted(meta["ex_chunks"]) and meta["rows"] == 150
     last = (out / "data" / f"ex-{len(files) - 1}.js").read_text()
     assert '"id":"e149"' in last
+
+
+def test_a_bundle_rewritten_or_stopped_half_way_is_whole(tmp_path, monkeypatch):
+    """A second bundle into the same folder leaves no chunk of the first; one stopped half-way (a full disk, an
+    interrupt) leaves the earlier bundle as it was (the data files were deleted first, then written one by one)."""
+    import judgebench.publish.viewer.bundle as bundle
+
+    records = [rec(f"e{i:03d}", order, "A", "B", response_a="x" * 3000) for i in range(40) for order in ("AB", "BA")]
+    view = build_view([write_run(tmp_path / "big", records)])
+    out = tmp_path / "bundle"
+    assert write_bundle(view, out, chunk_bytes=20_000)["example_chunks"] > 3
+    small = build_view([write_run(tmp_path / "small", records[:2])])
+    assert write_bundle(small, out, chunk_bytes=20_000) == {"index_chunks": 1, "example_chunks": 1}
+    assert sorted(p.name for p in (out / "data").iterdir()) == ["ex-0.js", "index-0.js", "meta.js"]
+    assert sorted(p.name for p in out.iterdir()) == ["data", "index.html", "viewer.css", "viewer.js"]
+    before = {p.name: p.read_bytes() for p in (out / "data").iterdir()}
+    written = []
+
+    def full_disk(folder, name, parts):
+        if written:
+            raise OSError(28, "No space left on device", str(folder / f"{name}.js"))
+        written.append(name)
+        bundle_data_file(folder, name, parts)
+
+    bundle_data_file = bundle._data_file
+    monkeypatch.setattr(bundle, "_data_file", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        write_bundle(view, out, chunk_bytes=20_000)
+    assert {p.name: p.read_bytes() for p in (out / "data").iterdir()} == before
+    assert sorted(p.name for p in out.iterdir()) == ["data", "index.html", "viewer.css", "viewer.js"]
+    assert (out / "data").stat().st_mode & 0o777 == 0o777 & ~current_umask()
 
 
 def _get(url: str) -> tuple[int, dict, bytes]:

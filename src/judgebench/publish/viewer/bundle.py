@@ -5,10 +5,12 @@ page works when opened from disk (file://), where a page cannot fetch JSON."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from judgebench.core.files import write_atomic
+from judgebench.core.files import current_umask, write_atomic
 from judgebench.publish.viewer.data import View, example_detail, index_row
 from judgebench.publish.viewer.page import asset, dumps, page_html
 
@@ -40,11 +42,36 @@ def _data_file(folder: Path, name: str, parts: list[str]) -> None:
 
 
 def write_bundle(view: View, out: Path, *, chunk_bytes: int = CHUNK_BYTES) -> dict[str, int]:
-    """Write the bundle; returns how many index and example chunks it has."""
-    data = out / "data"
-    data.mkdir(parents=True, exist_ok=True)
-    for old in data.glob("*.js"):
-        old.unlink()
+    """Write the bundle; returns how many index and example chunks it has. The data files are written into a
+    new folder that then takes `data/`'s place: a bundle stopped half-way (a full disk, Ctrl-C) leaves the
+    earlier bundle whole (it was deleted first, then rewritten file by file)."""
+    out.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(dir=out, prefix=".data."))
+    try:
+        fresh.chmod(0o777 & ~current_umask())  # (mkdtemp makes 0700: a served bundle's folder follows the umask)
+        counts = _write_data(view, fresh, chunk_bytes)
+        _swap_in(fresh, out / "data")
+    finally:
+        shutil.rmtree(fresh, ignore_errors=True)
+    for name in ("viewer.js", "viewer.css"):
+        write_atomic(out / name, asset(name))
+    write_atomic(out / "index.html", page_html("files"))
+    return counts
+
+
+def _swap_in(fresh: Path, data: Path) -> None:
+    """`fresh` renamed to `data`, the old `data` (if any) moved aside first and removed after."""
+    old = None
+    if data.exists():
+        old = Path(tempfile.mkdtemp(dir=data.parent, prefix=".data-old."))
+        data.rename(old / "data")
+    fresh.rename(data)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _write_data(view: View, data: Path, chunk_bytes: int) -> dict[str, int]:
+    """The data files (index and example chunks, meta.js) in the folder `data`; how many chunks of each."""
     room = chunk_bytes - 64  # the JBV.load wrapper
     index_chunks = 0
     for k, (_, parts) in enumerate(chunked(((r["n"], _dumps(index_row(r))) for r in view.rows), room)):
@@ -57,7 +84,4 @@ def write_bundle(view: View, out: Path, *, chunk_bytes: int = CHUNK_BYTES) -> di
         starts.append(first)
     meta = {**view.meta(), "slice_columns": view.slice_columns, "index_chunks": index_chunks, "ex_chunks": starts}
     (data / "meta.js").write_text(f'JBV.load("meta",{_dumps(meta)});\n', encoding="ascii")
-    for name in ("viewer.js", "viewer.css"):
-        write_atomic(out / name, asset(name))
-    write_atomic(out / "index.html", page_html("files"))
     return {"index_chunks": index_chunks, "example_chunks": len(starts)}
