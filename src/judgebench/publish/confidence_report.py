@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from judgebench.core.files import atomic_path, write_atomic
+from judgebench.core.files import write_atomic
 from judgebench.core.records import JudgmentRecord, MetricValue, RunResult
+from judgebench.publish.figures import save_png
 from judgebench.scoring.calibration import calibration_curves
 
 
@@ -20,11 +21,6 @@ def _num(m: MetricValue | None) -> str:
         return "n/a"
     ci = f" [{m.ci_low:.3f}, {m.ci_high:.3f}]" if m.ci_low is not None and m.ci_high is not None else ""
     return f"{m.value:.3f}{ci}"
-
-
-def _save(fig: Any, path: Path) -> None:
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, format="png")
 
 
 def plot_reliability(curve: dict[str, Any], path: Path, title: str) -> None:
@@ -48,7 +44,7 @@ def plot_reliability(curve: dict[str, Any], path: Path, title: str) -> None:
     ax.set_xlim(0, 1), ax.set_ylim(0, 1.02)
     ax.set_xlabel("confidence in its verdict (bin mean)"), ax.set_ylabel("accuracy in the bin")
     ax.set_title(title, fontsize=9), ax.legend(loc="upper left", fontsize=8)
-    _save(fig, path)
+    save_png(fig, path)
 
 
 def plot_selective(curve: dict[str, Any], path: Path, title: str) -> None:
@@ -64,7 +60,7 @@ def plot_selective(curve: dict[str, Any], path: Path, title: str) -> None:
     right.set_xlabel("least confident % sent to humans"), right.set_ylabel("exact accuracy of judge + humans")
     right.set_ylim(0, 1.02), right.set_title("humans take the least confident", fontsize=9)
     fig.suptitle(title, fontsize=10)
-    _save(fig, path)
+    save_png(fig, path)
 
 
 def confidence_section(out_dir: Path, records: list[JudgmentRecord], result: RunResult | None, seed: int,

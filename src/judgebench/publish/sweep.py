@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from judgebench.core.files import atomic_path, write_atomic, write_json
+from judgebench.core.files import write_atomic, write_json
 from judgebench.core.records import JudgmentRecord, RunResult
 from judgebench.core.text import md_cell, md_text
 from judgebench.judges.config import named_judge, run_config_hash
+from judgebench.publish.figures import save_png
 
 SWEEP_FILE = "sweep.json"
 
@@ -142,8 +143,7 @@ def plot_sweep(rows: list[dict[str, Any]], path: Path) -> None:
         ax.set_xticks(x, labels)
         ax.set_xlabel(rows[0]["key"] if rows else "setting")
     fig.subplots_adjust(hspace=0.35, wspace=0.6, left=0.08, right=0.92, top=0.96, bottom=0.08)
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, format="png")
+    save_png(fig, path)
 
 
 def write_sweep(out: Path, rows: list[dict[str, Any]]) -> None:

@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from judgebench.core.files import atomic_path, is_inside, write_atomic
+from judgebench.core.files import is_inside, write_atomic
 from judgebench.core.rundir import REPORT_DIR
 from judgebench.kinds.rubric.records import RubricRecord, RubricResult
 from judgebench.kinds.rubric.run import read_rubric_run
 from judgebench.kinds.rubric.scoring import calibration_records, repeat_agreement_text
-from judgebench.publish.figures import literal
+from judgebench.publish.figures import literal, save_png
 from judgebench.publish.tables import md_escape
 
 
@@ -44,8 +44,7 @@ def _figure(width: float = 6.0, height: float = 4.0) -> tuple[Any, Any]:
 def _save(fig: Any, path: Path) -> Path:
     if not is_inside(path, path.parent):
         raise ValueError(path)
-    with atomic_path(path, suffix=".png") as tmp:
-        fig.savefig(tmp, format="png")
+    save_png(fig, path)
     return path
 
 
