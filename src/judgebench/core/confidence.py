@@ -7,6 +7,8 @@ Three sources, each a distribution over the verdicts the task allows, in the dat
   verdict the parser found; its top alternatives are mapped to verdicts ("A" -> A, "B" -> B, "C" / "TIE" /
   "Tie" -> TIE; brackets, spaces and asterisks stripped) and their probabilities summed per verdict, then
   normalised over the allowed verdicts (mass outside the top K, or on tokens naming no verdict, is dropped).
+  The parser takes "C" as a tie only inside "[[C]]"; a token is read as "C" whatever surrounds it, because
+  the brackets of "[[C]]" are tokens of their own.
 - `repeats`: the share of the answered verdicts across `--repeats` samples of one judgment.
 - `panel`: the share of the answered votes across a panel's members.
 - `verbalised`: a confidence the judge states (parsed strictly: `verbalised_confidence`).
