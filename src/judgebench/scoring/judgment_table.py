@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain
 from operator import attrgetter, is_not
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -26,6 +26,12 @@ BothBad = Literal["tie", "exclude"]
 CATEGORIES: tuple[str, ...] = ("A", "TIE", "B")  # ordinal order used by kappa/alpha
 CODE: dict[str, int] = {"A": 0, "TIE": 1, "B": 2}
 ORDER_KEYS: dict[str, str] = {"AB": "ab", "BA": "ba"}
+
+
+def soft_credit(verdict: Any, label: Any) -> Any:
+    """Soft accuracy's credit, defined here once, of verdict codes against label codes (CODE: A 0 < TIE 1 < B 2;
+    numbers or arrays): 1 when equal, 0.5 when exactly one is a tie, 0 when they are opposite."""
+    return 1.0 - np.abs(verdict - label) / 2.0
 
 
 _VERDICTS = np.array(["A", "TIE", "B", None], dtype=object)  # index -1 -> None
@@ -242,7 +248,7 @@ def _order_columns(status: np.ndarray, v: np.ndarray, shown: np.ndarray, key: st
         f"verdict_code_{key}": v,
         f"shown_code_{key}": shown,
         f"exact_{key}": np.where(scorable & (v == lab), 1.0, 0.0) if run else nan,
-        f"soft_{key}": np.where(scorable, 1.0 - np.abs(v - lab) / 2.0, 0.0) if run else nan,
+        f"soft_{key}": np.where(scorable, soft_credit(v, lab), 0.0) if run else nan,
     }
 
 

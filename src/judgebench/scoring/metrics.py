@@ -41,6 +41,7 @@ from judgebench.scoring.judgment_table import (
     check_both_bad,
     dimension_table,
     dimension_tables,
+    soft_credit,
 )
 from judgebench.stats.agreement import cohen_kappa, krippendorff_ordinal
 from judgebench.stats.exact_sums import blas_for, row_types, sums_are_exact, type_counts
@@ -63,7 +64,7 @@ def soft_score(verdict: str | None, label: str) -> float:
     v, lab = _code(verdict, "verdict"), _code(label, "label")
     if lab < 0:
         raise ValueError("label must not be None")
-    return 0.0 if v < 0 else 1.0 - abs(v - lab) / 2.0
+    return 0.0 if v < 0 else float(soft_credit(v, lab))
 
 
 def exact_score(verdict: str | None, label: str) -> float:
@@ -83,8 +84,8 @@ def random_baseline(labels: Iterable[str], soft: bool = True) -> float:
     if codes.size == 0 or (codes < 0).any():
         raise ValueError("random_baseline needs at least one non-missing label")
     p = np.bincount(codes, minlength=3) / codes.size
-    diff = np.abs(np.arange(3)[:, None] - np.arange(3)[None, :])
-    score = 1.0 - diff / 2.0 if soft else (diff == 0).astype(float)
+    codes = np.arange(3)
+    score = soft_credit(codes[:, None], codes[None, :]) if soft else np.eye(3)
     return float(p @ score @ p)
 
 
