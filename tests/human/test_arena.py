@@ -95,6 +95,14 @@ def test_planted_random_and_always_a_voters_are_flagged_and_no_honest_one(seed):
     assert flagged == {RANDOM_VOTER, ALWAYS_A_VOTER}
 
 
+def test_votes_of_p_value_one_give_a_zero_statistic_not_minus_zero():
+    """Two ties on one pair: each vote's p-value is 1, so M_j = -2 sum(log 1) = 0; it was written as -0.0 in
+    arena.json and "-0.000" in arena.html (an outside audit)."""
+    rows = [("p1", "u1", "TIE", "m1", "m2", {}), ("p1", "u2", "TIE", "m1", "m2", {})]
+    ratios = [r["max_ratio"] for r in anomalies(battles(rows).table)]
+    assert ratios == [0.0, 0.0] and all(math.copysign(1.0, r) == 1.0 for r in ratios)
+
+
 def test_annotator_table_by_hand():
     rows = [("p1", "u", "A", "x", "y", {"shown_order": "AB", "seconds": 10}),
             ("p1", "v", "A", "x", "y", {"shown_order": "BA"}),

@@ -145,7 +145,7 @@ def anomalies(table: pd.DataFrame, alpha: float = DEFAULT_ALPHA, seed: int = 0,
     out = []
     for code, js, bars in zip(voted, js_of, bars_of):
         name = names[code]
-        m = -2 * np.cumsum(log_p[starts[code]:starts[code + 1]])
+        m = 0.0 - 2 * np.cumsum(log_p[starts[code]:starts[code + 1]])  # (0.0 -: no -0.0 from votes of p = 1)
         ratio = m[js - 1] / bars
         hit = js[ratio >= 1]
         out.append({"annotator": str(name), "votes": len(m), "checkpoints": js.tolist(),
