@@ -465,3 +465,12 @@ def test_protocol_columns_are_percentages_with_two_decimals():
     assert metric_format("overall.soft_accuracy_both_all", 55.0) == "55.00"
     assert metric_format("coverage_ab", 100.0) == "100.00"
     assert metric_format("cohen_kappa", 0.12345) == "0.1235" and metric_format("accuracy", 61.25) == "61.25"
+
+
+def test_markdown_point_and_interval_share_one_precision():
+    """An outside audit: the human row showed `33.33 [33.3, 33.3]`, the point above its printed upper bound (two
+    decimals for the point, one for the interval)."""
+    from judgebench.publish.tables import to_markdown
+
+    row = _run_row("a", 100 / 3, accuracy_ci=[100 / 3, 100 / 3])
+    assert "| 33.33 [33.33, 33.33] |" in to_markdown("sciarena_eval", [row])

@@ -163,7 +163,7 @@ def _md_cell(row: dict[str, Any], column: str) -> str:
         return ""
     ci = row.get(f"{column}_ci")
     if isinstance(value, float) and ci and ci[0] is not None:
-        return f"{value:.2f} [{ci[0]:.1f}, {ci[1]:.1f}]"
+        return f"{value:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]"  # (one precision: 33.33 [33.3, 33.3] put the point outside)
     return f"{value:.2f}" if isinstance(value, float) else md_escape(value)
 
 
