@@ -70,6 +70,22 @@ def test_model_and_exam_names_reach_the_terminal_escaped(tmp_path, capsys):
     assert printed.count("-> FAIL, worst ") == 2 and "\\x1b[2J" in printed and "\x1b" not in printed and "\x07" not in printed
 
 
+def test_a_report_of_one_response_says_its_undefined_figures_in_words(tmp_path):
+    """An outside audit: one response (or constant totals) printed `model rank Spearman None, Kendall None` and an
+    unrounded `|difference| 1.4499999999999993` into report.md."""
+    demo = Path(__file__).resolve().parents[2] / "tasks" / "demo" / "rubric_demo.jsonl"
+    data = tmp_path / "one.jsonl"
+    data.write_text(demo.read_text().splitlines()[0] + "\n")
+    run = tmp_path / "r"
+    assert main(["rubric", "run", "--task", "rubric_demo", "--judge", "builtin/length-proportional", "--dataset-path",
+                 str(data), "--output-path", str(run), "--quiet", "--bootstrap", "0"]) == 0
+    assert main(["rubric", "report", str(run)]) == 0
+    report = (run / "report" / "report.md").read_text()
+    assert "None" not in report and "model rank agreement undefined" in report
+    difference = re.search(r"\|difference\| ([^)]*)\)", report).group(1)
+    assert len(difference) <= 7, difference
+
+
 @pytest.mark.slow
 def test_rubric_demo_baselines_run_score_report_leaderboard_and_submit(full_credit, tmp_path, capsys):
     length = demo_run(tmp_path, "builtin/length-proportional", "length")

@@ -33,6 +33,21 @@ def write_rubric_report(run_dir: Path, output_dir: Path | None = None) -> list[P
     return [path, *written]
 
 
+def _worst_pair(pair: str | None, difference: float | None) -> str:
+    """The pair farthest from the experts, its difference as the table below prints it (`g`: it had printed
+    1.4499999999999993)."""
+    return "no model pair" if pair is None or difference is None else f"worst pair {md_escape(pair)} (|difference| {difference:g})"
+
+
+def _rank_agreement(spearman: float | None, kendall: float | None) -> str:
+    """The model ranks' agreement, its undefined figures said in words (constant totals on either side rank
+    nothing: "Spearman None" was printed)."""
+    if spearman is None and kendall is None:
+        return "model rank agreement undefined (the expert or the judge totals are all equal)"
+    shown = [f"{name} {value:.3f}" for name, value in (("Spearman", spearman), ("Kendall", kendall)) if value is not None]
+    return "model rank " + ", ".join(shown)
+
+
 def _figure(width: float = 6.0, height: float = 4.0) -> tuple[Any, Any]:
     from matplotlib.figure import Figure  # imported here: keep the CLI start fast
 
@@ -110,8 +125,8 @@ def _markdown(result: RubricResult, images: list[str]) -> str:
             lines.append(f"| {level} | {name} | {value} | {interval} | {v.n} |")
     s = result.system
     lines += ["", f"## System level (within {s.within_k:g} point(s))", "",
-              f"Passed: {s.passed}; worst pair {md_escape(s.worst_pair)} (|difference| {s.max_abs_difference}); "
-              f"complete: {s.complete}; model rank Spearman {s.rank_spearman}, Kendall {s.rank_kendall}.", "",
+              f"Passed: {s.passed}; {_worst_pair(s.worst_pair, s.max_abs_difference)}; "
+              f"complete: {s.complete}; {_rank_agreement(s.rank_spearman, s.rank_kendall)}.", "",
               "| model | exam | expert | judge | difference |", "|---|---|---|---|---|"]
     lines += [f"| {md_escape(p.model)} | {md_escape(p.exam)} | {p.expert_total:g} | {p.judge_total:g} | {p.difference:+g} |"
               for p in s.pairs]
