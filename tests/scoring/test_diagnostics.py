@@ -167,6 +167,18 @@ def test_missing_model_names_and_citations_are_skipped_with_reasons():
         is None
 
 
+def test_models_no_battle_connects_get_no_rank_correlation():
+    """An outside audit: m0-m1 battles and m2-m3 battles (no battle between the two pairs) reported a Spearman of
+    0.949 against the human ratings and a top-3 overlap, though only the regularisation relates the two groups."""
+    split = [r.model_copy(update={"model_a": m_a, "model_b": m_b}) for r in arena(200, 3, "oracle", n_models=4)
+             for m_a, m_b in [("m0", "m1") if int(r.example_id[1:]) % 2 else ("m2", "m3")]]
+    system = dim(diagnose(split, n_resamples=50))["system"]
+    assert "2 groups of models that no battle connects (2, 2 models)" in system["skipped"]
+    assert leaderboard_columns(diagnose(split, n_resamples=50))["spearman_to_human"] is None
+    joined = dim(diagnose(arena(200, 3, "oracle", n_models=4), n_resamples=50))["system"]
+    assert "skipped" not in joined and joined["spearman"]["value"] is not None
+
+
 def test_comparable_strength_battles_use_human_ratings():
     # x and y split their 20 battles 10-10 (0 Elo apart); z beats each 18-2 (~382 Elo
     # above), so only the x-y battles are comparable. There the human winner is the

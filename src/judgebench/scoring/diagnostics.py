@@ -36,6 +36,7 @@ from judgebench.stats.ratings import (
     BTFit,
     PairedBootstrap,
     best_first,
+    comparison_groups,
     fit_bt,
     fit_bt_penalties,
     paired_bootstrap_bt,
@@ -517,6 +518,11 @@ def _system_section(facts: _Facts, n_resamples: int, seed: int,
     models = set(named.tolist())  # not set() of the array: see ratings._build_design
     if len(models) < 3:
         return {"skipped": f"needs battles between at least 3 named models (have {len(models)})"}
+    groups = comparison_groups(facts.col("model_a")[answered].tolist(), facts.col("model_b")[answered].tolist())
+    if len(groups) > 1:  # (an outside audit: a rank correlation over two unconnected pairs of models was reported)
+        sizes = ", ".join(str(len(g)) for g in groups)
+        return {"skipped": f"the judged battles leave {len(groups)} groups of models that no battle connects "
+                           f"({sizes} models): ratings across them are not comparable"}
     plan = PairedBootstrap.prepare(
         facts.col("model_a")[use], facts.col("model_b")[use],
         {"human": facts.human[use], "judge": facts.judge[use]},  # judge NaN: not answered

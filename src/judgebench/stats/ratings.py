@@ -528,6 +528,26 @@ ELO_RATING_MAX = 1e6  # |anchor rating|: beyond it a rating's digits are lost to
 ELO_SCALE_MAX = 1e6
 
 
+def comparison_groups(first: Iterable[str], second: Iterable[str]) -> list[list[str]]:
+    """The models of battles (`first[i]` against `second[i]`) in groups that no battle connects, each sorted,
+    largest group first: ratings of models in different groups are related only by the regularisation, so
+    neither their order nor a rank correlation across groups means anything."""
+    parent: dict[str, str] = {}
+
+    def root(model: str) -> str:
+        while parent.setdefault(model, model) != model:
+            parent[model] = parent[parent[model]]
+            model = parent[model]
+        return model
+
+    for a, b in zip(first, second):
+        parent[root(a)] = root(b)
+    groups: dict[str, list[str]] = {}
+    for model in parent:
+        groups.setdefault(root(model), []).append(model)
+    return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g))
+
+
 def unbeaten_orders(took: np.ndarray, gave: np.ndarray, n: int) -> list[list[list[int]]]:
     """Zermelo's condition: Bradley-Terry has a finite estimate when, in each group of models the battles connect,
     every model took a point (a win, or half of a tie) from every other through some chain of battles. `took[i]`

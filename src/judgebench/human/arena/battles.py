@@ -21,6 +21,7 @@ import pandas as pd
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import DEFAULT_DIMENSION, VERDICT_SCORE, PairExample
 from judgebench.human.arena.coded import OUTCOMES, Coded
+from judgebench.stats.ratings import comparison_groups as connected_groups
 from judgebench.stats.ratings import unbeaten_orders
 from judgebench.tasks.features import count_citations, response_length
 from judgebench.tasks.votes import Vote
@@ -240,22 +241,9 @@ def _cell_frame(coded: Coded) -> pd.DataFrame:
 
 
 def comparison_groups(table: pd.DataFrame, coded: Coded | None = None) -> list[list[str]]:
-    """The models in groups that no battle connects (each sorted, largest group first): ratings of models in
-    different groups are not comparable, whatever the fit prints (only the regularisation relates them)."""
-    parent: dict[str, str] = {}
-
-    def root(model: str) -> str:
-        while parent.setdefault(model, model) != model:
-            parent[model] = parent[parent[model]]
-            model = parent[model]
-        return model
-
-    for a, b in _distinct_pairs(coded if coded is not None else Coded(table)):
-        parent[root(a)] = root(b)
-    groups: dict[str, list[str]] = {}
-    for model in parent:
-        groups.setdefault(root(model), []).append(model)
-    return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g))
+    """The models in groups that no battle connects (stats.ratings.comparison_groups, over each battled pair once)."""
+    pairs = _distinct_pairs(coded if coded is not None else Coded(table))
+    return connected_groups((a for a, _ in pairs), (b for _, b in pairs))
 
 
 def unbeaten_groups(coded: Coded) -> list[list[list[str]]]:
