@@ -103,6 +103,15 @@ def test_votes_of_p_value_one_give_a_zero_statistic_not_minus_zero():
     assert ratios == [0.0, 0.0] and all(math.copysign(1.0, r) == 1.0 for r in ratios)
 
 
+def test_one_vote_has_no_interval_and_identical_votes_keep_their_point_inside():
+    """An outside audit: one vote gave m1 2044.2 [2044.2, 2044.2] (a bootstrap of one battle shows no spread), and
+    two identical votes a rating 2.5e-9 above its interval's upper end in arena.json."""
+    one = rate(battles([("p1", "u1", "A", "m1", "m2")]).table, FitOptions(n_resamples=50))
+    assert one.ci_low is None and one.ci_high is None
+    two = rate(battles([("p1", "u1", "A", "m1", "m2"), ("p2", "u2", "A", "m1", "m2")]).table, FitOptions(n_resamples=50))
+    assert np.all(two.ci_low <= two.ratings) and np.all(two.ratings <= two.ci_high)
+
+
 def test_annotator_table_by_hand():
     rows = [("p1", "u", "A", "x", "y", {"shown_order": "AB", "seconds": 10}),
             ("p1", "v", "A", "x", "y", {"shown_order": "BA"}),

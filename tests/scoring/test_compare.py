@@ -157,6 +157,23 @@ def test_the_test_matches_the_soft_headline(tie_vs_longer, tmp_path, capsys):
     assert data["significant"] is True and len(data["flips"]) == 18
 
 
+def test_one_shared_example_has_no_interval(longer_shorter, tmp_path, capsys):
+    """An outside audit: two runs sharing one example printed "95% paired-bootstrap CI [-100.00, -100.00]", a
+    bootstrap of one unit. No interval is printed or written (the figures neither side defines are left out)."""
+    assert paired_bootstrap_ci(np.array([-1.0])) is None
+    one = [hand_record("e00", "A", order, "A") for order in ORDERS]
+    wrong = [hand_record("e00", "A", order, "B") for order in ORDERS]
+    template = longer_shorter[0]
+    right = hand_run(template, tmp_path / "right", one, "hand/right", "accuracy")
+    wrong_run = hand_run(template, tmp_path / "wrong", wrong, "hand/wrong", "accuracy")
+    out = tmp_path / "cmp.json"
+    main(["compare", str(right), str(wrong_run), "--output", str(out)])
+    printed = capsys.readouterr().out
+    assert "(one shared example: no interval)" in printed and "paired-bootstrap CI" not in printed
+    written = json.loads(out.read_text())
+    assert written["difference"] == -1.0 and "ci_low" not in written and "ci_high" not in written
+
+
 def test_gate_never_calls_an_improvement_a_regression(tie_vs_longer, capsys):
     tie, longer = tie_vs_longer
     reverse = compare_runs(longer, tie)

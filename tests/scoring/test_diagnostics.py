@@ -167,6 +167,19 @@ def test_missing_model_names_and_citations_are_skipped_with_reasons():
         is None
 
 
+def test_one_example_gives_figures_without_intervals():
+    """An outside audit: a one-pair run's report printed `100.0% [100.0, 100.0] (n=1)` for the human labels' A share
+    and `[50.0, 50.0]` for position bias: a bootstrap of one example has no spread to show."""
+    def intervals(node):
+        if isinstance(node, dict):
+            found = [node["ci_low"]] if node.get("ci_low") is not None else []
+            return found + [x for v in node.values() for x in intervals(v)]
+        return [x for v in node for x in intervals(v)] if isinstance(node, list) else []
+
+    assert intervals(dim(diagnose(arena(1, 0, "first"), n_resamples=50))) == []
+    assert intervals(dim(diagnose(arena(2, 0, "first"), n_resamples=50)))  # (two examples: intervals)
+
+
 def test_models_no_battle_connects_get_no_rank_correlation():
     """An outside audit: m0-m1 battles and m2-m3 battles (no battle between the two pairs) reported a Spearman of
     0.949 against the human ratings and a top-3 overlap, though only the regularisation relates the two groups."""

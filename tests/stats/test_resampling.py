@@ -12,7 +12,7 @@ from scipy import stats
 
 from judgebench.cli.main import main
 from judgebench.scoring.metrics import _bootstrap_ci, _ratio_statistic
-from judgebench.stats.resampling import percentile_interval, resample_batches
+from judgebench.stats.resampling import covering, percentile_interval, resample_batches
 
 
 def test_batches_cover_the_requested_resamples_from_one_seeded_stream():
@@ -115,3 +115,16 @@ def test_baseline_rows_use_the_runs_seed_and_resamples(tmp_path):
     metric = json.loads((longer / "results.json").read_text())["metrics"]["overall"]["accuracy"]
     assert rows["always-longer"]["accuracy"] == round(100 * metric["value"], 2)
     assert rows["always-longer"]["accuracy_ci"] == [round(100 * metric["ci_low"], 2), round(100 * metric["ci_high"], 2)]
+
+
+def test_covering_widens_an_interval_to_its_point_by_rounding_noise_only():
+    """An outside audit: a rating 2e-9 Elo above its interval [x, x] (a point fit and bootstrap fits stopped within
+    the optimiser's tolerance), a log loss 3e-16 below its lower end. Only noise is covered: a percentile interval
+    may leave its point out, and one that does by more stays as the bootstrap put it."""
+    low, high = covering(np.array([2099.9036555938274, -99.90365559382712, 0.5, 0.5]),
+                         np.array([2099.9036555912835, -99.90365559128372, 0.6, 0.1]),
+                         np.array([2099.9036555912835, -99.90365559128372, 0.7, 0.4]))
+    assert low.tolist() == [2099.9036555912835, -99.90365559382712, 0.6, 0.1]
+    assert high.tolist() == [2099.9036555938274, -99.90365559128372, 0.7, 0.4]
+    assert covering(0.6931471805599445, 0.6931471805599448, 0.6931471805599448)[0] == 0.6931471805599445
+    assert np.isnan(covering(1.0, np.nan, np.nan)[0])

@@ -40,8 +40,9 @@ def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:
         f"  configuration     {_changes(c.config_changes)}",
         f"  paired            {c.examples} examples, {c.judgments} judgments "
         "(unit: the example, its orders and dimensions averaged)",
-        f"  {c.headline + ' (' + c.scope + ')':<17} {_pct(base.value)} -> {_pct(cand.value)}: {_points(c.difference)}, "
-        f"95% paired-bootstrap CI [{100 * c.ci_low:+.2f}, {100 * c.ci_high:+.2f}]",
+        f"  {c.headline + ' (' + c.scope + ')':<17} {_pct(base.value)} -> {_pct(cand.value)}: {_points(c.difference)}"
+        + (f", 95% paired-bootstrap CI [{100 * c.ci_low:+.2f}, {100 * c.ci_high:+.2f}]"
+           if c.ci_low is not None and c.ci_high is not None else " (one shared example: no interval)"),
         f"  paired test       {describe_test(c)} ({verdict})",
         f"  order consistency {_pct(base.order_consistency)} -> {_pct(cand.order_consistency)}"
         + (

@@ -84,8 +84,8 @@ class Comparison:
     baseline: Side
     candidate: Side
     difference: float  # candidate - baseline, as a fraction (mean per-example difference)
-    ci_low: float
-    ci_high: float
+    ci_low: float | None  # None from fewer than two shared examples (stats.paired.paired_bootstrap_ci)
+    ci_high: float | None
     test: PairedTest
     flips: list[Flip] = field(default_factory=list)
     per_dimension: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -125,6 +125,8 @@ class Comparison:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
+        if self.ci_low is None or self.ci_high is None:  # undefined: left out, as compare's other figures
+            del data["ci_low"], data["ci_high"]
         data["significant"] = self.significant
         data["missing_units"] = self.missing_units
         data["alpha"] = ALPHA
@@ -163,7 +165,7 @@ def compare_runs(
     column = "soft" if metric(headline).credit == "soft" else "exact"
     ids, base_values, cand_values = _example_scores(base_table, cand_table, common, column)
     diffs = cand_values - base_values
-    low, high = paired_bootstrap_ci(diffs, seed=seed, n_resamples=n_resamples)
+    low, high = paired_bootstrap_ci(diffs, seed=seed, n_resamples=n_resamples) or (None, None)
     pairs = _judgment_pairs(base_records, cand_records, common, both_bad)
     dimensions = sorted({dim for _, dim in common})
     return Comparison(

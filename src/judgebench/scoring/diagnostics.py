@@ -42,7 +42,7 @@ from judgebench.stats.ratings import (
     paired_bootstrap_bt,
 )
 from judgebench.stats.ratio_bootstrap import Resampler, as_f64, compact
-from judgebench.stats.resampling import percentile_interval, subsample
+from judgebench.stats.resampling import MIN_UNITS, covering, percentile_interval, subsample
 
 SCHEMA = "judgebench.diagnostics/1"
 MIN_LENGTH_RATIO = 1.1  # "with a minimum length gap": longer / shorter >= this
@@ -66,7 +66,7 @@ def _stat(value: float | None, samples: np.ndarray | None, n: int) -> dict[str, 
     """{value, ci_low, ci_high, n}: a point estimate and its 95% percentile interval."""
     lo = hi = None
     if samples is not None and value is not None and len(samples):
-        low, high = percentile_interval(samples)  # the one rule for undefined resamples (resampling.py)
+        low, high = covering(value, *percentile_interval(samples))  # the one rule for undefined resamples
         if np.isfinite(low) and np.isfinite(high):
             lo, hi = float(low), float(high)
     return {"value": _num(value), "ci_low": lo, "ci_high": hi, "n": int(n)}
@@ -669,8 +669,10 @@ def _accuracy_section(facts: _Facts, ratios: _Ratios, dimension: str) -> dict[st
 def diagnose_dimension(records: list[JudgmentRecord], dimension: str, *,
                        both_bad: BothBad = "tie", n_resamples: int = 1000,
                        seed: int = 0) -> dict[str, Any]:
-    """All diagnostics of one dimension (JSON-serialisable)."""
+    """All diagnostics of one dimension (JSON-serialisable); no intervals from fewer than MIN_UNITS examples (a
+    bootstrap of one example printed [100.0, 100.0])."""
     facts = _facts(records, dimension, both_bad)
+    n_resamples = n_resamples if facts.n >= MIN_UNITS else 0
     ratios = _Ratios(Resampler(facts.n, n_resamples, seed), {})
     length, length_keep = _length_style(facts), np.ones(facts.n, dtype=bool)
     cited = np.isfinite(facts.col("citations_a").astype(float)) & \

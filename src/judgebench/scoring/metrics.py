@@ -45,7 +45,7 @@ from judgebench.scoring.judgment_table import (
 )
 from judgebench.stats.agreement import cohen_kappa, krippendorff_ordinal
 from judgebench.stats.exact_sums import blas_for, row_types, sums_are_exact, type_counts
-from judgebench.stats.resampling import percentile_interval, resample_batches
+from judgebench.stats.resampling import covering, percentile_interval, resample_batches
 
 
 def _code(value: str | None, what: str) -> int:
@@ -158,6 +158,8 @@ def _ratio_metrics(
     out = {}
     for i, m in enumerate(names):
         value = tot_num[i] / tot_den[i] if tot_den[i] > 0 else None
+        if value is not None:
+            lo[i], hi[i] = covering(value, lo[i], hi[i])
         ok = value is not None and np.isfinite(lo[i]) and np.isfinite(hi[i])
         out[m] = MetricValue(
             value=_num(value),

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judgebench.stats.resampling import percentile_interval, resample_batches
+from judgebench.stats.resampling import MIN_UNITS, percentile_interval, resample_batches
 
 BOOTSTRAP_RESAMPLES = 2000
 MONTE_CARLO_RESAMPLES = 10_000
@@ -44,9 +44,12 @@ class PairedTest:
 
 def paired_bootstrap_ci(
     diffs: np.ndarray, *, seed: int = 0, n_resamples: int = BOOTSTRAP_RESAMPLES, confidence: float = 0.95
-) -> tuple[float, float]:
-    """Percentile CI of the mean per-example difference, resampling examples (seeded)."""
+) -> tuple[float, float] | None:
+    """Percentile CI of the mean per-example difference, resampling examples (seeded); None from fewer than
+    MIN_UNITS examples (one shared example gave [-100.00, -100.00])."""
     n = len(diffs)
+    if n < MIN_UNITS:
+        return None
     batches = resample_batches(n, n_resamples, seed, batch=max(1, 2_000_000 // max(n, 1)))
     means = np.concatenate([diffs[idx].mean(axis=1) for idx in batches])
     low, high = percentile_interval(means, confidence)

@@ -48,7 +48,7 @@ from scipy.special import expit
 
 from judgebench.core.errors import NumericError
 from judgebench.core.preload import imported
-from judgebench.stats.resampling import batch_free, multinomial_counts
+from judgebench.stats.resampling import batch_free, covering, multinomial_counts
 
 if TYPE_CHECKING:  # imported where a frame is made: a run's scoring never needs pandas
     import pandas as pd
@@ -1082,7 +1082,7 @@ def _with_intervals(design: _Design, samples: np.ndarray, present: np.ndarray, p
     beta = samples[m:].T
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        lo, hi = np.nanpercentile(elo, [2.5, 97.5], axis=0)
-        b_lo, b_hi = np.percentile(beta, [2.5, 97.5], axis=0)
+        lo, hi = covering(point.ratings, *np.nanpercentile(elo, [2.5, 97.5], axis=0))
+        b_lo, b_hi = covering(point.beta, *np.percentile(beta, [2.5, 97.5], axis=0))
     return replace(point, ci_low=lo, ci_high=hi, beta_ci_low=b_lo, beta_ci_high=b_hi,
                    rating_samples=elo, beta_samples=beta, n_resamples=elo.shape[0], seed=seed)

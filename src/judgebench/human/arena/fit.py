@@ -13,6 +13,7 @@ import pandas as pd
 from judgebench.human.arena.battles import SLICE, aggregate
 from judgebench.human.arena.coded import Coded
 from judgebench.stats.ratings import BTFit, bootstrap_bt, fit_bt
+from judgebench.stats.resampling import MIN_UNITS
 
 STYLE_GRID = 0.01  # style features (normalised differences) are rounded to this before aggregating
 MIN_SLICE_MODELS = 2
@@ -45,7 +46,7 @@ def rate_counts(agg: pd.DataFrame, opts: FitOptions, names: list[str] | None = N
     battles = (agg["model_a"], agg["model_b"], agg["outcome"])
     x = agg[names] if names else None
     elo = opts.elo(anchor)
-    if not bootstrap or opts.n_resamples == 0:
+    if not bootstrap or opts.n_resamples == 0 or agg["count"].sum() < MIN_UNITS:  # (one vote: no interval to show)
         return fit_bt(battles, x, weights=agg["count"], **elo)
     return bootstrap_bt(battles, x, weights=agg["count"], n_resamples=opts.n_resamples, seed=opts.seed, **elo)
 
