@@ -79,7 +79,7 @@ def evaluate(
     options = dict(locals())  # exactly this function's parameters
     from judgebench.judging.pipeline import run_task
 
-    return run_task(_run_request(**options))
+    return run_task(run_request(**options))
 
 
 def evaluate_judges(
@@ -106,7 +106,7 @@ def evaluate_judges(
     _distinct_own_ids(choices)
     if not choices:
         raise JudgebenchError("evaluate_judges: give at least one judge")
-    base = _run_request(task=task, judge=choices[0].judge, output_path=output_path, **options)
+    base = run_request(task=task, judge=choices[0].judge, output_path=output_path, **options)
     return run_judges(base, choices, panel=panel, on_run=on_run)
 
 
@@ -143,7 +143,7 @@ def _distinct_own_ids(choices: list[JudgeChoice]) -> None:
             raise JudgebenchError(f"evaluate_judges: judge id {choice.judge!r} is given twice; give each judge object its own id")
 
 
-def _run_request(**options: Any) -> RunRequest:
+def run_request(**options: Any) -> RunRequest:
     """A RunRequest from `evaluate`'s keywords (the same names as RunRequest's fields), with paths made
     Paths and the quiet runner by default; an unknown keyword is a TypeError. A Judge object as
     `judge` runs as itself (judges/own.py), under its id."""

@@ -390,9 +390,9 @@ def test_no_tqdm_monitor_thread_outlives_a_progress_bar_or_a_data_load(tmp_path)
     code = (
         "import threading, tqdm.std\n"
         "from judgebench.calls.progress import Progress\n"
-        "from judgebench.tasks.loading import _load_table\n"
+        "from judgebench.tasks.loading import load_table\n"
         "bar = Progress(3); bar.close()\n"
-        f"_load_table({str(data)!r}, None, 'train', None)\n"
+        f"load_table({str(data)!r}, None, 'train', None)\n"
         "tqdm.std.tqdm(total=2, disable=False).close()  # a third-party bar after ours\n"
         "print(sorted(t.name for t in threading.enumerate()))\n"
     )

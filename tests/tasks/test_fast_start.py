@@ -38,7 +38,7 @@ def _no_datasets(monkeypatch) -> None:
     def refuse(*args, **kwargs):
         raise AssertionError("datasets was asked to load the file")
 
-    monkeypatch.setattr(loading, "_load_table", refuse)
+    monkeypatch.setattr(loading, "load_table", refuse)
 
 
 def test_a_second_load_of_the_same_bytes_gives_the_same_examples_without_datasets(tmp_path, cache_home, monkeypatch):

@@ -153,12 +153,12 @@ def refuse_repeated_tasks(tasks: list[str]) -> None:
 def check_later_tasks(tasks: list[str], judges: list[Any], output_path: Path, options: dict[str, Any]) -> None:
     """The tasks after the first: each one's data (every row) and every judge's prompt checked before the first
     task's calls, so a bad row or template there stops the command before anything is paid for."""
-    from judgebench.api import _run_request
+    from judgebench.api import run_request
     from judgebench.judging.pipeline import check_task
 
     for task in tasks:
         for index, choice in enumerate(judges):
-            check_task(_run_request(task=task, judge=choice.judge, judge_args=choice.judge_args, judge_name=choice.name,
+            check_task(run_request(task=task, judge=choice.judge, judge_args=choice.judge_args, judge_name=choice.name,
                                     output_path=output_path / task, **{**options, "prompt": choice.prompt or options["prompt"]}),
                        data=index == 0)
 
@@ -166,11 +166,11 @@ def check_later_tasks(tasks: list[str], judges: list[Any], output_path: Path, op
 def dry_run_command(tasks: list[str], judges: list[Any], output_path: Path, options: dict[str, Any]) -> int:
     """`run --dry-run`: print the estimate of every task's run with every judge (`multirun.JudgeChoice`s,
     `options` as `evaluate` takes them); exit 0."""
-    from judgebench.api import _run_request
+    from judgebench.api import run_request
     from judgebench.judging.dryrun import estimate_run, format_estimates
 
     estimates = [
-        estimate_run(_run_request(task=task, judge=choice.judge, judge_args=choice.judge_args, judge_name=choice.name,
+        estimate_run(run_request(task=task, judge=choice.judge, judge_args=choice.judge_args, judge_name=choice.name,
                                   output_path=output_path, **{**options, "prompt": choice.prompt or options["prompt"]}))
         for task in tasks
         for choice in judges

@@ -57,13 +57,13 @@ def read_questions(source: str, *, id_column: str = "id", question_column: str =
                    slice_columns: list[str] | None = None, split: str = "train") -> list[Question]:
     """Questions from a jsonl/csv/parquet file or a Hub id; a missing column or duplicate id is one error."""
     from judgebench.tasks.loading import (
-        _load_table,  # the data loader every task uses (datasets; local files checked)
+        load_table,  # the data loader every task uses (datasets; local files checked)
         csv_data,
     )
 
     texts = [id_column, question_column, *(slice_columns or [])]
     csv = csv_data(source)  # CSV cells as written ("007" stays "007"), in a file or a folder of them
-    table, _ = _load_table(source, None, split, None, {"converters": dict.fromkeys(texts, str)} if csv else None)
+    table, _ = load_table(source, None, split, None, {"converters": dict.fromkeys(texts, str)} if csv else None)
     columns = list(table.column_names)
     for column in texts:
         if column not in columns:

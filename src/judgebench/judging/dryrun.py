@@ -24,7 +24,7 @@ from judgebench.core.records import JudgeRequest
 from judgebench.judges import Judge, make_judge
 from judgebench.judges.tokens import is_paid, judge_prices, output_budget, token_counter
 from judgebench.judging.judgments import plan_requests
-from judgebench.judging.pipeline import RunRequest, _load, run_template, warn_of_setup
+from judgebench.judging.pipeline import RunRequest, load_for_run, run_template, warn_of_setup
 from judgebench.judging.repeats import expand_repeats
 
 
@@ -62,7 +62,7 @@ def estimate_run(request: RunRequest) -> Estimate:
     spec, mode, template = run_template(request)
     warn_of_setup(request, spec, mode, template)
     judge = make_judge(request.judge, request.judge_args, seed=request.seed)
-    loaded = _load(spec, request)
+    loaded = load_for_run(spec, request)
     requests = expand_repeats(plan_requests(spec, loaded.examples, template, mode=mode, swap=request.swap), request.repeats)
     estimate = estimate_requests(spec.name, requests, judge, request.runner)
     if request.judge_name:  # a named configuration: two configurations of one model read apart

@@ -97,7 +97,7 @@ def run_task(request: RunRequest) -> RunSummary:
     warn_of_replacing(request, spec.name, judge.id, configuration_hash(judge, template.sha256, request.runner.reask))
     try:
         with fast_path(judge, request.runner) as plan:  # performance only: judging/fastpath.py
-            loaded = plan.load(lambda: _load(spec, request))
+            loaded = plan.load(lambda: load_for_run(spec, request))
             outcome = plan.judge(lambda worker: stream_judgments(  # chunk by chunk, appended to samples.jsonl
                 spec, judge, loaded.examples, template, mode=mode, swap=request.swap, runner=request.runner,
                 samples_path=request.output_path / SAMPLES_FILE, worker=worker, log_text=request.log_text,
@@ -228,7 +228,7 @@ def _int_limit(limit: int | float | None) -> int | None:
     return limit if isinstance(limit, int) else None
 
 
-def _load(spec: TaskSpec, request: RunRequest) -> LoadedTask:
+def load_for_run(spec: TaskSpec, request: RunRequest) -> LoadedTask:
     """The task's examples; warnings about the data and inapplicable flags go to `on_warning` now."""
     loaded = load_examples(
         spec,
@@ -269,7 +269,7 @@ def _is_zero(value: Any) -> bool:
         return False
 
 
-def _dimension_mode(spec: TaskSpec, override: str | None) -> Literal["single", "separate", "joint"]:
+def run_dimension_mode(spec: TaskSpec, override: str | None) -> Literal["single", "separate", "joint"]:
     if len(spec.dimension_names) == 1:
         return "single"
     mode = override or spec.dimension_mode
@@ -322,8 +322,8 @@ def warn_of_replacing(request: RunRequest, task: str, judge: str, config_hash: s
 def run_template(request: RunRequest) -> tuple[TaskSpec, str, PromptTemplate]:
     """The run's task, dimension mode and prompt template (a template not found or not valid is one error)."""
     spec = get_task(request.task, request.include_paths)
-    mode = _dimension_mode(spec, request.dimension_mode)
-    return spec, mode, load_prompt(request.prompt or _template_name(spec, mode), spec.folder)
+    mode = run_dimension_mode(spec, request.dimension_mode)
+    return spec, mode, load_prompt(request.prompt or template_name(spec, mode), spec.folder)
 
 
 def check_task(request: RunRequest, *, data: bool = True) -> None:
@@ -331,10 +331,10 @@ def check_task(request: RunRequest, *, data: bool = True) -> None:
     template and (`data`) every row of its data, read and let go (read again at its turn)."""
     spec, _, _ = run_template(request)
     if data:
-        _load(spec, request)
+        load_for_run(spec, request)
 
 
-def _template_name(spec: TaskSpec, mode: str) -> str:
+def template_name(spec: TaskSpec, mode: str) -> str:
     return spec.joint_prompt if mode == "joint" and spec.joint_prompt else spec.prompt
 
 

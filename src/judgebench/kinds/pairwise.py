@@ -52,18 +52,18 @@ class PairwiseKind:
         from judgebench.judging.judgments import plan_requests
         from judgebench.judging.pipeline import (
             RunRequest,
-            _dimension_mode,
-            _load,
-            _template_name,
+            run_dimension_mode,
+            load_for_run,
+            template_name,
         )
         from judgebench.judging.prompts import load_prompt
         from judgebench.judging.repeats import expand_repeats
 
         run = as_request(request, RunRequest)
         spec = registry.get_task(run.task, run.include_paths)
-        mode = _dimension_mode(spec, run.dimension_mode)
-        template = load_prompt(run.prompt or _template_name(spec, mode), spec.folder)
-        loaded = _load(spec, run)
+        mode = run_dimension_mode(spec, run.dimension_mode)
+        template = load_prompt(run.prompt or template_name(spec, mode), spec.folder)
+        loaded = load_for_run(spec, run)
         examples = list(loaded.examples)
         requests = expand_repeats(plan_requests(spec, examples, template, mode=mode, swap=run.swap), run.repeats)
         return Plan(self.name, spec, examples, template, requests,

@@ -545,8 +545,8 @@ def _unbeaten(plan: PairedBootstrap) -> dict[str, list[list[list[str]]]]:
 def _system_summary(fits: dict[str, BTFit], facts: _Facts, use: np.ndarray, answered: np.ndarray,
                     n_resamples: int, unbeaten: dict[str, list[list[list[str]]]]) -> dict[str, Any]:
     human, judge = fits["human"], fits["judge"]
-    rho, tau = _rank_correlations(human.ratings[None, :], judge.ratings[None, :])
-    rho_s, tau_s = _rank_correlations(human.rating_samples, judge.rating_samples)
+    rho, tau = rank_correlations(human.ratings[None, :], judge.ratings[None, :])
+    rho_s, tau_s = rank_correlations(human.rating_samples, judge.rating_samples)
     k = min(TOP_K, len(human.models) - 1)
     extra = {"unbeaten": {key: best_first(orders, dict(zip(fits[key].models, fits[key].ratings)))
                           for key, orders in unbeaten.items()}} if unbeaten else {}
@@ -556,7 +556,7 @@ def _system_summary(fits: dict[str, BTFit], facts: _Facts, use: np.ndarray, answ
         "n_models": len(human.models),
         "spearman": _stat(rho[0], rho_s if n_resamples else None, len(human.models)),
         "kendall": _stat(tau[0], tau_s if n_resamples else None, len(human.models)),
-        "top_k": {"k": k, "overlap": _top_k_overlap(human, judge, k)},
+        "top_k": {"k": k, "overlap": top_k_overlap(human, judge, k)},
         "separability": {"human": _separability(human) if n_resamples else None,
                          "judge": _separability(judge) if n_resamples else None},
         "ratings": _ratings_rows(human, judge, facts, use),
@@ -564,7 +564,7 @@ def _system_summary(fits: dict[str, BTFit], facts: _Facts, use: np.ndarray, answ
     }
 
 
-def _rank_correlations(h: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def rank_correlations(h: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Spearman and Kendall (tau-b) per row of two rounds x models matrices; models
     missing (NaN) in a round are left out of that round."""
     rho, tau = np.full(len(h), np.nan), np.full(len(h), np.nan)
@@ -597,7 +597,7 @@ def _rank_corr_complete(h: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.nd
     return rho, tau
 
 
-def _top_k_overlap(human: BTFit, judge: BTFit, k: int) -> float | None:
+def top_k_overlap(human: BTFit, judge: BTFit, k: int) -> float | None:
     """Share of the human top-k models that are also in the judge's top-k."""
     if k < 1:
         return None

@@ -101,7 +101,7 @@ def load_examples(
         if options:
             check_csv_files(Path(location), config)
             options = {**options, "sep": "\t"} if tab_file else options
-        load = lambda: _load_table(location, config, split_name, rev, options)  # noqa: E731
+        load = lambda: load_table(location, config, split_name, rev, options)  # noqa: E731
         variant = (csv_variant(spec) + (";sep:tab" if tab_file else "")) if options else ""
         cached = load_rows(location, split_name, LOCAL_BUILDERS, load, variant)  # example_cache.py: small local files
         if cached is not None:
@@ -302,7 +302,7 @@ def quiet_datasets() -> Any:
     return datasets
 
 
-def _load_table(source: str, config: str | None, split: str, revision: str | None, options: dict[str, Any] | None = None):
+def load_table(source: str, config: str | None, split: str, revision: str | None, options: dict[str, Any] | None = None):
     """One split as a `datasets.Dataset`, plus the resolved Hub commit when known; `options` go to a local
     file's builder."""
     datasets = quiet_datasets()

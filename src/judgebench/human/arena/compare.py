@@ -18,7 +18,7 @@ from judgebench.human.arena.battles import SLICE, aggregate, cell_counts
 from judgebench.human.arena.coded import OUTCOMES, Coded
 from judgebench.human.arena.defaults import DEFAULT_REPEATS, FRACTIONS, TOP_K  # noqa: F401
 from judgebench.human.arena.fit import FitOptions
-from judgebench.scoring.diagnostics import _rank_correlations, _top_k_overlap
+from judgebench.scoring.diagnostics import rank_correlations, top_k_overlap
 from judgebench.stats.ratings import BTFit, PairedBootstrap, best_first, fit_bt_coded_weights
 
 
@@ -57,8 +57,8 @@ def judge_agreement(table: pd.DataFrame, judge: np.ndarray, opts: FitOptions,
                                    **opts.elo(None))
     fits = plan.fits()
     human, induced = fits["human"], fits["judge"]
-    rho, tau = _rank_correlations(human.ratings[None, :], induced.ratings[None, :])
-    rho_s, tau_s = _rank_correlations(human.rating_samples, induced.rating_samples)
+    rho, tau = rank_correlations(human.ratings[None, :], induced.ratings[None, :])
+    rho_s, tau_s = rank_correlations(human.rating_samples, induced.rating_samples)
     mean_d, max_d = displacement(human.ratings[None, :], induced.ratings[None, :])
     mean_s, _ = displacement(human.rating_samples, induced.rating_samples)
     k = max(1, min(top_k, len(human.models) - 1))
@@ -67,7 +67,7 @@ def judge_agreement(table: pd.DataFrame, judge: np.ndarray, opts: FitOptions,
         "battles": int(len(table)), "answered_battles": int(answered.sum()),
         "coverage": float(answered.mean()), "models": len(human.models),
         "spearman": _interval(rho[0], rho_s), "kendall": _interval(tau[0], tau_s),
-        "top_k": {"k": k, "overlap": _top_k_overlap(human, induced, k)},
+        "top_k": {"k": k, "overlap": top_k_overlap(human, induced, k)},
         "rank_displacement": {**_interval(mean_d[0], mean_s), "max": float(max_d[0])},
         "ratings": [{"model": m, "human": _num(human.ratings[i]), "judge": _num(induced.ratings[i]),
                      "judge_ci_low": _num(induced.ci_low[i]), "judge_ci_high": _num(induced.ci_high[i])}
@@ -142,7 +142,7 @@ def _aligned(fit: BTFit, models: tuple[str, ...]) -> np.ndarray:
 
 
 def _correlation_summary(full: np.ndarray, rows: np.ndarray) -> dict[str, Any]:
-    rho, tau = _rank_correlations(np.repeat(full[None, :], len(rows), axis=0), rows)
+    rho, tau = rank_correlations(np.repeat(full[None, :], len(rows), axis=0), rows)
     summary = {}
     for name, values in (("spearman", rho), ("kendall", tau)):
         finite = values[np.isfinite(values)]
@@ -190,7 +190,7 @@ def robustness(table: pd.DataFrame, slice_keys: list[str], opts: FitOptions,
             if not keep.any():
                 continue
             row = _aligned(cells.fit(keep, opts), full_fit.models)[None, :]
-            rho, tau = _rank_correlations(full[None, :], row)
+            rho, tau = rank_correlations(full[None, :], row)
             out["leave_one_slice_out"].append({"slice": key, "left_out": str(value), "votes_left": int(keep.sum()),
                                                "spearman": _num(rho[0]), "kendall": _num(tau[0])})
     return out
