@@ -207,6 +207,16 @@ def config_hash(judge: str, public_args: dict[str, Any], prompt_hash: str, reask
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:HASH_LENGTH]
 
 
+def configuration_hash(judge: Any, prompt_hash: str, reask: int = 0) -> str:
+    """The hash of a judge object's configuration: public arguments, prompt and --reask, with the header
+    values' hash folded in when the judge sends headers (their values are never written)."""
+    args = dict(judge.public_args())
+    identity = judge.cache_identity() if judge.cacheable else {}
+    if "header_values_sha256" in identity:
+        args["extra_headers"] = identity["header_values_sha256"]
+    return config_hash(judge.id, args, prompt_hash, reask)
+
+
 def args_text(args: dict[str, Any], *, limit: int = 80) -> str:
     """`k=v, k=v` of the answer-changing arguments, cut to `limit` characters."""
     parts = []

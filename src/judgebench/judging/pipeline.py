@@ -23,6 +23,7 @@ from judgebench.core.rundir import SAMPLES_FILE, check_run_files, recorded_confi
 from judgebench.core.version import __version__
 from judgebench.judges import make_judge
 from judgebench.judges.args import near_misses
+from judgebench.judges.config import configuration_hash
 from judgebench.judging.fastpath import fast_path
 from judgebench.judging.prompts import load_prompt, reads_no_prompt
 from judgebench.judging.repeats import MAX_REPEATS
@@ -210,18 +211,6 @@ def _coverage_failure(records: list[JudgmentRecord], result: RunResult, outcome:
         failure = coverage_failure(first, result.unlabelled.counts.coverage, min_coverage)
         failures.append(f"unlabelled examples: {failure}" if failure else None)
     return "; ".join(f for f in failures if f) or None
-
-
-def configuration_hash(judge: Judge, prompt_hash: str, reask: int = 0) -> str:
-    """The judge configuration's hash (judges/config.py): public arguments, prompt and --reask, with the header
-    values' hash folded in when the judge sends headers (their values are never written)."""
-    from judgebench.judges.config import config_hash
-
-    args = dict(judge.public_args())
-    identity = judge.cache_identity() if judge.cacheable else {}
-    if "header_values_sha256" in identity:
-        args["extra_headers"] = identity["header_values_sha256"]
-    return config_hash(judge.id, args, prompt_hash, reask)
 
 
 def _int_limit(limit: int | float | None) -> int | None:

@@ -147,7 +147,7 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
         "label": config.judge_name or config.judge,
         "name": config.judge_name,
         "judge_args": args_text(config.judge_args, limit=200) or None,
-        "config_hash": config_hash_of(config),
+        "config_hash": run_config_hash(config),
         ARGS_KEY: {**answer_args(config.judge_args), **({"reask": config.reask} if config.reask else {}),
                    "prompt": config.prompt_template},  # for label_rows (what tells two configurations of one model
         # apart: `[prompt=my_sci]` when the template names differ); removed once the labels are made
@@ -206,12 +206,6 @@ def short_source(dataset: str) -> str:
     if local:
         source = re.split(r"[\\/]", source.rstrip("/\\"))[-1] or source
     return f"{source}{sep}{rest}"
-
-
-def config_hash_of(config: RunConfig) -> str:
-    """The run's judge configuration hash: as recorded, else derived from its public arguments and prompt
-    (runs written before the hash was recorded)."""
-    return run_config_hash(config)
 
 
 def subset_marker(config: RunConfig, examples: int) -> str:

@@ -30,7 +30,7 @@ from judgebench.core.files import regular_text, write_atomic, write_json
 from judgebench.core.records import JudgmentRecord, RunResult
 from judgebench.core.rundir import RESULTS_FILE, SAMPLES_FILE, read_samples
 from judgebench.core.secrets import redact_value
-from judgebench.judges.config import answer_args
+from judgebench.judges.config import answer_args, run_config_hash
 from judgebench.judging.panel import answers_sha256, identity_sha256
 from judgebench.publish.board import (
     ENTRIES,
@@ -40,7 +40,6 @@ from judgebench.publish.board import (
     entries,
     safe_path,
 )
-from judgebench.publish.leaderboard import config_hash_of
 from judgebench.publish.verify import (
     CHECKS,
     DEFAULT_MIN_COVERAGE,
@@ -65,7 +64,7 @@ def entry_name(result: RunResult) -> str:
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", judge).strip("-.")[:60].strip("-.") or "judge"
     config = result.config
     if answer_args(config.judge_args) or config.reask or config.kind == "panel":
-        digest = config_hash_of(result.config)[:8]
+        digest = run_config_hash(result.config)[:8]
     else:
         digest = hashlib.sha256(judge.encode()).hexdigest()[:8]
     prompt = re.sub(r"[^0-9a-f]", "", result.config.prompt_template_hash.lower())[:10] or "noprompt"
@@ -110,11 +109,11 @@ def _check_identity(verified: Verified, leaderboard_dir: Path, entry_dir: Path) 
 
 
 def _check_replacement(new: RunResult, old: RunResult, folder: Path) -> None:
-    if answer_args(new.config.judge_args) and config_hash_of(new.config) != config_hash_of(old.config):
+    if answer_args(new.config.judge_args) and run_config_hash(new.config) != run_config_hash(old.config):
         raise Rejected(
             "identity",
-            f"entry {folder.name} holds judge configuration {config_hash_of(old.config)}, this run "
-            f"{config_hash_of(new.config)}: an entry is replaced only by a run of the same configuration",
+            f"entry {folder.name} holds judge configuration {run_config_hash(old.config)}, this run "
+            f"{run_config_hash(new.config)}: an entry is replaced only by a run of the same configuration",
         )
     if new.counts.examples < old.counts.examples or new.counts.calls < old.counts.calls:
         raise Rejected(
