@@ -219,6 +219,34 @@ def test_fleiss_kappa_small_tables():
     assert fleiss_kappa(np.array([[2, 0], [2, 0]])) is None  # one category only: Pe = 1
 
 
+def test_undefined_panel_figures_are_dashes_and_words_not_n_a(binary, tmp_path, capsys):
+    # A member that never answers validly: its kappas, Fleiss' kappa (no judgment all members answered) and its
+    # biases (no decisive verdict) are undefined: "—" in the matrix and the table, the reason in words.
+    mute = hand_run(tmp_path / "mute", "sciarena_eval", "hand/mute", {e: "INVALID" for e in BIN_LABELS}, BIN_LABELS)
+    out = tmp_path / "panel"
+    assert main(["panel", str(binary["J2"]), str(mute), "--output-path", str(out), "--bootstrap", "50"]) == 0
+    printed = capsys.readouterr().out
+    assert main(["report", str(out)]) == 0
+    report = (out / "report" / "report.md").read_text()
+    section = report[report.index("## Panel"):]
+    section = section[:section.index("```", section.index("```") + 3)]
+    for text in (printed, section):
+        assert "n/a" not in text
+        assert "  [1]   1.000       —  hand/J2\n  [2]       —       —  hand/mute\n" in text
+        assert "Fleiss' kappa: undefined (no judgment all members answered)\n" in text
+        assert "\nhand/mute | 0.0% | 0.0% | — | —\n" in text
+    panel = json.loads((out / "results.json").read_text())["panel"]
+    assert (panel["fleiss_kappa"], panel["fleiss_kappa_n"], panel["cohen_kappa"][1]) == (None, 0, [None, None])
+    # both members vote A whenever they answer (the second abstains on e11): 20 judgments both answered, all A,
+    # so chance agreement is 1
+    yes = [hand_run(tmp_path / j, "sciarena_eval", f"hand/{j}", {e: "A" for e in BIN_LABELS} | skip, BIN_LABELS)
+           for j, skip in (("yes1", {}), ("yes2", {"e11": "INVALID"}))]
+    assert main(["panel", *map(str, yes), "--output-path", str(tmp_path / "yes"), "--bootstrap", "50"]) == 0
+    printed = capsys.readouterr().out
+    assert "Fleiss' kappa: undefined (one verdict throughout the n = 20 judgments every member answered)\n" in printed
+    assert "n/a" not in printed
+
+
 def test_binary_majority_versus_best_usage_and_bias(binary, binary_panel):
     result, records = read_run(binary_panel)
     # majority is right everywhere: e10 splits A (J2) vs B (J3) with J1 abstaining; J2 is the first answered member

@@ -36,13 +36,19 @@ def format_stability(s: RepeatStability) -> list[str]:
 
 def format_panel(summary: PanelSummary) -> list[str]:
     """The panel section as text lines (CLI summary and report.md): agreement, test, biases."""
-    pct = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"
-    num = lambda v: "n/a" if v is None else f"{v:.3f}"
+    pct = lambda v: "—" if v is None else f"{100 * v:.1f}%"  # a table cell: undefined shows as a dash
+    num = lambda v: "—" if v is None else f"{v:.3f}"
     lines = [f"Panel ({summary.aggregate}) of {len(summary.judges)} judges; Cohen's kappa (judgments both answered):"]
     for i, judge in enumerate(summary.judges):
         cells = " ".join(f"{num(k):>7}" for k in summary.cohen_kappa[i])
         lines.append(f"  [{i + 1}] {cells}  {judge}")
-    lines.append(f"Fleiss' kappa {num(summary.fleiss_kappa)} (n = {summary.fleiss_kappa_n} judgments every member answered)")
+    n = summary.fleiss_kappa_n
+    if summary.fleiss_kappa is not None:
+        lines.append(f"Fleiss' kappa {summary.fleiss_kappa:.3f} (n = {n} judgments every member answered)")
+    elif n == 0:  # a sentence leaves an undefined figure out and says why
+        lines.append("Fleiss' kappa: undefined (no judgment all members answered)")
+    else:  # scoring/panel_stats.fleiss_kappa: all votes one verdict, so chance agreement is 1
+        lines.append(f"Fleiss' kappa: undefined (one verdict throughout the n = {n} judgments every member answered)")
     v = summary.versus_best
     if v is not None:
         lines.append(
