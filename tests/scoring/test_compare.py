@@ -23,6 +23,7 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import read_models_jsonl
 from judgebench.core.records import ORDERS, JudgmentRecord, swap_verdict
 from judgebench.judges.replay import ReplayJudge, load_recordings
+from judgebench.publish.compare import comparison_lines
 from judgebench.scoring.compare import compare_runs
 from judgebench.scoring.score import rescore_run
 from judgebench.stats.paired import (
@@ -172,6 +173,31 @@ def test_one_shared_example_has_no_interval(longer_shorter, tmp_path, capsys):
     assert "(one shared example: no interval)" in printed and "paired-bootstrap CI" not in printed
     written = json.loads(out.read_text())
     assert written["difference"] == -1.0 and "ci_low" not in written and "ci_high" not in written
+
+
+def test_order_consistency_undefined_in_both_runs_is_left_out_and_in_one_is_a_dash(longer_shorter, tmp_path, capsys):
+    # judgments in order AB only (as a --no-swap run): no example answered in both orders, order consistency
+    # undefined; it was printed "order consistency n/a -> n/a"
+    labels = ["A", "B"] * 5
+    ab_only = [hand_record(f"e{i:02d}", label, "AB", "B") for i, label in enumerate(labels)]
+    both = [hand_record(f"e{i:02d}", label, order, "B") for i, label in enumerate(labels) for order in ORDERS]
+    template = longer_shorter[0]
+    one = hand_run(template, tmp_path / "one", ab_only, "hand/one", "accuracy")
+    two = hand_run(template, tmp_path / "two", [r.model_copy(update={"verdict": "A", "verdict_shown": "A",
+                                                                      "raw": "[[A]]"}) for r in ab_only],
+                   "hand/two", "accuracy")
+    swapped = hand_run(template, tmp_path / "swapped", both, "hand/swapped", "accuracy")
+    assert main(["compare", str(one), str(two)]) == 0
+    text = capsys.readouterr().out
+    assert "order consistency" not in text and "n/a" not in text
+    assert main(["compare", str(swapped), str(one)]) == 0
+    text = capsys.readouterr().out
+    assert "\n  order consistency 100.00% -> —\n" in text and "n/a" not in text
+    assert main(["compare", str(one), str(swapped)]) == 0
+    assert "\n  order consistency — -> 100.00%\n" in capsys.readouterr().out
+    # a whole-run figure one run defines and the other does not: the undefined side is a dash too
+    assert comparison_lines({"ece": {"baseline": None, "candidate": 0.25}}) == [
+        "  ece               — -> 25.00% (each whole run; no paired test)"]
 
 
 def test_gate_never_calls_an_improvement_a_regression(tie_vs_longer, capsys):

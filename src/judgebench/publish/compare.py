@@ -44,12 +44,7 @@ def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:
         + (f", 95% paired-bootstrap CI [{100 * c.ci_low:+.2f}, {100 * c.ci_high:+.2f}]"
            if c.ci_low is not None and c.ci_high is not None else " (one shared example: no interval)"),
         f"  paired test       {describe_test(c)} ({verdict})",
-        f"  order consistency {_pct(base.order_consistency)} -> {_pct(cand.order_consistency)}"
-        + (
-            f" ({_points(cand.order_consistency - base.order_consistency)})"
-            if base.order_consistency is not None and cand.order_consistency is not None
-            else ""
-        ),
+        *_order_consistency_line(base.order_consistency, cand.order_consistency),
         f"  invalid rate      {_pct(base.invalid_rate)} -> {_pct(cand.invalid_rate)} ({_points(cand.invalid_rate - base.invalid_rate)})",
         f"  failed rate       {_pct(base.failed_rate)} -> {_pct(cand.failed_rate)} ({_points(cand.failed_rate - base.failed_rate)})",
     ]
@@ -68,6 +63,15 @@ def format_comparison(comparison: Comparison, max_flips: int = 20) -> str:
     lines.extend(_flip_lines(c.flips, max_flips))
     lines.extend(f"  note: {note}" for note in c.notes)
     return "\n".join(lines)
+
+
+def _order_consistency_line(base: float | None, cand: float | None) -> list[str]:
+    """Left out when neither run defines it (no judgment answered in both orders, or a --no-swap run); an
+    undefined side shows as —."""
+    if base is None and cand is None:
+        return []
+    change = f" ({_points(cand - base)})" if base is not None and cand is not None else ""
+    return [f"  order consistency {_pct(base)} -> {_pct(cand)}{change}"]
 
 
 def _changes(changes: list[str]) -> str:
@@ -134,7 +138,7 @@ def write_comparison(comparison: Comparison, path: Path, gate: dict[str, Any] | 
 
 
 def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.2f}%"
+    return "—" if value is None else f"{100 * value:.2f}%"
 
 
 def _points(value: float) -> str:
@@ -143,11 +147,12 @@ def _points(value: float) -> str:
 
 def comparison_lines(values: dict[str, dict[str, float | None]]) -> list[str]:
     """`compare`'s text lines for run_values: baseline -> candidate, percentages for shares; a figure neither run
-    defines (ECE of judges that give no confidence) is left out, not printed as n/a -> n/a."""
+    defines (ECE of judges that give no confidence) is left out, not printed as n/a -> n/a; a side that does not
+    define it shows as —."""
 
     def shown(name: str, v: float | None) -> str:
         if v is None:
-            return "n/a"
+            return "—"
         return f"{100 * v:.2f}%" if metric(name).percent else f"{v:.4f}"
 
     return [f"  {name:<17} {shown(name, pair['baseline'])} -> {shown(name, pair['candidate'])} "
