@@ -77,3 +77,19 @@ def test_the_report_builds_each_table_once_and_writes_what_separate_tables_write
     alone = report.write_report(run, tmp_path / "alone").parent
     assert len(built) == 4, "the diagnostics' tables, then the confidence section's own"
     assert _files(shared) == _files(alone)  # every file byte for byte, the plots too
+
+
+def test_an_undefined_calibration_interval_is_left_out_and_its_point_kept(tmp_path, monkeypatch):
+    # one example with a confidence: no bootstrap interval of the ECE or of the area under accuracy vs
+    # coverage (it was printed "100.0% [n/a, n/a]"); with 40 examples both intervals are shown
+    monkeypatch.setattr(confidence_report, "plot_reliability", lambda *args: None)
+    monkeypatch.setattr(confidence_report, "plot_selective", lambda *args: None)
+    one = [r for r in _records(2) if r.example_id == "e1" and r.dimension == "overall"]
+    lines = confidence_report.confidence_section(tmp_path, one, None, seed=0, n_resamples=20).splitlines()
+    ece = next(line for line in lines if line.startswith("- ECE (10 equal-width bins): "))
+    auc = next(line for line in lines if line.startswith("- area under accuracy vs coverage: "))
+    assert ece.endswith("%") and auc.endswith("%") and "[" not in ece + auc and "n/a" not in ece + auc
+    many = [r for r in _records() if r.dimension == "overall"]
+    text = confidence_report.confidence_section(tmp_path, many, None, seed=0, n_resamples=20)
+    assert "\n- ECE (10 equal-width bins): " in text and "n/a" not in text
+    assert all(line.endswith("%]") for line in text.splitlines() if line.startswith(("- ECE", "- area under")))

@@ -16,6 +16,11 @@ def _pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.1f}%"
 
 
+def _interval(low: float | None, high: float | None) -> str:
+    """` [low, high]`, or nothing when the interval is undefined (one example, or no resample defined it)."""
+    return "" if low is None or high is None else f" [{_pct(low)}, {_pct(high)}]"
+
+
 def _num(m: MetricValue | None) -> str:
     if m is None or m.value is None:
         return "n/a"
@@ -80,10 +85,10 @@ def confidence_section(out_dir: Path, records: list[JudgmentRecord], result: Run
         metrics = result.metrics.get(dimension, {}) if result else {}
         lines += [f"### {dimension}", "",
                   f"- examples with a confidence: {c['n']} (source: {', '.join(c['sources']) or 'n/a'})",
-                  (f"- ECE ({c['bins']} equal-width bins): {_pct(c['ece'])} "
-                   f"[{_pct(c['ece_ci_low'])}, {_pct(c['ece_ci_high'])}]"),
-                  (f"- area under accuracy vs coverage: {_pct(c['selective_auc'])} "
-                   f"[{_pct(c['selective_auc_ci_low'])}, {_pct(c['selective_auc_ci_high'])}]")]
+                  (f"- ECE ({c['bins']} equal-width bins): {_pct(c['ece'])}"
+                   f"{_interval(c['ece_ci_low'], c['ece_ci_high'])}"),
+                  (f"- area under accuracy vs coverage: {_pct(c['selective_auc'])}"
+                   f"{_interval(c['selective_auc_ci_low'], c['selective_auc_ci_high'])}")]
         for name in ("brier_score", "log_loss", "brier_vs_votes", "selective_accuracy",
                      "handoff_accuracy"):
             if name in metrics:
