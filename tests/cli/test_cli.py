@@ -63,6 +63,22 @@ def test_demo_run_with_longer_judge_then_leaderboard(tmp_path, capsys):
     assert "builtin/longer" in (lb / "sciarena_eval.csv").read_text()
 
 
+def test_the_summary_states_its_intervals_level_once(tmp_path, capsys):
+    # five dimensions and their mean, each line with intervals: the level is said on the first line only (it was
+    # said nowhere: "accuracy 0.467 [0.367, 0.567]; ..."); without intervals it is not said
+    out = tmp_path / "out"
+    assert run_cli("run", "--tasks", "ideation_arena_eval", "--judge", "builtin/longer", "--demo", "--output-path", out,
+                   "--bootstrap", "50") == 0
+    lines = capsys.readouterr().out.splitlines()
+    figures = [line for line in lines if line.startswith("  ") and "soft_accuracy " in line]
+    assert len(figures) == 6 and all("[" in line for line in figures)
+    assert figures[0].startswith("  overall_quality: soft_accuracy ") and figures[0].endswith(" (95% bootstrap intervals)")
+    assert sum("95%" in line for line in lines) == 1
+    assert run_cli("score", out, "--bootstrap", "0") == 0
+    text = capsys.readouterr().out
+    assert "  overall_quality: soft_accuracy " in text and "[" not in text and "95%" not in text
+
+
 def test_always_a_has_full_position_bias_and_half_accuracy(tmp_path):
     out = tmp_path / "out"
     assert run_cli("run", "--tasks", "sciarena_eval", "--judge", "builtin/always-a", "--demo", "--output-path", out, "--quiet") == 0

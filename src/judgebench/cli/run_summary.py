@@ -9,6 +9,9 @@ from judgebench.core.catalogue import SUMMARY_METRICS, headline_family
 from judgebench.core.text import term_text
 
 
+INTERVALS = "95% bootstrap intervals"  # scoring/metrics.score_records' level (the run has no level to set)
+
+
 def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) -> str:
     """A short human summary of a results file."""
     from judgebench.judges.config import named_judge
@@ -26,14 +29,18 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
         f"data {'demo' if config.dataset.demo else term_text(config.dataset.source)}"
         + (" | PARTIAL" if config.partial else "") + subset,
     ]
+    level_stated = False  # the intervals' level, said once: on the first line that shows one
     for dimension, metrics in result.metrics.items():
-        parts = []
+        parts, intervals = [], False
         for name in (*headline_family(headline), *SUMMARY_METRICS):
             value = metrics.get(name)
             if value is not None and value.value is not None:
                 ci = f" [{value.ci_low:.3f}, {value.ci_high:.3f}]" if value.ci_low is not None else ""
                 parts.append(f"{name} {value.value:.3f}{ci}")
-        lines.append(f"  {dimension}: " + "; ".join(parts))
+                intervals = intervals or bool(ci)
+        level = f" ({INTERVALS})" if intervals and not level_stated else ""
+        level_stated = level_stated or intervals
+        lines.append(f"  {dimension}: " + "; ".join(parts) + level)
     unlabelled = getattr(result, "unlabelled", None)
     stability = getattr(result, "stability", None)
     repeats = f" over all {stability.repeats} repeats" if stability and stability.repeats > 1 else ""
