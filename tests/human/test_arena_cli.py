@@ -138,6 +138,19 @@ def test_no_plots_writes_every_other_file_the_same(tmp_path, capsys):
     assert len(list(outs["none"].iterdir())) == len(list(outs["plots"].iterdir())) - 2
 
 
+def test_the_terminal_ratings_state_their_intervals_level(tmp_path, capsys):
+    # "m1 1029.2 [939.8, 1139.8]" printed no level; with no intervals (--n-resamples 0) no level is said
+    assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "ci"), "--n-resamples", "20", "--no-plots",
+                 "--robustness-repeats", "0"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "  ratings (95% bootstrap intervals):" and lines[2].endswith("]")
+    assert sum("95%" in line for line in lines) == 1
+    assert main(["arena", str(DEMO), "--output-dir", str(tmp_path / "none"), "--n-resamples", "0", "--no-plots",
+                 "--robustness-repeats", "0"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("arena: ") and not lines[1].endswith("]") and "95%" not in "\n".join(lines)
+
+
 def test_robustness_repeats_0_skips_only_the_annotator_subsampling(tmp_path, capsys):
     outs = {}
     for name, repeats in (("some", "2"), ("none", "0")):

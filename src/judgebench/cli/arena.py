@@ -328,6 +328,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
         print(f"judgebench: warning: {line}", file=sys.stderr)
     print(f"arena: {n['battles']} battles, {n['models']} models, {n['annotators']} "
           f"annotator{'' if n['annotators'] == 1 else 's'} -> {term_text(args.output_dir)}")
+    if any(row["ci_low"] is not None for row in s["ratings"][:10]):  # their level, once (ratings.bootstrap_bt)
+        print("  ratings (95% bootstrap intervals):")
     for row in s["ratings"][:10]:
         ci = "" if row["ci_low"] is None else f" [{row['ci_low']:.1f}, {row['ci_high']:.1f}]"
         print(f"  {row['rank']:>3}  {term_text(row['model'], 60):<30} {row['rating']:8.1f}{ci}")
