@@ -183,6 +183,24 @@ def test_the_documented_worked_example_gives_the_hand_computed_figure(tmp_path, 
     assert result.counts.no_answer == 1
 
 
+def test_the_summary_states_its_intervals_level_as_the_guide_shows(tmp_path, capsys):
+    # "normalized MAE 0.000 [0.000, 0.000] (n=16)" stated no level; said once, beside the first interval, and the
+    # guide's worked example quotes the line
+    repo = Path(__file__).resolve().parents[2]
+    assert main(["rubric", "run", "--task", "lab_quiz", "--include-path", str(repo / "docs" / "examples" / "rubric"),
+                 "--judge", "builtin/full-credit", "--output-path", str(tmp_path / "o"), "--quiet"]) == 0
+    item, total = capsys.readouterr().out.splitlines()[:2]
+    guide = next(line for line in (repo / "docs" / "guide" / "rubric.md").read_text().splitlines()
+                 if line.startswith("# lab_quiz item: "))
+    head, tail = guide.removeprefix("# ").split("; ... ")
+    assert item.startswith(head + "; ") and item.endswith("; " + tail)
+    assert "(95% bootstrap interval, n=12)" in item and total.startswith("lab_quiz total: normalized MAE 0.361 [")
+    assert "95%" not in total
+    assert main(["rubric", "score", str(tmp_path / "o"), "--bootstrap", "0"]) == 0
+    item, total = capsys.readouterr().out.splitlines()[:2]
+    assert item.startswith("lab_quiz item: normalized MAE 0.375 (n=12); ") and "95%" not in item + total
+
+
 @pytest.mark.parametrize(("field", "value", "check"), [("task", "../rubric/rubric_demo", "task"), ("judge", "..", "judge")])
 def test_submit_refuses_names_that_would_leave_the_board(full_credit, tmp_path, field, value, check):
     from judgebench.kinds.rubric.verify import submit_rubric

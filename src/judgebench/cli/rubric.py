@@ -120,15 +120,18 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _print_summary(result: Any) -> None:
     c = result.counts
+    stated = False  # the intervals' level, said once: beside the first interval shown
     for level in ("item", "total"):
         figures = result.metrics[level]
         head = figures["normalized_mae"]
         if head.value is None:
             continue
         interval = f" [{head.ci_low:.3f}, {head.ci_high:.3f}]" if head.ci_low is not None else ""
+        said = "95% bootstrap interval, " if interval and not stated else ""  # scoring.level_metrics' level
+        stated = stated or bool(interval)
         extras = ", ".join(f"{n} {figures[n].value:.3f}" for n in ("mae", "bias", "within_k", "pearson")
                            if figures[n].value is not None)
-        print(f"{result.config.task} {level}: normalized MAE {head.value:.3f}{interval} (n={head.n}); {extras}; "
+        print(f"{result.config.task} {level}: normalized MAE {head.value:.3f}{interval} ({said}n={head.n}); {extras}; "
               f"over-credit {figures['over_credit'].value:.0f}")
     s = result.system
     verdict = {True: "pass", False: f"FAIL, worst {term_text(s.worst_pair)}", None: "no pairs"}[s.passed]
