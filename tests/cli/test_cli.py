@@ -79,6 +79,21 @@ def test_the_summary_states_its_intervals_level_once(tmp_path, capsys):
     assert "  overall_quality: soft_accuracy " in text and "[" not in text and "95%" not in text
 
 
+def test_a_dimension_with_nothing_to_score_says_so(tmp_path, capsys):
+    # an outside audit: every label Both Bad under --both-bad exclude printed `overall_quality: ` and nothing after
+    demo = Path(__file__).resolve().parents[2] / "tasks" / "demo" / "ideation_arena_eval_demo.jsonl"
+    rows = [json.loads(line) for line in demo.read_text().splitlines()[:3]]
+    for row in rows:
+        row.update(dict.fromkeys(("overall_quality", "novelty", "feasibility", "significance", "specificity"), "Both Bad"))
+    data = tmp_path / "bb.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert run_cli("run", "--tasks", "ideation_arena_eval", "--judge", "builtin/longer", "--dataset-path", data,
+                   "--both-bad", "exclude", "--output-path", tmp_path / "out") == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  overall_quality:")]
+    assert lines == ["  overall_quality: no figure (no scorable judgment: every label Both Bad, excluded by --both-bad "
+                     "exclude, or none answered)"]
+
+
 def test_always_a_has_full_position_bias_and_half_accuracy(tmp_path):
     out = tmp_path / "out"
     assert run_cli("run", "--tasks", "sciarena_eval", "--judge", "builtin/always-a", "--demo", "--output-path", out, "--quiet") == 0

@@ -40,7 +40,8 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
                 intervals = intervals or bool(ci)
         level = f" ({INTERVALS})" if intervals and not level_stated else ""
         level_stated = level_stated or intervals
-        lines.append(f"  {dimension}: " + "; ".join(parts) + level)
+        shown = "; ".join(parts) or _no_figure(config)  # (an outside audit: `overall: ` and nothing after it)
+        lines.append(f"  {dimension}: {shown}{level}")
     unlabelled = getattr(result, "unlabelled", None)
     stability = getattr(result, "stability", None)
     repeats = f" over all {stability.repeats} repeats" if stability and stability.repeats > 1 else ""
@@ -95,3 +96,10 @@ def format_usage(usage: Any) -> str | None:
     elif cached:
         cost += f" ({cached} answers from the cache, not paid again)"
     return f"  tokens {usage.tokens_in:,} in / {usage.tokens_out:,} out; {cost}"
+
+
+def _no_figure(config: Any) -> str:
+    """Why a dimension shows no figure: nothing scorable in it."""
+    if getattr(config, "both_bad", None) == "exclude":
+        return "no figure (no scorable judgment: every label Both Bad, excluded by --both-bad exclude, or none answered)"
+    return "no figure (no scorable judgment)"
