@@ -205,7 +205,8 @@ def test_the_repeats_cost_line_says_no_tokens_were_reported_rather_than_unpriced
 
     records = [rec(e, r, "A", "A") for e in ("e1", "e2") for r in range(2)]  # no tokens, no cost: a built-in judge
     s = stability_summary(records, 2, headline="accuracy", both_bad="tie", allow_tie=False, joint=False)
-    assert s.cost_usd_all is None and "n/a (no tokens reported" in format_stability(s)[-1]
+    assert s.cost_usd_all is None and "none (no tokens reported" in format_stability(s)[-1]
+    assert "n/a" not in "\n".join(format_stability(s))  # (an outside audit: undefined figures are a dash, never n/a)
     with_tokens = [r.model_copy(update={"tokens_in": 10, "tokens_out": 2}) for r in records]  # tokens, no price
     line = format_stability(stability_summary(with_tokens, 2, headline="accuracy", both_bad="tie", allow_tie=False, joint=False))[-1]
     assert "40 tokens in, 8 out, cost unpriced" in line

@@ -13,7 +13,7 @@ from judgebench.scoring.calibration import calibration_curves
 
 
 def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.1f}%"
+    return "—" if x is None else f"{100 * x:.1f}%"  # (undefined: the report's dash, never "n/a")
 
 
 def _interval(low: float | None, high: float | None) -> str:
@@ -21,9 +21,7 @@ def _interval(low: float | None, high: float | None) -> str:
     return "" if low is None or high is None else f" [{_pct(low)}, {_pct(high)}]"
 
 
-def _num(m: MetricValue | None) -> str:
-    if m is None or m.value is None:
-        return "n/a"
+def _num(m: MetricValue) -> str:
     ci = f" [{m.ci_low:.3f}, {m.ci_high:.3f}]" if m.ci_low is not None and m.ci_high is not None else ""
     return f"{m.value:.3f}{ci}"
 
@@ -84,14 +82,14 @@ def confidence_section(out_dir: Path, records: list[JudgmentRecord], result: Run
         slug = "".join(ch if ch.isalnum() else "_" for ch in dimension)
         metrics = result.metrics.get(dimension, {}) if result else {}
         lines += [f"### {dimension}", "",
-                  f"- examples with a confidence: {c['n']} (source: {', '.join(c['sources']) or 'n/a'})",
+                  f"- examples with a confidence: {c['n']} (source: {', '.join(c['sources']) or 'none named'})",
                   (f"- ECE ({c['bins']} equal-width bins): {_pct(c['ece'])}"
                    f"{_interval(c['ece_ci_low'], c['ece_ci_high'])}"),
                   (f"- area under accuracy vs coverage: {_pct(c['selective_auc'])}"
                    f"{_interval(c['selective_auc_ci_low'], c['selective_auc_ci_high'])}")]
         for name in ("brier_score", "log_loss", "brier_vs_votes", "selective_accuracy",
                      "handoff_accuracy"):
-            if name in metrics:
+            if name in metrics and metrics[name].value is not None:  # (an undefined figure is left out)
                 lines.append(f"- {name}: {_num(metrics[name])}")
         rel, sel = f"reliability_{slug}", f"selective_{slug}"
         plot_reliability(c, out_dir / f"{rel}.png", f"Reliability diagram ({dimension})")

@@ -17,9 +17,9 @@ def stability_lines(result: RunResult) -> list[str]:
 
 def format_stability(s: RepeatStability) -> list[str]:
     """The stability figures as text lines (the run's summary and report.md)."""
-    pct = lambda v: "n/a" if v is None else f"{100 * v:.1f}%"
+    pct = lambda v: "—" if v is None else f"{100 * v:.1f}%"  # (undefined: the report's dash, never "n/a")
     cost = f"${s.cost_usd_all:.4f}" if s.cost_usd_all is not None else (
-        "unpriced" if s.tokens_in_all or s.tokens_out_all else "n/a (no tokens reported, e.g. a built-in judge)")
+        "unpriced" if s.tokens_in_all or s.tokens_out_all else "none (no tokens reported, e.g. a built-in judge)")
     ci = f", 95% CI of the mean [{pct(s.headline_ci_low)}, {pct(s.headline_ci_high)}]" if s.headline_ci_low is not None else ""
     return [
         f"Repeats: {s.repeats} samples per judgment (main metrics: repeat 0)",

@@ -83,7 +83,7 @@ def _fmt(x: Any, pct: bool = False, digits: int = 3) -> str:
     """A cell: a share as a percentage, a number to `digits` significant digits (whole from 100 on: 1,536,
     never 1.54e+03), anything else as text."""
     if x is None:
-        return "n/a"
+        return "—"  # (undefined: a dash, as every table's)
     if pct:
         return f"{100 * x:.1f}%"
     if isinstance(x, float):
@@ -106,7 +106,7 @@ def sweep_markdown(rows: list[dict[str, Any]]) -> str:
         lines.append(f"| {md_cell(r['value'])} | {_fmt(r['headline_value'], True)}{ci} | {_fmt(r['coverage'], True)} | "
                      f"{_fmt(r['truncation_rate'], True)} | {_fmt(r['cost_usd'])} | {_fmt(r['latency_p50_s'])} | "
                      f"{_fmt(r['reasoning_tokens_per_call'])} | {_fmt(r['answer_tokens_per_call'])} | "
-                     f"{(r.get('config_hash') or 'n/a')[:8]} |")
+                     f"{(r.get('config_hash') or '—')[:8]} |")
     return "\n".join([*lines, "", "![sweep](sweep.png)", ""])
 
 

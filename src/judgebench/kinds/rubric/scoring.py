@@ -205,7 +205,7 @@ def repeat_agreement_text(agreement: dict[str, float | int | None]) -> str:
     """`repeat_agreement` in words (the run's summary and its report printed the dict)."""
     def share(name: str) -> str:
         value = agreement.get(name)
-        return "n/a" if value is None else f"{value:.3f}"
+        return "—" if value is None else f"{value:.3f}"  # (undefined: a dash, as every table's)
 
     pairs = agreement["pairs"]
     return (f"{agreement['repeats']} repeats ({pairs} pair{'' if pairs == 1 else 's'} of them): exact item agreement "
