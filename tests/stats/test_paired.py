@@ -44,6 +44,8 @@ def test_all_examples_rising_gives_two_patterns_in_two_to_the_m():
     assert test.p == pytest.approx(2 / 2**40, rel=1e-9)
     assert test.p < 1e-6
     assert format_p(test) == "p = 1.819e-12"
+    same = paired_test(base, base)  # no example changed: p = 1 is exact and says nothing, and the line says so
+    assert same.n == 0 and same.p == 1.0 and format_p(same) == "p = 1 (no example changed: nothing to test)"
 
 
 def test_grid_p_equals_an_exact_count_with_fractions():

@@ -123,6 +123,8 @@ def sign_flip_grid_exact(nonzero: np.ndarray, grid: int) -> float | None:
 
 def format_p(test: PairedTest) -> str:
     """p as printed: `p = 0.0004421`, or `p < 9.999e-05` where a Monte-Carlo test found no pattern as extreme."""
+    if test.n == 0:  # (exact, and says nothing: an outside audit read `n = 0 ..., p = 1` as a finding)
+        return "p = 1 (no example changed: nothing to test)"
     if test.resamples and test.p <= 1 / (test.resamples + 1) + 1e-15:
         return f"p < {1 / (test.resamples + 1):.4g} (Monte Carlo, no pattern as extreme)"
     return f"p = {test.p:.4g}"
