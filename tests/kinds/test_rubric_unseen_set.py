@@ -291,7 +291,7 @@ def test_rubric_compare_direction_below_zero_means_candidate_closer(audited, tmp
     assert f"candidate openai/oracle {oracle_error:.4f}" in out
     assert f"baseline openai/audit-judge {scripted_error:.4f}" in out
     assert f"difference {oracle_error - scripted_error:+.4f}" in out and oracle_error - scripted_error < 0
-    assert "below 0: candidate closer to the experts" in out
+    assert "(95% paired-bootstrap interval) (below 0: candidate closer to the experts)" in out  # (its level said)
     # the paired test's unit is the problem (the task maps `group: problem`), its items' mean error: the items
     # of one problem are not independent. Problems where the scripted judge got an item wrong: the oracle is
     # better on each of them.

@@ -196,7 +196,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if cmp.test is not None:
         print(f"mean normalized absolute error per item: baseline {cmp.baseline} {cmp.baseline_error:.4f}, "
               f"candidate {cmp.candidate} {cmp.candidate_error:.4f}, difference {cmp.difference:+.4f} "
-              + (f"[{cmp.ci[0]:+.4f}, {cmp.ci[1]:+.4f}] " if cmp.ci is not None else "(one unit: no interval) ")
+              + (f"[{cmp.ci[0]:+.4f}, {cmp.ci[1]:+.4f}] (95% paired-bootstrap interval) " if cmp.ci is not None else "(one unit: no interval) ")
               + "(below 0: candidate closer to the experts)")
         t = cmp.test
         print(f"paired test and interval ({t.name}, unit = {cmp.unit}, its items' mean error; {cmp.clusters} {cmp.unit}s): "
