@@ -61,6 +61,7 @@ def test_display_math_in_a_line_of_text_and_upright_letters() -> None:
     sentence = markdown("We have $$a=b$$ and then done.")
     assert sentence.startswith("<p>We have <span") and sentence.rstrip().endswith("done.</p>") and "<p></p>" not in sentence
     assert markdown("$$a$$$$b$$").count('<div class="math block">') == 2
+    assert "$$a$$ and $$b$$" in markdown("```\n$$a$$ and $$b$$\n```")  # a code block keeps its line
     roman = markdown("$\\mathrm{d}x + \\mathrm { e }^{x}$ and $\\begin{aligned} a \\\\\\mathrm{d} \\\\mathrm{q} \\end{aligned}$")
     assert roman.count('<mi mathvariant="normal">d</mi>') == 2 and '<mi mathvariant="normal">e</mi>' in roman
     assert '<mi mathvariant="normal">q</mi>' not in roman  # `\\mathrm{q}`: a row break, then letters

@@ -248,12 +248,14 @@ def _tex_delimiters(text: str) -> str:
 def _one_display_per_line(text: str) -> str:
     """A line that opens with `$$` and ends with `$$` but closes its first formula earlier (`$$a$$ text $$b$$`) broken
     after that formula: the block rule read from the first `$$` to the line's last as one formula."""
-    lines = text.split("\n")
+    lines, fenced = text.split("\n"), False
     for i, line in enumerate(lines):
         formula = line.lstrip(" ")
+        if formula.startswith(("```", "~~~")):  # (a code block shows its text as written)
+            fenced = not fenced
         indent, end = len(line) - len(formula), len(formula.rstrip()) - 2
         close = formula.find("$$", 2)
-        if indent <= 3 and formula.startswith("$$") and formula.rstrip().endswith("$$") and 2 < close < end:
+        if not fenced and indent <= 3 and formula.startswith("$$") and formula.rstrip().endswith("$$") and 2 < close < end:
             lines[i] = f"{line[:indent + close + 2]}\n{line[indent + close + 2:]}"
     return "\n".join(lines)
 
