@@ -21,7 +21,7 @@ from judgebench.core.catalogue import (
 )
 from judgebench.core.records import JudgmentRecord
 from judgebench.scoring.judgment_table import dimension_tables
-from judgebench.stats.resampling import percentile_interval, resample_batches
+from judgebench.stats.resampling import MIN_UNITS, percentile_interval, resample_batches
 
 HANDOFF_SHARES = tuple(k / 20 for k in range(11))  # 0%, 5%, ..., 50% of the examples sent to humans
 CURVE_POINTS = 50  # the accuracy-coverage curve is reported at up to this many coverages
@@ -31,7 +31,7 @@ def bootstrap_interval(statistic: Callable[..., float | None], columns: Sequence
                        seed: int) -> tuple[float | None, float | None]:
     """Percentile bootstrap interval (95%) of `statistic(*columns)`, resampling examples (rows) together."""
     n = len(columns[0])
-    if n < 2 or n_resamples < 1:
+    if n < MIN_UNITS or n_resamples < 1:
         return None, None
     batch = max(1, min(n_resamples, 1_000_000 // n))
     values = [statistic(*(c[idx] for c in columns)) for rows in resample_batches(n, n_resamples, seed, batch)

@@ -45,7 +45,7 @@ from judgebench.scoring.judgment_table import (
 )
 from judgebench.stats.agreement import cohen_kappa, krippendorff_ordinal
 from judgebench.stats.exact_sums import blas_for, row_types, sums_are_exact, type_counts
-from judgebench.stats.resampling import covering, percentile_interval, resample_batches
+from judgebench.stats.resampling import MIN_UNITS, covering, percentile_interval, resample_batches
 
 
 def _code(value: str | None, what: str) -> int:
@@ -126,7 +126,7 @@ def _bootstrap_ci(
     """Percentile CIs (low, high) per column of num/den (n x k), resampling rows."""
     n, k = num.shape
     nan = np.full(k, np.nan)
-    if n < 2 or n_resamples < 1 or k == 0:
+    if n < MIN_UNITS or n_resamples < 1 or k == 0:
         return nan, nan
     batch = max(1, min(n_resamples, 1_000_000 // n))  # ~8 MB per resample array
     statistic = _ratio_statistic(num, den)
