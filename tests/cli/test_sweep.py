@@ -93,7 +93,7 @@ def test_sweep_table_numbers_are_never_in_exponent_form() -> None:
     from judgebench.publish.sweep import _fmt
 
     assert [_fmt(v) for v in (1536.4, 999.5, 123.6, 12.345, 0.000123, 3, None)] == [
-        "1,536", "1,000", "124", "12.3", "0.000123", "3", "n/a"]
+        "1,536", "1,000", "124", "12.3", "0.000123", "3", "—"]  # (undefined: a dash, never n/a)
     assert _fmt(0.5, pct=True) == "50.0%"
 
 
