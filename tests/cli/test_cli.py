@@ -79,6 +79,17 @@ def test_the_summary_states_its_intervals_level_once(tmp_path, capsys):
     assert "  overall_quality: soft_accuracy " in text and "[" not in text and "95%" not in text
 
 
+def test_the_summary_names_the_configuration_by_its_hash(tmp_path, capsys):
+    # two settings of one model under one name were told apart on the terminal by nothing (the viewer shows #HASH8)
+    from judgebench.core.rundir import read_run
+    from judgebench.judges.config import run_config_hash
+
+    out = tmp_path / "out"
+    assert run_cli("run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--output-path", out) == 0
+    digest = run_config_hash(read_run(out)[0].config)[:8]
+    assert capsys.readouterr().out.splitlines()[0].startswith(f"sciarena_eval v1.0 | judge builtin/longer #{digest} | ")
+
+
 def test_a_dimension_with_nothing_to_score_says_so(tmp_path, capsys):
     # an outside audit: every label Both Bad under --both-bad exclude printed `overall_quality: ` and nothing after
     demo = Path(__file__).resolve().parents[2] / "tasks" / "demo" / "ideation_arena_eval_demo.jsonl"

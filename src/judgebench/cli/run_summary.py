@@ -25,7 +25,8 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
 
         subset = f" | {subset_marker(config, counts.examples)}, not ranked among full runs"
     lines = [
-        f"{term_text(config.task)} v{term_text(config.task_version)} | judge {term_text(named_judge(config.judge, getattr(config, 'judge_name', None)))} | "
+        f"{term_text(config.task)} v{term_text(config.task_version)} | judge {term_text(named_judge(config.judge, getattr(config, 'judge_name', None)))}"
+        f"{_hash_shown(config)} | "
         f"data {'demo' if config.dataset.demo else term_text(config.dataset.source)}"
         + (" | PARTIAL" if config.partial else "") + subset,
     ]
@@ -103,3 +104,11 @@ def _no_figure(config: Any) -> str:
     if getattr(config, "both_bad", None) == "exclude":
         return "no figure (no scorable judgment: every label Both Bad, excluded by --both-bad exclude, or none answered)"
     return "no figure (no scorable judgment)"
+
+
+def _hash_shown(config: Any) -> str:
+    """` #HASH8`: the judge configuration's hash, as the viewer labels it (two settings of one model under one name
+    told apart on the terminal too; a walkthrough saw the name alone)."""
+    from judgebench.judges.config import run_config_hash
+
+    return f" #{run_config_hash(config)[:8]}"
