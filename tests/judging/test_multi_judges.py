@@ -187,12 +187,14 @@ def test_cli_refusals_exit_2_with_one_line(tmp_path, capsys):
     assert not (tmp_path / "o" / "builtin-longer").exists()  # every judge is checked before any runs
 
 
-def test_panel_with_one_judge_is_skipped_with_the_reason(tmp_path, capsys):
+def test_panel_with_one_judge_is_refused_before_any_call(tmp_path, capsys):
+    # it ran the judge (calls paid for), then said "no panel" and exited 1: a panel of one judge is that judge
     out = tmp_path / "o"
     code = main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "4", "--judge", "builtin/longer",
                  "--panel", "majority", "--output-path", str(out), "--quiet"])
-    assert code == 1 and "no panel: --panel needs every judge's run, and at least two judges" in capsys.readouterr().err
-    assert (out / "builtin-longer" / "results.json").is_file() and not (out / "panel").exists()
+    err = capsys.readouterr().err
+    assert code == 2 and "--panel needs at least two judges, got 1" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
 
 
 def test_a_judge_given_twice_gets_its_own_folder_and_the_panel_refuses_the_twin(tmp_path, capsys):

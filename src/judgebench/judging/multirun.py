@@ -114,6 +114,8 @@ def run_judges(
     from judgebench.judges import make_judge
     from judgebench.judging.pipeline import run_task, run_template
 
+    if panel is not None and len(judges) < 2:  # (before any call: it ran the judge, then said "no panel")
+        raise JudgebenchError(f"--panel needs at least two judges, got {len(judges)}: a panel of one judge is that judge")
     root = base.output_path
     check_output_dir(root)
     names = judge_dir_names([j.name or j.judge for j in judges])
@@ -178,7 +180,7 @@ def _add_panel(done: MultiSummary, aggregate: Aggregate, root: Path, base: Any) 
     from judgebench.judging.panel import build_panel
 
     if done.not_run or len(done.runs) < 2:
-        done.panel_skipped = "--panel needs every judge's run, and at least two judges" + (
+        done.panel_skipped = "--panel needs every judge's run" + (
             f" ({len(done.not_run)} judges were not run)" if done.not_run else ""
         )
         return
