@@ -83,65 +83,25 @@ def load_examples(
     if unlabelled and spec.votes is not None:
         raise JudgebenchError(f"--judge-unlabelled: task {spec.name} derives its labels from annotator votes, so every "
                               "pair it holds has a label; judge-only pairs need a task with a label column")
-    if demo:
-        if spec.demo is None:
-            raise JudgebenchError(f"task {spec.name} has no demo split")
-        location, split_name, rev = str(spec.folder / spec.demo.path), "demo", None
-        source = f"{spec.name} demo ({spec.demo.path})"  # the same on every machine
-        rows, columns = read_demo_rows(Path(location))
-        rowsource, resolved = RowSource.from_rows(rows), None
-    else:
-        source = dataset_path or spec.dataset.path  # recorded as written: portable, no local folder
-        location = dataset_path or spec.data_location()  # a relative path resolves beside the task YAML
-        split_name = split or spec.dataset.split
-        rev = revision or (None if dataset_path else spec.dataset.revision)
-        config = data_config(spec.name, spec.dataset.name, location, given=dataset_path is not None)
-        options = csv_options(spec, _mapped_columns(spec)) if csv_data(location, config) else {}  # cell_types.py
-        tab_file = Path(location).suffix.lower() == ".tsv" and Path(location).is_file()  # (a folder's: datasets')
-        if options:
-            check_csv_files(Path(location), config)
-            options = {**options, "sep": "\t"} if tab_file else options
-        load = lambda: load_table(location, config, split_name, rev, options)  # noqa: E731
-        variant = (csv_variant(spec) + (";sep:tab" if tab_file else "")) if options else ""
-        cached = load_rows(location, split_name, LOCAL_BUILDERS, load, variant)  # example_cache.py: small local files
-        if cached is not None:
-            (rows, columns, resolved), rowsource = cached, RowSource.from_rows(cached[0])
-        else:  # a large file or a Hub dataset: streamed from datasets' Arrow files (stream_load.py)
-            table, resolved = load()
-            rowsource, columns = RowSource.from_dataset(table), table.column_names
-    _check_columns(spec, columns, location)
+    data = _read_rows(spec, dataset_path, split, revision, demo)
+    location, rowsource = data.location, data.rows
+    _check_columns(spec, data.columns, location)
     if not demo:  # a later cell of another type is read as its own value, as at row 1 (cell_types.py)
-        rowsource = keep_cell_types(Path(location), rowsource, columns, _mapped_columns(spec))
-    if spec.votes is None and spec.layout != "long":  # one example per row: checked in one bounded pass
-        build = partial(wide_example, spec, source=location, unlabelled=unlabelled)
-        if isinstance(limit, float):
-            limit = resolved_limit = fraction_count(limit, rowsource.n_rows)
-        scanned = scan_wide(build, rowsource, limit=limit)
-        examples: Sequence[PairExample] = LazyExamples(build, rowsource, 0, scanned.count)
-        fingerprint, warnings = scanned.fingerprint, _empty_warning(scanned.empty, scanned.first_empty, location)
-        flags = scanned.labelled
-        if not lazy:
-            examples = list(examples)
-    else:
-        rows = [row for batch in rowsource.batches() for row in batch]
-        mapped = _rows_to_examples(spec, rows, location, unlabelled=unlabelled)
-        if isinstance(limit, float):
-            limit = resolved_limit = fraction_count(limit, len(mapped))
-        examples = mapped[:limit]
-        fingerprint, warnings = fingerprint_examples(examples), _empty_response_warnings(examples, location)
-        flags = bytearray(bool(example.labels) for example in examples)
+        rowsource = keep_cell_types(Path(location), rowsource, data.columns, _mapped_columns(spec))
+    built = _build_examples(spec, rowsource, location, limit=limit, lazy=lazy, unlabelled=unlabelled)
+    examples, warnings, flags = built.examples, built.warnings, built.labelled
     unlabelled_count = flags.count(0)
     if unlabelled_count and unlabelled_count == len(examples):
         raise JudgebenchError(f"{location}: none of the {len(examples):,} examples has a label: a run scores the judge "
                               "against labelled examples; give the voted pairs their labels (the others are judged "
                               "with --judge-unlabelled)")
     info = DatasetInfo(
-        source=source,
-        config=None if demo else config,
-        split=split_name,
-        revision=rev,
-        resolved_revision=resolved,
-        fingerprint=fingerprint,
+        source=data.source,
+        config=data.config,
+        split=data.split,
+        revision=data.revision,
+        resolved_revision=data.resolved,
+        fingerprint=built.fingerprint,
         demo=demo,
         license=spec.dataset.license,
         label_rule=label_rule(spec),
@@ -150,7 +110,85 @@ def load_examples(
         warnings = [*warnings, f"--split {split}: {location} is a single file, which has no splits to choose from; "
                                "its rows are read and recorded under that name"]
     return LoadedTask(spec=spec, examples=examples, dataset=info, warnings=warnings,
-                      limit=locals().get("resolved_limit"), labelled=flags if unlabelled_count else bytearray())
+                      limit=built.resolved_limit, labelled=flags if unlabelled_count else bytearray())
+
+
+@dataclass
+class _Rows:
+    """A task's rows as read, and where from."""
+
+    source: str  # as recorded: the path or id as written, or the demo's name
+    location: str  # where they were read (a relative path resolved beside the task YAML)
+    split: str
+    revision: str | None
+    config: str | None
+    rows: RowSource
+    columns: list[str]
+    resolved: str | None  # the Hub commit read, when known
+
+
+def _read_rows(spec: TaskSpec, dataset_path: str | None, split: str | None, revision: str | None,
+               demo: bool) -> _Rows:
+    """The rows of the task's demo split, its dataset or `dataset_path`, through `datasets` (small local files by
+    content hash: example_cache.py; large files and Hub datasets streamed from Arrow: stream_load.py)."""
+    if demo:
+        if spec.demo is None:
+            raise JudgebenchError(f"task {spec.name} has no demo split")
+        location = str(spec.folder / spec.demo.path)
+        rows, columns = read_demo_rows(Path(location))
+        return _Rows(f"{spec.name} demo ({spec.demo.path})", location, "demo", None, None,  # (the same on every machine)
+                     RowSource.from_rows(rows), columns, None)
+    source = dataset_path or spec.dataset.path  # recorded as written: portable, no local folder
+    location = dataset_path or spec.data_location()  # a relative path resolves beside the task YAML
+    split_name = split or spec.dataset.split
+    rev = revision or (None if dataset_path else spec.dataset.revision)
+    config = data_config(spec.name, spec.dataset.name, location, given=dataset_path is not None)
+    options = csv_options(spec, _mapped_columns(spec)) if csv_data(location, config) else {}  # cell_types.py
+    tab_file = Path(location).suffix.lower() == ".tsv" and Path(location).is_file()  # (a folder's: datasets')
+    if options:
+        check_csv_files(Path(location), config)
+        options = {**options, "sep": "\t"} if tab_file else options
+    load = lambda: load_table(location, config, split_name, rev, options)  # noqa: E731
+    variant = (csv_variant(spec) + (";sep:tab" if tab_file else "")) if options else ""
+    cached = load_rows(location, split_name, LOCAL_BUILDERS, load, variant)  # example_cache.py: small local files
+    if cached is not None:
+        rows, columns, resolved = cached
+        return _Rows(source, location, split_name, rev, config, RowSource.from_rows(rows), columns, resolved)
+    table, resolved = load()  # a large file or a Hub dataset: streamed from datasets' Arrow files (stream_load.py)
+    return _Rows(source, location, split_name, rev, config, RowSource.from_dataset(table), table.column_names, resolved)
+
+
+@dataclass
+class _Built:
+    """A task's examples built from its rows, with what the load reports of them."""
+
+    examples: Sequence[PairExample]
+    fingerprint: str
+    warnings: list[str]
+    labelled: bytearray  # 1 per example with a label
+    resolved_limit: int | None  # a fractional --limit as the count it came to
+
+
+def _build_examples(spec: TaskSpec, rowsource: RowSource, location: str, *, limit: int | float | None, lazy: bool,
+                    unlabelled: bool | None) -> _Built:
+    """Examples from the rows: a wide task's checked in one bounded pass and built chunk by chunk when `lazy`;
+    a long or votes layout's all at once."""
+    resolved_limit = None
+    if spec.votes is None and spec.layout != "long":  # one example per row: checked in one bounded pass
+        build = partial(wide_example, spec, source=location, unlabelled=unlabelled)
+        if isinstance(limit, float):
+            limit = resolved_limit = fraction_count(limit, rowsource.n_rows)
+        scanned = scan_wide(build, rowsource, limit=limit)
+        examples: Sequence[PairExample] = LazyExamples(build, rowsource, 0, scanned.count)
+        return _Built(examples if lazy else list(examples), scanned.fingerprint,
+                      _empty_warning(scanned.empty, scanned.first_empty, location), scanned.labelled, resolved_limit)
+    rows = [row for batch in rowsource.batches() for row in batch]
+    mapped = _rows_to_examples(spec, rows, location, unlabelled=unlabelled)
+    if isinstance(limit, float):
+        limit = resolved_limit = fraction_count(limit, len(mapped))
+    examples = mapped[:limit]
+    return _Built(examples, fingerprint_examples(examples), _empty_response_warnings(examples, location),
+                  bytearray(bool(example.labels) for example in examples), resolved_limit)
 
 
 def fraction_count(fraction: float, total: int) -> int:
