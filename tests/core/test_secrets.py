@@ -92,3 +92,17 @@ def test_run_with_a_parenthesised_password_and_a_fragment_writes_neither(tmp_pat
             assert secret.encode() not in path.read_bytes(), (path, secret)
     for secret in planted:
         assert secret not in terminal.out + terminal.err
+
+
+def test_error_messages_lose_credential_shapes_and_secret_named_values():
+    """An outside attack listed credentials a server's error may quote that no run knows: Stripe, Google and GitLab
+    keys, a JWT, `Token x`, and secret-named values (`x-api-key: ...`, `SECRET=...`, `password=...`)."""
+    from judgebench.core.secrets import scrub_message
+
+    message = ("sk_live_4eC39HqLyjWDarjtT1zdp7dc AIzaSyA1234567890abcdefghijklmnop glpat-abcdefghij12345 "
+               "Authorization: Token abcdefghijklmnop1234 eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijk "
+               "x-api-key: 0123456789abcdef SECRET=hunter2hunter2 \"password\": \"Passw0rd!xx\"")
+    assert scrub_message(message, []) == ("*** *** *** Authorization: *** *** x-api-key: *** SECRET=*** "
+                                          "\"password\": \"***\"")
+    ordinary = "max_tokens=10 is too large; token_count: 5000; model: gpt-4o; temperature=0.7; session_id=abc123"
+    assert scrub_message(ordinary, []) == ordinary

@@ -690,3 +690,18 @@ def test_a_judge_argument_one_letter_off_a_known_one_is_warned_of(tmp_path, caps
           "temprature=0,api_key=x,api_base=http://127.0.0.1:9/v1", "--demo", "--limit", "1", "--max-retries", "0",
           "--timeout", "1", "--output-path", str(tmp_path / "r")])
     assert "--judge-args temprature: not an argument judgebench knows" in capsys.readouterr().err
+
+
+def test_a_malformed_answer_quoting_the_key_past_its_cut_keeps_no_part_of_it() -> None:
+    """An outside attack: a 200 answer without choices, its text quoting the key at character ~200, was cut to 200
+    characters before the scrub, so the key's start (15 of 21 characters) was no longer the whole key and was
+    stored. Scrubbed whole, then cut; echoes of the key's start, cased or masked, go too."""
+    key = "LocalKey0123456789XYZ"
+    body = {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [], "zz": "p" * 10 + key}
+    with CaptureServer(body=body) as server:
+        judge = LiteLLMJudge("openai/m", {"api_base": server.api_base, "api_key": key, "transport": "openai"})
+        judge.timeout_s = 5
+        error = str(error_of(judge))
+    assert "malformed response" in error and key[:8] not in error and "***" in error
+    for echo in ("invalid key LOCALKEY0123456789XYZ", "provided: LocalKey********9XYZ", "key LocalKey01..."):
+        assert key[:8].lower() not in judge.scrub(echo).lower(), echo

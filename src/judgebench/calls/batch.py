@@ -46,7 +46,7 @@ from judgebench.calls.options import INTERRUPTED, RunnerOptions, RunOutcome
 from judgebench.calls.policy import with_retries
 from judgebench.calls.progress import Progress
 from judgebench.calls.state import RunState, run_to_completion
-from judgebench.core.errors import JudgebenchError
+from judgebench.core.errors import JudgebenchError, squeezed
 from judgebench.core.files import jsonl_lines
 from judgebench.core.records import JudgeReply, JudgeRequest, reported_count
 from judgebench.judges.base import Judge, JudgeCallError
@@ -247,7 +247,7 @@ class _BatchRun(RunState):
         except (KeyError, IndexError, TypeError):
             return key, JudgeReply(
                 text=None,
-                error=scrub(f"batch line error: malformed response {raw[:200]!r}"),
+                error=squeezed(scrub(f"batch line error: malformed response {raw[:10_000]!r}"), 300),  # (scrubbed, then cut)
                 latency_s=latency,
                 attempts=1,
             )

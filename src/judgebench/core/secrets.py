@@ -8,6 +8,7 @@ left as it is, so it can be applied to error messages as well as to single argum
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
@@ -45,7 +46,9 @@ _SECRET_SUFFIX = re.compile(r"[a-z]*(token|secret|password|passwd|passphrase|api
 # A string that is a credential whatever its name: bearer/basic headers, provider key formats.
 _CREDENTIAL = re.compile(
     r"(\bbearer\s+\S+|\bbasic\s+[A-Za-z0-9+/=]{8,}|\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}|\bhf_[A-Za-z0-9]{6,}"
-    r"|\bgh[pousr]_[A-Za-z0-9]{6,}|\bAKIA[0-9A-Z]{12,}|\bxox[abprs]-[A-Za-z0-9-]{6,})",
+    r"|\bgh[pousr]_[A-Za-z0-9]{6,}|\bAKIA[0-9A-Z]{12,}|\bxox[abprs]-[A-Za-z0-9-]{6,}"
+    r"|\b[sr]k_(?:live|test)_[A-Za-z0-9]{6,}|\bAIza[0-9A-Za-z_\-]{20,}|\bglpat-[A-Za-z0-9_\-]{10,}"  # Stripe, Google, GitLab
+    r"|\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}|\btoken\s+[A-Za-z0-9._\-]{16,})",  # a JWT; `Token x`
     re.IGNORECASE,
 )
 REDACTED = "***"  # the secret part of a URL
@@ -123,13 +126,26 @@ def url_secrets(text: str) -> list[str]:
     return found
 
 
+SECRET_PREFIX = 8  # characters of a long secret that, echoed at the start of a word, take the whole word out
+SECRET_PREFIX_FROM = 16  # ... for secrets at least this long (a server shows `LocalKey01...` or `LocalKey****9XYZ`)
+
+
 def scrub_text(text: str, secrets: Sequence[str]) -> str:
-    """`text` with every occurrence of each secret (longest first) replaced by ***: for what came back from a
-    provider (an answer may echo the key it was sent), before it is stored anywhere."""
-    for secret in sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True):
-        if secret in text:
-            text = text.replace(secret, REDACTED)
-    return text
+    """`text` with every occurrence of each secret replaced by ***: for what came back from a provider (an answer
+    may echo the key it was sent), before it is stored anywhere. A secret of 8 characters or more is matched in
+    any case (an echo upper-cased it), and a word that starts with a long secret's first 8 characters is taken out
+    whole (an echo of its start, masked or cut: an outside attack found 12 of 21 characters kept)."""
+    pattern = _secrets_pattern(tuple(sorted({s for s in secrets if s and len(s) >= 4})))
+    return text if pattern is None else pattern.sub(REDACTED, text)
+
+
+@functools.lru_cache(maxsize=64)
+def _secrets_pattern(secrets: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern for a run's secrets: each whole (longest first), then each long one's prefix and its word."""
+    ordered = sorted(secrets, key=len, reverse=True)
+    whole = [f"(?i:{re.escape(s)})" if len(s) >= SECRET_PREFIX else re.escape(s) for s in ordered]
+    prefixes = [f"(?i:{re.escape(s[:SECRET_PREFIX])})[^\\s'\"<>,;)\\]}}]*" for s in ordered if len(s) >= SECRET_PREFIX_FROM]
+    return re.compile("|".join(whole + prefixes)) if whole else None
 
 
 SECRET_VALUE_MIN = 8  # shorter values of secret-named variables are not scrubbed from text (too common)
@@ -151,11 +167,17 @@ def mask_credentials(text: str) -> str:
 _KEY_PREFIXED = re.compile(r"\bkey-[A-Za-z0-9_\-*]{6,}")  # `key-...` keys (Mailgun-style): in messages only
 
 
+_NAMED_VALUE = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]{0,40})(['\"]?\s*[:=]\s*['\"]?)([^\s'\",;&}]{4,})")
+
+
 def scrub_message(message: str, secrets: Sequence[str]) -> str:
-    """An error message safe to store and show: each secret the run knows (`scrub_text`), URL secrets and every
-    credential-shaped part (`sk-...`, `key-...`, `Bearer ...`, `hf_...`, `ghp_...`) replaced by ***. (Transport errors
-    had their own scrub that left `hf_`, `ghp_` and `Bearer` tokens the run did not know.)"""
-    return _KEY_PREFIXED.sub(REDACTED, mask_credentials(scrub_text(message, secrets)))
+    """An error message safe to store and show: each secret the run knows (`scrub_text`), URL secrets, every
+    credential-shaped part (`sk-...`, `key-...`, `Bearer ...`, `hf_...`, `ghp_...`, a JWT, ...) and the value of
+    every `name: value` or `name=value` whose name holds a secret (`x-api-key: ...`, `password=...`) replaced by ***.
+    (Transport errors had their own scrub that left `hf_`, `ghp_` and `Bearer` tokens the run did not know.)"""
+    text = _KEY_PREFIXED.sub(REDACTED, mask_credentials(scrub_text(message, secrets)))
+    return _NAMED_VALUE.sub(lambda m: m.group(0) if not is_secret_name(m.group(1)) or m.group(3) == REDACTED
+                            else m.group(1) + m.group(2) + REDACTED, text)
 
 
 # Arguments whose insides are a schema or a vocabulary, not settings: a property named `key` or `token` there is data

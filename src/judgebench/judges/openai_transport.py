@@ -24,6 +24,7 @@ from functools import cache
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
+from judgebench.core.errors import squeezed
 from judgebench.core.records import JudgeReply, JudgeRequest, reported_count
 from judgebench.judges.base import JudgeCallError
 from judgebench.judges.call_errors import (
@@ -183,7 +184,8 @@ class OpenAITransport:
             usage = response.usage
         except (AttributeError, IndexError, KeyError, TypeError):
             raise JudgeCallError(
-                self.scrub(f"malformed response from {shape.api_base}: {str(response)[:200]!r}"),
+                # scrubbed whole, then cut (cut first, a key across the cut lost its tail and was no longer matched)
+                squeezed(self.scrub(f"malformed response from {shape.api_base}: {str(response)[:10_000]!r}"), 300),
                 retryable=True,
             ) from None
         tokens_in = reported_count(getattr(usage, "prompt_tokens", None))
