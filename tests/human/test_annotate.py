@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import time
 import urllib.error
@@ -55,13 +56,20 @@ def test_math_keeps_its_styles_and_aligned_lines_and_references_a_readable_headi
 
 def test_display_math_in_a_line_of_text_and_upright_letters() -> None:
     """`$$a$$ text $$b$$` on one line was one formula from the first `$$` to the last (the text drawn as letters in
-    it); `$$a$$` inside a sentence ended the sentence's paragraph; `\\mathrm{d}` came out as an italic d."""
+    it); `$$a$$` inside a sentence ended the sentence's paragraph; `\\mathrm{d}` came out as an italic d. An attack
+    on the first mend: a line break after the first formula made `$$a$$ + $$b$$` a list and `$$x$$ > $$y$$` a
+    quotation, edited a code block, and the source shown for an unbalanced block was the rewritten one."""
     line = markdown("$$a=b$$ and then $$c=d$$")
-    assert line.count("<math") == 2 and "<p>and then <span class=\"math display\">" in line and "<mi>$</mi>" not in line
+    assert line.count("<math") == 2 and "</span> and then <span class=\"math display\">" in line and "<mi>$</mi>" not in line
     sentence = markdown("We have $$a=b$$ and then done.")
     assert sentence.startswith("<p>We have <span") and sentence.rstrip().endswith("done.</p>") and "<p></p>" not in sentence
-    assert markdown("$$a$$$$b$$").count('<div class="math block">') == 2
+    assert markdown("$$a$$$$b$$").count('<span class="math display">') == 2
+    for operator in ("+", "-", ">", "1.", "# note", "*"):
+        text = markdown(f"$$a$$ {operator} $$b$$")
+        assert text.count("<math") == 2 and "<p>" in text and not any(t in text for t in ("<ul", "<ol", "<blockquote", "<h")), text
+        assert html.unescape(f" {operator} ") in html.unescape(text)
     assert "$$a$$ and $$b$$" in markdown("```\n$$a$$ and $$b$$\n```")  # a code block keeps its line
+    assert r"\mathrm{d}x" in markdown(r"$$\begin{aligned} \mathrm{d}x &= { \end{aligned}$$")  # the source as written
     roman = markdown("$\\mathrm{d}x + \\mathrm { e }^{x}$ and $\\begin{aligned} a \\\\\\mathrm{d} \\\\mathrm{q} \\end{aligned}$")
     assert roman.count('<mi mathvariant="normal">d</mi>') == 2 and '<mi mathvariant="normal">e</mi>' in roman
     assert '<mi mathvariant="normal">q</mi>' not in roman  # `\\mathrm{q}`: a row break, then letters

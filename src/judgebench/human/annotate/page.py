@@ -59,21 +59,21 @@ _MAX_SPACE = {"em": 4.0, "ex": 8.0, "mu": 72.0, "pt": 40.0, "px": 60.0, "mm": 15
 
 
 def _math(latex: str, display: bool) -> str:
+    written = latex.replace("<", _LT).replace(">", _GT)  # (their own characters: text-mode `<` came out raw)
     try:
         import latex2mathml.converter
 
         convert = latex2mathml.converter.convert
-        latex = latex.replace("<", _LT).replace(">", _GT)  # (their own characters: text-mode `<` came out raw)
-        latex = _ROMAN_LETTER.sub(r"\1{\\mathrm \2}", latex)  # (`\mathrm{d}` came out as an italic d)
-        aligned = _ALIGNED.fullmatch(latex)
+        read = _ROMAN_LETTER.sub(r"\1{\\mathrm \2}", written)  # (`\mathrm{d}` came out as an italic d)
+        aligned = _ALIGNED.fullmatch(read)
         if aligned is None:
-            return _safe_mathml(str(convert(latex, display="block" if display else "inline")))
+            return _safe_mathml(str(convert(read, display="block" if display else "inline")))
         rows = _rows(aligned.group(2))
-        if rows is None:  # braces or environments that do not balance: the source says it best
-            return _source(latex)
+        if rows is None:  # braces or environments that do not balance: the source says it best (as written)
+            return _source(written)
         return f'<math display="{"block" if display else "inline"}"><mtable>{_table(rows, convert)}</mtable></math>'
     except Exception:  # an expression latex2mathml cannot read is shown as its source
-        return _source(latex)
+        return _source(written)
 
 
 def _source(latex: str) -> str:
@@ -246,17 +246,20 @@ def _tex_delimiters(text: str) -> str:
 
 
 def _one_display_per_line(text: str) -> str:
-    """A line that opens with `$$` and ends with `$$` but closes its first formula earlier (`$$a$$ text $$b$$`) broken
-    after that formula: the block rule read from the first `$$` to the line's last as one formula."""
+    """A line that opens with `$$` and ends with `$$` but closes its first formula earlier (`$$a$$ text $$b$$`) read as
+    a paragraph with its formulas in it: the block rule had read from the first `$$` to the line's last as one
+    formula. An invisible word joiner before the line keeps it from starting a block (a line break after the first
+    formula had made `$$a$$ + $$b$$` a list and `$$x$$ > $$y$$` a quotation). Code blocks keep their lines."""
     lines, fenced = text.split("\n"), False
     for i, line in enumerate(lines):
         formula = line.lstrip(" ")
         if formula.startswith(("```", "~~~")):  # (a code block shows its text as written)
             fenced = not fenced
-        indent, end = len(line) - len(formula), len(formula.rstrip()) - 2
+        end = len(formula.rstrip()) - 2
         close = formula.find("$$", 2)
-        if not fenced and indent <= 3 and formula.startswith("$$") and formula.rstrip().endswith("$$") and 2 < close < end:
-            lines[i] = f"{line[:indent + close + 2]}\n{line[indent + close + 2:]}"
+        if not fenced and len(line) - len(formula) <= 3 and formula.startswith("$$") and formula.rstrip().endswith("$$") \
+                and 2 < close < end:
+            lines[i] = "\u2060" + formula
     return "\n".join(lines)
 
 
