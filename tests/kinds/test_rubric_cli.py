@@ -286,3 +286,14 @@ def test_boards_with_rubric_tables_check_every_path_before_the_first(full_credit
     (alone / "rubric_demo.json").symlink_to(outside)
     assert main(["rubric", "leaderboard", str(full_credit), "--output-dir", str(alone)]) == 2
     assert sorted(p.name for p in alone.iterdir()) == ["rubric_demo.json"] and not outside.exists()
+
+
+def test_one_problem_gives_figures_without_intervals(tmp_path):
+    """An outside attack: `--limit 1` (one response, its three items of one problem) printed `normalized MAE 0.333
+    [0.333, 0.333]`: the cluster bootstrap resamples problems, and one problem is one unit."""
+    run = tmp_path / "one"
+    assert main(["rubric", "run", "--task", "rubric_demo", "--judge", "builtin/full-credit", "--demo", "--limit", "1",
+                 "--output-path", str(run), "--quiet"]) == 0
+    metrics = json.loads((run / "results.json").read_text())["metrics"]
+    assert all(v["ci_low"] is None for level in metrics.values() for v in level.values())
+    assert metrics["item"]["normalized_mae"]["value"] is not None

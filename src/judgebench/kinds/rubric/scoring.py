@@ -24,7 +24,7 @@ from judgebench.kinds.rubric.records import (
     SystemPair,
 )
 from judgebench.scoring.usage import check_cost_sums
-from judgebench.stats.resampling import percentile_interval, resample_batches
+from judgebench.stats.resampling import MIN_UNITS, percentile_interval, resample_batches
 
 LEVELS = ("item", "total")
 SLICE_METRICS = ("normalized_mae", "bias", "within_k")
@@ -81,7 +81,7 @@ def _bootstrap(u: Units, k: float, n_resamples: int, seed: int) -> dict[str, np.
     """Cluster bootstrap: each resample draws clusters with replacement (resampling.py) and weighs
     every unit by its cluster's draw count, which equals computing on the expanded sample."""
     names = sorted(set(u.cluster))
-    if not names or n_resamples < 1:
+    if len(names) < MIN_UNITS or n_resamples < 1:  # (one problem's items are one unit: no spread to show)
         return {}
     position = {c: i for i, c in enumerate(names)}
     of_unit = np.array([position[c] for c in u.cluster])
