@@ -179,6 +179,15 @@ def test_one_example_gives_figures_without_intervals():
     assert intervals(dim(diagnose(arena(1, 0, "first"), n_resamples=50))) == []
     assert intervals(dim(diagnose(arena(2, 0, "first"), n_resamples=50)))  # (two examples: intervals)
 
+    def of_one(node, path=""):  # an attack on the mend: slices, length buckets and curve bins of one example kept theirs
+        if isinstance(node, dict):
+            found = [path] if node.get("ci_low") is not None and node.get("n") == 1 else []
+            return found + [p for k, v in node.items() for p in of_one(v, f"{path}.{k}")]
+        return [p for i, v in enumerate(node) for p in of_one(v, f"{path}[{i}]")] if isinstance(node, list) else []
+
+    some = dim(diagnose(arena(12, 1, "longer"), n_resamples=50))
+    assert of_one(some) == [] and intervals(some)
+
 
 def test_models_no_battle_connects_get_no_rank_correlation():
     """An outside audit: m0-m1 battles and m2-m3 battles (no battle between the two pairs) reported a Spearman of

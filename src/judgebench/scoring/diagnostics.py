@@ -105,7 +105,9 @@ class _Ratios:
         for i, name in enumerate(names):
             total = as_f64(den[i]).sum()
             value = as_f64(num[i]).sum() / total if total > 0 else None
-            out[name] = _stat(value, None if samples is None else samples[:, i], round(total))
+            units = int(np.count_nonzero(as_f64(den[i])))  # the examples it is a ratio over (a slice, a bucket, a bin)
+            shown = samples is not None and units >= MIN_UNITS  # (one example's resamples have no spread to show)
+            out[name] = _stat(value, samples[:, i] if shown else None, round(total))
         return out
 
 
