@@ -394,3 +394,37 @@ def test_a_judgment_no_reader_can_take_is_one_line(tmp_path, field):
         view = build_view([run])
         for n in range(len(view.rows)):  # the details, as the bundle and the server read them
             example_detail(view, n)
+
+
+def test_bundles_written_at_once_and_a_dangling_data_link_leave_one_whole_data_folder(tmp_path):
+    """An attack on the folder swap: four writers at once failed one with FileNotFoundError and left `.data-old.*`
+    folders in the published folder; a `data` link to nowhere gave "OUT/.data.x -> OUT/data: Not a directory"."""
+    import threading
+
+    from judgebench.publish.viewer.bundle import _swap_in
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "data").symlink_to(tmp_path / "nowhere")
+    records = [rec(f"e{i}", order, "A", "B") for i in range(3) for order in ("AB", "BA")]
+    write_bundle(build_view([write_run(tmp_path / "r", records)]), out)
+    assert (out / "data").is_dir() and not (out / "data").is_symlink() and (out / "data" / "meta.js").is_file()
+    errors: list[BaseException] = []
+
+    def writer(k: int) -> None:
+        for round_ in range(30):
+            fresh = out / f".fresh-{k}-{round_}"
+            fresh.mkdir()
+            (fresh / "meta.js").write_text(f"{k}-{round_}")
+            try:
+                _swap_in(fresh, out / "data")
+            except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+                errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and sorted(p.name for p in out.iterdir()) == ["data", "index.html", "viewer.css", "viewer.js"]
+    assert (out / "data" / "meta.js").is_file()

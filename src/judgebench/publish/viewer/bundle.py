@@ -5,6 +5,9 @@ page works when opened from disk (file://), where a page cannot fetch JSON."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -15,6 +18,7 @@ from judgebench.publish.viewer.data import View, example_detail, index_row
 from judgebench.publish.viewer.page import asset, dumps, page_html
 
 CHUNK_BYTES = 2_000_000  # a data file's size cap (bytes)
+SWAP_ATTEMPTS = 20  # renames of data/ tried while other bundles written at once replace it too
 
 
 _dumps = dumps
@@ -60,14 +64,24 @@ def write_bundle(view: View, out: Path, *, chunk_bytes: int = CHUNK_BYTES) -> di
 
 
 def _swap_in(fresh: Path, data: Path) -> None:
-    """`fresh` renamed to `data`, the old `data` (if any) moved aside first and removed after."""
-    old = None
-    if data.exists():
-        old = Path(tempfile.mkdtemp(dir=data.parent, prefix=".data-old."))
-        data.rename(old / "data")
-    fresh.rename(data)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    """`fresh` renamed to `data`; whatever stood at `data` (an earlier bundle's folder, a link) moved aside first
+    and removed after. Another bundle written into the same folder at once may put its own `data` there between
+    the two renames: it is moved aside in turn (an attack: four writers at once failed one with a traceback and
+    left `.data-old.*` folders behind)."""
+    aside = Path(tempfile.mkdtemp(dir=data.parent, prefix=".data-old."))
+    try:
+        for attempt in range(SWAP_ATTEMPTS):
+            with contextlib.suppress(FileNotFoundError):  # (nothing there, or another writer moved it first)
+                os.rename(data, aside / f"data-{attempt}")
+            try:
+                fresh.rename(data)
+                return
+            except OSError as exc:
+                if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR):
+                    raise
+        raise OSError(errno.EBUSY, f"other bundles kept replacing it ({SWAP_ATTEMPTS} tries)", str(data))
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 def _write_data(view: View, data: Path, chunk_bytes: int) -> dict[str, int]:
