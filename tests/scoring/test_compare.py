@@ -55,6 +55,13 @@ def longer_shorter(tmp_path_factory) -> tuple[Path, Path]:
 # ----------------------------------------------------------------------------- statistics
 
 
+def test_a_difference_that_rounds_to_zero_is_printed_plus_zero():
+    # an attack: two 20,000-example runs differing in one order of one example printed "-0.00 points"
+    from judgebench.publish.compare import _points
+
+    assert _points(-1 / 40_000) == "+0.00 points" and _points(-0.0) == "+0.00 points" and _points(-0.5) == "-50.00 points"
+
+
 def test_paired_bootstrap_and_mcnemar():
     assert paired_bootstrap_ci(np.zeros(30)) == (0.0, 0.0)
     low, high = paired_bootstrap_ci(np.array([-1.0] * 20 + [0.0] * 20), seed=3)

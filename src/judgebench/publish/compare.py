@@ -142,7 +142,8 @@ def _pct(value: float | None) -> str:
 
 
 def _points(value: float) -> str:
-    return f"{100 * value:+.2f} points"
+    """A difference in points, signed; one that rounds to zero is `+0.00` (a tiny drop printed `-0.00`)."""
+    return f"{round(100 * value, 2) + 0.0:+.2f} points"  # (+ 0.0: a -0.0 is 0.0)
 
 
 def comparison_lines(values: dict[str, dict[str, float | None]]) -> list[str]:

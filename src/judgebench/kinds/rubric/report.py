@@ -125,8 +125,8 @@ def _markdown(result: RubricResult, images: list[str]) -> str:
             lines.append(f"| {level} | {name} | {value} | {interval} | {v.n} |")
     s = result.system
     lines += ["", f"## System level (within {s.within_k:g} point(s))", "",
-              f"Passed: {s.passed}; {_worst_pair(s.worst_pair, s.max_abs_difference)}; "
-              f"complete: {s.complete}; {_rank_agreement(s.rank_spearman, s.rank_kendall)}.", "",
+              f"Passed: {'yes' if s.passed else 'no'}; {_worst_pair(s.worst_pair, s.max_abs_difference)}; "
+              f"complete: {'yes' if s.complete else 'no'}; {_rank_agreement(s.rank_spearman, s.rank_kendall)}.", "",
               "| model | exam | expert | judge | difference |", "|---|---|---|---|---|"]
     lines += [f"| {md_escape(p.model)} | {md_escape(p.exam)} | {p.expert_total:g} | {p.judge_total:g} | {p.difference:+g} |"
               for p in s.pairs]
