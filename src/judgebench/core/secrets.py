@@ -133,19 +133,30 @@ SECRET_PREFIX_FROM = 16  # ... for secrets at least this long (a server shows `L
 def scrub_text(text: str, secrets: Sequence[str]) -> str:
     """`text` with every occurrence of each secret replaced by ***: for what came back from a provider (an answer
     may echo the key it was sent), before it is stored anywhere. A secret of 8 characters or more is matched in
-    any case (an echo upper-cased it), and a word that starts with a long secret's first 8 characters is taken out
-    whole (an echo of its start, masked or cut: an outside attack found 12 of 21 characters kept)."""
-    pattern = _secrets_pattern(tuple(sorted({s for s in secrets if s and len(s) >= 4})))
-    return text if pattern is None else pattern.sub(REDACTED, text)
+    any case once its start appears as written, upper- or lower-cased (an echo upper-cased it), and a word that
+    starts with a long secret's first 8 characters is taken out whole (an echo of its start, masked or cut: an
+    outside attack found 12 of 21 characters kept)."""
+    wanted = tuple(sorted({s for s in secrets if s and len(s) >= 4}))
+    if not wanted:
+        return text
+    pattern, needles = _secrets_pattern(wanted)
+    if not any(needle in text for needle in needles):  # (a fast look first: most texts hold no secret, and the
+        return text  # pattern is slow to run)
+    return pattern.sub(REDACTED, text)
 
 
 @functools.lru_cache(maxsize=64)
-def _secrets_pattern(secrets: tuple[str, ...]) -> re.Pattern[str] | None:
-    """One pattern for a run's secrets: each whole (longest first), then each long one's prefix and its word."""
+def _secrets_pattern(secrets: tuple[str, ...]) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    """One pattern for a run's secrets: each whole (longest first), then each long one's prefix and its word; and
+    the needles a text must hold one of for the pattern to find anything: a short secret as it is, a long one's
+    first characters as written, upper-cased and lower-cased (the cases an echo uses; the pattern takes any)."""
     ordered = sorted(secrets, key=len, reverse=True)
     whole = [f"(?i:{re.escape(s)})" if len(s) >= SECRET_PREFIX else re.escape(s) for s in ordered]
     prefixes = [f"(?i:{re.escape(s[:SECRET_PREFIX])})[^\\s'\"<>,;)\\]}}]*" for s in ordered if len(s) >= SECRET_PREFIX_FROM]
-    return re.compile("|".join(whole + prefixes)) if whole else None
+    needles = {s for s in ordered if len(s) < SECRET_PREFIX}
+    needles |= {form for s in ordered if len(s) >= SECRET_PREFIX for form in (s[:SECRET_PREFIX], s[:SECRET_PREFIX].upper(),
+                                                                          s[:SECRET_PREFIX].lower())}
+    return re.compile("|".join(whole + prefixes)), tuple(sorted(needles))
 
 
 SECRET_VALUE_MIN = 8  # shorter values of secret-named variables are not scrubbed from text (too common)
