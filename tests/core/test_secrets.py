@@ -39,7 +39,12 @@ def test_redact_url(text, expected):
 
 
 def test_url_secrets_name_the_parts_to_scrub():
-    assert url_secrets("http://bob:ab(P4R3N)@h/v1?token=LONGTOKEN&v=1") == ["bob:ab(P4R3N)", "bob", "ab(P4R3N)", "LONGTOKEN"]
+    assert url_secrets("http://bob:ab(P4R3N)@h/v1?token=LONGTOKEN&v=1") == ["bob:ab(P4R3N)", "ab(P4R3N)", "LONGTOKEN"]
+    # a second attack: every value was a secret, so `?beta=true` took "true" out of every answer and a user name
+    # "admin" the word; a token as the user, a secret-named value and a key-like value still count
+    assert url_secrets("http://admin:S3cr3tPw@h/v1?beta=true&api-version=2024-06-01-preview") == ["admin:S3cr3tPw", "S3cr3tPw"]
+    assert url_secrets("https://ghp_abcdefghij0123456789@h/x?sig=ab+cdefghij&x=Zq8vLm2Xp9Rt4Wn7Ks3Bd6") == [
+        "ghp_abcdefghij0123456789", "ab+cdefghij", "Zq8vLm2Xp9Rt4Wn7Ks3Bd6"]
 
 
 @pytest.mark.parametrize("name", ["api_key", "x-api-key", "authToken", "client_secret", "password", "sig", "Authorization",
@@ -106,3 +111,25 @@ def test_error_messages_lose_credential_shapes_and_secret_named_values():
                                           "\"password\": \"***\"")
     ordinary = "max_tokens=10 is too large; token_count: 5000; model: gpt-4o; temperature=0.7; session_id=abc123"
     assert scrub_message(ordinary, []) == ordinary
+
+
+def test_scrubbing_takes_secrets_out_of_every_echo_and_leaves_words_alone():
+    """A second attack on the scrub. Leaks: a key among a verdict's log-probability alternatives (cached as sent),
+    the tail of a key in the middle-cut repr of a pydantic warning, a query value's `+` echoed as a space.
+    Over-redaction: a database password `postgres` took "PostgreSQL" apart once matched in any case, a key starting
+    `password` ate `Password:[[A]]` up to the verdict, and a message's ordinary words went (`Bearer auth`, `basic
+    understanding`, `key-values_list`, `token distribution_mismatch`, `auth: failed`)."""
+    from judgebench.core.records import JudgeReply
+    from judgebench.core.secrets import run_secrets, scrub_message, scrub_reply, scrub_text
+
+    key = "SECRETKEY1234567890abcdef"
+    secrets = run_secrets([key, "sig=ab+cdefghijklmnopqrstuv".split("=")[1]])
+    reply = JudgeReply(text="[[A]]", top_logprobs=[("A", -0.1, {"A": -0.1, key: -2.0, "B": -3.0})])
+    assert key not in scrub_reply(reply, secrets).model_dump_json()
+    assert scrub_text("input_value=[{'text':...ETKEY1234567890abcdef'}]", secrets) == "input_value=[{'text':***'}]"
+    assert scrub_text("echo {'sig': ['ab cdefghijklmnopqrstuv']}", secrets) == "echo {'sig': ['***']}"
+    assert scrub_text("PostgreSQL and Postgres differ", run_secrets(["postgres"])) == "PostgreSQL and Postgres differ"
+    assert scrub_text("the Password:[[A]]", run_secrets(["password-for-local-vllm"])) == "the Password:[[A]]"
+    words = ("using Bearer auth; basic understanding of it failed; got key-values_list; Unexpected token "
+             "distribution_mismatch; auth: failed; session: expired")
+    assert scrub_message(words, []) == words

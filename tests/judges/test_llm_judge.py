@@ -453,7 +453,7 @@ def test_url_secrets_stay_out_of_public_args_identity_and_errors() -> None:
     )
     # credential-shaped text the run does not know (a proxy echoing another header): masked too (an outside audit:
     # the transports' own scrub kept hf_, ghp_ and Bearer tokens)
-    echoed = judge.scrub("401: Authorization: Bearer qwertyuiop12 rejected; hf_abcdefghij ghp_abcdefghij key-abcdefghij")
+    echoed = judge.scrub("401: Authorization: Bearer qwertyuiop12 rejected; hf_abcdefghij ghp_abcdefghij key-abcdef0123")
     assert echoed == "401: Authorization: *** rejected; *** *** ***"
 
 

@@ -19,7 +19,7 @@ from typing import Any
 # scheme://authority[/path][?query][#fragment]. The authority runs to the first / ? # or whitespace,
 # whatever else it holds (userinfo may contain ( ) ' ! $ and more); the rest runs to whitespace or a
 # quote or angle bracket that ends a URL in prose. Over-redaction beats a leak.
-_URL = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<authority>[^\s/?#]*)(?P<tail>[^\s'\"<>]*)")
+_URL = re.compile(r"(?<![A-Za-z0-9+.\-])(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<authority>[^\s/?#]*)(?P<tail>[^\s'\"<>]*)")
 _PARAM_VALUE = re.compile(r"([?&;#][^=&;#?]*=)([^&;#]*)")  # query and fragment parameters (#access_token=)
 # A name that holds a secret: api_key, x-api-key, authToken, client_secret, password, signature, ...
 _SECRET_WORDS = re.compile(
@@ -45,10 +45,10 @@ _SECRET_SUFFIX = re.compile(r"[a-z]*(token|secret|password|passwd|passphrase|api
                             r"|credentials?)")
 # A string that is a credential whatever its name: bearer/basic headers, provider key formats.
 _CREDENTIAL = re.compile(
-    r"(\bbearer\s+\S+|\bbasic\s+[A-Za-z0-9+/=]{8,}|\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}|\bhf_[A-Za-z0-9]{6,}"
+    r"(\bbearer\s+[A-Za-z0-9._~+/=\-]{8,}|\bbasic\s+(?=[A-Za-z0-9+/=]*[0-9+/=])[A-Za-z0-9+/=]{8,}|\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}|\bhf_[A-Za-z0-9]{6,}"
     r"|\bgh[pousr]_[A-Za-z0-9]{6,}|\bAKIA[0-9A-Z]{12,}|\bxox[abprs]-[A-Za-z0-9-]{6,}"
     r"|\b[sr]k_(?:live|test)_[A-Za-z0-9]{6,}|\bAIza[0-9A-Za-z_\-]{20,}|\bglpat-[A-Za-z0-9_\-]{10,}"  # Stripe, Google, GitLab
-    r"|\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}|\btoken\s+[A-Za-z0-9._\-]{16,})",  # a JWT; `Token x`
+    r"|\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}|\btoken\s+(?=[A-Za-z0-9._\-]*[0-9])[A-Za-z0-9._\-]{16,})",  # a JWT; `Token x`
     re.IGNORECASE,
 )
 REDACTED = "***"  # the secret part of a URL
@@ -111,52 +111,88 @@ def redact_url(text: str) -> str:
 
 
 def url_secrets(text: str) -> list[str]:
-    """The secret parts (userinfo, query and fragment values) of the URLs in `text`, for scrubbing."""
+    """The secret parts of the URLs in `text`, for scrubbing what comes back: a userinfo's password (its user too
+    when there is no password, `TOKEN@host`, or when the user looks like a key), and the query and fragment values
+    whose name holds a secret or which look like a key. (Every value was taken: `?beta=true` took "true" out of
+    every answer, and `?api-version=2024-06-01` every date of that month; URLs themselves are still shown with
+    every value redacted, `redact_url`.)"""
     found: list[str] = []
     for match in _URL.finditer(text):
         authority = match.group("authority")
         if "@" in authority:
-            userinfo = authority.rsplit("@", 1)[0]
-            found.append(userinfo)
-            found.extend(part for part in userinfo.split(":") if part)
+            user, colon, password = authority.rsplit("@", 1)[0].partition(":")
+            found += [f"{user}:{password}", password] if password else []
+            found += [user] if user and (not colon or looks_like_key(user)) else []
         # values too short to be secrets (?v=1) would mangle every message they were scrubbed from
-        found.extend(m.group(2) for m in _PARAM_VALUE.finditer(match.group("tail")) if len(m.group(2)) >= 4)
+        found.extend(m.group(2) for m in _PARAM_VALUE.finditer(match.group("tail")) if len(m.group(2)) >= 4
+                     and (is_secret_name(m.group(1)[1:-1]) or looks_like_key(m.group(2))))
         path = re.split(r"[?#]", match.group("tail"), maxsplit=1)[0]
         found.extend(part for part in path.split("/") if looks_like_key(part))
     return found
 
 
-SECRET_PREFIX = 8  # characters of a long secret that, echoed at the start of a word, take the whole word out
-SECRET_PREFIX_FROM = 16  # ... for secrets at least this long (a server shows `LocalKey01...` or `LocalKey****9XYZ`)
+SECRET_END = 8  # characters of a long secret's start or end that, echoed in a word, take the whole word out ...
+SECRET_LONG = 16  # ... for secrets at least this long, also found in any case (`LocalKey01...`, `...ETKEY1234`)
+_KEY_CHARS = r"[A-Za-z0-9_\-.*~+/=]*"  # the rest of such a word: key characters (a `:` or `[` ends it: a verdict stays)
 
 
 def scrub_text(text: str, secrets: Sequence[str]) -> str:
     """`text` with every occurrence of each secret replaced by ***: for what came back from a provider (an answer
-    may echo the key it was sent), before it is stored anywhere. A secret of 8 characters or more is matched in
-    any case once its start appears as written, upper- or lower-cased (an echo upper-cased it), and a word that
-    starts with a long secret's first 8 characters is taken out whole (an echo of its start, masked or cut: an
-    outside attack found 12 of 21 characters kept)."""
+    may echo the key it was sent), before it is stored anywhere. A secret of SECRET_LONG characters or more (a
+    key, not a word) is also found in any case, and a word that starts with its first or ends with its last 8
+    characters, when those look like a key's (a digit, a sign, or camel case), is taken out whole: an echo of its
+    start or end, masked or cut (an outside attack found 12 of 21 characters kept, and 21 of 25 in the middle-cut
+    repr of a pydantic warning)."""
     wanted = tuple(sorted({s for s in secrets if s and len(s) >= 4}))
     if not wanted:
         return text
-    pattern, needles = _secrets_pattern(wanted)
-    if not any(needle in text for needle in needles):  # (a fast look first: most texts hold no secret, and the
-        return text  # pattern is slow to run)
-    return pattern.sub(REDACTED, text)
+    pattern, needles, ends = _secrets_pattern(wanted)
+    folded = text.casefold()  # (a fast look first: most texts hold no secret, and the pattern is slow to run)
+    if not any(needle in folded for needle in needles):
+        return text
+    return _without_ends(pattern.sub(REDACTED, text), ends)
+
+
+_KEY_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.*~+/=")
+
+
+def _without_ends(text: str, ends: tuple[str, ...]) -> str:
+    """`text` with each word of key characters that ends with one of `ends` replaced by ***: found by a search for
+    each end and a walk back over the word (a pattern that scans a word forward to its end is quadratic)."""
+    for end in ends:
+        pieces, kept, start = [], 0, text.find(end)
+        while start >= 0:
+            first = start
+            while first > kept and text[first - 1] in _KEY_CHARACTERS:
+                first -= 1
+            pieces += [text[kept:first], REDACTED]
+            kept = start + len(end)
+            start = text.find(end, kept)
+        text = "".join(pieces) + text[kept:] if pieces else text
+    return text
+
+
+def _key_like(part: str) -> bool:
+    """Whether a secret's first or last characters look like a key's rather than a word's (`password`, `postgres`
+    are words: answers say them)."""
+    return any(not c.isalpha() for c in part) or bool(re.search(r"[a-z][A-Z]", part))
 
 
 @functools.lru_cache(maxsize=64)
-def _secrets_pattern(secrets: tuple[str, ...]) -> tuple[re.Pattern[str], tuple[str, ...]]:
-    """One pattern for a run's secrets: each whole (longest first), then each long one's prefix and its word; and
-    the needles a text must hold one of for the pattern to find anything: a short secret as it is, a long one's
-    first characters as written, upper-cased and lower-cased (the cases an echo uses; the pattern takes any)."""
+def _secrets_pattern(secrets: tuple[str, ...]) -> tuple[re.Pattern[str], tuple[str, ...], tuple[str, ...]]:
+    """One pattern for a run's secrets: each whole (longest first; a long one in any case), then each long one's
+    key-like start (as written, upper- or lower-cased) with the rest of its word; the needles a case-folded text
+    must hold one of for anything to be found; and the long ones' key-like ends (`_without_ends`)."""
     ordered = sorted(secrets, key=len, reverse=True)
-    whole = [f"(?i:{re.escape(s)})" if len(s) >= SECRET_PREFIX else re.escape(s) for s in ordered]
-    prefixes = [f"(?i:{re.escape(s[:SECRET_PREFIX])})[^\\s'\"<>,;)\\]}}]*" for s in ordered if len(s) >= SECRET_PREFIX_FROM]
-    needles = {s for s in ordered if len(s) < SECRET_PREFIX}
-    needles |= {form for s in ordered if len(s) >= SECRET_PREFIX for form in (s[:SECRET_PREFIX], s[:SECRET_PREFIX].upper(),
-                                                                          s[:SECRET_PREFIX].lower())}
-    return re.compile("|".join(whole + prefixes)), tuple(sorted(needles))
+    long = [s for s in ordered if len(s) >= SECRET_LONG]
+    cased = lambda part: {part, part.upper(), part.lower()}  # noqa: E731
+    starts = {form for s in long if _key_like(s[:SECRET_END]) for form in cased(s[:SECRET_END])}
+    ends = {form for s in long if _key_like(s[-SECRET_END:]) for form in cased(s[-SECRET_END:])}
+    parts = [f"(?i:{re.escape(s)})" if len(s) >= SECRET_LONG else re.escape(s) for s in ordered]
+    parts += [f"{re.escape(p)}{_KEY_CHARS}" for p in sorted(starts)]
+    needles = {s.casefold() for s in ordered if len(s) < SECRET_LONG} | {s[:SECRET_END].casefold() for s in long}
+    needles |= {p.casefold() for p in ends}  # (each found in the text case-folded: a superset of what is taken out)
+    return re.compile("|".join(parts)), tuple(sorted(needles)), tuple(sorted(ends))
 
 
 SECRET_VALUE_MIN = 8  # shorter values of secret-named variables are not scrubbed from text (too common)
@@ -175,7 +211,7 @@ def mask_credentials(text: str) -> str:
     return _CREDENTIAL.sub(REDACTED, redact_url(text))
 
 
-_KEY_PREFIXED = re.compile(r"\bkey-[A-Za-z0-9_\-*]{6,}")  # `key-...` keys (Mailgun-style): in messages only
+_KEY_PREFIXED = re.compile(r"\bkey-(?=[A-Za-z0-9_\-*]*[0-9])[A-Za-z0-9_\-*]{6,}")  # `key-...` keys (Mailgun-style): in messages only
 
 
 _NAMED_VALUE = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]{0,40})(['\"]?\s*[:=]\s*['\"]?)([^\s'\",;&}]{4,})")
@@ -187,8 +223,15 @@ def scrub_message(message: str, secrets: Sequence[str]) -> str:
     every `name: value` or `name=value` whose name holds a secret (`x-api-key: ...`, `password=...`) replaced by ***.
     (Transport errors had their own scrub that left `hf_`, `ghp_` and `Bearer` tokens the run did not know.)"""
     text = _KEY_PREFIXED.sub(REDACTED, mask_credentials(scrub_text(message, secrets)))
-    return _NAMED_VALUE.sub(lambda m: m.group(0) if not is_secret_name(m.group(1)) or m.group(3) == REDACTED
-                            else m.group(1) + m.group(2) + REDACTED, text)
+    return _NAMED_VALUE.sub(_masked_value, text)
+
+
+def _masked_value(match: re.Match[str]) -> str:
+    """`name: value` with the value masked when the name holds a secret and the value looks like one (a digit in
+    it, or 12 characters or more: `auth: failed` and `session: expired` are words, not credentials)."""
+    name, between, value = match.groups()
+    credential = any(c.isdigit() for c in value) or len(value) >= 12
+    return f"{name}{between}{REDACTED}" if credential and value != REDACTED and is_secret_name(name) else match.group(0)
 
 
 # Arguments whose insides are a schema or a vocabulary, not settings: a property named `key` or `token` there is data
@@ -275,6 +318,11 @@ def scrub_reply(reply: Any, secrets: Sequence[str]) -> Any:
     cleaned = [scrub_text(t, secrets) for t in earlier]
     if cleaned != list(earlier):
         update["earlier_texts"] = cleaned
+    positions = getattr(reply, "top_logprobs", None) or []  # (an attack: a key among a verdict's alternatives sat
+    tokens = [(scrub_text(chosen, secrets), lp, {scrub_text(t, secrets): v for t, v in top.items()})  # in the cache)
+              for chosen, lp, top in positions]
+    if tokens != [tuple(p) for p in positions]:
+        update["top_logprobs"] = tokens
     return reply.model_copy(update=update) if update else reply
 
 
@@ -283,10 +331,11 @@ def run_secrets(judge_secrets: Sequence[str]) -> list[str]:
     (`environment_secrets`), each also as a reply may echo it transformed: URL-quoted and -unquoted, and base64
     (standard and URL-safe, with and without padding: a `user:password` userinfo is an HTTP Basic header, of
     the decoded text when it is written percent-encoded); longest first."""
-    from urllib.parse import quote, unquote
+    from urllib.parse import quote, unquote, unquote_plus
 
     found = {s for s in [*judge_secrets, *environment_secrets()] if s and len(s) >= 4}
-    found |= {unquote(s) for s in found}  # a userinfo written percent-encoded is sent (as Basic) decoded
+    found |= {unquote(s) for s in found} | {unquote_plus(s) for s in found}  # a userinfo written percent-encoded
+    # is sent (as Basic) decoded; a query value's `+` is a space to the server that echoes it
     found |= {quote(s, safe="") for s in found} | {form for s in found for form in _base64_forms(s)}
     return sorted(found, key=len, reverse=True)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -48,6 +49,9 @@ def import_litellm() -> Any:
     litellm.suppress_debug_info = True
     litellm.set_verbose = False
     litellm.turn_off_message_logging = True
+    # pydantic's serializer warnings quote the provider's reply (an attack: a key a server echoed reached the
+    # terminal through them, unscrubbed); what the reply holds is recorded, scrubbed, with the call
+    warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
     return litellm
 
 
