@@ -69,6 +69,14 @@ def test_display_math_in_a_line_of_text_and_upright_letters() -> None:
         assert text.count("<math") == 2 and "<p>" in text and not any(t in text for t in ("<ul", "<ol", "<blockquote", "<h")), text
         assert html.unescape(f" {operator} ") in html.unescape(text)
     assert "$$a$$ and $$b$$" in markdown("```\n$$a$$ and $$b$$\n```")  # a code block keeps its line
+    # a second attack: in lists and quotes the line was still one formula, an indented one left its list, and the
+    # fences were not CommonMark's (a ~~~ closed a ``` block; a joiner went into code)
+    for text in ("- $$a$$ text $$b$$", "1. $$x$$ is less than $$y$$", "> $$a$$ text $$b$$", "~~~\n```\n~~~\n$$a$$ text $$b$$"):
+        assert "<mi>$</mi>" not in markdown(text) and markdown(text).count("<math") == 2, text
+    assert "<ul><li><p>Item</p><p>" in markdown("- Item\n\n  $$a$$ and $$b$$\n- next") and markdown(
+        "- Item\n\n  $$a$$ and $$b$$\n- next").count("<ul>") == 1
+    fenced = markdown("````\n```\n$$a$$ x $$b$$\n```\n````")
+    assert "$$a$$ x $$b$$" in fenced and "\u2060" not in fenced
     assert r"\mathrm{d}x" in markdown(r"$$\begin{aligned} \mathrm{d}x &= { \end{aligned}$$")  # the source as written
     roman = markdown("$\\mathrm{d}x + \\mathrm { e }^{x}$ and $\\begin{aligned} a \\\\\\mathrm{d} \\\\mathrm{q} \\end{aligned}$")
     assert roman.count('<mi mathvariant="normal">d</mi>') == 2 and '<mi mathvariant="normal">e</mi>' in roman

@@ -245,21 +245,33 @@ def _tex_delimiters(text: str) -> str:
     return "".join(out) + text[last:]
 
 
+_CONTAINER = re.compile(r"(?:(?: {0,3}(?:[-+*]|\d{1,9}[.)]|>))(?: +|$))*")  # list and quote markers before a line's text
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+
+
 def _one_display_per_line(text: str) -> str:
-    """A line that opens with `$$` and ends with `$$` but closes its first formula earlier (`$$a$$ text $$b$$`) read as
-    a paragraph with its formulas in it: the block rule had read from the first `$$` to the line's last as one
-    formula. An invisible word joiner before the line keeps it from starting a block (a line break after the first
-    formula had made `$$a$$ + $$b$$` a list and `$$x$$ > $$y$$` a quotation). Code blocks keep their lines."""
-    lines, fenced = text.split("\n"), False
+    """A line whose text (after its list or quote markers and indentation) opens with `$$` and ends with `$$` but
+    closes its first formula earlier (`$$a$$ text $$b$$`) read as a paragraph with its formulas in it: the block rule
+    had read from the first `$$` to the line's last as one formula. An invisible word joiner before the text keeps
+    it from starting a block (a line break after the first formula had made `$$a$$ + $$b$$` a list and
+    `$$x$$ > $$y$$` a quotation); the markers and indentation stay, so the line stays in its list. Fenced code
+    blocks keep their lines (fences as CommonMark closes them: the same character, at least as many)."""
+    lines, fence = text.split("\n"), None
     for i, line in enumerate(lines):
-        formula = line.lstrip(" ")
-        if formula.startswith(("```", "~~~")):  # (a code block shows its text as written)
-            fenced = not fenced
-        end = len(formula.rstrip()) - 2
-        close = formula.find("$$", 2)
-        if not fenced and len(line) - len(formula) <= 3 and formula.startswith("$$") and formula.rstrip().endswith("$$") \
-                and 2 < close < end:
-            lines[i] = "\u2060" + formula
+        head = _CONTAINER.match(line).end()  # type: ignore[union-attr]
+        body = line[head:]
+        opening = _FENCE.fullmatch(body)
+        if fence is not None:
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) and not opening.group(2).strip():
+                fence = None
+            continue
+        if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            fence = opening.group(1)
+            continue
+        formula = body.lstrip(" ")
+        end, close = len(formula.rstrip()) - 2, formula.find("$$", 2)
+        if len(body) - len(formula) <= 3 and formula.startswith("$$") and formula.rstrip().endswith("$$") and 2 < close < end:
+            lines[i] = f"{line[:len(line) - len(formula)]}\u2060{formula}"
     return "\n".join(lines)
 
 
