@@ -332,3 +332,19 @@ def test_a_votes_line_ends_at_a_line_feed_only_whichever_reader_reads_it(tmp_pat
     path.write_bytes((first.replace("\r", " ") + second).replace("\n", "\r").encode())
     assert main(["arena", str(path), "--output-dir", str(tmp_path / "o"), "--n-resamples", "0"]) == 2
     assert "cr.jsonl:1: malformed JSON (Extra data" in capsys.readouterr().err
+
+
+def test_an_arena_on_a_task_folder_records_the_config_it_read(tmp_path):
+    """`run` records the data config a folder was read in; an arena on the same task did not (a known gap)."""
+    from helpers import sci_row, write_jsonl
+
+    folder = tmp_path / "snap"
+    (folder / "data").mkdir(parents=True)
+    (folder / "README.md").write_text("---\nconfigs:\n- config_name: main\n  data_files:\n  - split: train\n"
+                                      "    path: data/*.jsonl\n---\n", encoding="utf-8")
+    rows = [sci_row(i, "AB"[i % 2], modelA=f"m{i % 3}", modelB=f"m{(i + 1) % 3}") for i in range(1, 13)]
+    write_jsonl(folder / "data" / "train.jsonl", rows)
+    out = tmp_path / "arena"
+    assert main(["arena", "sciarena_eval", "--dataset-path", str(folder), "--output-dir", str(out), "--n-resamples", "0",
+                 "--no-plots"]) == 0
+    assert json.loads((out / "arena.json").read_text())["config"]["source"] == f"task sciarena_eval ({folder}, config main)"

@@ -191,7 +191,8 @@ def load_source(args: argparse.Namespace) -> tuple[pd.DataFrame, str, Counter]:
     votes = examples_as_votes(loaded.examples, args.dimension)
     if not votes:
         raise JudgebenchError(f"task {spec.name}: no labelled examples on dimension {args.dimension}")
-    source = f"task {spec.name} ({loaded.dataset.source})"
+    config = f", config {loaded.dataset.config}" if loaded.dataset.config else ""  # (the config read, as `run` records it)
+    source = f"task {spec.name} ({loaded.dataset.source}{config})"
     return (*_frame(votes_frame(votes, source, args.dimension), source),)
 
 
