@@ -133,7 +133,8 @@ def url_secrets(text: str) -> list[str]:
 
 SECRET_END = 8  # characters of a long secret's start or end that, echoed in a word, take the whole word out ...
 SECRET_LONG = 16  # ... for secrets at least this long, also found in any case (`LocalKey01...`, `...ETKEY1234`)
-_KEY_CHARS = r"[A-Za-z0-9_\-.*~+/=]*"  # the rest of such a word: key characters (a `:` or `[` ends it: a verdict stays)
+_KEY_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.*~+/=")  # a key's word
+_KEY_CHARS = f"[{re.escape(''.join(sorted(_KEY_CHARACTERS)))}]*"  # (a `:` or `[` ends such a word: a verdict stays)
 
 
 def scrub_text(text: str, secrets: Sequence[str]) -> str:
@@ -151,9 +152,6 @@ def scrub_text(text: str, secrets: Sequence[str]) -> str:
     if not any(needle in folded for needle in needles):
         return text
     return _without_ends(pattern.sub(REDACTED, text), ends)
-
-
-_KEY_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.*~+/=")
 
 
 def _without_ends(text: str, ends: tuple[str, ...]) -> str:

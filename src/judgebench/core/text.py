@@ -69,6 +69,14 @@ PLAIN_NUMBERS = re.compile(rf"{_NUMBER}(?:[eE][-+]?[0-9]+)?|{_NUMBER}\.\.{_NUMBE
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 
 
+UNDEFINED = "—"  # an undefined figure in a table cell or a compact line (docs/guide/outputs.md): never "n/a"
+
+
+def percent(share: float | None, digits: int = 1) -> str:
+    """A share as a percentage (`41.7%`), or UNDEFINED."""
+    return UNDEFINED if share is None else f"{100 * share:.{digits}f}%"
+
+
 def csv_text(value: Any) -> Any:
     """A CSV text cell on one line (line breaks become spaces, so no cell starts a forged row) and never a
     spreadsheet formula (a leading `'`): the one guard of every CSV judgebench writes. An ASCII number (`-5`, a

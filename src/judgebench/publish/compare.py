@@ -10,7 +10,7 @@ from judgebench.core.catalogue import (
     metric,
 )
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.text import term_text
+from judgebench.core.text import UNDEFINED, percent, term_text
 from judgebench.scoring.compare import Comparison, Flip
 from judgebench.stats.paired import (
     ALPHA,
@@ -138,7 +138,7 @@ def write_comparison(comparison: Comparison, path: Path, gate: dict[str, Any] | 
 
 
 def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.2f}%"
+    return percent(value, 2)
 
 
 def _points(value: float) -> str:
@@ -153,7 +153,7 @@ def comparison_lines(values: dict[str, dict[str, float | None]]) -> list[str]:
 
     def shown(name: str, v: float | None) -> str:
         if v is None:
-            return "—"
+            return UNDEFINED
         return f"{100 * v:.2f}%" if metric(name).percent else f"{v:.4f}"
 
     return [f"  {name:<17} {shown(name, pair['baseline'])} -> {shown(name, pair['candidate'])} "

@@ -8,17 +8,14 @@ from typing import Any
 
 from judgebench.core.files import write_atomic
 from judgebench.core.records import JudgmentRecord, MetricValue, RunResult
+from judgebench.core.text import percent
 from judgebench.publish.figures import save_png
 from judgebench.scoring.calibration import calibration_curves
 
 
-def _pct(x: float | None) -> str:
-    return "—" if x is None else f"{100 * x:.1f}%"  # (undefined: the report's dash, never "n/a")
-
-
 def _interval(low: float | None, high: float | None) -> str:
     """` [low, high]`, or nothing when the interval is undefined (one example, or no resample defined it)."""
-    return "" if low is None or high is None else f" [{_pct(low)}, {_pct(high)}]"
+    return "" if low is None or high is None else f" [{percent(low)}, {percent(high)}]"
 
 
 def _num(m: MetricValue) -> str:
@@ -83,9 +80,9 @@ def confidence_section(out_dir: Path, records: list[JudgmentRecord], result: Run
         metrics = result.metrics.get(dimension, {}) if result else {}
         lines += [f"### {dimension}", "",
                   f"- examples with a confidence: {c['n']} (source: {', '.join(c['sources']) or 'none named'})",
-                  (f"- ECE ({c['bins']} equal-width bins): {_pct(c['ece'])}"
+                  (f"- ECE ({c['bins']} equal-width bins): {percent(c['ece'])}"
                    f"{_interval(c['ece_ci_low'], c['ece_ci_high'])}"),
-                  (f"- area under accuracy vs coverage: {_pct(c['selective_auc'])}"
+                  (f"- area under accuracy vs coverage: {percent(c['selective_auc'])}"
                    f"{_interval(c['selective_auc_ci_low'], c['selective_auc_ci_high'])}")]
         for name in ("brier_score", "log_loss", "brier_vs_votes", "selective_accuracy",
                      "handoff_accuracy"):
@@ -105,5 +102,5 @@ def confidence_section(out_dir: Path, records: list[JudgmentRecord], result: Run
                      + "".join(f"{a:.6g},{b:.6g}\n" for a, b in c["handoff"]))
         lines += ["", f"![Reliability diagram]({rel}.png)", "", f"![Selective accuracy]({sel}.png)", "",
                   "| least confident sent to humans | exact accuracy of judge + humans |", "|---|---|",
-                  *[f"| {100 * s:.0f}% | {_pct(a)} |" for s, a in c["handoff"]], ""]
+                  *[f"| {100 * s:.0f}% | {percent(a)} |" for s, a in c["handoff"]], ""]
     return "\n".join(lines) + "\n"

@@ -29,7 +29,7 @@ from judgebench.core.rundir import (
     check_samples_match,
     read_judgments,
 )
-from judgebench.core.text import md_cell, md_text, visible
+from judgebench.core.text import md_cell, md_text, percent, visible
 from judgebench.judges.config import args_text, named_judge, run_config_hash
 from judgebench.publish.confidence_report import confidence_section
 from judgebench.publish.costplot import (
@@ -318,7 +318,6 @@ def _human_lines(result: RunResult, headline: str) -> list[str]:
     each annotator against the others and the judge against each annotator (docs/guide/human-votes.md)."""
     pct = lambda v: "—" if v is None or v.value is None else _fmt(v.model_dump(), pct=True)  # noqa: E731
     num = lambda v: "—" if v is None or v.value is None else f"{v.value:.3f}"  # noqa: E731
-    share = lambda v: "—" if v is None else f"{100 * v:.1f}%"  # noqa: E731
     lines = ["## Humans and the judge", "",
              "Pairs with two or more annotators; the judge is scored on the same references as the people "
              "(leave one annotator out, and against each single annotator).", ""]
@@ -335,8 +334,8 @@ def _human_lines(result: RunResult, headline: str) -> list[str]:
         if annotators:
             lines += ["", "| annotator | pairs | vs the others (exact) | judge vs this annotator (exact) | (soft) |",
                       "|---|---|---|---|---|"]
-            lines += [f"| {md_cell(a.annotator)} | {a.pairs} | {share(a.loo_accuracy)} | {share(a.judge_accuracy)} | "
-                      f"{share(a.judge_soft_accuracy)} |" for a in annotators]
+            lines += [f"| {md_cell(a.annotator)} | {a.pairs} | {percent(a.loo_accuracy)} | {percent(a.judge_accuracy)} | "
+                      f"{percent(a.judge_soft_accuracy)} |" for a in annotators]
         lines.append("")
     return lines
 
@@ -405,7 +404,7 @@ def _system_lines(d: dict[str, Any]) -> list[str]:
     if "skipped" in system:
         return lines + [f"Skipped: {system['skipped']}.", ""]
     sep = system["separability"]
-    pct = lambda v: "—" if v is None else f"{100 * v:.0f}%"  # noqa: E731
+    pct = lambda v: percent(v, 0)  # noqa: E731
     return lines + [
         f"{system['n_models']} response models, {system.get('n_battles_human', system['n_battles'])} "
         f"battles (human ratings), {system['n_battles']} answered by the judge.", "",

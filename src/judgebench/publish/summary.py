@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 
 from judgebench.core.records import PanelSummary, RepeatStability, RunResult
+from judgebench.core.text import UNDEFINED, percent
 from judgebench.stats.paired import MONTE_CARLO_RESAMPLES, PairedTest, format_p
 
 
@@ -17,18 +18,17 @@ def stability_lines(result: RunResult) -> list[str]:
 
 def format_stability(s: RepeatStability) -> list[str]:
     """The stability figures as text lines (the run's summary and report.md)."""
-    pct = lambda v: "—" if v is None else f"{100 * v:.1f}%"  # (undefined: the report's dash, never "n/a")
     cost = f"${s.cost_usd_all:.4f}" if s.cost_usd_all is not None else (
         "unpriced" if s.tokens_in_all or s.tokens_out_all else "none (no tokens reported, e.g. a built-in judge)")
-    ci = f", 95% CI of the mean [{pct(s.headline_ci_low)}, {pct(s.headline_ci_high)}]" if s.headline_ci_low is not None else ""
+    ci = f", 95% CI of the mean [{percent(s.headline_ci_low)}, {percent(s.headline_ci_high)}]" if s.headline_ci_low is not None else ""
     return [
         f"Repeats: {s.repeats} samples per judgment (main metrics: repeat 0)",
-        f"  exact agreement across repeats: mean over examples {pct(s.agreement_mean)}; "
-        f"{pct(s.judgments_agreeing)} of {s.n_judgments} judgments",
-        f"  examples whose verdict flips between repeats: {pct(s.flip_rate)}",
-        f"  {s.headline} per repeat: {', '.join(pct(v) for v in s.headline_per_repeat)} "
-        f"(min {pct(s.headline_min)}, max {pct(s.headline_max)}, mean {pct(s.headline_mean)}{ci})",
-        f"  majority-of-{s.repeats}: {s.headline} {pct(s.majority_headline)} (coverage {pct(s.majority_coverage)})",
+        f"  exact agreement across repeats: mean over examples {percent(s.agreement_mean)}; "
+        f"{percent(s.judgments_agreeing)} of {s.n_judgments} judgments",
+        f"  examples whose verdict flips between repeats: {percent(s.flip_rate)}",
+        f"  {s.headline} per repeat: {', '.join(percent(v) for v in s.headline_per_repeat)} "
+        f"(min {percent(s.headline_min)}, max {percent(s.headline_max)}, mean {percent(s.headline_mean)}{ci})",
+        f"  majority-of-{s.repeats}: {s.headline} {percent(s.majority_headline)} (coverage {percent(s.majority_coverage)})",
         f"  all repeats: {s.judgments_all} judgments (answered {s.answered_all}, invalid {s.invalid_all}, "
         f"failed {s.failed_all}); {s.tokens_in_all} tokens in, {s.tokens_out_all} out, cost {cost}",
     ]
@@ -36,8 +36,7 @@ def format_stability(s: RepeatStability) -> list[str]:
 
 def format_panel(summary: PanelSummary) -> list[str]:
     """The panel section as text lines (CLI summary and report.md): agreement, test, biases."""
-    pct = lambda v: "—" if v is None else f"{100 * v:.1f}%"  # a table cell: undefined shows as a dash
-    num = lambda v: "—" if v is None else f"{v:.3f}"
+    num = lambda v: UNDEFINED if v is None else f"{v:.3f}"  # noqa: E731
     lines = [f"Panel ({summary.aggregate}) of {len(summary.judges)} judges; Cohen's kappa (judgments both answered):"]
     for i, judge in enumerate(summary.judges):
         cells = " ".join(f"{num(k):>7}" for k in summary.cohen_kappa[i])
@@ -52,13 +51,13 @@ def format_panel(summary: PanelSummary) -> list[str]:
     v = summary.versus_best
     if v is not None:
         lines.append(
-            f"Panel vs best member {v.best_member}: {pct(v.panel_value)} vs {pct(v.best_value)} "
+            f"Panel vs best member {v.best_member}: {percent(v.panel_value)} vs {percent(v.best_value)} "
             f"({100 * v.difference:+.2f} points); {v.test}, unit example, n = {v.n} ({v.rose} rose, {v.fell} fell), "
             f"{format_p(PairedTest(v.test, 'example', v.n, v.rose, v.fell, v.p, MONTE_CARLO_RESAMPLES if 'Monte' in v.test else None))}"
         )
     lines.append("judge | headline | coverage | position bias | longer preferred")
     lines.extend(
-        f"{f.judge} | {pct(f.headline)} | {pct(f.coverage)} | {pct(f.position_bias)} | {pct(f.longer_preferred_rate)}"
+        f"{f.judge} | {percent(f.headline)} | {percent(f.coverage)} | {percent(f.position_bias)} | {percent(f.longer_preferred_rate)}"
         for f in summary.figures
     )
     return lines

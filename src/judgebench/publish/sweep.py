@@ -21,7 +21,7 @@ import numpy as np
 
 from judgebench.core.files import write_atomic, write_json
 from judgebench.core.records import JudgmentRecord, RunResult
-from judgebench.core.text import md_cell, md_text
+from judgebench.core.text import UNDEFINED, md_cell, md_text
 from judgebench.judges.config import named_judge, run_config_hash
 from judgebench.publish.figures import save_png
 
@@ -83,7 +83,7 @@ def _fmt(x: Any, pct: bool = False, digits: int = 3) -> str:
     """A cell: a share as a percentage, a number to `digits` significant digits (whole from 100 on: 1,536,
     never 1.54e+03), anything else as text."""
     if x is None:
-        return "—"  # (undefined: a dash, as every table's)
+        return UNDEFINED
     if pct:
         return f"{100 * x:.1f}%"
     if isinstance(x, float):

@@ -16,6 +16,7 @@ from itertools import combinations
 import numpy as np
 
 from judgebench.core.records import MetricValue, Usage
+from judgebench.core.text import UNDEFINED
 from judgebench.kinds.rubric import metrics as m
 from judgebench.kinds.rubric.records import (
     RubricCounts,
@@ -205,7 +206,7 @@ def repeat_agreement_text(agreement: dict[str, float | int | None]) -> str:
     """`repeat_agreement` in words (the run's summary and its report printed the dict)."""
     def share(name: str) -> str:
         value = agreement.get(name)
-        return "—" if value is None else f"{value:.3f}"  # (undefined: a dash, as every table's)
+        return UNDEFINED if value is None else f"{value:.3f}"
 
     pairs = agreement["pairs"]
     return (f"{agreement['repeats']} repeats ({pairs} pair{'' if pairs == 1 else 's'} of them): exact item agreement "
