@@ -198,3 +198,58 @@ def test_csv_question_ids_stay_the_text_written(tmp_path: Path) -> None:
     folder.mkdir()
     path.rename(folder / "train.csv")
     assert [q.id for q in read_questions(str(folder), slice_columns=["field"])] == ["007", "7.0"]
+
+
+TWO_CONFIGS = ("---\nconfigs:\n- config_name: easy\n  data_files: easy/*.jsonl\n"
+               "- config_name: hard\n  data_files: hard/*.jsonl\n---\n")
+
+
+def test_questions_are_read_in_the_config_named(tmp_path: Path) -> None:
+    """A data folder (a Hub snapshot's layout) of two configs and no default: `pairs` reads the one --config names, and
+    without it the error names the flag (before, `pairs` could name none, so such a folder could not be read)."""
+    from judgebench.core.errors import JudgebenchError
+    from judgebench.human.pairs import read_questions
+
+    folder = tmp_path / "questions"
+    write_jsonl(folder / "easy" / "train.jsonl", [{"id": "e1", "question": "Easy?"}])
+    write_jsonl(folder / "hard" / "train.jsonl", [{"id": "h1", "question": "Hard?"},
+                                                  {"id": "h2", "question": "Harder?"}])
+    (folder / "README.md").write_text(TWO_CONFIGS, encoding="utf-8")
+    assert [q.id for q in read_questions(str(folder), config="hard")] == ["h1", "h2"]
+    assert [q.id for q in read_questions(str(folder), config="easy")] == ["e1"]
+    with pytest.raises(JudgebenchError, match=r"declares several configs \('easy', 'hard'\) .*`pairs`: --config\)$"):
+        read_questions(str(folder))
+    with pytest.raises(JudgebenchError, match=r"config 'medium' .*--config\), but .* declares only: 'easy', 'hard'$"):
+        read_questions(str(folder), config="medium")
+    single = folder / "easy" / "train.jsonl"
+    with pytest.raises(JudgebenchError, match=r"a single file has no configs, but config 'easy' was asked for"):
+        read_questions(str(single), config="easy")  # not silently read as if no config were named
+
+
+@pytest.mark.parametrize("text, message", [
+    ("id,question,question\n1,What is x?,Other\n", r"q\.csv: row 1 \(the header\): column 'question' appears twice"),
+    ('id,question\n1,"What is x?\n2,Why y?\n', r"q\.csv:2: a quoted cell that begins in this row never closes"),
+])
+def test_question_csv_is_read_as_strictly_as_a_tasks(tmp_path: Path, text: str, message: str) -> None:
+    """An outside find: `pairs` read a CSV of questions without a task's strict checks, so a second `question` column
+    was dropped silently (pandas keeps the first) and a stray quote failed as "cannot load" with no row."""
+    from judgebench.core.errors import JudgebenchError
+    from judgebench.human.pairs import read_questions
+
+    (tmp_path / "q.csv").write_text(text, encoding="utf-8")
+    with pytest.raises(JudgebenchError, match=message):
+        read_questions(str(tmp_path / "q.csv"))
+
+
+def test_pairs_cli_reads_and_records_the_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "questions"
+    write_jsonl(folder / "easy" / "train.jsonl", [{"id": "e1", "question": "Easy?", "field": "a"}])
+    write_jsonl(folder / "hard" / "train.jsonl", [{"id": "h1", "question": "Hard?", "field": "b"}])
+    (folder / "README.md").write_text(TWO_CONFIGS, encoding="utf-8")
+    with FakeOpenAIServer(Behaviour()) as server:
+        assert main(_command(tmp_path, server, folder, "out", "--config", "hard")) == 0
+        assert main(_command(tmp_path, server, folder, "none")) == 2
+    assert "`pairs`: --config" in capsys.readouterr().err
+    pairs = [json.loads(line) for line in (tmp_path / "out" / "pairs.jsonl").read_text().splitlines()]
+    assert {p["question_id"] for p in pairs} == {"h1"}
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text())["config"] == "hard"

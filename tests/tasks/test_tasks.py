@@ -434,6 +434,24 @@ def test_a_folder_whose_card_declares_its_files_is_read_afresh_each_time(tmp_pat
     assert labels(first) == "B"
 
 
+def test_a_carded_folder_whose_columns_change_is_read_with_its_own_columns(tmp_path):
+    """Found this session: under the folder's name and card `datasets` also kept the columns it had found first, so
+    a column added to a file, or another folder of the same name with one more column, failed to load at all
+    ("cannot load dataset ... DatasetGenerationError"); each folder now has a cache of its own."""
+    spec = get_task("sciarena_eval")
+    first, second = tmp_path / "one" / "sci", tmp_path / "two" / "sci"
+    for folder, extra in ((first, {}), (second, {"note": "x"})):
+        (folder / "data").mkdir(parents=True)
+        (folder / "README.md").write_text(CARD_CONFIGS, encoding="utf-8")
+        write_jsonl(folder / "data" / "train.jsonl", [{**sci_row(1, "A"), **extra}])
+    assert [e.id for e in load_examples(spec, dataset_path=str(first)).examples] == ["q1"]
+    assert [e.id for e in load_examples(spec, dataset_path=str(second)).examples] == ["q1"]
+    write_jsonl(first / "data" / "train.jsonl", [{**sci_row(2, "B"), "note": "added"}])  # a column added
+    assert [e.labels["overall"] for e in load_examples(spec, dataset_path=str(first)).examples] == ["B"]
+    write_jsonl(first / "data" / "train.jsonl", [sci_row(3, "A")])  # and taken away again
+    assert [e.id for e in load_examples(spec, dataset_path=str(first)).examples] == ["q3"]
+
+
 def test_a_folder_card_naming_a_file_outside_the_folder_is_refused(tmp_path):
     """A downloaded folder's card could feed any file on the machine into prompts, samples and exports."""
     write_jsonl(tmp_path / "elsewhere.jsonl", [sci_row(1, "A")])
@@ -562,7 +580,8 @@ def test_a_data_folder_is_read_in_the_config_its_task_names(tmp_path):
     own = own.model_copy(update={"dataset": own.dataset.model_copy(update={"path": "snapshot"})})
     assert [e.id for e in load_examples(own).examples] == ["q7", "q8"]  # the YAML's own folder, beside it
     message = _error(load_examples, _with_config(spec, "third"), dataset_path=str(folder))
-    assert message == f"the task reads config 'third' (its dataset.name), but {folder / 'README.md'} declares only: 'first', 'second'"
+    assert message == (f"the data is read in config 'third' (a task's dataset.name; pairs' --config), but "
+                       f"{folder / 'README.md'} declares only: 'first', 'second'")
 
 
 def test_a_config_named_for_a_folder_without_a_card_is_refused(tmp_path):
@@ -570,8 +589,8 @@ def test_a_config_named_for_a_folder_without_a_card_is_refused(tmp_path):
     folder = tmp_path / "plain"
     write_jsonl(folder / "train.jsonl", [sci_row(1, "A")])
     message = _error(load_examples, _with_config(get_task("sciarena_eval"), "first"), dataset_path=str(folder))
-    assert message == (f"the task reads config 'first' (its dataset.name), but {folder} declares no configs (no "
-                       "`configs:` in a README.md): leave the name out")
+    assert message == (f"the data is read in config 'first' (a task's dataset.name; pairs' --config), but {folder} "
+                       "declares no configs (no `configs:` in a README.md): leave the name out")
     (folder / "README.md").write_text("Notes, no YAML.\n", encoding="utf-8")  # (a card without configs: the same)
     assert _error(load_examples, _with_config(get_task("sciarena_eval"), "first"), dataset_path=str(folder)) == message
 

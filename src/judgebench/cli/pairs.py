@@ -37,6 +37,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--question-column", default="question", help="the questions' text column")
     p.add_argument("--slices", default="", help="comma-separated slice columns to carry into the pairs")
     p.add_argument("--split", default="train", help="split of the questions dataset")
+    p.add_argument("--config", help="config of the questions dataset (a Hub dataset's or a data folder's card's; "
+                   "default: its default config)")
     add_call_flags(p)  # --concurrency is per model here
     p.set_defaults(handler=cmd_pairs, writes=lambda a, name: name in ("pairs.jsonl", "answers.jsonl", "manifest.json"))
 
@@ -94,7 +96,7 @@ def cmd_pairs(args: argparse.Namespace) -> int:
             judges[model] = make_judge(model, model_args)
     slices = [s.strip() for s in args.slices.split(",") if s.strip()]
     questions = read_questions(args.questions, id_column=args.id_column, question_column=args.question_column,
-                               slice_columns=slices, split=args.split)
+                               slice_columns=slices, split=args.split, config=args.config)
     for model, judge in judges.items():
         with in_pairs_words(model):
             judge.preflight()
@@ -105,7 +107,7 @@ def cmd_pairs(args: argparse.Namespace) -> int:
     answered = sum(a.text is not None for a in answers)
     costs = [a.cost_usd for a in answers if a.text is not None]
     manifest = {
-        "judgebench": __version__, "questions": args.questions, "started": started,
+        "judgebench": __version__, "questions": args.questions, "config": args.config, "started": started,
         "models": {m: judges[m].public_args() for m in models}, "seed": args.seed, "per_question": args.per_question,
         "system_prompt_hash": hashlib.sha256((args.system or "").encode()).hexdigest(),
         "counts": {"questions": len(questions), "answers": len(answers), "answered": answered, "pairs": len(pairs),

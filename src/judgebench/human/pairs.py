@@ -54,16 +54,15 @@ class Answer:
 
 
 def read_questions(source: str, *, id_column: str = "id", question_column: str = "question",
-                   slice_columns: list[str] | None = None, split: str = "train") -> list[Question]:
-    """Questions from a jsonl/csv/parquet file or a Hub id; a missing column or duplicate id is one error."""
-    from judgebench.tasks.loading import (
-        load_table,  # the data loader every task uses (datasets; local files checked)
-        csv_data,
-    )
+                   slice_columns: list[str] | None = None, split: str = "train",
+                   config: str | None = None) -> list[Question]:
+    """Questions from a jsonl/csv/parquet file, a data folder or a Hub id (in `config`: a folder's card's default when
+    None); a missing column or duplicate id is one error."""
+    from judgebench.tasks.loading import load_checked_table  # the loader every task uses (datasets; local data checked)
 
     texts = [id_column, question_column, *(slice_columns or [])]
-    csv = csv_data(source)  # CSV cells as written ("007" stays "007"), in a file or a folder of them
-    table, _ = load_table(source, None, split, None, {"converters": dict.fromkeys(texts, str)} if csv else None)
+    as_written = {"converters": dict.fromkeys(texts, str)}  # CSV cells as written ("007" stays "007")
+    table, _, _ = load_checked_table(source, config, split, None, as_written)
     columns = list(table.column_names)
     for column in texts:
         if column not in columns:

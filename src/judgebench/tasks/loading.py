@@ -278,11 +278,15 @@ def _load_folder(datasets: Any, folder: Path, split: str, options: dict[str, Any
         if data_file.suffix.lower() in (".json", ".jsonl"):
             check_local_file(data_file)
     try:
-        return datasets.load_dataset(str(folder), config, split=split, **_fresh(folder), **(options or {}))
+        fresh = _fresh(datasets, folder, files)
+        return datasets.load_dataset(str(folder), config, split=split, **fresh, **(options or {}))
     except Exception:
         for data_file in files:
             diagnose_local_file(data_file)  # raises naming the file and row when it can say what is wrong
         raise
+
+
+ASKED_BY = "a task's dataset.name; pairs' --config"  # who names the config a folder is read in
 
 
 def _card_problem(folder: Path, config: str | None, exc: Exception) -> str:
@@ -292,12 +296,13 @@ def _card_problem(folder: Path, config: str | None, exc: Exception) -> str:
     configs = ", ".join(map(repr, _listed(next(filter(None, listed.groups()))))) if listed else ""
     if "Config name is missing" in str(exc):
         return (f"{card}: declares several configs ({configs}) and marks none `default: true`; name one (a task: in its "
-                "YAML, `dataset: {name: ...}`; for a built-in task, in a copy of its YAML passed with --include-path)")
+                "YAML, `dataset: {name: ...}`; for a built-in task, in a copy of its YAML passed with --include-path; "
+                "`pairs`: --config)")
     if "BuilderConfig" in str(exc) and listed:
         if configs == "'default'":
-            return (f"the task reads config '{config}' (its dataset.name), but {folder} declares no configs (no "
+            return (f"the data is read in config '{config}' ({ASKED_BY}), but {folder} declares no configs (no "
                     "`configs:` in a README.md): leave the name out")
-        return f"the task reads config '{config}' (its dataset.name), but {card} declares only: {configs}"
+        return f"the data is read in config '{config}' ({ASKED_BY}), but {card} declares only: {configs}"
     if isinstance(exc, FileNotFoundError) and not card.is_file():  # (EmptyDatasetError: no card, no file)
         return f"{folder}: holds no data files" + (f" (the task reads its config '{config}')" if config else "")
     if isinstance(exc, FileNotFoundError):  # (datasets lists some forty file extensions after it)
@@ -316,14 +321,23 @@ def _listed(text: str) -> list[str]:
     return [str(name) for name in names] if isinstance(names, list) else [text]
 
 
-def _fresh(folder: Path) -> dict[str, Any]:
+def _fresh(datasets: Any, folder: Path, files: list[Path]) -> dict[str, Any]:
     """`datasets` keys a folder whose README.md declares its files (`configs:`, the Hub's layout) by the folder's name
     and the card alone, not by the files: an edited file, or another folder of the same name, gave the rows cached
     first. Such a folder is read afresh every time (its Arrow cache rebuilt, and not checked against the split sizes
-    recorded for the rows cached before, which another row count failed)."""
-    if not (folder / "README.md").is_file():
+    recorded for the rows cached before, which another row count failed), into a cache of its own, keyed by the
+    folder's place and its card's and files' sizes and times: under the shared key `datasets` also kept the columns it
+    had found first, so a column added to a file, or another folder of the same name with other columns, failed to
+    load at all ("DatasetGenerationError")."""
+    card = folder / "README.md"
+    if not card.is_file():
         return {}
-    return {"download_mode": "force_redownload", "verification_mode": "no_checks"}
+    key = hashlib.sha256(str(folder.resolve()).encode())
+    for path in (card, *files):
+        stat = path.stat()
+        key.update(f"\0{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+    cache = Path(datasets.config.HF_DATASETS_CACHE) / "judgebench-folders" / key.hexdigest()[:20]
+    return {"cache_dir": str(cache), "download_mode": "force_redownload", "verification_mode": "no_checks"}
 
 
 def quiet_datasets() -> Any:
@@ -378,6 +392,25 @@ def load_table(source: str, config: str | None, split: str, revision: str | None
     except Exception as exc:  # datasets raises many types for unreachable or malformed sources
         hint = "" if local.exists() else "; to run offline use --demo or --dataset-path FILE"
         raise JudgebenchError(f"cannot load dataset '{source}' ({_first_line(exc)}){hint}") from None
+
+
+def load_checked_table(source: str, config: str | None, split: str, revision: str | None,
+                       csv_options: dict[str, Any] | None = None) -> tuple[Any, str | None, str | None]:
+    """One split of any source with the checks a task's read makes, for callers that hold no task (`pairs`, a rubric's
+    Hub data): a local folder vetted before any of its files is read (its config chosen: `check_folder`), local CSV
+    read strictly (`check_csv_files`) and with `csv_options`. Gives the table, the resolved Hub commit when known and
+    the config read."""
+    local = Path(source)
+    if local.is_dir():
+        config = check_folder(local, config)
+    elif local.is_file() and config is not None:
+        raise JudgebenchError(f"{source}: a single file has no configs, but config '{config}' was asked for: "
+                              "leave it out")
+    csv = csv_data(local, config)
+    if csv:
+        check_csv_files(local, config)
+    table, resolved = load_table(source, config, split, revision, csv_options if csv else None)
+    return table, resolved, config
 
 
 def _check_hub_reachable(source: str) -> None:

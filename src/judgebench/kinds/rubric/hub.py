@@ -28,14 +28,9 @@ def uses_datasets(source: str) -> bool:
 def read_table_rows(source: str, *, config: str | None, split: str, revision: str | None,
                     structured: set[str]) -> tuple[list[tuple[int, dict[str, Any]]], str | None]:
     """The rows of one split (numbered from 1) and the resolved Hub commit when known."""
-    from judgebench.tasks.loading import load_table, check_csv_files, check_folder, csv_data
+    from judgebench.tasks.loading import load_checked_table
 
-    local = Path(source)
-    if local.is_dir():  # vetted before any of its files is read; its CSV files read strictly, as a task's are
-        config = check_folder(local, config)
-        if csv_data(local, config):
-            check_csv_files(local, config)
-    table, resolved = load_table(source, config, split, revision)
+    table, resolved, _ = load_checked_table(source, config, split, revision)  # a folder vetted, its CSV read strictly
     rows = [(number, {key: _restore(value) if key in structured else value for key, value in row.items()})
             for number, row in enumerate(table.to_list(), start=1)]
     if not rows:
