@@ -298,3 +298,44 @@ def test_a_stratum_of_judge_only_pairs_is_refused_not_dropped(tmp_path, capsys, 
     err = capsys.readouterr().err
     assert err.startswith("judgebench: error: --strata: the slice values with fewer than 2 voted pairs (")
     assert "judge-only pairs) hold 0 voted pairs together" in err and err.count("\n") == 1
+
+
+def test_voted_pairs_the_ratings_predict_exactly_give_no_interval(tmp_path, capsys):
+    """An outside audit: six voted pairs among three models, each split 1:1. The ratings fit every pair's mean vote
+    exactly, so the sandwich had no residual: human-only and judge-assisted rows read 1000.0 [1000.0, 1000.0] as 95%
+    intervals, arena.json held `NaN` for the effective pairs, and the terminal line failed with a traceback (exit 1).
+    Now the section is skipped with the reason, as separated votes are."""
+    import itertools
+    import random
+
+    from judgebench.stats.ppi import fitted_exactly
+
+    votes, rows = [], []
+    for i, (a, b) in enumerate(itertools.permutations("xyz", 2)):
+        votes += [{"pair_id": f"p{i}", "annotator": who, "choice": choice, "model_a": a, "model_b": b}
+                  for who, choice in (("u1", "A"), ("u2", "B"))]
+        rows.append((f"p{i}", a, b, "A"))
+    rng = random.Random(0)
+    rows += [(f"unvoted-{i}", *rng.sample("xyz", 2), None) for i in range(30)]
+    (tmp_path / "votes.jsonl").write_text("".join(json.dumps(v) + "\n" for v in votes))
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps({"id": p, "question": "q", "responseA": "x" * rng.randint(5, 50),
+                                        "responseB": "y" * rng.randint(5, 50), "modelA": a, "modelB": b, "vote": vote,
+                                        "citation_a": [], "citation_b": [], "question_type": "t", "subject": "s"}) + "\n"
+                            for p, a, b, vote in rows))
+    run = tmp_path / "run"
+    assert main(["run", "--tasks", "sciarena_eval", "--dataset-path", str(data), "--judge", "builtin/longer",
+                 "--output-path", str(run), "--quiet", "--bootstrap", "0", "--judge-unlabelled"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "arena"
+    assert main(["arena", str(tmp_path / "votes.jsonl"), "--output-dir", str(out), "--judge-run", str(run),
+                 "--no-plots"]) == 0
+    printed = capsys.readouterr().out
+    assert ("judge-assisted (builtin/longer): skipped: judge-assisted ratings: the ratings predict every voted pair "
+            "of x, y, z exactly") in printed
+    (a,) = json.loads((out / "arena.json").read_text(), parse_constant=lambda c: pytest.fail(c))["assisted"]
+    assert a["assisted"] is None and "leave no spread" in a["skipped"]
+    # by hand: all ties (strengths 0) and a model in one voted pair only (z below y, whose pair it fits exactly)
+    assert fitted_exactly([0, 1], [1, 0], [0.5, 0.5], [0.0]) == [0, 1]
+    assert fitted_exactly([0, 0, 1], [1, 1, 2], [0.6, 0.7, 0.75], [-0.619039, -0.619039 - 1.098612]) == [2]
+    assert fitted_exactly([0, 0], [1, 1], [0.6, 0.7], [-0.619039]) == []

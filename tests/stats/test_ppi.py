@@ -296,3 +296,10 @@ def test_ppi_accuracy_of_a_judge_with_a_proxy_label():
     assert est.se < 0.8 * alone.se and est.lam > 0.5
     lo, hi = est.interval()
     assert lo < 0.75 < hi
+
+
+def test_effective_labels_is_none_when_a_variance_is_not_positive():
+    """n * V_cls / V_ppi by hand, and no count (not NaN, which arena.json then held) when either variance is 0."""
+    assert effective_labels(10, 2.0, 0.5) == 40.0
+    assert effective_labels(10, 0.0, 0.5) is None and effective_labels(10, 2.0, 0.0) is None
+    assert effective_labels(10, float("nan"), 1.0) is None

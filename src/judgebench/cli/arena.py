@@ -350,14 +350,16 @@ def cmd_arena(args: argparse.Namespace) -> int:
             print(f"  judge-assisted ({term_text(a.get('judge', a['run']))}): skipped: {term_text(a['skipped'], MESSAGE_MAX)}")
             continue
         c = a["counts"]
-        print(f"  judge-assisted ({a['judge']}): {c['labelled_pairs']} voted + {c['unlabelled_pairs']} judge-only pairs, "
-              f"lambda {a['lambda']:.3f}, interval width x{a['width_ratio']:.2f} of human-only, worth "
-              f"{a['effective_human_pairs']:.0f} voted pairs (~{a['effective_human_votes']:.0f} votes; "
-              f"{c['labelled_votes']} votes used)")
+        width = "" if a["width_ratio"] is None else f", interval width x{a['width_ratio']:.2f} of human-only"
+        used = f"{c['labelled_votes']} votes used"
+        worth = (f" ({used})" if a["effective_human_pairs"] is None else  # (no such count: undefined, left out)
+                 f", worth {a['effective_human_pairs']:.0f} voted pairs (~{a['effective_human_votes']:.0f} votes; {used})")
+        print(f"  judge-assisted ({term_text(a['judge'])}): {c['labelled_pairs']} voted + {c['unlabelled_pairs']} "
+              f"judge-only pairs, lambda {a['lambda']:.3f}{width}{worth}")
         if "stratified" in a:  # what --strata asked for (a new user read only the unstratified figure above)
             st = a["stratified"]
-            print(f"    stratified by {term_text(st['slice'])} ({len(st['strata'])} strata): worth "
-                  f"{st['effective_human_pairs']:.1f} voted pairs")
+            worth = "" if st["effective_human_pairs"] is None else f": worth {st['effective_human_pairs']:.1f} voted pairs"
+            print(f"    stratified by {term_text(st['slice'])} ({len(st['strata'])} strata){worth}")
     if "votes_needed" in s:
         v = s["votes_needed"]
         for curve in v["curves"]:

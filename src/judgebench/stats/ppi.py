@@ -310,10 +310,11 @@ def classical_logistic(X, Y, *, l2: float = DEFAULT_L2) -> PPIEstimate:
     return ppi_logistic(X, Y, Y, X[:0], Y[:0], lam=0.0, l2=l2)
 
 
-def effective_labels(n: int, classical_var: float, ppi_var: float) -> float:
-    """How many labelled units the classical estimate would need for the PPI variance: n * V_cls / V_ppi."""
-    if not (ppi_var > 0 and math.isfinite(classical_var)):
-        return math.nan
+def effective_labels(n: int, classical_var: float, ppi_var: float) -> float | None:
+    """How many labelled units the classical estimate would need for the PPI variance: n * V_cls / V_ppi (None when
+    either variance is not a positive number: no such count)."""
+    if not (ppi_var > 0 and classical_var > 0 and math.isfinite(classical_var) and math.isfinite(ppi_var)):
+        return None
     return float(n * classical_var / ppi_var)
 
 
@@ -339,6 +340,23 @@ def separates(a: np.ndarray, b: np.ndarray, y: np.ndarray, m: int) -> bool:
     took = np.concatenate([a[y > 0], b[y < 1]])
     gave = np.concatenate([b[y > 0], a[y < 1]])
     return bool(unbeaten_orders(took, gave, m))
+
+
+def fitted_exactly(a: np.ndarray, b: np.ndarray, y: np.ndarray, params: np.ndarray, tol: float = 1e-6) -> list[int]:
+    """The models (indices) every one of whose Bradley-Terry units (a, b, outcome y) the fit's `params` (bt_design's
+    reference coding) predict exactly: their units leave the sandwich no residual to estimate a variance from, so
+    their intervals collapse to the width of their neighbours' or to nothing (every voted pair split evenly, all
+    ties, or a model in one voted pair only, gave [1000.0, 1000.0] as a 95% interval)."""
+    a, b, y = np.asarray(a, dtype=int), np.asarray(b, dtype=int), np.asarray(y, dtype=float)
+    strength = np.concatenate([[0.0], np.asarray(params, dtype=float)])
+    residual = np.abs(y - 1.0 / (1.0 + np.exp(strength[b] - strength[a])))
+    m = len(strength)
+    worst = np.zeros(m)
+    np.maximum.at(worst, a, residual)
+    np.maximum.at(worst, b, residual)
+    seen = np.zeros(m, dtype=bool)
+    seen[a] = seen[b] = True
+    return [int(k) for k in np.flatnonzero(seen & (worst <= tol))]
 
 
 def elo_contrasts(m: int, anchor: int | None = None) -> np.ndarray:

@@ -32,6 +32,7 @@ from judgebench.stats.ppi import (
     classical_logistic,
     effective_labels,
     elo_contrasts,
+    fitted_exactly,
     ppi_logistic,
     ppi_logistic_stratified,
     rank_sets,
@@ -231,6 +232,12 @@ def assisted_section(table: pd.DataFrame, run: Path, dimension: str, elo: dict[s
                               "between some of them goes one way), so the votes alone give no finite rating and "
                               "no interval to rectify; more voted pairs are needed (raise --label-share)")
     human = classical_logistic(x, u.y)
+    exact = fitted_exactly(u.a, u.b, u.y, human.params)
+    if exact:
+        named = ", ".join(str(u.models[k]) for k in exact[:5]) + (f" and {len(exact) - 5} more" if len(exact) > 5 else "")
+        raise JudgebenchError(f"judge-assisted ratings: the ratings predict every voted pair of {named} exactly (all "
+                              "ties, every pair split evenly, or a model in one voted pair only), so the votes leave "
+                              "no spread to estimate an interval from; more voted pairs are needed (raise --label-share)")
     judge = classical_logistic(np.vstack([x, xu]), np.concatenate([u.f, u.fu]))
     out: dict[str, Any] = {"judge": jp.judge, "run": str(run), "counts": u.counts,
                            "anchor_model": anchor if anchor in u.models else None,
@@ -249,7 +256,8 @@ def assisted_section(table: pd.DataFrame, run: Path, dimension: str, elo: dict[s
     out["lambda"] = float(ppi.lam[0])
     out["effective_human_pairs"] = effective_labels(len(u.y), trace(human), trace(ppi))
     # in votes, at the voted pairs' mean number of votes per pair
-    out["effective_human_votes"] = out["effective_human_pairs"] * u.counts["labelled_votes"] / len(u.y)
+    effective = out["effective_human_pairs"]
+    out["effective_human_votes"] = None if effective is None else effective * u.counts["labelled_votes"] / len(u.y)
     out["width_ratio"] = math.sqrt(trace(ppi) / trace(human)) if trace(human) > 0 else None
     decisive = np.abs(u.y - 0.5) > 1e-9
     agree = np.sign(u.f[decisive] - 0.5) == np.sign(u.y[decisive] - 0.5)
