@@ -86,3 +86,21 @@ def test_run_and_report_never_write_through_symlinks_out_of_the_run_folder(tmp_p
     assert main(["report", str(run)]) == 2
     err = capsys.readouterr().err.strip()
     assert "is a symlink" in err and "\n" not in err and sorted(p.name for p in outside.iterdir()) == ["other"]
+
+
+def test_a_non_finite_figure_is_written_as_null(tmp_path):
+    """JSON has no NaN or infinity: arena.json once held `NaN` (an undefined effective count), which a strict reader
+    refuses. write_json writes every such figure as null, the outputs' mark of an undefined figure."""
+    import json
+    import math
+
+    import numpy as np
+    import pytest
+
+    from judgebench.core.files import write_json
+
+    path = tmp_path / "figures.json"
+    write_json(path, {"nan": math.nan, "row": [1.5, math.inf, np.float64("-inf")], "deep": {"t": (math.nan, 2)},
+                      "kept": 0.25, "text": "NaN"})
+    strict = json.loads(path.read_text(), parse_constant=lambda constant: pytest.fail(constant))
+    assert strict == {"nan": None, "row": [1.5, None, None], "deep": {"t": [None, 2]}, "kept": 0.25, "text": "NaN"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import errno
 import json
+import math
 import os
 import re
 import stat
@@ -87,7 +88,25 @@ def check_output_dir(path: Path, flag: str = "--output-path") -> None:
 
 
 def write_json(path: Path, data: Any) -> None:
-    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    """`data` as indented JSON, atomically. A figure that is not a finite number (NaN, an infinity: undefined) is
+    written as null, the outputs' mark of an undefined figure: JSON has no such numbers, and a strict reader refused
+    a file that held `NaN`."""
+    try:
+        text = json.dumps(data, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+    except ValueError:  # (a non-finite number somewhere: rare, so only then is the data walked)
+        text = json.dumps(finite_or_null(data), indent=2, ensure_ascii=False, default=str, allow_nan=False)
+    write_atomic(path, text + "\n")
+
+
+def finite_or_null(value: Any) -> Any:
+    """`value` with every non-finite float in its dicts, lists and tuples replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite_or_null(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_or_null(item) for item in value]
+    return value
 
 
 def write_models_jsonl(path: Path, models: Iterable[BaseModel]) -> None:
