@@ -97,10 +97,12 @@ def test_a_non_finite_figure_is_written_as_null(tmp_path):
     import numpy as np
     import pytest
 
-    from judgebench.core.files import write_json
+    from judgebench.core.files import json_text, write_json
 
     path = tmp_path / "figures.json"
     write_json(path, {"nan": math.nan, "row": [1.5, math.inf, np.float64("-inf")], "deep": {"t": (math.nan, 2)},
                       "kept": 0.25, "text": "NaN"})
     strict = json.loads(path.read_text(), parse_constant=lambda constant: pytest.fail(constant))
     assert strict == {"nan": None, "row": [1.5, None, None], "deep": {"t": [None, 2]}, "kept": 0.25, "text": "NaN"}
+    assert json_text({"x": [math.nan]}, indent=None) == '{"x": [null]}'  # the leaderboard's, compare's encoder
+    assert json_text({"x": "é"}) == '{"x": "\\u00e9"}'  # the caller's options kept (ensure_ascii by default)

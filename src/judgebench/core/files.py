@@ -88,14 +88,18 @@ def check_output_dir(path: Path, flag: str = "--output-path") -> None:
 
 
 def write_json(path: Path, data: Any) -> None:
-    """`data` as indented JSON, atomically. A figure that is not a finite number (NaN, an infinity: undefined) is
-    written as null, the outputs' mark of an undefined figure: JSON has no such numbers, and a strict reader refused
-    a file that held `NaN`."""
+    """`data` as indented JSON (`json_text`), atomically."""
+    write_atomic(path, json_text(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def json_text(data: Any, **options: Any) -> str:
+    """`json.dumps(data, **options)` for an output file, with a figure that is not a finite number (NaN, an infinity:
+    undefined) written as null, the outputs' mark of an undefined figure: JSON has no such numbers, and a strict
+    reader refused a file that held `NaN`."""
     try:
-        text = json.dumps(data, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+        return json.dumps(data, allow_nan=False, **options)
     except ValueError:  # (a non-finite number somewhere: rare, so only then is the data walked)
-        text = json.dumps(finite_or_null(data), indent=2, ensure_ascii=False, default=str, allow_nan=False)
-    write_atomic(path, text + "\n")
+        return json.dumps(finite_or_null(data), allow_nan=False, **options)
 
 
 def finite_or_null(value: Any) -> Any:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -131,10 +130,10 @@ def gate_message(comparison: Comparison, worse_by_points: float) -> tuple[bool, 
 def write_comparison(comparison: Comparison, path: Path, gate: dict[str, Any] | None = None) -> None:
     """The full comparison as JSON; with the gate's decision too when there was one (`gate`: fail_if_worse_by,
     failed, message)."""
-    from judgebench.core.files import write_atomic
+    from judgebench.core.files import json_text, write_atomic
 
     data = comparison.to_json() | ({"gate": gate} if gate is not None else {})
-    write_atomic(path, json.dumps(data, indent=2) + "\n")
+    write_atomic(path, json_text(data, indent=2) + "\n")
 
 
 def _pct(value: float | None) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.files import write_atomic
+from judgebench.core.files import json_text, write_atomic
 from judgebench.core.text import csv_text, md_cell
 from judgebench.publish.board import TASK_NAME_RE, managed_board
 from judgebench.publish.costplot import (
@@ -235,7 +235,7 @@ def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path
         for suffix, text in (
             (".md", to_markdown(task, rows, verified=managed)),
             (".csv", to_csv(rows)),
-            (".json", json.dumps({"task": task, "rows": [with_interval_columns(row) for row in rows]}, indent=2) + "\n"),
+            (".json", json_text({"task": task, "rows": [with_interval_columns(row) for row in rows]}, indent=2) + "\n"),
         ):
             written.append(_write_under(output_dir, f"{task}{suffix}", text))
         written += _write_cost_plot(output_dir, task, rows)

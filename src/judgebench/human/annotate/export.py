@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judgebench.core.files import names_text, write_atomic
+from judgebench.core.files import json_text, names_text, write_atomic
 from judgebench.human.annotate.assign import is_gold
 from judgebench.human.annotate.quality import quality
 from judgebench.human.annotate.store import Store
@@ -75,7 +75,7 @@ def export_votes(store: Store, path: Path) -> Exported:
     same = sum(a.choice == b.choice and a.choices == b.choices for a, b in matched)
     figures = quality(list(pairs.values()), rows, [a.name for a in store.annotators()])
     flagged = [q.annotator for q in figures if q.flags]
-    write_atomic(sibling(path, QUALITY), json.dumps([asdict(q) for q in figures], indent=1) + "\n")
+    write_atomic(sibling(path, QUALITY), json_text([asdict(q) for q in figures], indent=1) + "\n")
     flagged_path = sibling(path, FLAGGED)
     write_atomic(flagged_path, names_text(flagged))
     return Exported(len(first), len(again), repeats_path(path), same / len(matched) if matched else None,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ import numpy as np
 
 from judgebench.core.catalogue import RUBRIC_BY_NAME, RUBRIC_HEADLINE
 from judgebench.core.errors import JudgebenchError
-from judgebench.core.files import is_inside, write_atomic
+from judgebench.core.files import is_inside, json_text, write_atomic
 from judgebench.core.names import is_builtin
 from judgebench.core.text import csv_text, html_text
 from judgebench.kinds.rubric.records import RubricRecord, RubricResult
@@ -155,7 +154,7 @@ def write_tables(tables: dict[str, list[dict[str, Any]]], output_dir: Path) -> l
     written = []
     for task, rows in sorted(tables.items()):
         for suffix, text in ((".md", to_markdown(task, rows)), (".csv", to_csv(rows)), (".html", to_html(task, rows)),
-                             (".json", json.dumps(rows, indent=2, ensure_ascii=False) + "\n")):
+                             (".json", json_text(rows, indent=2, ensure_ascii=False) + "\n")):
             path = output_dir / f"{task}{suffix}"
             write_atomic(path, text)
             written.append(path)
