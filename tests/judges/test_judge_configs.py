@@ -213,6 +213,58 @@ def test_header_values_and_the_endpoint_are_in_the_cache_identity_never_in_clear
     assert "pw" not in keyed["endpoint"] and "abc" not in keyed["endpoint"]
 
 
+def test_an_endpoint_from_the_environment_or_told_apart_by_a_hidden_part_is_its_own_identity(monkeypatch) -> None:
+    """An outside attack: a judge whose server came from litellm's environment variable (HOSTED_VLLM_API_BASE,
+    OPENAI_BASE_URL) had the default endpoint's identity, and two servers whose URLs differ only in a part shown as
+    *** (a query value, a key-like path segment) had one identity: the second server's run was served the first's
+    answers from the cache, under one configuration hash."""
+    from judgebench.judges.config import configuration_hash
+
+    def judge(model: str, **args: str):
+        return make_judge(model, args)
+
+    for name in ("HOSTED_VLLM_API_BASE", "OPENAI_BASE_URL", "OPENAI_API_BASE"):
+        monkeypatch.delenv(name, raising=False)
+    plain = judge("openai/gpt-4.1").cache_identity()
+    monkeypatch.setenv("HOSTED_VLLM_API_BASE", "http://127.0.0.1:8791/v1/")
+    one = judge("hosted_vllm/stub")
+    monkeypatch.setenv("HOSTED_VLLM_API_BASE", "http://127.0.0.1:8792/v1")
+    two = judge("hosted_vllm/stub")
+    assert one.cache_identity()["endpoint"] == "http://127.0.0.1:8791/v1" and one.cache_identity() != two.cache_identity()
+    assert two.public_args() == {"api_base": "http://127.0.0.1:8792/v1"}  # results.json says where the calls went
+    assert configuration_hash(one, "p") != configuration_hash(two, "p")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8793/v1")
+    assert judge("openai/gpt-4.1").cache_identity()["endpoint"] == "http://127.0.0.1:8793/v1" != plain.get("endpoint")
+    assert judge("openai/gpt-4.1", api_base="http://h:1/v1").cache_identity()["endpoint"] == "http://h:1/v1"  # the flag wins
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    assert judge("openai/gpt-4.1").cache_identity() == plain  # no address anywhere: the identity it always had
+
+    prod, other = (judge("openai/m", api_base=f"http://h:1/v1?deployment={d}") for d in ("prod1234", "Z9y8x7w6"))
+    assert prod.public_args() == other.public_args()  # both shown as ?deployment=***
+    assert prod.cache_identity() != other.cache_identity() and configuration_hash(prod, "p") != configuration_hash(other, "p")
+    assert "prod1234" not in json.dumps(prod.cache_identity()) and "Z9y8x7w6" not in json.dumps(other.cache_identity())
+    paths = [judge("openai/m", api_base=f"http://h:1/dep/{t}/v1") for t in ("A1b2C3d4E5f6G7h8I9j0K1", "Z9y8X7w6V5u4T3s2R1q0P9")]
+    assert paths[0].cache_identity() != paths[1].cache_identity()
+    named = [judge("openai/m", api_base=f"http://h:1/v1?deployment={d}", endpoint_fingerprint="lab") for d in ("p1234", "q5678")]
+    assert named[0].cache_identity() == named[1].cache_identity()  # a fingerprint names the server: one endpoint
+    assert judge("openai/m", api_base="http://h:1/v1").cache_identity().get("endpoint_secrets_sha256") is None
+
+
+def test_two_servers_named_by_the_environment_share_no_answer(tmp_path: Path, monkeypatch, capsys) -> None:
+    """The attack end to end: the second server's run had answered from the first's cache (96 from cache, accuracy
+    1.000 against 0.500 with --no-cache)."""
+    cache = tmp_path / "cache"
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as one, FakeOpenAIServer(Behaviour(answer="[[B]]")) as two:
+        for server, out in ((one, "one"), (two, "two")):
+            monkeypatch.setenv("HOSTED_VLLM_API_BASE", server.api_base)
+            assert main([*BASE, "--limit", "2", "--judge", "hosted_vllm/stub", "--output-path", str(tmp_path / out),
+                         "--cache-dir", str(cache)]) == 0
+        assert one.stats().total == two.stats().total == 4  # each server answered its own run
+    configs = [results(tmp_path / out)["config"] for out in ("one", "two")]
+    assert [c["judge_args"]["api_base"] for c in configs] == [one.api_base, two.api_base]
+    assert configs[0]["judge_config_hash"] != configs[1]["judge_config_hash"]
+
+
 def test_python_numbers_are_the_configuration_the_command_line_gives(tmp_path: Path, capsys) -> None:
     """An outside check: `evaluate(..., judge_args={"temperature": 0})` stored 0 where `--judge-args temperature=0`
     stores 0.0: two configuration hashes, two board rows and every call paid again past the CLI's cache."""

@@ -37,6 +37,7 @@ from typing import Any
 from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.files import load_yaml, regular_bytes
 from judgebench.core.names import is_builtin
+from judgebench.core.secrets import REDACTED
 from judgebench.core.text import NAME_MAX, display_name_error
 
 CONFIG_KEYS = ("name", "id", "judge", "model", "judge_args", "args", "prompt", "price")
@@ -214,6 +215,8 @@ def configuration_hash(judge: Any, prompt_hash: str, reask: int = 0) -> str:
     identity = judge.cache_identity() if judge.cacheable else {}
     if "header_values_sha256" in identity:
         args["extra_headers"] = identity["header_values_sha256"]
+    if "endpoint_secrets_sha256" in identity:
+        args["api_base"] = identity["endpoint_secrets_sha256"]
     return config_hash(judge.id, args, prompt_hash, reask)
 
 
@@ -262,10 +265,12 @@ def public_config_hash(config: Any) -> str:
 
 
 def sends_headers(config: Any) -> bool:
-    """Whether the run sent headers: results.json then shows `extra_headers` with the names and redacted values
-    (LiteLLMJudge.public_args); nothing else is taken for it (an empty one, or `headers`, sends nothing)."""
-    headers = (config.judge_args or {}).get("extra_headers")
-    return isinstance(headers, dict) and bool(headers)
+    """Whether the run's recorded hash folds in what results.json cannot show: header values (results.json then shows
+    `extra_headers` with the names and redacted values, LiteLLMJudge.public_args; an empty one, or `headers`, sends
+    nothing) or an api_base's hidden parts (shown as ***, `redact_url`)."""
+    args = config.judge_args or {}
+    headers, base = args.get("extra_headers"), args.get("api_base")
+    return (isinstance(headers, dict) and bool(headers)) or (isinstance(base, str) and REDACTED in base)
 
 
 def member_labels(members: list[Any]) -> list[str]:

@@ -65,6 +65,17 @@ ADDRESS_ENV = {**SELF_HOSTED_BASE_ENV, "azure": "AZURE_API_BASE"}
 TRANSPORTS = ("auto", "litellm", "openai")
 
 
+def environment_base(provider: str) -> str | None:
+    """The address litellm sends `provider`'s calls to when no api_base is given: a Python caller's module-wide
+    `litellm.api_base`, else the provider's environment variable (OPENAI_BASE_URL or OPENAI_API_BASE for openai,
+    PROVIDER_API_BASE for the others, as litellm names them). None: the provider's default address."""
+    module_wide = getattr(sys.modules.get("litellm"), "api_base", None)
+    if module_wide:
+        return str(module_wide)
+    names = ("OPENAI_BASE_URL", "OPENAI_API_BASE") if provider == "openai" else (f"{provider.upper()}_API_BASE",)
+    return next((os.environ[name].strip() for name in names if os.environ.get(name, "").strip()), None)
+
+
 class LiteLLMJudge(Judge):
     """A judge model reached through the openai SDK or litellm (see the module docstring)."""
 
@@ -89,6 +100,8 @@ class LiteLLMJudge(Judge):
         self._headers = headers
         self.timeout_s: float = 120.0  # set by the runner (--timeout)
         self._openai: OpenAITransport | None = None  # made on first use (openai transport)
+        self._environment_base = None if self._args.get("api_base") or self.uses_openai_transport() else \
+            environment_base(self.split_provider()[0])  # where litellm will send the calls: read once, as made
         install_log_redaction()  # httpx logs request URLs (a signed api_base's query) at INFO
         if not self.uses_openai_transport():  # litellm routes by the provider: a typo is refused before any call
             check_provider(model, self._args.get("custom_llm_provider"), self._args.get("api_base"))
@@ -114,6 +127,9 @@ class LiteLLMJudge(Judge):
         endpoint = self.endpoint()
         if endpoint is not None:
             identity["endpoint"] = endpoint
+        hidden = self.endpoint_secrets_hash()
+        if hidden is not None:
+            identity["endpoint_secrets_sha256"] = hidden
         if self._headers:
             identity["header_values_sha256"] = self.header_values_hash()
         return identity
@@ -123,14 +139,29 @@ class LiteLLMJudge(Judge):
         the provider's default endpoint."""
         if self.endpoint_fingerprint is not None:
             return f"fingerprint:{self.endpoint_fingerprint}"
-        parts = [redact_url(str(self._args["api_base"]).strip().rstrip("/"))] if self._args.get("api_base") else []
+        parts = [self.served_endpoint() or ""]
         parts += [f"{name}={self._args[name]}" for name in ("api_version", "organization") if self._args.get(name)]
-        return " ".join(parts) or None
+        return " ".join(filter(None, parts)) or None
 
     def served_endpoint(self) -> str | None:
-        """The api_base this judge calls (secrets redacted), whatever its fingerprint; None: the default."""
-        base = self._args.get("api_base")
-        return redact_url(str(base).strip().rstrip("/")) if base else None
+        """The address this judge calls (secrets redacted), whatever its fingerprint; None: the default."""
+        base = self._base()
+        return redact_url(base) if base else None
+
+    def _base(self) -> str | None:
+        """The address the calls go to, secrets included: api_base, else the one litellm reads when none is given
+        (`environment_base`: two servers named by an environment variable had shared one cache)."""
+        base = self._args.get("api_base") or self._environment_base
+        return str(base).strip().rstrip("/") if base else None
+
+    def endpoint_secrets_hash(self) -> str | None:
+        """sha256 of the address when its shown form hides parts of it (userinfo, a query value, a key-like path
+        segment: `redact_url`), so two servers told apart only there are two endpoints; None when nothing is hidden
+        or an endpoint_fingerprint names the server."""
+        base = self._base()
+        if self.endpoint_fingerprint is not None or base is None or redact_url(base) == base:
+            return None
+        return hashlib.sha256(base.encode("utf-8")).hexdigest()
 
     def header_values_hash(self) -> str:
         """sha256 of the extra headers (names lowered, sorted) with their values: never stored in clear."""
@@ -141,6 +172,8 @@ class LiteLLMJudge(Judge):
         """Arguments safe to write to results: secrets removed, header values redacted, and
         the userinfo and query-string values of every URL replaced by *** (redact_url)."""
         out: dict[str, Any] = redact_value(dict(self._args))
+        if "api_base" not in out and self.served_endpoint() is not None:
+            out["api_base"] = self.served_endpoint()  # read from the environment: where the calls went
         if self._headers:
             out["extra_headers"] = {name: "<redacted>" for name in sorted(self._headers)}
         if self.transport != "auto":
@@ -155,7 +188,7 @@ class LiteLLMJudge(Judge):
         values = [self._api_key] if self._api_key else []
         values += [str(v) for v in self._secrets.values() if v]
         values += [v for v in self._headers.values() if v]
-        values += url_secrets(json.dumps(self._args, default=str))
+        values += url_secrets(json.dumps([self._args, self._environment_base], default=str))
         return sorted({v for v in values if len(v) >= 4}, key=len, reverse=True)
 
     def secret_values(self) -> list[str]:
