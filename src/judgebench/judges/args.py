@@ -183,6 +183,7 @@ def near_misses(args: Mapping[str, Any]) -> list[str]:
 
     lines = []
     for name in args:
+        refuse_secret_near_miss(str(name))  # (refused, not warned of)
         if name in KNOWN_ARGS or is_secret_arg(str(name)) or str(name).startswith(("extra_headers.", "headers.", "header.")):
             continue
         close = difflib.get_close_matches(str(name), sorted(KNOWN_ARGS), n=1, cutoff=0.85)  # (min_tokens, top_a: real)
@@ -192,12 +193,31 @@ def near_misses(args: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+SECRET_ARGS = ("api_key", "api_token", "access_token", "auth_token", "azure_ad_token", "aws_secret_access_key",
+               "aws_session_token")  # the secret arguments a misspelling is checked against
+
+
+def refuse_secret_near_miss(name: str) -> None:
+    """A name close to a secret argument's that is neither known nor itself secret-named (`api_kye`, `apikye`) is
+    refused before any call: its value, meant as a key, would be sent as a generation argument and written in
+    clear to results.json and every table made from it."""
+    import difflib
+
+    if name in KNOWN_ARGS or is_secret_arg(name) or name.startswith(("extra_headers.", "headers.", "header.")):
+        return
+    close = difflib.get_close_matches(name.lower(), SECRET_ARGS, n=1, cutoff=0.75)
+    if close:
+        raise JudgebenchError(f"--judge-args {name}: not an argument judgebench knows; did you mean {close[0]}? "
+                              "(refused: its value would be sent and recorded in clear as a generation argument)")
+
+
 def convert_judge_args(raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
     """Split and convert judge args: (arguments, extra headers)."""
     args: dict[str, Any] = {}
     headers: dict[str, str] = {}
     for name, value in raw.items():
         name = str(name).strip()
+        refuse_secret_near_miss(name)
         if name in RUNNER_ARGS:
             raise JudgebenchError(
                 f"--judge-args {name}: set by judgebench itself; use {RUNNER_ARGS[name]}"
