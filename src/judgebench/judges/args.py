@@ -198,15 +198,15 @@ SECRET_ARGS = ("api_key", "api_token", "access_token", "auth_token", "azure_ad_t
 
 
 def refuse_secret_near_miss(name: str) -> None:
-    """A name close to a secret argument's that is neither known nor itself secret-named (`api_kye`, `apikye`) is
+    """A name nearest a secret argument's that is neither known nor itself secret-named (`api_kye`, `apikye`) is
     refused before any call: its value, meant as a key, would be sent as a generation argument and written in
     clear to results.json and every table made from it."""
     import difflib
 
     if name in KNOWN_ARGS or is_secret_arg(name) or name.startswith(("extra_headers.", "headers.", "header.")):
         return
-    close = difflib.get_close_matches(name.lower(), SECRET_ARGS, n=1, cutoff=0.75)
-    if close:
+    close = difflib.get_close_matches(name.lower(), sorted(KNOWN_ARGS | set(SECRET_ARGS)), n=1, cutoff=0.75)
+    if close and close[0] in SECRET_ARGS:  # (max_token is nearer max_tokens than api_token: warned of, not refused)
         raise JudgebenchError(f"--judge-args {name}: not an argument judgebench knows; did you mean {close[0]}? "
                               "(refused: its value would be sent and recorded in clear as a generation argument)")
 
