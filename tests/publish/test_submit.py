@@ -357,6 +357,16 @@ def test_a_renamed_prompt_template_is_rejected(honest, tmp_path):
     validate_run(unnamed, leaderboard_dir=board)
     edit_results(unnamed, lambda d: d["config"].update(prompt_template="sciarena_pairwise"))
     rejected(unnamed, "prompts", "the name of another registered template", leaderboard_dir=board)
+    # a fifth attack: names that read as a registered one, or that no label can show as themselves, were accepted
+    for name in ("sciarena_p\u0430irwise", "SCIARENA_PAIRWISE"):  # (a Cyrillic a; case)
+        edit_results(unnamed, lambda d, name=name: d["config"].update(prompt_template=name))
+        rejected(unnamed, "prompts", "the name of another registered template", leaderboard_dir=board)
+    for name, why in (("sciarena_pairwise ", "has a space at an end"), ("", "must be a short text"),
+                      ("x\x1b[31mred", "holds a control character"), ("sciarena_pairwise@7cf103ebf5", "holds '@'")):
+        edit_results(unnamed, lambda d, name=name: d["config"].update(prompt_template=name))
+        rejected(unnamed, "prompts", why, leaderboard_dir=board)
+    edit_results(unnamed, lambda d: d["config"].update(prompt_template="my own prompt"))
+    validate_run(unnamed, leaderboard_dir=board)  # any other name of its own stays the submitter's to choose
 
 
 def test_submitted_template_path_is_never_loaded_or_rendered(honest, tmp_path, monkeypatch):

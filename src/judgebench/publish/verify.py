@@ -57,7 +57,7 @@ from judgebench.core.rundir import (
     read_repeats,
     read_run,
 )
-from judgebench.core.text import reads_as_reserved
+from judgebench.core.text import display_name_error, reads_as_reserved, skeleton, spelled_out
 from judgebench.judges.builtin import BUILTIN_JUDGES, make_builtin_judge
 from judgebench.judges.config import public_config_hash, run_config_hash
 from judgebench.judging.judgments import plan_requests
@@ -313,11 +313,17 @@ def _declared_name(path: Path) -> str | None:
 
 def _refuse_a_borrowed_name(recorded: str, recorded_hash: str, registered: dict[Path, str]) -> None:
     """An unnamed template recorded under the name of another registered template (`sciarena_pairwise` for a custom
-    one): the board's label would say it is that template. `registered`: each registered file's hash."""
+    one), or under one that reads as it (case, spaces, a look-alike letter: `skeleton`): the board's label would say
+    it is that template. A name a label cannot show as itself (a control or invisible character, space at an end, the
+    `@` of the board's `name@hash` tags) is refused too. `registered`: each registered file's hash."""
+    why = display_name_error(recorded) or ("has a space at an end" if recorded != recorded.strip() else None) or \
+        ("holds '@', which the board's labels use to tag a name with its hash" if "@" in recorded else None)
+    if why:
+        raise Rejected("prompts", f"the run names its prompt template {spelled_out(recorded)[:80]!r}: the name {why}")
     for path, sha in registered.items():
-        if sha != recorded_hash and (_declared_name(path) or path.stem) == recorded:
-            raise Rejected("prompts", f"the run names its prompt template {recorded[:80]!r}, the name of another "
-                                      f"registered template; its own (hash {recorded_hash[:12]}) declares no name")
+        if sha != recorded_hash and skeleton(_declared_name(path) or path.stem) == skeleton(recorded):
+            raise Rejected("prompts", f"the run names its prompt template {spelled_out(recorded)[:80]!r}, the name of "
+                                      f"another registered template; its own (hash {recorded_hash[:12]}) declares no name")
 
 
 def _plan(result: RunResult, spec: TaskSpec, examples: list[PairExample], template: PromptTemplate) -> list[JudgeRequest]:
