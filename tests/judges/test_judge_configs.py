@@ -414,6 +414,27 @@ def test_a_panel_of_two_servers_under_one_model_name_tells_its_members_apart(tmp
     assert members[0]["config_hash"] != members[1]["config_hash"]
     labels = [f["judge"] for f in panel["panel"]["figures"][1:]]
     assert len(set(labels)) == 3 and labels[0].startswith("openai/stub-model #")
+    assert labels[1].startswith("openai/stub-model #")  # both tagged (the first of two alike used to keep its bare id)
+    printed = capsys.readouterr().out  # the kappa matrix's rows carry the same labels, not the model id twice
+    assert all(f"  {label}\n" in printed for label in labels), printed
+
+
+def test_panel_member_labels_are_distinct_whatever_the_names() -> None:
+    """An outside attack: a member named `ci-judge #2706c3e8` beside the member that hash names printed two rows
+    `ci-judge #2706c3e8`, and of two alike only the first got its hash."""
+    from types import SimpleNamespace
+
+    from judgebench.judges.config import member_labels
+
+    def member(name, judge, digest):
+        return SimpleNamespace(name=name, judge=judge, config_hash=digest)
+
+    forged = [member("ci-judge #2706c3e8", "openai/a", "aaaa1111bbbb2222"),
+              member("ci-judge", "openai/s", "2706c3e8cccc3333"), member("ci-judge", "openai/s", "9999888877776666")]
+    assert member_labels(forged) == ["ci-judge #2706c3e8 #aaaa1111bbbb2222", "ci-judge #2706c3e8cccc3333",
+                                     "ci-judge #99998888"]
+    assert member_labels([member(None, "x", "h1"), member(None, "x", "h1"), member(None, "y", None)]) == ["x #1", "x #2", "y"]
+    assert member_labels([member(None, "x", "abc"), member(None, "y", "abc")]) == ["x", "y"]
 
 
 def test_gold_label_data_is_called_gold_in_the_report(tmp_path: Path, capsys) -> None:

@@ -30,6 +30,7 @@ import hashlib
 import json
 import math
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -274,10 +275,15 @@ def sends_headers(config: Any) -> bool:
 
 
 def member_labels(members: list[Any]) -> list[str]:
-    """Distinct display labels of panel members (PanelMember): the name, else the judge id; two alike get
-    their configuration hash (`openai/stub-model #1a2b3c4d`)."""
-    labels = [m.name or m.judge for m in members]
-    for i, member in enumerate(members):
-        if labels.count(labels[i]) > 1 and member.config_hash:
-            labels[i] = f"{labels[i]} #{member.config_hash[:8]}"
+    """Distinct display labels of panel members (PanelMember): the name, else the judge id; labels alike get their
+    configuration hash (`openai/stub-model #1a2b3c4d`), short then whole, then their place in the panel, until none is
+    another's (every one of them tagged: the first of two alike once kept its bare label, and a name written as
+    another member's tagged label, `ci-judge #2706c3e8`, read as that member), as the leaderboard's labels are."""
+    bare = [m.name or m.judge for m in members]
+    labels = list(bare)
+    suffixes = (lambda i: (members[i].config_hash or "")[:8], lambda i: members[i].config_hash or "", lambda i: str(i + 1))
+    for suffix in suffixes:
+        counts = Counter(labels)
+        for i in [i for i, label in enumerate(labels) if counts[label] > 1]:
+            labels[i] = f"{bare[i]} #{suffix(i)}" if suffix(i) else labels[i]
     return labels

@@ -38,7 +38,8 @@ def format_panel(summary: PanelSummary) -> list[str]:
     """The panel section as text lines (CLI summary and report.md): agreement, test, biases."""
     num = lambda v: UNDEFINED if v is None else f"{v:.3f}"  # noqa: E731
     lines = [f"Panel ({summary.aggregate}) of {len(summary.judges)} judges; Cohen's kappa (judgments both answered):"]
-    for i, judge in enumerate(summary.judges):
+    labels = [f.judge for f in summary.figures[1:]]  # the members' labels, told apart (judges.config.member_labels)
+    for i, judge in enumerate(labels if len(labels) == len(summary.judges) else summary.judges):
         cells = " ".join(f"{num(k):>7}" for k in summary.cohen_kappa[i])
         lines.append(f"  [{i + 1}] {cells}  {judge}")
     n = summary.fleiss_kappa_n
