@@ -265,6 +265,29 @@ def test_two_servers_named_by_the_environment_share_no_answer(tmp_path: Path, mo
     assert configs[0]["judge_config_hash"] != configs[1]["judge_config_hash"]
 
 
+def test_a_corrected_price_applies_to_cached_answers(tmp_path: Path, capsys) -> None:
+    """An outside attack: a price corrected after the answers were cached was ignored (the cost stayed the first
+    price's, beside judge_args naming the new one), and a price added to a cached judge left its cost unknown. The
+    price is not part of the configuration, so the cached answers take the price the configuration gives now."""
+    cache = tmp_path / "cache"
+    costs = {}
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        for out, price in (("first", ""), ("priced", ",input_cost_per_mtok=3,output_cost_per_mtok=15"),
+                           ("corrected", ",input_cost_per_mtok=1,output_cost_per_mtok=5")):
+            assert main([*BASE, "--limit", "3", "--judge", "openai/stub-model", "--judge-args",
+                         f"api_base={server.api_base},api_key=sk-t{price}", "--output-path", str(tmp_path / out),
+                         "--cache-dir", str(cache)]) == 0
+            samples = [json.loads(line) for line in (tmp_path / out / "samples.jsonl").read_text().splitlines()]
+            costs[out] = [(s["tokens_in"], s["tokens_out"], s["cost_usd"], s["cached"]) for s in samples]
+        assert server.stats().total == 6  # only the first run called: the others are the cache's answers
+    assert all(cost is None for _, _, cost, _ in costs["first"])  # no price anywhere (a local model)
+    for out, (per_in, per_out) in (("priced", (3, 15)), ("corrected", (1, 5))):
+        assert all(cached for *_, cached in costs[out])
+        assert [cost for _, _, cost, _ in costs[out]] == pytest.approx(
+            [(t_in * per_in + t_out * per_out) / 1e6 for t_in, t_out, _, _ in costs[out]])
+        assert results(tmp_path / out)["usage"]["cost_usd"] == pytest.approx(sum(c for _, _, c, _ in costs[out]))
+
+
 def test_python_numbers_are_the_configuration_the_command_line_gives(tmp_path: Path, capsys) -> None:
     """An outside check: `evaluate(..., judge_args={"temperature": 0})` stored 0 where `--judge-args temperature=0`
     stores 0.0: two configuration hashes, two board rows and every call paid again past the CLI's cache."""

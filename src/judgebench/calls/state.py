@@ -80,7 +80,7 @@ class RunState:
     def record(self, indices: list[int], reply: JudgeReply, *, cached: bool = False) -> None:
         """`reply` answers the requests at `indices`; the first one paid for it, the
         others (identical requests) are marked cached, as are replies from the cache."""
-        reply = scrub_reply(reply, self.secrets)
+        reply = scrub_reply(self.judge.repriced(reply) if cached else reply, self.secrets)
         self.in_flight.difference_update(indices)
         for position, index in enumerate(indices):
             copy = cached or position > 0

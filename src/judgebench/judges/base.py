@@ -65,6 +65,11 @@ class Judge(ABC):
         """Everything besides the prompt that determines the answer (model, generation args)."""
         return {"judge": self.id}
 
+    def repriced(self, reply: JudgeReply) -> JudgeReply:
+        """A cached answer at this judge's price now (a price given with the judge is not in its configuration hash,
+        so a price corrected since applies to answers cached before). Default: as it was recorded."""
+        return reply
+
     def preflight(self) -> None:
         """Check what can be checked before the first paid call (credentials, ...).
 

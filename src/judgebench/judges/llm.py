@@ -306,9 +306,14 @@ class LiteLLMJudge(Judge):
         if self._headers:
             kwargs["extra_headers"] = dict(self._headers)
         reply = await call_litellm(self.model, request.messages, kwargs, self.timeout_s, self.classify_error)
-        if self.price_override is not None:  # your price, not litellm's (or its None for a self-hosted model)
-            reply = reply.model_copy(update={"cost_usd": price(self.price_override, reply.tokens_in, reply.tokens_out)})
-        return reply
+        return self.repriced(reply)  # your price, not litellm's (or its None for a self-hosted model)
+
+    def repriced(self, reply: JudgeReply) -> JudgeReply:
+        """`reply` at this judge's own price when it has one (price_override): answers from either transport, the
+        batch API or the cache, priced when they were answered, cost what the configuration says now."""
+        if self.price_override is None or reply.text is None:
+            return reply
+        return reply.model_copy(update={"cost_usd": price(self.price_override, reply.tokens_in, reply.tokens_out)})
 
     async def aclose(self) -> None:
         """Close the openai SDK clients (called by the runner when a run ends)."""
