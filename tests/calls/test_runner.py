@@ -1112,3 +1112,40 @@ def test_the_unreachable_stop_goes_once_a_chunk_has_an_answer():
         after = options.for_next_chunk(RunOutcome([failed, answer], None, 1))
         assert (options.unreachable_after, after.unreachable_after) == (UNREACHABLE_AFTER, None)
         assert after.for_next_chunk(RunOutcome([failed], None, 1)) is after  # never back on
+
+
+@pytest.mark.parametrize("transport", ["openai", "litellm"])
+def test_an_endpoint_answering_no_chat_completion_stops_the_run(tmp_path: Path, transport: str) -> None:
+    """An outside attack: an api_base that answers 200 with a web page (not a chat API) was retried on every call to
+    the end (96 x 6 attempts, 131 s on the demo; about an hour on a 2,000-example task). Such an answer is no answer:
+    the run stops as for an endpoint that is not there."""
+    import http.server
+    import threading
+
+    from judgebench.calls.options import UNREACHABLE_AFTER
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            body = b"<html><body>Welcome to nginx!</body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        judge = LiteLLMJudge("openai/judge-x", {"api_base": f"http://127.0.0.1:{httpd.server_address[1]}/v1",
+                                                "api_key": "sk-test", "transport": transport})
+        out = run_requests([judge_request(i) for i in range(40)], judge, fast(tmp_path, concurrency=1, max_retries=0),
+                           verdict_parses)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert (out.stopped or "").startswith(f"{UNREACHABLE_AFTER} calls got no answer from the endpoint"), out.stopped
+    assert sum(r is not None for r in out.replies) == UNREACHABLE_AFTER

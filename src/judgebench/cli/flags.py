@@ -114,7 +114,9 @@ def _number(kind: type, minimum: float, *, strict: bool = False) -> Callable[[st
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {'an integer' if kind is int else 'a number'}, got '{text}'") from None
-        if not math.isfinite(value) or value < minimum or (strict and value == minimum):
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number {bound}, got '{text}'")
+        if value < minimum or (strict and value == minimum):
             raise argparse.ArgumentTypeError(f"must be {bound}, got '{text}'")
         return value
 

@@ -13,7 +13,8 @@ class JudgeCallError(Exception):
     """One failed attempt. `retryable`: trying again can help. `fatal` (non-retryable
     errors only): True stops the whole run (bad key, unknown model), False fails this
     call only (e.g. this prompt exceeds the context window). `unreachable`: no answer came
-    back at all (a connection error or a timeout), unlike a 429 or 5xx, which an endpoint that
+    back at all (a connection error or a timeout), or none a chat API gives (a 200 whose body is
+    not a chat completion: a web page at api_base), unlike a 429 or 5xx, which an endpoint that
     is up sends (calls/live.py stops a run whose first calls all end so)."""
 
     def __init__(

@@ -107,6 +107,9 @@ def _cost(litellm: Any, response: Any) -> float | None:
         return None
 
 
+NOT_A_COMPLETION = "Empty or invalid response from LLM endpoint"  # litellm's words for a 200 with no chat completion
+
+
 def classify_litellm_error(exc: Exception, scrub: Callable[[str], str], timeout_s: float) -> JudgeCallError:
     """A litellm exception as a JudgeCallError (retryable, fatal or this prompt only)."""
     litellm = import_litellm()
@@ -130,8 +133,8 @@ def classify_litellm_error(exc: Exception, scrub: Callable[[str], str], timeout_
         litellm.ServiceUnavailableError,
         getattr(litellm, "BadGatewayError", litellm.ServiceUnavailableError),
     )
-    if isinstance(exc, retryable_types):
-        return JudgeCallError(message, retryable=True, retry_after_s=retry_after)
+    if isinstance(exc, retryable_types):  # (a 200 that is not a chat completion, a web page, is litellm's 500 too)
+        return JudgeCallError(message, retryable=True, retry_after_s=retry_after, unreachable=NOT_A_COMPLETION in message)
     if isinstance(status, int) and (status in RETRYABLE_STATUS or status >= 500):
         return JudgeCallError(message, retryable=True, retry_after_s=retry_after)
     # litellm maps prompt-level errors per provider; an OpenAI-compatible endpoint's own

@@ -186,7 +186,7 @@ class OpenAITransport:
             raise JudgeCallError(
                 # scrubbed whole, then cut (cut first, a key across the cut lost its tail and was no longer matched)
                 squeezed(self.scrub(f"malformed response from {shape.api_base}: {str(response)[:10_000]!r}"), 300),
-                retryable=True,
+                retryable=True, unreachable=True,
             ) from None
         tokens_in = reported_count(getattr(usage, "prompt_tokens", None))
         tokens_out = reported_count(getattr(usage, "completion_tokens", None))
@@ -225,7 +225,7 @@ class OpenAITransport:
             return connection_error(self.scrub(f"connection error: {reason}"))
         if isinstance(exc, (openai.APIResponseValidationError, json.JSONDecodeError)):
             # a 200 whose body is not a chat completion (a proxy's error page, cut-off JSON)
-            return JudgeCallError(self.scrub(f"malformed response: {name}: {exc}"), retryable=True)
+            return JudgeCallError(self.scrub(f"malformed response: {name}: {exc}"), retryable=True, unreachable=True)
         message = self.scrub(f"{name}: {exc}")
         if is_auth_error(exc, None, message):
             return JudgeCallError(f"authentication failed: {message}", retryable=False)
