@@ -723,3 +723,18 @@ def test_a_misspelt_secret_argument_is_refused_before_its_value_is_recorded(name
     assert code == 2 and err.count("\n") == 1 and "Xq7LocalKey" not in err and not out.exists()
     for fine in ("api_type", "top_k", "api_version"):  # names far from a secret's stay arguments
         make_judge("openai/m", {"api_base": "http://127.0.0.1:9/v1", fine: "1"})
+
+
+@pytest.mark.parametrize("transport", ["openai", "litellm"])
+def test_an_endpoint_answering_no_chat_completion_stops_the_run(tmp_path: Path, transport: str) -> None:
+    """An outside attack: an api_base that answers 200 with a web page (not a chat API) was retried on every call to
+    the end (96 x 6 attempts, 131 s on the demo; about an hour on a 2,000-example task). Such an answer is no answer:
+    the run stops as for an endpoint that is not there (calls/live.py, UNREACHABLE_AFTER)."""
+    from judgebench.calls.options import UNREACHABLE_AFTER
+
+    with CaptureServer(body=b"<html><body>Welcome to nginx!</body></html>", content_type="text/html") as server:
+        judge = LiteLLMJudge("openai/judge-x", {"api_base": server.api_base, "api_key": "sk-test", "transport": transport})
+        options = RunnerOptions(concurrency=1, max_retries=0, cache_dir=tmp_path, progress=False)
+        out = run_requests([judge_request(i) for i in range(40)], judge, options, verdict_parses)
+    assert (out.stopped or "").startswith(f"{UNREACHABLE_AFTER} calls got no answer from the endpoint"), out.stopped
+    assert sum(r is not None for r in out.replies) == UNREACHABLE_AFTER
