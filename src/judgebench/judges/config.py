@@ -248,10 +248,11 @@ def display_label(judge: str, args: dict[str, Any] | None = None, name: str | No
 
 def run_config_hash(config: Any) -> str:
     """A run's configuration hash (a RunConfig): as recorded, else derived from its public arguments and
-    prompt hash (runs written before the hash was recorded). A run that sent headers is given the derived hash
-    too: the recorded one folds in the header values' hash, which no reader can check (`public_config_hash`)."""
+    prompt hash (runs written before the hash was recorded). A run that sent headers, or whose api_base hides a part,
+    is given the derived hash too: the recorded one folds in their hash, which no reader can check
+    (`public_config_hash`, `hash_folds_hidden_parts`)."""
     recorded = getattr(config, "judge_config_hash", None)
-    if recorded and not sends_headers(config):
+    if recorded and not hash_folds_hidden_parts(config):
         return recorded
     return public_config_hash(config)
 
@@ -259,13 +260,13 @@ def run_config_hash(config: Any) -> str:
 def public_config_hash(config: Any) -> str:
     """The configuration hash derived from what a run's results.json shows: judge, public arguments (header values
     redacted), prompt hash and reask; a panel's from its id, its members' hashes and their prompts' combined hash.
-    Equal to the recorded hash for a run that sent no headers and for every panel."""
+    Equal to the recorded hash for a run whose hash folds in nothing hidden and for every panel."""
     if getattr(config, "kind", "run") == "panel":
         return config_hash(config.judge, {"members": [m.config_hash for m in config.members]}, config.prompt_template_hash)
     return config_hash(config.judge, config.judge_args, config.prompt_template_hash, getattr(config, "reask", None))
 
 
-def sends_headers(config: Any) -> bool:
+def hash_folds_hidden_parts(config: Any) -> bool:
     """Whether the run's recorded hash folds in what results.json cannot show: header values (results.json then shows
     `extra_headers` with the names and redacted values, LiteLLMJudge.public_args; an empty one, or `headers`, sends
     nothing) or an api_base's hidden parts (shown as ***, `redact_url`)."""
