@@ -707,21 +707,24 @@ def test_a_malformed_answer_quoting_the_key_past_its_cut_keeps_no_part_of_it() -
         assert key[:8].lower() not in judge.scrub(echo).lower(), echo
 
 
-@pytest.mark.parametrize("name", ["api_kye", "apikye", "api_keu", "API_KYE", "access_tokn"])
+@pytest.mark.parametrize("name", ["api_kye", "apikye", "api_keu", "API_KYE", "access_tokn", "api-kye", "openai_api_kye",
+                                  "x-api-kye", "passwrd", "client_secrt", "hf_tokn", "secert"])
 def test_a_misspelt_secret_argument_is_refused_before_its_value_is_recorded(name: str, tmp_path: Path, capsys) -> None:
     """An outside attack: `api_kye=Xq7LocalKey...` was warned of, then sent as a generation argument and written in
     clear to results.json and every leaderboard file (`apikye` not even warned of)."""
     from judgebench.cli.main import main
 
-    with pytest.raises(JudgebenchError, match=rf"^--judge-args {name}: not an argument judgebench knows; did you mean "
-                                             r"(api_key|access_token)\? \(refused"):
+    with pytest.raises(JudgebenchError, match=rf"^--judge-args {name}: not an argument judgebench knows; a misspelt "
+                                             r"(api_key|token|secret|password)\? \(refused"):
         make_judge("openai/m", {"api_base": "http://127.0.0.1:9/v1", name: "Xq7LocalKey0123456789abcdef"})
     out = tmp_path / "run"
     code = main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", "openai/m", "--judge-args",
                  f"api_base=http://127.0.0.1:9/v1,{name}=Xq7LocalKey0123456789abcdef", "--output-path", str(out)])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "Xq7LocalKey" not in err and not out.exists()
-    for fine in ("api_type", "top_k", "api_version"):  # names far from a secret's stay arguments
+    # names far from a secret's stay arguments, and litellm's own (a second attack: the first rule, nearest name
+    # alone, refused bedrock's aws_session_name as aws_session_token and eos_token as access_token)
+    for fine in ("api_type", "top_k", "api_version", "aws_session_name", "eos_token", "max_new_tokens", "tokenizer"):
         make_judge("openai/m", {"api_base": "http://127.0.0.1:9/v1", fine: "1"})
 
 

@@ -193,22 +193,30 @@ def near_misses(args: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-SECRET_ARGS = ("api_key", "api_token", "access_token", "auth_token", "azure_ad_token", "aws_secret_access_key",
-               "aws_session_token")  # the secret arguments a misspelling is checked against
+SECRET_WORDS = ("key", "token", "secret", "password", "passwd")  # a secret argument's last word, misspelt: refused
 
 
 def refuse_secret_near_miss(name: str) -> None:
-    """A name nearest a secret argument's that is neither known nor itself secret-named (`api_kye`, `apikye`) is
-    refused before any call: its value, meant as a key, would be sent as a generation argument and written in
-    clear to results.json and every table made from it."""
+    """A name that reads as a misspelt secret argument (`api_kye`, `apikye`, `x-api-kye`, `hf_tokn`, `passwrd`) and
+    is neither known, nor a known argument's misspelling (`max_token`: warned of), nor itself secret-named is refused
+    before any call: its value, meant as a key, would be sent as a generation argument and written in clear to
+    results.json and every table made from it. Real arguments whose last word is a secret word spelt right
+    (`eos_token`) or in the plural (`max_new_tokens`) are not misspellings."""
     import difflib
 
     if name in KNOWN_ARGS or is_secret_arg(name) or name.startswith(("extra_headers.", "headers.", "header.")):
         return
-    close = difflib.get_close_matches(name.lower(), sorted(KNOWN_ARGS | set(SECRET_ARGS)), n=1, cutoff=0.75)
-    if close and close[0] in SECRET_ARGS:  # (max_token is nearer max_tokens than api_token: warned of, not refused)
-        raise JudgebenchError(f"--judge-args {name}: not an argument judgebench knows; did you mean {close[0]}? "
-                              "(refused: its value would be sent and recorded in clear as a generation argument)")
+    if difflib.get_close_matches(name, sorted(k for k in KNOWN_ARGS if not is_secret_arg(k)), n=1, cutoff=0.85):
+        return
+    words = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_").split("_")
+    similar = lambda a, b: difflib.SequenceMatcher(None, a, b).ratio()  # noqa: E731
+    if similar("_".join(words[-2:]), "api_key") >= 0.75:
+        meant = "api_key"
+    else:
+        meant = next((w for w in SECRET_WORDS if words[-1] not in (w, w + "s") and similar(words[-1], w) >= 0.8), None)
+    if meant:
+        raise JudgebenchError(f"--judge-args {name}: not an argument judgebench knows; a misspelt {meant}? (refused: "
+                              "its value would be sent and recorded in clear as a generation argument)")
 
 
 def convert_judge_args(raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
