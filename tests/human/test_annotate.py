@@ -379,3 +379,18 @@ def test_names_and_slices_show_no_control_or_bidi_character() -> None:
 
     page = admin_page({"annotators": [["ann", 1, 0, 0]], "slices": [["phys\u202ecis", 2, 1, 0]]}, "rules")
     assert "\u202e" not in page and "phys\\u202ecis" in page
+
+
+def test_the_exported_quality_figures_leave_out_an_admin_who_never_voted(tmp_path: Path) -> None:
+    """An outside walkthrough: the admin page left out an admin who never voted, but the export's quality file
+    listed one, with 0 votes and no flag; both now take their names from quality.figured_annotators."""
+    store = Store(tmp_path / "v.sqlite")
+    store.add_pairs(pair_rows(2))
+    store.add_annotator("ann", [])
+    store.add_annotator("boss", [], admin=True)
+    store.add_vote({"vote_id": "v-00000001", "pair_id": "p0", "annotator": "ann", "round": 1, "choice": "A",
+                    "choices": None, "shown_order": "AB", "shown_at": None, "submitted_at": "2026-12-07T00:00:00.000Z",
+                    "seconds": 2.0, "comment": None})
+    export_votes(store, tmp_path / "votes.jsonl")
+    figures = json.loads((tmp_path / "votes.quality.json").read_text())
+    assert [f["annotator"] for f in figures] == ["ann"]

@@ -148,6 +148,44 @@ def test_votes_cast_on_the_page_export_freeze_and_run(tmp_path: Path) -> None:
     assert metrics["accuracy"]["value"] == 0.5
 
 
+def test_votes_stay_with_the_texts_they_were_cast_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An outside walkthrough: `pairs` run again gave the same ids to other answers; `annotate` ignored the new texts
+    ("0 new pairs stored") and `freeze` joined the votes to texts nobody had voted on, as it did a corrected gold
+    answer. The store refuses a changed pair, and each exported vote carries the hash of its texts for freeze."""
+    from judgebench.human.annotate.export import export_votes
+    from judgebench.human.annotate.store import Store
+    from judgebench.tasks.votes import pair_text_hash, read_votes
+
+    rows = [{"id": f"p{i}", "question": f"Q{i}?", "response_a": f"A{i}", "response_b": f"B{i}", "model_a": "m1",
+             "model_b": "m2", "field": "x", "latency_s_a": 1.0} for i in range(4)]
+    pairs_file = tmp_path / "pairs.jsonl"
+    pairs_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    db = tmp_path / "v.sqlite"
+    assert main(["annotate", str(pairs_file), "--db", str(db), "--add-annotator", "u1"]) == 0
+    store = Store(db)
+    for i, row in enumerate(rows):
+        store.add_vote({"vote_id": f"v-{i:08d}", "pair_id": row["id"], "annotator": "u1", "round": 1,
+                        "choice": "A", "choices": None, "shown_order": "AB", "shown_at": None, "seconds": 3.0,
+                        "submitted_at": "2026-12-07T00:00:00.000Z",
+                        "comment": None})
+    export_votes(store, tmp_path / "votes.jsonl")
+    assert {v.pair_sha256 for v in read_votes(tmp_path / "votes.jsonl")} == {pair_text_hash(r) for r in rows}
+    capsys.readouterr()
+    rerun = [{**r, "latency_s_a": 9.9} for r in rows]  # the same answers again, other timings: the same pairs
+    pairs_file.write_text("".join(json.dumps(r) + "\n" for r in rerun))
+    assert main(["annotate", str(pairs_file), "--db", str(db), "--add-annotator", "u2"]) == 0
+    assert "0 new pairs stored" in capsys.readouterr().out
+    changed = [{**r, "response_a": "another answer"} if r["id"] == "p2" else r for r in rerun]
+    pairs_file.write_text("".join(json.dumps(r) + "\n" for r in changed))
+    assert main(["annotate", str(pairs_file), "--db", str(db), "--add-annotator", "u3"]) == 2
+    assert (f"{pairs_file}: pair 'p2' (row 3) is stored in {db} with another response_a; votes on it were cast on "
+            "the stored one: give the changed pair an id of its own") in capsys.readouterr().err
+    code = main(["freeze", str(tmp_path / "votes.jsonl"), "--pairs", str(pairs_file), "--split-size", "2",
+                 "--output", str(tmp_path / "frozen")])
+    assert code == 2 and "vote of u1 on pair 'p2' was cast on other texts than the pairs file holds" in \
+        capsys.readouterr().err and not (tmp_path / "frozen").exists()
+
+
 def test_a_frozen_folder_moved_elsewhere_runs_unchanged(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 29 item 7: freeze writes dataset.path relative to the task YAML, and the registry resolves a

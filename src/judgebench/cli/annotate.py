@@ -137,7 +137,10 @@ def _load_source(store: Any, args: argparse.Namespace) -> None:
     if stored is not None and stored != dimensions:
         raise JudgebenchError(f"--db {store.shown}: holds pairs voted on dimensions {stored}, not {dimensions}; use another --db")
     store.put_setting("dimensions", json.dumps(dimensions))
-    added = store.add_pairs(pairs)
+    try:
+        added = store.add_pairs(pairs)
+    except JudgebenchError as exc:  # (a pair stored with other content: nothing of the file is stored)
+        raise JudgebenchError(f"{args.source}: {exc}") from None
     print(f"{added} new pairs stored in {store.shown} ({len(pairs)} in {args.source})")
 
 

@@ -30,7 +30,7 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import read_names, regular_text
 from judgebench.core.records import DEFAULT_DIMENSION
 from judgebench.core.text import md_cell, md_text
-from judgebench.tasks.votes import MAJORITY_RULE, Vote, majority_label, votes_by_pair
+from judgebench.tasks.votes import MAJORITY_RULE, Vote, majority_label, pair_text_hash, votes_by_pair
 
 TIE_RULES = {
     "drop": "pairs whose majority label is TIE or BOTH_BAD are left out (SciArena-Eval's rule: decisive labels only)",
@@ -86,6 +86,10 @@ def freeze_split(votes: list[Vote], pairs: dict[str, dict[str, Any]], *, size: i
         if all(named) and all(held) and named != held:
             raise JudgebenchError(f"vote of {vote.annotator} on pair {vote.pair_id!r} names models {named[0]} vs {named[1]}; "
                                   f"the pairs file has {held[0]} vs {held[1]} (its A and B would be another pair's)")
+        if vote.pair_sha256 is not None and vote.pair_sha256 != pair_text_hash(pair):
+            raise JudgebenchError(f"vote of {vote.annotator} on pair {vote.pair_id!r} was cast on other texts than the "
+                                  "pairs file holds under that id (its question or responses changed since): freeze "
+                                  "with the pairs file the votes were cast on")
     kept = [v for v in votes if v.annotator not in flagged]
     first = {(v.pair_id, v.annotator): v for v in reversed(kept)}  # each annotator's first vote on a pair
     repeated = len(kept) - len(first)

@@ -16,10 +16,12 @@ exports this layout; `arena`, the human ceiling and task YAMLs read it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
@@ -52,6 +54,14 @@ FLAT_FIELDS = ("pair_id", "annotator", "choice", "model_a", "model_b", "shown_or
 COUNT_MAX = 2**63 - 1  # a length or citation count is a 64-bit integer (a larger one overflowed arena's tables)
 
 
+PAIR_TEXTS = ("question", "response_a", "response_b")  # what a voter reads of a pair
+
+
+def pair_text_hash(pair: dict[str, Any]) -> str:
+    """sha256 of the texts a voter reads of a pair (question, response A, response B): votes are on these."""
+    return hashlib.sha256(json.dumps([pair.get(k) for k in PAIR_TEXTS], ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
 class Vote(Strict):
     """One annotator's vote on one pair, in the pair's stored A/B positions."""
 
@@ -66,6 +76,9 @@ class Vote(Strict):
     seconds: float | None = Field(default=None, ge=0, allow_inf_nan=False)  # time on the page
     slices: dict[str, str] = Field(default_factory=dict)
     comment: str | None = None
+    # sha256 of the texts the vote was cast on (`pair_text_hash`; the voting page's export writes it), so that a
+    # pairs file holding other texts under the pair's id is refused where votes and pairs are joined (freeze)
+    pair_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     # style features of the two responses (arena's style control); optional
     length_a: int | None = Field(default=None, ge=0, le=COUNT_MAX)  # characters
     length_b: int | None = Field(default=None, ge=0, le=COUNT_MAX)

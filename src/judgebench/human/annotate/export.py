@@ -15,9 +15,9 @@ from typing import Any
 
 from judgebench.core.files import json_text, names_text, write_atomic
 from judgebench.human.annotate.assign import is_gold
-from judgebench.human.annotate.quality import quality
+from judgebench.human.annotate.quality import figured_annotators, quality
 from judgebench.human.annotate.store import Store
-from judgebench.tasks.votes import Vote, write_votes
+from judgebench.tasks.votes import Vote, pair_text_hash, write_votes
 
 
 @dataclass
@@ -37,7 +37,7 @@ def to_vote(row: dict[str, Any], pair: dict[str, Any]) -> Vote:
         pair_id=row["pair_id"], annotator=row["annotator"], choice=row["choice"],
         choices=json.loads(row["choices"]) if row["choices"] else {}, model_a=pair.get("model_a"),
         model_b=pair.get("model_b"), shown_order=row["shown_order"], timestamp=row["submitted_at"],
-        seconds=row["seconds"], slices=pair.get("slices", {}), comment=row["comment"],
+        seconds=row["seconds"], slices=pair.get("slices", {}), comment=row["comment"], pair_sha256=pair_text_hash(pair),
     )
 
 
@@ -73,7 +73,7 @@ def export_votes(store: Store, path: Path) -> Exported:
     by_key = {(v.pair_id, v.annotator): v for v in first}
     matched = [(by_key[(v.pair_id, v.annotator)], v) for v in again if (v.pair_id, v.annotator) in by_key]
     same = sum(a.choice == b.choice and a.choices == b.choices for a, b in matched)
-    figures = quality(list(pairs.values()), rows, [a.name for a in store.annotators()])
+    figures = quality(list(pairs.values()), rows, figured_annotators(store.annotators(), rows, store.skips()))
     flagged = [q.annotator for q in figures if q.flags]
     write_atomic(sibling(path, QUALITY), json_text([asdict(q) for q in figures], indent=1) + "\n")
     flagged_path = sibling(path, FLAGGED)

@@ -94,6 +94,13 @@ QUALITY_HEADER = ["annotator", "votes", "gold accuracy", "self-consistency", "ka
                   "seconds per vote", "flags"]
 
 
+def figured_annotators(annotators: list[Any], votes: list[dict[str, Any]], skips: list[tuple[str, str, int]]) -> list[str]:
+    """The names the quality figures are of (the admin page's and the export's): every annotator but an admin who
+    never voted or skipped, who is no annotator (a walkthrough saw such an admin listed with the flag "ok")."""
+    active = {v["annotator"] for v in votes} | {who for who, _, _ in skips}
+    return [a.name for a in annotators if not a.is_admin or a.name in active]
+
+
 def quality(pairs: list[dict[str, Any]], votes: list[dict[str, Any]], annotators: list[str],
             thresholds: Thresholds = Thresholds()) -> list[Quality]:
     """The quality figures of each annotator, with the flags their thresholds raise."""

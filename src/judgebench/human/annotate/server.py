@@ -296,13 +296,11 @@ async def admin(request: Request, voting: Voting) -> Response:
 
 
 def _admin_page(voting: Voting) -> str:
-    from judgebench.human.annotate.quality import admin_tables, human_duration
+    from judgebench.human.annotate.quality import admin_tables, figured_annotators, human_duration
 
     store, rules = voting.store, voting.rules
     votes, skips = store.votes(), store.skips()
-    active = {v["annotator"] for v in votes} | {who for who, _, _ in skips}
-    names = [a.name for a in store.annotators() if not a.is_admin or a.name in active]  # (an admin who never voted is
-    # no annotator: a walkthrough saw the admin listed with the flag "ok")
+    names = figured_annotators(store.annotators(), votes, skips)
     text = (f"target {rules.target} votes per pair; repeats: {rules.repeat_share:.0%} of voted pairs "
             f"after {human_duration(rules.repeat_delay_s)}")
     if rules.gold_share:

@@ -61,6 +61,15 @@ class Annotator:
     is_admin: bool
 
 
+BOOKKEEPING = ("tokens_out_", "cost_usd_", "latency_s_")  # a pair's generation figures: not what a voter sees
+
+
+def changed_fields(stored: dict[str, Any], given: dict[str, Any]) -> list[str]:
+    """The fields of a pair (but its generation figures) whose values differ between two versions of it."""
+    keys = [k for k in dict.fromkeys([*stored, *given]) if not k.startswith(BOOKKEEPING)]
+    return [k for k in keys if stored.get(k) != given.get(k)]
+
+
 class Store:
     """One votes database; `location` is a SQLite file path or a postgresql:// URL."""
 
@@ -153,15 +162,22 @@ class Store:
                        (key, value))
 
     def add_pairs(self, pairs: list[dict[str, Any]]) -> int:
-        """Store pairs (new ids only; a stored pair is never changed, so its votes keep their meaning)."""
+        """Store pairs (new ids only; a stored pair is never changed, so its votes keep their meaning). A pair whose
+        id is stored with other content (texts, models, gold answer, slices) is refused, naming what differs: it
+        was ignored, and the votes on the stored texts were later joined to the new ones."""
         with self.connect() as db:
             start = (db.one("SELECT COUNT(*) FROM pairs", ()) or (0,))[0]
             added = 0
             for offset, pair in enumerate(pairs):
-                if db.one("SELECT 1 FROM pairs WHERE id = ?", (pair["id"],)) is None:
+                stored = db.one("SELECT data FROM pairs WHERE id = ?", (pair["id"],))
+                if stored is None:
                     db.execute("INSERT INTO pairs (id, position, data) VALUES (?, ?, ?)",
                                (pair["id"], start + offset, json.dumps(pair, ensure_ascii=False)))
                     added += 1
+                elif differing := changed_fields(json.loads(stored[0]), pair):
+                    raise JudgebenchError(f"pair {pair['id']!r} (row {offset + 1}) is stored in {self.shown} with another "
+                                          f"{', '.join(differing)}; votes on it were cast on the stored one: give the "
+                                          "changed pair an id of its own")
         return added
 
     def pairs(self) -> list[dict[str, Any]]:
