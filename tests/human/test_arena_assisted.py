@@ -339,3 +339,17 @@ def test_voted_pairs_the_ratings_predict_exactly_give_no_interval(tmp_path, caps
     assert fitted_exactly([0, 1], [1, 0], [0.5, 0.5], [0.0]) == [0, 1]
     assert fitted_exactly([0, 0, 1], [1, 1, 2], [0.6, 0.7, 0.75], [-0.619039, -0.619039 - 1.098612]) == [2]
     assert fitted_exactly([0, 0], [1, 1], [0.6, 0.7], [-0.619039]) == []
+
+
+def test_judge_agreement_is_over_the_voted_pairs_the_judge_answered():
+    """An outside walkthrough: a judge run covering 4 of 13 voted pairs read 0.167 (2 of 12 decisive pairs): the
+    pairs it never judged, given 0.5, counted as disagreements, and --votes-needed took 0.167 for its accuracy. By
+    hand: decisive and answered are pairs 0, 1, 3; the judge agrees on pair 0 only (its orders split on pair 3)."""
+    import numpy as np
+
+    from judgebench.human.arena.assisted import agreement
+
+    y = np.array([1.0, 0.0, 0.5, 1.0, 0.0])
+    f = np.array([1.0, 1.0, 1.0, 0.5, 0.5])
+    assert agreement(y, f, np.array([True, True, True, True, False])) == (1 / 3, 3)
+    assert agreement(y, f, np.array([False] * 5)) == (None, 0)

@@ -68,6 +68,17 @@ class Units:
     strata: np.ndarray  # labelled stratum labels ('' when not stratified)
     strata_u: np.ndarray
     counts: dict[str, int]
+    answered: np.ndarray  # per labelled unit: the judge answered the pair (else its outcome is the 0.5 it is given)
+
+
+def agreement(y: np.ndarray, f: np.ndarray, answered: np.ndarray) -> tuple[float | None, int]:
+    """The judge's agreement with the votes and over how many pairs: the voted pairs it answered whose mean vote is
+    not an even split, agreeing when its outcome falls on the votes' side of 0.5 (its orders split, 0.5: not).
+    A pair it never judged is no disagreement (it had been counted as one: 0.167 for a judge that agreed on 2 of 3)."""
+    decisive = answered & (np.abs(y - 0.5) > 1e-9)
+    if not decisive.any():
+        return None, 0
+    return float((np.sign(f[decisive] - 0.5) == np.sign(y[decisive] - 0.5)).mean()), int(decisive.sum())
 
 
 def read_judge_pairs(run_dir: Path, dimension: str) -> JudgePairs:
@@ -177,7 +188,8 @@ def make_units(table: pd.DataFrame, jp: JudgePairs, run: Path, label_share: floa
     return Units(models, np.array([index[u[1]] for u in lab], dtype=int), np.array([index[u[2]] for u in lab], dtype=int),
                  arr(lab, 3), arr(lab, 4),
                  np.array([index[u[1]] for u in usable], dtype=int), np.array([index[u[2]] for u in usable], dtype=int),
-                 arr(usable, 3), arr(lab, 5, object), arr(usable, 4, object), counts)
+                 arr(usable, 3), arr(lab, 5, object), arr(usable, 4, object), counts,
+                 np.array([u[0] in jp.outcome and math.isfinite(jp.outcome[u[0]]) for u in lab], dtype=bool))
 
 
 def _rows(est: PPIEstimate, c: np.ndarray, models: list[str], elo: dict[str, Any]) -> list[dict[str, Any]]:
@@ -259,18 +271,17 @@ def assisted_section(table: pd.DataFrame, run: Path, dimension: str, elo: dict[s
     effective = out["effective_human_pairs"]
     out["effective_human_votes"] = None if effective is None else effective * u.counts["labelled_votes"] / len(u.y)
     out["width_ratio"] = math.sqrt(trace(ppi) / trace(human)) if trace(human) > 0 else None
-    decisive = np.abs(u.y - 0.5) > 1e-9
-    agree = np.sign(u.f[decisive] - 0.5) == np.sign(u.y[decisive] - 0.5)
-    out["judge_agreement"] = float(agree.mean()) if decisive.any() else None
+    out["judge_agreement"], out["judge_agreement_pairs"] = agreement(u.y, u.f, u.answered)
     if strata_key:
         parts, names, merged = _strata(u)
         strat = ppi_logistic_stratified(parts, contrasts=c)
         per = []
+        labels = np.array([merged.get(v, v) for v in u.strata], dtype=object)
         for name, part, lam in zip(names, parts, strat.lam):
-            dec = np.abs(part.Y - 0.5) > 1e-9
-            acc = (np.sign(part.Yhat[dec] - 0.5) == np.sign(part.Y[dec] - 0.5)).mean() if dec.any() else None
+            inside = labels == name
+            acc, _ = agreement(u.y[inside], u.f[inside], u.answered[inside])
             per.append({"stratum": name, "labelled": part.n, "unlabelled": part.N, "lambda": float(lam),
-                        "judge_agreement": None if acc is None else float(acc)})
+                        "judge_agreement": acc})
         out["stratified"] = {"slice": strata_key, "strata": per, "merged_into_other": merged,
                              "ratings": _rows(strat, c, u.models, elo),
                              "effective_human_pairs": effective_labels(len(u.y), trace(human), trace(strat))}

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from judgebench.core.errors import JudgebenchError
-from judgebench.human.arena.assisted import Units
+from judgebench.human.arena.assisted import Units, agreement
 from judgebench.stats.power import JudgeModel, bt_power, grid, judge_gap_power, needed
 from judgebench.stats.ratings import BTFit
 
@@ -74,10 +74,7 @@ def votes_needed(fit: BTFit, table: pd.DataFrame, judges: list[tuple[str, Units]
                        bt_power(theta, (pa, pb), n_grid, adjacent, judge=jm, level=opts.confidence,
                                 reps=opts.reps, seed=opts.seed, first_k=k), adjacent, k, models, opts)
         curves.append(curve)
-        decisive = np.abs(units.y - 0.5) > 1e-9
-        acc = float((np.sign(units.f[decisive] - 0.5) == np.sign(units.y[decisive] - 0.5)).mean()) \
-            if decisive.any() else None
-        gaps.append(_gap(name, acc, opts))
+        gaps.append(_gap(name, agreement(units.y, units.f, units.answered)[0], opts))  # (the section's figure)
     if not judges:
         gaps.append(_gap(None, None, opts))
     return {"power": opts.power, "confidence": opts.confidence, "reps": opts.reps, "grid": n_grid,

@@ -235,7 +235,8 @@ def _assisted_markdown(s: dict[str, Any]) -> list[str]:
             continue
         c = a["counts"]
         lines += [f"{c['labelled_pairs']} voted pairs (labelled) and {c['unlabelled_pairs']} judge-only pairs; "
-                  f"power-tuning lambda {a['lambda']:.3f}; judge agreement with the votes {_f(a['judge_agreement'], 3)}. "
+                  f"power-tuning lambda {a['lambda']:.3f}; judge agreement with the votes {_f(a['judge_agreement'], 3)} (over the "
+                  f"{a.get('judge_agreement_pairs', 0)} voted pairs it answered that the votes decide). "
                   f"Intervals {_f(a['width_ratio'], 2)} x the human-only width: the judge was worth "
                   f"{_f(a['effective_human_pairs'], 0)} voted pairs (vs {c['labelled_pairs']}), about "
                   f"{_f(a['effective_human_votes'], 0)} votes (vs {c['labelled_votes']}). "
