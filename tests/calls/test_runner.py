@@ -225,6 +225,22 @@ def test_reask_resumes_from_cached_invalid_answer(tmp_path: Path) -> None:
     assert second.calls_made == 1
 
 
+def test_a_resumed_reask_chain_is_priced_at_the_judges_price_now(tmp_path: Path) -> None:
+    """A second attack: the cached part of a re-ask chain resumed with a corrected price kept the first price
+    (1.824 against 5.17 for the same tokens at the new one). The chain's cost is every attempt's tokens at the
+    price the judge has now."""
+    def answer(messages: list[dict]) -> str:
+        return "[[A]]" if len(messages) > 1 else "no verdict here"
+
+    with FakeOpenAIServer(Behaviour(answer=answer)) as server:
+        cheap = judge_for(server, input_cost_per_mtok="1", output_cost_per_mtok="1")
+        run_requests([judge_request(0)], cheap, fast(tmp_path, reask=0), verdict_parses)
+        dear = judge_for(server, input_cost_per_mtok="1000", output_cost_per_mtok="2000")
+        reply = run_requests([judge_request(0)], dear, fast(tmp_path, reask=1), verdict_parses).replies[0]
+    assert reply is not None and reply.text == "[[A]]" and reply.tokens_in and reply.tokens_out
+    assert reply.cost_usd == pytest.approx((reply.tokens_in * 1000 + reply.tokens_out * 2000) / 1e6)
+
+
 @pytest.mark.slow
 def test_cache_key_separation(tmp_path: Path) -> None:
     prompts = [judge_request(0), judge_request(1)]

@@ -238,6 +238,15 @@ def test_an_endpoint_from_the_environment_or_told_apart_by_a_hidden_part_is_its_
     assert judge("openai/gpt-4.1", api_base="http://h:1/v1").cache_identity()["endpoint"] == "http://h:1/v1"  # the flag wins
     monkeypatch.delenv("OPENAI_BASE_URL")
     assert judge("openai/gpt-4.1").cache_identity() == plain  # no address anywhere: the identity it always had
+    # a second attack: providers whose variable is not PROVIDER_API_BASE (litellm's own names)
+    for model, variable in (("ollama_chat/llama3", "OLLAMA_API_BASE"), ("anthropic/claude-x", "ANTHROPIC_BASE_URL"),
+                            ("text-completion-openai/gpt-3.5-turbo-instruct", "OPENAI_BASE_URL"),
+                            ("huggingface/org/m", "HF_API_BASE"), ("fireworks_ai/m", "FIREWORKS_API_BASE")):
+        monkeypatch.setenv(variable, "http://127.0.0.1:8801")
+        first = judge(model).cache_identity()
+        monkeypatch.setenv(variable, "http://127.0.0.1:8802")
+        assert first != judge(model).cache_identity() and first["endpoint"] == "http://127.0.0.1:8801", model
+        monkeypatch.delenv(variable)
 
     prod, other = (judge("openai/m", api_base=f"http://h:1/v1?deployment={d}") for d in ("prod1234", "Z9y8x7w6"))
     assert prod.public_args() == other.public_args()  # both shown as ?deployment=***
@@ -458,6 +467,9 @@ def test_panel_member_labels_are_distinct_whatever_the_names() -> None:
                                      "ci-judge #99998888"]
     assert member_labels([member(None, "x", "h1"), member(None, "x", "h1"), member(None, "y", None)]) == ["x #1", "x #2", "y"]
     assert member_labels([member(None, "x", "abc"), member(None, "y", "abc")]) == ["x", "y"]
+    # a second attack: one configuration twice beside a member named as the second one's place-tagged label
+    twice = member_labels([member(None, "X", "h1"), member(None, "X", "h1"), member("X #2", "b", "h3")])
+    assert twice == ["X #1", "X #2 #2", "X #2 #3"]
 
 
 def test_gold_label_data_is_called_gold_in_the_report(tmp_path: Path, capsys) -> None:

@@ -240,7 +240,8 @@ class LiveRun(RunState):
             return
         if self.options.refresh_cache:
             item.prior = None
-        totals = Totals.from_reply(item.prior) if item.prior is not None else Totals()  # resumed from the cache
+        # resumed from the cache, at the judge's price now (Judge.repriced, as a cached answer is recorded)
+        totals = Totals.from_reply(self.judge.repriced(item.prior)) if item.prior is not None else Totals()
         try:
             await self._ask_until_done(item, totals)
         except _Drained as drained:

@@ -287,4 +287,11 @@ def member_labels(members: list[Any]) -> list[str]:
         counts = Counter(labels)
         for i in [i for i, label in enumerate(labels) if counts[label] > 1]:
             labels[i] = f"{bare[i]} #{suffix(i)}" if suffix(i) else labels[i]
+    for _ in members:  # then places added until none clashes (a name may be written as another's tagged label)
+        counts = Counter(labels)
+        clashing = [i for i, label in enumerate(labels) if counts[label] > 1]
+        if not clashing:
+            break
+        for i in clashing:
+            labels[i] = f"{labels[i]} #{i + 1}"
     return labels

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 from typing import Any
 
@@ -65,14 +66,23 @@ ADDRESS_ENV = {**SELF_HOSTED_BASE_ENV, "azure": "AZURE_API_BASE"}
 TRANSPORTS = ("auto", "litellm", "openai")
 
 
+# The variables litellm reads a provider's address from, where they are not PROVIDER_API_BASE (litellm 1.110's)
+BASE_VARIABLES = {"openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
+                  "text-completion-openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
+                  "ollama": ("OLLAMA_API_BASE",), "ollama_chat": ("OLLAMA_API_BASE",),
+                  "anthropic": ("ANTHROPIC_API_BASE", "ANTHROPIC_BASE_URL"),
+                  "fireworks_ai": ("FIREWORKS_API_BASE",), "huggingface": ("HF_API_BASE", "HUGGINGFACE_API_BASE")}
+
+
 def environment_base(provider: str) -> str | None:
     """The address litellm sends `provider`'s calls to when no api_base is given: a Python caller's module-wide
-    `litellm.api_base`, else the provider's environment variable (OPENAI_BASE_URL or OPENAI_API_BASE for openai,
-    PROVIDER_API_BASE for the others, as litellm names them). None: the provider's default address."""
+    `litellm.api_base`, else the provider's environment variable(s) as litellm reads them (BASE_VARIABLES, else
+    PROVIDER_API_BASE, then PROVIDER_BASE_URL). None: the provider's default address."""
     module_wide = getattr(sys.modules.get("litellm"), "api_base", None)
     if module_wide:
         return str(module_wide)
-    names = ("OPENAI_BASE_URL", "OPENAI_API_BASE") if provider == "openai" else (f"{provider.upper()}_API_BASE",)
+    prefix = re.sub(r"[^A-Z0-9]", "_", provider.upper())
+    names = BASE_VARIABLES.get(provider, (f"{prefix}_API_BASE", f"{prefix}_BASE_URL"))
     return next((os.environ[name].strip() for name in names if os.environ.get(name, "").strip()), None)
 
 
