@@ -452,6 +452,18 @@ def test_a_carded_folder_whose_columns_change_is_read_with_its_own_columns(tmp_p
     assert [e.id for e in load_examples(spec, dataset_path=str(first)).examples] == ["q3"]
 
 
+def test_a_linked_folder_with_a_prose_card_is_read(tmp_path):
+    """An outside find: a folder with a README.md of prose (no `configs:`) reached through a symbolic link was refused
+    as naming "a data file outside the folder" (datasets gives such a folder's files resolved, the check compared them
+    with the link's path); as on macOS, where /tmp and /var/folders are links."""
+    real = tmp_path / "real" / "sci"
+    write_jsonl(real / "train.jsonl", [sci_row(1, "A"), sci_row(2, "B")])
+    (real / "README.md").write_text("Our votes, collected in 2026.\n", encoding="utf-8")
+    (tmp_path / "link").symlink_to(real, target_is_directory=True)
+    loaded = load_examples(get_task("sciarena_eval"), dataset_path=str(tmp_path / "link"))
+    assert [e.id for e in loaded.examples] == ["q1", "q2"]
+
+
 def test_a_folder_card_naming_a_file_outside_the_folder_is_refused(tmp_path):
     """A downloaded folder's card could feed any file on the machine into prompts, samples and exports."""
     write_jsonl(tmp_path / "elsewhere.jsonl", [sci_row(1, "A")])

@@ -249,8 +249,8 @@ def check_folder(folder: Path, config: str | None) -> str | None:
     except Exception as exc:  # noqa: BLE001 - datasets refuses the card in many types
         raise JudgebenchError(_card_problem(folder, config, exc)) from None
     files = dataset_files(folder, config)
-    root = os.path.abspath(folder)
-    outside = next((f for f in files if not os.path.normpath(f).startswith(root + os.sep)), None)
+    roots = {os.path.abspath(folder), os.path.realpath(folder)}  # (datasets gives a linked folder's files resolved)
+    outside = next((f for f in files if not any(os.path.normpath(f).startswith(root + os.sep) for root in roots)), None)
     if outside is not None:
         raise JudgebenchError(f"{folder}: README.md names a data file outside the folder ({outside}); copy it in")
     reader = type(chosen).__module__.rsplit(".", 1)[-1]  # datasets.packaged_modules.csv.csv -> csv
