@@ -692,3 +692,11 @@ def test_an_empty_folder_given_a_config_says_it_holds_no_data(tmp_path):
     folder.mkdir()
     message = _error(load_examples, _with_config(get_task("sciarena_eval"), "cfg"), dataset_path=str(folder))
     assert message == f"{folder}: holds no data files (the task reads its config 'cfg')"
+
+
+def test_a_task_dataset_without_a_split_reads_train():
+    """A walkthrough's task YAML for one local file was refused ("Field required") for leaving out `split`, which a
+    single file does not have; it defaults to `train`, as a rubric task's does."""
+    from judgebench.tasks.registry import DatasetSource
+
+    assert DatasetSource(path="votes.jsonl").split == "train"

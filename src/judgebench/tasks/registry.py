@@ -52,7 +52,7 @@ class TaskModel(BaseModel):
 class DatasetSource(TaskModel):
     path: str  # Hub id (or a local path)
     name: str | None = Field(None, min_length=1)  # config name (never empty: '' read the default silently)
-    split: str
+    split: str = "train"  # (a single file has no splits: a walkthrough's YAML was refused for leaving it out)
     revision: str | None = None  # pin a commit sha; a branch name is recorded as unpinned
     license: str | None = None
 
