@@ -115,8 +115,9 @@ def majority_label(labels: Sequence[str]) -> Label:
     return leaders[0] if len(leaders) == 1 else "TIE"  # type: ignore[return-value]
 
 
-def read_votes(path: Path) -> list[Vote]:
+def read_votes(path: Path | str) -> list[Vote]:
     """Read a votes file (.jsonl or .csv); a bad row is one error naming the file and line."""
+    path = Path(path)
     if not path.is_file():
         raise JudgebenchError(f"votes file {path}: {why_not_a_file(path)}")
     csv_file = path.suffix.lower() == ".csv"  # (votes.CSV had been read as JSON Lines)
