@@ -353,3 +353,52 @@ def test_judge_agreement_is_over_the_voted_pairs_the_judge_answered():
     f = np.array([1.0, 1.0, 1.0, 0.5, 0.5])
     assert agreement(y, f, np.array([True, True, True, True, False])) == (1 / 3, 3)
     assert agreement(y, f, np.array([False] * 5)) == (None, 0)
+
+
+def test_votes_needed_simulates_the_judge_from_the_pairs_it_answered():
+    """A third attack: --votes-needed built its simulated judge from every voted pair, the 0.5 given to pairs the
+    judge never judged among its verdicts. By hand: answered pairs 0 (A won, judge 0.9) and 2 (B won, judge 0.2)
+    give [0.9, 0.8]; the unanswered pair 1 is left out."""
+    import numpy as np
+
+    from judgebench.human.arena.assisted import Units
+    from judgebench.human.arena.needed import verdicts_given_a_win
+
+    empty = np.array([], dtype=int)
+    units = Units(["m1", "m2"], np.array([0, 0, 0]), np.array([1, 1, 1]), np.array([1.0, 1.0, 0.0]),
+                  np.array([0.9, 0.5, 0.2]), empty, empty, np.array([]), np.array(["", "", ""], dtype=object),
+                  np.array([], dtype=object), {}, np.array([True, False, True]))
+    assert verdicts_given_a_win(units).tolist() == [0.9, 0.8]
+
+
+def test_votes_cast_on_other_texts_than_the_run_judged_are_refused(tmp_path, capsys):
+    """A third attack: `pairs` run again gave the same ids to new answers; the recipe, `run` and `arena --judge-run`
+    then joined the old votes to the new texts silently. A vote's pair_sha256 (the voting page's export) is checked
+    against the texts the run judged."""
+    from judgebench.tasks.votes import pair_text_hash
+
+    rows = [{"id": f"p{i}", "question": f"Q{i}?", "responseA": "a" * (5 + i), "responseB": "b" * (20 - i),
+             "modelA": "xyz"[i % 3], "modelB": "xyz"[(i + 1) % 3], "vote": "AB"[i % 2], "citation_a": [],
+             "citation_b": [], "question_type": "t", "subject": "s"} for i in range(12)]
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["run", "--tasks", "sciarena_eval", "--dataset-path", str(data), "--judge", "builtin/longer",
+                 "--output-path", str(tmp_path / "run"), "--quiet", "--bootstrap", "0"]) == 0
+
+    def votes(texts_of):
+        return "".join(json.dumps({"pair_id": r["id"], "annotator": who, "choice": "AB"[(i + j) % 2],
+                                   "model_a": r["modelA"], "model_b": r["modelB"], "pair_sha256": pair_text_hash(texts_of(r))})
+                       + "\n" for i, r in enumerate(rows) for j, who in enumerate(("u1", "u2", "u3")))
+
+    def texts(r):
+        return {"question": r["question"], "response_a": r["responseA"], "response_b": r["responseB"]}
+
+    (tmp_path / "same.jsonl").write_text(votes(texts))
+    assert main(["arena", str(tmp_path / "same.jsonl"), "--output-dir", str(tmp_path / "a1"), "--judge-run",
+                 str(tmp_path / "run"), "--no-plots", "--n-resamples", "0"]) == 0
+    (tmp_path / "other.jsonl").write_text(votes(lambda r: {**texts(r), "response_a": "an answer nobody judged"}
+                                                 if r["id"] == "p3" else texts(r)))
+    capsys.readouterr()
+    assert main(["arena", str(tmp_path / "other.jsonl"), "--output-dir", str(tmp_path / "a2"), "--judge-run",
+                 str(tmp_path / "run"), "--no-plots", "--n-resamples", "0"]) == 2
+    assert "the votes on pair 'p3' were cast on other texts than the run judged" in capsys.readouterr().err

@@ -241,7 +241,8 @@ def test_an_endpoint_from_the_environment_or_told_apart_by_a_hidden_part_is_its_
     # a second attack: providers whose variable is not PROVIDER_API_BASE (litellm's own names)
     for model, variable in (("ollama_chat/llama3", "OLLAMA_API_BASE"), ("anthropic/claude-x", "ANTHROPIC_BASE_URL"),
                             ("text-completion-openai/gpt-3.5-turbo-instruct", "OPENAI_BASE_URL"),
-                            ("huggingface/org/m", "HF_API_BASE"), ("fireworks_ai/m", "FIREWORKS_API_BASE")):
+                            ("huggingface/org/m", "HF_API_BASE"), ("fireworks_ai/m", "FIREWORKS_API_BASE"),
+                            ("vertex_ai/gemini-x", "VERTEXAI_API_BASE"), ("bedrock/m", "AWS_BEDROCK_RUNTIME_ENDPOINT")):
         monkeypatch.setenv(variable, "http://127.0.0.1:8801")
         first = judge(model).cache_identity()
         monkeypatch.setenv(variable, "http://127.0.0.1:8802")

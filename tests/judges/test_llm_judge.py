@@ -708,14 +708,15 @@ def test_a_malformed_answer_quoting_the_key_past_its_cut_keeps_no_part_of_it() -
 
 
 @pytest.mark.parametrize("name", ["api_kye", "apikye", "api_keu", "API_KYE", "access_tokn", "api-kye", "openai_api_kye",
-                                  "x-api-kye", "passwrd", "client_secrt", "hf_tokn", "secert"])
+                                  "x-api-kye", "passwrd", "client_secrt", "hf_tokn", "secert", "azure_kye",
+                                  "vertex_credentails", "authorisation", "passphrse"])
 def test_a_misspelt_secret_argument_is_refused_before_its_value_is_recorded(name: str, tmp_path: Path, capsys) -> None:
     """An outside attack: `api_kye=Xq7LocalKey...` was warned of, then sent as a generation argument and written in
     clear to results.json and every leaderboard file (`apikye` not even warned of)."""
     from judgebench.cli.main import main
 
     with pytest.raises(JudgebenchError, match=rf"^--judge-args {name}: not an argument judgebench knows; a misspelt "
-                                             r"(api_key|token|secret|password)\? \(refused"):
+                                             r"(api_key|token|secret|password|key|credentials?|authorization|passphrase)\? \(refused"):
         make_judge("openai/m", {"api_base": "http://127.0.0.1:9/v1", name: "Xq7LocalKey0123456789abcdef"})
     out = tmp_path / "run"
     code = main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", "openai/m", "--judge-args",

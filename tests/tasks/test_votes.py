@@ -99,3 +99,11 @@ def test_a_votes_file_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
     path.write_bytes(b'{"pair_id": "p\xff", "annotator": "u", "choice": "A"}\n')
     with pytest.raises(JudgebenchError, match="votes.jsonl: not UTF-8 text"):
         read_votes(path)
+
+
+def test_a_csv_of_votes_may_carry_their_texts_hash(tmp_path: Path) -> None:
+    """A third attack: the export's `pair_sha256`, flattened to CSV, was refused as an unknown column by freeze and
+    arena, though a votes file may be CSV."""
+    digest = "ab" * 32
+    (tmp_path / "votes.csv").write_text(f"pair_id,annotator,choice,pair_sha256\np1,u1,A,{digest}\np2,u1,B,\n")
+    assert [v.pair_sha256 for v in read_votes(tmp_path / "votes.csv")] == [digest, None]

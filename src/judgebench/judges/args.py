@@ -193,7 +193,8 @@ def near_misses(args: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-SECRET_WORDS = ("key", "token", "secret", "password", "passwd")  # a secret argument's last word, misspelt: refused
+SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "passphrase", "credential", "credentials",
+                "authorization")  # a secret argument's last word, misspelt (or its letters swapped): refused
 
 
 def refuse_secret_near_miss(name: str) -> None:
@@ -213,7 +214,8 @@ def refuse_secret_near_miss(name: str) -> None:
     if similar("_".join(words[-2:]), "api_key") >= 0.75:
         meant = "api_key"
     else:
-        meant = next((w for w in SECRET_WORDS if words[-1] not in (w, w + "s") and similar(words[-1], w) >= 0.8), None)
+        meant = next((w for w in SECRET_WORDS if words[-1] not in (w, w + "s")
+                      and (similar(words[-1], w) >= 0.8 or sorted(words[-1]) == sorted(w))), None)
     if meant:
         raise JudgebenchError(f"--judge-args {name}: not an argument judgebench knows; a misspelt {meant}? (refused: "
                               "its value would be sent and recorded in clear as a generation argument)")

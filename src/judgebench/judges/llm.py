@@ -71,7 +71,9 @@ BASE_VARIABLES = {"openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
                   "text-completion-openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
                   "ollama": ("OLLAMA_API_BASE",), "ollama_chat": ("OLLAMA_API_BASE",),
                   "anthropic": ("ANTHROPIC_API_BASE", "ANTHROPIC_BASE_URL"),
-                  "fireworks_ai": ("FIREWORKS_API_BASE",), "huggingface": ("HF_API_BASE", "HUGGINGFACE_API_BASE")}
+                  "fireworks_ai": ("FIREWORKS_API_BASE",), "huggingface": ("HF_API_BASE", "HUGGINGFACE_API_BASE"),
+                  "vertex_ai": ("VERTEXAI_API_BASE", "VERTEX_AI_API_BASE"), "vertex_ai_beta": ("GEMINI_API_BASE",),
+                  "gemini": ("GEMINI_API_BASE",), "bedrock": ("AWS_BEDROCK_RUNTIME_ENDPOINT", "BEDROCK_API_BASE")}
 
 
 def environment_base(provider: str) -> str | None:

@@ -48,7 +48,7 @@ MAJORITY_RULE = (
     "(e.g. one A and one B) the pair's label is TIE"
 )
 FLAT_FIELDS = ("pair_id", "annotator", "choice", "model_a", "model_b", "shown_order", "timestamp", "seconds", "comment",
-               "length_a", "length_b", "citations_a", "citations_b")
+               "pair_sha256", "length_a", "length_b", "citations_a", "citations_b")
 
 
 COUNT_MAX = 2**63 - 1  # a length or citation count is a 64-bit integer (a larger one overflowed arena's tables)

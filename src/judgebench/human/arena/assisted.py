@@ -15,7 +15,7 @@ arena's main ratings (one unit per vote, bootstrap intervals).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from judgebench.stats.ppi import (
     stratum,
 )
 from judgebench.stats.ratings import elo_scale
+from judgebench.tasks.votes import pair_text_hash
 
 JUDGE_ONLY_NOTE = "the judge's own ranking: not a valid interval for the human ranking"
 MIN_STRATUM_LABELLED = 2
@@ -51,6 +52,7 @@ class JudgePairs:
     outcome: dict[str, float]  # pair -> judge outcome (NaN: not answered), in the run's model order
     models: dict[str, tuple[str | None, str | None]]
     slices: dict[str, dict[str, str]]
+    texts: dict[str, str] = field(default_factory=dict)  # pair -> votes.pair_text_hash of the texts judged
 
 
 @dataclass
@@ -88,17 +90,36 @@ def read_judge_pairs(run_dir: Path, dimension: str) -> JudgePairs:
     sums: dict[str, list[float]] = {}
     models: dict[str, tuple] = {}
     slices: dict[str, dict[str, str]] = {}
+    texts: dict[str, str] = {}
     for r in records:
         if r.dimension != dimension:
             continue
         models.setdefault(r.example_id, (r.model_a, r.model_b))
         slices.setdefault(r.example_id, dict(r.slices or {}))
+        if r.question is not None and r.response_a is not None and r.response_b is not None and r.example_id not in texts:
+            texts[r.example_id] = pair_text_hash({"question": r.question, "response_a": r.response_a,
+                                                  "response_b": r.response_b})
         if r.status == "ANSWERED" and r.verdict in VERDICT_SCORE:
             sums.setdefault(r.example_id, []).append(VERDICT_SCORE[r.verdict])
     if not models:
         raise JudgebenchError(f"{run_dir}: no judgments on dimension {dimension}")
     outcome = {k: (float(np.mean(sums[k])) if k in sums else math.nan) for k in models}
-    return JudgePairs(result.config.judge, outcome, models, slices)
+    return JudgePairs(result.config.judge, outcome, models, slices, texts)
+
+
+def check_voted_texts(table: pd.DataFrame, jp: JudgePairs, run: Path | str) -> None:
+    """Refuse a judge run that judged other texts than a vote was cast on (the vote's `pair_sha256`, written by the
+    voting page's export, against the run's texts; either missing: not checked): `pairs` run again gives the same
+    ids to its new answers, and the votes were joined to texts nobody had voted on."""
+    if "pair_sha256" not in table.columns or not jp.texts:
+        return
+    voted = table[table["pair_sha256"].notna()]
+    for pair, digest in zip(voted["pair_id"], voted["pair_sha256"]):
+        held = jp.texts.get(pair)
+        if held is not None and held != digest:
+            raise JudgebenchError(f"{run}: the votes on pair {pair!r} were cast on other texts than the run judged (its "
+                                  "question or responses changed since: pair_sha256); judge the pairs the votes were "
+                                  "cast on")
 
 
 def mean_judge(judges: list[JudgePairs]) -> JudgePairs:
@@ -117,7 +138,8 @@ def mean_judge(judges: list[JudgePairs]) -> JudgePairs:
             flipped = names[0] is not None and names != first and names == (first[1], first[0])
             sums.setdefault(pair, []).append(1.0 - value if flipped else value)
     outcome = {p: (float(np.mean(sums[p])) if p in sums else math.nan) for p in models}
-    return JudgePairs("mean of " + ", ".join(j.judge for j in judges), outcome, models, slices)
+    texts = {pair: digest for jp in reversed(judges) for pair, digest in jp.texts.items()}  # (each run checked alone too)
+    return JudgePairs("mean of " + ", ".join(j.judge for j in judges), outcome, models, slices, texts)
 
 
 def _judge_value(jp: JudgePairs, pair: str, a: str, b: str, run: Path) -> float:
@@ -232,6 +254,7 @@ def assisted_section(table: pd.DataFrame, run: Path, dimension: str, elo: dict[s
                      jp: JudgePairs | None = None) -> tuple[dict[str, Any], Units]:
     """Human-only, judge-only and judge-assisted (PPI++, and stratified when strata_key) ratings."""
     jp = jp or read_judge_pairs(run, dimension)
+    check_voted_texts(table, jp, run)
     u = make_units(table, jp, run, label_share, seed, strata_key)
     m = len(u.models)
     if m < 2:

@@ -73,7 +73,7 @@ def votes_frame(votes: Sequence[Vote], source: str, dimension: str = DEFAULT_DIM
             continue
         row = {"pair_id": vote.pair_id, "annotator": vote.annotator, "model_a": vote.model_a,
                "model_b": vote.model_b, "choice": choice, "shown_order": vote.shown_order,
-               "timestamp": vote.timestamp, "seconds": vote.seconds, "order": i}
+               "timestamp": vote.timestamp, "seconds": vote.seconds, "pair_sha256": vote.pair_sha256, "order": i}
         row.update({c: getattr(vote, c) for c in STYLE_COLUMNS})
         row.update({SLICE + k: v for k, v in vote.slices.items()})
         rows.append(row)

@@ -15,6 +15,7 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.core.text import look_alike_groups
 from judgebench.human.arena.assisted import (
     assisted_section,
+    check_voted_texts,
     mean_judge,
     read_judge_pairs,
 )
@@ -177,15 +178,16 @@ def _config(battles: Battles, opts: ArenaOptions, flagged: list[str]) -> dict[st
                       "are multinomial draws on the counts; ranks by 95% interval overlap"}
 
 
-def judge_outcomes(run_dir: Path, dimension: str) -> tuple[str, dict[str, float], dict[str, tuple]]:
+def judge_outcomes(run_dir: Path, dimension: str, table: pd.DataFrame) -> tuple[str, dict[str, float], dict[str, tuple]]:
     """(judge id, pair id -> outcome averaged over the answered orders, pair id -> (model_a, model_b)), over the
-    run's labelled and unlabelled judgments (assisted.read_judge_pairs)."""
+    run's labelled and unlabelled judgments (assisted.read_judge_pairs), its texts the votes' (check_voted_texts)."""
     pairs = read_judge_pairs(run_dir, dimension)
+    check_voted_texts(table, pairs, run_dir)
     return pairs.judge, {k: v for k, v in pairs.outcome.items() if math.isfinite(v)}, pairs.models
 
 
 def _judge_section(run_dir: Path, battles: Battles, opts: ArenaOptions) -> dict[str, Any]:
-    judge, outcomes, names = judge_outcomes(run_dir, battles.dimension)
+    judge, outcomes, names = judge_outcomes(run_dir, battles.dimension, battles.table)
     table = battles.table
     values = np.full(len(table), np.nan)
     for i, (pair, a, b) in enumerate(zip(table["pair_id"], table["model_a"], table["model_b"])):

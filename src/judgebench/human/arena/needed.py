@@ -63,9 +63,7 @@ def votes_needed(fit: BTFit, table: pd.DataFrame, judges: list[tuple[str, Units]
                                             reps=opts.reps, seed=opts.seed, first_k=k), adjacent, k, models, opts)]
     gaps = []
     for name, units in judges:
-        won, lost = units.f[units.y > 0.5], units.f[units.y < 0.5]
-        # the judge on the voted pairs, mirrored: verdicts given a loss are 1 - verdicts given a win
-        win = np.concatenate([won, 1.0 - lost]) if len(won) + len(lost) else np.array([0.5])
+        win = verdicts_given_a_win(units)
         n_unl = _judge_battles(units, opts)
         if n_unl < 1:
             continue
@@ -83,6 +81,15 @@ def votes_needed(fit: BTFit, table: pd.DataFrame, judges: list[tuple[str, Units]
                       "outcomes Bradley-Terry (no ties), Wald intervals of each adjacent difference; with a "
                       "judge, its verdicts drawn from its empirical verdicts given the human outcome on the "
                       "voted pairs (mirrored), PPI++ with tuned lambda"}
+
+
+def verdicts_given_a_win(units: Units) -> np.ndarray:
+    """The judge on the voted pairs it answered, mirrored: its outcomes where the votes say A won, and 1 - its
+    outcomes where they say B won ([0.5] when there are none). A pair it never judged is left out: its 0.5 is
+    made up (twelve of a simulated judge's 24 verdicts had been)."""
+    seen = units.answered
+    won, lost = units.f[seen & (units.y > 0.5)], units.f[seen & (units.y < 0.5)]
+    return np.concatenate([won, 1.0 - lost]) if len(won) + len(lost) else np.array([0.5])
 
 
 def _judge_battles(units: Units, opts: NeededOptions) -> int:

@@ -31,10 +31,10 @@ from judgebench.core.records import LABELS
 from judgebench.human.arena.battles import SLICE, STYLE_COLUMNS, votes_frame
 from judgebench.tasks.votes import COUNT_MAX, Vote, read_votes
 
-_STRINGS = ("model_a", "model_b", "timestamp", "comment")
+_STRINGS = ("model_a", "model_b", "timestamp", "comment", "pair_sha256")
 _ALLOWED = {"pair_id", "annotator", "choice", "shown_order", "seconds", "slices", *_STRINGS, *STYLE_COLUMNS}
 _COLUMNS = ("pair_id", "annotator", "choice", "model_a", "model_b", "shown_order", "timestamp", "seconds",
-            *STYLE_COLUMNS)
+            "pair_sha256", *STYLE_COLUMNS)
 
 
 def read_vote_table(path: Path, source: str, dimension: str) -> tuple[pd.DataFrame, Counter]:
@@ -178,7 +178,7 @@ def _read_columnar(path: Path) -> tuple[dict[str, Any], int] | None:
     plain = (
         all(strings(c, required=True) for c in ("pair_id", "annotator", "choice", "model_a", "model_b"))
         and all(unblank(c) for c in ("pair_id", "annotator", "model_a", "model_b"))
-        and all(strings(c, required=False) for c in ("timestamp", "comment", "shown_order"))
+        and all(strings(c, required=False) for c in ("timestamp", "comment", "shown_order", "pair_sha256"))
         and within("choice", list(LABELS))
         and ("shown_order" not in table.column_names or pa.types.is_null(kind("shown_order"))
              or within("shown_order", ["AB", "BA"]))
