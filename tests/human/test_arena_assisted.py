@@ -402,3 +402,17 @@ def test_votes_cast_on_other_texts_than_the_run_judged_are_refused(tmp_path, cap
     assert main(["arena", str(tmp_path / "other.jsonl"), "--output-dir", str(tmp_path / "a2"), "--judge-run",
                  str(tmp_path / "run"), "--no-plots", "--n-resamples", "0"]) == 2
     assert "the votes on pair 'p3' were cast on other texts than the run judged" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("digest", ["not-a-hash", "ab" * 32 + "\n", "AB" * 32])
+def test_a_vote_whose_texts_hash_is_malformed_is_named(tmp_path, capsys, digest):
+    """The final review's attack: arena's plain-row read took any text for pair_sha256 (the Vote record's pattern was
+    checked only off that path), so a malformed one would have read as "cast on other texts"."""
+    rows = [{"pair_id": f"p{i}", "annotator": f"u{i % 3}", "choice": "AB"[i % 2], "model_a": "xyz"[i % 3],
+             "model_b": "xyz"[(i + 1) % 3], "pair_sha256": "ab" * 32} for i in range(30)]
+    rows[7]["pair_sha256"] = digest
+    path = tmp_path / "votes.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["arena", str(path), "--output-dir", str(tmp_path / "a"), "--no-plots", "--n-resamples", "0"]) == 2
+    err = capsys.readouterr().err
+    assert f"votes file {path}:8: field 'pair_sha256'" in err and err.count("\n") == 1

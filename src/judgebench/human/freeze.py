@@ -80,13 +80,16 @@ def freeze_split(votes: list[Vote], pairs: dict[str, dict[str, Any]], *, size: i
     """Draw the split (see the module docstring); a vote on an unknown pair or too few pairs is one error."""
     if unknown := sorted({v.pair_id for v in votes} - set(pairs)):
         raise JudgebenchError(f"votes name {len(unknown)} pairs the pairs file does not hold, e.g. {unknown[0]!r}")
+    held_texts: dict[str, str] = {}  # pair -> the hash of the texts the pairs file holds (once a pair)
     for vote in votes:  # a vote's A and B are the pair's: a vote that names other models has other sides
         pair = pairs[vote.pair_id]
         named, held = (vote.model_a, vote.model_b), (pair.get("model_a"), pair.get("model_b"))
         if all(named) and all(held) and named != held:
             raise JudgebenchError(f"vote of {vote.annotator} on pair {vote.pair_id!r} names models {named[0]} vs {named[1]}; "
                                   f"the pairs file has {held[0]} vs {held[1]} (its A and B would be another pair's)")
-        if vote.pair_sha256 is not None and vote.pair_sha256 != pair_text_hash(pair):
+        if vote.pair_sha256 is not None and vote.pair_id not in held_texts:
+            held_texts[vote.pair_id] = pair_text_hash(pair)
+        if vote.pair_sha256 is not None and vote.pair_sha256 != held_texts[vote.pair_id]:
             raise JudgebenchError(f"vote of {vote.annotator} on pair {vote.pair_id!r} was cast on other texts than the "
                                   "pairs file holds under that id (its question or responses changed since): freeze "
                                   "with the pairs file the votes were cast on")

@@ -22,6 +22,7 @@ arguments are secrets, belong to the client, or to the runner.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import numbers
@@ -197,6 +198,12 @@ SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "passphrase", "c
                 "authorization")  # a secret argument's last word, misspelt (or its letters swapped): refused
 
 
+@functools.cache
+def _plain_known_args() -> list[str]:
+    """The known arguments that are not secrets (a misspelling of one is warned of, not refused)."""
+    return sorted(k for k in KNOWN_ARGS if not is_secret_arg(k))
+
+
 def refuse_secret_near_miss(name: str) -> None:
     """A name that reads as a misspelt secret argument (`api_kye`, `apikye`, `x-api-kye`, `hf_tokn`, `passwrd`) and
     is neither known, nor a known argument's misspelling (`max_token`: warned of), nor itself secret-named is refused
@@ -207,7 +214,7 @@ def refuse_secret_near_miss(name: str) -> None:
 
     if name in KNOWN_ARGS or is_secret_arg(name) or name.startswith(("extra_headers.", "headers.", "header.")):
         return
-    if difflib.get_close_matches(name, sorted(k for k in KNOWN_ARGS if not is_secret_arg(k)), n=1, cutoff=0.85):
+    if difflib.get_close_matches(name, _plain_known_args(), n=1, cutoff=0.85):
         return
     words = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_").split("_")
     similar = lambda a, b: difflib.SequenceMatcher(None, a, b).ratio()  # noqa: E731

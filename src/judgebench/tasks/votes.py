@@ -55,6 +55,7 @@ COUNT_MAX = 2**63 - 1  # a length or citation count is a 64-bit integer (a large
 
 
 PAIR_TEXTS = ("question", "response_a", "response_b")  # what a voter reads of a pair
+PAIR_HASH = r"^[0-9a-f]{64}$"  # a vote's pair_sha256: a sha256 hex digest
 
 
 def pair_text_hash(pair: dict[str, Any]) -> str:
@@ -78,7 +79,7 @@ class Vote(Strict):
     comment: str | None = None
     # sha256 of the texts the vote was cast on (`pair_text_hash`; the voting page's export writes it), so that a
     # pairs file holding other texts under the pair's id is refused where votes and pairs are joined (freeze)
-    pair_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    pair_sha256: str | None = Field(default=None, pattern=PAIR_HASH)
     # style features of the two responses (arena's style control); optional
     length_a: int | None = Field(default=None, ge=0, le=COUNT_MAX)  # characters
     length_b: int | None = Field(default=None, ge=0, le=COUNT_MAX)

@@ -113,7 +113,7 @@ def check_voted_texts(table: pd.DataFrame, jp: JudgePairs, run: Path | str) -> N
     ids to its new answers, and the votes were joined to texts nobody had voted on."""
     if "pair_sha256" not in table.columns or not jp.texts:
         return
-    voted = table[table["pair_sha256"].notna()]
+    voted = table.loc[table["pair_sha256"].notna(), ["pair_id", "pair_sha256"]].drop_duplicates()  # (per pair)
     for pair, digest in zip(voted["pair_id"], voted["pair_sha256"]):
         held = jp.texts.get(pair)
         if held is not None and held != digest:

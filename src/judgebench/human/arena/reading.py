@@ -29,9 +29,10 @@ from judgebench.core.files import (
 )
 from judgebench.core.records import LABELS
 from judgebench.human.arena.battles import SLICE, STYLE_COLUMNS, votes_frame
-from judgebench.tasks.votes import COUNT_MAX, Vote, read_votes
+from judgebench.tasks.votes import COUNT_MAX, PAIR_HASH, Vote, read_votes
 
 _STRINGS = ("model_a", "model_b", "timestamp", "comment", "pair_sha256")
+_HASH = re.compile(PAIR_HASH.strip("^$")).fullmatch  # (Python's `$` would let a line feed end it)
 _ALLOWED = {"pair_id", "annotator", "choice", "shown_order", "seconds", "slices", *_STRINGS, *STYLE_COLUMNS}
 _COLUMNS = ("pair_id", "annotator", "choice", "model_a", "model_b", "shown_order", "timestamp", "seconds",
             "pair_sha256", *STYLE_COLUMNS)
@@ -158,6 +159,13 @@ def _read_columnar(path: Path) -> tuple[dict[str, Any], int] | None:
         found = kind(name)
         return found is None or pa.types.is_null(found) or not pc.any(pc.utf8_is_space(table[name])).as_py()
 
+    def hashes(name: str) -> bool:  # non-null values are sha256 hex digests (votes.Vote's pattern)
+        found = kind(name)
+        if found is None or pa.types.is_null(found):
+            return True
+        column = table[name].drop_null()
+        return not len(column) or bool(pc.all(pc.match_substring_regex(column, PAIR_HASH)).as_py())
+
     def within(name: str, allowed: list[str]) -> bool:  # non-null values among `allowed`
         column = table[name].drop_null()
         return bool(pc.all(pc.is_in(column, value_set=pa.array(allowed))).as_py()) if len(column) else True
@@ -179,6 +187,7 @@ def _read_columnar(path: Path) -> tuple[dict[str, Any], int] | None:
         all(strings(c, required=True) for c in ("pair_id", "annotator", "choice", "model_a", "model_b"))
         and all(unblank(c) for c in ("pair_id", "annotator", "model_a", "model_b"))
         and all(strings(c, required=False) for c in ("timestamp", "comment", "shown_order", "pair_sha256"))
+        and hashes("pair_sha256")  # (else the row-by-row read names the line, as for any other bad value)
         and within("choice", list(LABELS))
         and ("shown_order" not in table.column_names or pa.types.is_null(kind("shown_order"))
              or within("shown_order", ["AB", "BA"]))
@@ -298,6 +307,9 @@ def _plain(row: dict[str, Any], allowed=frozenset(_ALLOWED), labels=frozenset(LA
             return False
     if any(type(get(key)) is str and get(key).isspace() for key in ("model_a", "model_b")):
         return False  # a blank name: the Vote record words the error
+    digest = get("pair_sha256")
+    if digest is not None and not _HASH(digest):
+        return False  # not a sha256 digest: the Vote record words the error
     seconds = get("seconds")
     if seconds is not None and not (type(seconds) in (int, float) and 0 <= seconds < float("inf")
                                     and (type(seconds) is float or seconds <= _LARGEST_FLOAT_INT)):
