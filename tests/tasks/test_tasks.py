@@ -691,7 +691,7 @@ def test_an_empty_folder_given_a_config_says_it_holds_no_data(tmp_path):
     folder = tmp_path / "empty"
     folder.mkdir()
     message = _error(load_examples, _with_config(get_task("sciarena_eval"), "cfg"), dataset_path=str(folder))
-    assert message == f"{folder}: holds no data files (the task reads its config 'cfg')"
+    assert message == f"{folder}: holds no data files (config 'cfg' asked for: a task's dataset.name; pairs' --config)"
 
 
 def test_a_task_dataset_without_a_split_reads_train():

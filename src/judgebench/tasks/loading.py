@@ -304,7 +304,7 @@ def _card_problem(folder: Path, config: str | None, exc: Exception) -> str:
                     "`configs:` in a README.md): leave the name out")
         return f"the data is read in config '{config}' ({ASKED_BY}), but {card} declares only: {configs}"
     if isinstance(exc, FileNotFoundError) and not card.is_file():  # (EmptyDatasetError: no card, no file)
-        return f"{folder}: holds no data files" + (f" (the task reads its config '{config}')" if config else "")
+        return f"{folder}: holds no data files" + (f" (config '{config}' asked for: {ASKED_BY})" if config else "")
     if isinstance(exc, FileNotFoundError):  # (datasets lists some forty file extensions after it)
         return f"{card}: names data files that do not exist ({one_line(str(exc).split(' with any supported extension')[0], 200)})"
     return f"{card}: not a dataset card datasets can read ({_first_line(exc)})"
