@@ -19,7 +19,7 @@ __all__ = ["Judge", "JudgeCallError", "JudgebenchError", "JudgebenchWarning", "b
 
 _API = {"evaluate", "evaluate_judges", "score_run", "read_run", "build_leaderboard", "compare_runs", "build_panel"}
 _JUDGES = {"Judge": "base", "JudgeCallError": "base", "function_judge": "own"}  # your own judge (judges/own.py)
-_SUBMODULES = {"calls"}  # `judgebench.calls.RunnerOptions(...)` after a plain `import judgebench` (README)
+_SUBMODULES = {"calls", "api"}  # `judgebench.calls.RunnerOptions(...)`, `judgebench.api.sweep(...)` after a plain `import judgebench`
 
 
 def __getattr__(name: str) -> Any:

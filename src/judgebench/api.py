@@ -22,6 +22,7 @@ The CLI calls these functions; each imports its heavy dependencies only when cal
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -94,7 +95,8 @@ def evaluate_judges(
     """Several judges on one task: OUT/<judge>/ per judge, OUT/judges.json, and with `panel` OUT/panel/.
 
     `judges`: ids, (id, judge_args) pairs, `JudgeConfig`s (judges/config.py) or Judge objects; `options`: every other keyword of `evaluate`. `on_run`
-    is called with each judge's RunSummary as it finishes (multirun.py).
+    is called with each judge's RunSummary as it finishes (multirun.py). `judge_args` apply to every judge given by id
+    or configuration, under each one's own (as `--judge-args` with several `--judge`); a Judge object takes none.
     """
     from judgebench.judging.multirun import run_judges
     from judgebench.judging.panel import AGGREGATES
@@ -106,6 +108,13 @@ def evaluate_judges(
     _distinct_own_ids(choices)
     if not choices:
         raise JudgebenchError("evaluate_judges: give at least one judge")
+    if "judge" in options:
+        raise JudgebenchError("evaluate_judges: give the judges as `judges` (a list), not `judge`")
+    if options.get("judge_name") is not None and len(choices) > 1:
+        raise JudgebenchError("evaluate_judges: judge_name names one judge; name each judge in its "
+                              "JudgeConfig(name=...) instead")
+    shared = _judge_args(options.pop("judge_args", None), "evaluate_judges")
+    choices = [c if c.judge_object is not None else replace(c, judge_args={**shared, **c.judge_args}) for c in choices]
     base = run_request(task=task, judge=choices[0].judge, output_path=output_path, **options)
     return run_judges(base, choices, panel=panel, on_run=on_run)
 
@@ -164,6 +173,19 @@ def run_request(**options: Any) -> RunRequest:
     runner = options.pop("runner", None) or RunnerOptions()
     options["on_warning"] = _told(_arg(options.get("on_warning"), Callable[..., Any] | None, "evaluate", "on_warning"))
     return RunRequest(output_path=output_path, judge_args=judge_args, include_paths=include_paths, runner=runner, **options)
+
+
+def _setting_text(value: Any) -> str:
+    """A sweep value as `--sweep` would spell it: text as it is, anything else as JSON (true, null, [1, 2], {...}:
+    str() had made Python's True and {'a': 1}, which are no JSON)."""
+    if isinstance(value, str):
+        return value
+    import json
+
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        raise JudgebenchError(f"sweep: each value must be text or a JSON value, got {type(value).__name__} {_short(value)}") from None
 
 
 def _shown_settings(key: str, settings: list[str]) -> dict[str, str]:
@@ -260,6 +282,9 @@ def _judge_args(value: Any, call: str) -> dict[str, Any]:
     """judge_args: a dict or any mapping (None: none); the values are checked where they are converted (args.py)."""
     if value is not None and not isinstance(value, Mapping):
         raise JudgebenchError(f"{call}: judge_args must be a dict, got {type(value).__name__} {_short(value)}")
+    for key in value or {}:  # (1, None or ("a",) had become the names "1", "None", "('a',)", sent to the provider)
+        if not isinstance(key, str) or not key.strip():
+            raise JudgebenchError(f"{call}: judge_args: each name must be non-empty text, got {type(key).__name__} {_short(key)}")
     return dict(value or {})
 
 
@@ -378,7 +403,9 @@ def sweep(
     from judgebench.core.rundir import SAMPLES_FILE, read_samples
     from judgebench.publish.sweep import setting_folder, sweep_row, write_sweep
 
-    settings = [str(v) for v in _many(values, "sweep", "values")]
+    if not isinstance(key, str) or not key.strip():
+        raise JudgebenchError(f"sweep: key must be a judge argument's name (non-empty text), got {type(key).__name__} {_short(key)}")
+    settings = [_setting_text(v) for v in _many(values, "sweep", "values")]
     if not settings or len(set(settings)) != len(settings):
         raise JudgebenchError(f"sweep: give distinct values of {key}")
     shown = _shown_settings(key, settings)  # a URL's userinfo and query values: ***

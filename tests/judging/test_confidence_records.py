@@ -66,12 +66,14 @@ def test_repeats_give_the_share_of_votes() -> None:
     first = [record("AB", "A"), record("BA", "B")]
     others = [record("AB", "A", 1), record("AB", "B", 2), record("AB", None, 3, "INVALID"),
               record("BA", None, 1, "INVALID"), record("BA", None, 2, "INVALID")]
-    ab, ba = with_repeat_confidence(first, others)
+    ab, ba = with_repeat_confidence(first, others, ("A", "B", "TIE"))
     assert ab.confidence == pytest.approx({"A": 2 / 3, "B": 1 / 3, "TIE": 0.0}) and ab.confidence_source == "repeats"
     assert ba.confidence == {"A": 0.0, "B": 1.0, "TIE": 0.0}  # one answered vote of three
+    # over the verdicts the task allows: an A/B task's distribution has no TIE (it had one, at 0.0)
+    assert with_repeat_confidence(first, others, ("A", "B"))[0].confidence == pytest.approx({"A": 2 / 3, "B": 1 / 3})
     logprob = record("AB", "A").model_copy(update={"confidence": {"A": 0.9, "B": 0.1}, "confidence_source": "logprobs"})
-    assert with_repeat_confidence([logprob], others)[0].confidence == {"A": 0.9, "B": 0.1}  # its own kept
-    assert with_repeat_confidence(first, []) == first
+    assert with_repeat_confidence([logprob], others, ("A", "B"))[0].confidence == {"A": 0.9, "B": 0.1}  # its own kept
+    assert with_repeat_confidence(first, [], ("A", "B")) == first
 
 
 def _probs_by_prompt(messages: list[dict]) -> dict[str, float]:
@@ -114,11 +116,12 @@ def test_a_panel_judgment_carries_its_members_vote_share() -> None:
     from judgebench.judging.panel import _panel_confidence
 
     # three members: A, A, and one that abstained (INVALID): 2 of 2 answered votes say A
-    assert _panel_confidence(["A", "A", "INVALID"]) == {"confidence": {"A": 1.0, "B": 0.0, "TIE": 0.0},
-                                                        "confidence_source": "panel"}
-    got = _panel_confidence(["A", "B", "TIE", "A"])  # A 2/4, B 1/4, TIE 1/4
+    assert _panel_confidence(["A", "A", "INVALID"], True) == {"confidence": {"A": 1.0, "B": 0.0, "TIE": 0.0},
+                                                              "confidence_source": "panel"}
+    got = _panel_confidence(["A", "B", "TIE", "A"], True)  # A 2/4, B 1/4, TIE 1/4
     assert got["confidence"] == {"A": 0.5, "B": 0.25, "TIE": 0.25}
-    assert _panel_confidence(["FAILED", "MISSING"]) == {"confidence": None, "confidence_source": None}
+    assert _panel_confidence(["A", "A", "B"], False)["confidence"] == pytest.approx({"A": 2 / 3, "B": 1 / 3})  # A/B task
+    assert _panel_confidence(["FAILED", "MISSING"], True) == {"confidence": None, "confidence_source": None}
 
 
 @pytest.mark.slow
@@ -145,7 +148,7 @@ def test_a_run_with_repeats_records_the_share_of_votes(tmp_path: Path) -> None:
     records = samples(tmp_path / "run")
     assert len(records) == 6 and all(r.confidence_source == "repeats" for r in records)
     for r in records:  # three votes each: every share is a third of a whole
-        assert sorted(r.confidence) == ["A", "B", "TIE"] and r.confidence["TIE"] == 0
+        assert sorted(r.confidence) == ["A", "B"]  # sciarena_eval's verdicts: no TIE key (there was one, at 0)
         assert round(3 * r.confidence["A"], 9) in (0, 1, 2, 3) and r.confidence["A"] + r.confidence["B"] == 1
     overall = json.loads((tmp_path / "run" / "results.json").read_text())["metrics"]["overall"]
     assert overall["confidence_coverage"]["value"] == 1.0 and overall["brier_score"]["value"] is not None

@@ -555,3 +555,30 @@ def test_a_panel_takes_no_display_name_of_its_first_member(binary, tmp_path):
     build_panel(members, tmp_path / "panel", aggregate="majority", n_resamples=50)
     config = json.loads((tmp_path / "panel" / "results.json").read_text())["config"]
     assert config.get("judge_name") is None and [m["name"] for m in config["members"]] == ["named J1", "named J2", "named J3"]
+
+
+def _as_cached(run: Path, folder: Path) -> Path:
+    """A copy of a member run whose every answer came from the cache (a rerun)."""
+    import shutil
+
+    shutil.copytree(run, folder)
+    samples = folder / "samples.jsonl"
+    lines = [json.loads(line) for line in samples.read_text().splitlines()]
+    samples.write_text("".join(json.dumps({**r, "cached": True}) + "\n" for r in lines))
+    return folder
+
+
+def test_a_panel_of_rerun_members_costs_what_its_members_cost(binary, tmp_path):
+    """Answers from the cache count with their recorded cost, the part paid before told apart, as a run's usage
+    (usage.py) does: a panel of rerun members had left their cached calls out, so its usage was not their sum."""
+    j1 = _as_cached(binary["J1"], tmp_path / "J1-rerun")
+    build_panel([j1, binary["J2"], binary["J3"]], tmp_path / "part", aggregate="majority", n_resamples=50)
+    usage = read_run(tmp_path / "part")[0].usage
+    # J1: 21 priced calls of $0.01 (e10 BA failed), all cached; J2 22 x $0.02, J3 22 x $0.03, paid now
+    assert usage.cost_usd == pytest.approx(0.21 + 0.44 + 0.66) and usage.tokens_in == 210 + 440 + 660
+    assert usage.cached_cost_usd == pytest.approx(0.21) and usage.cached_calls == 0  # no judgment wholly cached
+    rerun = [_as_cached(binary[j], tmp_path / f"{j}-all") if j != "J1" else j1 for j in ("J1", "J2", "J3")]
+    build_panel(rerun, tmp_path / "all", aggregate="majority", n_resamples=50)
+    usage = read_run(tmp_path / "all")[0].usage
+    assert usage.cost_usd == pytest.approx(1.31) and usage.cached_cost_usd == pytest.approx(1.31)
+    assert usage.cached_calls == 22 and usage.resumed_calls is None

@@ -145,3 +145,21 @@ def test_cluster_bootstrap_equals_a_naive_expanded_sample_bootstrap():
         assert np.allclose(draws[name], [d[name] for d in naive])
     pearson = np.array([np.nan if d["pearson"] is None else d["pearson"] for d in naive])
     assert np.allclose(draws["pearson"], pearson, equal_nan=True)
+
+
+def test_usage_counts_answers_from_the_cache_and_states_their_share():
+    """A rerun from the cache reports what the run costs, as a pairwise run's usage does (it reported $0 and 0
+    tokens: cached records were left out); a record without a call (no prompt) or without a reply is not a call."""
+    from judgebench.kinds.rubric.scoring import usage
+
+    def call(rid: str, cost: float, cached: bool, tokens: int) -> RubricRecord:
+        return record(rid, TABLE[rid][3]).model_copy(update={
+            "prompt_hash": "h" + rid, "attempts_raw": ["{}"], "cost_usd": cost, "cached": cached,
+            "tokens_in": tokens, "tokens_out": 1, "latency_s": 2.0})
+
+    records = [call("R1", 0.25, False, 10), call("R2", 0.5, True, 20), call("R3", 1.0, True, 30),
+               record("R4", TABLE["R4"][3])]  # no call
+    u = usage(records)
+    assert (u.tokens_in, u.tokens_out, u.priced_calls) == (60, 3, 3)
+    assert u.cost_usd == pytest.approx(1.75) and u.cached_calls == 2 and u.cached_cost_usd == pytest.approx(1.5)
+    assert u.cost_per_100_calls == pytest.approx(100 * 1.75 / 3) and u.latency_p50_s == 2.0

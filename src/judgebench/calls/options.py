@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import numbers
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,13 +47,22 @@ class RunnerOptions:
     max_cost: float | None = None  # USD: stop before the estimated spend would pass it (budget.py)
 
     def __post_init__(self) -> None:
-        _at_least("--concurrency", self.concurrency, 1)
-        _at_least("--max-retries", self.max_retries, 0)
-        _at_least("--reask", self.reask, 0)
-        for flag, value in (("--max-failures", self.max_failures), ("--rpm", self.rpm), ("--tpm", self.tpm),
-                            ("unreachable_after", self.unreachable_after)):
-            if value is not None:
-                _at_least(flag, value, 1)
+        self.concurrency = _at_least("--concurrency", self.concurrency, 1)
+        self.max_retries = _at_least("--max-retries", self.max_retries, 0)
+        self.reask = _at_least("--reask", self.reask, 0)
+        for flag, name in (("--max-failures", "max_failures"), ("--rpm", "rpm"), ("--tpm", "tpm"),
+                           ("unreachable_after", "unreachable_after")):
+            if getattr(self, name) is not None:
+                setattr(self, name, _at_least(flag, getattr(self, name), 1))
+        for name in ("use_cache", "refresh_cache", "progress", "batch"):  # ("false" had sent the calls as a batch)
+            if not isinstance(getattr(self, name), bool):
+                raise JudgebenchError(f"RunnerOptions {name}: expected True or False, got {getattr(self, name)!r}")
+        if not isinstance(self.progress_label, str):
+            raise JudgebenchError(f"RunnerOptions progress_label: expected text, got {self.progress_label!r}")
+        if self.cache_dir is not None:
+            if not isinstance(self.cache_dir, (str, os.PathLike)):
+                raise JudgebenchError(f"--cache-dir: expected a path, got {type(self.cache_dir).__name__} {self.cache_dir!r}")
+            self.cache_dir = Path(self.cache_dir)
         _positive_seconds("--timeout", self.timeout_s)
         _positive_seconds("--batch-poll-s", self.batch_poll_s, zero_ok=True)
         _positive_seconds("backoff_base_s", self.backoff_base_s, zero_ok=True)
@@ -92,9 +103,11 @@ class RunnerOptions:
             )
 
 
-def _at_least(flag: str, value: object, minimum: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+def _at_least(flag: str, value: object, minimum: int) -> int:
+    """The value as an int (numpy's integers too), or a one-line error."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
         raise JudgebenchError(f"{flag}: expected an integer >= {minimum}, got {value!r}")
+    return int(value)
 
 
 def _positive_seconds(flag: str, value: object, *, zero_ok: bool = False) -> None:

@@ -100,9 +100,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     refuse_repeated_tasks(tasks)
     if args.demo and args.dataset_path:
         raise JudgebenchError("--demo and --dataset-path exclude each other")
-    for flag, value in (("--split", args.split), ("--revision", args.revision)):
-        if args.demo and value:
-            warn(f"{flag} is ignored with --demo (the bundled demo split has no splits or revisions)")
     runner = runner_options(args)
     from judgebench.judging.multirun import judges_from_flags
 

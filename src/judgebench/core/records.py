@@ -18,6 +18,7 @@ import sys
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -67,6 +68,17 @@ Order = Literal["AB", "BA"]
 COUNT_MAX = 2**53  # a count we measure (characters, citations, attempts, repeats) above this is refused
 Count = Annotated[int, Field(ge=0, le=COUNT_MAX)]  # so scoring's int64 and float arrays hold every value exactly
 Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]  # a cost or latency: finite and not negative
+RESULTS_SCHEMA = 1  # the results.json layout this judgebench writes and reads
+
+
+def _known_schema(version: int) -> int:
+    if version != RESULTS_SCHEMA:  # (99 was read as if it were 1)
+        raise ValueError(f"{version} is not the layout this judgebench reads ({RESULTS_SCHEMA}): written by another "
+                         "version of judgebench; read it with that version, or rerun")
+    return version
+
+
+SchemaVersion = Annotated[int, AfterValidator(_known_schema)]
 
 
 def reported_count(value: Any) -> int | None:
@@ -477,7 +489,7 @@ class RunResult(Strict):
                 data = {**data, "config": {**data["config"], "headline": legacy}}
         return data
 
-    schema_version: int = 1
+    schema_version: SchemaVersion = RESULTS_SCHEMA
     config: RunConfig
     metrics: dict[str, dict[str, MetricValue]]  # dimension -> metric name -> value
     slices: dict[str, dict[str, dict[str, dict[str, MetricValue]]]] = Field(

@@ -93,6 +93,30 @@ def check_run_files(run_dir: Path, flag: str = "--output-path") -> None:
         target = run_dir / name
         if target.is_dir() and not target.is_symlink():
             raise JudgebenchError(f"{flag} {run_dir}: {target} is a folder; a run writes a file there")
+    foreign = not_a_runs_file(run_dir)
+    if foreign is not None:  # (someone's own samples.jsonl and results.json were replaced without a word)
+        raise JudgebenchError(f"{flag} {run_dir}: {foreign} is no judgebench run's file and a run would replace it; "
+                              "choose another folder or move the file")
+
+
+def not_a_runs_file(run_dir: Path) -> Path | None:
+    """results.json or samples.jsonl in `run_dir` when it is not a run's (results.json with no run `config`; a
+    samples.jsonl, without results.json, whose first line is no judgment): a run would replace it. An interrupted
+    run's samples.jsonl (no results.json yet) is a run's: a rerun resumes it. A link is not looked at: a run
+    replaces the link, never what it points to."""
+    import json
+
+    results, samples = run_dir / RESULTS_FILE, run_dir / SAMPLES_FILE
+    if results.exists() and not results.is_symlink():
+        return None if recorded_config(run_dir) is not None else results
+    if samples.is_symlink() or not samples.is_file() or samples.stat().st_size == 0:
+        return None
+    try:
+        with samples.open("rb") as handle:
+            first = json.loads(handle.readline(64 << 20))
+    except (OSError, ValueError, RecursionError):
+        return samples
+    return None if isinstance(first, dict) and ("example_id" in first or "item_id" in first) else samples
 
 
 def recorded_config(run_dir: Path) -> dict[str, Any] | None:

@@ -181,9 +181,13 @@ def _panel_record(
         raise JudgebenchError(f"panel: example {key[0]} ({key[1]}) has different human labels in the members: not the same data")
     votes = [vote_of(r) for r in votes_of]
     verdict = aggregate_votes(votes, aggregate, allow_tie)
-    live = [r for r in present if not r.cached]  # as usage.py: cached calls cost nothing now
-    costs = [r.cost_usd for r in live if r.cost_usd is not None]
-    unpriced = any(r.cost_usd is None and r.tokens_in is not None and r.status != "FAILED" for r in live)
+    # as usage.py counts a run: every member's call with what it cost when made, the part paid before (answers
+    # from the cache, a resumed chain's earlier answers) told apart as cached_cost_usd (a panel of rerun members
+    # had left their cached calls out, so its usage was not its members' sum)
+    costs = [r.cost_usd for r in present if r.cost_usd is not None]
+    unpriced = any(r.cost_usd is None and r.tokens_in is not None and r.status != "FAILED" for r in present)
+    cost = sum(costs) if costs and not unpriced else None
+    paid_before = sum((r.cost_usd or 0.0) if r.cached else (r.cached_cost_usd or 0.0) for r in present)
     base = present[0]
     return base.model_copy(
         update={
@@ -195,21 +199,23 @@ def _panel_record(
             "earlier_raw": [],
             "verdict": verdict,
             "verdict_shown": verdict if key[2] == "AB" else swap_verdict(verdict),
-            "tokens_in": _total([r.tokens_in for r in live]),
-            "tokens_out": _total([r.tokens_out for r in live]),
-            "cost_usd": sum(costs) if costs and not unpriced else None,
+            "tokens_in": _total([r.tokens_in for r in present]),
+            "tokens_out": _total([r.tokens_out for r in present]),
+            "cost_usd": cost,
             "latency_s": max((r.latency_s for r in present), default=0.0),
             "attempts": 1,
-            "cached": False,
+            "cached": all(r.cached for r in present),
+            "cached_cost_usd": paid_before if cost is not None and paid_before and not all(r.cached for r in present) else None,
             "error": None,
             # the share of the members' answered votes (issue 34, core/confidence.py)
-            **_panel_confidence(votes),
+            **_panel_confidence(votes, allow_tie),
         }
     )
 
 
-def _panel_confidence(votes: list[str]) -> dict[str, object]:
-    shares = vote_shares(votes, VERDICT_KEYS)
+def _panel_confidence(votes: list[str], allow_tie: bool) -> dict[str, object]:
+    """The share of each verdict the task allows among the members' answered votes (an A/B task's has no TIE)."""
+    shares = vote_shares(votes, VERDICT_KEYS if allow_tie else VERDICT_KEYS[:2])
     return {"confidence": shares, "confidence_source": "panel" if shares is not None else None}
 
 

@@ -269,12 +269,15 @@ def run_dimension_mode(spec: TaskSpec, override: str | None) -> Literal["single"
 
 def warn_of_setup(request: RunRequest, spec: TaskSpec, mode: str, template: PromptTemplate) -> None:
     """What a run's setup asks that is likely not meant, said before any call (`--dry-run` too): a judge argument
-    one letter off a known one, a replay of a run made with another prompt template, a prompt that leaves out a
+    one letter off a known one, a split or revision with the demo data, a replay of a run made with another prompt template, a prompt that leaves out a
     response, a separate-mode prompt that names no dimension."""
     if request.on_warning is None:
         return
     for line in near_misses(request.judge_args):
         request.on_warning(line)
+    for flag, value in (("--split", request.split), ("--revision", request.revision)):
+        if request.demo and value:
+            request.on_warning(f"{flag} is ignored with --demo (the bundled demo split has no splits or revisions)")
     if (run := replayed_run(request.judge)) is not None and (used := _replayed_template(run, template, request)):
         request.on_warning(f"--judge {request.judge}: that run's prompt template is {used}, this run renders "
                            f"{template.name}@{template.sha256[:10]}: the prompts they render differently have no "

@@ -24,23 +24,24 @@ def split_repeats(records: Sequence[JudgmentRecord]) -> tuple[list[JudgmentRecor
     return [r for r in records if r.repeat == 0], [r for r in records if r.repeat != 0]
 
 
-def with_repeat_confidence(records: Sequence[JudgmentRecord],
-                           others: Sequence[JudgmentRecord]) -> list[JudgmentRecord]:
+def with_repeat_confidence(records: Sequence[JudgmentRecord], others: Sequence[JudgmentRecord],
+                           verdicts: Sequence[str]) -> list[JudgmentRecord]:
     """Repeat 0's records, each without a confidence of its own (log-probabilities, a stated one) given the
-    share of every repeat's answered verdicts of its judgment as `confidence` (source "repeats"; issue 34).
+    share of every repeat's answered verdicts of its judgment as `confidence` (source "repeats"; issue 34), over
+    the `verdicts` the task allows (an A/B task's has no TIE).
     A judgment no repeat answered keeps none. Without repeats the records are returned as they are."""
     if not others:
         return list(records)
-    verdicts: dict[tuple[str, str, str], list[str | None]] = {}
+    given: dict[tuple[str, str, str], list[str | None]] = {}
     for r in others:
-        verdicts.setdefault((r.example_id, r.dimension, r.order), []).append(
+        given.setdefault((r.example_id, r.dimension, r.order), []).append(
             r.verdict if r.status == "ANSWERED" else None)
     out = []
     for r in records:
         if r.confidence is None:
             votes = [r.verdict if r.status == "ANSWERED" else None,
-                     *verdicts.get((r.example_id, r.dimension, r.order), [])]
-            shares = vote_shares(votes, VERDICT_KEYS)
+                     *given.get((r.example_id, r.dimension, r.order), [])]
+            shares = vote_shares(votes, verdicts)
             if shares is not None:
                 r = r.model_copy(update={"confidence": shares, "confidence_source": "repeats"})
         out.append(r)

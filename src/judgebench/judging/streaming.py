@@ -118,7 +118,7 @@ def stream_judgments(
                 replies, done.stopped, done.calls_made = outcome.replies, outcome.stopped, done.calls_made + outcome.calls_made
                 runner = runner.for_next_chunk(outcome)
             records = assemble_records(spec.name, judge.id, requests, replies, part, done.stopped, log_text=log_text)
-            _keep_chunk(done, records, part, sink, unlabelled_sink)
+            _keep_chunk(done, records, part, spec.verdicts, sink, unlabelled_sink)
     return done
 
 
@@ -137,14 +137,14 @@ def _cache_folder(judge: Judge, runner: RunnerOptions) -> Path | None:
     return (runner.cache_dir or default_cache_dir()) if uses_cache(judge, runner) else None
 
 
-def _keep_chunk(done: StreamOutcome, records: list[JudgmentRecord], part: Sequence[PairExample], sink: Sink,
-                unlabelled_sink: Sink) -> None:
+def _keep_chunk(done: StreamOutcome, records: list[JudgmentRecord], part: Sequence[PairExample],
+                verdicts: Sequence[str], sink: Sink, unlabelled_sink: Sink) -> None:
     """A chunk's records: repeat 0 of the labelled examples to samples.jsonl, their other repeats held for
     repeats.jsonl, every judgment of the unlabelled ones to unlabelled.jsonl; lean copies kept for scoring."""
     from judgebench.judging.repeats import split_repeats, with_repeat_confidence
 
     records, again = split_repeats(records)
-    records = with_repeat_confidence(records, again)  # --repeats: the share of votes (issue 34)
+    records = with_repeat_confidence(records, again, verdicts)  # --repeats: the share of votes (issue 34)
     done.unlabelled_examples += sum(1 for example in part if not example.labels)
     records, judged_only = _split_unlabelled(records)
     again, judged_only_again = _split_unlabelled(again)

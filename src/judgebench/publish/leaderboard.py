@@ -108,7 +108,12 @@ def find_results(paths: list[Path]) -> list[Path]:
         else:
             raise JudgebenchError(f"{path}: no such file or directory")
     if not found:
-        raise JudgebenchError(f"no results.json found under {', '.join(map(str, paths))}")
+        raise JudgebenchError(f"no results.json found under {', '.join(map(str, paths)) or 'the paths given (none)'}")
+    seen: dict[Path, Path] = {}
+    for path in found:  # (one run given twice was two identical rows)
+        if (first := seen.setdefault(path.resolve(), path)) is not path:
+            raise JudgebenchError(f"{path}: the same results file as {first} (given twice, or under two of the "
+                                  "folders given): a run is one row")
     return found
 
 
@@ -144,7 +149,8 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
     row: dict[str, Any] = {
         "kind": "baseline" if is_builtin(config.judge) else "run",
         "judge": config.judge,
-        "label": config.judge_name or config.judge,
+        "label": (config.judge_name or config.judge) + (" (own judge)" if config.own_judge else ""),  # (a Python
+        # judge may take any id: `openai/gpt-4o` read as the real model's row)
         "name": config.judge_name,
         "judge_args": args_text(config.judge_args, limit=200) or None,
         "config_hash": run_config_hash(config),

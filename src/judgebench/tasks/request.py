@@ -54,6 +54,8 @@ class JobRequest:
     def __post_init__(self) -> None:
         """The types and ranges the command line checks, for Python callers (named by their keyword and their flag: one message for both)."""
         check_field_types(self, type(self).__name__)
+        if isinstance(self.limit, float) and self.limit == 1:  # one example, or all of them? (it judged one)
+            raise JudgebenchError("limit (--limit): 1.0 is ambiguous: give 1 for one example, or leave limit out for all")
         if isinstance(self.limit, float) and self.limit.is_integer() and self.limit >= 1:
             self.limit = int(self.limit)
         if isinstance(self.limit, float) and not self.fractional_limit:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from judgebench.core.records import Amount, Count, MetricValue, Strict, Usage
+from judgebench.core.records import RESULTS_SCHEMA, Amount, Count, MetricValue, SchemaVersion, Strict, Usage
 
 RubricStatus = Literal["ANSWERED", "INVALID", "FAILED", "NO_ANSWER"]
 TOTAL = "total"  # the one rubric item of a task that gives only a total maximum
@@ -152,7 +152,7 @@ class SystemLevel(Strict):
 
 
 class RubricResult(Strict):
-    schema_version: int = 1
+    schema_version: SchemaVersion = RESULTS_SCHEMA
     config: RubricConfig
     metrics: dict[str, dict[str, MetricValue]]  # level (item / total) -> metric -> value
     slices: dict[str, dict[str, dict[str, dict[str, MetricValue]]]] = Field(default_factory=dict)

@@ -229,11 +229,15 @@ def counts(records: list[RubricRecord], n_responses: int) -> RubricCounts:
 
 
 def usage(records: list[RubricRecord]) -> Usage:
-    live = [r for r in records if r.prompt_hash is not None and not r.cached and r.attempts_raw]
+    """Tokens, cost and latency of the calls that got a reply. As a pairwise run's (scoring/usage.py), an answer
+    from the cache counts with what was recorded when it was made, so a rerun reports what the run costs, and the
+    cached share is stated beside it (`cached_calls`, `cached_cost_usd`: not paid again)."""
+    live = [r for r in records if r.prompt_hash is not None and r.attempts_raw]
     t_in = sum(r.tokens_in or 0 for r in live)
     t_out = sum(r.tokens_out or 0 for r in live)
     unpriced = sum(r.cost_usd is None for r in live)
     cost = None if unpriced else float(sum(r.cost_usd or 0.0 for r in live))
+    cached = [r for r in live if r.cached]
     lat = np.array([r.latency_s for r in live], float)
     per_100 = 100 * cost / len(live) if live and cost is not None else None
     check_cost_sums(cost, per_100)
@@ -243,4 +247,6 @@ def usage(records: list[RubricRecord]) -> Usage:
         cost_per_100_calls=per_100,
         latency_p50_s=float(np.percentile(lat, 50)) if lat.size else None,
         latency_p95_s=float(np.percentile(lat, 95)) if lat.size else None,
+        cached_calls=len(cached),
+        cached_cost_usd=None if cost is None else float(sum(r.cost_usd or 0.0 for r in cached)),
     )
