@@ -541,6 +541,33 @@ def test_a_host_name_dns_does_not_know_stops_the_run_instead_of_being_retried() 
     assert (error.retryable, error.unreachable) == (True, False)
 
 
+def test_an_unknown_host_deep_in_the_chain_stops_the_run() -> None:
+    """openai/* with no DNS: litellm's APIConnectionError wraps openai's "Connection error.", which wraps httpx's
+    ConnectError, raised while handling the resolver's gaierror. Only the outermost no-answer error was read, so the
+    run retried for half a minute; the root cause now rides along and is recognised."""
+    import socket
+
+    import httpx
+    import openai
+
+    from judgebench.judges.litellm_transport import import_litellm
+
+    litellm = import_litellm()
+    judge = LiteLLMJudge("openai/m", {"api_key": "sk-t"})
+    resolver = socket.gaierror(-2, "Name or service not known")
+    connect = httpx.ConnectError("")
+    connect.__context__ = resolver
+    inner = openai.APIConnectionError(request=httpx.Request("POST", "https://api.openai.com/v1"))
+    inner.__cause__ = connect
+    outer = litellm.APIConnectionError(message="OpenAIException - Connection error.", llm_provider="openai", model="m")
+    outer.__cause__ = inner
+    direct = LiteLLMJudge("openai/m", {"api_key": "sk-t", "api_base": "https://api.openai.com/v1"})
+    for exc in (outer, inner):
+        error = judge.classify_error(exc) if exc is outer else direct._openai_transport().classify(exc, 5.0)
+        assert not error.retryable and error.fatal, str(error)
+        assert str(error).startswith("the endpoint's host name was not found") and "Name or service not known" in str(error)
+
+
 def test_missing_credentials_is_permanent_not_retried(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """litellm reports a missing key as an InternalServerError (500): never retried."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -742,3 +769,16 @@ def test_an_endpoint_answering_no_chat_completion_stops_the_run(tmp_path: Path, 
         out = run_requests([judge_request(i) for i in range(40)], judge, options, verdict_parses)
     assert (out.stopped or "").startswith(f"{UNREACHABLE_AFTER} calls got no answer from the endpoint"), out.stopped
     assert sum(r is not None for r in out.replies) == UNREACHABLE_AFTER
+
+
+@pytest.mark.parametrize("key", ["sk-abc\n", " sk-abc", "sk-a\tbc", "sk-é123", "sk-\x7fabc"])
+def test_a_key_no_http_header_can_carry_is_refused_before_any_call(monkeypatch: pytest.MonkeyPatch, key: str) -> None:
+    """A key pasted with its line feed failed every attempt as a connection error (6 tries, 40 s) and was echoed."""
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    with pytest.raises(JudgebenchError, match="the key in OPENAI_API_KEY has a space or line break") as caught:
+        LiteLLMJudge("openai/m", {"api_base": "http://127.0.0.1:9/v1"}).preflight()
+    assert "sk-" not in str(caught.value)
+    with pytest.raises(JudgebenchError, match="the key in --judge-args api_key"):
+        LiteLLMJudge("openai/m", {"api_key": key}).preflight()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-fine")
+    LiteLLMJudge("openai/m", {}).preflight()

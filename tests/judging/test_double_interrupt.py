@@ -96,3 +96,33 @@ def test_calls_in_flight_at_a_stop_are_answered_into_the_cache_and_never_paid_tw
     assert total == 2  # the two prompts, each sent once: the rerun waited for the worker's answers
     samples = [json.loads(line) for line in (tmp_path / "second" / "samples.jsonl").read_text().splitlines()]
     assert [s["status"] for s in samples] == ["ANSWERED", "ANSWERED"] and all(s["cached"] for s in samples)
+
+
+@pytest.mark.slow
+def test_one_interrupt_without_the_cache_says_it_waits_and_keeps_the_answers_in_flight(tmp_path):
+    """--no-cache runs the calls in this process: the first Ctrl-C waits for the calls in flight (up to --timeout), and
+    said nothing while it waited; its stop line said those answers were "not kept (--no-cache)", but they were."""
+    out = tmp_path / "out"
+    src = str(Path(judgebench.__file__).parents[1])
+    with FakeOpenAIServer(Behaviour(latency_s=1.5, answer="[[A]]")) as server:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "judgebench", "run", "--tasks", "sciarena_eval", "--judge", "openai/fake-model",
+             "--judge-args", f"api_base={server.api_base},api_key=sk-test", "--demo", "--limit", "10",
+             "--concurrency", "2", "--output-path", str(out), "--no-cache", "--quiet"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+            env={**os.environ, "PYTHONPATH": src},
+        )
+        try:
+            deadline = time.monotonic() + 120
+            while server.stats().total < 1 and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.05)
+            os.killpg(proc.pid, signal.SIGINT)
+            _, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 1 and "Traceback" not in err, err
+    assert "judgebench: SIGINT: stopping; waiting for the calls in flight (at most --timeout each, 120 s)" in err, err
+    assert "answers still in flight were waited for and kept in this run (--no-cache: not cached)" in err, err
+    kinds = Counter(json.loads(line)["status"] for line in (out / "samples.jsonl").read_text().splitlines())
+    assert kinds["ANSWERED"] >= 1, kinds  # the calls in flight at the signal: answered, kept

@@ -239,7 +239,7 @@ def test_a_run_the_judge_graded_nothing_is_neither_ranked_nor_accepted(full_cred
         code = main(["rubric", "run", "--task", "rubric_demo", "--judge", "openai/m", "--judge-args",
                      f"api_base={server.api_base},api_key=sk-t", "--demo", "--output-path", str(out), "--quiet",
                      "--no-cache", "--reask", "0", "--bootstrap", "200"])
-    assert code == 1 and "FAILED: no response was graded by the judge" in capsys.readouterr().out
+    assert code == 1 and "FAILED: no response was graded by the judge" in capsys.readouterr().err  # stderr, as `run`'s
     result, _ = read_rubric_run(out)
     assert (result.counts.answered, result.counts.no_answer, result.metrics["item"]["normalized_mae"].value) == (0, 2, 0.0)
     assert main(["rubric", "leaderboard", str(out), str(full_credit), "--output-dir", str(tmp_path / "lb")]) == 0

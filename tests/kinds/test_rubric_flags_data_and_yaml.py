@@ -34,9 +34,9 @@ def test_min_coverage_exits_1_below_it_and_0_at_or_above(tmp_path, capsys, monke
     # 8 responses: 6 answered + 1 no-answer scored, r2 rejected twice -> coverage 7/8 = 0.875
     code, out = _run_cli(tmp_path / "a", ["--min-coverage", "0.9"], capsys, monkeypatch)
     assert code == 1
-    assert "coverage 0.875 is below --min-coverage 0.9 (rejected 1, failed 0 of 8 judgments)" in out.out
-    # the failure leads, before any headline figure, and no system-level "pass" is claimed over 7 of 8
-    first = out.out.splitlines()[0]
+    assert "coverage 0.875 is below --min-coverage 0.9 (rejected 1, failed 0 of 8 judgments)" in out.err
+    # the failure is said on stderr (as `run` says it), and no system-level "pass" is claimed over 7 of 8
+    first = out.err.splitlines()[0]
     assert first.startswith("judgebench: FAILED: coverage 0.875 is below --min-coverage 0.9")
     assert "over the scored responses only" in first
     assert "-> pass on the 87.5% scored" in out.out  # not a bare "pass"

@@ -178,7 +178,9 @@ def _name_interrupt(outcome: RunOutcome, signals: _SigtermAsInterrupt, options: 
             return outcome
         cancelled = here and any(reply is not None and reply.error == IN_FLIGHT for reply in outcome.replies)
         where = ("were cancelled by the second signal: their answers are not kept" if cancelled
-                 else "go to the cache" if options.use_cache else "are not kept (--no-cache)")
+                 else "go to the cache" if options.use_cache
+                 else "were waited for and kept in this run (--no-cache: not cached)" if here
+                 else "are not kept (--no-cache)")
         outcome.stopped = f"interrupted ({signal_name}): {outcome.calls_made} calls sent; answers still in flight {where}"
     return outcome
 
@@ -251,6 +253,8 @@ def _drain_on_signals(run: LiveRun, signals: _SigtermAsInterrupt | None) -> None
             return
         signals.received = signals.received or name
         run.start_draining()
+        print(f"judgebench: {name}: stopping; waiting for the calls in flight (at most --timeout each, "
+              f"{run.options.timeout_s:g} s); {name} again stops them now", file=sys.stderr, flush=True)
 
     for signum, name in ((signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")):
         if signal.getsignal(signum) == signal.SIG_IGN:  # ignored by whoever started us (a background job): it stays

@@ -18,6 +18,7 @@ from judgebench.cli.flags import (
     PATH,
     POSITIVE_INT,
     fraction,
+    port_number,
     warn,
 )
 from judgebench.core.errors import JudgebenchError
@@ -63,13 +64,6 @@ def add_parser(sub: Any) -> None:
                    "one): the old link and its sessions stop working; the votes stay theirs")
     p.add_argument("--export", type=OUTPUT_FILE, metavar="VOTES_JSONL", help="write the votes (votes.py layout) and exit")
     p.set_defaults(handler=cmd_annotate)
-
-
-def port_number(text: str) -> int:
-    """A TCP port, 0-65535 (argparse type: a bad value is one usage line)."""
-    if not text.isdigit() or int(text) > 65535:
-        raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got {text!r}")
-    return int(text)
 
 
 def cmd_annotate(args: argparse.Namespace) -> int:

@@ -149,6 +149,15 @@ def limit_value(text: str) -> int | float:
         raise argparse.ArgumentTypeError(f"must be an integer >= 1 or a fraction between 0 and 1, got '{text}'")
     return value
 NON_NEGATIVE_INT = _number(int, 0)
+
+
+def port_number(text: str) -> int:
+    """A TCP port, 0-65535 (argparse type: a bad value is one usage line)."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got {text!r}")
+    return int(text)
+
+
 POSITIVE_FLOAT = _number(float, 0.0, strict=True)
 NON_NEGATIVE_FLOAT = _number(float, 0.0)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,7 +20,7 @@ from judgebench.cli.flags import (
     runner_options,
 )
 from judgebench.core.errors import MESSAGE_MAX, JudgebenchError
-from judgebench.core.text import term_text
+from judgebench.core.text import reads_as_reserved, term_text
 from judgebench.core.version import __version__
 
 
@@ -48,6 +49,10 @@ def parse_models(models: str, model_args: list[str]) -> dict[str, dict[str, Any]
     ids = [m.strip() for m in models.split(",") if m.strip()]
     if len(ids) < 2 or len(set(ids)) != len(ids):
         raise JudgebenchError(f"--models: expected at least two distinct model ids, got {models!r}")
+    for model in ids:  # (builtin/longer "answered" every question with [[A]])
+        if reads_as_reserved(model):
+            raise JudgebenchError(f"--models: {model} is one of judgebench's own judges, which judge pairs and answer "
+                                  "no question; give litellm model ids (e.g. openai/gpt-4.1)")
     parsed: dict[str, dict[str, Any]] = {m: {} for m in ids}
     for entry in model_args:
         model, sep, args = entry.partition("=")
@@ -121,9 +126,12 @@ def cmd_pairs(args: argparse.Namespace) -> int:
     for error, count in errors.most_common(3):
         print(f"  {count} unanswered: {term_text(error, MESSAGE_MAX)}")  # (the endpoint's words: escaped)
     if stopped:
-        print(f"stopped early: {term_text(stopped, MESSAGE_MAX)}; rerun the same command to finish (answers already received are cached)")
+        cached = "" if getattr(args, "no_cache", False) else " (answers already received are cached)"
+        print(f"judgebench: stopped early: {term_text(stopped, MESSAGE_MAX)}; rerun the same command to finish{cached}",
+              file=sys.stderr)  # (on stderr, as every command says why it failed)
         return 1
     if answered == 0:
-        print("no answer received: check the model ids, --model-args (api_base) and credentials")
+        print("judgebench: no answer received: check the model ids, --model-args (api_base) and credentials",
+              file=sys.stderr)
         return 1
     return 0

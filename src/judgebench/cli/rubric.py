@@ -97,6 +97,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.batch:
         raise JudgebenchError("--batch: rubric runs cannot use the batch API (a rejected reply is re-asked in its "
                               "conversation, which a batch cannot do); run without --batch")
+    from judgebench.judges.config import is_config_path
+
+    if is_config_path(args.judge):  # (taken as a model id: "unknown litellm provider 'jf'", after 4 s)
+        raise JudgebenchError(f"--judge {args.judge}: rubric runs take a judge id and --judge-args, not a judge "
+                              "configuration file")
     runner = runner_options(args)
     judge_args = parse_judge_args(args.judge_args)
     from judgebench.judges.args import near_misses
@@ -109,11 +114,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         repeats=args.repeats, seed=args.seed, prompt=args.prompt, n_resamples=args.bootstrap,
         within_k=args.within_k, min_coverage=args.min_coverage, runner=runner, on_warning=warn))
     if summary.failure:  # the run's verdict leads: its figures below cover only what was scored
-        print(f"judgebench: FAILED: {term_text(summary.failure, MESSAGE_MAX)}; the figures below are over the scored responses only")
+        print(f"judgebench: FAILED: {term_text(summary.failure, MESSAGE_MAX)}; the figures below are over the scored "
+              "responses only", file=sys.stderr)  # (on stderr, as `run` says why it failed: stdout alone was missed)
     _print_summary(summary.result)
     print(f"calls sent: {summary.calls_made}; results in {summary.run_dir}")
     if summary.stopped:
-        print(f"judgebench: stopped early: {term_text(summary.stopped, MESSAGE_MAX)} (partial results written)")
+        print(f"judgebench: stopped early: {term_text(summary.stopped, MESSAGE_MAX)} (partial results written)",
+              file=sys.stderr)
         return EXIT_STOPPED
     return EXIT_STOPPED if summary.failure else 0
 

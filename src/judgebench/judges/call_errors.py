@@ -68,14 +68,20 @@ def is_auth_error(exc: BaseException, status: Any, message: str) -> bool:
 def no_answer(exc: BaseException) -> str | None:
     """The text of the exception in `exc`'s chain that says the connection got no HTTP answer (refused, reset,
     unresolvable, ...), or None: an error with an HTTP status came from an endpoint that is there."""
-    seen: set[int] = set()
+    chain: list[BaseException] = []
     cause: BaseException | None = exc
-    while cause is not None and id(cause) not in seen:
-        seen.add(id(cause))
-        if isinstance(cause, ConnectionError) or type(cause).__name__ in NO_ANSWER_ERRORS:
-            return f"{type(cause).__name__}: {cause}"
+    while cause is not None and all(cause is not seen for seen in chain):
+        chain.append(cause)
         cause = cause.__cause__ or cause.__context__
-    return None
+    found = next((i for i, c in enumerate(chain) if isinstance(c, ConnectionError) or type(c).__name__ in NO_ANSWER_ERRORS),
+                 None)
+    if found is None:
+        return None
+    first = f"{type(chain[found]).__name__}: {chain[found]}"
+    # the root cause below it says why (openai's "Connection error." wraps httpx's "[Errno -2] Name or service not
+    # known": read alone, an unknown host was retried as a connection error for half a minute)
+    root = chain[-1]
+    return first if found == len(chain) - 1 or not str(root) else f"{first} ({type(root).__name__}: {root})"
 
 
 def connection_error(message: str) -> JudgeCallError:

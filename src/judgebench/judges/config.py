@@ -100,6 +100,7 @@ def config_entry(path: Path, number: int, entry: Any, flag: str = "--judges-file
 
     where = f"{flag} {path}: entry {number}"
     if isinstance(entry, str) and entry.strip():
+        _check_entry(entry.strip(), {}, where)
         return JudgeConfig(entry.strip(), source=str(path))
     if not isinstance(entry, dict):
         raise JudgebenchError(f"{where}: expected a judge id or a mapping with keys {', '.join(CONFIG_KEYS)}")
@@ -146,7 +147,23 @@ def config_entry(path: Path, number: int, entry: Any, flag: str = "--judges-file
     for key in given:  # checked here, so that an error names the file and entry (not --judge-args)
         price_per_mtok(args[key], f"{where}: judge_args {key}={one_line(str(args[key]), 40)}")
     args.update(_price_args(entry.get("price"), where))
+    _check_entry(judge.strip(), args, where)
     return JudgeConfig(judge.strip(), args, name=None if name is None else str(name).strip(), prompt=prompt, source=str(path))
+
+
+def _check_entry(judge: str, args: dict[str, Any], where: str) -> None:
+    """What a run would refuse of an entry (an unknown built-in judge, a judge argument of the wrong type), said
+    naming the file and entry (it named --judge-args, or the id alone, and the file was left to guess)."""
+    from judgebench.judges.args import convert_judge_args
+
+    try:
+        if is_builtin(judge):
+            from judgebench.judges.builtin import make_builtin_judge
+
+            make_builtin_judge(judge)
+        convert_judge_args(args)
+    except JudgebenchError as exc:
+        raise JudgebenchError(f"{where}: {exc}") from None
 
 
 def _price_args(price: Any, where: str) -> dict[str, str]:

@@ -247,6 +247,7 @@ class LiteLLMJudge(Judge):
         api_key argument needs its credential environment variable(s): raise JudgebenchError naming what is
         missing."""
         provider, _ = self.split_provider()
+        self._check_key_text(provider)
         if not self._args.get("api_base"):
             self._check_address(provider)
         if self._args.get("api_base") or self._api_key or self._secrets:
@@ -254,6 +255,18 @@ class LiteLLMJudge(Judge):
         if self.transport == "openai" or provider in SELF_HOSTED_BASE_ENV:
             return
         check_credentials(self.model)
+
+    def _check_key_text(self, provider: str) -> None:
+        """The key sent in a header is plain ASCII without control characters or spaces at its ends (a key pasted
+        with its line feed failed every attempt as a connection error, 6 tries over 40 s, and was echoed). The key
+        is never shown."""
+        variable = f"{provider.upper()}_API_KEY"
+        where, key = ("--judge-args api_key", self._api_key) if self._api_key else (variable, os.environ.get(variable))
+        if not key or not key.strip():
+            return  # (a blank one is check_credentials' to word)
+        if key != key.strip() or not key.isascii() or any(ord(c) < 32 or ord(c) == 127 for c in key):
+            raise JudgebenchError(f"judge {self.model}: the key in {where} has a space or line break at an end, a "
+                                  "control character or a non-ASCII character (not shown); an HTTP header cannot carry it")
 
     def _check_address(self, provider: str) -> None:
         """Without api_base, transport=openai and a self-hosted provider have nowhere to send a call (litellm would

@@ -33,6 +33,7 @@ from judgebench.judges.call_errors import (
     error_detail,
     is_auth_error,
     is_request_level,
+    no_answer,
     parse_retry_after,
 )
 from judgebench.judges.prices import cost_map_prices, price
@@ -219,10 +220,8 @@ class OpenAITransport:
                 return JudgeCallError(message, retryable=True, retry_after_s=parse_retry_after(headers))
             request_level = status == 400 and is_request_level(detail, getattr(exc, "code", None))
             return JudgeCallError(message, retryable=False, fatal=not request_level)
-        if isinstance(exc, openai.APIConnectionError):
-            cause = exc.__cause__ or exc.__context__
-            reason = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
-            return connection_error(self.scrub(f"connection error: {reason}"))
+        if isinstance(exc, openai.APIConnectionError):  # what it wraps says why (call_errors.no_answer)
+            return connection_error(self.scrub(f"connection error: {no_answer(exc)}"))
         if isinstance(exc, (openai.APIResponseValidationError, json.JSONDecodeError)):
             # a 200 whose body is not a chat completion (a proxy's error page, cut-off JSON)
             return JudgeCallError(self.scrub(f"malformed response: {name}: {exc}"), retryable=True, unreachable=True)

@@ -377,6 +377,7 @@ def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSp
     if not TASK_NAME_RE.fullmatch(task):
         raise JudgebenchError(f"{run_dir}: task {task[:80]!r} is not a task name (letters, digits, _ and -); "
                               "a run's files name their task, never a path")
+    yaml_files(include_paths)  # a missing --include-path is an error, not a fall back to the run's copy (it was silent)
     try:
         return get_task(task, include_paths)
     except JudgebenchError:

@@ -77,6 +77,10 @@ class Store:
         self.location = str(location)
         self.postgres = self.location.startswith(("postgresql://", "postgres://"))
         self.shown = redact_url(self.location) if self.postgres else self.location
+        if "://" in self.location and not self.postgres:  # (a misspelt scheme was taken as a file path, and the
+            # error that said its folder was missing showed the URL's password)
+            raise JudgebenchError(f"--db {redact_url(self.location)}: a database URL starts with postgresql:// (or "
+                                  "postgres://); anything else is a SQLite file path")
         self._pairs: tuple[int, list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None
         self._local = threading.local()
         with self.connect(exclusive="schema") as db:  # one process at a time: two opening an older database

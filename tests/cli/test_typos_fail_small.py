@@ -1,0 +1,90 @@
+"""Typos and failures that were slow, silent or loud (an outside attack on the command line, 2026-12-07): each is
+now one line naming the flag or file, exit 2, before any work."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from judgebench.cli.main import main
+
+
+def run_demo(out: Path, judge: str = "builtin/longer") -> Path:
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", judge, "--demo", "--limit", "4", "--output-path",
+                 str(out), "--quiet", "--bootstrap", "0"]) == 0
+    return out
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("judgebench: error: ") and "\n" not in err and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize("port", ["65536", "99999", "-1"])
+def test_view_refuses_a_port_out_of_range_in_one_line(tmp_path, capsys, port):
+    run = run_demo(tmp_path / "run")
+    capsys.readouterr()
+    assert main(["view", str(run), "--port", port]) == 2  # 65536 was an OverflowError traceback
+    assert "--port: expected a port number 0-65535" in one_line_error(capsys)
+
+
+def test_view_on_a_port_in_use_names_the_flag(tmp_path, capsys):
+    run = run_demo(tmp_path / "run")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        capsys.readouterr()
+        assert main(["view", str(run), "--port", str(port)]) == 2
+    assert f"--port {port}: cannot listen on 127.0.0.1" in one_line_error(capsys)
+
+
+def test_a_misspelt_database_scheme_is_refused_without_its_password(tmp_path, capsys):
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("")
+    assert main(["annotate", str(pairs), "--db", "postgressql://user:s3cretpw@127.0.0.1:9/db",
+                 "--export", str(tmp_path / "v.jsonl")]) == 2
+    err = one_line_error(capsys)
+    assert "a database URL starts with postgresql://" in err and "s3cretpw" not in err
+
+
+@pytest.mark.parametrize("command", [["score", "{run}"], ["panel", "{run}", "{other}", "--output-path", "{out}"]])
+def test_a_missing_include_path_is_refused_by_every_command_that_reads_tasks(tmp_path, capsys, command):
+    run, other = run_demo(tmp_path / "run"), run_demo(tmp_path / "other", "builtin/shorter")
+    capsys.readouterr()
+    argv = [part.format(run=run, other=other, out=tmp_path / "panel") for part in command]
+    assert main([*argv, "--include-path", str(tmp_path / "nope")]) == 2  # it fell back to the run's task copy
+    assert "--include-path" in one_line_error(capsys)
+
+
+def test_pairs_refuses_judgebenchs_own_judges_as_answering_models(tmp_path, capsys):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"id": "q1", "question": "why?"}\n')
+    assert main(["pairs", str(questions), "--models", "builtin/longer,builtin/random", "--output",
+                 str(tmp_path / "p")]) == 2  # they "answered" every question with [[A]]
+    assert "--models: builtin/longer is one of judgebench's own judges" in one_line_error(capsys)
+    assert not (tmp_path / "p").exists()
+
+
+def test_rubric_run_says_a_configuration_file_is_not_taken(tmp_path, capsys):
+    config = tmp_path / "judge.yaml"
+    config.write_text("- judge: openai/x\n")
+    assert main(["rubric", "run", "--task", "rubric_demo", "--judge", str(config), "--demo",
+                 "--output-path", str(tmp_path / "r")]) == 2  # "unknown litellm provider", after 4 s
+    assert "rubric runs take a judge id and --judge-args, not a judge configuration file" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("text, says", [
+    ("- judge: openai/x\n  judge_args: {temperature: hot}\n", "entry 1: --judge-args temperature='hot': expected a number"),
+    ("- builtin/longr\n", "entry 1: unknown built-in judge 'builtin/longr'"),
+    ("- builtin/longer\n- {judge: builtin/longr}\n", "entry 2: unknown built-in judge 'builtin/longr'"),
+])
+def test_an_error_inside_a_judge_configuration_names_its_file_and_entry(tmp_path, capsys, text, says):
+    config = tmp_path / "judges.yaml"
+    config.write_text(text)
+    assert main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", str(config), "--output-path",
+                 str(tmp_path / "o")]) == 2
+    assert f"--judge {config}: {says}" in one_line_error(capsys)
