@@ -123,7 +123,8 @@ def _judge_choice(judge: Any) -> JudgeChoice:
     """A multirun.JudgeChoice from an id, an (id, judge_args) pair (any two-item sequence) or a Judge object."""
     from judgebench.judging.multirun import JudgeChoice
 
-    if isinstance(judge, JudgeChoice):
+    if isinstance(judge, JudgeChoice):  # its arguments' names checked as a pair's are (a config's {1: 2} was sent)
+        _judge_args(judge.judge_args, "evaluate_judges")
         return judge
     if isinstance(judge, str):
         return JudgeChoice(judge)
@@ -188,7 +189,7 @@ def _setting_text(value: Any) -> str:
         raise JudgebenchError(f"sweep: each value must be text or a JSON value, got {type(value).__name__} {_short(value)}") from None
 
 
-def _shown_settings(key: str, settings: list[str]) -> dict[str, str]:
+def _shown_settings(key: str, settings: list[str], given: list[Any]) -> dict[str, str]:
     """Each sweep value as its folder name and table rows show it (a URL's userinfo and query values as ***), each
     typed once as the judge takes it (judge_args.convert_judge_args; thinking_budget is stored as thinking). Refused:
     a key that holds a secret (api_key, a header: every header value is one) or a value holding one (a JSON object
@@ -202,9 +203,9 @@ def _shown_settings(key: str, settings: list[str]) -> dict[str, str]:
     advice = "run each setting with judge_args (--judge-args) instead"
     shown: dict[str, str] = {}
     seen: dict[str, str] = {}
-    for value in settings:
+    for value, original in zip(settings, given):
         try:
-            args, headers = convert_judge_args({key: value})
+            args, headers = convert_judge_args({key: original})
         except JudgebenchError as exc:
             raise JudgebenchError(str(exc).replace("--judge-args ", "--sweep ", 1)) from None
         if is_secret_name(key) or headers:
@@ -400,15 +401,16 @@ def sweep(
     argument `key`, each in OUTPUT/KEY=VALUE/ through the shared cache, then sweep.json, sweep.md and sweep.png
     in `output_path`. Returns sweep.json's rows; `on_run` gets each setting's RunSummary; `options` are
     `evaluate`'s. Stops after a setting that stopped early (its row says why)."""
-    from judgebench.core.rundir import SAMPLES_FILE, read_samples
+    from judgebench.core.rundir import SAMPLES_FILE, check_run_files, read_samples
     from judgebench.publish.sweep import setting_folder, sweep_row, write_sweep
 
     if not isinstance(key, str) or not key.strip():
         raise JudgebenchError(f"sweep: key must be a judge argument's name (non-empty text), got {type(key).__name__} {_short(key)}")
-    settings = [_setting_text(v) for v in _many(values, "sweep", "values")]
+    given = list(_many(values, "sweep", "values"))  # sent as given (None is null, not the text "null")
+    settings = [_setting_text(v) for v in given]  # and named by their JSON text (folders, tables)
     if not settings or len(set(settings)) != len(settings):
         raise JudgebenchError(f"sweep: give distinct values of {key}")
-    shown = _shown_settings(key, settings)  # a URL's userinfo and query values: ***
+    shown = _shown_settings(key, settings, given)  # a URL's userinfo and query values: ***
     folders: dict[str, str] = {}
     for value in settings:  # two values one folder: the later run replaced the earlier's (an outside attack)
         if (twin := folders.setdefault(setting_folder(key, shown[value]), value)) != value:
@@ -420,9 +422,11 @@ def sweep(
         raise JudgebenchError(f"sweep: {key} is also in judge_args (give it once)")
     on_run = _arg(on_run, Callable[..., Any] | None, "sweep", "on_run")
     out, rows = _path(output_path, "sweep", "output_path"), []
-    for value in settings:
+    for value in settings:  # every folder checked before the first setting's calls
+        check_run_files(out / setting_folder(key, shown[value]))
+    for value, original in zip(settings, given):
         folder = setting_folder(key, shown[value])
-        summary = evaluate(task, judge, output_path=out / folder, judge_args={**judge_args, key: value},
+        summary = evaluate(task, judge, output_path=out / folder, judge_args={**judge_args, key: original},
                            **options)
         if on_run is not None:
             on_run(summary)

@@ -129,7 +129,7 @@ def test_one_run_given_twice_is_not_two_rows(tmp_path: Path) -> None:
     out = tmp_path / "run"
     judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=out, **DEMO)
     for given in ([out, out], [out, out / "results.json"], [tmp_path, out]):
-        with pytest.raises(judgebench.JudgebenchError, match="the same results file"):
+        with pytest.raises(judgebench.JudgebenchError, match="named twice, or found under two of the folders"):
             judgebench.build_leaderboard(given, tmp_path / "lb")
     with pytest.raises(judgebench.JudgebenchError, match="no results.json found under the paths given"):
         judgebench.build_leaderboard([], tmp_path / "lb")
@@ -158,3 +158,66 @@ def test_sweep_from_a_plain_import_with_python_values(tmp_path: Path) -> None:
             judgebench.api.sweep("sciarena_eval", "builtin/longer", key, [1, 2], output_path=tmp_path / "k", **DEMO)
     with pytest.raises(judgebench.JudgebenchError, match="each value must be text or a JSON value"):
         judgebench.api.sweep("sciarena_eval", "builtin/longer", "top_p", [{1, 2}], output_path=tmp_path / "k", **DEMO)
+
+
+def test_a_judge_configuration_gets_the_argument_name_check_too(tmp_path: Path) -> None:
+    from judgebench.judges.config import JudgeConfig
+
+    with pytest.raises(judgebench.JudgebenchError, match="each name must be non-empty text"):  # {1: 2} was sent as "1"
+        judgebench.evaluate_judges("sciarena_eval", [JudgeConfig("openai/x", {1: 2})], output_path=tmp_path / "o", **DEMO)
+
+
+@pytest.mark.parametrize("args", [{"input_cost_per_token": 1e-6}, {"use_auth_token": True}])
+def test_secret_named_arguments_other_than_api_key_keep_their_types(args) -> None:
+    """The first version of the api_key check refused every secret-named argument that was not text."""
+    from judgebench.judges.args import convert_judge_args
+
+    assert convert_judge_args(args)[0] == args
+
+
+def test_a_python_none_is_swept_as_null_not_as_text(tmp_path: Path) -> None:
+    runs: list = []
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        judgebench.api.sweep("sciarena_eval", "openai/x", "user", [None, "x"], output_path=tmp_path / "sw",
+                             judge_args={"api_base": server.api_base, "api_key": "sk-t"}, on_run=runs.append, **DEMO)
+    assert [r.result.config.judge_args.get("user", "absent") for r in runs] == [None, "x"]  # it was the text "null"
+    assert (tmp_path / "sw" / "user=null").is_dir()
+
+
+def test_every_folder_of_a_sweep_is_checked_before_the_first_setting(tmp_path: Path) -> None:
+    foreign = tmp_path / "sw" / "max_tokens=200"
+    foreign.mkdir(parents=True)
+    (foreign / "results.json").write_text('{"x": 1}')
+    with pytest.raises(judgebench.JudgebenchError, match="is no judgebench run's file"):
+        judgebench.api.sweep("sciarena_eval", "openai/x", "max_tokens", [100, 200], output_path=tmp_path / "sw",
+                             judge_args={"api_base": "http://127.0.0.1:9/v1", "api_key": "sk-t"}, **DEMO)
+    assert not (tmp_path / "sw" / "max_tokens=100").exists()  # the first setting was run and paid for
+
+
+def test_an_lm_eval_results_file_is_not_taken_for_a_run(tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "results.json").write_text('{"results": {}, "versions": {}, "config": {"model": "hf-causal"}}')
+    with pytest.raises(judgebench.JudgebenchError, match="results.json is no judgebench run's file"):
+        judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=mine, **DEMO)
+
+
+@pytest.mark.parametrize("first", ['{"task": "sciarena_eval", "example_id": "e1", "dimen', "\n"])
+def test_an_interrupted_runs_damaged_or_blank_first_line_is_still_its_own(tmp_path: Path, first) -> None:
+    out = tmp_path / "run"
+    judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=out, **DEMO)
+    (out / "results.json").unlink()
+    lines = (out / "samples.jsonl").read_text()
+    (out / "samples.jsonl").write_text(first + ("\n" if first.strip() else "") + lines)
+    judgebench.evaluate("sciarena_eval", "builtin/longer", output_path=out, **DEMO)
+
+
+def test_own_judge_rows_keep_their_mark_when_configurations_differ(tmp_path: Path) -> None:
+    own = judgebench.function_judge("openai/gpt-x", lambda request: "[[A]]")
+    judgebench.evaluate("sciarena_eval", own, output_path=tmp_path / "a", **DEMO)
+    judgebench.evaluate("sciarena_eval", own, output_path=tmp_path / "b", prompt="pairwise_generic", **DEMO)
+    judgebench.build_leaderboard([tmp_path / "a", tmp_path / "b"], tmp_path / "lb")
+    rows = json.loads((tmp_path / "lb" / "sciarena_eval.json").read_text())["rows"]
+    labels = sorted(r["label"] for r in rows if r["judge"] == "openai/gpt-x")
+    assert len(labels) == 2 and all(label.startswith("openai/gpt-x (own judge) [prompt=") for label in labels), labels
+    assert all("_own_judge" not in r for r in rows)

@@ -88,3 +88,41 @@ def test_an_error_inside_a_judge_configuration_names_its_file_and_entry(tmp_path
     assert main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", str(config), "--output-path",
                  str(tmp_path / "o")]) == 2
     assert f"--judge {config}: {says}" in one_line_error(capsys)
+
+
+def test_a_prompt_given_as_a_folder_is_said_to_be_one(tmp_path, capsys):
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--output-path",
+                 str(tmp_path / "o"), "--prompt", str(tmp_path)]) == 2  # it said "not found"
+    assert "is a folder; give a template's YAML file or name" in one_line_error(capsys)
+
+
+def foreign_folder(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "results.json").write_text('{"my": "data"}')
+    return folder
+
+
+def test_panel_merge_and_rubric_run_do_not_write_over_someone_elses_files(tmp_path, capsys):
+    run, other = run_demo(tmp_path / "run"), run_demo(tmp_path / "other", "builtin/shorter")
+    for argv in (["panel", str(run), str(other), "--output-path", "{f}"],
+                 ["merge", str(run), "--output-path", "{f}"],
+                 ["rubric", "run", "--task", "rubric_demo", "--judge", "builtin/full-credit", "--demo",
+                  "--output-path", "{f}"]):
+        folder = foreign_folder(tmp_path / f"out-{argv[0]}")
+        capsys.readouterr()
+        assert main([part.format(f=folder) for part in argv]) == 2, argv
+        assert "results.json is no judgebench run's file" in one_line_error(capsys)
+        assert (folder / "results.json").read_text() == '{"my": "data"}'
+
+
+def test_a_later_judges_or_tasks_folder_is_checked_before_any_call(tmp_path, capsys):
+    foreign_folder(tmp_path / "jury" / "builtin-shorter")
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--judge", "builtin/shorter",
+                 "--demo", "--output-path", str(tmp_path / "jury")]) == 2
+    assert "builtin-shorter/results.json is no judgebench run's file" in one_line_error(capsys)
+    assert not (tmp_path / "jury" / "builtin-longer").exists()  # the first judge had been run and paid for
+    foreign_folder(tmp_path / "tasks" / "ideation_arena_eval")
+    assert main(["run", "--tasks", "sciarena_eval,ideation_arena_eval", "--judge", "builtin/longer", "--demo",
+                 "--output-path", str(tmp_path / "tasks")]) == 2
+    assert "ideation_arena_eval/results.json is no judgebench run's file" in one_line_error(capsys)
+    assert not (tmp_path / "tasks" / "sciarena_eval").exists()

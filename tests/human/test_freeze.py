@@ -278,3 +278,16 @@ def test_a_task_name_the_leaderboard_would_refuse_is_refused_by_freeze(tmp_path:
     err = capsys.readouterr().err
     assert "--name" in err and "ASCII letters, digits" in err and err.count("\n") == 1
     assert not (tmp_path / "o").exists()
+
+
+def test_a_misspelt_names_file_is_not_taken_as_an_annotator(tmp_path, monkeypatch):
+    """`--exclude-annotators flagged.txtt` was read as one annotator's name (a warning said no such annotator voted)."""
+    from judgebench.core.errors import JudgebenchError
+    from judgebench.human.freeze import read_flagged
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "flagged.txt").write_text("u1\n")
+    with pytest.raises(JudgebenchError, match="no such file; did you mean flagged.txt"):
+        read_flagged("flagged.txtt")
+    assert read_flagged("flagged.txt") == {"u1"} and read_flagged("ann.one,b") == {"ann.one", "b"}
+    assert read_flagged("ann.one") == {"ann.one"}  # a dotted name near no file is a name

@@ -577,6 +577,7 @@ def test_a_panel_of_rerun_members_costs_what_its_members_cost(binary, tmp_path):
     # J1: 21 priced calls of $0.01 (e10 BA failed), all cached; J2 22 x $0.02, J3 22 x $0.03, paid now
     assert usage.cost_usd == pytest.approx(0.21 + 0.44 + 0.66) and usage.tokens_in == 210 + 440 + 660
     assert usage.cached_cost_usd == pytest.approx(0.21) and usage.cached_calls == 0  # no judgment wholly cached
+    assert usage.resumed_calls is None  # members' cached answers are no re-ask chain (it counted 22 "re-asks")
     rerun = [_as_cached(binary[j], tmp_path / f"{j}-all") if j != "J1" else j1 for j in ("J1", "J2", "J3")]
     build_panel(rerun, tmp_path / "all", aggregate="majority", n_resamples=50)
     usage = read_run(tmp_path / "all")[0].usage

@@ -191,8 +191,8 @@ def test_a_stopped_run_writes_partial_results_and_an_incomplete_pass_says_so(tmp
                      "--judge-args", f"api_base={server.api_base},api_key=sk-t", "--output-path", str(tmp_path / "o"),
                      "--quiet", "--no-cache", "--max-retries", "0", "--max-failures", "2", "--concurrency", "1",
                      "--bootstrap", "10"])
-    out = capsys.readouterr().out
-    assert code == 1 and "stopped early" in out and "(incomplete: totals over scored responses only)" in out
+    said = capsys.readouterr()
+    assert code == 1 and "stopped early" in said.err and "(incomplete: totals over scored responses only)" in said.out
     result, records = read_rubric_run(tmp_path / "o")
     assert result.config.partial and len(records) == 8
     statuses = {r.item_id: r.status for r in records}

@@ -208,7 +208,7 @@ def test_a_run_that_grades_nothing_exits_1_and_says_why_with_every_call_accounte
         code = main(["rubric", "run", "--task", "my_graded", "--include-path", str(folder), "--judge", "openai/down",
                      "--judge-args", f"api_base={server.api_base},api_key=sk-t", "--output-path", str(tmp_path / "o"),
                      "--quiet", "--max-retries", "0", "--no-cache"])
-    assert code == 1 and "no response was graded by the judge" in capsys.readouterr().out
+    assert code == 1 and "no response was graded by the judge" in capsys.readouterr().err  # said on stderr
     result, records = read_rubric_run(tmp_path / "o")  # results written all the same
     assert (result.counts.failed, result.counts.no_answer) == (7, 1)
     assert all(r.error for r in records if r.status == "FAILED")

@@ -108,6 +108,8 @@ def test_push_without_token_or_network_fails_with_one_line_and_writes_nothing(ru
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "HF_HUB_OFFLINE" in err
     assert not out.exists()
+    assert main([*push[:-1], "bad repo name"]) == 2  # refused before the export was written (it was after)
+    assert "--push-to-hub 'bad repo name': not a Hub repo id" in capsys.readouterr().err and not out.exists()
 
 
 def test_export_errors_are_one_line(tmp_path, capsys):

@@ -118,6 +118,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.dry_run:
         return dry_run_command(tasks, judges, args.output_path, options)
     check_later_tasks(tasks[1:], judges, args.output_path, options)
+    check_run_folders(tasks, judges, args.output_path, several=len(judges) > 1 or bool(args.panel))
     status = 0
     for task in tasks:
         run_dir = args.output_path / task if len(tasks) > 1 else args.output_path
@@ -145,6 +146,19 @@ def refuse_repeated_tasks(tasks: list[str]) -> None:
             same = "" if seen[key] == task else f" (as '{one_line(seen[key], 200)}')"
             raise JudgebenchError(f"--tasks: '{one_line(task, 200)}' is named twice{same}; each task runs once")
         seen[key] = task
+
+
+def check_run_folders(tasks: list[str], judges: list[Any], output_path: Path, *, several: bool) -> None:
+    """Every folder the command's runs write, before the first call: none holds files a run would wrongly replace
+    (a later task's or judge's folder was refused after the earlier runs had been paid for)."""
+    from judgebench.core.rundir import check_run_files
+    from judgebench.judging.multirun import PANEL_DIR, judge_dir_names
+
+    for task in tasks:
+        run_dir = output_path / task if len(tasks) > 1 else output_path
+        names = [*judge_dir_names([j.name or j.judge for j in judges]), PANEL_DIR] if several else [""]
+        for name in names:
+            check_run_files(run_dir / name if name else run_dir)
 
 
 def check_later_tasks(tasks: list[str], judges: list[Any], output_path: Path, options: dict[str, Any]) -> None:

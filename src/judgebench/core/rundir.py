@@ -108,15 +108,23 @@ def not_a_runs_file(run_dir: Path) -> Path | None:
 
     results, samples = run_dir / RESULTS_FILE, run_dir / SAMPLES_FILE
     if results.exists() and not results.is_symlink():
-        return None if recorded_config(run_dir) is not None else results
-    if samples.is_symlink() or not samples.is_file() or samples.stat().st_size == 0:
+        config = recorded_config(run_dir)  # (lm-eval's results.json has a `config` too: a model's settings)
+        ours = config is not None and all(isinstance(config.get(key), str) for key in ("task", "judge"))
+        return None if ours else results
+    if samples.is_symlink() or not samples.is_file():
         return None
     try:
-        with samples.open("rb") as handle:
-            first = json.loads(handle.readline(64 << 20))
-    except (OSError, ValueError, RecursionError):
+        with samples.open("rb") as handle:  # the first line that is not blank (at most 64 MB of it)
+            first = next((line for line in iter(lambda: handle.readline(64 << 20), b"") if line.strip()), b"")
+    except OSError:
         return samples
-    return None if isinstance(first, dict) and ("example_id" in first or "item_id" in first) else samples
+    if not first or first.startswith(b'{"task":'):  # a judgment's line (its first key), cut short by a kill too
+        return None
+    try:
+        record = json.loads(first)
+    except (ValueError, RecursionError):
+        return samples
+    return None if isinstance(record, dict) and ("example_id" in record or "item_id" in record) else samples
 
 
 def recorded_config(run_dir: Path) -> dict[str, Any] | None:

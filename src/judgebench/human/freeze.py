@@ -62,7 +62,23 @@ def read_flagged(text: str | None) -> set[str]:
     if "/" in text or "\\" in text or text.endswith((".txt", ".csv", ".list")):
         raise JudgebenchError(f"--exclude-annotators {text}: no such file (a file of names, e.g. arena's flagged.txt, "
                               "or names separated by commas)")
+    if "," not in text and path.suffix and (near := _near_file(path)):  # (flagged.txtt was taken as a name)
+        raise JudgebenchError(f"--exclude-annotators {text}: no such file; did you mean {near}? (names are separated "
+                              "by commas)")
     return {name.strip() for name in text.split(",")} - {""}
+
+
+def _near_file(path: Path) -> str | None:
+    """A file beside `path` whose name is one or two letters off its name, if any."""
+    import difflib
+
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        names = [p.name for p in folder.iterdir() if p.is_file()]
+    except OSError:
+        return None
+    close = difflib.get_close_matches(path.name, names, n=1, cutoff=0.85)
+    return str(folder / close[0]) if close else None
 
 
 def pair_labels(votes: list[Vote], dimensions: list[str]) -> dict[str, str]:

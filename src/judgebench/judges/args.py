@@ -132,10 +132,9 @@ def _typed(name: str, value: Any) -> Any:
     """A value given as itself (Python, a judge YAML), in the type the command line gives a known argument when that
     loses nothing: `temperature=0` is 0.0, as `--judge-args temperature=0` is (the two had two configuration hashes
     and two sets of cache entries), `max_tokens=800.0` is 800; a boolean or a fraction where a number or an integer
-    is due is one line, as on the command line. A secret is text (credentials other than api_key: text or a JSON
-    object); the value is not shown."""
-    if is_secret_arg(name) and value is not None and not isinstance(value, str) and (
-            name == "api_key" or not isinstance(value, Mapping)):
+    is due is one line, as on the command line. api_key is text; its value is not shown."""
+    if name == "api_key" and value is not None and not isinstance(value, str):  # (a number was a TypeError later;
+        # other secret-named arguments take what litellm takes: input_cost_per_token a number, use_auth_token true)
         raise JudgebenchError(f"--judge-args {name}: expected text, got {type(value).__name__} (a secret: not shown)")
     if name not in INT_ARGS | FLOAT_ARGS or value is None:
         return value

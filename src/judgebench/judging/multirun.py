@@ -39,7 +39,7 @@ from judgebench.core.files import (
     write_json,
 )
 from judgebench.core.records import Aggregate, RunResult
-from judgebench.core.rundir import REPEATS_FILE, SAMPLES_FILE, UNLABELLED_FILE
+from judgebench.core.rundir import REPEATS_FILE, SAMPLES_FILE, UNLABELLED_FILE, check_run_files
 from judgebench.judges.args import parse_judge_args
 from judgebench.judges.config import JudgeConfig, is_config_path, read_judge_configs
 from judgebench.tasks.request import replayed_run
@@ -123,6 +123,8 @@ def run_judges(
     # never a run a replay judge reads (an attack: a co-judge named like the replayed run wrote over it)
     refuse_output_over_inputs([("--output-path (a judge's folder)", root / name) for name in [*names, PANEL_DIR]], [],
                               replayed)
+    for name in [*names, PANEL_DIR]:  # every folder this run writes, before any judge's calls (the second judge's
+        check_run_files(root / name)  # was refused after the first had been paid for)
     cap = base.runner.max_cost
     # before any call: every judge buildable, priced under --max-cost, its credentials present, its prompt read
     for choice in judges:

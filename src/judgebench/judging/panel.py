@@ -42,6 +42,7 @@ from judgebench.core.rundir import (
     SAMPLES_FILE,
     TASK_FILE,
     UNLABELLED_FILE,
+    check_run_files,
     earlier_run,
     read_run,
     replaced,
@@ -277,6 +278,7 @@ def build_panel(
     if aggregate not in AGGREGATES:
         raise JudgebenchError(f"panel: --aggregate must be one of {', '.join(AGGREGATES)}, got {aggregate!r}")
     check_output_dir(output_path)  # (a walkthrough: a file there failed deep in pathlib, after the members were read)
+    check_run_files(output_path)  # (someone else's results.json was replaced without a word)
     members = load_members(run_dirs)
     for member in members:
         if is_inside(output_path, member.run_dir) or is_inside(member.run_dir, output_path):

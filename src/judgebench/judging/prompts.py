@@ -249,6 +249,8 @@ def find_prompt(name_or_path: str, task_folder: Path | None = None) -> Path:
         for folder in folders:
             if (folder / file).is_file():
                 return folder / file
+    if Path(name_or_path).is_dir():  # (it said "not found", where it is a folder)
+        raise JudgebenchError(f"prompt template '{name_or_path}' is a folder; give a template's YAML file or name")
     searched = ", ".join(str(folder) for folder in folders[1:])
     given = Path(name_or_path)  # `prompts/x.yaml` from a checkout's docs, run where no prompts/ folder is (not a
     bundled = given.name  # path to the user's own copy elsewhere: its bundled namesake is not what was edited)

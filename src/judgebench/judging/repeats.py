@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judgebench.core.confidence import VERDICT_KEYS, vote_shares
+from judgebench.core.confidence import vote_shares
 from judgebench.core.records import JudgeRequest, JudgmentRecord
 
 MAX_REPEATS = 100  # --repeats above this is refused (exit 2): a typo, not a stability study

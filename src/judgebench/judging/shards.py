@@ -126,6 +126,7 @@ def merge_runs(
     from judgebench.core.rundir import (
         PROMPT_FILE,
         TASK_FILE,
+        check_run_files,
         read_run,
         read_unlabelled,
         replacing,
@@ -136,6 +137,7 @@ def merge_runs(
     from judgebench.scoring.usage import summarize_unlabelled
     from judgebench.tasks.registry import run_task_spec
 
+    check_run_files(output_path)  # (someone else's results.json was replaced without a word)
     runs = [(Path(d), *read_run(Path(d))) for d in shard_dirs]
     ordered = check_shards([(path, result) for path, result, _ in runs])
     unlabelled_of = {path: read_unlabelled(path, result, records) for path, result, records in runs}

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from judgebench.core.catalogue import CARD_METRICS
-from judgebench.core.errors import JudgebenchError
+from judgebench.core.errors import JudgebenchError, one_line
 from judgebench.core.files import open_regular, write_atomic
 from judgebench.core.records import JudgmentRecord, MetricValue, RunResult
 from judgebench.core.secrets import redact_value
@@ -221,6 +221,16 @@ def _metrics_table(metrics: dict[str, dict[str, MetricValue]], headline: str) ->
 # ----------------------------------------------------------------------------- export and push
 
 
+def _check_repo_id(repo: str) -> None:
+    """A Hub repo id (`name` or `owner/name`) as the Hub takes it, or one line naming the flag."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(repo)
+    except HFValidationError as exc:
+        raise JudgebenchError(f"--push-to-hub {repo!r}: not a Hub repo id ({one_line(str(exc), 160)})") from None
+
+
 def export_hf(run_dir: Path, output: Path, push_to_hub: str | None = None, private: bool = False) -> Export:
     """Write the Dataset, its Parquet copy and the card; then push when asked."""
     from judgebench.core.rundir import read_run
@@ -229,6 +239,8 @@ def export_hf(run_dir: Path, output: Path, push_to_hub: str | None = None, priva
     result, records = read_run(run_dir)
     if not records:
         raise JudgebenchError(f"{run_dir}: samples.jsonl has no judgments to export")
+    if push_to_hub:
+        _check_repo_id(push_to_hub)  # before anything is written (a bad name was refused after the export)
     token = _hub_token() if push_to_hub else None
     dataset = to_dataset(records)
     card = dataset_card(result, len(records), dataset.column_names)

@@ -112,8 +112,9 @@ def find_results(paths: list[Path]) -> list[Path]:
     seen: dict[Path, Path] = {}
     for path in found:  # (one run given twice was two identical rows)
         if (first := seen.setdefault(path.resolve(), path)) is not path:
-            raise JudgebenchError(f"{path}: the same results file as {first} (given twice, or under two of the "
-                                  "folders given): a run is one row")
+            same = "given twice" if str(first) == str(path) else f"the same file as {first}"
+            raise JudgebenchError(f"{path}: {same} (named twice, or found under two of the folders given): a run is "
+                                  "one row")
     return found
 
 
@@ -149,9 +150,10 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
     row: dict[str, Any] = {
         "kind": "baseline" if is_builtin(config.judge) else "run",
         "judge": config.judge,
-        "label": (config.judge_name or config.judge) + (" (own judge)" if config.own_judge else ""),  # (a Python
-        # judge may take any id: `openai/gpt-4o` read as the real model's row)
+        "label": (config.judge_name or config.judge) + (OWN_MARK if config.own_judge else ""),  # (a Python judge
+        # may take any id: `openai/gpt-4o` read as the real model's row)
         "name": config.judge_name,
+        OWN_KEY: bool(config.own_judge),  # for label_rows; removed once the labels are made
         "judge_args": args_text(config.judge_args, limit=200) or None,
         "config_hash": run_config_hash(config),
         ARGS_KEY: {**answer_args(config.judge_args), **({"reask": config.reask} if config.reask else {}),
@@ -221,6 +223,8 @@ def subset_marker(config: RunConfig, examples: int) -> str:
 
 
 ARGS_KEY = "_answer_args"
+OWN_KEY = "_own_judge"
+OWN_MARK = " (own judge)"
 
 
 def label_rows(rows: list[dict[str, Any]]) -> None:
@@ -240,7 +244,7 @@ def label_rows(rows: list[dict[str, Any]]) -> None:
         for row in group:
             if not row.get("name") and differing:
                 shown = {k: row[ARGS_KEY][k] for k in differing if k in row[ARGS_KEY]}
-                row["label"] = f"{row['judge']} [{args_text(shown, limit=60) or 'defaults'}]"
+                row["label"] = f"{row['judge']}{OWN_MARK if row[OWN_KEY] else ''} [{args_text(shown, limit=60) or 'defaults'}]"
         seen: dict[str, set[str]] = defaultdict(set)
         for row in group:
             seen[row["label"]].add(row["config_hash"])
@@ -249,7 +253,7 @@ def label_rows(rows: list[dict[str, Any]]) -> None:
                 row["label"] = f"{row['label']} #{row['config_hash'][:8]}"
     _distinct_labels(rows, runs)
     for row in runs:
-        del row[ARGS_KEY]
+        del row[ARGS_KEY], row[OWN_KEY]
 
 
 def _distinct_labels(rows: list[dict[str, Any]], runs: list[dict[str, Any]]) -> None:

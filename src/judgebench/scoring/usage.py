@@ -118,7 +118,8 @@ def _usage(live: list[list[JudgmentRecord]], served_per_call: list[str | None]) 
         if not all(failure_of(x) in STOPPED_FAILURES for x in group):  # a call a stop left unanswered has no
             latencies.append(latency)  # latency to count (0 had pulled a stopped run's median down)
         cached_calls += cached
-        resumed += not cached and bool(earlier)
+        resumed += not cached and bool(earlier) and any(x.attempts > 1 for x in group)  # a re-ask chain (a panel
+        # judgment's earlier part is its members' answers from the cache, no chain: it made up 96 re-asks)
     total_cost = None if unpriced else cost
     per_100 = 100 * total_cost / len(live) if live and total_cost is not None else None
     check_cost_sums(total_cost, per_100)

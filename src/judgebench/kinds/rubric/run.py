@@ -19,7 +19,7 @@ from judgebench.core.files import (
     read_models_jsonl,
     write_json,
 )
-from judgebench.core.rundir import RESULTS_FILE, SAMPLES_FILE, replacing, write_run
+from judgebench.core.rundir import RESULTS_FILE, SAMPLES_FILE, check_run_files, replacing, write_run
 from judgebench.core.version import __version__
 from judgebench.judging.prompts import load_prompt, reads_no_prompt
 from judgebench.kinds.base import results_kind
@@ -65,6 +65,7 @@ def run_rubric(request: RubricRunRequest) -> RubricRunSummary:
 
     started = _now()
     request.check_outputs()
+    check_run_files(request.output_path)  # (someone else's results.json was replaced without a word)
     spec = get_rubric_task(request.task, request.include_paths)
     template = load_prompt(request.prompt or spec.prompt, spec.folder)
     judge = make_rubric_judge(request.judge, request.judge_args, seed=request.seed)
