@@ -55,8 +55,10 @@ def test_runner_options_refuse_what_is_not_their_type(option, says) -> None:
 
 
 def test_runner_options_take_numpy_integers_and_path_text() -> None:
-    options = RunnerOptions(concurrency=np.int64(4), max_failures=np.int32(2), cache_dir="/tmp/jb-cache")
+    options = RunnerOptions(concurrency=np.int64(4), max_failures=np.int32(2), cache_dir="/tmp/jb-cache",
+                            timeout_s=np.float32(3), max_cost=np.int64(3))
     assert type(options.concurrency) is int and options.concurrency == 4 and options.max_failures == 2
+    assert type(options.timeout_s) is float and options.timeout_s == 3.0 and type(options.max_cost) is float
     assert options.cache_dir == Path("/tmp/jb-cache")
 
 

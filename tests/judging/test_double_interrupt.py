@@ -21,19 +21,23 @@ from openai_server import Behaviour, FakeOpenAIServer
 import judgebench
 
 
+def start_run(server: FakeOpenAIServer, out: Path, flags: list[str], worker: str = "1") -> subprocess.Popen:
+    """`judgebench run` of 10 demo examples against the server, two calls at a time, in a process group of its own."""
+    src = str(Path(judgebench.__file__).parents[1])
+    return subprocess.Popen(
+        [sys.executable, "-m", "judgebench", "run", "--tasks", "sciarena_eval", "--judge", "openai/fake-model",
+         "--judge-args", f"api_base={server.api_base},api_key=sk-test", "--demo", "--limit", "10",
+         "--concurrency", "2", "--output-path", str(out), "--quiet", *flags],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        env={**os.environ, "PYTHONPATH": src, "JUDGEBENCH_CALL_WORKER": worker},
+    )
+
+
 @pytest.mark.parametrize("worker, repeats", [("1", 1), ("0", 1), ("1", 2)])
 def test_two_interrupts_still_write_partial_results(tmp_path, worker, repeats):
     out = tmp_path / "out"
-    src = str(Path(judgebench.__file__).parents[1])
     with FakeOpenAIServer(Behaviour(latency_s=1.5, answer="[[A]]")) as server:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "judgebench", "run", "--tasks", "sciarena_eval", "--judge", "openai/fake-model",
-             "--judge-args", f"api_base={server.api_base},api_key=sk-test", "--demo", "--limit", "10",
-             "--concurrency", "2", "--output-path", str(out), "--cache-dir", str(tmp_path / "cache"), "--quiet",
-             "--repeats", str(repeats)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-            env={**os.environ, "PYTHONPATH": src, "JUDGEBENCH_CALL_WORKER": worker},
-        )
+        proc = start_run(server, out, ["--cache-dir", str(tmp_path / "cache"), "--repeats", str(repeats)], worker)
         try:
             deadline = time.monotonic() + 120
             while server.stats().total < 1 and time.monotonic() < deadline and proc.poll() is None:
@@ -103,15 +107,8 @@ def test_one_interrupt_without_the_cache_says_it_waits_and_keeps_the_answers_in_
     """--no-cache runs the calls in this process: the first Ctrl-C waits for the calls in flight (up to --timeout), and
     said nothing while it waited; its stop line said those answers were "not kept (--no-cache)", but they were."""
     out = tmp_path / "out"
-    src = str(Path(judgebench.__file__).parents[1])
     with FakeOpenAIServer(Behaviour(latency_s=1.5, answer="[[A]]")) as server:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "judgebench", "run", "--tasks", "sciarena_eval", "--judge", "openai/fake-model",
-             "--judge-args", f"api_base={server.api_base},api_key=sk-test", "--demo", "--limit", "10",
-             "--concurrency", "2", "--output-path", str(out), "--no-cache", "--quiet"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-            env={**os.environ, "PYTHONPATH": src},
-        )
+        proc = start_run(server, out, ["--no-cache"])
         try:
             deadline = time.monotonic() + 120
             while server.stats().total < 1 and time.monotonic() < deadline and proc.poll() is None:

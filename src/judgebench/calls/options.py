@@ -63,14 +63,15 @@ class RunnerOptions:
             if not isinstance(self.cache_dir, (str, os.PathLike)):
                 raise JudgebenchError(f"--cache-dir: expected a path, got {type(self.cache_dir).__name__} {self.cache_dir!r}")
             self.cache_dir = Path(self.cache_dir)
-        _positive_seconds("--timeout", self.timeout_s)
-        _positive_seconds("--batch-poll-s", self.batch_poll_s, zero_ok=True)
-        _positive_seconds("backoff_base_s", self.backoff_base_s, zero_ok=True)
-        _positive_seconds("backoff_max_s", self.backoff_max_s, zero_ok=True)
+        self.timeout_s = _positive_seconds("--timeout", self.timeout_s)
+        self.batch_poll_s = _positive_seconds("--batch-poll-s", self.batch_poll_s, zero_ok=True)
+        self.backoff_base_s = _positive_seconds("backoff_base_s", self.backoff_base_s, zero_ok=True)
+        self.backoff_max_s = _positive_seconds("backoff_max_s", self.backoff_max_s, zero_ok=True)
         if self.max_cost is not None:
-            ok = isinstance(self.max_cost, (int, float)) and not isinstance(self.max_cost, bool)
+            ok = isinstance(self.max_cost, numbers.Real) and not isinstance(self.max_cost, bool)
             if not ok or not math.isfinite(self.max_cost) or self.max_cost <= 0:
                 raise JudgebenchError(f"--max-cost: expected a finite number of USD > 0, got {self.max_cost!r}")
+            self.max_cost = float(self.max_cost)
         if self.batch:
             self._check_batch()
 
@@ -110,11 +111,13 @@ def _at_least(flag: str, value: object, minimum: int) -> int:
     return int(value)
 
 
-def _positive_seconds(flag: str, value: object, *, zero_ok: bool = False) -> None:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+def _positive_seconds(flag: str, value: object, *, zero_ok: bool = False) -> float:
+    """The value as a float (numpy's numbers too), or a one-line error."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
     if not ok or value < 0 or (value == 0 and not zero_ok):  # type: ignore[operator]
         kind = "a finite number of seconds >= 0" if zero_ok else "a finite number of seconds > 0"
         raise JudgebenchError(f"{flag}: expected {kind}, got {value!r}")
+    return float(value)  # type: ignore[arg-type]
 
 
 @dataclass

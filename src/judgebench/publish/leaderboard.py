@@ -244,7 +244,7 @@ def label_rows(rows: list[dict[str, Any]]) -> None:
         for row in group:
             if not row.get("name") and differing:
                 shown = {k: row[ARGS_KEY][k] for k in differing if k in row[ARGS_KEY]}
-                row["label"] = f"{row['judge']}{OWN_MARK if row[OWN_KEY] else ''} [{args_text(shown, limit=60) or 'defaults'}]"
+                row["label"] = f"{row['judge']}{OWN_MARK if row.get(OWN_KEY) else ''} [{args_text(shown, limit=60) or 'defaults'}]"
         seen: dict[str, set[str]] = defaultdict(set)
         for row in group:
             seen[row["label"]].add(row["config_hash"])
@@ -253,7 +253,8 @@ def label_rows(rows: list[dict[str, Any]]) -> None:
                 row["label"] = f"{row['label']} #{row['config_hash'][:8]}"
     _distinct_labels(rows, runs)
     for row in runs:
-        del row[ARGS_KEY], row[OWN_KEY]
+        del row[ARGS_KEY]
+        row.pop(OWN_KEY, None)
 
 
 def _distinct_labels(rows: list[dict[str, Any]], runs: list[dict[str, Any]]) -> None:
