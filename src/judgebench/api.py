@@ -183,8 +183,13 @@ def _setting_text(value: Any) -> str:
         return value
     import json
 
+    def plain(item: Any) -> Any:  # numpy's numbers and arrays (np.arange's values) as the JSON they are sent as
+        if hasattr(item, "tolist"):
+            return item.tolist()
+        raise TypeError(type(item).__name__)
+
     try:
-        return json.dumps(value, allow_nan=False)
+        return json.dumps(value, allow_nan=False, default=plain)
     except (TypeError, ValueError):
         raise JudgebenchError(f"sweep: each value must be text or a JSON value, got {type(value).__name__} {_short(value)}") from None
 

@@ -223,3 +223,12 @@ def test_own_judge_rows_keep_their_mark_when_configurations_differ(tmp_path: Pat
     labels = sorted(r["label"] for r in rows if r["judge"] == "openai/gpt-x")
     assert len(labels) == 2 and all(label.startswith("openai/gpt-x (own judge) [prompt=") for label in labels), labels
     assert all("_own_judge" not in r for r in rows)
+
+
+def test_numpy_values_are_swept_as_the_json_they_are_sent_as(tmp_path: Path) -> None:
+    runs: list = []
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:  # np.arange's values were refused as no JSON value
+        judgebench.api.sweep("sciarena_eval", "openai/x", "max_tokens", np.arange(16, 48, 16), output_path=tmp_path / "sw",
+                             judge_args={"api_base": server.api_base, "api_key": "sk-t"}, on_run=runs.append, **DEMO)
+    assert [r.result.config.judge_args["max_tokens"] for r in runs] == [16, 32]
+    assert sorted(p.name for p in (tmp_path / "sw").iterdir() if p.is_dir()) == ["max_tokens=16", "max_tokens=32"]

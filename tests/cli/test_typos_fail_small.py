@@ -23,7 +23,7 @@ def one_line_error(capsys) -> str:
     return err
 
 
-@pytest.mark.parametrize("port", ["65536", "99999", "-1"])
+@pytest.mark.parametrize("port", ["65536", "99999", "-1", "\u0668\u0660\u0668\u0660"])
 def test_view_refuses_a_port_out_of_range_in_one_line(tmp_path, capsys, port):
     run = run_demo(tmp_path / "run")
     capsys.readouterr()
@@ -42,11 +42,12 @@ def test_view_on_a_port_in_use_names_the_flag(tmp_path, capsys):
     assert f"--port {port}: cannot listen on 127.0.0.1" in one_line_error(capsys)
 
 
-def test_a_misspelt_database_scheme_is_refused_without_its_password(tmp_path, capsys):
+@pytest.mark.parametrize("db", ["postgressql://user:s3cretpw@127.0.0.1:9/db", "postgresql:/user:s3cretpw@h/db",
+                                "postgres:user:s3cretpw@h/db"])
+def test_a_misspelt_database_scheme_is_refused_without_its_password(tmp_path, capsys, db):
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text("")
-    assert main(["annotate", str(pairs), "--db", "postgressql://user:s3cretpw@127.0.0.1:9/db",
-                 "--export", str(tmp_path / "v.jsonl")]) == 2
+    assert main(["annotate", str(pairs), "--db", db, "--export", str(tmp_path / "v.jsonl")]) == 2
     err = one_line_error(capsys)
     assert "a database URL starts with postgresql://" in err and "s3cretpw" not in err
 
@@ -126,3 +127,42 @@ def test_a_later_judges_or_tasks_folder_is_checked_before_any_call(tmp_path, cap
                  "--output-path", str(tmp_path / "tasks")]) == 2
     assert "ideation_arena_eval/results.json is no judgebench run's file" in one_line_error(capsys)
     assert not (tmp_path / "tasks" / "sciarena_eval").exists()
+
+
+def test_a_model_id_that_names_a_folder_by_chance_is_still_a_model_id(tmp_path, monkeypatch):
+    """`rubric run --judge hosted_vllm/qwen` was refused as a configuration file when a folder hosted_vllm/qwen
+    existed (and `run` read it as a folder of configurations); a folder is one only when it holds a .yaml file."""
+    from judgebench.judges.config import is_config_path
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hosted_vllm" / "qwen").mkdir(parents=True)
+    assert not is_config_path("hosted_vllm/qwen")
+    (tmp_path / "hosted_vllm" / "qwen" / "a.yaml").write_text("- builtin/longer\n")
+    assert is_config_path("hosted_vllm/qwen") and is_config_path("judges.yaml")
+
+
+@pytest.mark.parametrize("name, text", [("samples.jsonl", '{"task": "summarize", "text": "mine"}\n'),
+                                        ("repeats.jsonl", "mine\n"), ("task.yaml", "mine: 1\n")])
+def test_a_run_refuses_a_folder_of_someone_elses_files_of_its_names(tmp_path, capsys, name, text):
+    """A compact JSON line starting {"task": passed for a judgment, and a user's repeats.jsonl or task.yaml (no run's
+    samples beside it) was deleted or replaced without a word."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / name).write_text(text)
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--output-path",
+                 str(folder)]) == 2
+    assert f"{name} is no judgebench run's file" in one_line_error(capsys) and (folder / name).read_text() == text
+
+
+def test_pairs_checks_its_output_folder_before_any_call(tmp_path, capsys):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"id": "q1", "question": "why?"}\n')
+    out = tmp_path / "p"
+    (out / "pairs.jsonl").mkdir(parents=True)  # it failed with "Is a directory" after every answer was paid for
+    argv = ["pairs", str(questions), "--models", "openai/a,openai/b", "--model-args",
+            "openai/a=api_base=http://127.0.0.1:9/v1", "--output", str(out)]
+    assert main(argv) == 2 and "pairs.jsonl is a folder" in one_line_error(capsys)
+    (out / "pairs.jsonl").rmdir()
+    (out / "manifest.json").write_text('{"mine": true}')
+    assert main(argv) == 2 and "is not from an earlier `pairs`" in one_line_error(capsys)
+    assert (out / "manifest.json").read_text() == '{"mine": true}'

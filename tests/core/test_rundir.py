@@ -38,15 +38,17 @@ def test_a_report_folder_keeps_what_report_did_not_write(tmp_path, capsys):
     (a user's chapters/thesis.tex); run left it whole. Both now remove report's own files only."""
     from judgebench.cli.main import main
 
+    run = ["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--quiet", "--output-path"]
     for writer in ("write_run", "run"):
         folder = tmp_path / writer
+        if writer == "run":  # an earlier run of its own (a repeats.jsonl alone is someone else's file: refused)
+            assert main([*run, str(folder)]) == 0
         _earlier_run(folder)
         (folder / REPORT_DIR / "chapters").mkdir()
         (folder / REPORT_DIR / "chapters" / "thesis.tex").write_text("years of work\n")
         (folder / REPORT_DIR / "notes.txt").write_text("mine\n")
         if writer == "run":
-            assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--quiet",
-                         "--output-path", str(folder)]) == 0
+            assert main([*run, str(folder)]) == 0
         else:
             write_run(folder, _Row(n=1), [_Row(n=2)])
         left = sorted(str(p.relative_to(folder / REPORT_DIR)) for p in (folder / REPORT_DIR).rglob("*"))

@@ -290,4 +290,8 @@ def test_a_misspelt_names_file_is_not_taken_as_an_annotator(tmp_path, monkeypatc
     with pytest.raises(JudgebenchError, match="no such file; did you mean flagged.txt"):
         read_flagged("flagged.txtt")
     assert read_flagged("flagged.txt") == {"u1"} and read_flagged("ann.one,b") == {"ann.one", "b"}
-    assert read_flagged("ann.one") == {"ann.one"}  # a dotted name near no file is a name
+    assert read_flagged("ann.one") == {"ann.one"}  # a dotted name is a name
+    (tmp_path / "rater.2").write_text("")  # a file named like a name does not make the name a misspelt file
+    assert read_flagged("rater.1") == {"rater.1"} and read_flagged("alice@lab.org") == {"alice@lab.org"}
+    with pytest.raises(JudgebenchError, match="no such file"):
+        read_flagged("flagged.cvs")

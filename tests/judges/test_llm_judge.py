@@ -782,3 +782,10 @@ def test_a_key_no_http_header_can_carry_is_refused_before_any_call(monkeypatch: 
         LiteLLMJudge("openai/m", {"api_key": key}).preflight()
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fine")
     LiteLLMJudge("openai/m", {}).preflight()
+
+
+def test_the_key_check_reads_only_the_variable_the_call_sends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """azure reads AZURE_OPENAI_API_KEY first (or sends an AD token): a stale AZURE_API_KEY refused a working setup."""
+    monkeypatch.setenv("AZURE_API_KEY", "old \n")
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "good-key")
+    LiteLLMJudge("azure/dep", {"api_base": "https://n.openai.azure.com", "api_version": "2024-06-01"}).preflight()

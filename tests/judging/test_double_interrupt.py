@@ -123,3 +123,25 @@ def test_one_interrupt_without_the_cache_says_it_waits_and_keeps_the_answers_in_
     assert "answers still in flight were waited for and kept in this run (--no-cache: not cached)" in err, err
     kinds = Counter(json.loads(line)["status"] for line in (out / "samples.jsonl").read_text().splitlines())
     assert kinds["ANSWERED"] >= 1, kinds  # the calls in flight at the signal: answered, kept
+
+
+@pytest.mark.slow
+def test_one_interrupt_does_not_wait_for_a_retry_due_later(tmp_path):
+    """A 429 with Retry-After 45: the first Ctrl-C waited for the retry's backoff too (43 s, where the message said
+    at most --timeout); the backoff is cut short when the run drains."""
+    with FakeOpenAIServer(Behaviour(status=429, retry_after_s=45)) as server:
+        proc = start_run(server, tmp_path / "out", ["--no-cache", "--timeout", "5"])
+        try:
+            deadline = time.monotonic() + 120
+            while server.stats().total < 2 and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.05)
+            time.sleep(0.5)  # both calls asleep in their backoff
+            os.killpg(proc.pid, signal.SIGINT)
+            stopped_at = time.monotonic()
+            _, err = proc.communicate(timeout=120)
+            took = time.monotonic() - stopped_at
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 1 and "Traceback" not in err, err
+    assert took < 10, (took, err)  # the process's own exit; the retries were due in 45 s

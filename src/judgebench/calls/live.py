@@ -165,7 +165,14 @@ class LiveRun(RunState):
             if self.draining:
                 raise _Drained(last_error)
             retry += 1
-            await asyncio.sleep(backoff_delay(retry, error, self.options))
+            await self._backoff(backoff_delay(retry, error, self.options))
+
+    async def _backoff(self, seconds: float) -> None:
+        """The wait before a retry, cut short when the run drains: a stop waits for the attempts under way, not for
+        a retry due later (a 429 with Retry-After 45 kept a stopped run 43 s)."""
+        end = time.monotonic() + seconds
+        while not self.draining and (left := end - time.monotonic()) > 0:
+            await asyncio.sleep(min(left, 0.25))
 
     def _reserve(self, request: JudgeRequest, last_error: str | None) -> float:
         """Reserve the attempt's estimated cost under --max-cost; past the cap the run drains

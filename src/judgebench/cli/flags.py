@@ -153,7 +153,7 @@ NON_NEGATIVE_INT = _number(int, 0)
 
 def port_number(text: str) -> int:
     """A TCP port, 0-65535 (argparse type: a bad value is one usage line)."""
-    if not text.isdigit() or int(text) > 65535:
+    if not (text.isascii() and text.isdigit()) or int(text) > 65535:  # (٨٠٨٠ read as 8080)
         raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got {text!r}")
     return int(text)
 

@@ -86,6 +86,7 @@ def _reworded(message: str, model: str) -> str:
 
 def cmd_pairs(args: argparse.Namespace) -> int:
     from judgebench.human.pairs import (
+        check_outputs,
         generate_answers,
         make_pairs,
         position_counts,
@@ -95,6 +96,7 @@ def cmd_pairs(args: argparse.Namespace) -> int:
     from judgebench.judges import make_judge
 
     models = parse_models(args.models, args.model_args)
+    check_outputs(args.output)
     judges = {}
     for model, model_args in models.items():  # bad ids and args fail before any call
         with in_pairs_words(model):

@@ -111,19 +111,20 @@ def not_a_runs_file(run_dir: Path) -> Path | None:
         config = recorded_config(run_dir)  # (lm-eval's results.json has a `config` too: a model's settings)
         ours = config is not None and all(isinstance(config.get(key), str) for key in ("task", "judge"))
         return None if ours else results
-    if samples.is_symlink() or not samples.is_file():
-        return None
+    if samples.is_symlink() or not samples.is_file():  # no run's samples: a run's other files are someone else's
+        return next((run_dir / name for name in (*STALE_FILES, TASK_FILE, PROMPT_FILE)
+                     if (run_dir / name).is_file() and not (run_dir / name).is_symlink()), None)
     try:
         with samples.open("rb") as handle:  # the first line that is not blank (at most 64 MB of it)
             first = next((line for line in iter(lambda: handle.readline(64 << 20), b"") if line.strip()), b"")
     except OSError:
         return samples
-    if not first or first.startswith(b'{"task":'):  # a judgment's line (its first key), cut short by a kill too
+    if not first:
         return None
     try:
         record = json.loads(first)
-    except (ValueError, RecursionError):
-        return samples
+    except (ValueError, RecursionError):  # a judgment's line cut short by a kill (its first key) is the run's
+        return None if first.startswith(b'{"task":') else samples
     return None if isinstance(record, dict) and ("example_id" in record or "item_id" in record) else samples
 
 

@@ -62,10 +62,20 @@ def read_flagged(text: str | None) -> set[str]:
     if "/" in text or "\\" in text or text.endswith((".txt", ".csv", ".list")):
         raise JudgebenchError(f"--exclude-annotators {text}: no such file (a file of names, e.g. arena's flagged.txt, "
                               "or names separated by commas)")
-    if "," not in text and path.suffix and (near := _near_file(path)):  # (flagged.txtt was taken as a name)
-        raise JudgebenchError(f"--exclude-annotators {text}: no such file; did you mean {near}? (names are separated "
-                              "by commas)")
+    if "," not in text and _misspelt_extension(path):  # (flagged.txtt was taken as a name)
+        near = _near_file(path)
+        raise JudgebenchError(f"--exclude-annotators {text}: no such file{f'; did you mean {near}?' if near else ''} "
+                              "(names are separated by commas; end a single name with one: NAME,)")
     return {name.strip() for name in text.split(",")} - {""}
+
+
+def _misspelt_extension(path: Path) -> bool:
+    """Whether the name ends in a misspelt names-file extension (`.txtt`, `.tx`, `.cvs`); a name such as `rater.1` or
+    `alice@lab.org` does not."""
+    import difflib
+
+    ext = path.suffix[1:].lower()
+    return ext.isalpha() and bool(difflib.get_close_matches(ext, ["txt", "csv", "list", "tsv"], n=1, cutoff=0.66))
 
 
 def _near_file(path: Path) -> str | None:

@@ -170,6 +170,26 @@ def _pair_row(question: Question, a: Answer, b: Answer) -> dict[str, Any]:
     return row
 
 
+OUTPUT_FILES = ("answers.jsonl", "pairs.jsonl", "manifest.json")
+
+
+def check_outputs(output: Path) -> None:
+    """Before any call: none of the files `pairs` writes is a folder (it failed after every call was paid for), and
+    the folder holds no such file of someone else's (a pairs.jsonl or manifest.json without a `pairs` manifest: they
+    were replaced without a word)."""
+    for name in OUTPUT_FILES:
+        if (output / name).is_dir():
+            raise JudgebenchError(f"--output {output}: {output / name} is a folder; pairs writes a file there")
+    manifest, present = output / "manifest.json", [n for n in OUTPUT_FILES if (output / n).is_file()]
+    try:
+        ours = isinstance(json.loads(manifest.read_text(encoding="utf-8")).get("judgebench"), str)
+    except (OSError, ValueError, UnicodeDecodeError, AttributeError, RecursionError):
+        ours = False
+    if present and not ours:
+        raise JudgebenchError(f"--output {output}: {output / present[0]} is not from an earlier `pairs` (its "
+                              "manifest.json is missing or not one) and would be replaced; choose another folder")
+
+
 def write_outputs(output: Path, questions: list[Question], answers: list[Answer], pairs: list[dict[str, Any]],
                   manifest: dict[str, Any]) -> None:
     """answers.jsonl, pairs.jsonl and manifest.json under `output`, each atomically."""

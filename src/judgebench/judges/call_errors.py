@@ -65,9 +65,10 @@ def is_auth_error(exc: BaseException, status: Any, message: str) -> bool:
     return any(fragment in low for fragment in AUTH_TEXT)
 
 
-def no_answer(exc: BaseException) -> str | None:
+def no_answer(exc: BaseException, said: str = "") -> str | None:
     """The text of the exception in `exc`'s chain that says the connection got no HTTP answer (refused, reset,
-    unresolvable, ...), or None: an error with an HTTP status came from an endpoint that is there."""
+    unresolvable, ...), with the chain's root cause, or None: an error with an HTTP status came from an endpoint that
+    is there. A part whose words `said` (the message it goes with) already holds is left out."""
     chain: list[BaseException] = []
     cause: BaseException | None = exc
     while cause is not None and all(cause is not seen for seen in chain):
@@ -77,11 +78,13 @@ def no_answer(exc: BaseException) -> str | None:
                  None)
     if found is None:
         return None
-    first = f"{type(chain[found]).__name__}: {chain[found]}"
     # the root cause below it says why (openai's "Connection error." wraps httpx's "[Errno -2] Name or service not
     # known": read alone, an unknown host was retried as a connection error for half a minute)
-    root = chain[-1]
-    return first if found == len(chain) - 1 or not str(root) else f"{first} ({type(root).__name__}: {root})"
+    parts = [c for c in dict.fromkeys([chain[found], chain[-1]]) if str(c) and str(c) not in said]
+    if not parts:
+        return ""
+    first, *root = (f"{type(c).__name__}: {c}" for c in parts)
+    return f"{first} ({root[0]})" if root else first
 
 
 def connection_error(message: str) -> JudgeCallError:

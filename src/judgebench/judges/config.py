@@ -62,9 +62,18 @@ class JudgeConfig:
 
 
 def is_config_path(value: str) -> bool:
-    """Whether a `--judge` value names a configuration file or folder rather than a model id (an empty value does
-    not: Path("") is the current folder)."""
-    return bool(value.strip()) and (value.lower().endswith(YAML_SUFFIXES) or Path(value).is_dir())
+    """Whether a `--judge` value names a configuration file or a folder of them rather than a model id (an empty
+    value does not: Path("") is the current folder; nor does a folder without a .yaml file, which a model id such as
+    `hosted_vllm/qwen` may name by chance)."""
+    if not value.strip():
+        return False
+    if value.lower().endswith(YAML_SUFFIXES):
+        return True
+    folder = Path(value)
+    try:
+        return folder.is_dir() and any(p.suffix.lower() in YAML_SUFFIXES for p in folder.iterdir())
+    except OSError:
+        return False
 
 
 def read_judge_configs(path: str | os.PathLike[str], flag: str = "--judge") -> list[JudgeConfig]:

@@ -123,9 +123,9 @@ def classify_litellm_error(exc: Exception, scrub: Callable[[str], str], timeout_
         return JudgeCallError(f"authentication failed: {message}", retryable=False)
     if isinstance(exc, (litellm.Timeout, asyncio.TimeoutError, TimeoutError)):
         return JudgeCallError(f"timed out after {timeout_s:g}s ({message})", retryable=True, unreachable=True)
-    reason = no_answer(exc)  # litellm reports a refused or unresolvable host as a 500
+    reason = no_answer(exc, message)  # litellm reports a refused or unresolvable host as a 500
     if reason is not None:
-        return connection_error(message if reason in message else scrub(f"{message} ({reason})"))
+        return connection_error(scrub(f"{message} ({reason})") if reason else message)
     retryable_types = (
         litellm.RateLimitError,
         litellm.APIConnectionError,

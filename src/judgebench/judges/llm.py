@@ -48,6 +48,7 @@ from judgebench.judges.args import (
 from judgebench.judges.base import Judge, JudgeCallError
 from judgebench.judges.config import PRICE_ARGS, price_per_mtok
 from judgebench.judges.litellm_transport import (
+    PREFLIGHT_PROVIDERS,
     call_litellm,
     check_credentials,
     classify_litellm_error,
@@ -260,8 +261,10 @@ class LiteLLMJudge(Judge):
         """The key sent in a header is plain ASCII without control characters or spaces at its ends (a key pasted
         with its line feed failed every attempt as a connection error, 6 tries over 40 s, and was echoed). The key
         is never shown."""
-        variable = f"{provider.upper()}_API_KEY"
-        where, key = ("--judge-args api_key", self._api_key) if self._api_key else (variable, os.environ.get(variable))
+        variable = f"{provider.upper()}_API_KEY"  # read from the environment for the providers whose only credential
+        # it is (PREFLIGHT_PROVIDERS); azure reads others first, or sends an AD token instead
+        from_env = os.environ.get(variable) if provider in PREFLIGHT_PROVIDERS else None
+        where, key = ("--judge-args api_key", self._api_key) if self._api_key else (variable, from_env)
         if not key or not key.strip():
             return  # (a blank one is check_credentials' to word)
         if key != key.strip() or not key.isascii() or any(ord(c) < 32 or ord(c) == 127 for c in key):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import secrets
 import sqlite3
 import threading
@@ -70,6 +71,11 @@ def changed_fields(stored: dict[str, Any], given: dict[str, Any]) -> list[str]:
     return [k for k in keys if stored.get(k) != given.get(k)]
 
 
+_LIKE_A_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:(/|.*@)")  # a scheme of two letters or more (C:/ is a Windows
+# path) and a path or a user@
+_PASSWORD = re.compile(r"([^:/@]+):[^@/]*@")  # user:password@ wherever it stands
+
+
 class Store:
     """One votes database; `location` is a SQLite file path or a postgresql:// URL."""
 
@@ -77,10 +83,12 @@ class Store:
         self.location = str(location)
         self.postgres = self.location.startswith(("postgresql://", "postgres://"))
         self.shown = redact_url(self.location) if self.postgres else self.location
-        if "://" in self.location and not self.postgres:  # (a misspelt scheme was taken as a file path, and the
-            # error that said its folder was missing showed the URL's password)
-            raise JudgebenchError(f"--db {redact_url(self.location)}: a database URL starts with postgresql:// (or "
-                                  "postgres://); anything else is a SQLite file path")
+        if _LIKE_A_URL.match(self.location) and not self.postgres:  # (a misspelt scheme, `postgressql://` or
+            # `postgresql:/`, was taken as a file path, and the error that said its folder was missing showed the
+            # URL's password)
+            shown = _PASSWORD.sub(r"\1:***@", redact_url(self.location))
+            raise JudgebenchError(f"--db {shown}: a database URL starts with postgresql:// (or postgres://); anything "
+                                  "else is a SQLite file path")
         self._pairs: tuple[int, list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None
         self._local = threading.local()
         with self.connect(exclusive="schema") as db:  # one process at a time: two opening an older database
