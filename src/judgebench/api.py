@@ -176,6 +176,16 @@ def run_request(**options: Any) -> RunRequest:
     return RunRequest(output_path=output_path, judge_args=judge_args, include_paths=include_paths, runner=runner, **options)
 
 
+def _plain_value(value: Any) -> Any:
+    """A numpy number or array (np.arange's values) as the Python value it stands for: a float32 by its shortest
+    digits (0.1, not 0.10000000149011612, which had named the folder and been sent); anything else as it is."""
+    if hasattr(value, "dtype") and hasattr(value, "tolist"):
+        if getattr(value, "ndim", 1) == 0 and value.dtype.kind == "f":
+            return float(str(value))
+        return value.tolist()
+    return value
+
+
 def _setting_text(value: Any) -> str:
     """A sweep value as `--sweep` would spell it: text as it is, anything else as JSON (true, null, [1, 2], {...}:
     str() had made Python's True and {'a': 1}, which are no JSON)."""
@@ -183,13 +193,8 @@ def _setting_text(value: Any) -> str:
         return value
     import json
 
-    def plain(item: Any) -> Any:  # numpy's numbers and arrays (np.arange's values) as the JSON they are sent as
-        if hasattr(item, "tolist"):
-            return item.tolist()
-        raise TypeError(type(item).__name__)
-
     try:
-        return json.dumps(value, allow_nan=False, default=plain)
+        return json.dumps(value, allow_nan=False)
     except (TypeError, ValueError):
         raise JudgebenchError(f"sweep: each value must be text or a JSON value, got {type(value).__name__} {_short(value)}") from None
 
@@ -411,7 +416,7 @@ def sweep(
 
     if not isinstance(key, str) or not key.strip():
         raise JudgebenchError(f"sweep: key must be a judge argument's name (non-empty text), got {type(key).__name__} {_short(key)}")
-    given = list(_many(values, "sweep", "values"))  # sent as given (None is null, not the text "null")
+    given = [_plain_value(v) for v in _many(values, "sweep", "values")]  # sent as given (None is null, not "null")
     settings = [_setting_text(v) for v in given]  # and named by their JSON text (folders, tables)
     if not settings or len(set(settings)) != len(settings):
         raise JudgebenchError(f"sweep: give distinct values of {key}")

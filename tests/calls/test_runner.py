@@ -1128,3 +1128,25 @@ def test_the_unreachable_stop_goes_once_a_chunk_has_an_answer():
         after = options.for_next_chunk(RunOutcome([failed, answer], None, 1))
         assert (options.unreachable_after, after.unreachable_after) == (UNREACHABLE_AFTER, None)
         assert after.for_next_chunk(RunOutcome([failed], None, 1)) is after  # never back on
+
+
+def test_a_stop_ends_the_wait_for_rate_tokens() -> None:
+    """--rpm 2: a stopped run waited two minutes while its callers queued for tokens they would not use."""
+    import asyncio
+
+    async def go() -> tuple[list[bool], float]:
+        bucket = TokenBucket(rate=2 / 60, capacity=1.0)
+        stopped = False
+        assert await bucket.acquire(1.0, lambda: stopped)  # the one token there
+
+        async def stop_soon() -> None:
+            nonlocal stopped
+            await asyncio.sleep(0.3)
+            stopped = True
+
+        start = time.monotonic()
+        got = await asyncio.gather(*(bucket.acquire(1.0, lambda: stopped) for _ in range(4)), stop_soon())
+        return list(got[:4]), time.monotonic() - start
+
+    got, took = asyncio.run(go())
+    assert got == [False] * 4 and took < 2  # each waiter gave up at the stop (the next token was 30 s away)

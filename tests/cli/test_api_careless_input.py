@@ -232,3 +232,11 @@ def test_numpy_values_are_swept_as_the_json_they_are_sent_as(tmp_path: Path) -> 
                              judge_args={"api_base": server.api_base, "api_key": "sk-t"}, on_run=runs.append, **DEMO)
     assert [r.result.config.judge_args["max_tokens"] for r in runs] == [16, 32]
     assert sorted(p.name for p in (tmp_path / "sw").iterdir() if p.is_dir()) == ["max_tokens=16", "max_tokens=32"]
+
+
+def test_a_float32_value_is_swept_by_its_digits() -> None:
+    from judgebench.api import _plain_value, _setting_text
+
+    values = [_plain_value(v) for v in np.array([0.1, 0.7], dtype=np.float32)]
+    assert values == [0.1, 0.7] and [_setting_text(v) for v in values] == ["0.1", "0.7"]
+    assert _plain_value(np.array(["a", "b"])) == ["a", "b"] and _plain_value(np.int64(3)) == 3

@@ -43,13 +43,14 @@ def test_view_on_a_port_in_use_names_the_flag(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("db", ["postgressql://user:s3cretpw@127.0.0.1:9/db", "postgresql:/user:s3cretpw@h/db",
-                                "postgres:user:s3cretpw@h/db"])
+                                "postgres:user:s3cretpw@h/db", "postgres:user:s3cret/pw@h/db",
+                                "postgresql:/user:s3cret@pw@h/db", "postgressql://user:s3cret/pw@h/db"])
 def test_a_misspelt_database_scheme_is_refused_without_its_password(tmp_path, capsys, db):
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text("")
     assert main(["annotate", str(pairs), "--db", db, "--export", str(tmp_path / "v.jsonl")]) == 2
     err = one_line_error(capsys)
-    assert "a database URL starts with postgresql://" in err and "s3cretpw" not in err
+    assert "a database URL starts with postgresql://" in err and "s3cret" not in err and "pw@" not in err
 
 
 @pytest.mark.parametrize("command", [["score", "{run}"], ["panel", "{run}", "{other}", "--output-path", "{out}"]])
@@ -166,3 +167,11 @@ def test_pairs_checks_its_output_folder_before_any_call(tmp_path, capsys):
     (out / "manifest.json").write_text('{"mine": true}')
     assert main(argv) == 2 and "is not from an earlier `pairs`" in one_line_error(capsys)
     assert (out / "manifest.json").read_text() == '{"mine": true}'
+
+
+@pytest.mark.parametrize("judge", ["jf/empty", "jf/empty/", "./jf/empty"])
+def test_an_empty_folder_given_as_judge_is_said_to_be_one(tmp_path, capsys, monkeypatch, judge):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "jf" / "empty").mkdir(parents=True)
+    assert main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", judge, "--output-path", "o"]) == 2
+    assert "is also a folder, with no .yaml judge configuration in it" in one_line_error(capsys)

@@ -293,5 +293,7 @@ def test_a_misspelt_names_file_is_not_taken_as_an_annotator(tmp_path, monkeypatc
     assert read_flagged("ann.one") == {"ann.one"}  # a dotted name is a name
     (tmp_path / "rater.2").write_text("")  # a file named like a name does not make the name a misspelt file
     assert read_flagged("rater.1") == {"rater.1"} and read_flagged("alice@lab.org") == {"alice@lab.org"}
+    for name in ("ona@vu.lt", "bob@studio.tv", "k@uni.st", "rater.cs", "x@y.com", "x@y.edu"):
+        assert read_flagged(name) == {name}
     with pytest.raises(JudgebenchError, match="no such file"):
         read_flagged("flagged.cvs")

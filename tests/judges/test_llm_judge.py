@@ -789,3 +789,15 @@ def test_the_key_check_reads_only_the_variable_the_call_sends(monkeypatch: pytes
     monkeypatch.setenv("AZURE_API_KEY", "old \n")
     monkeypatch.setenv("AZURE_OPENAI_API_KEY", "good-key")
     LiteLLMJudge("azure/dep", {"api_base": "https://n.openai.azure.com", "api_version": "2024-06-01"}).preflight()
+
+
+@pytest.mark.parametrize("provider, variable", [("hosted_vllm", "HOSTED_VLLM_API_KEY"), ("cohere", "COHERE_API_KEY"),
+                                                ("azure", "AZURE_API_KEY")])
+def test_every_providers_key_variable_is_checked(monkeypatch: pytest.MonkeyPatch, provider: str, variable: str) -> None:
+    """The Azure mend first read the environment for eight providers only: hosted_vllm's, cohere's and azure's keys
+    with a line feed were sent again, every attempt failing as a connection error."""
+    monkeypatch.delenv("AZURE_OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv(variable, "sk-good\n")
+    with pytest.raises(JudgebenchError, match=f"the key in {variable} has a space or line break"):
+        LiteLLMJudge(f"{provider}/m", {"api_base": "http://127.0.0.1:9/v1"}).preflight()
+    LiteLLMJudge(f"{provider}/m", {"api_base": "http://127.0.0.1:9/v1", "azure_ad_token": "t"}).preflight()  # sent instead

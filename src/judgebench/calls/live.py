@@ -120,10 +120,11 @@ class LiveRun(RunState):
         while True:
             if self.draining:
                 raise _Drained(last_error)
-            if self.rpm is not None:
-                await self.rpm.acquire(1.0)
-            if self.tpm is not None:
-                await self.tpm.acquire(est_tokens)
+            draining = lambda: self.draining  # noqa: E731
+            if self.rpm is not None and not await self.rpm.acquire(1.0, draining):
+                raise _Drained(last_error)
+            if self.tpm is not None and not await self.tpm.acquire(est_tokens, draining):
+                raise _Drained(last_error)
             assert self.sem is not None
             async with self.sem:
                 if self.draining:  # before `stopped`: a drain (the cost cap) keeps the calls in flight

@@ -91,15 +91,18 @@ class TokenBucket:
         self.level = min(self.capacity, self.level + (now - self.stamp) * self.rate)
         self.stamp = now
 
-    async def acquire(self, amount: float = 1.0) -> None:
+    async def acquire(self, amount: float = 1.0, stop: Callable[[], bool] = lambda: False) -> bool:
+        """Take `amount` when the bucket holds it: True; False as soon as `stop()` is true (a stopped run waited
+        minutes for tokens it would not use)."""
         async with self.lock:  # first come, first served
             need = min(amount, self.capacity)
-            while True:
+            while not stop():
                 self._refill()
                 if self.level >= need:
                     self.level -= amount  # may go below zero for a large request
-                    return
-                await asyncio.sleep((need - self.level) / self.rate)
+                    return True
+                await asyncio.sleep(min((need - self.level) / self.rate, 0.25))
+            return False
 
     def adjust(self, delta: float) -> None:
         self._refill()

@@ -74,8 +74,9 @@ def _misspelt_extension(path: Path) -> bool:
     `alice@lab.org` does not."""
     import difflib
 
-    ext = path.suffix[1:].lower()
-    return ext.isalpha() and bool(difflib.get_close_matches(ext, ["txt", "csv", "list", "tsv"], n=1, cutoff=0.66))
+    ext, known = path.suffix[1:].lower(), ("txt", "csv", "list", "tsv")  # (two letters: a country's domain, ona@vu.lt)
+    return len(ext) >= 3 and ext.isalpha() and (bool(difflib.get_close_matches(ext, known, n=1, cutoff=0.8))
+                                                or any(sorted(ext) == sorted(k) for k in known))
 
 
 def _near_file(path: Path) -> str | None:

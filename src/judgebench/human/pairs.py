@@ -192,11 +192,12 @@ def check_outputs(output: Path) -> None:
 
 def write_outputs(output: Path, questions: list[Question], answers: list[Answer], pairs: list[dict[str, Any]],
                   manifest: dict[str, Any]) -> None:
-    """answers.jsonl, pairs.jsonl and manifest.json under `output`, each atomically."""
+    """manifest.json, answers.jsonl and pairs.jsonl under `output`, each atomically; the manifest first, so that a
+    folder killed between them is still one `pairs` made (check_outputs)."""
     output.mkdir(parents=True, exist_ok=True)
+    write_json(output / "manifest.json", manifest)
     write_atomic(output / "answers.jsonl", "".join(json.dumps(vars(a), ensure_ascii=False) + "\n" for a in answers))
     write_atomic(output / "pairs.jsonl", "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pairs))
-    write_json(output / "manifest.json", manifest)
 
 
 def position_counts(pairs: list[dict[str, Any]]) -> dict[str, dict[str, int]]:

@@ -7,6 +7,7 @@ from typing import Any
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.names import REPLAY_PREFIX, is_builtin
 from judgebench.judges.base import Judge, JudgeCallError
+from judgebench.judges.config import folder_note
 
 __all__ = ["Judge", "JudgeCallError", "make_judge"]
 
@@ -27,7 +28,7 @@ def make_judge(judge_id: str, judge_args: dict[str, Any] | None = None, seed: in
     if "/" not in judge_id:
         raise JudgebenchError(
             f"judge '{judge_id}': expected a litellm model id such as 'openai/gpt-4.1' "
-            "or a built-in judge such as 'builtin/longer'"
+            f"or a built-in judge such as 'builtin/longer'{folder_note(judge_id)}"
         )
     if "," in judge_id:  # no model id holds one: two judges in one flag
         raise JudgebenchError(f"judge {judge_id!r}: one judge per --judge (repeat the flag for several: "
@@ -38,7 +39,7 @@ def make_judge(judge_id: str, judge_args: dict[str, Any] | None = None, seed: in
     ):
         raise JudgebenchError(
             f"judge {judge_id!r}: a litellm model id is PROVIDER/MODEL with no empty, '.' or '..' part, "
-            "no backslash and no surrounding spaces"
+            f"no backslash and no surrounding spaces{folder_note(judge_id)}"
         )
     from judgebench.judges.llm import (
         LiteLLMJudge,  # imported lazily: litellm takes seconds to import

@@ -48,7 +48,6 @@ from judgebench.judges.args import (
 from judgebench.judges.base import Judge, JudgeCallError
 from judgebench.judges.config import PRICE_ARGS, price_per_mtok
 from judgebench.judges.litellm_transport import (
-    PREFLIGHT_PROVIDERS,
     call_litellm,
     check_credentials,
     classify_litellm_error,
@@ -261,10 +260,15 @@ class LiteLLMJudge(Judge):
         """The key sent in a header is plain ASCII without control characters or spaces at its ends (a key pasted
         with its line feed failed every attempt as a connection error, 6 tries over 40 s, and was echoed). The key
         is never shown."""
-        variable = f"{provider.upper()}_API_KEY"  # read from the environment for the providers whose only credential
-        # it is (PREFLIGHT_PROVIDERS); azure reads others first, or sends an AD token instead
-        from_env = os.environ.get(variable) if provider in PREFLIGHT_PROVIDERS else None
-        where, key = ("--judge-args api_key", self._api_key) if self._api_key else (variable, from_env)
+        if self._api_key:
+            where, key = "--judge-args api_key", self._api_key
+        elif self._secrets:  # another credential given (an AD token, a key of another name): the call sends that
+            return
+        else:  # the variable the provider's calls send: azure reads AZURE_OPENAI_API_KEY first (a stale AZURE_API_KEY
+            # beside a good one refused a working setup); every other provider PROVIDER_API_KEY
+            names = ("AZURE_OPENAI_API_KEY", "AZURE_API_KEY") if provider == "azure" else (f"{provider.upper()}_API_KEY",)
+            where = next((name for name in names if os.environ.get(name)), names[0])
+            key = os.environ.get(where)
         if not key or not key.strip():
             return  # (a blank one is check_credentials' to word)
         if key != key.strip() or not key.isascii() or any(ord(c) < 32 or ord(c) == 127 for c in key):

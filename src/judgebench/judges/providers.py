@@ -74,9 +74,11 @@ def check_provider(model: str, forced: str | None = None, api_base: str | None =
     else:
         hint = f" (did you mean {close[0]}/{model.partition('/')[2]}?)" if close else ""
         where = f"--judge {model}"
+    from judgebench.judges.config import folder_note
+
     raise JudgebenchError(
         f"{where}: unknown litellm provider {provider!r}{hint}; a model id is PROVIDER/MODEL, "
-        f"e.g. openai/gpt-4.1 (providers: {PROVIDERS_DOC})"
+        f"e.g. openai/gpt-4.1 (providers: {PROVIDERS_DOC}){'' if forced else folder_note(model)}"
     )
 
 

@@ -73,7 +73,19 @@ def changed_fields(stored: dict[str, Any], given: dict[str, Any]) -> list[str]:
 
 _LIKE_A_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:(/|.*@)")  # a scheme of two letters or more (C:/ is a Windows
 # path) and a path or a user@
-_PASSWORD = re.compile(r"([^:/@]+):[^@/]*@")  # user:password@ wherever it stands
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:/*")
+
+
+def shown_url(location: str) -> str:
+    """A database URL as messages show it: everything between the scheme and the last @ (user and password, whatever
+    characters the password holds: a / or an @ split it before) as ***, and query values hidden (redact_url)."""
+    if "@" not in location:
+        return redact_url(location)
+    scheme, tail = _SCHEME.match(location), location[location.rindex("@"):]
+    if "?" in tail:
+        path, query = tail.split("?", 1)
+        tail = f"{path}?{re.sub(r'=[^&]*', '=***', query)}"
+    return (scheme.group(0) if scheme else "") + "***" + tail
 
 
 class Store:
@@ -82,13 +94,12 @@ class Store:
     def __init__(self, location: str | Path):
         self.location = str(location)
         self.postgres = self.location.startswith(("postgresql://", "postgres://"))
-        self.shown = redact_url(self.location) if self.postgres else self.location
+        self.shown = shown_url(self.location) if self.postgres else self.location
         if _LIKE_A_URL.match(self.location) and not self.postgres:  # (a misspelt scheme, `postgressql://` or
             # `postgresql:/`, was taken as a file path, and the error that said its folder was missing showed the
             # URL's password)
-            shown = _PASSWORD.sub(r"\1:***@", redact_url(self.location))
-            raise JudgebenchError(f"--db {shown}: a database URL starts with postgresql:// (or postgres://); anything "
-                                  "else is a SQLite file path")
+            raise JudgebenchError(f"--db {shown_url(self.location)}: a database URL starts with postgresql:// (or "
+                                  "postgres://); anything else is a SQLite file path")
         self._pairs: tuple[int, list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None
         self._local = threading.local()
         with self.connect(exclusive="schema") as db:  # one process at a time: two opening an older database
