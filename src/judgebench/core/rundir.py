@@ -100,10 +100,11 @@ def check_run_files(run_dir: Path, flag: str = "--output-path") -> None:
 
 
 def not_a_runs_file(run_dir: Path) -> Path | None:
-    """results.json or samples.jsonl in `run_dir` when it is not a run's (results.json with no run `config`; a
-    samples.jsonl, without results.json, whose first line is no judgment): a run would replace it. An interrupted
-    run's samples.jsonl (no results.json yet) is a run's: a rerun resumes it. A link is not looked at: a run
-    replaces the link, never what it points to."""
+    """A file of `run_dir` that a run would replace or remove and that is not a run's: a results.json whose config
+    names no task and judge; without results.json, a samples.jsonl whose first line is no judgment; without either,
+    any other file of a run's names (repeats.jsonl, unlabelled.jsonl, task.yaml, prompt.yaml). An interrupted run's
+    samples.jsonl (no results.json yet; its first line cut short or blank too) is a run's: a rerun resumes it. A
+    link is not looked at: a run replaces the link, never what it points to."""
     import json
 
     results, samples = run_dir / RESULTS_FILE, run_dir / SAMPLES_FILE

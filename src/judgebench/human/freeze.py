@@ -70,8 +70,8 @@ def read_flagged(text: str | None) -> set[str]:
 
 
 def _misspelt_extension(path: Path) -> bool:
-    """Whether the name ends in a misspelt names-file extension (`.txtt`, `.tx`, `.cvs`); a name such as `rater.1` or
-    `alice@lab.org` does not."""
+    """Whether the name ends in a misspelt names-file extension (`.txtt`, `.cvs`, `.lst`); a name such as `rater.1`,
+    `alice@lab.org` or `ona@vu.lt` does not."""
     import difflib
 
     ext, known = path.suffix[1:].lower(), ("txt", "csv", "list", "tsv")  # (two letters: a country's domain, ona@vu.lt)

@@ -269,8 +269,8 @@ def run_dimension_mode(spec: TaskSpec, override: str | None) -> Literal["single"
 
 def warn_of_setup(request: RunRequest, spec: TaskSpec, mode: str, template: PromptTemplate) -> None:
     """What a run's setup asks that is likely not meant, said before any call (`--dry-run` too): a judge argument
-    one letter off a known one, a split or revision with the demo data, a replay of a run made with another prompt template, a prompt that leaves out a
-    response, a separate-mode prompt that names no dimension."""
+    one letter off a known one, a split or revision with the demo data, a replay of a run made with another prompt
+    template, a prompt that leaves out a response, a separate-mode prompt that names no dimension."""
     if request.on_warning is None:
         return
     for line in near_misses(request.judge_args):
