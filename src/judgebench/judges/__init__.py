@@ -7,7 +7,6 @@ from typing import Any
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.names import REPLAY_PREFIX, is_builtin
 from judgebench.judges.base import Judge, JudgeCallError
-from judgebench.judges.config import folder_note
 
 __all__ = ["Judge", "JudgeCallError", "make_judge"]
 
@@ -25,6 +24,8 @@ def make_judge(judge_id: str, judge_args: dict[str, Any] | None = None, seed: in
         if judge_args:
             raise JudgebenchError(f"--judge-args is not used by built-in judge {judge_id}")
         return make_builtin_judge(judge_id, seed=seed)
+    from judgebench.judges.providers import folder_note  # (for the errors below; not on --help's path)
+
     if "/" not in judge_id:
         raise JudgebenchError(
             f"judge '{judge_id}': expected a litellm model id such as 'openai/gpt-4.1' "

@@ -61,16 +61,6 @@ class JudgeConfig:
     source: str | None = None  # the file it was read from (for messages)
 
 
-def folder_note(value: str) -> str:
-    """For an error about a judge id that names an existing folder: that the folder holds no configuration (an empty
-    `--judge jf/empty` read as a model id was told only that its provider 'jf' is unknown)."""
-    try:
-        found = bool(value.strip()) and Path(value).is_dir()
-    except OSError:
-        found = False
-    return f" ({value} is also a folder, with no .yaml judge configuration in it)" if found else ""
-
-
 def is_config_path(value: str) -> bool:
     """Whether a `--judge` value names a configuration file or a folder of them rather than a model id (an empty
     value does not: Path("") is the current folder; nor does a folder without a .yaml file, which a model id such as

@@ -74,12 +74,20 @@ def check_provider(model: str, forced: str | None = None, api_base: str | None =
     else:
         hint = f" (did you mean {close[0]}/{model.partition('/')[2]}?)" if close else ""
         where = f"--judge {model}"
-    from judgebench.judges.config import folder_note
-
     raise JudgebenchError(
         f"{where}: unknown litellm provider {provider!r}{hint}; a model id is PROVIDER/MODEL, "
         f"e.g. openai/gpt-4.1 (providers: {PROVIDERS_DOC}){'' if forced else folder_note(model)}"
     )
+
+
+def folder_note(value: str) -> str:
+    """For an error about a judge id that names an existing folder: that the folder holds no configuration (an empty
+    `--judge jf/empty` read as a model id was told only that its provider 'jf' is unknown)."""
+    try:
+        found = bool(value.strip()) and Path(value).is_dir()
+    except OSError:
+        found = False
+    return f" ({value} is also a folder, with no .yaml judge configuration in it)" if found else ""
 
 
 def _litellm_resolves(model: str, forced: str | None, api_base: str | None) -> bool:
