@@ -107,6 +107,13 @@ def test_freeze_cli_writes_a_task_that_run_accepts(tmp_path: Path, capsys: pytes
                  "--name", "sciarena_eval", "--output", str(tmp_path / "shadow")]) == 2  # an outside attack: it shadowed
     assert "--name sciarena_eval: a bundled task has that name" in capsys.readouterr().err  # the bundled task
     assert not (tmp_path / "shadow").exists()
+    project = tmp_path / "project"  # `freeze --output .` in a project replaced its own README.md without a word
+    project.mkdir()
+    (project / "README.md").write_text("# my project\n")
+    assert main(["freeze", str(tmp_path / "votes.jsonl"), "--pairs", str(pairs_file), "--split-size", "4",
+                 "--output", str(project)]) == 2
+    assert "README.md is not a card `freeze` wrote" in capsys.readouterr().err
+    assert (project / "README.md").read_text() == "# my project\n" and not (project / "my_judge_eval.jsonl").exists()
 
 
 @pytest.mark.slow

@@ -197,6 +197,7 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     from judgebench.core.files import regular_bytes, write_atomic
     from judgebench.human.annotate.source import pairs_from_file
     from judgebench.human.freeze import (
+        CARD_MARK,
         dataset_card,
         freeze_split,
         read_flagged,
@@ -226,6 +227,10 @@ def cmd_freeze(args: argparse.Namespace) -> int:
         raise JudgebenchError(f"pairs file {args.pairs}: column {taken[0]!r} would be a slice, but the frozen split "
                               "writes that field itself (a label, the votes or their count); rename or drop the column")
     rows = [{**{k: v for k, v in r.items() if k != "slices"}, **{s: r["slices"].get(s) for s in slice_names}} for r in frozen.rows]
+    card = args.output / "README.md"  # (`freeze --output .` replaced the project's own README.md without a word)
+    if card.is_file() and not card.is_symlink() and CARD_MARK.encode() not in regular_bytes(card):
+        raise JudgebenchError(f"--output {args.output}: {card} is not a card `freeze` wrote and would be replaced by "
+                              "the split's; choose another folder")
     args.output.mkdir(parents=True, exist_ok=True)
     data_file = args.output / f"{args.name}.jsonl"
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)

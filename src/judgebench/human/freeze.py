@@ -209,10 +209,13 @@ def task_yaml(name: str, data_file: Path, frozen: Frozen, ties: str, slice_names
     return spec
 
 
+CARD_MARK = "frozen by `judgebench freeze`"  # how a folder's README.md reads as a card freeze wrote (cli/annotate)
+
+
 def dataset_card(name: str, frozen: Frozen, args: argparse.Namespace, votes_sha: str, flagged: set[str]) -> str:
     labels = Counter(r[f"label_{frozen.dimensions[0] if frozen.dimensions else DEFAULT_DIMENSION}"] for r in frozen.rows)
     lines = [
-        f"# {md_text(name)}", "", "A pairwise human-preference evaluation split frozen by `judgebench freeze`.", "",
+        f"# {md_text(name)}", "", f"A pairwise human-preference evaluation split {CARD_MARK}.", "",
         f"- pairs: {len(frozen.rows)} drawn from {frozen.eligible} eligible (seed {args.seed})",
         f"- votes file: {md_text(args.votes.name)} (sha256 {votes_sha})",
         f"- label rule: {MAJORITY_RULE}",
