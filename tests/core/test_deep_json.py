@@ -143,3 +143,21 @@ def test_a_number_past_a_floats_range_in_the_data_names_its_line_and_key(tmp_pat
     assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--dataset-path", str(data),
                  "--output-path", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err.strip() == f"judgebench: error: {data}:2: 'score' is a number too large for a float"
+
+
+def test_an_unquoted_jinja_expression_as_a_yaml_key_is_one_line(tmp_path) -> None:
+    """A prompt file holding `{{ x }}` unquoted is a mapping whose key is a mapping: the duplicate-key check hashed it
+    and `run --prompt` printed a TypeError traceback."""
+    import pytest
+    import yaml
+
+    from judgebench.cli.main import main
+    from judgebench.core.files import load_yaml
+
+    for text in ("{{ self.__init__.__globals__ }}", "? [a, b]\n: 1\n"):
+        with pytest.raises(yaml.YAMLError, match="a key that is a list or mapping"):
+            load_yaml(text)
+    prompt = tmp_path / "p.yaml"
+    prompt.write_text("{{ self.__init__.__globals__ }}")
+    assert main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", "builtin/longer", "--prompt", str(prompt),
+                 "--output-path", str(tmp_path / "o")]) == 2

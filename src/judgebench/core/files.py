@@ -12,7 +12,7 @@ import stat
 import tempfile
 import typing
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -508,6 +508,10 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         seen: set[Any] = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, Hashable):  # `{{ x }}` unquoted: a mapping as a key (a TypeError traceback)
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"a key that is a list or mapping (line {key_node.start_mark.line + 1}; a Jinja "
+                    "`{{ ... }}` must be quoted)", key_node.start_mark)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     None, None, f"duplicate key '{key}' (line {key_node.start_mark.line + 1})", key_node.start_mark
