@@ -123,6 +123,9 @@ def test_an_id_litellm_resolves_without_a_known_prefix_is_not_refused() -> None:
         ("http://h:0/v1", "port 0 is not"),
         ("http://h ost/v1", "no spaces"),
         ("http://u:PW-SECRET@h:99999/v1?token=TOK-SECRET", "api_base='http://***@h:99999/v1?token=***': port 99999"),
+        # a raw / in the password: read as host `u`, port `PW-`, and the port was shown
+        ("https://u:PW-/SECRET@h.example.com/v1", "api_base='https://***@h.example.com/v1': its user or password holds"),
+        ("https://u:12/SECRET@h.example.com/v1", "percent-encode them (%2F %3F %23)"),
     ],
 )
 def test_an_api_base_that_is_not_a_url_is_one_line_before_any_call(tmp_path: Path, capsys, api_base: str,
@@ -134,12 +137,12 @@ def test_an_api_base_that_is_not_a_url_is_one_line_before_any_call(tmp_path: Pat
                        f"api_base={api_base}", "--output-path", str(tmp_path / "out"), "--quiet"])  # fmt: skip
         err = capsys.readouterr().err
         assert status == 2 and len(err.strip().splitlines()) == 1 and says in err, err
-        assert "SECRET" not in err and not (tmp_path / "out").exists()
+        assert "SECRET" not in err and "PW" not in err and not (tmp_path / "out").exists()
 
 
 def test_well_formed_api_bases_are_accepted() -> None:
     for base in ("http://127.0.0.1:8000/v1", "https://x.openai.azure.com", "http://[::1]:8000/v1",
-                 "http://u:p@h/v1?token=t", "HTTP://H:65535"):
+                 "http://u:p@h/v1?token=t", "HTTP://H:65535", "http://u:p%2Fq@h/v1", "http://h:8000/v1/@cf/x"):
         make_judge("openai/m", {"api_base": base})
 
 

@@ -32,6 +32,17 @@ from judgebench.core.secrets import (
         ("https://h/cb#access_token=SECRET&state=abcd", "https://h/cb#access_token=***&state=***"),
         ("error at http://h:8000/v1/chat (status 500)", "error at http://h:8000/v1/chat (status 500)"),
         ("no url here: user:pw@host", "no url here: user:pw@host"),
+        # a password with a raw / ? # or @ ended the authority early and was shown (a known leak, mended)
+        ("https://u:pa/ss@host.com/v1", "https://***@host.com/v1"),
+        ("see http://us/er:pass@127.0.0.1:8000/v1 now", "see http://***@127.0.0.1:8000/v1 now"),
+        ("https://u:pa#ss@host/v1", "https://***@host/v1"),
+        ("https://u:pa?ss@h.com/v1?token=abc", "https://***@h.com/v1?token=***"),
+        ("https://u:p@ss@h.com/x", "https://***@h.com/x"),
+        ("https://tok/en@localhost:8000", "https://***@localhost:8000"),
+        # an @ in an ordinary path or query is no userinfo's end: no host follows it
+        ("https://api.cloudflare.com/client/v4/ai/run/@cf/meta/llama-3", "https://api.cloudflare.com/client/v4/ai/run/@cf/meta/llama-3"),
+        ("http://[::1]:8000/v1/@cf/x", "http://[::1]:8000/v1/@cf/x"),
+        ("https://api.x.com/v1?user=bob@example.com", "https://api.x.com/v1?user=***"),
     ],
 )
 def test_redact_url(text, expected):
@@ -45,6 +56,9 @@ def test_url_secrets_name_the_parts_to_scrub():
     assert url_secrets("http://admin:S3cr3tPw@h/v1?beta=true&api-version=2024-06-01-preview") == ["admin:S3cr3tPw", "S3cr3tPw"]
     assert url_secrets("https://ghp_abcdefghij0123456789@h/x?sig=ab+cdefghij&x=Zq8vLm2Xp9Rt4Wn7Ks3Bd6") == [
         "ghp_abcdefghij0123456789", "ab+cdefghij", "Zq8vLm2Xp9Rt4Wn7Ks3Bd6"]
+    # a password holding a / is scrubbed whole, not only its part before the /
+    assert url_secrets("https://u:pa/ss@host.com/v1?v=1") == ["u:pa/ss", "pa/ss"]
+    assert url_secrets("https://api.cloudflare.com/v4/ai/run/@cf/meta/llama-3") == []
 
 
 @pytest.mark.parametrize("name", ["api_key", "x-api-key", "authToken", "client_secret", "password", "sig", "Authorization",

@@ -94,11 +94,41 @@ def _path_redacted(path: str) -> str:
     return "/".join(REDACTED if looks_like_key(part) else part for part in path.split("/"))
 
 
-def _redact_one(match: re.Match[str]) -> str:
-    authority = match.group("authority")
+# A host as it follows a userinfo's @: a dotted name, localhost or an IP address, with or without a port.
+_HOST = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-]+(\.[A-Za-z0-9\-]+)+|localhost|[A-Za-z0-9\-.]+(?=:))(:[0-9]*)?")
+_HOST_AND_PORT = re.compile(r"(\[[0-9A-Fa-f:.]*\]|[^:\[\]]*)(:[0-9]*)?")
+_AUTHORITY_END = re.compile(r"[/?#]|$")
+
+
+def _userinfo(match: re.Match[str]) -> tuple[str, str, str]:
+    """A URL's userinfo (empty when it has none), its host and the rest. A password holding a raw / ? or # (which no
+    URL parser reads as userinfo) ended the authority early: `https://u:pa/ss@host.com/v1` showed `pa/ss`. So a
+    later @ ends a userinfo too: anywhere when the authority before it is no host:port (`u:pa`), in the path when a
+    host follows it (an @ in an ordinary path, Cloudflare's `/run/@cf/meta/...`, has none). Over-redaction beats a
+    leak."""
+    authority, tail = match.group("authority"), match.group("tail")
     if "@" in authority:
-        authority = REDACTED + "@" + authority.rsplit("@", 1)[1]
-    tail = match.group("tail")
+        userinfo, host = authority.rsplit("@", 1)
+        return userinfo, host, tail
+    plain = bool(_HOST_AND_PORT.fullmatch(authority))
+    at = (re.split(r"[?#]", tail, maxsplit=1)[0] if plain else tail).rfind("@")
+    rest = tail[at + 1:]
+    host = rest[:_AUTHORITY_END.search(rest).start()]
+    if at < 0 or (plain and not _HOST.fullmatch(host)):
+        return "", authority, tail
+    return authority + tail[:at], host, rest[len(host):]
+
+
+def userinfo_needs_encoding(url: str) -> bool:
+    """Whether a URL's user or password holds a raw / ? or #, so that a URL parser reads part of it as the host, the
+    port or the path (it must be percent-encoded: %2F %3F %23)."""
+    match = _URL.match(url.strip())
+    return bool(match) and "@" not in match.group("authority") and bool(_userinfo(match)[0])
+
+
+def _redact_one(match: re.Match[str]) -> str:
+    userinfo, host, tail = _userinfo(match)
+    authority = REDACTED + "@" + host if userinfo else host
     cut = min([i for i in (tail.find("?"), tail.find("#")) if i >= 0], default=len(tail))
     tail = _path_redacted(tail[:cut]) + tail[cut:]
     tail = _PARAM_VALUE.sub(lambda m: m.group(1) + (REDACTED if m.group(2) else ""), tail)
@@ -118,15 +148,15 @@ def url_secrets(text: str) -> list[str]:
     every value redacted, `redact_url`.)"""
     found: list[str] = []
     for match in _URL.finditer(text):
-        authority = match.group("authority")
-        if "@" in authority:
-            user, colon, password = authority.rsplit("@", 1)[0].partition(":")
+        userinfo, _, tail = _userinfo(match)
+        if userinfo:
+            user, colon, password = userinfo.partition(":")
             found += [f"{user}:{password}", password] if password else []
             found += [user] if user and (not colon or looks_like_key(user)) else []
         # values too short to be secrets (?v=1) would mangle every message they were scrubbed from
-        found.extend(m.group(2) for m in _PARAM_VALUE.finditer(match.group("tail")) if len(m.group(2)) >= 4
+        found.extend(m.group(2) for m in _PARAM_VALUE.finditer(tail) if len(m.group(2)) >= 4
                      and (is_secret_name(m.group(1)[1:-1]) or looks_like_key(m.group(2))))
-        path = re.split(r"[?#]", match.group("tail"), maxsplit=1)[0]
+        path = re.split(r"[?#]", tail, maxsplit=1)[0]
         found.extend(part for part in path.split("/") if looks_like_key(part))
     return found
 

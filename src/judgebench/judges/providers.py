@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.names import BUILTIN_PREFIX, PANEL_PREFIX, REPLAY_PREFIX
-from judgebench.core.secrets import redact_url
+from judgebench.core.secrets import redact_url, userinfo_needs_encoding
 
 OWN_PREFIXES = (BUILTIN_PREFIX, REPLAY_PREFIX, PANEL_PREFIX)  # judgebench's own judges, not litellm providers
 PROVIDERS_DOC = "https://docs.litellm.ai/docs/providers"
@@ -120,6 +120,9 @@ def check_api_base(value: Any) -> None:
     text = value.strip()
     if any(ch.isspace() or not ch.isprintable() for ch in text):
         raise JudgebenchError(f"--judge-args api_base={shown!r}: a URL has no spaces or control characters; {expected}")
+    if userinfo_needs_encoding(text):  # (`https://u:pa/ss@host` was read as host `u`, port `pa`, and the port shown)
+        raise JudgebenchError(f"--judge-args api_base={shown!r}: its user or password holds a raw / ? or #; "
+                              "percent-encode them (%2F %3F %23)")
     try:
         parts = urlsplit(text)
     except ValueError as exc:  # an unclosed [IPv6 address
