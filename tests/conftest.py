@@ -11,7 +11,7 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 # litellm fetches its cost map from GitHub at import unless told not to; judgebench's own import of it says so
-# (litellm_transport.import_litellm), but a test importing litellm first did not (3 attempts, a warning)
+# (providers.import_litellm), but a test importing litellm first did not (3 attempts, a warning)
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="judgebench-hf-"))
 os.environ.setdefault("JUDGEBENCH_CACHE_DIR", tempfile.mkdtemp(prefix="judgebench-cache-"))

@@ -520,7 +520,7 @@ def test_a_host_name_dns_does_not_know_stops_the_run_instead_of_being_retried() 
     import httpx
     import openai
 
-    from judgebench.judges.litellm_transport import import_litellm
+    from judgebench.judges.providers import import_litellm
 
     litellm = import_litellm()  # with the local cost map (a plain import fetches it from the network)
     judge = LiteLLMJudge("openai/m", {"api_base": "http://no-such-host.example:8000/v1", "api_key": "sk-t"})
@@ -550,7 +550,7 @@ def test_an_unknown_host_deep_in_the_chain_stops_the_run() -> None:
     import httpx
     import openai
 
-    from judgebench.judges.litellm_transport import import_litellm
+    from judgebench.judges.providers import import_litellm
 
     litellm = import_litellm()
     judge = LiteLLMJudge("openai/m", {"api_key": "sk-t"})

@@ -50,7 +50,7 @@ from judgebench.core.errors import JudgebenchError, squeezed
 from judgebench.core.files import jsonl_lines
 from judgebench.core.records import JudgeReply, JudgeRequest, reported_count
 from judgebench.judges.base import Judge, JudgeCallError
-from judgebench.judges.litellm_transport import import_litellm
+from judgebench.judges.providers import import_litellm
 from judgebench.judges.llm import LiteLLMJudge
 from judgebench.judges.prices import cost_map_prices, price
 from judgebench.judges.reasoning import response_details

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -29,30 +28,13 @@ from judgebench.judges.call_errors import (
     no_answer,
     parse_retry_after,
 )
+from judgebench.judges.providers import import_litellm, key_variables
 from judgebench.judges.reasoning import response_details
 
 # providers whose only credential is an API key in the environment (as litellm's
 # validate_environment names it). Others (bedrock, vertex_ai, azure, ...) also take
 # profiles, instance roles or tokens that cannot be checked up front: not checked.
 PREFLIGHT_PROVIDERS = {"openai", "anthropic", "gemini", "mistral", "groq", "deepseek", "xai", "openrouter"}
-# The key variable each checked provider reads: set but blank is as good as unset (litellm counts it as set).
-PROVIDER_KEY_VARIABLES = {provider: (f"{provider.upper()}_API_KEY",) for provider in PREFLIGHT_PROVIDERS}
-
-
-def import_litellm() -> Any:
-    """litellm, quiet and with its bundled cost map (never fetched from the network)."""
-    # Offline machines: litellm would otherwise try (and retry) fetching the remote cost
-    # map at import. The cost map bundled with the installed litellm is the reproducible one.
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
-    litellm.suppress_debug_info = True
-    litellm.set_verbose = False
-    litellm.turn_off_message_logging = True
-    # pydantic's serializer warnings quote the provider's reply (an attack: a key a server echoed reached the
-    # terminal through them, unscrubbed); what the reply holds is recorded, scrubbed, with the call
-    warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
-    return litellm
 
 
 async def call_litellm(
@@ -150,7 +132,8 @@ def check_credentials(model: str) -> None:
     provider of PREFLIGHT_PROVIDERS needs when none is set (or it is set but blank). An id naming such a provider
     whose key variable is unset or blank is refused before litellm is imported (5-6 s on 2 cores): the same
     variable litellm would name."""
-    variables = PROVIDER_KEY_VARIABLES.get(model.split("/", 1)[0], ()) if "/" in model else ()
+    provider = model.split("/", 1)[0] if "/" in model else ""
+    variables = key_variables(provider) if provider in PREFLIGHT_PROVIDERS else ()  # set but blank is as good as unset
     if variables and not any(os.environ.get(v, "").strip() for v in variables):
         variable = variables[0]
         if variable in os.environ:
@@ -169,6 +152,6 @@ def check_credentials(model: str) -> None:
         raise JudgebenchError(
             f"judge {model}: no credentials: set {' or '.join(missing)} (or pass --judge-args api_key=...)"
         )
-    blank = [name for name in PROVIDER_KEY_VARIABLES[provider] if name in os.environ and not os.environ[name].strip()]
+    blank = [name for name in key_variables(provider) if name in os.environ and not os.environ[name].strip()]
     if blank:
         raise JudgebenchError(f"judge {model}: no credentials: {blank[0]} is set but empty")

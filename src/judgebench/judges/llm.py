@@ -51,11 +51,10 @@ from judgebench.judges.litellm_transport import (
     call_litellm,
     check_credentials,
     classify_litellm_error,
-    import_litellm,
 )
 from judgebench.judges.openai_transport import OpenAITransport, make_shape
 from judgebench.judges.prices import price
-from judgebench.judges.providers import check_provider
+from judgebench.judges.providers import check_provider, environment_key, import_litellm
 
 OPENAI_COMPATIBLE = {"openai", "hosted_vllm", "openai_like", "custom_openai"}
 # Self-hosted providers have no address of their own: api_base, or the environment variable litellm reads for it
@@ -228,7 +227,7 @@ class LiteLLMJudge(Judge):
         for name in CONNECTION_ARGS:
             if self._args.get(name):
                 kwargs[name] = self._args[name]
-        key = self._api_key or os.environ.get(f"{provider.upper()}_API_KEY")
+        key = self._api_key or environment_key(provider)[1]
         if key:
             kwargs["api_key"] = key
         elif provider == "openai" and self._args.get("api_base"):
@@ -264,11 +263,9 @@ class LiteLLMJudge(Judge):
             where, key = "--judge-args api_key", self._api_key
         elif self._secrets:  # another credential given (an AD token, a key of another name): the call sends that
             return
-        else:  # the variable the provider's calls send: azure reads AZURE_OPENAI_API_KEY first (a stale AZURE_API_KEY
-            # beside a good one refused a working setup); every other provider PROVIDER_API_KEY
-            names = ("AZURE_OPENAI_API_KEY", "AZURE_API_KEY") if provider == "azure" else (f"{provider.upper()}_API_KEY",)
-            where = next((name for name in names if os.environ.get(name)), names[0])
-            key = os.environ.get(where)
+        else:  # the variable the provider's calls send (azure's first: a stale AZURE_API_KEY beside a good
+            # AZURE_OPENAI_API_KEY refused a working setup)
+            where, key = environment_key(provider)
         if not key or not key.strip():
             return  # (a blank one is check_credentials' to word)
         if key != key.strip() or not key.isascii() or any(ord(c) < 32 or ord(c) == 127 for c in key):

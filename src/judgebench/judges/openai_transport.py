@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -37,6 +36,7 @@ from judgebench.judges.call_errors import (
     parse_retry_after,
 )
 from judgebench.judges.prices import cost_map_prices, price
+from judgebench.judges.providers import environment_key
 from judgebench.judges.reasoning import response_details
 
 # AsyncOpenAI clients (each with its own connection pool) per event loop, used in turn.
@@ -99,7 +99,7 @@ def make_shape(
     extra_body = {k: v for k, v in body.items() if k not in known}
     if extra_body:
         params["extra_body"] = extra_body
-    key = api_key or os.environ.get(f"{provider.upper()}_API_KEY") or None
+    key = api_key or environment_key(provider)[1] or None
     if key is None:
         # No key: send no Authorization header at all. The SDK wants some api_key at
         # construction (else it reads $OPENAI_API_KEY, which must not go to another

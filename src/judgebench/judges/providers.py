@@ -12,6 +12,9 @@ configured in litellm/llms/openai_like/providers.json. A provider found there is
 path, every valid id). One not found there is asked of litellm itself (`litellm.get_llm_provider`, which
 also resolves some ids by model name or api_base): refused only when litellm cannot resolve it either, so
 an id litellm accepts is never refused here.
+
+Also the provider facts the transports share: `import_litellm` (quiet, offline cost map) and the environment
+variables a provider's key is read from (`key_variables`, `environment_key`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from __future__ import annotations
 import difflib
 import importlib.util
 import json
+import os
 import re
+import warnings
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -33,6 +38,36 @@ OWN_PREFIXES = (BUILTIN_PREFIX, REPLAY_PREFIX, PANEL_PREFIX)  # judgebench's own
 PROVIDERS_DOC = "https://docs.litellm.ai/docs/providers"
 _ENUM = re.compile(r"^class LlmProviders\(str, Enum\):\n(?P<body>(?:[ \t]+\S.*\n|[ \t]*\n)+)", re.MULTILINE)
 _MEMBER = re.compile(r'^[ \t]+[A-Z][A-Z0-9_]*[ \t]*=[ \t]*"([^"]+)"', re.MULTILINE)
+
+
+def import_litellm() -> Any:
+    """litellm, quiet and with its bundled cost map (never fetched from the network)."""
+    # Offline machines: litellm would otherwise try (and retry) fetching the remote cost
+    # map at import. The cost map bundled with the installed litellm is the reproducible one.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.set_verbose = False
+    litellm.turn_off_message_logging = True
+    # pydantic's serializer warnings quote the provider's reply (an attack: a key a server echoed reached the
+    # terminal through them, unscrubbed); what the reply holds is recorded, scrubbed, with the call
+    warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
+    return litellm
+
+
+def key_variables(provider: str) -> tuple[str, ...]:
+    """The environment variables a provider's calls take their key from, the first set one first: azure reads
+    AZURE_OPENAI_API_KEY before AZURE_API_KEY; every other provider <PROVIDER>_API_KEY."""
+    return ("AZURE_OPENAI_API_KEY", "AZURE_API_KEY") if provider == "azure" else (f"{provider.upper()}_API_KEY",)
+
+
+def environment_key(provider: str) -> tuple[str, str | None]:
+    """(the variable a provider's key is read from, its value or None): the first set of `key_variables`, else the
+    first of them."""
+    names = key_variables(provider)
+    where = next((name for name in names if os.environ.get(name)), names[0])
+    return where, os.environ.get(where)
 
 
 @cache
@@ -93,8 +128,6 @@ def folder_note(value: str) -> str:
 def _litellm_resolves(model: str, forced: str | None, api_base: str | None) -> bool:
     """Whether litellm routes this id (True when litellm cannot be imported: the call says why). A forced
     provider must be one of litellm's (`get_llm_provider` passes any through; the call then fails)."""
-    from judgebench.judges.litellm_transport import import_litellm
-
     try:
         litellm = import_litellm()
     except ImportError:

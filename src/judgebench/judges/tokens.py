@@ -42,7 +42,7 @@ def token_counter(judge: Judge) -> tuple[Callable[[Messages], int], str]:
     model = getattr(judge, "model", judge.id)
     if pair is not None and (model in cost_map or pair[1] in cost_map):
         try:
-            from judgebench.judges.litellm_transport import import_litellm
+            from judgebench.judges.providers import import_litellm
 
             litellm = import_litellm()
         except ImportError:
