@@ -147,3 +147,71 @@ def test_scrubbing_takes_secrets_out_of_every_echo_and_leaves_words_alone():
     words = ("using Bearer auth; basic understanding of it failed; got key-values_list; Unexpected token "
              "distribution_mismatch; auth: failed; session: expired")
     assert scrub_message(words, []) == words
+
+
+# An outside attack measured the earlier rule on 2,000 random keys of each kind: it took 86-95% of random
+# letter-and-digit keys and 87% of token_urlsafe(24) keys for names (a key in an api_base's path then reached
+# results.json, every leaderboard format, submissions and sweep folder names).
+_MODEL_NAMES = [
+    "Meta-Llama-3.1-70B-Instruct-Turbo", "DeepSeekCoderV2Instruct2024", "Llama3370BInstructTurbo",
+    "NousHermes2Mixtral8x7BDPO", "modelsQwen25Coder32BInstruct", "Qwen25Coder32BInstructAWQ", "Mixtral8x22BInstructv01",
+    "gpt4omini20240718", "claude35sonnet20241022", "textembedding3large", "deepseekr1distillqwen32b",
+    "o3mini20250131high", "gpt-4o-mini-2024-07-18", "Qwen2.5-72B-Instruct-AWQ", "mistralai--Mixtral-8x7B-Instruct-v0.1",
+    "claude-3-5-sonnet-20241022", "models--meta-llama--Llama-3.1-8B", "us-central1-aiplatform.googleapis.com",
+    "TheBloke_Mistral-7B-Instruct-v0.2-GPTQ", "CohereForAI-c4ai-command-r-plus-08-2024", "gemma-2-27b-it-SimPO-37K",
+    "Qwen3-235B-A22B-Thinking-2507-FP8", "accounts-fireworks-models-llama-v3p1-405b-instruct",
+    "databricks-meta-llama-3-3-70b-instruct", "realtime-preview-2024-12-17", "Mistral-Nemo-Instruct-2407",
+]
+
+
+def test_model_names_in_a_path_are_names():
+    from judgebench.core.secrets import looks_like_key
+
+    assert [name for name in _MODEL_NAMES if looks_like_key(name)] == []
+    assert redact_url("http://h/v1/Meta-Llama-3.1-70B-Instruct-Turbo/chat") == "http://h/v1/Meta-Llama-3.1-70B-Instruct-Turbo/chat"
+
+
+def test_random_keys_in_a_path_are_keys():
+    import random
+    import string
+    import uuid
+
+    from judgebench.core.secrets import looks_like_key
+
+    rng = random.Random(7)
+
+    def drawn(alphabet: str, low: int, high: int) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(low, high)))
+
+    kinds = {
+        "letters and digits": lambda: drawn(string.ascii_letters + string.digits, 20, 48),
+        "url-safe base64": lambda: drawn(string.ascii_letters + string.digits + "-_", 32, 32),
+        "hex": lambda: "".join(rng.choice("0123456789abcdef") for _ in range(32)),
+        "lower case and digits": lambda: drawn(string.ascii_lowercase + string.digits, 24, 40),
+        "upper case and digits": lambda: drawn(string.ascii_uppercase + string.digits, 24, 40),
+        "uuid": lambda: str(uuid.UUID(int=rng.getrandbits(128))),
+    }
+    missed = {kind: sum(not looks_like_key(make()) for _ in range(1000)) / 1000 for kind, make in kinds.items()}
+    assert all(share <= 0.08 for share in missed.values()), missed
+    assert redact_url("http://h/Xk9fQmRtLpWzBv7NcHsYdJe2/v1") == "http://h/***/v1"  # the attack's example
+
+
+def test_a_fingerprint_and_nested_secrets_are_hidden_and_known():
+    from judgebench.judges.llm import LiteLLMJudge
+
+    judge = LiteLLMJudge("openai/m", {
+        "api_base": "http://127.0.0.1:9/v1", "api_key": "x", "extra_body": {"api_key": "SECRETnest1aaa"},
+        "extra_query": {"token": "TOKsecret99"}, "user": "sk-abcdefgh12345",
+        "endpoint_fingerprint": "https://u:SECRETpw123XYZ@gw.example/v1?token=SECRETtok987"})
+    shown = json.dumps([judge.public_args(), judge.endpoint(), judge.cache_identity()])
+    assert not [s for s in ("SECRETnest1aaa", "TOKsecret99", "sk-abcdefgh12345", "SECRETpw123XYZ", "SECRETtok987")
+                if s in shown], shown
+    assert judge.endpoint() == "fingerprint:https://***@gw.example/v1?token=***"
+    assert {"SECRETnest1aaa", "TOKsecret99", "sk-abcdefgh12345", "SECRETpw123XYZ", "SECRETtok987"} <= set(judge.secret_values())
+
+
+def test_a_nameless_query_item_that_may_be_a_key_is_hidden():
+    assert redact_url("http://h/v1?SECRETpw123XYZabc") == "http://h/v1?***"
+    assert redact_url("http://h/v1?beta&x=1") == "http://h/v1?beta&x=***"
+    assert redact_url("http://h/v1/chat?a=b?token=SECRET123") == "http://h/v1/chat?a=***?token=***"
+    assert url_secrets("http://h/v1/chat?a=b?token=SECRET123") == ["SECRET123"]

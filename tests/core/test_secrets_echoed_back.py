@@ -96,3 +96,53 @@ def test_secret_names_and_key_like_path_segments():
     assert PATH_KEY not in redact_url(f"http://h/v1/{PATH_KEY}/chat")
     kept = "https://x/openai/deployments/gpt-4o-mini-2024-07-18/chat/completions"
     assert redact_url(kept) == kept
+
+
+class WholeBodyEcho(Echo):
+    """Echoes the whole request body as the server got it: JSON text, its strings escaped (`\\"`, `\\\\`, `\\u00e9`)."""
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("content-length", 0))).decode().replace("[[", "((")  # one verdict
+        reply = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                 "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant",
+                                                                             "content": f"[[A]] {self.path} {body}"}}],
+                 "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+NESTED = "SECRETnest1aaaBBB"
+SHAPED = "sk-shapedCCCC3333dddd"
+QUOTED = 'SECq"pw123\\zQQ'
+ACCENTED = "SECRETpw\u00e9123RR"
+SPACED = "pw123 SECRETss"
+
+
+@pytest.mark.parametrize("transport", ["openai", "litellm"])
+def test_nested_and_escaped_secrets_a_server_echoes_never_reach_disk(tmp_path, transport, capsys):
+    # an outside attack: a nested secret (extra_body={"api_key": ...}), a credential-shaped `user`, and secrets the
+    # server echoed JSON-escaped (a quote, a backslash, an accent) or with `+` for a space were written in clear
+    server = ThreadingHTTPServer(("127.0.0.1", 0), WholeBodyEcho)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/v1?sig={SPACED.replace(' ', '%20')}"
+        args = (f'api_base={base},api_key=x,transport={transport},extra_body={{"api_key": "{NESTED}"}},'
+                f"user={SHAPED},client_secret={QUOTED},db_password={ACCENTED}")
+        run = tmp_path / "run"
+        code = main(["run", "--tasks", "sciarena_eval", "--judge", "openai/m", "--judge-args", args, "--demo",
+                     "--limit", "2", "--output-path", str(run), "--cache-dir", str(tmp_path / "cache"), "--quiet"])
+        out = capsys.readouterr()
+    finally:
+        server.shutdown()
+    assert code == 0, out.err
+    samples = (run / "samples.jsonl").read_text(encoding="utf-8")
+    assert "[[A]] /v1" in samples  # the echo is kept, scrubbed
+    escaped = [json.dumps(s)[1:-1] for s in (QUOTED, ACCENTED)]
+    forms = (NESTED, SHAPED, QUOTED, ACCENTED, *escaped, SPACED, SPACED.replace(" ", "+"), SPACED.replace(" ", "%20"))
+    written = [(str(p), s) for p in tmp_path.rglob("*") if p.is_file() for s in forms
+               if s.encode() in p.read_bytes() or json.dumps(s).encode() in p.read_bytes()]
+    assert written == [] and not [s for s in forms if s in out.out + out.err]

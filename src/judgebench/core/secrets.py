@@ -9,8 +9,8 @@ left as it is, so it can be applied to error messages as well as to single argum
 from __future__ import annotations
 
 import functools
+import json
 import logging
-import math
 import os
 import re
 from collections.abc import Sequence
@@ -20,7 +20,8 @@ from typing import Any
 # whatever else it holds (userinfo may contain ( ) ' ! $ and more); the rest runs to whitespace or a
 # quote or angle bracket that ends a URL in prose. Over-redaction beats a leak.
 _URL = re.compile(r"(?<![A-Za-z0-9+.\-])(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<authority>[^\s/?#]*)(?P<tail>[^\s'\"<>]*)")
-_PARAM_VALUE = re.compile(r"([?&;#][^=&;#?]*=)([^&;#]*)")  # query and fragment parameters (#access_token=)
+_PARAM_VALUE = re.compile(r"([?&;#][^=&;#?]*=)([^&;#?]*)")  # query and fragment parameters (#access_token=)
+_BARE_ITEM = re.compile(r"(?<=[?&;#])([^=&;#?]+)(?=[&;#]|$)")  # a query item without a name (`?<key>`)
 # A name that holds a secret: api_key, x-api-key, authToken, client_secret, password, signature, ...
 _SECRET_WORDS = re.compile(
     r"(^|_)(api_?key|apikey|key|secret|password|passwd|pwd?|credentials?|token|authorization|auth|sig|signature"
@@ -69,25 +70,47 @@ def is_secret_name(name: str) -> bool:
 
 
 KEYLIKE_MIN = 20  # characters of a path segment before it can look like a key
+_KEY_SEPARATORS = re.compile(r"[-_.~+=]")
+_WORD = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")  # camelCase split: Deep Seek Coder, AWQ
+_PRONOUNCEABLE = re.compile(r"(?=.*[aeiouyAEIOUY])(?!.*[^aeiouyAEIOUY]{5})")  # a vowel, no five consonants in a row
+_DIGIT_RUN = re.compile(r"[0-9]+")  # a name's part holds three at most (Mixtral8x22BInstructv01); random text more
+_HEX_KEY = re.compile(r"[0-9a-f]{24,}|[0-9A-F]{24,}")
 
 
 def looks_like_key(segment: str) -> bool:
-    """Whether a URL path segment looks like a credential rather than a name (`/v1/<secret>`): long, of
-    key characters only, with letters and digits mixed and high entropy (`chat`, `completions`, `v1`,
-    `deployments`, `gpt-4o-mini-2024-07-18`, `Meta-Llama-3.1-70B-Instruct-Turbo` are not; `sk-proj-...`, a 32-hex token, a base64 key are)."""
+    """Whether a URL path segment or query item looks like a credential rather than a name (`/v1/<secret>`): 20
+    characters or more of key characters, letters and a digit, and random-looking: a long hex run, a part of six
+    characters or more whose letters are mostly not pronounceable words or that holds four runs of digits, or parts whose character classes change
+    as often as random text's (`chat`, `completions`, `gpt-4o-mini-2024-07-18`, `DeepSeekCoderV2Instruct2024`,
+    `Meta-Llama-3.1-70B-Instruct-Turbo` are names; `sk-proj-...`, a 32-hex token, `secrets.token_urlsafe(24)` keys).
+    (The earlier rule, long runs of letters make a name, took 86-95% of random letter-and-digit keys for names, an
+    outside attack measured.)"""
     if len(segment) < KEYLIKE_MIN or not re.fullmatch(r"[A-Za-z0-9_\-.~+=]+", segment):
         return False
-    if _CREDENTIAL.search(segment):
+    if _CREDENTIAL.search(segment) or _HEX_KEY.fullmatch(segment):
         return True
-    if max(len(chunk) for chunk in re.split(r"[-_.~]", segment)) < 16:  # dated model names: short parts
+    if not any(c.isdigit() for c in segment) or sum(c.isalpha() for c in segment) < 2:
         return False
-    digits, letters = sum(c.isdigit() for c in segment), sum(c.isalpha() for c in segment)
-    if digits < 2 or letters < 2:
-        return False
-    counts = {c: segment.count(c) for c in set(segment)}
-    entropy = -sum(n / len(segment) * math.log2(n / len(segment)) for n in counts.values())
-    words = re.findall(r"[A-Za-z]{4,}", segment)  # a readable name has long runs of letters (model names)
-    return entropy >= 3.5 and sum(map(len, words)) < len(segment) / 2
+    parts = [part for part in _KEY_SEPARATORS.split(segment) if len(part) >= 6]
+    return any(not _readable(part) or len(_DIGIT_RUN.findall(part)) >= 4 for part in parts) or \
+        _class_changes(parts) > 0.3
+
+
+def _readable(part: str) -> bool:
+    """Whether most of a part's letters are in pronounceable words of three letters or more."""
+    letters = sum(c.isalpha() for c in part)
+    words = [w for w in _WORD.findall(part) if len(w) >= 3 and _PRONOUNCEABLE.match(w)]
+    return letters < 2 or sum(map(len, words)) >= letters / 2
+
+
+def _class_changes(parts: list[str]) -> float:
+    """How often the character class (upper, lower, digit) changes between neighbours in `parts`, per character; an
+    upper letter before a lower one (a word's start) is no change. Random text: about 0.4-0.6; names: under 0.25."""
+    def kind(c: str) -> str:
+        return "u" if c.isupper() else "l" if c.islower() else "d"
+
+    changes = sum(kind(a) != kind(b) and (kind(a), kind(b)) != ("u", "l") for part in parts for a, b in zip(part, part[1:]))
+    return changes / max(1, sum(map(len, parts)))
 
 
 def _path_redacted(path: str) -> str:
@@ -130,9 +153,15 @@ def _redact_one(match: re.Match[str]) -> str:
     userinfo, host, tail = _userinfo(match)
     authority = REDACTED + "@" + host if userinfo else host
     cut = min([i for i in (tail.find("?"), tail.find("#")) if i >= 0], default=len(tail))
-    tail = _path_redacted(tail[:cut]) + tail[cut:]
-    tail = _PARAM_VALUE.sub(lambda m: m.group(1) + (REDACTED if m.group(2) else ""), tail)
-    return match.group("scheme") + authority + tail
+    query = _PARAM_VALUE.sub(lambda m: m.group(1) + (REDACTED if m.group(2) else ""), tail[cut:])
+    query = _BARE_ITEM.sub(lambda m: REDACTED if _bare_secret(m.group(1)) else m.group(1), query)
+    return match.group("scheme") + authority + _path_redacted(tail[:cut]) + query
+
+
+def _bare_secret(item: str) -> bool:
+    """Whether a query item without a name (`?<key>`) may be a credential: 8 characters or more, letters and digits
+    (`?beta`, `?v2` are flags)."""
+    return len(item) >= 8 and any(c.isdigit() for c in item) and any(c.isalpha() for c in item)
 
 
 def redact_url(text: str) -> str:
@@ -154,6 +183,7 @@ def url_secrets(text: str) -> list[str]:
             found += [f"{user}:{password}", password] if password else []
             found += [user] if user and (not colon or looks_like_key(user)) else []
         # values too short to be secrets (?v=1) would mangle every message they were scrubbed from
+        found.extend(m.group(1) for m in _BARE_ITEM.finditer(tail) if _bare_secret(m.group(1)))
         found.extend(m.group(2) for m in _PARAM_VALUE.finditer(tail) if len(m.group(2)) >= 4
                      and (is_secret_name(m.group(1)[1:-1]) or looks_like_key(m.group(2))))
         path = re.split(r"[?#]", tail, maxsplit=1)[0]
@@ -288,6 +318,38 @@ def redact_value(value: Any, *, names: bool = True) -> Any:
     return value
 
 
+def hidden_values(value: Any) -> list[str]:
+    """Every text `redact_value` hides in `value` (nested arguments too: `extra_body={"api_key": ...}`, a
+    credential-shaped `user=sk-...`, URL secrets), for scrubbing what a server echoes back. (Only top-level secret
+    arguments were scrubbed: a nested key a server echoed reached samples.jsonl, the cache and annotators' pairs.)"""
+    return _hidden(value, redact_value(value))
+
+
+def _hidden(original: Any, shown: Any) -> list[str]:
+    if original == shown:
+        return []
+    if shown == REDACTED_VALUE:
+        return _texts(original)
+    if isinstance(original, str):
+        return url_secrets(original)
+    if isinstance(original, dict) and isinstance(shown, dict):
+        return [text for (_, value), seen in zip(original.items(), shown.values()) for text in _hidden(value, seen)]
+    if isinstance(original, (list, tuple)) and isinstance(shown, list):
+        return [text for value, seen in zip(original, shown) for text in _hidden(value, seen)]
+    return []
+
+
+def _texts(value: Any) -> list[str]:
+    """The texts and numbers in `value` (dicts and lists walked) as text."""
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _texts(item)]
+    if isinstance(value, (list, tuple)):
+        return [text for item in value for text in _texts(item)]
+    if isinstance(value, bool) or value is None:
+        return []
+    return [str(value)]
+
+
 # loggers of the HTTP stack that print request URLs (httpx at INFO, the openai SDK at DEBUG)
 URL_LOGGERS = (
     "httpx",
@@ -359,12 +421,15 @@ def run_secrets(judge_secrets: Sequence[str]) -> list[str]:
     (`environment_secrets`), each also as a reply may echo it transformed: URL-quoted and -unquoted, and base64
     (standard and URL-safe, with and without padding: a `user:password` userinfo is an HTTP Basic header, of
     the decoded text when it is written percent-encoded); longest first."""
-    from urllib.parse import quote, unquote, unquote_plus
+    from urllib.parse import quote, quote_plus, unquote, unquote_plus
 
     found = {s for s in [*judge_secrets, *environment_secrets()] if s and len(s) >= 4}
     found |= {unquote(s) for s in found} | {unquote_plus(s) for s in found}  # a userinfo written percent-encoded
     # is sent (as Basic) decoded; a query value's `+` is a space to the server that echoes it
-    found |= {quote(s, safe="") for s in found} | {form for s in found for form in _base64_forms(s)}
+    found |= {quote(s, safe="") for s in found} | {quote_plus(unquote(s)) for s in found}
+    found |= {form for s in found for form in _base64_forms(s)}
+    # as a JSON body or a Python repr echoes it: `"` and `\` escaped, non-ASCII as \uXXXX
+    found |= {json.dumps(s, ensure_ascii=ascii)[1:-1] for s in found for ascii in (True, False)} | {repr(s)[1:-1] for s in found}
     return sorted(found, key=len, reverse=True)
 
 

@@ -31,12 +31,12 @@ from typing import Any
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import JudgeReply, JudgeRequest
 from judgebench.core.secrets import (
+    hidden_values,
     install_log_redaction,
     redact_url,
     redact_value,
     run_secrets,
     scrub_message,
-    url_secrets,
 )
 from judgebench.judges.args import (
     CONNECTION_ARGS,
@@ -104,7 +104,9 @@ class LiteLLMJudge(Judge):
             )
         self._api_key: str | None = args.pop("api_key", None)
         fingerprint = args.pop("endpoint_fingerprint", None)
-        self.endpoint_fingerprint: str | None = None if fingerprint in (None, "") else str(fingerprint)
+        self._fingerprint_given = None if fingerprint in (None, "") else str(fingerprint)
+        # a name shown in every table: a URL's secrets in it redacted, a credential-shaped one hidden
+        self.endpoint_fingerprint: str | None = redact_value(self._fingerprint_given)
         self.price_override = _price_override(args)  # USD per token (in, out), or None: the cost map's
         self._secrets = {k: v for k, v in args.items() if is_secret_arg(k)}
         self._args = {k: v for k, v in args.items() if not is_secret_arg(k)}
@@ -197,9 +199,8 @@ class LiteLLMJudge(Judge):
 
     def _secret_values(self) -> list[str]:
         values = [self._api_key] if self._api_key else []
-        values += [str(v) for v in self._secrets.values() if v]
-        values += [v for v in self._headers.values() if v]
-        values += url_secrets(json.dumps([self._args, self._environment_base], default=str))
+        values += hidden_values(self._secrets) + [v for v in self._headers.values() if v]
+        values += hidden_values([self._args, self._environment_base, self._fingerprint_given])
         return sorted({v for v in values if len(v) >= 4}, key=len, reverse=True)
 
     def secret_values(self) -> list[str]:
