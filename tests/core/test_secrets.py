@@ -215,3 +215,32 @@ def test_a_nameless_query_item_that_may_be_a_key_is_hidden():
     assert redact_url("http://h/v1?beta&x=1") == "http://h/v1?beta&x=***"
     assert redact_url("http://h/v1/chat?a=b?token=SECRET123") == "http://h/v1/chat?a=***?token=***"
     assert url_secrets("http://h/v1/chat?a=b?token=SECRET123") == ["SECRET123"]
+
+
+@pytest.mark.parametrize(
+    ("given", "says"),
+    [
+        ("api_key=sk-abc,SECRETpw123XYZ", "a part without '=' after api_key (not shown"),
+        ('{"api_key": "SECRETpw123XYZ"}', "a JSON object of arguments belongs in a judge configuration file"),
+        ("api_key:SECRETpw123XYZ", "got 'api_key:***'"),
+        ("api_key SECRETpw123XYZ", "got 'api_key ***'"),
+        ("temperature=0,max_tokens", "got 'max_tokens'"),  # a plain word is still shown
+        ("extra_body={'api_key':'SECRETpw123XYZ'}", "not valid JSON"),
+        ("max_tokens=SECRETpw123XYZ", "expected an integer"),
+    ],
+)
+def test_judge_argument_errors_never_show_a_key(tmp_path, capsys, given, says):
+    # an outside attack: each of these printed the key it was given
+    status = main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", "openai/m", "--judge-args", given,
+                   "--output-path", str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and says in err and len(err.strip().splitlines()) == 1, err
+    assert "SECRET" not in err and "pw123" not in err
+
+
+def test_a_json_value_with_commas_is_one_argument():
+    from judgebench.judges.args import parse_judge_args
+
+    assert parse_judge_args('thinking={"type":"enabled","budget_tokens":2048},temperature=0') == {
+        "thinking": '{"type":"enabled","budget_tokens":2048}', "temperature": "0"}
+    assert parse_judge_args('metadata={"a":[1,2],"b":"x,}y"},seed=1') == {"metadata": '{"a":[1,2],"b":"x,}y"}', "seed": "1"}

@@ -20,6 +20,7 @@ from judgebench.cli.flags import (
     runner_options,
 )
 from judgebench.core.errors import MESSAGE_MAX, JudgebenchError
+from judgebench.core.secrets import masked_input
 from judgebench.core.text import reads_as_reserved, term_text
 from judgebench.core.version import __version__
 
@@ -56,8 +57,11 @@ def parse_models(models: str, model_args: list[str]) -> dict[str, dict[str, Any]
     parsed: dict[str, dict[str, Any]] = {m: {} for m in ids}
     for entry in model_args:
         model, sep, args = entry.partition("=")
-        if not sep or model not in parsed:
-            raise JudgebenchError(f"--model-args {entry!r}: expected MODEL=k=v,... with MODEL one of {ids}")
+        if not sep:  # (the whole entry was shown: `api_key=...` without its MODEL= showed the key)
+            raise JudgebenchError(f"--model-args {masked_input(repr(entry))}: expected MODEL=k=v,... with MODEL one of {ids}")
+        if model not in parsed:
+            raise JudgebenchError(f"--model-args {masked_input(model)}=...: {masked_input(model)} is not one of --models "
+                                  f"{ids}; expected MODEL=k=v,...")
         with in_pairs_words(model):
             parsed[model] = dict(parse_judge_args(args))  # typed by the judge, as --judge-args
     return parsed

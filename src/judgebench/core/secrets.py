@@ -284,6 +284,21 @@ def scrub_message(message: str, secrets: Sequence[str]) -> str:
     return _NAMED_VALUE.sub(_masked_value, text)
 
 
+_MAYBE_KEY_WORD = re.compile(r"[A-Za-z0-9_\-.~+]{8,}")
+
+
+def masked_input(text: str) -> str:
+    """A piece of what a user typed, as an error message may quote it: `scrub_message`'s masks, and each word of 8
+    characters or more that mixes letters and digits replaced by *** (it may be a key typed where a value was due:
+    `api_key=sk-a,SECRETpw123` split at its comma showed the key's end)."""
+    def masked(match: re.Match[str]) -> str:
+        word = match.group(0)
+        mixed = any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+        return REDACTED if mixed else word
+
+    return _MAYBE_KEY_WORD.sub(masked, scrub_message(text, []))
+
+
 def _masked_value(match: re.Match[str]) -> str:
     """`name: value` with the value masked when the name holds a secret and the value looks like one (a digit in
     it, or 12 characters or more: `auth: failed` and `session: expired` are words, not credentials)."""

@@ -33,7 +33,7 @@ from typing import Any
 
 from judgebench.core.argtypes import is_boolean
 from judgebench.core.errors import JudgebenchError, one_line
-from judgebench.core.secrets import is_secret_name
+from judgebench.core.secrets import is_secret_name, masked_input
 from judgebench.judges.providers import check_api_base
 
 INT_ARGS = {"max_tokens", "max_completion_tokens", "seed", "top_k", "n", "top_logprobs"}
@@ -98,15 +98,15 @@ def _convert_value(name: str, value: Any) -> Any:
             return number
     except ValueError:
         kind = "an integer" if name in INT_ARGS else "a number"
-        raise JudgebenchError(f"--judge-args {name}={value!r}: expected {kind}") from None
+        raise JudgebenchError(f"--judge-args {name}={masked_input(repr(value))}: expected {kind}") from None
     if name in BOOL_ARGS:
         if text.lower() in _TRUE:
             return True
         if text.lower() in _FALSE:
             return False
-        raise JudgebenchError(f"--judge-args {name}={value!r}: expected true or false")
+        raise JudgebenchError(f"--judge-args {name}={masked_input(repr(value))}: expected true or false")
     if name == "reasoning_effort" and text.lower() not in REASONING_EFFORTS:
-        raise JudgebenchError(f"--judge-args reasoning_effort={value!r}: expected one of {', '.join(REASONING_EFFORTS)}")
+        raise JudgebenchError(f"--judge-args reasoning_effort={masked_input(repr(value))}: expected one of {', '.join(REASONING_EFFORTS)}")
     if name == "reasoning_effort":
         return text.lower()
     if name in TEXT_ARGS or is_secret_arg(name):
@@ -124,7 +124,8 @@ def _convert_value(name: str, value: Any) -> Any:
         try:
             return json.loads(text)
         except (ValueError, RecursionError):
-            raise JudgebenchError(f"--judge-args {name}: not valid JSON (or nested too deeply): {one_line(repr(value), 120)}") from None
+            raise JudgebenchError(f"--judge-args {name}: not valid JSON (or nested too deeply): "
+                                  f"{one_line(masked_input(repr(value)), 120)}") from None
     return value
 
 
@@ -140,7 +141,7 @@ def _typed(name: str, value: Any) -> Any:
         return value
     if is_boolean(value) or not isinstance(value, numbers.Real):
         kind = "an integer" if name in INT_ARGS else "a number"
-        raise JudgebenchError(f"--judge-args {name}={one_line(repr(value), 80)}: expected {kind}")
+        raise JudgebenchError(f"--judge-args {name}={one_line(masked_input(repr(value)), 80)}: expected {kind}")
     if isinstance(value, numbers.Integral) and name in INT_ARGS:
         return _json_value(name, value)  # past 64 bits: one line
     if isinstance(value, numbers.Integral):  # a float argument: as the command line reads its digits
@@ -152,7 +153,7 @@ def _typed(name: str, value: Any) -> Any:
         return float(value)
     if math.isfinite(value) and float(value).is_integer():
         return int(value)
-    raise JudgebenchError(f"--judge-args {name}={value!r}: expected an integer")
+    raise JudgebenchError(f"--judge-args {name}={masked_input(repr(value))}: expected an integer")
 
 
 def _thinking(name: str, value: Any) -> dict[str, Any]:
@@ -335,13 +336,45 @@ def body_args(args: dict[str, Any]) -> dict[str, Any]:
 
 
 def parse_judge_args(text: str | None) -> dict[str, str]:
-    """'temperature=0,max_tokens=512' -> {'temperature': '0', 'max_tokens': '512'} (typed by the judge)."""
+    """'temperature=0,max_tokens=512' -> {'temperature': '0', 'max_tokens': '512'} (typed by the judge). A comma
+    inside a JSON value's brackets does not split it: `thinking={"type":"enabled","budget_tokens":2048}`. A part
+    that is no key=value is quoted with what may be a key hidden, and not at all after a secret's value."""
     args: dict[str, str] = {}
-    for part in filter(None, (text or "").split(",")):
+    for part in filter(None, _items(text or "")):
         key, sep, value = part.partition("=")
         if not sep or not key.strip():
-            raise JudgebenchError(f"--judge-args: expected key=value, got '{part}'")
+            raise JudgebenchError(f"--judge-args: {_not_a_pair(part, list(args))}")
         if key.strip() in args:
             raise JudgebenchError(f"--judge-args: key '{key.strip()}' is given twice")
         args[key.strip()] = value.strip()
     return args
+
+
+def _not_a_pair(part: str, before: list[str]) -> str:
+    """Why `part` is refused, without showing a secret: a JSON object given whole, a secret's value split at a comma
+    in it, or the part with its key-like words hidden."""
+    if part.lstrip().startswith("{") and not before:
+        return "expected key=value pairs (a JSON object of arguments belongs in a judge configuration file: --judge FILE.yaml)"
+    if before and is_secret_arg(before[-1]):
+        return (f"expected key=value, got a part without '=' after {before[-1]} (not shown: a comma in that secret's "
+                "value? give it in its environment variable or a judge configuration file)")
+    return f"expected key=value, got '{masked_input(part)}'"
+
+
+def _items(text: str) -> list[str]:
+    """`text` split at the commas outside a JSON value's brackets and strings."""
+    items, start, depth, in_string, escaped = [], 0, 0, False, False
+    for at, char in enumerate(text):
+        if in_string:
+            in_string = not (char == '"' and not escaped)
+            escaped = char == "\\" and not escaped
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth = max(0, depth - 1)
+        elif char == '"' and depth:
+            in_string, escaped = True, False
+        elif char == "," and not depth:
+            items.append(text[start:at])
+            start = at + 1
+    return [*items, text[start:]]
