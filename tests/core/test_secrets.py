@@ -69,7 +69,10 @@ def test_url_secrets_name_the_parts_to_scrub():
                                   # a third attack: credentials whose last word is an ordinary one, plurals, pairs
                                   "aws_access_key_id", "AWS_ACCESS_KEY_ID", "private_key_id", "access_key_id",
                                   "client_secret_id", "api_key_name", "api_keys", "secrets", "passwords", "apiKeys",
-                                  "service_account_json", "service_account_info", "ak", "sk", "vertex_credentials"])
+                                  "service_account_json", "service_account_info", "ak", "sk", "vertex_credentials",
+                                  # a fourth attack: one-word keys, codes, cookies and default headers
+                                  "masterkey", "subscriptionkey", "authkey", "passcode", "cookies",
+                                  "default_headers", "defaultHeaders", "Ocp-Apim-Subscription-Key"])
 def test_secret_names(name):
     assert is_secret_name(name)
 
@@ -80,7 +83,7 @@ def test_secret_names(name):
                                   # a second attack: ordinary parameters with a secret's word, withheld and not sent
                                   "stop_token_ids", "allowed_token_ids", "eos_token_id", "pad_token_id", "prompt_cache_key",
                                   "session_id", "max_token", "token_limit", "sort_key", "auth_mode", "tokens", "mask_token",
-                                  "token_healing", "cache_key"])
+                                  "token_healing", "cache_key", "monkey", "hotkey", "keyword", "headers_count"])
 def test_not_secret_names(name):
     assert not is_secret_name(name)
 
@@ -244,3 +247,33 @@ def test_a_json_value_with_commas_is_one_argument():
     assert parse_judge_args('thinking={"type":"enabled","budget_tokens":2048},temperature=0') == {
         "thinking": '{"type":"enabled","budget_tokens":2048}', "temperature": "0"}
     assert parse_judge_args('metadata={"a":[1,2],"b":"x,}y"},seed=1') == {"metadata": '{"a":[1,2],"b":"x,}y"}', "seed": "1"}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["score", "https://u:SECRETpw123XYZ@h/run?token=SECRETtok987"],  # a path is shown `https:/...`: no URL to redact
+        ["annotate", "--db", "postgresql://u:SECRET@pw123XYZ@127.0.0.1:1/db", "--add-annotator", "alice"],
+        ["annotate", "--db", "postgres://u:SECRET%ZZpw123@127.0.0.1:1/db", "--add-annotator", "alice"],
+        ["run", "--tasks", "sciarena_eval", "--demo", "--judge", "openai/m", "--judge-args",
+         "api_base=http//u:SECRETpw123@h:1/v1"],
+        ["run", "--tasks", "sciarena_eval", "--demo", "--judge", "openai/m", "--judge-args",
+         "api_base=http://u:SECRET pw123XYZ@h:1/v1"],
+    ],
+)
+def test_no_error_line_shows_a_secret_of_the_command_line(tmp_path, capsys, argv):
+    # an outside attack: a database driver's message quoted the password it could not parse, and misspelt URLs and
+    # paths holding one were shown as typed; the command line's one exit scrubs them now
+    pytest.importorskip("psycopg") if "--db" in argv else None
+    status = main([*argv, *(["--output-path", str(tmp_path / "o")] if argv[0] == "run" else [])])
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith("judgebench: error:") and len(err.strip().splitlines()) == 1, err
+    assert not [part for part in ("SECRET", "pw123", "tok987") if part in err], err
+
+
+def test_a_key_pasted_as_the_judge_id_is_refused_unshown(tmp_path, capsys):
+    status = main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", "openai/sk-SECRETkey123XYZ987abc",
+                   "--output-path", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert status == 2 and "looks like an API key (not shown)" in err and "SECRET" not in err
+    assert not (tmp_path / "o").exists()

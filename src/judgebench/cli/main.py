@@ -46,6 +46,7 @@ from judgebench.core.errors import (
     describe_os_error,
     one_line,
 )
+from judgebench.core.secrets import command_line_secrets, scrub_text
 from judgebench.core.text import term_text
 from judgebench.core.version import __version__
 
@@ -508,6 +509,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         keep_held_until_exit()  # a second Ctrl-C after a run's first is held until the process exits
     previous = signal.signal(signal.SIGTERM, _sigterm_as_interrupt) if in_main_thread else None
+    given: list[str] = []
     try:
         parser, given = build_parser(), normalize_aliases(sys.argv[1:] if argv is None else argv)
         args = parser.parse_args(given)
@@ -518,7 +520,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         preload.stop()  # no import left running past the result (preload.py; atexit does it on the other ways out)
         return code
     except (JudgebenchError, NumericError) as exc:
-        print(f"judgebench: error: {one_line(str(exc))}", file=sys.stderr)
+        print(f"judgebench: error: {_shown(str(exc), given)}", file=sys.stderr)
         return getattr(exc, "exit_code", EXIT_USAGE)  # 2: the input or usage; errors.Stopped: 1
     except KeyboardInterrupt:
         interrupts.settle(exiting=process)
@@ -528,7 +530,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except OSError as exc:  # a folder or file the command could not read or write: one line, no traceback
-        print(f"judgebench: error: {describe_os_error(exc)}", file=sys.stderr)
+        print(f"judgebench: error: {_shown(describe_os_error(exc), given)}", file=sys.stderr)
         return EXIT_USAGE
     finally:
         if in_main_thread:
@@ -539,6 +541,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             release_interrupts(final=True)
             if process and held:  # an interrupted run wrote its results and the process exits now:
                 interrupts.settle(exiting=True)  # a late Ctrl-C changes nothing (no death by SIGINT)
+
+
+def _shown(message: str, given: Sequence[str]) -> str:
+    """An error as the terminal shows it: one line, without any secret the command line holds (a dataset URL's
+    password quoted by `datasets`, a database driver's message quoting the password it could not parse)."""
+    return one_line(scrub_text(message, command_line_secrets(given)))
 
 
 def console() -> NoReturn:

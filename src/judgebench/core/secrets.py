@@ -39,11 +39,13 @@ _ORDINARY_NAMES = re.compile(r"(prompt_)?cache_key|sort_key|token_healing"
 # `client_secret_id`, `credentials_path`): the ordinary last words above do not make them ordinary (a third attack
 # found an AWS key id and a GCP private key id in results.json); their plurals too.
 _STRONG = re.compile(r"(^|_)(secrets?|passwords?|passwd|pwd|passphrase|credentials?|(api|access|secret|private)_?keys?"
-                     r"|client_?secrets?|service_?account|bearer|jwt|dsn|sas|connection_?string)(_|$)")
+                     r"|client_?secrets?|service_?account|bearer|jwt|dsn|sas|connection_?string|cookies?|passcodes?"
+                     r"|(default|custom)_?headers)(_|$)")
 _STRONG_NAMES = re.compile(r"ak|sk")  # an access key / secret key pair (Baidu, Volcengine)
 # A word that ends in a secret's name, written as one word: mytoken, dbpassword, clientsecret, accesskey.
-_SECRET_SUFFIX = re.compile(r"[a-z]*(token|secret|password|passwd|passphrase|apikey|accesskey|secretkey|privatekey"
-                            r"|credentials?)")
+_SECRET_SUFFIX = re.compile(r"[a-z]*(token|secret|password|passwd|passphrase|passcode|credentials?"
+                            r"|(api|access|secret|private|master|subscription|auth|client|signing|encryption|service"
+                            r"|account|admin|root|session|license|app)key)")
 # A string that is a credential whatever its name: bearer/basic headers, provider key formats.
 _CREDENTIAL = re.compile(
     r"(\bbearer\s+[A-Za-z0-9._~+/=\-]{8,}|\bbasic\s+(?=[A-Za-z0-9+/=]*[0-9+/=])[A-Za-z0-9+/=]{8,}|\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}|\bhf_[A-Za-z0-9]{6,}"
@@ -263,6 +265,11 @@ def environment_secrets() -> list[str]:
     return sorted(found, key=len, reverse=True)  # longest first: a secret inside another is not left half shown
 
 
+def holds_credential(text: str) -> bool:
+    """Whether `text` holds something shaped like a credential (`sk-...`, `hf_...`, `ghp_...`, a JWT, `Bearer ...`)."""
+    return bool(_CREDENTIAL.search(text))
+
+
 def mask_credentials(text: str) -> str:
     """`text` with URL secrets redacted and each credential-shaped part (`sk-...`, `Bearer ...`, `hf_...`)
     replaced by ***: for messages that must stay readable (an error from the caller's own judge)."""
@@ -282,6 +289,31 @@ def scrub_message(message: str, secrets: Sequence[str]) -> str:
     (Transport errors had their own scrub that left `hf_`, `ghp_` and `Bearer` tokens the run did not know.)"""
     text = _KEY_PREFIXED.sub(REDACTED, mask_credentials(scrub_text(message, secrets)))
     return _NAMED_VALUE.sub(_masked_value, text)
+
+
+# Anything written like a URL with a userinfo, however misspelt (`postgres:/u:pw@h`, `http//u:p w@h`): its scheme
+# and whatever comes between it and the last @.
+_LOOSE_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:/*(?P<userinfo>.*)@")
+_LOOSE_QUERY_VALUE = re.compile(r"[?&;#][^=&;#?]*=([^&;#?,]{4,})")
+
+
+def command_line_secrets(arguments: Sequence[str]) -> list[str]:
+    """The secrets a command line's arguments hold wherever an error may quote them (a dataset URL, `--db`, an
+    api_base, however misspelt): each URL's password (or its user when there is none), the password's parts around
+    a / @ : ? or # (a parser splits it there and quotes a part), its query values, and the values of secret-named
+    `k=v` items. An error message is scrubbed of them at the command line's one exit (`cli.main`)."""
+    found: list[str] = []
+    for argument in arguments:
+        found += url_secrets(argument)
+        userinfo = _LOOSE_USERINFO.search(argument)
+        if userinfo:
+            user, colon, password = userinfo.group("userinfo").partition(":")
+            secret = password if colon else user
+            found += [secret, *re.split(r"[/@:?#]", secret)]
+        if "://" in argument or userinfo:
+            found += _LOOSE_QUERY_VALUE.findall(argument)
+        found += [value for key, _, value in (item.partition("=") for item in argument.split(",")) if is_secret_name(key)]
+    return sorted({s for s in found if len(s) >= 4}, key=len, reverse=True)
 
 
 _MAYBE_KEY_WORD = re.compile(r"[A-Za-z0-9_\-.~+]{8,}")

@@ -32,6 +32,7 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import JudgeReply, JudgeRequest
 from judgebench.core.secrets import (
     hidden_values,
+    holds_credential,
     install_log_redaction,
     redact_url,
     redact_value,
@@ -94,6 +95,9 @@ class LiteLLMJudge(Judge):
     needs_texts = False  # the call sends request.messages (the rendered prompt) only
 
     def __init__(self, model: str, judge_args: dict[str, Any] | None = None):
+        if holds_credential(model):  # (a key pasted as the id reached results.json, the samples, the cache and stdout)
+            raise JudgebenchError("--judge: the judge id holds what looks like an API key (not shown); give the key "
+                                  "in its environment variable or as --judge-args api_key=...")
         self.id = model
         self.model = model
         args, headers = convert_judge_args(dict(judge_args or {}))
