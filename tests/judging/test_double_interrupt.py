@@ -145,3 +145,25 @@ def test_one_interrupt_does_not_wait_for_a_retry_due_later(tmp_path):
                 os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 1 and "Traceback" not in err, err
     assert took < 10, (took, err)  # the process's own exit; the retries were due in 45 s
+
+
+@pytest.mark.slow
+def test_the_command_output_ends_when_the_command_does_while_the_worker_drains(tmp_path):
+    """SIGTERM while 6-second calls are in flight: the command exits at once, and the call worker finishing them
+    into the cache no longer holds its stdout and stderr, so `judgebench run | tee log` or a CI step's capture ends
+    with the command (an outside attack saw the pipe's end 7 s after the exit, up to --timeout times the retries)."""
+    with FakeOpenAIServer(Behaviour(latency_s=6.0, answer="[[A]]")) as server:
+        proc = start_run(server, tmp_path / "out", ["--cache-dir", str(tmp_path / "cache")])
+        try:
+            deadline = time.monotonic() + 60
+            while server.stats().total < 2 and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.05)
+            proc.send_signal(signal.SIGTERM)
+            sent = time.monotonic()
+            _, err = proc.communicate(timeout=60)  # reads both pipes to their end
+            ended = time.monotonic() - sent
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 1 and "in flight at the stop" in err, err
+    assert ended < 4.0, ended  # the calls in flight end about 6 s after they were sent

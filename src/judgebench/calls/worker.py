@@ -286,6 +286,16 @@ def _exit_if_let_go(lifeline_fd: int, reader: _JobReader, warming: threading.Eve
         return
 
 
+def _release_standard_streams() -> None:
+    """The drain may outlive the command: the worker lets go of the terminal or pipe it inherited (stdin, stdout,
+    stderr), so whoever reads the command's output sees it end when the command does (`judgebench run | tee log` and
+    a CI step's capture waited for the calls in flight, up to --timeout times the retries)."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def _worker_main(
     judge: Judge, options: RunnerOptions, result_fd: int, lifeline_fd: int, shared_calls: mmap.mmap
 ) -> None:
@@ -308,6 +318,7 @@ def _worker_main(
                 data = data[written:]
         except OSError:  # the parent died: keep draining, stop writing
             parent_gone = True
+            _release_standard_streams()
             if run is not None:
                 run.start_draining()
 
@@ -325,6 +336,7 @@ def _worker_main(
 
         def lifeline() -> None:  # readable = EOF: the parent closed it, or died
             loop.remove_reader(lifeline_fd)
+            _release_standard_streams()
             assert run is not None
             run.start_draining()
             send({"draining": True, "calls_made": run.calls_made,  # nothing new from here; the calls sent and
