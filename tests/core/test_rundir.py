@@ -108,3 +108,29 @@ def test_a_non_finite_figure_is_written_as_null(tmp_path):
     assert strict == {"nan": None, "row": [1.5, None, None], "deep": {"t": [None, 2]}, "kept": 0.25, "text": "NaN"}
     assert json_text({"x": [math.nan]}, indent=None) == '{"x": [null]}'  # the leaderboard's, compare's encoder
     assert json_text({"x": "é"}) == '{"x": "\\u00e9"}'  # the caller's options kept (ensure_ascii by default)
+
+
+def test_results_json_comes_last_so_a_cut_write_leaves_no_whole_looking_run(tmp_path, monkeypatch):
+    # an outside attack: a second SIGTERM between the files left results.json (a finished run's mark) without
+    # prompt.yaml; the copies come first now, so a run cut anywhere has no results.json
+    import pytest
+
+    from judgebench.core import rundir
+    from judgebench.core.errors import JudgebenchError
+
+    task, prompt = tmp_path / "t.yaml", tmp_path / "p.yaml"
+    task.write_text("name: t\n")
+    prompt.write_text("user: x\n")
+    real = rundir.write_atomic
+
+    def cut_at_the_prompt(path, text):
+        if path.name == rundir.PROMPT_FILE:
+            raise OSError(28, "No space left on device", str(path))
+        return real(path, text)
+
+    monkeypatch.setattr(rundir, "write_atomic", cut_at_the_prompt)
+    run = tmp_path / "run"
+    run.mkdir()
+    with pytest.raises(JudgebenchError, match="No space left on device"):
+        write_run(run, _Row(n=1), [_Row(n=2)], task_file=task, prompt_file=prompt)
+    assert not (run / RESULTS_FILE).exists() and (run / SAMPLES_FILE).exists()

@@ -66,8 +66,8 @@ def write_run(
     repeats: Sequence[BaseModel] | None = None,
     unlabelled: Sequence[BaseModel] | None = None,
 ) -> None:
-    """samples.jsonl first (and repeats.jsonl, unlabelled.jsonl), then results.json, then copies of the task YAML and
-    prompt; each atomic. Pairwise and rubric runs alike (any record model).
+    """samples.jsonl first (and repeats.jsonl, unlabelled.jsonl), then copies of the task YAML and prompt, then
+    results.json; each atomic. Pairwise and rubric runs alike (any record model).
 
     A write failure is one line naming the path; the judgments are then saved to a salvage
     file in the temp folder (named in the message) so nothing paid for is lost.
@@ -207,11 +207,12 @@ def clear_stale_report(run_dir: Path) -> None:
 def finish_run(
     run_dir: Path, result: BaseModel, *, task_file: str | Path | None = None, prompt_file: str | Path | None = None
 ) -> None:
-    """results.json, then the copies of the task YAML and prompt, each atomic (OSError propagates)."""
-    write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
+    """The copies of the task YAML and prompt, then results.json, each atomic (OSError propagates). results.json
+    comes last: it marks a run whole (a second SIGTERM between them left results.json without prompt.yaml)."""
     for source, name in ((task_file, TASK_FILE), (prompt_file, PROMPT_FILE)):
         if source is not None and Path(source).is_file():
             write_atomic(run_dir / name, regular_text(source))
+    write_json(run_dir / RESULTS_FILE, result.model_dump(mode="json"))
 
 
 UNKNOWN_CACHE = Path("<unknown>")  # salvage(cache=...): the caller does not know whether the run cached its answers

@@ -137,7 +137,7 @@ def below_coverage(records: list[RubricRecord], result: RubricResult, minimum: f
 
 def write_rubric_run(run_dir: Path, result: RubricResult, records: list[RubricRecord],
                      task_file: str | None, prompt_file: Path | None) -> None:
-    """samples.jsonl, results.json, then copies of the task YAML and prompt; each atomic (rundir.write_run:
+    """samples.jsonl, copies of the task YAML and prompt, then results.json; each atomic (rundir.write_run:
     a write failure saves the judgments to a salvage file); whole, an interrupt meanwhile raised after (as merge)."""
     with written_whole(f"the rubric run {run_dir}"):
         write_run(run_dir, result, records, task_file=task_file, prompt_file=prompt_file)
