@@ -129,3 +129,26 @@ def test_a_run_answered_once_is_never_stopped_as_unreachable_in_a_later_chunk(tm
                             judge_args={"api_base": server.api_base, "api_key": "sk-t"},
                             runner=RunnerOptions(use_cache=False, progress=False))
     assert seen == [UNREACHABLE_AFTER, None, None]  # 72 judgments in chunks of 24
+
+
+def test_a_write_that_fails_midway_leaves_whole_lines_only(tmp_path):
+    # an outside attack: a full disk left samples.jsonl ending in a line cut in the middle (the salvage file held
+    # every judgment); the file is cut back to its last whole line now. A file size limit stands in for the disk.
+    import resource
+    import signal
+
+    path = tmp_path / "samples.jsonl"
+    first = '{"n": 1}\n' * 100
+    limit = len(first) + 500
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG), no signal
+    try:
+        with streaming._appender(path, None) as sink:
+            sink(first, list)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+            with pytest.raises(JudgebenchError, match=r"cannot write .*samples\.jsonl keeps its 900 bytes of whole lines"):
+                sink('{"n": 2}\n' * 200, list)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, previous)
+    assert path.read_text() == first

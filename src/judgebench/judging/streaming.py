@@ -25,6 +25,7 @@ runner's throughput is untouched: each chunk boundary waits for the chunk's slow
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -190,11 +191,12 @@ def _drop_texts(record: JudgmentRecord) -> JudgmentRecord:
 def _appender(path: Path, cache: Path | None = None, stale: tuple[str, ...] = ()) -> Iterator[Sink]:
     """Append text to `path`, created (replacing an older file, and removing the `stale` files beside it) at the
     first write; flushed each time. A write failure is one line naming the file; every judgment so far goes to a
-    salvage file."""
+    salvage file, and the file is cut back to its last whole line (a full disk left a line cut in the middle)."""
     handle: IO[str] | None = None
+    whole = 0  # bytes of the file written whole
 
     def write(text: str, so_far: Callable[[], list[JudgmentRecord]]) -> None:
-        nonlocal handle
+        nonlocal handle, whole
         try:
             if handle is None:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -206,15 +208,32 @@ def _appender(path: Path, cache: Path | None = None, stale: tuple[str, ...] = ()
                 handle = path.open("x", encoding="utf-8")
             handle.write(text)
             handle.flush()
+            whole = os.fstat(handle.fileno()).st_size
         except OSError as exc:
             where = exc.filename or path  # a stale file that cannot be removed names itself
-            raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); {salvage(so_far(), cache)}") from None
+            cut = _cut_back(handle, path, whole) if handle is not None else ""
+            handle = None
+            raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}){cut}; "
+                                  f"{salvage(so_far(), cache)}") from None
 
     try:
         yield write
     finally:
         if handle is not None:
             handle.close()
+
+
+def _cut_back(handle: IO[str], path: Path, whole: int) -> str:
+    """Close a file whose last write failed and cut it back to its `whole` bytes; what the message adds."""
+    try:
+        handle.close()  # its buffered rest cannot be written either
+    except OSError:
+        pass
+    try:
+        os.truncate(path, whole)
+    except OSError:
+        return f" ({path.name} may end in a cut line)"
+    return f" ({path.name} keeps its {whole:,} bytes of whole lines)"
 
 
 def finish_run(
