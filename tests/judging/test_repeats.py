@@ -83,6 +83,25 @@ def test_a_judgment_never_sent_in_any_repeat_does_not_agree():
     assert s.judgments_agreeing == pytest.approx(2 / 3) and s.agreement_mean == pytest.approx(2 / 3)
 
 
+def test_a_repeat_a_stopped_run_never_judged_has_no_headline():
+    """An outside attack: a run stopped during repeat 0 printed `accuracy per repeat 52.1%, 0.0%, 0.0%`, as if the
+    never-sent repeats had been judged wrong. Repeat 0 here: e1 right, e2 wrong (1/2); repeats 1 and 2 never
+    sent: undefined, so min = max = mean = 1/2 over the one defined repeat, and no interval of the mean."""
+    from judgebench.core.records import NOT_ATTEMPTED
+    from judgebench.publish.summary import format_stability
+
+    def unsent(example: str, repeat: int) -> JudgmentRecord:
+        return rec(example, repeat, "INVALID", "A").model_copy(
+            update={"status": "FAILED", "raw": None, "error": NOT_ATTEMPTED.format(reason="interrupted")})
+
+    records = [rec("e1", 0, "A", "A"), rec("e2", 0, "A", "B")] + [unsent(e, r) for e in ("e1", "e2") for r in (1, 2)]
+    s = stability_summary(records, 3, headline="accuracy", both_bad="tie", allow_tie=False, joint=False, n_resamples=10)
+    assert s.headline_per_repeat == [0.5, None, None]
+    assert (s.headline_min, s.headline_max, s.headline_mean) == (0.5, 0.5, 0.5)
+    assert (s.headline_ci_low, s.headline_ci_high) == (None, None)
+    assert "accuracy per repeat: 50.0%, —, — (min 50.0%, max 50.0%, mean 50.0%)" in "\n".join(format_stability(s))
+
+
 def _data(tmp_path: Path, n: int) -> Path:
     return write_jsonl(tmp_path / "eval.jsonl", [sci_row(i, "A" if i % 2 else "B") for i in range(n)])
 
