@@ -176,13 +176,22 @@ def _name_interrupt(outcome: RunOutcome, signals: _SigtermAsInterrupt, options: 
             outcome.stopped = (f"interrupted ({signal_name}): {outcome.calls_made} requests sent in a batch, left "
                                "unfinished; its answers are not collected: rerunning submits them again")
             return outcome
-        cancelled = here and any(reply is not None and reply.error == IN_FLIGHT for reply in outcome.replies)
-        where = ("were cancelled by the second signal: their answers are not kept" if cancelled
-                 else "go to the cache" if options.use_cache
-                 else "were waited for and kept in this run (--no-cache: not cached)" if here
-                 else "are not kept (--no-cache)")
-        outcome.stopped = f"interrupted ({signal_name}): {outcome.calls_made} calls sent; answers still in flight {where}"
+        outcome.stopped = f"interrupted ({signal_name}): {outcome.calls_made} calls sent{_in_flight_fate(outcome, options, here)}"
     return outcome
+
+
+def _in_flight_fate(outcome: RunOutcome, options: RunnerOptions, here: bool) -> str:
+    """What became of the answers in flight at an interrupt, for the stop line; nothing when none was (it said they
+    "go to the cache" with none sent, and so with the calls it had waited for without the worker)."""
+    in_flight = sum(reply is not None and reply.error == IN_FLIGHT for reply in outcome.replies)
+    if not here:  # the call worker finishes its own into the cache
+        return f"; {in_flight} answers still in flight go to the cache" if in_flight else ""
+    if in_flight:
+        return f"; {in_flight} calls in flight were cancelled by the second signal: their answers are not kept"
+    if not outcome.calls_made:
+        return ""
+    return "; answers in flight at the stop were waited for and kept in this run" + (
+        "" if options.use_cache else " (--no-cache: not cached)")
 
 
 class _SigtermAsInterrupt:
