@@ -355,3 +355,16 @@ def test_two_judges_in_one_flag_are_one_line(tmp_path: Path, capsys) -> None:
     assert capsys.readouterr().err.strip() == ("judgebench: error: judge 'openai/gpt-4o,openai/gpt-4.1': one judge per "
                                                "--judge (repeat the flag for several: --judge openai/gpt-4o --judge ...)")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_cache_dir_that_is_a_file_says_so(tmp_path: Path, capsys) -> None:
+    # an outside attack: "cache directory X: File exists" (from making the folder) did not say what was wrong
+    cache = tmp_path / "cache"
+    cache.write_text("not a folder")
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        status = main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "1", "--judge", "openai/m",
+                       "--judge-args", f"api_base={server.api_base},api_key=x", "--cache-dir", str(cache),
+                       "--output-path", str(tmp_path / "out"), "--quiet"])
+        sent = server.stats().total
+    err = capsys.readouterr().err
+    assert status == 2 and f"--cache-dir {cache}: a file, not a folder" in err and sent == 0, err

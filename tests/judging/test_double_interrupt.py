@@ -120,7 +120,7 @@ def test_one_interrupt_without_the_cache_says_it_waits_and_keeps_the_answers_in_
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 1 and "Traceback" not in err, err
-    assert "judgebench: SIGINT: stopping; waiting for the calls in flight (at most --timeout each, 120 s)" in err, err
+    assert "judgebench: SIGINT: stopping; waiting for the calls in flight (at most --timeout each, 120 s); Ctrl-C or SIGTERM again stops them now" in err, err
     assert "answers in flight at the stop were waited for and kept in this run (--no-cache: not cached)" in err, err
     kinds = Counter(json.loads(line)["status"] for line in (out / "samples.jsonl").read_text().splitlines())
     assert kinds["ANSWERED"] >= 1, kinds  # the calls in flight at the signal: answered, kept

@@ -263,7 +263,7 @@ def _drain_on_signals(run: LiveRun, signals: _SigtermAsInterrupt | None) -> None
         signals.received = signals.received or name
         run.start_draining()
         print(f"judgebench: {name}: stopping; waiting for the calls in flight (at most --timeout each, "
-              f"{run.options.timeout_s:g} s); {name} again stops them now", file=sys.stderr, flush=True)
+              f"{run.options.timeout_s:g} s); Ctrl-C or SIGTERM again stops them now", file=sys.stderr, flush=True)
 
     for signum, name in ((signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")):
         if signal.getsignal(signum) == signal.SIG_IGN:  # ignored by whoever started us (a background job): it stays
