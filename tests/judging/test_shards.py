@@ -139,3 +139,16 @@ def test_a_signal_while_the_run_folder_is_written_lets_it_finish(tmp_path, capsy
     assert counts.get("examples", counts.get("responses")) == examples, counts
     monkeypatch.setattr(rundir, "write_models_jsonl", written)
     assert main(["rubric", "score", str(out)] if command == "rubric" else ["score", str(out)]) == 0
+
+
+def test_merging_a_partial_shard_names_it_and_exits_1(tmp_path, capsys):
+    # an outside attack: the merged header said PARTIAL, nothing named the shard, and the command exited 0
+    _run(tmp_path, "s1", shard="1/2")
+    _run(tmp_path, "s2", shard="2/2")
+    results = _results(tmp_path / "s2")
+    results["config"]["partial"] = True  # as a shard run stopped early records it
+    (tmp_path / "s2" / "results.json").write_text(json.dumps(results))
+    status = main(["merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--output-path", str(tmp_path / "merged")])
+    err = capsys.readouterr().err
+    assert status == 1 and f"partial shards: {tmp_path / 's2'} (shard 2/2): their runs stopped early" in err, err
+    assert _results(tmp_path / "merged")["config"]["partial"] is True

@@ -417,7 +417,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     result = merge_runs(args.shard_dirs, args.output_path, args.include_path, on_warning=warn)
     print(f"merged {len(args.shard_dirs)} shards -> {term_text(str(args.output_path))}")
     print("\n".join([format_summary(result, Path(args.output_path)), *stability_lines(result)]))  # as `score` prints it
-    return 0
+    return 1 if result.config.partial else 0  # as a run that stopped early
 
 
 PARSERS: list[Callable[[Any], None]] = [

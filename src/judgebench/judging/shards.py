@@ -171,6 +171,10 @@ def merge_runs(
             both_bad=config.both_bad, allow_tie="TIE" in spec.verdicts, seed=config.seed, n_resamples=config.n_resamples,
             joint=config.joint,
         )
+    partial = [f"{path} (shard {result.config.shard})" for path, result in ordered if result.config.partial]
+    if on_warning is not None and partial:  # (the header said PARTIAL, and nothing named the shard)
+        on_warning(f"partial shards: {', '.join(partial)}: their runs stopped early, so the merged run is partial; "
+                   "rerun each into its folder to finish it, then merge again")
     if on_warning is not None and (message := replacing(output_path, config.task, config.judge, config.judge_config_hash)):
         on_warning(f"--output-path {message}")
     try:
