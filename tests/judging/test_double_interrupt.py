@@ -146,6 +146,12 @@ def test_one_interrupt_does_not_wait_for_a_retry_due_later(tmp_path):
                 os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 1 and "Traceback" not in err, err
     assert took < 10, (took, err)  # the process's own exit; the retries were due in 45 s
+    # the calls whose retry the stop cut short are in flight at the stop, as the call worker's path records
+    # them (they read "HTTP 429 ... (gave up after 1 attempt)", a failure of their own); the rest never sent
+    lines = [json.loads(line) for line in (tmp_path / "out" / "samples.jsonl").read_text().splitlines()]
+    kinds = Counter(line.get("failure") for line in lines)
+    assert set(kinds) == {"in_flight", "not_attempted"} and kinds["in_flight"] >= 2, kinds
+    assert f"{kinds['in_flight']} in flight at the stop, not waited for" in err, err
 
 
 @pytest.mark.slow

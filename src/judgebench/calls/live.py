@@ -44,7 +44,7 @@ from judgebench.calls.policy import (
 )
 from judgebench.calls.state import RunState
 from judgebench.calls.totals import Totals, reask_messages
-from judgebench.core.records import JudgeReply, JudgeRequest
+from judgebench.core.records import IN_FLIGHT, JudgeReply, JudgeRequest
 from judgebench.judges.base import Judge, JudgeCallError
 
 CLAIM_POLL_S = 0.1
@@ -159,10 +159,10 @@ class LiveRun(RunState):
                     raise _Fatal(str(error))
                 return str(error)
             tries = retry + 1
-            last_error = f"{error} (gave up after {tries} attempt{'s' if tries > 1 else ''})"
+            last_error = str(error)
             if not should_retry(error, retry, self.options):
                 self.unreachable += error.unreachable  # no answer to the last retry either (_stop_after_failures)
-                return last_error
+                return f"{error} (gave up after {tries} attempt{'s' if tries > 1 else ''})"
             if self.draining:
                 raise _Drained(last_error)
             retry += 1
@@ -253,9 +253,11 @@ class LiveRun(RunState):
         try:
             await self._ask_until_done(item, totals)
         except _Drained as drained:
-            # the run is stopping: keep what was paid for (an answer, or the last error)
-            if totals.texts or drained.error is not None:
-                self.record(item.indices, totals.reply(error=drained.error))
+            # the run is stopping: keep what was paid for (an answer, or the last error); a call whose retry the
+            # stop cut short is in flight at the stop, as the call worker's path records it (it said "gave up")
+            cut = None if drained.error is None else f"{IN_FLIGHT} (the stop cut its retries short; last error: {drained.error})"
+            if totals.texts or cut is not None:
+                self.record(item.indices, totals.reply(error=cut))
             raise
 
     async def _ask_until_done(self, item: _Item, totals: Totals) -> None:
