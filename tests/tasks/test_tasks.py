@@ -308,6 +308,24 @@ def test_include_path_adds_user_tasks_and_name_must_match_file(tmp_path):
     assert "unknown task 'nope'" in _error(get_task, "nope", [tmp_path])
 
 
+def test_a_prompt_template_beside_the_tasks_is_not_a_task_and_a_broken_task_stays_an_error(tmp_path, capsys):
+    """The docs name "beside the task YAML" as a place a task's `prompt:` is looked up, but `judgebench tasks
+    --include-path` and `rubric tasks` read the template as a task ("field 'system': unknown key")."""
+    from judgebench.cli.main import main
+
+    _write_task(tmp_path, name="my_task", prompt="beside")
+    (tmp_path / "beside.yaml").write_text("name: beside\nsystem: You judge.\nuser: '{{ response_first }}'\n")
+    assert "beside" not in task_files([tmp_path]) and "my_task" in task_files([tmp_path])
+    assert main(["tasks", "--include-path", str(tmp_path)]) == 0
+    listed = capsys.readouterr().out
+    assert "my_task" in listed and "beside.yaml" not in listed
+    assert main(["rubric", "tasks", "--include-path", str(tmp_path)]) == 0
+    assert "beside" not in capsys.readouterr().out
+    (tmp_path / "broken.yaml").write_text("name: broken\nuser: hi\ncolumns: {}\n")  # a task's key: still a task
+    assert main(["tasks", "--include-path", str(tmp_path)]) == 2
+    assert "broken.yaml" in capsys.readouterr().err
+
+
 def _ideation_rows():
     return [
         {"comparison_id": "c1", "seed_paper": "S", "references": "R", "proposal_a": "pa", "proposal_b": "pb",

@@ -24,11 +24,10 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from judgebench.core.bulk import trusted, trusts
 from judgebench.core.errors import JudgebenchError, squeezed
 from judgebench.core.files import load_yaml, regular_bytes
-from judgebench.core.names import is_builtin
+from judgebench.core.names import PROMPT_KEYS, is_builtin
 from judgebench.core.records import JudgeRequest, Order, PairExample
 from judgebench.core.resources import prompts_dir
 
-PROMPT_KEYS = ("name", "description", "system", "user")
 _TRUSTED = trusts(JudgeRequest)  # build_request(checked=True) builds without validating again
 _GIVEN = tuple(name for name in JudgeRequest.model_fields if name not in ("reask_reminder", "repeat"))  # build_request's fields
 LOOP_BUDGET = 1_000_000  # loop iterations in one render of one template part (all loops together)

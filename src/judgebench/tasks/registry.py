@@ -30,6 +30,7 @@ from yaml import YAMLError
 from judgebench.core.catalogue import DEFAULT_HEADLINE, check_headline
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import describe_validation_error, load_yaml, regular_text, why_not_a_file
+from judgebench.core.names import is_prompt_template
 from judgebench.core.records import DEFAULT_DIMENSION, Label, Verdict
 from judgebench.core.resources import tasks_dir
 
@@ -301,14 +302,25 @@ def load_task_file(path: Path) -> TaskSpec:
     return spec.model_copy(update={"source_file": str(path)})
 
 
+def _a_prompt_template(path: Path) -> bool:
+    """Whether a YAML in a task folder is a prompt template (core.names.is_prompt_template), not a task. A file that
+    cannot be read or parsed counts as a task, so loading it says what is wrong."""
+    try:
+        return is_prompt_template(read_task_yaml(path))
+    except JudgebenchError:
+        return False
+
+
 def yaml_files(folders: Iterable[Path]) -> dict[str, Path]:
-    """Task name (file stem) -> YAML path over the folders (*.yaml, then *.yml); a later folder overrides."""
+    """Task name (file stem) -> YAML path over the folders (*.yaml, then *.yml); a later folder overrides. A prompt
+    template kept beside the tasks (only `user`, `system`, `name`, `description` keys) is not a task."""
     found: dict[str, Path] = {}
     for folder in folders:
         if not Path(folder).is_dir():
             raise JudgebenchError(f"--include-path {folder}: not a directory")
         for path in sorted(Path(folder).glob("*.yaml")) + sorted(Path(folder).glob("*.yml")):
-            found[path.stem] = path
+            if not _a_prompt_template(path):
+                found[path.stem] = path
     return found
 
 
