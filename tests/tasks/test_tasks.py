@@ -326,6 +326,30 @@ def test_a_prompt_template_beside_the_tasks_is_not_a_task_and_a_broken_task_stay
     assert "broken.yaml" in capsys.readouterr().err
 
 
+def test_a_relative_dataset_path_resolves_beside_the_task_yaml_only(tmp_path, monkeypatch):
+    """A relative dataset.path missing beside the YAML was read from the working folder (the same command read other
+    data from another folder), and from elsewhere the error named neither the task file nor where it looked."""
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    path = _write_task(tasks, name="mine", dataset={"path": "eval.jsonl", "split": "train"})
+    write_jsonl(tmp_path / "eval.jsonl", [sci_row(1)])  # in the working folder, not beside the YAML
+    monkeypatch.chdir(tmp_path)
+    message = _error(load_examples, get_task("mine", [tasks]))
+    assert message == (f"{path}: dataset.path 'eval.jsonl': no such file or folder beside the task YAML "
+                       f"({tasks / 'eval.jsonl'}); a relative path resolves beside the task YAML, not the working folder")
+    write_jsonl(tasks / "eval.jsonl", [sci_row(1), sci_row(2)])
+    assert len(load_examples(get_task("mine", [tasks])).examples) == 2  # beside the YAML, whatever the folder
+    from judgebench.kinds.rubric.spec import data_path, get_rubric_task  # the rubric kind: the same rule
+
+    rubric = tmp_path / "rubric"
+    rubric.mkdir()
+    text = (tasks_dir() / "rubric" / "rubric_demo.yaml").read_text()
+    (rubric / "rubric_demo.yaml").write_text(text.replace(yaml.safe_load(text)["dataset"]["path"], "graded.jsonl", 1))
+    (tmp_path / "graded.jsonl").write_text("{}\n")
+    spec = get_rubric_task("rubric_demo", [rubric])
+    assert "no such file or folder beside the task YAML" in _error(data_path, spec, demo=False, dataset_path=None)
+
+
 def _ideation_rows():
     return [
         {"comparison_id": "c1", "seed_paper": "S", "references": "R", "proposal_a": "pa", "proposal_b": "pb",

@@ -33,7 +33,7 @@ from judgebench.core.files import (
 from judgebench.core.records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
 from judgebench.tasks.cell_types import csv_options, csv_variant, keep_cell_types
 from judgebench.tasks.example_cache import load_rows
-from judgebench.tasks.registry import Dimension, TaskSpec
+from judgebench.tasks.registry import LOCAL_BUILDERS, Dimension, TaskSpec
 from judgebench.tasks.stream_load import LazyExamples, RowSource, canonical, scan_wide
 from judgebench.tasks.vote_loading import label_rule, vote_columns, votes_to_examples
 
@@ -42,7 +42,6 @@ from judgebench.tasks.vote_loading import label_rule, vote_columns, votes_to_exa
 _TRUSTED = trusts(PairExample)
 _EXAMPLE_FIELDS = tuple(PairExample.model_fields)
 _DEFAULT_DIMENSIONS = (Dimension(name=DEFAULT_DIMENSION),)  # a task without dimensions (read only)
-LOCAL_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv", ".tsv": "csv"}  # .tsv: sep=tab
 
 
 @dataclass

@@ -35,6 +35,7 @@ from judgebench.core.records import DEFAULT_DIMENSION, Label, Verdict
 from judgebench.core.resources import tasks_dir
 
 
+LOCAL_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv", ".tsv": "csv"}  # .tsv: sep=tab
 TASK_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")  # a task name (leaderboard, submit, freeze), never a path
 
 
@@ -238,15 +239,25 @@ class TaskSpec(TaskModel):
         return Path(self.source_file).parent if self.source_file else tasks_dir()
 
     def data_location(self) -> str:
-        """Where dataset.path is: a relative path that exists beside the task YAML resolves against the
-        YAML's folder (a frozen split copied elsewhere runs unchanged); anything else as written (an
-        absolute path, a path relative to the working folder, a Hub id)."""
-        path = self.dataset.path
-        if not Path(path).is_absolute() and self.source_file:
-            beside = self.folder / path
-            if beside.exists():
-                return str(beside)
+        """Where dataset.path is (resolve_data_path): beside the task YAML, or a Hub id."""
+        return resolve_data_path(self.dataset.path, self.source_file)
+
+
+def resolve_data_path(path: str, task_file: str | None) -> str:
+    """A task's `dataset.path`, every kind's: an absolute path as written; a relative one beside the task YAML (a
+    frozen split copied elsewhere runs unchanged), never from the working folder (the same command read other data
+    from another folder); else a Hub id. A relative path that is not beside the YAML but reads as local (a leading
+    '.', a data file's suffix, or a path the working folder has) is an error naming the task file and where it
+    looked. Without a task file (a spec built in Python) the path is used as written."""
+    if Path(path).is_absolute() or not task_file:
         return path
+    beside = Path(task_file).parent / path
+    if beside.exists():
+        return str(beside)
+    if path.startswith(".") or Path(path).suffix.lower() in LOCAL_BUILDERS or Path(path).exists():
+        raise JudgebenchError(f"{task_file}: dataset.path '{path}': no such file or folder beside the task YAML "
+                              f"({beside}); a relative path resolves beside the task YAML, not the working folder")
+    return path
 
 
 # ----------------------------------------------------------------------------- registry

@@ -30,9 +30,9 @@ from judgebench.core.files import (
 )
 from judgebench.core.records import Strict
 from judgebench.core.resources import tasks_dir
-from judgebench.kinds.rubric.hub import OWN_READER, read_table_rows, uses_datasets
+from judgebench.kinds.rubric.hub import read_table_rows, uses_datasets
 from judgebench.kinds.rubric.records import TOTAL, Criterion, GradedResponse
-from judgebench.tasks.registry import check_task_name, task_files, yaml_files
+from judgebench.tasks.registry import check_task_name, resolve_data_path, task_files, yaml_files
 
 DEFAULT_NO_ANSWER = ("", "no answer", "[no answer]", "NO_ANSWER", "N/A")
 TOLERANCE = 1e-6  # expert totals vs the sum of expert item scores
@@ -169,10 +169,7 @@ def data_path(spec: RubricTaskSpec, *, demo: bool, dataset_path: str | None) -> 
         if spec.demo is None:
             raise JudgebenchError(f"task {spec.name} has no demo split")
         return spec.folder / spec.demo.path
-    local = spec.folder / spec.dataset.path
-    if local.exists() or spec.dataset.path.startswith((".", "/")) or Path(spec.dataset.path).suffix in (*OWN_READER, ".parquet"):
-        return local
-    return Path(spec.dataset.path)  # a Hub dataset id, loaded through `datasets`
+    return Path(resolve_data_path(spec.dataset.path, spec.source_file))  # beside the YAML, else a Hub id
 
 
 def dataset_config(spec: RubricTaskSpec, path: Path) -> str | None:
