@@ -329,6 +329,24 @@ def test_real_data_revision_pin_and_known_fingerprints(local_task, tmp_path):
     rejected(different, "data", "does not match", dataset_path=copy, leaderboard_dir=board)
 
 
+def test_a_local_data_task_is_verified_the_same_from_any_working_folder(tmp_path, monkeypatch):
+    """`submit` resolved a local task's relative dataset.path against the working folder, not the task YAML's: from
+    elsewhere the run was refused as "dataset revision None is not a commit: the task is unpinned"."""
+    board = tmp_path / "board"
+    write_jsonl(board / "data" / "pairs.jsonl", [sci_row(i, "AB"[i % 2]) for i in range(6)])
+    spec = (REPO / "tasks" / "sciarena_eval.yaml").read_text().replace("name: sciarena_eval", "name: rel_pairs")
+    spec = spec.replace("path: yale-nlp/SciArena-Eval", "path: ../data/pairs.jsonl").replace("revision: main ", "")
+    (board / "tasks").mkdir()
+    (board / "tasks" / "rel_pairs.yaml").write_text(spec)
+    run = make_run(tmp_path / "run", "rel_pairs", "builtin/longer", "--include-path", str(board / "tasks"))
+    elsewhere = tmp_path / "a" / "b"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    assert validate_run(run, leaderboard_dir=board).result.config.task == "rel_pairs"
+    (board / "data" / "pairs.jsonl").unlink()
+    rejected(run, "data", "rel_pairs.yaml: dataset.path '../data/pairs.jsonl': no such file", leaderboard_dir=board)
+
+
 # ----------------------------------------------------------------------------- hostile submissions
 
 
