@@ -347,6 +347,24 @@ def test_a_local_data_task_is_verified_the_same_from_any_working_folder(tmp_path
     rejected(run, "data", "rel_pairs.yaml: dataset.path '../data/pairs.jsonl': no such file", leaderboard_dir=board)
 
 
+def test_a_run_of_a_users_task_named_as_a_bundled_one_is_not_read_by_the_bundled_one(tmp_path, capsys):
+    """A user's `sciarena_eval` (another headline) run with --include-path was scored by `leaderboard` and `score`
+    without it by the bundled definition, silently (its headline, the paper's rows attached)."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    demo = REPO / "tasks" / "demo" / "sciarena_eval_demo.jsonl"
+    spec = (REPO / "tasks" / "sciarena_eval.yaml").read_text().replace("path: demo/sciarena_eval_demo.jsonl", f"path: {demo}")
+    (mine / "sciarena_eval.yaml").write_text(spec.replace("headline: accuracy", "headline: soft_accuracy"))
+    run = make_run(tmp_path / "clash", "sciarena_eval", "builtin/longer", "--include-path", str(mine), "--demo")
+    capsys.readouterr()
+    for args in (["leaderboard", str(run), "--output-dir", str(tmp_path / "lb")], ["score", str(run)]):
+        assert main(args) == 2
+        last = capsys.readouterr().err.splitlines()[-1]  # (leaderboard: the skip's warning, then the error)
+        assert str(run) in last and "another definition of task sciarena_eval" in last and "pass --include-path" in last
+    assert main(["leaderboard", str(run), "--output-dir", str(tmp_path / "lb"), "--include-path", str(mine)]) == 0
+    assert "soft_accuracy" in (tmp_path / "lb" / "sciarena_eval.md").read_text()
+
+
 # ----------------------------------------------------------------------------- hostile submissions
 
 

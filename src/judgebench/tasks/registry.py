@@ -402,7 +402,7 @@ def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSp
                               "a run's files name their task, never a path")
     yaml_files(include_paths)  # a missing --include-path is an error, not a fall back to the run's copy (it was silent)
     try:
-        return get_task(task, include_paths)
+        spec = get_task(task, include_paths)
     except JudgebenchError:
         copy = run_dir / TASK_FILE
         if not copy.is_file():
@@ -411,3 +411,31 @@ def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSp
         if spec.name != task:
             raise JudgebenchError(f"{copy}: key 'name' is '{spec.name}' but the run is of task {task}") from None
         return spec
+    check_run_copy(spec, run_dir, include_paths)
+    return spec
+
+
+def _definition(spec: TaskSpec) -> dict[str, Any]:
+    return spec.model_dump(exclude={"source_file"})
+
+
+def check_run_copy(spec: TaskSpec, run_dir: Path, include_paths: Iterable[Path]) -> None:
+    """Refuse to read a run by a bundled task that is not the one it was made with: a user's task of a bundled task's
+    name (from --include-path, or a YAML path) was scored by the bundled definition when the folder was not given
+    again (another headline, the paper's rows). The run's task.yaml copy must define what the bundled one does; a
+    task found in an --include-path folder is the caller's choice and is not compared, nor is a copy that no longer
+    loads (a run of an older version's task)."""
+    from judgebench.core.rundir import TASK_FILE
+
+    copy = run_dir / TASK_FILE
+    if spec.name in yaml_files(include_paths) or not copy.is_file():
+        return
+    try:
+        made_with = load_task_file(copy)
+    except JudgebenchError:
+        return
+    if _definition(made_with) != _definition(spec):
+        raise JudgebenchError(
+            f"{run_dir}: the run was made with another definition of task {spec.name} than {spec.source_file} "
+            f"(its {TASK_FILE} differs); pass --include-path with the folder of the task it was made with (or with "
+            f"{Path(str(spec.source_file)).parent} to read it by the installed one)")
