@@ -350,6 +350,36 @@ def test_a_relative_dataset_path_resolves_beside_the_task_yaml_only(tmp_path, mo
     assert "no such file or folder beside the task YAML" in _error(data_path, spec, demo=False, dataset_path=None)
 
 
+@pytest.mark.parametrize(("change", "expected"), [
+    ({"modelA": {"name": "gpt"}}, "row id q2: field 'modelA' must be text or an integer, got dict"),
+    ({"subject": True}, "row id q2: field 'subject' must be text or an integer, got bool"),
+    ({"subject": 1.5}, "row id q2: field 'subject' must be text or an integer, got float"),
+    ({"subject": None}, "row id q2: field 'subject' is empty (a null, an empty cell or a missing key)"),
+    ({"modelB": " "}, "row id q2: field 'modelB' is empty (a null, an empty cell or a missing key)"),
+])
+def test_a_model_or_slice_cell_is_text_or_an_integer_and_never_missing(tmp_path, change, expected):
+    """A dict, bool or float model or slice became its Python repr ("{'name': 'gpt'}", "True") in report.md and the
+    slices, and a null slice dropped the example from the per-slice figures silently."""
+    path = write_jsonl(tmp_path / "eval.jsonl", [sci_row(1), sci_row(2, **change), sci_row(3)])
+    assert _error(load_examples, get_task("sciarena_eval"), dataset_path=str(path)).endswith(expected)
+
+
+def test_a_missing_slice_key_and_empty_csv_model_or_slice_cells_are_errors_naming_the_row(tmp_path):
+    rows = [sci_row(1), sci_row(2)]
+    del rows[1]["subject"]
+    path = write_jsonl(tmp_path / "eval.jsonl", rows)
+    assert "row id q2: field 'subject' is empty" in _error(load_examples, get_task("sciarena_eval"), dataset_path=str(path))
+    for column in ("modelA", "question_type"):
+        frame = pd.DataFrame([sci_row(1), sci_row(2, **{column: ""})]).drop(columns=["citation_a", "citation_b"])
+        frame.to_csv(tmp_path / f"{column}.csv", index=False)
+        spec = get_task("sciarena_eval").model_copy(update={"columns": get_task("sciarena_eval").columns.model_copy(
+            update={"context": {}})})
+        message = _error(load_examples, spec, dataset_path=str(tmp_path / f"{column}.csv"))
+        assert message.endswith(f"row id q2: field '{column}' is empty (a null, an empty cell or a missing key)")
+    path = write_jsonl(tmp_path / "int.jsonl", [sci_row(1, subject=7)])  # an integer: its decimal text
+    assert load_examples(get_task("sciarena_eval"), dataset_path=str(path)).examples[0].slices["subject"] == "7"
+
+
 def _ideation_rows():
     return [
         {"comparison_id": "c1", "seed_paper": "S", "references": "R", "proposal_a": "pa", "proposal_b": "pb",

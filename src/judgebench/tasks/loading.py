@@ -33,6 +33,7 @@ from judgebench.core.files import (
 from judgebench.core.records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
 from judgebench.tasks.cell_types import csv_options, csv_variant, keep_cell_types
 from judgebench.tasks.example_cache import load_rows
+from judgebench.tasks.cells import name_cell, text_cell
 from judgebench.tasks.registry import LOCAL_BUILDERS, Dimension, TaskSpec
 from judgebench.tasks.stream_load import LazyExamples, RowSource, canonical, scan_wide
 from judgebench.tasks.vote_loading import label_rule, vote_columns, votes_to_examples
@@ -680,18 +681,6 @@ def _check_columns(spec: TaskSpec, available: list[str], source: str) -> None:
             )
 
 
-def _text(row: dict[str, Any], column: str, row_ref: str, source: str) -> str:
-    value = row.get(column)
-    if not isinstance(value, str):
-        raise JudgebenchError(
-            f"{source}: {row_ref}: field '{column}' must be text, got {type(value).__name__}"
-        )
-    return value
-
-
-def _optional_text(row: dict[str, Any], column: str | None) -> str | None:
-    value = row.get(column) if column else None
-    return None if value is None else str(value)
 
 
 def _map_label(spec: TaskSpec, raw: Any, row_ref: str, column: str, source: str, unlabelled: bool | None = None) -> Label | None:
@@ -723,31 +712,19 @@ def _example_labels(found: dict[str, Label | None], row_ref: str, source: str) -
 
 
 def _row_id(row: dict[str, Any], spec: TaskSpec, index: int, source: str) -> str:
-    value = row.get(spec.columns.id)
-    if value is None or (isinstance(value, str) and not value.strip()):
-        raise JudgebenchError(f"{source}: row {index + 1}: field '{spec.columns.id}' (id) is empty")
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise JudgebenchError(
-            f"{source}: row {index + 1}: field '{spec.columns.id}' (id) must be text or an integer, "
-            f"got {type(value).__name__}"
-        )
-    return str(value)
+    return name_cell(row.get(spec.columns.id), f"{source}: row {index + 1}", spec.columns.id, " (id)")
 
 
 def _base_example(spec: TaskSpec, row: dict[str, Any], example_id: str, source: str) -> dict[str, Any]:
-    cols, ref = spec.columns, f"row id {example_id}"
-    slices = {}
-    for col in cols.slices:
-        if row.get(col) is not None:
-            slices[col] = str(row[col])
+    cols, where = spec.columns, f"{source}: row id {example_id}"
     return {
         "id": example_id,
-        "question": _text(row, cols.question, ref, source),
-        "response_a": _text(row, cols.response_a, ref, source),
-        "response_b": _text(row, cols.response_b, ref, source),
-        "model_a": _optional_text(row, cols.model_a),
-        "model_b": _optional_text(row, cols.model_b),
-        "slices": slices,
+        "question": text_cell(row.get(cols.question), where, cols.question),
+        "response_a": text_cell(row.get(cols.response_a), where, cols.response_a),
+        "response_b": text_cell(row.get(cols.response_b), where, cols.response_b),
+        "model_a": name_cell(row.get(cols.model_a), where, cols.model_a) if cols.model_a else None,
+        "model_b": name_cell(row.get(cols.model_b), where, cols.model_b) if cols.model_b else None,
+        "slices": {column: name_cell(row.get(column), where, column) for column in cols.slices},
         "context": {name: row.get(col) for name, col in cols.context.items()},
     }
 
