@@ -194,6 +194,19 @@ def test_rubric_cells_follow_the_pairwise_rule(tmp_path, column, value, expected
     assert load_responses(get_rubric_task("my_graded", [folder]), folder / "graded.jsonl")[1]
 
 
+def test_a_rubric_response_too_long_for_a_prompt_names_the_response_and_field(tmp_path):
+    from judgebench.judging.prompts import OUTPUT_MAX, load_prompt
+    from judgebench.kinds.rubric.judging import plan_rubric_requests
+
+    folder = write_task(tmp_path / "tasks")
+    spec = get_rubric_task("my_graded", [folder])
+    responses = load_responses(spec, folder / "graded.jsonl")
+    responses[1] = responses[1].model_copy(update={"response": "x" * (OUTPUT_MAX + 1)})
+    with pytest.raises(JudgebenchError) as info:
+        plan_rubric_requests(spec, responses, load_prompt(spec.prompt, spec.folder))
+    assert str(info.value).startswith(f"example id r2: field 'response' holds {OUTPUT_MAX + 1:,} characters")
+
+
 @pytest.mark.slow
 def test_a_stopped_run_writes_partial_results_and_an_incomplete_pass_says_so(tmp_path, capsys, monkeypatch):
     """--max-failures stops the run: exit 1, partial results, every response accounted for; the system
