@@ -300,6 +300,30 @@ def test_unknown_key_is_rejected(tmp_path):
     assert "promt" in _error(load_task_file, path)
 
 
+def test_validation_errors_name_the_other_fields_and_drop_pydantic_s_words(tmp_path):
+    """"(6 more)" said nothing of what; "Value error, must be one of ..." was pydantic's wording."""
+    path = _write_task(tmp_path, name="bad", headline="nope", verdicts=["A"], both_bad="maybe")
+    message = _error(load_task_file, path)
+    assert message.startswith(f"{path}: field 'verdicts': must contain A and B (also: ") and "Value error" not in message
+    assert "headline" in message and "both_bad" in message and "more)" not in message
+    message = _error(load_task_file, _write_task(tmp_path, name="bad2", headline="nope"))
+    assert message.startswith(f"{tmp_path / 'bad2.yaml'}: field 'headline': must be one of")
+
+
+def test_source_file_is_no_task_key(tmp_path):
+    """`source_file: /etc/passwd` was accepted and copied into the run's task.yaml, and "unknown key" errors listed
+    source_file as an allowed key."""
+    path = _write_task(tmp_path, name="sneaky", source_file="/etc/passwd")
+    assert _error(load_task_file, path) == f"{path}: unknown key 'source_file' (judgebench sets it to the file's path)"
+    allowed = _error(load_task_file, _write_task(tmp_path, name="typo2", zzzz=1)).split("(allowed: ")[1]
+    assert "exclude_annotators" in allowed and "source_file" not in allowed
+    from judgebench.kinds.rubric.spec import load_rubric_task_file
+
+    rubric = tmp_path / "rubric_demo.yaml"
+    rubric.write_text((tasks_dir() / "rubric" / "rubric_demo.yaml").read_text() + "source_file: /etc/passwd\n")
+    assert "unknown key 'source_file'" in _error(load_rubric_task_file, rubric)
+
+
 def test_include_path_adds_user_tasks_and_name_must_match_file(tmp_path):
     _write_task(tmp_path, name="my_task")
     assert get_task("my_task", [tmp_path]).name == "my_task"

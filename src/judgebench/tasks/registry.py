@@ -168,7 +168,7 @@ class TaskSpec(TaskModel):
     # known by construction); reports and plots call them "human labels" or "gold labels" accordingly
     label_source: Literal["human", "gold"] = "human"
     exclude_annotators: list[str] = Field(default_factory=list)  # votes by these are dropped (arena; recorded)
-    source_file: str | None = None  # set by the loader, not in YAML
+    source_file: str | None = Field(None, exclude=True)  # set by the loader, never a YAML key (refuse_loader_keys)
 
     @field_validator("labels", mode="before")
     @classmethod
@@ -291,6 +291,13 @@ def read_task_yaml(path: Path) -> dict[str, Any]:
     return raw
 
 
+def refuse_loader_keys(raw: dict[str, Any], path: Path) -> None:
+    """`source_file` is the loader's (the file's own path), every kind's: a YAML giving it was accepted and the value
+    copied into the run's task.yaml."""
+    if "source_file" in raw:
+        raise JudgebenchError(f"{path}: unknown key 'source_file' (judgebench sets it to the file's path)")
+
+
 def task_kind_of(raw: dict[str, Any], default: str = DEFAULT_KIND) -> str:
     """The kind a task YAML names with its `kind:` key, else `default` (its folder's kind)."""
     kind = raw.get("kind", default)
@@ -306,6 +313,7 @@ def load_task_file(path: Path) -> TaskSpec:
     if kind != DEFAULT_KIND:  # another kind's task (kinds/registry.py); `judgebench tasks` lists it with its kind
         raise JudgebenchError(f"{path}: a task of kind {kind!r}, not a pairwise task (see `judgebench tasks`)")
     raw.pop("kind", None)  # `kind: pairwise` may be written out
+    refuse_loader_keys(raw, path)
     try:
         spec = TaskSpec.model_validate(raw)
     except ValidationError as exc:

@@ -33,7 +33,7 @@ from judgebench.core.resources import tasks_dir
 from judgebench.kinds.rubric.hub import read_table_rows, uses_datasets
 from judgebench.kinds.rubric.records import TOTAL, Criterion, GradedResponse
 from judgebench.tasks.cells import name_cell, text_cell
-from judgebench.tasks.registry import check_task_name, resolve_data_path, task_files, yaml_files
+from judgebench.tasks.registry import check_task_name, refuse_loader_keys, resolve_data_path, task_files, yaml_files
 
 DEFAULT_NO_ANSWER = ("", "no answer", "[no answer]", "NO_ANSWER", "N/A")
 TOLERANCE = 1e-6  # expert totals vs the sum of expert item scores
@@ -98,7 +98,7 @@ class RubricTaskSpec(Strict):
     validation: RubricValidation = Field(default_factory=RubricValidation)
     no_answer: list[str] = Field(default_factory=lambda: list(DEFAULT_NO_ANSWER))
     within_k: float = Field(1.0, gt=0, allow_inf_nan=False)  # points, on totals (the system-level criterion)
-    source_file: str | None = None  # set by the loader
+    source_file: str | None = Field(None, exclude=True)  # set by the loader, never a YAML key (refuse_loader_keys)
 
     _a_name = field_validator("name")(check_task_name)
 
@@ -127,6 +127,7 @@ def load_rubric_task_file(path: Path) -> RubricTaskSpec:
         raise JudgebenchError(f"{path}: a task file must be a YAML mapping")
     if raw.get("kind") != "rubric":
         raise JudgebenchError(f"{path}: key 'kind' must be 'rubric' for a rubric task (pairwise tasks: `judgebench run`)")
+    refuse_loader_keys(raw, path)
     try:
         spec = RubricTaskSpec.model_validate(raw)
     except ValidationError as exc:
