@@ -65,6 +65,23 @@ def test_parquet_and_csv_load_the_same_examples(tmp_path, suffix):
     assert [e.labels["overall"] for e in loaded.examples] == ["A", "B"]
 
 
+def test_a_save_to_disk_folder_loads_the_same_examples(tmp_path):
+    """A `Dataset.save_to_disk` folder was refused with datasets' "Please use load_from_disk instead", advice a CLI
+    user cannot follow; it is read with load_from_disk (a DatasetDict's split, or the one Dataset saved)."""
+    import datasets
+
+    rows = [sci_row(i) for i in range(4)]
+    expected = load_examples(get_task("sciarena_eval"), dataset_path=str(write_jsonl(tmp_path / "e.jsonl", rows)))
+    datasets.Dataset.from_list(rows).save_to_disk(str(tmp_path / "one"))
+    datasets.DatasetDict({"train": datasets.Dataset.from_list(rows), "test": datasets.Dataset.from_list(rows[:1])}
+                         ).save_to_disk(str(tmp_path / "dict"))
+    for folder in ("one", "dict"):
+        loaded = load_examples(get_task("sciarena_eval"), dataset_path=str(tmp_path / folder))
+        assert loaded.dataset.fingerprint == expected.dataset.fingerprint
+    message = _error(load_examples, get_task("sciarena_eval"), dataset_path=str(tmp_path / "dict"), split="dev")
+    assert message == f"{tmp_path / 'dict'}: split 'dev' does not exist; splits: ['train', 'test'] (choose one with --split)"
+
+
 def test_a_nul_in_a_csv_header_name_is_refused_naming_the_column(tmp_path):
     """The datasets loader failed on it with "An error occurred while generating the dataset", naming no file,
     row or column (an earlier note's known gap); other control characters load as they are."""

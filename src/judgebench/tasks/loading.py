@@ -286,6 +286,23 @@ def _load_folder(datasets: Any, folder: Path, split: str, options: dict[str, Any
         raise
 
 
+def saved_to_disk(folder: Path) -> bool:
+    """Whether a folder was written by `datasets`' save_to_disk (a DatasetDict's or one Dataset's), read back with
+    load_from_disk: load_dataset refuses it ("Please use load_from_disk instead"), advice a command line cannot take."""
+    return (folder / "dataset_dict.json").is_file() or (folder / "state.json").is_file()
+
+
+def _load_saved(datasets: Any, folder: Path, split: str) -> Any:
+    """One split of a save_to_disk folder: a DatasetDict's split (a missing one lists those it has), or the one
+    Dataset saved (which has no splits, as a single file has none)."""
+    saved = datasets.load_from_disk(str(folder))
+    if not isinstance(saved, datasets.DatasetDict):
+        return saved
+    if split not in saved:
+        raise JudgebenchError(_missing_split_message(str(folder), split, repr(list(saved))))
+    return saved[split]
+
+
 ASKED_BY = "a task's dataset.name; pairs' --config"  # who names the config a folder is read in
 
 
@@ -372,6 +389,8 @@ def load_table(source: str, config: str | None, split: str, revision: str | None
             except Exception as exc:
                 diagnose_local_file(local)  # raises with file and line when it can say what is wrong
                 raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None
+        if local.is_dir() and saved_to_disk(local):
+            return _load_saved(datasets, local, split), None
         if local.is_dir():
             return _load_folder(datasets, local, split, options, config), None
         if local.exists():  # a FIFO or device: `datasets` would wait on it
