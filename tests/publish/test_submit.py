@@ -365,6 +365,26 @@ def test_a_run_of_a_users_task_named_as_a_bundled_one_is_not_read_by_the_bundled
     assert "soft_accuracy" in (tmp_path / "lb" / "sciarena_eval.md").read_text()
 
 
+def test_a_local_board_labels_its_data_and_tokens_alike_in_md_and_csv(tmp_path, capsys):
+    """tokens_per_comparison was rounded to one decimal and printed with two (318.67 shown as 318.70), and the data
+    label was `pairs.jsonl:train@...` in the .md but `../data/pairs.jsonl:train@...` in the .csv."""
+    import csv
+
+    write_jsonl(tmp_path / "data" / "pairs.jsonl", [sci_row(i, "AB"[i % 2]) for i in range(6)])
+    spec = (REPO / "tasks" / "sciarena_eval.yaml").read_text().replace("name: sciarena_eval", "name: rel_pairs")
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "rel_pairs.yaml").write_text(spec.replace("path: yale-nlp/SciArena-Eval", "path: ../data/pairs.jsonl"))
+    run = make_run(tmp_path / "run", "rel_pairs", "builtin/longer", "--include-path", str(tmp_path / "tasks"))
+    # 1,912 tokens over 6 comparisons: 318.666... per comparison; over 12 calls 159.333... per call
+    edit_results(run, lambda d: d["usage"].update(tokens_in=1900, tokens_out=12, tokens_per_call=1912 / 12))
+    assert main(["leaderboard", str(run), "--output-dir", str(tmp_path / "lb"), "--include-path", str(tmp_path / "tasks")]) == 0
+    row = next(row for row in csv.DictReader((tmp_path / "lb" / "rel_pairs.csv").open()) if row["label"] == "builtin/longer")
+    assert row["tokens_per_comparison"] == "318.67" and row["tokens_per_call"] == "159.33"
+    markdown = (tmp_path / "lb" / "rel_pairs.md").read_text()
+    assert "318.67" in markdown and "318.70" not in markdown
+    assert row["dataset"].startswith("pairs.jsonl:train@") and f"## Data: {row['dataset']}" in markdown.replace("\\@", "@")
+
+
 # ----------------------------------------------------------------------------- hostile submissions
 
 

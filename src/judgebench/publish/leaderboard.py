@@ -189,8 +189,9 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
             "coverage_pct": as_percent(counts.coverage),
             "invalid_rate_pct": as_percent(counts.invalid / counts.calls) if counts.calls else None,
             "failed_rate_pct": as_percent(counts.failed / counts.calls) if counts.calls else None,
-            "tokens_per_call": usage.tokens_per_call,
-            "tokens_per_comparison": round((usage.tokens_in + usage.tokens_out) / counts.examples, 1)
+            # two decimals, as the Markdown table prints them (one decimal here printed 318.67 as 318.70 there)
+            "tokens_per_call": None if usage.tokens_per_call is None else round(usage.tokens_per_call, 2),
+            "tokens_per_comparison": round((usage.tokens_in + usage.tokens_out) / counts.examples, 2)
             if counts.examples and usage.tokens_per_call is not None
             else None,
             "cost_per_100_calls_usd": usage.cost_per_100_calls,
