@@ -404,6 +404,20 @@ def test_a_hostile_or_broken_template_is_one_line(tmp_path, capsys, template, sa
     assert not (tmp_path / "out").exists()
 
 
+def test_a_response_too_long_for_a_prompt_names_the_example_and_field_not_the_template(tmp_path, capsys):
+    """A 30-million-character response was "/.../prompts/sciarena_pairwise.yaml: cannot render template
+    (TemplateBudget ...)": the bundled template blamed, no row named (a built-in judge too: every judge's prompt is
+    rendered, its hash is in every record)."""
+    from judgebench.judging.prompts import OUTPUT_MAX
+
+    data = write_jsonl(tmp_path / "big.jsonl", [sci_row(1), sci_row(2, responseB="x" * (OUTPUT_MAX + 1))])
+    assert run_cli("run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--quiet", "--dataset-path", data,
+                   "--output-path", tmp_path / "out") == 2
+    assert one_error_line(capsys) == (f"judgebench: error: example id q2: field 'response_b' holds {OUTPUT_MAX + 1:,} "
+                                      f"characters, more than a prompt may hold ({OUTPUT_MAX:,}); shorten it or leave "
+                                      "the example out")
+
+
 @pytest.mark.parametrize(
     ("text", "says"),
     [("user: a\nuser: b\n", "duplicate key 'user'"), ("usr: a\n", "unknown key 'usr'; did you mean 'user'?"),

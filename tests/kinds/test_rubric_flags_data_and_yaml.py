@@ -172,6 +172,41 @@ def test_rows_unchanged_for_the_own_reader(tmp_path):
     assert [c.id for c in first.rubric] == ["1", "2b"] and first.expert_items == {"1": 2.0, "2b": 1.0}
 
 
+@pytest.mark.parametrize(("column", "value", "expected"), [
+    ("text", 42, "field 'text' must be text, got int"),
+    ("q", 1.5, "field 'q' must be text, got float"),
+    ("rid", 2.0, "field 'rid' (id) must be text or an integer, got float"),
+    ("who", {"name": "gpt"}, "field 'who' must be text or an integer, got dict"),
+    ("area", None, "field 'area' is empty (a null, an empty cell or a missing key)"),
+])
+def test_rubric_cells_follow_the_pairwise_rule(tmp_path, column, value, expected):
+    """A numeric response, question or id was made text silently (pairwise refuses them); both kinds apply one rule
+    (tasks/cells.py): texts are strings, names text or an integer."""
+    folder = write_task(tmp_path / "tasks")
+    rows = [json.loads(line) for line in (folder / "graded.jsonl").read_text().splitlines()]
+    rows[1][column] = value
+    (folder / "graded.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(JudgebenchError) as info:
+        load_responses(get_rubric_task("my_graded", [folder]), folder / "graded.jsonl")
+    assert str(info.value) == f"{folder / 'graded.jsonl'}:2: {expected}"
+    rows[1][column] = 7 if column in ("rid", "who", "area") else "seven"  # an integer name: its decimal text
+    (folder / "graded.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert load_responses(get_rubric_task("my_graded", [folder]), folder / "graded.jsonl")[1]
+
+
+def test_a_rubric_response_too_long_for_a_prompt_names_the_response_and_field(tmp_path):
+    from judgebench.judging.prompts import OUTPUT_MAX, load_prompt
+    from judgebench.kinds.rubric.judging import plan_rubric_requests
+
+    folder = write_task(tmp_path / "tasks")
+    spec = get_rubric_task("my_graded", [folder])
+    responses = load_responses(spec, folder / "graded.jsonl")
+    responses[1] = responses[1].model_copy(update={"response": "x" * (OUTPUT_MAX + 1)})
+    with pytest.raises(JudgebenchError) as info:
+        plan_rubric_requests(spec, responses, load_prompt(spec.prompt, spec.folder))
+    assert str(info.value).startswith(f"example id r2: field 'response' holds {OUTPUT_MAX + 1:,} characters")
+
+
 @pytest.mark.slow
 def test_a_stopped_run_writes_partial_results_and_an_incomplete_pass_says_so(tmp_path, capsys, monkeypatch):
     """--max-failures stops the run: exit 1, partial results, every response accounted for; the system

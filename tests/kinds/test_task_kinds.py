@@ -97,6 +97,19 @@ def test_an_include_folder_holds_tasks_of_both_kinds(tmp_path, capsys):
         registry.list_tasks([folder])
 
 
+def test_rubric_tasks_lists_the_rubric_tasks_of_a_mixed_folder_and_skips_the_others(tmp_path, capsys):
+    """`rubric tasks --include-path` on a folder that also holds a pairwise task refused it ("key 'kind' must be
+    'rubric'"); a folder may hold tasks of every kind, and each listing lists its own kind's."""
+    examples = Path(__file__).resolve().parents[2] / "docs" / "examples"
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    for source in (examples / "llmeval2_pairwise.yaml", examples / "rubric" / "lab_quiz.yaml"):
+        (folder / source.name).write_text(source.read_text())
+    assert main(["rubric", "tasks", "--include-path", str(folder)]) == 0
+    names = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
+    assert names == ["lab_quiz", "rubric_demo"]
+
+
 def test_the_steps_give_the_figures_the_run_wrote(tmp_path):
     """plan -> (the built-in judge's replies) -> assemble -> score reproduces each kind's own run."""
     pairwise = RunRequest(task="sciarena_eval", judge="builtin/longer", output_path=tmp_path / "p", demo=True,

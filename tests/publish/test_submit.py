@@ -329,6 +329,62 @@ def test_real_data_revision_pin_and_known_fingerprints(local_task, tmp_path):
     rejected(different, "data", "does not match", dataset_path=copy, leaderboard_dir=board)
 
 
+def test_a_local_data_task_is_verified_the_same_from_any_working_folder(tmp_path, monkeypatch):
+    """`submit` resolved a local task's relative dataset.path against the working folder, not the task YAML's: from
+    elsewhere the run was refused as "dataset revision None is not a commit: the task is unpinned"."""
+    board = tmp_path / "board"
+    write_jsonl(board / "data" / "pairs.jsonl", [sci_row(i, "AB"[i % 2]) for i in range(6)])
+    spec = (REPO / "tasks" / "sciarena_eval.yaml").read_text().replace("name: sciarena_eval", "name: rel_pairs")
+    spec = spec.replace("path: yale-nlp/SciArena-Eval", "path: ../data/pairs.jsonl").replace("revision: main ", "")
+    (board / "tasks").mkdir()
+    (board / "tasks" / "rel_pairs.yaml").write_text(spec)
+    run = make_run(tmp_path / "run", "rel_pairs", "builtin/longer", "--include-path", str(board / "tasks"))
+    elsewhere = tmp_path / "a" / "b"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    assert validate_run(run, leaderboard_dir=board).result.config.task == "rel_pairs"
+    (board / "data" / "pairs.jsonl").unlink()
+    rejected(run, "data", "rel_pairs.yaml: dataset.path '../data/pairs.jsonl': no such file", leaderboard_dir=board)
+
+
+def test_a_run_of_a_users_task_named_as_a_bundled_one_is_not_read_by_the_bundled_one(tmp_path, capsys):
+    """A user's `sciarena_eval` (another headline) run with --include-path was scored by `leaderboard` and `score`
+    without it by the bundled definition, silently (its headline, the paper's rows attached)."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    demo = REPO / "tasks" / "demo" / "sciarena_eval_demo.jsonl"
+    spec = (REPO / "tasks" / "sciarena_eval.yaml").read_text().replace("path: demo/sciarena_eval_demo.jsonl", f"path: {demo}")
+    (mine / "sciarena_eval.yaml").write_text(spec.replace("headline: accuracy", "headline: soft_accuracy"))
+    run = make_run(tmp_path / "clash", "sciarena_eval", "builtin/longer", "--include-path", str(mine), "--demo")
+    capsys.readouterr()
+    for args in (["leaderboard", str(run), "--output-dir", str(tmp_path / "lb")], ["score", str(run)]):
+        assert main(args) == 2
+        last = capsys.readouterr().err.splitlines()[-1]  # (leaderboard: the skip's warning, then the error)
+        assert str(run) in last and "another definition of task sciarena_eval" in last and "pass --include-path" in last
+    assert main(["leaderboard", str(run), "--output-dir", str(tmp_path / "lb"), "--include-path", str(mine)]) == 0
+    assert "soft_accuracy" in (tmp_path / "lb" / "sciarena_eval.md").read_text()
+
+
+def test_a_local_board_labels_its_data_and_tokens_alike_in_md_and_csv(tmp_path, capsys):
+    """tokens_per_comparison was rounded to one decimal and printed with two (318.67 shown as 318.70), and the data
+    label was `pairs.jsonl:train@...` in the .md but `../data/pairs.jsonl:train@...` in the .csv."""
+    import csv
+
+    write_jsonl(tmp_path / "data" / "pairs.jsonl", [sci_row(i, "AB"[i % 2]) for i in range(6)])
+    spec = (REPO / "tasks" / "sciarena_eval.yaml").read_text().replace("name: sciarena_eval", "name: rel_pairs")
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "rel_pairs.yaml").write_text(spec.replace("path: yale-nlp/SciArena-Eval", "path: ../data/pairs.jsonl"))
+    run = make_run(tmp_path / "run", "rel_pairs", "builtin/longer", "--include-path", str(tmp_path / "tasks"))
+    # 1,912 tokens over 6 comparisons: 318.666... per comparison; over 12 calls 159.333... per call
+    edit_results(run, lambda d: d["usage"].update(tokens_in=1900, tokens_out=12, tokens_per_call=1912 / 12))
+    assert main(["leaderboard", str(run), "--output-dir", str(tmp_path / "lb"), "--include-path", str(tmp_path / "tasks")]) == 0
+    row = next(row for row in csv.DictReader((tmp_path / "lb" / "rel_pairs.csv").open()) if row["label"] == "builtin/longer")
+    assert row["tokens_per_comparison"] == "318.67" and row["tokens_per_call"] == "159.33"
+    markdown = (tmp_path / "lb" / "rel_pairs.md").read_text()
+    assert "318.67" in markdown and "318.70" not in markdown
+    assert row["dataset"].startswith("pairs.jsonl:train@") and f"## Data: {row['dataset']}" in markdown.replace("\\@", "@")
+
+
 # ----------------------------------------------------------------------------- hostile submissions
 
 

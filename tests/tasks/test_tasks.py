@@ -65,6 +65,23 @@ def test_parquet_and_csv_load_the_same_examples(tmp_path, suffix):
     assert [e.labels["overall"] for e in loaded.examples] == ["A", "B"]
 
 
+def test_a_save_to_disk_folder_loads_the_same_examples(tmp_path):
+    """A `Dataset.save_to_disk` folder was refused with datasets' "Please use load_from_disk instead", advice a CLI
+    user cannot follow; it is read with load_from_disk (a DatasetDict's split, or the one Dataset saved)."""
+    import datasets
+
+    rows = [sci_row(i) for i in range(4)]
+    expected = load_examples(get_task("sciarena_eval"), dataset_path=str(write_jsonl(tmp_path / "e.jsonl", rows)))
+    datasets.Dataset.from_list(rows).save_to_disk(str(tmp_path / "one"))
+    datasets.DatasetDict({"train": datasets.Dataset.from_list(rows), "test": datasets.Dataset.from_list(rows[:1])}
+                         ).save_to_disk(str(tmp_path / "dict"))
+    for folder in ("one", "dict"):
+        loaded = load_examples(get_task("sciarena_eval"), dataset_path=str(tmp_path / folder))
+        assert loaded.dataset.fingerprint == expected.dataset.fingerprint
+    message = _error(load_examples, get_task("sciarena_eval"), dataset_path=str(tmp_path / "dict"), split="dev")
+    assert message == f"{tmp_path / 'dict'}: split 'dev' does not exist; splits: ['train', 'test'] (choose one with --split)"
+
+
 def test_a_nul_in_a_csv_header_name_is_refused_naming_the_column(tmp_path):
     """The datasets loader failed on it with "An error occurred while generating the dataset", naming no file,
     row or column (an earlier note's known gap); other control characters load as they are."""
@@ -300,12 +317,108 @@ def test_unknown_key_is_rejected(tmp_path):
     assert "promt" in _error(load_task_file, path)
 
 
+def test_validation_errors_name_the_other_fields_and_drop_pydantic_s_words(tmp_path):
+    """"(6 more)" said nothing of what; "Value error, must be one of ..." was pydantic's wording."""
+    path = _write_task(tmp_path, name="bad", headline="nope", verdicts=["A"], both_bad="maybe")
+    message = _error(load_task_file, path)
+    assert message.startswith(f"{path}: field 'verdicts': must contain A and B (also: ") and "Value error" not in message
+    assert "headline" in message and "both_bad" in message and "more)" not in message
+    message = _error(load_task_file, _write_task(tmp_path, name="bad2", headline="nope"))
+    assert message.startswith(f"{tmp_path / 'bad2.yaml'}: field 'headline': must be one of")
+
+
+def test_source_file_is_no_task_key(tmp_path):
+    """`source_file: /etc/passwd` was accepted and copied into the run's task.yaml, and "unknown key" errors listed
+    source_file as an allowed key."""
+    path = _write_task(tmp_path, name="sneaky", source_file="/etc/passwd")
+    assert _error(load_task_file, path) == f"{path}: unknown key 'source_file' (judgebench sets it to the file's path)"
+    allowed = _error(load_task_file, _write_task(tmp_path, name="typo2", zzzz=1)).split("(allowed: ")[1]
+    assert "exclude_annotators" in allowed and "source_file" not in allowed
+    from judgebench.kinds.rubric.spec import load_rubric_task_file
+
+    rubric = tmp_path / "rubric_demo.yaml"
+    rubric.write_text((tasks_dir() / "rubric" / "rubric_demo.yaml").read_text() + "source_file: /etc/passwd\n")
+    assert "unknown key 'source_file'" in _error(load_rubric_task_file, rubric)
+
+
 def test_include_path_adds_user_tasks_and_name_must_match_file(tmp_path):
     _write_task(tmp_path, name="my_task")
     assert get_task("my_task", [tmp_path]).name == "my_task"
     (tmp_path / "other.yaml").write_text((tmp_path / "my_task.yaml").read_text())
     assert "key 'name'" in _error(get_task, "other", [tmp_path])
     assert "unknown task 'nope'" in _error(get_task, "nope", [tmp_path])
+
+
+def test_a_prompt_template_beside_the_tasks_is_not_a_task_and_a_broken_task_stays_an_error(tmp_path, capsys):
+    """The docs name "beside the task YAML" as a place a task's `prompt:` is looked up, but `judgebench tasks
+    --include-path` and `rubric tasks` read the template as a task ("field 'system': unknown key")."""
+    from judgebench.cli.main import main
+
+    _write_task(tmp_path, name="my_task", prompt="beside")
+    (tmp_path / "beside.yaml").write_text("name: beside\nsystem: You judge.\nuser: '{{ response_first }}'\n")
+    assert "beside" not in task_files([tmp_path]) and "my_task" in task_files([tmp_path])
+    assert main(["tasks", "--include-path", str(tmp_path)]) == 0
+    listed = capsys.readouterr().out
+    assert "my_task" in listed and "beside.yaml" not in listed
+    assert main(["rubric", "tasks", "--include-path", str(tmp_path)]) == 0
+    assert "beside" not in capsys.readouterr().out
+    (tmp_path / "broken.yaml").write_text("name: broken\nuser: hi\ncolumns: {}\n")  # a task's key: still a task
+    assert main(["tasks", "--include-path", str(tmp_path)]) == 2
+    assert "broken.yaml" in capsys.readouterr().err
+
+
+def test_a_relative_dataset_path_resolves_beside_the_task_yaml_only(tmp_path, monkeypatch):
+    """A relative dataset.path missing beside the YAML was read from the working folder (the same command read other
+    data from another folder), and from elsewhere the error named neither the task file nor where it looked."""
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    path = _write_task(tasks, name="mine", dataset={"path": "eval.jsonl", "split": "train"})
+    write_jsonl(tmp_path / "eval.jsonl", [sci_row(1)])  # in the working folder, not beside the YAML
+    monkeypatch.chdir(tmp_path)
+    message = _error(load_examples, get_task("mine", [tasks]))
+    assert message == (f"{path}: dataset.path 'eval.jsonl': no such file or folder beside the task YAML "
+                       f"({tasks / 'eval.jsonl'}); a relative path resolves beside the task YAML, not the working folder")
+    write_jsonl(tasks / "eval.jsonl", [sci_row(1), sci_row(2)])
+    assert len(load_examples(get_task("mine", [tasks])).examples) == 2  # beside the YAML, whatever the folder
+    from judgebench.kinds.rubric.spec import data_path, get_rubric_task  # the rubric kind: the same rule
+
+    rubric = tmp_path / "rubric"
+    rubric.mkdir()
+    text = (tasks_dir() / "rubric" / "rubric_demo.yaml").read_text()
+    (rubric / "rubric_demo.yaml").write_text(text.replace(yaml.safe_load(text)["dataset"]["path"], "graded.jsonl", 1))
+    (tmp_path / "graded.jsonl").write_text("{}\n")
+    spec = get_rubric_task("rubric_demo", [rubric])
+    assert "no such file or folder beside the task YAML" in _error(data_path, spec, demo=False, dataset_path=None)
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    ({"modelA": {"name": "gpt"}}, "row id q2: field 'modelA' must be text or an integer, got dict"),
+    ({"subject": True}, "row id q2: field 'subject' must be text or an integer, got bool"),
+    ({"subject": 1.5}, "row id q2: field 'subject' must be text or an integer, got float"),
+    ({"subject": None}, "row id q2: field 'subject' is empty (a null, an empty cell or a missing key)"),
+    ({"modelB": " "}, "row id q2: field 'modelB' is empty (a null, an empty cell or a missing key)"),
+])
+def test_a_model_or_slice_cell_is_text_or_an_integer_and_never_missing(tmp_path, change, expected):
+    """A dict, bool or float model or slice became its Python repr ("{'name': 'gpt'}", "True") in report.md and the
+    slices, and a null slice dropped the example from the per-slice figures silently."""
+    path = write_jsonl(tmp_path / "eval.jsonl", [sci_row(1), sci_row(2, **change), sci_row(3)])
+    assert _error(load_examples, get_task("sciarena_eval"), dataset_path=str(path)).endswith(expected)
+
+
+def test_a_missing_slice_key_and_empty_csv_model_or_slice_cells_are_errors_naming_the_row(tmp_path):
+    rows = [sci_row(1), sci_row(2)]
+    del rows[1]["subject"]
+    path = write_jsonl(tmp_path / "eval.jsonl", rows)
+    assert "row id q2: field 'subject' is empty" in _error(load_examples, get_task("sciarena_eval"), dataset_path=str(path))
+    for column in ("modelA", "question_type"):
+        frame = pd.DataFrame([sci_row(1), sci_row(2, **{column: ""})]).drop(columns=["citation_a", "citation_b"])
+        frame.to_csv(tmp_path / f"{column}.csv", index=False)
+        spec = get_task("sciarena_eval").model_copy(update={"columns": get_task("sciarena_eval").columns.model_copy(
+            update={"context": {}})})
+        message = _error(load_examples, spec, dataset_path=str(tmp_path / f"{column}.csv"))
+        assert message.endswith(f"row id q2: field '{column}' is empty (a null, an empty cell or a missing key)")
+    path = write_jsonl(tmp_path / "int.jsonl", [sci_row(1, subject=7)])  # an integer: its decimal text
+    assert load_examples(get_task("sciarena_eval"), dataset_path=str(path)).examples[0].slices["subject"] == "7"
 
 
 def _ideation_rows():

@@ -156,9 +156,10 @@ def _print_summary(result: Any) -> None:
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:
-    from judgebench.kinds.rubric.spec import load_rubric_task_file, rubric_task_files
+    from judgebench.kinds.registry import get_kind, own_task_files
+    from judgebench.kinds.rubric.spec import load_rubric_task_file
 
-    for name, path in sorted(rubric_task_files(args.include_path).items()):
+    for name, path in sorted(own_task_files(get_kind("rubric"), list(args.include_path)).items()):
         spec = load_rubric_task_file(path)
         print(f"{name}\tv{spec.version}\tdata {spec.dataset.path}\tdemo {'yes' if spec.demo else 'no'}\t{path}")
     return 0

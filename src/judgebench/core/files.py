@@ -465,14 +465,23 @@ def describe_validation_error(exc: ValidationError, model: type[BaseModel] | Non
     errors = exc.errors()
     first = next((e for e in errors if e.get("type") == "extra_forbidden"), errors[0])  # a typo: name it
     loc = tuple(first.get("loc", ()))
-    where = ".".join(one_line(str(part), KEY_SHOWN_MAX) for part in loc) or "(root)"
-    extra = f" ({exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-    message = first.get("msg", "invalid")
+    where = _error_place(first)
+    others = [place for place in dict.fromkeys(_error_place(e) for e in errors) if place != where]
+    extra = f" (also: {', '.join(others[:8])}{', ...' if len(others) > 8 else ''})" if others else ""
+    message = _pydantic_prefix.sub("", first.get("msg", "invalid"))
     if first.get("type") == "extra_forbidden" and model is not None and loc:
         allowed = _allowed_keys(model, loc[:-1])
         close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
         message = "unknown key" + (f"; did you mean '{close[0]}'?" if close else f" (allowed: {', '.join(allowed)})")
     return f"field '{where}': {message}{extra}"
+
+
+_pydantic_prefix = re.compile(r"^(Value error|Assertion failed), ")  # pydantic's words before a validator's message
+
+
+def _error_place(error: Any) -> str:
+    """Where one pydantic error is: its key path (`columns.id`), or `(root)`."""
+    return ".".join(one_line(str(part), KEY_SHOWN_MAX) for part in error.get("loc", ())) or "(root)"
 
 
 def _allowed_keys(model: type[BaseModel], parents: tuple[Any, ...]) -> list[str]:

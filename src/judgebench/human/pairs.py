@@ -29,6 +29,7 @@ from judgebench.core.files import write_atomic, write_json
 from judgebench.core.records import JudgeReply, JudgeRequest
 from judgebench.judges import make_judge
 from judgebench.judging.prompts import hash_messages
+from judgebench.tasks.cells import text_or_integer
 
 GENERATION = "generation"  # the request kind's dimension name
 
@@ -70,7 +71,7 @@ def read_questions(source: str, *, id_column: str = "id", question_column: str =
     questions, seen = [], set()
     for index, row in enumerate(table.to_list(), start=1):
         qid, text = row.get(id_column), row.get(question_column)
-        if not _text_or_integer(qid) or str(qid) == "":
+        if not text_or_integer(qid) or str(qid) == "":
             raise JudgebenchError(f"questions {source}: row {index}: '{id_column}' must be non-empty text or an integer, "
                                   f"got {qid!r} (write ids as text: a column holding one decimal number is read as "
                                   "decimals, 2 as 2.0)")
@@ -80,7 +81,7 @@ def read_questions(source: str, *, id_column: str = "id", question_column: str =
             raise JudgebenchError(f"questions {source}: row {index}: duplicate id {qid!r}")
         seen.add(str(qid))
         for column in slice_columns or []:
-            if row.get(column) is not None and not _text_or_integer(row[column]):
+            if row.get(column) is not None and not text_or_integer(row[column]):
                 raise JudgebenchError(f"questions {source}: row {index}: slice '{column}' must be text or an integer, "
                                       f"got {type(row[column]).__name__}")
         slices = {c: str(row.get(c)) for c in slice_columns or [] if row.get(c) is not None}
@@ -88,11 +89,6 @@ def read_questions(source: str, *, id_column: str = "id", question_column: str =
     if not questions:
         raise JudgebenchError(f"questions {source}: no questions")
     return questions
-
-
-def _text_or_integer(value: Any) -> bool:
-    """A value an id or slice keeps as text unchanged (a float, a bool, a list or an object would not)."""
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def generation_request(question: Question, system: str | None) -> JudgeRequest:

@@ -24,11 +24,10 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from judgebench.core.bulk import trusted, trusts
 from judgebench.core.errors import JudgebenchError, squeezed
 from judgebench.core.files import load_yaml, regular_bytes
-from judgebench.core.names import is_builtin
+from judgebench.core.names import PROMPT_KEYS, is_builtin
 from judgebench.core.records import JudgeRequest, Order, PairExample
 from judgebench.core.resources import prompts_dir
 
-PROMPT_KEYS = ("name", "description", "system", "user")
 _TRUSTED = trusts(JudgeRequest)  # build_request(checked=True) builds without validating again
 _GIVEN = tuple(name for name in JudgeRequest.model_fields if name not in ("reask_reminder", "repeat"))  # build_request's fields
 LOOP_BUDGET = 1_000_000  # loop iterations in one render of one template part (all loops together)
@@ -348,7 +347,9 @@ def build_request(
         "verdicts": verdicts,
         "allow_tie": "TIE" in verdicts,
     }
-    messages = template.render(variables)
+    texts = {"question": example.question, "response_a": example.response_a, "response_b": example.response_b,
+             **{f"context.{key}": value for key, value in example.context.items()}}
+    messages = render_example(template, variables, example.id, texts)
     values = {  # in JudgeRequest's field order
         "example_id": example.id,
         "dimensions": [name for name, _ in dimensions],
@@ -366,6 +367,22 @@ def build_request(
     if checked and _TRUSTED:
         return trusted(JudgeRequest, values, set(_GIVEN))
     return JudgeRequest(**{name: values[name] for name in _GIVEN})
+
+
+def render_example(template: PromptTemplate, variables: dict[str, Any], example_id: str,
+                   texts: dict[str, Any]) -> list[dict[str, str]]:
+    """`template.render(variables)` for one example (every kind's); a failure names the example: a field of it
+    (`texts`: field -> value) longer than a rendered part may be is named as the cause (a 30-million-character
+    response blamed the bundled template and named no row), else the template's own error follows the id."""
+    try:
+        return template.render(variables)
+    except JudgebenchError as exc:
+        long = {name: len(value) for name, value in texts.items() if isinstance(value, str) and len(value) > OUTPUT_MAX}
+        if not long:
+            raise JudgebenchError(f"example id {example_id}: {exc}") from None
+        name = max(long, key=long.__getitem__)
+        raise JudgebenchError(f"example id {example_id}: field '{name}' holds {long[name]:,} characters, more than a "
+                              f"prompt may hold ({OUTPUT_MAX:,}); shorten it or leave the example out") from None
 
 
 def _shown_context(context: dict[str, Any], order: Order) -> dict[str, Any]:

@@ -82,6 +82,13 @@ def _kinds_of_files(include: list[Path]) -> dict[Path, str]:
     return found
 
 
+def own_task_files(kind: TaskKind, include: list[Path], of_file: dict[Path, str] | None = None) -> dict[str, Path]:
+    """Task name -> YAML of one kind's tasks alone: another kind's task in a shared --include-path folder is
+    skipped (`judgebench tasks` and `judgebench rubric tasks` list each kind's own)."""
+    kinds_of = _kinds_of_files(include) if of_file is None else of_file
+    return {name: path for name, path in kind.task_files(include).items() if kinds_of[path] == kind.name}
+
+
 def list_tasks(include_paths: Iterable[Path] = ()) -> list[TaskEntry]:
     """Every task of every kind (kinds in registration order, each kind's tasks in its own order); a YAML in a
     shared folder is listed only by its own kind. A bad YAML is an error naming the file and the key."""
@@ -89,9 +96,7 @@ def list_tasks(include_paths: Iterable[Path] = ()) -> list[TaskEntry]:
     of_file = _kinds_of_files(include)
     entries = []
     for kind in _KINDS.values():
-        for name, path in kind.task_files(include).items():
-            if of_file[path] != kind.name:
-                continue  # another kind's task in an --include-path folder
+        for name, path in own_task_files(kind, include, of_file).items():
             facts = kind.describe(kind.load_task(path))
             entries.append(TaskEntry(name, kind.name, facts.get("version", "-"), path, facts))
     return entries

@@ -59,7 +59,7 @@ from judgebench.publish.protocols import (
 from judgebench.stats.resampling import (
     DEFAULT_RESAMPLES,
 )
-from judgebench.tasks.registry import TaskSpec, load_task_file, task_files
+from judgebench.tasks.registry import TaskSpec, check_run_copy, load_task_file, task_files
 
 BASELINE_SEED = 0  # the seed of the built-in judges whose choices the data-derived rows reuse
 SELF_REPORTED = ("judge", "judge_args", "tokens_per_call", "tokens_per_comparison", "cost_per_100_calls_usd",
@@ -189,8 +189,9 @@ def run_row(result: RunResult, spec: TaskSpec, records: list[JudgmentRecord] | N
             "coverage_pct": as_percent(counts.coverage),
             "invalid_rate_pct": as_percent(counts.invalid / counts.calls) if counts.calls else None,
             "failed_rate_pct": as_percent(counts.failed / counts.calls) if counts.calls else None,
-            "tokens_per_call": usage.tokens_per_call,
-            "tokens_per_comparison": round((usage.tokens_in + usage.tokens_out) / counts.examples, 1)
+            # two decimals, as the Markdown table prints them (one decimal here printed 318.67 as 318.70 there)
+            "tokens_per_call": None if usage.tokens_per_call is None else round(usage.tokens_per_call, 2),
+            "tokens_per_comparison": round((usage.tokens_in + usage.tokens_out) / counts.examples, 2)
             if counts.examples and usage.tokens_per_call is not None
             else None,
             "cost_per_100_calls_usd": usage.cost_per_100_calls,
@@ -431,6 +432,8 @@ def resolve_task(name: str, results_path: Path, include_paths: list[Path], use_r
     files = task_files(include_paths)
     if name in files:
         spec = load_task_file(files[name])
+        if use_run_task_copy:  # (submit's tasks are the board's own: never the run's copy)
+            check_run_copy(spec, results_path.parent, include_paths)
     elif use_run_task_copy and (results_path.parent / TASK_FILE).is_file():
         spec = load_task_file(results_path.parent / TASK_FILE)
     else:

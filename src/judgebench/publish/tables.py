@@ -228,9 +228,10 @@ def write_leaderboards(tables: dict[str, list[dict[str, Any]]], output_dir: Path
             _check_under(output_dir, name)
     _check_under(output_dir, "index.html")
     written = []
-    if managed:  # a published board never carries a local folder: data sources as short labels
-        tables = {task: [{**row, "dataset": short_source(row["dataset"])} if isinstance(row.get("dataset"), str) else row
-                         for row in rows] for task, rows in tables.items()}
+    # data sources as short labels in every file (a published board never carries a local folder; a local one's .md
+    # titles said `pairs.jsonl:train@...` where its .csv said `../data/pairs.jsonl:train@...`)
+    tables = {task: [{**row, "dataset": short_source(row["dataset"])} if isinstance(row.get("dataset"), str) else row
+                     for row in rows] for task, rows in tables.items()}
     for task, rows in tables.items():
         for suffix, text in (
             (".md", to_markdown(task, rows, verified=managed)),

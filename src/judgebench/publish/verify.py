@@ -603,13 +603,22 @@ def _check_revision(result: RunResult, spec: TaskSpec) -> None:
     if pinned and SHA_RE.fullmatch(pinned):
         if recorded != pinned:
             raise Rejected("data", f"dataset revision {recorded!r} is not the task's pinned revision {pinned}")
-    elif not Path(info.source).exists():
+    elif not _local_data(spec):
         if not (recorded and SHA_RE.fullmatch(recorded)):
             raise Rejected(
                 "data",
                 f"dataset revision {recorded!r} is not a commit: the task is unpinned, so the run must "
                 "record the resolved commit it loaded",
             )
+
+
+def _local_data(spec: TaskSpec) -> bool:
+    """Whether the task's dataset is a local file or folder (beside its YAML, whatever the working folder), not a
+    Hub id; a local path that is missing is refused naming the task file and where it looked."""
+    try:
+        return Path(spec.data_location()).exists()
+    except JudgebenchError as exc:
+        raise Rejected("data", str(exc)) from None
 
 
 def _check_known(result: RunResult, spec: TaskSpec, known: list[RunResult]) -> None:

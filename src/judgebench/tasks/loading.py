@@ -33,7 +33,8 @@ from judgebench.core.files import (
 from judgebench.core.records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
 from judgebench.tasks.cell_types import csv_options, csv_variant, keep_cell_types
 from judgebench.tasks.example_cache import load_rows
-from judgebench.tasks.registry import Dimension, TaskSpec
+from judgebench.tasks.cells import name_cell, text_cell
+from judgebench.tasks.registry import LOCAL_BUILDERS, Dimension, TaskSpec
 from judgebench.tasks.stream_load import LazyExamples, RowSource, canonical, scan_wide
 from judgebench.tasks.vote_loading import label_rule, vote_columns, votes_to_examples
 
@@ -42,7 +43,6 @@ from judgebench.tasks.vote_loading import label_rule, vote_columns, votes_to_exa
 _TRUSTED = trusts(PairExample)
 _EXAMPLE_FIELDS = tuple(PairExample.model_fields)
 _DEFAULT_DIMENSIONS = (Dimension(name=DEFAULT_DIMENSION),)  # a task without dimensions (read only)
-LOCAL_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv", ".tsv": "csv"}  # .tsv: sep=tab
 
 
 @dataclass
@@ -286,6 +286,23 @@ def _load_folder(datasets: Any, folder: Path, split: str, options: dict[str, Any
         raise
 
 
+def saved_to_disk(folder: Path) -> bool:
+    """Whether a folder was written by `datasets`' save_to_disk (a DatasetDict's or one Dataset's), read back with
+    load_from_disk: load_dataset refuses it ("Please use load_from_disk instead"), advice a command line cannot take."""
+    return (folder / "dataset_dict.json").is_file() or (folder / "state.json").is_file()
+
+
+def _load_saved(datasets: Any, folder: Path, split: str) -> Any:
+    """One split of a save_to_disk folder: a DatasetDict's split (a missing one lists those it has), or the one
+    Dataset saved (which has no splits, as a single file has none)."""
+    saved = datasets.load_from_disk(str(folder))
+    if not isinstance(saved, datasets.DatasetDict):
+        return saved
+    if split not in saved:
+        raise JudgebenchError(_missing_split_message(str(folder), split, repr(list(saved))))
+    return saved[split]
+
+
 ASKED_BY = "a task's dataset.name; pairs' --config"  # who names the config a folder is read in
 
 
@@ -372,6 +389,8 @@ def load_table(source: str, config: str | None, split: str, revision: str | None
             except Exception as exc:
                 diagnose_local_file(local)  # raises with file and line when it can say what is wrong
                 raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None
+        if local.is_dir() and saved_to_disk(local):
+            return _load_saved(datasets, local, split), None
         if local.is_dir():
             return _load_folder(datasets, local, split, options, config), None
         if local.exists():  # a FIFO or device: `datasets` would wait on it
@@ -681,18 +700,6 @@ def _check_columns(spec: TaskSpec, available: list[str], source: str) -> None:
             )
 
 
-def _text(row: dict[str, Any], column: str, row_ref: str, source: str) -> str:
-    value = row.get(column)
-    if not isinstance(value, str):
-        raise JudgebenchError(
-            f"{source}: {row_ref}: field '{column}' must be text, got {type(value).__name__}"
-        )
-    return value
-
-
-def _optional_text(row: dict[str, Any], column: str | None) -> str | None:
-    value = row.get(column) if column else None
-    return None if value is None else str(value)
 
 
 def _map_label(spec: TaskSpec, raw: Any, row_ref: str, column: str, source: str, unlabelled: bool | None = None) -> Label | None:
@@ -724,31 +731,19 @@ def _example_labels(found: dict[str, Label | None], row_ref: str, source: str) -
 
 
 def _row_id(row: dict[str, Any], spec: TaskSpec, index: int, source: str) -> str:
-    value = row.get(spec.columns.id)
-    if value is None or (isinstance(value, str) and not value.strip()):
-        raise JudgebenchError(f"{source}: row {index + 1}: field '{spec.columns.id}' (id) is empty")
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise JudgebenchError(
-            f"{source}: row {index + 1}: field '{spec.columns.id}' (id) must be text or an integer, "
-            f"got {type(value).__name__}"
-        )
-    return str(value)
+    return name_cell(row.get(spec.columns.id), f"{source}: row {index + 1}", spec.columns.id, " (id)")
 
 
 def _base_example(spec: TaskSpec, row: dict[str, Any], example_id: str, source: str) -> dict[str, Any]:
-    cols, ref = spec.columns, f"row id {example_id}"
-    slices = {}
-    for col in cols.slices:
-        if row.get(col) is not None:
-            slices[col] = str(row[col])
+    cols, where = spec.columns, f"{source}: row id {example_id}"
     return {
         "id": example_id,
-        "question": _text(row, cols.question, ref, source),
-        "response_a": _text(row, cols.response_a, ref, source),
-        "response_b": _text(row, cols.response_b, ref, source),
-        "model_a": _optional_text(row, cols.model_a),
-        "model_b": _optional_text(row, cols.model_b),
-        "slices": slices,
+        "question": text_cell(row.get(cols.question), where, cols.question),
+        "response_a": text_cell(row.get(cols.response_a), where, cols.response_a),
+        "response_b": text_cell(row.get(cols.response_b), where, cols.response_b),
+        "model_a": name_cell(row.get(cols.model_a), where, cols.model_a) if cols.model_a else None,
+        "model_b": name_cell(row.get(cols.model_b), where, cols.model_b) if cols.model_b else None,
+        "slices": {column: name_cell(row.get(column), where, column) for column in cols.slices},
         "context": {name: row.get(col) for name, col in cols.context.items()},
     }
 

@@ -30,10 +30,12 @@ from yaml import YAMLError
 from judgebench.core.catalogue import DEFAULT_HEADLINE, check_headline
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import describe_validation_error, load_yaml, regular_text, why_not_a_file
+from judgebench.core.names import is_prompt_template
 from judgebench.core.records import DEFAULT_DIMENSION, Label, Verdict
 from judgebench.core.resources import tasks_dir
 
 
+LOCAL_BUILDERS = {".jsonl": "json", ".json": "json", ".parquet": "parquet", ".csv": "csv", ".tsv": "csv"}  # .tsv: sep=tab
 TASK_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")  # a task name (leaderboard, submit, freeze), never a path
 
 
@@ -166,7 +168,7 @@ class TaskSpec(TaskModel):
     # known by construction); reports and plots call them "human labels" or "gold labels" accordingly
     label_source: Literal["human", "gold"] = "human"
     exclude_annotators: list[str] = Field(default_factory=list)  # votes by these are dropped (arena; recorded)
-    source_file: str | None = None  # set by the loader, not in YAML
+    source_file: str | None = Field(None, exclude=True)  # set by the loader, never a YAML key (refuse_loader_keys)
 
     @field_validator("labels", mode="before")
     @classmethod
@@ -237,15 +239,25 @@ class TaskSpec(TaskModel):
         return Path(self.source_file).parent if self.source_file else tasks_dir()
 
     def data_location(self) -> str:
-        """Where dataset.path is: a relative path that exists beside the task YAML resolves against the
-        YAML's folder (a frozen split copied elsewhere runs unchanged); anything else as written (an
-        absolute path, a path relative to the working folder, a Hub id)."""
-        path = self.dataset.path
-        if not Path(path).is_absolute() and self.source_file:
-            beside = self.folder / path
-            if beside.exists():
-                return str(beside)
+        """Where dataset.path is (resolve_data_path): beside the task YAML, or a Hub id."""
+        return resolve_data_path(self.dataset.path, self.source_file)
+
+
+def resolve_data_path(path: str, task_file: str | None) -> str:
+    """A task's `dataset.path`, every kind's: an absolute path as written; a relative one beside the task YAML (a
+    frozen split copied elsewhere runs unchanged), never from the working folder (the same command read other data
+    from another folder); else a Hub id. A relative path that is not beside the YAML but reads as local (a leading
+    '.', a data file's suffix, or a path the working folder has) is an error naming the task file and where it
+    looked. Without a task file (a spec built in Python) the path is used as written."""
+    if Path(path).is_absolute() or not task_file:
         return path
+    beside = Path(task_file).parent / path
+    if beside.exists():
+        return str(beside)
+    if path.startswith(".") or Path(path).suffix.lower() in LOCAL_BUILDERS or Path(path).exists():
+        raise JudgebenchError(f"{task_file}: dataset.path '{path}': no such file or folder beside the task YAML "
+                              f"({beside}); a relative path resolves beside the task YAML, not the working folder")
+    return path
 
 
 # ----------------------------------------------------------------------------- registry
@@ -279,6 +291,13 @@ def read_task_yaml(path: Path) -> dict[str, Any]:
     return raw
 
 
+def refuse_loader_keys(raw: dict[str, Any], path: Path) -> None:
+    """`source_file` is the loader's (the file's own path), every kind's: a YAML giving it was accepted and the value
+    copied into the run's task.yaml."""
+    if "source_file" in raw:
+        raise JudgebenchError(f"{path}: unknown key 'source_file' (judgebench sets it to the file's path)")
+
+
 def task_kind_of(raw: dict[str, Any], default: str = DEFAULT_KIND) -> str:
     """The kind a task YAML names with its `kind:` key, else `default` (its folder's kind)."""
     kind = raw.get("kind", default)
@@ -294,6 +313,7 @@ def load_task_file(path: Path) -> TaskSpec:
     if kind != DEFAULT_KIND:  # another kind's task (kinds/registry.py); `judgebench tasks` lists it with its kind
         raise JudgebenchError(f"{path}: a task of kind {kind!r}, not a pairwise task (see `judgebench tasks`)")
     raw.pop("kind", None)  # `kind: pairwise` may be written out
+    refuse_loader_keys(raw, path)
     try:
         spec = TaskSpec.model_validate(raw)
     except ValidationError as exc:
@@ -301,14 +321,25 @@ def load_task_file(path: Path) -> TaskSpec:
     return spec.model_copy(update={"source_file": str(path)})
 
 
+def _a_prompt_template(path: Path) -> bool:
+    """Whether a YAML in a task folder is a prompt template (core.names.is_prompt_template), not a task. A file that
+    cannot be read or parsed counts as a task, so loading it says what is wrong."""
+    try:
+        return is_prompt_template(read_task_yaml(path))
+    except JudgebenchError:
+        return False
+
+
 def yaml_files(folders: Iterable[Path]) -> dict[str, Path]:
-    """Task name (file stem) -> YAML path over the folders (*.yaml, then *.yml); a later folder overrides."""
+    """Task name (file stem) -> YAML path over the folders (*.yaml, then *.yml); a later folder overrides. A prompt
+    template kept beside the tasks (only `user`, `system`, `name`, `description` keys) is not a task."""
     found: dict[str, Path] = {}
     for folder in folders:
         if not Path(folder).is_dir():
             raise JudgebenchError(f"--include-path {folder}: not a directory")
         for path in sorted(Path(folder).glob("*.yaml")) + sorted(Path(folder).glob("*.yml")):
-            found[path.stem] = path
+            if not _a_prompt_template(path):
+                found[path.stem] = path
     return found
 
 
@@ -379,7 +410,7 @@ def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSp
                               "a run's files name their task, never a path")
     yaml_files(include_paths)  # a missing --include-path is an error, not a fall back to the run's copy (it was silent)
     try:
-        return get_task(task, include_paths)
+        spec = get_task(task, include_paths)
     except JudgebenchError:
         copy = run_dir / TASK_FILE
         if not copy.is_file():
@@ -388,3 +419,31 @@ def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSp
         if spec.name != task:
             raise JudgebenchError(f"{copy}: key 'name' is '{spec.name}' but the run is of task {task}") from None
         return spec
+    check_run_copy(spec, run_dir, include_paths)
+    return spec
+
+
+def _definition(spec: TaskSpec) -> dict[str, Any]:
+    return spec.model_dump(exclude={"source_file"})
+
+
+def check_run_copy(spec: TaskSpec, run_dir: Path, include_paths: Iterable[Path]) -> None:
+    """Refuse to read a run by a bundled task that is not the one it was made with: a user's task of a bundled task's
+    name (from --include-path, or a YAML path) was scored by the bundled definition when the folder was not given
+    again (another headline, the paper's rows). The run's task.yaml copy must define what the bundled one does; a
+    task found in an --include-path folder is the caller's choice and is not compared, nor is a copy that no longer
+    loads (a run of an older version's task)."""
+    from judgebench.core.rundir import TASK_FILE
+
+    copy = run_dir / TASK_FILE
+    if spec.name in yaml_files(include_paths) or not copy.is_file():
+        return
+    try:
+        made_with = load_task_file(copy)
+    except JudgebenchError:
+        return
+    if _definition(made_with) != _definition(spec):
+        raise JudgebenchError(
+            f"{run_dir}: the run was made with another definition of task {spec.name} than {spec.source_file} "
+            f"(its {TASK_FILE} differs); pass --include-path with the folder of the task it was made with (or with "
+            f"{Path(str(spec.source_file)).parent} to read it by the installed one)")

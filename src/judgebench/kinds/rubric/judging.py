@@ -14,7 +14,7 @@ from judgebench.core.records import (
     reported_amount,
     reported_count,
 )
-from judgebench.judging.prompts import PromptTemplate, hash_messages
+from judgebench.judging.prompts import PromptTemplate, hash_messages, render_example
 from judgebench.kinds.rubric.records import GradedResponse, RubricRecord
 from judgebench.kinds.rubric.spec import RubricTaskSpec
 from judgebench.kinds.rubric.validate import Accepted, validate_reply
@@ -41,7 +41,9 @@ def plan_rubric_requests(
     for response in responses:
         if spec.is_no_answer(response.response):
             continue
-        messages = template.render(_variables(response, evidence))
+        texts = {"question": response.question, "response": response.response,
+                 "reference_answer": response.reference_answer, "solution": response.solution}
+        messages = render_example(template, _variables(response, evidence), response.id, texts)
         for repeat in range(repeats):
             # a repeat is another sample of the same prompt: its own hash, so its own call and cache entry
             digest = hash_messages(messages if repeat == 0 else [*messages, {"role": "repeat", "content": str(repeat)}])

@@ -30,9 +30,10 @@ from judgebench.core.files import (
 )
 from judgebench.core.records import Strict
 from judgebench.core.resources import tasks_dir
-from judgebench.kinds.rubric.hub import OWN_READER, read_table_rows, uses_datasets
+from judgebench.kinds.rubric.hub import read_table_rows, uses_datasets
 from judgebench.kinds.rubric.records import TOTAL, Criterion, GradedResponse
-from judgebench.tasks.registry import check_task_name, task_files, yaml_files
+from judgebench.tasks.cells import name_cell, text_cell
+from judgebench.tasks.registry import check_task_name, refuse_loader_keys, resolve_data_path, task_files, yaml_files
 
 DEFAULT_NO_ANSWER = ("", "no answer", "[no answer]", "NO_ANSWER", "N/A")
 TOLERANCE = 1e-6  # expert totals vs the sum of expert item scores
@@ -97,7 +98,7 @@ class RubricTaskSpec(Strict):
     validation: RubricValidation = Field(default_factory=RubricValidation)
     no_answer: list[str] = Field(default_factory=lambda: list(DEFAULT_NO_ANSWER))
     within_k: float = Field(1.0, gt=0, allow_inf_nan=False)  # points, on totals (the system-level criterion)
-    source_file: str | None = None  # set by the loader
+    source_file: str | None = Field(None, exclude=True)  # set by the loader, never a YAML key (refuse_loader_keys)
 
     _a_name = field_validator("name")(check_task_name)
 
@@ -126,6 +127,7 @@ def load_rubric_task_file(path: Path) -> RubricTaskSpec:
         raise JudgebenchError(f"{path}: a task file must be a YAML mapping")
     if raw.get("kind") != "rubric":
         raise JudgebenchError(f"{path}: key 'kind' must be 'rubric' for a rubric task (pairwise tasks: `judgebench run`)")
+    refuse_loader_keys(raw, path)
     try:
         spec = RubricTaskSpec.model_validate(raw)
     except ValidationError as exc:
@@ -169,10 +171,7 @@ def data_path(spec: RubricTaskSpec, *, demo: bool, dataset_path: str | None) -> 
         if spec.demo is None:
             raise JudgebenchError(f"task {spec.name} has no demo split")
         return spec.folder / spec.demo.path
-    local = spec.folder / spec.dataset.path
-    if local.exists() or spec.dataset.path.startswith((".", "/")) or Path(spec.dataset.path).suffix in (*OWN_READER, ".parquet"):
-        return local
-    return Path(spec.dataset.path)  # a Hub dataset id, loaded through `datasets`
+    return Path(resolve_data_path(spec.dataset.path, spec.source_file))  # beside the YAML, else a Hub id
 
 
 def dataset_config(spec: RubricTaskSpec, path: Path) -> str | None:
@@ -264,15 +263,9 @@ def _field(row: dict[str, Any], column: str | None, where: str, *, required: boo
     return row[column]
 
 
-def _text(value: Any, where: str, column: str) -> str:
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise JudgebenchError(f"{where}: column '{column}' must be text, got {type(value).__name__}")
-    return str(value)
-
-
 def _response_text(value: Any, where: str, column: str) -> str:
     """A candidate response; null is an empty response (a "no answer")."""
-    return "" if value is None else _text(value, where, column)
+    return "" if value is None else text_cell(value, where, column)
 
 
 def _number(value: Any, where: str, what: str) -> float:
@@ -299,8 +292,8 @@ def _rubric(columns: RubricColumns, row: dict[str, Any], where: str) -> list[Cri
         if top <= 0:
             raise JudgebenchError(f"{where}: column '{columns.rubric}' item {number}: maximum must be > 0, got {top:g}")
         criterion = item.get(keys["criterion"], "")
-        rubric.append(Criterion(id=_text(item[keys["id"]], where, f"{columns.rubric}.{keys['id']}"), max=top,
-                                criterion=_text(criterion, where, f"{columns.rubric}.{keys['criterion']}")))
+        rubric.append(Criterion(id=name_cell(item[keys["id"]], where, f"{columns.rubric}.{keys['id']}"), max=top,
+                                criterion=text_cell(criterion, where, f"{columns.rubric}.{keys['criterion']}")))
     ids = [c.id for c in rubric]
     if len(set(ids)) != len(ids):
         raise JudgebenchError(f"{where}: column '{columns.rubric}': rubric item ids repeat")
@@ -338,19 +331,18 @@ def _response(columns: RubricColumns, row: dict[str, Any], where: str) -> Graded
     rubric = _rubric(columns, row, where)
     items, total = _expert(columns, row, rubric, where)
     optional = {}
-    for name in ("reference_answer", "solution", "group", "exam"):
+    for name, cell in (("reference_answer", text_cell), ("solution", text_cell), ("group", name_cell), ("exam", name_cell)):
         column = getattr(columns, name)
         value = _field(row, column, where, required=False)
-        optional[name] = None if value is None else _text(value, where, column)
-    raw_id = _field(row, columns.id, where)
+        optional[name] = None if value is None else cell(value, where, column)
     return GradedResponse(
-        id=_text(raw_id, where, columns.id),
-        question=_text(_field(row, columns.question, where), where, columns.question),
+        id=name_cell(_field(row, columns.id, where), where, columns.id, " (id)"),
+        question=text_cell(_field(row, columns.question, where), where, columns.question),
         response=_response_text(_field(row, columns.response, where), where, columns.response),
-        model=_text(_field(row, columns.model, where), where, columns.model),
+        model=name_cell(_field(row, columns.model, where), where, columns.model),
         rubric=rubric,
         expert_items=items,
         expert_total=total,
-        slices={c: _text(_field(row, c, where), where, c) for c in columns.slices},
+        slices={c: name_cell(_field(row, c, where), where, c) for c in columns.slices},
         **optional,
     )
