@@ -365,6 +365,26 @@ def test_a_run_of_a_users_task_named_as_a_bundled_one_is_not_read_by_the_bundled
     assert "soft_accuracy" in (tmp_path / "lb" / "sciarena_eval.md").read_text()
 
 
+def test_a_run_whose_task_copy_differs_only_in_description_or_reported_rows_is_read(tmp_path, capsys):
+    """A release that edits a bundled task's description or adds a published row must not make its earlier runs
+    unreadable: only what decides the figures is compared."""
+    run = make_run(tmp_path / "old", "sciarena_eval", "builtin/longer", "--demo")
+    import yaml
+
+    from judgebench.tasks.registry import load_task_file
+
+    copy = run / "task.yaml"
+    task = yaml.safe_load(copy.read_text())
+    assert task["description"] and task["reported"]
+    task.update(description="an older wording", reported=task["reported"][:1])
+    copy.write_text(yaml.safe_dump(task))
+    assert load_task_file(copy).reported  # the copy loads, so it is compared
+    assert main(["score", str(run)]) == 0, capsys.readouterr().err
+    task["headline"] = "soft_accuracy"  # a figure's definition: refused
+    copy.write_text(yaml.safe_dump(task))
+    assert main(["score", str(run)]) == 2 and "another definition of task" in capsys.readouterr().err
+
+
 def test_a_local_board_labels_its_data_and_tokens_alike_in_md_and_csv(tmp_path, capsys):
     """tokens_per_comparison was rounded to one decimal and printed with two (318.67 shown as 318.70), and the data
     label was `pairs.jsonl:train@...` in the .md but `../data/pairs.jsonl:train@...` in the .csv."""

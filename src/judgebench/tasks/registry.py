@@ -423,8 +423,16 @@ def run_task_spec(run_dir: Path, task: str, include_paths: list[Path]) -> TaskSp
     return spec
 
 
+# What decides a run's figures and the rows beside them: a task of the same name differing only elsewhere (its
+# description, the papers' reported rows, a model family, the demo, a data commit pinned later) is the same task, so
+# a release that adds a published row does not make every earlier run of it unreadable.
+_DEFINING = {"name", "layout", "columns", "labels", "verdicts", "dimensions", "dimension_mode", "headline", "both_bad",
+             "votes", "label_source", "exclude_annotators"}
+
+
 def _definition(spec: TaskSpec) -> dict[str, Any]:
-    return spec.model_dump(exclude={"source_file"})
+    data = spec.dataset
+    return {**spec.model_dump(include=_DEFINING), "data": (data.path, data.name, data.split)}
 
 
 def check_run_copy(spec: TaskSpec, run_dir: Path, include_paths: Iterable[Path]) -> None:
@@ -432,7 +440,8 @@ def check_run_copy(spec: TaskSpec, run_dir: Path, include_paths: Iterable[Path])
     name (from --include-path, or a YAML path) was scored by the bundled definition when the folder was not given
     again (another headline, the paper's rows). The run's task.yaml copy must define what the bundled one does; a
     task found in an --include-path folder is the caller's choice and is not compared, nor is a copy that no longer
-    loads (a run of an older version's task)."""
+    loads (a run of an older version's task). Compared: what decides the figures (`_DEFINING`, and the data's
+    path, config and split)."""
     from judgebench.core.rundir import TASK_FILE
 
     copy = run_dir / TASK_FILE
