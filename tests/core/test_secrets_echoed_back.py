@@ -37,8 +37,11 @@ class Echo(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("content-length", 0)))
         echoed = json.dumps({"path": self.path, "headers": dict(self.headers), "body": body.decode()[:200]})
         answer = f"[[A]] I received: {echoed} and the key {ENV_KEY}, as base64 {_b64(ENV_KEY)}, {_b64(HEADER).rstrip('=')}"
-        reply = {"id": "x", "object": "chat.completion", "created": 0, "model": f"echo-{ARG_KEY}",
-                 "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": answer}}],
+        self.answer(answer, f"echo-{ARG_KEY}")
+
+    def answer(self, content: str, model: str) -> None:
+        reply = {"id": "x", "object": "chat.completion", "created": 0, "model": model,
+                 "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
                  "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
         data = json.dumps(reply).encode()
         self.send_response(200)
@@ -103,16 +106,7 @@ class WholeBodyEcho(Echo):
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("content-length", 0))).decode().replace("[[", "((")  # one verdict
-        reply = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-                 "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant",
-                                                                             "content": f"[[A]] {self.path} {body}"}}],
-                 "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        self.answer(f"[[A]] {self.path} {body}", "m")
 
 
 NESTED = "SECRETnest1aaaBBB"
