@@ -277,3 +277,59 @@ def test_a_key_pasted_as_the_judge_id_is_refused_unshown(tmp_path, capsys):
     err = capsys.readouterr().err
     assert status == 2 and "looks like an API key (not shown)" in err and "SECRET" not in err
     assert not (tmp_path / "o").exists()
+
+
+def test_the_third_attacks_cases_on_the_mends():
+    from judgebench.core.secrets import hidden_values, holds_credential, looks_like_key
+
+    # a base64 key's padding read as a query item's `=`: hidden whole, and known for scrubbing
+    assert redact_url("https://h/v1?c2VjcmV0S2V5MTIzNDU2Nzg=") == "https://h/v1?***"
+    assert url_secrets("https://h/v1?c2VjcmV0S2V5MTIzNDU2Nzg=") == ["c2VjcmV0S2V5MTIzNDU2Nzg="]
+    # an @ before a version is no userinfo's end: the host stays
+    for kept in ("https://cdn.jsdelivr.net/gh/org/data@1.2.0/pairs.jsonl", "hf://datasets/org/name@v1.0/data.jsonl",
+                 "http://host:8000/models/llama@3.1/v1"):
+        assert redact_url(kept) == kept and url_secrets(kept) == []
+    # a name with a credential's word inside is a name; a number under a secret's name is not scrubbed from answers
+    assert not holds_credential("hosted_vllm/mistral-sk-7b-instruct") and holds_credential("openai/sk-abcdef123456")
+    assert hidden_values({"password": 20240607, "token": "tok12345678"}) == ["tok12345678"]
+    assert not looks_like_key("playground-v2-1024px-aesthetic")
+
+
+@pytest.mark.parametrize(
+    ("argv", "kept", "hidden"),
+    [
+        (["run", "--tasks", "sciarena_evl", "--demo", "--judge", "openai/m", "--judge-args",
+          "api_base=http://user:eval@127.0.0.1:9/v1"], "did you mean 'sciarena_eval'?", None),
+        (["run", "--tasks", "sciarena_eval", "--demo", "--judge", "openai/m", "--judge-args",
+          "api_base=http://user:judge@127.0.0.1:9/v1,temperature=x"], "--judge-args temperature='x'", None),
+        (["run", "--tasks", "sciarena_eval", "--demo", "--judge", "builtin/longer", "--limit", "sk-abcdef123456"],
+         "argument --limit", "sk-abcdef123456"),
+    ],
+)
+def test_an_error_line_keeps_its_words_and_loses_its_keys(tmp_path, capsys, argv, kept, hidden):
+    # a third attack: a password `eval` or `judge` was scrubbed out of `sciarena_eval` and `--judge-args`, and a key
+    # typed into another flag was echoed
+    status = main([*argv, "--output-path", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert status == 2 and kept in err and (hidden is None or hidden not in err), err
+
+
+def test_two_fingerprints_told_apart_only_by_a_hidden_part_are_two_endpoints():
+    # a third attack: `pk-cluster-east-1` and `pk-cluster-west-2` both read <redacted>, and the second run was
+    # served the first server's answers from the cache (one cache key, one configuration hash)
+    from judgebench.calls.cache import cache_key
+    from judgebench.judges.config import configuration_hash
+    from judgebench.judges.llm import LiteLLMJudge
+
+    def judge(fingerprint: str) -> LiteLLMJudge:
+        return LiteLLMJudge("hosted_vllm/m1", {"api_base": "http://127.0.0.1:9/v1", "endpoint_fingerprint": fingerprint})
+
+    for a, b in (("pk-cluster-east-1", "pk-cluster-west-2"), ("https://x.ai/v2/Xk9fQmRtLpWzBv7NcHsYdJe2/v1",
+                                                            "https://x.ai/v2/Qm7LpWzBv9NcHsYdJe2Xk4fR/v1")):
+        one, two = judge(a), judge(b)
+        assert one.endpoint() == two.endpoint()  # shown alike
+        assert cache_key(one.cache_identity(), "h", 0) != cache_key(two.cache_identity(), "h", 0)
+        assert configuration_hash(one, "p") != configuration_hash(two, "p")
+        assert a not in json.dumps(one.cache_identity())
+    plain = judge("cluster-east")  # nothing hidden: the identity it always had
+    assert "endpoint_fingerprint_sha256" not in plain.cache_identity()

@@ -46,7 +46,7 @@ from judgebench.core.errors import (
     describe_os_error,
     one_line,
 )
-from judgebench.core.secrets import command_line_secrets, scrub_text
+from judgebench.core.secrets import command_line_secrets, scrub_error_line
 from judgebench.core.text import term_text
 from judgebench.core.version import __version__
 
@@ -546,7 +546,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _shown(message: str, given: Sequence[str]) -> str:
     """An error as the terminal shows it: one line, without any secret the command line holds (a dataset URL's
     password quoted by `datasets`, a database driver's message quoting the password it could not parse)."""
-    return one_line(scrub_text(message, command_line_secrets(given)))
+    return one_line(scrub_error_line(message, command_line_secrets(given)))
 
 
 def console() -> NoReturn:

@@ -76,7 +76,7 @@ _KEY_SEPARATORS = re.compile(r"[-_.~+=]")
 _WORD = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")  # camelCase split: Deep Seek Coder, AWQ
 _PRONOUNCEABLE = re.compile(r"(?=.*[aeiouyAEIOUY])(?!.*[^aeiouyAEIOUY]{5})")  # a vowel, no five consonants in a row
 _DIGIT_RUN = re.compile(r"[0-9]+")  # a name's part holds three at most (Mixtral8x22BInstructv01); random text more
-_HEX_KEY = re.compile(r"[0-9a-f]{24,}|[0-9A-F]{24,}")
+_HEX_KEY = re.compile(r"(?=.*[a-f])[0-9a-f]{20,}|(?=.*[A-F])[0-9A-F]{20,}")  # (a long number is no key)
 
 
 def looks_like_key(segment: str) -> bool:
@@ -102,7 +102,9 @@ def _readable(part: str) -> bool:
     """Whether most of a part's letters are in pronounceable words of three letters or more."""
     letters = sum(c.isalpha() for c in part)
     words = [w for w in _WORD.findall(part) if len(w) >= 3 and _PRONOUNCEABLE.match(w)]
-    return letters < 2 or sum(map(len, words)) >= letters / 2
+    if letters <= 2:  # a size or a count (`1024px`, `8x7b`), unless a run of hex digits (a UUID's part)
+        return letters == 0 or len(part) < 8 or not re.fullmatch(r"[0-9a-fA-F]+", part)
+    return sum(map(len, words)) >= letters / 2
 
 
 def _class_changes(parts: list[str]) -> float:
@@ -119,19 +121,25 @@ def _path_redacted(path: str) -> str:
     return "/".join(REDACTED if looks_like_key(part) else part for part in path.split("/"))
 
 
-# A host as it follows a userinfo's @: a dotted name, localhost or an IP address, with or without a port.
-_HOST = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-]+(\.[A-Za-z0-9\-]+)+|localhost|[A-Za-z0-9\-.]+(?=:))(:[0-9]*)?")
+# A host as it follows a userinfo's @: a dotted name whose last label has a letter (`1.2.0`, `v1.0` and `3.1` are
+# versions), an IPv4 or IPv6 address, localhost, or a name with a port; with or without a port.
+_HOST = re.compile(r"(\[[0-9A-Fa-f:.]+\]|([A-Za-z0-9\-]+\.)+[A-Za-z0-9\-]*[A-Za-z][A-Za-z0-9\-]*|[0-9]+(\.[0-9]+){3}"
+                   r"|localhost|[A-Za-z0-9\-.]+(?=:))(:[0-9]*)?")
 _HOST_AND_PORT = re.compile(r"(\[[0-9A-Fa-f:.]*\]|[^:\[\]]*)(:[0-9]*)?")
 _AUTHORITY_END = re.compile(r"[/?#]|$")
 
 
 def _userinfo(match: re.Match[str]) -> tuple[str, str, str]:
-    """A URL's userinfo (empty when it has none), its host and the rest. A password holding a raw / ? or # (which no
-    URL parser reads as userinfo) ended the authority early: `https://u:pa/ss@host.com/v1` showed `pa/ss`. So a
-    later @ ends a userinfo too: anywhere when the authority before it is no host:port (`u:pa`), in the path when a
-    host follows it (an @ in an ordinary path, Cloudflare's `/run/@cf/meta/...`, has none). Over-redaction beats a
-    leak."""
-    authority, tail = match.group("authority"), match.group("tail")
+    """A URL's userinfo (empty when it has none), its host and the rest (`split_userinfo`)."""
+    return split_userinfo(match.group("authority"), match.group("tail"))
+
+
+def split_userinfo(authority: str, tail: str) -> tuple[str, str, str]:
+    """(userinfo or "", host, rest) of a URL's text after its scheme, cut as `authority` (to the first / ? #) and
+    `tail`. A password holding a raw / ? or # (which no URL parser reads as userinfo) ended the authority early:
+    `https://u:pa/ss@host.com/v1` showed `pa/ss`. So a later @ ends a userinfo too: anywhere when the authority before
+    it is no host:port (`u:pa`), in the path when a host follows it (an @ in an ordinary path, Cloudflare's
+    `/run/@cf/meta/...` or a version's `/data@1.2.0/`, has none). Over-redaction beats a leak."""
     if "@" in authority:
         userinfo, host = authority.rsplit("@", 1)
         return userinfo, host, tail
@@ -155,9 +163,17 @@ def _redact_one(match: re.Match[str]) -> str:
     userinfo, host, tail = _userinfo(match)
     authority = REDACTED + "@" + host if userinfo else host
     cut = min([i for i in (tail.find("?"), tail.find("#")) if i >= 0], default=len(tail))
-    query = _PARAM_VALUE.sub(lambda m: m.group(1) + (REDACTED if m.group(2) else ""), tail[cut:])
+    query = _PARAM_VALUE.sub(_param_redacted, tail[cut:])
     query = _BARE_ITEM.sub(lambda m: REDACTED if _bare_secret(m.group(1)) else m.group(1), query)
     return match.group("scheme") + authority + _path_redacted(tail[:cut]) + query
+
+
+def _param_redacted(match: re.Match[str]) -> str:
+    """`name=value` with the value hidden; `<key>=` (a base64 key's padding read as the `=`) hidden whole."""
+    name, value = match.group(1), match.group(2)
+    if not value and _bare_secret(name[1:].rstrip("=")):
+        return name[0] + REDACTED
+    return name + (REDACTED if value else "")
 
 
 def _bare_secret(item: str) -> bool:
@@ -186,6 +202,8 @@ def url_secrets(text: str) -> list[str]:
             found += [user] if user and (not colon or looks_like_key(user)) else []
         # values too short to be secrets (?v=1) would mangle every message they were scrubbed from
         found.extend(m.group(1) for m in _BARE_ITEM.finditer(tail) if _bare_secret(m.group(1)))
+        found.extend(m.group(1)[1:] for m in _PARAM_VALUE.finditer(tail)  # `?<base64 key>=`
+                     if not m.group(2) and _bare_secret(m.group(1)[1:].rstrip("=")))
         found.extend(m.group(2) for m in _PARAM_VALUE.finditer(tail) if len(m.group(2)) >= 4
                      and (is_secret_name(m.group(1)[1:-1]) or looks_like_key(m.group(2))))
         path = re.split(r"[?#]", tail, maxsplit=1)[0]
@@ -266,8 +284,10 @@ def environment_secrets() -> list[str]:
 
 
 def holds_credential(text: str) -> bool:
-    """Whether `text` holds something shaped like a credential (`sk-...`, `hf_...`, `ghp_...`, a JWT, `Bearer ...`)."""
-    return bool(_CREDENTIAL.search(text))
+    """Whether a part of `text` between slashes starts with something shaped like a credential (`sk-...`, `hf_...`,
+    `ghp_...`, a JWT): a key pasted as a model id (`openai/sk-...`), not a name with such a word inside
+    (`mistral-sk-7b-instruct`)."""
+    return any(_CREDENTIAL.match(part) for part in text.split("/"))
 
 
 def mask_credentials(text: str) -> str:
@@ -291,29 +311,44 @@ def scrub_message(message: str, secrets: Sequence[str]) -> str:
     return _NAMED_VALUE.sub(_masked_value, text)
 
 
-# Anything written like a URL with a userinfo, however misspelt (`postgres:/u:pw@h`, `http//u:p w@h`): its scheme
-# and whatever comes between it and the last @.
-_LOOSE_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:/*(?P<userinfo>.*)@")
+# A URL's start however misspelt (`postgres:/`, `http//`, a path's `https:/`): what follows it is read as a URL's.
+_LOOSE_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*(:/*|//)")
 _LOOSE_QUERY_VALUE = re.compile(r"[?&;#][^=&;#?]*=([^&;#?,]{4,})")
 
 
 def command_line_secrets(arguments: Sequence[str]) -> list[str]:
     """The secrets a command line's arguments hold wherever an error may quote them (a dataset URL, `--db`, an
-    api_base, however misspelt): each URL's password (or its user when there is none), the password's parts around
-    a / @ : ? or # (a parser splits it there and quotes a part), its query values, and the values of secret-named
-    `k=v` items. An error message is scrubbed of them at the command line's one exit (`cli.main`)."""
+    api_base, however misspelt, spaces included): each URL's password (or its user when there is none), the
+    password's parts around a / @ : ? or # (a parser splits it there and quotes a part), its query values, and the
+    values of secret-named `k=v` items. An error message is scrubbed of them at the command line's one exit
+    (`cli.main`)."""
     found: list[str] = []
     for argument in arguments:
         found += url_secrets(argument)
-        userinfo = _LOOSE_USERINFO.search(argument)
-        if userinfo:
-            user, colon, password = userinfo.group("userinfo").partition(":")
-            secret = password if colon else user
-            found += [secret, *re.split(r"[/@:?#]", secret)]
-        if "://" in argument or userinfo:
+        for start in _LOOSE_SCHEME.finditer(argument):
+            rest = argument[start.end():]
+            cut = _AUTHORITY_END.search(rest).start()
+            userinfo = split_userinfo(rest[:cut], rest[cut:])[0]
+            if userinfo:
+                user, colon, password = userinfo.partition(":")
+                secret = password if colon else user
+                found += [secret, *re.split(r"[/@:?#]", secret)] if secret else []
+                found += _LOOSE_QUERY_VALUE.findall(rest)
+        if "://" in argument:
             found += _LOOSE_QUERY_VALUE.findall(argument)
         found += [value for key, _, value in (item.partition("=") for item in argument.split(",")) if is_secret_name(key)]
     return sorted({s for s in found if len(s) >= 4}, key=len, reverse=True)
+
+
+def scrub_error_line(message: str, secrets: Sequence[str]) -> str:
+    """An error line without the `secrets` of its command line (`command_line_secrets`) and credential-shaped words:
+    a secret of 8 characters or more wherever it stands (`scrub_text`), a shorter one only as a word of its own, so a
+    password `eval` or `judge` leaves `sciarena_eval` and `--judge-args` alone."""
+    long_ones = [s for s in secrets if len(s) >= SECRET_END]
+    text = scrub_text(message, long_ones)
+    for short in (s for s in secrets if len(s) < SECRET_END):
+        text = re.sub(rf"(?<![\w-]){re.escape(short)}(?![\w-])", REDACTED, text)
+    return mask_credentials(text)
 
 
 _MAYBE_KEY_WORD = re.compile(r"[A-Za-z0-9_\-.~+]{8,}")
@@ -387,14 +422,13 @@ def _hidden(original: Any, shown: Any) -> list[str]:
 
 
 def _texts(value: Any) -> list[str]:
-    """The texts and numbers in `value` (dicts and lists walked) as text."""
+    """The texts in `value` (dicts and lists walked); not its numbers (a date under a secret's name would be
+    scrubbed out of every answer)."""
     if isinstance(value, dict):
         return [text for item in value.values() for text in _texts(item)]
     if isinstance(value, (list, tuple)):
         return [text for item in value for text in _texts(item)]
-    if isinstance(value, bool) or value is None:
-        return []
-    return [str(value)]
+    return [value] if isinstance(value, str) else []
 
 
 # loggers of the HTTP stack that print request URLs (httpx at INFO, the openai SDK at DEBUG)

@@ -244,6 +244,8 @@ def configuration_hash(judge: Any, prompt_hash: str, reask: int = 0) -> str:
         args["extra_headers"] = identity["header_values_sha256"]
     if "endpoint_secrets_sha256" in identity:
         args["api_base"] = identity["endpoint_secrets_sha256"]
+    if "endpoint_fingerprint_sha256" in identity:
+        args["endpoint_fingerprint"] = identity["endpoint_fingerprint_sha256"]
     return config_hash(judge.id, args, prompt_hash, reask)
 
 

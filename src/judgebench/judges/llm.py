@@ -147,6 +147,10 @@ class LiteLLMJudge(Judge):
         hidden = self.endpoint_secrets_hash()
         if hidden is not None:
             identity["endpoint_secrets_sha256"] = hidden
+        if self._fingerprint_given is not None and self._fingerprint_given != self.endpoint_fingerprint:
+            # its shown form hides a part: two fingerprints told apart only there are two endpoints (`sk-team-a`
+            # and `sk-team-b` both read <redacted>, and shared their answers)
+            identity["endpoint_fingerprint_sha256"] = hashlib.sha256(self._fingerprint_given.encode("utf-8")).hexdigest()
         if self._headers:
             identity["header_values_sha256"] = self.header_values_hash()
         return identity
