@@ -247,6 +247,11 @@ def test_a_json_value_with_commas_is_one_argument():
     assert parse_judge_args('thinking={"type":"enabled","budget_tokens":2048},temperature=0') == {
         "thinking": '{"type":"enabled","budget_tokens":2048}', "temperature": "0"}
     assert parse_judge_args('metadata={"a":[1,2],"b":"x,}y"},seed=1') == {"metadata": '{"a":[1,2],"b":"x,}y"}', "seed": "1"}
+    # a third attack: brackets in a value that is no JSON swallowed the arguments after it (a key `Pa{ss` took
+    # temperature and max_tokens; `user=team[7` took the api_key, written in clear as part of `user`)
+    assert parse_judge_args("api_key=Pa{ss9w0rd,temperature=0,max_tokens=64") == {
+        "api_key": "Pa{ss9w0rd", "temperature": "0", "max_tokens": "64"}
+    assert parse_judge_args("user=team[7,api_key=correcthorse") == {"user": "team[7", "api_key": "correcthorse"}
 
 
 @pytest.mark.parametrize(

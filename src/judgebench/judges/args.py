@@ -362,19 +362,31 @@ def _not_a_pair(part: str, before: list[str]) -> str:
 
 
 def _items(text: str) -> list[str]:
-    """`text` split at the commas outside a JSON value's brackets and strings."""
-    items, start, depth, in_string, escaped = [], 0, 0, False, False
-    for at, char in enumerate(text):
+    """`text` split at its commas, except those inside a JSON value: a value that starts with `{` or `[` runs to
+    where its brackets close (outside its strings). Brackets in any other value are text (a key `Pa{ss` had
+    swallowed the arguments after it)."""
+    pieces, items = text.split(","), []
+    while pieces:
+        item = pieces.pop(0)
+        value = item.partition("=")[2].lstrip()
+        while value[:1] in ("{", "[") and _open_brackets(value) and pieces:
+            more = pieces.pop(0)
+            item, value = f"{item},{more}", f"{value},{more}"
+        items.append(item)
+    return items
+
+
+def _open_brackets(value: str) -> int:
+    """How many brackets of a JSON text are still open at its end (those in its strings not counted)."""
+    depth, in_string, escaped = 0, False, False
+    for char in value:
         if in_string:
             in_string = not (char == '"' and not escaped)
             escaped = char == "\\" and not escaped
+        elif char == '"':
+            in_string, escaped = True, False
         elif char in "{[":
             depth += 1
         elif char in "}]":
-            depth = max(0, depth - 1)
-        elif char == '"' and depth:
-            in_string, escaped = True, False
-        elif char == "," and not depth:
-            items.append(text[start:at])
-            start = at + 1
-    return [*items, text[start:]]
+            depth -= 1
+    return max(depth, 0)
