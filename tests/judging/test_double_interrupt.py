@@ -121,17 +121,21 @@ def test_one_interrupt_without_the_cache_says_it_waits_and_keeps_the_answers_in_
                 os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 1 and "Traceback" not in err, err
     assert "judgebench: SIGINT: stopping; waiting for the calls in flight (at most --timeout each, 120 s); Ctrl-C or SIGTERM again stops them now" in err, err
-    assert "answers in flight at the stop were waited for and kept in this run (--no-cache: not cached)" in err, err
+    assert "calls under way at the stop were waited for and kept in this run (--no-cache: not cached)" in err, err
     kinds = Counter(json.loads(line)["status"] for line in (out / "samples.jsonl").read_text().splitlines())
     assert kinds["ANSWERED"] >= 1, kinds  # the calls in flight at the signal: answered, kept
 
 
 @pytest.mark.slow
-def test_one_interrupt_does_not_wait_for_a_retry_due_later(tmp_path):
+@pytest.mark.parametrize("cache", ["--no-cache", "--cache-dir"])
+def test_one_interrupt_does_not_wait_for_a_retry_due_later(tmp_path, cache):
     """A 429 with Retry-After 45: the first Ctrl-C waited for the retry's backoff too (43 s, where the message said
-    at most --timeout); the backoff is cut short when the run drains."""
+    at most --timeout); the backoff is cut short when the run drains. In this process (--no-cache) or in the call
+    worker (a cache), the calls waiting for their retry are FAILED in_flight and said to be not retried (the
+    worker's path had said their "answers still in flight go to the cache", where none would come)."""
+    flags = ["--no-cache"] if cache == "--no-cache" else ["--cache-dir", str(tmp_path / "cache")]
     with FakeOpenAIServer(Behaviour(status=429, retry_after_s=45)) as server:
-        proc = start_run(server, tmp_path / "out", ["--no-cache", "--timeout", "5"])
+        proc = start_run(server, tmp_path / "out", [*flags, "--timeout", "5"])
         try:
             deadline = time.monotonic() + 120
             while server.stats().total < 2 and time.monotonic() < deadline and proc.poll() is None:
@@ -152,6 +156,7 @@ def test_one_interrupt_does_not_wait_for_a_retry_due_later(tmp_path):
     kinds = Counter(line.get("failure") for line in lines)
     assert set(kinds) == {"in_flight", "not_attempted"} and kinds["in_flight"] >= 2, kinds
     assert f"{kinds['in_flight']} in flight at the stop, not waited for" in err, err
+    assert f"; {kinds['in_flight']} calls waiting for a retry were not retried" in err and "go to the cache" not in err, err
 
 
 @pytest.mark.slow

@@ -183,15 +183,18 @@ def _name_interrupt(outcome: RunOutcome, signals: _SigtermAsInterrupt, options: 
 def _in_flight_fate(outcome: RunOutcome, options: RunnerOptions, here: bool) -> str:
     """What became of the answers in flight at an interrupt, for the stop line; nothing when none was (it said they
     "go to the cache" with none sent, and so with the calls it had waited for without the worker)."""
-    in_flight = sum(reply is not None and reply.error == IN_FLIGHT for reply in outcome.replies)
+    errors = [reply.error or "" for reply in outcome.replies if reply is not None and reply.text is None]
+    in_flight = sum(error == IN_FLIGHT for error in errors)  # sent, not waited for (or cancelled)
+    cut = sum(error.startswith(IN_FLIGHT) and error != IN_FLIGHT for error in errors)  # a retry the stop cut short
+    retries = f"; {cut} calls waiting for a retry were not retried" if cut else ""
     if not here:  # the call worker finishes its own into the cache
-        return f"; {in_flight} answers still in flight go to the cache" if in_flight else ""
+        return (f"; {in_flight} answers still in flight go to the cache" if in_flight else "") + retries
     if in_flight:
-        return f"; {in_flight} calls in flight were cancelled by the second signal: their answers are not kept"
+        return f"; {in_flight} calls in flight were cancelled by the second signal: their answers are not kept{retries}"
     if not outcome.calls_made:
-        return ""
-    return "; answers in flight at the stop were waited for and kept in this run" + (
-        "" if options.use_cache else " (--no-cache: not cached)")
+        return retries
+    return "; calls under way at the stop were waited for and kept in this run" + (
+        "" if options.use_cache else " (--no-cache: not cached)") + retries
 
 
 class _SigtermAsInterrupt:

@@ -92,6 +92,7 @@ class LiveRun(RunState):
         self.rpm: TokenBucket | None = None
         self.tpm: TokenBucket | None = None
         self.draining = False  # finish the calls in flight, start no new ones
+        self.retrying: set[int] = set()  # requests waiting for their retry (in_flight, no request under way)
         self.pid = os.getpid()
         self.budget = Budget(judge, options.max_cost) if options.max_cost is not None else None
 
@@ -166,7 +167,11 @@ class LiveRun(RunState):
             if self.draining:
                 raise _Drained(last_error)
             retry += 1
-            await self._backoff(backoff_delay(retry, error, self.options))
+            self.retrying.update(indices)
+            try:
+                await self._backoff(backoff_delay(retry, error, self.options))
+            finally:
+                self.retrying.difference_update(indices)
 
     async def _backoff(self, seconds: float) -> None:
         """The wait before a retry, cut short when the run drains: a stop waits for the attempts under way, not for

@@ -47,6 +47,7 @@ from judgebench.core.records import JudgeReply, JudgeRequest
 from judgebench.judges.base import Judge
 
 DRAIN_ACK_TIMEOUT_S = 5.0  # an interrupted parent waits this long for the worker to stop sending
+RETRY_CUT_WAIT_S = 1.0  # the worker waits this long for the calls waiting for a retry to end (they look each 0.25 s)
 _LENGTH = struct.Struct("q")
 
 
@@ -333,20 +334,32 @@ def _worker_main(
         run.shared_calls = shared_calls
         run.on_finish = lambda i, reply: send(b"R %d %s\n" % (i, reply.model_dump_json().encode("utf-8")))
         loop = asyncio.get_running_loop()
+        acknowledging: list[asyncio.Task[None]] = []
 
         def lifeline() -> None:  # readable = EOF: the parent closed it, or died
             loop.remove_reader(lifeline_fd)
             _release_standard_streams()
             assert run is not None
             run.start_draining()
-            send({"draining": True, "calls_made": run.calls_made,  # nothing new from here; the calls sent and
-                  "in_flight": sorted(run.in_flight)})  # not finished: the parent stops waiting for them
+            acknowledging.append(loop.create_task(acknowledge_drain(run)))
+
+        async def acknowledge_drain(run: LiveRun) -> None:
+            """Nothing new is sent from here. The calls waiting for a retry end at once (the drain cuts their
+            wait short) and their replies go to the parent first; then the calls sent and not finished, which the
+            parent stops waiting for (it had counted the waiting ones among them: "answers still in flight go to
+            the cache", where none would come)."""
+            deadline = time.monotonic() + RETRY_CUT_WAIT_S
+            while run.retrying and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            send({"draining": True, "calls_made": run.calls_made, "in_flight": sorted(run.in_flight)})
 
         loop.add_reader(lifeline_fd, lifeline)
         try:
             await run.run()
         finally:
             loop.remove_reader(lifeline_fd)
+            for task in acknowledging:  # said before the end
+                await task
             await run.close()
 
     try:
