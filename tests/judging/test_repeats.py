@@ -86,7 +86,7 @@ def test_a_judgment_never_sent_in_any_repeat_does_not_agree():
 def test_a_repeat_a_stopped_run_never_judged_has_no_headline():
     """An outside attack: a run stopped during repeat 0 printed `accuracy per repeat 52.1%, 0.0%, 0.0%`, as if the
     never-sent repeats had been judged wrong. Repeat 0 here: e1 right, e2 wrong (1/2); repeats 1 and 2 never
-    sent: undefined, so min = max = mean = 1/2 over the one defined repeat, and no interval of the mean."""
+    sent: undefined; one defined repeat has no spread, so min, max and mean are undefined too, and no interval."""
     from judgebench.core.records import NOT_ATTEMPTED
     from judgebench.publish.summary import format_stability
 
@@ -97,9 +97,16 @@ def test_a_repeat_a_stopped_run_never_judged_has_no_headline():
     records = [rec("e1", 0, "A", "A"), rec("e2", 0, "A", "B")] + [unsent(e, r) for e in ("e1", "e2") for r in (1, 2)]
     s = stability_summary(records, 3, headline="accuracy", both_bad="tie", allow_tie=False, joint=False, n_resamples=10)
     assert s.headline_per_repeat == [0.5, None, None]
-    assert (s.headline_min, s.headline_max, s.headline_mean) == (0.5, 0.5, 0.5)
+    assert (s.headline_min, s.headline_max, s.headline_mean) == (None, None, None)
     assert (s.headline_ci_low, s.headline_ci_high) == (None, None)
-    assert "accuracy per repeat: 50.0%, —, — (min 50.0%, max 50.0%, mean 50.0%)" in "\n".join(format_stability(s))
+    assert "accuracy per repeat: 50.0%, —, — (min —, max —, mean —)" in "\n".join(format_stability(s))
+    # a third attack: a repeat judged in part (e1 answered, e2 never sent) read 50% with e2 counted wrong, and
+    # entered the spread; it is undefined too. Repeats 0 and 2 whole: the spread is over those two (1/2 and 2/2)
+    partial = [rec("e1", 0, "A", "A"), rec("e2", 0, "A", "B"), rec("e1", 1, "A", "A"), unsent("e2", 1),
+               rec("e1", 2, "A", "A"), rec("e2", 2, "B", "B")]
+    s = stability_summary(partial, 3, headline="accuracy", both_bad="tie", allow_tie=False, joint=False, n_resamples=10)
+    assert s.headline_per_repeat == [0.5, None, 1.0]
+    assert (s.headline_min, s.headline_max, s.headline_mean) == (0.5, 1.0, 0.75)
 
 
 def _data(tmp_path: Path, n: int) -> Path:

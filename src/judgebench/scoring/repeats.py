@@ -13,9 +13,10 @@ and `submit` read the run as before); repeats.jsonl holds repeats 1..N-1. result
                  share of its judgments that agree; `agreement_mean` the mean over examples
                  (ScienceArena's exact N-repeat agreement when an example is one judgment)
   flip_rate      share of examples with a judgment whose answered verdicts differ between repeats
-  spread         the headline of each repeat alone (undefined for a repeat a stopped run never judged), its
-                 min / max / mean over the defined ones, and a 95% percentile interval of the mean from
-                 resampling the repeats (resampling.py; only when every repeat's is defined)
+  spread         the headline of each repeat alone (undefined for a repeat a stopped run left a judgment of
+                 unjudged), its min / max / mean over the defined ones (when two or more are), and a 95%
+                 percentile interval of the mean from resampling the repeats (resampling.py; only when every
+                 repeat's is defined)
   majority-of-N  the headline of the per-judgment majority of the N votes (panel_rules' majority:
                  abstentions do not count, a split is TIE where ties are allowed, else repeat
                  0's vote among the tied - the lowest answered repeat), and its coverage
@@ -64,7 +65,7 @@ def stability_summary(
     calls answered every dimension at once (usage.summarize_usage)."""
     column = "soft" if metric(headline).credit == "soft" else "exact"
     by_repeat = [[r for r in records if r.repeat == i] for i in range(repeats)]
-    per_repeat = [None if _stopped_before(rs) else _headline(rs, both_bad, column) for rs in by_repeat]
+    per_repeat = [None if _cut_short(rs) else _headline(rs, both_bad, column) for rs in by_repeat]
     votes = _votes(records, repeats)
     known = [v for v in per_repeat if v is not None]
     low, high = _repeat_interval(per_repeat, seed, n_resamples)
@@ -75,9 +76,9 @@ def stability_summary(
         repeats=repeats,
         headline=headline,
         headline_per_repeat=per_repeat,
-        headline_min=min(known) if known else None,
-        headline_max=max(known) if known else None,
-        headline_mean=float(np.mean(known)) if known else None,
+        headline_min=min(known) if len(known) > 1 else None,  # a spread of one repeat is no spread
+        headline_max=max(known) if len(known) > 1 else None,
+        headline_mean=float(np.mean(known)) if len(known) > 1 else None,
         headline_ci_low=low,
         headline_ci_high=high,
         majority_headline=_headline(majority, both_bad, column),
@@ -107,10 +108,11 @@ def _totals(by_repeat: list[list[JudgmentRecord]], joint: bool) -> dict[str, Any
     }
 
 
-def _stopped_before(records: Sequence[JudgmentRecord]) -> bool:
-    """Whether a stopped run left every judgment of this repeat unanswered (never sent, or not waited for): its
-    headline is undefined, not 0 (an interrupted run showed `52.1%, 0.0%, 0.0%` per repeat)."""
-    return all(failure_of(r) in STOPPED_FAILURES for r in records)
+def _cut_short(records: Sequence[JudgmentRecord]) -> bool:
+    """Whether a stopped run left a judgment of this repeat unanswered (never sent, or not waited for): its headline
+    is undefined, not a share with those counted wrong (an interrupted run showed `52.1%, 0.0%, 0.0%` per repeat,
+    and a repeat with 2 of 12 judged 8.3%, which made a 50-point spread)."""
+    return any(failure_of(r) in STOPPED_FAILURES for r in records)
 
 
 def _headline(records: Sequence[JudgmentRecord], both_bad: str, column: str) -> float | None:
