@@ -367,4 +367,30 @@ def test_a_cache_dir_that_is_a_file_says_so(tmp_path: Path, capsys) -> None:
                        "--output-path", str(tmp_path / "out"), "--quiet"])
         sent = server.stats().total
     err = capsys.readouterr().err
-    assert status == 2 and f"--cache-dir {cache}: a file, not a folder" in err and sent == 0, err
+    assert status == 2 and f"cache folder {cache} (--cache-dir, or JUDGEBENCH_CACHE_DIR): a file" in err and sent == 0, err
+
+
+def test_a_full_scratch_folder_while_loading_is_one_line_naming_it(tmp_path: Path, capsys, monkeypatch) -> None:
+    # an outside attack: `ulimit -f` (a full temp folder alike) ended a run with "OSError: File too large"
+    import resource
+    import signal
+
+    import judgebench.tasks.stream_load as stream_load
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    real = stream_load.tempfile.TemporaryFile
+
+    def small_scratch(*args, **kwargs):  # the limit is set once the data is read, before the spill's writes
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1000, hard))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(stream_load.tempfile, "TemporaryFile", small_scratch)
+    try:
+        status = main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", "builtin/longer",
+                       "--output-path", str(tmp_path / "out"), "--quiet"])
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, previous)
+    err = capsys.readouterr().err
+    assert status == 2 and "cannot write the examples' scratch file in" in err and "set TMPDIR" in err, err

@@ -125,7 +125,8 @@ class ReplyCache:
             ) from None
         except OSError as exc:
             if self.directory.exists() and not self.directory.is_dir():  # ("File exists", from making the folder)
-                raise JudgebenchError(f"--cache-dir {self.directory}: a file, not a folder") from None
+                raise JudgebenchError(f"cache folder {self.directory} (--cache-dir, or JUDGEBENCH_CACHE_DIR): a file, "
+                                      "not a folder") from None
             raise JudgebenchError(f"cache directory {self.directory}: {exc.strerror}") from None
 
     def _probe_write(self) -> None:

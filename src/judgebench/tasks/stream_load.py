@@ -25,6 +25,7 @@ import os
 import tempfile
 from array import array
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, overload
 
@@ -147,7 +148,7 @@ def scan_wide(build: Build, source: RowSource, *, limit: int | None = None) -> S
     offsets, sizes = array("q"), array("q")
     empty, first_empty = 0, None
     labelled = bytearray()
-    with tempfile.TemporaryFile() as spill:
+    with tempfile.TemporaryFile() as spill, _spill_errors():
         index, position = 0, 0
         for rows in source.batches():
             out = []
@@ -172,6 +173,17 @@ def scan_wide(build: Build, source: RowSource, *, limit: int | None = None) -> S
             digest.update(os.pread(fd, sizes[i], offsets[i]))
             digest.update(b"\n")
     return Scanned(len(ids), digest.hexdigest(), empty, first_empty, labelled)
+
+
+@contextmanager
+def _spill_errors() -> Iterator[None]:
+    """A failed write of the examples' spill file (the temp folder full, a file size limit) as one line naming where
+    (it was `OSError: File too large`, naming nothing)."""
+    try:
+        yield
+    except OSError as exc:
+        raise JudgebenchError(f"cannot write the examples' scratch file in {tempfile.gettempdir()} "
+                              f"({exc.strerror or exc}); free space there or set TMPDIR to another folder") from None
 
 
 def canonical(example: PairExample) -> bytes:
