@@ -394,3 +394,18 @@ def test_a_full_scratch_folder_while_loading_is_one_line_naming_it(tmp_path: Pat
         signal.signal(signal.SIGXFSZ, previous)
     err = capsys.readouterr().err
     assert status == 2 and "cannot write the examples' scratch file in" in err and "set TMPDIR" in err, err
+
+
+def test_a_query_in_api_base_on_the_litellm_transport_is_refused_before_any_call(tmp_path: Path, capsys) -> None:
+    # an outside attack: litellm appended /chat/completions after the query (`/v1?sig=.../chat/completions`): every
+    # call failed with a 404; the openai transport sends the query as the query
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        args = f"api_base={server.api_base}?sig=SECRETsig123,api_key=x"
+        status = main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "1", "--judge", "openai/m", "--judge-args",
+                       f"{args},transport=litellm", "--output-path", str(tmp_path / "a"), "--no-cache", "--quiet"])
+        err = capsys.readouterr().err
+        sent = server.stats().total
+        assert main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "1", "--judge", "openai/m", "--judge-args",
+                     args, "--output-path", str(tmp_path / "b"), "--no-cache", "--quiet"]) == 0
+    assert status == 2 and sent == 0 and "has a query string" in err and "transport=openai" in err, err
+    assert "SECRETsig123" not in err

@@ -258,6 +258,11 @@ class LiteLLMJudge(Judge):
         self._check_key_text(provider)
         if not self._args.get("api_base"):
             self._check_address(provider)
+        elif "?" in str(self._args["api_base"]) and not self.uses_openai_transport():
+            raise JudgebenchError(
+                f"judge {self.model}: api_base {redact_url(str(self._args['api_base']))} has a query string, which the "
+                "litellm transport puts before the path it adds (every call failed: 404); for an OpenAI-compatible "
+                "server give transport=openai, which sends it as the query, else leave it out")
         if self._args.get("api_base") or self._api_key or self._secrets:
             return  # self-hosted endpoints need no key; explicit credentials are trusted
         if self.transport == "openai" or provider in SELF_HOSTED_BASE_ENV:
