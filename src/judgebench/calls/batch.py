@@ -112,7 +112,8 @@ def run_batch(
 def batch_stop_line(signal_name: str, outcome: RunOutcome) -> str:
     """The stop line of an interrupted batch run: the requests it sent, and what becomes of each batch it left
     running at the provider (recorded in the cache: a rerun collects its answers; else they are lost)."""
-    parts = [f"interrupted ({signal_name}): {outcome.calls_made} requests sent in a batch"]
+    sent = f"{outcome.calls_made} requests sent in a batch" if outcome.calls_made else "no new batch submitted"
+    parts = [f"interrupted ({signal_name}): {sent}"]
     for batch_id, why in outcome.left_running.items():
         if why is None:
             parts.append(f"batch {batch_id} keeps running at the provider (recorded in the cache): a rerun "
@@ -274,6 +275,8 @@ class _BatchRun(RunState):
                 self.record(groups[key], results[key])
         missing = len(mine) - sum(key in results for key in mine)
         self._not_waiting([i for key in mine if key not in results for i in groups[key]], record.batch_id)
+        if bar is not None:
+            bar.advance_to(base + len(mine) - missing, status=_get(batch, "status"))
         if missing:
             _note(f"batch {record.batch_id} of an earlier run ended {_get(batch, 'status')} without an answer for "
                   f"{missing} requests of this run: they are submitted again")
