@@ -187,16 +187,25 @@ def batch_process(server: FakeOpenAIServer, tmp_path: Path, out: str, *extra: st
     )
 
 
-def stopped_batch_run(server: FakeOpenAIServer, tmp_path: Path, out: str, *extra: str, cache: str = "cache") -> str:
-    """batch_process SIGTERM'd once its batch is created (the server's batch delay must outlast it): its stderr."""
+def stopped_batch_run(
+    server: FakeOpenAIServer, tmp_path: Path, out: str, *extra: str, cache: str = "cache", new_batch: bool = True
+) -> str:
+    """batch_process SIGTERM'd once its batch is created (`new_batch=False`: once it polls a batch; the server's
+    batch delay must outlast it): its stderr."""
     import signal
     import time
 
-    before = len(server._app.batches)  # type: ignore[union-attr]
+    app = server._app
+    assert app is not None
+
+    def seen() -> int:
+        return len(app.batches) if new_batch else app.batch_polls
+
+    before = seen()
     proc = batch_process(server, tmp_path, out, *extra, cache=cache)
     try:
         deadline = time.monotonic() + 60
-        while len(server._app.batches) == before and time.monotonic() < deadline:  # type: ignore[union-attr]
+        while seen() == before and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.3)
         proc.send_signal(signal.SIGTERM)
@@ -260,6 +269,24 @@ def test_a_rerun_collects_the_batch_a_stopped_run_left_running(tmp_path: Path) -
     assert all(r["status"] == "ANSWERED" and not r["cached"] for r in rerun)
     assert all(r["cached"] for r in samples(tmp_path / "again"))
     assert results(tmp_path / "rerun")["metrics"] == results(tmp_path / "reference")["metrics"]
+
+
+@pytest.mark.slow
+def test_a_rerun_stopped_while_collecting_keeps_the_record(tmp_path: Path) -> None:
+    """A rerun stopped while it polls the recorded batch submits nothing, keeps the record and says so; the next
+    rerun collects it."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
+        stopped_batch_run(server, tmp_path, "stopped")
+        err = stopped_batch_run(server, tmp_path, "stopped-again", new_batch=False)
+        assert ("interrupted (SIGTERM): no new batch submitted; batch batch_1 keeps running at the provider "
+                "(recorded in the cache): a rerun collects its answers") in err, err
+        assert len(server._app.batches) == 1 and uploads(server) == 1  # type: ignore[union-attr]
+        assert [r["batch_id"] for r in batch_records(tmp_path / "cache")] == ["batch_1"]
+        assert all(r["failure"] == "in_flight" for r in samples(tmp_path / "stopped-again"))
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05))
+        assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 0
+        assert len(server._app.batches) == 1 and batch_records(tmp_path / "cache") == []  # type: ignore[union-attr]
+    assert all(r["status"] == "ANSWERED" for r in samples(tmp_path / "rerun"))
 
 
 @pytest.mark.slow
