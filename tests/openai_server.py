@@ -310,6 +310,7 @@ class _App:
         self.files: dict[str, tuple[dict[str, Any], bytes]] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.batch_started: dict[str, float] = {}
+        self.batch_polls = 0  # GET /v1/batches/{id} requests (a run polling a batch)
         self.app.router.add_get("/_stats", self.stats_handler)
         self.app.router.add_post("/_reset", self.reset_handler)
 
@@ -497,6 +498,8 @@ class _App:
 
     async def get_batch(self, request: web.Request) -> web.Response:
         batch_id = request.match_info["batch_id"]
+        with self.lock:
+            self.batch_polls += 1
         batch = self.batches.get(batch_id)
         if batch is None:
             return self._error(404, "no such batch", None)

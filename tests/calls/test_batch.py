@@ -169,38 +169,204 @@ def test_batch_refuses_concurrency_and_rate_limits_with_one_line(tmp_path: Path,
         assert run(server, tmp_path, "batch", "--batch", "--concurrency", "16", "--batch-poll-s", "0.02") == 0
 
 
-def test_a_stopped_batch_run_says_its_batch_is_left_unfinished(tmp_path: Path) -> None:
-    """SIGTERM while a batch is in progress: the run stops with partial results and says the batch is left
-    unfinished and is submitted again on a rerun (it had said "answers still in flight go to the cache", which a
-    batch never does)."""
+def batch_process(server: FakeOpenAIServer, tmp_path: Path, out: str, *extra: str, cache: str = "cache") -> Any:
+    """`judgebench run --batch` started in a subprocess (subprocess.Popen, stdout and stderr piped as text)."""
     import os
-    import signal
     import subprocess
     import sys
-    import time
 
     import judgebench
 
     src = str(Path(judgebench.__file__).parents[1])
-    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "judgebench", "run", "--tasks", "sciarena_eval", "--judge", "openai/judge-x",
-             "--judge-args", f"api_base={server.api_base},api_key={SECRET}", "--dataset-path", str(data_file(tmp_path)),
-             "--output-path", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"), "--batch",
-             "--batch-poll-s", "0.05", "--quiet"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": src},
-        )
-        try:
-            deadline = time.monotonic() + 60
-            while not server._app.batches and time.monotonic() < deadline:  # type: ignore[union-attr]
-                time.sleep(0.05)
-            time.sleep(0.3)
-            proc.send_signal(signal.SIGTERM)
-            _, err = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
+    return subprocess.Popen(
+        [sys.executable, "-m", "judgebench", "run", "--tasks", "sciarena_eval", "--judge", "openai/judge-x",
+         "--judge-args", f"api_base={server.api_base},api_key={SECRET},extra_headers.X-Team-Token={HEADER_SECRET}",
+         "--dataset-path", str(data_file(tmp_path)), "--output-path", str(tmp_path / out), "--cache-dir",
+         str(tmp_path / cache), "--batch", "--batch-poll-s", "0.05", "--quiet", *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": src},
+    )
+
+
+def stopped_batch_run(
+    server: FakeOpenAIServer, tmp_path: Path, out: str, *extra: str, cache: str = "cache", new_batch: bool = True
+) -> str:
+    """batch_process SIGTERM'd once its batch is created (`new_batch=False`: once it polls a batch; the server's
+    batch delay must outlast it): its stderr."""
+    import signal
+    import time
+
+    app = server._app
+    assert app is not None
+
+    def seen() -> int:
+        return len(app.batches) if new_batch else app.batch_polls
+
+    before = seen()
+    proc = batch_process(server, tmp_path, out, *extra, cache=cache)
+    try:
+        deadline = time.monotonic() + 60
+        while seen() == before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
     assert proc.returncode == 1, err
-    assert f"interrupted (SIGTERM): {2 * N_ROWS} requests sent in a batch, left unfinished" in err, err
-    assert "rerunning submits them again" in err and "go to the cache" not in err
+    return err
+
+
+def batch_records(cache: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted((cache / "batches").glob("*.json"))]
+
+
+def uploads(server: FakeOpenAIServer) -> int:
+    return sum(info["purpose"] == "batch" for info, _ in server._app.files.values())  # type: ignore[union-attr]
+
+
+def test_a_stopped_batch_run_says_its_batch_keeps_running(tmp_path: Path) -> None:
+    """SIGTERM while a batch is in progress: the run stops with partial results, says the batch keeps running at the
+    provider and that a rerun collects it; its requests are FAILED in_flight (sent), not not_attempted; the batch is
+    recorded in the cache folder without a secret."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
+        err = stopped_batch_run(server, tmp_path, "out")
+    assert (f"interrupted (SIGTERM): {2 * N_ROWS} requests sent in a batch; batch batch_1 keeps running at the "
+            "provider (recorded in the cache): a rerun collects its answers instead of submitting them again") in err, err
+    assert "submits them again" not in err.replace("instead of submitting", "") and "go to the cache" not in err
     assert results(tmp_path / "out")["config"]["partial"] is True
+    rows = samples(tmp_path / "out")
+    assert len(rows) == 2 * N_ROWS and all(r["status"] == "FAILED" and r["failure"] == "in_flight" for r in rows)
+    assert all("batch batch_1 keeps running at the provider" in r["error"] for r in rows)
+    counts = results(tmp_path / "out")["counts"]
+    assert counts["answered"] + counts["invalid"] + counts["failed"] == counts["calls"] == 2 * N_ROWS
+    [record] = batch_records(tmp_path / "cache")
+    assert record["batch_id"] == "batch_1" and len(record["requests"]) == 2 * N_ROWS
+    assert record["judge"] == "openai/judge-x" and len(record["identity"]) == 64 and record["created"] > 0
+    for path in (p for p in (tmp_path / "cache").rglob("*") if p.is_file()):
+        assert SECRET.encode() not in path.read_bytes() and HEADER_SECRET.encode() not in path.read_bytes(), path
+
+
+@pytest.mark.slow
+def test_a_rerun_collects_the_batch_a_stopped_run_left_running(tmp_path: Path) -> None:
+    """The rerun submits nothing: one batch and one upload in all, every answer from the first batch, the same
+    results as an uninterrupted run, and the record removed once collected."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=0.05)) as reference:
+        assert run(reference, tmp_path, "reference", "--batch", "--batch-poll-s", "0.02", cache="cache-ref") == 0
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
+        stopped_batch_run(server, tmp_path, "stopped")
+        assert server.stats().total == 0  # the batch has answered nothing yet
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05))
+        assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 0
+        assert len(server._app.batches) == 1 and uploads(server) == 1  # type: ignore[union-attr]
+        assert server.stats().total == 2 * N_ROWS and server.stats().duplicate_answers() == 0
+        assert batch_records(tmp_path / "cache") == []
+        server.reset()
+        assert run(server, tmp_path, "again", "--batch", "--batch-poll-s", "0.02") == 0
+        assert server.stats().total == 0 and len(server._app.batches) == 1  # type: ignore[union-attr]
+    rerun, reference_rows = samples(tmp_path / "rerun"), samples(tmp_path / "reference")
+    assert [{k: r[k] for k in COMPARED} for r in rerun] == [{k: r[k] for k in COMPARED} for r in reference_rows]
+    assert all(r["status"] == "ANSWERED" and not r["cached"] for r in rerun)
+    assert all(r["cached"] for r in samples(tmp_path / "again"))
+    assert results(tmp_path / "rerun")["metrics"] == results(tmp_path / "reference")["metrics"]
+
+
+@pytest.mark.slow
+def test_a_rerun_stopped_while_collecting_keeps_the_record(tmp_path: Path) -> None:
+    """A rerun stopped while it polls the recorded batch submits nothing, keeps the record and says so; the next
+    rerun collects it."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
+        stopped_batch_run(server, tmp_path, "stopped")
+        err = stopped_batch_run(server, tmp_path, "stopped-again", new_batch=False)
+        assert ("interrupted (SIGTERM): no new batch submitted; batch batch_1 keeps running at the provider "
+                "(recorded in the cache): a rerun collects its answers") in err, err
+        assert len(server._app.batches) == 1 and uploads(server) == 1  # type: ignore[union-attr]
+        assert [r["batch_id"] for r in batch_records(tmp_path / "cache")] == ["batch_1"]
+        assert all(r["failure"] == "in_flight" for r in samples(tmp_path / "stopped-again"))
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05))
+        assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 0
+        assert len(server._app.batches) == 1 and batch_records(tmp_path / "cache") == []  # type: ignore[union-attr]
+    assert all(r["status"] == "ANSWERED" for r in samples(tmp_path / "rerun"))
+
+
+@pytest.mark.slow
+def test_a_smaller_rerun_stores_every_answer_of_the_batch(tmp_path: Path) -> None:
+    """A rerun needing part of a recorded batch collects all of it: the answers it does not need are cached too
+    (they are paid for), so the full run after it sends nothing."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
+        stopped_batch_run(server, tmp_path, "stopped")
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05))
+        assert run(server, tmp_path, "part", "--batch", "--batch-poll-s", "0.02", "--limit", "2") == 0
+        assert len(samples(tmp_path / "part")) == 4
+        server.reset()
+        assert run(server, tmp_path, "full", "--batch", "--batch-poll-s", "0.02") == 0
+        assert server.stats().total == 0 and len(server._app.batches) == 1  # type: ignore[union-attr]
+    assert all(r["cached"] and r["status"] == "ANSWERED" for r in samples(tmp_path / "full"))
+    assert batch_records(tmp_path / "cache") == []
+
+
+@pytest.mark.slow
+def test_a_batch_of_another_judge_configuration_is_not_collected(tmp_path: Path) -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
+        stopped_batch_run(server, tmp_path, "stopped")
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05))
+        args = f"api_base={server.api_base},api_key={SECRET},extra_headers.X-Team-Token={HEADER_SECRET}"
+        other = ["--judge-args", f"{args},temperature=0.5"]
+        assert main(["run", "--tasks", "sciarena_eval", "--judge", "openai/judge-x", *other, "--dataset-path",
+                     str(data_file(tmp_path)), "--output-path", str(tmp_path / "other"), "--cache-dir",
+                     str(tmp_path / "cache"), "--batch", "--batch-poll-s", "0.02", "--quiet"]) == 0
+        assert len(server._app.batches) == 2  # type: ignore[union-attr]
+        assert [r["batch_id"] for r in batch_records(tmp_path / "cache")] == ["batch_1"]  # left for its own judge
+        assert run(server, tmp_path, "same", "--batch", "--batch-poll-s", "0.02") == 0
+        assert len(server._app.batches) == 2 and batch_records(tmp_path / "cache") == []  # type: ignore[union-attr]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fate", ["unknown", "expired"])
+def test_a_batch_the_provider_lost_is_dropped_and_resubmitted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fate: str
+) -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
+        stopped_batch_run(server, tmp_path, "stopped")
+        batches = server._app.batches  # type: ignore[union-attr]
+        if fate == "unknown":
+            batches["batch_gone"] = batches.pop("batch_1")  # (batch_2 is the next id all the same)
+        else:
+            batches["batch_1"]["status"] = "expired"
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05))
+        capsys.readouterr()
+        assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 0
+        assert "batch_2" in server._app.batches  # type: ignore[union-attr]
+    notes = [line for line in capsys.readouterr().err.splitlines() if "batch_1" in line]
+    said = "unknown to the provider" if fate == "unknown" else "ended expired without an answer for 12 requests"
+    assert len(notes) == 1 and said in notes[0] and "submitted again" in notes[0], notes
+    assert batch_records(tmp_path / "cache") == []
+    assert all(r["status"] == "ANSWERED" for r in samples(tmp_path / "rerun"))
+
+
+@pytest.mark.slow
+def test_two_reruns_at_once_both_collect_the_same_batch(tmp_path: Path) -> None:
+    """Two runs sharing the cache collect the recorded batch together: neither submits a batch, neither fails on
+    the record the other removed, and the batch's lines are answered once."""
+    import time
+
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
+        stopped_batch_run(server, tmp_path, "stopped")
+        started = server._app.batch_started["batch_1"]  # type: ignore[union-attr]
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=time.time() - started + 3))
+        procs = [batch_process(server, tmp_path, out) for out in ("one", "two")]
+        errs = [proc.communicate(timeout=120)[1] for proc in procs]
+        assert [proc.returncode for proc in procs] == [0, 0], errs
+        assert len(server._app.batches) == 1 and server.stats().total == 2 * N_ROWS  # type: ignore[union-attr]
+    assert all("Traceback" not in err for err in errs)
+    assert batch_records(tmp_path / "cache") == []
+    one, two = ([{k: r[k] for k in COMPARED} for r in samples(tmp_path / out)] for out in ("one", "two"))
+    assert one == two and all(r["status"] == "ANSWERED" for r in one)
+
+
+def test_a_stopped_batch_run_without_cache_keeps_no_record(tmp_path: Path) -> None:
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
+        err = stopped_batch_run(server, tmp_path, "out", "--no-cache")
+    assert "batch batch_1 keeps running at the provider, unrecorded (--no-cache" in err, err
+    assert "rerunning submits them again" in err
+    assert not (tmp_path / "cache" / "batches").exists()

@@ -24,23 +24,40 @@ normal path:
 - `latency_s` of a batch reply is the batch's wall time (submission to download).
 - Providers: BATCH_PROVIDERS (OpenAI's JSONL format through litellm). Anything else, and
   the builtin judges, is a usage error.
-- Not kill safe across runs: a run killed while polling leaves its batch running at the
-  provider, and a rerun submits the still-missing requests in a new batch.
+- Resumable across runs (batch_records.py): a batch is recorded in the cache folder
+  (`batches/`) once created and its record removed once its answers are stored. A run
+  first collects every recorded batch of the same judge identity holding one of its
+  pending keys (polled to its end, every answer stored, this run's recorded), then
+  submits a new batch for the keys still pending only. A run stopped or killed while
+  polling keeps the record: its requests are FAILED in_flight, and the rerun collects
+  the batch instead of paying for it again. A recorded batch the provider no longer
+  knows (404) is dropped, said in one line, and its requests submitted again. With
+  --no-cache nothing is recorded: a stop leaves the batch's answers uncollected.
 
-No file is written besides the cache: the JSONL is uploaded from memory. Secrets (api_key,
-header values) are passed to litellm for the calls only, never put in the JSONL. The
-judge is used through its public API: split_provider, request_body, client_args,
-classify_error, scrub.
+No file is written besides the cache folder (the replies, the batch records): the JSONL
+is uploaded from memory. Secrets (api_key, header values) are passed to litellm for the
+calls only, never put in the JSONL or a record. The judge is used through its public
+API: split_provider, request_body, client_args, classify_error, scrub.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
+from judgebench.calls.batch_records import (
+    BatchRecord,
+    drop_record,
+    identity_hash,
+    matching_records,
+    records_folder,
+    write_record,
+)
 from judgebench.calls.cache import cache_key
 from judgebench.calls.options import INTERRUPTED, RunnerOptions, RunOutcome
 from judgebench.calls.policy import with_retries
@@ -48,7 +65,7 @@ from judgebench.calls.progress import Progress
 from judgebench.calls.state import RunState, run_to_completion
 from judgebench.core.errors import JudgebenchError, squeezed
 from judgebench.core.files import jsonl_lines
-from judgebench.core.records import JudgeReply, JudgeRequest, reported_count
+from judgebench.core.records import IN_FLIGHT, JudgeReply, JudgeRequest, reported_count
 from judgebench.judges.base import Judge, JudgeCallError
 from judgebench.judges.providers import import_litellm
 from judgebench.judges.llm import LiteLLMJudge
@@ -92,8 +109,27 @@ def run_batch(
     return run.outcome()
 
 
+def batch_stop_line(signal_name: str, outcome: RunOutcome) -> str:
+    """The stop line of an interrupted batch run: the requests it sent, and what becomes of each batch it left
+    running at the provider (recorded in the cache: a rerun collects its answers; else they are lost)."""
+    sent = f"{outcome.calls_made} requests sent in a batch" if outcome.calls_made else "no new batch submitted"
+    parts = [f"interrupted ({signal_name}): {sent}"]
+    for batch_id, why in outcome.left_running.items():
+        if why is None:
+            parts.append(f"batch {batch_id} keeps running at the provider (recorded in the cache): a rerun "
+                         "collects its answers instead of submitting them again")
+        else:
+            parts.append(f"batch {batch_id} keeps running at the provider, unrecorded ({why}): its answers are "
+                         "not collected, rerunning submits them again")
+    return "; ".join(parts)
+
+
 class _BatchStop(Exception):
     """A permanent batch API error: the run stops, requests without a reply stay None."""
+
+
+class _UnknownBatch(JudgeCallError):
+    """The provider does not know a recorded batch (or its output file) any more: its record is dropped."""
 
 
 class _BatchRun(RunState):
@@ -111,12 +147,31 @@ class _BatchRun(RunState):
         override = getattr(judge, "price_override", None)
         self.prices = override if override is not None else cost_map_prices(self.model_name, self.provider, batch=True)
         judge.timeout_s = options.timeout_s
+        self.identity = judge.cache_identity()
+        self.digest = identity_hash(self.identity)
+        self.in_batch: dict[int, str] = {}  # request index -> the batch it waits in
+        self.left_running: dict[str, str | None] = {}  # batch polled -> None: recorded, else why not
+        self.unrecorded_why = ""
 
-    async def _call(self, what: str, fn: Callable[..., Awaitable[Any]], **kwargs: Any) -> Any:
+    def _client_kwargs(self) -> dict[str, Any]:
+        """litellm's connection arguments (secrets for the call only) and the timeout."""
+        return {**self.judge.client_args(), "timeout": self.options.timeout_s}
+
+    async def _call(self, what: str, fn: Callable[..., Awaitable[Any]], *, unknown: bool = False,
+                    **kwargs: Any) -> Any:
         """One litellm call under the retry policy; a permanent error (or the last retry)
-        raises _BatchStop, which stops the run with the scrubbed message."""
+        raises _BatchStop, which stops the run with the scrubbed message. `unknown`: a 404
+        (a batch or file the provider does not know, or no longer) raises _UnknownBatch."""
+
+        def classify(exc: Exception) -> JudgeCallError:
+            if unknown and getattr(exc, "status_code", None) == 404:
+                return _UnknownBatch(f"{what}: HTTP 404", retryable=False)
+            return self.judge.classify_error(exc)
+
         try:
-            return await with_retries(lambda: fn(**kwargs), self.judge.classify_error, self.options)
+            return await with_retries(lambda: fn(**kwargs), classify, self.options)
+        except _UnknownBatch:
+            raise
         except JudgeCallError as error:
             raise _BatchStop(f"batch API error ({what}): {error}") from None
 
@@ -125,7 +180,9 @@ class _BatchRun(RunState):
         try:
             await self._main()
         except _BatchStop as stop:
-            self.stopped = str(stop)
+            self.stopped = str(stop) + "".join(
+                f"; batch {b} keeps running at the provider: a rerun collects its answers"
+                for b, why in self.left_running.items() if why is None)
         finally:
             self.close_state()
 
@@ -148,26 +205,97 @@ class _BatchRun(RunState):
         return ("\n".join(lines) + "\n").encode("utf-8")
 
     async def _main(self) -> None:
-        identity = self.judge.cache_identity()
         groups: dict[str, list[int]] = {}
         for i, request in enumerate(self.requests):
-            groups.setdefault(cache_key(identity, request.prompt_hash, request.repeat), []).append(i)
+            groups.setdefault(cache_key(self.identity, request.prompt_hash, request.repeat), []).append(i)
         pending = self._take_cached(groups)
         if not pending:
             return
-        data = self._jsonl(groups, pending)
         bar = Progress(len(pending), desc="batch") if self.options.progress else None
         try:
-            await self._submit_and_collect(groups, pending, data, bar)
+            left = await self._collect_recorded(groups, pending, bar)
+            if left:
+                await self._submit_and_collect(groups, left, bar, len(pending) - len(left))
         finally:
             if bar is not None:
                 bar.close()
 
+    # -- batches an earlier run left running (batch_records.py)
+    def _records_folder(self) -> Path | None:
+        """Where this run records its batches: None without a cache (--no-cache)."""
+        cache = self.open_cache()
+        return None if cache is None else records_folder(cache.directory)
+
+    async def _collect_recorded(
+        self, groups: dict[str, list[int]], pending: list[str], bar: Progress | None
+    ) -> list[str]:
+        """Collect every recorded batch of this judge holding a pending key; the keys still pending after."""
+        folder = self._records_folder()
+        if folder is None:
+            return pending
+        left = set(pending)
+        self._drop_settled(folder, left)
+        for path, record in matching_records(folder, self.digest, left):
+            if not left.intersection(record.requests):  # answered by a batch collected before it
+                continue
+            answered = await self._collect_record(record, groups, left, bar, len(pending) - len(left))
+            if answered is None or self.cache_error is None:  # kept if its answers could not be stored
+                drop_record(path)
+            left -= answered or set()
+        return [key for key in pending if key in left]
+
+    def _drop_settled(self, folder: Path, pending: set[str]) -> None:
+        """Drop the records of this judge none of whose keys is missing from the cache (a run stopped between
+        storing a batch's answers and removing its record)."""
+        if self.cache is None:
+            return
+        for path, record in matching_records(folder, self.digest, None):
+            keys = list(record.requests)
+            if pending.isdisjoint(keys) and len(self.cache.get_many(keys)) == len(keys):
+                drop_record(path)
+
+    async def _collect_record(
+        self, record: BatchRecord, groups: dict[str, list[int]], left: set[str], bar: Progress | None, base: int
+    ) -> set[str] | None:
+        """Poll a recorded batch to its end and store all its answers; record this run's (the pending keys in
+        `left`). The keys it settled (answered, or a line error); None when the provider does not know it."""
+        mine = [key for key in record.requests if key in left]
+        try:
+            batch = await self._call("retrieve", import_litellm().aretrieve_batch, unknown=True,
+                                     batch_id=record.batch_id, **self._client_kwargs())
+            batch = await self._poll(batch, [i for key in mine for i in groups[key]], bar, base, len(mine), recorded=True)
+            results = await self._download(batch, record.requests, time.time() - record.created, recorded=True)
+        except _UnknownBatch as unknown:
+            _note(f"batch {record.batch_id} of an earlier run is unknown to the provider ({unknown}): its record "
+                  f"is dropped and its {len(mine)} requests of this run are submitted again")
+            self._not_waiting([i for key in mine for i in groups[key]], record.batch_id)
+            return None
+        for key in mine:
+            if key in results:
+                self.record(groups[key], results[key])
+        missing = len(mine) - sum(key in results for key in mine)
+        self._not_waiting([i for key in mine if key not in results for i in groups[key]], record.batch_id)
+        if bar is not None:
+            bar.advance_to(base + len(mine) - missing, status=_get(batch, "status"))
+        if missing:
+            _note(f"batch {record.batch_id} of an earlier run ended {_get(batch, 'status')} without an answer for "
+                  f"{missing} requests of this run: they are submitted again")
+        return set(results)
+
+    def _not_waiting(self, indices: list[int], batch_id: str) -> None:
+        """These requests no longer wait in `batch_id` (it ended, or is unknown): they are pending again."""
+        self.in_flight.difference_update(indices)
+        for index in indices:
+            self.in_batch.pop(index, None)
+        self.left_running.pop(batch_id, None)
+
+    # -- a new batch
     async def _submit_and_collect(
-        self, groups: dict[str, list[int]], pending: list[str], data: bytes, bar: Progress | None
+        self, groups: dict[str, list[int]], pending: list[str], bar: Progress | None, base: int
     ) -> None:
         litellm = import_litellm()
-        kwargs = {**self.judge.client_args(), "timeout": self.options.timeout_s}
+        kwargs = self._client_kwargs()
+        data = self._jsonl(groups, pending)
         started = time.monotonic()
         uploaded = await self._call(
             "upload",
@@ -185,27 +313,13 @@ class _BatchRun(RunState):
             metadata={"created_by": "judgebench"},
             **kwargs,
         )
-        self.calls_made = len(pending)
-        while _get(batch, "status") not in TERMINAL:
-            await asyncio.sleep(self.options.batch_poll_s)
-            batch = await self._call("retrieve", litellm.aretrieve_batch, batch_id=batch.id, **kwargs)
-            if bar is not None:
-                counts = _get(batch, "request_counts")
-                done = (_get(counts, "completed") or 0) + (_get(counts, "failed") or 0)
-                bar.advance_to(done, status=_get(batch, "status"))
+        self.calls_made += len(pending)
+        path = self._write_record(batch.id, {key: self.requests[groups[key][0]].prompt_hash for key in pending})
+        batch = await self._poll(batch, [i for key in pending for i in groups[key]], bar, base, len(pending),
+                                 recorded=path is not None)
         latency = time.monotonic() - started
-        results: dict[str, JudgeReply] = {}
-        for file_id in (_get(batch, "output_file_id"), _get(batch, "error_file_id")):
-            if not file_id:
-                continue
-            content = await self._call("download", litellm.afile_content, file_id=file_id, **kwargs)
-            for raw in jsonl_lines(_content_bytes(content).decode("utf-8")):
-                parsed = self._parse_line(raw, latency)
-                if parsed is None or parsed[0] not in groups or parsed[0] in results:
-                    continue
-                key, reply = parsed
-                results[key] = reply
-                self.store(key, reply, self.requests[groups[key][0]])
+        results = await self._download(batch, {key: self.requests[groups[key][0]].prompt_hash for key in pending},
+                                       latency)
         status = _get(batch, "status")
         for key in pending:
             reply = results.get(key) or JudgeReply(
@@ -215,9 +329,81 @@ class _BatchRun(RunState):
                 attempts=1,
             )
             self.record(groups[key], reply)
+        if path is not None and self.cache_error is None:
+            drop_record(path)
         if bar is not None:
             failed = sum(1 for k in pending if results.get(k) is None or results[k].text is None)
-            bar.advance_to(len(pending), status=status, failed=failed)
+            bar.advance_to(base + len(pending), status=status, failed=failed)
+
+    def _write_record(self, batch_id: str, requests: dict[str, str]) -> Path | None:
+        """Record a new batch in the cache folder (None: no cache, or the write failed, said in one line)."""
+        folder = self._records_folder()
+        if folder is None:
+            self.unrecorded_why = "--no-cache: no record of it is kept"
+            return None
+        record = BatchRecord(batch_id, self.digest, requests, time.time(), self.judge.id)
+        try:
+            return write_record(folder, record)
+        except OSError as exc:
+            self.unrecorded_why = f"its record could not be written: {exc.strerror}"
+            _note(f"batch {batch_id}: its record could not be written in {folder} ({exc.strerror}); the run goes on, "
+                  "but a stop now leaves its answers uncollected")
+            return None
+
+    # -- one batch: polled to its end, its output downloaded
+    async def _poll(self, batch: Any, indices: list[int], bar: Progress | None, base: int, mine: int, *,
+                    recorded: bool) -> Any:
+        """Retrieve `batch` every batch_poll_s until it ends; its requests of this run (`indices`) are in flight
+        meanwhile (a stop labels them so, and names the batch as left running)."""
+        litellm = import_litellm()
+        self.in_flight.update(indices)
+        for index in indices:
+            self.in_batch[index] = batch.id
+        self.left_running[batch.id] = None if recorded else self.unrecorded_why
+        while _get(batch, "status") not in TERMINAL:
+            await asyncio.sleep(self.options.batch_poll_s)
+            batch = await self._call("retrieve", litellm.aretrieve_batch, batch_id=batch.id, **self._client_kwargs())
+            if bar is not None:
+                counts = _get(batch, "request_counts")
+                done = (_get(counts, "completed") or 0) + (_get(counts, "failed") or 0)
+                bar.advance_to(base + min(done, mine), status=_get(batch, "status"))
+        return batch
+
+    async def _download(self, batch: Any, requests: dict[str, str], latency: float, *,
+                        recorded: bool = False) -> dict[str, JudgeReply]:
+        """The replies in the output and error files of an ended batch, by key (`requests`: key -> prompt hash);
+        each answer is stored in the cache as it is read, this run's or not (it is paid for). `recorded`: a batch
+        of an earlier run, whose files the provider may have dropped (_UnknownBatch)."""
+        results: dict[str, JudgeReply] = {}
+        for file_id in (_get(batch, "output_file_id"), _get(batch, "error_file_id")):
+            if not file_id:
+                continue
+            content = await self._call("download", import_litellm().afile_content, unknown=recorded,
+                                       file_id=file_id, **self._client_kwargs())
+            for raw in jsonl_lines(_content_bytes(content).decode("utf-8")):
+                parsed = self._parse_line(raw, latency)
+                if parsed is None or parsed[0] not in requests or parsed[0] in results:
+                    continue
+                key, reply = parsed
+                results[key] = reply
+                self.store_answer(key, reply, requests[key])
+        self.left_running.pop(batch.id, None)
+        return results
+
+    def final_replies(self) -> list[JudgeReply | None]:
+        """As RunState's; a request in a batch left running at the provider says so (a rerun collects it)."""
+        replies = super().final_replies()
+        for index, batch_id in self.in_batch.items():
+            reply = replies[index]
+            if reply is not None and reply.error == IN_FLIGHT and self.left_running.get(batch_id, "") is None:
+                replies[index] = JudgeReply(error=f"{IN_FLIGHT}; batch {batch_id} keeps running at the provider: "
+                                                  "a rerun collects its answer")
+        return replies
+
+    def outcome(self, stopped: str | None = None) -> RunOutcome:
+        result = super().outcome(stopped)
+        result.left_running = dict(self.left_running)
+        return result
 
     def _parse_line(self, raw: str, latency: float) -> tuple[str, JudgeReply] | None:
         """(custom_id, reply) of one output or error line; None for a line without an id."""
@@ -263,6 +449,10 @@ class _BatchRun(RunState):
             attempts=1,
             **response_details(body),
         )
+
+
+def _note(line: str) -> None:
+    print(f"judgebench: {line}", file=sys.stderr, flush=True)
 
 
 def _get(obj: Any, name: str) -> Any:

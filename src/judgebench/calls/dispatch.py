@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from judgebench.calls.batch import run_batch
+from judgebench.calls.batch import batch_stop_line, run_batch
 from judgebench.calls.budget import check_cap
 from judgebench.calls.cache import ReplyCache
 from judgebench.calls.live import LiveRun
@@ -172,9 +172,8 @@ def _name_interrupt(outcome: RunOutcome, signals: _SigtermAsInterrupt, options: 
     a second signal cancelled them in this process (`here`): the call worker finishes its own into the cache)."""
     if outcome.stopped == INTERRUPTED:
         signal_name = signals.received or "SIGINT"
-        if options.batch:  # a batch left unfinished is not followed up: its answers reach no cache
-            outcome.stopped = (f"interrupted ({signal_name}): {outcome.calls_made} requests sent in a batch, left "
-                               "unfinished; its answers are not collected: rerunning submits them again")
+        if options.batch:  # a batch left running is recorded in the cache: a rerun collects it (batch.py)
+            outcome.stopped = batch_stop_line(signal_name, outcome)
             return outcome
         outcome.stopped = f"interrupted ({signal_name}): {outcome.calls_made} calls sent{_in_flight_fate(outcome, options, here)}"
     return outcome

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -125,3 +125,6 @@ class RunOutcome:
     replies: list[JudgeReply | None]  # aligned with the requests; None = never finished
     stopped: str | None  # why the run stopped early, else None
     calls_made: int  # attempts sent to the judge (cache hits excluded)
+    # --batch: the batches still running at the provider when the run stopped -> None when recorded in the cache
+    # (a rerun collects them), else why not
+    left_running: dict[str, str | None] = field(default_factory=dict)

@@ -102,11 +102,15 @@ class RunState:
         """Commit an answer to the cache. A failed write (disk full, read-only) sets
         cache_error: nothing new is sent, the answers received are kept in the replies,
         and the run stops once the calls in flight are done. False when it failed."""
+        return self.store_answer(key, reply, request.prompt_hash)
+
+    def store_answer(self, key: str | None, reply: JudgeReply, prompt_hash: str) -> bool:
+        """store() by prompt hash (the batch path stores answers for requests not in this run too)."""
         if self.cache is None or self.cache_error or key is None or reply.text is None:
             return self.cache_error is None
         reply = scrub_reply(reply, self.secrets)
         try:
-            self.cache.put(key, reply, judge=self.judge.id, prompt_hash=request.prompt_hash,
+            self.cache.put(key, reply, judge=self.judge.id, prompt_hash=prompt_hash,
                            endpoint=served_endpoint(self.judge))
         except (sqlite3.Error, OSError) as exc:
             self.cache_broken(exc)

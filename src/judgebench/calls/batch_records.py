@@ -1,0 +1,115 @@
+"""The batches a `--batch` run left running at the provider, recorded in the cache folder so that a rerun
+collects their answers instead of submitting (and paying for) the same requests again.
+
+    folder = records_folder(cache.directory)
+    record = BatchRecord("batch_abc", identity_hash(judge.cache_identity()), {key: prompt_hash}, time.time())
+    write_record(folder, record)                   # right after the batch is created
+    for path, record in matching_records(folder, digest, pending_keys): ...
+    drop_record(path)                              # once collected (or unknown to the provider)
+
+One small JSON file per batch under `<cache dir>/batches/`, written atomically (core/files.write_atomic): the batch
+id, the judge id and the sha256 of its cache identity (only the same judge configuration reuses a batch), the cache
+keys it holds with their prompt hashes, the creation time. No key, no header: the identity is hashed, as in the
+cache. Several runs may share the cache: reading tolerates a record removed meanwhile, and removing one already
+removed is not an error (two runs collecting the same batch both store the same answers, neither pays again).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judgebench.core.files import write_atomic
+
+FOLDER = "batches"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class BatchRecord:
+    """A batch submitted and not collected yet: `requests` maps each cache key it holds to its prompt hash."""
+
+    batch_id: str
+    identity: str
+    requests: dict[str, str]
+    created: float
+    judge: str = ""
+
+
+def records_folder(cache_dir: Path) -> Path:
+    return cache_dir / FOLDER
+
+
+def identity_hash(identity: dict[str, Any]) -> str:
+    """sha256 over the canonical JSON of a judge's cache identity (as cache.cache_key writes it)."""
+    blob = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def record_path(folder: Path, batch_id: str) -> Path:
+    """The record's file: named by a hash of the batch id (a provider's id may hold any character)."""
+    return folder / f"{hashlib.sha256(batch_id.encode('utf-8')).hexdigest()[:32]}.json"
+
+
+def write_record(folder: Path, record: BatchRecord) -> Path:
+    """Write `record` atomically; an OSError (a full disk) is the caller's to report."""
+    path = record_path(folder, record.batch_id)
+    data = {"version": VERSION, "batch_id": record.batch_id, "judge": record.judge, "identity": record.identity,
+            "created": record.created, "requests": record.requests}
+    write_atomic(path, json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n")
+    return path
+
+
+def read_record(path: Path) -> BatchRecord | None:
+    """The record in `path`; None when it is gone (another run collected it) or unreadable (said in one line)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        _note(f"batch record {path} is unreadable ({type(exc).__name__}): ignored")
+        return None
+    record = _parse(data)
+    if record is None:
+        _note(f"batch record {path} is not a batch record of this judgebench: ignored")
+    return record
+
+
+def _parse(data: Any) -> BatchRecord | None:
+    if not isinstance(data, dict) or data.get("version") != VERSION:
+        return None
+    batch_id, identity, requests, created = (data.get(k) for k in ("batch_id", "identity", "requests", "created"))
+    if not (isinstance(batch_id, str) and batch_id and isinstance(identity, str) and isinstance(requests, dict)):
+        return None
+    if not isinstance(created, (int, float)) or not all(isinstance(v, str) for v in requests.values()):
+        return None
+    return BatchRecord(batch_id, identity, {str(k): v for k, v in requests.items()}, float(created),
+                       str(data.get("judge") or ""))
+
+
+def matching_records(folder: Path, identity: str, keys: set[str] | None) -> list[tuple[Path, BatchRecord]]:
+    """The records of this judge identity holding any of `keys` (None: every one), oldest first."""
+    if not folder.is_dir():
+        return []
+    found = []
+    for path in sorted(folder.glob("*.json")):
+        record = read_record(path)
+        if record is not None and record.identity == identity and (keys is None or keys.intersection(record.requests)):
+            found.append((path, record))
+    return sorted(found, key=lambda item: item[1].created)
+
+
+def drop_record(path: Path) -> None:
+    """Remove a collected record; one another run removed already is fine."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        _note(f"batch record {path} could not be removed ({exc.strerror}); a rerun collects it again (no new cost)")
+
+
+def _note(line: str) -> None:
+    print(f"judgebench: {line}", file=sys.stderr, flush=True)
