@@ -123,7 +123,9 @@ def test_nested_and_escaped_secrets_a_server_echoes_never_reach_disk(tmp_path, t
     server = ThreadingHTTPServer(("127.0.0.1", 0), WholeBodyEcho)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        base = f"http://127.0.0.1:{server.server_address[1]}/v1?sig={SPACED.replace(' ', '%20')}"
+        # a query string on the litellm transport is refused (litellm puts the path after it): openai's only
+        query = f"?sig={SPACED.replace(' ', '%20')}" if transport == "openai" else ""
+        base = f"http://127.0.0.1:{server.server_address[1]}/v1{query}"
         args = (f'api_base={base},api_key=x,transport={transport},extra_body={{"api_key": "{NESTED}"}},'
                 f"user={SHAPED},client_secret={QUOTED},db_password={ACCENTED}")
         run = tmp_path / "run"
@@ -136,7 +138,8 @@ def test_nested_and_escaped_secrets_a_server_echoes_never_reach_disk(tmp_path, t
     samples = (run / "samples.jsonl").read_text(encoding="utf-8")
     assert "[[A]] /v1" in samples  # the echo is kept, scrubbed
     escaped = [json.dumps(s)[1:-1] for s in (QUOTED, ACCENTED)]
-    forms = (NESTED, SHAPED, QUOTED, ACCENTED, *escaped, SPACED, SPACED.replace(" ", "+"), SPACED.replace(" ", "%20"))
+    spaced = (SPACED, SPACED.replace(" ", "+"), SPACED.replace(" ", "%20")) if query else ()
+    forms = (NESTED, SHAPED, QUOTED, ACCENTED, *escaped, *spaced)
     written = [(str(p), s) for p in tmp_path.rglob("*") if p.is_file() for s in forms
                if s.encode() in p.read_bytes() or json.dumps(s).encode() in p.read_bytes()]
     assert written == [] and not [s for s in forms if s in out.out + out.err]
