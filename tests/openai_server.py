@@ -98,6 +98,7 @@ class Behaviour:
     # batch API (/v1/files, /v1/batches): a batch ends `batch_status` once `batch_delay_s`
     # has passed since it was created; only its first `batch_answer_limit` lines get an answer
     batch_delay_s: float = 0.1
+    batch_create_delay_s: float = 0.0  # POST /v1/batches answers this long after the batch is made (a slow create)
     batch_status: str = "completed"
     batch_answer_limit: int | None = None
     # reasoning judges: the answer's finish_reason; reasoning text returned as
@@ -443,6 +444,8 @@ class _App:
                 "_lines": lines,
             }
             self.batch_started[batch_id] = now
+        if self.default.batch_create_delay_s:  # made at the provider, its answer slow to come
+            await asyncio.sleep(self.default.batch_create_delay_s)
         return web.json_response(self._public_batch(self.batches[batch_id]))
 
     @staticmethod

@@ -370,3 +370,59 @@ def test_a_stopped_batch_run_without_cache_keeps_no_record(tmp_path: Path) -> No
     assert "batch batch_1 keeps running at the provider, unrecorded (--no-cache" in err, err
     assert "rerunning submits them again" in err
     assert not (tmp_path / "cache" / "batches").exists()
+
+
+@pytest.mark.slow
+def test_a_stop_while_the_batch_is_created_records_it_and_the_rerun_collects_it(tmp_path: Path) -> None:
+    """A third attack: a stop while the provider was creating the batch left it made and unrecorded ("no new batch
+    submitted"), and the rerun paid for the requests again in a second batch. The create's answer is waited for
+    now (at most --timeout) and the batch recorded: one batch in all."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=0.05, batch_create_delay_s=3)) as server:
+        err = stopped_batch_run(server, tmp_path, "stopped")  # SIGTERM 0.3 s after the batch is made
+        assert "batch batch_1 keeps running at the provider (recorded in the cache)" in err, err
+        assert len(batch_records(tmp_path / "cache")) == 1
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05))
+        assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 0
+        assert len(server._app.batches) == 1  # type: ignore[union-attr]
+        assert server.stats().duplicate_answers() == 0 and batch_records(tmp_path / "cache") == []
+
+
+def test_a_create_that_times_out_is_not_retried(tmp_path: Path, capsys) -> None:
+    """A third attack: a create that timed out was retried, and each attempt made a paid batch (three from one
+    run). It is tried once; the stop says the batch may exist at the provider."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_create_delay_s=3)) as server:
+        code = run(server, tmp_path, "out", "--batch", "--batch-poll-s", "0.02", "--timeout", "1", "--max-retries", "2")
+        made = len(server._app.batches)  # type: ignore[union-attr]
+    err = capsys.readouterr().err
+    assert code == 1 and made == 1, (made, err)
+    assert "batch API error (create)" in err and "the provider may have created the batch anyway" in err, err
+
+
+def test_a_query_in_api_base_is_refused_for_batch_before_the_data_is_loaded(tmp_path: Path, capsys) -> None:
+    """A third attack: the batch path goes through litellm whatever the transport, which put the path after the
+    query: the data loaded, then the upload failed with a 404."""
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        code = main(["run", "--tasks", "sciarena_eval", "--judge", "openai/judge-x", "--judge-args",
+                     f"api_base={server.api_base}?token=SECRETtok123,api_key={SECRET}", "--dataset-path",
+                     str(data_file(tmp_path)), "--output-path", str(tmp_path / "out"), "--batch", "--quiet"])
+        sent = server.stats().total + len(server._app.files)  # type: ignore[union-attr]
+    err = capsys.readouterr().err
+    assert code == 2 and sent == 0 and "has a query string" in err and "SECRETtok123" not in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_linked_or_oversized_record_is_not_read(tmp_path: Path, capsys) -> None:
+    """A third attack: a record linked to another file was read (as root, /etc/shadow), and a 200 MB record cost
+    19 s; neither is read now, each said once."""
+    from judgebench.calls import batch_records
+
+    target = tmp_path / "elsewhere.json"
+    target.write_text("{}")
+    (tmp_path / "linked.json").symlink_to(target)
+    assert batch_records.read_record(tmp_path / "linked.json") is None
+    big = tmp_path / "big.json"
+    with big.open("wb") as handle:
+        handle.truncate(batch_records.RECORD_MAX_BYTES + 1)
+    assert batch_records.read_record(big) is None
+    err = capsys.readouterr().err
+    assert err.count("is a link or larger than 64 MB: ignored") == 2, err

@@ -338,3 +338,19 @@ def test_two_fingerprints_told_apart_only_by_a_hidden_part_are_two_endpoints():
         assert a not in json.dumps(one.cache_identity())
     plain = judge("cluster-east")  # nothing hidden: the identity it always had
     assert "endpoint_fingerprint_sha256" not in plain.cache_identity()
+
+
+def test_the_fourth_attacks_cases_on_the_error_line_scrub():
+    from judgebench.core.secrets import command_line_secrets, scrub_error_line
+
+    # a file's name after an @ is no host: nothing of the URL is a secret
+    for kept in ("https://example.com/data/pairs@2024.jsonl", "s3://bucket/path/file@v2.parquet"):
+        assert redact_url(kept) == kept and command_line_secrets([kept]) == []
+    # a local server's placeholder key (letters alone, short) is left in the words it makes
+    assert scrub_error_line("dd1: split 'test' does not exist", command_line_secrets(["api_key=test"])) == \
+        "dd1: split 'test' does not exist"
+    assert scrub_error_line("no leaderboard written: none of", command_line_secrets(["api_key=none"])) == \
+        "no leaderboard written: none of"
+    # a percent-encoded password is scrubbed as a library decodes it
+    url = "https://u:p%40ssW0rd99@host.com/d.jsonl"
+    assert scrub_error_line("password p@ssW0rd99 refused", command_line_secrets([url])) == "password *** refused"

@@ -47,6 +47,7 @@ import json
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,10 @@ def check_batch_judge(judge: Judge) -> LiteLLMJudge:
             f"--batch: provider {provider!r} of judge {judge.id} is not supported "
             f"(batch APIs are used for {', '.join(p + '/' for p in BATCH_PROVIDERS)} only)"
         )
+    base = str(judge.public_args().get("api_base") or "")
+    if "?" in base:  # (litellm puts the path after the query: the upload failed with a 404 once the data was loaded)
+        raise JudgebenchError(f"--batch: api_base {base} has a query string, which the batch API's calls (through "
+                              "litellm) put before the path they add; leave it out for --batch")
     return judge
 
 
@@ -158,7 +163,7 @@ class _BatchRun(RunState):
         return {**self.judge.client_args(), "timeout": self.options.timeout_s}
 
     async def _call(self, what: str, fn: Callable[..., Awaitable[Any]], *, unknown: bool = False,
-                    **kwargs: Any) -> Any:
+                    retries: bool = True, **kwargs: Any) -> Any:
         """One litellm call under the retry policy; a permanent error (or the last retry)
         raises _BatchStop, which stops the run with the scrubbed message. `unknown`: a 404
         (a batch or file the provider does not know, or no longer) raises _UnknownBatch."""
@@ -169,7 +174,8 @@ class _BatchRun(RunState):
             return self.judge.classify_error(exc)
 
         try:
-            return await with_retries(lambda: fn(**kwargs), classify, self.options)
+            options = self.options if retries else replace(self.options, max_retries=0)
+            return await with_retries(lambda: fn(**kwargs), classify, options)
         except _UnknownBatch:
             raise
         except JudgeCallError as error:
@@ -234,9 +240,9 @@ class _BatchRun(RunState):
         if folder is None:
             return pending
         left = set(pending)
-        self._drop_settled(folder, left)
-        for path, record in matching_records(folder, self.digest, left):
-            if not left.intersection(record.requests):  # answered by a batch collected before it
+        records = self._without_settled(matching_records(folder, self.digest, None), left)  # (read once: a bad
+        for path, record in records:  # record was reported twice)
+            if not left.intersection(record.requests):  # none of it pending, or answered by a batch collected before
                 continue
             answered = await self._collect_record(record, groups, left, bar, len(pending) - len(left))
             if answered is None or self.cache_error is None:  # kept if its answers could not be stored
@@ -244,15 +250,18 @@ class _BatchRun(RunState):
             left -= answered or set()
         return [key for key in pending if key in left]
 
-    def _drop_settled(self, folder: Path, pending: set[str]) -> None:
-        """Drop the records of this judge none of whose keys is missing from the cache (a run stopped between
+    def _without_settled(self, records: list[tuple[Path, BatchRecord]],
+                         pending: set[str]) -> list[tuple[Path, BatchRecord]]:
+        """`records` less those none of whose keys is missing from the cache, dropped (a run stopped between
         storing a batch's answers and removing its record)."""
-        if self.cache is None:
-            return
-        for path, record in matching_records(folder, self.digest, None):
+        kept = []
+        for path, record in records:
             keys = list(record.requests)
-            if pending.isdisjoint(keys) and len(self.cache.get_many(keys)) == len(keys):
+            if self.cache is not None and pending.isdisjoint(keys) and len(self.cache.get_many(keys)) == len(keys):
                 drop_record(path)
+            else:
+                kept.append((path, record))
+        return kept
 
     async def _collect_record(
         self, record: BatchRecord, groups: dict[str, list[int]], left: set[str], bar: Progress | None, base: int
@@ -304,19 +313,21 @@ class _BatchRun(RunState):
             purpose="batch",
             **kwargs,
         )
-        batch = await self._call(
-            "create",
-            litellm.acreate_batch,
-            completion_window="24h",
-            endpoint=ENDPOINT,
-            input_file_id=uploaded.id,
-            metadata={"created_by": "judgebench"},
-            **kwargs,
-        )
+        hashes = {key: self.requests[groups[key][0]].prompt_hash for key in pending}
+        indices = [i for key in pending for i in groups[key]]
+        create = asyncio.ensure_future(self._create(litellm, uploaded.id, kwargs))
+        try:
+            batch = await asyncio.shield(create)
+        except asyncio.CancelledError:  # a stop while the provider creates the batch: its answer is waited for
+            # (at most --timeout) and recorded, so that a rerun collects it (it was created unrecorded, and paid twice)
+            batch = await self._created_after_stop(create)
+            if batch is not None:
+                self.calls_made += len(pending)
+                self._left_at_stop(batch, indices, recorded=self._write_record(batch.id, hashes) is not None)
+            raise
         self.calls_made += len(pending)
-        path = self._write_record(batch.id, {key: self.requests[groups[key][0]].prompt_hash for key in pending})
-        batch = await self._poll(batch, [i for key in pending for i in groups[key]], bar, base, len(pending),
-                                 recorded=path is not None)
+        path = self._write_record(batch.id, hashes)
+        batch = await self._poll(batch, indices, bar, base, len(pending), recorded=path is not None)
         latency = time.monotonic() - started
         results = await self._download(batch, {key: self.requests[groups[key][0]].prompt_hash for key in pending},
                                        latency)
@@ -334,6 +345,32 @@ class _BatchRun(RunState):
         if bar is not None:
             failed = sum(1 for k in pending if results.get(k) is None or results[k].text is None)
             bar.advance_to(base + len(pending), status=status, failed=failed)
+
+    async def _create(self, litellm: Any, file_id: str, kwargs: dict[str, Any]) -> Any:
+        """Create the batch: once, never retried (a create that timed out may have made a batch at the provider,
+        and each retry made another, all paid: an outside attack saw three from one run). A failure stops the run
+        and says the batch may exist."""
+        try:
+            return await self._call("create", litellm.acreate_batch, retries=False, completion_window="24h",
+                                    endpoint=ENDPOINT, input_file_id=file_id, metadata={"created_by": "judgebench"},
+                                    **{**kwargs, "max_retries": 0})  # (the SDK under litellm retried it too)
+        except _BatchStop as stop:
+            raise _BatchStop(f"{stop}; the provider may have created the batch anyway (input file {file_id}): look "
+                             "at its batches before rerunning, which submits the requests again") from None
+
+    async def _created_after_stop(self, create: asyncio.Future[Any]) -> Any:
+        """The batch a create under way at a stop made, or None (it failed, or took longer than --timeout)."""
+        try:
+            return await asyncio.wait_for(create, self.options.timeout_s)
+        except (asyncio.TimeoutError, asyncio.CancelledError, _BatchStop):
+            return None
+
+    def _left_at_stop(self, batch: Any, indices: list[int], *, recorded: bool) -> None:
+        """A batch created as the run stopped: its requests wait in it, in flight, and it is named as left running."""
+        self.in_flight.update(indices)
+        for index in indices:
+            self.in_batch[index] = batch.id
+        self.left_running[batch.id] = None if recorded else self.unrecorded_why
 
     def _write_record(self, batch_id: str, requests: dict[str, str]) -> Path | None:
         """Record a new batch in the cache folder (None: no cache, or the write failed, said in one line)."""
@@ -356,10 +393,7 @@ class _BatchRun(RunState):
         """Retrieve `batch` every batch_poll_s until it ends; its requests of this run (`indices`) are in flight
         meanwhile (a stop labels them so, and names the batch as left running)."""
         litellm = import_litellm()
-        self.in_flight.update(indices)
-        for index in indices:
-            self.in_batch[index] = batch.id
-        self.left_running[batch.id] = None if recorded else self.unrecorded_why
+        self._left_at_stop(batch, indices, recorded=recorded)
         while _get(batch, "status") not in TERMINAL:
             await asyncio.sleep(self.options.batch_poll_s)
             batch = await self._call("retrieve", litellm.aretrieve_batch, batch_id=batch.id, **self._client_kwargs())

@@ -64,9 +64,17 @@ def write_record(folder: Path, record: BatchRecord) -> Path:
     return path
 
 
+RECORD_MAX_BYTES = 64 << 20  # a batch API takes at most 50,000 requests: about 7 MB of keys and prompt hashes
+
+
 def read_record(path: Path) -> BatchRecord | None:
-    """The record in `path`; None when it is gone (another run collected it) or unreadable (said in one line)."""
+    """The record in `path`; None when it is gone (another run collected it) or unreadable (said in one line). A
+    link or a file larger than any record this judgebench writes is not read (an attack planted a link to
+    /etc/shadow, and a 200 MB record cost 19 s)."""
     try:
+        if path.is_symlink() or path.stat().st_size > RECORD_MAX_BYTES:
+            _note(f"batch record {path} is a link or larger than {RECORD_MAX_BYTES >> 20} MB: ignored")
+            return None
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None

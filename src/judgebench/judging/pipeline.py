@@ -95,6 +95,10 @@ def run_task(request: RunRequest) -> RunSummary:
     judge = request.judge_object or make_judge(request.judge, request.judge_args, seed=request.seed)
     judge.preflight()
     check_cache(judge, request.runner)
+    if request.runner.batch:  # a judge no batch API takes: before the data is loaded
+        from judgebench.calls.batch import check_batch_judge
+
+        check_batch_judge(judge)
     warn_of_replacing(request, spec.name, judge.id, configuration_hash(judge, template.sha256, request.runner.reask))
     try:
         with fast_path(judge, request.runner) as plan:  # performance only: judging/fastpath.py
