@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -54,6 +53,7 @@ from typing import Any
 from judgebench.calls.batch_records import (
     BatchRecord,
     drop_record,
+    note,
     identity_hash,
     matching_records,
     records_folder,
@@ -275,7 +275,7 @@ class _BatchRun(RunState):
             batch = await self._poll(batch, [i for key in mine for i in groups[key]], bar, base, len(mine), recorded=True)
             results = await self._download(batch, record.requests, time.time() - record.created, recorded=True)
         except _UnknownBatch as unknown:
-            _note(f"batch {record.batch_id} of an earlier run is unknown to the provider ({unknown}): its record "
+            note(f"batch {record.batch_id} of an earlier run is unknown to the provider ({unknown}): its record "
                   f"is dropped and its {len(mine)} requests of this run are submitted again")
             self._not_waiting([i for key in mine for i in groups[key]], record.batch_id)
             return None
@@ -287,7 +287,7 @@ class _BatchRun(RunState):
         if bar is not None:
             bar.advance_to(base + len(mine) - missing, status=_get(batch, "status"))
         if missing:
-            _note(f"batch {record.batch_id} of an earlier run ended {_get(batch, 'status')} without an answer for "
+            note(f"batch {record.batch_id} of an earlier run ended {_get(batch, 'status')} without an answer for "
                   f"{missing} requests of this run: they are submitted again")
         return set(results)
 
@@ -383,7 +383,7 @@ class _BatchRun(RunState):
             return write_record(folder, record)
         except OSError as exc:
             self.unrecorded_why = f"its record could not be written: {exc.strerror}"
-            _note(f"batch {batch_id}: its record could not be written in {folder} ({exc.strerror}); the run goes on, "
+            note(f"batch {batch_id}: its record could not be written in {folder} ({exc.strerror}); the run goes on, "
                   "but a stop now leaves its answers uncollected")
             return None
 
@@ -483,10 +483,6 @@ class _BatchRun(RunState):
             attempts=1,
             **response_details(body),
         )
-
-
-def _note(line: str) -> None:
-    print(f"judgebench: {line}", file=sys.stderr, flush=True)
 
 
 def _get(obj: Any, name: str) -> Any:

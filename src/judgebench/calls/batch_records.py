@@ -73,17 +73,17 @@ def read_record(path: Path) -> BatchRecord | None:
     /etc/shadow, and a 200 MB record cost 19 s)."""
     try:
         if path.is_symlink() or path.stat().st_size > RECORD_MAX_BYTES:
-            _note(f"batch record {path} is a link or larger than {RECORD_MAX_BYTES >> 20} MB: ignored")
+            note(f"batch record {path} is a link or larger than {RECORD_MAX_BYTES >> 20} MB: ignored")
             return None
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
-        _note(f"batch record {path} is unreadable ({type(exc).__name__}): ignored")
+        note(f"batch record {path} is unreadable ({type(exc).__name__}): ignored")
         return None
     record = _parse(data)
     if record is None:
-        _note(f"batch record {path} is not a batch record of this judgebench: ignored")
+        note(f"batch record {path} is not a batch record of this judgebench: ignored")
     return record
 
 
@@ -116,8 +116,9 @@ def drop_record(path: Path) -> None:
     try:
         path.unlink(missing_ok=True)
     except OSError as exc:
-        _note(f"batch record {path} could not be removed ({exc.strerror}); a rerun collects it again (no new cost)")
+        note(f"batch record {path} could not be removed ({exc.strerror}); a rerun collects it again (no new cost)")
 
 
-def _note(line: str) -> None:
+def note(line: str) -> None:
+    """One line on stderr, as judgebench's notes are written (the batch path's)."""
     print(f"judgebench: {line}", file=sys.stderr, flush=True)
