@@ -97,6 +97,21 @@ def test_retry_after_is_honoured(tmp_path: Path) -> None:
     assert log[1].started - log[0].ended >= 0.55  # type: ignore[operator]
 
 
+@pytest.mark.parametrize("worker", ["1", "0"])
+def test_the_progress_bar_says_why_calls_wait(tmp_path: Path, capfd: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch, worker: str) -> None:
+    """A run held up by a 429's Retry-After looked stuck: the bar now shows how many requests wait for a retry and
+    why, in this process and from the call worker, and stops showing it once they were retried."""
+    monkeypatch.setenv("JUDGEBENCH_CALL_WORKER", worker)
+    with FakeOpenAIServer(Behaviour(script=(429,), retry_after_s=1.0)) as server:
+        out = run_requests([judge_request(0)], judge_for(server), fast(tmp_path, progress=True), verdict_parses)
+    assert out.replies[0] is not None and out.replies[0].text == "[[A]]"
+    frames = capfd.readouterr().err.replace("\r", "\n").splitlines()
+    waiting = [f for f in frames if "retrying=1 (RateLimitError, retry in 1 s)" in f]
+    assert waiting and "0/1" in waiting[0], frames
+    assert "retrying" not in [f for f in frames if "1/1" in f][-1], frames
+
+
 @pytest.mark.parametrize("status", [400, 401, 403, 404])
 def test_permanent_4xx_stops_the_run_at_once(tmp_path: Path, status: int) -> None:
     requests = [judge_request(i) for i in range(200)]

@@ -93,6 +93,8 @@ class LiveRun(RunState):
         self.tpm: TokenBucket | None = None
         self.draining = False  # finish the calls in flight, start no new ones
         self.retrying: set[int] = set()  # requests waiting for their retry (in_flight, no request under way)
+        self.wait_note = ""  # why the latest of them waits, and how long (the progress bar shows it)
+        self.on_waiting: Callable[[str | None], None] | None = None  # the call worker's: the parent's bar shows it
         self.pid = os.getpid()
         self.budget = Budget(judge, options.max_cost) if options.max_cost is not None else None
 
@@ -167,11 +169,24 @@ class LiveRun(RunState):
             if self.draining:
                 raise _Drained(last_error)
             retry += 1
+            delay = backoff_delay(retry, error, self.options)
             self.retrying.update(indices)
+            self._show_waiting(f"{str(error).split(':')[0][:40]}, retry in {delay:.0f} s")
             try:
-                await self._backoff(backoff_delay(retry, error, self.options))
+                await self._backoff(delay)
             finally:
                 self.retrying.difference_update(indices)
+                self._show_waiting()
+
+    def _show_waiting(self, note: str | None = None) -> None:
+        """Show on the progress bar how many requests wait for a retry and why the latest one waits (`note`), or
+        nothing once none waits: a run held up by a 429's Retry-After looked stuck."""
+        self.wait_note = note or self.wait_note
+        shown = f"{len(self.retrying)} ({self.wait_note})" if self.retrying else None
+        if self.on_waiting is not None:
+            self.on_waiting(shown)
+        elif self.progress is not None:
+            self.progress.waiting(shown)
 
     async def _backoff(self, seconds: float) -> None:
         """The wait before a retry, cut short when the run drains: a stop waits for the attempts under way, not for

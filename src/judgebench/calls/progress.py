@@ -18,6 +18,7 @@ class Progress:
         no_tqdm_monitor()
         self.bar = tqdm(total=total, desc=desc, unit="call", dynamic_ncols=True)
         self.counts = {"invalid": 0, "failed": 0, "cached": 0}
+        self.retrying: str | None = None  # requests waiting for a retry, and why (live.py)
 
     def add(self, reply: JudgeReply, parseable: bool, count: int = 1) -> None:
         """`count` requests finished with `reply` (parseable: its text has a verdict)."""
@@ -28,7 +29,16 @@ class Progress:
         if reply.cached:
             self.counts["cached"] += count
         self.bar.update(count)
-        self.bar.set_postfix(refresh=False, **self.counts)
+        self.bar.set_postfix(refresh=False, **self._postfix())
+
+    def waiting(self, retrying: str | None) -> None:
+        """Show how many requests wait for a retry and why (`3 (RateLimitError, retry in 45 s)`), or None."""
+        if retrying != self.retrying:  # (redrawn at each change: a later one may not come for the wait's length)
+            self.retrying = retrying
+            self.bar.set_postfix(refresh=True, **self._postfix())
+
+    def _postfix(self) -> dict[str, Any]:
+        return self.counts if self.retrying is None else {**self.counts, "retrying": self.retrying}
 
     def advance_to(self, done: int, **status: Any) -> None:
         """Move the bar to `done` (never back) and show `status` (the batch path)."""

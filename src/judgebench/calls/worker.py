@@ -164,6 +164,10 @@ class _Collector:
                 self.run.progress.add(reply, parseable)
             return
         message = json.loads(line)
+        if "waiting" in message:  # requests waiting for a retry, and why: for the progress bar
+            if self.run.progress is not None:
+                self.run.progress.waiting(message["waiting"])
+            return
         if "draining" in message or "done" in message:  # the calls still in flight: sent, and not waited for
             self.run.in_flight.update(self.indices[i] for i in message.get("in_flight", ()))
         if "done" in message:
@@ -333,6 +337,7 @@ def _worker_main(
         run.replied = replied  # the parent's answers from the cache: the endpoint's state is not judged by them
         run.shared_calls = shared_calls
         run.on_finish = lambda i, reply: send(b"R %d %s\n" % (i, reply.model_dump_json().encode("utf-8")))
+        run.on_waiting = lambda retrying: send({"waiting": retrying})
         loop = asyncio.get_running_loop()
         acknowledging: list[asyncio.Task[None]] = []
 
