@@ -44,7 +44,7 @@ from judgebench.calls.policy import (
 )
 from judgebench.calls.state import RunState
 from judgebench.calls.totals import Totals, reask_messages
-from judgebench.core.records import IN_FLIGHT, JudgeReply, JudgeRequest
+from judgebench.core.records import RETRIES_CUT, JudgeReply, JudgeRequest
 from judgebench.judges.base import Judge, JudgeCallError
 
 CLAIM_POLL_S = 0.1
@@ -275,7 +275,7 @@ class LiveRun(RunState):
         except _Drained as drained:
             # the run is stopping: keep what was paid for (an answer, or the last error); a call whose retry the
             # stop cut short is in flight at the stop, as the call worker's path records it (it said "gave up")
-            cut = None if drained.error is None else f"{IN_FLIGHT} (the stop cut its retries short; last error: {drained.error})"
+            cut = None if drained.error is None else RETRIES_CUT.format(error=drained.error)
             if totals.texts or cut is not None:
                 self.record(item.indices, totals.reply(error=cut))
             raise

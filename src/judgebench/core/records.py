@@ -61,6 +61,7 @@ Status = Literal["ANSWERED", "INVALID", "FAILED"]
 Failure = Literal["error", "not_attempted", "in_flight", "unrecorded"]
 NOT_ATTEMPTED = "not attempted: the run stopped before this call ({reason})"
 IN_FLIGHT = "in flight when the run stopped: sent, its answer not waited for"
+RETRIES_CUT = IN_FLIGHT + " (the stop cut its retries short; last error: {error})"  # in flight too: its wait
 STOPPED_FAILURES = ("not_attempted", "in_flight")  # a stopped (partial) run's unfinished judgments
 UNRECORDED = "no recorded answer for prompt {hash}"
 Order = Literal["AB", "BA"]
