@@ -254,6 +254,7 @@ def test_undo_takes_back_only_ones_own_last_vote_within_the_window_and_skips_kee
         pid = _field(_page(base, ann), "pair_id")
         assert post_vote(base, ann, {"pair_id": pid, "round": "1", "vote_id": "vote-ann-1", "choice": "LEFT"})[0] == 200
         assert _post(base, other, "/undo", {"vote_id": "vote-ann-1"})[0] == 409  # not theirs
+        assert _post(base, ann, "/undo", {}) == (400, {"error": "vote_id missing: send the vote_id of the vote to undo"})
         assert _post(base, ann, "/undo", {"vote_id": "vote-ann-1"}) == (200, {"status": "undone"})
         assert store.votes() == [] and _field(_page(base, ann), "pair_id") == pid  # the pair comes back
         assert post_vote(base, ann, {"pair_id": pid, "round": "1", "vote_id": "vote-ann-2", "choice": "RIGHT"})[0] == 200

@@ -398,6 +398,8 @@ def _skip(voting: Voting, who: Annotator, form: dict[str, str]) -> str:
 
 def _undo(voting: Voting, who: Annotator, form: dict[str, str]) -> str:
     vote_id = form.get("vote_id", "")
+    if not vote_id:  # (a script without it was told its vote could not be undone any more)
+        raise VoteError("vote_id missing: send the vote_id of the vote to undo")
     if not voting.store.undo(who.name, vote_id, voting.undo_window_s):
         raise VoteError("only your last vote can be undone, within a minute of casting it", 409)
     return "undone"
