@@ -200,6 +200,42 @@ def test_votes_are_idempotent_tokens_required_and_export_reads_back(kind: str, t
     assert votes[0].slices == {"field": "phys"} and votes[0].comment == "clear" and majority_label([votes[0].choice]) == rows[0]["choice"]
 
 
+def test_a_mistyped_db_tag_or_link_address_is_refused_before_anything_is_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new user's walkthrough: --export and --add-annotator on a misspelt --db made an empty database (0 votes
+    written, or a link into a database no server reads, exit 0); a misspelt --expertise tag routed its annotator no
+    pair ("All done" before any vote); links named port 0 or 0.0.0.0, which no browser opens."""
+    monkeypatch.chdir(tmp_path)
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps({k: v for k, v in p.items() if k != "slices"} | {"field": "Physics"}) + "\n"
+                             for p in pair_rows(2)))
+
+    def refused(*argv: str) -> str:
+        assert main(["annotate", *argv]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1, err
+        return err[0]
+
+    assert "--db votes.sqllite: no such database" in refused("--db", "votes.sqllite", "--export", "x.jsonl")
+    assert "no such database" in refused("--db", "votes.sqllite", "--add-annotator", "eve")
+    assert "no such database" in refused("--db", "votes.sqllite")  # serving: it left an empty file behind
+    assert not list(tmp_path.glob("votes.sqllite*")) and not (tmp_path / "x.jsonl").exists()
+    assert main(["annotate", str(pairs), "--db", "votes.sqlite", "--add-annotator", "boss", "--admin"]) == 0
+    capsys.readouterr()
+    error = refused("--db", "votes.sqlite", "--add-annotator", "frank", "--expertise", "phyiscs")
+    assert error.startswith("judgebench: error: --expertise phyiscs: no stored pair has it") and "did you mean physics?" in error
+    assert "--port 0: " in refused("--db", "votes.sqlite", "--add-annotator", "hank", "--port", "0")
+    assert "--host 0.0.0.0: " in refused("--db", "votes.sqlite", "--add-annotator", "ivy", "--host", "0.0.0.0")
+    assert "--public-url ftp://x: " in refused("--db", "votes.sqlite", "--new-link", "ivy", "--public-url", "ftp://x")
+    assert "--public-url goes with" in refused("--db", "votes.sqlite", "--public-url", "https://vote.example.org")
+    assert [a.name for a in Store(tmp_path / "votes.sqlite").annotators()] == ["boss"]  # none added by the refusals
+    assert main(["annotate", "--db", "votes.sqlite", "--add-annotator", "frank", "--expertise", "PHYSICS", "--host",
+                 "0.0.0.0", "--public-url", "https://vote.example.org/lab/"]) == 0
+    assert "\nhttps://vote.example.org/lab/t/" in capsys.readouterr().out
+    assert main(["annotate", "--db", "votes.sqlite", "--add-annotator", "gus", "--host", "::1", "--port", "8081"]) == 0
+    assert "\nhttp://[::1]:8081/t/" in capsys.readouterr().out
+
+
 def test_cli_annotate_loads_a_pairs_file_and_exports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text("".join(json.dumps({k: v for k, v in p.items() if k != "slices"} | {"field": "x"}) + "\n" for p in pair_rows(2)))

@@ -42,7 +42,8 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("annotate", help="serve a blind pairwise voting page; add annotators; export votes")
     p.add_argument("source", nargs="?", help="a pairs.jsonl from `judgebench pairs`, or a task name / task YAML")
     p.add_argument("--db", default="votes.sqlite", help="SQLite file (default votes.sqlite) or postgresql:// URL")
-    p.add_argument("--host", default="127.0.0.1", help="address to serve on (and in invite links)")
+    p.add_argument("--host", default="127.0.0.1", help="address to serve on (and in invite links); 0.0.0.0: every "
+                   "address of this machine (then give --public-url)")
     p.add_argument("--port", type=port_number, default=8080, help="0: any free port (printed)")
     p.add_argument("--target-votes", type=POSITIVE_INT, default=SERVING["target_votes"], help="round-1 votes wanted per pair")
     p.add_argument("--repeat-share", type=fraction, default=SERVING["repeat_share"],
@@ -62,6 +63,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--admin", action="store_true", help="with --add-annotator: may open /admin")
     p.add_argument("--new-link", metavar="NAME", help="a new invite link for an existing annotator (a lost or leaked "
                    "one): the old link and its sessions stop working; the votes stay theirs")
+    p.add_argument("--public-url", metavar="URL", help="with --add-annotator or --new-link: the address annotators "
+                   "reach the page at, for their links (e.g. https://vote.example.org); default http://HOST:PORT")
     p.add_argument("--export", type=OUTPUT_FILE, metavar="VOTES_JSONL", help="write the votes (votes.py layout) and exit")
     p.set_defaults(handler=cmd_annotate)
 
@@ -77,27 +80,33 @@ def cmd_annotate(args: argparse.Namespace) -> int:
         refuse_output_over_inputs([("--export", path) for path in exported_files(args.export)], inputs)
     if (args.admin or args.expertise.strip()) and args.add_annotator is None:  # (taken, and ignored: an attack)
         raise JudgebenchError("--admin and --expertise go with --add-annotator (a new link keeps the annotator's own)")
+    if args.public_url is not None and args.add_annotator is None and args.new_link is None:
+        raise JudgebenchError("--public-url goes with --add-annotator or --new-link (the links they print)")
     adding = args.add_annotator is not None  # (an empty name is a name given: refused, never a server started)
     if adding or args.new_link is not None or args.export:
         _no_serving_flags(args)
     name = (args.add_annotator or "").strip()  # checked before the database is made or pairs are loaded
     if adding and (not name or len(name) > 80 or not name.isprintable()):  # (a line break had split flagged.txt)
         raise JudgebenchError("--add-annotator: expected a name of 1-80 printable characters")
-    store = Store(args.db)
+    links = _link_base(args) if adding or args.new_link is not None else ""
+    store = Store(args.db, must_exist=not args.source)
     if args.source:
         _load_source(store, args)
     if adding:
         tags = [t.strip() for t in args.expertise.split(",") if t.strip()]
+        _check_expertise(tags, store)
         token = store.add_annotator(name, tags, admin=args.admin)
         print(f"annotator {name} added{' (admin)' if args.admin else ''}; invite link (shown once):")
-        print(f"http://{args.host}:{args.port}/t/{token}")
+        print(f"{links}/t/{token}")
     if args.new_link is not None:
         token = store.new_token(args.new_link)
         print(f"annotator {term_text(args.new_link)}: new invite link (shown once; the old one no longer works):")
-        print(f"http://{args.host}:{args.port}/t/{token}")
+        print(f"{links}/t/{token}")
     if args.export:
         from judgebench.human.annotate.export import export_votes
 
+        if not store.pairs():  # (an empty database exported 0 votes and an empty flagged list, without a word)
+            raise JudgebenchError(f"--db {store.shown}: holds no pairs, so no votes; is it the database served?")
         done = export_votes(store, args.export)
         agreement = "" if done.agreement is None else f"; self-consistency {done.agreement:.1%}"
         print(f"wrote {done.votes} votes to {args.export} and {done.repeats} repeats to {done.repeats_path}{agreement}")
@@ -106,6 +115,54 @@ def cmd_annotate(args: argparse.Namespace) -> int:
     if adding or args.new_link is not None or args.export:
         return 0
     return _serve(store, args)
+
+
+_EVERY_ADDRESS = {"0.0.0.0", "::", "[::]", ""}
+
+
+def _link_base(args: argparse.Namespace) -> str:
+    """Where invite links point: --public-url, else http://HOST:PORT when annotators can reach that (a link to port 0,
+    or to 0.0.0.0, the address that means every address of this machine, reaches no page)."""
+    if args.public_url is not None:
+        from urllib.parse import urlsplit
+
+        url = args.public_url.strip().rstrip("/")
+        try:
+            parts = urlsplit(url)
+            parts.port  # noqa: B018 - a port that is no number raises
+        except ValueError:
+            parts = None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment \
+                or parts.username is not None or parts.hostname in _EVERY_ADDRESS:
+            raise JudgebenchError(f"--public-url {term_text(args.public_url)}: expected http(s)://HOST[:PORT][/PATH], "
+                                  "the address annotators open the page at")
+        return url
+    if args.port == 0:
+        raise JudgebenchError("--port 0: a free port is picked when the page is served, so no link can name it; give the "
+                              "port you serve on (--port N) or --public-url")
+    if args.host.strip() in _EVERY_ADDRESS:
+        raise JudgebenchError(f"--host {args.host}: listens on every address of this machine, which is no address to "
+                              "open; give --public-url with the one annotators reach (e.g. http://vote.example.org:8080)")
+    host = f"[{args.host}]" if ":" in args.host and not args.host.startswith("[") else args.host
+    return f"http://{host}:{args.port}"
+
+
+def _check_expertise(tags: list[str], store: Any) -> None:
+    """Refuse an expertise tag that routes no stored pair (a typo, `phyiscs`, left its annotator with nothing to vote
+    on); with no pairs stored yet there is nothing to check against."""
+    from judgebench.human.annotate.assign import slice_values
+
+    pairs = store.pairs()
+    values = slice_values(pairs)
+    unknown = [tag for tag in tags if tag.casefold() not in values]
+    if pairs and unknown:
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0].casefold(), sorted(values), n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        shown = ", ".join(sorted(values)[:12]) + (", ..." if len(values) > 12 else "")
+        raise JudgebenchError(f"--expertise {term_text(unknown[0])}: no stored pair has it as a slice value, so no pair "
+                              f"would reach this annotator; {hint}slice values: {shown or 'none'}")
 
 
 def _no_serving_flags(args: argparse.Namespace) -> None:

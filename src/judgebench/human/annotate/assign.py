@@ -59,8 +59,12 @@ def routed(pair: dict[str, Any], expertise: tuple[str, ...]) -> bool:
     """Whether a pair is routed to an annotator with these expertise tags (none: every pair)."""
     if not expertise:
         return True
-    tags = {t.casefold() for t in expertise}
-    return any(str(v).casefold() in tags for v in pair.get("slices", {}).values())
+    return not slice_values([pair]).isdisjoint(t.casefold() for t in expertise)
+
+
+def slice_values(pairs: list[dict[str, Any]]) -> set[str]:
+    """Every slice value of these pairs, case-folded: what an expertise tag is matched against (`routed`)."""
+    return {str(v).casefold() for pair in pairs for v in pair.get("slices", {}).values()}
 
 
 def is_gold(pair: dict[str, Any]) -> bool:

@@ -91,7 +91,9 @@ def shown_url(location: str) -> str:
 class Store:
     """One votes database; `location` is a SQLite file path or a postgresql:// URL."""
 
-    def __init__(self, location: str | Path):
+    def __init__(self, location: str | Path, *, must_exist: bool = False):
+        """must_exist: refuse a SQLite path that names no file rather than make an empty database there (a typo in
+        `--db` of `--export` or `--add-annotator` wrote 0 votes, or printed a link into a database no server reads)."""
         self.location = str(location)
         self.postgres = self.location.startswith(("postgresql://", "postgres://"))
         self.shown = shown_url(self.location) if self.postgres else self.location
@@ -100,6 +102,9 @@ class Store:
             # URL's password)
             raise JudgebenchError(f"--db {shown_url(self.location)}: a database URL starts with postgresql:// (or "
                                   "postgres://); anything else is a SQLite file path")
+        if must_exist and not self.postgres and not Path(self.location).exists():
+            raise JudgebenchError(f"--db {self.location}: no such database; a votes database is made by loading pairs "
+                                  f"into it (judgebench annotate PAIRS.jsonl --db {self.location})")
         self._pairs: tuple[int, list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None
         self._local = threading.local()
         with self.connect(exclusive="schema") as db:  # one process at a time: two opening an older database
