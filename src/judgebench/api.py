@@ -232,6 +232,17 @@ def _shown_settings(key: str, settings: list[str], given: list[Any]) -> dict[str
     return shown
 
 
+def _refuse_near_miss(key: str) -> None:
+    """A swept key one letter off a known argument (`reasoning_efort`) is refused, where judge_args only warns: the
+    provider likely ignores it, so every setting answers alike and the curve is flat (a walkthrough: it ran, warned under
+    --judge-args, and exited 0). A name close to none is a provider's own and swept as given."""
+    from judgebench.judges.args import near_miss
+
+    if close := near_miss(key):
+        raise JudgebenchError(f"--sweep {key}: not an argument judgebench knows; did you mean {close}? (refused: a "
+                              "sweep over an argument the provider ignores draws a flat curve)")
+
+
 def _told(on_warning: Callable[[str], None] | None) -> Callable[[str], None]:
     """Where a call's warnings go: the caller's `on_warning`, else Python's warnings module (JudgebenchWarning,
     shown once per message by the default filters)."""
@@ -421,6 +432,7 @@ def sweep(
     if not settings or len(set(settings)) != len(settings):
         raise JudgebenchError(f"sweep: give distinct values of {key}")
     shown = _shown_settings(key, settings, given)  # a URL's userinfo and query values: ***
+    _refuse_near_miss(key)  # (after the values' checks: a misspelt secret's refusal says more)
     folders: dict[str, str] = {}
     for value in settings:  # two values one folder: the later run replaced the earlier's (an outside attack)
         if (twin := folders.setdefault(setting_folder(key, shown[value]), value)) != value:

@@ -157,3 +157,20 @@ def test_a_swept_key_the_configuration_file_sets_names_the_file(tmp_path: Path, 
     assert main(["run", "--tasks", "sciarena_eval", "--demo", "--judge", str(config), "--output-path", str(tmp_path / "o"),
                  "--sweep", "temperature=0,1"]) == 2
     assert f"--sweep: temperature is also in its configuration file {config} (give it once)" in capsys.readouterr().err
+
+
+def test_a_misspelt_sweep_key_is_refused_under_sweep_and_a_providers_own_key_is_swept(tmp_path: Path, capsys) -> None:
+    """A walkthrough: `--sweep reasoning_efort=low,high` ran both settings, warned under `--judge-args` (a flag not
+    given), exited 0 and drew a flat curve. A key one letter off a known argument is now refused naming --sweep, before
+    any call; a key close to none (a provider's own) is swept as --judge-args sends it, without a word."""
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        base = ["run", "--tasks", "sciarena_eval", "--demo", "--limit", "2", "--judge", "openai/x", "--judge-args",
+                f"api_base={server.api_base},api_key=x", "--cache-dir", str(tmp_path / "cache"), "--quiet",
+                "--max-retries", "0"]
+        assert main([*base, "--output-path", str(tmp_path / "e"), "--sweep", "reasoning_efort=low,high"]) == 2
+        assert capsys.readouterr().err == (
+            "judgebench: error: --sweep reasoning_efort: not an argument judgebench knows; did you mean "
+            "reasoning_effort? (refused: a sweep over an argument the provider ignores draws a flat curve)\n")
+        assert server.stats().total == 0 and not (tmp_path / "e").exists()
+        assert main([*base, "--output-path", str(tmp_path / "v"), "--sweep", "vendor_knob=1,2"]) == 0
+        assert "not an argument" not in capsys.readouterr().err and server.stats().total == 8

@@ -203,6 +203,7 @@ def test_labelled_pairs_that_separate_the_models_are_refused_not_rated(tmp_path,
                  "1", "--judge-run", str(judge_run), "--label-share", "0.005", "--no-plots"])
     err = capsys.readouterr().err
     assert code == 2 and "labelled pairs separate the models" in err and err.count("\n") == 1, err
+    assert err.rstrip().endswith("more voted pairs are needed (raise --label-share from 0.005, or vote on more pairs)")
 
 
 def test_models_ordered_without_an_upset_are_named(tmp_path, capsys):
@@ -335,6 +336,9 @@ def test_voted_pairs_the_ratings_predict_exactly_give_no_interval(tmp_path, caps
             "of x, y, z exactly") in printed
     (a,) = json.loads((out / "arena.json").read_text(), parse_constant=lambda c: pytest.fail(c))["assisted"]
     assert a["assisted"] is None and "leave no spread" in a["skipped"]
+    # no --label-share was given (every voted pair is labelled): the advice had been "raise --label-share" (a walkthrough)
+    assert "--label-share" not in printed and a["skipped"].endswith(
+        "more voted pairs are needed (every voted pair is already used: vote on more pairs)")
     # by hand: all ties (strengths 0) and a model in one voted pair only (z below y, whose pair it fits exactly)
     assert fitted_exactly([0, 1], [1, 0], [0.5, 0.5], [0.0]) == [0, 1]
     assert fitted_exactly([0, 0, 1], [1, 1, 2], [0.6, 0.7, 0.75], [-0.619039, -0.619039 - 1.098612]) == [2]

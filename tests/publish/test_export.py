@@ -206,3 +206,26 @@ def test_an_earlier_export_is_replaced_whole_and_a_foreign_folder_is_left_alone(
         assert said in err and err.count("\n") == 1
         assert (broken / name).read_text() == "not a folder\n" and (broken / "README.md").is_file()
         assert len(before) > 3
+
+
+def test_the_card_of_a_run_with_confidences_lists_its_calibration_metrics(runs, tmp_path):
+    """A walkthrough: results.json held brier_score and ece for a run with log-probabilities, and the exported card
+    listed neither. They are card metrics now, in the card's rows as the others are (left out when undefined: a run
+    without confidences lists none)."""
+    from openai_server import Behaviour, FakeOpenAIServer
+
+    run = tmp_path / "run"
+    with FakeOpenAIServer(Behaviour(answer="[[A]]")) as server:
+        assert main(["run", "--tasks", "sciarena_eval", "--demo", "--limit", "4", "--judge", "openai/m", "--judge-args",
+                     f"api_base={server.api_base},api_key=sk-t,logprobs=true,top_logprobs=5", "--output-path",
+                     str(run), "--cache-dir", str(tmp_path / "cache"), "--quiet"]) == 0
+    assert main(["export", str(run), "--output", str(tmp_path / "hf")]) == 0
+    card = (tmp_path / "hf" / "README.md").read_text()
+    metrics = json.loads((run / "results.json").read_text())["metrics"]["overall"]
+    brier, ece = metrics["brier_score"], metrics["ece"]
+    assert (f"| overall | brier_score | {brier['value']:.4f} | [{brier['ci_low']:.4f}, {brier['ci_high']:.4f}] | "
+            f"{brier['n']} |") in card
+    assert f"| overall | ece | {ece['value']:.4f} |  | {ece['n']} |" in card
+    assert main(["export", str(runs["sciarena_eval"]), "--output", str(tmp_path / "plain")]) == 0
+    plain = (tmp_path / "plain" / "README.md").read_text()  # a built-in judge: no confidence, no calibration row
+    assert "| overall | accuracy_ab |" in plain and "brier_score" not in plain and "| ece |" not in plain

@@ -93,3 +93,29 @@ def test_an_undefined_calibration_interval_is_left_out_and_its_point_kept(tmp_pa
     text = confidence_report.confidence_section(tmp_path, many, None, seed=0, n_resamples=20)
     assert "\n- ECE (10 equal-width bins): " in text and "n/a" not in text
     assert all(line.endswith("%]") for line in text.splitlines() if line.startswith(("- ECE", "- area under")))
+
+
+def test_the_confidence_section_says_which_accuracy_each_figure_is(tmp_path, monkeypatch):
+    """A walkthrough: the section said "Accuracy in this section is exact" yet its reliability diagram (the top label
+    per bin) and its handoff table's 0% row (each example's verdicts averaged over both orders) showed two figures.
+    Here e0's orders split (verdicts A and B: 0.5) while its mean confidence's top label is A, the label (1): 100%
+    against 75%, each named for what it is."""
+    monkeypatch.setattr(confidence_report, "plot_reliability", lambda *args: None)
+    monkeypatch.setattr(confidence_report, "plot_selective", lambda *args: None)
+    judged = {("e0", "AB"): ("A", {"A": 0.8, "B": 0.2}), ("e0", "BA"): ("B", {"A": 0.4, "B": 0.6}),
+              ("e1", "AB"): ("A", {"A": 0.9, "B": 0.1}), ("e1", "BA"): ("A", {"A": 0.9, "B": 0.1})}
+    records = [JudgmentRecord(task="demo", example_id=example, dimension="overall", order=order, judge="builtin/test",
+                              prompt_hash="h", status="ANSWERED", verdict=verdict,
+                              verdict_shown=verdict if order == "AB" else swap_verdict(verdict), label="A",
+                              model_a="m0", model_b="m1", length_a=10, length_b=20, confidence=confidence,
+                              confidence_source="logprobs")
+               for (example, order), (verdict, confidence) in judged.items()]
+    text = confidence_report.confidence_section(tmp_path, records, None, seed=0, n_resamples=10)
+    assert "Accuracy in this section is exact" not in text
+    assert ("the reliability diagram and ECE score the confidence's **top label** (the largest of P(A), P(TIE), "
+            "P(B): 1 or 0 per example)") in text
+    assert ("the handoff table score the judge's **verdicts**, per example the mean over its orders (a pair whose "
+            "orders split scores 0.5)") in text
+    assert ("- top-label accuracy (the reliability diagram's, all bins): 100.0%; verdict accuracy (the handoff "
+            "table's 0% row): 75.0%") in text
+    assert "| 0% | 75.0% |" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -85,7 +86,7 @@ def test_honest_run_is_accepted_stored_and_tables_rebuilt(honest, tmp_path, caps
     assert out.startswith("accepted: sciarena_eval / builtin/longer / sciarena_pairwise@") and "[demo data]" in out
     result = RunResult.model_validate_json((honest / "results.json").read_text())
     entry = board / "entries" / "sciarena_eval" / entry_name(result)
-    digest = hashlib.sha256(b"builtin/longer").hexdigest()[:8]
+    digest = result.config.judge_config_hash[:8]  # the hash `run` prints (`builtin/longer #480630f4`)
     assert entry.name == f"builtin-longer-{digest}__{result.config.prompt_template_hash[:10]}__demo"
     assert (entry / "results.json").read_text() == (honest / "results.json").read_text()
     assert (entry / "samples.jsonl").read_text() == (honest / "samples.jsonl").read_text()
@@ -555,6 +556,25 @@ def test_subset_and_smaller_runs_never_replace_an_entry(honest, tmp_path):
     assert info.value.check == "identity"
     entry = board / "entries" / "sciarena_eval" / entry_name(RunResult.model_validate_json((honest / "results.json").read_text()))
     assert (entry / "results.json").read_text() == (honest / "results.json").read_text()
+
+
+def test_an_entry_folder_has_the_hash_the_run_printed_and_an_entry_under_its_old_name_is_replaced(tmp_path, capsys):
+    """A walkthrough: `run` printed `builtin/longer #480630f4` and `submit` stored `builtin-longer-d1ecae08__...` (the
+    sha256 of the judge id, for a judge with no arguments). The folder now carries the printed hash; a board that
+    holds the judge's entry under its old name (the committed leaderboards/ do) has that entry replaced, never a
+    second folder beside it (its identity check would refuse the same answers there)."""
+    run = tmp_path / "run"
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--output-path", str(run)]) == 0
+    printed = re.search(r"judge builtin/longer #([0-9a-f]{8})", capsys.readouterr().out).group(1)
+    fresh = submit_run(run, tmp_path / "fresh")
+    assert fresh.entry_dir.name.startswith(f"builtin-longer-{printed}__") and printed != "d1ecae08"
+    board = tmp_path / "board"
+    shutil.copytree(REPO / "leaderboards" / "entries", board / "entries")
+    old = board / "entries" / "sciarena_eval" / "builtin-longer-d1ecae08__7cf103ebf5__demo"
+    before = sorted(p.name for p in old.parent.iterdir())
+    assert old.is_dir() and submit_run(run, board).entry_dir.resolve() == old.resolve()
+    assert sorted(p.name for p in old.parent.iterdir()) == before
+    assert (old / "results.json").read_text() == (run / "results.json").read_text()
 
 
 def test_all_failed_run_is_refused(honest, tmp_path):

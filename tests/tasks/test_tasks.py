@@ -276,6 +276,31 @@ def test_a_hub_that_does_not_resolve_is_one_line_at_once(monkeypatch, tmp_path):
     _check_hub_reachable("yale-nlp/SciArena-Eval")  # a cached copy: left to datasets
 
 
+def test_a_mistyped_folder_in_owner_name_form_is_said_to_be_no_local_folder(monkeypatch, tmp_path):
+    """A walkthrough: `--dataset-path hfdata/sci_nope` (a typo for a local folder) was reported as the Hub being
+    unreachable only; the line now also says no local file or folder of that name is in the working folder. A task's
+    own Hub id (not typed, not relative to the working folder) says nothing of local folders."""
+    import socket
+
+    import huggingface_hub.constants as hub
+
+    def no_name(host, *args, **kwargs):
+        raise socket.gaierror(-2, "Name or service not known")
+
+    monkeypatch.setattr(hub, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(hub, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(socket, "getaddrinfo", no_name)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hfdata").mkdir()
+    message = _error(load_examples, get_task("sciarena_eval"), dataset_path="hfdata/sci_nope")
+    assert message.startswith(f"cannot load dataset 'hfdata/sci_nope' (no local file or folder of that name in "
+                              f"{tmp_path}; read as a Hub id): the Hugging Face Hub (huggingface.co) cannot be reached")
+    monkeypatch.setattr(hub, "HF_HUB_OFFLINE", True)  # the other way a Hub load fails: datasets' own error
+    message = _error(load_examples, get_task("sciarena_eval"), dataset_path="hfdata/sci_nope")
+    assert f"(no local file or folder of that name in {tmp_path}; read as a Hub id)" in message
+    assert "local file" not in _error(load_examples, get_task("sciarena_eval"))
+
+
 def test_a_task_yaml_path_that_does_not_exist_is_said_to_be_missing(tmp_path):
     """A lab walkthrough: `run --tasks frozen/nope.yaml` said "unknown task 'frozen/nope.yaml' (known tasks: ...)"."""
     message = _error(get_task, str(tmp_path / "frozen" / "nope.yaml"))

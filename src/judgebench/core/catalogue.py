@@ -240,14 +240,14 @@ def _confidence_coverage(t) -> tuple[float | None, int]:
 CONFIDENCE_METRICS: tuple[Metric, ...] = (
     # with intervals (ratios of per-example arrays: scoring/metrics._ci_specs), over examples with a confidence
     Metric("brier_score", "Multi-class Brier score of the judge's P(A), P(Tie), P(B) against the label (0 best, 2 "
-           "worst)", unit="coefficient", higher_is_better=False, leaderboard=True, summary=True),
+           "worst)", unit="coefficient", higher_is_better=False, leaderboard=True, card=True, summary=True),
     Metric("log_loss", "Mean -ln P(label) of the judge's confidence (P floored at 1e-15)", unit="coefficient",
            higher_is_better=False),
     Metric("brier_vs_votes", "Brier score of the judge's P(A), P(Tie), P(B) against the annotators' vote shares "
            "(pairs with 2+ annotators)", unit="coefficient", higher_is_better=False),
     # value-only
     Metric("ece", f"Expected calibration error of the top-label confidence, {ECE_BINS} equal-width bins",
-           higher_is_better=False, leaderboard=True, summary=True, value=_ece),
+           higher_is_better=False, leaderboard=True, card=True, summary=True, value=_ece),
     Metric("selective_auc", "Area under accuracy vs coverage as the judge abstains below a confidence threshold",
            leaderboard=True, value=_selective_area),
     Metric("selective_accuracy", f"Accuracy on the {SELECTIVE_COVERAGE:.0%} most confident examples",

@@ -63,7 +63,7 @@ def read_questions(source: str, *, id_column: str = "id", question_column: str =
 
     texts = [id_column, question_column, *(slice_columns or [])]
     as_written = {"converters": dict.fromkeys(texts, str)}  # CSV cells as written ("007" stays "007")
-    table, _, _ = load_checked_table(source, config, split, None, as_written)
+    table, _, _ = load_checked_table(source, config, split, None, as_written, typed=True)
     columns = list(table.column_names)
     for column in texts:
         if column not in columns:

@@ -184,18 +184,24 @@ KNOWN_ARGS = (INT_ARGS | FLOAT_ARGS | BOOL_ARGS | TEXT_ARGS | set(RUNNER_ARGS)
 def near_misses(args: Mapping[str, Any]) -> list[str]:
     """A line for each argument name that is none judgebench knows but close to one (`temprature`): it is sent to
     the provider as given (any name is: vLLM's own), enters the cache key, and its value is not the one meant."""
-    import difflib
-
     lines = []
     for name in args:
         refuse_secret_near_miss(str(name))  # (refused, not warned of)
-        if name in KNOWN_ARGS or is_secret_arg(str(name)) or str(name).startswith(("extra_headers.", "headers.", "header.")):
-            continue
-        close = difflib.get_close_matches(str(name), sorted(KNOWN_ARGS), n=1, cutoff=0.85)  # (min_tokens, top_a: real)
-        if close:
-            lines.append(f"--judge-args {name}: not an argument judgebench knows; did you mean {close[0]}? "
+        if close := near_miss(str(name)):
+            lines.append(f"--judge-args {name}: not an argument judgebench knows; did you mean {close}? "
                          "(sent to the provider as given)")
     return lines
+
+
+def near_miss(name: str) -> str | None:
+    """The known argument an unknown `name` is close to (`temprature`: temperature), else None (a known name, a
+    secret or header, or a name close to none: a provider's own, sent as given)."""
+    import difflib
+
+    if name in KNOWN_ARGS or is_secret_arg(name) or name.startswith(("extra_headers.", "headers.", "header.")):
+        return None
+    close = difflib.get_close_matches(name, sorted(KNOWN_ARGS), n=1, cutoff=0.85)  # (min_tokens, top_a: real)
+    return close[0] if close else None
 
 
 SECRET_WORDS = ("key", "token", "secret", "password", "passwd", "passphrase", "credential", "credentials",

@@ -42,7 +42,7 @@ def plot_reliability(curve: dict[str, Any], path: Path, title: str) -> None:
     for b in bins:
         ax.annotate(str(b[2]), (b[3], b[4]), textcoords="offset points", xytext=(4, -10), fontsize=7)
     ax.set_xlim(0, 1), ax.set_ylim(0, 1.02)
-    ax.set_xlabel("confidence in its verdict (bin mean)"), ax.set_ylabel("accuracy in the bin")
+    ax.set_xlabel("confidence in its verdict (bin mean)"), ax.set_ylabel("top label's accuracy in the bin")
     ax.set_title(title, fontsize=9), ax.legend(loc="upper left", fontsize=8)
     save_png(fig, path)
 
@@ -53,14 +53,24 @@ def plot_selective(curve: dict[str, Any], path: Path, title: str) -> None:
     fig = Figure(figsize=(9.0, 4.0), dpi=100)
     left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
     left.plot([p[0] for p in curve["selective"]], [p[1] for p in curve["selective"]])
-    left.set_xlabel("coverage (most confident share kept)"), left.set_ylabel("exact accuracy on the kept examples")
+    left.set_xlabel("coverage (most confident share kept)"), left.set_ylabel("verdict accuracy on the kept examples")
     left.set_xlim(0, 1), left.set_ylim(0, 1.02), left.set_title("judge abstains below a threshold", fontsize=9)
     shares = [p[0] for p in curve["handoff"]]
     right.plot([100 * s for s in shares], [p[1] for p in curve["handoff"]], marker="o")
-    right.set_xlabel("least confident % sent to humans"), right.set_ylabel("exact accuracy of judge + humans")
+    right.set_xlabel("least confident % sent to humans"), right.set_ylabel("verdict accuracy of judge + humans")
     right.set_ylim(0, 1.02), right.set_title("humans take the least confident", fontsize=9)
     fig.suptitle(title, fontsize=10)
     save_png(fig, path)
+
+
+ACCURACIES = ("Two accuracies appear here, over the same examples (those with a confidence and a label) and "
+              "against the same majority label, both exact (a tie against a decisive label scores 0, also where the "
+              "headline is soft accuracy): the reliability diagram and ECE score the confidence's **top label** (the "
+              "largest of P(A), P(TIE), P(B): 1 or 0 per example), what the confidence is a confidence in; accuracy "
+              "vs coverage and the handoff table score the judge's **verdicts**, per example the mean over its "
+              "orders (a pair whose orders split scores 0.5), as the `accuracy` metric does. Where its orders "
+              "disagree (or one went unanswered) the two differ, so the handoff table's 0% row need not match the "
+              "diagram.")
 
 
 def confidence_section(out_dir: Path, records: list[JudgmentRecord], result: RunResult | None, seed: int,
@@ -73,13 +83,14 @@ def confidence_section(out_dir: Path, records: list[JudgmentRecord], result: Run
     lines = ["## Confidence and calibration", "",
              ("How sure the judge is (docs/guide/confidence.md): its P(A), P(Tie), P(B) per example, the mean of "
               "the orders' confidence. Calibration is against the majority label; `brier_vs_votes` against the "
-              "annotators' vote shares. Accuracy in this section is exact (a tie against a decisive label scores "
-              "0), also where the headline is soft accuracy: the confidence is the top label's."), ""]
+              "annotators' vote shares. " + ACCURACIES), ""]
     for dimension, c in curves.items():
         slug = "".join(ch if ch.isalnum() else "_" for ch in dimension)
         metrics = result.metrics.get(dimension, {}) if result else {}
         lines += [f"### {dimension}", "",
                   f"- examples with a confidence: {c['n']} (source: {', '.join(c['sources']) or 'none named'})",
+                  (f"- top-label accuracy (the reliability diagram's, all bins): {percent(c['top_label_accuracy'])}; "
+                   f"verdict accuracy (the handoff table's 0% row): {percent(c['handoff'][0][1])}"),
                   (f"- ECE ({c['bins']} equal-width bins): {percent(c['ece'])}"
                    f"{_interval(c['ece_ci_low'], c['ece_ci_high'])}"),
                   (f"- area under accuracy vs coverage: {percent(c['selective_auc'])}"
@@ -101,6 +112,6 @@ def confidence_section(out_dir: Path, records: list[JudgmentRecord], result: Run
         write_atomic(out_dir / f"handoff_{slug}.csv", "share_to_humans,accuracy\n"
                      + "".join(f"{a:.6g},{b:.6g}\n" for a, b in c["handoff"]))
         lines += ["", f"![Reliability diagram]({rel}.png)", "", f"![Selective accuracy]({sel}.png)", "",
-                  "| least confident sent to humans | exact accuracy of judge + humans |", "|---|---|",
+                  "| least confident sent to humans | verdict accuracy of judge + humans |", "|---|---|",
                   *[f"| {100 * s:.0f}% | {percent(a)} |" for s, a in c["handoff"]], ""]
     return "\n".join(lines) + "\n"

@@ -55,21 +55,41 @@ __all__ = ["Rejected", "Submission", "entry_name", "rebuild_tables", "submit_run
 def entry_name(result: RunResult) -> str:
     """`<judge-slug>-<hash8>__<prompt-hash10>` (+ `__demo`): one folder per judge configuration and prompt.
 
-    hash8: the judge configuration's hash (judges/config.py) when the configuration is more than the judge id
-    (arguments that change answers: two reasoning efforts of one model are two entries; a --reask; a panel, whose
-    members' configurations its hash covers), else the hash of the exact judge id (the name entries always had). Either keeps lookalikes (`openai:gpt-4.1`, `openai/gpt-4.1`) apart;
-    `__demo` keeps a demo run from ever replacing a real one.
+    hash8: the judge configuration's hash (judges/config.run_config_hash), the one `run` prints after the judge
+    (`builtin/longer #480630f4`): two reasoning efforts of one model are two entries, and lookalike ids
+    (`openai:gpt-4.1`, `openai/gpt-4.1`) never share a folder. `__demo` keeps a demo run from ever replacing a
+    real one. A board's entry under its earlier name is still the one replaced (`legacy_entry_name`).
     """
-    judge = result.config.judge
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", judge).strip("-.")[:60].strip("-.") or "judge"
+    return _named(result, run_config_hash(result.config)[:8])
+
+
+def legacy_entry_name(result: RunResult) -> str | None:
+    """The entry's name before the tenth session of 2026-12-07 for a judge with no answer-changing arguments, no
+    --reask and no panel: the sha256 of the exact judge id as hash8 (`builtin-longer-d1ecae08__...`), not the hash
+    the run printed; None for every other judge (its name was already `entry_name`'s)."""
     config = result.config
     if answer_args(config.judge_args) or config.reask or config.kind == "panel":
-        digest = run_config_hash(result.config)[:8]
-    else:
-        digest = hashlib.sha256(judge.encode()).hexdigest()[:8]
+        return None
+    return _named(result, hashlib.sha256(config.judge.encode()).hexdigest()[:8])
+
+
+def _named(result: RunResult, digest: str) -> str:
+    """`<judge-slug>-<digest>__<prompt-hash10>`, `__demo` appended for demo data."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", result.config.judge).strip("-.")[:60].strip("-.") or "judge"
     prompt = re.sub(r"[^0-9a-f]", "", result.config.prompt_template_hash.lower())[:10] or "noprompt"
     name = f"{slug}-{digest}__{prompt}"
     return f"{name}__demo" if result.config.dataset.demo else name
+
+
+def _entry_dir(entries: Path, result: RunResult) -> Path:
+    """Where the run is stored: its `entry_name`, or the entry of the same judge under its legacy name when the board
+    has that one and not the new one (committed boards and earlier submissions stay replaceable, not doubled)."""
+    task = entries / result.config.task
+    legacy = legacy_entry_name(result)
+    current = task / entry_name(result)
+    if legacy and not current.exists() and (task / legacy).is_dir():
+        return safe_path(task / legacy, entries)
+    return safe_path(current, entries)
 
 
 def answers_fingerprint(records: Iterable[JudgmentRecord]) -> str:
@@ -154,7 +174,7 @@ def submit_run(
         min_coverage=min_coverage,
     )
     entries = safe_path(leaderboard_dir / ENTRIES, leaderboard_dir)
-    entry_dir = safe_path(entries / verified.result.config.task / entry_name(verified.result), entries)
+    entry_dir = _entry_dir(entries, verified.result)
     notes = _check_identity(verified, leaderboard_dir, entry_dir)
     _check_planned_writes(leaderboard_dir, entry_dir, verified.result.config.task)
     replaced = (entry_dir / RESULTS_FILE).exists()

@@ -56,7 +56,9 @@ def vote_share_curve(p_a: np.ndarray, share_a: np.ndarray, bins: int = ECE_BINS)
 def calibration_curves(records: Iterable[JudgmentRecord], *, both_bad: str = "tie", n_resamples: int = 1000,
                        seed: int = 0) -> dict[str, dict[str, Any]]:
     """dimension -> the curves of its examples with a confidence (dimensions without any left out):
-    n, ece and its interval, `reliability` (low, high, n, mean confidence, accuracy per bin), `selective`
+    n, ece and its interval, `top_label_accuracy` (the share whose confidence's top label is the label: the
+    reliability bins' accuracy over all of them), `reliability` (low, high, n, mean confidence, accuracy per bin),
+    `selective`
     (coverage, accuracy), `handoff` (share to humans, accuracy of judge + humans), `vote_curve` (on pairs with
     2+ annotators: `vote_share_curve`; empty without votes)."""
     out: dict[str, dict[str, Any]] = {}
@@ -77,6 +79,7 @@ def calibration_curves(records: Iterable[JudgmentRecord], *, both_bad: str = "ti
         out[dimension] = {
             "n": int(rows.sum()),
             "sources": sorted(set(sources)),
+            "top_label_accuracy": float(correct.mean()),
             "ece": expected_calibration_error(conf, correct),
             "ece_ci_low": low,
             "ece_ci_high": high,

@@ -148,7 +148,7 @@ def _read_rows(spec: TaskSpec, dataset_path: str | None, split: str | None, revi
     if options:
         check_csv_files(Path(location), config)
         options = {**options, "sep": "\t"} if tab_file else options
-    load = lambda: load_table(location, config, split_name, rev, options)  # noqa: E731
+    load = lambda: load_table(location, config, split_name, rev, options, typed=dataset_path is not None)  # noqa: E731
     variant = (csv_variant(spec) + (";sep:tab" if tab_file else "")) if options else ""
     cached = load_rows(location, split_name, LOCAL_BUILDERS, load, variant)  # example_cache.py: small local files
     if cached is not None:
@@ -371,11 +371,14 @@ def quiet_datasets() -> Any:
     return datasets
 
 
-def load_table(source: str, config: str | None, split: str, revision: str | None, options: dict[str, Any] | None = None):
+def load_table(source: str, config: str | None, split: str, revision: str | None, options: dict[str, Any] | None = None,
+               *, typed: bool = False):
     """One split as a `datasets.Dataset`, plus the resolved Hub commit when known; `options` go to a local
-    file's builder."""
+    file's builder. `typed`: the source was written on the command line (relative to the working folder), so a
+    failure to read it as a Hub id also says that no local file or folder has that name."""
     datasets = quiet_datasets()
     local = Path(source)
+    note = _not_local_note() if typed and not local.exists() else ""
     try:
         if local.is_file():
             builder = LOCAL_BUILDERS.get(local.suffix.lower())
@@ -397,7 +400,7 @@ def load_table(source: str, config: str | None, split: str, revision: str | None
             raise JudgebenchError(f"{source}: not a regular file")
         if local.suffix.lower() in LOCAL_BUILDERS or source.startswith((".", "/")):
             raise JudgebenchError(f"{source}: no such file or directory")
-        _check_hub_reachable(source)
+        _check_hub_reachable(source, note)
         table = datasets.load_dataset(source, config, split=split, revision=revision)
         return table, _resolve_revision(source, revision)
     except JudgebenchError:
@@ -410,15 +413,22 @@ def load_table(source: str, config: str | None, split: str, revision: str | None
         raise JudgebenchError(f"{source}: cannot load ({_first_line(exc)})") from None
     except Exception as exc:  # datasets raises many types for unreachable or malformed sources
         hint = "" if local.exists() else "; to run offline use --demo or --dataset-path FILE"
-        raise JudgebenchError(f"cannot load dataset '{source}' ({_first_line(exc)}){hint}") from None
+        raise JudgebenchError(f"cannot load dataset '{source}'{note} ({_first_line(exc)}){hint}") from None
+
+
+def _not_local_note() -> str:
+    """Said of a typed source read as a Hub id for want of a local file or folder: a mistyped folder in owner/name
+    form (`hfdata/sci_nope`) had been reported as a network problem only (a walkthrough)."""
+    return f" (no local file or folder of that name in {Path.cwd()}; read as a Hub id)"
 
 
 def load_checked_table(source: str, config: str | None, split: str, revision: str | None,
-                       csv_options: dict[str, Any] | None = None) -> tuple[Any, str | None, str | None]:
+                       csv_options: dict[str, Any] | None = None, *,
+                       typed: bool = False) -> tuple[Any, str | None, str | None]:
     """One split of any source with the checks a task's read makes, for callers that hold no task (`pairs`, a rubric's
     Hub data): a local folder vetted before any of its files is read (its config chosen: `check_folder`), local CSV
     read strictly (`check_csv_files`) and with `csv_options`. Gives the table, the resolved Hub commit when known and
-    the config read."""
+    the config read; `typed` as for `load_table`."""
     local = Path(source)
     if local.is_dir():
         config = check_folder(local, config)
@@ -428,14 +438,14 @@ def load_checked_table(source: str, config: str | None, split: str, revision: st
     csv = csv_data(local, config)
     if csv:
         check_csv_files(local, config)
-    table, resolved = load_table(source, config, split, revision, csv_options if csv else None)
+    table, resolved = load_table(source, config, split, revision, csv_options if csv else None, typed=typed)
     return table, resolved, config
 
 
-def _check_hub_reachable(source: str) -> None:
+def _check_hub_reachable(source: str, note: str = "") -> None:
     """A Hub dataset with no copy in the local Hub cache, on a machine where the Hub's host name does not resolve,
     is one line at once: `datasets` retried five times over 24 s, printing each retry (a walkthrough). With a
-    cached copy (or offline mode set) `datasets` is left to find it."""
+    cached copy (or offline mode set) `datasets` is left to find it. `note` follows the source's name."""
     import socket
     from urllib.parse import urlsplit
 
@@ -448,7 +458,7 @@ def _check_hub_reachable(source: str) -> None:
     try:
         socket.getaddrinfo(host, 443)
     except (OSError, UnicodeError):
-        raise JudgebenchError(f"cannot load dataset '{source}': the Hugging Face Hub ({host}) cannot be reached (its "
+        raise JudgebenchError(f"cannot load dataset '{source}'{note}: the Hugging Face Hub ({host}) cannot be reached (its "
                               "name does not resolve) and there is no cached copy; to run offline use --demo or "
                               "--dataset-path FILE") from None
 

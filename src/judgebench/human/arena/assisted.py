@@ -154,6 +154,15 @@ def _judge_value(jp: JudgePairs, pair: str, a: str, b: str, run: Path) -> float:
     return jp.outcome[pair]
 
 
+def more_votes(label_share: float | None) -> str:
+    """The advice when the labelled pairs are too few: a --label-share below 1 held voted pairs back, so raising it
+    helps; without one every voted pair is already labelled (it had said "raise --label-share" to a user who never
+    passed it), so only more votes do."""
+    if label_share is not None and label_share < 1:
+        return f"more voted pairs are needed (raise --label-share from {label_share:g}, or vote on more pairs)"
+    return "more voted pairs are needed (every voted pair is already used: vote on more pairs)"
+
+
 def make_units(table: pd.DataFrame, jp: JudgePairs, run: Path, label_share: float | None, seed: int,
                strata_key: str | None) -> Units:
     """Voted pairs (mean outcome per pair) and the judge's unlabelled pairs; `label_share` keeps the votes
@@ -193,7 +202,7 @@ def make_units(table: pd.DataFrame, jp: JudgePairs, run: Path, label_share: floa
                 continue
         unl.append((p, ma, mb, _judge_value(jp, p, ma, mb, run), str(s)))
     if not lab:
-        raise JudgebenchError("judge-assisted ratings: no voted pairs left as labelled (raise --label-share)")
+        raise JudgebenchError(f"judge-assisted ratings: no voted pairs left as labelled; {more_votes(label_share)}")
     models = sorted({m for u in lab for m in u[1:3]})
     index = {m: i for i, m in enumerate(models)}
     usable = [u for u in unl if u[1] in index and u[2] in index]
@@ -265,14 +274,14 @@ def assisted_section(table: pd.DataFrame, run: Path, dimension: str, elo: dict[s
     if separates(u.a, u.b, u.y, m):
         raise JudgebenchError(f"judge-assisted ratings: the {len(u.y)} labelled pairs separate the models (every vote "
                               "between some of them goes one way), so the votes alone give no finite rating and "
-                              "no interval to rectify; more voted pairs are needed (raise --label-share)")
+                              f"no interval to rectify; {more_votes(label_share)}")
     human = classical_logistic(x, u.y)
     exact = fitted_exactly(u.a, u.b, u.y, human.params)
     if exact:
         named = ", ".join(str(u.models[k]) for k in exact[:5]) + (f" and {len(exact) - 5} more" if len(exact) > 5 else "")
         raise JudgebenchError(f"judge-assisted ratings: the ratings predict every voted pair of {named} exactly (all "
                               "ties, every pair split evenly, or a model in one voted pair only), so the votes leave "
-                              "no spread to estimate an interval from; more voted pairs are needed (raise --label-share)")
+                              f"no spread to estimate an interval from; {more_votes(label_share)}")
     judge = classical_logistic(np.vstack([x, xu]), np.concatenate([u.f, u.fu]))
     out: dict[str, Any] = {"judge": jp.judge, "run": str(run), "counts": u.counts,
                            "anchor_model": anchor if anchor in u.models else None,
