@@ -141,6 +141,25 @@ def test_two_runs_side_by_side(tmp_path):
     assert [run["orders"]["AB"]["verdict"] for run in detail["runs"]] == ["B", "A"]
 
 
+def test_a_folder_of_runs_stands_for_its_runs_and_a_run_named_twice_is_refused(tmp_path):
+    """A walkthrough: `view` refused the folder `run --judge a --judge b --panel ...` and `--sweep` write ("not a
+    run directory"), and each of its files given by a wildcard, where `leaderboard` reads it."""
+    from judgebench.core.errors import JudgebenchError
+
+    first = write_run(tmp_path / "jury" / "one", hand_records())
+    write_run(tmp_path / "jury" / "two", hand_records("j/two"), judge="j/two")
+    (tmp_path / "jury" / "judges.json").write_text("{}")
+    view = build_view([tmp_path / "jury"])
+    assert [r["name"] for r in view.meta()["runs"]] == ["one", "two"]
+    with pytest.raises(JudgebenchError, match=r"judges.json: not a run directory"):
+        build_view(sorted((tmp_path / "jury").iterdir()))
+    with pytest.raises(JudgebenchError, match=r"one/results.json: given twice .* a run is read once"):
+        build_view([first, tmp_path / "jury"])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(JudgebenchError, match=r"no results.json found under"):
+        build_view([tmp_path / "empty"])
+
+
 def test_runs_of_another_task_are_refused(tmp_path):
     from judgebench.core.errors import JudgebenchError
 

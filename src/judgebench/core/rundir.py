@@ -438,6 +438,28 @@ def rewrite_samples(path: Path, records: list[JudgmentRecord]) -> None:
         os.fsync(new.fileno())
 
 
+def find_results(paths: list[Path]) -> list[Path]:
+    """results.json files named directly or found under the given folders (`leaderboard`'s and `view`'s reading of a
+    folder that holds runs: a multi-judge run's, a sweep's, a folder of runs)."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():  # a panel's copies of its members are not rows of their own (unless asked for)
+            found.extend(p for p in sorted(path.rglob(RESULTS_FILE)) if not is_member_copy(p, path))
+        elif path.exists():  # a file (a FIFO or device too: reading it says it is not a regular file)
+            found.append(path)
+        else:
+            raise JudgebenchError(f"{path}: no such file or directory")
+    if not found:
+        raise JudgebenchError(f"no results.json found under {', '.join(map(str, paths)) or 'the paths given (none)'}")
+    seen: dict[Path, Path] = {}
+    for path in found:  # (one run given twice was two identical rows)
+        if (first := seen.setdefault(path.resolve(), path)) is not path:
+            same = "given twice" if str(first) == str(path) else f"the same file as {first}"
+            raise JudgebenchError(f"{path}: {same} (named twice, or found under two of the folders given): a run is "
+                                  "read once")
+    return found
+
+
 def is_member_copy(results_path: Path, searched: Path) -> bool:
     """A results.json in a panel's members/ folder, found by searching above that folder (a copy, not a run)."""
     folder = results_path.parent.parent

@@ -44,7 +44,7 @@ from judgebench.core.rundir import (
     SAMPLES_FILE,
     TASK_FILE,
     check_samples_match,
-    is_member_copy,
+    find_results,
     read_samples,
 )
 from judgebench.judges.config import answer_args, args_text, run_config_hash
@@ -95,27 +95,6 @@ def provenance_note(verified: bool) -> str:
 
 META_COLUMNS = ("dataset", "vs_reported", "protocol", "source")
 PROTOCOL_COLUMN = re.compile(r"(?P<prefix>.*\.)?\w+_(?P<orders>ab|both)_(answered|all)")
-
-
-def find_results(paths: list[Path]) -> list[Path]:
-    """results.json files named directly or found under the given folders."""
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():  # a panel's copies of its members are not rows of their own (unless asked for)
-            found.extend(p for p in sorted(path.rglob("results.json")) if not is_member_copy(p, path))
-        elif path.exists():  # a file (a FIFO or device too: reading it says it is not a regular file)
-            found.append(path)
-        else:
-            raise JudgebenchError(f"{path}: no such file or directory")
-    if not found:
-        raise JudgebenchError(f"no results.json found under {', '.join(map(str, paths)) or 'the paths given (none)'}")
-    seen: dict[Path, Path] = {}
-    for path in found:  # (one run given twice was two identical rows)
-        if (first := seen.setdefault(path.resolve(), path)) is not path:
-            same = "given twice" if str(first) == str(path) else f"the same file as {first}"
-            raise JudgebenchError(f"{path}: {same} (named twice, or found under two of the folders given): a run is "
-                                  "one row")
-    return found
 
 
 

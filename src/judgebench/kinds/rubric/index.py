@@ -13,7 +13,7 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.core.text import html_text
 from judgebench.kinds.rubric.board import check_table_paths, leaderboard_rows, table_html, write_tables
 from judgebench.kinds.rubric.run import is_rubric_run, read_rubric_run
-from judgebench.publish.leaderboard import find_results
+from judgebench.core.rundir import find_results
 
 SUBFOLDER = "rubric"
 

@@ -96,7 +96,7 @@ class RubricKind:
     def board_rows(self, results: Sequence[Path], include_paths: Sequence[Path] = ()) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
         """Task -> rubric rows (the leaderboard's OUTPUT/rubric/ tables); rubric rows need no task file."""
         from judgebench.kinds.rubric.index import rubric_tables
-        from judgebench.publish.leaderboard import find_results
+        from judgebench.core.rundir import find_results
 
         warnings: list[str] = []
         return rubric_tables([p.parent for p in find_results(list(results))], warnings), warnings

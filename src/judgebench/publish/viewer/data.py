@@ -37,6 +37,7 @@ from judgebench.core.rundir import (
     RESULTS_FILE,
     SAMPLES_FILE,
     TASK_FILE,
+    find_results,
 )
 
 SNIPPET = 160  # characters of the question kept in the index for the text search and the list
@@ -264,6 +265,7 @@ def build_view(folders: Sequence[Path]) -> View:
     """The index over one or more runs of the same task (rows in the first run's order, then any others')."""
     if not folders:
         raise JudgebenchError("name at least one run directory")
+    folders = run_folders(folders)
     runs, per_run = [], []
     names = _names(folders)
     for folder, name in zip(folders, names):
@@ -309,6 +311,16 @@ def build_view(folders: Sequence[Path]) -> View:
         del row["slices"]
     return View(runs=runs, rows=rows, slice_columns=slice_columns, dimensions=list(dimensions),
                 both_bad=runs[0].result.config.both_bad)
+
+
+def run_folders(folders: Sequence[Path]) -> list[Path]:
+    """The runs named, a folder that is no run standing for the runs under it, as `leaderboard` reads it: a
+    multi-judge run's folder, a panel's or a sweep's (it was refused as "not a run directory", and so was each of
+    its files when given by a wildcard). One run reached twice is refused (`find_results`)."""
+    for folder in map(Path, folders):
+        if folder.exists() and not folder.is_dir():
+            raise JudgebenchError(f"{folder}: not a run directory (a run is a folder holding {RESULTS_FILE})")
+    return [path.parent for path in find_results(list(map(Path, folders)))]
 
 
 def _names(folders: Sequence[Path]) -> list[str]:
