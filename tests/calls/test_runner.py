@@ -448,6 +448,26 @@ def test_any_judge_gets_retries(tmp_path: Path) -> None:
     assert out.replies[0] is not None and out.replies[0].text == "[[B]]" and out.replies[0].attempts == 2
 
 
+class KeyInItsErrorJudge(BrokenThenFineJudge):
+    """Its first attempt fails with an error that quotes its key, as some providers' errors do."""
+
+    def secret_values(self) -> list[str]:
+        return [SECRET]
+
+    async def judge(self, request: JudgeRequest) -> JudgeReply:
+        if self.calls == 0:
+            self.calls += 1
+            raise JudgeCallError(f"{SECRET} is rate limited", retryable=True, retry_after_s=None)
+        return await super().judge(request)
+
+
+def test_the_retry_note_on_the_progress_bar_never_shows_a_key(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    out = run_requests([judge_request(0)], KeyInItsErrorJudge(), fast(tmp_path, progress=True), verdict_parses)
+    assert out.replies[0] is not None and out.replies[0].text == "[[B]]"
+    err = capfd.readouterr().err
+    assert "retrying=1 (" in err and SECRET not in err
+
+
 def test_no_secret_in_any_file_written(tmp_path: Path) -> None:
     cache_dir = tmp_path / "cache"
     requests = [judge_request(i) for i in range(10)]

@@ -45,6 +45,7 @@ from judgebench.calls.policy import (
 from judgebench.calls.state import RunState
 from judgebench.calls.totals import Totals, reask_messages
 from judgebench.core.records import RETRIES_CUT, JudgeReply, JudgeRequest
+from judgebench.core.secrets import scrub_text
 from judgebench.judges.base import Judge, JudgeCallError
 
 CLAIM_POLL_S = 0.1
@@ -171,7 +172,7 @@ class LiveRun(RunState):
             retry += 1
             delay = backoff_delay(retry, error, self.options)
             self.retrying.update(indices)
-            self._show_waiting(f"{str(error).split(':')[0][:40]}, retry in {delay:.0f} s")
+            self._show_waiting(scrub_text(f"{str(error).split(':')[0][:40]}, retry in {delay:.0f} s", self.secrets))
             try:
                 await self._backoff(delay)
             finally:
