@@ -107,7 +107,7 @@ def test_the_progress_bar_says_why_calls_wait(tmp_path: Path, capfd: pytest.Capt
         out = run_requests([judge_request(0)], judge_for(server), fast(tmp_path, progress=True), verdict_parses)
     assert out.replies[0] is not None and out.replies[0].text == "[[A]]"
     frames = capfd.readouterr().err.replace("\r", "\n").splitlines()
-    waiting = [f for f in frames if "retrying=1 (RateLimitError, retry in 1 s)" in f]
+    waiting = [f for f in frames if "retrying=1 (RateLimitError; the latest waits 1.0 s)" in f]
     assert waiting and "0/1" in waiting[0], frames
     assert "retrying" not in [f for f in frames if "1/1" in f][-1], frames
 
@@ -446,6 +446,22 @@ def test_any_judge_gets_retries(tmp_path: Path) -> None:
     judge = BrokenThenFineJudge()
     out = run_requests([judge_request(0)], judge, fast(tmp_path), verdict_parses)
     assert out.replies[0] is not None and out.replies[0].text == "[[B]]" and out.replies[0].attempts == 2
+
+
+@pytest.mark.parametrize("worker", ["1", "0"])
+def test_the_retry_note_is_redrawn_at_most_twice_a_second(tmp_path: Path, capfd: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch, worker: str) -> None:
+    """64 calls at a 429 at once redrew the bar twice per retry (a log 37 times the size, an outside attack): the note
+    is passed on when the first starts and the last ends waiting, and in between at most every 0.5 s, with the
+    count of then (all 64, not the first one's 1)."""
+    monkeypatch.setenv("JUDGEBENCH_CALL_WORKER", worker)
+    requests = [judge_request(i) for i in range(64)]
+    with FakeOpenAIServer(Behaviour(script=(429,), retry_after_s=1.5)) as server:
+        out = run_requests(requests, judge_for(server), fast(tmp_path, progress=True, concurrency=64), verdict_parses)
+    assert all(r is not None and r.text == "[[A]]" for r in out.replies)
+    frames = [f for f in capfd.readouterr().err.replace("\r", "\n").splitlines() if "retrying=" in f]
+    assert 2 <= len(frames) <= 8, frames
+    assert any("retrying=64 (RateLimitError; the latest waits 1.5 s)" in f for f in frames), frames
 
 
 class KeyInItsErrorJudge(BrokenThenFineJudge):

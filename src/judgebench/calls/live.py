@@ -46,9 +46,19 @@ from judgebench.calls.state import RunState
 from judgebench.calls.totals import Totals, reask_messages
 from judgebench.core.records import RETRIES_CUT, JudgeReply, JudgeRequest
 from judgebench.core.secrets import scrub_text
+from judgebench.core.text import term_text
 from judgebench.judges.base import Judge, JudgeCallError
 
 CLAIM_POLL_S = 0.1
+WAITING_NOTE_S = 0.5  # the retry note is passed on to the progress bar at most this often
+
+
+def _wait_note(error: JudgeCallError, delay: float, secrets: list[str]) -> str:
+    """Why a request waits and how long: the error's kind (the text before its first colon: judgebench's own
+    classification, `RateLimitError`, `timed out after 120s`), scrubbed and printable (a judge of one's own may raise
+    any text: a key, escape codes)."""
+    seconds = f"{delay:.1f}" if delay < 10 else f"{delay:.0f}"
+    return term_text(scrub_text(f"{str(error).split(':')[0][:40]}; the latest waits {seconds} s", secrets), 80)
 
 
 class _Stop(Exception):
@@ -95,6 +105,9 @@ class LiveRun(RunState):
         self.draining = False  # finish the calls in flight, start no new ones
         self.retrying: set[int] = set()  # requests waiting for their retry (in_flight, no request under way)
         self.wait_note = ""  # why the latest of them waits, and how long (the progress bar shows it)
+        self.waiting_shown: str | None = None  # the note last passed on, and when
+        self.waiting_shown_at = 0.0
+        self.waiting_later: asyncio.TimerHandle | None = None  # a note held back, passed on soon
         self.on_waiting: Callable[[str | None], None] | None = None  # the call worker's: the parent's bar shows it
         self.pid = os.getpid()
         self.budget = Budget(judge, options.max_cost) if options.max_cost is not None else None
@@ -172,7 +185,7 @@ class LiveRun(RunState):
             retry += 1
             delay = backoff_delay(retry, error, self.options)
             self.retrying.update(indices)
-            self._show_waiting(scrub_text(f"{str(error).split(':')[0][:40]}, retry in {delay:.0f} s", self.secrets))
+            self._show_waiting(_wait_note(error, delay, self.secrets))
             try:
                 await self._backoff(delay)
             finally:
@@ -181,9 +194,24 @@ class LiveRun(RunState):
 
     def _show_waiting(self, note: str | None = None) -> None:
         """Show on the progress bar how many requests wait for a retry and why the latest one waits (`note`), or
-        nothing once none waits: a run held up by a 429's Retry-After looked stuck."""
+        nothing once none waits: a run held up by a 429's Retry-After looked stuck. Passed on at once when the
+        first starts or the last ends waiting, else at most every WAITING_NOTE_S (a redraw each: 64 calls at a 429
+        wrote a log 37 times the size), the state of then."""
         self.wait_note = note or self.wait_note
         shown = f"{len(self.retrying)} ({self.wait_note})" if self.retrying else None
+        since = time.monotonic() - self.waiting_shown_at
+        if shown is None or self.waiting_shown is None or since >= WAITING_NOTE_S:
+            self._pass_waiting(shown)
+        elif self.waiting_later is None:
+            self.waiting_later = asyncio.get_running_loop().call_later(WAITING_NOTE_S - since, self._show_waiting)
+
+    def _pass_waiting(self, shown: str | None) -> None:
+        if self.waiting_later is not None:
+            self.waiting_later.cancel()
+            self.waiting_later = None
+        if shown == self.waiting_shown:
+            return
+        self.waiting_shown, self.waiting_shown_at = shown, time.monotonic()
         if self.on_waiting is not None:
             self.on_waiting(shown)
         elif self.progress is not None:
