@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import sqlite3
 import time
 import urllib.error
 import urllib.request
@@ -234,6 +235,30 @@ def test_a_mistyped_db_tag_or_link_address_is_refused_before_anything_is_written
     assert "\nhttps://vote.example.org/lab/t/" in capsys.readouterr().out
     assert main(["annotate", "--db", "votes.sqlite", "--add-annotator", "gus", "--host", "::1", "--port", "8081"]) == 0
     assert "\nhttp://[::1]:8081/t/" in capsys.readouterr().out
+
+    # the second attack: a public URL or host urlsplit reads one way and a terminal shows another, every-address
+    # forms beyond the literal 0.0.0.0, a database that is empty or another program's, an annotator added before a
+    # refusal of the same command
+    for url in ["https://vote.example.org/a\nb", "https://vote.exa\tmple.org/", "http://x.org?", "http://x.org#",
+                "https://vote example.org/", "http://[::0]", "http://[0:0:0:0:0:0:0:0]:8080", "http://0",
+                "http://0.0.0.0.", "http://[::ffff:0.0.0.0]", "http://host:0", "http://u@host", "https://x.org/\x1b[2J"]:
+        assert "--public-url " in refused("--db", "votes.sqlite", "--new-link", "gus", "--public-url", url), url
+    for host in ["0", "::0", "0:0::0", "0.0.0.0.", "00.0.0.0", "evil.org/x?", "a b", "fe80::1%eth0"]:
+        assert "no address a browser can open" in refused("--db", "votes.sqlite", "--new-link", "gus", "--host", host)
+    (tmp_path / "empty.sqlite").write_bytes(b"")
+    assert "--db empty.sqlite: an empty database" in refused("--db", "empty.sqlite", "--add-annotator", "x")
+    with sqlite3.connect(tmp_path / "cache.sqlite") as other:
+        other.execute("CREATE TABLE replies (key TEXT)")
+    assert "not a votes database (its tables: replies)" in refused("--db", "cache.sqlite", "--add-annotator", "x")
+    with sqlite3.connect(tmp_path / "cache.sqlite") as other:  # nothing was written to it
+        assert [row[0] for row in other.execute("SELECT name FROM sqlite_master")] == ["replies"]
+    assert main(["annotate", "--db", "votes.sqlite", "--add-annotator", "kim", "--export", "e.jsonl"]) == 0
+    capsys.readouterr()
+    assert main(["annotate", str(pairs), "--db", "bare.sqlite", "--add-annotator", "a"]) == 0 and capsys.readouterr()
+    with sqlite3.connect(tmp_path / "bare.sqlite") as db:  # a votes database with no pairs (an older version's)
+        db.execute("DELETE FROM pairs")
+    assert "holds no pairs" in refused("--db", "bare.sqlite", "--add-annotator", "kim", "--export", "e2.jsonl")
+    assert [a.name for a in Store(tmp_path / "bare.sqlite").annotators()] == ["a"]  # kim was not added first
 
 
 def test_cli_annotate_loads_a_pairs_file_and_exports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -158,6 +158,8 @@ def test_a_folder_of_runs_stands_for_its_runs_and_a_run_named_twice_is_refused(t
     (tmp_path / "empty").mkdir()
     with pytest.raises(JudgebenchError, match=r"no results.json found under"):
         build_view([tmp_path / "empty"])
+    write_run(first / "retry", hand_records())  # a run written inside another's folder: not part of it
+    assert [r["name"] for r in build_view([first]).meta()["runs"]] == ["one"]
 
 
 def test_runs_of_another_task_are_refused(tmp_path):

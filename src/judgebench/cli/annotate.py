@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -92,6 +93,9 @@ def cmd_annotate(args: argparse.Namespace) -> int:
     store = Store(args.db, must_exist=not args.source)
     if args.source:
         _load_source(store, args)
+    if args.export and not store.pairs():  # (before an annotator is added: an empty database exported 0 votes and
+        # an empty flagged list without a word)
+        raise JudgebenchError(f"--db {store.shown}: holds no pairs, so no votes; is it the database served?")
     if adding:
         tags = [t.strip() for t in args.expertise.split(",") if t.strip()]
         _check_expertise(tags, store)
@@ -105,8 +109,6 @@ def cmd_annotate(args: argparse.Namespace) -> int:
     if args.export:
         from judgebench.human.annotate.export import export_votes
 
-        if not store.pairs():  # (an empty database exported 0 votes and an empty flagged list, without a word)
-            raise JudgebenchError(f"--db {store.shown}: holds no pairs, so no votes; is it the database served?")
         done = export_votes(store, args.export)
         agreement = "" if done.agreement is None else f"; self-consistency {done.agreement:.1%}"
         print(f"wrote {done.votes} votes to {args.export} and {done.repeats} repeats to {done.repeats_path}{agreement}")
@@ -117,34 +119,61 @@ def cmd_annotate(args: argparse.Namespace) -> int:
     return _serve(store, args)
 
 
-_EVERY_ADDRESS = {"0.0.0.0", "::", "[::]", ""}
+_HOST_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*")
+_URL_PATH = re.compile(r"(/[A-Za-z0-9._~!$&'()*+,;=:@%-]*)*")  # RFC 3986 path characters: no space, ? or #
 
 
 def _link_base(args: argparse.Namespace) -> str:
-    """Where invite links point: --public-url, else http://HOST:PORT when annotators can reach that (a link to port 0,
-    or to 0.0.0.0, the address that means every address of this machine, reaches no page)."""
+    """Where invite links point: --public-url, else http://HOST:PORT when annotators can open that (a link to port
+    0, or to 0.0.0.0, the address that means every address of this machine, reaches no page)."""
     if args.public_url is not None:
-        from urllib.parse import urlsplit
-
-        url = args.public_url.strip().rstrip("/")
-        try:
-            parts = urlsplit(url)
-            parts.port  # noqa: B018 - a port that is no number raises
-        except ValueError:
-            parts = None
-        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment \
-                or parts.username is not None or parts.hostname in _EVERY_ADDRESS:
-            raise JudgebenchError(f"--public-url {term_text(args.public_url)}: expected http(s)://HOST[:PORT][/PATH], "
-                                  "the address annotators open the page at")
-        return url
+        return _public_url(args.public_url)
     if args.port == 0:
         raise JudgebenchError("--port 0: a free port is picked when the page is served, so no link can name it; give the "
                               "port you serve on (--port N) or --public-url")
-    if args.host.strip() in _EVERY_ADDRESS:
-        raise JudgebenchError(f"--host {args.host}: listens on every address of this machine, which is no address to "
-                              "open; give --public-url with the one annotators reach (e.g. http://vote.example.org:8080)")
-    host = f"[{args.host}]" if ":" in args.host and not args.host.startswith("[") else args.host
+    host = _link_host(args.host.strip())
+    if host is None:
+        raise JudgebenchError(f"--host {term_text(args.host)}: no address a browser can open (every address of this "
+                              "machine, or no host name); give --public-url with the one annotators reach (e.g. "
+                              "http://vote.example.org:8080)")
     return f"http://{host}:{args.port}"
+
+
+def _public_url(given: str) -> str:
+    """--public-url checked as a link's start: http(s), a host a browser opens, a port other than 0, a plain path;
+    no userinfo, query, fragment, space or control character (urlsplit drops tabs and line breaks unseen, and an
+    empty `?` or `#` put the token in the query)."""
+    from urllib.parse import urlsplit
+
+    url = given.rstrip("/")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    plain = all(c.isprintable() and not c.isspace() for c in given) and not any(c in url for c in "?#@")
+    if (not plain or parts is None or parts.scheme not in ("http", "https") or port == 0 or not parts.hostname
+            or _link_host(parts.hostname) is None or not _URL_PATH.fullmatch(parts.path)):
+        raise JudgebenchError(f"--public-url {term_text(given)}: expected http(s)://HOST[:PORT][/PATH] with no space, "
+                              "query or fragment: the address annotators open the page at")
+    return url
+
+
+def _link_host(host: str) -> str | None:
+    """The host as a link writes it (an IPv6 address in brackets), or None when it names no address a browser opens:
+    no host name or IP address, an unspecified address (`0.0.0.0`, `::`, `0`, `::ffff:0.0.0.0`), a scoped one."""
+    import ipaddress
+
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        address = ipaddress.ip_address(bare)
+    except ValueError:
+        numeric = bare.replace(".", "").isdigit()  # (`0`, `00.0.0.0`: read by browsers as numbers, 0.0.0.0 among them)
+        return bare if _HOST_NAME.fullmatch(bare) and not numeric else None
+    mapped = getattr(address, "ipv4_mapped", None)
+    if address.is_unspecified or (mapped is not None and mapped.is_unspecified) or getattr(address, "scope_id", None):
+        return None
+    return f"[{address.compressed}]" if address.version == 6 else str(address)
 
 
 def _check_expertise(tags: list[str], store: Any) -> None:

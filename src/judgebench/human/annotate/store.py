@@ -18,13 +18,14 @@ import secrets
 import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from judgebench.core.errors import JudgebenchError
+from judgebench.core.text import term_text
 from judgebench.core.secrets import redact_url
 from judgebench.core.sqlite import use_wal
 
@@ -88,6 +89,26 @@ def shown_url(location: str) -> str:
     return (scheme.group(0) if scheme else "") + "***" + tail
 
 
+def _check_votes_database(path: Path) -> None:
+    """Refuse a SQLite path that holds no votes database (no file, an empty one, another program's database: the
+    reply cache got annotate's tables and an annotator), read only, before anything is written to it."""
+    made = f"a votes database is made by loading pairs into it (judgebench annotate PAIRS.jsonl --db {path})"
+    if not path.exists():
+        raise JudgebenchError(f"--db {path}: no such database; {made}")
+    if path.is_dir():
+        raise JudgebenchError(f"--db {path}: a folder; give the votes database's file")
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.Error as exc:
+        raise JudgebenchError(f"--db {path}: not a usable SQLite database ({exc})") from None
+    if not tables:
+        raise JudgebenchError(f"--db {path}: an empty database; {made}")
+    if "pairs" not in tables:
+        raise JudgebenchError(f"--db {path}: not a votes database (its tables: {term_text(', '.join(sorted(tables)[:6]))}); give "
+                              "the path of the one `annotate` made")
+
+
 class Store:
     """One votes database; `location` is a SQLite file path or a postgresql:// URL."""
 
@@ -102,9 +123,8 @@ class Store:
             # URL's password)
             raise JudgebenchError(f"--db {shown_url(self.location)}: a database URL starts with postgresql:// (or "
                                   "postgres://); anything else is a SQLite file path")
-        if must_exist and not self.postgres and not Path(self.location).exists():
-            raise JudgebenchError(f"--db {self.location}: no such database; a votes database is made by loading pairs "
-                                  f"into it (judgebench annotate PAIRS.jsonl --db {self.location})")
+        if must_exist and not self.postgres:
+            _check_votes_database(Path(self.location))
         self._pairs: tuple[int, list[dict[str, Any]], dict[str, dict[str, Any]]] | None = None
         self._local = threading.local()
         with self.connect(exclusive="schema") as db:  # one process at a time: two opening an older database

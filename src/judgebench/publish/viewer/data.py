@@ -316,11 +316,13 @@ def build_view(folders: Sequence[Path]) -> View:
 def run_folders(folders: Sequence[Path]) -> list[Path]:
     """The runs named, a folder that is no run standing for the runs under it, as `leaderboard` reads it: a
     multi-judge run's folder, a panel's or a sweep's (it was refused as "not a run directory", and so was each of
-    its files when given by a wildcard). One run reached twice is refused (`find_results`)."""
+    its files when given by a wildcard). A run's own folder is that run, whatever it holds; one run reached twice is
+    refused (`find_results`)."""
     for folder in map(Path, folders):
         if folder.exists() and not folder.is_dir():
             raise JudgebenchError(f"{folder}: not a run directory (a run is a folder holding {RESULTS_FILE})")
-    return [path.parent for path in find_results(list(map(Path, folders)))]
+    named = [folder / RESULTS_FILE if (folder / RESULTS_FILE).is_file() else folder for folder in map(Path, folders)]
+    return [path.parent for path in find_results(named)]  # (a run's folder is that run alone, not the runs in it)
 
 
 def _names(folders: Sequence[Path]) -> list[str]:
