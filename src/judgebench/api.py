@@ -240,7 +240,9 @@ def _refuse_near_miss(key: str) -> None:
 
     if close := near_miss(key):
         raise JudgebenchError(f"--sweep {key}: not an argument judgebench knows; did you mean {close}? (refused: a "
-                              "sweep over an argument the provider ignores draws a flat curve)")
+                              "sweep over an argument the provider ignores draws a flat curve; a provider's own argument "
+                              f"of that name: run each value with --judge-args {key}=V, which sends it with a warning, "
+                              "and compare the runs)")
 
 
 def _told(on_warning: Callable[[str], None] | None) -> Callable[[str], None]:

@@ -170,7 +170,12 @@ def test_a_misspelt_sweep_key_is_refused_under_sweep_and_a_providers_own_key_is_
         assert main([*base, "--output-path", str(tmp_path / "e"), "--sweep", "reasoning_efort=low,high"]) == 2
         assert capsys.readouterr().err == (
             "judgebench: error: --sweep reasoning_efort: not an argument judgebench knows; did you mean "
-            "reasoning_effort? (refused: a sweep over an argument the provider ignores draws a flat curve)\n")
+            "reasoning_effort? (refused: a sweep over an argument the provider ignores draws a flat curve; a "
+            "provider's own argument of that name: run each value with --judge-args reasoning_efort=V, which sends "
+            "it with a warning, and compare the runs)\n")
         assert server.stats().total == 0 and not (tmp_path / "e").exists()
         assert main([*base, "--output-path", str(tmp_path / "v"), "--sweep", "vendor_knob=1,2"]) == 0
         assert "not an argument" not in capsys.readouterr().err and server.stats().total == 8
+        # an outside attack: providers' own arguments close to a known one were refused with no way through
+        assert main([*base, "--output-path", str(tmp_path / "g"), "--sweep", "reasoning_format=parsed,raw"]) == 0
+        assert "not an argument" not in capsys.readouterr().err and server.stats().total == 16

@@ -180,6 +180,10 @@ KNOWN_ARGS = (INT_ARGS | FLOAT_ARGS | BOOL_ARGS | TEXT_ARGS | set(RUNNER_ARGS)
               | {"thinking", "thinking_budget", "extra_headers", "extra_body", "response_format", "stop",
                  "logit_bias", "input_cost_per_mtok", "output_cost_per_mtok", "endpoint_fingerprint"})
 
+# Providers' own arguments one letter or word off a known one (Groq's and llama.cpp's reasoning_format, OpenRouter's
+# models, text-generation-webui's repetition_penalty_range and _slope): neither warned of nor refused as typos
+PROVIDERS_OWN_ARGS = frozenset({"reasoning_format", "models", "repetition_penalty_range", "repetition_penalty_slope"})
+
 
 def near_misses(args: Mapping[str, Any]) -> list[str]:
     """A line for each argument name that is none judgebench knows but close to one (`temprature`): it is sent to
@@ -198,7 +202,8 @@ def near_miss(name: str) -> str | None:
     secret or header, or a name close to none: a provider's own, sent as given)."""
     import difflib
 
-    if name in KNOWN_ARGS or is_secret_arg(name) or name.startswith(("extra_headers.", "headers.", "header.")):
+    if name in KNOWN_ARGS or name in PROVIDERS_OWN_ARGS or is_secret_arg(name) or \
+            name.startswith(("extra_headers.", "headers.", "header.")):
         return None
     close = difflib.get_close_matches(name, sorted(KNOWN_ARGS), n=1, cutoff=0.85)  # (min_tokens, top_a: real)
     return close[0] if close else None
