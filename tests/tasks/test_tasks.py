@@ -299,6 +299,9 @@ def test_a_mistyped_folder_in_owner_name_form_is_said_to_be_no_local_folder(monk
     message = _error(load_examples, get_task("sciarena_eval"), dataset_path="hfdata/sci_nope")
     assert f"(no local file or folder of that name in {tmp_path}; read as a Hub id)" in message
     assert "local file" not in _error(load_examples, get_task("sciarena_eval"))
+    (tmp_path / "hfdata" / "sci").symlink_to("/mnt/unmounted/sci")  # an outside attack: "no local file" was untrue
+    assert _error(load_examples, get_task("sciarena_eval"), dataset_path="hfdata/sci") == (
+        "hfdata/sci: a link to /mnt/unmounted/sci, which does not exist")
 
 
 def test_a_task_yaml_path_that_does_not_exist_is_said_to_be_missing(tmp_path):

@@ -31,6 +31,7 @@ from judgebench.core.files import (
     too_deep,
 )
 from judgebench.core.records import DEFAULT_DIMENSION, DatasetInfo, Label, PairExample
+from judgebench.core.text import term_text
 from judgebench.tasks.cell_types import csv_options, csv_variant, keep_cell_types
 from judgebench.tasks.example_cache import load_rows
 from judgebench.tasks.cells import name_cell, text_cell
@@ -378,6 +379,8 @@ def load_table(source: str, config: str | None, split: str, revision: str | None
     failure to read it as a Hub id also says that no local file or folder has that name."""
     datasets = quiet_datasets()
     local = Path(source)
+    if typed and local.is_symlink() and not local.exists():  # (it was read as a Hub id "of no local file")
+        raise JudgebenchError(f"{source}: a link to {term_text(os.readlink(local))}, which does not exist")
     note = _not_local_note() if typed and not local.exists() else ""
     try:
         if local.is_file():
