@@ -37,7 +37,7 @@ from judgebench.calls.state import in_event_loop, run_to_completion, uses_cache
 from judgebench.calls.stopping import hold_interrupts
 from judgebench.calls.worker import CallWorker
 from judgebench.core import preload
-from judgebench.core.records import IN_FLIGHT, RETRIES_CUT, JudgeRequest
+from judgebench.core.records import IN_FLIGHT, JudgeRequest, is_retries_cut
 from judgebench.judges.base import Judge
 from judgebench.judges.builtin import FeatureJudge, answer_directly
 
@@ -184,7 +184,7 @@ def _in_flight_fate(outcome: RunOutcome, options: RunnerOptions, here: bool) -> 
     "go to the cache" with none sent, and so with the calls it had waited for without the worker)."""
     errors = [reply.error or "" for reply in outcome.replies if reply is not None and reply.text is None]
     in_flight = sum(error == IN_FLIGHT for error in errors)  # sent, not waited for (or cancelled)
-    cut = sum(error.startswith(RETRIES_CUT.split("{")[0]) for error in errors)  # a retry the stop cut short
+    cut = sum(map(is_retries_cut, errors))  # a retry the stop cut short
     retries = f"; {cut} calls waiting for a retry were not retried" if cut else ""
     if not here:  # the call worker finishes its own into the cache
         return (f"; {in_flight} answers still in flight go to the cache" if in_flight else "") + retries

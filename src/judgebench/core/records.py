@@ -245,6 +245,11 @@ def failure_from_error(error: str) -> Failure:
     return "unrecorded" if error.startswith(UNRECORDED.split("{")[0]) else "error"
 
 
+def is_retries_cut(error: str | None) -> bool:
+    """Whether an error is RETRIES_CUT's: a call a stop found waiting for its retry (an in_flight failure)."""
+    return (error or "").startswith(RETRIES_CUT.split("{")[0])
+
+
 def failure_of(record: JudgmentRecord) -> Failure | None:
     """A FAILED judgment's kind of failure (files written before `failure` existed: from the error text)."""
     if record.status != "FAILED":

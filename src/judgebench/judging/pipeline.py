@@ -18,7 +18,7 @@ from judgebench.calls.stopping import interrupts_held, noting_interrupts, releas
 from judgebench.core.allocator import release_free_memory
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.names import is_builtin
-from judgebench.core.records import JudgmentRecord, RunConfig, RunResult, failure_of
+from judgebench.core.records import JudgmentRecord, RunConfig, RunResult, failure_of, is_retries_cut
 from judgebench.core.rundir import SAMPLES_FILE, check_run_files, recorded_config, replacing
 from judgebench.core.version import __version__
 from judgebench.judges import make_judge
@@ -189,7 +189,9 @@ def _stopped(outcome: StreamOutcome, records: list[JudgmentRecord], cached: bool
     sent; with the cache, an answer that came after the stop is there for the rerun); None when it did not stop."""
     if outcome.stopped is None:
         return None
-    kinds = Counter(failure_of(r) for r in records if r.status == "FAILED")
+    # (a call whose retry the stop cut short: the runner's line counts it, "not retried"; it was counted twice, "in
+    # flight at the stop, not waited for" beside "waited for and kept")
+    kinds = Counter(failure_of(r) for r in records if r.status == "FAILED" and not is_retries_cut(r.error))
     parts = [f"{kinds[kind]} {what}" for kind, what in (("not_attempted", "judgments not attempted"),
                                                          ("in_flight", "in flight at the stop, not waited for"))
              if kinds[kind]]
