@@ -99,6 +99,7 @@ class Behaviour:
     # has passed since it was created; only its first `batch_answer_limit` lines get an answer
     batch_delay_s: float = 0.1
     batch_create_delay_s: float = 0.0  # POST /v1/batches answers this long after the batch is made (a slow create)
+    file_content_delay_s: float = 0.0  # GET /v1/files/{id}/content answers this long after it is asked (a slow download)
     batch_status: str = "completed"
     batch_answer_limit: int | None = None
     # reasoning judges: the answer's finish_reason; reasoning text returned as
@@ -312,6 +313,7 @@ class _App:
         self.batches: dict[str, dict[str, Any]] = {}
         self.batch_started: dict[str, float] = {}
         self.batch_polls = 0  # GET /v1/batches/{id} requests (a run polling a batch)
+        self.file_downloads: Counter[str] = Counter()  # GET /v1/files/{id}/content requests, by file id
         self.app.router.add_get("/_stats", self.stats_handler)
         self.app.router.add_post("/_reset", self.reset_handler)
 
@@ -408,9 +410,13 @@ class _App:
         return web.json_response(entry[0])
 
     async def file_content(self, request: web.Request) -> web.Response:
+        with self.lock:
+            self.file_downloads[request.match_info["file_id"]] += 1
         entry = self.files.get(request.match_info["file_id"])
         if entry is None:
             return self._error(404, "no such file", None)
+        if self.default.file_content_delay_s:
+            await asyncio.sleep(self.default.file_content_delay_s)
         return web.Response(body=entry[1], content_type="application/octet-stream")
 
     async def create_batch(self, request: web.Request) -> web.Response:

@@ -188,10 +188,12 @@ def batch_process(server: FakeOpenAIServer, tmp_path: Path, out: str, *extra: st
 
 
 def stopped_batch_run(
-    server: FakeOpenAIServer, tmp_path: Path, out: str, *extra: str, cache: str = "cache", new_batch: bool = True
+    server: FakeOpenAIServer, tmp_path: Path, out: str, *extra: str, cache: str = "cache", new_batch: bool = True,
+    downloading: bool = False,
 ) -> str:
     """batch_process SIGTERM'd once its batch is created (`new_batch=False`: once it polls a batch; the server's
-    batch delay must outlast it): its stderr."""
+    batch delay must outlast it; `downloading`: once it downloads a file, the server's file content delay must
+    outlast it): its stderr."""
     import signal
     import time
 
@@ -199,6 +201,8 @@ def stopped_batch_run(
     assert app is not None
 
     def seen() -> int:
+        if downloading:
+            return sum(app.file_downloads.values())
         return len(app.batches) if new_batch else app.batch_polls
 
     before = seen()
@@ -245,6 +249,22 @@ def test_a_stopped_batch_run_says_its_batch_keeps_running(tmp_path: Path) -> Non
     assert record["judge"] == "openai/judge-x" and len(record["identity"]) == 64 and record["created"] > 0
     for path in (p for p in (tmp_path / "cache").rglob("*") if p.is_file()):
         assert SECRET.encode() not in path.read_bytes() and HEADER_SECRET.encode() not in path.read_bytes(), path
+
+
+def test_a_stop_during_the_download_says_the_batch_has_finished(tmp_path: Path) -> None:
+    """A stop while an ended batch's results are downloaded said it "keeps running": it has finished at the
+    provider, and the rerun downloads its results without new cost (no new batch)."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=0.05, file_content_delay_s=60)) as server:
+        err = stopped_batch_run(server, tmp_path, "stopped", downloading=True)
+        assert ("batch batch_1 has finished at the provider (completed), its results not downloaded (recorded in "
+                "the cache): a rerun downloads them without new cost") in err, err
+        assert "keeps running" not in err, err
+        rows = samples(tmp_path / "stopped")
+        assert all("batch batch_1 has finished at the provider" in r["error"] for r in rows)
+        server.set_behaviour(Behaviour(answer="@hash"))
+        assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 0
+        assert len(server._app.batches) == 1  # type: ignore[union-attr]
+    assert all(r["status"] == "ANSWERED" for r in samples(tmp_path / "rerun"))
 
 
 @pytest.mark.slow

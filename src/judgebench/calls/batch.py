@@ -116,17 +116,27 @@ def run_batch(
 
 def batch_stop_line(signal_name: str, outcome: RunOutcome) -> str:
     """The stop line of an interrupted batch run: the requests it sent, and what becomes of each batch it left
-    running at the provider (recorded in the cache: a rerun collects its answers; else they are lost)."""
+    at the provider (recorded in the cache: a rerun collects its answers; else they are lost)."""
     sent = f"{outcome.calls_made} requests sent in a batch" if outcome.calls_made else "no new batch submitted"
-    parts = [f"interrupted ({signal_name}): {sent}"]
-    for batch_id, why in outcome.left_running.items():
+    fates = [batch_fate(batch_id, why, outcome.batches_ended.get(batch_id))
+             for batch_id, why in outcome.left_running.items()]
+    return "; ".join([f"interrupted ({signal_name}): {sent}", *fates])
+
+
+def batch_fate(batch_id: str, why: str | None, ended: str | None) -> str:
+    """What becomes of a batch a stopped run leaves at the provider: still running, or `ended` (its final status)
+    with its results not downloaded yet (a stop during the download said "keeps running"); recorded (`why` None: a
+    rerun collects it at no new cost) or not (`why`)."""
+    if ended is None:
         if why is None:
-            parts.append(f"batch {batch_id} keeps running at the provider (recorded in the cache): a rerun "
-                         "collects its answers instead of submitting them again")
-        else:
-            parts.append(f"batch {batch_id} keeps running at the provider, unrecorded ({why}): its answers are "
-                         "not collected, rerunning submits them again")
-    return "; ".join(parts)
+            return (f"batch {batch_id} keeps running at the provider (recorded in the cache): a rerun collects its "
+                    "answers instead of submitting them again")
+        return (f"batch {batch_id} keeps running at the provider, unrecorded ({why}): its answers are not collected, "
+                "rerunning submits them again")
+    done = f"batch {batch_id} has finished at the provider ({ended}), its results not downloaded"
+    if why is None:
+        return f"{done} (recorded in the cache): a rerun downloads them without new cost"
+    return f"{done}, unrecorded ({why}): rerunning submits its requests again"
 
 
 class _BatchStop(Exception):
@@ -156,6 +166,7 @@ class _BatchRun(RunState):
         self.digest = identity_hash(self.identity)
         self.in_batch: dict[int, str] = {}  # request index -> the batch it waits in
         self.left_running: dict[str, str | None] = {}  # batch polled -> None: recorded, else why not
+        self.ended: dict[str, str] = {}  # batch polled to its end, its results not downloaded yet -> its status
         self.unrecorded_why = ""
 
     def _client_kwargs(self) -> dict[str, Any]:
@@ -186,9 +197,8 @@ class _BatchRun(RunState):
         try:
             await self._main()
         except _BatchStop as stop:
-            self.stopped = str(stop) + "".join(
-                f"; batch {b} keeps running at the provider: a rerun collects its answers"
-                for b, why in self.left_running.items() if why is None)
+            self.stopped = str(stop) + "".join(f"; {batch_fate(b, why, self.ended.get(b))}"
+                                               for b, why in self.left_running.items() if why is None)
         finally:
             self.close_state()
 
@@ -297,6 +307,7 @@ class _BatchRun(RunState):
         for index in indices:
             self.in_batch.pop(index, None)
         self.left_running.pop(batch_id, None)
+        self.ended.pop(batch_id, None)
 
     # -- a new batch
     async def _submit_and_collect(
@@ -401,6 +412,7 @@ class _BatchRun(RunState):
                 counts = _get(batch, "request_counts")
                 done = (_get(counts, "completed") or 0) + (_get(counts, "failed") or 0)
                 bar.advance_to(base + min(done, mine), status=_get(batch, "status"))
+        self.ended[batch.id] = str(_get(batch, "status"))  # (a stop from here on: finished, not "keeps running")
         return batch
 
     async def _download(self, batch: Any, requests: dict[str, str], latency: float, *,
@@ -422,6 +434,7 @@ class _BatchRun(RunState):
                 results[key] = reply
                 self.store_answer(key, reply, requests[key])
         self.left_running.pop(batch.id, None)
+        self.ended.pop(batch.id, None)
         return results
 
     def final_replies(self) -> list[JudgeReply | None]:
@@ -430,13 +443,15 @@ class _BatchRun(RunState):
         for index, batch_id in self.in_batch.items():
             reply = replies[index]
             if reply is not None and reply.error == IN_FLIGHT and self.left_running.get(batch_id, "") is None:
-                replies[index] = JudgeReply(error=f"{IN_FLIGHT}; batch {batch_id} keeps running at the provider: "
-                                                  "a rerun collects its answer")
+                fate = ("has finished at the provider: a rerun downloads its answer without new cost"
+                        if batch_id in self.ended else "keeps running at the provider: a rerun collects its answer")
+                replies[index] = JudgeReply(error=f"{IN_FLIGHT}; batch {batch_id} {fate}")
         return replies
 
     def outcome(self, stopped: str | None = None) -> RunOutcome:
         result = super().outcome(stopped)
         result.left_running = dict(self.left_running)
+        result.batches_ended = {b: status for b, status in self.ended.items() if b in self.left_running}
         return result
 
     def _parse_line(self, raw: str, latency: float) -> tuple[str, JudgeReply] | None:
