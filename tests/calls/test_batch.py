@@ -342,26 +342,49 @@ def test_a_batch_of_another_judge_configuration_is_not_collected(tmp_path: Path)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("fate", ["unknown", "expired"])
+@pytest.mark.parametrize("fate", ["output_gone", "expired"])
 def test_a_batch_the_provider_lost_is_dropped_and_resubmitted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], fate: str
 ) -> None:
     with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
         stopped_batch_run(server, tmp_path, "stopped")
         batches = server._app.batches  # type: ignore[union-attr]
-        if fate == "unknown":
-            batches["batch_gone"] = batches.pop("batch_1")  # (batch_2 is the next id all the same)
-        else:
-            batches["batch_1"]["status"] = "expired"
+        batches["batch_1"]["status"] = "completed" if fate == "output_gone" else "expired"
+        if fate == "output_gone":  # past its retention: the batch is known, its output file no longer
+            batches["batch_1"]["output_file_id"] = "file-gone"
         server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05))
         capsys.readouterr()
         assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 0
         assert "batch_2" in server._app.batches  # type: ignore[union-attr]
     notes = [line for line in capsys.readouterr().err.splitlines() if "batch_1" in line]
-    said = "unknown to the provider" if fate == "unknown" else "ended expired without an answer for 12 requests"
+    said = "unknown to the provider" if fate == "output_gone" else "ended expired without an answer for 12 requests"
     assert len(notes) == 1 and said in notes[0] and "submitted again" in notes[0], notes
     assert batch_records(tmp_path / "cache") == []
     assert all(r["status"] == "ANSWERED" for r in samples(tmp_path / "rerun"))
+
+
+def test_a_404_for_a_recorded_batch_stops_and_keeps_the_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A 404 for a recorded batch was taken as "gone": the record dropped and its requests paid for again. It may as
+    well be a key of another project or organisation: the run stops with one line naming the batch and its record,
+    keeps the record and submits nothing; deleting the record resubmits."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
+        stopped_batch_run(server, tmp_path, "stopped")
+        batches = server._app.batches  # type: ignore[union-attr]
+        batches["batch_other"] = batches.pop("batch_1")  # (another project's key sees no batch_1; batch_2 is next)
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05))
+        [record_file] = (tmp_path / "cache" / "batches").glob("*.json")
+        capsys.readouterr()
+        assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 1
+        err = capsys.readouterr().err
+        assert "batch_2" not in batches and record_file.exists(), err
+        [line] = [line for line in err.splitlines() if "batch_1" in line]
+        assert (f"batch batch_1 recorded in {record_file} is unknown to the provider (HTTP 404): the api key may "
+                "belong to another project or organisation") in line and f"delete {record_file}" in line, line
+        assert "Traceback" not in err and SECRET not in err
+        record_file.unlink()
+        assert run(server, tmp_path, "again", "--batch", "--batch-poll-s", "0.02") == 0
+        assert "batch_2" in batches
+    assert all(r["status"] == "ANSWERED" for r in samples(tmp_path / "again"))
 
 
 @pytest.mark.slow

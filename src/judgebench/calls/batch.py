@@ -30,8 +30,10 @@ normal path:
   pending keys (polled to its end, every answer stored, this run's recorded), then
   submits a new batch for the keys still pending only. A run stopped or killed while
   polling keeps the record: its requests are FAILED in_flight, and the rerun collects
-  the batch instead of paying for it again. A recorded batch the provider no longer
-  knows (404) is dropped, said in one line, and its requests submitted again. With
+  the batch instead of paying for it again. A recorded batch the provider does not know
+  (a 404 for the batch: gone, or a key of another project or organisation) stops the run
+  with one line naming the batch and its record, which is kept; one whose output file is
+  gone (404) is dropped, said in one line, and its requests submitted again. With
   --no-cache nothing is recorded: a stop leaves the batch's answers uncollected.
 
 No file is written besides the cache folder (the replies, the batch records): the JSONL
@@ -144,7 +146,7 @@ class _BatchStop(Exception):
 
 
 class _UnknownBatch(JudgeCallError):
-    """The provider does not know a recorded batch (or its output file) any more: its record is dropped."""
+    """A 404 for a recorded batch (the run stops: _retrieve_recorded) or its output file (its record is dropped)."""
 
 
 class _BatchRun(RunState):
@@ -254,7 +256,7 @@ class _BatchRun(RunState):
         for path, record in records:  # record was reported twice)
             if not left.intersection(record.requests):  # none of it pending, or answered by a batch collected before
                 continue
-            answered = await self._collect_record(record, groups, left, bar, len(pending) - len(left))
+            answered = await self._collect_record(path, record, groups, left, bar, len(pending) - len(left))
             if answered is None or self.cache_error is None:  # kept if its answers could not be stored
                 drop_record(path)
             left -= answered or set()
@@ -274,19 +276,19 @@ class _BatchRun(RunState):
         return kept
 
     async def _collect_record(
-        self, record: BatchRecord, groups: dict[str, list[int]], left: set[str], bar: Progress | None, base: int
+        self, path: Path, record: BatchRecord, groups: dict[str, list[int]], left: set[str], bar: Progress | None,
+        base: int,
     ) -> set[str] | None:
         """Poll a recorded batch to its end and store all its answers; record this run's (the pending keys in
-        `left`). The keys it settled (answered, or a line error); None when the provider does not know it."""
+        `left`). The keys it settled (answered, or a line error); None when the provider no longer has its output."""
         mine = [key for key in record.requests if key in left]
+        batch = await self._retrieve_recorded(path, record)
         try:
-            batch = await self._call("retrieve", import_litellm().aretrieve_batch, unknown=True,
-                                     batch_id=record.batch_id, **self._client_kwargs())
             batch = await self._poll(batch, [i for key in mine for i in groups[key]], bar, base, len(mine), recorded=True)
             results = await self._download(batch, record.requests, time.time() - record.created, recorded=True)
         except _UnknownBatch as unknown:
-            note(f"batch {record.batch_id} of an earlier run is unknown to the provider ({unknown}): its record "
-                  f"is dropped and its {len(mine)} requests of this run are submitted again")
+            note(f"the output of batch {record.batch_id} of an earlier run is unknown to the provider ({unknown}): "
+                 f"its record is dropped and its {len(mine)} requests of this run are submitted again")
             self._not_waiting([i for key in mine for i in groups[key]], record.batch_id)
             return None
         for key in mine:
@@ -300,6 +302,19 @@ class _BatchRun(RunState):
             note(f"batch {record.batch_id} of an earlier run ended {_get(batch, 'status')} without an answer for "
                   f"{missing} requests of this run: they are submitted again")
         return set(results)
+
+    async def _retrieve_recorded(self, path: Path, record: BatchRecord) -> Any:
+        """The recorded batch, as the provider has it now. A 404 stops the run and keeps the record: it may mean a
+        key of another project or organisation as well as a batch gone (it was dropped and its requests paid for
+        again)."""
+        try:
+            return await self._call("retrieve", import_litellm().aretrieve_batch, unknown=True,
+                                    batch_id=record.batch_id, **self._client_kwargs())
+        except _UnknownBatch:
+            raise _BatchStop(f"batch {record.batch_id} recorded in {path} is unknown to the provider (HTTP 404): the "
+                             "api key may belong to another project or organisation than the one that created it; "
+                             f"rerun with that key to collect it, or delete {path} to submit its requests again "
+                             "(paid again)") from None
 
     def _not_waiting(self, indices: list[int], batch_id: str) -> None:
         """These requests no longer wait in `batch_id` (it ended, or is unknown): they are pending again."""
