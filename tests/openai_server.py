@@ -33,7 +33,8 @@ passed since its creation; the next GET processes its first `batch_answer_limit`
 by default) with the same `status` / `action_fn` / `answer` rules (an int action -> an error
 line in the error file, "malformed" -> the malformed text; scripts and random faults do not
 apply), logs each line as a request and ends the batch `batch_status` ("completed",
-"expired", ...).
+"expired", ...). `batch_statuses` makes its GETs report those statuses in turn (the last repeated: a batch
+stuck in "finalizing", or one with a status no client knows), never ending; `batch_age_s` dates its created_at back.
 
 Per-model behaviour: `FakeOpenAIServer(default, models={"slow-model": Behaviour(...)})`,
 matched on the request's "model" field.
@@ -102,6 +103,8 @@ class Behaviour:
     file_content_delay_s: float = 0.0  # GET /v1/files/{id}/content answers this long after it is asked (a slow download)
     batch_status: str = "completed"
     batch_answer_limit: int | None = None
+    batch_statuses: Sequence[str] = ()  # when set: the statuses successive GETs report, the last repeated; never ends
+    batch_age_s: float = 0.0  # a batch's created_at this far in the past
     # reasoning judges: the answer's finish_reason; reasoning text returned as
     # message.reasoning_content (its tokens, len // 4 + 1, reported as
     # usage.completion_tokens_details.reasoning_tokens); the model snapshot served: the
@@ -444,7 +447,7 @@ class _App:
                 "status": "validating",
                 "output_file_id": None,
                 "error_file_id": None,
-                "created_at": int(now),
+                "created_at": int(now - self.default.batch_age_s),
                 "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
                 "metadata": body.get("metadata"),
                 "_lines": lines,
@@ -517,6 +520,10 @@ class _App:
             first = lines[0] if lines else {}
             beh = self.behaviour(str((first.get("body") or {}).get("model", "")))
             elapsed = time.time() - self.batch_started[batch_id]
+            if beh.batch_statuses:  # a batch stuck in (or wandering through) the given statuses
+                batch["_polls"] = batch.get("_polls", 0) + 1
+                status = beh.batch_statuses[min(batch["_polls"], len(beh.batch_statuses)) - 1]
+                return web.json_response({**self._public_batch(batch), "status": status})
             if elapsed < beh.batch_delay_s:
                 batch["status"] = "in_progress"
             else:

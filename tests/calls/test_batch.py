@@ -267,6 +267,31 @@ def test_a_stop_during_the_download_says_the_batch_has_finished(tmp_path: Path) 
     assert all(r["status"] == "ANSWERED" for r in samples(tmp_path / "rerun"))
 
 
+@pytest.mark.parametrize(("statuses", "age_s", "said"), [
+    (("in_progress", "paused_by_provider"), 0.0, "batch batch_1 reports status 'paused_by_provider', which judgebench "
+                                                 "does not know"),
+    (("finalizing",), 26 * 3600.0, "batch batch_1 is still finalizing 26.0 h after its creation, over an hour past "
+                                   "its 24 h completion window: polling stopped"),
+])
+def test_a_batch_in_an_unknown_or_overdue_status_is_not_polled_forever(
+    tmp_path: Path, statuses: tuple[str, ...], age_s: float, said: str
+) -> None:
+    """A batch with a status no provider documents, or stuck in "finalizing", was polled forever: the run stops with
+    one line naming the batch and its status, and keeps the record (a rerun polls it again)."""
+    import subprocess
+
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_statuses=statuses, batch_age_s=age_s)) as server:
+        proc = batch_process(server, tmp_path, "out")
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            pytest.fail("the batch was polled forever")
+    assert proc.returncode == 1 and said in err, err
+    assert "Traceback" not in err and "batch batch_1 keeps running at the provider (recorded in the cache)" in err
+    assert [r["batch_id"] for r in batch_records(tmp_path / "cache")] == ["batch_1"]
+
+
 @pytest.mark.slow
 def test_a_rerun_collects_the_batch_a_stopped_run_left_running(tmp_path: Path) -> None:
     """The rerun submits nothing: one batch and one upload in all, every answer from the first batch, the same

@@ -9,7 +9,9 @@ normal path:
 - The missing ones become one JSONL file (custom_id = the cache key, an OpenAI chat
   completions body), uploaded with `litellm.acreate_file(purpose="batch")`, submitted
   with `litellm.acreate_batch`, polled with `litellm.aretrieve_batch` every
-  `batch_poll_s` seconds (a tqdm bar follows the batch's request_counts), and the output
+  `batch_poll_s` seconds (a tqdm bar follows the batch's request_counts; a status outside
+  RUNNING and TERMINAL, or a batch running over OVERDUE_S past its completion window,
+  stops the run: _check_running), and the output
   (and error) files are downloaded with `litellm.afile_content`.
 - Each output line becomes a JudgeReply (text, tokens, cost from the batch prices of
   litellm's cost map, else None) and is written to the cache as soon as the output is
@@ -46,6 +48,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -78,6 +81,8 @@ from judgebench.judges.reasoning import response_details
 # providers whose batch API litellm reaches with OpenAI's batch JSONL format
 BATCH_PROVIDERS = ("openai", "azure")
 TERMINAL = {"completed", "failed", "expired", "cancelled"}
+RUNNING = ("validating", "in_progress", "finalizing", "cancelling")  # OpenAI's other batch statuses
+OVERDUE_S = 3600.0  # a batch still running this long past its completion window is no longer polled
 ENDPOINT = "/v1/chat/completions"
 
 
@@ -149,6 +154,10 @@ class _UnknownBatch(JudgeCallError):
     """A 404 for a recorded batch (the run stops: _retrieve_recorded) or its output file (its record is dropped)."""
 
 
+class _UnknownStatus(JudgeCallError):
+    """A batch reports a status litellm's batch object refuses (not one OpenAI documents): the run stops."""
+
+
 class _BatchRun(RunState):
     judge: LiteLLMJudge
 
@@ -184,6 +193,9 @@ class _BatchRun(RunState):
         def classify(exc: Exception) -> JudgeCallError:
             if unknown and getattr(exc, "status_code", None) == 404:
                 return _UnknownBatch(f"{what}: HTTP 404", retryable=False)
+            status = _refused_status(exc)
+            if status is not None:
+                return _UnknownStatus(_unknown_status_line(kwargs.get("batch_id"), status), retryable=False)
             return self.judge.classify_error(exc)
 
         try:
@@ -191,6 +203,8 @@ class _BatchRun(RunState):
             return await with_retries(lambda: fn(**kwargs), classify, options)
         except _UnknownBatch:
             raise
+        except _UnknownStatus as error:
+            raise _BatchStop(str(error)) from None
         except JudgeCallError as error:
             raise _BatchStop(f"batch API error ({what}): {error}") from None
 
@@ -420,6 +434,7 @@ class _BatchRun(RunState):
         meanwhile (a stop labels them so, and names the batch as left running)."""
         litellm = import_litellm()
         self._left_at_stop(batch, indices, recorded=recorded)
+        since = time.time()
         while _get(batch, "status") not in TERMINAL:
             await asyncio.sleep(self.options.batch_poll_s)
             batch = await self._call("retrieve", litellm.aretrieve_batch, batch_id=batch.id, **self._client_kwargs())
@@ -427,6 +442,8 @@ class _BatchRun(RunState):
                 counts = _get(batch, "request_counts")
                 done = (_get(counts, "completed") or 0) + (_get(counts, "failed") or 0)
                 bar.advance_to(base + min(done, mine), status=_get(batch, "status"))
+            if _get(batch, "status") not in TERMINAL:
+                _check_running(batch, since)
         self.ended[batch.id] = str(_get(batch, "status"))  # (a stop from here on: finished, not "keeps running")
         return batch
 
@@ -513,6 +530,45 @@ class _BatchRun(RunState):
             attempts=1,
             **response_details(body),
         )
+
+
+def _check_running(batch: Any, since: float) -> None:
+    """Stop polling (_BatchStop) a batch whose status judgebench does not know (it was polled forever), or one
+    still running an hour past its completion window (the provider should have ended it by then: completed or
+    expired; one stuck in "finalizing" was polled forever). `since`: when this run began polling it, for a batch
+    without a creation time."""
+    status = _get(batch, "status")
+    if status not in RUNNING:
+        raise _BatchStop(_unknown_status_line(batch.id, status))
+    created = _get(batch, "created_at")
+    age = time.time() - (created if isinstance(created, (int, float)) and not isinstance(created, bool) else since)
+    window = _window_s(_get(batch, "completion_window"))
+    if age > window + OVERDUE_S:
+        raise _BatchStop(f"batch {batch.id} is still {status} {age / 3600:.1f} h after its creation, over an hour "
+                         f"past its {window / 3600:g} h completion window: polling stopped (a rerun polls it again)")
+
+
+def _unknown_status_line(batch_id: Any, status: Any) -> str:
+    return (f"batch {batch_id} reports status {str(status)[:100]!r}, which judgebench does not know (known: "
+            f"{', '.join([*RUNNING, *sorted(TERMINAL)])}): polling stopped (a rerun polls it again)")
+
+
+def _refused_status(exc: Exception) -> str | None:
+    """The status of a batch litellm's batch object refused (a pydantic ValidationError on `status`), else None."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return None
+    try:
+        found = [e for e in errors() if tuple(e.get("loc") or ()) == ("status",)]
+    except Exception:  # another `errors` than pydantic's
+        return None
+    return str(found[0].get("input")) if found else None
+
+
+def _window_s(window: Any) -> float:
+    """A batch's completion window ("24h") in seconds; 24 h when it says none this reads."""
+    match = re.fullmatch(r"\s*(\d{1,4})\s*h\s*", window) if isinstance(window, str) else None
+    return float(match.group(1)) * 3600 if match else 24 * 3600.0
 
 
 def _get(obj: Any, name: str) -> Any:
