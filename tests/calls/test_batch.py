@@ -293,16 +293,20 @@ def test_a_batch_in_an_unknown_or_overdue_status_is_not_polled_forever(
 
 
 @pytest.mark.slow
-def test_a_rerun_collects_the_batch_a_stopped_run_left_running(tmp_path: Path) -> None:
+def test_a_rerun_collects_the_batch_a_stopped_run_left_running(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The rerun submits nothing: one batch and one upload in all, every answer from the first batch, the same
-    results as an uninterrupted run, and the record removed once collected."""
+    results as an uninterrupted run, and the record removed once collected. Its summary says the answers were
+    collected from the earlier batch at no new cost (it said "0 from cache; 0 calls sent")."""
     with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=0.05)) as reference:
         assert run(reference, tmp_path, "reference", "--batch", "--batch-poll-s", "0.02", cache="cache-ref") == 0
     with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
         stopped_batch_run(server, tmp_path, "stopped")
         assert server.stats().total == 0  # the batch has answered nothing yet
         server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05))
+        capsys.readouterr()
         assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 0
+        assert (f"(coverage 1.000; 0 from cache; {2 * N_ROWS} collected from a batch an earlier run submitted (no new "
+                "cost); 0 calls sent)") in capsys.readouterr().out
         assert len(server._app.batches) == 1 and uploads(server) == 1  # type: ignore[union-attr]
         assert server.stats().total == 2 * N_ROWS and server.stats().duplicate_answers() == 0
         assert batch_records(tmp_path / "cache") == []

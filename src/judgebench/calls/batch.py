@@ -179,6 +179,7 @@ class _BatchRun(RunState):
         self.left_running: dict[str, str | None] = {}  # batch polled -> None: recorded, else why not
         self.ended: dict[str, str] = {}  # batch polled to its end, its results not downloaded yet -> its status
         self.unrecorded_why = ""
+        self.collected = 0  # requests answered by a batch an earlier run submitted
 
     def _client_kwargs(self) -> dict[str, Any]:
         """litellm's connection arguments (secrets for the call only) and the timeout."""
@@ -308,6 +309,7 @@ class _BatchRun(RunState):
         for key in mine:
             if key in results:
                 self.record(groups[key], results[key])
+                self.collected += len(groups[key])
         missing = len(mine) - sum(key in results for key in mine)
         self._not_waiting([i for key in mine if key not in results for i in groups[key]], record.batch_id)
         if bar is not None:
@@ -484,6 +486,7 @@ class _BatchRun(RunState):
         result = super().outcome(stopped)
         result.left_running = dict(self.left_running)
         result.batches_ended = {b: status for b, status in self.ended.items() if b in self.left_running}
+        result.collected = self.collected
         return result
 
     def _parse_line(self, raw: str, latency: float) -> tuple[str, JudgeReply] | None:
