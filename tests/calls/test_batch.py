@@ -122,6 +122,27 @@ def test_expired_batch_marks_its_unanswered_calls_failed(tmp_path: Path) -> None
     assert sum(r["status"] == "ANSWERED" for r in rows) == 4  # the answers an expired batch still returned
 
 
+def test_a_batch_file_is_downloaded_once_and_no_coroutine_is_left_unawaited(tmp_path: Path) -> None:
+    """litellm's success logging of a retrieve that finds the batch completed downloaded its output file again, to
+    price it, in a task the run's end cancelled: "RuntimeWarning: coroutine 'OpenAIFilesAPI.afile_content' was never
+    awaited" (or a second download). The retrieve asks litellm to skip that logging: each file is downloaded once."""
+    import gc
+    import warnings
+
+    def action(messages: list[dict[str, Any]]) -> int | None:
+        return 500 if "Question 1 " in messages[-1]["content"] else None
+
+    with warnings.catch_warnings(record=True) as caught, FakeOpenAIServer(
+            Behaviour(answer="@hash", action_fn=action, batch_delay_s=0.05)) as server:
+        warnings.simplefilter("always")
+        assert run(server, tmp_path, "batch", "--batch", "--batch-poll-s", "0.02") == 0
+        gc.collect()
+        downloads = dict(server._app.file_downloads)  # type: ignore[union-attr]
+    batch = server._app.batches["batch_1"]  # type: ignore[union-attr]
+    assert downloads == {batch["output_file_id"]: 1, batch["error_file_id"]: 1}, downloads
+    assert not [w for w in caught if "never awaited" in str(w.message)], [str(w.message) for w in caught]
+
+
 def test_batch_with_builtin_judge_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(None, tmp_path, "out", "--batch", judge="builtin/longer") == 2  # type: ignore[arg-type]
     err = capsys.readouterr().err.strip()

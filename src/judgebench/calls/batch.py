@@ -319,13 +319,19 @@ class _BatchRun(RunState):
                   f"{missing} requests of this run: they are submitted again")
         return set(results)
 
+    async def _retrieve(self, batch_id: str, *, unknown: bool = False) -> Any:
+        """The batch as the provider has it now. litellm's own success logging is turned off for it: finding the
+        batch completed, it downloaded the output file a second time to price it, in a task the run's end cancelled
+        ("coroutine 'OpenAIFilesAPI.afile_content' was never awaited")."""
+        return await self._call("retrieve", import_litellm().aretrieve_batch, unknown=unknown, batch_id=batch_id,
+                                litellm_metadata={"batch_ignore_default_logging": True}, **self._client_kwargs())
+
     async def _retrieve_recorded(self, path: Path, record: BatchRecord) -> Any:
         """The recorded batch, as the provider has it now. A 404 stops the run and keeps the record: it may mean a
         key of another project or organisation as well as a batch gone (it was dropped and its requests paid for
         again)."""
         try:
-            return await self._call("retrieve", import_litellm().aretrieve_batch, unknown=True,
-                                    batch_id=record.batch_id, **self._client_kwargs())
+            return await self._retrieve(record.batch_id, unknown=True)
         except _UnknownBatch:
             raise _BatchStop(f"batch {record.batch_id} recorded in {path} is unknown to the provider (HTTP 404): the "
                              "api key may belong to another project or organisation than the one that created it; "
@@ -434,12 +440,11 @@ class _BatchRun(RunState):
                     recorded: bool) -> Any:
         """Retrieve `batch` every batch_poll_s until it ends; its requests of this run (`indices`) are in flight
         meanwhile (a stop labels them so, and names the batch as left running)."""
-        litellm = import_litellm()
         self._left_at_stop(batch, indices, recorded=recorded)
         since = time.time()
         while _get(batch, "status") not in TERMINAL:
             await asyncio.sleep(self.options.batch_poll_s)
-            batch = await self._call("retrieve", litellm.aretrieve_batch, batch_id=batch.id, **self._client_kwargs())
+            batch = await self._retrieve(batch.id)
             if bar is not None:
                 counts = _get(batch, "request_counts")
                 done = (_get(counts, "completed") or 0) + (_get(counts, "failed") or 0)
