@@ -28,7 +28,8 @@ replaces the error text ("fake error <status>") of every error answer.
 401) and logged as a request of model "(batch-api)".
 
 Batch API (OpenAI-compatible): POST /v1/files (multipart upload), GET /v1/files/{id}[/content],
-POST /v1/batches, GET /v1/batches/{id}. A batch is "in_progress" until `batch_delay_s` has
+POST /v1/batches, GET /v1/batches/{id}, GET /v1/batches (the list, newest first, paged by `limit` and `after`;
+`batch_list_status` refuses it). A batch is "in_progress" until `batch_delay_s` has
 passed since its creation; the next GET processes its first `batch_answer_limit` lines (all
 by default) with the same `status` / `action_fn` / `answer` rules (an int action -> an error
 line in the error file, "malformed" -> the malformed text; scripts and random faults do not
@@ -105,6 +106,7 @@ class Behaviour:
     batch_answer_limit: int | None = None
     batch_statuses: Sequence[str] = ()  # when set: the statuses successive GETs report, the last repeated; never ends
     batch_age_s: float = 0.0  # a batch's created_at this far in the past
+    batch_list_status: int | None = None  # GET /v1/batches (the list) answered with this status (a provider without it)
     # reasoning judges: the answer's finish_reason; reasoning text returned as
     # message.reasoning_content (its tokens, len // 4 + 1, reported as
     # usage.completion_tokens_details.reasoning_tokens); the model snapshot served: the
@@ -312,10 +314,12 @@ class _App:
         self.app.router.add_get("/v1/files/{file_id}/content", self.file_content)
         self.app.router.add_post("/v1/batches", self.create_batch)
         self.app.router.add_get("/v1/batches/{batch_id}", self.get_batch)
+        self.app.router.add_get("/v1/batches", self.list_batches)
         self.files: dict[str, tuple[dict[str, Any], bytes]] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.batch_started: dict[str, float] = {}
         self.batch_polls = 0  # GET /v1/batches/{id} requests (a run polling a batch)
+        self.batch_lists = 0  # GET /v1/batches requests
         self.file_downloads: Counter[str] = Counter()  # GET /v1/files/{id}/content requests, by file id
         self.app.router.add_get("/_stats", self.stats_handler)
         self.app.router.add_post("/_reset", self.reset_handler)
@@ -507,6 +511,22 @@ class _App:
         }
         out = {"status_code": 200, "request_id": request_id, "body": completion}
         return {"id": f"batch_req_{prompt_hash[:12]}", "custom_id": line.get("custom_id"), "response": out, "error": None}, True
+
+    async def list_batches(self, request: web.Request) -> web.Response:
+        """The batches, newest first, `limit` (default 20) after the id `after`, as OpenAI pages them."""
+        with self.lock:
+            self.batch_lists += 1
+        if self.default.batch_list_status is not None:
+            return self._error(self.default.batch_list_status, f"fake error {self.default.batch_list_status}", None)
+        ordered = sorted(self.batches.values(), key=lambda b: self.batch_started[b["id"]], reverse=True)
+        after = request.query.get("after")
+        if after:
+            ids = [b["id"] for b in ordered]
+            ordered = ordered[ids.index(after) + 1:] if after in ids else []
+        limit = int(request.query.get("limit", 20))
+        page = [self._public_batch(b) for b in ordered[:limit]]
+        return web.json_response({"object": "list", "data": page, "first_id": page[0]["id"] if page else None,
+                                  "last_id": page[-1]["id"] if page else None, "has_more": len(ordered) > limit})
 
     async def get_batch(self, request: web.Request) -> web.Response:
         batch_id = request.match_info["batch_id"]

@@ -480,6 +480,61 @@ def test_a_stop_while_the_batch_is_created_records_it_and_the_rerun_collects_it(
         assert server.stats().duplicate_answers() == 0 and batch_records(tmp_path / "cache") == []
 
 
+def killed_while_creating(server: FakeOpenAIServer, tmp_path: Path) -> None:
+    """batch_process SIGKILLed while the provider's answer to its create is slow to come (the batch made): nothing
+    after the create ran."""
+    import time
+
+    app = server._app
+    assert app is not None
+    proc = batch_process(server, tmp_path, "killed")
+    try:
+        deadline = time.monotonic() + 60
+        while not app.batches and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.3)
+    finally:
+        proc.kill()
+        proc.communicate(timeout=60)
+    assert app.batches, "no batch was created"
+
+
+@pytest.mark.parametrize("provider", ["lists it", "never made it", "lists nothing"])
+def test_a_kill_between_the_create_and_its_record_does_not_lose_the_batch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], provider: str
+) -> None:
+    """A kill after the provider made the batch and before its record was written lost the batch (paid, not
+    collectable): the rerun paid for its requests again. An intent (run tag, input file) is recorded before the
+    create and the tag sent as the batch's metadata; the rerun finds the batch in the provider's list and collects
+    it; one the provider never made is submitted again, said in one line; a list that cannot be read stops the run
+    with one line, the intent kept, nothing submitted."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=0.05, batch_create_delay_s=30)) as server:
+        killed_while_creating(server, tmp_path)
+        batches = server._app.batches  # type: ignore[union-attr]
+        [intent] = batch_records(tmp_path / "cache")
+        assert intent["batch_id"] == "" and batches["batch_1"]["metadata"]["judgebench_run"] == intent["tag"]
+        if provider == "never made it":
+            del batches["batch_1"]
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05,
+                                       batch_list_status=404 if provider == "lists nothing" else None))
+        capsys.readouterr()
+        code = run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02")
+        err = capsys.readouterr().err
+        made, duplicates = len(batches), server.stats().duplicate_answers()
+    assert "Traceback" not in err and SECRET not in err, err
+    if provider == "lists nothing":
+        assert code == 1 and made == 1 and batch_records(tmp_path / "cache") == [intent], err
+        [line] = [line for line in err.splitlines() if intent["tag"] in line]
+        assert "an earlier run got no answer to its batch create" in line and "the provider made the batch is unknown" in line
+        assert "delete " in line and "batches/" in line, line
+        return
+    assert code == 0 and made == 1 and duplicates == 0, err
+    assert batch_records(tmp_path / "cache") == []
+    assert all(r["status"] == "ANSWERED" for r in samples(tmp_path / "rerun"))
+    said = [line for line in err.splitlines() if "is not among the provider's batches" in line]
+    assert len(said) == (provider == "never made it"), err
+
+
 def test_a_create_that_times_out_is_not_retried(tmp_path: Path, capsys) -> None:
     """A third attack: a create that timed out was retried, and each attempt made a paid batch (three from one
     run). It is tried once; the stop says the batch may exist at the provider."""

@@ -27,7 +27,11 @@ normal path:
 - Providers: BATCH_PROVIDERS (OpenAI's JSONL format through litellm). Anything else, and
   the builtin judges, is a usage error.
 - Resumable across runs (batch_records.py): a batch is recorded in the cache folder
-  (`batches/`) once created and its record removed once its answers are stored. A run
+  (`batches/`) before its create as an intent (a run tag, sent as the batch's metadata,
+  and its input file), completed with the batch id once created, and removed once its
+  answers are stored. A rerun finding an intent looks for its batch in the provider's
+  list (_resolve_intent): found, it is collected; not made, the requests are submitted;
+  no list, the run stops (nothing submitted twice silently). A run
   first collects every recorded batch of the same judge identity holding one of its
   pending keys (polled to its end, every answer stored, this run's recorded), then
   submits a new batch for the keys still pending only. A run stopped or killed while
@@ -50,6 +54,7 @@ import asyncio
 import json
 import re
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -83,6 +88,9 @@ BATCH_PROVIDERS = ("openai", "azure")
 TERMINAL = {"completed", "failed", "expired", "cancelled"}
 RUNNING = ("validating", "in_progress", "finalizing", "cancelling")  # OpenAI's other batch statuses
 OVERDUE_S = 3600.0  # a batch still running this long past its completion window is no longer polled
+TAG_KEY = "judgebench_run"  # the batch metadata key holding the tag of its record (an intent before the create)
+LIST_PAGES = 50  # pages of 100 batches read looking for a batch a killed run was creating
+LIST_SLACK_S = 3600.0  # listed back to this long before the intent (the provider's clock may differ)
 ENDPOINT = "/v1/chat/completions"
 
 
@@ -271,6 +279,11 @@ class _BatchRun(RunState):
         for path, record in records:  # record was reported twice)
             if not left.intersection(record.requests):  # none of it pending, or answered by a batch collected before
                 continue
+            if record.intent:  # a run killed while creating its batch
+                found = await self._resolve_intent(path, record)
+                if found is None:
+                    continue
+                record = found
             answered = await self._collect_record(path, record, groups, left, bar, len(pending) - len(left))
             if answered is None or self.cache_error is None:  # kept if its answers could not be stored
                 drop_record(path)
@@ -319,6 +332,46 @@ class _BatchRun(RunState):
                   f"{missing} requests of this run: they are submitted again")
         return set(results)
 
+    async def _resolve_intent(self, path: Path, intent: BatchRecord) -> BatchRecord | None:
+        """The record of the batch an earlier run was creating when it was killed (found among the provider's
+        batches by its tag or input file, and recorded), or None when the provider has none: the intent is dropped
+        and its requests submitted again. A list that cannot be read stops the run (_find_tagged)."""
+        batch_id = await self._find_tagged(path, intent)
+        if batch_id is None:
+            drop_record(path)
+            note(f"the batch an earlier run was creating (record {path}) is not among the provider's batches (no "
+                 f"{TAG_KEY}={intent.tag}, no input file {intent.input_file}): it was not made, and its requests are "
+                 "submitted again")
+            return None
+        found = replace(intent, batch_id=batch_id)
+        try:
+            write_record(path.parent, found)
+        except OSError as exc:  # the intent stays: a rerun finds the batch again
+            note(f"batch {batch_id}: its record could not be written in {path.parent} ({exc.strerror})")
+        return found
+
+    async def _find_tagged(self, path: Path, intent: BatchRecord) -> str | None:
+        """The id of the provider's batch made from `intent` (its metadata tag, or its input file), None when the
+        provider lists none back to an hour before the intent; a list that cannot be read (or goes on past
+        LIST_PAGES pages) stops the run, the intent kept: no silent resubmission."""
+        after = None
+        for _ in range(LIST_PAGES):
+            try:
+                page = await self._call("list", import_litellm().alist_batches, limit=100, after=after,
+                                        **self._client_kwargs())
+            except _BatchStop as stop:
+                why = f"its list of batches could not be read: {stop}"
+                raise _BatchStop(_unlisted_line(path, intent, why)) from None
+            batches = list(_get(page, "data") or [])
+            for batch in batches:
+                if _made_from(batch, intent):
+                    return str(batch.id)
+            times = [t for t in (_get(b, "created_at") for b in batches) if isinstance(t, (int, float))]
+            if not batches or not _get(page, "has_more") or (times and min(times) < intent.created - LIST_SLACK_S):
+                return None
+            after = _get(batches[-1], "id")
+        raise _BatchStop(_unlisted_line(path, intent, f"it is not among its {LIST_PAGES * 100} newest batches"))
+
     async def _retrieve(self, batch_id: str, *, unknown: bool = False) -> Any:
         """The batch as the provider has it now. litellm's own success logging is turned off for it: finding the
         batch completed, it downloaded the output file a second time to price it, in a task the run's end cancelled
@@ -363,7 +416,8 @@ class _BatchRun(RunState):
         )
         hashes = {key: self.requests[groups[key][0]].prompt_hash for key in pending}
         indices = [i for key in pending for i in groups[key]]
-        create = asyncio.ensure_future(self._create(litellm, uploaded.id, kwargs))
+        intent = BatchRecord("", self.digest, hashes, time.time(), self.judge.id, uuid.uuid4().hex, uploaded.id)
+        create = asyncio.ensure_future(self._create(litellm, intent, self._write_record(intent) is not None, kwargs))
         try:
             batch = await asyncio.shield(create)
         except asyncio.CancelledError:  # a stop while the provider creates the batch: its answer is waited for
@@ -371,10 +425,11 @@ class _BatchRun(RunState):
             batch = await self._created_after_stop(create)
             if batch is not None:
                 self.calls_made += len(pending)
-                self._left_at_stop(batch, indices, recorded=self._write_record(batch.id, hashes) is not None)
+                recorded = self._write_record(replace(intent, batch_id=batch.id)) is not None
+                self._left_at_stop(batch, indices, recorded=recorded)
             raise
         self.calls_made += len(pending)
-        path = self._write_record(batch.id, hashes)
+        path = self._write_record(replace(intent, batch_id=batch.id))
         batch = await self._poll(batch, indices, bar, base, len(pending), recorded=path is not None)
         latency = time.monotonic() - started
         results = await self._download(batch, {key: self.requests[groups[key][0]].prompt_hash for key in pending},
@@ -394,17 +449,21 @@ class _BatchRun(RunState):
             failed = sum(1 for k in pending if results.get(k) is None or results[k].text is None)
             bar.advance_to(base + len(pending), status=status, failed=failed)
 
-    async def _create(self, litellm: Any, file_id: str, kwargs: dict[str, Any]) -> Any:
-        """Create the batch: once, never retried (a create that timed out may have made a batch at the provider,
-        and each retry made another, all paid: an outside attack saw three from one run). A failure stops the run
-        and says the batch may exist."""
+    async def _create(self, litellm: Any, intent: BatchRecord, recorded: bool, kwargs: dict[str, Any]) -> Any:
+        """Create the batch of `intent` (its input file, tagged in its metadata): once, never retried (a create that
+        timed out may have made a batch at the provider, and each retry made another, all paid: an outside attack
+        saw three from one run). A failure stops the run and says the batch may exist; with the intent `recorded`,
+        a rerun looks for it (_resolve_intent)."""
         try:
             return await self._call("create", litellm.acreate_batch, retries=False, completion_window="24h",
-                                    endpoint=ENDPOINT, input_file_id=file_id, metadata={"created_by": "judgebench"},
+                                    endpoint=ENDPOINT, input_file_id=intent.input_file,
+                                    metadata={"created_by": "judgebench", TAG_KEY: intent.tag},
                                     **{**kwargs, "max_retries": 0})  # (the SDK under litellm retried it too)
         except _BatchStop as stop:
-            raise _BatchStop(f"{stop}; the provider may have created the batch anyway (input file {file_id}): look "
-                             "at its batches before rerunning, which submits the requests again") from None
+            then = ("a rerun looks for it among the provider's batches before submitting the requests again" if recorded
+                    else "look at its batches before rerunning, which submits the requests again")
+            raise _BatchStop(f"{stop}; the provider may have created the batch anyway (input file "
+                             f"{intent.input_file}, metadata {TAG_KEY}={intent.tag}): {then}") from None
 
     async def _created_after_stop(self, create: asyncio.Future[Any]) -> Any:
         """The batch a create under way at a stop made, or None (it failed, or took longer than --timeout)."""
@@ -420,19 +479,20 @@ class _BatchRun(RunState):
             self.in_batch[index] = batch.id
         self.left_running[batch.id] = None if recorded else self.unrecorded_why
 
-    def _write_record(self, batch_id: str, requests: dict[str, str]) -> Path | None:
-        """Record a new batch in the cache folder (None: no cache, or the write failed, said in one line)."""
+    def _write_record(self, record: BatchRecord) -> Path | None:
+        """Record a new batch (or the intent to create one) in the cache folder (None: no cache, or the write
+        failed, said in one line)."""
         folder = self._records_folder()
         if folder is None:
             self.unrecorded_why = "--no-cache: no record of it is kept"
             return None
-        record = BatchRecord(batch_id, self.digest, requests, time.time(), self.judge.id)
         try:
             return write_record(folder, record)
         except OSError as exc:
             self.unrecorded_why = f"its record could not be written: {exc.strerror}"
-            note(f"batch {batch_id}: its record could not be written in {folder} ({exc.strerror}); the run goes on, "
-                  "but a stop now leaves its answers uncollected")
+            what = "the batch about to be created" if record.intent else f"batch {record.batch_id}"
+            note(f"{what}: its record could not be written in {folder} ({exc.strerror}); the run goes on, but a stop "
+                 "now leaves its answers uncollected")
             return None
 
     # -- one batch: polled to its end, its output downloaded
@@ -554,6 +614,17 @@ def _check_running(batch: Any, since: float) -> None:
     if age > window + OVERDUE_S:
         raise _BatchStop(f"batch {batch.id} is still {status} {age / 3600:.1f} h after its creation, over an hour "
                          f"past its {window / 3600:g} h completion window: polling stopped (a rerun polls it again)")
+
+
+def _made_from(batch: Any, intent: BatchRecord) -> bool:
+    """Whether a listed batch is the one `intent` was creating: its metadata tag, or its input file."""
+    return _get(_get(batch, "metadata"), TAG_KEY) == intent.tag or _get(batch, "input_file_id") == intent.input_file
+
+
+def _unlisted_line(path: Path, intent: BatchRecord, why: str) -> str:
+    return (f"an earlier run got no answer to its batch create (killed, stopped or failed; record {path}: input file "
+            f"{intent.input_file}, metadata {TAG_KEY}={intent.tag}) and whether the provider made the batch is unknown "
+            f"({why}): look for it among the provider's batches; delete {path} to submit its requests again")
 
 
 def _unknown_status_line(batch_id: Any, status: Any) -> str:
