@@ -28,12 +28,14 @@ replaces the error text ("fake error <status>") of every error answer.
 401) and logged as a request of model "(batch-api)".
 
 Batch API (OpenAI-compatible): POST /v1/files (multipart upload), GET /v1/files/{id}[/content],
-POST /v1/batches, GET /v1/batches/{id}. A batch is "in_progress" until `batch_delay_s` has
+POST /v1/batches, GET /v1/batches/{id}, GET /v1/batches (the list, newest first, paged by `limit` and `after`;
+`batch_list_status` refuses it). A batch is "in_progress" until `batch_delay_s` has
 passed since its creation; the next GET processes its first `batch_answer_limit` lines (all
 by default) with the same `status` / `action_fn` / `answer` rules (an int action -> an error
 line in the error file, "malformed" -> the malformed text; scripts and random faults do not
 apply), logs each line as a request and ends the batch `batch_status` ("completed",
-"expired", ...).
+"expired", ...). `batch_statuses` makes its GETs report those statuses in turn (the last repeated: a batch
+stuck in "finalizing", or one with a status no client knows), never ending; `batch_age_s` dates its created_at back.
 
 Per-model behaviour: `FakeOpenAIServer(default, models={"slow-model": Behaviour(...)})`,
 matched on the request's "model" field.
@@ -99,8 +101,12 @@ class Behaviour:
     # has passed since it was created; only its first `batch_answer_limit` lines get an answer
     batch_delay_s: float = 0.1
     batch_create_delay_s: float = 0.0  # POST /v1/batches answers this long after the batch is made (a slow create)
+    file_content_delay_s: float = 0.0  # GET /v1/files/{id}/content answers this long after it is asked (a slow download)
     batch_status: str = "completed"
     batch_answer_limit: int | None = None
+    batch_statuses: Sequence[str] = ()  # when set: the statuses successive GETs report, the last repeated; never ends
+    batch_age_s: float = 0.0  # a batch's created_at this far in the past
+    batch_list_status: int | None = None  # GET /v1/batches (the list) answered with this status (a provider without it)
     # reasoning judges: the answer's finish_reason; reasoning text returned as
     # message.reasoning_content (its tokens, len // 4 + 1, reported as
     # usage.completion_tokens_details.reasoning_tokens); the model snapshot served: the
@@ -308,10 +314,13 @@ class _App:
         self.app.router.add_get("/v1/files/{file_id}/content", self.file_content)
         self.app.router.add_post("/v1/batches", self.create_batch)
         self.app.router.add_get("/v1/batches/{batch_id}", self.get_batch)
+        self.app.router.add_get("/v1/batches", self.list_batches)
         self.files: dict[str, tuple[dict[str, Any], bytes]] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.batch_started: dict[str, float] = {}
         self.batch_polls = 0  # GET /v1/batches/{id} requests (a run polling a batch)
+        self.batch_lists = 0  # GET /v1/batches requests
+        self.file_downloads: Counter[str] = Counter()  # GET /v1/files/{id}/content requests, by file id
         self.app.router.add_get("/_stats", self.stats_handler)
         self.app.router.add_post("/_reset", self.reset_handler)
 
@@ -408,9 +417,13 @@ class _App:
         return web.json_response(entry[0])
 
     async def file_content(self, request: web.Request) -> web.Response:
+        with self.lock:
+            self.file_downloads[request.match_info["file_id"]] += 1
         entry = self.files.get(request.match_info["file_id"])
         if entry is None:
             return self._error(404, "no such file", None)
+        if self.default.file_content_delay_s:
+            await asyncio.sleep(self.default.file_content_delay_s)
         return web.Response(body=entry[1], content_type="application/octet-stream")
 
     async def create_batch(self, request: web.Request) -> web.Response:
@@ -438,7 +451,7 @@ class _App:
                 "status": "validating",
                 "output_file_id": None,
                 "error_file_id": None,
-                "created_at": int(now),
+                "created_at": int(now - self.default.batch_age_s),
                 "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
                 "metadata": body.get("metadata"),
                 "_lines": lines,
@@ -499,6 +512,22 @@ class _App:
         out = {"status_code": 200, "request_id": request_id, "body": completion}
         return {"id": f"batch_req_{prompt_hash[:12]}", "custom_id": line.get("custom_id"), "response": out, "error": None}, True
 
+    async def list_batches(self, request: web.Request) -> web.Response:
+        """The batches, newest first, `limit` (default 20) after the id `after`, as OpenAI pages them."""
+        with self.lock:
+            self.batch_lists += 1
+        if self.default.batch_list_status is not None:
+            return self._error(self.default.batch_list_status, f"fake error {self.default.batch_list_status}", None)
+        ordered = sorted(self.batches.values(), key=lambda b: self.batch_started[b["id"]], reverse=True)
+        after = request.query.get("after")
+        if after:
+            ids = [b["id"] for b in ordered]
+            ordered = ordered[ids.index(after) + 1:] if after in ids else []
+        limit = int(request.query.get("limit", 20))
+        page = [self._public_batch(b) for b in ordered[:limit]]
+        return web.json_response({"object": "list", "data": page, "first_id": page[0]["id"] if page else None,
+                                  "last_id": page[-1]["id"] if page else None, "has_more": len(ordered) > limit})
+
     async def get_batch(self, request: web.Request) -> web.Response:
         batch_id = request.match_info["batch_id"]
         with self.lock:
@@ -511,6 +540,10 @@ class _App:
             first = lines[0] if lines else {}
             beh = self.behaviour(str((first.get("body") or {}).get("model", "")))
             elapsed = time.time() - self.batch_started[batch_id]
+            if beh.batch_statuses:  # a batch stuck in (or wandering through) the given statuses
+                batch["_polls"] = batch.get("_polls", 0) + 1
+                status = beh.batch_statuses[min(batch["_polls"], len(beh.batch_statuses)) - 1]
+                return web.json_response({**self._public_batch(batch), "status": status})
             if elapsed < beh.batch_delay_s:
                 batch["status"] = "in_progress"
             else:

@@ -122,6 +122,27 @@ def test_expired_batch_marks_its_unanswered_calls_failed(tmp_path: Path) -> None
     assert sum(r["status"] == "ANSWERED" for r in rows) == 4  # the answers an expired batch still returned
 
 
+def test_a_batch_file_is_downloaded_once_and_no_coroutine_is_left_unawaited(tmp_path: Path) -> None:
+    """litellm's success logging of a retrieve that finds the batch completed downloaded its output file again, to
+    price it, in a task the run's end cancelled: "RuntimeWarning: coroutine 'OpenAIFilesAPI.afile_content' was never
+    awaited" (or a second download). The retrieve asks litellm to skip that logging: each file is downloaded once."""
+    import gc
+    import warnings
+
+    def action(messages: list[dict[str, Any]]) -> int | None:
+        return 500 if "Question 1 " in messages[-1]["content"] else None
+
+    with warnings.catch_warnings(record=True) as caught, FakeOpenAIServer(
+            Behaviour(answer="@hash", action_fn=action, batch_delay_s=0.05)) as server:
+        warnings.simplefilter("always")
+        assert run(server, tmp_path, "batch", "--batch", "--batch-poll-s", "0.02") == 0
+        gc.collect()
+        downloads = dict(server._app.file_downloads)  # type: ignore[union-attr]
+    batch = server._app.batches["batch_1"]  # type: ignore[union-attr]
+    assert downloads == {batch["output_file_id"]: 1, batch["error_file_id"]: 1}, downloads
+    assert not [w for w in caught if "never awaited" in str(w.message)], [str(w.message) for w in caught]
+
+
 def test_batch_with_builtin_judge_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(None, tmp_path, "out", "--batch", judge="builtin/longer") == 2  # type: ignore[arg-type]
     err = capsys.readouterr().err.strip()
@@ -188,10 +209,12 @@ def batch_process(server: FakeOpenAIServer, tmp_path: Path, out: str, *extra: st
 
 
 def stopped_batch_run(
-    server: FakeOpenAIServer, tmp_path: Path, out: str, *extra: str, cache: str = "cache", new_batch: bool = True
+    server: FakeOpenAIServer, tmp_path: Path, out: str, *extra: str, cache: str = "cache", new_batch: bool = True,
+    downloading: bool = False,
 ) -> str:
     """batch_process SIGTERM'd once its batch is created (`new_batch=False`: once it polls a batch; the server's
-    batch delay must outlast it): its stderr."""
+    batch delay must outlast it; `downloading`: once it downloads a file, the server's file content delay must
+    outlast it): its stderr."""
     import signal
     import time
 
@@ -199,6 +222,8 @@ def stopped_batch_run(
     assert app is not None
 
     def seen() -> int:
+        if downloading:
+            return sum(app.file_downloads.values())
         return len(app.batches) if new_batch else app.batch_polls
 
     before = seen()
@@ -247,17 +272,62 @@ def test_a_stopped_batch_run_says_its_batch_keeps_running(tmp_path: Path) -> Non
         assert SECRET.encode() not in path.read_bytes() and HEADER_SECRET.encode() not in path.read_bytes(), path
 
 
+def test_a_stop_during_the_download_says_the_batch_has_finished(tmp_path: Path) -> None:
+    """A stop while an ended batch's results are downloaded said it "keeps running": it has finished at the
+    provider, and the rerun downloads its results without new cost (no new batch)."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=0.05, file_content_delay_s=60)) as server:
+        err = stopped_batch_run(server, tmp_path, "stopped", downloading=True)
+        assert ("batch batch_1 has finished at the provider (completed), its results not downloaded (recorded in "
+                "the cache): a rerun downloads them without new cost") in err, err
+        assert "keeps running" not in err, err
+        rows = samples(tmp_path / "stopped")
+        assert all("batch batch_1 has finished at the provider" in r["error"] for r in rows)
+        server.set_behaviour(Behaviour(answer="@hash"))
+        assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 0
+        assert len(server._app.batches) == 1  # type: ignore[union-attr]
+    assert all(r["status"] == "ANSWERED" for r in samples(tmp_path / "rerun"))
+
+
+@pytest.mark.parametrize(("statuses", "age_s", "said"), [
+    (("in_progress", "paused_by_provider"), 0.0, "batch batch_1 reports status 'paused_by_provider', which judgebench "
+                                                 "does not know"),
+    (("finalizing",), 26 * 3600.0, "batch batch_1 is still finalizing 26.0 h after its creation, over an hour past "
+                                   "its 24 h completion window: polling stopped"),
+])
+def test_a_batch_in_an_unknown_or_overdue_status_is_not_polled_forever(
+    tmp_path: Path, statuses: tuple[str, ...], age_s: float, said: str
+) -> None:
+    """A batch with a status no provider documents, or stuck in "finalizing", was polled forever: the run stops with
+    one line naming the batch and its status, and keeps the record (a rerun polls it again)."""
+    import subprocess
+
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_statuses=statuses, batch_age_s=age_s)) as server:
+        proc = batch_process(server, tmp_path, "out")
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            pytest.fail("the batch was polled forever")
+    assert proc.returncode == 1 and said in err, err
+    assert "Traceback" not in err and "batch batch_1 keeps running at the provider (recorded in the cache)" in err
+    assert [r["batch_id"] for r in batch_records(tmp_path / "cache")] == ["batch_1"]
+
+
 @pytest.mark.slow
-def test_a_rerun_collects_the_batch_a_stopped_run_left_running(tmp_path: Path) -> None:
+def test_a_rerun_collects_the_batch_a_stopped_run_left_running(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The rerun submits nothing: one batch and one upload in all, every answer from the first batch, the same
-    results as an uninterrupted run, and the record removed once collected."""
+    results as an uninterrupted run, and the record removed once collected. Its summary says the answers were
+    collected from the earlier batch at no new cost (it said "0 from cache; 0 calls sent")."""
     with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=0.05)) as reference:
         assert run(reference, tmp_path, "reference", "--batch", "--batch-poll-s", "0.02", cache="cache-ref") == 0
     with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
         stopped_batch_run(server, tmp_path, "stopped")
         assert server.stats().total == 0  # the batch has answered nothing yet
         server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05))
+        capsys.readouterr()
         assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 0
+        assert (f"(coverage 1.000; 0 from cache; {2 * N_ROWS} collected from a batch an earlier run submitted (no new "
+                "cost); 0 calls sent)") in capsys.readouterr().out
         assert len(server._app.batches) == 1 and uploads(server) == 1  # type: ignore[union-attr]
         assert server.stats().total == 2 * N_ROWS and server.stats().duplicate_answers() == 0
         assert batch_records(tmp_path / "cache") == []
@@ -322,26 +392,49 @@ def test_a_batch_of_another_judge_configuration_is_not_collected(tmp_path: Path)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("fate", ["unknown", "expired"])
+@pytest.mark.parametrize("fate", ["output_gone", "expired"])
 def test_a_batch_the_provider_lost_is_dropped_and_resubmitted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], fate: str
 ) -> None:
     with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
         stopped_batch_run(server, tmp_path, "stopped")
         batches = server._app.batches  # type: ignore[union-attr]
-        if fate == "unknown":
-            batches["batch_gone"] = batches.pop("batch_1")  # (batch_2 is the next id all the same)
-        else:
-            batches["batch_1"]["status"] = "expired"
+        batches["batch_1"]["status"] = "completed" if fate == "output_gone" else "expired"
+        if fate == "output_gone":  # past its retention: the batch is known, its output file no longer
+            batches["batch_1"]["output_file_id"] = "file-gone"
         server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05))
         capsys.readouterr()
         assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 0
         assert "batch_2" in server._app.batches  # type: ignore[union-attr]
     notes = [line for line in capsys.readouterr().err.splitlines() if "batch_1" in line]
-    said = "unknown to the provider" if fate == "unknown" else "ended expired without an answer for 12 requests"
+    said = "unknown to the provider" if fate == "output_gone" else "ended expired without an answer for 12 requests"
     assert len(notes) == 1 and said in notes[0] and "submitted again" in notes[0], notes
     assert batch_records(tmp_path / "cache") == []
     assert all(r["status"] == "ANSWERED" for r in samples(tmp_path / "rerun"))
+
+
+def test_a_404_for_a_recorded_batch_stops_and_keeps_the_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A 404 for a recorded batch was taken as "gone": the record dropped and its requests paid for again. It may as
+    well be a key of another project or organisation: the run stops with one line naming the batch and its record,
+    keeps the record and submits nothing; deleting the record resubmits."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
+        stopped_batch_run(server, tmp_path, "stopped")
+        batches = server._app.batches  # type: ignore[union-attr]
+        batches["batch_other"] = batches.pop("batch_1")  # (another project's key sees no batch_1; batch_2 is next)
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05))
+        [record_file] = (tmp_path / "cache" / "batches").glob("*.json")
+        capsys.readouterr()
+        assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 1
+        err = capsys.readouterr().err
+        assert "batch_2" not in batches and record_file.exists(), err
+        [line] = [line for line in err.splitlines() if "batch_1" in line]
+        assert (f"batch batch_1 recorded in {record_file} is unknown to the provider (HTTP 404): the api key may "
+                "belong to another project or organisation") in line and f"delete {record_file}" in line, line
+        assert "Traceback" not in err and SECRET not in err
+        record_file.unlink()
+        assert run(server, tmp_path, "again", "--batch", "--batch-poll-s", "0.02") == 0
+        assert "batch_2" in batches
+    assert all(r["status"] == "ANSWERED" for r in samples(tmp_path / "again"))
 
 
 @pytest.mark.slow
@@ -385,6 +478,61 @@ def test_a_stop_while_the_batch_is_created_records_it_and_the_rerun_collects_it(
         assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 0
         assert len(server._app.batches) == 1  # type: ignore[union-attr]
         assert server.stats().duplicate_answers() == 0 and batch_records(tmp_path / "cache") == []
+
+
+def killed_while_creating(server: FakeOpenAIServer, tmp_path: Path) -> None:
+    """batch_process SIGKILLed while the provider's answer to its create is slow to come (the batch made): nothing
+    after the create ran."""
+    import time
+
+    app = server._app
+    assert app is not None
+    proc = batch_process(server, tmp_path, "killed")
+    try:
+        deadline = time.monotonic() + 60
+        while not app.batches and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.3)
+    finally:
+        proc.kill()
+        proc.communicate(timeout=60)
+    assert app.batches, "no batch was created"
+
+
+@pytest.mark.parametrize("provider", ["lists it", "never made it", "lists nothing"])
+def test_a_kill_between_the_create_and_its_record_does_not_lose_the_batch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], provider: str
+) -> None:
+    """A kill after the provider made the batch and before its record was written lost the batch (paid, not
+    collectable): the rerun paid for its requests again. An intent (run tag, input file) is recorded before the
+    create and the tag sent as the batch's metadata; the rerun finds the batch in the provider's list and collects
+    it; one the provider never made is submitted again, said in one line; a list that cannot be read stops the run
+    with one line, the intent kept, nothing submitted."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=0.05, batch_create_delay_s=30)) as server:
+        killed_while_creating(server, tmp_path)
+        batches = server._app.batches  # type: ignore[union-attr]
+        [intent] = batch_records(tmp_path / "cache")
+        assert intent["batch_id"] == "" and batches["batch_1"]["metadata"]["judgebench_run"] == intent["tag"]
+        if provider == "never made it":
+            del batches["batch_1"]
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.05,
+                                       batch_list_status=404 if provider == "lists nothing" else None))
+        capsys.readouterr()
+        code = run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02")
+        err = capsys.readouterr().err
+        made, duplicates = len(batches), server.stats().duplicate_answers()
+    assert "Traceback" not in err and SECRET not in err, err
+    if provider == "lists nothing":
+        assert code == 1 and made == 1 and batch_records(tmp_path / "cache") == [intent], err
+        [line] = [line for line in err.splitlines() if intent["tag"] in line]
+        assert "an earlier run got no answer to its batch create" in line and "the provider made the batch is unknown" in line
+        assert "delete " in line and "batches/" in line, line
+        return
+    assert code == 0 and made == 1 and duplicates == 0, err
+    assert batch_records(tmp_path / "cache") == []
+    assert all(r["status"] == "ANSWERED" for r in samples(tmp_path / "rerun"))
+    said = [line for line in err.splitlines() if "is not among the provider's batches" in line]
+    assert len(said) == (provider == "never made it"), err
 
 
 def test_a_create_that_times_out_is_not_retried(tmp_path: Path, capsys) -> None:

@@ -9,7 +9,9 @@ normal path:
 - The missing ones become one JSONL file (custom_id = the cache key, an OpenAI chat
   completions body), uploaded with `litellm.acreate_file(purpose="batch")`, submitted
   with `litellm.acreate_batch`, polled with `litellm.aretrieve_batch` every
-  `batch_poll_s` seconds (a tqdm bar follows the batch's request_counts), and the output
+  `batch_poll_s` seconds (a tqdm bar follows the batch's request_counts; a status outside
+  RUNNING and TERMINAL, or a batch running over OVERDUE_S past its completion window,
+  stops the run: _check_running), and the output
   (and error) files are downloaded with `litellm.afile_content`.
 - Each output line becomes a JudgeReply (text, tokens, cost from the batch prices of
   litellm's cost map, else None) and is written to the cache as soon as the output is
@@ -25,13 +27,19 @@ normal path:
 - Providers: BATCH_PROVIDERS (OpenAI's JSONL format through litellm). Anything else, and
   the builtin judges, is a usage error.
 - Resumable across runs (batch_records.py): a batch is recorded in the cache folder
-  (`batches/`) once created and its record removed once its answers are stored. A run
+  (`batches/`) before its create as an intent (a run tag, sent as the batch's metadata,
+  and its input file), completed with the batch id once created, and removed once its
+  answers are stored. A rerun finding an intent looks for its batch in the provider's
+  list (_resolve_intent): found, it is collected; not made, the requests are submitted;
+  no list, the run stops (nothing submitted twice silently). A run
   first collects every recorded batch of the same judge identity holding one of its
   pending keys (polled to its end, every answer stored, this run's recorded), then
   submits a new batch for the keys still pending only. A run stopped or killed while
   polling keeps the record: its requests are FAILED in_flight, and the rerun collects
-  the batch instead of paying for it again. A recorded batch the provider no longer
-  knows (404) is dropped, said in one line, and its requests submitted again. With
+  the batch instead of paying for it again. A recorded batch the provider does not know
+  (a 404 for the batch: gone, or a key of another project or organisation) stops the run
+  with one line naming the batch and its record, which is kept; one whose output file is
+  gone (404) is dropped, said in one line, and its requests submitted again. With
   --no-cache nothing is recorded: a stop leaves the batch's answers uncollected.
 
 No file is written besides the cache folder (the replies, the batch records): the JSONL
@@ -44,7 +52,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
@@ -76,6 +86,11 @@ from judgebench.judges.reasoning import response_details
 # providers whose batch API litellm reaches with OpenAI's batch JSONL format
 BATCH_PROVIDERS = ("openai", "azure")
 TERMINAL = {"completed", "failed", "expired", "cancelled"}
+RUNNING = ("validating", "in_progress", "finalizing", "cancelling")  # OpenAI's other batch statuses
+OVERDUE_S = 3600.0  # a batch still running this long past its completion window is no longer polled
+TAG_KEY = "judgebench_run"  # the batch metadata key holding the tag of its record (an intent before the create)
+LIST_PAGES = 50  # pages of 100 batches read looking for a batch a killed run was creating
+LIST_SLACK_S = 3600.0  # listed back to this long before the intent (the provider's clock may differ)
 ENDPOINT = "/v1/chat/completions"
 
 
@@ -116,17 +131,27 @@ def run_batch(
 
 def batch_stop_line(signal_name: str, outcome: RunOutcome) -> str:
     """The stop line of an interrupted batch run: the requests it sent, and what becomes of each batch it left
-    running at the provider (recorded in the cache: a rerun collects its answers; else they are lost)."""
+    at the provider (recorded in the cache: a rerun collects its answers; else they are lost)."""
     sent = f"{outcome.calls_made} requests sent in a batch" if outcome.calls_made else "no new batch submitted"
-    parts = [f"interrupted ({signal_name}): {sent}"]
-    for batch_id, why in outcome.left_running.items():
+    fates = [batch_fate(batch_id, why, outcome.batches_ended.get(batch_id))
+             for batch_id, why in outcome.left_running.items()]
+    return "; ".join([f"interrupted ({signal_name}): {sent}", *fates])
+
+
+def batch_fate(batch_id: str, why: str | None, ended: str | None) -> str:
+    """What becomes of a batch a stopped run leaves at the provider: still running, or `ended` (its final status)
+    with its results not downloaded yet (a stop during the download said "keeps running"); recorded (`why` None: a
+    rerun collects it at no new cost) or not (`why`)."""
+    if ended is None:
         if why is None:
-            parts.append(f"batch {batch_id} keeps running at the provider (recorded in the cache): a rerun "
-                         "collects its answers instead of submitting them again")
-        else:
-            parts.append(f"batch {batch_id} keeps running at the provider, unrecorded ({why}): its answers are "
-                         "not collected, rerunning submits them again")
-    return "; ".join(parts)
+            return (f"batch {batch_id} keeps running at the provider (recorded in the cache): a rerun collects its "
+                    "answers instead of submitting them again")
+        return (f"batch {batch_id} keeps running at the provider, unrecorded ({why}): its answers are not collected, "
+                "rerunning submits them again")
+    done = f"batch {batch_id} has finished at the provider ({ended}), its results not downloaded"
+    if why is None:
+        return f"{done} (recorded in the cache): a rerun downloads them without new cost"
+    return f"{done}, unrecorded ({why}): rerunning submits its requests again"
 
 
 class _BatchStop(Exception):
@@ -134,7 +159,11 @@ class _BatchStop(Exception):
 
 
 class _UnknownBatch(JudgeCallError):
-    """The provider does not know a recorded batch (or its output file) any more: its record is dropped."""
+    """A 404 for a recorded batch (the run stops: _retrieve_recorded) or its output file (its record is dropped)."""
+
+
+class _UnknownStatus(JudgeCallError):
+    """A batch reports a status litellm's batch object refuses (not one OpenAI documents): the run stops."""
 
 
 class _BatchRun(RunState):
@@ -156,7 +185,9 @@ class _BatchRun(RunState):
         self.digest = identity_hash(self.identity)
         self.in_batch: dict[int, str] = {}  # request index -> the batch it waits in
         self.left_running: dict[str, str | None] = {}  # batch polled -> None: recorded, else why not
+        self.ended: dict[str, str] = {}  # batch polled to its end, its results not downloaded yet -> its status
         self.unrecorded_why = ""
+        self.collected = 0  # requests answered by a batch an earlier run submitted
 
     def _client_kwargs(self) -> dict[str, Any]:
         """litellm's connection arguments (secrets for the call only) and the timeout."""
@@ -171,6 +202,9 @@ class _BatchRun(RunState):
         def classify(exc: Exception) -> JudgeCallError:
             if unknown and getattr(exc, "status_code", None) == 404:
                 return _UnknownBatch(f"{what}: HTTP 404", retryable=False)
+            status = _refused_status(exc)
+            if status is not None:
+                return _UnknownStatus(_unknown_status_line(kwargs.get("batch_id"), status), retryable=False)
             return self.judge.classify_error(exc)
 
         try:
@@ -178,6 +212,8 @@ class _BatchRun(RunState):
             return await with_retries(lambda: fn(**kwargs), classify, options)
         except _UnknownBatch:
             raise
+        except _UnknownStatus as error:
+            raise _BatchStop(str(error)) from None
         except JudgeCallError as error:
             raise _BatchStop(f"batch API error ({what}): {error}") from None
 
@@ -186,9 +222,8 @@ class _BatchRun(RunState):
         try:
             await self._main()
         except _BatchStop as stop:
-            self.stopped = str(stop) + "".join(
-                f"; batch {b} keeps running at the provider: a rerun collects its answers"
-                for b, why in self.left_running.items() if why is None)
+            self.stopped = str(stop) + "".join(f"; {batch_fate(b, why, self.ended.get(b))}"
+                                               for b, why in self.left_running.items() if why is None)
         finally:
             self.close_state()
 
@@ -244,7 +279,12 @@ class _BatchRun(RunState):
         for path, record in records:  # record was reported twice)
             if not left.intersection(record.requests):  # none of it pending, or answered by a batch collected before
                 continue
-            answered = await self._collect_record(record, groups, left, bar, len(pending) - len(left))
+            if record.intent:  # a run killed while creating its batch
+                found = await self._resolve_intent(path, record)
+                if found is None:
+                    continue
+                record = found
+            answered = await self._collect_record(path, record, groups, left, bar, len(pending) - len(left))
             if answered is None or self.cache_error is None:  # kept if its answers could not be stored
                 drop_record(path)
             left -= answered or set()
@@ -264,24 +304,25 @@ class _BatchRun(RunState):
         return kept
 
     async def _collect_record(
-        self, record: BatchRecord, groups: dict[str, list[int]], left: set[str], bar: Progress | None, base: int
+        self, path: Path, record: BatchRecord, groups: dict[str, list[int]], left: set[str], bar: Progress | None,
+        base: int,
     ) -> set[str] | None:
         """Poll a recorded batch to its end and store all its answers; record this run's (the pending keys in
-        `left`). The keys it settled (answered, or a line error); None when the provider does not know it."""
+        `left`). The keys it settled (answered, or a line error); None when the provider no longer has its output."""
         mine = [key for key in record.requests if key in left]
+        batch = await self._retrieve_recorded(path, record)
         try:
-            batch = await self._call("retrieve", import_litellm().aretrieve_batch, unknown=True,
-                                     batch_id=record.batch_id, **self._client_kwargs())
             batch = await self._poll(batch, [i for key in mine for i in groups[key]], bar, base, len(mine), recorded=True)
             results = await self._download(batch, record.requests, time.time() - record.created, recorded=True)
         except _UnknownBatch as unknown:
-            note(f"batch {record.batch_id} of an earlier run is unknown to the provider ({unknown}): its record "
-                  f"is dropped and its {len(mine)} requests of this run are submitted again")
+            note(f"the output of batch {record.batch_id} of an earlier run is unknown to the provider ({unknown}): "
+                 f"its record is dropped and its {len(mine)} requests of this run are submitted again")
             self._not_waiting([i for key in mine for i in groups[key]], record.batch_id)
             return None
         for key in mine:
             if key in results:
                 self.record(groups[key], results[key])
+                self.collected += len(groups[key])
         missing = len(mine) - sum(key in results for key in mine)
         self._not_waiting([i for key in mine if key not in results for i in groups[key]], record.batch_id)
         if bar is not None:
@@ -291,12 +332,72 @@ class _BatchRun(RunState):
                   f"{missing} requests of this run: they are submitted again")
         return set(results)
 
+    async def _resolve_intent(self, path: Path, intent: BatchRecord) -> BatchRecord | None:
+        """The record of the batch an earlier run was creating when it was killed (found among the provider's
+        batches by its tag or input file, and recorded), or None when the provider has none: the intent is dropped
+        and its requests submitted again. A list that cannot be read stops the run (_find_tagged)."""
+        batch_id = await self._find_tagged(path, intent)
+        if batch_id is None:
+            drop_record(path)
+            note(f"the batch an earlier run was creating (record {path}) is not among the provider's batches (no "
+                 f"{TAG_KEY}={intent.tag}, no input file {intent.input_file}): it was not made, and its requests are "
+                 "submitted again")
+            return None
+        found = replace(intent, batch_id=batch_id)
+        try:
+            write_record(path.parent, found)
+        except OSError as exc:  # the intent stays: a rerun finds the batch again
+            note(f"batch {batch_id}: its record could not be written in {path.parent} ({exc.strerror})")
+        return found
+
+    async def _find_tagged(self, path: Path, intent: BatchRecord) -> str | None:
+        """The id of the provider's batch made from `intent` (its metadata tag, or its input file), None when the
+        provider lists none back to an hour before the intent; a list that cannot be read (or goes on past
+        LIST_PAGES pages) stops the run, the intent kept: no silent resubmission."""
+        after = None
+        for _ in range(LIST_PAGES):
+            try:
+                page = await self._call("list", import_litellm().alist_batches, limit=100, after=after,
+                                        **self._client_kwargs())
+            except _BatchStop as stop:
+                why = f"its list of batches could not be read: {stop}"
+                raise _BatchStop(_unlisted_line(path, intent, why)) from None
+            batches = list(_get(page, "data") or [])
+            for batch in batches:
+                if _made_from(batch, intent):
+                    return str(batch.id)
+            times = [t for t in (_get(b, "created_at") for b in batches) if isinstance(t, (int, float))]
+            if not batches or not _get(page, "has_more") or (times and min(times) < intent.created - LIST_SLACK_S):
+                return None
+            after = _get(batches[-1], "id")
+        raise _BatchStop(_unlisted_line(path, intent, f"it is not among its {LIST_PAGES * 100} newest batches"))
+
+    async def _retrieve(self, batch_id: str, *, unknown: bool = False) -> Any:
+        """The batch as the provider has it now. litellm's own success logging is turned off for it: finding the
+        batch completed, it downloaded the output file a second time to price it, in a task the run's end cancelled
+        ("coroutine 'OpenAIFilesAPI.afile_content' was never awaited")."""
+        return await self._call("retrieve", import_litellm().aretrieve_batch, unknown=unknown, batch_id=batch_id,
+                                litellm_metadata={"batch_ignore_default_logging": True}, **self._client_kwargs())
+
+    async def _retrieve_recorded(self, path: Path, record: BatchRecord) -> Any:
+        """The recorded batch, as the provider has it now. A 404 stops the run and keeps the record: it may mean a
+        key of another project or organisation as well as a batch gone (it was dropped and its requests paid for
+        again)."""
+        try:
+            return await self._retrieve(record.batch_id, unknown=True)
+        except _UnknownBatch:
+            raise _BatchStop(f"batch {record.batch_id} recorded in {path} is unknown to the provider (HTTP 404): the "
+                             "api key may belong to another project or organisation than the one that created it; "
+                             f"rerun with that key to collect it, or delete {path} to submit its requests again "
+                             "(paid again)") from None
+
     def _not_waiting(self, indices: list[int], batch_id: str) -> None:
         """These requests no longer wait in `batch_id` (it ended, or is unknown): they are pending again."""
         self.in_flight.difference_update(indices)
         for index in indices:
             self.in_batch.pop(index, None)
         self.left_running.pop(batch_id, None)
+        self.ended.pop(batch_id, None)
 
     # -- a new batch
     async def _submit_and_collect(
@@ -315,7 +416,8 @@ class _BatchRun(RunState):
         )
         hashes = {key: self.requests[groups[key][0]].prompt_hash for key in pending}
         indices = [i for key in pending for i in groups[key]]
-        create = asyncio.ensure_future(self._create(litellm, uploaded.id, kwargs))
+        intent = BatchRecord("", self.digest, hashes, time.time(), self.judge.id, uuid.uuid4().hex, uploaded.id)
+        create = asyncio.ensure_future(self._create(litellm, intent, self._write_record(intent) is not None, kwargs))
         try:
             batch = await asyncio.shield(create)
         except asyncio.CancelledError:  # a stop while the provider creates the batch: its answer is waited for
@@ -323,10 +425,11 @@ class _BatchRun(RunState):
             batch = await self._created_after_stop(create)
             if batch is not None:
                 self.calls_made += len(pending)
-                self._left_at_stop(batch, indices, recorded=self._write_record(batch.id, hashes) is not None)
+                recorded = self._write_record(replace(intent, batch_id=batch.id)) is not None
+                self._left_at_stop(batch, indices, recorded=recorded)
             raise
         self.calls_made += len(pending)
-        path = self._write_record(batch.id, hashes)
+        path = self._write_record(replace(intent, batch_id=batch.id))
         batch = await self._poll(batch, indices, bar, base, len(pending), recorded=path is not None)
         latency = time.monotonic() - started
         results = await self._download(batch, {key: self.requests[groups[key][0]].prompt_hash for key in pending},
@@ -346,17 +449,21 @@ class _BatchRun(RunState):
             failed = sum(1 for k in pending if results.get(k) is None or results[k].text is None)
             bar.advance_to(base + len(pending), status=status, failed=failed)
 
-    async def _create(self, litellm: Any, file_id: str, kwargs: dict[str, Any]) -> Any:
-        """Create the batch: once, never retried (a create that timed out may have made a batch at the provider,
-        and each retry made another, all paid: an outside attack saw three from one run). A failure stops the run
-        and says the batch may exist."""
+    async def _create(self, litellm: Any, intent: BatchRecord, recorded: bool, kwargs: dict[str, Any]) -> Any:
+        """Create the batch of `intent` (its input file, tagged in its metadata): once, never retried (a create that
+        timed out may have made a batch at the provider, and each retry made another, all paid: an outside attack
+        saw three from one run). A failure stops the run and says the batch may exist; with the intent `recorded`,
+        a rerun looks for it (_resolve_intent)."""
         try:
             return await self._call("create", litellm.acreate_batch, retries=False, completion_window="24h",
-                                    endpoint=ENDPOINT, input_file_id=file_id, metadata={"created_by": "judgebench"},
+                                    endpoint=ENDPOINT, input_file_id=intent.input_file,
+                                    metadata={"created_by": "judgebench", TAG_KEY: intent.tag},
                                     **{**kwargs, "max_retries": 0})  # (the SDK under litellm retried it too)
         except _BatchStop as stop:
-            raise _BatchStop(f"{stop}; the provider may have created the batch anyway (input file {file_id}): look "
-                             "at its batches before rerunning, which submits the requests again") from None
+            then = ("a rerun looks for it among the provider's batches before submitting the requests again" if recorded
+                    else "look at its batches before rerunning, which submits the requests again")
+            raise _BatchStop(f"{stop}; the provider may have created the batch anyway (input file "
+                             f"{intent.input_file}, metadata {TAG_KEY}={intent.tag}): {then}") from None
 
     async def _created_after_stop(self, create: asyncio.Future[Any]) -> Any:
         """The batch a create under way at a stop made, or None (it failed, or took longer than --timeout)."""
@@ -372,19 +479,20 @@ class _BatchRun(RunState):
             self.in_batch[index] = batch.id
         self.left_running[batch.id] = None if recorded else self.unrecorded_why
 
-    def _write_record(self, batch_id: str, requests: dict[str, str]) -> Path | None:
-        """Record a new batch in the cache folder (None: no cache, or the write failed, said in one line)."""
+    def _write_record(self, record: BatchRecord) -> Path | None:
+        """Record a new batch (or the intent to create one) in the cache folder (None: no cache, or the write
+        failed, said in one line)."""
         folder = self._records_folder()
         if folder is None:
             self.unrecorded_why = "--no-cache: no record of it is kept"
             return None
-        record = BatchRecord(batch_id, self.digest, requests, time.time(), self.judge.id)
         try:
             return write_record(folder, record)
         except OSError as exc:
             self.unrecorded_why = f"its record could not be written: {exc.strerror}"
-            note(f"batch {batch_id}: its record could not be written in {folder} ({exc.strerror}); the run goes on, "
-                  "but a stop now leaves its answers uncollected")
+            what = "the batch about to be created" if record.intent else f"batch {record.batch_id}"
+            note(f"{what}: its record could not be written in {folder} ({exc.strerror}); the run goes on, but a stop "
+                 "now leaves its answers uncollected")
             return None
 
     # -- one batch: polled to its end, its output downloaded
@@ -392,15 +500,18 @@ class _BatchRun(RunState):
                     recorded: bool) -> Any:
         """Retrieve `batch` every batch_poll_s until it ends; its requests of this run (`indices`) are in flight
         meanwhile (a stop labels them so, and names the batch as left running)."""
-        litellm = import_litellm()
         self._left_at_stop(batch, indices, recorded=recorded)
+        since = time.time()
         while _get(batch, "status") not in TERMINAL:
             await asyncio.sleep(self.options.batch_poll_s)
-            batch = await self._call("retrieve", litellm.aretrieve_batch, batch_id=batch.id, **self._client_kwargs())
+            batch = await self._retrieve(batch.id)
             if bar is not None:
                 counts = _get(batch, "request_counts")
                 done = (_get(counts, "completed") or 0) + (_get(counts, "failed") or 0)
                 bar.advance_to(base + min(done, mine), status=_get(batch, "status"))
+            if _get(batch, "status") not in TERMINAL:
+                _check_running(batch, since)
+        self.ended[batch.id] = str(_get(batch, "status"))  # (a stop from here on: finished, not "keeps running")
         return batch
 
     async def _download(self, batch: Any, requests: dict[str, str], latency: float, *,
@@ -422,6 +533,7 @@ class _BatchRun(RunState):
                 results[key] = reply
                 self.store_answer(key, reply, requests[key])
         self.left_running.pop(batch.id, None)
+        self.ended.pop(batch.id, None)
         return results
 
     def final_replies(self) -> list[JudgeReply | None]:
@@ -430,13 +542,16 @@ class _BatchRun(RunState):
         for index, batch_id in self.in_batch.items():
             reply = replies[index]
             if reply is not None and reply.error == IN_FLIGHT and self.left_running.get(batch_id, "") is None:
-                replies[index] = JudgeReply(error=f"{IN_FLIGHT}; batch {batch_id} keeps running at the provider: "
-                                                  "a rerun collects its answer")
+                fate = ("has finished at the provider: a rerun downloads its answer without new cost"
+                        if batch_id in self.ended else "keeps running at the provider: a rerun collects its answer")
+                replies[index] = JudgeReply(error=f"{IN_FLIGHT}; batch {batch_id} {fate}")
         return replies
 
     def outcome(self, stopped: str | None = None) -> RunOutcome:
         result = super().outcome(stopped)
         result.left_running = dict(self.left_running)
+        result.batches_ended = {b: status for b, status in self.ended.items() if b in self.left_running}
+        result.collected = self.collected
         return result
 
     def _parse_line(self, raw: str, latency: float) -> tuple[str, JudgeReply] | None:
@@ -483,6 +598,56 @@ class _BatchRun(RunState):
             attempts=1,
             **response_details(body),
         )
+
+
+def _check_running(batch: Any, since: float) -> None:
+    """Stop polling (_BatchStop) a batch whose status judgebench does not know (it was polled forever), or one
+    still running an hour past its completion window (the provider should have ended it by then: completed or
+    expired; one stuck in "finalizing" was polled forever). `since`: when this run began polling it, for a batch
+    without a creation time."""
+    status = _get(batch, "status")
+    if status not in RUNNING:
+        raise _BatchStop(_unknown_status_line(batch.id, status))
+    created = _get(batch, "created_at")
+    age = time.time() - (created if isinstance(created, (int, float)) and not isinstance(created, bool) else since)
+    window = _window_s(_get(batch, "completion_window"))
+    if age > window + OVERDUE_S:
+        raise _BatchStop(f"batch {batch.id} is still {status} {age / 3600:.1f} h after its creation, over an hour "
+                         f"past its {window / 3600:g} h completion window: polling stopped (a rerun polls it again)")
+
+
+def _made_from(batch: Any, intent: BatchRecord) -> bool:
+    """Whether a listed batch is the one `intent` was creating: its metadata tag, or its input file."""
+    return _get(_get(batch, "metadata"), TAG_KEY) == intent.tag or _get(batch, "input_file_id") == intent.input_file
+
+
+def _unlisted_line(path: Path, intent: BatchRecord, why: str) -> str:
+    return (f"an earlier run got no answer to its batch create (killed, stopped or failed; record {path}: input file "
+            f"{intent.input_file}, metadata {TAG_KEY}={intent.tag}) and whether the provider made the batch is unknown "
+            f"({why}): look for it among the provider's batches; delete {path} to submit its requests again")
+
+
+def _unknown_status_line(batch_id: Any, status: Any) -> str:
+    return (f"batch {batch_id} reports status {str(status)[:100]!r}, which judgebench does not know (known: "
+            f"{', '.join([*RUNNING, *sorted(TERMINAL)])}): polling stopped (a rerun polls it again)")
+
+
+def _refused_status(exc: Exception) -> str | None:
+    """The status of a batch litellm's batch object refused (a pydantic ValidationError on `status`), else None."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return None
+    try:
+        found = [e for e in errors() if tuple(e.get("loc") or ()) == ("status",)]
+    except Exception:  # another `errors` than pydantic's
+        return None
+    return str(found[0].get("input")) if found else None
+
+
+def _window_s(window: Any) -> float:
+    """A batch's completion window ("24h") in seconds; 24 h when it says none this reads."""
+    match = re.fullmatch(r"\s*(\d{1,4})\s*h\s*", window) if isinstance(window, str) else None
+    return float(match.group(1)) * 3600 if match else 24 * 3600.0
 
 
 def _get(obj: Any, name: str) -> Any:

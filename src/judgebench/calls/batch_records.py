@@ -2,16 +2,20 @@
 collects their answers instead of submitting (and paying for) the same requests again.
 
     folder = records_folder(cache.directory)
-    record = BatchRecord("batch_abc", identity_hash(judge.cache_identity()), {key: prompt_hash}, time.time())
-    write_record(folder, record)                   # right after the batch is created
+    intent = BatchRecord("", identity_hash(judge.cache_identity()), {key: prompt_hash}, time.time(), tag=tag,
+                         input_file="file-1")
+    path = write_record(folder, intent)            # before the create: a batch being created, its id unknown yet
+    write_record(folder, replace(intent, batch_id="batch_abc"))  # once created: the same file, replaced
     for path, record in matching_records(folder, digest, pending_keys): ...
     drop_record(path)                              # once collected (or unknown to the provider)
 
 One small JSON file per batch under `<cache dir>/batches/`, written atomically (core/files.write_atomic): the batch
 id, the judge id and the sha256 of its cache identity (only the same judge configuration reuses a batch), the cache
-keys it holds with their prompt hashes, the creation time. No key, no header: the identity is hashed, as in the
-cache. Several runs may share the cache: reading tolerates a record removed meanwhile, and removing one already
-removed is not an error (two runs collecting the same batch both store the same answers, neither pays again).
+keys it holds with their prompt hashes, the creation time, the run tag sent as the batch's metadata and its input
+file. No key, no header: the identity is hashed, as in the cache. A record without a batch id is an intent: written
+before the create, so that a kill before the provider's answer is recorded leaves the tag to find the batch by.
+Several runs may share the cache: reading tolerates a record removed meanwhile, and removing one already removed is
+not an error (two runs collecting the same batch both store the same answers, neither pays again).
 """
 
 from __future__ import annotations
@@ -38,6 +42,13 @@ class BatchRecord:
     requests: dict[str, str]
     created: float
     judge: str = ""
+    tag: str = ""  # the batch's metadata judgebench_run (records written before it have none)
+    input_file: str = ""  # the uploaded file the batch was created from
+
+    @property
+    def intent(self) -> bool:
+        """Written before the create, the batch id not known yet (a run killed then left it)."""
+        return not self.batch_id
 
 
 def records_folder(cache_dir: Path) -> Path:
@@ -50,16 +61,17 @@ def identity_hash(identity: dict[str, Any]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def record_path(folder: Path, batch_id: str) -> Path:
-    """The record's file: named by a hash of the batch id (a provider's id may hold any character)."""
-    return folder / f"{hashlib.sha256(batch_id.encode('utf-8')).hexdigest()[:32]}.json"
+def record_path(folder: Path, name: str) -> Path:
+    """The record's file: named by a hash of its tag, else its batch id (a provider's id may hold any character)."""
+    return folder / f"{hashlib.sha256(name.encode('utf-8')).hexdigest()[:32]}.json"
 
 
 def write_record(folder: Path, record: BatchRecord) -> Path:
     """Write `record` atomically; an OSError (a full disk) is the caller's to report."""
-    path = record_path(folder, record.batch_id)
+    path = record_path(folder, record.tag or record.batch_id)
     data = {"version": VERSION, "batch_id": record.batch_id, "judge": record.judge, "identity": record.identity,
-            "created": record.created, "requests": record.requests}
+            "created": record.created, "requests": record.requests, "tag": record.tag,
+            "input_file": record.input_file}
     write_atomic(path, json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n")
     return path
 
@@ -91,12 +103,15 @@ def _parse(data: Any) -> BatchRecord | None:
     if not isinstance(data, dict) or data.get("version") != VERSION:
         return None
     batch_id, identity, requests, created = (data.get(k) for k in ("batch_id", "identity", "requests", "created"))
-    if not (isinstance(batch_id, str) and batch_id and isinstance(identity, str) and isinstance(requests, dict)):
+    tag, input_file = (data.get(k) or "" for k in ("tag", "input_file"))
+    if not (isinstance(batch_id, str) and isinstance(identity, str) and isinstance(requests, dict)):
+        return None
+    if not (isinstance(tag, str) and isinstance(input_file, str) and (batch_id or tag)):  # (an intent has a tag)
         return None
     if not isinstance(created, (int, float)) or not all(isinstance(v, str) for v in requests.values()):
         return None
     return BatchRecord(batch_id, identity, {str(k): v for k, v in requests.items()}, float(created),
-                       str(data.get("judge") or ""))
+                       str(data.get("judge") or ""), tag, input_file)
 
 
 def matching_records(folder: Path, identity: str, keys: set[str] | None) -> list[tuple[Path, BatchRecord]]:

@@ -128,3 +128,5 @@ class RunOutcome:
     # --batch: the batches still running at the provider when the run stopped -> None when recorded in the cache
     # (a rerun collects them), else why not
     left_running: dict[str, str | None] = field(default_factory=dict)
+    batches_ended: dict[str, str] = field(default_factory=dict)  # of those, the ones that had ended -> final status
+    collected: int = 0  # --batch: requests answered by a batch an earlier run submitted (paid then, no new call)

@@ -195,7 +195,8 @@ def print_run(summary: Any) -> int:
     """A finished run's summary (and stability figures) on stdout, why it stopped on stderr; its exit code."""
     from judgebench.publish.summary import stability_lines
 
-    print("\n".join([format_summary(summary.result, summary.run_dir, summary.calls_made), *stability_lines(summary.result)]))
+    print("\n".join([format_summary(summary.result, summary.run_dir, summary.calls_made,
+                                    getattr(summary, "collected", 0)), *stability_lines(summary.result)]))
     if summary.stopped:
         print(f"judgebench: run stopped early: {term_text(summary.stopped, MESSAGE_MAX)} (partial results written)",
               file=sys.stderr)  # (its causes quote the endpoint's error text: escaped)

@@ -12,8 +12,9 @@ from judgebench.core.text import term_text
 INTERVALS = "95% bootstrap intervals"  # scoring/metrics.score_records' level (the run has no level to set)
 
 
-def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) -> str:
-    """A short human summary of a results file."""
+def format_summary(result: Any, run_dir: Path, calls_made: int | None = None, collected: int = 0) -> str:
+    """A short human summary of a results file. `collected`: judgments a `--batch` run took from a batch an earlier
+    run submitted (a rerun said "0 from cache; 0 calls sent" of them)."""
     from judgebench.judges.config import named_judge
     from judgebench.scoring.usage import run_notes
 
@@ -47,6 +48,8 @@ def format_summary(result: Any, run_dir: Path, calls_made: int | None = None) ->
     stability = getattr(result, "stability", None)
     repeats = f" over all {stability.repeats} repeats" if stability and stability.repeats > 1 else ""
     made = f"; {calls_made} calls sent{repeats}" if calls_made is not None and unlabelled is None else ""
+    if collected:
+        made = f"; {collected} collected from a batch an earlier run submitted (no new cost){made}"
     lines.append(
         f"  judgments {counts.calls}: answered {counts.answered}, invalid {counts.invalid}, "
         f"failed {counts.failed} (coverage {counts.coverage:.3f}; {counts.cached} from cache{made})"

@@ -79,6 +79,7 @@ class RunSummary:
     calls_made: int
     coverage_failure: str | None = None  # why the answered share is too low (the run still wrote results)
     warnings: list[str] = field(default_factory=list)
+    collected: int = 0  # --batch: judgments answered by a batch an earlier run submitted (no new cost)
 
 
 def run_task(request: RunRequest) -> RunSummary:
@@ -180,6 +181,7 @@ def _score_and_write(
         outcome.calls_made,
         coverage_failure=_coverage_failure(records, result, outcome, request.min_coverage),
         warnings=warnings,
+        collected=outcome.collected,
     )
 
 

@@ -60,6 +60,7 @@ class StreamOutcome:
     records: list[JudgmentRecord] = field(default_factory=list)  # repeat 0, lean: question and responses dropped
     stopped: str | None = None
     calls_made: int = 0
+    collected: int = 0  # --batch: judgments answered by a batch an earlier run submitted (no new cost)
     repeats: list[JudgmentRecord] = field(default_factory=list)  # --repeats: repeats 1..N-1, for repeats.jsonl
     unlabelled: list[JudgmentRecord] = field(default_factory=list)  # lean, every repeat: unlabelled.jsonl's
     unlabelled_examples: int = 0  # examples without labels among those judged
@@ -117,6 +118,7 @@ def stream_judgments(
                 outcome = call(requests, judge, runner, parses_fully, worker=worker)
                 worker = None  # run_requests let it go; a later chunk forks its own when needed
                 replies, done.stopped, done.calls_made = outcome.replies, outcome.stopped, done.calls_made + outcome.calls_made
+                done.collected += outcome.collected
                 runner = runner.for_next_chunk(outcome)
             records = assemble_records(spec.name, judge.id, requests, replies, part, done.stopped, log_text=log_text)
             _keep_chunk(done, records, part, spec.verdicts, sink, unlabelled_sink)
