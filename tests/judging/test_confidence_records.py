@@ -127,7 +127,8 @@ def test_a_panel_judgment_carries_its_members_vote_share() -> None:
 @pytest.mark.slow
 def test_a_prompt_asking_for_a_confidence_gives_a_verbalised_one(tmp_path: Path) -> None:
     with FakeOpenAIServer(Behaviour(answer="B is sharper.\n[[B]]\nConfidence: 70%")) as server:
-        assert run_cli(server, tmp_path / "run", tmp_path / "cache", "--prompt", "prompts/pairwise_confidence.yaml") == 0
+        prompt = Path(__file__).resolve().parents[2] / "prompts" / "pairwise_confidence.yaml"  # (from any folder)
+        assert run_cli(server, tmp_path / "run", tmp_path / "cache", "--prompt", str(prompt)) == 0
     records = samples(tmp_path / "run")
     assert all(r.confidence_source == "verbalised" for r in records)
     # sciarena_eval's verdicts are A and B: shown B 0.7, shown A the rest 0.3; order BA maps shown B to dataset A
