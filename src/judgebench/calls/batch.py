@@ -338,6 +338,7 @@ class _BatchRun(RunState):
         and its requests submitted again. A list that cannot be read stops the run (_find_tagged)."""
         batch_id = await self._find_tagged(path, intent)
         if batch_id is None:
+            await self._check_input_file(path, intent)
             drop_record(path)
             note(f"the batch an earlier run was creating (record {path}) is not among the provider's batches (no "
                  f"{TAG_KEY}={intent.tag}, no input file {intent.input_file}): it was not made, and its requests are "
@@ -371,6 +372,18 @@ class _BatchRun(RunState):
                 return None
             after = _get(batches[-1], "id")
         raise _BatchStop(_unlisted_line(path, intent, f"it is not among its {LIST_PAGES * 100} newest batches"))
+
+    async def _check_input_file(self, path: Path, intent: BatchRecord) -> None:
+        """Stop, the intent kept, when the provider does not know the intent's input file either: the list was read
+        with a key of another project or organisation (it holds none of the first project's batches, and the batch
+        was taken for never made: its requests were paid for again)."""
+        try:
+            await self._call("input file", import_litellm().afile_retrieve, unknown=True, file_id=intent.input_file,
+                             **self._client_kwargs())
+        except _UnknownBatch:
+            why = ("the provider does not know its input file either (HTTP 404): the api key may belong to another "
+                   "project or organisation than the one that uploaded it")
+            raise _BatchStop(_unlisted_line(path, intent, why)) from None
 
     async def _retrieve(self, batch_id: str, *, unknown: bool = False) -> Any:
         """The batch as the provider has it now. litellm's own success logging is turned off for it: finding the
@@ -604,12 +617,13 @@ def _check_running(batch: Any, since: float) -> None:
     """Stop polling (_BatchStop) a batch whose status judgebench does not know (it was polled forever), or one
     still running an hour past its completion window (the provider should have ended it by then: completed or
     expired; one stuck in "finalizing" was polled forever). `since`: when this run began polling it, for a batch
-    without a creation time."""
+    without a creation time or with one ahead of this machine's clock."""
     status = _get(batch, "status")
     if status not in RUNNING:
         raise _BatchStop(_unknown_status_line(batch.id, status))
     created = _get(batch, "created_at")
-    age = time.time() - (created if isinstance(created, (int, float)) and not isinstance(created, bool) else since)
+    known = isinstance(created, (int, float)) and not isinstance(created, bool) and created <= time.time()
+    age = time.time() - (created if known else since)  # (a time ahead of this clock, milliseconds: polled forever)
     window = _window_s(_get(batch, "completion_window"))
     if age > window + OVERDUE_S:
         raise _BatchStop(f"batch {batch.id} is still {status} {age / 3600:.1f} h after its creation, over an hour "
