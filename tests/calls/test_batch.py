@@ -481,6 +481,24 @@ def test_a_stop_while_the_batch_is_created_records_it_and_the_rerun_collects_it(
         assert server.stats().duplicate_answers() == 0 and batch_records(tmp_path / "cache") == []
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("cache", ["cache", "--no-cache"])
+def test_a_stop_during_a_create_that_outlasts_the_timeout_says_the_batch_may_exist(tmp_path: Path, cache: str) -> None:
+    """An outside attack: a stop while a create outlasting --timeout was under way said "no new batch submitted" and
+    its requests "not attempted", though the provider had made the batch (--no-cache: rerunning paid twice). The stop
+    line names the input file and the tag, and what a rerun does; the requests are in flight, not unattempted."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=0.05, batch_create_delay_s=8)) as server:
+        extra = ("--timeout", "1", *(["--no-cache"] if cache == "--no-cache" else []))
+        err = stopped_batch_run(server, tmp_path, "stopped", *extra)
+        made = len(server._app.batches)  # type: ignore[union-attr]
+    assert made == 1 and "no new batch submitted" not in err, err
+    assert f"{2 * N_ROWS} requests sent in a batch create that got no answer before the stop; the provider may have " \
+           "created a batch of them (input file file-1, metadata judgebench_run=" in err, err
+    then = "look at its batches before rerunning" if cache == "--no-cache" else "a rerun looks for it among the provider"
+    assert then in err, err
+    assert {r["failure"] for r in samples(tmp_path / "stopped")} == {"in_flight"}
+
+
 def killed_while_creating(server: FakeOpenAIServer, tmp_path: Path) -> None:
     """batch_process SIGKILLed while the provider's answer to its create is slow to come (the batch made): nothing
     after the create ran."""

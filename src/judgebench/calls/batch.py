@@ -135,6 +135,8 @@ def batch_stop_line(signal_name: str, outcome: RunOutcome) -> str:
     sent = f"{outcome.calls_made} requests sent in a batch" if outcome.calls_made else "no new batch submitted"
     fates = [batch_fate(batch_id, why, outcome.batches_ended.get(batch_id))
              for batch_id, why in outcome.left_running.items()]
+    if outcome.create_unanswered:
+        sent, fates = f"{sent} create that got no answer before the stop", [outcome.create_unanswered, *fates]
     return "; ".join([f"interrupted ({signal_name}): {sent}", *fates])
 
 
@@ -188,6 +190,7 @@ class _BatchRun(RunState):
         self.ended: dict[str, str] = {}  # batch polled to its end, its results not downloaded yet -> its status
         self.unrecorded_why = ""
         self.collected = 0  # requests answered by a batch an earlier run submitted
+        self.create_unanswered: str | None = None  # a stop came during a create that got no answer: what to do
 
     def _client_kwargs(self) -> dict[str, Any]:
         """litellm's connection arguments (secrets for the call only) and the timeout."""
@@ -430,16 +433,24 @@ class _BatchRun(RunState):
         hashes = {key: self.requests[groups[key][0]].prompt_hash for key in pending}
         indices = [i for key in pending for i in groups[key]]
         intent = BatchRecord("", self.digest, hashes, time.time(), self.judge.id, uuid.uuid4().hex, uploaded.id)
-        create = asyncio.ensure_future(self._create(litellm, intent, self._write_record(intent) is not None, kwargs))
+        intended = self._write_record(intent) is not None
+        create = asyncio.ensure_future(self._create(litellm, intent, intended, kwargs))
         try:
             batch = await asyncio.shield(create)
         except asyncio.CancelledError:  # a stop while the provider creates the batch: its answer is waited for
             # (at most --timeout) and recorded, so that a rerun collects it (it was created unrecorded, and paid twice)
             batch = await self._created_after_stop(create)
+            self.calls_made += len(pending)
             if batch is not None:
-                self.calls_made += len(pending)
                 recorded = self._write_record(replace(intent, batch_id=batch.id)) is not None
                 self._left_at_stop(batch, indices, recorded=recorded)
+            else:  # (it said "no new batch submitted", and its requests "not attempted": rerun, --no-cache paid twice)
+                self.in_flight.update(indices)
+                self.create_unanswered = (
+                    f"the provider may have created a batch of them (input file {intent.input_file}, metadata "
+                    f"{TAG_KEY}={intent.tag}): " + ("a rerun looks for it among the provider's batches before "
+                    "submitting them again" if intended else "look at its batches before rerunning, which submits "
+                    "them again"))
             raise
         self.calls_made += len(pending)
         path = self._write_record(replace(intent, batch_id=batch.id))
@@ -565,6 +576,7 @@ class _BatchRun(RunState):
         result.left_running = dict(self.left_running)
         result.batches_ended = {b: status for b, status in self.ended.items() if b in self.left_running}
         result.collected = self.collected
+        result.create_unanswered = self.create_unanswered
         return result
 
     def _parse_line(self, raw: str, latency: float) -> tuple[str, JudgeReply] | None:

@@ -129,4 +129,5 @@ class RunOutcome:
     # (a rerun collects them), else why not
     left_running: dict[str, str | None] = field(default_factory=dict)
     batches_ended: dict[str, str] = field(default_factory=dict)  # of those, the ones that had ended -> final status
+    create_unanswered: str | None = None  # the batch path: what a stop during a create that got no answer leaves
     collected: int = 0  # --batch: requests answered by a batch an earlier run submitted (paid then, no new call)
