@@ -354,3 +354,16 @@ def test_the_fourth_attacks_cases_on_the_error_line_scrub():
     # a percent-encoded password is scrubbed as a library decodes it
     url = "https://u:p%40ssW0rd99@host.com/d.jsonl"
     assert scrub_error_line("password p@ssW0rd99 refused", command_line_secrets([url])) == "password *** refused"
+
+
+def test_the_shells_working_folders_are_no_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An outside attack: PWD's name reads as a password's, so its value (the working folder) was scrubbed from every
+    message, and a stop told the user to delete `***/.cache/judgebench/batches/...`."""
+    from judgebench.core.secrets import environment_secrets
+
+    monkeypatch.setenv("PWD", "/home/alice/projects/judging")
+    monkeypatch.setenv("OLDPWD", "/home/alice/projects/previous")
+    monkeypatch.setenv("DB_PASSWORD", "hunter2-correct-horse")
+    found = environment_secrets()
+    assert "hunter2-correct-horse" in found
+    assert not {"/home/alice/projects/judging", "/home/alice/projects/previous"} & set(found)

@@ -276,12 +276,15 @@ def _secrets_pattern(secrets: tuple[str, ...]) -> tuple[re.Pattern[str], tuple[s
 
 
 SECRET_VALUE_MIN = 8  # shorter values of secret-named variables are not scrubbed from text (too common)
+# the shell's working folders, whose names read as a password's (`pwd`): every path in a message was ***
+NOT_SECRET_VARIABLES = frozenset({"PWD", "OLDPWD"})
 
 
 def environment_secrets() -> list[str]:
     """The values of this process's environment variables whose names hold a secret (`is_secret_name`:
     OPENAI_API_KEY, GEMINI_API_KEY, HF_TOKEN, ...), for scrubbing text we did not write."""
-    found = [value for name, value in os.environ.items() if len(value) >= SECRET_VALUE_MIN and is_secret_name(name)]
+    found = [value for name, value in os.environ.items()
+             if len(value) >= SECRET_VALUE_MIN and is_secret_name(name) and name not in NOT_SECRET_VARIABLES]
     return sorted(found, key=len, reverse=True)  # longest first: a secret inside another is not left half shown
 
 
