@@ -609,3 +609,33 @@ def test_a_linked_or_oversized_record_is_not_read(tmp_path: Path, capsys) -> Non
     assert batch_records.read_record(big) is None
     err = capsys.readouterr().err
     assert err.count("is a link or larger than 64 MB: ignored") == 2, err
+
+
+def test_hostile_ids_and_a_linked_records_folder_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An outside attack: a hand-edited intent's tag and input file reached stderr raw (escape codes, a forged
+    `judgebench:` line, 30 MB in one line); a provider's batch id holding escape codes, a line break and the key reached
+    the stop line and samples.jsonl; `<cache>/batches` as a link sent the records outside the cache folder."""
+    from judgebench.calls.batch import _BatchStop, _check_id
+    from judgebench.calls.batch_records import read_record
+
+    good = {"version": 1, "batch_id": "", "judge": "openai/judge-x", "identity": "i", "created": 1.0, "requests": {},
+            "tag": "0123456789abcdef0123456789abcdef", "input_file": "file-1"}
+    for name, change in [("ok", {}), ("tag", {"tag": "t\x1b[2J\njudgebench: all collected" + "Z" * 1000}),
+                         ("file", {"input_file": "f\x1b]0;pwned\x07\r"}), ("id", {"batch_id": "batch 1\n"})]:
+        (tmp_path / f"{name}.json").write_text(json.dumps({**good, **change}))
+    assert read_record(tmp_path / "ok.json") is not None
+    assert [read_record(tmp_path / f"{n}.json") for n in ("tag", "file", "id")] == [None, None, None]
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and err.count("is not a batch record of this judgebench: ignored") == 3, err
+    assert _check_id("batch_abc-1.2:x", "batch") == "batch_abc-1.2:x"
+    with pytest.raises(_BatchStop, match=r"no plain id \('batch_\\x1b\[2J\\njudgebench"):
+        _check_id(f"batch_\x1b[2J\njudgebench: done {SECRET}", "batch")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "batches").symlink_to(outside)
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        assert run(server, tmp_path, "out", "--batch", "--batch-poll-s", "0.02") == 2
+        assert len(server._app.batches) == 0  # type: ignore[union-attr]
+    assert "cache/batches: a link; batch records are written only inside the cache folder" in capsys.readouterr().err
+    assert list(outside.iterdir()) == []

@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from judgebench.calls.batch_records import (
+    PLAIN_ID,
     BatchRecord,
     drop_record,
     note,
@@ -77,6 +78,7 @@ from judgebench.calls.state import RunState, run_to_completion
 from judgebench.core.errors import JudgebenchError, squeezed
 from judgebench.core.files import jsonl_lines
 from judgebench.core.records import IN_FLIGHT, JudgeReply, JudgeRequest, reported_count
+from judgebench.core.text import term_text
 from judgebench.judges.base import Judge, JudgeCallError
 from judgebench.judges.providers import import_litellm
 from judgebench.judges.llm import LiteLLMJudge
@@ -369,7 +371,7 @@ class _BatchRun(RunState):
             batches = list(_get(page, "data") or [])
             for batch in batches:
                 if _made_from(batch, intent):
-                    return str(batch.id)
+                    return _check_id(batch.id, "batch")
             times = [t for t in (_get(b, "created_at") for b in batches) if isinstance(t, (int, float))]
             if not batches or not _get(page, "has_more") or (times and min(times) < intent.created - LIST_SLACK_S):
                 return None
@@ -453,6 +455,7 @@ class _BatchRun(RunState):
                     "them again"))
             raise
         self.calls_made += len(pending)
+        _check_id(batch.id, "batch")
         path = self._write_record(replace(intent, batch_id=batch.id))
         batch = await self._poll(batch, indices, bar, base, len(pending), recorded=path is not None)
         latency = time.monotonic() - started
@@ -640,6 +643,16 @@ def _check_running(batch: Any, since: float) -> None:
     if age > window + OVERDUE_S:
         raise _BatchStop(f"batch {batch.id} is still {status} {age / 3600:.1f} h after its creation, over an hour "
                          f"past its {window / 3600:g} h completion window: polling stopped (a rerun polls it again)")
+
+
+def _check_id(value: Any, what: str) -> str:
+    """A provider's id, which judgebench records and prints: letters, digits and `_.:-` (a batch renamed to hold escape
+    codes, a line break and the api key reached the stop line and samples.jsonl). Else the run stops, the id shown
+    escaped (and scrubbed on the way out, as every stop reason is)."""
+    if not isinstance(value, str) or not PLAIN_ID.fullmatch(value):
+        raise _BatchStop(f"the provider gave a {what} id that is no plain id ({term_text(repr(value), 80)}): not "
+                         "recorded or followed; look at its batches")
+    return value
 
 
 def _made_from(batch: Any, intent: BatchRecord) -> bool:

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import write_atomic
 
 FOLDER = "batches"
@@ -52,7 +54,15 @@ class BatchRecord:
 
 
 def records_folder(cache_dir: Path) -> Path:
-    return cache_dir / FOLDER
+    """`<cache>/batches`; a link there is refused (records went wherever it pointed, outside the cache folder)."""
+    folder = cache_dir / FOLDER
+    if folder.is_symlink():
+        raise JudgebenchError(f"{folder}: a link; batch records are written only inside the cache folder (remove it)")
+    return folder
+
+
+PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]{1,200}")  # a provider's batch or file id as judgebench records and shows it
+_TAG = re.compile(r"[0-9a-f]{32}")  # a run tag (uuid4 hex)
 
 
 def identity_hash(identity: dict[str, Any]) -> str:
@@ -108,6 +118,8 @@ def _parse(data: Any) -> BatchRecord | None:
         return None
     if not (isinstance(tag, str) and isinstance(input_file, str) and (batch_id or tag)):  # (an intent has a tag)
         return None
+    if not all(PLAIN_ID.fullmatch(v) for v in (batch_id, input_file) if v) or (tag and not _TAG.fullmatch(tag)):
+        return None  # (a hand-edited tag reached stderr raw: escape codes, a forged line, 30 MB in one line)
     if not isinstance(created, (int, float)) or not all(isinstance(v, str) for v in requests.values()):
         return None
     return BatchRecord(batch_id, identity, {str(k): v for k, v in requests.items()}, float(created),
