@@ -243,6 +243,10 @@ def test_a_mistyped_db_tag_or_link_address_is_refused_before_anything_is_written
                 "https://vote example.org/", "http://[::0]", "http://[0:0:0:0:0:0:0:0]:8080", "http://0",
                 "http://0.0.0.0.", "http://[::ffff:0.0.0.0]", "http://host:0", "http://u@host", "https://x.org/\x1b[2J"]:
         assert "--public-url " in refused("--db", "votes.sqlite", "--new-link", "gus", "--public-url", url), url
+    for url in ["https://bücher.example/v", "https://example.org./v", "https://my_host.corp:8080",  # (refused by
+                "https://example.org/@team/vote", "https://example.org/✓", "HTTPS://Vote.Example.org/"]:  # the first mend)
+        assert main(["annotate", "--db", "votes.sqlite", "--new-link", "gus", "--public-url", url]) == 0, url
+        assert f"\n{url.rstrip('/')}/t/" in capsys.readouterr().out
     for host in ["0", "::0", "0:0::0", "0.0.0.0.", "00.0.0.0", "evil.org/x?", "a b", "fe80::1%eth0"]:
         assert "no address a browser can open" in refused("--db", "votes.sqlite", "--new-link", "gus", "--host", host)
     (tmp_path / "empty.sqlite").write_bytes(b"")

@@ -119,8 +119,7 @@ def cmd_annotate(args: argparse.Namespace) -> int:
     return _serve(store, args)
 
 
-_HOST_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*")
-_URL_PATH = re.compile(r"(/[A-Za-z0-9._~!$&'()*+,;=:@%-]*)*")  # RFC 3986 path characters: no space, ? or #
+_HOST_NAME = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*")
 
 
 def _link_base(args: argparse.Namespace) -> str:
@@ -140,8 +139,8 @@ def _link_base(args: argparse.Namespace) -> str:
 
 
 def _public_url(given: str) -> str:
-    """--public-url checked as a link's start: http(s), a host a browser opens, a port other than 0, a plain path;
-    no userinfo, query, fragment, space or control character (urlsplit drops tabs and line breaks unseen, and an
+    """--public-url checked as a link's start: http(s), a host a browser opens, a port other than 0, a path; no
+    userinfo, query, fragment, space or control character (urlsplit drops tabs and line breaks unseen, and an
     empty `?` or `#` put the token in the query)."""
     from urllib.parse import urlsplit
 
@@ -151,9 +150,9 @@ def _public_url(given: str) -> str:
         port = parts.port
     except ValueError:
         parts, port = None, None
-    plain = all(c.isprintable() and not c.isspace() for c in given) and not any(c in url for c in "?#@")
-    if (not plain or parts is None or parts.scheme not in ("http", "https") or port == 0 or not parts.hostname
-            or _link_host(parts.hostname) is None or not _URL_PATH.fullmatch(parts.path)):
+    plain = all(c.isprintable() and not c.isspace() for c in given) and not any(c in url for c in "?#")
+    if (not plain or parts is None or parts.scheme.lower() not in ("http", "https") or port == 0 or not parts.hostname
+            or "@" in parts.netloc or _link_host(parts.hostname) is None):
         raise JudgebenchError(f"--public-url {term_text(given)}: expected http(s)://HOST[:PORT][/PATH] with no space, "
                               "query or fragment: the address annotators open the page at")
     return url
@@ -168,8 +167,13 @@ def _link_host(host: str) -> str | None:
     try:
         address = ipaddress.ip_address(bare)
     except ValueError:
-        numeric = bare.replace(".", "").isdigit()  # (`0`, `00.0.0.0`: read by browsers as numbers, 0.0.0.0 among them)
-        return bare if _HOST_NAME.fullmatch(bare) and not numeric else None
+        name = bare[:-1] if bare.endswith(".") else bare  # (a fully qualified name's dot)
+        try:
+            ascii_name = name.encode("idna").decode("ascii")  # (an international name: bücher.example)
+        except UnicodeError:
+            return None
+        numeric = name.replace(".", "").isdigit()  # (`0`, `00.0.0.0`: read by browsers as numbers, 0.0.0.0 among them)
+        return bare if _HOST_NAME.fullmatch(ascii_name) and not numeric else None
     mapped = getattr(address, "ipv4_mapped", None)
     if address.is_unspecified or (mapped is not None and mapped.is_unspecified) or getattr(address, "scope_id", None):
         return None
