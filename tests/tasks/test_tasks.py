@@ -301,7 +301,11 @@ def test_a_mistyped_folder_in_owner_name_form_is_said_to_be_no_local_folder(monk
     assert "local file" not in _error(load_examples, get_task("sciarena_eval"))
     (tmp_path / "hfdata" / "sci").symlink_to("/mnt/unmounted/sci")  # an outside attack: "no local file" was untrue
     assert _error(load_examples, get_task("sciarena_eval"), dataset_path="hfdata/sci") == (
-        "hfdata/sci: a link to /mnt/unmounted/sci, which does not exist")
+        "hfdata/sci: a link to /mnt/unmounted/sci, which leads to no file or folder (missing, or a loop of links)")
+    (tmp_path / "loop1").symlink_to("loop2")
+    (tmp_path / "loop2").symlink_to("loop1")  # (it said loop2 "does not exist")
+    assert "loop1: a link to loop2, which leads to no file or folder (missing, or a loop of links)" == _error(
+        load_examples, get_task("sciarena_eval"), dataset_path="loop1")
 
 
 def test_a_task_yaml_path_that_does_not_exist_is_said_to_be_missing(tmp_path):

@@ -380,7 +380,8 @@ def load_table(source: str, config: str | None, split: str, revision: str | None
     datasets = quiet_datasets()
     local = Path(source)
     if typed and local.is_symlink() and not local.exists():  # (it was read as a Hub id "of no local file")
-        raise JudgebenchError(f"{source}: a link to {term_text(os.readlink(local))}, which does not exist")
+        raise JudgebenchError(f"{source}: a link to {term_text(os.readlink(local))}, which leads to no file or folder "
+                              "(missing, or a loop of links)")
     note = _not_local_note() if typed and not local.exists() else ""
     try:
         if local.is_file():
