@@ -32,7 +32,7 @@ class Progress:
         self.bar.set_postfix(refresh=False, **self._postfix())
 
     def waiting(self, retrying: str | None) -> None:
-        """Show how many requests wait for a retry and why (`3 (RateLimitError, retry in 45 s)`), or None."""
+        """Show how many requests wait for a retry and why (`3 (RateLimitError; the latest waits 45 s)`), or None."""
         if retrying != self.retrying:  # (redrawn at each change: a later one may not come for the wait's length)
             self.retrying = retrying
             self.bar.set_postfix(refresh=True, **self._postfix())
