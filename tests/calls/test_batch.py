@@ -639,3 +639,19 @@ def test_hostile_ids_and_a_linked_records_folder_are_refused(tmp_path: Path, cap
         assert len(server._app.batches) == 0  # type: ignore[union-attr]
     assert "cache/batches: a link; batch records are written only inside the cache folder" in capsys.readouterr().err
     assert list(outside.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_a_rerun_without_batch_says_that_recorded_batches_are_not_collected(tmp_path: Path, capsys) -> None:
+    """An outside attack: a rerun without --batch after a stopped --batch run sent the batch's requests again as
+    calls (paid twice) without a word. It says so before any call; the record stays for a --batch run."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
+        stopped_batch_run(server, tmp_path, "stopped")
+        capsys.readouterr()
+        assert run(server, tmp_path, "rerun") == 0
+        err = capsys.readouterr().err
+        assert (f"1 batch of this judge that an earlier --batch run submitted is recorded in {tmp_path / 'cache' / 'batches'} "
+                f"({2 * N_ROWS} requests): only a --batch run collects them") in err, err
+        assert len(batch_records(tmp_path / "cache")) == 1
+        assert run(server, tmp_path, "other", judge="openai/judge-y") == 0  # another judge's batch: not said
+        assert "--batch run" not in capsys.readouterr().err

@@ -25,9 +25,11 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from judgebench.calls.batch import batch_stop_line, run_batch
+from judgebench.calls.batch_records import identity_hash, matching_records, note, records_folder
 from judgebench.calls.budget import check_cap
 from judgebench.calls.cache import ReplyCache
 from judgebench.calls.live import LiveRun
@@ -37,6 +39,7 @@ from judgebench.calls.state import in_event_loop, run_to_completion, uses_cache
 from judgebench.calls.stopping import hold_interrupts
 from judgebench.calls.worker import CallWorker
 from judgebench.core import preload
+from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import IN_FLIGHT, JudgeRequest, is_retries_cut
 from judgebench.judges.base import Judge
 from judgebench.judges.builtin import FeatureJudge, answer_directly
@@ -46,7 +49,26 @@ def check_cache(judge: Judge, options: RunnerOptions) -> None:
     """Open the cache the run will use (writability probe included) before any call:
     a one-line JudgebenchError naming the path when it cannot be used."""
     if uses_cache(judge, options):
-        ReplyCache(options.cache_dir).close()
+        cache = ReplyCache(options.cache_dir)
+        cache.close()
+        if not options.batch:
+            _note_recorded_batches(judge, cache.directory)
+
+
+def _note_recorded_batches(judge: Judge, cache_dir: Path) -> None:
+    """Say, before any call, that batches an earlier --batch run of this judge left recorded (calls/batch_records.py)
+    are collected only by a --batch run: a rerun without --batch sent their requests again as calls, paid twice,
+    without a word (an outside attack)."""
+    try:
+        folder = records_folder(cache_dir)
+    except JudgebenchError:  # (a link: the --batch path refuses it)
+        return
+    records = matching_records(folder, identity_hash(judge.cache_identity()), None)
+    if records:
+        requests = sum(len(record.requests) for _, record in records)
+        note(f"{len(records)} batch{'es' if len(records) > 1 else ''} of this judge that an earlier --batch run "
+             f"submitted {'are' if len(records) > 1 else 'is'} recorded in {folder} ({requests} requests): only a "
+             "--batch run collects them; this run sends any of their requests again as calls (paid again)")
 
 
 def cache_endpoint_note(judge: Judge, options: RunnerOptions, prompt_hashes: list[str]) -> str | None:
