@@ -376,21 +376,24 @@ def _items(text: str) -> list[str]:
     """`text` split at its commas, except those inside a JSON value: a value that starts with `{` or `[` runs to
     where its brackets close (outside its strings). Brackets in any other value are text (a key `Pa{ss` had
     swallowed the arguments after it)."""
-    pieces, items = text.split(","), []
-    while pieces:
-        item = pieces.pop(0)
+    pieces, items, at = text.split(","), [], 0
+    while at < len(pieces):
+        item, at = pieces[at], at + 1
         value = item.partition("=")[2].lstrip()
-        while value[:1] in ("{", "[") and _open_brackets(value) and pieces:
-            more = pieces.pop(0)
-            item, value = f"{item},{more}", f"{value},{more}"
+        if value[:1] in ("{", "["):
+            state = _brackets(value, (0, False, False))
+            while state[0] > 0 and at < len(pieces):  # (each piece scanned once: a long JSON value is linear)
+                state = _brackets("," + pieces[at], state)
+                item, at = f"{item},{pieces[at]}", at + 1
         items.append(item)
     return items
 
 
-def _open_brackets(value: str) -> int:
-    """How many brackets of a JSON text are still open at its end (those in its strings not counted)."""
-    depth, in_string, escaped = 0, False, False
-    for char in value:
+def _brackets(text: str, state: tuple[int, bool, bool]) -> tuple[int, bool, bool]:
+    """(brackets still open, inside a string, after a backslash) at the end of `text`, from `state` at its start
+    (a JSON text scanned piece by piece; brackets in its strings not counted)."""
+    depth, in_string, escaped = state
+    for char in text:
         if in_string:
             in_string = not (char == '"' and not escaped)
             escaped = char == "\\" and not escaped
@@ -400,4 +403,4 @@ def _open_brackets(value: str) -> int:
             depth += 1
         elif char in "}]":
             depth -= 1
-    return max(depth, 0)
+    return depth, in_string, escaped
