@@ -4,6 +4,7 @@ against the local fake server's /v1/files and /v1/batches endpoints (no network)
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -456,6 +457,52 @@ def test_two_reruns_at_once_both_collect_the_same_batch(tmp_path: Path) -> None:
     assert batch_records(tmp_path / "cache") == []
     one, two = ([{k: r[k] for k in COMPARED} for r in samples(tmp_path / out)] for out in ("one", "two"))
     assert one == two and all(r["status"] == "ANSWERED" for r in one)
+
+
+def test_two_runs_started_together_submit_one_batch(tmp_path: Path) -> None:
+    """Two --batch runs of one judge started together on one cache, nothing recorded yet: one submits the batch,
+    the other waits for its record and collects it (both submitted one each, paid twice, before); both answer
+    every request, the second says why it waited."""
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=1.5, batch_create_delay_s=1.0)) as server:
+        procs = [batch_process(server, tmp_path, out) for out in ("one", "two")]
+        errs = [proc.communicate(timeout=120)[1] for proc in procs]
+        assert [proc.returncode for proc in procs] == [0, 0], errs
+        assert len(server._app.batches) == 1 and uploads(server) == 1, errs  # type: ignore[union-attr]
+        assert server.stats().total == 2 * N_ROWS
+    assert all("Traceback" not in err for err in errs)
+    assert any("another --batch run of this judge" in err for err in errs), errs
+    assert batch_records(tmp_path / "cache") == []
+    one, two = ([{k: r[k] for k in COMPARED} for r in samples(tmp_path / out)] for out in ("one", "two"))
+    assert one == two and all(r["status"] == "ANSWERED" for r in one)
+
+
+def test_a_run_stopped_while_waiting_for_the_batch_lock_submits_nothing(tmp_path: Path) -> None:
+    """A --batch run finding its judge's submission lock held waits (saying so) and submits nothing; a SIGTERM then
+    stops it with partial results and no traceback; once the lock is free a rerun submits the one batch."""
+    import signal
+
+    from judgebench.calls.batch_records import SubmissionLock, identity_hash
+
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        judge = LiteLLMJudge("openai/judge-x", {"api_base": server.api_base, "api_key": SECRET,
+                                                "extra_headers": {"X-Team-Token": HEADER_SECRET}})
+        lock = SubmissionLock(tmp_path / "cache" / "batches", identity_hash(judge.cache_identity()))
+        assert lock.acquire()
+        proc = batch_process(server, tmp_path, "waiting")
+        try:
+            time.sleep(8)
+            assert proc.poll() is None and uploads(server) == 0
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            lock.release()
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == 1, err
+        assert f"another --batch run of this judge (pid {os.getpid()}) is reading its batch records" in err, err
+        assert "Traceback" not in err and uploads(server) == 0 and not server._app.batches  # type: ignore[union-attr]
+        assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.05") == 0
+        assert len(server._app.batches) == 1  # type: ignore[union-attr]
 
 
 def test_a_stopped_batch_run_without_cache_keeps_no_record(tmp_path: Path) -> None:

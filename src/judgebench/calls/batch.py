@@ -31,7 +31,9 @@ normal path:
   and its input file), completed with the batch id once created, and removed once its
   answers are stored. A rerun finding an intent looks for its batch in the provider's
   list (_resolve_intent): found, it is collected; not made, the requests are submitted;
-  no list, the run stops (nothing submitted twice silently). A run
+  no list, the run stops (nothing submitted twice silently). One run of a judge
+  identity at a time reads the records and submits (batch_records.SubmissionLock,
+  waited for: _turn), so a run started beside another collects its batch. A run
   first collects every recorded batch of the same judge identity holding one of its
   pending keys (polled to its end, every answer stored, this run's recorded), then
   submits a new batch for the keys still pending only. A run stopped or killed while
@@ -51,18 +53,20 @@ API: split_provider, request_body, client_args, classify_error, scrub.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from judgebench.calls.batch_records import (
     PLAIN_ID,
     BatchRecord,
+    SubmissionLock,
     drop_record,
     note,
     identity_hash,
@@ -94,6 +98,7 @@ TAG_KEY = "judgebench_run"  # the batch metadata key holding the tag of its reco
 LIST_PAGES = 50  # pages of 100 batches read looking for a batch a killed run was creating
 LIST_SLACK_S = 3600.0  # listed back to this long before the intent (the provider's clock may differ)
 ENDPOINT = "/v1/chat/completions"
+LOCK_POLL_S = 0.2  # how often a run waiting for another's SubmissionLock tries it again
 
 
 def check_batch_judge(judge: Judge) -> LiteLLMJudge:
@@ -156,6 +161,18 @@ def batch_fate(batch_id: str, why: str | None, ended: str | None) -> str:
     if why is None:
         return f"{done} (recorded in the cache): a rerun downloads them without new cost"
     return f"{done}, unrecorded ({why}): rerunning submits its requests again"
+
+
+@dataclass(frozen=True)
+class _Submitted:
+    """A batch this run created: the cache keys it holds (with their prompt hashes), their request indices, its
+    record (None: unrecorded) and when its upload began."""
+
+    batch: Any
+    requests: dict[str, str]
+    indices: list[int]
+    path: Path | None
+    started: float
 
 
 class _BatchStop(Exception):
@@ -259,12 +276,40 @@ class _BatchRun(RunState):
             return
         bar = Progress(len(pending), desc="batch") if self.options.progress else None
         try:
-            left = await self._collect_recorded(groups, pending, bar)
-            if left:
-                await self._submit_and_collect(groups, left, bar, len(pending) - len(left))
+            left = pending
+            while left:  # recorded batches collected until none holds a pending request; then one new batch
+                async with self._turn():
+                    left = self._take_cached({key: groups[key] for key in left})  # another run stored them meanwhile
+                    records = await self._records_holding(set(left))
+                    submitted = await self._submit(groups, left) if left and not records else None
+                done = len(pending) - len(left)
+                if submitted is not None:
+                    await self._collect_own(submitted, groups, bar, done)
+                    return
+                left = await self._collect_records(records, groups, left, bar, done)
         finally:
             if bar is not None:
                 bar.close()
+
+    @contextlib.asynccontextmanager
+    async def _turn(self) -> AsyncIterator[None]:
+        """This judge's SubmissionLock, waited for (batch_records.py): one run of it at a time reads the records and
+        submits, so that of two runs started together the second collects the first's batch (both submitted one)."""
+        folder = self._records_folder()
+        lock = SubmissionLock(folder, self.digest) if folder is not None else None
+        told = False
+        while lock is not None and not lock.acquire():
+            if not told:
+                pid = lock.holder()
+                note(f"another --batch run of this judge{f' (pid {pid})' if pid else ''} is reading its batch records "
+                     "or submitting a batch: waiting for it (a batch it submits is then collected, not paid again)")
+                told = True
+            await asyncio.sleep(LOCK_POLL_S)
+        try:
+            yield
+        finally:
+            if lock is not None:
+                lock.release()
 
     # -- batches an earlier run left running (batch_records.py)
     def _records_folder(self) -> Path | None:
@@ -272,24 +317,34 @@ class _BatchRun(RunState):
         cache = self.open_cache()
         return None if cache is None else records_folder(cache.directory)
 
-    async def _collect_recorded(
-        self, groups: dict[str, list[int]], pending: list[str], bar: Progress | None
-    ) -> list[str]:
-        """Collect every recorded batch of this judge holding a pending key; the keys still pending after."""
+    async def _records_holding(self, pending: set[str]) -> list[tuple[Path, BatchRecord]]:
+        """The recorded batches of this judge holding a pending key, oldest first; an intent is resolved first
+        (found among the provider's batches: recorded; never made: dropped, left out)."""
         folder = self._records_folder()
         if folder is None:
-            return pending
-        left = set(pending)
-        records = self._without_settled(matching_records(folder, self.digest, None), left)  # (read once: a bad
+            return []
+        found = []
+        records = self._without_settled(matching_records(folder, self.digest, None), pending)  # (read once: a bad
         for path, record in records:  # record was reported twice)
-            if not left.intersection(record.requests):  # none of it pending, or answered by a batch collected before
+            if not pending.intersection(record.requests):
                 continue
             if record.intent:  # a run killed while creating its batch
-                found = await self._resolve_intent(path, record)
-                if found is None:
+                resolved = await self._resolve_intent(path, record)
+                if resolved is None:
                     continue
-                record = found
-            answered = await self._collect_record(path, record, groups, left, bar, len(pending) - len(left))
+                record = resolved
+            found.append((path, record))
+        return found
+
+    async def _collect_records(self, records: list[tuple[Path, BatchRecord]], groups: dict[str, list[int]],
+                               pending: list[str], bar: Progress | None, done: int) -> list[str]:
+        """Collect each of `records` still holding a pending key; the keys still pending after. `done`: the
+        requests of this run settled before (the bar's position)."""
+        left = set(pending)
+        for path, record in records:
+            if not left.intersection(record.requests):  # answered by a batch collected before
+                continue
+            answered = await self._collect_record(path, record, groups, left, bar, done + len(pending) - len(left))
             if answered is None or self.cache_error is None:  # kept if its answers could not be stored
                 drop_record(path)
             left -= answered or set()
@@ -418,9 +473,8 @@ class _BatchRun(RunState):
         self.ended.pop(batch_id, None)
 
     # -- a new batch
-    async def _submit_and_collect(
-        self, groups: dict[str, list[int]], pending: list[str], bar: Progress | None, base: int
-    ) -> None:
+    async def _submit(self, groups: dict[str, list[int]], pending: list[str]) -> _Submitted:
+        """Upload the pending requests, record the intent, create the batch (once) and record it."""
         litellm = import_litellm()
         kwargs = self._client_kwargs()
         data = self._jsonl(groups, pending)
@@ -457,10 +511,16 @@ class _BatchRun(RunState):
         self.calls_made += len(pending)
         _check_id(batch.id, "batch")
         path = self._write_record(replace(intent, batch_id=batch.id))
-        batch = await self._poll(batch, indices, bar, base, len(pending), recorded=path is not None)
-        latency = time.monotonic() - started
-        results = await self._download(batch, {key: self.requests[groups[key][0]].prompt_hash for key in pending},
-                                       latency)
+        return _Submitted(batch, hashes, indices, path, started)
+
+    async def _collect_own(self, submitted: _Submitted, groups: dict[str, list[int]], bar: Progress | None,
+                           base: int) -> None:
+        """Poll the batch this run submitted to its end and record every request's reply."""
+        pending = list(submitted.requests)
+        batch = await self._poll(submitted.batch, submitted.indices, bar, base, len(pending),
+                                 recorded=submitted.path is not None)
+        latency = time.monotonic() - submitted.started
+        results = await self._download(batch, submitted.requests, latency)
         status = _get(batch, "status")
         for key in pending:
             reply = results.get(key) or JudgeReply(
@@ -470,8 +530,8 @@ class _BatchRun(RunState):
                 attempts=1,
             )
             self.record(groups[key], reply)
-        if path is not None and self.cache_error is None:
-            drop_record(path)
+        if submitted.path is not None and self.cache_error is None:
+            drop_record(submitted.path)
         if bar is not None:
             failed = sum(1 for k in pending if results.get(k) is None or results[k].text is None)
             bar.advance_to(base + len(pending), status=status, failed=failed)

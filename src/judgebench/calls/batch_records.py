@@ -15,13 +15,19 @@ keys it holds with their prompt hashes, the creation time, the run tag sent as t
 file. No key, no header: the identity is hashed, as in the cache. A record without a batch id is an intent: written
 before the create, so that a kill before the provider's answer is recorded leaves the tag to find the batch by.
 Several runs may share the cache: reading tolerates a record removed meanwhile, and removing one already removed is
-not an error (two runs collecting the same batch both store the same answers, neither pays again).
+not an error (two runs collecting the same batch both store the same answers, neither pays again). One run of a judge
+configuration at a time reads the records and submits (`SubmissionLock`, a `<identity>.lock` file beside them): two
+runs started together both found no record and both submitted the same requests, paid twice.
+
+    lock = SubmissionLock(folder, digest)
+    if lock.acquire(): ... read the records, submit, record ...; lock.release()
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -144,6 +150,56 @@ def drop_record(path: Path) -> None:
         path.unlink(missing_ok=True)
     except OSError as exc:
         note(f"batch record {path} could not be removed ({exc.strerror}); a rerun collects it again (no new cost)")
+
+
+class SubmissionLock:
+    """An exclusive lock on one judge configuration's batch records (`<folder>/<identity[:32]>.lock`, flock): held
+    from reading the records to recording the batch a run submits, so that a second run started meanwhile finds that
+    record and collects the batch instead of submitting its requests again. The system releases it when its
+    process ends (a killed run leaves no stale lock); the file itself stays. Runs on one machine only (as the cache's
+    claims: calls/cache.py); where flock is missing (not POSIX), or the file cannot be opened (said in one line), it
+    is always free."""
+
+    def __init__(self, folder: Path, identity: str):
+        self.path = folder / f"{identity[:32]}.lock"
+        self._fd: int | None = None
+
+    def acquire(self) -> bool:
+        """Take the lock if it is free (True); False at once while another process (or open file) holds it."""
+        try:
+            import fcntl
+        except ImportError:
+            return True
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)  # (never a link)
+        except OSError as exc:
+            note(f"batch lock {self.path} cannot be opened ({exc.strerror}): runs of this judge started together "
+                 "may each submit the same requests")
+            return True
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        return True
+
+    def holder(self) -> str:
+        """The pid the holder wrote, or "" (unreadable, or not written yet)."""
+        try:
+            text = self.path.read_bytes()[:32].decode("ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return ""
+        return text if text.isdigit() else ""
+
+    def release(self) -> None:
+        """Let the lock go (closing the file releases it)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 def note(line: str) -> None:
