@@ -505,6 +505,32 @@ def test_a_run_stopped_while_waiting_for_the_batch_lock_submits_nothing(tmp_path
         assert len(server._app.batches) == 1  # type: ignore[union-attr]
 
 
+def test_a_batch_call_cancelled_by_a_stop_leaves_no_warning() -> None:
+    """A stop cancelling litellm's aretrieve_batch while its sync half runs in a thread: the coroutine it returns is
+    never awaited (its request never sent), and Python's RuntimeWarning about it reached the stop line of about one
+    stopped --batch run in four."""
+    import asyncio
+    import gc
+    import warnings
+
+    from judgebench.judges.providers import import_litellm
+
+    async def cancelled(api_base: str) -> None:
+        task = asyncio.ensure_future(litellm.aretrieve_batch(batch_id="batch_x", api_base=api_base, api_key=SECRET))
+        await asyncio.sleep(0)  # started: awaiting the thread that makes the coroutine
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await asyncio.sleep(0.3)  # the thread's coroutine dropped
+
+    with FakeOpenAIServer(Behaviour(answer="x")) as server, warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        litellm = import_litellm()
+        asyncio.run(cancelled(server.api_base))
+        gc.collect()
+    assert not [w for w in seen if "never awaited" in str(w.message)], [str(w.message) for w in seen]
+
+
 def test_a_stopped_batch_run_without_cache_keeps_no_record(tmp_path: Path) -> None:
     with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
         err = stopped_batch_run(server, tmp_path, "out", "--no-cache")

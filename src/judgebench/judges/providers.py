@@ -53,6 +53,10 @@ def import_litellm() -> Any:
     # pydantic's serializer warnings quote the provider's reply (an attack: a key a server echoed reached the
     # terminal through them, unscrubbed); what the reply holds is recorded, scrubbed, with the call
     warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
+    # a batch or file call cancelled by a stop (SIGINT, SIGTERM) while litellm's sync half ran in a thread leaves the
+    # coroutine that half returned unawaited: its request was never sent, yet Python warned of it on the stop line
+    warnings.filterwarnings("ignore", message=r"coroutine '\w+(?:Batches|Files)API\.a\w+' was never awaited",
+                            category=RuntimeWarning)
     return litellm
 
 
