@@ -23,6 +23,8 @@ model's true rank lies in its rank set, mean widths in Elo, the effective number
 Usage: PYTHONPATH=src python scripts/validate_ppi.py [--reps 300] [--seed 0]
        PYTHONPATH=src python scripts/validate_ppi.py --power-model [--reps 200]   (checks --votes-needed's judge model)
        PYTHONPATH=src python scripts/validate_ppi.py --arena-path [--reps 200]    (through human/arena/assisted.py)
+       PYTHONPATH=src python scripts/validate_ppi.py --small-n [--reps 2000]     (40-100 voted pairs: the Hessian
+           over the voted pairs (ours) or pooled with the unvoted ones (ppi_py's), the tuned lambda kept or not)
 """
 
 from __future__ import annotations
@@ -37,12 +39,14 @@ from judgebench.stats.ppi import (
     bt_design,
     classical_logistic,
     elo_contrasts,
-    elo_scale,
+    fitted_exactly,
     ppi_logistic,
     ppi_logistic_stratified,
     rank_sets,
+    separates,
     stratum,
 )
+from judgebench.stats.ratings import elo_scale
 
 STRENGTH = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 2.5])  # log-odds before the pair-level shock
 VERBOSITY = np.array([0.25, -0.2, 0.15, -0.25, 0.2, -0.15])  # mean normalised length advantage per model
@@ -218,6 +222,48 @@ def arena_path_check(reps: int, seed: int, votes_per_pair: int = 3, n: int = 200
     return [f"| {key} | {hits[key] / reps:.3f} | {width[key] / reps:.1f} |" for key in hits]
 
 
+def small_n_check(reps: int, seed: int) -> list[str]:
+    """Few voted pairs: coverage and width against human-only of the judge-assisted intervals as `arena` computes
+    them (Hessian over the voted pairs; the tuned lambda kept only when it narrows the summed variance), with
+    ppi_py's pooled Hessian, and with the tuned lambda kept whatever it gives (stats/ppi.py's private steps)."""
+    from judgebench.stats.ppi import _estimate, _tuned
+
+    m = len(STRENGTH)
+    c, scale = elo_contrasts(m), elo_scale()
+    target = truth(c, scale)
+    rows = []
+    for judge, n, N in (("biased", 40, 2000), ("biased", 60, 2000), ("biased", 100, 2000), ("useless", 40, 2000),
+                        ("good", 100, 2000)):
+        rng = np.random.default_rng([seed, n, N, len(judge), 7])
+        found: dict[str, list[tuple[float, float]]] = {}
+        used = 0
+        while used < reps:
+            x, y, f, _ = draw(rng, n, judge)
+            xu, _, fu, _ = draw(rng, N, judge)
+            full = np.hstack([-x.sum(axis=1, keepdims=True), x])  # e_a - e_b over every model (0: the reference)
+            a, b = full.argmax(axis=1), full.argmin(axis=1)
+            if separates(a, b, y, m):  # no finite estimate from the votes: redrawn, as arena refuses them
+                continue
+            human = classical_logistic(x, y)
+            if fitted_exactly(a, b, y, human.params):  # no interval from the votes: arena skips the section
+                continue
+            used += 1
+            parts, w = [stratum(x, y, f, xu, fu)], np.ones(1)
+            fits = {"human-only": human, "judge-assisted (ours)": ppi_logistic(x, y, f, xu, fu, contrasts=c),
+                    "pooled Hessian (ppi_py's)": ppi_logistic(x, y, f, xu, fu, contrasts=c, hessian="pooled"),
+                    "tuned lambda kept": _estimate(parts, w, *_tuned(parts, w, c, 1e-9, "labelled"), "labelled")}
+            base = np.trace(c @ human.cov @ c.T)
+            for name, est in fits.items():
+                lo, hi = est.interval(c)
+                covered = float(np.mean((1000 + scale * lo <= target) & (target <= 1000 + scale * hi)))
+                found.setdefault(name, []).append((covered, float(np.sqrt(np.trace(c @ est.cov @ c.T) / base))))
+        for name, values in found.items():
+            cover, ratio = np.array(values).T
+            rows.append(f"| {judge} | {n} | {N} | {name} | {cover.mean():.3f} | {ratio.mean():.3f} | "
+                        f"{np.mean(ratio > 1 + 1e-9):.3f} | {ratio.max():.2f} |")
+    return rows
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--reps", type=int, default=300)
@@ -226,8 +272,19 @@ def main() -> None:
                    help="instead: check the --votes-needed judge model against the true generative model")
     p.add_argument("--arena-path", action="store_true",
                    help="instead: coverage through human/arena/assisted.py with 3 votes per voted pair")
+    p.add_argument("--small-n", action="store_true",
+                   help="instead: 40-100 voted pairs, the Hessian and the tuned lambda's guard compared")
     args = p.parse_args()
     start = time.time()
+    if args.small_n:
+        print(f"{args.reps} replications per setting (votes that separate the models redrawn)\n")
+        print("| judge | n labelled | N unlabelled | method | coverage (mean over models) | width / human-only "
+              "(summed variance) | share wider than human-only | widest |")
+        print("|---|---|---|---|---|---|---|---|")
+        for row in small_n_check(args.reps, args.seed):
+            print(row, flush=True)
+        print(f"\n{time.time() - start:.0f} s")
+        return
     if args.arena_path:
         print(f"{args.reps} replications, biased judge, 200 voted pairs x 3 votes, 3000 judge-only pairs\n")
         print("| method (arena code path) | coverage (mean over models) | mean width (Elo) |")

@@ -23,9 +23,12 @@ def _cdf(k: int, n: int, p: Fraction) -> float:
     return float(sum(comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1)))
 
 
+DECISIVE = {"A": 0.5, "B": 0.5, "TIE": 0.0, "BOTH_BAD": 0.0}  # the others' majorities: A or B, half each
+
+
 def test_a_low_agreement_and_an_always_left_voter_are_flagged_with_exact_p_values():
     rows = [_row("h1", 20, 0.9, 0.5), _row("h2", 20, 0.9, 0.5), _row("bad", 20, 0.5, 1.0)]
-    tests = {t["annotator"]: t for t in voter_tests(rows, alpha=0.05)["annotators"]}
+    tests = {t["annotator"]: t for t in voter_tests(rows, alpha=0.05, shares=DECISIVE)["annotators"]}
     bad = tests["bad"]
     # the others agree 36 of 40 times: P(X <= 10 | 20, 0.9) by hand
     assert bad["honest_agreement"] == pytest.approx(0.9)
@@ -36,23 +39,49 @@ def test_a_low_agreement_and_an_always_left_voter_are_flagged_with_exact_p_value
     assert tests["h1"]["flagged_by"] == []
 
 
+def _critical(n: int, honest: Fraction, level: float) -> int:
+    return max((k for k in range(n + 1) if _cdf(k, n, honest) <= level), default=-1)
+
+
 def test_power_against_a_random_clicker_is_the_binomial_tail_at_the_critical_value():
     rows = [_row("h1", 20, 0.9, 0.5), _row("h2", 20, 0.9, 0.5), _row("h3", 20, 0.8, 0.5)]
     level = 0.05 / 3
     honest = Fraction(18 + 18 + 16, 60)  # pooled agreement of the honest voters
-    for row in voter_power(rows, level):
+    for row in voter_power(rows, level, DECISIVE):
         n = row["votes"]
-        critical = max((k for k in range(n + 1) if _cdf(k, n, honest) <= level), default=-1)
+        critical = _critical(n, honest, level)
         expected = _cdf(critical, n, Fraction(1, 2)) if critical >= 0 else 0.0  # A or B only: a clicker matches 1/2
         assert row["random_clicker"] == pytest.approx(expected, abs=1e-9), n
+        assert row["uniform_clicker"] == row["random_clicker"] and row["uniform_choices"] == 2
         assert row["always_left"] == (1.0 if 2 / 2**n < level else 0.0)
-    # with ties in the data a uniform clicker has three choices: it matches the majority 1/3 of the time
-    tied = [{**r, "tie_rate": 0.1} for r in rows]
-    row = voter_power(tied, level)[1]
-    critical = max((k for k in range(26) if _cdf(k, 25, honest) <= level), default=-1)
-    assert row["votes"] == 25 and row["random_clicker"] == pytest.approx(_cdf(critical, 25, Fraction(1, 3)), abs=1e-9)
-    sizes = [row["votes"] for row in voter_power(rows, level)]
+    sizes = [row["votes"] for row in voter_power(rows, level, DECISIVE)]
     assert sizes == [20, 25, 50, 100, 200, 400]  # the data's median votes per voter joins the table
+
+
+def test_a_clicker_matches_the_majority_as_often_as_the_majorities_are_of_its_labels():
+    """An outside audit: with one TIE vote anywhere the clicker was taken to click three choices uniformly and to
+    match any majority 1/3 of the time, and the power stated for the demo's planted A-or-B clicker was 100% at 25
+    votes. Here 40% of the others' majorities are A, 40% B and 20% TIE (a shared top count is a TIE majority): an
+    A-or-B clicker matches (0.4 + 0.4) / 2 = 0.4, a uniform clicker over A, B and TIE (0.4 + 0.4 + 0.2) / 3 = 1/3."""
+    rows = [{**r, "tie_rate": 0.1} for r in (_row("h1", 20, 0.9, 0.5), _row("h2", 20, 0.9, 0.5),
+                                              _row("h3", 20, 0.8, 0.5))]
+    level, honest = 0.05 / 3, Fraction(52, 60)
+    shares = {"A": 0.4, "B": 0.4, "TIE": 0.2, "BOTH_BAD": 0.0}
+    row = voter_power(rows, level, shares)[1]
+    critical = _critical(25, honest, level)
+    assert row["votes"] == 25 and row["clicker_agreement"] == pytest.approx(0.4)
+    assert row["random_clicker"] == pytest.approx(_cdf(critical, 25, Fraction(2, 5)), abs=1e-9)
+    assert row["uniform_clicker_agreement"] == pytest.approx(1 / 3) and row["uniform_choices"] == 3
+    assert row["uniform_clicker"] == pytest.approx(_cdf(critical, 25, Fraction(1, 3)), abs=1e-9)
+    # a clicker that matches more often than the voters agree is never caught by this test, and the table says so
+    low = [{**r, "agreement": 0.42} for r in rows]
+    assert all(r["random_clicker"] < 0.02 for r in voter_power(low, level, {"A": 0.44, "B": 0.44, "TIE": 0.12,
+                                                                           "BOTH_BAD": 0.0}))
+
+
+def test_always_left_power_is_absent_when_no_vote_records_its_shown_order():
+    rows = [{**_row(name, 20, 0.9, None), "position_votes": 0} for name in ("h1", "h2", "h3")]
+    assert {row["always_left"] for row in voter_power(rows, 0.05 / 3, DECISIVE)} == {None}
 
 
 @pytest.mark.slow
@@ -62,7 +91,7 @@ def test_arena_md_states_the_power_beside_the_verdict(tmp_path):
     demo = Path(__file__).resolve().parents[2] / "tasks" / "demo" / "arena_votes_demo.jsonl"
     assert main(["arena", str(demo), "--output-dir", str(tmp_path / "a"), "--n-resamples", "20"]) == 0
     text = (tmp_path / "a" / "arena.md").read_text()
-    assert "Per-annotator tests (Bonferroni level" in text and "| votes per voter | random clicker flagged |" in text
+    assert "Per-annotator tests (Bonferroni level" in text and "| votes per voter | A-or-B clicker flagged |" in text
     assert "not a clean bill" in text
 
 

@@ -32,7 +32,7 @@ from judgebench.human.arena.fit import (
     style_section,
 )
 from judgebench.human.arena.needed import NeededOptions, votes_needed
-from judgebench.human.arena.voters import annotator_table, anomalies, voter_tests
+from judgebench.human.arena.voters import annotator_table, anomalies, majority_codes, majority_shares, voter_tests
 from judgebench.stats.ratings import best_first
 
 BACKGROUND_MIN_VOTES = 50_000  # from here on, the voter checks and robustness run in forked children (issue 30)
@@ -158,8 +158,9 @@ def voter_checks(everyone: Battles, alpha: float, seed: int) -> tuple[list[str],
         return [], {"alpha": alpha, "anomaly": [], "flagged": [], "annotators": [],
                     "skipped": "one annotator: no voter statistics"}
     flags = anomalies(everyone.table, alpha, seed, everyone.coded)
-    rows = annotator_table(everyone.table, set(), everyone.coded)
-    tests = voter_tests(rows, alpha)
+    majority = majority_codes(everyone.coded)
+    rows = annotator_table(everyone.table, set(), everyone.coded, majority)
+    tests = voter_tests(rows, alpha, majority_shares(majority))
     flagged = sorted({r["annotator"] for r in flags if r["flagged"]}
                      | {t["annotator"] for t in tests["annotators"] if t["flagged_by"]})
     for row in rows:

@@ -163,13 +163,15 @@ def _time_order(annotator: np.ndarray, time: np.ndarray, order: np.ndarray) -> n
     return np.lexsort((order, time, annotator))
 
 
-def annotator_table(table: pd.DataFrame, flagged: set[str], coded: Coded | None = None) -> list[dict[str, Any]]:
+def annotator_table(table: pd.DataFrame, flagged: set[str], coded: Coded | None = None,
+                    majority: np.ndarray | None = None) -> list[dict[str, Any]]:
     """Per annotator: votes, agreement with the majority of the other annotators' votes on the same
     pairs, tie and Both Bad rates, position preference, median seconds per vote, flagged.
-    Counted per annotator code (`np.bincount`), so it scales to millions of votes."""
+    Counted per annotator code (`np.bincount`), so it scales to millions of votes. `majority`: the votes'
+    majority_codes when the caller has them."""
     coded = coded if coded is not None else Coded(table)
     annotator, names = coded.annotators
-    majority = _majority_codes(coded)
+    majority = majority if majority is not None else majority_codes(coded)
     choice = _label_codes(coded)
     shown = table["shown_order"]
     a, b, tie, both_bad = (LABELS.index(label) for label in ("A", "B", "TIE", "BOTH_BAD"))
@@ -207,7 +209,7 @@ def annotator_table(table: pd.DataFrame, flagged: set[str], coded: Coded | None 
 def leave_one_out_majority(table: pd.DataFrame, coded: Coded | None = None) -> pd.Series:
     """For each vote, votes.majority_label of the other annotators' votes on its pair (a shared top
     count is TIE); NaN when nobody else voted on the pair."""
-    majority = _majority_codes(coded if coded is not None else Coded(table))
+    majority = majority_codes(coded if coded is not None else Coded(table))
     labels = np.array([*LABELS, None], dtype=object)
     return pd.Series(labels[majority], index=table.index, dtype=object)  # -1: the None at the end
 
@@ -219,7 +221,15 @@ def _label_codes(coded: Coded) -> np.ndarray:
     return index[choice]  # a missing choice (-1) takes the -1 at the end
 
 
-def _majority_codes(coded: Coded) -> np.ndarray:
+def majority_shares(majority: np.ndarray) -> dict[str, float]:
+    """The share of each label among the others' majorities (majority_codes) of the votes that have one: what a
+    clicker ignoring the pair matches, whichever labels it clicks (empty when no vote has one)."""
+    known = majority[majority >= 0]
+    counts = np.bincount(known, minlength=len(LABELS))
+    return {label: float(counts[i] / len(known)) for i, label in enumerate(LABELS)} if len(known) else {}
+
+
+def majority_codes(coded: Coded) -> np.ndarray:
     """leave_one_out_majority as an index in LABELS (-1: nobody else voted on the pair). Counts per (pair,
     label) minus the annotator's own counts on that pair."""
     pair, own = coded.pairs, coded.pair_annotators
@@ -255,15 +265,17 @@ def _ratio(num: float, den: float) -> float | None:
 # Voter checks with power on the per-annotator evidence (beside SciArena's anomaly test, which keeps its
 # definition): an annotator's agreement with the others' majority against the other annotators' pooled rate
 # (one-sided binomial, low), and the share of left votes against 1/2 (two-sided binomial); Bonferroni over the
-# annotators. Their power at this data's size is exact (binomial), for two planted voters: a random clicker
-# (uniform over the k choices the data's votes use: A, B, and TIE / Both Bad where voters use them, so it
-# matches any majority with probability 1/k) and an always-left voter.
+# annotators. Their power at this data's size is exact (binomial), for three planted voters: a random A-or-B
+# clicker (never TIE or Both Bad: the demo's planted-random), a uniform clicker over the k choices the data's votes
+# use, and an always-left voter. A clicker matches the others' majority as often as the majorities are of the labels
+# it clicks (majority_shares), not 1/k: with ties among the majorities, an A-or-B clicker matches less than 1/2.
 POWER_VOTES = (25, 50, 100, 200, 400)
 
 
-def voter_tests(rows: list[dict[str, Any]], alpha: float) -> dict[str, Any]:
+def voter_tests(rows: list[dict[str, Any]], alpha: float, shares: dict[str, float]) -> dict[str, Any]:
     """Per annotator (annotator_table rows): the agreement and side tests' p-values and flags; the honest rate
-    each is tested against; and their power at POWER_VOTES and at the median votes per annotator."""
+    each is tested against; and their power at POWER_VOTES and at the median votes per annotator (`shares`: the
+    others' majorities' label shares, majority_shares)."""
     from scipy.stats import binom, binomtest
 
     level = alpha / max(len(rows), 1)
@@ -282,27 +294,33 @@ def voter_tests(rows: list[dict[str, Any]], alpha: float) -> dict[str, Any]:
         flags = [name for name, p in (("agreement", agree_p), ("side", side_p)) if p is not None and p < level]
         tests.append({"annotator": row["annotator"], "agreement_p": agree_p, "honest_agreement": base,
                       "side_p": side_p, "flagged_by": flags})
-    return {"level": level, "annotators": tests, "power": voter_power(rows, level)}
+    return {"level": level, "annotators": tests, "power": voter_power(rows, level, shares)}
 
 
-def voter_power(rows: list[dict[str, Any]], level: float) -> list[dict[str, Any]]:
-    """Exact power of the two tests against the planted voters, at POWER_VOTES and the data's median votes."""
+def voter_power(rows: list[dict[str, Any]], level: float, shares: dict[str, float]) -> list[dict[str, Any]]:
+    """Exact power of the two tests against the planted voters, at POWER_VOTES and the data's median votes. The
+    always-left voter's is None when no vote records its shown order (the side test cannot run)."""
     from scipy.stats import binom
 
     compared = sum(r["compared"] for r in rows if r["agreement"] is not None)
-    if not compared:
+    if not compared or not shares:
         return []
     honest = sum(r["agreement"] * r["compared"] for r in rows if r["agreement"] is not None) / compared
-    choices = 2 + any(r["tie_rate"] for r in rows) + any(r.get("both_bad_rate") for r in rows)
-    clicker = 1 / choices  # a uniform random click matches whatever the others' majority is with 1/k
+    used = ["A", "B"] + [label for label, rate in (("TIE", "tie_rate"), ("BOTH_BAD", "both_bad_rate"))
+                         if any(r.get(rate) for r in rows)]
+    clickers = {"random_clicker": (shares["A"] + shares["B"]) / 2,  # A or B, each half the time
+                "uniform_clicker": sum(shares[label] for label in used) / len(used)}
+    sided = any(r["position_votes"] for r in rows)
     sizes = sorted({*POWER_VOTES, int(np.median([r["votes"] for r in rows]))} - {0})
     out = []
     for n in sizes:
         critical = int(binom.ppf(level, n, honest))  # largest k with P(X <= k) <= level, found below
         while critical >= 0 and binom.cdf(critical, n, honest) > level:
             critical -= 1
-        clicker_power = float(binom.cdf(critical, n, clicker)) if critical >= 0 else 0.0
-        left_power = 1.0 if 2 * 0.5**n < level else 0.0  # an always-left voter: all n decisive votes left
-        out.append({"votes": n, "random_clicker": clicker_power, "always_left": left_power,
-                    "honest_agreement": honest, "clicker_agreement": clicker})
+        row: dict[str, Any] = {"votes": n}
+        for name, rate in clickers.items():
+            row[name] = float(binom.cdf(critical, n, rate)) if critical >= 0 else 0.0
+        row["always_left"] = (1.0 if 2 * 0.5**n < level else 0.0) if sided else None  # all n decisive votes left
+        out.append({**row, "honest_agreement": honest, "clicker_agreement": clickers["random_clicker"],
+                    "uniform_clicker_agreement": clickers["uniform_clicker"], "uniform_choices": len(used)})
     return out

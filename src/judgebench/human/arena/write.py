@@ -214,12 +214,23 @@ def _voter_test_lines(tests: dict[str, Any] | None) -> list[str]:
     lines = ["", f"Per-annotator tests (Bonferroni level {tests['level']:.2g}): low agreement with the others' majority: "
              f"{', '.join(by['agreement']) or 'none'}; side preference: {', '.join(by['side']) or 'none'}.", ""]
     if tests["power"]:
+        first = tests["power"][0]
+        k = first["uniform_choices"]
         lines += ["Power at these tests' level (exact binomial; the anomaly test's own power is not computed, so "
-                  "its 'none' is not a clean bill):", "",
-                  "| votes per voter | random clicker flagged | always-left flagged |", "|---|---|---|"]
-        lines += [f"| {row['votes']} | {100 * row['random_clicker']:.1f}% | {100 * row['always_left']:.0f}% |"
-                  for row in tests["power"]]
+                  "its 'none' is not a clean bill). A clicker matches the others' majority as often as the "
+                  f"majorities are of the labels it clicks: {first['clicker_agreement']:.2f} for one clicking A or B, "
+                  f"{first['uniform_clicker_agreement']:.2f} for one clicking the {k} choices voters use, against "
+                  f"the voters' {first['honest_agreement']:.2f}:", "",
+                  f"| votes per voter | A-or-B clicker flagged | uniform clicker ({k} choices) flagged | "
+                  "always-left flagged |", "|---|---|---|---|"]
+        lines += [f"| {row['votes']} | {100 * row['random_clicker']:.1f}% | {100 * row['uniform_clicker']:.1f}% | "
+                  f"{_percent(row['always_left'])} |" for row in tests["power"]]
     return lines
+
+
+def _percent(share: float | None) -> str:
+    """A power as a whole percentage; "—" when undefined (the always-left voter without shown orders)."""
+    return "—" if share is None else f"{100 * share:.0f}%"
 
 
 def _needed(v: Any, grid: list[int]) -> str:
