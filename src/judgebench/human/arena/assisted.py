@@ -286,8 +286,9 @@ def assisted_section(table: pd.DataFrame, run: Path, dimension: str, elo: dict[s
     out: dict[str, Any] = {"judge": jp.judge, "run": str(run), "counts": u.counts,
                            "anchor_model": anchor if anchor in u.models else None,
                            "method": "Bradley-Terry logistic M-estimation on pairs (mean vote per pair); "
-                                     "sandwich (Wald) 95% intervals; PPI++ with lambda tuned to minimise "
-                                     "the summed variance of the ratings (Angelopoulos, Duchi & Zrnic 2023)",
+                                     "sandwich (Wald) 95% intervals, Hessian over the voted pairs; PPI++ with "
+                                     "lambda tuned to minimise the summed variance of the ratings (Angelopoulos, "
+                                     "Duchi & Zrnic 2023), 0 when the tuned one would not narrow it",
                            "human_only": _rows(human, c, u.models, elo),
                            "judge_only": _rows(judge, c, u.models, elo), "judge_only_note": JUDGE_ONLY_NOTE}
     trace = lambda e: float(np.trace(c @ e.cov @ c.T))  # noqa: E731
