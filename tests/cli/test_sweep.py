@@ -97,6 +97,25 @@ def test_sweep_table_numbers_are_never_in_exponent_form() -> None:
     assert _fmt(0.5, pct=True) == "50.0%"
 
 
+def test_an_unpriced_sweep_draws_no_empty_cost_axis(tmp_path: Path, monkeypatch) -> None:
+    """An outside audit: a judge without a price drew a cost axis with no line on it, from -0.04 to 0.04. The panel
+    then shows latency alone and says the judge is not priced; a priced sweep keeps both lines."""
+    from judgebench.publish import sweep
+
+    drawn = []
+    monkeypatch.setattr(sweep, "save_png", lambda fig, path: drawn.append(fig))
+    row = {"key": "reasoning_effort", "headline": "accuracy", "headline_value": 0.5, "ci_low": 0.4, "ci_high": 0.6,
+           "truncation_rate": 0.0, "cost_usd": None, "latency_p50_s": 1.5, "reasoning_tokens_per_call": None,
+           "answer_tokens_per_call": 2.0}
+    sweep.plot_sweep([{**row, "value": "low"}, {**row, "value": "high"}], tmp_path / "sweep.png")
+    panel = drawn[0].axes[2]
+    assert panel.get_ylabel() == "latency p50 (s)" and panel.get_title() == "cost: not priced for this judge"
+    assert len(drawn[0].axes) == 4 and [list(line.get_ydata()) for line in panel.get_lines()] == [[1.5, 1.5]]
+    sweep.plot_sweep([{**row, "value": "low", "cost_usd": 0.01}, {**row, "value": "high", "cost_usd": 0.02}],
+                     tmp_path / "sweep.png")
+    assert len(drawn[1].axes) == 5 and drawn[1].axes[2].get_ylabel() == "cost (USD)"
+
+
 def test_a_sweep_writes_no_secret_and_no_markup(tmp_path: Path, capsys) -> None:
     """An outside attack: `--sweep api_base=http://u:PASS@host/v1?key=Q` and `--sweep api_key=sk-A,sk-B` wrote the
     password, the query value and the keys into folder names, sweep.md, sweep.json and the terminal (each setting's

@@ -13,6 +13,8 @@ output tokens besides them (providers count reasoning inside completion tokens).
 
 from __future__ import annotations
 
+import math
+
 import re
 from pathlib import Path
 from typing import Any
@@ -128,12 +130,7 @@ def plot_sweep(rows: list[dict[str, Any]], path: Path) -> None:
     axes[0].set_ylabel(rows[0]["headline"] if rows else "headline"), axes[0].set_ylim(0, 1.02)
     axes[1].plot(x, val("truncation_rate"), marker="o", color="tab:red")
     axes[1].set_ylabel("truncated share"), axes[1].set_ylim(0, 1.02)
-    cost = axes[2].plot(x, val("cost_usd"), marker="o", color="tab:green", label="cost (USD, left)")
-    axes[2].set_ylabel("cost (USD)", color="tab:green")
-    twin = axes[2].twinx()  # (a walkthrough: the two lines were told apart by nothing)
-    latency = twin.plot(x, val("latency_p50_s"), marker="s", color="tab:purple", label="latency p50 (s, right)")
-    twin.set_ylabel("latency p50 (s)", color="tab:purple")
-    axes[2].legend(handles=[*cost, *latency], fontsize=8)
+    _cost_and_latency(axes[2], x, val("cost_usd"), val("latency_p50_s"))
     thinking = [0 if r["reasoning_tokens_per_call"] is None else r["reasoning_tokens_per_call"] for r in rows]
     answer = [0 if r["answer_tokens_per_call"] is None else r["answer_tokens_per_call"] for r in rows]
     axes[3].bar(x, thinking, label="thinking", color="tab:orange")
@@ -144,6 +141,22 @@ def plot_sweep(rows: list[dict[str, Any]], path: Path) -> None:
         ax.set_xlabel(rows[0]["key"] if rows else "setting")
     fig.subplots_adjust(hspace=0.35, wspace=0.6, left=0.08, right=0.92, top=0.96, bottom=0.08)
     save_png(fig, path)
+
+
+def _cost_and_latency(ax: Any, x: list[int], cost: list[float], latency: list[float]) -> None:
+    """Cost (left axis) and latency p50 (right axis); latency alone, titled so, when no setting has a cost (an
+    unpriced judge: an audit found an empty cost axis from -0.04 to 0.04)."""
+    if all(math.isnan(c) for c in cost):
+        ax.plot(x, latency, marker="s", color="tab:purple")
+        ax.set_ylabel("latency p50 (s)", color="tab:purple")
+        ax.set_title("cost: not priced for this judge", fontsize=9)
+        return
+    lines = ax.plot(x, cost, marker="o", color="tab:green", label="cost (USD, left)")
+    ax.set_ylabel("cost (USD)", color="tab:green")
+    twin = ax.twinx()  # (a walkthrough: the two lines were told apart by nothing)
+    lines += twin.plot(x, latency, marker="s", color="tab:purple", label="latency p50 (s, right)")
+    twin.set_ylabel("latency p50 (s)", color="tab:purple")
+    ax.legend(handles=lines, fontsize=8)
 
 
 def write_sweep(out: Path, rows: list[dict[str, Any]]) -> None:
