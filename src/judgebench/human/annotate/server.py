@@ -263,7 +263,7 @@ def _next_page(voting: Voting, who: Annotator, csrf: str, undone: bool, full: bo
         return message_page("All done", "No pair is waiting for your vote. Thank you!", undo=undo, csrf=csrf)
     pair = next(p for p in pairs if p["id"] == showing.pair_id)
     served = store.serve(who.name, pair["id"], showing.round)
-    left = open_for(who.name, who.expertise, pairs, votes, skips, rules)
+    left = open_for(who.name, who.expertise, pairs, votes, skips, rules, store.secret)
     return vote_page(pair, pid=served["pid"], round_=showing.round, shown_order=showing.shown_order,
                      vote_id=str(uuid.uuid4()), csrf=csrf, dimensions=voting.dimensions,
                      voted=sum(v["round"] == 1 for v in mine), left=left, annotator=who.name, undo=undo,
