@@ -377,14 +377,17 @@ def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, 
     return _document("judgebench vote", body, body_class="vote")
 
 
-def message_page(title: str, text: str, *, undo: str | None = None, csrf: str | None = None) -> str:
+BACK = "<p><a href='/' id='back'>Back to voting</a></p>"
+
+
+def message_page(title: str, text: str, *, undo: str | None = None, csrf: str | None = None, back: bool = False) -> str:
+    """A page saying one thing; `back`: with a link to the voting page (a refused vote's page was a dead end)."""
     return _document(title, f"<main class='message'><h1>{html_text(title)}</h1><p>{html_text(text)}</p>"
-                            f"{_undo_form(undo, csrf)}</main>")
+                            f"{_undo_form(undo, csrf)}{BACK if back else ''}</main>")
 
 
 def guidelines_page(text: str) -> str:
-    return _document("Guidelines", f"<main class='message guidelines-body'><h1>Guidelines</h1>{markdown(text)}"
-                                   "<p><a href='/'>Back to voting</a></p></main>")
+    return _document("Guidelines", f"<main class='message guidelines-body'><h1>Guidelines</h1>{markdown(text)}{BACK}</main>")
 
 
 def admin_page(tables: dict[str, list[list[Any]]], rules_text: str) -> str:
@@ -463,6 +466,12 @@ document.addEventListener('keydown', function (event) {
 document.addEventListener('submit', function (event) {
   if (event.target.dataset.sent) { event.preventDefault(); return; }
   event.target.dataset.sent = '1';
+});
+// A page shown again by the browser's Back (its back-forward cache keeps the script's state) is not sent yet:
+// after Back from a refused vote its keys and buttons did nothing until a reload.
+window.addEventListener('pageshow', function () {
+  var forms = document.querySelectorAll('form');
+  for (var i = 0; i < forms.length; i++) delete forms[i].dataset.sent;
 });
 """
 

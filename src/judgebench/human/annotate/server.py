@@ -77,11 +77,12 @@ RESERVE_S = 30 * 60.0  # an unanswered showing counts as a vote to come this lon
 
 
 class VoteError(Exception):
-    """A refused request: (one-line reason, HTTP status)."""
+    """A refused request: (one-line reason, HTTP status); `back`: its page links back to the voting page."""
 
-    def __init__(self, reason: str, status: int = 400):
+    def __init__(self, reason: str, status: int = 400, *, back: bool = True):
         super().__init__(reason)
         self.status = status
+        self.back = back
 
 
 def stored_label(shown: str, order: str) -> str:
@@ -133,10 +134,12 @@ def _wants_json(request: Request) -> bool:
     return "application/json" in request.headers.get("accept", "")
 
 
-def _refuse(request: Request, status: int, reason: str) -> Response:
+def _refuse(request: Request, status: int, reason: str, back: bool = True) -> Response:
+    """The refusal as JSON for a script, else a page saying it (with a way back to voting: a dead end lost the
+    expert's place)."""
     if _wants_json(request):
         return _json(status, {"error": reason})
-    return _html(status, message_page("No access" if status == 403 else "Not recorded", reason))
+    return _html(status, message_page("No access" if status == 403 else "Not recorded", reason, back=back))
 
 
 # ---------------------------------------------------------------- request plumbing
@@ -182,10 +185,10 @@ def _guarded(endpoint: Callable[[Request, Voting], Any]) -> Callable[[Request], 
         try:
             return await endpoint(request, voting)
         except VoteError as exc:
-            return _refuse(request, exc.status, str(exc))
+            return _refuse(request, exc.status, str(exc), exc.back)
         except Exception as exc:  # one line to the log and the client, never a traceback
             print(f"judgebench annotate: {request.method} {request.url.path[:40]}: {type(exc).__name__}: {exc}", file=sys.stderr)
-            return _html(500, message_page("Server error", "The request failed; try again."))
+            return _html(500, message_page("Server error", "The request failed; try again.", back=True))
 
     return wrapped
 
@@ -194,7 +197,7 @@ async def _who(request: Request, voting: Voting, *, post: bool = False) -> Annot
     token, bearer = _token(request)
     who = await run_in_threadpool(voting.store.annotator_for, token)
     if who is None:
-        raise VoteError("no access: open the invite link your organiser sent you", 403)
+        raise VoteError("no access: open the invite link your organiser sent you", 403, back=False)
     if post and not _same_origin(request):
         raise VoteError("refused: this form was sent from another site", 403)
     if post and not bearer:
@@ -378,12 +381,14 @@ def _vote(voting: Voting, who: Annotator, form: dict[str, str]) -> str:
     return voting.store.cast(vote, None if is_gold(pair) else voting.rules.target)
 
 
-COMMENT_MAX = 4000  # characters (the page's textarea holds no more)
+COMMENT_MAX = 4000  # characters, a line break counted as one (the page's textarea holds no more)
 
 
 def _comment(form: dict[str, str]) -> str | None:
-    """The vote's comment; a longer one is refused, never cut (the page cannot send one)."""
-    comment = (form.get("comment") or "").strip()
+    """The vote's comment, its line breaks as LF; a longer one is refused, never cut (the page cannot send one). A
+    browser sends a textarea's line breaks as CRLF, which its maxlength counts as one: 4,000 typed characters over
+    40 lines arrived as 4,038 and were refused, the vote lost."""
+    comment = (form.get("comment") or "").replace("\r\n", "\n").replace("\r", "\n").strip()
     if len(comment) > COMMENT_MAX:
         raise VoteError(f"comment of {len(comment):,} characters: at most {COMMENT_MAX:,}")
     return comment or None
