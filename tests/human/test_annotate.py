@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import sqlite3
 import time
 import urllib.error
@@ -104,6 +105,24 @@ def test_latex_text_is_text_and_aligned_blocks_split_only_where_latex_does() -> 
     unbalanced = markdown("$$\\begin{aligned} a&=b \\end{aligned} \\end{aligned}$$")
     assert "<code class=\"math-source\">" in unbalanced and "<math" not in unbalanced
     assert '<mspace width="4em">' in markdown("$a\\hspace{300em}b$")
+
+
+def _formulas(text: str) -> list[str]:
+    """The text of each formula markdown() draws, in order."""
+    return [re.sub("<[^>]+>", "", m) for m in re.findall(r"<math[^>]*>(.*?)</math>", markdown(text), re.S)]
+
+
+def test_dollar_amounts_stay_text_beside_math() -> None:
+    """An outside tester: `$10. The energy is $` was drawn as math (the real formula after it left raw), and so were
+    `$5 and $` and `$5 or $`; a formula could also swallow an inline code span."""
+    text = markdown("It costs $5 and $10. The energy is $E=mc^2$.")
+    assert _formulas("It costs $5 and $10. The energy is $E=mc^2$.") == ["E=mc2"] and "costs $5 and $10. The energy is " in text
+    assert _formulas("Between $5 and $10 per unit, with $x$ units.") == ["x"]
+    assert _formulas("Costs US$5 or $ 10 and $x^2$") == ["x2"]
+    assert _formulas("$5,000, $3.50; $5-$10, $x $, $ x$ and $x$5 are no formulas") == []
+    assert _formulas("$2$, $2x$, $x$, $5^2$, $$a+b$$ and \\( 5 + 3 \\)") == ["2", "2x", "x", "52", "a+b", "5+3"]
+    code = markdown("$x` code `$ y and $a `b$` c$")
+    assert "<math" not in code and "<code>code</code>" in code and "<code>b$</code>" in code
 
 
 def test_an_ordinary_link_or_image_renders_as_its_text_on_the_served_page(tmp_path: Path) -> None:

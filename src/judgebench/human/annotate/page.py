@@ -165,6 +165,72 @@ def _table(rows: list[list[str]], convert: Any) -> str:
     return "".join(out)
 
 
+_AMOUNT = re.compile(r"\d+(?:[.,]\d+)*(?![\w$]|[.,]\d)")  # a number ending at a space, a punctuation mark or the end
+
+
+def _escaped(src: str, at: int) -> bool:
+    """Whether the character at `at` follows an odd run of backslashes."""
+    run = at
+    while run > 0 and src[run - 1] == "\\":
+        run -= 1
+    return (at - run) % 2 == 1
+
+
+def _dollar_math(state: Any, silent: bool) -> bool:
+    r"""Inline `$...$` (and `$$...$$` in text), Pandoc's rule: an opening `$` is followed by a non-space, its closing
+    `$` (the next one not escaped) is preceded by a non-space and not followed by a digit. A `$` after a digit opens
+    nothing, and a `$` before an amount (`$5`, `$10.`, `$5,000`, `$3.50`: a number, then a space, a punctuation mark
+    or the end) is currency unless the formula it would open holds no space (`$5^2$`): `It costs $5 and $10. The
+    energy is $E=mc^2$` drew "10. The energy is " as math. A formula never holds a backtick, so an inline code span
+    is never swallowed by it."""
+    src, start = state.src, state.pos
+    if src[start] != "$" or _escaped(src, start) or start and src[start - 1].isdigit():
+        return False
+    double = src.startswith("$$", start)
+    if double:
+        end = start + 2
+        while (end := src.find("$$", end)) != -1 and _escaped(src, end):
+            end += 1
+        content = src[start + 2:end]
+    else:
+        end = src.find("$", start + 1)
+        while end != -1 and _escaped(src, end):
+            end = src.find("$", end + 1)
+        content = src[start + 1:end]
+        if end == -1 or not content or content[0].isspace() or content[-1].isspace() or src[end + 1:end + 2].isdigit():
+            return False
+        if _AMOUNT.match(src, start + 1) and any(char.isspace() for char in content):
+            return False
+    if end == -1 or not content.strip() or "`" in content:
+        return False
+    if not silent:
+        token = state.push("math_inline_double" if double else "math_inline", "math", 0)
+        token.content, token.markup = content, "$$" if double else "$"
+    state.pos = end + (2 if double else 1)
+    return True
+
+
+def _paren_math(state: Any, silent: bool) -> bool:
+    r"""Inline `\(...\)`: a formula, whatever its spaces or digits (a backslash before the `\` makes it no delimiter)."""
+    src, start = state.src, state.pos
+    # text -> a start after which no `\)` closes (thousands of unclosed `\(` are searched once, not each to the end)
+    unclosed = state.env.setdefault("unclosed_paren", {})
+    if not src.startswith("\\(", start) or start and src[start - 1] == "\\" or start >= unclosed.get(src, len(src)):
+        return False
+    end = src.find("\\)", start + 2)
+    while end != -1 and src[end - 1] == "\\":
+        end = src.find("\\)", end + 1)
+    if end == -1:
+        unclosed[src] = start
+    if end == -1 or end == start + 2:
+        return False
+    if not silent:
+        token = state.push("math_inline", "math", 0)
+        token.content, token.markup = src[start + 2:end], "\\("
+    state.pos = end + 2
+    return True
+
+
 @lru_cache(maxsize=1)
 def _parser() -> Any:
     from markdown_it import MarkdownIt
@@ -185,6 +251,8 @@ def _parser() -> Any:
         # paragraph: a span (the plugin's div ended the paragraph there; its text after the formula lost the paragraph)
         return f"<span class='math display'>{_math(tokens[idx].content.strip(), True)}</span>"
 
+    md.inline.ruler.at("math_inline", _dollar_math)  # the plugin's own rule paired `$10. ... $` as math
+    md.inline.ruler.before("escape", "math_paren", _paren_math)
     md.add_render_rule("math_inline_double", display_in_text)
     md.add_render_rule("link_open", as_text)
     md.add_render_rule("link_close", as_text)
@@ -226,21 +294,21 @@ def markdown(text: str) -> str:
                    for part in re.split(r"(<[^>]*>)", clean))
 
 
-_TEX_DELIMITER = re.compile(r"(?<!\\)\\([\[\]()])")
+_TEX_DELIMITER = re.compile(r"(?<!\\)\\([\[\]])")
 
 
 def _tex_delimiters(text: str) -> str:
-    r"""`\[...\]` as `$$...$$` and `\(...\)` as `$...$`, in one pass (a regex per pair took seconds on thousands of
-    unclosed `\[`); a `\[` right after a backslash is a row break's spacing (`\\[2pt]`), not math."""
+    r"""`\[...\]` as `$$...$$`, in one pass (a regex per pair took seconds on thousands of unclosed `\[`); a `\[`
+    right after a backslash is a row break's spacing (`\\[2pt]`), not math. (`\(...\)` is an inline rule,
+    `_paren_math`: as `$...$` it met the dollar rules meant for currency.)"""
     out: list[str] = []
     last, opened = 0, None
     for match in _TEX_DELIMITER.finditer(text):
         char = match.group(1)
-        if opened is None and char in "[(":
+        if opened is None and char == "[":
             opened = match
-        elif opened is not None and char == {"[": "]", "(": ")"}[opened.group(1)] and match.start() > opened.end():
-            fence = "$$" if char == "]" else "$"
-            out += [text[last:opened.start()], fence, text[opened.end():match.start()], fence]
+        elif opened is not None and char == "]" and match.start() > opened.end():
+            out += [text[last:opened.start()], "$$", text[opened.end():match.start()], "$$"]
             last, opened = match.end(), None
     return "".join(out) + text[last:]
 
