@@ -231,3 +231,34 @@ def test_a_full_comment_over_many_lines_is_stored_and_a_refused_vote_leads_back(
         browser.find_element(_by().ID, "back").click()  # the page's own way back
         _until(browser, lambda b: shown_pair(b) == refused)
         assert len(store.votes()) == 2
+
+
+@pytest.mark.slow
+def test_the_page_keys_work_from_the_skip_reason_list(browser, tmp_path: Path) -> None:
+    """An outside tester: with a reason chosen from the list (still focused), `s` picked "something else (see
+    comment)" instead of skipping, `1` did nothing and Esc did not leave the list."""
+    from selenium.webdriver.common.keys import Keys
+
+    store = Store(tmp_path / "v.sqlite")
+    store.add_pairs(pair_rows(3))
+    token = store.add_annotator("ann", [])
+    with serving(store, Rules(target=1)) as base:
+        browser.get(f"{base}/t/{token}")
+        reason = browser.find_element(_by().ID, "skip-reason")
+        reason.click()
+        _key(browser, Keys.ARROW_DOWN)
+        _key(browser, Keys.ENTER)  # "I cannot judge this topic", the list keeping the focus
+        assert browser.execute_script("return document.activeElement.id") == "skip-reason"
+        _after(browser, lambda: _key(browser, "s"), shown_pair(browser))
+        browser.find_element(_by().ID, "skip-reason").click()
+        _key(browser, Keys.ESCAPE)  # closes the list; it keeps the focus
+        _after(browser, lambda: _key(browser, "1"), shown_pair(browser))
+        browser.find_element(_by().ID, "skip-reason").click()
+        _key(browser, Keys.ESCAPE)
+        _key(browser, Keys.ESCAPE)  # leaves the list
+        assert browser.execute_script("return document.activeElement.id") != "skip-reason"
+        _after(browser, lambda: _key(browser, "3"), shown_pair(browser))
+        assert browser.title == "All done"
+    assert [r[3] for r in store.skip_reasons()] == ["I cannot judge this topic"]
+    first, second = store.votes()  # 1: left, as shown
+    assert first["choice"] == ("A" if first["shown_order"] == "AB" else "B") and second["choice"] == "TIE"

@@ -484,7 +484,8 @@ def admin_page(tables: dict[str, list[list[Any]]], rules_text: str) -> str:
 SCRIPT = """'use strict';
 // Keyboard: 1 left, 2 right, 3 tie, 4 both bad, s skip, u undo, g guidelines. With dimensions, 1-4
 // answer the highlighted dimension and move on, Backspace goes back one, Enter submits. Keys typed
-// into the comment box or the skip reason are left alone.
+// into the comment box are left alone; in the skip reason list the arrows choose, Esc leaves it and
+// the page's keys still work (`s` had picked "something else" instead of skipping).
 function dims() { return document.querySelectorAll('fieldset.dimension'); }
 function mark() {
   var sets = dims(), done = false;
@@ -497,9 +498,15 @@ function mark() {
 document.addEventListener('DOMContentLoaded', mark);
 document.addEventListener('change', mark);
 document.addEventListener('keydown', function (event) {
-  var tag = event.target && event.target.tagName;
-  if (tag === 'TEXTAREA' || tag === 'SELECT' || tag === 'INPUT' && event.target.type === 'text') return;
+  var target = event.target, tag = target && target.tagName;
+  if (tag === 'TEXTAREA' || tag === 'INPUT' && target.type === 'text') return;
   if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (tag === 'SELECT') {
+    if (event.key === 'Escape') { target.blur(); return; }
+    var keys = dims().length ? /^([1-4sug]|Enter|Backspace)$/ : /^[1-4sug]$/;
+    if (!keys.test(event.key)) return;
+    event.preventDefault();  // (no type-ahead: the reason chosen stays)
+  }
   var click = function (id) { var el = document.getElementById(id); if (el) el.click(); };
   if (event.key === 's') { click('skip'); return; }
   if (event.key === 'u') { click('undo'); return; }
