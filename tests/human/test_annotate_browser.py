@@ -262,3 +262,34 @@ def test_the_page_keys_work_from_the_skip_reason_list(browser, tmp_path: Path) -
     assert [r[3] for r in store.skip_reasons()] == ["I cannot judge this topic"]
     first, second = store.votes()  # 1: left, as shown
     assert first["choice"] == ("A" if first["shown_order"] == "AB" else "B") and second["choice"] == "TIE"
+
+
+@pytest.mark.slow
+def test_a_stale_tab_and_a_late_undo_lead_back_and_undo_goes_when_its_window_does(browser, tmp_path: Path) -> None:
+    """An outside tester: a vote from a second tab on a pair voted in the first, and an Undo past its window, ended on
+    "Not recorded" pages with no way back, the first not saying the other tab's vote was kept; the Undo button
+    stayed after its window (and was refused)."""
+    store = Store(tmp_path / "v.sqlite")
+    store.add_pairs(pair_rows(3))
+    token = store.add_annotator("ann", [])
+    with serving(store, Rules(target=1), undo_window_s=3.0) as base:
+        browser.get(f"{base}/t/{token}")
+        first, stale = shown_pair(browser), browser.current_window_handle
+        browser.switch_to.new_window("tab")
+        browser.get(f"{base}/")
+        assert shown_pair(browser) == first
+        _after(browser, lambda: _key(browser, "1"), first)  # voted in the second tab
+        browser.close()
+        browser.switch_to.window(stale)
+        _key(browser, "2")  # the first tab still shows the pair
+        _until(browser, lambda b: b.title == "Not recorded")
+        assert "that first vote is stored, this one was not" in browser.find_element(_by().TAG_NAME, "body").text
+        browser.find_element(_by().ID, "back").click()
+        _until(browser, lambda b: shown_pair(b) not in (None, first))
+        assert browser.find_elements(_by().ID, "undo")  # the vote of a moment ago can be taken back ...
+        _until(browser, lambda b: not b.find_elements(_by().ID, "undo"))  # ... for 3 s, less a second for the trip
+        second = shown_pair(browser)
+        _key(browser, "u")  # nothing left to press
+        _key(browser, "1")
+        _until(browser, lambda b: shown_pair(b) != second)
+        assert [v["choice"] is not None for v in store.votes()] == [True, True]

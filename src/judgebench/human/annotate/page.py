@@ -377,16 +377,20 @@ def _hidden(fields: dict[str, Any]) -> str:
     return "".join(f"<input type='hidden' name='{k}' value='{html.escape(str(v), quote=True)}'>" for k, v in fields.items())
 
 
-def _undo_form(undo: str | None, csrf: str | None) -> str:
+def _undo_form(undo: str | None, csrf: str | None, seconds: float | None = None) -> str:
+    """The Undo button; `seconds`: what is left of its window (the script removes it then: it stayed, and was
+    refused)."""
     if not undo or csrf is None:
         return ""
-    return (f"<form method='post' action='/undo' id='undo-form'>{_hidden({'vote_id': undo, 'csrf': csrf})}"
+    left = "" if seconds is None else f" data-seconds='{max(seconds, 0.0):.1f}'"
+    return (f"<form method='post' action='/undo' id='undo-form'{left}>{_hidden({'vote_id': undo, 'csrf': csrf})}"
             "<button type='submit' id='undo'>Undo last vote [u]</button></form>")
 
 
 def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, vote_id: str, csrf: str,
               dimensions: list[str], voted: int, left: int, annotator: str, undo: str | None = None,
-              guidelines: str | None = None, first_visit: bool = False, undone: bool = False, full: bool = False) -> str:
+              guidelines: str | None = None, first_visit: bool = False, undone: bool = False, full: bool = False,
+              undo_s: float | None = None) -> str:
     """The page for one pair: question, the two responses in `shown_order`, the choice form. The pair
     appears only under its opaque id `pid`; the time shown is kept by the server."""
     left_text, right_text = (pair["response_a"], pair["response_b"]) if shown_order == "AB" else (pair["response_b"], pair["response_a"])
@@ -440,7 +444,7 @@ def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, 
         "<textarea name='comment' id='comment' placeholder='optional comment' maxlength='4000'></textarea></form>"
         f"<div class='side'><form method='post' action='/skip' id='skip-form'>{hidden}"
         f"<select name='reason' id='skip-reason'>{reasons}</select><button type='submit' id='skip'>Skip [s]</button></form>"
-        f"{_undo_form(undo, csrf)}</div></footer>"
+        f"{_undo_form(undo, csrf, undo_s)}</div></footer>"
     )
     return _document("judgebench vote", body, body_class="vote")
 
@@ -448,10 +452,11 @@ def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, 
 BACK = "<p><a href='/' id='back'>Back to voting</a></p>"
 
 
-def message_page(title: str, text: str, *, undo: str | None = None, csrf: str | None = None, back: bool = False) -> str:
+def message_page(title: str, text: str, *, undo: str | None = None, csrf: str | None = None, back: bool = False,
+                 undo_s: float | None = None) -> str:
     """A page saying one thing; `back`: with a link to the voting page (a refused vote's page was a dead end)."""
     return _document(title, f"<main class='message'><h1>{html_text(title)}</h1><p>{html_text(text)}</p>"
-                            f"{_undo_form(undo, csrf)}{BACK if back else ''}</main>")
+                            f"{_undo_form(undo, csrf, undo_s)}{BACK if back else ''}</main>")
 
 
 def guidelines_page(text: str) -> str:
@@ -547,6 +552,21 @@ document.addEventListener('submit', function (event) {
 window.addEventListener('pageshow', function () {
   var forms = document.querySelectorAll('form');
   for (var i = 0; i < forms.length; i++) delete forms[i].dataset.sent;
+  expireUndo();
+});
+// Undo is offered for what is left of its window (a second early, for the trip to the server), then removed:
+// the button stayed, and the server refused it. Checked again when Back shows the page.
+var undoEnds = null;
+function expireUndo() {
+  var form = document.getElementById('undo-form');
+  if (form && undoEnds !== null && Date.now() >= undoEnds) form.remove();
+}
+document.addEventListener('DOMContentLoaded', function () {
+  var form = document.getElementById('undo-form');
+  if (!form || !form.dataset.seconds) return;
+  var ms = parseFloat(form.dataset.seconds) * 1000 - 1000;
+  undoEnds = Date.now() + ms;
+  setTimeout(expireUndo, Math.max(ms, 0));
 });
 """
 

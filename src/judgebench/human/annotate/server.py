@@ -255,15 +255,15 @@ def _next_page(voting: Voting, who: Annotator, csrf: str, undone: bool, full: bo
     pairs, votes, skips = store.pairs(), store.votes(), store.skips()
     mine = [v for v in votes if v["annotator"] == who.name]
     last = max(mine, key=lambda v: v["submitted_at"], default=None)
-    undo = None
-    if last is not None and _age_s(last["submitted_at"]) <= voting.undo_window_s:
-        undo = last["vote_id"]
+    undo, undo_s = None, None
+    if last is not None and (age := _age_s(last["submitted_at"])) <= voting.undo_window_s:
+        undo, undo_s = last["vote_id"], voting.undo_window_s - age
     now = datetime.now(timezone.utc)
     since = (now - timedelta(seconds=RESERVE_S)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     reserved = {pid: sum(n != who.name for n in names) for pid, names in store.reserved(since).items()}
     showing = next_showing(who.name, who.expertise, pairs, votes, skips, rules, store.secret, now, store.pending(who.name), reserved)
     if showing is None:
-        return message_page("All done", "No pair is waiting for your vote. Thank you!", undo=undo, csrf=csrf)
+        return message_page("All done", "No pair is waiting for your vote. Thank you!", undo=undo, csrf=csrf, undo_s=undo_s)
     pair = next(p for p in pairs if p["id"] == showing.pair_id)
     served = store.serve(who.name, pair["id"], showing.round)
     left = open_for(who.name, who.expertise, pairs, votes, skips, rules, store.secret)
@@ -271,7 +271,7 @@ def _next_page(voting: Voting, who: Annotator, csrf: str, undone: bool, full: bo
                      vote_id=str(uuid.uuid4()), csrf=csrf, dimensions=voting.dimensions,
                      voted=sum(v["round"] == 1 for v in mine), left=left, annotator=who.name, undo=undo,
                      guidelines=voting.guidelines, first_visit=not mine and not skips_of(skips, who.name),
-                     undone=undone, full=full)
+                     undone=undone, full=full, undo_s=undo_s)
 
 
 def skips_of(skips: list[tuple[str, str, int]], name: str) -> bool:
@@ -323,8 +323,9 @@ async def post(request: Request, voting: Voting) -> Response:
         status = await run_in_threadpool(_skip, voting, who, form)
     else:
         status = await run_in_threadpool(_vote, voting, who, form)
-    if status == "conflict":
-        raise VoteError("you already voted on this pair", 409)
+    if status == "conflict":  # (most often a page left open in another tab or window)
+        raise VoteError("you already voted on this pair, in another tab or window perhaps: that first vote is stored, "
+                        "this one was not; your next pair is waiting", 409)
     if status == "id_taken":  # (a script reusing an id; the page makes a new one per vote)
         raise VoteError("this vote_id already holds another vote: send a new vote_id with each vote", 409)
     if status == "full":
@@ -406,7 +407,7 @@ def _undo(voting: Voting, who: Annotator, form: dict[str, str]) -> str:
     if not vote_id:  # (a script without it was told its vote could not be undone any more)
         raise VoteError("vote_id missing: send the vote_id of the vote to undo")
     if not voting.store.undo(who.name, vote_id, voting.undo_window_s):
-        raise VoteError("only your last vote can be undone, within a minute of casting it", 409)
+        raise VoteError("only your last vote can be undone, within a minute of casting it: that vote stays stored", 409)
     return "undone"
 
 
