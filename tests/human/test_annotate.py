@@ -125,6 +125,13 @@ def test_dollar_amounts_stay_text_beside_math() -> None:
     assert "<math" not in code and "<code>code</code>" in code and "<code>b$</code>" in code
 
 
+def test_an_autolink_shows_as_its_address_like_any_link() -> None:
+    """An outside tester: `<https://...>` showed with its angle brackets, as the source, while `[text](url)` showed
+    as its text; neither becomes a link the page leads to."""
+    assert markdown("See <https://example.org/a?b=1> or <a@b.org>.") == "<p>See https://example.org/a?b=1 or a@b.org.</p>\n"
+    assert markdown("<javascript:alert(1)>") == "<p>&lt;javascript:alert(1)&gt;</p>\n"  # no link at all: its source
+
+
 def test_an_ordinary_link_or_image_renders_as_its_text_on_the_served_page(tmp_path: Path) -> None:
     """An outside attack: one plain Markdown link in an answer, or in --guidelines, made every page that showed it
     fail with HTTP 500 (the link rule was bound to markdown-it's renderer as a method and took one argument too

@@ -257,7 +257,6 @@ def _parser() -> Any:
     md.add_render_rule("link_open", as_text)
     md.add_render_rule("link_close", as_text)
     md.add_render_rule("image", as_text)
-    md.disable("autolink")
     return md
 
 
