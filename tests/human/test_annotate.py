@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import sqlite3
 import time
 import urllib.error
@@ -15,7 +16,7 @@ import pytest
 from annotate_helpers import make_store, pair_rows, post_vote, served, serving
 
 from judgebench.cli.main import main
-from judgebench.human.annotate.assign import Rules, next_showing, shown_order
+from judgebench.human.annotate.assign import Rules, next_showing, open_for, shown_order
 from judgebench.human.annotate.export import export_votes
 from judgebench.human.annotate.store import Store
 from judgebench.human.annotate.page import markdown
@@ -106,6 +107,31 @@ def test_latex_text_is_text_and_aligned_blocks_split_only_where_latex_does() -> 
     assert '<mspace width="4em">' in markdown("$a\\hspace{300em}b$")
 
 
+def _formulas(text: str) -> list[str]:
+    """The text of each formula markdown() draws, in order."""
+    return [re.sub("<[^>]+>", "", m) for m in re.findall(r"<math[^>]*>(.*?)</math>", markdown(text), re.S)]
+
+
+def test_dollar_amounts_stay_text_beside_math() -> None:
+    """An outside tester: `$10. The energy is $` was drawn as math (the real formula after it left raw), and so were
+    `$5 and $` and `$5 or $`; a formula could also swallow an inline code span."""
+    text = markdown("It costs $5 and $10. The energy is $E=mc^2$.")
+    assert _formulas("It costs $5 and $10. The energy is $E=mc^2$.") == ["E=mc2"] and "costs $5 and $10. The energy is " in text
+    assert _formulas("Between $5 and $10 per unit, with $x$ units.") == ["x"]
+    assert _formulas("Costs US$5 or $ 10 and $x^2$") == ["x2"]
+    assert _formulas("$5,000, $3.50; $5-$10, $x $, $ x$ and $x$5 are no formulas") == []
+    assert _formulas("$2$, $2x$, $x$, $5^2$, $$a+b$$ and \\( 5 + 3 \\)") == ["2", "2x", "x", "52", "a+b", "5+3"]
+    code = markdown("$x` code `$ y and $a `b$` c$")
+    assert "<math" not in code and "<code>code</code>" in code and "<code>b$</code>" in code
+
+
+def test_an_autolink_shows_as_its_address_like_any_link() -> None:
+    """An outside tester: `<https://...>` showed with its angle brackets, as the source, while `[text](url)` showed
+    as its text; neither becomes a link the page leads to."""
+    assert markdown("See <https://example.org/a?b=1> or <a@b.org>.") == "<p>See https://example.org/a?b=1 or a@b.org.</p>\n"
+    assert markdown("<javascript:alert(1)>") == "<p>&lt;javascript:alert(1)&gt;</p>\n"  # no link at all: its source
+
+
 def test_an_ordinary_link_or_image_renders_as_its_text_on_the_served_page(tmp_path: Path) -> None:
     """An outside attack: one plain Markdown link in an answer, or in --guidelines, made every page that showed it
     fail with HTTP 500 (the link rule was bound to markdown-it's renderer as a method and took one argument too
@@ -163,6 +189,37 @@ def test_a_gold_pair_is_never_repeated() -> None:
     votes = [_vote("p0", "x", at=NOW - timedelta(hours=1)), _vote("p1", "x", at=NOW - timedelta(minutes=30))]
     showing = next_showing("x", (), pairs, votes, [], rules, "s", NOW)
     assert (showing.pair_id, showing.round) == ("p1", 2)  # p0, voted first, is gold: not repeated
+
+
+def _walk(pairs: list[dict], rules: Rules) -> list[tuple[str, int, int]]:
+    """One annotator answering every pair shown until none is left (every third new pair skipped, repeats voted):
+    (pair, round, 'N left' on its page) per showing, and ('', 0, 'N left') at the end."""
+    votes: list[dict] = []
+    skips: list[tuple[str, str, int]] = []
+    seen = []
+    while (showing := next_showing("x", (), pairs, votes, skips, rules, "s", NOW)) is not None:
+        seen.append((showing.pair_id, showing.round, open_for("x", (), pairs, votes, skips, rules, "s")))
+        if showing.round == 1 and len(seen) % 3 == 0:
+            skips.append(("x", showing.pair_id, 1))
+        else:
+            votes.append(_vote(showing.pair_id, "x", showing.round, NOW - timedelta(minutes=60 - len(seen))))
+    return [*seen, ("", 0, open_for("x", (), pairs, votes, skips, rules, "s"))]
+
+
+def test_pairs_left_drop_by_one_after_a_gold_answer_as_after_any_other() -> None:
+    """An outside tester: after a vote on a gold pair "N voted" rose and "M left" stood still (the progress bar too),
+    which told the annotator which pairs were gold; a skip or a repeat shifted the gold draws as well."""
+    pairs = pair_rows(6) + [{**r, "id": f"g{i}", "gold": "A"} for i, r in enumerate(pair_rows(6))]
+    # every new pair gold while unseen gold pairs last: the 6 gold pairs, then the 6 others; 12 to come at first
+    walk = _walk(pairs, Rules(target=1, gold_share=1.0))
+    assert [p[0] for p, _, _ in walk[:-1]] == ["g"] * 6 + ["p"] * 6
+    assert [left for _, _, left in walk] == [12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]
+    # half the new pairs gold, repeats of the voted ones at once: 'left' drops by one per new pair, never per repeat
+    walk = _walk(pairs, Rules(target=1, gold_share=0.5, repeat_share=1.0, repeat_delay_s=0))
+    new = [(pair, left) for pair, round_, left in walk if round_ != 2]
+    assert [left for _, left in new] == list(range(len(new) - 1, -1, -1))
+    assert {pair[0] for pair, _ in new[:-1]} == {"g", "p"} and any(round_ == 2 for _, round_, _ in walk)
+    assert all(left == after for (_, round_, left), (_, _, after) in zip(walk, walk[1:]) if round_ == 2)
 
 
 def test_sides_are_random_per_annotator_and_pair_but_reproducible() -> None:

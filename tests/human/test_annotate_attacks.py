@@ -299,3 +299,23 @@ def test_a_form_that_says_two_things_is_refused_and_nothing_is_cut(kind: str, tm
         status, body = post_vote(base, ann, {**vote, "pair_id": next_pid})
         assert status == 409 and "send a new vote_id with each vote" in body["error"]
     assert [(v["vote_id"], len(v["comment"])) for v in store.votes()] == [("vote-one", COMMENT_MAX)]
+
+
+def test_a_comments_line_breaks_count_once_and_a_refusal_page_leads_back(tmp_path: Path) -> None:
+    """An outside tester: a browser sends a textarea's line breaks as CRLF; 4,000 characters over 40 lines (what the
+    box holds) were refused as 4,038 on a page with no way back, and stored comments kept their CRs."""
+    store = _store(tmp_path, n=2)
+    ann = store.add_annotator("ann", [])
+    with serving(store, Rules(target=3)) as base:
+        pid = _field(_page(base, ann), "pair_id")
+        crlf = ("x" * 99 + "\r\n") * 39  # 3,900 characters as the box counts them (a line break one), 3,939 as sent
+        vote = {"pair_id": pid, "round": "1", "vote_id": "vote-crlf", "choice": "LEFT", "comment": crlf + "x" * 99 + "\ryz"}
+        status, body = post_vote(base, ann, vote)
+        assert status == 400 and "comment of 4,002 characters" in body["error"]  # a lone CR is one line break too
+        assert post_vote(base, ann, {**vote, "comment": crlf + "x" * 98 + "\ry"}) == (200, {"status": "stored"})  # 4,000
+        request = urllib.request.Request(f"{base}/vote", method="POST", data=b"round=3", headers={
+            "Authorization": f"Bearer {ann}", "Content-Type": "application/x-www-form-urlencoded"})
+        with pytest.raises(urllib.error.HTTPError) as caught:  # a page (no JSON asked for): it links back
+            urllib.request.urlopen(request)
+        assert caught.value.code == 400 and "<a href='/' id='back'>Back to voting</a>" in caught.value.read().decode()
+    assert [v["comment"] for v in store.votes()] == [("x" * 99 + "\n") * 39 + "x" * 98 + "\ny"]

@@ -185,3 +185,111 @@ def test_no_page_without_a_token_and_admin_needs_an_admin_token(browser, tmp_pat
         assert rows == ["ann 1 0 0"]  # (the admin, who never voted, is no annotator: a walkthrough saw it listed)
         slices = [r.text for r in browser.find_elements(_by().CSS_SELECTOR, "#slices tbody tr")]
         assert slices[0] == "(all) 4 1 0" and "field=bio 2 1 0" in slices  # ann (expertise bio) voted a bio pair
+
+
+def _comment(browser, text: str) -> None:
+    """Put `text` in the comment box as typing would leave it (a script sets it whole: typing 4,000 characters
+    takes seconds; the browser still sends its line breaks as CRLF)."""
+    browser.execute_script("document.getElementById('comment').value = arguments[0]", text)
+
+
+def _until(browser, condition) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 10, ignored_exceptions=(StaleElementReferenceException,)).until(condition)
+
+
+@pytest.mark.slow
+def test_a_full_comment_over_many_lines_is_stored_and_a_refused_vote_leads_back(browser, tmp_path: Path) -> None:
+    """An outside tester: 4,000 characters over 40 lines (what the box holds, a line break counted as one) arrived
+    as 4,038 (CRLF) and were refused on a page with no way back; after the browser's Back, keys and buttons did
+    nothing until a reload."""
+    store = Store(tmp_path / "v.sqlite")
+    store.add_pairs(pair_rows(4))
+    token = store.add_annotator("ann", [])
+    full = ("x" * 99 + "\n") * 39 + "y" * 100  # 4,000 characters, 39 line breaks
+    with serving(store, Rules(target=1)) as base:
+        browser.get(f"{base}/t/{token}")
+        _comment(browser, full)
+        _after(browser, lambda: browser.find_element(_by().ID, "choice-LEFT").click(), shown_pair(browser))
+        assert [v["comment"] for v in store.votes()] == [full]  # stored whole, its line breaks LF
+        refused = shown_pair(browser)
+        _comment(browser, full + "z")  # one over: refused, on a page leading back
+        browser.find_element(_by().ID, "choice-LEFT").click()
+        _until(browser, lambda b: b.title == "Not recorded")
+        assert "4,001 characters" in browser.find_element(_by().TAG_NAME, "body").text
+        browser.back()  # the browser's Back: the same page, usable again
+        _until(browser, lambda b: shown_pair(b) == refused)
+        _comment(browser, "shorter")
+        _after(browser, lambda: _key(browser, "1"), refused)
+        assert [v["comment"] for v in store.votes()][-1] == "shorter"
+        refused = shown_pair(browser)
+        _comment(browser, full + "z")
+        _key(browser, "2")
+        _until(browser, lambda b: b.title == "Not recorded")
+        browser.find_element(_by().ID, "back").click()  # the page's own way back
+        _until(browser, lambda b: shown_pair(b) == refused)
+        assert len(store.votes()) == 2
+
+
+@pytest.mark.slow
+def test_the_page_keys_work_from_the_skip_reason_list(browser, tmp_path: Path) -> None:
+    """An outside tester: with a reason chosen from the list (still focused), `s` picked "something else (see
+    comment)" instead of skipping, `1` did nothing and Esc did not leave the list."""
+    from selenium.webdriver.common.keys import Keys
+
+    store = Store(tmp_path / "v.sqlite")
+    store.add_pairs(pair_rows(3))
+    token = store.add_annotator("ann", [])
+    with serving(store, Rules(target=1)) as base:
+        browser.get(f"{base}/t/{token}")
+        reason = browser.find_element(_by().ID, "skip-reason")
+        reason.click()
+        _key(browser, Keys.ARROW_DOWN)
+        _key(browser, Keys.ENTER)  # "I cannot judge this topic", the list keeping the focus
+        assert browser.execute_script("return document.activeElement.id") == "skip-reason"
+        _after(browser, lambda: _key(browser, "s"), shown_pair(browser))
+        browser.find_element(_by().ID, "skip-reason").click()
+        _key(browser, Keys.ESCAPE)  # closes the list; it keeps the focus
+        _after(browser, lambda: _key(browser, "1"), shown_pair(browser))
+        browser.find_element(_by().ID, "skip-reason").click()
+        _key(browser, Keys.ESCAPE)
+        _key(browser, Keys.ESCAPE)  # leaves the list
+        assert browser.execute_script("return document.activeElement.id") != "skip-reason"
+        _after(browser, lambda: _key(browser, "3"), shown_pair(browser))
+        assert browser.title == "All done"
+    assert [r[3] for r in store.skip_reasons()] == ["I cannot judge this topic"]
+    first, second = store.votes()  # 1: left, as shown
+    assert first["choice"] == ("A" if first["shown_order"] == "AB" else "B") and second["choice"] == "TIE"
+
+
+@pytest.mark.slow
+def test_a_stale_tab_and_a_late_undo_lead_back_and_undo_goes_when_its_window_does(browser, tmp_path: Path) -> None:
+    """An outside tester: a vote from a second tab on a pair voted in the first, and an Undo past its window, ended on
+    "Not recorded" pages with no way back, the first not saying the other tab's vote was kept; the Undo button
+    stayed after its window (and was refused)."""
+    store = Store(tmp_path / "v.sqlite")
+    store.add_pairs(pair_rows(3))
+    token = store.add_annotator("ann", [])
+    with serving(store, Rules(target=1), undo_window_s=3.0) as base:
+        browser.get(f"{base}/t/{token}")
+        first, stale = shown_pair(browser), browser.current_window_handle
+        browser.switch_to.new_window("tab")
+        browser.get(f"{base}/")
+        assert shown_pair(browser) == first
+        _after(browser, lambda: _key(browser, "1"), first)  # voted in the second tab
+        browser.close()
+        browser.switch_to.window(stale)
+        _key(browser, "2")  # the first tab still shows the pair
+        _until(browser, lambda b: b.title == "Not recorded")
+        assert "that first vote is stored, this one was not" in browser.find_element(_by().TAG_NAME, "body").text
+        browser.find_element(_by().ID, "back").click()
+        _until(browser, lambda b: shown_pair(b) not in (None, first))
+        assert browser.find_elements(_by().ID, "undo")  # the vote of a moment ago can be taken back ...
+        _until(browser, lambda b: not b.find_elements(_by().ID, "undo"))  # ... for 3 s, less a second for the trip
+        second = shown_pair(browser)
+        _key(browser, "u")  # nothing left to press
+        _key(browser, "1")
+        _until(browser, lambda b: shown_pair(b) != second)
+        assert [v["choice"] is not None for v in store.votes()] == [True, True]

@@ -109,14 +109,17 @@ def test_a_gold_pair_is_not_marked_and_feeds_the_admin_quality_table(browser, tm
     admin = store.add_annotator("boss", [], admin=True)
     with serving(store, Rules(target=2, gold_share=1.0, repeat_delay_s=14 * 86400)) as base:
         browser.get(f"{base}/t/{token}")
-        for _ in range(3):  # gold share 1: the three gold pairs come first; the annotator picks the wrong one
+        for i in range(3):  # gold share 1: the three gold pairs come first; the annotator picks the wrong one
+            # "left" counts the gold pairs to come as well: it drops after a gold vote as after any other
+            assert f"careless: {i} voted, {6 - i} left" in browser.find_element(_by().ID, "progress").text
+            assert browser.find_element(_by().ID, "progress-bar").get_attribute("value") == str(i)
             pid = shown_pair(browser)
             assert "gold" not in browser.page_source.lower()
             left = browser.find_element(_by().ID, "left").text
             _key(browser, "2" if "Correct" in left else "1")
             _wait(browser, lambda b, pid=pid: shown_pair(b) != pid)
         assert {v["pair_id"] for v in store.votes()} == {"g0", "g1", "g2"}
-        # to the annotator a gold vote is a vote like any other; "left" counts the pairs still wanted
+        # to the annotator a gold vote is a vote like any other
         assert "careless: 3 voted, 3 left" in browser.find_element(_by().ID, "progress").text
         browser.get(f"{base}/t/{admin}")
         browser.get(f"{base}/admin")

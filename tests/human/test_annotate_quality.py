@@ -11,7 +11,8 @@ import pytest
 from annotate_helpers import pair_rows
 
 from judgebench.cli.main import main
-from judgebench.human.annotate.quality import human_duration, quality, shared_kappa
+from judgebench.human.annotate.assign import Rules
+from judgebench.human.annotate.quality import admin_tables, human_duration, quality, shared_kappa
 from judgebench.stats.agreement import cohen_kappa
 from judgebench.human.annotate.store import Store
 from judgebench.human.freeze import read_flagged
@@ -60,6 +61,17 @@ def test_quality_flags_each_threshold_it_crosses() -> None:
     assert lefty.gold_accuracy == 0.0 and lefty.self_consistency == 0.0 and lefty.left_share == 1.0
     assert lefty.seconds_per_vote == 2.0 and lefty.kappa == pytest.approx(0.0)
     assert lefty.flags == ["gold accuracy", "self-consistency", "agreement", "side preference", "too fast"]
+
+
+def test_the_admin_progress_leaves_gold_pairs_out_of_votes_and_skips() -> None:
+    """An outside tester: the admin page's skips counted skips of gold pairs, which the guide leaves out of progress."""
+    pairs = pair_rows(3) + [{**r, "id": f"g{i}", "gold": "A"} for i, r in enumerate(pair_rows(2))]
+    votes = [_v("ann", "p0", "A"), _v("ann", "g0", "A"), _v("ann", "p0", "B", round_=2)]
+    skips = [("ann", "p1", 1), ("ann", "g1", 1), ("other", "p2", 1)]
+    tables = admin_tables(pairs, votes, skips, ["ann", "other"], Rules(target=1))
+    # ann: 1 study vote (p0; g0 is gold), 1 repeat, 1 skip (p1; g1 is gold); other: 1 skip
+    assert tables["annotators"] == [["ann", 1, 1, 1], ["other", 0, 0, 1]]
+    assert tables["slices"][0] == ["(all)", 3, 1, 1]  # p0, p1, p2; one vote, on p0, at target
 
 
 def test_export_writes_gold_votes_quality_and_flagged_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

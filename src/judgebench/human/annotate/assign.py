@@ -7,9 +7,10 @@ Rules (docs/guide/annotate.md):
 - Round 2 (self-consistency): a pair this annotator voted on is picked for a repeat when
   hash(secret, annotator, pair) falls below `repeat_share`; it is shown again once `repeat_delay_s`
   has passed since the first vote, before any new pair. No pair is shown twice otherwise.
-- Gold pairs (a pair with a known answer, `gold`): never counted toward a target nor in progress;
-  before each new pair, hash(secret, annotator, votes so far) below `gold_share` shows one of this
-  annotator's unseen gold pairs instead. The page shows them as any other pair.
+- Gold pairs (a pair with a known answer, `gold`): never counted toward a target; before each new pair,
+  hash(secret, annotator, new pairs answered so far) below `gold_share` shows one of this annotator's
+  unseen gold pairs instead. The page shows them as any other pair, and counts the gold pairs still to
+  come in 'N left' (`open_for`), so a gold vote moves the counter as any vote does.
 - A pair shown and neither answered nor skipped (a reload, an undone vote) is shown again first,
   while it is still open.
 - Sides: which stored response is on the left is hash(secret, annotator, pair, round) - random per
@@ -101,7 +102,7 @@ def next_showing(annotator: str, expertise: tuple[str, ...], pairs: list[dict[st
     if not candidates:
         return None
     gold = [p["id"] for p in fresh if is_gold(p)]
-    if gold and _unit(secret, "gold", annotator, len(mine)) < rules.gold_share:
+    if gold and gold_drawn(secret, annotator, answered_new(annotator, votes, skips), rules.gold_share):
         pick = min(gold, key=lambda pid: _unit(secret, "order", annotator, pid))
         return Showing(pick, 1, shown_order(secret, annotator, pick, 1))
     best = min(candidates, key=lambda pid: (counts[pid] + coming.get(pid, 0) >= rules.target, counts[pid] + coming.get(pid, 0),
@@ -109,11 +110,40 @@ def next_showing(annotator: str, expertise: tuple[str, ...], pairs: list[dict[st
     return Showing(best, 1, shown_order(secret, annotator, best, 1))
 
 
+def answered_new(annotator: str, votes: list[dict[str, Any]], skips: list[tuple[str, str, int]]) -> int:
+    """New (round-1) pairs this annotator voted on or skipped: the index of its next gold draw (a skip or a
+    repeat left it unchanged before, so 'left' could not follow the draws)."""
+    return len({v["pair_id"] for v in votes if v["annotator"] == annotator and v["round"] == 1}
+               | {p for a, p, r in skips if a == annotator and r == 1})
+
+
+def gold_drawn(secret: str, annotator: str, answered: int, share: float) -> bool:
+    """Whether the new pair after `answered` answered ones is a gold pair (while unseen gold pairs are left)."""
+    return _unit(secret, "gold", annotator, answered) < share
+
+
+def gold_to_come(secret: str, annotator: str, answered: int, regular: int, gold: int, share: float) -> int:
+    """How many of `gold` unseen gold pairs next_showing will mix in before this annotator's `regular` open pairs
+    run out, drawing as it does from `answered` on (others' votes aside). Answering a gold pair lowers it by one,
+    answering another pair leaves it: either lowers 'N left' by one."""
+    shown = 0
+    while share > 0 and regular > 0 and shown < gold:
+        if gold_drawn(secret, annotator, answered, share):
+            shown += 1
+        else:
+            regular -= 1
+        answered += 1
+    return shown
+
+
 def open_for(annotator: str, expertise: tuple[str, ...], pairs: list[dict[str, Any]], votes: list[dict[str, Any]],
-             skips: list[tuple[str, str, int]], rules: Rules) -> int:
-    """Round-1 pairs still open to this annotator (progress: 'N left')."""
+             skips: list[tuple[str, str, int]], rules: Rules, secret: str) -> int:
+    """Pairs still to come for this annotator (progress: 'N left'): the round-1 pairs open to them and the gold pairs
+    to be mixed in among those (leaving gold out told which pairs were gold: 'left' stood still after their votes)."""
     mine = {v["pair_id"] for v in votes if v["annotator"] == annotator and v["round"] == 1}
     skipped = {p for a, p, r in skips if a == annotator and r == 1}
     counts = Counter(v["pair_id"] for v in votes if v["round"] == 1)
-    return sum(1 for p in pairs if p["id"] not in mine | skipped and counts[p["id"]] < rules.target and routed(p, expertise)
-               and not is_gold(p))
+    unseen = [p for p in pairs if p["id"] not in mine | skipped and routed(p, expertise)]
+    regular = sum(1 for p in unseen if not is_gold(p) and counts[p["id"]] < rules.target)
+    gold = sum(1 for p in unseen if is_gold(p))
+    return regular + gold_to_come(secret, annotator, len(mine | skipped), regular, gold, rules.gold_share)

@@ -165,6 +165,72 @@ def _table(rows: list[list[str]], convert: Any) -> str:
     return "".join(out)
 
 
+_AMOUNT = re.compile(r"\d+(?:[.,]\d+)*(?![\w$]|[.,]\d)")  # a number ending at a space, a punctuation mark or the end
+
+
+def _escaped(src: str, at: int) -> bool:
+    """Whether the character at `at` follows an odd run of backslashes."""
+    run = at
+    while run > 0 and src[run - 1] == "\\":
+        run -= 1
+    return (at - run) % 2 == 1
+
+
+def _dollar_math(state: Any, silent: bool) -> bool:
+    r"""Inline `$...$` (and `$$...$$` in text), Pandoc's rule: an opening `$` is followed by a non-space, its closing
+    `$` (the next one not escaped) is preceded by a non-space and not followed by a digit. A `$` after a digit opens
+    nothing, and a `$` before an amount (`$5`, `$10.`, `$5,000`, `$3.50`: a number, then a space, a punctuation mark
+    or the end) is currency unless the formula it would open holds no space (`$5^2$`): `It costs $5 and $10. The
+    energy is $E=mc^2$` drew "10. The energy is " as math. A formula never holds a backtick, so an inline code span
+    is never swallowed by it."""
+    src, start = state.src, state.pos
+    if src[start] != "$" or _escaped(src, start) or start and src[start - 1].isdigit():
+        return False
+    double = src.startswith("$$", start)
+    if double:
+        end = start + 2
+        while (end := src.find("$$", end)) != -1 and _escaped(src, end):
+            end += 1
+        content = src[start + 2:end]
+    else:
+        end = src.find("$", start + 1)
+        while end != -1 and _escaped(src, end):
+            end = src.find("$", end + 1)
+        content = src[start + 1:end]
+        if end == -1 or not content or content[0].isspace() or content[-1].isspace() or src[end + 1:end + 2].isdigit():
+            return False
+        if _AMOUNT.match(src, start + 1) and any(char.isspace() for char in content):
+            return False
+    if end == -1 or not content.strip() or "`" in content:
+        return False
+    if not silent:
+        token = state.push("math_inline_double" if double else "math_inline", "math", 0)
+        token.content, token.markup = content, "$$" if double else "$"
+    state.pos = end + (2 if double else 1)
+    return True
+
+
+def _paren_math(state: Any, silent: bool) -> bool:
+    r"""Inline `\(...\)`: a formula, whatever its spaces or digits (a backslash before the `\` makes it no delimiter)."""
+    src, start = state.src, state.pos
+    # text -> a start after which no `\)` closes (thousands of unclosed `\(` are searched once, not each to the end)
+    unclosed = state.env.setdefault("unclosed_paren", {})
+    if not src.startswith("\\(", start) or start and src[start - 1] == "\\" or start >= unclosed.get(src, len(src)):
+        return False
+    end = src.find("\\)", start + 2)
+    while end != -1 and src[end - 1] == "\\":
+        end = src.find("\\)", end + 1)
+    if end == -1:
+        unclosed[src] = start
+    if end == -1 or end == start + 2:
+        return False
+    if not silent:
+        token = state.push("math_inline", "math", 0)
+        token.content, token.markup = src[start + 2:end], "\\("
+    state.pos = end + 2
+    return True
+
+
 @lru_cache(maxsize=1)
 def _parser() -> Any:
     from markdown_it import MarkdownIt
@@ -185,11 +251,12 @@ def _parser() -> Any:
         # paragraph: a span (the plugin's div ended the paragraph there; its text after the formula lost the paragraph)
         return f"<span class='math display'>{_math(tokens[idx].content.strip(), True)}</span>"
 
+    md.inline.ruler.at("math_inline", _dollar_math)  # the plugin's own rule paired `$10. ... $` as math
+    md.inline.ruler.before("escape", "math_paren", _paren_math)
     md.add_render_rule("math_inline_double", display_in_text)
     md.add_render_rule("link_open", as_text)
     md.add_render_rule("link_close", as_text)
     md.add_render_rule("image", as_text)
-    md.disable("autolink")
     return md
 
 
@@ -226,21 +293,21 @@ def markdown(text: str) -> str:
                    for part in re.split(r"(<[^>]*>)", clean))
 
 
-_TEX_DELIMITER = re.compile(r"(?<!\\)\\([\[\]()])")
+_TEX_DELIMITER = re.compile(r"(?<!\\)\\([\[\]])")
 
 
 def _tex_delimiters(text: str) -> str:
-    r"""`\[...\]` as `$$...$$` and `\(...\)` as `$...$`, in one pass (a regex per pair took seconds on thousands of
-    unclosed `\[`); a `\[` right after a backslash is a row break's spacing (`\\[2pt]`), not math."""
+    r"""`\[...\]` as `$$...$$`, in one pass (a regex per pair took seconds on thousands of unclosed `\[`); a `\[`
+    right after a backslash is a row break's spacing (`\\[2pt]`), not math. (`\(...\)` is an inline rule,
+    `_paren_math`: as `$...$` it met the dollar rules meant for currency.)"""
     out: list[str] = []
     last, opened = 0, None
     for match in _TEX_DELIMITER.finditer(text):
         char = match.group(1)
-        if opened is None and char in "[(":
+        if opened is None and char == "[":
             opened = match
-        elif opened is not None and char == {"[": "]", "(": ")"}[opened.group(1)] and match.start() > opened.end():
-            fence = "$$" if char == "]" else "$"
-            out += [text[last:opened.start()], fence, text[opened.end():match.start()], fence]
+        elif opened is not None and char == "]" and match.start() > opened.end():
+            out += [text[last:opened.start()], "$$", text[opened.end():match.start()], "$$"]
             last, opened = match.end(), None
     return "".join(out) + text[last:]
 
@@ -309,16 +376,20 @@ def _hidden(fields: dict[str, Any]) -> str:
     return "".join(f"<input type='hidden' name='{k}' value='{html.escape(str(v), quote=True)}'>" for k, v in fields.items())
 
 
-def _undo_form(undo: str | None, csrf: str | None) -> str:
+def _undo_form(undo: str | None, csrf: str | None, seconds: float | None = None) -> str:
+    """The Undo button; `seconds`: what is left of its window (the script removes it then: it stayed, and was
+    refused)."""
     if not undo or csrf is None:
         return ""
-    return (f"<form method='post' action='/undo' id='undo-form'>{_hidden({'vote_id': undo, 'csrf': csrf})}"
+    left = "" if seconds is None else f" data-seconds='{max(seconds, 0.0):.1f}'"
+    return (f"<form method='post' action='/undo' id='undo-form'{left}>{_hidden({'vote_id': undo, 'csrf': csrf})}"
             "<button type='submit' id='undo'>Undo last vote [u]</button></form>")
 
 
 def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, vote_id: str, csrf: str,
               dimensions: list[str], voted: int, left: int, annotator: str, undo: str | None = None,
-              guidelines: str | None = None, first_visit: bool = False, undone: bool = False, full: bool = False) -> str:
+              guidelines: str | None = None, first_visit: bool = False, undone: bool = False, full: bool = False,
+              undo_s: float | None = None) -> str:
     """The page for one pair: question, the two responses in `shown_order`, the choice form. The pair
     appears only under its opaque id `pid`; the time shown is kept by the server."""
     left_text, right_text = (pair["response_a"], pair["response_b"]) if shown_order == "AB" else (pair["response_b"], pair["response_a"])
@@ -372,19 +443,23 @@ def vote_page(pair: dict[str, Any], *, pid: str, round_: int, shown_order: str, 
         "<textarea name='comment' id='comment' placeholder='optional comment' maxlength='4000'></textarea></form>"
         f"<div class='side'><form method='post' action='/skip' id='skip-form'>{hidden}"
         f"<select name='reason' id='skip-reason'>{reasons}</select><button type='submit' id='skip'>Skip [s]</button></form>"
-        f"{_undo_form(undo, csrf)}</div></footer>"
+        f"{_undo_form(undo, csrf, undo_s)}</div></footer>"
     )
     return _document("judgebench vote", body, body_class="vote")
 
 
-def message_page(title: str, text: str, *, undo: str | None = None, csrf: str | None = None) -> str:
+BACK = "<p><a href='/' id='back'>Back to voting</a></p>"
+
+
+def message_page(title: str, text: str, *, undo: str | None = None, csrf: str | None = None, back: bool = False,
+                 undo_s: float | None = None) -> str:
+    """A page saying one thing; `back`: with a link to the voting page (a refused vote's page was a dead end)."""
     return _document(title, f"<main class='message'><h1>{html_text(title)}</h1><p>{html_text(text)}</p>"
-                            f"{_undo_form(undo, csrf)}</main>")
+                            f"{_undo_form(undo, csrf, undo_s)}{BACK if back else ''}</main>")
 
 
 def guidelines_page(text: str) -> str:
-    return _document("Guidelines", f"<main class='message guidelines-body'><h1>Guidelines</h1>{markdown(text)}"
-                                   "<p><a href='/'>Back to voting</a></p></main>")
+    return _document("Guidelines", f"<main class='message guidelines-body'><h1>Guidelines</h1>{markdown(text)}{BACK}</main>")
 
 
 def admin_page(tables: dict[str, list[list[Any]]], rules_text: str) -> str:
@@ -413,7 +488,8 @@ def admin_page(tables: dict[str, list[list[Any]]], rules_text: str) -> str:
 SCRIPT = """'use strict';
 // Keyboard: 1 left, 2 right, 3 tie, 4 both bad, s skip, u undo, g guidelines. With dimensions, 1-4
 // answer the highlighted dimension and move on, Backspace goes back one, Enter submits. Keys typed
-// into the comment box or the skip reason are left alone.
+// into the comment box are left alone; in the skip reason list the arrows choose, Esc leaves it and
+// the page's keys still work (`s` had picked "something else" instead of skipping).
 function dims() { return document.querySelectorAll('fieldset.dimension'); }
 function mark() {
   var sets = dims(), done = false;
@@ -426,9 +502,15 @@ function mark() {
 document.addEventListener('DOMContentLoaded', mark);
 document.addEventListener('change', mark);
 document.addEventListener('keydown', function (event) {
-  var tag = event.target && event.target.tagName;
-  if (tag === 'TEXTAREA' || tag === 'SELECT' || tag === 'INPUT' && event.target.type === 'text') return;
+  var target = event.target, tag = target && target.tagName;
+  if (tag === 'TEXTAREA' || tag === 'INPUT' && target.type === 'text') return;
   if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (tag === 'SELECT') {
+    if (event.key === 'Escape') { target.blur(); return; }
+    var keys = dims().length ? /^([1-4sug]|Enter|Backspace)$/ : /^[1-4sug]$/;
+    if (!keys.test(event.key)) return;
+    event.preventDefault();  // (no type-ahead: the reason chosen stays)
+  }
   var click = function (id) { var el = document.getElementById(id); if (el) el.click(); };
   if (event.key === 's') { click('skip'); return; }
   if (event.key === 'u') { click('undo'); return; }
@@ -463,6 +545,27 @@ document.addEventListener('keydown', function (event) {
 document.addEventListener('submit', function (event) {
   if (event.target.dataset.sent) { event.preventDefault(); return; }
   event.target.dataset.sent = '1';
+});
+// A page shown again by the browser's Back (its back-forward cache keeps the script's state) is not sent yet:
+// after Back from a refused vote its keys and buttons did nothing until a reload.
+window.addEventListener('pageshow', function () {
+  var forms = document.querySelectorAll('form');
+  for (var i = 0; i < forms.length; i++) delete forms[i].dataset.sent;
+  expireUndo();
+});
+// Undo is offered for what is left of its window (a second early, for the trip to the server), then removed:
+// the button stayed, and the server refused it. Checked again when Back shows the page.
+var undoEnds = null;
+function expireUndo() {
+  var form = document.getElementById('undo-form');
+  if (form && undoEnds !== null && Date.now() >= undoEnds) form.remove();
+}
+document.addEventListener('DOMContentLoaded', function () {
+  var form = document.getElementById('undo-form');
+  if (!form || !form.dataset.seconds) return;
+  var ms = parseFloat(form.dataset.seconds) * 1000 - 1000;
+  undoEnds = Date.now() + ms;
+  setTimeout(expireUndo, Math.max(ms, 0));
 });
 """
 

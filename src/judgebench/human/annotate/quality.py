@@ -149,13 +149,14 @@ def quality(pairs: list[dict[str, Any]], votes: list[dict[str, Any]], annotators
 
 def admin_tables(pairs: list[dict[str, Any]], votes: list[dict[str, Any]], skips: list[tuple[str, str, int]],
                  annotators: list[str], rules: Rules, thresholds: Thresholds = Thresholds()) -> dict[str, list[list[Any]]]:
-    """Progress per annotator (votes, repeats, skips), per slice value (pairs, votes, pairs at target) and the quality table. Gold pairs are left out of progress."""
+    """Progress per annotator (votes, repeats, skips), per slice value (pairs, votes, pairs at target) and the quality
+    table. Gold pairs are left out of progress, their skips too."""
     gold_ids = {p["id"] for p in pairs if is_gold(p)}
     per_annotator = []
     for name in annotators:
         mine = [v for v in votes if v["annotator"] == name and v["pair_id"] not in gold_ids]
         per_annotator.append([name, sum(v["round"] == 1 for v in mine), sum(v["round"] == 2 for v in mine),
-                              sum(a == name for a, _, _ in skips)])
+                              sum(a == name and pair_id not in gold_ids for a, pair_id, _ in skips)])
     counts = Counter(v["pair_id"] for v in votes if v["round"] == 1)
     regular = [p for p in pairs if p["id"] not in gold_ids]
     groups: dict[str, list[str]] = {"(all)": [p["id"] for p in regular]}

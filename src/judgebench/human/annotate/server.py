@@ -77,11 +77,12 @@ RESERVE_S = 30 * 60.0  # an unanswered showing counts as a vote to come this lon
 
 
 class VoteError(Exception):
-    """A refused request: (one-line reason, HTTP status)."""
+    """A refused request: (one-line reason, HTTP status); `back`: its page links back to the voting page."""
 
-    def __init__(self, reason: str, status: int = 400):
+    def __init__(self, reason: str, status: int = 400, *, back: bool = True):
         super().__init__(reason)
         self.status = status
+        self.back = back
 
 
 def stored_label(shown: str, order: str) -> str:
@@ -133,10 +134,12 @@ def _wants_json(request: Request) -> bool:
     return "application/json" in request.headers.get("accept", "")
 
 
-def _refuse(request: Request, status: int, reason: str) -> Response:
+def _refuse(request: Request, status: int, reason: str, back: bool = True) -> Response:
+    """The refusal as JSON for a script, else a page saying it (with a way back to voting: a dead end lost the
+    expert's place)."""
     if _wants_json(request):
         return _json(status, {"error": reason})
-    return _html(status, message_page("No access" if status == 403 else "Not recorded", reason))
+    return _html(status, message_page("No access" if status == 403 else "Not recorded", reason, back=back))
 
 
 # ---------------------------------------------------------------- request plumbing
@@ -182,10 +185,10 @@ def _guarded(endpoint: Callable[[Request, Voting], Any]) -> Callable[[Request], 
         try:
             return await endpoint(request, voting)
         except VoteError as exc:
-            return _refuse(request, exc.status, str(exc))
+            return _refuse(request, exc.status, str(exc), exc.back)
         except Exception as exc:  # one line to the log and the client, never a traceback
             print(f"judgebench annotate: {request.method} {request.url.path[:40]}: {type(exc).__name__}: {exc}", file=sys.stderr)
-            return _html(500, message_page("Server error", "The request failed; try again."))
+            return _html(500, message_page("Server error", "The request failed; try again.", back=True))
 
     return wrapped
 
@@ -194,7 +197,7 @@ async def _who(request: Request, voting: Voting, *, post: bool = False) -> Annot
     token, bearer = _token(request)
     who = await run_in_threadpool(voting.store.annotator_for, token)
     if who is None:
-        raise VoteError("no access: open the invite link your organiser sent you", 403)
+        raise VoteError("no access: open the invite link your organiser sent you", 403, back=False)
     if post and not _same_origin(request):
         raise VoteError("refused: this form was sent from another site", 403)
     if post and not bearer:
@@ -252,23 +255,23 @@ def _next_page(voting: Voting, who: Annotator, csrf: str, undone: bool, full: bo
     pairs, votes, skips = store.pairs(), store.votes(), store.skips()
     mine = [v for v in votes if v["annotator"] == who.name]
     last = max(mine, key=lambda v: v["submitted_at"], default=None)
-    undo = None
-    if last is not None and _age_s(last["submitted_at"]) <= voting.undo_window_s:
-        undo = last["vote_id"]
+    undo, undo_s = None, None
+    if last is not None and (age := _age_s(last["submitted_at"])) <= voting.undo_window_s:
+        undo, undo_s = last["vote_id"], voting.undo_window_s - age
     now = datetime.now(timezone.utc)
     since = (now - timedelta(seconds=RESERVE_S)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     reserved = {pid: sum(n != who.name for n in names) for pid, names in store.reserved(since).items()}
     showing = next_showing(who.name, who.expertise, pairs, votes, skips, rules, store.secret, now, store.pending(who.name), reserved)
     if showing is None:
-        return message_page("All done", "No pair is waiting for your vote. Thank you!", undo=undo, csrf=csrf)
+        return message_page("All done", "No pair is waiting for your vote. Thank you!", undo=undo, csrf=csrf, undo_s=undo_s)
     pair = next(p for p in pairs if p["id"] == showing.pair_id)
     served = store.serve(who.name, pair["id"], showing.round)
-    left = open_for(who.name, who.expertise, pairs, votes, skips, rules)
+    left = open_for(who.name, who.expertise, pairs, votes, skips, rules, store.secret)
     return vote_page(pair, pid=served["pid"], round_=showing.round, shown_order=showing.shown_order,
                      vote_id=str(uuid.uuid4()), csrf=csrf, dimensions=voting.dimensions,
                      voted=sum(v["round"] == 1 for v in mine), left=left, annotator=who.name, undo=undo,
                      guidelines=voting.guidelines, first_visit=not mine and not skips_of(skips, who.name),
-                     undone=undone, full=full)
+                     undone=undone, full=full, undo_s=undo_s)
 
 
 def skips_of(skips: list[tuple[str, str, int]], name: str) -> bool:
@@ -320,8 +323,9 @@ async def post(request: Request, voting: Voting) -> Response:
         status = await run_in_threadpool(_skip, voting, who, form)
     else:
         status = await run_in_threadpool(_vote, voting, who, form)
-    if status == "conflict":
-        raise VoteError("you already voted on this pair", 409)
+    if status == "conflict":  # (most often a page left open in another tab or window)
+        raise VoteError("you already voted on this pair, in another tab or window perhaps: that first vote is stored, "
+                        "this one was not; your next pair is waiting", 409)
     if status == "id_taken":  # (a script reusing an id; the page makes a new one per vote)
         raise VoteError("this vote_id already holds another vote: send a new vote_id with each vote", 409)
     if status == "full":
@@ -378,12 +382,14 @@ def _vote(voting: Voting, who: Annotator, form: dict[str, str]) -> str:
     return voting.store.cast(vote, None if is_gold(pair) else voting.rules.target)
 
 
-COMMENT_MAX = 4000  # characters (the page's textarea holds no more)
+COMMENT_MAX = 4000  # characters, a line break counted as one (the page's textarea holds no more)
 
 
 def _comment(form: dict[str, str]) -> str | None:
-    """The vote's comment; a longer one is refused, never cut (the page cannot send one)."""
-    comment = (form.get("comment") or "").strip()
+    """The vote's comment, its line breaks as LF; a longer one is refused, never cut (the page cannot send one). A
+    browser sends a textarea's line breaks as CRLF, which its maxlength counts as one: 4,000 typed characters over
+    40 lines arrived as 4,038 and were refused, the vote lost."""
+    comment = (form.get("comment") or "").replace("\r\n", "\n").replace("\r", "\n").strip()
     if len(comment) > COMMENT_MAX:
         raise VoteError(f"comment of {len(comment):,} characters: at most {COMMENT_MAX:,}")
     return comment or None
@@ -401,7 +407,7 @@ def _undo(voting: Voting, who: Annotator, form: dict[str, str]) -> str:
     if not vote_id:  # (a script without it was told its vote could not be undone any more)
         raise VoteError("vote_id missing: send the vote_id of the vote to undo")
     if not voting.store.undo(who.name, vote_id, voting.undo_window_s):
-        raise VoteError("only your last vote can be undone, within a minute of casting it", 409)
+        raise VoteError("only your last vote can be undone, within a minute of casting it: that vote stays stored", 409)
     return "undone"
 
 
