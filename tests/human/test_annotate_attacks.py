@@ -301,6 +301,22 @@ def test_a_form_that_says_two_things_is_refused_and_nothing_is_cut(kind: str, tm
     assert [(v["vote_id"], len(v["comment"])) for v in store.votes()] == [("vote-one", COMMENT_MAX)]
 
 
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_a_stale_tab_cannot_skip_a_pair_its_annotator_voted_on(kind: str, tmp_path: Path) -> None:
+    """An outside tester's leftover: the page open in two tabs, a vote in one and Skip in the other stored a skip of
+    the voted pair too (the skip path never looked for the vote), counted in the admin's skips. Refused as the
+    second vote is: the first answer stands."""
+    store = _store(tmp_path, n=2, kind=kind)
+    ann = store.add_annotator("ann", [])
+    with serving(store, Rules(target=3)) as base:
+        pid = _field(_page(base, ann), "pair_id")
+        assert post_vote(base, ann, {"pair_id": pid, "round": "1", "vote_id": "vote-ann-1", "choice": "LEFT"}) == (
+            200, {"status": "stored"})
+        status, body = _post(base, ann, "/skip", {"pair_id": pid, "round": "1", "reason": "the question is unclear"})
+        assert status == 409 and "you already voted on this pair" in body["error"]
+    assert store.skips() == [] and [v["vote_id"] for v in store.votes()] == ["vote-ann-1"]
+
+
 def test_a_comments_line_breaks_count_once_and_a_refusal_page_leads_back(tmp_path: Path) -> None:
     """An outside tester: a browser sends a textarea's line breaks as CRLF; 4,000 characters over 40 lines (what the
     box holds) were refused as 4,038 on a page with no way back, and stored comments kept their CRs."""

@@ -398,8 +398,7 @@ def _comment(form: dict[str, str]) -> str | None:
 def _skip(voting: Voting, who: Annotator, form: dict[str, str]) -> str:
     pair, round_, _ = _showing(voting, who, form)
     reason = (form.get("reason") or "").strip()[:200] or None
-    voting.store.add_skip(who.name, pair["id"], round_, reason)
-    return "skipped"
+    return voting.store.add_skip(who.name, pair["id"], round_, reason)
 
 
 def _undo(voting: Voting, who: Annotator, form: dict[str, str]) -> str:

@@ -376,10 +376,16 @@ class Store:
         # nothing inserted: the same vote id sent at once for another pair (under another pair's lock)
         return "stored" if inserted else "id_taken"
 
-    def add_skip(self, annotator: str, pair_id: str, round_: int, reason: str | None = None) -> None:
-        with self.connect() as db:
+    def add_skip(self, annotator: str, pair_id: str, round_: int, reason: str | None = None) -> str:
+        """Record a skip under its pair's lock: 'conflict' when this annotator has a vote on this pair and round (a
+        page left open in another tab: the vote stands), else 'skipped'."""
+        with self.connect(exclusive=f"pair:{pair_id}") as db:
+            if db.one("SELECT 1 FROM votes WHERE annotator = ? AND pair_id = ? AND round = ?",
+                      (annotator, pair_id, round_)) is not None:
+                return "conflict"
             db.execute("INSERT INTO skips (annotator, pair_id, round, at, reason) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                        (annotator, pair_id, round_, now_iso(), reason))
+        return "skipped"
 
     def skipped(self, annotator: str, pair_id: str, round_: int) -> bool:
         with self.connect() as db:
