@@ -415,6 +415,64 @@ def test_a_batch_the_provider_lost_is_dropped_and_resubmitted(
     assert all(r["status"] == "ANSWERED" for r in samples(tmp_path / "rerun"))
 
 
+def _count_collections(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The batch ids `_BatchRun._collect_record` is called for, in order (a fourth call raises: a loop)."""
+    from judgebench.calls import batch
+
+    collected: list[str] = []
+    real_collect = batch._BatchRun._collect_record
+
+    async def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        collected.append(args[1].batch_id)
+        if len(collected) > 3:
+            raise RuntimeError("collected again and again")
+        return await real_collect(self, *args, **kwargs)
+
+    monkeypatch.setattr(batch._BatchRun, "_collect_record", counted)
+    return collected
+
+
+def test_an_unremovable_record_of_a_batch_that_left_requests_unanswered_is_collected_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An outside attack: a recorded batch that ended without answers for some requests, whose record could not be
+    removed (a read-only batches folder; the cache not writable did the same), was read and collected again and
+    again (300 polls and downloads in 20 s, never a new batch). It is collected once; the rest is submitted."""
+    from judgebench.calls import batch
+
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
+        stopped_batch_run(server, tmp_path, "stopped")
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.0, batch_answer_limit=3))
+        monkeypatch.setattr(batch, "drop_record", lambda path: None)  # the record stays, as in a read-only folder
+        collected = _count_collections(monkeypatch)
+        assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 0
+        assert collected == ["batch_1"] and list(server._app.batches) == ["batch_1", "batch_2"]  # type: ignore[union-attr]
+    statuses = [r["status"] for r in samples(tmp_path / "rerun")]  # 3 lines answered of each batch (the stub's limit)
+    assert statuses.count("ANSWERED") == 6 and statuses.count("FAILED") == 2 * N_ROWS - 6
+
+
+def test_no_new_batch_is_submitted_once_the_cache_cannot_be_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Collecting a recorded batch whose answers the cache refused (a read-only cache), the rerun went on to submit
+    the requests that batch left unanswered, paid, with nowhere to keep their answers. It stops instead (exit 1),
+    the record kept, the collected answers in its results."""
+    import sqlite3
+
+    from judgebench.calls.cache import ReplyCache
+
+    def refused(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=60)) as server:
+        stopped_batch_run(server, tmp_path, "stopped")
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.0, batch_answer_limit=3))
+        monkeypatch.setattr(ReplyCache, "put", refused)
+        collected = _count_collections(monkeypatch)
+        assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 1
+        assert collected == ["batch_1"] and list(server._app.batches) == ["batch_1"]  # type: ignore[union-attr]
+    assert len(batch_records(tmp_path / "cache")) == 1
+    assert [r["status"] for r in samples(tmp_path / "rerun")].count("ANSWERED") == 3
+
+
 def test_a_404_for_a_recorded_batch_stops_and_keeps_the_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A 404 for a recorded batch was taken as "gone": the record dropped and its requests paid for again. It may as
     well be a key of another project or organisation: the run stops with one line naming the batch and its record,
@@ -529,6 +587,24 @@ def test_a_batch_call_cancelled_by_a_stop_leaves_no_warning() -> None:
         asyncio.run(cancelled(server.api_base))
         gc.collect()
     assert not [w for w in seen if "never awaited" in str(w.message)], [str(w.message) for w in seen]
+
+
+def test_a_batch_lock_that_is_not_a_regular_file_is_said_and_taken_as_free(tmp_path: Path, capsys) -> None:
+    """An outside attack: a FIFO where the lock file goes failed the run with "OSError: Invalid argument" (its
+    truncation), naming nothing, the descriptor left open and locked. A FIFO, a link or a folder there is one line,
+    and the lock is taken as free, as where flock is missing."""
+    from judgebench.calls.batch_records import SubmissionLock
+
+    folder = tmp_path / "batches"
+    folder.mkdir()
+    for make in (os.mkfifo, lambda path: os.symlink(tmp_path / "elsewhere", path), os.mkdir):
+        lock = SubmissionLock(folder, "ab" * 32)
+        make(lock.path)
+        assert lock.acquire() and lock.acquire()  # free, each time
+        lock.release()
+        assert f"batch lock {lock.path} cannot be used (" in capsys.readouterr().err
+        (os.rmdir if lock.path.is_dir() and not lock.path.is_symlink() else os.unlink)(lock.path)
+    assert not (tmp_path / "elsewhere").exists()
 
 
 def test_a_stopped_batch_run_without_cache_keeps_no_record(tmp_path: Path) -> None:

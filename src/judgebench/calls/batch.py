@@ -209,6 +209,7 @@ class _BatchRun(RunState):
         self.ended: dict[str, str] = {}  # batch polled to its end, its results not downloaded yet -> its status
         self.unrecorded_why = ""
         self.collected = 0  # requests answered by a batch an earlier run submitted
+        self.collected_batches: set[str] = set()  # recorded batches this run polled to their end (never again)
         self.create_unanswered: str | None = None  # a stop came during a create that got no answer: what to do
 
     def _client_kwargs(self) -> dict[str, Any]:
@@ -281,10 +282,14 @@ class _BatchRun(RunState):
                 async with self._turn():
                     left = self._take_cached({key: groups[key] for key in left})  # another run stored them meanwhile
                     records = await self._records_holding(set(left))
-                    submitted = await self._submit(groups, left) if left and not records else None
+                    submitted = None
+                    if left and not records and self.cache_error is None:  # (no new batch once the cache fails:
+                        submitted = await self._submit(groups, left)       # its answers could not be kept)
                 done = len(pending) - len(left)
                 if submitted is not None:
                     await self._collect_own(submitted, groups, bar, done)
+                    return
+                if not records:
                     return
                 left = await self._collect_records(records, groups, left, bar, done)
         finally:
@@ -326,8 +331,8 @@ class _BatchRun(RunState):
         found = []
         records = self._without_settled(matching_records(folder, self.digest, None), pending)  # (read once: a bad
         for path, record in records:  # record was reported twice)
-            if not pending.intersection(record.requests):
-                continue
+            if not pending.intersection(record.requests) or record.batch_id in self.collected_batches:
+                continue  # (one collected already stays when it cannot be removed: it was collected again forever)
             if record.intent:  # a run killed while creating its batch
                 resolved = await self._resolve_intent(path, record)
                 if resolved is None:
@@ -370,6 +375,7 @@ class _BatchRun(RunState):
         """Poll a recorded batch to its end and store all its answers; record this run's (the pending keys in
         `left`). The keys it settled (answered, or a line error); None when the provider no longer has its output."""
         mine = [key for key in record.requests if key in left]
+        self.collected_batches.add(record.batch_id)
         batch = await self._retrieve_recorded(path, record)
         try:
             batch = await self._poll(batch, [i for key in mine for i in groups[key]], bar, base, len(mine), recorded=True)

@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,11 +173,12 @@ class SubmissionLock:
             return True
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)  # (never a link)
-        except OSError as exc:
-            note(f"batch lock {self.path} cannot be opened ({exc.strerror}): runs of this judge started together "
-                 "may each submit the same requests")
-            return True
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0), 0o600)  # (never
+        except OSError as exc:  # a link; a FIFO opened without waiting for a writer)
+            return self._unusable(exc.strerror or str(exc))
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # (a FIFO failed the run: "OSError: Invalid argument")
+            os.close(fd)
+            return self._unusable("not a regular file")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -185,6 +187,12 @@ class SubmissionLock:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd
+        return True
+
+    def _unusable(self, why: str) -> bool:
+        """Said in one line; the lock is then taken as free (True)."""
+        note(f"batch lock {self.path} cannot be used ({why}): runs of this judge started together may each submit "
+             "the same requests")
         return True
 
     def holder(self) -> str:
