@@ -326,6 +326,8 @@ async def post(request: Request, voting: Voting) -> Response:
     if status == "conflict":  # (most often a page left open in another tab or window)
         raise VoteError("you already voted on this pair, in another tab or window perhaps: that first vote is stored, "
                         "this one was not; your next pair is waiting", 409)
+    if status == "was_skipped":  # (a Skip from another tab, sent at the same moment)
+        raise VoteError("you skipped this pair", 409)
     if status == "id_taken":  # (a script reusing an id; the page makes a new one per vote)
         raise VoteError("this vote_id already holds another vote: send a new vote_id with each vote", 409)
     if status == "full":

@@ -356,7 +356,8 @@ class Store:
     def cast(self, vote: dict[str, Any], target: int | None) -> str:
         """Store a vote under its pair's lock: 'duplicate' (this vote, under its id, is stored already),
         'id_taken' (the vote id holds another vote, or someone else's), 'conflict' (this annotator has a vote on
-        this pair and round), 'full' (a round-1 vote on a pair that has `target` votes), else 'stored'."""
+        this pair and round), 'was_skipped' (this annotator skipped it: a Skip from another tab sent at the same moment,
+        both were stored), 'full' (a round-1 vote on a pair that has `target` votes), else 'stored'."""
         values = tuple(vote.get(c) for c in VOTE_COLUMNS)
         with self.connect(exclusive=f"pair:{vote['pair_id']}") as db:  # a vote id belongs to one pair
             row = db.one("SELECT annotator, pair_id, round, choice, choices FROM votes WHERE vote_id = ?", (vote["vote_id"],))
@@ -367,6 +368,9 @@ class Store:
             if db.one("SELECT 1 FROM votes WHERE annotator = ? AND pair_id = ? AND round = ?",
                       (vote["annotator"], vote["pair_id"], vote["round"])) is not None:
                 return "conflict"
+            if db.one("SELECT 1 FROM skips WHERE annotator = ? AND pair_id = ? AND round = ?",
+                      (vote["annotator"], vote["pair_id"], vote["round"])) is not None:
+                return "was_skipped"
             if vote["round"] == 1 and target is not None:
                 count = (db.one("SELECT COUNT(*) FROM votes WHERE pair_id = ? AND round = 1", (vote["pair_id"],)) or (0,))[0]
                 if count >= target:
