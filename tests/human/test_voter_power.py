@@ -79,6 +79,13 @@ def test_a_clicker_matches_the_majority_as_often_as_the_majorities_are_of_its_la
                                                                            "BOTH_BAD": 0.0}))
 
 
+def test_a_panel_that_only_ties_uses_one_choice():
+    """An outside attack: every vote TIE, and arena.md spoke of a clicker of "the 3 choices voters use"."""
+    rows = [{**_row(name, 20, 1.0, None, ties=1.0), "position_votes": 0} for name in ("h1", "h2")]
+    row = voter_power(rows, 0.05 / 2, {"A": 0.0, "B": 0.0, "TIE": 1.0, "BOTH_BAD": 0.0})[0]
+    assert row["uniform_choices"] == 1 and row["uniform_clicker_agreement"] == 1.0 and row["clicker_agreement"] == 0
+
+
 def test_always_left_power_is_absent_when_no_vote_records_its_shown_order():
     rows = [{**_row(name, 20, 0.9, None), "position_votes": 0} for name in ("h1", "h2", "h3")]
     assert {row["always_left"] for row in voter_power(rows, 0.05 / 3, DECISIVE)} == {None}

@@ -306,8 +306,10 @@ def voter_power(rows: list[dict[str, Any]], level: float, shares: dict[str, floa
     if not compared or not shares:
         return []
     honest = sum(r["agreement"] * r["compared"] for r in rows if r["agreement"] is not None) / compared
-    used = ["A", "B"] + [label for label, rate in (("TIE", "tie_rate"), ("BOTH_BAD", "both_bad_rate"))
-                         if any(r.get(rate) for r in rows)]
+    decisive = any((r.get("tie_rate") or 0) + (r.get("both_bad_rate") or 0) < 1 for r in rows)
+    used = (["A", "B"] if decisive else []) + [label for label, rate in (("TIE", "tie_rate"),
+                                                                          ("BOTH_BAD", "both_bad_rate"))
+                                               if any(r.get(rate) for r in rows)]  # (all TIE: "3 choices" said)
     clickers = {"random_clicker": (shares["A"] + shares["B"]) / 2,  # A or B, each half the time
                 "uniform_clicker": sum(shares[label] for label in used) / len(used)}
     sided = any(r["position_votes"] for r in rows)

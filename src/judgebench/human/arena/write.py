@@ -219,13 +219,17 @@ def _voter_test_lines(tests: dict[str, Any] | None) -> list[str]:
         lines += ["Power at these tests' level (exact binomial; the anomaly test's own power is not computed, so "
                   "its 'none' is not a clean bill). A clicker matches the others' majority as often as the "
                   f"majorities are of the labels it clicks: {first['clicker_agreement']:.2f} for one clicking A or B, "
-                  f"{first['uniform_clicker_agreement']:.2f} for one clicking the {k} choices voters use, against "
+                  f"{first['uniform_clicker_agreement']:.2f} for one clicking the {_choices(k)} voters use, against "
                   f"the voters' {first['honest_agreement']:.2f}:", "",
-                  f"| votes per voter | A-or-B clicker flagged | uniform clicker ({k} choices) flagged | "
+                  f"| votes per voter | A-or-B clicker flagged | uniform clicker ({_choices(k)}) flagged | "
                   "always-left flagged |", "|---|---|---|---|"]
         lines += [f"| {row['votes']} | {100 * row['random_clicker']:.1f}% | {100 * row['uniform_clicker']:.1f}% | "
                   f"{_percent(row['always_left'])} |" for row in tests["power"]]
     return lines
+
+
+def _choices(k: int) -> str:
+    return f"{k} choice" if k == 1 else f"{k} choices"
 
 
 def _percent(share: float | None) -> str:
