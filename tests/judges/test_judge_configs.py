@@ -434,6 +434,38 @@ def test_answers_reused_under_a_shared_fingerprint_from_another_endpoint_are_nam
     assert "4 answers from the cache were recorded under another endpoint" in err and one.api_base in err
 
 
+def test_a_full_cache_disk_after_a_rerun_does_not_turn_its_success_into_bad_input(tmp_path: Path, capsys,
+                                                                                  monkeypatch) -> None:
+    """An outside attack: a rerun whose cache disk filled as it ended wrote its results, then exited 2 ("cache ...:
+    database or disk is full ... or delete the file": bad input, and advice that throws away every paid answer),
+    from the endpoint note reopening the cache (its schema and probe writes) after the results were written. The
+    note is skipped when the cache cannot be opened."""
+    from judgebench.calls import dispatch
+    from judgebench.core.errors import JudgebenchError
+
+    cache = tmp_path / "cache"
+    with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+        args = [*BASE, "--limit", "2", "--judge", "openai/m", "--judge-args",
+                f"api_base={server.api_base},api_key=sk-t", "--cache-dir", str(cache)]
+        assert main([*args, "--output-path", str(tmp_path / "one")]) == 0
+        opened = []
+        real = dispatch.ReplyCache
+
+        def full_after_the_check(directory):  # type: ignore[no-untyped-def]
+            import sys
+
+            opened.append(sys._getframe(1).f_code.co_name)
+            if opened[-1] == "cache_endpoint_note":  # the disk filled once the run's answers were in
+                raise JudgebenchError(f"cache {directory}: database or disk is full (use another --cache-dir)")
+            return real(directory)
+
+        monkeypatch.setattr(dispatch, "ReplyCache", full_after_the_check)
+        capsys.readouterr()
+        assert main([*args, "--output-path", str(tmp_path / "two")]) == 0
+        assert "cache_endpoint_note" in opened and server.stats().total == 4  # the second run: all from the cache
+    assert "disk is full" not in capsys.readouterr().err and (tmp_path / "two" / "results.json").is_file()
+
+
 def test_a_panel_of_two_servers_under_one_model_name_tells_its_members_apart(tmp_path: Path, capsys) -> None:
     with FakeOpenAIServer(Behaviour(answer="@hash")) as one, FakeOpenAIServer(Behaviour(answer="[[A]]")) as two:
         config = tmp_path / "panel.yaml"

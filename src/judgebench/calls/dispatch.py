@@ -73,7 +73,8 @@ def _note_recorded_batches(judge: Judge, cache_dir: Path) -> None:
 
 def cache_endpoint_note(judge: Judge, options: RunnerOptions, prompt_hashes: list[str]) -> str | None:
     """A line when answers taken from the cache were recorded under another endpoint than the judge's
-    api_base (possible only when judges share an endpoint_fingerprint); None otherwise."""
+    api_base (possible only when judges share an endpoint_fingerprint); None otherwise, and when the cache cannot
+    be opened any more (a disk that filled as the run ended: the note turned a written run into exit 2)."""
     from judgebench.calls.cache import cache_key
     from judgebench.calls.state import served_endpoint
 
@@ -81,8 +82,11 @@ def cache_endpoint_note(judge: Judge, options: RunnerOptions, prompt_hashes: lis
         return None
     identity = judge.cache_identity()
     here = served_endpoint(judge)
-    with ReplyCache(options.cache_dir) as cache:
-        found = cache.endpoints([cache_key(identity, h) for h in prompt_hashes])
+    try:
+        with ReplyCache(options.cache_dir) as cache:
+            found = cache.endpoints([cache_key(identity, h) for h in prompt_hashes])
+    except JudgebenchError:
+        return None
     other = {endpoint: n for endpoint, n in found.items() if endpoint is not None and endpoint != here}
     if not other:
         return None
