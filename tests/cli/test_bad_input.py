@@ -675,3 +675,27 @@ def test_an_endpoints_error_text_reaches_the_terminal_escaped(tmp_path, capsys):
     for printed in (run_out.out + run_out.err, pairs_out.out + pairs_out.err):
         assert "RED" in printed and "\\x1b[31m" in printed  # said, escaped
         assert "\x1b" not in printed and "\x07" not in printed
+
+
+def test_a_second_run_into_a_folder_a_run_is_writing_is_refused(tmp_path: Path, capsys) -> None:
+    """An outside attack: two runs into one --output-path left one's results.json beside the other's samples.jsonl,
+    both exiting 0, and every reader then refused the folder. A run holds its folder while it writes: a second one
+    is one line and exit 2 before its data loads (a pairwise run and a rubric run alike); the folder it would have
+    made is not left behind; once the first ends the same command runs."""
+    from judgebench.core.rundir import writing_run
+
+    out = tmp_path / "runs" / "shared"
+    pairwise = ["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--quiet", "--output-path",
+                str(out)]
+    rubric = ["rubric", "run", "--task", "rubric_demo", "--judge", "builtin/full-credit", "--demo", "--output-path",
+              str(out)]
+    with writing_run(out):
+        for command in (pairwise, rubric):
+            capsys.readouterr()
+            assert main(command) == 2
+            err = capsys.readouterr().err.strip()
+            assert err == (f"judgebench: error: --output-path {out}: another judgebench run is writing this folder; "
+                           "wait for it to end, or give another --output-path"), err
+            assert list(out.iterdir()) == []
+    assert not out.exists()  # the held folder was made for the holder, empty: removed with the lock
+    assert main(pairwise) == 0 and (out / "results.json").is_file()

@@ -21,7 +21,8 @@ import fnmatch
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,40 @@ def write_run(
         where = getattr(exc, "filename", None) or run_dir
         saved = salvage([*records, *(repeats or []), *(unlabelled or [])])
         raise JudgebenchError(f"cannot write {where} ({exc.strerror or exc}); {saved}") from None
+
+
+@contextmanager
+def writing_run(run_dir: Path, flag: str = "--output-path") -> Iterator[None]:
+    """Hold the run folder for one run while it writes: an exclusive lock on the folder itself (flock, released
+    by the system when the process ends, so a killed run leaves none). A second run into the same folder, in this
+    process or another, is refused at once with one line naming `flag`: two runs there left one's results.json
+    beside the other's samples.jsonl, both reporting success. Folders made for it are removed again when it ends
+    with them empty (a run refused before writing leaves nothing). No lock where flock is missing (not POSIX)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    missing = [folder for folder in [run_dir, *run_dir.parents] if not folder.exists()]  # deepest first
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        handle = os.open(run_dir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        raise JudgebenchError(f"{flag} {run_dir}: cannot write there ({exc.strerror or exc})") from None
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise JudgebenchError(f"{flag} {run_dir}: another judgebench run is writing this folder; wait for it to "
+                                  f"end, or give another {flag}") from None
+        yield
+    finally:
+        os.close(handle)
+        for folder in missing:
+            try:
+                folder.rmdir()  # only when empty (OSError otherwise)
+            except OSError:
+                break
 
 
 def check_run_files(run_dir: Path, flag: str = "--output-path") -> None:

@@ -19,7 +19,7 @@ from judgebench.core.allocator import release_free_memory
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.names import is_builtin
 from judgebench.core.records import JudgmentRecord, RunConfig, RunResult, failure_of, is_retries_cut
-from judgebench.core.rundir import SAMPLES_FILE, check_run_files, recorded_config, replacing
+from judgebench.core.rundir import SAMPLES_FILE, check_run_files, recorded_config, replacing, writing_run
 from judgebench.core.version import __version__
 from judgebench.judges import make_judge
 from judgebench.judges.args import near_misses
@@ -88,8 +88,13 @@ def run_task(request: RunRequest) -> RunSummary:
     Everything checkable is checked before data is loaded and before the first call: the output
     folder, the task, the prompt template, the judge's credentials and the answer cache.
     """
-    started = _now()
     request.check_outputs()
+    with writing_run(request.output_path):  # one run at a time in a folder
+        return _run_task(request)
+
+
+def _run_task(request: RunRequest) -> RunSummary:
+    started = _now()
     check_run_files(request.output_path)
     spec, mode, template = run_template(request)
     warn_of_setup(request, spec, mode, template)

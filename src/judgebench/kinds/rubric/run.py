@@ -19,7 +19,7 @@ from judgebench.core.files import (
     read_models_jsonl,
     write_json,
 )
-from judgebench.core.rundir import RESULTS_FILE, SAMPLES_FILE, check_run_files, replacing, write_run
+from judgebench.core.rundir import RESULTS_FILE, SAMPLES_FILE, check_run_files, replacing, write_run, writing_run
 from judgebench.core.version import __version__
 from judgebench.judging.prompts import load_prompt, reads_no_prompt
 from judgebench.kinds.base import results_kind
@@ -60,11 +60,16 @@ class RubricRunSummary:
 
 
 def run_rubric(request: RubricRunRequest) -> RubricRunSummary:
-    """Grade every response of a rubric task and write the run directory."""
+    """Grade every response of a rubric task and write the run directory (one run at a time in it)."""
+    request.check_outputs()
+    with writing_run(request.output_path):
+        return _run_rubric(request)
+
+
+def _run_rubric(request: RubricRunRequest) -> RubricRunSummary:
     from judgebench.kinds.rubric.spec import get_rubric_task
 
     started = _now()
-    request.check_outputs()
     check_run_files(request.output_path)  # (someone else's results.json was replaced without a word)
     spec = get_rubric_task(request.task, request.include_paths)
     template = load_prompt(request.prompt or spec.prompt, spec.folder)
