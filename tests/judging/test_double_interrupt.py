@@ -181,3 +181,38 @@ def test_the_command_output_ends_when_the_command_does_while_the_worker_drains(t
                 os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 1 and "in flight at the stop" in err, err
     assert ended < 4.0, ended  # the calls in flight end about 6 s after they were sent
+
+
+def test_a_sigterm_right_after_a_ctrl_c_says_the_partial_results_were_not_written(tmp_path):
+    """An outside attack: a SIGTERM a few milliseconds after the first Ctrl-C (a supervisor's) ends the process
+    before the partial results are written, as a second SIGTERM does (exit 130), and its only line was
+    `judgebench: interrupted`, the line of a run stopped before anything was paid for. It says what happened, and
+    that the answers are in the cache: the rerun pays for none of them again."""
+    from judgebench.calls.stopping import hold_interrupts, release_interrupts
+    from judgebench.cli.main import INTERRUPTED_AGAIN, interrupted_line
+
+    assert interrupted_line() == "judgebench: interrupted"  # nothing stopping: the plain line
+    hold_interrupts()  # a run's first interrupt: the partial results are being written
+    try:
+        assert interrupted_line() == INTERRUPTED_AGAIN
+    finally:
+        release_interrupts(final=True)
+    out = tmp_path / "out"
+    with FakeOpenAIServer(Behaviour(latency_s=1.5, answer="[[A]]")) as server:
+        proc = start_run(server, out, ["--cache-dir", str(tmp_path / "cache")])
+        try:
+            deadline = time.monotonic() + 120
+            while server.stats().total < 1 and time.monotonic() < deadline and proc.poll() is None:
+                time.sleep(0.05)
+            os.killpg(proc.pid, signal.SIGINT)
+            time.sleep(0.005)
+            os.killpg(proc.pid, signal.SIGTERM)
+            _, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    assert "Traceback" not in err, err
+    if proc.returncode == 130:  # ended before the results were written (the usual outcome at 5 ms)
+        assert err.strip().splitlines()[-1] == INTERRUPTED_AGAIN and not (out / "results.json").exists(), err
+    else:
+        assert proc.returncode in (1, -signal.SIGTERM) and (out / "results.json").is_file(), (proc.returncode, err)

@@ -525,7 +525,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return getattr(exc, "exit_code", EXIT_USAGE)  # 2: the input or usage; errors.Stopped: 1
     except KeyboardInterrupt:
         interrupts.settle(exiting=process)
-        print("judgebench: interrupted", file=sys.stderr)
+        print(interrupted_line(), file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly (an OSError: caught before the next)
         sys.stderr.close()
@@ -542,6 +542,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             release_interrupts(final=True)
             if process and held:  # an interrupted run wrote its results and the process exits now:
                 interrupts.settle(exiting=True)  # a late Ctrl-C changes nothing (no death by SIGINT)
+
+
+INTERRUPTED_AGAIN = ("judgebench: interrupted again: the partial results were not written; the answers received "
+                     "are in the answer cache (not with --no-cache): rerunning the command takes them from there")
+
+
+def interrupted_line() -> str:
+    """What an interrupted command says last: that nothing was written when the interrupt came while a stopped run
+    was writing its partial results (a SIGTERM a few milliseconds after a Ctrl-C), else `judgebench: interrupted`
+    (said alone, it read as "nothing paid for" after 60 paid calls: an outside attack)."""
+    from judgebench.calls.stopping import interrupts_held
+
+    return INTERRUPTED_AGAIN if interrupts_held() else "judgebench: interrupted"
 
 
 def _shown(message: str, given: Sequence[str]) -> str:
