@@ -188,13 +188,15 @@ def test_a_sigterm_right_after_a_ctrl_c_says_the_partial_results_were_not_writte
     before the partial results are written, as a second SIGTERM does (exit 130), and its only line was
     `judgebench: interrupted`, the line of a run stopped before anything was paid for. It says what happened, and
     that the answers are in the cache: the rerun pays for none of them again."""
-    from judgebench.calls.stopping import hold_interrupts, release_interrupts
+    from judgebench.calls.stopping import hold_interrupts, release_interrupts, results_written
     from judgebench.cli.main import INTERRUPTED_AGAIN, interrupted_line
 
     assert interrupted_line() == "judgebench: interrupted"  # nothing stopping: the plain line
     hold_interrupts()  # a run's first interrupt: the partial results are being written
     try:
         assert interrupted_line() == INTERRUPTED_AGAIN
+        results_written()  # (an outside attack: a single Ctrl-C while scoring, the results written, was told not)
+        assert interrupted_line() == "judgebench: interrupted"
     finally:
         release_interrupts(final=True)
     out = tmp_path / "out"

@@ -275,8 +275,11 @@ def test_an_interrupt_while_scoring_waits_for_the_results(tmp_path, signals):
 
 @pytest.mark.slow
 def test_a_second_sigterm_while_scoring_ends_the_process(tmp_path):
+    """...and says the results were not written (it said `judgebench: interrupted` alone)."""
+    from judgebench.cli.main import INTERRUPTED_AGAIN
+
     code, seen = _interrupt_scoring(tmp_path, signal.SIGTERM, signal.SIGTERM)
-    assert code == 130 and seen[-1] == "judgebench: interrupted", (code, seen)
+    assert code == 130 and seen[-1] == INTERRUPTED_AGAIN, (code, seen)
     assert not (tmp_path / "out" / "results.json").exists()
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 _HELD: list[Any] = []  # the SIGINT handler replaced while a stopped run writes its partial results
 _KEEP: list[bool] = []  # set by the command line: the process ends after the command, keep holding till then
+_WRITING: list[bool] = []  # a stopped run's results are being written: from its first interrupt to `results_written`
 STOPPING = "judgebench: already stopping: writing the results (Ctrl-\\ ends the process now)"
 
 
@@ -31,6 +32,19 @@ def hold_interrupts() -> None:
     if _HELD or threading.current_thread() is not threading.main_thread():
         return
     _HELD.append(signal.signal(signal.SIGINT, _note))
+    _WRITING[:] = [True]
+
+
+def results_written() -> None:
+    """The run's results are on disk (the pipeline, once they are): an interrupt ending the command from now on
+    ends a run whose results were written."""
+    _WRITING.clear()
+
+
+def stopped_unwritten() -> bool:
+    """Whether a run stopped by an interrupt had not written its results yet (a second stop signal ending the
+    command then leaves none)."""
+    return bool(_WRITING)
 
 
 def interrupts_held() -> bool:
@@ -50,6 +64,7 @@ def release_interrupts(*, final: bool = False) -> None:
         return
     if final:
         _KEEP.clear()
+        _WRITING.clear()
     if _HELD and threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _HELD.pop())
 

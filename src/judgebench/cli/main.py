@@ -544,17 +544,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 interrupts.settle(exiting=True)  # a late Ctrl-C changes nothing (no death by SIGINT)
 
 
-INTERRUPTED_AGAIN = ("judgebench: interrupted again: the partial results were not written; the answers received "
-                     "are in the answer cache (not with --no-cache): rerunning the command takes them from there")
+INTERRUPTED_AGAIN = ("judgebench: interrupted again: the results were not written; rerun the command to finish (an "
+                     "LLM judge's answers received so far are in the answer cache, unless --no-cache)")
 
 
 def interrupted_line() -> str:
-    """What an interrupted command says last: that nothing was written when the interrupt came while a stopped run
-    was writing its partial results (a SIGTERM a few milliseconds after a Ctrl-C), else `judgebench: interrupted`
-    (said alone, it read as "nothing paid for" after 60 paid calls: an outside attack)."""
-    from judgebench.calls.stopping import interrupts_held
+    """What an interrupted command says last: that the results were not written when a second stop signal ended a
+    run its first had stopped before they were (a SIGTERM a few milliseconds after a Ctrl-C), else `judgebench:
+    interrupted` (said alone then, it read as "nothing paid for" after 60 paid calls: an outside attack)."""
+    from judgebench.calls.stopping import stopped_unwritten
 
-    return INTERRUPTED_AGAIN if interrupts_held() else "judgebench: interrupted"
+    return INTERRUPTED_AGAIN if stopped_unwritten() else "judgebench: interrupted"
 
 
 def _shown(message: str, given: Sequence[str]) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from judgebench.calls import RunnerOptions, check_cache, run_requests
-from judgebench.calls.stopping import interrupts_held, noting_interrupts, release_interrupts
+from judgebench.calls.stopping import interrupts_held, noting_interrupts, release_interrupts, results_written
 from judgebench.core.allocator import release_free_memory
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.names import is_builtin
@@ -116,6 +116,7 @@ def _run_task(request: RunRequest) -> RunSummary:
             ))
             with noting_interrupts(not interrupts_held(), say=WRITING_FIRST) as interrupted:  # the first interrupt
                 summary = _score_and_write(request, spec, mode, template, judge, started, loaded, outcome)
+                results_written()
             del outcome  # the records go before the collector resumes (fastpath.py)
     finally:
         release_interrupts()  # an interrupted run held further Ctrl-C until its results were written
