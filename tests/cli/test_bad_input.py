@@ -699,3 +699,24 @@ def test_a_second_run_into_a_folder_a_run_is_writing_is_refused(tmp_path: Path, 
             assert list(out.iterdir()) == []
     assert not out.exists()  # the held folder was made for the holder, empty: removed with the lock
     assert main(pairwise) == 0 and (out / "results.json").is_file()
+
+
+def test_a_refused_run_removes_no_folder_it_did_not_make(tmp_path: Path, capsys) -> None:
+    """A second outside attack: `--output-path runs/new/../shared` while another run held runs/shared, still empty:
+    the output check took the path's text for the folders it made (runs/new/.., runs/new/../shared) and removed
+    runs/shared, the first run's folder; a third run then wrote there beside it, both exiting 0. Only the folders a
+    command made are removed (runs/new here), and the held one stays."""
+    from judgebench.core.rundir import writing_run
+
+    held = tmp_path / "runs" / "shared"
+    held.mkdir(parents=True)
+    spelled = tmp_path / "runs" / "new" / ".." / "shared"
+    with writing_run(held):
+        assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--quiet",
+                     "--output-path", str(spelled)]) == 2
+        assert "another judgebench run is writing this folder" in capsys.readouterr().err
+        assert held.is_dir() and not (tmp_path / "runs" / "new").exists()
+        assert main(["run", "--tasks", "nope_task", "--judge", "builtin/longer", "--demo", "--quiet",
+                     "--output-path", str(tmp_path / "runs" / "other" / ".." / "mine")]) == 2
+        assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["shared"]
+    assert held.is_dir()  # the user's own folder, made before the run: kept

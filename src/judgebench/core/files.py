@@ -75,16 +75,43 @@ def check_output_dir(path: Path, flag: str = "--output-path") -> None:
     checked before any work (a run's first paid call, a report's fits). Leaves no folder it made behind."""
     if path.exists() and not path.is_dir():
         raise JudgebenchError(f"{flag} {path}: exists and is not a directory")
-    missing = [folder for folder in [path, *path.parents] if not folder.exists()]  # deepest first
+    made: list[Path] = []
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        made = make_folders(path)
         probe = path / f".judgebench-write-check-{os.getpid()}"
         probe.write_bytes(b"")
         probe.unlink()
-        for folder in missing:  # leave nothing behind: the command creates them again when it writes
-            folder.rmdir()
     except OSError as exc:
         raise JudgebenchError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
+    finally:
+        remove_empty(made)  # leave nothing behind: the command creates them again when it writes
+
+
+def make_folders(path: Path) -> list[Path]:
+    """`path.mkdir(parents=True, exist_ok=True)`, one component at a time; the folders this call made, outermost
+    first. Told by what was made, not by the path's text: with `..` in it (`new/../out`) the text's "missing"
+    folders included an existing one, which was then removed (another run's folder, while it wrote there)."""
+    made = []
+    current = Path(path.anchor) if path.is_absolute() else Path()
+    for part in path.parts[1:] if path.is_absolute() else path.parts:
+        current = current / part
+        try:
+            current.mkdir()
+        except FileExistsError:
+            if not current.is_dir():
+                raise
+            continue
+        made.append(current)
+    return made
+
+
+def remove_empty(made: list[Path]) -> None:
+    """Remove the folders `make_folders` made, innermost first, while they are empty."""
+    for folder in reversed(made):
+        try:
+            folder.rmdir()
+        except OSError:  # (not empty: written meanwhile)
+            return
 
 
 def write_json(path: Path, data: Any) -> None:

@@ -33,10 +33,12 @@ from judgebench.core.allocator import release_free_memory
 from judgebench.core.errors import JudgebenchError
 from judgebench.core.files import (
     atomic_path,
+    make_folders,
     open_regular,
     read_model_json,
     read_models_jsonl,
     regular_text,
+    remove_empty,
     write_atomic,
     write_json,
     write_models_jsonl,
@@ -99,11 +101,12 @@ def writing_run(run_dir: Path, flag: str = "--output-path") -> Iterator[None]:
     except ImportError:
         yield
         return
-    missing = [folder for folder in [run_dir, *run_dir.parents] if not folder.exists()]  # deepest first
+    made: list[Path] = []
     try:
-        run_dir.mkdir(parents=True, exist_ok=True)
+        made = make_folders(run_dir)
         handle = os.open(run_dir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError as exc:
+        remove_empty(made)
         raise JudgebenchError(f"{flag} {run_dir}: cannot write there ({exc.strerror or exc})") from None
     try:
         try:
@@ -114,11 +117,7 @@ def writing_run(run_dir: Path, flag: str = "--output-path") -> Iterator[None]:
         yield
     finally:
         os.close(handle)
-        for folder in missing:
-            try:
-                folder.rmdir()  # only when empty (OSError otherwise)
-            except OSError:
-                break
+        remove_empty(made)
 
 
 def check_run_files(run_dir: Path, flag: str = "--output-path") -> None:
