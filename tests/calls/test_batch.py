@@ -451,6 +451,27 @@ def test_an_unremovable_record_of_a_batch_that_left_requests_unanswered_is_colle
     assert statuses.count("ANSWERED") == 6 and statuses.count("FAILED") == 2 * N_ROWS - 6
 
 
+def test_an_unrewritable_intent_whose_batch_left_requests_unanswered_is_collected_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second outside attack: the same loop from an intent (a run killed while creating its batch) in a folder
+    that cannot be written: the intent was resolved again each pass, its batch id known only then, and the batch
+    collected again and again. It is collected once, and the requests it left unanswered are submitted."""
+    from judgebench.calls import batch
+
+    def read_only(folder, record):  # type: ignore[no-untyped-def]
+        raise PermissionError(13, "Permission denied", str(folder))
+
+    with FakeOpenAIServer(Behaviour(answer="@hash", batch_delay_s=0.05, batch_create_delay_s=30)) as server:
+        killed_while_creating(server, tmp_path)
+        server.set_behaviour(Behaviour(answer="@hash", batch_delay_s=0.0, batch_answer_limit=3))
+        monkeypatch.setattr(batch, "drop_record", lambda path: None)
+        monkeypatch.setattr(batch, "write_record", read_only)
+        collected = _count_collections(monkeypatch)
+        assert run(server, tmp_path, "rerun", "--batch", "--batch-poll-s", "0.02") == 0
+        assert collected == ["batch_1"] and list(server._app.batches) == ["batch_1", "batch_2"]  # type: ignore[union-attr]
+
+
 def test_no_new_batch_is_submitted_once_the_cache_cannot_be_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Collecting a recorded batch whose answers the cache refused (a read-only cache), the rerun went on to submit
     the requests that batch left unanswered, paid, with nowhere to keep their answers. It stops instead (exit 1),

@@ -335,8 +335,8 @@ class _BatchRun(RunState):
                 continue  # (one collected already stays when it cannot be removed: it was collected again forever)
             if record.intent:  # a run killed while creating its batch
                 resolved = await self._resolve_intent(path, record)
-                if resolved is None:
-                    continue
+                if resolved is None or resolved.batch_id in self.collected_batches:  # (its id known only now: an
+                    continue  # intent whose record could not be rewritten was collected again and again)
                 record = resolved
             found.append((path, record))
         return found
