@@ -424,8 +424,9 @@ def sweep(
     argument `key`, each in OUTPUT/KEY=VALUE/ through the shared cache, then sweep.json, sweep.md and sweep.png
     in `output_path`. Returns sweep.json's rows; `on_run` gets each setting's RunSummary; `options` are
     `evaluate`'s. Stops after a setting that stopped early (its row says why)."""
-    from judgebench.core.rundir import SAMPLES_FILE, check_run_files, read_samples
-    from judgebench.publish.sweep import setting_folder, sweep_row, write_sweep
+    from judgebench.core.files import check_output_dir
+    from judgebench.core.rundir import check_run_files, writing_run
+    from judgebench.publish.sweep import setting_folder
 
     if not isinstance(key, str) or not key.strip():
         raise JudgebenchError(f"sweep: key must be a judge argument's name (non-empty text), got {type(key).__name__} {_short(key)}")
@@ -445,9 +446,22 @@ def sweep(
     if key in judge_args:
         raise JudgebenchError(f"sweep: {key} is also in judge_args (give it once)")
     on_run = _arg(on_run, Callable[..., Any] | None, "sweep", "on_run")
-    out, rows = _path(output_path, "sweep", "output_path"), []
+    out = _path(output_path, "sweep", "output_path")
     for value in settings:  # every folder checked before the first setting's calls
         check_run_files(out / setting_folder(key, shown[value]))
+    check_output_dir(out)
+    with writing_run(out):  # one sweep at a time writes sweep.json (and each setting's folder)
+        return _sweep_settings(task, judge, key, settings, given, shown, out, judge_args, on_run, options)
+
+
+def _sweep_settings(task: str, judge: str, key: str, settings: list[str], given: list[Any], shown: dict[str, str],
+                    out: Path, judge_args: dict[str, Any], on_run: Callable[[RunSummary], Any] | None,
+                    options: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each setting's run in OUT/KEY=VALUE/, then sweep.json, sweep.md and sweep.png in `out`."""
+    from judgebench.core.rundir import SAMPLES_FILE, read_samples
+    from judgebench.publish.sweep import setting_folder, sweep_row, write_sweep
+
+    rows: list[dict[str, Any]] = []
     for value, original in zip(settings, given):
         folder = setting_folder(key, shown[value])
         summary = evaluate(task, judge, output_path=out / folder, judge_args={**judge_args, key: original},

@@ -720,3 +720,25 @@ def test_a_refused_run_removes_no_folder_it_did_not_make(tmp_path: Path, capsys)
                      "--output-path", str(tmp_path / "runs" / "other" / ".." / "mine")]) == 2
         assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["shared"]
     assert held.is_dir()  # the user's own folder, made before the run: kept
+
+
+def test_several_judges_or_a_sweep_into_a_folder_a_run_is_writing_are_refused(tmp_path: Path, capsys) -> None:
+    """A second outside attack: two `--judge X --judge Y --panel` runs into one folder both exited 0, judges.json and
+    panel/ holding the second's judges only (each judge's folder was held, the top one not); a sweep's sweep.json
+    the same. The top folder is held too."""
+    from judgebench.core.rundir import writing_run
+
+    out = tmp_path / "jury"
+    several = ["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--judge", "builtin/shorter", "--demo",
+               "--quiet", "--panel", "majority", "--output-path", str(out)]
+    with writing_run(out):
+        assert main(several) == 2
+        assert "another judgebench run is writing this folder" in capsys.readouterr().err
+        with FakeOpenAIServer(Behaviour(answer="@hash")) as server:
+            assert main(["run", "--tasks", "sciarena_eval", "--judge", "openai/m", "--judge-args",
+                         f"api_base={server.api_base},api_key=sk-t", "--demo", "--limit", "2", "--quiet", "--sweep",
+                         "temperature=0,1", "--output-path", str(out), "--cache-dir", str(tmp_path / "cache")]) == 2
+            assert server.stats().total == 0
+        assert "another judgebench run is writing this folder" in capsys.readouterr().err
+        assert list(out.iterdir()) == []
+    assert main(several) == 0 and (out / "judges.json").is_file() and (out / "panel" / "results.json").is_file()

@@ -39,7 +39,7 @@ from judgebench.core.files import (
     write_json,
 )
 from judgebench.core.records import Aggregate, RunResult
-from judgebench.core.rundir import REPEATS_FILE, SAMPLES_FILE, UNLABELLED_FILE, check_run_files
+from judgebench.core.rundir import REPEATS_FILE, SAMPLES_FILE, UNLABELLED_FILE, check_run_files, writing_run
 from judgebench.judges.args import parse_judge_args
 from judgebench.judges.config import JudgeConfig, is_config_path, read_judge_configs
 from judgebench.tasks.request import replayed_run
@@ -110,14 +110,20 @@ def run_judges(
     on_run: Callable[[Any], None] | None = None,
 ) -> MultiSummary:
     """Run `base` (a pipeline.RunRequest; its judge is replaced) once per judge under base.output_path."""
+    if panel is not None and len(judges) < 2:  # (before any call: it ran the judge, then said "no panel")
+        raise JudgebenchError(f"--panel needs at least two judges, got {len(judges)}: a panel of one judge is that judge")
+    check_output_dir(base.output_path)
+    with writing_run(base.output_path):  # one run at a time writes judges.json and panel/ (and each judge's folder)
+        return _run_judges(base, judges, panel, on_run)
+
+
+def _run_judges(base: Any, judges: Sequence[JudgeChoice], panel: Aggregate | None,
+                on_run: Callable[[Any], None] | None) -> MultiSummary:
     from judgebench.calls.budget import check_cap
     from judgebench.judges import make_judge
     from judgebench.judging.pipeline import run_task, run_template
 
-    if panel is not None and len(judges) < 2:  # (before any call: it ran the judge, then said "no panel")
-        raise JudgebenchError(f"--panel needs at least two judges, got {len(judges)}: a panel of one judge is that judge")
     root = base.output_path
-    check_output_dir(root)
     names = judge_dir_names([j.name or j.judge for j in judges])
     replayed = [run for choice in judges if (run := replayed_run(choice.judge)) is not None]  # a judge's folder is
     # never a run a replay judge reads (an attack: a co-judge named like the replayed run wrote over it)
