@@ -33,23 +33,30 @@ def start_run(server: FakeOpenAIServer, out: Path, flags: list[str], worker: str
     )
 
 
+def signalled_once_calling(server: FakeOpenAIServer, proc: subprocess.Popen, first: int, gap_s: float,
+                           second: int) -> str:
+    """Once the run's first call reached the server: `first` to its process group, `gap_s` later `second`; its
+    stderr once it ended (killed after 120 s)."""
+    try:
+        deadline = time.monotonic() + 120
+        while server.stats().total < 1 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        os.killpg(proc.pid, first)
+        time.sleep(gap_s)
+        os.killpg(proc.pid, second)
+        return proc.communicate(timeout=120)[1]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
 @pytest.mark.parametrize("worker, repeats", [("1", 1), ("0", 1), ("1", 2)])
 def test_two_interrupts_still_write_partial_results(tmp_path, worker, repeats):
     out = tmp_path / "out"
     with FakeOpenAIServer(Behaviour(latency_s=1.5, answer="[[A]]")) as server:
         proc = start_run(server, out, ["--cache-dir", str(tmp_path / "cache"), "--repeats", str(repeats)], worker)
-        try:
-            deadline = time.monotonic() + 120
-            while server.stats().total < 1 and time.monotonic() < deadline and proc.poll() is None:
-                time.sleep(0.05)
-            os.killpg(proc.pid, signal.SIGINT)
-            time.sleep(0.3)
-            os.killpg(proc.pid, signal.SIGINT)
-            _, err = proc.communicate(timeout=120)
-            seen = server.stats().total
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
+        err = signalled_once_calling(server, proc, signal.SIGINT, 0.3, signal.SIGINT)
+        seen = server.stats().total
     assert "Traceback" not in err and "CancelledError" not in err, err
     assert proc.returncode == 1, (proc.returncode, err)
     samples = (out / "samples.jsonl").read_text().splitlines()
@@ -202,17 +209,7 @@ def test_a_sigterm_right_after_a_ctrl_c_says_the_partial_results_were_not_writte
     out = tmp_path / "out"
     with FakeOpenAIServer(Behaviour(latency_s=1.5, answer="[[A]]")) as server:
         proc = start_run(server, out, ["--cache-dir", str(tmp_path / "cache")])
-        try:
-            deadline = time.monotonic() + 120
-            while server.stats().total < 1 and time.monotonic() < deadline and proc.poll() is None:
-                time.sleep(0.05)
-            os.killpg(proc.pid, signal.SIGINT)
-            time.sleep(0.005)
-            os.killpg(proc.pid, signal.SIGTERM)
-            _, err = proc.communicate(timeout=120)
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
+        err = signalled_once_calling(server, proc, signal.SIGINT, 0.005, signal.SIGTERM)
     assert "Traceback" not in err, err
     if proc.returncode == 130:  # ended before the results were written (the usual outcome at 5 ms)
         assert err.strip().splitlines()[-1] == INTERRUPTED_AGAIN and not (out / "results.json").exists(), err
