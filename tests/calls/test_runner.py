@@ -345,6 +345,25 @@ def test_an_endpoint_that_answers_nothing_stops_the_run(tmp_path: Path, transpor
         assert server.stats().total == 40 and out.stopped is None
 
 
+@pytest.mark.parametrize("transport", ["openai", "litellm"])
+@pytest.mark.parametrize("status", [502, 504])
+def test_a_gateway_whose_upstream_answers_nothing_stops_the_run(tmp_path: Path, transport: str, status: int) -> None:
+    """An outside attack: a proxy answering 502 to every call (its backend down) was retried call by call, about 80
+    minutes for a 4,000-call task in CI. A 502 or 504 is a gateway saying the endpoint behind it gave no answer: it
+    counts as no answer, so UNREACHABLE_AFTER of them, none answered, stop the run; a 500 or 503 does not."""
+    from judgebench.calls.options import UNREACHABLE_AFTER
+
+    requests = [judge_request(i) for i in range(40)]
+    with FakeOpenAIServer(Behaviour(status=status)) as server:
+        judge = LiteLLMJudge("openai/judge-x", {"api_base": server.api_base, "api_key": "sk-test", "transport": transport})
+        out = run_requests(requests, judge, fast(tmp_path, concurrency=1, max_retries=0), verdict_parses)
+        assert server.stats().total == UNREACHABLE_AFTER
+    assert (out.stopped or "").startswith(f"{UNREACHABLE_AFTER} calls got no answer from the endpoint"), out.stopped
+    with FakeOpenAIServer(Behaviour(status=503)) as server:
+        out = run_requests(requests, judge_for(server), fast(tmp_path, concurrency=1, max_retries=0), verdict_parses)
+        assert server.stats().total == 40 and out.stopped is None
+
+
 @pytest.mark.parametrize("worker", ["1", "0"])
 def test_answers_from_the_cache_keep_a_rerun_going_when_the_endpoint_is_gone(tmp_path: Path, monkeypatch, worker) -> None:
     """The "endpoint answers nothing" stop counts answers from the cache on both call paths (the call worker's

@@ -337,8 +337,8 @@ class LiveRun(RunState):
 
     def _stop_after_failures(self, error: str) -> None:
         """Stop after --max-failures failed calls, or, without it, when `unreachable_after` calls got no answer to
-        their last retry (a connection error or a timeout: not a 429 or 5xx, which an endpoint that is up sends,
-        nor a prompt's own failure) and no call of the run was answered."""
+        their last retry (a connection error, a timeout, a gateway's 502 or 504: not a 429, 500 or 503, which an
+        endpoint that is up sends, nor a prompt's own failure) and no call of the run was answered."""
         limit = self.options.max_failures
         if limit is not None and self.failed >= limit:
             self.stopped = f"stopped after {self.failed} failed calls (max failures {limit})"

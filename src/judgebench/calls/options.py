@@ -17,7 +17,8 @@ if TYPE_CHECKING:  # the CLI's parser imports this module: no pydantic for --hel
 DEFAULT_CONCURRENCY = 16
 # Without --max-failures, a run stops when this many calls got no answer to their last retry (connection errors,
 # timeouts) before any call of it was answered: the endpoint is unreachable (a wrong port, a server not started),
-# and the rest would spend about half a minute of backoff each. A 429 or 5xx does not count: the endpoint is up.
+# and the rest would spend about half a minute of backoff each. A 502 or 504 counts (a gateway whose endpoint gave no
+# answer: call_errors.GATEWAY_NO_ANSWER); a 429, 500 or 503 does not: the endpoint is up.
 UNREACHABLE_AFTER = 10
 INTERRUPTED = "interrupted"
 

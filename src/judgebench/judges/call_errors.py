@@ -65,6 +65,9 @@ def is_auth_error(exc: BaseException, status: Any, message: str) -> bool:
     return any(fragment in low for fragment in AUTH_TEXT)
 
 
+GATEWAY_NO_ANSWER = (502, 504)  # a gateway or proxy saying the endpoint behind it gave no (timely) answer
+
+
 def no_answer(exc: BaseException, said: str = "") -> str | None:
     """The text of the exception in `exc`'s chain that says the connection got no HTTP answer (refused, reset,
     unresolvable, ...), with the chain's root cause, or None: an error with an HTTP status came from an endpoint that

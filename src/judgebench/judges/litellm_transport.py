@@ -20,6 +20,7 @@ from judgebench.core.errors import JudgebenchError
 from judgebench.core.records import JudgeReply, reported_amount, reported_count
 from judgebench.judges.base import JudgeCallError
 from judgebench.judges.call_errors import (
+    GATEWAY_NO_ANSWER,
     REQUEST_LEVEL_ERRORS,
     RETRYABLE_STATUS,
     connection_error,
@@ -115,10 +116,12 @@ def classify_litellm_error(exc: Exception, scrub: Callable[[str], str], timeout_
         litellm.ServiceUnavailableError,
         getattr(litellm, "BadGatewayError", litellm.ServiceUnavailableError),
     )
+    gateway = status in GATEWAY_NO_ANSWER  # (the endpoint behind a proxy gave no answer: counted as none)
     if isinstance(exc, retryable_types):  # (a 200 that is not a chat completion, a web page, is litellm's 500 too)
-        return JudgeCallError(message, retryable=True, retry_after_s=retry_after, unreachable=NOT_A_COMPLETION in message)
+        return JudgeCallError(message, retryable=True, retry_after_s=retry_after,
+                              unreachable=gateway or NOT_A_COMPLETION in message)
     if isinstance(status, int) and (status in RETRYABLE_STATUS or status >= 500):
-        return JudgeCallError(message, retryable=True, retry_after_s=retry_after)
+        return JudgeCallError(message, retryable=True, retry_after_s=retry_after, unreachable=gateway)
     # litellm maps prompt-level errors per provider; an OpenAI-compatible endpoint's own
     # wording (e.g. a content filter) is recognised the same way as on the openai transport
     request_level = any(c.__name__ in REQUEST_LEVEL_ERRORS for c in type(exc).__mro__) or (

@@ -27,6 +27,7 @@ from judgebench.core.errors import squeezed
 from judgebench.core.records import JudgeReply, JudgeRequest, reported_count
 from judgebench.judges.base import JudgeCallError
 from judgebench.judges.call_errors import (
+    GATEWAY_NO_ANSWER,
     RETRYABLE_STATUS,
     connection_error,
     error_detail,
@@ -217,7 +218,8 @@ class OpenAITransport:
                 status in RETRYABLE_STATUS or status >= 500
             ):
                 headers = getattr(getattr(exc, "response", None), "headers", None)
-                return JudgeCallError(message, retryable=True, retry_after_s=parse_retry_after(headers))
+                return JudgeCallError(message, retryable=True, retry_after_s=parse_retry_after(headers),
+                                      unreachable=status in GATEWAY_NO_ANSWER)
             request_level = status == 400 and is_request_level(detail, getattr(exc, "code", None))
             return JudgeCallError(message, retryable=False, fatal=not request_level)
         if isinstance(exc, openai.APIConnectionError):  # what it wraps says why (call_errors.no_answer)
