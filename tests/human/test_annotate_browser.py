@@ -293,3 +293,22 @@ def test_a_stale_tab_and_a_late_undo_lead_back_and_undo_goes_when_its_window_doe
         _key(browser, "1")
         _until(browser, lambda b: shown_pair(b) != second)
         assert [v["choice"] is not None for v in store.votes()] == [True, True]
+
+
+@pytest.mark.slow
+def test_a_right_to_left_paragraph_reads_from_the_right(browser, tmp_path: Path) -> None:
+    """An expert's hour: Arabic and Hebrew paragraphs were laid out left to right, their closing punctuation on the
+    wrong side. Each paragraph, list item and cell takes its direction from its own first strong letter (CSS
+    `unicode-bidi: plaintext`): an Arabic one ends at the box's right edge, an English one beside it at its left."""
+    store = Store(tmp_path / "v.sqlite")
+    answer = "هذا نص عربي قصير.\n\nShort English text.\n\n- שלום עולם.\n- an item"
+    store.add_pairs(pair_rows(1, response_a=answer, response_b=answer))
+    with serving(store) as base:
+        browser.get(f"{base}/t/{store.add_annotator('ann', [])}")
+        gaps = browser.execute_script("""return [...document.querySelectorAll('#left p, #left li')].map(p => {
+            const r = document.createRange(); r.selectNodeContents(p);
+            const text = r.getBoundingClientRect(), box = p.getBoundingClientRect();
+            return [Math.round(text.left - box.left), Math.round(box.right - text.right)]; })""")
+    (ar_left, ar_right), (en_left, en_right), (he_left, he_right), (item_left, item_right) = gaps
+    assert ar_right == 0 and ar_left > 50 and he_right == 0 and he_left > 50, gaps
+    assert en_left == 0 and en_right > 50 and item_left == 0 and item_right > 50, gaps

@@ -602,6 +602,7 @@ sup.cite{color:#06c}.references{font-size:.9em;border-top:1px solid #eee}
 math[display=block]{margin:.5rem 0}
 .references h5{font-size:.95rem;margin:.6rem 0 .2rem}
 article :is(p,li,td,th,code){overflow-wrap:anywhere}
+:is(article,#question,.guidelines-body) :is(p,li,td,th,blockquote,h3,h4,h5,h6){unicode-bidi:plaintext;text-align:start}
 [mathvariant=bold]{font-weight:bold;font-style:normal}[mathvariant=bold-italic]{font-weight:bold;font-style:italic}
 [mathvariant=italic]{font-style:italic}[mathvariant=sans-serif]{font-family:sans-serif;font-style:normal}
 [mathvariant=monospace]{font-family:monospace;font-style:normal}[mathvariant=double-struck]{font-weight:bold}
