@@ -381,10 +381,12 @@ def _items(text: str) -> list[str]:
         item, at = pieces[at], at + 1
         value = item.partition("=")[2].lstrip()
         if value[:1] in ("{", "["):
-            state = _brackets(value, (0, False, False))
-            while state[0] > 0 and at < len(pieces):  # (each piece scanned once: a long JSON value is linear)
-                state = _brackets("," + pieces[at], state)
-                item, at = f"{item},{pieces[at]}", at + 1
+            state, parts = _brackets(value, (0, False, False)), [item]
+            while state[0] > 0 and at < len(pieces):  # (each piece scanned once and joined once: a long JSON value
+                state = _brackets("," + pieces[at], state)  # is linear; appending to the item was quadratic)
+                parts.append(pieces[at])
+                at += 1
+            item = ",".join(parts)
         items.append(item)
     return items
 
