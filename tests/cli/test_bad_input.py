@@ -720,6 +720,10 @@ def test_a_refused_run_removes_no_folder_it_did_not_make(tmp_path: Path, capsys)
                      "--output-path", str(tmp_path / "runs" / "other" / ".." / "mine")]) == 2
         assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["shared"]
     assert held.is_dir()  # the user's own folder, made before the run: kept
+    (tmp_path / "runs" / "a-file").write_text("")
+    assert main(["run", "--tasks", "sciarena_eval", "--judge", "builtin/longer", "--demo", "--quiet",
+                 "--output-path", str(tmp_path / "runs" / "new" / ".." / "a-file")]) == 2
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["a-file", "shared"]  # (`new` was left behind)
 
 
 def test_several_judges_or_a_sweep_into_a_folder_a_run_is_writing_are_refused(tmp_path: Path, capsys) -> None:

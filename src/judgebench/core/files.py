@@ -91,17 +91,21 @@ def make_folders(path: Path) -> list[Path]:
     """`path.mkdir(parents=True, exist_ok=True)`, one component at a time; the folders this call made, outermost
     first. Told by what was made, not by the path's text: with `..` in it (`new/../out`) the text's "missing"
     folders included an existing one, which was then removed (another run's folder, while it wrote there)."""
-    made = []
+    made: list[Path] = []
     current = Path(path.anchor) if path.is_absolute() else Path()
-    for part in path.parts[1:] if path.is_absolute() else path.parts:
-        current = current / part
-        try:
-            current.mkdir()
-        except FileExistsError:
-            if not current.is_dir():
-                raise
-            continue
-        made.append(current)
+    try:
+        for part in path.parts[1:] if path.is_absolute() else path.parts:
+            current = current / part
+            try:
+                current.mkdir()
+            except FileExistsError:
+                if not current.is_dir():
+                    raise
+                continue
+            made.append(current)
+    except OSError:
+        remove_empty(made)  # (a failure part way left the folders made before it: `new/../a-file` left `new`)
+        raise
     return made
 
 
